@@ -1,0 +1,193 @@
+import { execFileSync } from 'node:child_process'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { build, type Options } from 'tsup'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import tsupConfig, { entries } from '../../tsup.config'
+
+/**
+ * The package as a user gets it, loaded by name: once with `import` (ESM) and once
+ * with `require` (CommonJS, which needs Node's require(esm) for the ESM-only jose
+ * and @noble/hashes), for every subpath in package.json "exports".
+ *
+ * The JavaScript is built here from the current src/ with tsup.config.ts (same
+ * entries, formats and splitting; declarations skipped, they take most of the
+ * build time and `npm run check:packaging` checks them with attw) into
+ * node_modules/.cache/…/node_modules/passcode-auth/, beside a copy of package.json.
+ * That is an installed copy: Node resolves it through "exports", and its own
+ * imports (jose, zod, @noble/hashes, peers) through this repository's node_modules.
+ * The repository's dist/ is never touched, so a concurrent `npm run build` can't
+ * interfere.
+ */
+
+const packageRoot = fileURLToPath(new URL('../..', import.meta.url))
+
+type EntryName = keyof typeof entries
+
+interface EntryExpectation {
+  subpath: string
+  entry: EntryName
+  /** Names that must be exported. */
+  names: readonly string[]
+}
+
+const expectations: readonly EntryExpectation[] = [
+  { subpath: 'passcode-auth', entry: 'index', names: ['createPasscodeAuth', 'PASSCODE_PATTERN', 'passcodeStatus', 'PasscodeAuthError'] },
+  { subpath: 'passcode-auth/memory', entry: 'memory', names: ['memoryStore', 'memoryMailer'] },
+  { subpath: 'passcode-auth/express', entry: 'express', names: ['requirePasscode', 'connectHandler'] },
+  { subpath: 'passcode-auth/fastify', entry: 'fastify', names: ['passcodeAuthPlugin'] },
+  { subpath: 'passcode-auth/koa', entry: 'koa', names: ['requirePasscode', 'connectMiddleware'] },
+  { subpath: 'passcode-auth/client', entry: 'client', names: ['createConnectClient'] },
+  { subpath: 'passcode-auth/postgres', entry: 'postgres', names: ['postgresStore', 'migrate'] },
+  { subpath: 'passcode-auth/smtp', entry: 'smtp', names: ['smtpMailer'] },
+]
+
+type LoadResult = { ok: true; names: string[] } | { ok: false; error: string }
+interface LoadReport {
+  entries: Record<string, LoadResult>
+  /** `subpath.name` for every name that a subpath and the root both export but as different objects. */
+  notShared: string[]
+  /** How many names were compared for `notShared`. */
+  compared: number
+}
+
+/** Source of a script that loads every subpath and prints a {@link LoadReport} as JSON. */
+function loaderScript(kind: 'import' | 'require'): string {
+  const load = kind === 'import' ? 'await import(subpath)' : 'require(subpath)'
+  return `
+    const entries = {}, namespaces = {}, notShared = []
+    let compared = 0
+    for (const subpath of ${JSON.stringify(expectations.map((e) => e.subpath))}) {
+      try {
+        const namespace = ${load}
+        namespaces[subpath] = namespace
+        entries[subpath] = { ok: true, names: Object.keys(namespace).sort() }
+      } catch (error) {
+        entries[subpath] = { ok: false, error: String((error && error.stack) || error) }
+      }
+    }
+    const root = namespaces['passcode-auth'] || {}
+    for (const [subpath, namespace] of Object.entries(namespaces)) {
+      if (subpath === 'passcode-auth') continue
+      for (const name of Object.keys(namespace)) {
+        if (name === 'default' || !(name in root)) continue
+        compared++
+        if (namespace[name] !== root[name]) notShared.push(subpath + '.' + name)
+      }
+    }
+    process.stdout.write(JSON.stringify({ entries, notShared, compared }))
+  `
+}
+
+let consumer: string
+let installedDist: string
+const reports: Partial<Record<'import' | 'require', LoadReport>> = {}
+
+function run(kind: 'import' | 'require'): LoadReport {
+  const script = loaderScript(kind)
+  const args = kind === 'import' ? ['--input-type=module', '-e', script] : ['-e', script]
+  const stdout = execFileSync(process.execPath, args, { cwd: consumer, encoding: 'utf8', timeout: 20_000 })
+  return JSON.parse(stdout) as LoadReport
+}
+
+beforeAll(async () => {
+  const cache = join(packageRoot, 'node_modules', '.cache')
+  mkdirSync(cache, { recursive: true })
+  consumer = mkdtempSync(join(cache, 'passcode-auth-consumer-'))
+  const installed = join(consumer, 'node_modules', 'passcode-auth')
+  installedDist = join(installed, 'dist')
+  mkdirSync(installed, { recursive: true })
+  cpSync(join(packageRoot, 'package.json'), join(installed, 'package.json'))
+  await build({
+    ...(tsupConfig as Options),
+    config: false,
+    dts: false,
+    sourcemap: false,
+    silent: true,
+    entry: Object.fromEntries(Object.entries(entries).map(([name, source]) => [name, join(packageRoot, source)])),
+    tsconfig: join(packageRoot, 'tsconfig.json'),
+    outDir: installedDist,
+  })
+  reports.import = run('import')
+  reports.require = run('require')
+}, 60_000)
+
+afterAll(() => {
+  if (consumer) rmSync(consumer, { recursive: true, force: true })
+})
+
+describe('package.json', () => {
+  const manifest = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as {
+    exports: Record<string, unknown>
+  }
+
+  it('exports exactly the tsup entries, plus ./package.json', () => {
+    const subpaths = Object.keys(entries).map((name) => (name === 'index' ? '.' : `./${name}`))
+    expect(Object.keys(manifest.exports).sort()).toEqual([...subpaths, './package.json'].sort())
+  })
+
+  it('lists every entry in this test', () => {
+    expect(expectations.map((e) => e.entry).sort()).toEqual(Object.keys(entries).sort())
+  })
+
+  it.each(Object.keys(entries))('maps %s to dist files, types first', (name) => {
+    const conditions = manifest.exports[name === 'index' ? '.' : `./${name}`] as Record<'import' | 'require', object>
+    expect(conditions).toEqual({
+      import: { types: `./dist/${name}.d.ts`, default: `./dist/${name}.js` },
+      require: { types: `./dist/${name}.d.cts`, default: `./dist/${name}.cjs` },
+    })
+    expect(Object.keys(conditions.import)[0]).toBe('types')
+    expect(Object.keys(conditions.require)[0]).toBe('types')
+  })
+})
+
+describe('entry list in tsup.config.ts', () => {
+  const readJson = (file: string): unknown => JSON.parse(readFileSync(join(packageRoot, file), 'utf8'))
+
+  it('is mirrored by tsconfig.json "paths" (package names resolve to src/ in tests)', () => {
+    const { compilerOptions } = readJson('tsconfig.json') as { compilerOptions: { paths: Record<string, string[]> } }
+    const expected = Object.fromEntries(
+      Object.entries(entries).map(([name, source]) => [name === 'index' ? 'passcode-auth' : `passcode-auth/${name}`, [`./${source}`]]),
+    )
+    expect(compilerOptions.paths).toEqual(expected)
+  })
+
+  it('is mirrored by typedoc.json "entryPoints"', () => {
+    const { entryPoints } = readJson('typedoc.json') as { entryPoints: string[] }
+    expect([...entryPoints].sort()).toEqual(Object.values(entries).sort())
+  })
+})
+
+describe.each(['import', 'require'] as const)('%s', (kind) => {
+  it.each(expectations)('loads $subpath', ({ subpath, names }) => {
+    const result = reports[kind]?.entries[subpath]
+    expect(result, `no result for ${subpath}`).toBeDefined()
+    if (!result?.ok) throw new Error(`${kind}('${subpath}') failed:\n${result?.error}`)
+    expect(result.names).toEqual(expect.arrayContaining([...names]))
+  })
+})
+
+describe.each(['import', 'require'] as const)('%s, shared modules', (kind) => {
+  // e.g. passcode-auth/smtp re-exports MailerError: it must be the root's class, or
+  // `instanceof` fails for errors thrown by one entry point and caught with another.
+  it('gives every name exported by a subpath and by the root one identity', () => {
+    const report = reports[kind]
+    expect(report?.compared).toBeGreaterThan(0)
+    expect(report?.notShared).toEqual([])
+  })
+})
+
+describe('shared modules', () => {
+  // `instanceof PasscodeAuthError` must hold for an error thrown by any entry point,
+  // so the class is defined in one shared chunk per format, never copied per entry.
+  it.each([
+    ['ESM', '.js'],
+    ['CJS', '.cjs'],
+  ])('%s defines PasscodeAuthError exactly once', (_format, extension) => {
+    const definition = /\bclass PasscodeAuthError\b|\bPasscodeAuthError = class\b/g
+    const files = readdirSync(installedDist).filter((file) => file.endsWith(extension))
+    const count = files.reduce((sum, file) => sum + (readFileSync(join(installedDist, file), 'utf8').match(definition)?.length ?? 0), 0)
+    expect(count).toBe(1)
+  })
+})

@@ -1,0 +1,40 @@
+import { defineConfig } from 'tsup'
+
+/**
+ * The package's entry points, in ONE place: the key is the file name under dist/
+ * (and the subpath in package.json "exports"), the value the source file.
+ * Adding an entry here means adding the matching "exports" block in package.json,
+ * an entry in typedoc.json and a case in test/package/load.test.ts.
+ */
+export const entries = {
+  index: 'src/index.ts',
+  memory: 'src/memory.ts',
+  express: 'src/express/index.ts',
+  fastify: 'src/fastify/index.ts',
+  koa: 'src/koa/index.ts',
+  client: 'src/client/index.ts',
+  postgres: 'src/stores/postgres/index.ts',
+  smtp: 'src/mailers/smtp/index.ts',
+} as const
+
+export default defineConfig({
+  entry: entries,
+  format: ['esm', 'cjs'],
+  // .js for ESM and .cjs for CommonJS ("type": "module"); tsup names the
+  // declarations to match: .d.ts and .d.cts.
+  outDir: 'dist',
+  dts: true,
+  clean: true,
+  sourcemap: true,
+  target: 'node20',
+  platform: 'node',
+  // Shared modules (src/core/errors.ts above all) become chunks that every entry
+  // imports, so a class is defined once per format and `instanceof` holds across
+  // entry points. For CJS this is tsup's experimental CJS splitting, which
+  // test/package/load.test.ts checks.
+  splitting: true,
+  // Runtime dependencies and peer dependencies stay imports; tsup externalises
+  // everything in "dependencies" and "peerDependencies" by default and this list
+  // is the explicit safety net (subpaths like '@noble/hashes/sha2.js' included).
+  external: [/^@noble\/hashes(\/|$)/, /^jose(\/|$)/, /^zod(\/|$)/, 'express', 'fastify', 'fastify-plugin', 'koa', 'pg', /^@electric-sql\/pglite(\/|$)/, 'nodemailer'],
+})
