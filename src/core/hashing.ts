@@ -1,0 +1,49 @@
+import { hmac } from '@noble/hashes/hmac.js'
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
+
+/**
+ * A function that turns a passcode value into the hash stored at rest and used as
+ * the lookup key (SPEC §5.6).
+ */
+export type PasscodeHasher = (value: string) => string
+
+/**
+ * Creates the passcode hasher: HMAC-SHA256 keyed with the server pepper, or plain
+ * SHA-256 when there is none. The HMAC key schedule is computed once here, so each
+ * call hashes only the value. Output is lowercase hex (64 characters).
+ *
+ * @param pepper - optional server secret, at least 16 bytes; keep it out of the database
+ * @example
+ * ```ts
+ * import { createPasscodeHasher } from 'passcode-auth'
+ *
+ * const hash = createPasscodeHasher(process.env.PASSCODE_PEPPER)
+ * hash('psc_…') // '3f1c…' (64 hex characters)
+ * ```
+ */
+export function createPasscodeHasher(pepper?: string | Uint8Array): PasscodeHasher {
+  if (pepper === undefined) return (value) => bytesToHex(sha256(utf8ToBytes(value)))
+  const key = typeof pepper === 'string' ? utf8ToBytes(pepper) : pepper
+  if (key.length < 16) throw new TypeError('A pepper must be at least 16 bytes long')
+  const keyed = hmac.create(sha256, key)
+  return (value) => bytesToHex(keyed.clone().update(utf8ToBytes(value)).digest())
+}
+
+/**
+ * Compares two strings in time that depends only on their lengths, not on where they
+ * differ. Use it for hashes and other secrets of public length.
+ *
+ * @example
+ * ```ts
+ * constantTimeEqual(storedHash, computedHash) // true or false, no early exit
+ * ```
+ */
+export function constantTimeEqual(a: string, b: string): boolean {
+  let diff = a.length ^ b.length
+  const length = Math.max(a.length, b.length)
+  for (let i = 0; i < length; i++) {
+    diff |= (a.charCodeAt(i % (a.length || 1)) | 0) ^ (b.charCodeAt(i % (b.length || 1)) | 0)
+  }
+  return diff === 0
+}

@@ -1,0 +1,23 @@
+/** The two emails of SPEC §5.14. */
+export type NotificationKind = 'expiring_soon' | 'expired'
+
+/**
+ * Which notification a passcode is due at `now`: `expired` once the expiry instant is
+ * reached, `expiring_soon` inside the window before it, `null` otherwise and always
+ * for `forever` passcodes. Every store claims by this one definition of "due". A
+ * passcode first seen after it expired gets only the `expired` email.
+ *
+ * @param expiresAt - epoch ms, or `null` for `forever`
+ * @param now - epoch ms
+ * @param windowMs - the expiring-soon window (30 days in ms)
+ * @example
+ * ```ts
+ * dueNotification(now + 10 * DAY_MS, now, 30 * DAY_MS) // 'expiring_soon'
+ * ```
+ */
+export function dueNotification(expiresAt: number | null, now: number, windowMs: number): NotificationKind | null {
+  if (expiresAt === null) return null
+  if (now >= expiresAt) return 'expired'
+  if (expiresAt - now <= windowMs) return 'expiring_soon'
+  return null
+}

@@ -1,0 +1,103 @@
+import type { AccountPasscodeExpiry, Actor, UserPasscodeValidity } from './entities'
+import { addUtcYears, DAY_MS } from './time'
+
+/** At most this many non-deleted passcodes per account (SPEC §2, §5.9). */
+export const MAX_ACCOUNT_PASSCODES = 100
+/** Longest passcode name, in characters after trimming (SPEC §5.10). */
+export const MAX_NAME_LENGTH = 64
+/** Account passcode expiry in days: 1 to 3650 (SPEC §5.7). */
+export const ACCOUNT_EXPIRY_DAYS = { min: 1, max: 3650 } as const
+/** Finite user passcode validity in days: 1 to 365 (SPEC §3). */
+export const USER_VALIDITY_DAYS = { min: 1, max: 365 } as const
+/** An `infinite` user passcode lasts this many calendar years (SPEC §5.7). */
+export const INFINITE_VALIDITY_YEARS = 10
+/** Longest account ID, user ID or header value, in bytes (SPEC §5.4). */
+export const MAX_IDENTIFIER_LENGTH = 256
+
+// Control characters (C0, DEL, C1) and line/paragraph separators.
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
+
+/**
+ * Checks a passcode name (SPEC §5.10) and returns the trimmed name, or a reason.
+ * Names are 1 to 64 characters after trimming, with no control characters.
+ */
+export function checkPasscodeName(name: string): { ok: true; name: string } | { ok: false; reason: string } {
+  const trimmed = name.trim()
+  const length = [...trimmed].length
+  if (length === 0) return { ok: false, reason: 'must not be blank' }
+  if (length > MAX_NAME_LENGTH) return { ok: false, reason: `must be at most ${MAX_NAME_LENGTH} characters` }
+  if (CONTROL_CHARACTERS.test(trimmed)) return { ok: false, reason: 'must not contain control characters' }
+  return { ok: true, name: trimmed }
+}
+
+/**
+ * The key that name uniqueness is checked on: trimmed, lower-cased without locale.
+ *
+ * @example
+ * ```ts
+ * passcodeNameKey('  Partner A ') === passcodeNameKey('partner a') // true
+ * ```
+ */
+export function passcodeNameKey(name: string): string {
+  return name.trim().toLowerCase()
+}
+
+/** Whether `days` is a whole number of days an account passcode may last. */
+export function isValidAccountExpiryDays(days: number): boolean {
+  return Number.isInteger(days) && days >= ACCOUNT_EXPIRY_DAYS.min && days <= ACCOUNT_EXPIRY_DAYS.max
+}
+
+/** Whether `days` is a valid finite user passcode validity. */
+export function isValidUserValidityDays(days: number): boolean {
+  return Number.isInteger(days) && days >= USER_VALIDITY_DAYS.min && days <= USER_VALIDITY_DAYS.max
+}
+
+/**
+ * When an account passcode expires: `from + days × 86 400 000`, or `null` for
+ * `forever` (SPEC §5.7).
+ */
+export function accountPasscodeExpiresAt(fromMs: number, expiry: AccountPasscodeExpiry): number | null {
+  return expiry === 'forever' ? null : fromMs + expiry * DAY_MS
+}
+
+/**
+ * When a user passcode expires: `from + days` for `finite`, 10 calendar years (UTC)
+ * for `infinite` (SPEC §5.7).
+ */
+export function userPasscodeExpiresAt(fromMs: number, validity: UserPasscodeValidity): number {
+  return validity.type === 'finite'
+    ? fromMs + validity.days * DAY_MS
+    : addUtcYears(fromMs, INFINITE_VALIDITY_YEARS)
+}
+
+/**
+ * Whether the actor may create, edit, delete or list account passcodes: admins, and
+ * members with write access to the User Settings page (SPEC §2).
+ */
+export function canManageAccountPasscodes(actor: Actor): boolean {
+  return actor.role === 'admin' || actor.canWriteUserSettings === true
+}
+
+/** Whether the actor may grant, reset or revoke user passcodes: admins only (SPEC §3). */
+export function canManageUserPasscodes(actor: Actor): boolean {
+  return actor.role === 'admin'
+}
+
+/** Whether the actor may reveal the user passcode of `userId`: only that user (SPEC §5.13). */
+export function canRevealUserPasscode(actor: Actor, userId: string): boolean {
+  return actor.userId === userId
+}
+
+/**
+ * Whether a string is a header-safe identifier or credential: 1 to 256 characters,
+ * all visible ASCII (0x21 to 0x7E). SPEC §5.4 rejects anything else.
+ */
+export function isVisibleAscii(value: string): boolean {
+  const length = value.length
+  if (length === 0 || length > MAX_IDENTIFIER_LENGTH) return false
+  for (let i = 0; i < length; i++) {
+    const code = value.charCodeAt(i)
+    if (code < 0x21 || code > 0x7e) return false
+  }
+  return true
+}

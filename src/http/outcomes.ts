@@ -1,0 +1,90 @@
+/** The body of a successful `GET /v1/connect` (SPEC §4). */
+export interface SuccessBody {
+  readonly status: 'success'
+  readonly message: 'Authorised Successfully.'
+}
+
+/** The body of every refusal (SPEC §4, §5.1–5.3, §5.15). */
+export interface FailureBody {
+  readonly status: 'fail'
+  readonly error: string
+  readonly code: number
+}
+
+/**
+ * Why a request was refused. Reasons are for audit events and logs only: every
+ * reason that maps to 400 "Invalid Credentials" produces the same bytes, so callers
+ * cannot tell them apart (SPEC §5.1).
+ */
+export type FailureReason =
+  | 'malformed_credentials'
+  | 'checksum_mismatch'
+  | 'unknown_passcode'
+  | 'wrong_account'
+  | 'revoked'
+  | 'not_accepted'
+  | 'expired'
+  | 'missing_partner'
+  | 'partner_not_whitelisted'
+  | 'rate_limited'
+  | 'storage_error'
+  | 'storage_timeout'
+
+/** A framework-neutral HTTP answer: adapters write exactly this. */
+export interface HttpResult<Body = SuccessBody | FailureBody> {
+  readonly statusCode: number
+  readonly body: Body
+}
+
+const failure = (code: number, error: string): HttpResult<FailureBody> =>
+  Object.freeze({ statusCode: code, body: Object.freeze({ status: 'fail', error, code }) })
+
+const INVALID_CREDENTIALS = failure(400, 'Invalid Credentials')
+
+/**
+ * The one table from failure reason to HTTP status and body. `partner_not_whitelisted`
+ * is built by {@link partnerNotWhitelisted} because its text carries the name.
+ */
+export const FAILURES: Readonly<Record<Exclude<FailureReason, 'partner_not_whitelisted'>, HttpResult<FailureBody>>> =
+  Object.freeze({
+    malformed_credentials: INVALID_CREDENTIALS,
+    checksum_mismatch: INVALID_CREDENTIALS,
+    unknown_passcode: INVALID_CREDENTIALS,
+    wrong_account: INVALID_CREDENTIALS,
+    revoked: INVALID_CREDENTIALS,
+    not_accepted: INVALID_CREDENTIALS,
+    expired: failure(401, 'Passcode expired'),
+    missing_partner: failure(400, 'Missing partner'),
+    rate_limited: failure(429, 'Too Many Requests'),
+    storage_error: failure(503, 'Server Error'),
+    storage_timeout: failure(504, 'Server Error'),
+  })
+
+/** The 200 answer of `GET /v1/connect`. */
+export const CONNECT_SUCCESS: HttpResult<SuccessBody> = Object.freeze({
+  statusCode: 200,
+  body: Object.freeze({ status: 'success', message: 'Authorised Successfully.' }),
+})
+
+/** Longest partner name echoed back in a 403, in characters (SPEC §5.3). */
+export const MAX_ECHOED_PARTNER_LENGTH = 128
+
+// C0 controls, DEL and C1 controls.
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g
+
+/**
+ * The 403 answer for a partner that is not whitelisted. The name is echoed as sent,
+ * with control characters removed and cut to 128 characters (whole code points, so a
+ * surrogate pair is never split).
+ */
+export function partnerNotWhitelisted(partnerAsSent: string): HttpResult<FailureBody> {
+  const cleaned = partnerAsSent.replace(CONTROL_CHARACTERS, '')
+  const cut = cleaned.length <= MAX_ECHOED_PARTNER_LENGTH ? cleaned : Array.from(cleaned).slice(0, MAX_ECHOED_PARTNER_LENGTH).join('')
+  return failure(403, `Partner not whitelisted ${cut}`)
+}
+
+/** Headers every adapter sends with a passcode-auth answer. */
+export const RESPONSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'application/json; charset=utf-8',
+  'cache-control': 'no-store',
+})

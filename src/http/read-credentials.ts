@@ -1,0 +1,88 @@
+import { isVisibleAscii } from '../core/rules'
+
+/** The header carrying the account ID. */
+export const ACCOUNT_ID_HEADER = 'x-service-account-id'
+/** The header carrying the passcode. */
+export const PASSCODE_HEADER = 'x-service-passcode'
+
+/** A header value as Node and most frameworks expose it. */
+export type HeaderValue = string | readonly string[] | undefined
+
+/** The two credential headers, read and checked. */
+export interface Credentials {
+  readonly accountId: string
+  readonly passcode: string
+}
+
+/**
+ * Checks one raw header value (SPEC §5.4): present, not repeated, 1 to 256 bytes,
+ * visible ASCII only. A repeated header arrives either as an array or, from Node's
+ * parser, joined with `", "`; the space makes the joined form fail the ASCII check.
+ */
+export function headerValue(value: HeaderValue): string | undefined {
+  if (typeof value === 'string') return isVisibleAscii(value) ? value : undefined
+  if (value !== undefined && value.length === 1 && typeof value[0] === 'string' && isVisibleAscii(value[0])) {
+    return value[0]
+  }
+  return undefined
+}
+
+/**
+ * Reads the credential headers through a lookup by lower-case name, as Node's
+ * `req.headers` offers. Returns `undefined` when either header breaks SPEC §5.4.
+ *
+ * @example
+ * ```ts
+ * const credentials = readCredentials((name) => req.headers[name])
+ * ```
+ */
+export function readCredentials(get: (lowerCaseName: string) => HeaderValue): Credentials | undefined {
+  const accountId = headerValue(get(ACCOUNT_ID_HEADER))
+  if (accountId === undefined) return undefined
+  const passcode = headerValue(get(PASSCODE_HEADER))
+  if (passcode === undefined) return undefined
+  return { accountId, passcode }
+}
+
+/** Headers in any of the shapes hosts hand over: a Fetch `Headers`, or a plain object. */
+export type HeaderSource =
+  | { get(name: string): string | null }
+  | Readonly<Record<string, HeaderValue>>
+
+/**
+ * Reads the credential headers from a Fetch `Headers` or a plain object whose keys may
+ * use any case. Two keys that differ only by case count as a repeated header.
+ */
+export function readCredentialsFrom(headers: HeaderSource): Credentials | undefined {
+  if (typeof headers.get === 'function') {
+    const fetchHeaders = headers as { get(name: string): string | null }
+    return readCredentials((name) => fetchHeaders.get(name) ?? undefined)
+  }
+  const record = headers as Readonly<Record<string, HeaderValue>>
+  return readCredentials((name) => {
+    let found: HeaderValue
+    let count = 0
+    for (const key of Object.keys(record)) {
+      if (key.length === name.length && key.toLowerCase() === name) {
+        const value = record[key]
+        if (value === undefined) continue
+        found = value
+        count += typeof value === 'string' ? 1 : value.length
+      }
+    }
+    return count > 1 ? ['', ''] : found
+  })
+}
+
+/**
+ * Reads `partner` from a request URL's query. Returns `undefined` when absent, and the
+ * array when the parameter is repeated (which the connect logic treats as missing).
+ * Parsing is the same for every framework, so all answer alike.
+ */
+export function readPartner(url: string): string | string[] | undefined {
+  const question = url.indexOf('?')
+  if (question < 0) return undefined
+  const values = new URLSearchParams(url.slice(question + 1)).getAll('partner')
+  if (values.length === 0) return undefined
+  return values.length === 1 ? values[0] : values
+}

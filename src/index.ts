@@ -1,0 +1,99 @@
+export { createPasscodeAuth } from './service/create-passcode-auth'
+export type { PasscodeAuth } from './service/create-passcode-auth'
+export type { EncryptionKey, PasscodeAuthOptions } from './service/options'
+export type { AuthOutcome, CredentialsInput } from './service/authenticate'
+export type { ConnectInput, ConnectResult } from './service/connect'
+export type { AuditEvent, AuditEventType } from './service/events'
+export type { CreatePasscodeInput, GrantUserPasscodeInput, UpdatePasscodeInput } from './service/input'
+export type { PasscodesApi } from './service/passcodes'
+export type { UserPasscodesApi } from './service/user-passcodes'
+export type { AccountsApi } from './service/accounts'
+export { IssuedPasscode } from './service/issued-passcode'
+export { staticPartners } from './service/partners'
+export { startExpiryNotifier } from './service/expiry-notifier'
+export type { ExpiryNotifier, ExpiryNotifierOptions } from './service/expiry-notifier'
+export { defaultNotificationTemplates, escapeHtml } from './service/notification-messages'
+export type {
+  NotificationContent,
+  NotificationMessageData,
+  NotificationTemplate,
+  NotificationTemplates,
+} from './service/notification-messages'
+export type {
+  FailedNotification,
+  NotificationFailureReason,
+  NotificationReport,
+  NotificationReportItem,
+  NotificationSkipReason,
+  SentNotification,
+  SkippedNotification,
+} from './service/notification-report'
+
+export {
+  DEFAULT_PASSCODE_PREFIX,
+  PASSCODE_PATTERN,
+  generatePasscode,
+  isWellFormedPasscode,
+  passcodeHint,
+  passcodePattern,
+} from './core/passcode-format'
+export { constantTimeEqual, createPasscodeHasher } from './core/hashing'
+export type { PasscodeHasher } from './core/hashing'
+export { EXPIRING_SOON_DAYS, passcodeStatus } from './core/status'
+export type { PasscodeStatus, StatusInput } from './core/status'
+export { dueNotification } from './core/notifications'
+export type { NotificationKind } from './core/notifications'
+export { DAY_MS } from './core/time'
+export {
+  ACCOUNT_EXPIRY_DAYS,
+  INFINITE_VALIDITY_YEARS,
+  MAX_ACCOUNT_PASSCODES,
+  MAX_NAME_LENGTH,
+  USER_VALIDITY_DAYS,
+  passcodeNameKey,
+} from './core/rules'
+export type {
+  AcceptedPasscodes,
+  AccountPasscodeExpiry,
+  AccountPasscodeRecord,
+  Actor,
+  PasscodeView,
+  Principal,
+  UserPasscodeRecord,
+  UserPasscodeValidity,
+  UserPasscodeView,
+} from './core/entities'
+export {
+  AlreadyGrantedError,
+  CapReachedError,
+  ConfigurationError,
+  DuplicateNameError,
+  ForbiddenError,
+  InvalidInputError,
+  InvalidOptionsError,
+  MailerError,
+  NoRecipientsError,
+  NotFoundError,
+  PasscodeAuthError,
+  ReactivationRefusedError,
+  StorageError,
+  StorageTimeoutError,
+} from './core/errors'
+export type { PasscodeAuthErrorCode } from './core/errors'
+export type {
+  AccountPasscodePatch,
+  ClaimRequest,
+  Clock,
+  CreateResult,
+  CredentialMatch,
+  GrantResult,
+  Invalidation,
+  Mailer,
+  MailMessage,
+  NotificationClaim,
+  NotificationRecipients,
+  PartnerRegistry,
+  PasscodeStore,
+  UpdateResult,
+} from './ports/index'
+export type { FailureBody, FailureReason, HttpResult, SuccessBody } from './http/outcomes'

@@ -1,0 +1,16 @@
+export type { Clock } from './clock'
+export type { Mailer, MailMessage } from './mailer'
+export type { PartnerRegistry } from './partner-registry'
+export type {
+  AccountPasscodePatch,
+  ClaimRequest,
+  CreateResult,
+  CredentialMatch,
+  GrantResult,
+  Invalidation,
+  NotificationClaim,
+  NotificationKind,
+  PasscodeStore,
+  UpdateResult,
+} from './passcode-store'
+export type { NotificationRecipients } from './recipients'

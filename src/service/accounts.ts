@@ -1,0 +1,33 @@
+import type { AcceptedPasscodes, Actor } from '../core/entities'
+import { ForbiddenError } from '../core/errors'
+import { canManageUserPasscodes } from '../core/rules'
+import type { ServiceContext } from './context'
+import { storeCall } from './deadline'
+import { parseInput } from './input'
+
+/** Account settings: `auth.accounts`. */
+export interface AccountsApi {
+  /** Which passcodes the account accepts: `account` (default), `user` or `both` (admins only). */
+  setAcceptedPasscodes(actor: Actor, accountId: string, accepted: AcceptedPasscodes): Promise<void>
+  /** The account's current setting. */
+  getAcceptedPasscodes(accountId: string): Promise<AcceptedPasscodes>
+}
+
+/** Builds `auth.accounts` over a service context. */
+export function createAccountsApi(context: ServiceContext): AccountsApi {
+  return {
+    async setAcceptedPasscodes(actor, accountId, accepted) {
+      const who = parseInput('actor', 'actor', actor)
+      if (!canManageUserPasscodes(who)) throw new ForbiddenError('Only admins change which passcodes an account accepts')
+      const account = parseInput('accountId', 'accountId', accountId)
+      const value = parseInput('accepted', 'accepted', accepted)
+      await storeCall(() => context.store.setAcceptedPasscodes(account, value))
+      context.invalidate({ type: 'account', accountId: account })
+      context.emit?.({ type: 'account.accepted_passcodes_changed', accountId: account, actorUserId: who.userId, acceptedPasscodes: value })
+    },
+    async getAcceptedPasscodes(accountId) {
+      const account = parseInput('accountId', 'accountId', accountId)
+      return storeCall(() => context.store.getAcceptedPasscodes(account))
+    },
+  }
+}

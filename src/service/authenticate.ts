@@ -1,0 +1,103 @@
+import type { Principal } from '../core/entities'
+import { StorageTimeoutError } from '../core/errors'
+import { constantTimeEqual } from '../core/hashing'
+import { isWellFormedPasscode } from '../core/passcode-format'
+import { isVisibleAscii } from '../core/rules'
+import { FAILURES, type FailureBody, type FailureReason } from '../http/outcomes'
+import type { CredentialMatch } from '../ports/passcode-store'
+import type { ServiceContext } from './context'
+import { withDeadline } from './deadline'
+
+/** The result of {@link authenticate}: never an exception for bad credentials. */
+export type AuthOutcome =
+  | { readonly ok: true; readonly principal: Principal }
+  | {
+      readonly ok: false
+      readonly reason: FailureReason
+      readonly statusCode: number
+      readonly body: FailureBody
+    }
+
+/** The two credentials, as taken from the headers. */
+export interface CredentialsInput {
+  readonly accountId: string
+  readonly passcode: string
+}
+
+const refusals = new Map<FailureReason, AuthOutcome>()
+/** The shared, frozen refusal for a reason (bodies from the one outcome table). */
+export function refuse(reason: Exclude<FailureReason, 'partner_not_whitelisted'>): AuthOutcome & { ok: false } {
+  let outcome = refusals.get(reason)
+  if (outcome === undefined) {
+    const { statusCode, body } = FAILURES[reason]
+    outcome = Object.freeze({ ok: false, reason, statusCode, body })
+    refusals.set(reason, outcome)
+  }
+  return outcome as AuthOutcome & { ok: false }
+}
+
+function isAccepted(match: CredentialMatch): boolean {
+  return match.acceptedPasscodes === 'both' || match.acceptedPasscodes === match.kind
+}
+
+function principalOf(match: CredentialMatch): Principal {
+  return match.kind === 'account'
+    ? { accountId: match.record.accountId, kind: 'account', passcodeId: match.record.id, passcodeName: match.record.name }
+    : { accountId: match.record.accountId, kind: 'user', userId: match.record.userId }
+}
+
+/**
+ * Verifies an account ID and passcode (SPEC §5.1, §5.4–5.6, §5.11, §5.15).
+ *
+ * A cache hit costs one Map lookup. Otherwise every well-formed passcode is hashed
+ * and looked up by hash, whether or not the account exists, so an unknown account
+ * and a wrong passcode cost the same and answer the same bytes. Expired (401) is
+ * told only when the passcode matched a credential of that very account.
+ */
+export function createAuthenticate(context: ServiceContext): (input: CredentialsInput) => Promise<AuthOutcome> {
+  const { cache, store, emit } = context
+  const timeoutMs = context.options.timeoutMs
+
+  const fail = (reason: Exclude<FailureReason, 'partner_not_whitelisted'>, accountId: string): AuthOutcome => {
+    const outcome = refuse(reason)
+    emit?.({ type: 'auth.failed', accountId, reason, statusCode: outcome.ok ? 200 : outcome.statusCode })
+    return outcome
+  }
+  const succeed = (principal: Principal): AuthOutcome => {
+    emit?.({ type: 'auth.succeeded', accountId: principal.accountId, principal })
+    return { ok: true, principal }
+  }
+
+  return async function authenticate(input) {
+    const accountId = input?.accountId
+    const passcode = input?.passcode
+    if (typeof accountId !== 'string' || typeof passcode !== 'string' || !isVisibleAscii(accountId) || !isVisibleAscii(passcode)) {
+      return fail('malformed_credentials', typeof accountId === 'string' && isVisibleAscii(accountId) ? accountId : '')
+    }
+    const now = context.now()
+    if (cache !== undefined) {
+      const principal = cache.get(passcode, accountId, now)
+      if (principal !== undefined) return succeed(principal)
+    }
+    if (!isWellFormedPasscode(passcode)) return fail('checksum_mismatch', accountId)
+
+    const hash = context.hash(passcode)
+    const generation = cache?.generation ?? 0
+    let match: CredentialMatch | null
+    try {
+      match = await withDeadline(store.findCredentialByHash(hash), timeoutMs)
+    } catch (error) {
+      return fail(error instanceof StorageTimeoutError ? 'storage_timeout' : 'storage_error', accountId)
+    }
+    if (match === null || !constantTimeEqual(match.record.hash, hash)) return fail('unknown_passcode', accountId)
+    if (match.record.accountId !== accountId) return fail('wrong_account', accountId)
+    if (!isAccepted(match)) return fail('not_accepted', accountId)
+    if (match.kind === 'user' && match.record.revokedAt !== null) return fail('revoked', accountId)
+    const { expiresAt } = match.record
+    if (expiresAt !== null && now >= expiresAt) return fail('expired', accountId)
+
+    const principal = principalOf(match)
+    cache?.set(passcode, principal, expiresAt, now, generation)
+    return succeed(principal)
+  }
+}

@@ -1,0 +1,70 @@
+import { StorageTimeoutError } from '../core/errors'
+import {
+  CONNECT_SUCCESS,
+  partnerNotWhitelisted,
+  type FailureBody,
+  type FailureReason,
+  type HttpResult,
+  type SuccessBody,
+} from '../http/outcomes'
+import { readCredentialsFrom, type Credentials, type HeaderSource } from '../http/read-credentials'
+import type { AuthOutcome, CredentialsInput } from './authenticate'
+import { refuse } from './authenticate'
+import type { ServiceContext } from './context'
+import { withDeadline } from './deadline'
+
+/**
+ * Input of `auth.connect`: the request's headers and its `partner` query value(s).
+ * HTTP adapters that have already read the two headers (O(1) lookups on Node's
+ * lower-cased `req.headers`) pass `credentials` instead of `headers`; `undefined`
+ * means the headers broke SPEC §5.4.
+ */
+export type ConnectInput =
+  | {
+      /** A Fetch `Headers`, Node's `req.headers`, or any object of header name → value. */
+      readonly headers: HeaderSource
+      /** The `partner` query parameter; an array when repeated. */
+      readonly partner: string | readonly string[] | null | undefined
+    }
+  | {
+      /** The credential headers as read by `readCredentials`, or `undefined` when they were invalid. */
+      readonly credentials: Credentials | undefined
+      /** The `partner` query parameter; an array when repeated. */
+      readonly partner: string | readonly string[] | null | undefined
+    }
+
+/** The answer of `GET /v1/connect`, with the reason for audit and logs. */
+export type ConnectResult = HttpResult<SuccessBody | FailureBody> & { readonly reason?: FailureReason }
+
+const asResult = (outcome: AuthOutcome & { ok: false }): ConnectResult => outcome
+
+/**
+ * `GET /v1/connect` without HTTP (SPEC §4, §5.1–5.3): credentials first, so an
+ * unauthenticated caller never learns whether a partner is whitelisted; then the
+ * partner, trimmed and compared case-insensitively. A repeated `partner` names no
+ * single partner and is answered like a missing one.
+ */
+export function createConnect(
+  context: ServiceContext,
+  authenticate: (input: CredentialsInput) => Promise<AuthOutcome>,
+): (input: ConnectInput) => Promise<ConnectResult> {
+  return async function connect(input) {
+    const partner = input.partner
+    const credentials = 'credentials' in input ? input.credentials : readCredentialsFrom(input.headers)
+    const outcome = await authenticate(credentials ?? { accountId: '', passcode: '' })
+    if (!outcome.ok) return asResult(outcome)
+
+    const single = typeof partner === 'string' ? partner : partner?.length === 1 ? partner[0] : undefined
+    const normalized = single?.trim().toLowerCase()
+    if (single === undefined || normalized === undefined || normalized === '') return asResult(refuse('missing_partner'))
+
+    let whitelisted: boolean
+    try {
+      whitelisted = await withDeadline(Promise.resolve(context.partners.isWhitelisted(normalized)), context.options.timeoutMs)
+    } catch (error) {
+      return asResult(refuse(error instanceof StorageTimeoutError ? 'storage_timeout' : 'storage_error'))
+    }
+    if (!whitelisted) return { ...partnerNotWhitelisted(single), reason: 'partner_not_whitelisted' }
+    return CONNECT_SUCCESS
+  }
+}

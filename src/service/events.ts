@@ -1,0 +1,87 @@
+import type { Principal } from '../core/entities'
+import type { NotificationKind } from '../core/notifications'
+import type { FailureReason } from '../http/outcomes'
+import type { NotificationFailureReason } from './notification-report'
+
+interface EventBase {
+  /** When it happened, by the injected clock. */
+  readonly at: Date
+  readonly accountId: string
+}
+
+interface ManagementEventBase extends EventBase {
+  /** The user who performed the operation. */
+  readonly actorUserId: string
+}
+
+/**
+ * What the `onEvent` hook receives (SPEC §5.18). Events carry IDs, names, hints and
+ * reasons, never a passcode value, pepper or key.
+ */
+export type AuditEvent =
+  | (ManagementEventBase & {
+      readonly type: 'passcode.created' | 'passcode.deleted'
+      readonly passcodeId: string
+      readonly name: string
+      readonly hint: string
+    })
+  | (ManagementEventBase & {
+      readonly type: 'passcode.updated'
+      readonly passcodeId: string
+      readonly name: string
+      readonly hint: string
+      readonly changed: readonly ('name' | 'expiry')[]
+    })
+  | (ManagementEventBase & {
+      readonly type: 'user_passcode.granted' | 'user_passcode.reset' | 'user_passcode.revoked' | 'user_passcode.revealed'
+      readonly userId: string
+    })
+  | (ManagementEventBase & {
+      readonly type: 'account.accepted_passcodes_changed'
+      readonly acceptedPasscodes: 'account' | 'user' | 'both'
+    })
+  | (EventBase & { readonly type: 'auth.succeeded'; readonly principal: Principal })
+  | (EventBase & {
+      readonly type: 'auth.failed'
+      readonly reason: FailureReason
+      readonly statusCode: number
+    })
+  | (EventBase & {
+      readonly type: 'notification.sent' | 'notification.failed'
+      readonly passcodeId: string
+      readonly kind: NotificationKind
+      readonly expiresAt: Date
+      /** Only on `notification.failed`: why the send failed. */
+      readonly reason?: NotificationFailureReason
+      /** Only on `notification.failed`: what went wrong, without secrets. */
+      readonly error?: string
+    })
+  | { readonly type: 'notifier.failed'; readonly at: Date; readonly error: string }
+
+/** The type names of {@link AuditEvent}. */
+export type AuditEventType = AuditEvent['type']
+
+/** Distributes `Omit` over a union, so each event keeps its own fields. */
+export type EventInput = AuditEvent extends infer E ? (E extends AuditEvent ? Omit<E, 'at'> : never) : never
+
+/**
+ * Wraps the host's hook so that a throwing or rejecting hook never breaks the
+ * operation that emitted the event. Returns `undefined` when there is no hook, so
+ * hot paths can skip building events at all.
+ */
+export function createEmitter(
+  onEvent: ((event: AuditEvent) => void | Promise<void>) | undefined,
+  now: () => number,
+): ((event: EventInput) => void) | undefined {
+  if (onEvent === undefined) return undefined
+  return (event) => {
+    try {
+      const result = onEvent({ ...event, at: new Date(now()) } as AuditEvent)
+      if (result !== undefined && typeof (result as Promise<void>).catch === 'function') {
+        ;(result as Promise<void>).catch(() => {})
+      }
+    } catch {
+      // The audit hook is the host's; its failure is not the caller's.
+    }
+  }
+}

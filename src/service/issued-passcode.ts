@@ -1,0 +1,41 @@
+/**
+ * A passcode value handed out once, with the view of what was stored. The value is
+ * reachable only through `.value` (or destructuring); it is left out of
+ * `JSON.stringify`, `util.inspect`, `console.log`, spreading and `Object.keys`, so
+ * that logging the result by mistake leaks nothing (SPEC §5.19).
+ *
+ * @example
+ * ```ts
+ * const { passcode, value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Acme', expiry: 90 })
+ * showOnce(value) // store it now: it cannot be retrieved again
+ * console.log(JSON.stringify(await auth.passcodes.create(admin, 'acc_1', { name: 'B', expiry: 1 })))
+ * // {"passcode":{…}} — no value
+ * ```
+ */
+export class IssuedPasscode<View> {
+  readonly #value: string
+  /** What was stored: name, hint, expiry, status. */
+  readonly passcode: View
+
+  constructor(passcode: View, value: string) {
+    this.passcode = passcode
+    this.#value = value
+  }
+
+  /** The passcode value. Shown once: the service keeps only its hash. */
+  get value(): string {
+    return this.#value
+  }
+
+  toJSON(): { passcode: View } {
+    return { passcode: this.passcode }
+  }
+
+  toString(): string {
+    return '[IssuedPasscode]'
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): { passcode: View; value: string } {
+    return { passcode: this.passcode, value: '[redacted]' }
+  }
+}

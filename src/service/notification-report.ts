@@ -1,0 +1,72 @@
+import type { NotificationKind } from '../core/notifications'
+
+/**
+ * Why a notification was not sent on this pass. Every failed notification is given
+ * back to the store and retried on the next pass.
+ * - `ERR_MAILER_FAILED`: the mailer threw (an SMTP error, a refused connection…).
+ * - `ERR_MAILER_TIMEOUT`: the mailer did not finish within `notifier.sendTimeoutMs`.
+ * - `ERR_NO_RECIPIENTS`: `recipients(accountId)` returned no address.
+ * - `ERR_RECIPIENTS_FAILED`: `recipients(accountId)` threw, timed out or returned something that is not an address.
+ * - `ERR_TEMPLATE_FAILED`: a host template threw or returned no subject, text or HTML.
+ */
+export type NotificationFailureReason =
+  | 'ERR_MAILER_FAILED'
+  | 'ERR_MAILER_TIMEOUT'
+  | 'ERR_NO_RECIPIENTS'
+  | 'ERR_RECIPIENTS_FAILED'
+  | 'ERR_TEMPLATE_FAILED'
+
+/**
+ * Why a claimed notification was let go without trying to send it.
+ * - `passcode_deleted`: the passcode was deleted after it was claimed.
+ * - `expiry_changed`: an edit moved the expiry; the new expiry has its own notifications.
+ * - `lease_too_short`: too little of the claim's lease was left to send safely; the
+ *   next pass takes it.
+ */
+export type NotificationSkipReason = 'passcode_deleted' | 'expiry_changed' | 'lease_too_short'
+
+/** The notification a report line is about. */
+export interface NotificationReportItem {
+  readonly accountId: string
+  readonly passcodeId: string
+  /** The passcode's name when the pass handled it. */
+  readonly name: string
+  readonly kind: NotificationKind
+  readonly expiresAt: Date
+}
+
+/** A notification the mailer accepted. */
+export interface SentNotification extends NotificationReportItem {
+  /** The addresses it went to. */
+  readonly to: readonly string[]
+  /**
+   * Whether the store recorded the send. `false` only when the claim was lost (its lease
+   * ran out and another runner took it) or the store failed after the mailer succeeded;
+   * the email may then be sent once more (at least once beats never).
+   */
+  readonly recorded: boolean
+}
+
+/** A notification that could not be sent; the next pass retries it. */
+export interface FailedNotification extends NotificationReportItem {
+  readonly reason: NotificationFailureReason
+  /** What went wrong, without secrets: no passcode value, no mailer credentials. */
+  readonly message: string
+}
+
+/** A notification let go without a send attempt. */
+export interface SkippedNotification extends NotificationReportItem {
+  readonly reason: NotificationSkipReason
+}
+
+/**
+ * What one `notifyExpirations()` pass did. Notifications that another runner holds,
+ * or that were sent before, do not appear.
+ */
+export interface NotificationReport {
+  /** When the pass started, by the injected clock. */
+  readonly startedAt: Date
+  readonly sent: readonly SentNotification[]
+  readonly failed: readonly FailedNotification[]
+  readonly skipped: readonly SkippedNotification[]
+}

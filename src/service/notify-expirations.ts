@@ -1,0 +1,130 @@
+import { ConfigurationError, PasscodeAuthError } from '../core/errors'
+import { DAY_MS } from '../core/time'
+import type { NotificationClaim } from '../ports/passcode-store'
+import type { ServiceContext } from './context'
+import { storeCall } from './deadline'
+import { DeliveryFailure, render, resolveRecipients, sendWithin } from './notification-delivery'
+import { defaultNotificationTemplates, notificationMessageData } from './notification-messages'
+import type {
+  FailedNotification,
+  NotificationReport,
+  NotificationReportItem,
+  SentNotification,
+  SkippedNotification,
+} from './notification-report'
+
+const claimKey = (claim: NotificationClaim): string => `${claim.passcodeId}\u0000${claim.kind}\u0000${claim.expiresAt}`
+
+/** The report line's fields an audit event carries (the name stays out of notification events). */
+const eventFields = ({ accountId, passcodeId, kind, expiresAt }: NotificationReportItem) => ({ accountId, passcodeId, kind, expiresAt })
+
+/**
+ * Builds `auth.notifyExpirations()`: one notifier pass (SPEC §5.14). It claims due
+ * notifications from the store in batches, sends each through the mailer, records a
+ * send only after the mailer accepted it, and gives every failed claim back at the end
+ * of the pass, so the next pass (of this or any runner) retries it. Holding failed
+ * claims until the end keeps one pass from retrying the same email over and over.
+ */
+export function createNotifyExpirations(context: ServiceContext): () => Promise<NotificationReport> {
+  const { store, options, emit } = context
+  const windowMs = options.limits.expiringSoonDays * DAY_MS
+  const { leaseMs, batchSize, sendTimeoutMs } = options.notifier
+  const templates = { ...defaultNotificationTemplates, ...options.templates }
+
+  return async function notifyExpirations() {
+    const startedAt = context.now()
+    const sent: SentNotification[] = []
+    const failed: FailedNotification[] = []
+    const skipped: SkippedNotification[] = []
+    // Every claim of this pass that was not sent; all are given back at the end.
+    const unsent = new Set<NotificationClaim>()
+    const seen = new Set<string>()
+    const recipientsByAccount = new Map<string, Promise<string[]>>()
+
+    try {
+      const { mailer, recipients } = options
+      if (mailer === undefined) {
+        throw new ConfigurationError('notifyExpirations needs a mailer: pass the `mailer` option to createPasscodeAuth')
+      }
+      if (recipients === undefined) {
+        throw new ConfigurationError('notifyExpirations needs to know who to email: pass the `recipients` option to createPasscodeAuth')
+      }
+
+      const deliver = async (claim: NotificationClaim, claimedAt: number): Promise<void> => {
+        const current = await storeCall(() => store.getAccountPasscode(claim.accountId, claim.passcodeId))
+        const item = {
+          accountId: claim.accountId,
+          passcodeId: claim.passcodeId,
+          name: current?.name ?? claim.name,
+          kind: claim.kind,
+          expiresAt: new Date(claim.expiresAt),
+        }
+        const skip = (reason: SkippedNotification['reason']) => {
+          skipped.push({ ...item, reason })
+        }
+        if (current === null) return skip('passcode_deleted')
+        if (current.expiresAt !== claim.expiresAt) return skip('expiry_changed')
+
+        let to: string[]
+        try {
+          let pending = recipientsByAccount.get(claim.accountId)
+          if (pending === undefined) {
+            pending = resolveRecipients(recipients, claim.accountId, sendTimeoutMs)
+            recipientsByAccount.set(claim.accountId, pending)
+          }
+          to = await pending
+          const data = notificationMessageData({ ...claim, name: current.name, hint: current.hint }, context.now())
+          const content = render(templates[claim.kind], data)
+          // A send may take up to sendTimeoutMs; starting one on a nearly spent lease
+          // would let another runner take the claim over and send it a second time.
+          if (context.now() + sendTimeoutMs >= claimedAt + leaseMs) return skip('lease_too_short')
+          await sendWithin(mailer, { to, ...content }, sendTimeoutMs)
+        } catch (error) {
+          if (!(error instanceof DeliveryFailure)) throw error
+          failed.push({ ...item, reason: error.reason, message: error.message })
+          emit?.({ type: 'notification.failed', ...eventFields(item), reason: error.reason, error: error.message })
+          return
+        }
+
+        unsent.delete(claim)
+        let recorded = false
+        try {
+          recorded = await store.completeNotification(claim, context.now())
+        } catch {
+          // The email went out; an unrecorded send may repeat once the lease ends,
+          // which the spec prefers to a lost notification.
+        }
+        sent.push({ ...item, to, recorded })
+        emit?.({ type: 'notification.sent', ...eventFields(item) })
+      }
+
+      for (;;) {
+        const claimedAt = context.now()
+        const claims = await storeCall(() =>
+          store.claimNotifications({ now: claimedAt, windowMs, leaseMs, limit: batchSize, token: crypto.randomUUID() }),
+        )
+        for (const claim of claims) unsent.add(claim)
+        let fresh = 0
+        for (const claim of claims) {
+          const key = claimKey(claim)
+          // Handled earlier in this pass and claimed again after its lease ran out:
+          // it belongs to the next pass.
+          if (seen.has(key)) continue
+          seen.add(key)
+          fresh++
+          await deliver(claim, claimedAt)
+        }
+        if (claims.length < batchSize || fresh === 0) break
+      }
+    } catch (error) {
+      const message = error instanceof PasscodeAuthError ? error.message : 'The notifier pass failed'
+      emit?.({ type: 'notifier.failed', error: message })
+      throw error
+    } finally {
+      // A release that fails only delays the retry until the lease runs out.
+      await Promise.allSettled([...unsent].map(async (claim) => store.releaseNotification(claim)))
+    }
+
+    return { startedAt: new Date(startedAt), sent, failed, skipped }
+  }
+}

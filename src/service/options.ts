@@ -1,0 +1,182 @@
+import { z } from 'zod'
+import { InvalidOptionsError } from '../core/errors'
+import { DEFAULT_PASSCODE_PREFIX, isValidPrefix } from '../core/passcode-format'
+import { MAX_ACCOUNT_PASSCODES } from '../core/rules'
+import { EXPIRING_SOON_DAYS } from '../core/status'
+import type { Clock } from '../ports/clock'
+import type { Mailer } from '../ports/mailer'
+import type { PartnerRegistry } from '../ports/partner-registry'
+import type { PasscodeStore } from '../ports/passcode-store'
+import type { NotificationRecipients } from '../ports/recipients'
+import type { AuditEvent } from './events'
+import type { NotificationTemplate } from './notification-messages'
+
+/** A key for encrypting user passcodes at rest (JWE `dir` + `A256GCM`). */
+export interface EncryptionKey {
+  /** Key ID written into each JWE header (`kid`), so old values stay readable after rotation. */
+  readonly id: string
+  /** 32 bytes, or the same as base64url text. */
+  readonly key: Uint8Array | string
+}
+
+/** Options of {@link createPasscodeAuth}. */
+export interface PasscodeAuthOptions {
+  /** Where passcodes live. */
+  store: PasscodeStore
+  /** The operator's partner whitelist: names, or a registry. @default [] (no partner) */
+  partners?: readonly string[] | PartnerRegistry
+  /** Sends expiry notifications; the notifier needs it. */
+  mailer?: Mailer
+  /** Email addresses that receive an account's expiry notifications; the notifier needs it. */
+  recipients?: NotificationRecipients
+  /** Replaces the built-in email of either notification kind. @default defaultNotificationTemplates */
+  templates?: { expiring_soon?: NotificationTemplate; expired?: NotificationTemplate }
+  /**
+   * Tuning of `notifyExpirations`. `leaseMs` must exceed `sendTimeoutMs`: a send starts
+   * only while its claim has at least `sendTimeoutMs` of lease left, so no other runner
+   * takes a claim over while its email is still on the way.
+   * @default { leaseMs: 300000, batchSize: 50, sendTimeoutMs: 30000 }
+   */
+  notifier?: { leaseMs?: number; batchSize?: number; sendTimeoutMs?: number }
+  /** Returns the current time. @default () => new Date() */
+  clock?: Clock
+  /**
+   * Keys for user passcodes at rest. The first encrypts; all decrypt (matched by
+   * `kid`). Granting user passcodes without keys fails with a ConfigurationError.
+   */
+  encryptionKeys?: readonly EncryptionKey[]
+  /** Server secret (≥ 16 bytes) that keys the passcode hash (HMAC-SHA256). @default none: SHA-256 */
+  pepper?: string | Uint8Array
+  /** Prefix of generated passcodes. @default 'psc' */
+  prefix?: string
+  /** Rule limits. @default { maxAccountPasscodes: 100, expiringSoonDays: 30 } */
+  limits?: { maxAccountPasscodes?: number; expiringSoonDays?: number }
+  /** Verification cache, or `false` to turn it off. @default { ttlMs: 30000, maxEntries: 10000 } */
+  cache?: false | { ttlMs?: number; maxEntries?: number }
+  /** Deadline for storage reads during verification; past it the answer is 504. @default 2000 */
+  timeoutMs?: number
+  /** Whether an edit may give an expired passcode a new expiry. @default false */
+  allowReactivation?: boolean
+  /** Audit hook; receives no secret values. Errors it throws are swallowed. */
+  onEvent?: (event: AuditEvent) => void | Promise<void>
+}
+
+const fn = <T>(what: string) =>
+  z.custom<T>((value) => typeof value === 'function', { message: `must be ${what}` })
+
+const storeSchema = z.custom<PasscodeStore>(
+  (value) =>
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as PasscodeStore).findCredentialByHash === 'function' &&
+    typeof (value as PasscodeStore).createAccountPasscode === 'function',
+  { message: 'must be a PasscodeStore (for example memoryStore() or postgresStore(db))' },
+)
+
+const partnersSchema = z.union([
+  z.array(z.string().trim().min(1, 'partner names must not be blank').max(128)),
+  z.custom<PartnerRegistry>(
+    (value) => typeof value === 'object' && value !== null && typeof (value as PartnerRegistry).isWhitelisted === 'function',
+    { message: 'must be an array of partner names or a PartnerRegistry' },
+  ),
+])
+
+const keyBytes = z.union([z.string(), z.instanceof(Uint8Array)])
+
+const optionsSchema = z.object({
+  store: storeSchema,
+  partners: partnersSchema.default([]),
+  mailer: z
+    .custom<Mailer>((value) => typeof value === 'object' && value !== null && typeof (value as Mailer).send === 'function', {
+      message: 'must be a Mailer (an object with send(message))',
+    })
+    .optional(),
+  recipients: fn<NotificationRecipients>('a function (accountId) => string[]').optional(),
+  templates: z
+    .object({
+      expiring_soon: fn<NotificationTemplate>('a function (data) => { subject, text, html }').optional(),
+      expired: fn<NotificationTemplate>('a function (data) => { subject, text, html }').optional(),
+    })
+    .strict()
+    .default({}),
+  notifier: z
+    .object({
+      leaseMs: z.number().int().min(1_000).max(86_400_000).default(300_000),
+      batchSize: z.number().int().min(1).max(1_000).default(50),
+      sendTimeoutMs: z.number().int().min(1).max(600_000).default(30_000),
+    })
+    .strict()
+    .refine((notifier) => notifier.leaseMs > notifier.sendTimeoutMs, {
+      message: 'leaseMs must be greater than sendTimeoutMs',
+      path: ['leaseMs'],
+    })
+    .default({ leaseMs: 300_000, batchSize: 50, sendTimeoutMs: 30_000 }),
+  clock: fn<Clock>('a function returning a Date').optional(),
+  encryptionKeys: z
+    .array(z.object({ id: z.string().regex(/^[\x21-\x7e]{1,64}$/, 'must be 1 to 64 visible ASCII characters'), key: keyBytes }))
+    .min(1, 'must hold at least one key when given')
+    .optional(),
+  pepper: z
+    .union([z.string(), z.instanceof(Uint8Array)])
+    .refine((value) => (typeof value === 'string' ? new TextEncoder().encode(value).length : value.length) >= 16, {
+      message: 'must be at least 16 bytes',
+    })
+    .optional(),
+  prefix: z
+    .string()
+    .refine(isValidPrefix, { message: 'must be 2 to 16 characters of [a-z0-9] starting with a letter' })
+    .default(DEFAULT_PASSCODE_PREFIX),
+  limits: z
+    .object({
+      maxAccountPasscodes: z.number().int().min(1).max(MAX_ACCOUNT_PASSCODES).default(MAX_ACCOUNT_PASSCODES),
+      expiringSoonDays: z.number().int().min(1).max(365).default(EXPIRING_SOON_DAYS),
+    })
+    .strict()
+    .default({ maxAccountPasscodes: MAX_ACCOUNT_PASSCODES, expiringSoonDays: EXPIRING_SOON_DAYS }),
+  cache: z
+    .union([
+      z.literal(false),
+      z
+        .object({
+          ttlMs: z.number().int().min(1).max(86_400_000).default(30_000),
+          maxEntries: z.number().int().min(1).max(10_000_000).default(10_000),
+        })
+        .strict(),
+    ])
+    .default({ ttlMs: 30_000, maxEntries: 10_000 }),
+  timeoutMs: z.number().int().min(1).max(600_000).default(2_000),
+  allowReactivation: z.boolean().default(false),
+  onEvent: fn<(event: AuditEvent) => void | Promise<void>>('a function').optional(),
+}).strict()
+
+/** Options after validation and defaults. */
+export type ResolvedOptions = z.output<typeof optionsSchema>
+
+/**
+ * Validates options once, at construction. The error names the first bad option and
+ * never echoes its value (it may be a secret).
+ */
+export function resolveOptions(options: unknown): ResolvedOptions {
+  const result = optionsSchema.safeParse(options)
+  if (result.success) return result.data
+  const issue = deepestIssue(result.error.issues[0]!)
+  const path = issue.path.length > 0 ? issue.path.join('.') : 'options'
+  const message = issue.code === 'unrecognized_keys' ? `unknown option ${issue.keys.map((k) => `\`${k}\``).join(', ')}` : issue.message
+  throw new InvalidOptionsError(path, message)
+}
+
+type Issue = z.core.$ZodIssue
+
+/** For a failed union, the branch issue with the longest path names the option best. */
+function deepestIssue(issue: Issue, prefix: PropertyKey[] = []): Issue {
+  const path = [...prefix, ...issue.path]
+  if (issue.code !== 'invalid_union') return { ...issue, path }
+  let best: Issue = { ...issue, path }
+  for (const branch of issue.errors) {
+    for (const inner of branch) {
+      const candidate = deepestIssue(inner, path)
+      if (candidate.path.length > best.path.length) best = candidate
+    }
+  }
+  return best
+}

@@ -1,0 +1,127 @@
+import type { Actor, UserPasscodeView } from '../core/entities'
+import { AlreadyGrantedError, ForbiddenError, NotFoundError } from '../core/errors'
+import { generatePasscode, passcodeHint } from '../core/passcode-format'
+import { canManageUserPasscodes, canRevealUserPasscode, userPasscodeExpiresAt } from '../core/rules'
+import type { ServiceContext } from './context'
+import { storeCall } from './deadline'
+import { parseInput, type GrantUserPasscodeInput } from './input'
+import { IssuedPasscode } from './issued-passcode'
+import { missingKeysError } from './user-passcode-crypto'
+import { toUserPasscodeView } from './views'
+
+/** Management of user passcodes: `auth.userPasscodes`. */
+export interface UserPasscodesApi {
+  /**
+   * Grants a user passcode (admins only). The admin is not shown the value (SPEC §5.13):
+   * the user reveals it. Needs `encryptionKeys`. Fails with `ERR_ALREADY_GRANTED` when
+   * the user holds a live one; a revoked or expired one is replaced.
+   */
+  grant(actor: Actor, accountId: string, userId: string, input: GrantUserPasscodeInput): Promise<UserPasscodeView>
+  /** Generates a fresh value (admins only); the old one stops working at once. Validity restarts. */
+  reset(actor: Actor, accountId: string, userId: string): Promise<UserPasscodeView>
+  /** Revokes the user passcode (admins only); it stops working at once. */
+  revoke(actor: Actor, accountId: string, userId: string): Promise<UserPasscodeView>
+  /** The actor's own user passcode with its value. Only that user may reveal it. */
+  reveal(actor: Actor, accountId: string): Promise<IssuedPasscode<UserPasscodeView>>
+  /** The user's passcode without its value, or `null` (admins, or the user themself). */
+  get(actor: Actor, accountId: string, userId: string): Promise<UserPasscodeView | null>
+}
+
+/** Builds `auth.userPasscodes` over a service context. */
+export function createUserPasscodesApi(context: ServiceContext): UserPasscodesApi {
+  const { store, options, emit } = context
+  const soonDays = options.limits.expiringSoonDays
+
+  const adminOnly = (actor: unknown): Actor => {
+    const checked = parseInput('actor', 'actor', actor)
+    if (!canManageUserPasscodes(checked)) throw new ForbiddenError('Only admins grant, reset or revoke user passcodes')
+    return checked
+  }
+  const encryption = () => {
+    if (context.crypto === undefined) throw missingKeysError()
+    return context.crypto
+  }
+  const ids = (accountId: unknown, userId: unknown) => ({
+    accountId: parseInput('accountId', 'accountId', accountId),
+    userId: parseInput('userId', 'userId', userId),
+  })
+  const freshValue = async (owner: { accountId: string; userId: string }) => {
+    const value = generatePasscode({ prefix: options.prefix })
+    return { hash: context.hash(value), hint: passcodeHint(value), ciphertext: await encryption().encrypt(value, owner) }
+  }
+  const notFound = () => new NotFoundError('The user has no active user passcode')
+
+  return {
+    async grant(actor, accountId, userId, input) {
+      const who = adminOnly(actor)
+      const owner = ids(accountId, userId)
+      const { validity } = parseInput('grant', '', input)
+      encryption()
+      const now = context.now()
+      const result = await storeCall(async () =>
+        store.grantUserPasscode(
+          { ...owner, ...(await freshValue(owner)), validity, grantedAt: now, expiresAt: userPasscodeExpiresAt(now, validity), revokedAt: null },
+          now,
+        ),
+      )
+      if (!result.ok) throw new AlreadyGrantedError()
+      context.invalidate({ type: 'user_passcode', ...owner })
+      emit?.({ type: 'user_passcode.granted', ...owner, actorUserId: who.userId })
+      return toUserPasscodeView(result.record, now, soonDays)
+    },
+
+    async reset(actor, accountId, userId) {
+      const who = adminOnly(actor)
+      const owner = ids(accountId, userId)
+      encryption()
+      const now = context.now()
+      const current = await storeCall(() => store.getUserPasscode(owner.accountId, owner.userId))
+      if (current === null || current.revokedAt !== null) throw notFound()
+      const fresh = await freshValue(owner)
+      const record = await storeCall(() =>
+        store.resetUserPasscode(owner.accountId, owner.userId, {
+          ...fresh,
+          grantedAt: now,
+          expiresAt: userPasscodeExpiresAt(now, current.validity),
+        }),
+      )
+      if (record === null) throw notFound()
+      context.invalidate({ type: 'user_passcode', ...owner })
+      emit?.({ type: 'user_passcode.reset', ...owner, actorUserId: who.userId })
+      return toUserPasscodeView(record, now, soonDays)
+    },
+
+    async revoke(actor, accountId, userId) {
+      const who = adminOnly(actor)
+      const owner = ids(accountId, userId)
+      const now = context.now()
+      const record = await storeCall(() => store.revokeUserPasscode(owner.accountId, owner.userId, now))
+      if (record === null) throw notFound()
+      context.invalidate({ type: 'user_passcode', ...owner })
+      emit?.({ type: 'user_passcode.revoked', ...owner, actorUserId: who.userId })
+      return toUserPasscodeView(record, now, soonDays)
+    },
+
+    async reveal(actor, accountId) {
+      const who = parseInput('actor', 'actor', actor)
+      // Reveal always reads the actor's own passcode: no user ID is taken, so nobody else's can be asked for.
+      const owner = ids(accountId, who.userId)
+      const crypto = encryption()
+      const record = await storeCall(() => store.getUserPasscode(owner.accountId, owner.userId))
+      if (record === null || record.revokedAt !== null) throw notFound()
+      const value = await crypto.decrypt(record.ciphertext, owner)
+      emit?.({ type: 'user_passcode.revealed', ...owner, actorUserId: who.userId })
+      return new IssuedPasscode(toUserPasscodeView(record, context.now(), soonDays), value)
+    },
+
+    async get(actor, accountId, userId) {
+      const who = parseInput('actor', 'actor', actor)
+      const owner = ids(accountId, userId)
+      if (!canManageUserPasscodes(who) && !canRevealUserPasscode(who, owner.userId)) {
+        throw new ForbiddenError('Only admins or the user see a user passcode')
+      }
+      const record = await storeCall(() => store.getUserPasscode(owner.accountId, owner.userId))
+      return record === null ? null : toUserPasscodeView(record, context.now(), soonDays)
+    },
+  }
+}

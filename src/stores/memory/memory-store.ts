@@ -1,0 +1,258 @@
+import type {
+  AcceptedPasscodes,
+  AccountPasscodeRecord,
+  UserPasscodeRecord,
+} from '../../core/entities'
+import type {
+  AccountPasscodePatch,
+  ClaimRequest,
+  CreateResult,
+  CredentialMatch,
+  GrantResult,
+  Invalidation,
+  NotificationClaim,
+  NotificationKind,
+  PasscodeStore,
+  UpdateResult,
+} from '../../ports/passcode-store'
+import { dueNotification } from '../../core/notifications'
+
+interface NotificationState {
+  sentAt: number | null
+  token: string | null
+  claimedUntil: number
+}
+
+const userKey = (accountId: string, userId: string): string => `${accountId}\u0000${userId}`
+const notificationKey = (passcodeId: string, kind: NotificationKind, expiresAt: number): string =>
+  `${passcodeId}\u0000${kind}\u0000${expiresAt}`
+
+/**
+ * The in-memory store: a complete reference implementation of {@link PasscodeStore}
+ * for tests, demos and single-process hosts. Every operation runs to completion
+ * without yielding, so the cap, name uniqueness and notification claims are atomic.
+ * Records are copied in and out, so callers cannot change stored state by mutation.
+ * Several `createPasscodeAuth` instances sharing one memory store see each other's
+ * invalidations, like instances sharing PostgreSQL.
+ *
+ * @example
+ * ```ts
+ * import { createPasscodeAuth } from 'passcode-auth'
+ * import { memoryStore } from 'passcode-auth/memory'
+ *
+ * const auth = createPasscodeAuth({ store: memoryStore(), partners: ['acme'] })
+ * ```
+ */
+export function memoryStore(): PasscodeStore {
+  const passcodes = new Map<string, AccountPasscodeRecord>()
+  const byHash = new Map<string, { kind: 'account'; id: string } | { kind: 'user'; key: string }>()
+  const byAccount = new Map<string, Set<string>>()
+  const users = new Map<string, UserPasscodeRecord>()
+  const accepted = new Map<string, AcceptedPasscodes>()
+  const notifications = new Map<string, NotificationState>()
+  const listeners = new Set<(invalidation: Invalidation) => void>()
+
+  const publish = (invalidation: Invalidation): void => {
+    for (const listener of listeners) {
+      try {
+        listener(invalidation)
+      } catch {
+        // A listener's failure must not undo or fail the write that published it.
+      }
+    }
+  }
+
+  const accountIds = (accountId: string): Set<string> => {
+    let ids = byAccount.get(accountId)
+    if (ids === undefined) {
+      ids = new Set()
+      byAccount.set(accountId, ids)
+    }
+    return ids
+  }
+
+  const nameTaken = (accountId: string, nameKey: string, exceptId?: string): boolean => {
+    for (const id of byAccount.get(accountId) ?? []) {
+      if (id !== exceptId && passcodes.get(id)?.nameKey === nameKey) return true
+    }
+    return false
+  }
+
+  const ownPasscode = (accountId: string, passcodeId: string): AccountPasscodeRecord | undefined => {
+    const record = passcodes.get(passcodeId)
+    return record?.accountId === accountId ? record : undefined
+  }
+
+  const isLive = (record: UserPasscodeRecord, now: number): boolean =>
+    record.revokedAt === null && record.expiresAt > now
+
+  return {
+    async createAccountPasscode(record, maxPerAccount): Promise<CreateResult> {
+      const ids = accountIds(record.accountId)
+      if (nameTaken(record.accountId, record.nameKey)) return { ok: false, reason: 'duplicate_name' }
+      if (ids.size >= maxPerAccount) return { ok: false, reason: 'cap_reached' }
+      const stored = { ...record }
+      passcodes.set(stored.id, stored)
+      byHash.set(stored.hash, { kind: 'account', id: stored.id })
+      ids.add(stored.id)
+      return { ok: true, record: { ...stored } }
+    },
+
+    async updateAccountPasscode(accountId, passcodeId, patch: AccountPasscodePatch): Promise<UpdateResult> {
+      const current = ownPasscode(accountId, passcodeId)
+      if (current === undefined) return { ok: false, reason: 'not_found' }
+      if (patch.nameKey !== undefined && nameTaken(accountId, patch.nameKey, passcodeId)) {
+        return { ok: false, reason: 'duplicate_name' }
+      }
+      const next: AccountPasscodeRecord = {
+        ...current,
+        ...(patch.name !== undefined && { name: patch.name }),
+        ...(patch.nameKey !== undefined && { nameKey: patch.nameKey }),
+        ...(patch.expiry !== undefined && { expiry: patch.expiry }),
+        ...(patch.expiresAt !== undefined && { expiresAt: patch.expiresAt }),
+        updatedAt: patch.updatedAt,
+      }
+      passcodes.set(passcodeId, next)
+      if (patch.expiresAt !== undefined || patch.name !== undefined) {
+        publish({ type: 'account_passcode', accountId, passcodeId })
+      }
+      return { ok: true, record: { ...next } }
+    },
+
+    async deleteAccountPasscode(accountId, passcodeId) {
+      const current = ownPasscode(accountId, passcodeId)
+      if (current === undefined) return null
+      passcodes.delete(passcodeId)
+      byHash.delete(current.hash)
+      byAccount.get(accountId)?.delete(passcodeId)
+      for (const key of notifications.keys()) {
+        if (key.startsWith(`${passcodeId}\u0000`)) notifications.delete(key)
+      }
+      publish({ type: 'account_passcode', accountId, passcodeId })
+      return { ...current }
+    },
+
+    async getAccountPasscode(accountId, passcodeId) {
+      const record = ownPasscode(accountId, passcodeId)
+      return record === undefined ? null : { ...record }
+    },
+
+    async listAccountPasscodes(accountId) {
+      const out: AccountPasscodeRecord[] = []
+      for (const id of byAccount.get(accountId) ?? []) {
+        const record = passcodes.get(id)
+        if (record !== undefined) out.push({ ...record })
+      }
+      return out.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
+    },
+
+    async findCredentialByHash(hash): Promise<CredentialMatch | null> {
+      const entry = byHash.get(hash)
+      if (entry === undefined) return null
+      if (entry.kind === 'account') {
+        const record = passcodes.get(entry.id)
+        if (record === undefined) return null
+        return { kind: 'account', record: { ...record }, acceptedPasscodes: accepted.get(record.accountId) ?? 'account' }
+      }
+      const record = users.get(entry.key)
+      if (record === undefined) return null
+      return { kind: 'user', record: { ...record }, acceptedPasscodes: accepted.get(record.accountId) ?? 'account' }
+    },
+
+    async grantUserPasscode(record, now): Promise<GrantResult> {
+      const key = userKey(record.accountId, record.userId)
+      const current = users.get(key)
+      if (current !== undefined && isLive(current, now)) return { ok: false, reason: 'already_granted' }
+      if (current !== undefined) byHash.delete(current.hash)
+      users.set(key, { ...record })
+      byHash.set(record.hash, { kind: 'user', key })
+      if (current !== undefined) publish({ type: 'user_passcode', accountId: record.accountId, userId: record.userId })
+      return { ok: true, record: { ...record } }
+    },
+
+    async resetUserPasscode(accountId, userId, fields) {
+      const key = userKey(accountId, userId)
+      const current = users.get(key)
+      if (current === undefined || current.revokedAt !== null) return null
+      const next: UserPasscodeRecord = { ...current, ...fields }
+      byHash.delete(current.hash)
+      users.set(key, next)
+      byHash.set(next.hash, { kind: 'user', key })
+      publish({ type: 'user_passcode', accountId, userId })
+      return { ...next }
+    },
+
+    async revokeUserPasscode(accountId, userId, revokedAt) {
+      const key = userKey(accountId, userId)
+      const current = users.get(key)
+      if (current === undefined || current.revokedAt !== null) return null
+      const next: UserPasscodeRecord = { ...current, revokedAt }
+      users.set(key, next)
+      publish({ type: 'user_passcode', accountId, userId })
+      return { ...next }
+    },
+
+    async getUserPasscode(accountId, userId) {
+      const record = users.get(userKey(accountId, userId))
+      return record === undefined ? null : { ...record }
+    },
+
+    async getAcceptedPasscodes(accountId) {
+      return accepted.get(accountId) ?? 'account'
+    },
+
+    async setAcceptedPasscodes(accountId, value) {
+      accepted.set(accountId, value)
+      publish({ type: 'account', accountId })
+    },
+
+    async claimNotifications(request: ClaimRequest): Promise<NotificationClaim[]> {
+      const claims: NotificationClaim[] = []
+      for (const record of passcodes.values()) {
+        if (claims.length >= request.limit) break
+        const kind = dueNotification(record.expiresAt, request.now, request.windowMs)
+        if (kind === null) continue
+        const expiresAt = record.expiresAt as number
+        const key = notificationKey(record.id, kind, expiresAt)
+        const state = notifications.get(key)
+        if (state !== undefined && (state.sentAt !== null || state.claimedUntil > request.now)) continue
+        notifications.set(key, { sentAt: null, token: request.token, claimedUntil: request.now + request.leaseMs })
+        claims.push({
+          passcodeId: record.id,
+          accountId: record.accountId,
+          name: record.name,
+          hint: record.hint,
+          kind,
+          expiresAt,
+          token: request.token,
+        })
+      }
+      return claims
+    },
+
+    async completeNotification(claim, sentAt) {
+      const state = notifications.get(notificationKey(claim.passcodeId, claim.kind, claim.expiresAt))
+      if (state === undefined || state.token !== claim.token || state.sentAt !== null) return false
+      state.sentAt = sentAt
+      state.token = null
+      return true
+    },
+
+    async releaseNotification(claim) {
+      const key = notificationKey(claim.passcodeId, claim.kind, claim.expiresAt)
+      const state = notifications.get(key)
+      if (state !== undefined && state.token === claim.token && state.sentAt === null) notifications.delete(key)
+    },
+
+    subscribe(listener) {
+      listeners.add(listener)
+      return () => {
+        listeners.delete(listener)
+      }
+    },
+
+    async close() {
+      listeners.clear()
+    },
+  }
+}
