@@ -1,0 +1,60 @@
+/**
+ * Measures what `passcode-auth/client` costs a browser bundle: src/client/index.ts
+ * bundled by esbuild for the browser, minified, with zod left external (the host
+ * ships zod once for everything), then gzipped. Fails (exit 1) at 8 KB or more.
+ *
+ *   npx tsx scripts/client-bundle-size.ts
+ */
+import { build } from 'esbuild'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { gzipSync } from 'node:zlib'
+
+/** The budget from the client issue: under 8 KB gzipped, zod excluded. */
+export const CLIENT_BUNDLE_BUDGET_BYTES = 8 * 1024
+
+/** The measured browser bundle of the client entry. */
+export interface ClientBundle {
+  /** The minified ESM code. */
+  readonly code: string
+  readonly minifiedBytes: number
+  readonly gzippedBytes: number
+  /** Source files that ended up in the bundle, relative to the repository root. */
+  readonly inputs: readonly string[]
+  /** Imports left external (only zod is expected). */
+  readonly externalImports: readonly string[]
+}
+
+/** Bundles src/client/index.ts for the browser as a user's bundler would, and measures it. */
+export async function bundleClient(): Promise<ClientBundle> {
+  const root = fileURLToPath(new URL('..', import.meta.url))
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: ['src/client/index.ts'],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    external: ['zod', 'zod/*'],
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  })
+  const code = result.outputFiles[0]!.text
+  const output = Object.values(result.metafile.outputs)[0]!
+  return {
+    code,
+    minifiedBytes: Buffer.byteLength(code),
+    gzippedBytes: gzipSync(code, { level: 9 }).byteLength,
+    inputs: Object.keys(output.inputs).sort(),
+    externalImports: output.imports.filter((entry) => entry.external).map((entry) => entry.path),
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const bundle = await bundleClient()
+  console.log(`client bundle (browser, minified, zod external): ${bundle.minifiedBytes} bytes`)
+  console.log(`gzipped: ${bundle.gzippedBytes} bytes (budget ${CLIENT_BUNDLE_BUDGET_BYTES})`)
+  console.log(`inputs: ${bundle.inputs.join(', ')}`)
+  if (bundle.gzippedBytes >= CLIENT_BUNDLE_BUDGET_BYTES) process.exitCode = 1
+}

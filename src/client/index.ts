@@ -1,0 +1,30 @@
+export { createConnectClient } from './create-connect-client'
+export type { ConnectCallOptions, ConnectClient } from './create-connect-client'
+export type { ConnectClientOptions, FetchLike, RetryOptions } from './options'
+export type { CheckFailure, CheckResult, ConnectFailureByCode } from './check-result'
+export {
+  AbortedError,
+  ConnectError,
+  InvalidClientOptionsError,
+  InvalidCredentialsError,
+  MalformedPasscodeError,
+  MissingPartnerError,
+  NetworkError,
+  PartnerNotWhitelistedError,
+  PasscodeExpiredError,
+  ServerError,
+  TimeoutError,
+  UnexpectedResponseError,
+} from './errors'
+export type { ConnectErrorCode, UnexpectedResponseReason } from './errors'
+export {
+  connectFailureBodySchema,
+  connectResponseSchemas,
+  connectSuccessBodySchema,
+  invalidCredentialsBodySchema,
+  missingPartnerBodySchema,
+  partnerNotWhitelistedBodySchema,
+  passcodeExpiredBodySchema,
+  serverErrorBodySchema,
+} from './schemas'
+export type { ConnectResponseStatus, ConnectSuccess } from './schemas'

@@ -1,0 +1,91 @@
+import { z } from 'zod'
+
+/*
+ * The bodies of GET /v1/connect (SPEC §4, §5.1, §5.3, §5.15) as zod schemas: the client
+ * validates every answer with them, and an OpenAPI generator can turn them into
+ * component schemas (`z.toJSONSchema`). Objects are not strict, so a server that adds a
+ * field later does not break older clients.
+ */
+
+/**
+ * The 200 body: `{"status":"success","message":"Authorised Successfully."}`.
+ *
+ * @example
+ * ```ts
+ * connectSuccessBodySchema.parse({ status: 'success', message: 'Authorised Successfully.' })
+ * ```
+ */
+export const connectSuccessBodySchema = z
+  .object({
+    status: z.literal('success'),
+    message: z.string().describe('Human-readable confirmation, "Authorised Successfully."'),
+  })
+  .describe('Valid credentials and a whitelisted partner')
+
+/** A successful connect, as `client.connect()` resolves it. */
+export type ConnectSuccess = z.output<typeof connectSuccessBodySchema>
+
+const failureBody = <Error extends z.ZodType<string>, Code extends z.ZodType<number>>(error: Error, code: Code) =>
+  z.object({ status: z.literal('fail'), error, code })
+
+/**
+ * Any refusal: `{"status":"fail","error":<text>,"code":<HTTP status>}`.
+ *
+ * @example
+ * ```ts
+ * connectFailureBodySchema.parse({ status: 'fail', error: 'Invalid Credentials', code: 400 })
+ * ```
+ */
+export const connectFailureBodySchema = failureBody(z.string(), z.number().int()).describe('A refused connect')
+
+/** The 400 body for wrong, unknown, deleted or revoked credentials, identical for all (SPEC §5.1). */
+export const invalidCredentialsBodySchema = failureBody(z.literal('Invalid Credentials'), z.literal(400)).describe(
+  'The account ID or passcode is wrong',
+)
+
+/** The 400 body when the credentials are valid but no partner was named (SPEC §5.3). */
+export const missingPartnerBodySchema = failureBody(z.literal('Missing partner'), z.literal(400)).describe(
+  'No partner was named',
+)
+
+/** The 401 body for a passcode of that very account that has expired (SPEC §5.1). */
+export const passcodeExpiredBodySchema = failureBody(z.literal('Passcode expired'), z.literal(401)).describe(
+  'The passcode has expired',
+)
+
+/** The 403 body; the text echoes the partner name (cleaned, at most 128 characters). */
+export const partnerNotWhitelistedBodySchema = failureBody(
+  z.string().startsWith('Partner not whitelisted '),
+  z.literal(403),
+).describe('The partner is not whitelisted')
+
+/** The 503 or 504 body (SPEC §5.15). */
+export const serverErrorBodySchema = failureBody(z.literal('Server Error'), z.literal([503, 504])).describe(
+  'The service or its storage failed',
+)
+
+/**
+ * Every answer of GET /v1/connect by HTTP status: what the client accepts and what an
+ * OpenAPI document lists under `responses`.
+ *
+ * @example
+ * ```ts
+ * import { z } from 'zod'
+ * import { connectResponseSchemas } from 'passcode-auth/client'
+ *
+ * const responses = Object.fromEntries(
+ *   Object.entries(connectResponseSchemas).map(([status, schema]) => [status, z.toJSONSchema(schema)]),
+ * )
+ * ```
+ */
+export const connectResponseSchemas = {
+  200: connectSuccessBodySchema,
+  400: z.union([invalidCredentialsBodySchema, missingPartnerBodySchema]),
+  401: passcodeExpiredBodySchema,
+  403: partnerNotWhitelistedBodySchema,
+  503: serverErrorBodySchema,
+  504: serverErrorBodySchema,
+} as const
+
+/** An HTTP status that GET /v1/connect answers with. */
+export type ConnectResponseStatus = keyof typeof connectResponseSchemas
