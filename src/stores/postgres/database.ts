@@ -1,0 +1,148 @@
+import { InvalidOptionsError } from '../../core/errors'
+import { pgClientDatabase } from './pg-client-database'
+import { pgPoolDatabase } from './pg-pool-database'
+import { pgliteDatabase } from './pglite-database'
+
+/** A result row as the drivers return it. */
+export type Row = Record<string, unknown>
+
+/** Runs one statement (one round trip) and returns its rows. */
+export interface Queryable {
+  query(text: string, params?: readonly unknown[]): Promise<Row[]>
+}
+
+/**
+ * The one interface the SQL store speaks, over `pg` and PGlite alike: single
+ * statements, transactions (rolled back when `fn` throws or the connection drops)
+ * and a channel listener.
+ */
+export interface Database extends Queryable {
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>
+  /** Starts listening on `channel`; `onPayload` receives each notification's payload. */
+  listen(channel: string, onPayload: (payload: string) => void): Subscription
+}
+
+/** A running `LISTEN`. */
+export interface Subscription {
+  /** Settles once the `LISTEN` is active (or has failed for good). */
+  readonly ready: Promise<void>
+  /** Stops listening; never waits for a connection that is still being made. */
+  stop(): Promise<void>
+}
+
+/** A {@link Subscription} over a `LISTEN` that resolves to its stop function. */
+export function subscriptionOf(started: Promise<() => Promise<void>>): Subscription {
+  started.catch(() => undefined)
+  return {
+    ready: started.then(() => undefined),
+    async stop() {
+      const stop = await started.catch(() => undefined)
+      await stop?.()
+    },
+  }
+}
+
+/** What the adapter needs of a `pg` result. */
+export interface PgResultLike {
+  readonly rows: readonly unknown[]
+}
+
+/** What the adapter needs of a `pg` connection (a `Client`, or a `PoolClient` on loan). */
+export interface PgConnectionLike {
+  query(text: string, values?: unknown[]): Promise<PgResultLike>
+}
+
+/** A `pg` `PoolClient`: a connection on loan from a pool. */
+export interface PgPoolClientLike extends PgConnectionLike {
+  release(destroy?: boolean | Error): void
+  on?(event: 'error', listener: (error: Error) => void): unknown
+  removeListener?(event: 'error', listener: (error: Error) => void): unknown
+}
+
+/** What the adapter needs of a `pg` `Pool`. */
+export interface PgPoolLike extends PgConnectionLike {
+  connect(): Promise<PgPoolClientLike>
+  readonly totalCount: number
+}
+
+/** What the adapter needs of a `pg` `Client` (one connection). */
+export interface PgClientLike extends PgConnectionLike {
+  on(event: 'notification', listener: (message: { channel: string; payload?: string | undefined }) => void): unknown
+  removeListener(event: 'notification', listener: (message: { channel: string; payload?: string | undefined }) => void): unknown
+}
+
+/** What the adapter needs of a PGlite instance (`@electric-sql/pglite`). */
+export interface PGliteLike {
+  query<T>(query: string, params?: unknown[]): Promise<{ rows: T[] }>
+  transaction<T>(callback: (tx: { query<R>(query: string, params?: unknown[]): Promise<{ rows: R[] }> }) => Promise<T>): Promise<T>
+  listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>
+}
+
+/**
+ * A `pg` `Pool`, a `pg` `Client` or a PGlite instance: what the PostgreSQL adapter
+ * accepts as `db`. Described by shape, so the package needs neither driver's types.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg'
+ *
+ * const db: PostgresDatabase = new pg.Pool({ connectionString: process.env.DATABASE_URL })
+ * ```
+ */
+export type PostgresDatabase = PgPoolLike | PgClientLike | PGliteLike
+
+const databases = new WeakMap<object, Database>()
+
+/**
+ * Wraps a driver object once; every store, migration and registry over the same
+ * object shares the wrapper, so a `pg` Client's statements are serialised across them.
+ */
+export function toDatabase(db: unknown): Database {
+  if (typeof db !== 'object' || db === null) throw notADatabase()
+  let wrapped = databases.get(db)
+  if (wrapped !== undefined) return wrapped
+  const candidate = db as Record<string, unknown>
+  if (typeof candidate.transaction === 'function' && typeof candidate.listen === 'function' && typeof candidate.query === 'function') {
+    wrapped = pgliteDatabase(db as PGliteLike)
+  } else if (typeof candidate.connect === 'function' && typeof candidate.query === 'function' && 'totalCount' in candidate) {
+    wrapped = pgPoolDatabase(db as PgPoolLike)
+  } else if (typeof candidate.query === 'function' && typeof candidate.on === 'function') {
+    wrapped = pgClientDatabase(db as PgClientLike)
+  } else {
+    throw notADatabase()
+  }
+  databases.set(db, wrapped)
+  return wrapped
+}
+
+function notADatabase(): InvalidOptionsError {
+  return new InvalidOptionsError('db', 'must be a pg Pool, a pg Client or a PGlite instance')
+}
+
+/** Runs `fn` with ROLLBACK on failure; shared by the `pg` Pool and Client wrappers. */
+export async function inTransaction<T>(connection: Queryable, fn: (tx: Queryable) => Promise<T>): Promise<{ value: T } | { error: unknown; broken: boolean }> {
+  try {
+    await connection.query('BEGIN')
+    const value = await fn(connection)
+    await connection.query('COMMIT')
+    return { value }
+  } catch (error) {
+    try {
+      await connection.query('ROLLBACK')
+      return { error, broken: false }
+    } catch {
+      // The connection itself failed; the server rolls back on disconnect.
+      return { error, broken: true }
+    }
+  }
+}
+
+/** Adapts a `pg` connection to {@link Queryable}. */
+export function pgQueryable(connection: PgConnectionLike): Queryable {
+  return {
+    async query(text, params) {
+      const result = await connection.query(text, params === undefined ? undefined : [...params])
+      return result.rows as Row[]
+    },
+  }
+}

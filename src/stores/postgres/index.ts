@@ -1,0 +1,16 @@
+export { postgresStore } from './postgres-store'
+export type { PostgresStore } from './postgres-store'
+export { migrate } from './migrate'
+export type { MigrationReport } from './migrate'
+export { postgresPartners } from './postgres-partners'
+export type { PostgresPartners } from './postgres-partners'
+export type { PostgresStoreOptions } from './options'
+export type {
+  PGliteLike,
+  PgClientLike,
+  PgConnectionLike,
+  PgPoolClientLike,
+  PgPoolLike,
+  PgResultLike,
+  PostgresDatabase,
+} from './database'

@@ -1,0 +1,88 @@
+import type { Invalidation } from '../../ports/passcode-store'
+import type { Database, Subscription } from './database'
+
+/** Subscribers of one store and, when listening, the `LISTEN` that feeds them. */
+export interface InvalidationHub {
+  subscribe(listener: (invalidation: Invalidation) => void): () => void
+  /** Called after a write that published `invalidation` committed. */
+  committed(invalidation: Invalidation): void
+  /** Settles once invalidations from other instances are being received. */
+  ready(): Promise<void>
+  close(): Promise<void>
+}
+
+/** Reads a payload from the channel; anything else sent on it is ignored. */
+export function parseInvalidation(payload: string): Invalidation | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(payload)
+  } catch {
+    return undefined
+  }
+  if (typeof value !== 'object' || value === null) return undefined
+  const { type, accountId, passcodeId, userId } = value as Record<string, unknown>
+  if (typeof accountId !== 'string') return undefined
+  if (type === 'account') return { type, accountId }
+  if (type === 'account_passcode' && typeof passcodeId === 'string') return { type, accountId, passcodeId }
+  if (type === 'user_passcode' && typeof userId === 'string') return { type, accountId, userId }
+  return undefined
+}
+
+/**
+ * With `listen`, every instance (this one included) hears committed writes through
+ * `LISTEN`, started at the first subscription; without it, only this instance's
+ * writes reach its subscribers, directly after commit.
+ */
+export function invalidationHub(database: Database, channel: string, listen: boolean): InvalidationHub {
+  const listeners = new Set<(invalidation: Invalidation) => void>()
+  let subscription: Subscription | undefined
+  let closed = false
+
+  const deliver = (invalidation: Invalidation): void => {
+    for (const listener of listeners) {
+      try {
+        listener(invalidation)
+      } catch {
+        // A subscriber's failure must not reach the write or the other subscribers.
+      }
+    }
+  }
+
+  const start = (): Promise<void> => {
+    if (!listen || closed) return Promise.resolve()
+    if (subscription === undefined) {
+      const started = database.listen(channel, (payload) => {
+        const invalidation = parseInvalidation(payload)
+        if (invalidation !== undefined) deliver(invalidation)
+      })
+      subscription = started
+      // A failed LISTEN is tried again by the next subscribe() or ready().
+      started.ready.catch(() => {
+        if (subscription === started) subscription = undefined
+      })
+    }
+    return subscription.ready
+  }
+
+  return {
+    subscribe(listener) {
+      listeners.add(listener)
+      start().catch(() => undefined)
+      return () => {
+        listeners.delete(listener)
+      }
+    },
+    committed(invalidation) {
+      if (!listen) deliver(invalidation)
+    },
+    ready: start,
+    async close() {
+      closed = true
+      listeners.clear()
+      const current = subscription
+      subscription = undefined
+      // Best effort: the host may have closed the database first.
+      await current?.stop().catch(() => undefined)
+    },
+  }
+}

@@ -1,0 +1,69 @@
+import { toDatabase, type PostgresDatabase } from './database'
+import { MIGRATIONS } from './migrations'
+import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
+
+/**
+ * What {@link migrate} did.
+ *
+ * @example
+ * ```ts
+ * const { applied, version } = await migrate(pool)
+ * console.log(applied.length === 0 ? `schema at version ${version}` : `applied ${applied.join(', ')}`)
+ * ```
+ */
+export interface MigrationReport {
+  /** Versions applied by this call, oldest first (empty when the schema was up to date). */
+  readonly applied: readonly number[]
+  /** The schema's version after the call. */
+  readonly version: number
+}
+
+// First key of the two-key advisory lock: "passcode-auth" as a 32-bit number, so the
+// lock does not collide with the host's own advisory locks on one-key numbers.
+const LOCK_CLASS = 0x70617363
+
+/**
+ * Creates or upgrades the passcode-auth tables. Idempotent, and safe when several
+ * instances start at once: the whole run holds a transaction-scoped advisory lock
+ * for the schema, and each applied version is recorded in `schema_migrations` in
+ * the same transaction as its statements.
+ *
+ * @param db - a `pg` Pool or Client, or a PGlite instance
+ * @param options - `schema` (@default 'passcode_auth'); other store options are accepted and ignored
+ * @example
+ * ```ts
+ * import pg from 'pg'
+ * import { migrate, postgresStore } from 'passcode-auth/postgres'
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL })
+ * await migrate(pool)
+ * const store = postgresStore(pool)
+ * ```
+ */
+export async function migrate(db: PostgresDatabase, options?: PostgresStoreOptions): Promise<MigrationReport> {
+  const { schema } = resolvePostgresOptions(options)
+  const database = toDatabase(db)
+  return database.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, schema])
+    // Checked first so that a schema made by a DBA needs no CREATE right on the database.
+    const existing = await tx.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])
+    if (existing.length === 0) await tx.query(`CREATE SCHEMA ${schema}`)
+    await tx.query(
+      `CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (
+        version integer PRIMARY KEY,
+        name text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`,
+    )
+    const rows = await tx.query(`SELECT version FROM ${schema}.schema_migrations`)
+    const done = new Set(rows.map((row) => Number(row.version)))
+    const applied: number[] = []
+    for (const migration of MIGRATIONS) {
+      if (done.has(migration.version)) continue
+      for (const statement of migration.statements(schema)) await tx.query(statement)
+      await tx.query(`INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name])
+      applied.push(migration.version)
+    }
+    return { applied, version: Math.max(0, ...done, ...applied) }
+  })
+}

@@ -1,0 +1,77 @@
+/** One versioned schema change: statements run in order, in one transaction. */
+export interface Migration {
+  readonly version: number
+  readonly name: string
+  /** Single statements (PGlite's extended protocol takes one at a time); `s` is the schema. */
+  readonly statements: (s: string) => readonly string[]
+}
+
+/**
+ * Every schema change, oldest first. Never edit a released migration: add the next
+ * version. Instants are `bigint` epoch milliseconds, exact and the same in `pg`
+ * and PGlite.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial schema',
+    statements: (s) => [
+      // One row per account that ever had a passcode or a setting: the row a create
+      // locks, so the cap and name checks of concurrent creates run one at a time.
+      `CREATE TABLE ${s}.accounts (
+        account_id text PRIMARY KEY,
+        accepted_passcodes text NOT NULL DEFAULT 'account'
+          CHECK (accepted_passcodes IN ('account', 'user', 'both'))
+      )`,
+      // The hash and the display hint only: the value is never stored.
+      `CREATE TABLE ${s}.account_passcodes (
+        id text PRIMARY KEY,
+        account_id text NOT NULL,
+        name text NOT NULL,
+        name_key text NOT NULL,
+        hash text NOT NULL,
+        hint text NOT NULL,
+        -- NULL means 'forever'.
+        expiry_days integer,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        expires_at bigint
+      )`,
+      `CREATE UNIQUE INDEX account_passcodes_hash_key ON ${s}.account_passcodes (hash)`,
+      // Backstop of name uniqueness: also holds for renames, which take no account lock.
+      `CREATE UNIQUE INDEX account_passcodes_name_key ON ${s}.account_passcodes (account_id, name_key)`,
+      `CREATE INDEX account_passcodes_account_created ON ${s}.account_passcodes (account_id, created_at)`,
+      `CREATE INDEX account_passcodes_expires ON ${s}.account_passcodes (expires_at) WHERE expires_at IS NOT NULL`,
+      // The hash and the value encrypted as a JWE, so that the user can reveal it.
+      `CREATE TABLE ${s}.user_passcodes (
+        account_id text NOT NULL,
+        user_id text NOT NULL,
+        hash text NOT NULL,
+        ciphertext text NOT NULL,
+        hint text NOT NULL,
+        validity_type text NOT NULL CHECK (validity_type IN ('finite', 'infinite')),
+        validity_days integer,
+        granted_at bigint NOT NULL,
+        expires_at bigint NOT NULL,
+        revoked_at bigint,
+        PRIMARY KEY (account_id, user_id),
+        CHECK ((validity_type = 'finite') = (validity_days IS NOT NULL))
+      )`,
+      `CREATE UNIQUE INDEX user_passcodes_hash_key ON ${s}.user_passcodes (hash)`,
+      // One row per passcode, kind and expiry instant: a moved expiry re-arms both emails.
+      `CREATE TABLE ${s}.notifications (
+        passcode_id text NOT NULL REFERENCES ${s}.account_passcodes (id) ON DELETE CASCADE,
+        kind text NOT NULL CHECK (kind IN ('expiring_soon', 'expired')),
+        expires_at bigint NOT NULL,
+        token text,
+        claimed_until bigint NOT NULL,
+        sent_at bigint,
+        PRIMARY KEY (passcode_id, kind, expires_at)
+      )`,
+      `CREATE TABLE ${s}.partners (
+        name text PRIMARY KEY,
+        added_at bigint NOT NULL
+      )`,
+    ],
+  },
+]

@@ -1,0 +1,78 @@
+import { InvalidOptionsError } from '../../core/errors'
+
+/**
+ * Options of `postgresStore`, `migrate` and `postgresPartners`. Give every one of
+ * them the same `schema`.
+ *
+ * @example
+ * ```ts
+ * const options = { schema: 'auth' }
+ * await migrate(pool, options)
+ * const store = postgresStore(pool, { ...options, channel: 'auth_changes' })
+ * ```
+ */
+export interface PostgresStoreOptions {
+  /**
+   * The PostgreSQL schema that holds the tables; created by {@link migrate}.
+   * Lower-case letters, digits and `_`, starting with a letter or `_`, at most 48 characters.
+   * @default 'passcode_auth'
+   */
+  readonly schema?: string
+  /**
+   * The `LISTEN/NOTIFY` channel that carries cache invalidations between instances.
+   * Same character rules as `schema`, at most 63 characters.
+   * @default `${schema}_invalidations`
+   */
+  readonly channel?: string
+  /**
+   * Whether the store listens for invalidations published by other instances (on a
+   * connection of its own for a `pg` Pool). With `false`, subscribers only hear
+   * about this instance's own writes: for a single instance, or where `LISTEN`
+   * cannot work (a pooler in transaction mode).
+   * @default true
+   */
+  readonly listen?: boolean
+}
+
+/** Options after validation and defaults. */
+export interface ResolvedPostgresOptions {
+  readonly schema: string
+  readonly channel: string
+  readonly listen: boolean
+}
+
+/** The default schema name. */
+export const DEFAULT_SCHEMA = 'passcode_auth'
+
+// Identifiers are interpolated into SQL (schema and channel names cannot be bound
+// parameters), so only a conservative, unquoted-safe shape is accepted.
+const IDENTIFIER = /^[a-z_][a-z0-9_]*$/
+
+function identifier(option: string, value: unknown, maxLength: number): string {
+  if (typeof value !== 'string' || !IDENTIFIER.test(value) || value.length > maxLength) {
+    throw new InvalidOptionsError(
+      option,
+      `must be 1 to ${maxLength} characters of lower-case letters, digits and "_", starting with a letter or "_"`,
+    )
+  }
+  return value
+}
+
+/** Validates the options of the PostgreSQL adapter; throws `InvalidOptionsError` naming the bad one. */
+export function resolvePostgresOptions(options: unknown): ResolvedPostgresOptions {
+  if (options === undefined) options = {}
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new InvalidOptionsError('options', 'must be an object')
+  }
+  const given = options as Record<string, unknown>
+  const unknown = Object.keys(given).filter((key) => !['schema', 'channel', 'listen'].includes(key))
+  if (unknown.length > 0) {
+    throw new InvalidOptionsError('options', `unknown option ${unknown.map((key) => `\`${key}\``).join(', ')}`)
+  }
+  const schema = given.schema === undefined ? DEFAULT_SCHEMA : identifier('schema', given.schema, 48)
+  const channel = given.channel === undefined ? `${schema}_invalidations` : identifier('channel', given.channel, 63)
+  if (given.listen !== undefined && typeof given.listen !== 'boolean') {
+    throw new InvalidOptionsError('listen', 'must be a boolean')
+  }
+  return { schema, channel, listen: given.listen ?? true }
+}

@@ -1,0 +1,57 @@
+import { inTransaction, pgQueryable, subscriptionOf, type Database, type PgClientLike } from './database'
+
+type NotificationMessage = { channel: string; payload?: string | undefined }
+
+/**
+ * A single `pg` Client: one connection, so every statement and transaction runs in
+ * turn (otherwise a statement issued during a transaction would join it). Listening
+ * happens on the same connection; the host owns it and its reconnection.
+ */
+export function pgClientDatabase(client: PgClientLike): Database {
+  const connection = pgQueryable(client)
+  let tail: Promise<unknown> = Promise.resolve()
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = tail.then(fn, fn)
+    tail = run.catch(() => undefined)
+    return run
+  }
+
+  // Several stores may share the client and a channel: UNLISTEN only when the last one stops.
+  const channels = new Map<string, Set<(payload: string) => void>>()
+  const dispatch = (message: NotificationMessage): void => {
+    if (message.payload === undefined) return
+    for (const callback of channels.get(message.channel) ?? []) callback(message.payload)
+  }
+  const unlisten = async (channel: string, onPayload: (payload: string) => void): Promise<void> => {
+    const callbacks = channels.get(channel)
+    if (callbacks === undefined || !callbacks.delete(onPayload) || callbacks.size > 0) return
+    channels.delete(channel)
+    if (channels.size === 0) client.removeListener('notification', dispatch)
+    await exclusive(() => connection.query(`UNLISTEN ${channel}`)).catch(() => undefined)
+  }
+  const listen = async (channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> => {
+    if (channels.size === 0) client.on('notification', dispatch)
+    const callbacks = channels.get(channel) ?? new Set()
+    channels.set(channel, callbacks.add(onPayload))
+    try {
+      await exclusive(() => connection.query(`LISTEN ${channel}`))
+    } catch (error) {
+      await unlisten(channel, onPayload)
+      throw error
+    }
+    return () => unlisten(channel, onPayload)
+  }
+
+  return {
+    query: (text, params) => exclusive(() => connection.query(text, params)),
+
+    transaction: (fn) =>
+      exclusive(async () => {
+        const outcome = await inTransaction(connection, fn)
+        if ('value' in outcome) return outcome.value
+        throw outcome.error
+      }),
+
+    listen: (channel, onPayload) => subscriptionOf(listen(channel, onPayload)),
+  }
+}

@@ -1,0 +1,94 @@
+import type { Subscription } from './database'
+
+/** What a dedicated listening connection needs of a `pg` `Client`. */
+export interface ListenConnection {
+  connect(): Promise<unknown>
+  query(text: string): Promise<unknown>
+  end(): Promise<unknown>
+  on(event: 'notification', listener: (message: { channel: string; payload?: string | undefined }) => void): unknown
+  on(event: 'error', listener: (error: Error) => void): unknown
+  on(event: 'end', listener: () => void): unknown
+}
+
+const FIRST_RETRY_MS = 100
+const MAX_RETRY_MS = 5_000
+const noop = (): void => {}
+
+/**
+ * Listens on `channel` over a connection of its own and keeps doing so: when the
+ * connection fails or drops it is replaced, with a backoff of 100 ms doubling up to
+ * 5 s. `ready` settles once the first `LISTEN` is active (retrying until then, or
+ * until `stop`). Notifications sent while no connection was listening are lost:
+ * PostgreSQL does not queue them for a session that is gone, so the verification
+ * cache's TTL bounds what a missed invalidation can cost.
+ */
+export function pgChannelListener(
+  open: () => ListenConnection,
+  channel: string,
+  onPayload: (payload: string) => void,
+): Subscription {
+  let closed = false
+  let current: ListenConnection | undefined
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let delay = FIRST_RETRY_MS
+  let resolveReady: () => void = noop
+  const ready = new Promise<void>((resolve) => {
+    resolveReady = resolve
+  })
+
+  const stop = async (): Promise<void> => {
+    closed = true
+    clearTimeout(timer)
+    const connection = current
+    current = undefined
+    resolveReady()
+    if (connection !== undefined) await connection.end().catch(noop)
+  }
+
+  const retry = (): void => {
+    if (closed) return
+    clearTimeout(timer)
+    timer = setTimeout(attempt, delay)
+    timer.unref?.()
+    delay = Math.min(delay * 2, MAX_RETRY_MS)
+  }
+
+  function attempt(): void {
+    if (closed) return
+    const connection = open()
+    let lost = false
+    const lose = (): void => {
+      if (lost) return
+      lost = true
+      if (current === connection) current = undefined
+      connection.end().catch(noop)
+      retry()
+    }
+    // An 'error' listener must always be present: an unhandled one would crash the host.
+    connection.on('error', lose)
+    connection.on('end', lose)
+    connection.on('notification', (message) => {
+      if (message.channel === channel && message.payload !== undefined) onPayload(message.payload)
+    })
+    connection
+      .connect()
+      .then(() => connection.query(`LISTEN ${channel}`))
+      .then(
+        () => {
+          if (lost) return
+          if (closed) {
+            lost = true
+            connection.end().catch(noop)
+            return
+          }
+          current = connection
+          delay = FIRST_RETRY_MS
+          resolveReady()
+        },
+        lose,
+      )
+  }
+
+  attempt()
+  return { ready, stop }
+}

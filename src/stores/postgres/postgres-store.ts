@@ -1,0 +1,208 @@
+import type { AccountPasscodeRecord } from '../../core/entities'
+import type { CreateResult, GrantResult, Invalidation, PasscodeStore, UpdateResult } from '../../ports/passcode-store'
+import { toDatabase, type PostgresDatabase, type Queryable } from './database'
+import { invalidationHub } from './invalidations'
+import { notificationClaims } from './notification-claims'
+import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
+import { accountPasscodeParams, toAccepted, toAccountPasscode, toUserPasscode, userPasscodeParams } from './rows'
+import { NAME_INDEX, statements } from './statements'
+
+/**
+ * A `PasscodeStore` over PostgreSQL or PGlite, as {@link postgresStore} returns it.
+ *
+ * @example
+ * ```ts
+ * const store: PostgresStore = postgresStore(pool)
+ * store.subscribe((invalidation) => console.log('changed', invalidation.type))
+ * await store.ready() // listening for other instances' changes
+ * // on shutdown, before pool.end():
+ * await store.close()
+ * ```
+ */
+export interface PostgresStore extends PasscodeStore {
+  subscribe(listener: (invalidation: Invalidation) => void): () => void
+  /** Stops listening for invalidations. The `pg` pool, client or PGlite instance stays open: it is the host's. */
+  close(): Promise<void>
+  /**
+   * Settles once invalidations published by other instances are being received,
+   * starting to listen if no one subscribed yet. While the database is unreachable
+   * the listener keeps retrying, so bound the wait if you await it at startup.
+   */
+  ready(): Promise<void>
+}
+
+function isNameConflict(error: unknown): boolean {
+  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown }
+  return code === '23505' && constraint === NAME_INDEX
+}
+
+/**
+ * The SQL store: one schema and one SQL dialect for a `pg` Pool or Client (many
+ * instances sharing a server) and for PGlite (embedded). Run {@link migrate} first.
+ * The cap and name checks of a create run under a row lock on the account, backed by
+ * a unique index; verification is one indexed read by hash; each delete, reset,
+ * revoke, rename, expiry edit and setting change is published with `NOTIFY` in its
+ * own transaction, so other instances drop the credential from their caches. Driver
+ * errors are thrown as they are; the service turns them into `StorageError` (503).
+ *
+ * @param db - a `pg` Pool (recommended for servers) or Client, or a PGlite instance
+ * @param options - see {@link PostgresStoreOptions}
+ * @example
+ * ```ts
+ * import { PGlite } from '@electric-sql/pglite'
+ * import { createPasscodeAuth } from 'passcode-auth'
+ * import { migrate, postgresStore } from 'passcode-auth/postgres'
+ *
+ * const db = new PGlite('./.data/passcodes')
+ * await migrate(db)
+ * const auth = createPasscodeAuth({ store: postgresStore(db), partners: ['acme'] })
+ * ```
+ */
+export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptions): PostgresStore {
+  const { schema, channel, listen } = resolvePostgresOptions(options)
+  const database = toDatabase(db)
+  const sql = statements(schema)
+  const hub = invalidationHub(database, channel, listen)
+
+  // The NOTIFY is part of the write's transaction: PostgreSQL delivers it on commit only.
+  const write = async <T>(fn: (tx: Queryable) => Promise<{ result: T; invalidation?: Invalidation | undefined }>): Promise<T> => {
+    const { result, invalidation } = await database.transaction(async (tx) => {
+      const outcome = await fn(tx)
+      if (outcome.invalidation !== undefined) await tx.query(sql.notify, [channel, JSON.stringify(outcome.invalidation)])
+      return outcome
+    })
+    if (invalidation !== undefined) hub.committed(invalidation)
+    return result
+  }
+  const one = <T>(rows: readonly T[]): T | null => rows[0] ?? null
+
+  return {
+    async createAccountPasscode(record, maxPerAccount): Promise<CreateResult> {
+      try {
+        return await database.transaction(async (tx) => {
+          await tx.query(sql.ensureAccount, [record.accountId])
+          await tx.query(sql.lockAccount, [record.accountId])
+          const [counts] = await tx.query(sql.countAccountPasscodes, [record.accountId, record.nameKey])
+          if (Number(counts?.same_name) > 0) return { ok: false, reason: 'duplicate_name' } as const
+          if (Number(counts?.total) >= maxPerAccount) return { ok: false, reason: 'cap_reached' } as const
+          const [row] = await tx.query(sql.insertAccountPasscode, accountPasscodeParams(record))
+          return { ok: true, record: toAccountPasscode(row!) } as const
+        })
+      } catch (error) {
+        // A concurrent rename took the name after the check: the unique index decides.
+        if (isNameConflict(error)) return { ok: false, reason: 'duplicate_name' }
+        throw error
+      }
+    },
+
+    async updateAccountPasscode(accountId, passcodeId, patch): Promise<UpdateResult> {
+      const changes = patch.name !== undefined || patch.expiresAt !== undefined
+      try {
+        return await write<UpdateResult>(async (tx) => {
+          const row = one(
+            await tx.query(sql.updateAccountPasscode, [
+              accountId,
+              passcodeId,
+              patch.name ?? null,
+              patch.nameKey ?? null,
+              patch.expiry !== undefined,
+              patch.expiry === undefined || patch.expiry === 'forever' ? null : patch.expiry,
+              patch.expiresAt !== undefined,
+              patch.expiresAt ?? null,
+              patch.updatedAt,
+            ]),
+          )
+          if (row === null) return { result: { ok: false, reason: 'not_found' } as const }
+          return {
+            result: { ok: true, record: toAccountPasscode(row) } as const,
+            invalidation: changes ? { type: 'account_passcode', accountId, passcodeId } : undefined,
+          }
+        })
+      } catch (error) {
+        if (isNameConflict(error)) return { ok: false, reason: 'duplicate_name' }
+        throw error
+      }
+    },
+
+    deleteAccountPasscode(accountId, passcodeId) {
+      return write(async (tx) => {
+        const row = one(await tx.query(sql.deleteAccountPasscode, [accountId, passcodeId]))
+        if (row === null) return { result: null }
+        return { result: toAccountPasscode(row), invalidation: { type: 'account_passcode', accountId, passcodeId } }
+      })
+    },
+
+    async getAccountPasscode(accountId, passcodeId) {
+      const row = one(await database.query(sql.getAccountPasscode, [accountId, passcodeId]))
+      return row === null ? null : toAccountPasscode(row)
+    },
+
+    async listAccountPasscodes(accountId): Promise<AccountPasscodeRecord[]> {
+      return (await database.query(sql.listAccountPasscodes, [accountId])).map(toAccountPasscode)
+    },
+
+    async findCredentialByHash(hash) {
+      const row = one(await database.query(sql.findCredentialByHash, [hash]))
+      if (row === null) return null
+      const acceptedPasscodes = toAccepted(row.accepted_passcodes)
+      return row.kind === 'account'
+        ? { kind: 'account', record: toAccountPasscode(row), acceptedPasscodes }
+        : { kind: 'user', record: toUserPasscode(row), acceptedPasscodes }
+    },
+
+    grantUserPasscode(record, now) {
+      const owner = { type: 'user_passcode', accountId: record.accountId, userId: record.userId } as const
+      return write<GrantResult>(async (tx) => {
+        const current = one(await tx.query(sql.lockUserPasscode, [record.accountId, record.userId]))
+        if (current !== null && current.revoked_at === null && Number(current.expires_at) > now) {
+          return { result: { ok: false, reason: 'already_granted' } as const }
+        }
+        const statement = current === null ? sql.insertUserPasscode : sql.replaceUserPasscode
+        const row = one(await tx.query(statement, userPasscodeParams(record)))
+        // No row: a concurrent grant inserted first, and its passcode is live.
+        if (row === null) return { result: { ok: false, reason: 'already_granted' } as const }
+        return { result: { ok: true, record: toUserPasscode(row) } as const, invalidation: current === null ? undefined : owner }
+      })
+    },
+
+    resetUserPasscode(accountId, userId, fields) {
+      return write(async (tx) => {
+        const params = [accountId, userId, fields.hash, fields.ciphertext, fields.hint, fields.grantedAt, fields.expiresAt]
+        const row = one(await tx.query(sql.resetUserPasscode, params))
+        if (row === null) return { result: null }
+        return { result: toUserPasscode(row), invalidation: { type: 'user_passcode', accountId, userId } }
+      })
+    },
+
+    revokeUserPasscode(accountId, userId, revokedAt) {
+      return write(async (tx) => {
+        const row = one(await tx.query(sql.revokeUserPasscode, [accountId, userId, revokedAt]))
+        if (row === null) return { result: null }
+        return { result: toUserPasscode(row), invalidation: { type: 'user_passcode', accountId, userId } }
+      })
+    },
+
+    async getUserPasscode(accountId, userId) {
+      const row = one(await database.query(sql.getUserPasscode, [accountId, userId]))
+      return row === null ? null : toUserPasscode(row)
+    },
+
+    async getAcceptedPasscodes(accountId) {
+      const row = one(await database.query(sql.getAcceptedPasscodes, [accountId]))
+      return toAccepted(row?.accepted_passcodes)
+    },
+
+    setAcceptedPasscodes(accountId, accepted) {
+      return write(async (tx) => {
+        await tx.query(sql.setAcceptedPasscodes, [accountId, accepted])
+        return { result: undefined, invalidation: { type: 'account', accountId } }
+      })
+    },
+
+    ...notificationClaims(database, sql),
+
+    subscribe: hub.subscribe,
+    ready: hub.ready,
+    close: hub.close,
+  }
+}

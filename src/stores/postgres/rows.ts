@@ -1,0 +1,82 @@
+import type { AcceptedPasscodes, AccountPasscodeRecord, UserPasscodeRecord } from '../../core/entities'
+import type { NotificationKind } from '../../core/notifications'
+import type { Row } from './database'
+
+// `pg` returns bigint as a string, PGlite as a number: both convert exactly for
+// epoch milliseconds (well inside Number.MAX_SAFE_INTEGER).
+const ms = (value: unknown): number => Number(value)
+const optionalMs = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value))
+const text = (value: unknown): string => String(value)
+
+/** A row of `account_passcodes` as a record. */
+export function toAccountPasscode(row: Row): AccountPasscodeRecord {
+  return {
+    id: text(row.id),
+    accountId: text(row.account_id),
+    name: text(row.name),
+    nameKey: text(row.name_key),
+    hash: text(row.hash),
+    hint: text(row.hint),
+    expiry: row.expiry_days === null ? 'forever' : Number(row.expiry_days),
+    createdAt: ms(row.created_at),
+    updatedAt: ms(row.updated_at),
+    expiresAt: optionalMs(row.expires_at),
+  }
+}
+
+/** A row of `user_passcodes` as a record. */
+export function toUserPasscode(row: Row): UserPasscodeRecord {
+  return {
+    accountId: text(row.account_id),
+    userId: text(row.user_id),
+    hash: text(row.hash),
+    ciphertext: text(row.ciphertext),
+    hint: text(row.hint),
+    validity: row.validity_type === 'finite' ? { type: 'finite', days: Number(row.validity_days) } : { type: 'infinite' },
+    grantedAt: ms(row.granted_at),
+    expiresAt: ms(row.expires_at),
+    revokedAt: optionalMs(row.revoked_at),
+  }
+}
+
+/** The parameters of `insertAccountPasscode`, in column order. */
+export function accountPasscodeParams(record: AccountPasscodeRecord): unknown[] {
+  return [
+    record.id,
+    record.accountId,
+    record.name,
+    record.nameKey,
+    record.hash,
+    record.hint,
+    record.expiry === 'forever' ? null : record.expiry,
+    record.createdAt,
+    record.updatedAt,
+    record.expiresAt,
+  ]
+}
+
+/** The parameters of `insertUserPasscode` and `replaceUserPasscode`, in column order. */
+export function userPasscodeParams(record: UserPasscodeRecord): unknown[] {
+  return [
+    record.accountId,
+    record.userId,
+    record.hash,
+    record.ciphertext,
+    record.hint,
+    record.validity.type,
+    record.validity.type === 'finite' ? record.validity.days : null,
+    record.grantedAt,
+    record.expiresAt,
+    record.revokedAt,
+  ]
+}
+
+/** The stored setting, or the default for an account without a row. */
+export function toAccepted(value: unknown): AcceptedPasscodes {
+  return value === 'user' || value === 'both' ? value : 'account'
+}
+
+/** A claimed notification's kind as stored. */
+export function toKind(value: unknown): NotificationKind {
+  return value === 'expired' ? 'expired' : 'expiring_soon'
+}

@@ -1,0 +1,129 @@
+const ACCOUNT_COLUMNS = 'id, account_id, name, name_key, hash, hint, expiry_days, created_at, updated_at, expires_at'
+const USER_COLUMNS = 'account_id, user_id, hash, ciphertext, hint, validity_type, validity_days, granted_at, expires_at, revoked_at'
+
+/**
+ * Every statement of the store, for one schema: the same SQL for `pg` and PGlite.
+ * Casts on parameters give both drivers the types without a round trip to ask.
+ */
+export function statements(s: string) {
+  return {
+    // The verification lookup: one round trip, one unique-index probe per table.
+    findCredentialByHash: `
+      SELECT c.*, coalesce(a.accepted_passcodes, 'account') AS accepted_passcodes
+      FROM (
+        SELECT 'account' AS kind, p.account_id, p.id, NULL::text AS user_id, p.name, p.name_key, p.hash, p.hint,
+               p.expiry_days, p.created_at, p.updated_at, p.expires_at, NULL::text AS ciphertext,
+               NULL::text AS validity_type, NULL::integer AS validity_days, NULL::bigint AS granted_at, NULL::bigint AS revoked_at
+        FROM ${s}.account_passcodes p WHERE p.hash = $1::text
+        UNION ALL
+        SELECT 'user', u.account_id, NULL, u.user_id, NULL, NULL, u.hash, u.hint,
+               NULL, NULL, NULL, u.expires_at, u.ciphertext,
+               u.validity_type, u.validity_days, u.granted_at, u.revoked_at
+        FROM ${s}.user_passcodes u WHERE u.hash = $1::text
+      ) AS c
+      LEFT JOIN ${s}.accounts a ON a.account_id = c.account_id
+      LIMIT 1`,
+
+    ensureAccount: `INSERT INTO ${s}.accounts (account_id) VALUES ($1::text) ON CONFLICT (account_id) DO NOTHING`,
+    lockAccount: `SELECT account_id FROM ${s}.accounts WHERE account_id = $1::text FOR UPDATE`,
+    countAccountPasscodes: `
+      SELECT count(*) AS total, count(*) FILTER (WHERE name_key = $2::text) AS same_name
+      FROM ${s}.account_passcodes WHERE account_id = $1::text`,
+    insertAccountPasscode: `
+      INSERT INTO ${s}.account_passcodes (${ACCOUNT_COLUMNS})
+      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint)
+      RETURNING ${ACCOUNT_COLUMNS}`,
+    updateAccountPasscode: `
+      UPDATE ${s}.account_passcodes SET
+        name = coalesce($3::text, name),
+        name_key = coalesce($4::text, name_key),
+        expiry_days = CASE WHEN $5::boolean THEN $6::integer ELSE expiry_days END,
+        expires_at = CASE WHEN $7::boolean THEN $8::bigint ELSE expires_at END,
+        updated_at = $9::bigint
+      WHERE account_id = $1::text AND id = $2::text
+      RETURNING ${ACCOUNT_COLUMNS}`,
+    deleteAccountPasscode: `
+      DELETE FROM ${s}.account_passcodes WHERE account_id = $1::text AND id = $2::text RETURNING ${ACCOUNT_COLUMNS}`,
+    getAccountPasscode: `SELECT ${ACCOUNT_COLUMNS} FROM ${s}.account_passcodes WHERE account_id = $1::text AND id = $2::text`,
+    listAccountPasscodes: `
+      SELECT ${ACCOUNT_COLUMNS} FROM ${s}.account_passcodes WHERE account_id = $1::text ORDER BY created_at, id COLLATE "C"`,
+
+    lockUserPasscode: `
+      SELECT revoked_at, expires_at FROM ${s}.user_passcodes WHERE account_id = $1::text AND user_id = $2::text FOR UPDATE`,
+    insertUserPasscode: `
+      INSERT INTO ${s}.user_passcodes (${USER_COLUMNS})
+      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint)
+      ON CONFLICT (account_id, user_id) DO NOTHING
+      RETURNING ${USER_COLUMNS}`,
+    replaceUserPasscode: `
+      UPDATE ${s}.user_passcodes SET
+        hash = $3::text, ciphertext = $4::text, hint = $5::text, validity_type = $6::text, validity_days = $7::integer,
+        granted_at = $8::bigint, expires_at = $9::bigint, revoked_at = $10::bigint
+      WHERE account_id = $1::text AND user_id = $2::text
+      RETURNING ${USER_COLUMNS}`,
+    resetUserPasscode: `
+      UPDATE ${s}.user_passcodes SET
+        hash = $3::text, ciphertext = $4::text, hint = $5::text, granted_at = $6::bigint, expires_at = $7::bigint
+      WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
+      RETURNING ${USER_COLUMNS}`,
+    revokeUserPasscode: `
+      UPDATE ${s}.user_passcodes SET revoked_at = $3::bigint
+      WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
+      RETURNING ${USER_COLUMNS}`,
+    getUserPasscode: `SELECT ${USER_COLUMNS} FROM ${s}.user_passcodes WHERE account_id = $1::text AND user_id = $2::text`,
+
+    getAcceptedPasscodes: `SELECT accepted_passcodes FROM ${s}.accounts WHERE account_id = $1::text`,
+    setAcceptedPasscodes: `
+      INSERT INTO ${s}.accounts (account_id, accepted_passcodes) VALUES ($1::text, $2::text)
+      ON CONFLICT (account_id) DO UPDATE SET accepted_passcodes = excluded.accepted_passcodes`,
+
+    // Due = dueNotification(): expired once now >= expires_at, else expiring soon
+    // inside the window. Candidate passcode rows are locked with SKIP LOCKED so that
+    // concurrent runners split the work; the conditional upsert is what makes a claim
+    // exclusive: it re-checks the notification row's latest version, so a row sent or
+    // under a live lease is never taken, and an expired lease is taken over.
+    claimNotifications: `
+      WITH candidates AS (
+        SELECT p.id, p.account_id, p.name, p.hint, p.expires_at,
+               CASE WHEN p.expires_at <= $1::bigint THEN 'expired' ELSE 'expiring_soon' END AS kind
+        FROM ${s}.account_passcodes p
+        WHERE p.expires_at IS NOT NULL
+          AND p.expires_at <= $1::bigint + $2::bigint
+          AND NOT EXISTS (
+            SELECT 1 FROM ${s}.notifications n
+            WHERE n.passcode_id = p.id AND n.expires_at = p.expires_at
+              AND n.kind = CASE WHEN p.expires_at <= $1::bigint THEN 'expired' ELSE 'expiring_soon' END
+              AND (n.sent_at IS NOT NULL OR n.claimed_until > $1::bigint)
+          )
+        ORDER BY p.expires_at, p.id COLLATE "C"
+        LIMIT $3::integer
+        FOR NO KEY UPDATE OF p SKIP LOCKED
+      ), claimed AS (
+        INSERT INTO ${s}.notifications AS n (passcode_id, kind, expires_at, token, claimed_until, sent_at)
+        SELECT id, kind, expires_at, $4::text, $1::bigint + $5::bigint, NULL FROM candidates
+        ON CONFLICT (passcode_id, kind, expires_at) DO UPDATE
+          SET token = excluded.token, claimed_until = excluded.claimed_until
+          WHERE n.sent_at IS NULL AND n.claimed_until <= $1::bigint
+        RETURNING n.passcode_id, n.kind, n.expires_at
+      )
+      SELECT c.id AS passcode_id, c.account_id, c.name, c.hint, c.kind, c.expires_at
+      FROM claimed
+      JOIN candidates c ON c.id = claimed.passcode_id AND c.kind = claimed.kind AND c.expires_at = claimed.expires_at
+      ORDER BY c.expires_at, c.id COLLATE "C"`,
+    completeNotification: `
+      UPDATE ${s}.notifications SET sent_at = $5::bigint, token = NULL
+      WHERE passcode_id = $1::text AND kind = $2::text AND expires_at = $3::bigint AND token = $4::text AND sent_at IS NULL
+      RETURNING passcode_id`,
+    releaseNotification: `
+      DELETE FROM ${s}.notifications
+      WHERE passcode_id = $1::text AND kind = $2::text AND expires_at = $3::bigint AND token = $4::text AND sent_at IS NULL`,
+
+    notify: `SELECT pg_notify($1::text, $2::text)`,
+  }
+}
+
+/** The statements of one schema. */
+export type Statements = ReturnType<typeof statements>
+
+/** The unique index that enforces name uniqueness; its violation means `duplicate_name`. */
+export const NAME_INDEX = 'account_passcodes_name_key'

@@ -1,0 +1,57 @@
+import { afterEach, beforeEach, describe } from 'vitest'
+import { accountPasscodeCases } from './store/account-passcodes'
+import { concurrencyCases } from './store/concurrency'
+import { endToEndCases } from './store/end-to-end'
+import type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
+import { invalidationCases } from './store/invalidations'
+import { lookupCases } from './store/lookup'
+import { notificationCases } from './store/notifications'
+import { userPasscodeCases } from './store/user-passcodes'
+
+export type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
+
+/**
+ * The store conformance suite: the behaviour every {@link PasscodeStore} must show,
+ * with the memory store as the reference. A store adapter is done when it passes
+ * this suite. Each test gets a fresh, isolated storage from `open()`; `peer()` gives
+ * it more instances over the same storage for the cross-instance cases (cap and names
+ * under 300 concurrent creates on 3 instances, 4 concurrent notification claimers,
+ * invalidations reaching another instance within a second).
+ *
+ * @param name - the label of the `describe` block, for example `'memoryStore'`
+ * @param options - `open` makes a fixture; `queryPlan` adds the EXPLAIN check
+ * @example
+ * ```ts
+ * storeConformance('memoryStore', {
+ *   open: async () => {
+ *     const store = memoryStore()
+ *     return { store, peer: async () => store, close: () => store.close!() }
+ *   },
+ * })
+ * ```
+ */
+export function storeConformance(name: string, options: StoreConformanceOptions & { queryPlan?: boolean }): void {
+  describe(name, () => {
+    let current: StoreFixture | undefined
+    const fixture = (): StoreFixture => {
+      if (current === undefined) throw new Error('the store fixture is not open')
+      return current
+    }
+    beforeEach(async () => {
+      current = await options.open()
+    })
+    afterEach(async () => {
+      const closing = current
+      current = undefined
+      await closing?.close()
+    })
+
+    accountPasscodeCases(fixture)
+    userPasscodeCases(fixture)
+    notificationCases(fixture)
+    invalidationCases(fixture)
+    concurrencyCases(fixture)
+    lookupCases(fixture, options.queryPlan ?? false)
+    endToEndCases(fixture)
+  })
+}

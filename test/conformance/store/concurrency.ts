@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest'
+import type { CreateResult, PasscodeStore } from '../../../src/ports/passcode-store'
+import { NOW, accountPasscode, userPasscode, type StoreFixture } from './fixtures'
+
+const CAP = 100
+const CREATES = 300
+
+/** Three instances over the same storage, as three processes with their own pools. */
+async function threeInstances(fixture: StoreFixture): Promise<PasscodeStore[]> {
+  return [fixture.store, await fixture.peer(), await fixture.peer()]
+}
+
+function tally(results: readonly CreateResult[]): Record<string, number> {
+  const counts: Record<string, number> = {}
+  for (const result of results) {
+    const key = result.ok ? 'ok' : result.reason
+    counts[key] = (counts[key] ?? 0) + 1
+  }
+  return counts
+}
+
+/** The cap and name uniqueness under concurrent writes from several instances. */
+export function concurrencyCases(fixture: () => StoreFixture): void {
+  describe('concurrency', () => {
+    it(`keeps exactly ${CAP} passcodes under ${CREATES} concurrent creates spread across 3 instances`, async () => {
+      const stores = await threeInstances(fixture())
+      const results = await Promise.all(
+        Array.from({ length: CREATES }, (_, i) => stores[i % 3]!.createAccountPasscode(accountPasscode({ name: `Concurrent ${i}` }), CAP)),
+      )
+      expect(tally(results)).toEqual({ ok: CAP, cap_reached: CREATES - CAP })
+      expect(await stores[1]!.listAccountPasscodes('acc_1')).toHaveLength(CAP)
+    })
+
+    it(`gives each name exactly one winner under ${CREATES} concurrent creates of 50 names across 3 instances`, async () => {
+      const stores = await threeInstances(fixture())
+      const spellings = (i: number) => [`Name ${i}`, `NAME ${i}`, ` name ${i} `, `nAmE ${i}`, `Name ${i}  `, `name ${i}`]
+      const attempts = Array.from({ length: 50 }, (_, i) => spellings(i)).flat()
+      const results = await Promise.all(
+        attempts.map((name, i) => stores[i % 3]!.createAccountPasscode(accountPasscode({ name, nameKey: name.trim().toLowerCase() }), CAP)),
+      )
+      expect(tally(results)).toEqual({ ok: 50, duplicate_name: CREATES - 50 })
+      const winners = results.flatMap((result) => (result.ok ? [result.record.nameKey] : []))
+      expect(new Set(winners).size).toBe(50)
+      const stored = await stores[2]!.listAccountPasscodes('acc_1')
+      expect(new Set(stored.map((record) => record.nameKey)).size).toBe(50)
+    })
+
+    it(`holds the cap and the names together: ${CREATES} creates of 150 names, each name twice`, async () => {
+      const stores = await threeInstances(fixture())
+      const results = await Promise.all(
+        Array.from({ length: CREATES }, (_, i) => {
+          const name = i % 2 === 0 ? `Pair ${i >> 1}` : `PAIR ${i >> 1}`
+          return stores[i % 3]!.createAccountPasscode(accountPasscode({ name, nameKey: name.toLowerCase() }), CAP)
+        }),
+      )
+      const counts = tally(results)
+      expect(counts.ok).toBe(CAP)
+      expect((counts.cap_reached ?? 0) + (counts.duplicate_name ?? 0)).toBe(CREATES - CAP)
+      const stored = await stores[0]!.listAccountPasscodes('acc_1')
+      expect(stored).toHaveLength(CAP)
+      expect(new Set(stored.map((record) => record.nameKey)).size).toBe(CAP)
+    })
+
+    it('lets exactly one of concurrent renames to the same name win', async () => {
+      const stores = await threeInstances(fixture())
+      const records = Array.from({ length: 12 }, () => accountPasscode())
+      for (const record of records) await stores[0]!.createAccountPasscode(record, CAP)
+      const results = await Promise.all(
+        records.map((record, i) =>
+          stores[i % 3]!.updateAccountPasscode('acc_1', record.id, { name: 'Shared', nameKey: 'shared', updatedAt: NOW }),
+        ),
+      )
+      expect(results.filter((result) => result.ok)).toHaveLength(1)
+      expect(results.filter((result) => !result.ok && result.reason === 'duplicate_name')).toHaveLength(11)
+    })
+
+    it('lets exactly one of concurrent grants to the same user win', async () => {
+      const stores = await threeInstances(fixture())
+      const results = await Promise.all(Array.from({ length: 12 }, (_, i) => stores[i % 3]!.grantUserPasscode(userPasscode(), NOW)))
+      const winners = results.flatMap((result) => (result.ok ? [result.record] : []))
+      expect(winners).toHaveLength(1)
+      expect(await stores[1]!.getUserPasscode('acc_1', 'u_1')).toEqual(winners[0])
+    })
+  })
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest'
+import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../../src/core/entities'
+import { NOW, accountPasscode, fakeHash, userPasscode, type StoreFixture } from './fixtures'
+
+const ACCOUNTS = 80
+const PER_ACCOUNT = 100
+const USERS = 2_000
+
+/** 8 000 account passcodes (80 accounts at the cap) and 2 000 user passcodes. */
+async function seedTenThousand(fixture: StoreFixture): Promise<{ accounts: AccountPasscodeRecord[]; users: UserPasscodeRecord[] }> {
+  const accounts = Array.from({ length: ACCOUNTS * PER_ACCOUNT }, (_, i) =>
+    accountPasscode({ accountId: `acc_${i % ACCOUNTS}`, name: `Seeded ${i}` }),
+  )
+  const users = Array.from({ length: USERS }, (_, i) => userPasscode({ accountId: `acc_${i % ACCOUNTS}`, userId: `u_${i}` }))
+  if (fixture.seed !== undefined) {
+    await fixture.seed(accounts, users)
+  } else {
+    for (const record of accounts) await fixture.store.createAccountPasscode(record, PER_ACCOUNT)
+    for (const record of users) await fixture.store.grantUserPasscode(record, NOW)
+  }
+  return { accounts, users }
+}
+
+/** The verification lookup at 10 000 passcodes: right answers, and an index when there is a plan to show. */
+export function lookupCases(fixture: () => StoreFixture, queryPlan: boolean): void {
+  describe('verification lookup at 10 000 passcodes', () => {
+    it('finds any passcode by its hash and nothing for an unknown hash', async () => {
+      const current = fixture()
+      const { accounts, users } = await seedTenThousand(current)
+      for (let i = 0; i < accounts.length; i += 97) {
+        const record = accounts[i]!
+        expect(await current.store.findCredentialByHash(record.hash)).toEqual({ kind: 'account', record, acceptedPasscodes: 'account' })
+      }
+      for (let i = 0; i < users.length; i += 41) {
+        const record = users[i]!
+        expect(await current.store.findCredentialByHash(record.hash)).toEqual({ kind: 'user', record, acceptedPasscodes: 'account' })
+      }
+      for (let i = 0; i < 20; i++) expect(await current.store.findCredentialByHash(fakeHash())).toBeNull()
+    })
+
+    // A store without a query planner (memory) answers from a hash map: nothing to
+    // explain, so the case is not registered for it rather than reported as skipped.
+    if (queryPlan) it('uses the hash indexes, not a scan (EXPLAIN)', async () => {
+      const current = fixture()
+      expect(current.explainLookup).toBeTypeOf('function')
+      const { accounts, users } = await seedTenThousand(current)
+      for (const hash of [accounts[1234]!.hash, users[567]!.hash, fakeHash()]) {
+        const plan = await current.explainLookup!(hash)
+        expect(plan).toMatch(/Index (Only )?Scan using account_passcodes_hash_key/)
+        expect(plan).toMatch(/Index (Only )?Scan using user_passcodes_hash_key/)
+        expect(plan).not.toMatch(/Seq Scan on (account|user)_passcodes/)
+      }
+    })
+  })
+}

@@ -1,0 +1,141 @@
+import { execFileSync, spawnSync } from 'node:child_process'
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/**
+ * PostgreSQL for tests: `DATABASE_URL` when set, or else a throw-away cluster made
+ * with the installed binaries (initdb + pg_ctl) on a free port in a temp folder,
+ * removed afterwards. {@link postgresAvailability} decides synchronously, at test
+ * collection, so that a suite without either is reported as skipped with the reason.
+ */
+
+/** Whether PostgreSQL tests can run here, and how. */
+export type PostgresAvailability =
+  | { readonly available: true; readonly source: 'DATABASE_URL' }
+  | { readonly available: true; readonly source: 'binaries'; readonly binDir: string; readonly runAs?: { uid: number; gid: number } }
+  | { readonly available: false; readonly reason: string }
+
+/** A running server for one test file. */
+export interface TestPostgres {
+  readonly connectionString: string
+  /** Stops and removes a temporary cluster; does nothing for `DATABASE_URL`. */
+  stop(): Promise<void>
+}
+
+function findBinDir(): string | undefined {
+  const fromEnv = process.env.PG_BIN_DIR
+  if (fromEnv !== undefined && existsSync(join(fromEnv, 'initdb'))) return fromEnv
+  const root = '/usr/lib/postgresql'
+  if (existsSync(root)) {
+    const versions = readdirSync(root)
+      .filter((version) => existsSync(join(root, version, 'bin', 'initdb')) && existsSync(join(root, version, 'bin', 'pg_ctl')))
+      .sort((a, b) => Number(b) - Number(a))
+    if (versions[0] !== undefined) return join(root, versions[0], 'bin')
+  }
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    if (dir !== '' && existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl'))) return dir
+  }
+  return undefined
+}
+
+/** initdb refuses to run as root: use the `postgres` OS user then. */
+function osUser(name: string): { uid: number; gid: number } | undefined {
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith(`${name}:`))
+  const fields = line?.split(':')
+  if (fields === undefined || fields.length < 4) return undefined
+  return { uid: Number(fields[2]), gid: Number(fields[3]) }
+}
+
+let cached: PostgresAvailability | undefined
+
+/** Decides, once per process, where test PostgreSQL comes from. */
+export function postgresAvailability(): PostgresAvailability {
+  if (cached !== undefined) return cached
+  if (process.env.DATABASE_URL) return (cached = { available: true, source: 'DATABASE_URL' })
+  const binDir = findBinDir()
+  if (binDir === undefined) {
+    return (cached = { available: false, reason: 'no DATABASE_URL and no PostgreSQL binaries (initdb, pg_ctl) installed' })
+  }
+  if (process.getuid?.() !== 0) return (cached = { available: true, source: 'binaries', binDir })
+  const runAs = osUser('postgres')
+  if (runAs === undefined) {
+    return (cached = { available: false, reason: 'running as root and no "postgres" OS user to run initdb as' })
+  }
+  return (cached = { available: true, source: 'binaries', binDir, runAs })
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))))
+    })
+  })
+}
+
+/**
+ * Starts PostgreSQL for a test file (or returns `DATABASE_URL`). Call from
+ * `beforeAll` and `stop()` in `afterAll`.
+ */
+export async function startTestPostgres(): Promise<TestPostgres> {
+  const availability = postgresAvailability()
+  if (!availability.available) throw new Error(`PostgreSQL unavailable: ${availability.reason}`)
+  if (availability.source === 'DATABASE_URL') {
+    return { connectionString: process.env.DATABASE_URL!, stop: async () => {} }
+  }
+  const { binDir, runAs } = availability
+  const dir = mkdtempSync(join(tmpdir(), 'passcode-auth-pg-'))
+  if (runAs !== undefined) chownSync(dir, runAs.uid, runAs.gid)
+  const data = join(dir, 'data')
+  const run = (command: string, args: string[]) =>
+    execFileSync(join(binDir, command), args, { stdio: 'pipe', cwd: dir, ...(runAs ?? {}), timeout: 60_000 })
+
+  try {
+    run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync'])
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true })
+    throw error
+  }
+  const stopCluster = (): void => {
+    spawnSync(join(binDir, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'], { stdio: 'ignore', cwd: dir, ...(runAs ?? {}) })
+    rmSync(dir, { recursive: true, force: true })
+  }
+  // Safety net if the test process ends without afterAll.
+  process.once('exit', stopCluster)
+
+  let lastError: unknown
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort()
+    const settings = [
+      `-p ${port}`,
+      `-k ${dir}`,
+      '-c listen_addresses=127.0.0.1',
+      '-c max_connections=200',
+      '-c fsync=off',
+      '-c synchronous_commit=off',
+      '-c full_page_writes=off',
+    ].join(' ')
+    try {
+      run('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-o', settings, '-w', '-t', '60', 'start'])
+      return {
+        connectionString: `postgres://postgres@127.0.0.1:${port}/postgres`,
+        async stop() {
+          process.removeListener('exit', stopCluster)
+          stopCluster()
+        },
+      }
+    } catch (error) {
+      // Most likely the port was taken between freePort() and start: try another.
+      lastError = error
+    }
+  }
+  stopCluster()
+  process.removeListener('exit', stopCluster)
+  throw lastError
+}

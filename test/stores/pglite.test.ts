@@ -1,0 +1,29 @@
+import { PGlite } from '@electric-sql/pglite'
+import { afterAll, beforeAll } from 'vitest'
+import { storeConformance } from '../conformance/store'
+import { openSqlFixture } from './sql-fixture'
+import { sqlStoreCases } from './sql-store-cases'
+
+// One PGlite instance for the file (it takes seconds to start); every test gets a
+// fresh schema in it. A PGlite instance is one session, so a "peer" is another
+// store over the same instance, as several services in one process would share it.
+let db: PGlite
+
+beforeAll(async () => {
+  db = new PGlite()
+  await db.waitReady
+})
+
+afterAll(async () => {
+  await db?.close()
+})
+
+storeConformance('postgresStore on PGlite', {
+  queryPlan: true,
+  open: () => openSqlFixture({ main: db, another: async () => ({ db, close: async () => {} }) }),
+})
+
+sqlStoreCases('postgresStore on PGlite', {
+  main: () => db,
+  another: async () => ({ db, close: async () => {} }),
+})

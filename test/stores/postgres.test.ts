@@ -1,0 +1,138 @@
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { generatePasscode } from '../../src/core/passcode-format'
+import { createPasscodeAuth } from '../../src/service/create-passcode-auth'
+import { toDatabase } from '../../src/stores/postgres/database'
+import { postgresStore } from '../../src/stores/postgres/index'
+import { storeConformance } from '../conformance/store'
+import { eventually, subscribeReady } from '../conformance/store/fixtures'
+import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
+import { openSqlFixture } from './sql-fixture'
+import { sqlStoreCases } from './sql-store-cases'
+
+const availability = postgresAvailability()
+const title = availability.available ? 'PostgreSQL server' : `PostgreSQL server (skipped: ${availability.reason})`
+
+describe.skipIf(!availability.available)(title, () => {
+  let server: TestPostgres
+  let main: pg.Pool
+  const pools = new Set<pg.Pool>()
+
+  const newPool = (): pg.Pool => {
+    const pool = new pg.Pool({ connectionString: server.connectionString, max: 10 })
+    // Tests kill backends on purpose; a host attaches its own handler the same way.
+    pool.on('error', () => {})
+    pools.add(pool)
+    return pool
+  }
+  const endPool = async (pool: pg.Pool): Promise<void> => {
+    pools.delete(pool)
+    await pool.end()
+  }
+  const anotherPool = async () => {
+    const pool = newPool()
+    return { db: pool, close: () => endPool(pool) }
+  }
+  const newClient = async (): Promise<pg.Client> => {
+    const client = new pg.Client({ connectionString: server.connectionString })
+    client.on('error', () => {})
+    await client.connect()
+    return client
+  }
+  const listenerPids = async (channel: string): Promise<number[]> => {
+    const rows = await main.query('SELECT pid FROM pg_stat_activity WHERE query = $1', [`LISTEN ${channel}`])
+    return rows.rows.map((row: { pid: number }) => row.pid)
+  }
+
+  beforeAll(async () => {
+    server = await startTestPostgres()
+    main = newPool()
+  })
+
+  afterAll(async () => {
+    await Promise.all([...pools].map((pool) => pool.end()))
+    await server?.stop()
+  })
+
+  storeConformance('postgresStore on a pg Pool (peers: one pool each)', {
+    queryPlan: true,
+    open: () => openSqlFixture({ main, another: anotherPool }),
+  })
+
+  storeConformance('postgresStore on a pg Client (peers: one client each)', {
+    queryPlan: true,
+    open: async () => {
+      const clients = [await newClient()]
+      const fixture = await openSqlFixture({
+        main: clients[0]!,
+        another: async () => {
+          const client = await newClient()
+          return { db: client, close: () => client.end() }
+        },
+      })
+      return { ...fixture, close: () => fixture.close().finally(() => clients[0]!.end()) }
+    },
+  })
+
+  sqlStoreCases('postgresStore on a pg Pool', { main: () => main, another: anotherPool })
+
+  describe('PostgreSQL server only', () => {
+    it('keeps receiving invalidations after its listening connection is killed', async () => {
+      const fixture = await openSqlFixture({ main, another: anotherPool })
+      const other = await fixture.peer()
+      const received = await subscribeReady(other, fixture.store)
+      const channel = `${fixture.schema}_invalidations`
+      const [before] = await listenerPids(channel)
+      expect(before).toBeTypeOf('number')
+      await main.query('SELECT pg_terminate_backend($1)', [before])
+      await eventually(async () => {
+        await fixture.store.setAcceptedPasscodes('acc_after', 'both')
+        expect(received).toContainEqual({ type: 'account', accountId: 'acc_after' })
+      }, 10_000)
+      const after = await listenerPids(channel)
+      expect(after).toHaveLength(1)
+      expect(after[0]).not.toBe(before)
+      await fixture.close()
+    })
+
+    it('close() ends the listening connection', async () => {
+      const fixture = await openSqlFixture({ main, another: anotherPool })
+      fixture.store.subscribe(() => {})
+      await fixture.store.ready()
+      const channel = `${fixture.schema}_invalidations`
+      expect(await listenerPids(channel)).toHaveLength(1)
+      await fixture.store.close()
+      await eventually(async () => expect(await listenerPids(channel)).toEqual([]), 5_000)
+      await fixture.close()
+    })
+
+    it('rolls back a transaction whose connection drops, and the pool carries on', async () => {
+      const fixture = await openSqlFixture({ main, another: anotherPool })
+      const pool = newPool()
+      const attempt = toDatabase(pool).transaction(async (tx) => {
+        await tx.query(`INSERT INTO ${fixture.schema}.partners (name, added_at) VALUES ('half-done', 0)`)
+        const [row] = await tx.query('SELECT pg_backend_pid() AS pid')
+        await main.query('SELECT pg_terminate_backend($1)', [row!.pid])
+        await tx.query('SELECT 1')
+      })
+      await expect(attempt).rejects.toThrow()
+      expect((await main.query(`SELECT name FROM ${fixture.schema}.partners`)).rows).toEqual([])
+      const store = postgresStore(pool, { schema: fixture.schema })
+      await expect(store.setAcceptedPasscodes('acc_1', 'user')).resolves.toBeUndefined()
+      expect(await store.getAcceptedPasscodes('acc_1')).toBe('user')
+      await endPool(pool)
+      await fixture.close()
+    })
+
+    it('a store whose pool is gone throws, and the service answers 503', async () => {
+      const fixture = await openSqlFixture({ main, another: anotherPool })
+      const pool = newPool()
+      const store = postgresStore(pool, { schema: fixture.schema })
+      await endPool(pool)
+      await expect(store.getAcceptedPasscodes('acc_1')).rejects.toThrow()
+      const auth = createPasscodeAuth({ store, cache: false })
+      expect(await auth.authenticate({ accountId: 'acc_1', passcode: generatePasscode() })).toMatchObject({ ok: false, statusCode: 503 })
+      await fixture.close()
+    })
+  })
+})

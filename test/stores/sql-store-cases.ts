@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import type { Actor } from '../../src/core/entities'
+import { InvalidInputError, InvalidOptionsError, StorageError } from '../../src/core/errors'
+import { createPasscodeHasher } from '../../src/core/hashing'
+import { generatePasscode } from '../../src/core/passcode-format'
+import type { Invalidation } from '../../src/ports/passcode-store'
+import { createPasscodeAuth } from '../../src/service/create-passcode-auth'
+import { toDatabase, type PostgresDatabase } from '../../src/stores/postgres/database'
+import { migrate, postgresPartners, postgresStore } from '../../src/stores/postgres/index'
+import { eventually, subscribeReady } from '../conformance/store/fixtures'
+import { openSqlFixture, uniqueSchema } from './sql-fixture'
+
+const admin: Actor = { userId: 'u_admin', role: 'admin' }
+
+/** Connections for the SQL-only cases: the file's database and further connections to it. */
+export interface SqlCaseConnections {
+  main(): PostgresDatabase
+  another(): Promise<{ db: PostgresDatabase; close(): Promise<void> }>
+}
+
+/** What only the SQL store has: migrations, what lands in the tables, the channel, options, partners. */
+export function sqlStoreCases(name: string, connections: SqlCaseConnections): void {
+  const open = () => openSqlFixture({ main: connections.main(), another: connections.another })
+
+  describe(`${name}: migrations`, () => {
+    it('migrates once and is a no-op after', async () => {
+      const schema = uniqueSchema()
+      expect(await migrate(connections.main(), { schema })).toEqual({ applied: [1], version: 1 })
+      expect(await migrate(connections.main(), { schema })).toEqual({ applied: [], version: 1 })
+      const rows = await toDatabase(connections.main()).query(`SELECT version FROM ${schema}.schema_migrations`)
+      expect(rows.map((row) => Number(row.version))).toEqual([1])
+      await toDatabase(connections.main()).query(`DROP SCHEMA ${schema} CASCADE`)
+    })
+
+    it('applies each version once when instances migrate at the same time', async () => {
+      const schema = uniqueSchema()
+      const others = await Promise.all([connections.another(), connections.another(), connections.another()])
+      const reports = await Promise.all(others.map((other) => migrate(other.db, { schema })))
+      expect(reports.map((report) => report.applied).sort()).toEqual([[], [], [1]])
+      await Promise.all(others.map((other) => other.close()))
+      await toDatabase(connections.main()).query(`DROP SCHEMA ${schema} CASCADE`)
+    })
+  })
+
+  describe(`${name}: at rest and on the wire`, () => {
+    it('stores account passcodes as hash and hint only, user passcodes as hash and JWE', async () => {
+      const fixture = await open()
+      const auth = createPasscodeAuth({ store: fixture.store, encryptionKeys: [{ id: 'k', key: randomBytes(32) }] })
+      const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'At rest', expiry: 30 })
+      await auth.userPasscodes.grant(admin, 'acc_1', 'u_1', { validity: { type: 'infinite' } })
+      const userValue = (await auth.userPasscodes.reveal({ userId: 'u_1', role: 'member' }, 'acc_1')).value
+      const database = toDatabase(connections.main())
+      const [account] = await database.query(`SELECT row_to_json(p)::text AS json, hash FROM ${fixture.schema}.account_passcodes p`)
+      const [user] = await database.query(`SELECT row_to_json(u)::text AS json, ciphertext FROM ${fixture.schema}.user_passcodes u`)
+      expect(account!.json).not.toContain(value)
+      expect(account!.hash).toBe(createPasscodeHasher()(value))
+      expect(user!.json).not.toContain(userValue)
+      expect(String(user!.ciphertext).split('.')).toHaveLength(5)
+      await auth.close()
+      await fixture.close()
+    })
+
+    it('publishes exactly the invalidation as JSON on the channel, nothing secret', async () => {
+      const fixture = await open()
+      const payloads: string[] = []
+      const listening = toDatabase(connections.main()).listen(`${fixture.schema}_invalidations`, (payload) => payloads.push(payload))
+      await listening.ready
+      const { store } = fixture
+      const created = await store.createAccountPasscode(
+        { id: 'pc_1', accountId: 'acc_1', name: 'N', nameKey: 'n', hash: 'a'.repeat(64), hint: 'psc_…Wire', expiry: 1, createdAt: 1, updatedAt: 1, expiresAt: 2 },
+        100,
+      )
+      expect(created.ok).toBe(true)
+      await store.deleteAccountPasscode('acc_1', 'pc_1')
+      const expected: Invalidation = { type: 'account_passcode', accountId: 'acc_1', passcodeId: 'pc_1' }
+      await eventually(() => expect(payloads.map((payload) => JSON.parse(payload))).toEqual([expected]))
+      expect(payloads[0]).not.toContain('a'.repeat(64))
+      await listening.stop()
+      await fixture.close()
+    })
+
+    it('with listen: false, subscribers hear only the writes of their own instance', async () => {
+      const fixture = await open()
+      const local = postgresStore(connections.main(), { schema: fixture.schema, listen: false })
+      const heard: Invalidation[] = []
+      local.subscribe((invalidation) => heard.push(invalidation))
+      await local.ready()
+      await local.setAcceptedPasscodes('acc_local', 'both')
+      expect(heard).toEqual([{ type: 'account', accountId: 'acc_local' }])
+      const remote = await subscribeReady(fixture.store, fixture.store)
+      await fixture.store.setAcceptedPasscodes('acc_remote', 'user')
+      await eventually(() => expect(remote).toContainEqual({ type: 'account', accountId: 'acc_remote' }))
+      expect(heard).toEqual([{ type: 'account', accountId: 'acc_local' }])
+      await local.close()
+      await fixture.close()
+    })
+  })
+
+  describe(`${name}: options and failures`, () => {
+    it('rejects bad options and a bad db with InvalidOptionsError naming them', () => {
+      const db = connections.main()
+      const option = (fn: () => unknown) => {
+        try {
+          fn()
+        } catch (error) {
+          expect(error).toBeInstanceOf(InvalidOptionsError)
+          return (error as InvalidOptionsError).option
+        }
+        throw new Error('expected an InvalidOptionsError')
+      }
+      expect(option(() => postgresStore(db, { schema: 'Bad-Name' }))).toBe('schema')
+      expect(option(() => postgresStore(db, { schema: 'x'.repeat(49) }))).toBe('schema')
+      expect(option(() => postgresStore(db, { channel: 'a;b' }))).toBe('channel')
+      expect(option(() => postgresStore(db, { listen: 'yes' as unknown as boolean }))).toBe('listen')
+      expect(option(() => postgresStore(db, { schemas: 'x' } as never))).toBe('options')
+      expect(option(() => postgresStore({} as never))).toBe('db')
+      expect(option(() => postgresPartners(db, { schema: '1abc' }))).toBe('schema')
+    })
+
+    it('fails store calls on a schema that was never migrated; the service answers 503 without internals', async () => {
+      const store = postgresStore(connections.main(), { schema: uniqueSchema() })
+      await expect(store.findCredentialByHash('a'.repeat(64))).rejects.toThrow()
+      const auth = createPasscodeAuth({ store })
+      expect(await auth.authenticate({ accountId: 'acc_1', passcode: generatePasscode() })).toMatchObject({ ok: false, statusCode: 503 })
+      const failure = await auth.passcodes.create(admin, 'acc_1', { name: 'X', expiry: 1 }).catch((error: unknown) => error)
+      expect(failure).toBeInstanceOf(StorageError)
+      expect((failure as Error).message).toBe('The passcode store is unavailable')
+      await store.close()
+    })
+  })
+
+  describe(`${name}: partner registry`, () => {
+    it('adds, lists, checks and removes partners by their normalised name', async () => {
+      const fixture = await open()
+      const partners = postgresPartners(connections.main(), { schema: fixture.schema })
+      expect(await partners.add('  Acme ')).toBe(true)
+      expect(await partners.add('ACME')).toBe(false)
+      expect(await partners.add('globex')).toBe(true)
+      expect(await partners.list()).toEqual(['acme', 'globex'])
+      expect(await partners.isWhitelisted('acme')).toBe(true)
+      expect(await partners.remove('Globex')).toBe(true)
+      expect(await partners.remove('globex')).toBe(false)
+      expect(await partners.list()).toEqual(['acme'])
+      await expect(partners.add('   ')).rejects.toBeInstanceOf(InvalidInputError)
+      await expect(partners.add('x'.repeat(129))).rejects.toBeInstanceOf(InvalidInputError)
+      await fixture.close()
+    })
+
+    it('is the whitelist of GET /v1/connect', async () => {
+      const fixture = await open()
+      const partners = postgresPartners(connections.main(), { schema: fixture.schema })
+      await partners.add('Acme')
+      const auth = createPasscodeAuth({ store: fixture.store, partners })
+      const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'P', expiry: 30 })
+      const headers = { 'x-service-account-id': 'acc_1', 'x-service-passcode': value }
+      expect((await auth.connect({ headers, partner: ' ACME ' })).statusCode).toBe(200)
+      expect((await auth.connect({ headers, partner: 'initech' })).statusCode).toBe(403)
+      await auth.close()
+      await fixture.close()
+    })
+  })
+}
