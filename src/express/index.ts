@@ -1,0 +1,5 @@
+export { requirePasscode } from './require-passcode'
+export type { RequirePasscodeOptions } from './require-passcode'
+export { connectHandler } from './connect-handler'
+export { PasscodeRefusedError } from '../http/refusal-error'
+export type { Principal } from '../core/entities'

@@ -1,0 +1,60 @@
+import type { RequestHandler } from 'express'
+import type { Principal } from '../core/entities'
+import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
+import { authenticateNodeRequest } from '../http/node-request'
+import { PasscodeRefusedError } from '../http/refusal-error'
+import { writeNodeResponse } from '../http/write-result'
+import type { PasscodeAuth } from '../service/create-passcode-auth'
+
+declare global {
+  // Express's own extension point for request properties (a namespace by design).
+  namespace Express {
+    interface Request {
+      /** Who called (SPEC §5.17); set by `requirePasscode` before the next handler runs. */
+      passcodeAuth?: Principal
+    }
+  }
+}
+
+/** Options of the Express {@link requirePasscode}. */
+export interface RequirePasscodeOptions {
+  /**
+   * `'respond'` answers a refusal at once with the exact SPEC body and headers.
+   * `'next'` passes a `PasscodeRefusedError` to `next(err)` instead, for hosts whose
+   * own error handler shapes every error response.
+   * @default 'respond'
+   */
+  onRefusal?: 'respond' | 'next'
+}
+
+/**
+ * Express (4 and 5) middleware that lets a request through only with valid
+ * `X-Service-Account-Id` and `X-Service-Passcode` headers, and puts who called on
+ * `req.passcodeAuth`. Refusals are written directly unless `onRefusal: 'next'`.
+ *
+ * @param auth - what `createPasscodeAuth` returned
+ * @param options - see {@link RequirePasscodeOptions}; checked at once
+ * @example
+ * ```ts
+ * app.get('/1/events.json', requirePasscode(auth), (req, res) => {
+ *   res.json({ calledBy: req.passcodeAuth })
+ * })
+ * ```
+ */
+export function requirePasscode(auth: PasscodeAuth, options?: RequirePasscodeOptions): RequestHandler {
+  assertPasscodeAuth(auth, 'requirePasscode')
+  checkAdapterOptions(options, 'requirePasscode', {
+    onRefusal: (value) => (value === undefined || value === 'respond' || value === 'next' ? undefined : "must be 'respond' or 'next'"),
+  })
+  const passRefusals = options?.onRefusal === 'next'
+
+  return function requirePasscodeMiddleware(req, res, next) {
+    authenticateNodeRequest(auth, req).then((outcome) => {
+      if (outcome.ok) {
+        req.passcodeAuth = outcome.principal
+        next()
+      } else if (passRefusals) next(new PasscodeRefusedError(outcome))
+      else writeNodeResponse(res, outcome)
+    }, next)
+  }
+}

@@ -1,0 +1,3 @@
+export { passcodeAuthPlugin } from './plugin'
+export type { PasscodeAuthPluginOptions, RequirePasscodeHook } from './plugin'
+export type { Principal } from '../core/entities'

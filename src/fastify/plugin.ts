@@ -1,0 +1,89 @@
+import type { FastifyPluginCallback, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+import fastifyPlugin from 'fastify-plugin'
+import type { Principal } from '../core/entities'
+import { InvalidOptionsError } from '../core/errors'
+import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
+import { connectNodeRequest } from '../http/connect-request'
+import { authenticateNodeRequest } from '../http/node-request'
+import { RESPONSE_HEADERS, type HttpResult } from '../http/outcomes'
+import { serializeBody } from '../http/write-result'
+import type { PasscodeAuth } from '../service/create-passcode-auth'
+
+/** The hook behind `app.requirePasscode`; fits both `onRequest` and `preHandler`. */
+export type RequirePasscodeHook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who called (SPEC §5.17); `null` until `app.requirePasscode` has let the request through. */
+    passcodeAuth: Principal | null
+  }
+  interface FastifyInstance {
+    /** Refuses requests without valid credentials; use as `onRequest` or `preHandler`. */
+    requirePasscode: RequirePasscodeHook
+  }
+}
+
+/** Options of {@link passcodeAuthPlugin}. */
+export interface PasscodeAuthPluginOptions {
+  /** What `createPasscodeAuth` returned. */
+  auth: PasscodeAuth
+  /** Whether to register `GET /v1/connect`. @default true */
+  connectRoute?: boolean
+}
+
+// A pre-serialised string with its Content-Type set: neither Fastify's serializer nor
+// one the host configured re-encodes it, so the bytes match every other adapter.
+const send = (reply: FastifyReply, result: HttpResult): FastifyReply =>
+  reply.code(result.statusCode).headers(RESPONSE_HEADERS).send(serializeBody(result))
+
+function checkOptions(options: PasscodeAuthPluginOptions): void {
+  if (typeof options === 'object' && options !== null && 'prefix' in options) {
+    // Fastify ignores `prefix` for fastify-plugin plugins; failing beats a route at the wrong path.
+    throw new InvalidOptionsError('prefix', 'is ignored for this plugin; register passcodeAuthPlugin inside a plugin registered with the prefix')
+  }
+  checkAdapterOptions(options, 'passcodeAuthPlugin', {
+    auth: () => undefined, // checked below, also when absent
+    connectRoute: (value) => (value === undefined || typeof value === 'boolean' ? undefined : 'must be a boolean'),
+  })
+  assertPasscodeAuth(options.auth, 'passcodeAuthPlugin')
+}
+
+const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, options, done) => {
+  try {
+    checkOptions(options)
+  } catch (error) {
+    // A callback plugin reports failure through done: a throw would hang app.ready().
+    return done(error as Error)
+  }
+  const { auth, connectRoute = true } = options
+
+  fastify.decorateRequest('passcodeAuth', null)
+  fastify.decorate('requirePasscode', function requirePasscode(request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) {
+    authenticateNodeRequest(auth, request.raw).then((outcome) => {
+      if (!outcome.ok) return void send(reply, outcome)
+      request.passcodeAuth = outcome.principal
+      next()
+    }, next)
+  } satisfies RequirePasscodeHook)
+
+  if (connectRoute) {
+    fastify.get('/v1/connect', async (request, reply) => send(reply, await connectNodeRequest(auth, request.raw)))
+  }
+  done()
+}
+
+/**
+ * The Fastify (4 and 5) plugin: decorates `request.passcodeAuth` (who called, SPEC
+ * §5.17), adds `app.requirePasscode` for `onRequest` or `preHandler`, and registers
+ * `GET /v1/connect` unless `connectRoute: false`. Wrapped with `fastify-plugin`, so
+ * the decorations are visible to the whole app. Options are checked at registration.
+ *
+ * @example
+ * ```ts
+ * await app.register(passcodeAuthPlugin, { auth })
+ * app.get('/1/events.json', { onRequest: app.requirePasscode }, async (request) => ({
+ *   calledBy: request.passcodeAuth,
+ * }))
+ * ```
+ */
+export const passcodeAuthPlugin = fastifyPlugin(plugin, { fastify: '4.x || 5.x', name: 'passcode-auth' })

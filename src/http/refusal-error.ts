@@ -1,0 +1,51 @@
+import { PasscodeAuthError } from '../core/errors'
+import type { AuthOutcome } from '../service/authenticate'
+import { RESPONSE_HEADERS, type FailureBody, type FailureReason } from './outcomes'
+
+/**
+ * A request's credentials were refused. Adapters raise it only when the host asks to
+ * handle refusals itself (Express `requirePasscode(auth, { onRefusal: 'next' })`).
+ * It carries what passcode-auth would have sent: `statusCode` (also as `status`, which
+ * Express's and Koa's error handlers read), `headers` and `body`. Serialising it
+ * (`JSON.stringify`) gives only `body`, and the internal `reason` is not enumerable,
+ * so a careless error handler cannot tell a caller more than the spec allows.
+ *
+ * @example
+ * ```ts
+ * app.use((error, req, res, next) => {
+ *   if (error instanceof PasscodeRefusedError) return res.status(error.statusCode).set(error.headers).send(error.body)
+ *   next(error)
+ * })
+ * ```
+ */
+export class PasscodeRefusedError extends PasscodeAuthError {
+  /** The HTTP status passcode-auth would send (400, 401, 503 or 504). */
+  readonly statusCode: number
+  /** Same as `statusCode`, for error handlers that read `status`. */
+  readonly status: number
+  /** The exact body passcode-auth would send (SPEC §4, §5.1). */
+  readonly body: FailureBody
+  /** The response headers passcode-auth would send. */
+  readonly headers: Readonly<Record<string, string>> = RESPONSE_HEADERS
+  /** Tells http-errors-style handlers that the message may be shown to the caller. */
+  readonly expose = true
+  readonly #reason: FailureReason
+
+  constructor(outcome: AuthOutcome & { ok: false }) {
+    super('ERR_PASSCODE_REFUSED', outcome.body.error)
+    this.statusCode = outcome.statusCode
+    this.status = outcome.statusCode
+    this.body = outcome.body
+    this.#reason = outcome.reason
+  }
+
+  /** Why, for the host's logs only: never send it, it tells apart what SPEC §5.1 hides. */
+  get reason(): FailureReason {
+    return this.#reason
+  }
+
+  /** Only the body that the caller may see. */
+  toJSON(): FailureBody {
+    return this.body
+  }
+}

@@ -1,0 +1,3 @@
+export { requirePasscode } from './require-passcode'
+export { connectMiddleware } from './connect-middleware'
+export type { Principal } from '../core/entities'

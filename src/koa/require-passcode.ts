@@ -1,0 +1,38 @@
+import type { Middleware } from 'koa'
+import type { Principal } from '../core/entities'
+import { assertPasscodeAuth } from '../http/adapter-options'
+import { authenticateNodeRequest } from '../http/node-request'
+import type { PasscodeAuth } from '../service/create-passcode-auth'
+import { respond } from './respond'
+
+declare module 'koa' {
+  interface DefaultState {
+    /** Who called (SPEC §5.17); set by `requirePasscode` before downstream middleware runs. */
+    passcodeAuth?: Principal
+  }
+}
+
+/**
+ * Koa (2 and 3) middleware that lets a request through only with valid
+ * `X-Service-Account-Id` and `X-Service-Passcode` headers, and puts who called on
+ * `ctx.state.passcodeAuth`. A refusal is answered at once with the exact SPEC body;
+ * downstream middleware does not run.
+ *
+ * @param auth - what `createPasscodeAuth` returned
+ * @example
+ * ```ts
+ * app.use(requirePasscode(auth))
+ * app.use((ctx) => {
+ *   ctx.body = { calledBy: ctx.state.passcodeAuth }
+ * })
+ * ```
+ */
+export function requirePasscode(auth: PasscodeAuth): Middleware {
+  assertPasscodeAuth(auth, 'requirePasscode')
+  return async function requirePasscodeMiddleware(ctx, next) {
+    const outcome = await authenticateNodeRequest(auth, ctx.req)
+    if (!outcome.ok) return respond(ctx, outcome)
+    ctx.state.passcodeAuth = outcome.principal
+    return next()
+  }
+}

@@ -1,0 +1,13 @@
+import type { Context } from 'koa'
+import { RESPONSE_HEADERS, type HttpResult } from '../http/outcomes'
+import { serializeBody } from '../http/write-result'
+
+/**
+ * Sets a passcode-auth answer on a Koa context. The body is the pre-serialised
+ * string with its Content-Type already set, so Koa sends the bytes untouched.
+ */
+export function respond(ctx: Context, result: HttpResult): void {
+  ctx.status = result.statusCode
+  ctx.set(RESPONSE_HEADERS)
+  ctx.body = serializeBody(result)
+}

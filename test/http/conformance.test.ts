@@ -1,0 +1,4 @@
+import { describeHttpConformance } from '../conformance/http'
+import { FRAMEWORKS } from './frameworks'
+
+describeHttpConformance(FRAMEWORKS)

@@ -1,0 +1,139 @@
+import { createPasscodeAuth, generatePasscode, type PasscodeAuth, type PasscodeStore, type Principal } from '../../src/index'
+import { memoryStore } from '../../src/memory'
+import { DAY_MS } from '../../src/core/time'
+import { admin, manualClock, TEST_KEY } from '../helpers/service'
+
+/** How the wrapped store or partner registry behaves for the next requests. */
+export type FailureMode = 'normal' | 'throws' | 'hangs'
+
+/** The storage deadline of the fixture: short, so 504 cases stay fast. */
+export const FIXTURE_TIMEOUT_MS = 200
+
+/** The partner the fixture whitelists. */
+export const WHITELISTED_PARTNER = 'Acme'
+
+/**
+ * One passcode-auth service shared by every framework under test, so that IDs in
+ * the principals (and so the bytes of `/1/events.json`) are the same for all six.
+ * Values are generated at run time; nothing here looks like a real secret.
+ */
+export interface HttpFixture {
+  readonly auth: PasscodeAuth
+  /** Makes storage reads throw or hang from now on (`normal` restores them). */
+  setStorage(mode: FailureMode): void
+  /** Makes the partner registry throw or hang from now on. */
+  setPartners(mode: FailureMode): void
+  /** Account accepting `both`; holds most credentials. */
+  readonly accountId: string
+  /** Account accepting only account passcodes (the default). */
+  readonly otherAccountId: string
+  /** A 256-character account ID: the longest header value allowed (SPEC §5.4). */
+  readonly longAccountId: string
+  readonly passcodes: {
+    /** Active account passcode of `accountId`. */
+    readonly active: string
+    /** Account passcode of `accountId`, expired by the fixture's clock. */
+    readonly expired: string
+    /** Account passcode of `accountId`, deleted. */
+    readonly deleted: string
+    /** Active account passcode of `otherAccountId`. */
+    readonly otherAccount: string
+    /** Active account passcode of `longAccountId`. */
+    readonly longAccount: string
+    /** User passcode of `accountId` (accepted). */
+    readonly user: string
+    /** User passcode of `accountId`, revoked. */
+    readonly revokedUser: string
+    /** User passcode of `otherAccountId`, which does not accept user passcodes. */
+    readonly userNotAccepted: string
+    /** Well-formed (checksum holds) but never issued: reaches storage, matches nothing. */
+    readonly unknown: string
+  }
+  /** What `/1/events.json` returns for `passcodes.active` and `passcodes.user`. */
+  readonly principals: { readonly account: Principal; readonly user: Principal }
+  close(): Promise<void>
+}
+
+function controllable<T extends object>(target: T, method: keyof T & string, mode: () => FailureMode): T {
+  return new Proxy(target, {
+    get(object, property, receiver) {
+      const value = Reflect.get(object, property, receiver)
+      if (property !== method || typeof value !== 'function') return value
+      return (...args: unknown[]) => {
+        const current = mode()
+        if (current === 'throws') return Promise.reject(new Error('simulated outage: connection refused'))
+        if (current === 'hangs') return new Promise<never>(() => {})
+        return (value as (...a: unknown[]) => unknown).apply(object, args)
+      }
+    },
+  })
+}
+
+/** Builds the shared fixture: two accounts, every kind of credential, a clock two days on. */
+export async function createHttpFixture(): Promise<HttpFixture> {
+  const clock = manualClock(Date.UTC(2026, 0, 1))
+  let storageMode: FailureMode = 'normal'
+  let partnerMode: FailureMode = 'normal'
+  const store: PasscodeStore = controllable(memoryStore(), 'findCredentialByHash', () => storageMode)
+  const whitelist = new Set([WHITELISTED_PARTNER.toLowerCase()])
+  const partners = controllable({ isWhitelisted: (name: string) => whitelist.has(name) }, 'isWhitelisted', () => partnerMode)
+  const auth = createPasscodeAuth({
+    store,
+    partners,
+    clock,
+    encryptionKeys: [{ id: 'test-key', key: TEST_KEY }],
+    timeoutMs: FIXTURE_TIMEOUT_MS,
+  })
+
+  const accountId = 'acc_both'
+  const otherAccountId = 'acc_other'
+  const longAccountId = `acc_${'x'.repeat(252)}`
+  await auth.accounts.setAcceptedPasscodes(admin, accountId, 'both')
+
+  const active = await auth.passcodes.create(admin, accountId, { name: 'Partner A', expiry: 90 })
+  const expired = await auth.passcodes.create(admin, accountId, { name: 'Short lived', expiry: 1 })
+  const deleted = await auth.passcodes.create(admin, accountId, { name: 'Deleted', expiry: 90 })
+  await auth.passcodes.delete(admin, accountId, deleted.passcode.id)
+  const otherAccount = await auth.passcodes.create(admin, otherAccountId, { name: 'Partner B', expiry: 90 })
+  const longAccount = await auth.passcodes.create(admin, longAccountId, { name: 'Long account', expiry: 90 })
+
+  const grantUser = async (account: string, userId: string) => {
+    await auth.userPasscodes.grant(admin, account, userId, { validity: { type: 'finite', days: 30 } })
+    return (await auth.userPasscodes.reveal({ userId, role: 'member' }, account)).value
+  }
+  const user = await grantUser(accountId, 'u_user')
+  const revokedUser = await grantUser(accountId, 'u_revoked')
+  await auth.userPasscodes.revoke(admin, accountId, 'u_revoked')
+  const userNotAccepted = await grantUser(otherAccountId, 'u_other')
+
+  clock.advance(2 * DAY_MS)
+
+  return {
+    auth,
+    setStorage: (mode) => {
+      storageMode = mode
+    },
+    setPartners: (mode) => {
+      partnerMode = mode
+    },
+    accountId,
+    otherAccountId,
+    longAccountId,
+    passcodes: {
+      active: active.value,
+      expired: expired.value,
+      deleted: deleted.value,
+      otherAccount: otherAccount.value,
+      longAccount: longAccount.value,
+      user,
+      revokedUser,
+      userNotAccepted,
+      unknown: generatePasscode(),
+    },
+    principals: {
+      account: { accountId, kind: 'account', passcodeId: active.passcode.id, passcodeName: 'Partner A' },
+      user: { accountId, kind: 'user', userId: 'u_user' },
+    },
+    close: () => auth.close(),
+  }
+}

@@ -1,0 +1,85 @@
+import { once } from 'node:events'
+import { createServer, type RequestListener } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import express5 from 'express'
+import express4 from 'express4'
+import fastify5, { type FastifyInstance } from 'fastify'
+import fastify4 from 'fastify4'
+import Koa3 from 'koa'
+import Koa2 from 'koa2'
+import type { PasscodeAuth } from '../../src/index'
+import { connectHandler, requirePasscode as expressRequirePasscode } from '../../src/express/index'
+import { passcodeAuthPlugin } from '../../src/fastify/index'
+import { connectMiddleware, requirePasscode as koaRequirePasscode } from '../../src/koa/index'
+import type { HttpTarget, RunningApp } from '../conformance/http'
+
+/** The Express app of the suite: `GET /v1/connect` and the protected example route. */
+export function expressApp(express: typeof express5, auth: PasscodeAuth) {
+  const app = express()
+  app.get('/v1/connect', connectHandler(auth))
+  app.get('/1/events.json', expressRequirePasscode(auth), (req, res) => {
+    res.json(req.passcodeAuth)
+  })
+  return app
+}
+
+/** The Koa app of the suite, routed with plain path checks (Koa has no router of its own). */
+export function koaApp(Koa: typeof Koa3, auth: PasscodeAuth) {
+  const app = new Koa()
+  app.silent = true
+  const connect = connectMiddleware(auth)
+  const guard = koaRequirePasscode(auth)
+  app.use((ctx, next) => {
+    if (ctx.method === 'GET' && ctx.path === '/v1/connect') return connect(ctx, next)
+    if (ctx.method === 'GET' && ctx.path === '/1/events.json') {
+      return guard(ctx, async () => {
+        ctx.body = ctx.state.passcodeAuth
+      })
+    }
+    return next()
+  })
+  return app
+}
+
+/** The Fastify app of the suite: the plugin plus the protected example route. */
+export async function fastifyApp(fastify: typeof fastify5, auth: PasscodeAuth): Promise<FastifyInstance> {
+  const app = fastify()
+  await app.register(passcodeAuthPlugin, { auth })
+  app.get('/1/events.json', { onRequest: app.requirePasscode }, async (request) => request.passcodeAuth)
+  await app.ready()
+  return app
+}
+
+/** Serves a Node request listener on 127.0.0.1, port 0. */
+export async function listen(listener: RequestListener): Promise<RunningApp> {
+  const server = createServer(listener)
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: async () => {
+      server.closeAllConnections()
+      server.close()
+      await once(server, 'close')
+    },
+  }
+}
+
+/** Starts a Fastify app on 127.0.0.1, port 0. */
+export async function listenFastify(app: FastifyInstance): Promise<RunningApp> {
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  return { port: (app.server.address() as AddressInfo).port, close: () => app.close() }
+}
+
+// fastify4's instance type is its own package's; at run time the plugin works on both.
+const asFastify = (factory: unknown) => factory as typeof fastify5
+
+/** Express 4 and 5, Fastify 4 and 5, Koa 2 and 3. */
+export const FRAMEWORKS: readonly HttpTarget[] = [
+  { name: 'express 4', start: (auth) => listen(expressApp(express4, auth)) },
+  { name: 'express 5', start: (auth) => listen(expressApp(express5, auth)) },
+  { name: 'fastify 4', start: async (auth) => listenFastify(await fastifyApp(asFastify(fastify4), auth)) },
+  { name: 'fastify 5', start: async (auth) => listenFastify(await fastifyApp(fastify5, auth)) },
+  { name: 'koa 2', start: (auth) => listen(koaApp(Koa2, auth).callback()) },
+  { name: 'koa 3', start: (auth) => listen(koaApp(Koa3, auth).callback()) },
+]

@@ -1,0 +1,33 @@
+import { inspect } from 'node:util'
+import { describe, expect, it } from 'vitest'
+import { PasscodeAuthError } from '../../src/index'
+import { PasscodeRefusedError } from '../../src/http/refusal-error'
+import { refuse } from '../../src/service/authenticate'
+
+describe('PasscodeRefusedError', () => {
+  const error = new PasscodeRefusedError(refuse('wrong_account'))
+
+  it('carries what passcode-auth would have sent', () => {
+    expect(error).toBeInstanceOf(PasscodeAuthError)
+    expect(error.code).toBe('ERR_PASSCODE_REFUSED')
+    expect(error.name).toBe('PasscodeRefusedError')
+    expect(error.statusCode).toBe(400)
+    expect(error.status).toBe(400)
+    expect(error.expose).toBe(true)
+    expect(error.headers).toEqual({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })
+    expect(error.body).toEqual({ status: 'fail', error: 'Invalid Credentials', code: 400 })
+    expect(error.message).toBe('Invalid Credentials')
+  })
+
+  it('keeps the internal reason for logs but out of anything a handler might send', () => {
+    expect(error.reason).toBe('wrong_account')
+    expect(JSON.stringify(error)).toBe('{"status":"fail","error":"Invalid Credentials","code":400}')
+    expect(Object.keys(error)).not.toContain('reason')
+    expect(JSON.stringify({ ...error })).not.toContain('wrong_account')
+    expect(error.message).not.toContain('wrong_account')
+  })
+
+  it('shows no secret in inspect output (it holds none)', () => {
+    expect(inspect(error)).not.toMatch(/psc_/)
+  })
+})

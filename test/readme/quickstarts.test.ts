@@ -1,0 +1,33 @@
+import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { describe, expect, it } from 'vitest'
+
+const root = path.resolve(import.meta.dirname, '../..')
+const run = promisify(execFile)
+
+/**
+ * The framework quick starts of README.md, kept as files so that they type-check
+ * (`tsc -p .`) and run here as written: package names resolve to src/ through the
+ * tsconfig `paths` that tsx honours.
+ */
+describe.each(['express', 'fastify', 'koa'])('the %s quick start', (framework) => {
+  const file = path.join(import.meta.dirname, `${framework}-quickstart.ts`)
+
+  it('runs, answers connect with 200 and shows the protected route who called', async () => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', file], { cwd: root, timeout: 60_000 })
+    const [connect, events, ...rest] = stdout.trim().split('\n')
+    expect(connect).toBe('200 {"status":"success","message":"Authorised Successfully."}')
+    expect(events).toMatch(/^200 \{"events":\[\],"calledBy":\{"accountId":"acc_1","kind":"account","passcodeId":"[^"]+","passcodeName":"Acme"\}\}$/)
+    expect(rest).toEqual([])
+  })
+
+  it('imports the package by its public names only, and stays short', () => {
+    const source = readFileSync(file, 'utf8')
+    const imports = [...source.matchAll(/from '([^']+)'/g)].map((match) => match[1])
+    expect(imports.filter((name) => name?.startsWith('.'))).toEqual([])
+    expect(imports).toContain(`passcode-auth/${framework}`)
+    expect(source.split('\n').length).toBeLessThanOrEqual(40)
+  })
+})

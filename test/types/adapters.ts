@@ -1,0 +1,89 @@
+/**
+ * Type tests: compiled by `tsc -p .` (and by test/types/type-tests.test.ts), never run.
+ * They show the principal's type where each framework exposes it, and that wrong uses
+ * do not compile (each `@ts-expect-error` fails the build if its line ever compiles).
+ */
+import express from 'express'
+import fastify from 'fastify'
+import Koa from 'koa'
+import { expectTypeOf } from 'vitest'
+import type { PasscodeAuth, Principal } from 'passcode-auth'
+import { connectHandler, PasscodeRefusedError, requirePasscode as expressRequirePasscode } from 'passcode-auth/express'
+import { passcodeAuthPlugin } from 'passcode-auth/fastify'
+import { connectMiddleware, requirePasscode as koaRequirePasscode } from 'passcode-auth/koa'
+
+declare const auth: PasscodeAuth
+
+export function expressTypes(): void {
+  const app = express()
+  app.get('/v1/connect', connectHandler(auth))
+  app.get('/1/events.json', expressRequirePasscode(auth), (req, res) => {
+    expectTypeOf(req.passcodeAuth).toEqualTypeOf<Principal | undefined>()
+    const principal = req.passcodeAuth
+    if (principal?.kind === 'account') expectTypeOf(principal.passcodeName).toBeString()
+    if (principal?.kind === 'user') expectTypeOf(principal.userId).toBeString()
+    // @ts-expect-error userId exists only on user principals
+    void principal?.userId
+    // @ts-expect-error absent on requests that did not pass requirePasscode
+    void req.passcodeAuth.accountId
+    res.json(principal)
+  })
+  app.use(expressRequirePasscode(auth, { onRefusal: 'next' }))
+  app.use((error: unknown, _req: express.Request, res: express.Response, next: express.NextFunction) => {
+    if (error instanceof PasscodeRefusedError) {
+      expectTypeOf(error.statusCode).toBeNumber()
+      expectTypeOf(error.body).toEqualTypeOf<{ readonly status: 'fail'; readonly error: string; readonly code: number }>()
+      res.status(error.statusCode).set(error.headers).send(error.body)
+      return
+    }
+    next(error)
+  })
+  // @ts-expect-error onRefusal is 'respond' or 'next'
+  expressRequirePasscode(auth, { onRefusal: 'throw' })
+  // @ts-expect-error unknown option
+  expressRequirePasscode(auth, { onRefuse: 'next' })
+  // @ts-expect-error auth is required
+  connectHandler()
+}
+
+export async function fastifyTypes(): Promise<void> {
+  const app = fastify()
+  await app.register(passcodeAuthPlugin, { auth })
+  await app.register(passcodeAuthPlugin, { auth, connectRoute: false })
+  // @ts-expect-error auth is required
+  await app.register(passcodeAuthPlugin, { connectRoute: false })
+  // @ts-expect-error connectRoute is a boolean
+  await app.register(passcodeAuthPlugin, { auth, connectRoute: 'no' })
+
+  app.get('/1/events.json', { onRequest: app.requirePasscode }, async (request) => {
+    expectTypeOf(request.passcodeAuth).toEqualTypeOf<Principal | null>()
+    // @ts-expect-error null until requirePasscode has let the request through
+    void request.passcodeAuth.accountId
+    return request.passcodeAuth
+  })
+  app.get<{ Querystring: { since?: string } }>('/1/typed.json', { preHandler: app.requirePasscode }, async (request) => {
+    expectTypeOf(request.query.since).toEqualTypeOf<string | undefined>()
+    return request.passcodeAuth?.accountId
+  })
+  app.addHook('onRequest', app.requirePasscode)
+  app.addHook('preHandler', app.requirePasscode)
+  await app.register(async (scoped) => {
+    scoped.addHook('onRequest', scoped.requirePasscode)
+  })
+}
+
+export function koaTypes(): void {
+  const app = new Koa()
+  const connect = connectMiddleware(auth)
+  app.use((ctx, next) => (ctx.path === '/v1/connect' ? connect(ctx, next) : next()))
+  app.use(koaRequirePasscode(auth))
+  app.use((ctx) => {
+    expectTypeOf(ctx.state.passcodeAuth).toEqualTypeOf<Principal | undefined>()
+    ctx.body = { calledBy: ctx.state.passcodeAuth?.accountId }
+    // @ts-expect-error the state property is a Principal, not a string
+    const wrong: string = ctx.state.passcodeAuth
+    void wrong
+  })
+  // @ts-expect-error auth is required
+  koaRequirePasscode()
+}
