@@ -1,6 +1,7 @@
 export { createPasscodeAuth } from './service/create-passcode-auth'
 export type { PasscodeAuth } from './service/create-passcode-auth'
 export type { EncryptionKey, PasscodeAuthOptions } from './service/options'
+export type { RateLimitOptions } from './service/rate-limit'
 export type { AuthOutcome, CredentialsInput } from './service/authenticate'
 export type { ConnectInput, ConnectResult } from './service/connect'
 export type { AuditEvent, AuditEventType } from './service/events'
@@ -94,6 +95,7 @@ export type {
   NotificationRecipients,
   PartnerRegistry,
   PasscodeStore,
+  RateLimitStore,
   UpdateResult,
 } from './ports/index'
 export type { FailureBody, FailureReason, HttpResult, SuccessBody } from './http/outcomes'

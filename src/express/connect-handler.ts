@@ -8,17 +8,20 @@ import type { PasscodeAuth } from '../service/create-passcode-auth'
  * The Express (4 and 5) handler of `GET /v1/connect?partner=<name>` (SPEC §4):
  * credentials first, then the partner; it always answers, with the exact SPEC body.
  * `partner` is read from the raw URL, not from `req.query`, so Express's query
- * parser settings make no difference.
+ * parser settings make no difference. Mounted with `app.all`, it also answers every
+ * other method with 405 (`Allow: GET, HEAD`) as the Fastify and Koa adapters do;
+ * with `app.get`, other methods get Express's own 404.
  *
  * @param auth - what `createPasscodeAuth` returned
  * @example
  * ```ts
- * app.get('/v1/connect', connectHandler(auth))
+ * app.all('/v1/connect', connectHandler(auth))
  * ```
  */
 export function connectHandler(auth: PasscodeAuth): RequestHandler {
   assertPasscodeAuth(auth, 'connectHandler')
+  const byAddress = auth.usesClientAddress === true
   return function connectRequestHandler(req, res, next) {
-    connectNodeRequest(auth, req).then((result) => writeNodeResponse(res, result), next)
+    connectNodeRequest(auth, req, byAddress ? req.ip : undefined).then((result) => writeNodeResponse(res, result), next)
   }
 }

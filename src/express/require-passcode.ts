@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express'
 import type { Principal } from '../core/entities'
 import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
+import { cachedPrincipalReader } from '../http/cached-principal'
 import { authenticateNodeRequest } from '../http/node-request'
 import { PasscodeRefusedError } from '../http/refusal-error'
 import { writeNodeResponse } from '../http/write-result'
@@ -47,9 +48,16 @@ export function requirePasscode(auth: PasscodeAuth, options?: RequirePasscodeOpt
     onRefusal: (value) => (value === undefined || value === 'respond' || value === 'next' ? undefined : "must be 'respond' or 'next'"),
   })
   const passRefusals = options?.onRefusal === 'next'
+  const byAddress = auth.usesClientAddress === true
+  const fromCache = cachedPrincipalReader(auth)
 
   return function requirePasscodeMiddleware(req, res, next) {
-    authenticateNodeRequest(auth, req).then((outcome) => {
+    const principal = fromCache?.(req)
+    if (principal !== undefined) {
+      req.passcodeAuth = principal
+      return next()
+    }
+    authenticateNodeRequest(auth, req, byAddress ? req.ip : undefined).then((outcome) => {
       if (outcome.ok) {
         req.passcodeAuth = outcome.principal
         next()

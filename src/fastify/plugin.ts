@@ -4,8 +4,9 @@ import type { Principal } from '../core/entities'
 import { InvalidOptionsError } from '../core/errors'
 import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
 import { connectNodeRequest } from '../http/connect-request'
+import { cachedPrincipalReader } from '../http/cached-principal'
 import { authenticateNodeRequest } from '../http/node-request'
-import { RESPONSE_HEADERS, type HttpResult } from '../http/outcomes'
+import { responseHeaders, type HttpResult } from '../http/outcomes'
 import { serializeBody } from '../http/write-result'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 
@@ -27,14 +28,18 @@ declare module 'fastify' {
 export interface PasscodeAuthPluginOptions {
   /** What `createPasscodeAuth` returned. */
   auth: PasscodeAuth
-  /** Whether to register `GET /v1/connect`. @default true */
+  /**
+   * Whether to register `GET /v1/connect` (and `HEAD`; `DELETE`, `OPTIONS`, `PATCH`,
+   * `POST` and `PUT` answer 405 with `Allow: GET, HEAD`).
+   * @default true
+   */
   connectRoute?: boolean
 }
 
 // A pre-serialised string with its Content-Type set: neither Fastify's serializer nor
 // one the host configured re-encodes it, so the bytes match every other adapter.
 const send = (reply: FastifyReply, result: HttpResult): FastifyReply =>
-  reply.code(result.statusCode).headers(RESPONSE_HEADERS).send(serializeBody(result))
+  reply.code(result.statusCode).headers(responseHeaders(result)).send(serializeBody(result))
 
 function checkOptions(options: PasscodeAuthPluginOptions): void {
   if (typeof options === 'object' && options !== null && 'prefix' in options) {
@@ -56,10 +61,17 @@ const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, optio
     return done(error as Error)
   }
   const { auth, connectRoute = true } = options
+  const byAddress = auth.usesClientAddress === true
+  const fromCache = cachedPrincipalReader(auth)
 
   fastify.decorateRequest('passcodeAuth', null)
   fastify.decorate('requirePasscode', function requirePasscode(request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) {
-    authenticateNodeRequest(auth, request.raw).then((outcome) => {
+    const principal = fromCache?.(request.raw)
+    if (principal !== undefined) {
+      request.passcodeAuth = principal
+      return next()
+    }
+    authenticateNodeRequest(auth, request.raw, byAddress ? request.ip : undefined).then((outcome) => {
       if (!outcome.ok) return void send(reply, outcome)
       request.passcodeAuth = outcome.principal
       next()
@@ -67,7 +79,12 @@ const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, optio
   } satisfies RequirePasscodeHook)
 
   if (connectRoute) {
-    fastify.get('/v1/connect', async (request, reply) => send(reply, await connectNodeRequest(auth, request.raw)))
+    const connect = async (request: FastifyRequest, reply: FastifyReply) =>
+      send(reply, await connectNodeRequest(auth, request.raw, byAddress ? request.ip : undefined))
+    fastify.route({ method: 'GET', url: '/v1/connect', exposeHeadRoute: true, handler: connect })
+    // The other methods get the shared 405 in onRequest, before Fastify would parse a
+    // body, so they answer exactly as through the Express and Koa adapters.
+    fastify.route({ method: ['DELETE', 'OPTIONS', 'PATCH', 'POST', 'PUT'], url: '/v1/connect', onRequest: connect, handler: connect })
   }
   done()
 }

@@ -12,6 +12,8 @@ export interface NodeRequestLike {
   readonly headers: IncomingHttpHeaders
   /** The request target as received, query included. */
   readonly url?: string | undefined
+  /** The request method; absent counts as `GET`. */
+  readonly method?: string | undefined
 }
 
 // Authenticating with empty credentials refuses them as malformed, through the same
@@ -43,12 +45,19 @@ export function readNodeCredentials(headers: IncomingHttpHeaders): Credentials |
  *
  * @param auth - what `createPasscodeAuth` returned
  * @param request - a Node request (`req`, `ctx.req`, `request.raw`)
+ * @param clientAddress - the framework's client address (`req.ip`), passed only when
+ *   `auth.usesClientAddress`, so that the common case allocates nothing more
  * @example
  * ```ts
- * const outcome = await authenticateNodeRequest(auth, req)
+ * const outcome = await authenticateNodeRequest(auth, req, auth.usesClientAddress ? req.ip : undefined)
  * if (outcome.ok) console.log(outcome.principal.accountId)
  * ```
  */
-export function authenticateNodeRequest(auth: Pick<PasscodeAuth, 'authenticate'>, request: NodeRequestLike): Promise<AuthOutcome> {
-  return auth.authenticate(readNodeCredentials(request.headers) ?? NO_CREDENTIALS)
+export function authenticateNodeRequest(
+  auth: Pick<PasscodeAuth, 'authenticate'>,
+  request: NodeRequestLike,
+  clientAddress?: string,
+): Promise<AuthOutcome> {
+  const credentials = readNodeCredentials(request.headers) ?? NO_CREDENTIALS
+  return auth.authenticate(clientAddress === undefined ? credentials : { ...credentials, clientAddress })
 }

@@ -27,6 +27,7 @@ export type FailureReason =
   | 'missing_partner'
   | 'partner_not_whitelisted'
   | 'rate_limited'
+  | 'method_not_allowed'
   | 'storage_error'
   | 'storage_timeout'
 
@@ -34,6 +35,8 @@ export type FailureReason =
 export interface HttpResult<Body = SuccessBody | FailureBody> {
   readonly statusCode: number
   readonly body: Body
+  /** Headers beyond {@link RESPONSE_HEADERS} for this answer only: `Retry-After` on 429. */
+  readonly headers?: Readonly<Record<string, string>> | undefined
 }
 
 const failure = (code: number, error: string): HttpResult<FailureBody> =>
@@ -56,6 +59,8 @@ export const FAILURES: Readonly<Record<Exclude<FailureReason, 'partner_not_white
     expired: failure(401, 'Passcode expired'),
     missing_partner: failure(400, 'Missing partner'),
     rate_limited: failure(429, 'Too Many Requests'),
+    // `GET /v1/connect` only: any other method that reaches the connect handler.
+    method_not_allowed: Object.freeze({ ...failure(405, 'Method Not Allowed'), headers: Object.freeze({ allow: 'GET, HEAD' }) }),
     storage_error: failure(503, 'Server Error'),
     storage_timeout: failure(504, 'Server Error'),
   })
@@ -88,3 +93,17 @@ export const RESPONSE_HEADERS: Readonly<Record<string, string>> = Object.freeze(
   'content-type': 'application/json; charset=utf-8',
   'cache-control': 'no-store',
 })
+
+/**
+ * Every header to send with `result`: {@link RESPONSE_HEADERS} plus the result's own
+ * (`Retry-After` on 429). Adapters write this and nothing else, so a header added to a
+ * result reaches the wire through every framework. Allocates only when there are extra headers.
+ *
+ * @example
+ * ```ts
+ * for (const [name, value] of Object.entries(responseHeaders(result))) res.setHeader(name, value)
+ * ```
+ */
+export function responseHeaders(result: HttpResult): Readonly<Record<string, string>> {
+  return result.headers === undefined ? RESPONSE_HEADERS : { ...RESPONSE_HEADERS, ...result.headers }
+}

@@ -1,6 +1,6 @@
 import { PasscodeAuthError } from '../core/errors'
 import type { AuthOutcome } from '../service/authenticate'
-import { RESPONSE_HEADERS, type FailureBody, type FailureReason } from './outcomes'
+import { responseHeaders, type FailureBody, type FailureReason } from './outcomes'
 
 /**
  * A request's credentials were refused. Adapters raise it only when the host asks to
@@ -19,14 +19,14 @@ import { RESPONSE_HEADERS, type FailureBody, type FailureReason } from './outcom
  * ```
  */
 export class PasscodeRefusedError extends PasscodeAuthError {
-  /** The HTTP status passcode-auth would send (400, 401, 503 or 504). */
+  /** The HTTP status passcode-auth would send (400, 401, 429, 503 or 504). */
   readonly statusCode: number
   /** Same as `statusCode`, for error handlers that read `status`. */
   readonly status: number
   /** The exact body passcode-auth would send (SPEC §4, §5.1). */
   readonly body: FailureBody
-  /** The response headers passcode-auth would send. */
-  readonly headers: Readonly<Record<string, string>> = RESPONSE_HEADERS
+  /** The response headers passcode-auth would send (with `Retry-After` on 429). */
+  readonly headers: Readonly<Record<string, string>>
   /** Tells http-errors-style handlers that the message may be shown to the caller. */
   readonly expose = true
   readonly #reason: FailureReason
@@ -36,6 +36,7 @@ export class PasscodeRefusedError extends PasscodeAuthError {
     this.statusCode = outcome.statusCode
     this.status = outcome.statusCode
     this.body = outcome.body
+    this.headers = responseHeaders(outcome)
     this.#reason = outcome.reason
   }
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http'
-import { RESPONSE_HEADERS, type HttpResult } from './outcomes'
+import { responseHeaders, type HttpResult } from './outcomes'
 
 // The outcome table's bodies are frozen singletons, so each is serialised once.
 const serialized = new WeakMap<object, string>()
@@ -24,8 +24,8 @@ export function serializeBody(result: HttpResult): string {
 }
 
 /**
- * Writes a passcode-auth answer on a Node response: the status, the two
- * {@link RESPONSE_HEADERS}, a `Content-Length` and the body. Used for Express, whose
+ * Writes a passcode-auth answer on a Node response: the status, its
+ * {@link responseHeaders}, a `Content-Length` and the body. Used for Express, whose
  * `res` is a Node response; going around `res.send` keeps Express from adding an
  * ETag or answering 304.
  *
@@ -37,7 +37,8 @@ export function serializeBody(result: HttpResult): string {
 export function writeNodeResponse(response: ServerResponse, result: HttpResult): void {
   const body = serializeBody(result)
   response.statusCode = result.statusCode
-  for (const name in RESPONSE_HEADERS) response.setHeader(name, RESPONSE_HEADERS[name]!)
+  const headers = responseHeaders(result)
+  for (const name in headers) response.setHeader(name, headers[name]!)
   response.setHeader('content-length', Buffer.byteLength(body))
   response.end(body)
 }

@@ -7,19 +7,21 @@ import { respond } from './respond'
 /**
  * The Koa (2 and 3) middleware that answers `GET /v1/connect?partner=<name>`
  * (SPEC §4): credentials first, then the partner. It always answers and never calls
- * `next`, so route it (with a router, or a path check) to `GET /v1/connect`.
- * `partner` is read from the raw URL, as in every adapter.
+ * `next`, so route `/v1/connect` to it (with a router, or a path check): `GET` and
+ * `HEAD` get the SPEC answers, any other method 405 with `Allow: GET, HEAD`, as in
+ * every adapter. `partner` is read from the raw URL, as in every adapter.
  *
  * @param auth - what `createPasscodeAuth` returned
  * @example
  * ```ts
  * const connect = connectMiddleware(auth)
- * app.use((ctx, next) => (ctx.method === 'GET' && ctx.path === '/v1/connect' ? connect(ctx, next) : next()))
+ * app.use((ctx, next) => (ctx.path === '/v1/connect' ? connect(ctx, next) : next()))
  * ```
  */
 export function connectMiddleware(auth: PasscodeAuth): Middleware {
   assertPasscodeAuth(auth, 'connectMiddleware')
+  const byAddress = auth.usesClientAddress === true
   return async function connectRequestMiddleware(ctx) {
-    respond(ctx, await connectNodeRequest(auth, ctx.req))
+    respond(ctx, await connectNodeRequest(auth, ctx.req, byAddress ? ctx.ip : undefined))
   }
 }

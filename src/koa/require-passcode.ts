@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa'
 import type { Principal } from '../core/entities'
 import { assertPasscodeAuth } from '../http/adapter-options'
+import { cachedPrincipalReader } from '../http/cached-principal'
 import { authenticateNodeRequest } from '../http/node-request'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 import { respond } from './respond'
@@ -29,8 +30,15 @@ declare module 'koa' {
  */
 export function requirePasscode(auth: PasscodeAuth): Middleware {
   assertPasscodeAuth(auth, 'requirePasscode')
+  const byAddress = auth.usesClientAddress === true
+  const fromCache = cachedPrincipalReader(auth)
   return async function requirePasscodeMiddleware(ctx, next) {
-    const outcome = await authenticateNodeRequest(auth, ctx.req)
+    const principal = fromCache?.(ctx.req)
+    if (principal !== undefined) {
+      ctx.state.passcodeAuth = principal
+      return next()
+    }
+    const outcome = await authenticateNodeRequest(auth, ctx.req, byAddress ? ctx.ip : undefined)
     if (!outcome.ok) return respond(ctx, outcome)
     ctx.state.passcodeAuth = outcome.principal
     return next()

@@ -1,5 +1,5 @@
 import type { Context } from 'koa'
-import { RESPONSE_HEADERS, type HttpResult } from '../http/outcomes'
+import { responseHeaders, type HttpResult } from '../http/outcomes'
 import { serializeBody } from '../http/write-result'
 
 /**
@@ -8,6 +8,6 @@ import { serializeBody } from '../http/write-result'
  */
 export function respond(ctx: Context, result: HttpResult): void {
   ctx.status = result.statusCode
-  ctx.set(RESPONSE_HEADERS)
+  ctx.set(responseHeaders(result))
   ctx.body = serializeBody(result)
 }

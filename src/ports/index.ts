@@ -14,3 +14,4 @@ export type {
   UpdateResult,
 } from './passcode-store'
 export type { NotificationRecipients } from './recipients'
+export type { RateLimitStore } from './rate-limit-store'

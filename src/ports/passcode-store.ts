@@ -75,11 +75,16 @@ export interface ClaimRequest {
   readonly token: string
 }
 
-/** A message from the store that a credential changed, for verification caches. */
+/**
+ * A message from the store that a credential changed, for verification caches.
+ * `{ type: 'all' }` means the store may have missed changes (its listening
+ * connection dropped and came back): subscribers drop everything they cached.
+ */
 export type Invalidation =
   | { readonly type: 'account_passcode'; readonly accountId: string; readonly passcodeId: string }
   | { readonly type: 'user_passcode'; readonly accountId: string; readonly userId: string }
   | { readonly type: 'account'; readonly accountId: string }
+  | { readonly type: 'all' }
 
 /**
  * Where passcodes live. The store owns atomicity: the cap and name uniqueness are

@@ -16,12 +16,20 @@ export type AuthOutcome =
       readonly reason: FailureReason
       readonly statusCode: number
       readonly body: FailureBody
+      /** Extra response headers: `Retry-After` on 429. */
+      readonly headers?: Readonly<Record<string, string>>
     }
 
 /** The two credentials, as taken from the headers. */
 export interface CredentialsInput {
   readonly accountId: string
   readonly passcode: string
+  /**
+   * The caller's address, for the `rateLimit` option's per-address limit. The HTTP
+   * adapters pass the framework's `req.ip` / `request.ip` / `ctx.ip`, which honour
+   * its trust-proxy settings; ignored while the limiter is off.
+   */
+  readonly clientAddress?: string | undefined
 }
 
 const refusals = new Map<FailureReason, AuthOutcome>()
@@ -99,5 +107,40 @@ export function createAuthenticate(context: ServiceContext): (input: Credentials
     const principal = principalOf(match)
     cache?.set(passcode, principal, expiresAt, now, generation)
     return succeed(principal)
+  }
+}
+
+/** The synchronous cache-hit path: see {@link createAuthenticateCached}. */
+export type AuthenticateCached = (accountId: string, passcode: string) => Principal | undefined
+
+/**
+ * Where a service keeps its {@link AuthenticateCached}, next to the `authenticate` it
+ * shortcuts; not enumerable, not part of the public API. A registered symbol, so
+ * that adapters loaded from the other build (ESM or CJS) of the package still find it.
+ */
+export const AUTHENTICATE_CACHED: unique symbol = Symbol.for('passcode-auth.authenticate-cached.v1')
+
+/** The value under {@link AUTHENTICATE_CACHED}. */
+export interface CachedPath {
+  /** The service's own `authenticate`: the shortcut applies only while `auth.authenticate` is this one. */
+  readonly authenticate: (input: CredentialsInput) => Promise<AuthOutcome>
+  readonly cached: AuthenticateCached
+}
+
+/**
+ * The warm path of every protected request, for the HTTP adapters: the principal when
+ * the verification cache holds these credentials, else `undefined`, and then the
+ * caller takes the full `authenticate` path, which answers every other case. No
+ * promise and no outcome object are made. Only a cached, valid passcode of this very
+ * account can hit, so header checks that a hit would pass anyway are skipped. Emits
+ * the same `auth.succeeded` event as `authenticate`. `undefined` without a cache.
+ */
+export function createAuthenticateCached(context: ServiceContext): AuthenticateCached | undefined {
+  const { cache, emit, now } = context
+  if (cache === undefined) return undefined
+  return function authenticateCached(accountId, passcode) {
+    const principal = cache.get(passcode, accountId, now())
+    if (principal !== undefined && emit !== undefined) emit({ type: 'auth.succeeded', accountId: principal.accountId, principal })
+    return principal
   }
 }

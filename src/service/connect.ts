@@ -19,7 +19,7 @@ import { withDeadline } from './deadline'
  * lower-cased `req.headers`) pass `credentials` instead of `headers`; `undefined`
  * means the headers broke SPEC §5.4.
  */
-export type ConnectInput =
+export type ConnectInput = (
   | {
       /** A Fetch `Headers`, Node's `req.headers`, or any object of header name → value. */
       readonly headers: HeaderSource
@@ -32,6 +32,10 @@ export type ConnectInput =
       /** The `partner` query parameter; an array when repeated. */
       readonly partner: string | readonly string[] | null | undefined
     }
+) & {
+  /** The caller's address, for the `rateLimit` option (see `CredentialsInput.clientAddress`). */
+  readonly clientAddress?: string | undefined
+}
 
 /** The answer of `GET /v1/connect`, with the reason for audit and logs. */
 export type ConnectResult = HttpResult<SuccessBody | FailureBody> & { readonly reason?: FailureReason }
@@ -51,7 +55,9 @@ export function createConnect(
   return async function connect(input) {
     const partner = input.partner
     const credentials = 'credentials' in input ? input.credentials : readCredentialsFrom(input.headers)
-    const outcome = await authenticate(credentials ?? { accountId: '', passcode: '' })
+    const clientAddress = input.clientAddress
+    const given = credentials ?? { accountId: '', passcode: '' }
+    const outcome = await authenticate(clientAddress === undefined ? given : { ...given, clientAddress })
     if (!outcome.ok) return asResult(outcome)
 
     const single = typeof partner === 'string' ? partner : partner?.length === 1 ? partner[0] : undefined

@@ -1,7 +1,14 @@
 import { createPasscodeHasher } from '../core/hashing'
 import type { Invalidation } from '../ports/passcode-store'
 import { createAccountsApi, type AccountsApi } from './accounts'
-import { createAuthenticate, type AuthOutcome, type CredentialsInput } from './authenticate'
+import {
+  AUTHENTICATE_CACHED,
+  createAuthenticate,
+  createAuthenticateCached,
+  type AuthOutcome,
+  type CachedPath,
+  type CredentialsInput,
+} from './authenticate'
 import { createConnect, type ConnectInput, type ConnectResult } from './connect'
 import type { ServiceContext } from './context'
 import { createEmitter } from './events'
@@ -10,6 +17,7 @@ import { createNotifyExpirations } from './notify-expirations'
 import { resolveOptions, type PasscodeAuthOptions } from './options'
 import { staticPartners } from './partners'
 import { createPasscodesApi, type PasscodesApi } from './passcodes'
+import { withRateLimit } from './rate-limit'
 import { createUserPasscodeCrypto } from './user-passcode-crypto'
 import { createUserPasscodesApi, type UserPasscodesApi } from './user-passcodes'
 import { VerificationCache } from './verification-cache'
@@ -36,6 +44,12 @@ export interface PasscodeAuth {
   notifyExpirations(): Promise<NotificationReport>
   /** Stops listening to store invalidations. The store itself stays open. */
   close(): Promise<void>
+  /**
+   * Whether `authenticate` and `connect` use `clientAddress` (the `rateLimit` option
+   * limits failures per address). The HTTP adapters read the request's address only
+   * then, so a service without the limiter pays nothing for it.
+   */
+  readonly usesClientAddress: boolean
 }
 
 /**
@@ -75,9 +89,9 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     invalidate,
   }
   const unsubscribe = cache !== undefined ? resolved.store.subscribe?.(invalidate) : undefined
-  const authenticate = createAuthenticate(context)
+  const authenticate = withRateLimit(context, createAuthenticate(context), resolved.rateLimit)
 
-  return {
+  const auth: PasscodeAuth = {
     passcodes: createPasscodesApi(context),
     userPasscodes: createUserPasscodesApi(context),
     accounts: createAccountsApi(context),
@@ -87,5 +101,11 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     async close() {
       unsubscribe?.()
     },
+    usesClientAddress: resolved.rateLimit !== false && resolved.rateLimit.maxFailuresPerAddress !== false,
   }
+  // The adapters' synchronous warm path; the limiter may refuse even cached
+  // credentials (429), so with it on every request takes the full path.
+  const cached = resolved.rateLimit === false ? createAuthenticateCached(context) : undefined
+  if (cached !== undefined) Object.defineProperty(auth, AUTHENTICATE_CACHED, { value: { authenticate, cached } satisfies CachedPath })
+  return auth
 }

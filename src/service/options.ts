@@ -7,9 +7,11 @@ import type { Clock } from '../ports/clock'
 import type { Mailer } from '../ports/mailer'
 import type { PartnerRegistry } from '../ports/partner-registry'
 import type { PasscodeStore } from '../ports/passcode-store'
+import type { RateLimitStore } from '../ports/rate-limit-store'
 import type { NotificationRecipients } from '../ports/recipients'
 import type { AuditEvent } from './events'
 import type { NotificationTemplate } from './notification-messages'
+import type { RateLimitOptions } from './rate-limit'
 
 /** A key for encrypting user passcodes at rest (JWE `dir` + `A256GCM`). */
 export interface EncryptionKey {
@@ -57,6 +59,13 @@ export interface PasscodeAuthOptions {
   timeoutMs?: number
   /** Whether an edit may give an expired passcode a new expiry. @default false */
   allowReactivation?: boolean
+  /**
+   * Brute-force limiter: failed attempts (400 and 401 refusals) per client address
+   * and per account ID in a sliding window; past the limit the answer is 429 with
+   * `Retry-After`, before any credential check. `{}` turns it on with the defaults.
+   * @default false (off)
+   */
+  rateLimit?: false | RateLimitOptions
   /** Audit hook; receives no secret values. Errors it throws are swallowed. */
   onEvent?: (event: AuditEvent) => void | Promise<void>
 }
@@ -82,6 +91,8 @@ const partnersSchema = z.union([
 ])
 
 const keyBytes = z.union([z.string(), z.instanceof(Uint8Array)])
+
+const maxFailures = z.union([z.literal(false), z.number().int().min(1).max(10_000)])
 
 const optionsSchema = z.object({
   store: storeSchema,
@@ -146,6 +157,37 @@ const optionsSchema = z.object({
     .default({ ttlMs: 30_000, maxEntries: 10_000 }),
   timeoutMs: z.number().int().min(1).max(600_000).default(2_000),
   allowReactivation: z.boolean().default(false),
+  rateLimit: z
+    .union([
+      z.literal(false),
+      z
+        .object({
+          windowMs: z.number().int().min(1_000).max(86_400_000).default(900_000),
+          maxFailuresPerAddress: maxFailures.default(50),
+          maxFailuresPerAccount: maxFailures.default(50),
+          maxTrackedKeys: z.number().int().min(1).max(10_000_000).optional(),
+          store: z
+            .custom<RateLimitStore>(
+              (value) =>
+                typeof value === 'object' &&
+                value !== null &&
+                typeof (value as RateLimitStore).retryAfterMs === 'function' &&
+                typeof (value as RateLimitStore).recordFailure === 'function',
+              { message: 'must be a RateLimitStore (an object with retryAfterMs and recordFailure)' },
+            )
+            .optional(),
+        })
+        .strict()
+        .refine((limit) => limit.maxFailuresPerAddress !== false || limit.maxFailuresPerAccount !== false, {
+          message: 'at least one of maxFailuresPerAddress and maxFailuresPerAccount must be a number (or set rateLimit: false)',
+          path: ['maxFailuresPerAddress'],
+        })
+        .refine((limit) => limit.store === undefined || limit.maxTrackedKeys === undefined, {
+          message: 'applies to the built-in memory store only; bound the size of your own store instead',
+          path: ['maxTrackedKeys'],
+        }),
+    ])
+    .default(false),
   onEvent: fn<(event: AuditEvent) => void | Promise<void>>('a function').optional(),
 }).strict()
 

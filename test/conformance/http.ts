@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PasscodeAuth } from '../../src/index'
 import { createHttpFixture, type FailureMode, type HttpFixture } from '../http/fixture'
 import { sendRaw, type RawRequest, type RawResponse } from '../http/raw-client'
+import { describeRateLimitConformance } from './http-rate-limit'
 
 /**
  * The HTTP conformance suite: ONE table of cases (SPEC §4, §5.1–5.4, §5.15–5.17)
@@ -17,6 +18,8 @@ export interface ExpectedResponse {
   readonly body: string
   /** Exact headers; `undefined` means the header must be absent. */
   readonly headers: Readonly<Record<'content-type' | 'cache-control', string | undefined>>
+  /** Exact `Allow` header, checked when given. */
+  readonly allow?: string
 }
 
 /** One row of the table. */
@@ -67,6 +70,8 @@ const credentials = (accountId: string, passcode: string): Headers => [
 const connect = (headers: Headers, query = '?partner=acme'): RawRequest => ({ target: `/v1/connect${query}`, headers })
 const events = (headers: Headers): RawRequest => ({ target: '/1/events.json', headers })
 const partnerQuery = (name: string) => `?partner=${encodeURIComponent(name)}`
+const METHOD_NOT_ALLOWED: ExpectedResponse = { ...answer(405, '{"status":"fail","error":"Method Not Allowed","code":405}'), allow: 'GET, HEAD' }
+const withMethod = (method: string, request: RawRequest): RawRequest => ({ ...request, method })
 
 // 500 characters with C0 controls (NUL excluded: not valid in a URL), DEL and a C1 control.
 const HOSTILE_PARTNER = `\u0001Evil\u0007Corp\u001b[31m\t\n\u007f\u0085${'p'.repeat(481)}`
@@ -145,6 +150,19 @@ export const HTTP_CASES: readonly HttpCase[] = [
   { name: '§5.16 protected route without headers: 400', request: () => events([]), expected: () => INVALID_CREDENTIALS },
   { name: '§5.16 protected route with a repeated passcode header: 400', request: (f) => events([...credentials(f.accountId, f.passcodes.active), ['X-Service-Passcode', f.passcodes.active]]), expected: () => INVALID_CREDENTIALS },
   { name: '§5.16 protected route, storage throwing: 503', storage: 'throws', request: (f) => events(credentials(f.accountId, f.passcodes.unknown)), expected: () => SERVER_ERROR_503 },
+  // Methods: GET and HEAD get the SPEC answers; every other method on /v1/connect a 405.
+  { name: 'HEAD /v1/connect is answered as GET, without a body: 200', request: (f) => withMethod('HEAD', connect(credentials(f.accountId, f.passcodes.active))), expected: () => ({ ...SUCCESS, body: '' }) },
+  { name: 'HEAD /v1/connect with wrong credentials: 400, without a body', request: (f) => withMethod('HEAD', connect(credentials(f.accountId, f.passcodes.unknown))), expected: () => ({ ...INVALID_CREDENTIALS, body: '' }) },
+  ...['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].map((method) => ({
+    name: `${method} /v1/connect with valid credentials: 405 Method Not Allowed, Allow: GET, HEAD`,
+    request: (f: HttpFixture) => withMethod(method, connect(credentials(f.accountId, f.passcodes.active))),
+    expected: () => METHOD_NOT_ALLOWED,
+  })),
+  {
+    name: 'POST /v1/connect with a malformed JSON body: 405, the body is never parsed',
+    request: (f) => withMethod('POST', connect([...credentials(f.accountId, f.passcodes.active), ['Content-Type', 'application/json'], ['Content-Length', '0']])),
+    expected: () => METHOD_NOT_ALLOWED,
+  },
   { name: '§5.16 protected route, storage hanging past the deadline: 504', storage: 'hangs', request: (f) => events(credentials(f.accountId, f.passcodes.unknown)), expected: () => SERVER_ERROR_504 },
 ]
 
@@ -155,6 +173,7 @@ function comparable(response: RawResponse) {
     body: response.body.toString('hex'),
     'content-type': response.headers['content-type'],
     'cache-control': response.headers['cache-control'],
+    allow: response.headers.allow,
   }
 }
 
@@ -162,6 +181,7 @@ function comparable(response: RawResponse) {
  * Runs every case against every target over a real socket on 127.0.0.1: one shared
  * fixture (so IDs agree), cases one after another (the failure modes are global),
  * and for each case one test per target plus one that all targets agree byte for byte.
+ * Then the same with the brute-force limiter on (test/conformance/http-rate-limit.ts).
  */
 export function describeHttpConformance(targets: readonly HttpTarget[]): void {
   describe('HTTP conformance', () => {
@@ -199,6 +219,7 @@ export function describeHttpConformance(targets: readonly HttpTarget[]): void {
         expect(response.body.equals(Buffer.from(expected.body, 'utf8'))).toBe(true)
         expect(response.headers['content-type']).toBe(expected.headers['content-type'])
         expect(response.headers['cache-control']).toBe(expected.headers['cache-control'])
+        if (expected.allow !== undefined) expect(response.headers.allow).toBe(expected.allow)
       })
 
       it(`is the same bytes on all ${targets.length} targets`, () => {
@@ -207,4 +228,5 @@ export function describeHttpConformance(targets: readonly HttpTarget[]): void {
       })
     })
   })
+  describeRateLimitConformance(targets)
 }

@@ -45,7 +45,7 @@ describe.each([
     fixture.setPartners(testCase.partners ?? 'normal')
     let response
     try {
-      response = await app.inject({ method: 'GET', url: request.target, headers: injectHeaders(request.headers) })
+      response = await app.inject({ method: (request.method ?? 'GET') as 'GET', url: request.target, headers: injectHeaders(request.headers) })
     } finally {
       fixture.setStorage('normal')
       fixture.setPartners('normal')
@@ -55,5 +55,6 @@ describe.each([
     expect(response.rawPayload.equals(Buffer.from(expected.body, 'utf8'))).toBe(true)
     expect(response.headers['content-type']).toBe(expected.headers['content-type'])
     expect(response.headers['cache-control']).toBe(expected.headers['cache-control'])
+    if (expected.allow !== undefined) expect(response.headers.allow).toBe(expected.allow)
   })
 })

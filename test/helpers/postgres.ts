@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFile, execFileSync, spawnSync } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -22,6 +22,20 @@ export interface TestPostgres {
   readonly connectionString: string
   /** Stops and removes a temporary cluster; does nothing for `DATABASE_URL`. */
   stop(): Promise<void>
+  /**
+   * Temporary cluster only (absent for `DATABASE_URL`): shuts the server down and keeps
+   * its data, for outage tests. `fast` ends sessions cleanly, `immediate` like a crash.
+   * Runs asynchronously, so the test's own servers keep answering meanwhile.
+   */
+  readonly stopServer?: (mode?: 'fast' | 'immediate') => Promise<void>
+  /** Temporary cluster only: starts it again on the same port after {@link stopServer}. */
+  readonly startServer?: () => Promise<void>
+}
+
+function runAsync(file: string, args: string[], options: { cwd: string; uid?: number; gid?: number }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { ...options, timeout: 60_000 }, (error) => (error ? reject(error) : resolve()))
+  })
 }
 
 function findBinDir(): string | undefined {
@@ -121,14 +135,18 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       '-c synchronous_commit=off',
       '-c full_page_writes=off',
     ].join(' ')
+    const startArgs = ['-D', data, '-l', join(dir, 'server.log'), '-o', settings, '-w', '-t', '60', 'start']
     try {
-      run('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-o', settings, '-w', '-t', '60', 'start'])
+      run('pg_ctl', startArgs)
+      const pgCtl = join(binDir, 'pg_ctl')
       return {
         connectionString: `postgres://postgres@127.0.0.1:${port}/postgres`,
         async stop() {
           process.removeListener('exit', stopCluster)
           stopCluster()
         },
+        stopServer: (mode = 'fast') => runAsync(pgCtl, ['-D', data, '-m', mode, '-w', 'stop'], { cwd: dir, ...(runAs ?? {}) }),
+        startServer: () => runAsync(pgCtl, startArgs, { cwd: dir, ...(runAs ?? {}) }),
       }
     } catch (error) {
       // Most likely the port was taken between freePort() and start: try another.

@@ -1,4 +1,4 @@
-import { createPasscodeAuth, generatePasscode, type PasscodeAuth, type PasscodeStore, type Principal } from '../../src/index'
+import { createPasscodeAuth, generatePasscode, type PasscodeAuth, type PasscodeAuthOptions, type PasscodeStore, type Principal } from '../../src/index'
 import { memoryStore } from '../../src/memory'
 import { DAY_MS } from '../../src/core/time'
 import { admin, manualClock, TEST_KEY } from '../helpers/service'
@@ -69,8 +69,11 @@ function controllable<T extends object>(target: T, method: keyof T & string, mod
   })
 }
 
-/** Builds the shared fixture: two accounts, every kind of credential, a clock two days on. */
-export async function createHttpFixture(): Promise<HttpFixture> {
+/**
+ * Builds the shared fixture: two accounts, every kind of credential, a clock two days
+ * on (and standing still). `options` are extra service options, e.g. `rateLimit`.
+ */
+export async function createHttpFixture(options: Pick<PasscodeAuthOptions, 'rateLimit'> = {}): Promise<HttpFixture> {
   const clock = manualClock(Date.UTC(2026, 0, 1))
   let storageMode: FailureMode = 'normal'
   let partnerMode: FailureMode = 'normal'
@@ -83,6 +86,7 @@ export async function createHttpFixture(): Promise<HttpFixture> {
     clock,
     encryptionKeys: [{ id: 'test-key', key: TEST_KEY }],
     timeoutMs: FIXTURE_TIMEOUT_MS,
+    ...options,
   })
 
   const accountId = 'acc_both'

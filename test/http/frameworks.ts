@@ -16,7 +16,7 @@ import type { HttpTarget, RunningApp } from '../conformance/http'
 /** The Express app of the suite: `GET /v1/connect` and the protected example route. */
 export function expressApp(express: typeof express5, auth: PasscodeAuth) {
   const app = express()
-  app.get('/v1/connect', connectHandler(auth))
+  app.all('/v1/connect', connectHandler(auth))
   app.get('/1/events.json', expressRequirePasscode(auth), (req, res) => {
     res.json(req.passcodeAuth)
   })
@@ -30,8 +30,8 @@ export function koaApp(Koa: typeof Koa3, auth: PasscodeAuth) {
   const connect = connectMiddleware(auth)
   const guard = koaRequirePasscode(auth)
   app.use((ctx, next) => {
-    if (ctx.method === 'GET' && ctx.path === '/v1/connect') return connect(ctx, next)
-    if (ctx.method === 'GET' && ctx.path === '/1/events.json') {
+    if (ctx.path === '/v1/connect') return connect(ctx, next)
+    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.path === '/1/events.json') {
       return guard(ctx, async () => {
         ctx.body = ctx.state.passcodeAuth
       })
@@ -41,11 +41,12 @@ export function koaApp(Koa: typeof Koa3, auth: PasscodeAuth) {
   return app
 }
 
-/** The Fastify app of the suite: the plugin plus the protected example route. */
-export async function fastifyApp(fastify: typeof fastify5, auth: PasscodeAuth): Promise<FastifyInstance> {
+/** The Fastify app of the suite: the plugin plus the protected example route; `configure` runs before `ready()`. */
+export async function fastifyApp(fastify: typeof fastify5, auth: PasscodeAuth, configure?: (app: FastifyInstance) => void): Promise<FastifyInstance> {
   const app = fastify()
   await app.register(passcodeAuthPlugin, { auth })
   app.get('/1/events.json', { onRequest: app.requirePasscode }, async (request) => request.passcodeAuth)
+  configure?.(app)
   await app.ready()
   return app
 }

@@ -10,6 +10,8 @@ export interface RawRequest {
   /** Request target, query included, already percent-encoded. */
   readonly target: string
   readonly headers: readonly (readonly [name: string, value: string])[]
+  /** Local address to connect from (any of 127.0.0.0/8 on Linux), so the server sees another client. */
+  readonly from?: string
 }
 
 /** A response as received: lower-cased header names, the body as bytes. */
@@ -60,7 +62,7 @@ export function parseResponse(bytes: Buffer): RawResponse {
 /** Sends the bytes of `request` over a fresh TCP connection to 127.0.0.1 and reads the answer. */
 export function sendRaw(port: number, request: RawRequest, timeoutMs = 10_000): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port })
+    const socket = connect({ host: '127.0.0.1', port, ...(request.from === undefined ? {} : { localAddress: request.from }) })
     const chunks: Buffer[] = []
     socket.setTimeout(timeoutMs, () => socket.destroy(new Error(`no complete answer within ${timeoutMs} ms`)))
     socket.on('data', (chunk: Buffer) => chunks.push(chunk))

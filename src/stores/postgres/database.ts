@@ -18,8 +18,18 @@ export interface Queryable {
  */
 export interface Database extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>
-  /** Starts listening on `channel`; `onPayload` receives each notification's payload. */
-  listen(channel: string, onPayload: (payload: string) => void): Subscription
+  /**
+   * Runs a read-only statement whose one parameter is `key`, hex text, the fastest
+   * way this database can (the verification lookup); the same rows as `query`.
+   * Absent: use `query`.
+   */
+  lookup?(text: string, key: string): Promise<Row[]>
+  /**
+   * Starts listening on `channel`; `onPayload` receives each notification's payload.
+   * `onGap` is called each time listening resumes after a time without it (the
+   * connection dropped or could not be made), during which payloads were lost.
+   */
+  listen(channel: string, onPayload: (payload: string) => void, onGap?: () => void): Subscription
 }
 
 /** A running `LISTEN`. */
@@ -76,6 +86,8 @@ export interface PGliteLike {
   query<T>(query: string, params?: unknown[]): Promise<{ rows: T[] }>
   transaction<T>(callback: (tx: { query<R>(query: string, params?: unknown[]): Promise<{ rows: R[] }> }) => Promise<T>): Promise<T>
   listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>
+  /** Runs SQL through the simple protocol; used, when present, for prepared lookups. */
+  exec?(query: string): Promise<{ rows: Row[] }[]>
 }
 
 /**

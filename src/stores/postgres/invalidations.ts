@@ -51,10 +51,15 @@ export function invalidationHub(database: Database, channel: string, listen: boo
   const start = (): Promise<void> => {
     if (!listen || closed) return Promise.resolve()
     if (subscription === undefined) {
-      const started = database.listen(channel, (payload) => {
-        const invalidation = parseInvalidation(payload)
-        if (invalidation !== undefined) deliver(invalidation)
-      })
+      const started = database.listen(
+        channel,
+        (payload) => {
+          const invalidation = parseInvalidation(payload)
+          if (invalidation !== undefined) deliver(invalidation)
+        },
+        // Changes committed while no LISTEN was active were never heard: drop everything.
+        () => deliver({ type: 'all' }),
+      )
       subscription = started
       // A failed LISTEN is tried again by the next subscribe() or ready().
       started.ready.catch(() => {

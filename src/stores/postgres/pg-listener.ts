@@ -19,18 +19,22 @@ const noop = (): void => {}
  * connection fails or drops it is replaced, with a backoff of 100 ms doubling up to
  * 5 s. `ready` settles once the first `LISTEN` is active (retrying until then, or
  * until `stop`). Notifications sent while no connection was listening are lost:
- * PostgreSQL does not queue them for a session that is gone, so the verification
- * cache's TTL bounds what a missed invalidation can cost.
+ * PostgreSQL does not queue them for a session that is gone. So whenever a `LISTEN`
+ * becomes active after an earlier attempt failed or dropped, `onGap` is called once
+ * it is active, for subscribers to forget whatever they may have missed.
  */
 export function pgChannelListener(
   open: () => ListenConnection,
   channel: string,
   onPayload: (payload: string) => void,
+  onGap?: () => void,
 ): Subscription {
   let closed = false
   let current: ListenConnection | undefined
   let timer: ReturnType<typeof setTimeout> | undefined
   let delay = FIRST_RETRY_MS
+  // Set by the first attempt: every later LISTEN follows a time without one.
+  let attempted = false
   let resolveReady: () => void = noop
   const ready = new Promise<void>((resolve) => {
     resolveReady = resolve
@@ -55,6 +59,8 @@ export function pgChannelListener(
 
   function attempt(): void {
     if (closed) return
+    const afterGap = attempted
+    attempted = true
     const connection = open()
     let lost = false
     const lose = (): void => {
@@ -84,6 +90,13 @@ export function pgChannelListener(
           current = connection
           delay = FIRST_RETRY_MS
           resolveReady()
+          if (afterGap) {
+            try {
+              onGap?.()
+            } catch {
+              // The callback's failure must not end the listening connection.
+            }
+          }
         },
         lose,
       )

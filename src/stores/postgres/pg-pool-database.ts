@@ -39,13 +39,13 @@ export function pgPoolDatabase(pool: PgPoolLike): Database {
       throw outcome.error
     },
 
-    listen(channel, onPayload) {
+    listen(channel, onPayload, onGap) {
       const internals = pool as unknown as PoolInternals
       const Client = internals.Client
       if (typeof Client !== 'function') {
         return subscriptionOf(Promise.reject(new Error('This pool cannot open a listening connection; pass { listen: false }')))
       }
-      return pgChannelListener(() => new Client(internals.options), channel, onPayload)
+      return pgChannelListener(() => new Client(internals.options), channel, onPayload, onGap)
     },
   }
 }

@@ -1,4 +1,5 @@
 import { subscriptionOf, type Database, type PGliteLike, type Queryable, type Row } from './database'
+import { preparedLookup } from './pglite-lookup'
 
 /**
  * A PGlite instance: one embedded session that PGlite itself serialises. Its own
@@ -6,11 +7,14 @@ import { subscriptionOf, type Database, type PGliteLike, type Queryable, type Ro
  * `NOTIFY` in process to every store on the instance.
  */
 export function pgliteDatabase(db: PGliteLike): Database {
+  const lookup = preparedLookup(db)
   return {
     async query(text, params) {
       const result = await db.query<Row>(text, params === undefined ? undefined : [...params])
       return result.rows
     },
+
+    ...(lookup === undefined ? {} : { lookup }),
 
     transaction(fn) {
       return db.transaction((tx) => {

@@ -1,0 +1,91 @@
+import { writeFileSync } from 'node:fs'
+import { arch, cpus, loadavg, platform } from 'node:os'
+import { parseArgs } from 'node:util'
+import { MAX_GROWTH, runSoak, SHORT, soakOptions, type SoakResult } from './soak'
+import { MIX } from './traffic'
+
+/*
+ * `npm run soak [-- --duration=<seconds>] [--concurrency=<n>] [--short] [--report=<file>]`
+ * (or SOAK_DURATION_S=<seconds>): a bounded load run against `passcode-auth serve` on
+ * loopback. Prints a Markdown summary; `--report` also writes it to a file
+ * (docs/soak.md keeps the last published run). Exits 1 when the run failed.
+ */
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string' },
+    concurrency: { type: 'string' },
+    short: { type: 'boolean', default: false },
+    report: { type: 'string' },
+  },
+})
+
+const seconds = Number(values.duration ?? process.env.SOAK_DURATION_S ?? 60)
+const concurrency = Number(values.concurrency ?? 16)
+if (!(seconds > 0) || !Number.isInteger(concurrency) || concurrency < 1) {
+  console.error('usage: npm run soak -- [--duration=<seconds>] [--concurrency=<n>] [--short] [--report=<file>]')
+  process.exit(2)
+}
+const options = values.short ? SHORT : soakOptions(seconds * 1_000, concurrency)
+const args = process.argv.slice(2)
+const command = `npm run soak${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`
+const MIX_TEXT = Object.entries(MIX)
+  .map(([kind, weight]) => `${kind} ${weight}`)
+  .join(', ')
+
+const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(2)
+
+function markdown(result: SoakResult): string {
+  const { traffic, heap, options: used } = result
+  const rps = Math.round(traffic.requests / (result.elapsedMs / 1_000))
+  const lines = [
+    '# Soak run',
+    '',
+    `Command: \`${command}\`${values.duration === undefined && process.env.SOAK_DURATION_S ? ` (SOAK_DURATION_S=${process.env.SOAK_DURATION_S})` : ''}  `,
+    `Date: ${new Date().toISOString()}  `,
+    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, ${platform()} ${arch()}, Node ${process.version};  `,
+    `load average ${loadAtStart.toFixed(1)} at the start and ${loadavg()[0]!.toFixed(1)} at the end (1 min; other work shares the machine)`,
+    '',
+    `Verdict: **${result.passed ? 'passed' : 'FAILED'}**${result.failures.length > 0 ? ` (${result.failures.join('; ')})` : ''}`,
+    '',
+    'The reference server (`passcode-auth serve`, Fastify with the plugin, PGlite data folder) runs in a child',
+    'process on 127.0.0.1 with `--expose-gc`; the runner sends the request mix below from keep-alive',
+    'connections and checks every answer, status and body, against the one expected for its kind. Every',
+    `${used.sampleEveryMs / 1_000} s the server forces a full GC and reports the heap in use (over IPC, no HTTP route).`,
+    `The heap must stay within ${MAX_GROWTH * 100} % of the baseline sample, taken after warm-up at ${used.baselineAtMs / 1_000} s`,
+    '(a third of the run, at most the first minute).',
+    '',
+    `- Duration ${(result.elapsedMs / 1_000).toFixed(1)} s, ${used.concurrency} connections, ${traffic.requests} requests (${rps}/s)`,
+    `- Latency p50 ${traffic.latencyMs.p50} ms, p99 ${traffic.latencyMs.p99} ms, max ${traffic.latencyMs.max} ms`,
+    `- Unexpected answers: ${traffic.unexpected}`,
+    `- Heap after GC: baseline ${mib(heap.baseline.heapUsed)} MiB at ${(heap.baseline.atMs / 1_000).toFixed(1)} s, last ${mib(heap.last.heapUsed)} MiB at ${(heap.last.atMs / 1_000).toFixed(1)} s: ${heap.growth >= 0 ? '+' : ''}${(heap.growth * 100).toFixed(1)} %`,
+    '',
+    '## Answers (kind of request → status; the body was the expected one unless marked)',
+    '',
+    '| Request | Answer | Count |',
+    '| --- | --- | ---: |',
+    ...Object.entries(traffic.answers)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([key, count]) => {
+        const [kind, answer] = key.split(' → ')
+        return `| ${kind} | ${answer?.replaceAll('|', '\\|')} | ${count} |`
+      }),
+    '',
+    `Mix per 100 requests: ${MIX_TEXT}.`,
+    '',
+    '## Heap samples (after a forced full GC)',
+    '',
+    '| At | heapUsed | rss |',
+    '| ---: | ---: | ---: |',
+    ...heap.samples.map((sample) => `| ${(sample.atMs / 1_000).toFixed(1)} s | ${mib(sample.heapUsed)} MiB | ${mib(sample.rss)} MiB |`),
+    '',
+  ]
+  return lines.join('\n')
+}
+
+const loadAtStart = loadavg()[0]!
+const result = await runSoak(options, (line) => console.error(line))
+const text = markdown(result)
+console.log(text)
+if (values.report !== undefined) writeFileSync(values.report, text)
+process.exitCode = result.passed ? 0 : 1

@@ -1,0 +1,111 @@
+import { isVisibleAscii } from '../core/rules'
+import { FAILURES } from '../http/outcomes'
+import type { RateLimitStore } from '../ports/rate-limit-store'
+import type { AuthOutcome, CredentialsInput } from './authenticate'
+import { clientAddressKey } from './client-address'
+import type { ServiceContext } from './context'
+import { withDeadline } from './deadline'
+import { MemoryRateLimitStore } from './memory-rate-limit-store'
+
+/**
+ * The brute-force limiter of `createPasscodeAuth({ rateLimit })`: failed attempts
+ * counted per client address and per account ID in a sliding window.
+ *
+ * @example
+ * ```ts
+ * createPasscodeAuth({ store, rateLimit: { windowMs: 15 * 60_000, maxFailuresPerAddress: 50, maxFailuresPerAccount: 50 } })
+ * ```
+ */
+export interface RateLimitOptions {
+  /** Length of the sliding window, in ms (1 s to 24 h). @default 900000 (15 minutes) */
+  windowMs?: number
+  /**
+   * Failed attempts one client address may make within the window; `false` for no
+   * per-address limit. IPv6 addresses count by their /64 prefix.
+   * @default 50
+   */
+  maxFailuresPerAddress?: number | false
+  /**
+   * Failed attempts against one account ID (as sent, existing or not) within the
+   * window, from all addresses together; `false` for no per-account limit.
+   * @default 50
+   */
+  maxFailuresPerAccount?: number | false
+  /** Keys the built-in memory store tracks at most; not allowed with `store`. @default 10000 */
+  maxTrackedKeys?: number
+  /** Where the counts live; one shared by every instance makes the limit fleet-wide. @default memoryRateLimitStore() */
+  store?: RateLimitStore
+}
+
+/** The resolved `rateLimit` option. */
+export interface ResolvedRateLimit {
+  readonly windowMs: number
+  readonly maxFailuresPerAddress: number | false
+  readonly maxFailuresPerAccount: number | false
+  readonly maxTrackedKeys?: number | undefined
+  readonly store?: RateLimitStore | undefined
+}
+
+type Authenticate = (input: CredentialsInput) => Promise<AuthOutcome>
+
+/** Failures are credential refusals only; 429, 503 and 504 are not the caller's guess. */
+const isCountedFailure = (outcome: AuthOutcome): boolean => !outcome.ok && (outcome.statusCode === 400 || outcome.statusCode === 401)
+
+/**
+ * Wraps `authenticate` with the limiter; returns it untouched when the option is off,
+ * so an unlimited service pays nothing. A limited key is answered 429 with
+ * `Retry-After` before any credential check (no hashing, no store read), the same
+ * for existing and unknown accounts. A limiter store that throws or misses the
+ * deadline lets the request through to the normal check: the limiter is a second
+ * line of defence, never a reason to refuse valid credentials on its own.
+ */
+export function withRateLimit(context: ServiceContext, authenticate: Authenticate, options: ResolvedRateLimit | false): Authenticate {
+  if (options === false) return authenticate
+  const { windowMs, maxFailuresPerAddress: perAddress, maxFailuresPerAccount: perAccount } = options
+  const store = options.store ?? new MemoryRateLimitStore({ maxKeys: options.maxTrackedKeys })
+  const timeoutMs = context.options.timeoutMs
+
+  // Sync answers (the memory store) skip the deadline timer; a failing store counts as "not limited".
+  const settle = async <T>(call: () => T | Promise<T>, fallback: T): Promise<T> => {
+    try {
+      const result = call()
+      return result instanceof Promise ? await withDeadline(result, timeoutMs) : result
+    } catch {
+      return fallback
+    }
+  }
+  const waitMs = (key: string | undefined, limit: number | false, now: number): Promise<number> | number =>
+    key === undefined || limit === false ? 0 : settle(() => store.retryAfterMs(key, limit, windowMs, now), 0)
+  const record = (key: string | undefined, limit: number | false, now: number): Promise<void> | undefined =>
+    key === undefined || limit === false ? undefined : settle(() => store.recordFailure(key, limit, windowMs, now), undefined)
+
+  return async function limitedAuthenticate(input) {
+    const accountId = input?.accountId
+    const account = typeof accountId === 'string' && isVisibleAscii(accountId) ? accountId : undefined
+    const addressKey = perAddress === false ? undefined : clientAddressKey(input?.clientAddress)
+    const accountKey = account === undefined ? undefined : `account:${account}`
+    const addressStoreKey = addressKey === undefined ? undefined : `address:${addressKey}`
+
+    const now = context.now()
+    const wait = Math.max(await waitMs(addressStoreKey, perAddress, now), await waitMs(accountKey, perAccount, now))
+    if (wait > 0) {
+      const outcome = rateLimited(wait)
+      context.emit?.({ type: 'auth.failed', accountId: account ?? '', reason: 'rate_limited', statusCode: 429 })
+      return outcome
+    }
+
+    const outcome = await authenticate(input)
+    if (isCountedFailure(outcome)) {
+      const failedAt = context.now()
+      await Promise.all([record(addressStoreKey, perAddress, failedAt), record(accountKey, perAccount, failedAt)])
+    }
+    return outcome
+  }
+}
+
+/** The 429 refusal, with `Retry-After` in whole seconds (at least 1). */
+function rateLimited(waitMs: number): AuthOutcome {
+  const { statusCode, body } = FAILURES.rate_limited
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000))
+  return Object.freeze({ ok: false, reason: 'rate_limited', statusCode, body, headers: Object.freeze({ 'retry-after': String(seconds) }) })
+}

@@ -1,0 +1,121 @@
+import { EventEmitter } from 'node:events'
+import { describe, expect, it } from 'vitest'
+import type { Principal } from '../../src/core/entities'
+import type { Invalidation } from '../../src/ports/passcode-store'
+import { VerificationCache } from '../../src/service/verification-cache'
+import { invalidationHub } from '../../src/stores/postgres/invalidations'
+import { pgChannelListener, type ListenConnection } from '../../src/stores/postgres/pg-listener'
+import type { Database } from '../../src/stores/postgres/database'
+import { eventually } from '../conformance/store/fixtures'
+
+/**
+ * NOTIFY is not queued for a session that is gone: whatever was published while the
+ * listening connection was down is lost. These cases check that the listener says so
+ * each time listening resumes, and that the verification cache then drops everything.
+ */
+
+class FakeConnection extends EventEmitter implements ListenConnection {
+  ended = false
+  constructor(private readonly fails: boolean) {
+    super()
+  }
+  async connect(): Promise<void> {
+    if (this.fails) throw new Error('connect ECONNREFUSED (simulated)')
+  }
+  async query(): Promise<void> {}
+  async end(): Promise<void> {
+    this.ended = true
+  }
+  drop(): void {
+    this.emit('error', new Error('Connection terminated unexpectedly (simulated)'))
+  }
+}
+
+/** A listener over fake connections whose first `failures` connects fail. */
+function fakeListener(failures = 0) {
+  const connections: FakeConnection[] = []
+  const payloads: string[] = []
+  let gaps = 0
+  const subscription = pgChannelListener(
+    () => {
+      const connection = new FakeConnection(failures-- > 0)
+      connections.push(connection)
+      return connection
+    },
+    'channel',
+    (payload) => payloads.push(payload),
+    () => gaps++,
+  )
+  return {
+    subscription,
+    connections,
+    payloads,
+    gaps: () => gaps,
+  }
+}
+
+const account: Principal = { accountId: 'acc_1', kind: 'account', passcodeId: 'pc_1', passcodeName: 'One' }
+const user: Principal = { accountId: 'acc_2', kind: 'user', userId: 'u_1' }
+
+describe('listening again after a gap', () => {
+  it('reports no gap for the first LISTEN', async () => {
+    const listener = fakeListener()
+    await listener.subscription.ready
+    expect(listener.gaps()).toBe(0)
+    await listener.subscription.stop()
+  })
+
+  it('reports a gap once listening resumes after the connection dropped, and again after each drop', async () => {
+    const listener = fakeListener()
+    await listener.subscription.ready
+    listener.connections[0]!.drop()
+    expect(listener.gaps()).toBe(0)
+    await eventually(() => expect(listener.gaps()).toBe(1), 2_000)
+    expect(listener.connections).toHaveLength(2)
+    expect(listener.connections[0]!.ended).toBe(true)
+
+    listener.connections[1]!.drop()
+    await eventually(() => expect(listener.gaps()).toBe(2), 2_000)
+    await listener.subscription.stop()
+  })
+
+  it('reports a gap when the first LISTEN only succeeded after failed attempts', async () => {
+    // Meanwhile the host may have cached credentials it could not hear about.
+    const listener = fakeListener(2)
+    await listener.subscription.ready
+    expect(listener.connections).toHaveLength(3)
+    expect(listener.gaps()).toBe(1)
+    await listener.subscription.stop()
+  })
+
+  it('the store delivers { type: "all" } to its subscribers at each gap, and the cache empties', async () => {
+    let onGap: (() => void) | undefined
+    const database: Database = {
+      query: async () => [],
+      transaction: async (fn) => fn({ query: async () => [] }),
+      listen(_channel, _onPayload, gap) {
+        onGap = gap
+        return { ready: Promise.resolve(), stop: async () => {} }
+      },
+    }
+    const hub = invalidationHub(database, 'channel', true)
+    const received: Invalidation[] = []
+    hub.subscribe((invalidation) => received.push(invalidation))
+    const cache = new VerificationCache({ ttlMs: 60_000, maxEntries: 100 })
+    hub.subscribe((invalidation) => cache.invalidate(invalidation))
+    cache.set('value-1', account, null, 0, cache.generation)
+    cache.set('value-2', user, null, 0, cache.generation)
+    const before = cache.generation
+    expect(cache.size).toBe(2)
+
+    expect(onGap).toBeTypeOf('function')
+    onGap!()
+    expect(received).toEqual([{ type: 'all' }])
+    expect(cache.size).toBe(0)
+    expect(cache.get('value-1', 'acc_1', 1)).toBeUndefined()
+    // A lookup that started before the gap must not cache what it read.
+    cache.set('value-1', account, null, 1, before)
+    expect(cache.size).toBe(0)
+    await hub.close()
+  })
+})

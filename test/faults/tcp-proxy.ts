@@ -1,0 +1,110 @@
+import { once } from 'node:events'
+import { connect, createServer, type Socket } from 'node:net'
+import type { AddressInfo } from 'node:net'
+
+/**
+ * A TCP proxy on 127.0.0.1 that a test puts between a `pg` Pool and PostgreSQL, to
+ * break the connection on purpose: refuse new connections, hold what the client sends
+ * (a query stays in flight), or cut every open connection at once.
+ */
+export interface TcpProxy {
+  readonly port: number
+  /** `connectionString` with its port replaced by the proxy's. */
+  via(connectionString: string): string
+  /** While on, new connections are accepted and closed at once, like a refused connection. */
+  refuse(on: boolean): void
+  /** While on, bytes from clients are held (not forwarded); off forwards what was held. */
+  hold(on: boolean): void
+  /** Bytes held since `hold(true)`: more than 0 once a request is in flight. */
+  heldBytes(): number
+  /** Destroys every open connection, both sides, without a goodbye. */
+  cut(): void
+  /** Number of open client connections. */
+  readonly connections: number
+  close(): Promise<void>
+}
+
+interface Pair {
+  readonly client: Socket
+  readonly upstream: Socket
+  held: Buffer[]
+}
+
+/** Starts a proxy to `target` (the server's host and port). */
+export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  const pairs = new Set<Pair>()
+  let refusing = false
+  let holding = false
+  let held = 0
+
+  const server = createServer((client) => {
+    if (refusing) {
+      client.destroy()
+      return
+    }
+    const upstream = connect(target.port, target.host)
+    const pair: Pair = { client, upstream, held: [] }
+    pairs.add(pair)
+    const drop = (): void => {
+      pairs.delete(pair)
+      client.destroy()
+      upstream.destroy()
+    }
+    client.on('error', drop).on('close', drop)
+    upstream.on('error', drop).on('close', drop)
+    client.on('data', (chunk: Buffer) => {
+      if (holding) {
+        pair.held.push(chunk)
+        held += chunk.length
+      } else {
+        upstream.write(chunk)
+      }
+    })
+    upstream.on('data', (chunk: Buffer) => client.write(chunk))
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const port = (server.address() as AddressInfo).port
+
+  const cut = (): void => {
+    for (const pair of [...pairs]) {
+      pairs.delete(pair)
+      pair.client.destroy()
+      pair.upstream.destroy()
+    }
+  }
+
+  return {
+    port,
+    via(connectionString) {
+      const url = new URL(connectionString)
+      url.hostname = '127.0.0.1'
+      url.port = String(port)
+      return url.toString()
+    },
+    refuse(on) {
+      refusing = on
+    },
+    hold(on) {
+      holding = on
+      if (on) {
+        held = 0
+        return
+      }
+      for (const pair of pairs) {
+        for (const chunk of pair.held) pair.upstream.write(chunk)
+        pair.held = []
+      }
+    },
+    heldBytes: () => held,
+    cut,
+    get connections() {
+      return pairs.size
+    },
+    async close() {
+      cut()
+      server.close()
+      await once(server, 'close')
+    },
+  }
+}

@@ -1,0 +1,134 @@
+import { inspect } from 'node:util'
+import fc from 'fast-check'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { memoryRateLimitStore } from '../../src/memory'
+import { clientAddressKey } from '../../src/service/client-address'
+
+const SEED = Number(process.env.FC_SEED ?? 424242)
+
+/** The sliding window by its definition: every failure ever recorded, none forgotten. */
+function modelRetryAfterMs(failures: readonly number[], limit: number, windowMs: number, now: number): number {
+  const inWindow = failures.filter((at) => at > now - windowMs && at <= now).sort((a, b) => a - b)
+  if (inWindow.length < limit) return 0
+  return inWindow[inWindow.length - limit]! + windowMs - now
+}
+
+type Step = { readonly advanceMs: number; readonly key: 0 | 1; readonly fail: boolean }
+
+describe('memoryRateLimitStore: the sliding window', () => {
+  it('answers exactly like the definition, at and around every window edge (fast-check)', () => {
+    const step = fc.record({
+      // Many zero and exact-window steps, so instants meet the window edge exactly.
+      advanceMs: fc.oneof(fc.constantFrom(0, 1, 999, 1000, 1001), fc.integer({ min: 0, max: 3000 })),
+      key: fc.constantFrom<0 | 1>(0, 1),
+      fail: fc.boolean(),
+    })
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 6 }), fc.array(step, { maxLength: 80 }), (limit, steps: Step[]) => {
+        const windowMs = 1000
+        const store = memoryRateLimitStore()
+        const failures: number[][] = [[], []]
+        let now = 1_700_000_000_000
+        for (const { advanceMs, key, fail } of steps) {
+          now += advanceMs
+          if (fail) {
+            store.recordFailure(`k${key}`, limit, windowMs, now)
+            failures[key]!.push(now)
+          }
+          for (const k of [0, 1] as const) {
+            expect(store.retryAfterMs(`k${k}`, limit, windowMs, now)).toBe(modelRetryAfterMs(failures[k]!, limit, windowMs, now))
+          }
+        }
+        // After the whole window has passed, nothing is limited any more.
+        for (const k of [0, 1] as const) expect(store.retryAfterMs(`k${k}`, limit, windowMs, now + windowMs)).toBe(0)
+      }),
+      { seed: SEED, numRuns: 500 },
+    )
+  })
+
+  it('limits at the limit-th failure and frees the key exactly when the oldest counted one leaves', () => {
+    const store = memoryRateLimitStore()
+    const windowMs = 10_000
+    store.recordFailure('k', 3, windowMs, 1_000)
+    store.recordFailure('k', 3, windowMs, 2_000)
+    expect(store.retryAfterMs('k', 3, windowMs, 2_000)).toBe(0)
+    store.recordFailure('k', 3, windowMs, 3_000)
+    expect(store.retryAfterMs('k', 3, windowMs, 3_000)).toBe(8_000) // 1_000 leaves at 11_000
+    expect(store.retryAfterMs('k', 3, windowMs, 10_999)).toBe(1)
+    expect(store.retryAfterMs('k', 3, windowMs, 11_000)).toBe(0) // t = now − window is outside
+  })
+
+  it('forgets the key whose last failure is oldest past maxKeys, and never holds more', () => {
+    const store = memoryRateLimitStore({ maxKeys: 10 })
+    for (let i = 0; i < 1_000; i++) {
+      store.recordFailure(`key-${i}`, 1, 60_000, 1_000 + i)
+      expect(store.size).toBeLessThanOrEqual(10)
+    }
+    expect(store.size).toBe(10)
+    expect(store.retryAfterMs('key-0', 1, 60_000, 2_000)).toBe(0) // forgotten: let through, never locked out
+    expect(store.retryAfterMs('key-999', 1, 60_000, 2_000)).toBeGreaterThan(0)
+  })
+
+  it('keeps a key that keeps failing, however many other keys come and go', () => {
+    const store = memoryRateLimitStore({ maxKeys: 5 })
+    for (let i = 0; i < 100; i++) {
+      store.recordFailure('attacker', 3, 60_000, 1_000 + i)
+      store.recordFailure(`sprayed-${i}`, 3, 60_000, 1_000 + i)
+    }
+    expect(store.retryAfterMs('attacker', 3, 60_000, 1_100)).toBeGreaterThan(0)
+  })
+
+  it('keeps at most `limit` instants per key', () => {
+    const store = memoryRateLimitStore()
+    for (let i = 0; i < 10_000; i++) store.recordFailure('k', 4, 1e9, i)
+    // Exactly the newest four count: the key frees when instant 9_996 leaves.
+    expect(store.retryAfterMs('k', 4, 1e9, 10_000)).toBe(9_996 + 1e9 - 10_000)
+    expect(inspect(store)).toBe('MemoryRateLimitStore { size: 1 }')
+  })
+
+  describe('uses no timers', () => {
+    afterEach(() => vi.restoreAllMocks())
+    it('sets no timeout or interval, so it never keeps a process alive', () => {
+      const timeout = vi.spyOn(globalThis, 'setTimeout')
+      const interval = vi.spyOn(globalThis, 'setInterval')
+      const store = memoryRateLimitStore({ maxKeys: 3 })
+      for (let i = 0; i < 100; i++) {
+        store.recordFailure(`k${i % 7}`, 2, 1_000, i * 10)
+        store.retryAfterMs(`k${i % 5}`, 2, 1_000, i * 10)
+      }
+      expect(timeout).not.toHaveBeenCalled()
+      expect(interval).not.toHaveBeenCalled()
+    })
+  })
+
+  it('refuses a maxKeys that is not a positive integer', () => {
+    expect(() => memoryRateLimitStore({ maxKeys: 0 })).toThrow(RangeError)
+    expect(() => memoryRateLimitStore({ maxKeys: 1.5 })).toThrow(RangeError)
+  })
+})
+
+describe('clientAddressKey', () => {
+  it('keys IPv4 as it is, also when IPv4-mapped', () => {
+    expect(clientAddressKey('192.0.2.7')).toBe('192.0.2.7')
+    expect(clientAddressKey('::ffff:192.0.2.7')).toBe('192.0.2.7')
+    expect(clientAddressKey('::FFFF:192.0.2.7')).toBe('192.0.2.7')
+  })
+
+  it('keys IPv6 by its /64, whatever the spelling', () => {
+    const key = '2001:db8:1:2::/64'
+    expect(clientAddressKey('2001:db8:1:2::1')).toBe(key)
+    expect(clientAddressKey('2001:0db8:0001:0002:ffff:ffff:ffff:ffff')).toBe(key)
+    expect(clientAddressKey('2001:DB8:1:2:a:b:c:d%eth0')).toBe(key)
+    expect(clientAddressKey('::1')).toBe('0:0:0:0::/64')
+    expect(clientAddressKey('2001:db8::')).toBe('2001:db8:0:0::/64')
+  })
+
+  it('takes anything else as it is, cut to 64 characters, and nothing for no address', () => {
+    expect(clientAddressKey('not:an:ip:address:at:all:x:y:z')).toBe('not:an:ip:address:at:all:x:y:z')
+    expect(clientAddressKey('1::2::3')).toBe('1::2::3')
+    expect(clientAddressKey('x'.repeat(100))).toBe('x'.repeat(64))
+    expect(clientAddressKey('')).toBeUndefined()
+    expect(clientAddressKey(undefined)).toBeUndefined()
+    expect(clientAddressKey(42)).toBeUndefined()
+  })
+})
