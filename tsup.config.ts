@@ -17,13 +17,21 @@ export const entries = {
   smtp: 'src/mailers/smtp/index.ts',
 } as const
 
+/**
+ * The `passcode-auth` command (package.json "bin"). Not a subpath of the package, so
+ * not in `entries`; it is built with them to share their chunks. Its source starts
+ * with `#!/usr/bin/env node`, which esbuild keeps and tsup marks executable.
+ */
+export const commandEntries = { cli: 'src/cli/index.ts' } as const
+
 export default defineConfig({
-  entry: entries,
+  entry: { ...entries, ...commandEntries },
   format: ['esm', 'cjs'],
   // .js for ESM and .cjs for CommonJS ("type": "module"); tsup names the
   // declarations to match: .d.ts and .d.cts.
   outDir: 'dist',
-  dts: true,
+  // Declarations for the public entries only: the command has no API.
+  dts: { entry: entries },
   clean: true,
   sourcemap: true,
   target: 'node20',

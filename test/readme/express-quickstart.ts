@@ -9,7 +9,7 @@ const auth = createPasscodeAuth({ store: memoryStore(), partners: ['acme'] })
 
 const app = express()
 // Partners check their credentials here: GET /v1/connect?partner=acme
-app.get('/v1/connect', connectHandler(auth))
+app.all('/v1/connect', connectHandler(auth))
 // Any other route: bad credentials get the SPEC's 400/401, good ones reach the handler.
 app.get('/1/events.json', requirePasscode(auth), (req, res) => {
   res.json({ events: [], calledBy: req.passcodeAuth })

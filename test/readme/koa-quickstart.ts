@@ -10,7 +10,7 @@ const auth = createPasscodeAuth({ store: memoryStore(), partners: ['acme'] })
 const app = new Koa()
 const connect = connectMiddleware(auth)
 // Partners check their credentials here: GET /v1/connect?partner=acme
-app.use((ctx, next) => (ctx.method === 'GET' && ctx.path === '/v1/connect' ? connect(ctx, next) : next()))
+app.use((ctx, next) => (ctx.path === '/v1/connect' ? connect(ctx, next) : next()))
 // Every route below: bad credentials get the SPEC's 400/401, good ones go on.
 app.use(requirePasscode(auth))
 app.use((ctx) => {

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { TYPE_CHECK_ONLY, typeCheckBlocks } from '../docs/markdown-blocks'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const readme = readFileSync(path.join(root, 'README.md'), 'utf8')
@@ -31,8 +32,15 @@ describe('README code blocks', () => {
     expect(blocks.length).toBeGreaterThan(0)
   })
 
+  // Blocks that need a server or a secret (marked TYPE_CHECK_ONLY) are compiled, not run.
+  it('type-checks the blocks that cannot run here', async () => {
+    const checked = blocks.filter((block) => block.code.includes(TYPE_CHECK_ONLY))
+    expect(checked.length).toBeGreaterThan(0)
+    expect(await typeCheckBlocks('readme', checked.map((block) => ({ name: block.heading, code: block.code })))).toBe('')
+  }, 120_000)
+
   // Each block runs as an ES module that imports the package by name from src/ through tsx.
-  it.each(blocks.filter((block) => !block.code.includes('// readme: not runnable')).map((block) => [block.heading, block.code]))(
+  it.each(blocks.filter((block) => !block.code.includes(TYPE_CHECK_ONLY)).map((block) => [block.heading, block.code]))(
     'runs the "%s" block',
     (_, code) => {
       const dir = mkdtempSync(path.join(tmpdir(), 'readme-'))

@@ -1,0 +1,19 @@
+import type { CommandSpec } from '../command'
+import { accountsCommands } from './accounts'
+import { migrateCommands } from './migrate'
+import { notifyCommands } from './notify'
+import { partnersCommands } from './partners'
+import { passcodesCommands } from './passcodes'
+import { serveCommands } from './serve'
+import { usersCommands } from './users'
+
+/** Every subcommand, in the order `passcode-auth --help` lists them. */
+export const COMMANDS: readonly CommandSpec[] = [
+  ...serveCommands,
+  ...passcodesCommands,
+  ...usersCommands,
+  ...accountsCommands,
+  ...partnersCommands,
+  ...notifyCommands,
+  ...migrateCommands,
+]

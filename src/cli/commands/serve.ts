@@ -1,0 +1,114 @@
+import { startExpiryNotifier } from '../../service/expiry-notifier'
+import type { CommandContext, CommandSpec } from '../command'
+import { mailConfig, serverConfig } from '../config'
+import { listenControlSocket, type ControlSocket } from '../control-socket'
+import { dataFolderPaths } from '../data-folder'
+import { CliError, EXIT_CODES } from '../exit-codes'
+import { connectCurlLine, demoOwed, seedDemo, type DemoSeed } from '../server/demo'
+
+/** The URL a local client reaches the server at: a wildcard address means this machine. */
+function baseUrl(host: string, port: number): string {
+  const local = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host
+  return `http://${local.includes(':') ? `[${local}]` : local}:${port}`
+}
+
+/**
+ * Resolves at the first SIGINT or SIGTERM. A later one ends the process at once, unless
+ * it comes within a second: under `npm start`, Ctrl+C reaches this process both from
+ * the terminal and relayed by npm.
+ */
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const first = (signal: NodeJS.Signals) => {
+      const at = Date.now()
+      process.off('SIGINT', first).off('SIGTERM', first)
+      const again = () => {
+        if (Date.now() - at > 1_000) process.exit(EXIT_CODES.unexpected)
+      }
+      process.on('SIGINT', again).on('SIGTERM', again)
+      resolve(signal)
+    }
+    process.on('SIGINT', first).on('SIGTERM', first)
+  })
+}
+
+function banner(context: CommandContext, lines: { storage: string; mailer: string; url: string; demo?: DemoSeed; socket: boolean }): void {
+  const { output } = context
+  output.info(`passcode-auth serve: listening on ${lines.url}`)
+  output.info(`  routes   GET /v1/connect?partner=<name>, GET /1/events.json (protected), GET /healthz`)
+  output.info(`  storage  ${lines.storage}`)
+  output.info(`  mailer   ${lines.mailer}`)
+  if (lines.socket) output.info('  manage   other passcode-auth commands on this data folder are run by this server while it runs')
+  if (lines.demo !== undefined) {
+    const { demo } = lines
+    output.info('')
+    output.info(`New data folder: created account ${demo.accountId} with the passcode "${demo.passcodeName}" and whitelisted partner ${demo.partner}.`)
+    output.info('The passcode value is shown only here. Try it:')
+    output.info('')
+    output.info(`  ${connectCurlLine(lines.url, demo)}`)
+  }
+  output.info('')
+  output.info('Stop with Ctrl+C.')
+}
+
+const serve: CommandSpec = {
+  path: ['serve'],
+  summary: 'run the reference server: GET /v1/connect, GET /1/events.json, GET /healthz',
+  groups: ['storage', 'mail', 'server'],
+  examples: ['passcode-auth serve', 'PORT=8080 DATABASE_URL=postgres://app@db/app PASSCODE_AUTH_PEPPER=… passcode-auth serve --host 0.0.0.0'],
+  async run(context) {
+    if (context.forwarded) throw new CliError('ERR_USAGE', 'passcode-auth serve is already running on this data folder')
+    const { output, io, flags } = context
+    const settings = serverConfig(io, flags)
+    const mail = mailConfig(io, flags)
+    const runtime = await context.runtime()
+    const owed = demoOwed(runtime, flags['no-demo'] !== true)
+
+    // Loaded here, so that the management commands do not pay for Fastify.
+    const { buildServer } = await import('../server/app')
+    const app = await buildServer(runtime, { ...(flags.quiet !== true && !output.json && { log: (line: string) => io.stdout(`${line}\n`) }) })
+    try {
+      await app.listen({ host: settings.host, port: settings.port })
+    } catch (error) {
+      await app.close()
+      const code = (error as { code?: string }).code
+      throw new CliError('ERR_SETTING', `Cannot listen on ${settings.host}:${settings.port}${code ? ` (${code})` : ''}; choose another --port or --host`, {
+        setting: '--port',
+        cause: error,
+      })
+    }
+    // Seeded once listening, so that a port already in use does not swallow the demo.
+    const demo = owed ? await seedDemo(runtime, context.actor) : undefined
+    const address = app.server.address()
+    const url = baseUrl(settings.host, typeof address === 'object' && address !== null ? address.port : settings.port)
+    const notifier = startExpiryNotifier(runtime.auth, {
+      intervalMs: settings.notifyIntervalMs,
+      onReport: (report) => {
+        if (report.sent.length + report.failed.length > 0) output.notice(`notifier: ${report.sent.length} sent, ${report.failed.length} failed`)
+      },
+      onError: (error) => output.notice(`notifier: pass failed: ${(error as Error).message}`),
+    })
+    let socket: ControlSocket | undefined
+    if (runtime.storage === 'embedded') {
+      socket = await listenControlSocket(dataFolderPaths(runtime.location).socket, (argv) => context.execute(argv, runtime)).catch(() => undefined)
+    }
+
+    const mailer = mail.kind === 'console' ? `console (expiry emails to ${mail.to.join(', ')} are printed here)` : `SMTP ${mail.url.host}`
+    const storage = runtime.storage === 'embedded' ? `embedded PostgreSQL (PGlite) in ${runtime.location}` : runtime.location
+    if (output.json) {
+      output.result({ status: 'listening', url, storage, mailer, ...(demo && { demo: { ...demo, curl: connectCurlLine(url, demo) } }) }, '')
+    } else {
+      banner(context, { storage, mailer, url, socket: socket !== undefined, ...(demo && { demo }) })
+    }
+
+    const signal = await untilSignal()
+    output.info(`${signal}: shutting down…`)
+    await socket?.close()
+    await app.close()
+    await notifier.stop()
+    output.info('Stopped.')
+  },
+}
+
+/** `serve`. */
+export const serveCommands: readonly CommandSpec[] = [serve]

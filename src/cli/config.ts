@@ -1,0 +1,197 @@
+import path from 'node:path'
+import { z } from 'zod'
+import type { EncryptionKey } from '../service/options'
+import { CliError } from './exit-codes'
+import type { CliIo } from './output'
+
+/**
+ * The command's settings: each from a flag or an environment variable (the flag wins),
+ * validated with zod. An error names the flag or variable that was used and never
+ * echoes its value, which may be a secret. Secrets have no flag: a flag would show
+ * in `ps` and in shell history.
+ */
+
+/** Flag values as parsed from the command line. */
+export type Flags = Readonly<Record<string, string | boolean | undefined>>
+
+interface Setting<T> {
+  readonly env: string
+  readonly flag?: string
+  readonly schema: z.ZodType<T, string | undefined>
+}
+
+const MAX_TIMER_MS = 2_147_483_647
+
+const whole = (min: number, max: number, unit = '') => {
+  const message = `must be a whole number${unit && ` of ${unit}`} from ${min} to ${max}`
+  return z.string().regex(/^\d+$/, message).transform(Number).refine((n) => n >= min && n <= max, message)
+}
+
+const url = (protocols: readonly string[], message: string) =>
+  z.string().refine((value) => {
+    try {
+      const parsed = new URL(value)
+      return protocols.includes(parsed.protocol) && parsed.hostname !== ''
+    } catch {
+      return false
+    }
+  }, message)
+
+const ADDRESS = /^[^\s@,<>]+@[^\s@,<>]+$/
+
+const encryptionKeys = z.string().transform((text, context): EncryptionKey[] => {
+  const entries = text.split(',').map((entry) => entry.trim())
+  const keys: EncryptionKey[] = []
+  for (const [index, entry] of entries.entries()) {
+    const separator = entry.indexOf(':')
+    const id = entry.slice(0, separator)
+    const key = entry.slice(separator + 1)
+    const bytes = /^[A-Za-z0-9_-]+$/.test(key) ? Buffer.from(key, 'base64url').length : 0
+    if (separator < 1 || !/^[\x21-\x7e]{1,64}$/.test(id) || bytes !== 32) {
+      context.addIssue({ code: 'custom', message: `entry ${index + 1} must be <key id>:<32 bytes in base64url>, entries separated by commas` })
+      return z.NEVER
+    }
+    keys.push({ id, key })
+  }
+  if (new Set(keys.map((key) => key.id)).size !== keys.length) {
+    context.addIssue({ code: 'custom', message: 'key ids must be unique' })
+    return z.NEVER
+  }
+  return keys
+})
+
+/** Every setting, by name. docs/cli.md lists the same table. */
+export const SETTINGS = {
+  dataDir: { env: 'PASSCODE_AUTH_DATA_DIR', flag: 'data-dir', schema: z.string().default('.data/passcode-auth') },
+  databaseUrl: {
+    env: 'DATABASE_URL',
+    flag: 'database-url',
+    schema: url(['postgres:', 'postgresql:'], 'must be a postgres:// or postgresql:// URL').optional(),
+  },
+  schema: {
+    env: 'PASSCODE_AUTH_DB_SCHEMA',
+    flag: 'db-schema',
+    schema: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]{0,47}$/, 'must be 1 to 48 lower-case letters, digits or "_", not starting with a digit')
+      .default('passcode_auth'),
+  },
+  pepper: {
+    env: 'PASSCODE_AUTH_PEPPER',
+    schema: z
+      .string()
+      .refine((value) => Buffer.byteLength(value) >= 16 && Buffer.byteLength(value) <= 1024, 'must be 16 to 1024 bytes')
+      .optional(),
+  },
+  encryptionKeys: { env: 'PASSCODE_AUTH_ENCRYPTION_KEYS', schema: encryptionKeys.optional() },
+  lockWaitMs: {
+    env: 'PASSCODE_AUTH_LOCK_WAIT_MS',
+    schema: whole(0, 600_000, 'milliseconds').default(30_000),
+  },
+  host: { env: 'PASSCODE_AUTH_HOST', flag: 'host', schema: z.string().regex(/^[\x21-\x7e]+$/, 'must be a host name or IP address').default('127.0.0.1') },
+  port: { env: 'PORT', flag: 'port', schema: whole(0, 65_535).default(3000) },
+  notifyIntervalMs: {
+    env: 'PASSCODE_AUTH_NOTIFY_INTERVAL_MS',
+    flag: 'notify-interval-ms',
+    schema: whole(1_000, MAX_TIMER_MS, 'milliseconds').default(3_600_000),
+  },
+  smtpUrl: {
+    env: 'PASSCODE_AUTH_SMTP_URL',
+    schema: url(['smtp:', 'smtps:'], 'must be an smtp:// or smtps:// URL, like smtp://user:password@mail.example.com:587').optional(),
+  },
+  mailFrom: { env: 'PASSCODE_AUTH_MAIL_FROM', flag: 'mail-from', schema: z.string().optional() },
+  notifyTo: {
+    env: 'PASSCODE_AUTH_NOTIFY_TO',
+    flag: 'notify-to',
+    schema: z
+      .string()
+      .transform((text) => text.split(',').map((address) => address.trim()))
+      .refine((list) => list.every((address) => ADDRESS.test(address)), 'must be email addresses separated by commas')
+      .optional(),
+  },
+} satisfies Record<string, Setting<unknown>>
+
+/** The name of a setting as the operator gave it: `--port`, or `PORT` from the environment. */
+function source(setting: Setting<unknown>, flags: Flags): string {
+  return setting.flag !== undefined && typeof flags[setting.flag] === 'string' ? `--${setting.flag}` : setting.env
+}
+
+/** Reads and validates one setting. Empty environment variables count as unset. */
+export function readSetting<T>(io: CliIo, flags: Flags, setting: Setting<T>): T {
+  const fromFlag = setting.flag === undefined ? undefined : flags[setting.flag]
+  const fromEnv = io.env[setting.env]
+  const raw = typeof fromFlag === 'string' ? fromFlag : fromEnv === '' ? undefined : fromEnv
+  const result = setting.schema.safeParse(raw)
+  if (result.success) return result.data
+  const name = source(setting, flags)
+  const where = name.startsWith('--') ? name : `${name} (environment variable)`
+  throw new CliError('ERR_SETTING', `Invalid setting ${where}: ${result.error.issues[0]?.message ?? 'invalid value'}`, { setting: name })
+}
+
+/** Where passcodes live: an embedded data folder, or a PostgreSQL server. */
+export type StorageConfig =
+  | {
+      readonly kind: 'embedded'
+      readonly dataDir: string
+      /** How long to wait for a data folder another command is using. */
+      readonly lockWaitMs: number
+      readonly pepper?: string
+      readonly encryptionKeys?: EncryptionKey[]
+    }
+  | {
+      readonly kind: 'postgres'
+      readonly databaseUrl: string
+      /** The PostgreSQL schema that holds the tables. */
+      readonly schema: string
+      readonly pepper: string
+      readonly encryptionKeys?: EncryptionKey[]
+    }
+
+/** The storage settings of every command that opens the store. */
+export function storageConfig(io: CliIo, flags: Flags): StorageConfig {
+  const pepper = readSetting(io, flags, SETTINGS.pepper)
+  const keys = readSetting(io, flags, SETTINGS.encryptionKeys)
+  const secrets = { ...(pepper !== undefined && { pepper }), ...(keys !== undefined && { encryptionKeys: keys }) }
+  const databaseUrl = readSetting(io, flags, SETTINGS.databaseUrl)
+  if (databaseUrl === undefined) {
+    const dataDir = path.resolve(io.cwd, readSetting(io, flags, SETTINGS.dataDir))
+    return { kind: 'embedded', dataDir, lockWaitMs: readSetting(io, flags, SETTINGS.lockWaitMs), ...secrets }
+  }
+  // Every instance on one database must hash with the same pepper, so it cannot be a
+  // file generated per machine.
+  if (pepper === undefined) {
+    throw new CliError(
+      'ERR_SETTING',
+      'PASSCODE_AUTH_PEPPER is required with DATABASE_URL: every instance that shares the database must use the same pepper (16 bytes or more, for example `openssl rand -base64 32`)',
+      { setting: 'PASSCODE_AUTH_PEPPER' },
+    )
+  }
+  return { kind: 'postgres', databaseUrl, schema: readSetting(io, flags, SETTINGS.schema), ...secrets, pepper }
+}
+
+/** How expiry notifications go out: printed on stdout, or sent through SMTP. */
+export type MailConfig =
+  | { readonly kind: 'console'; readonly to: readonly string[] }
+  | { readonly kind: 'smtp'; readonly url: URL; readonly from: string; readonly to: readonly string[] }
+
+/** The mail settings of `serve` and `notify`. */
+export function mailConfig(io: CliIo, flags: Flags): MailConfig {
+  const smtpUrl = readSetting(io, flags, SETTINGS.smtpUrl)
+  const to = readSetting(io, flags, SETTINGS.notifyTo)
+  const from = readSetting(io, flags, SETTINGS.mailFrom)
+  if (smtpUrl === undefined) return { kind: 'console', to: to ?? ['operator@localhost'] }
+  const missing = from === undefined ? SETTINGS.mailFrom : to === undefined ? SETTINGS.notifyTo : undefined
+  if (missing !== undefined) {
+    throw new CliError('ERR_SETTING', `${missing.env} (or --${missing.flag}) is required with PASSCODE_AUTH_SMTP_URL`, { setting: missing.env })
+  }
+  return { kind: 'smtp', url: new URL(smtpUrl), from: from!, to: to! }
+}
+
+/** The settings of `serve` beyond storage and mail. */
+export function serverConfig(io: CliIo, flags: Flags): { host: string; port: number; notifyIntervalMs: number } {
+  return {
+    host: readSetting(io, flags, SETTINGS.host),
+    port: readSetting(io, flags, SETTINGS.port),
+    notifyIntervalMs: readSetting(io, flags, SETTINGS.notifyIntervalMs),
+  }
+}

@@ -1,0 +1,101 @@
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs'
+import path from 'node:path'
+import { CliError } from './exit-codes'
+
+/**
+ * The embedded data folder: `pgdata/` (the PGlite database), `secrets.json` (pepper and
+ * encryption keys, mode 0600), `lock` (the process using the folder) and, while `serve`
+ * runs, `serve.sock` (where other commands hand their work to it). PGlite is one
+ * process's database: two processes opening `pgdata/` at once would corrupt it, hence
+ * the lock.
+ */
+export const dataFolderPaths = (dir: string) => ({
+  database: path.join(dir, 'pgdata'),
+  secrets: path.join(dir, 'secrets.json'),
+  lock: path.join(dir, 'lock'),
+  socket: path.join(dir, 'serve.sock'),
+})
+
+/** Creates the folder (private to the user) and says whether it holds no database yet. */
+export function prepareDataFolder(dir: string): { fresh: boolean } {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    if (!statSync(dir).isDirectory()) throw new Error('not a directory')
+  } catch (error) {
+    throw new CliError('ERR_DATA_FOLDER', `Cannot use the data folder ${dir}: ${(error as Error).message}`, {
+      setting: 'PASSCODE_AUTH_DATA_DIR',
+      cause: error,
+    })
+  }
+  return { fresh: !existsSync(path.join(dataFolderPaths(dir).database, 'PG_VERSION')) }
+}
+
+/** Who holds a data folder's lock. */
+export interface LockHolder {
+  readonly pid: number
+  readonly command: string
+}
+
+/** A held lock; `release` is idempotent. */
+export interface FolderLock {
+  release(): void
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+function readHolder(file: string): LockHolder | undefined {
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<LockHolder>
+    return typeof parsed.pid === 'number' ? { pid: parsed.pid, command: String(parsed.command ?? '?') } : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Takes the folder's lock, or reports who holds it. A lock left by a process that no
+ * longer exists (killed, crashed) is taken over.
+ */
+export function tryLockDataFolder(dir: string, command: string): FolderLock | { heldBy: LockHolder } {
+  const file = dataFolderPaths(dir).lock
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let fd: number
+    try {
+      fd = openSync(file, 'wx', 0o600)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new CliError('ERR_DATA_FOLDER', `Cannot lock the data folder ${dir}: ${(error as Error).message}`, { cause: error })
+      }
+      const holder = readHolder(file)
+      // Unreadable: another process is writing it right now, unless it is old.
+      const written = statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0
+      const stale = holder === undefined ? Date.now() - written > 10_000 : !isAlive(holder.pid)
+      if (!stale) return { heldBy: holder ?? { pid: 0, command: 'starting' } }
+      try {
+        unlinkSync(file)
+      } catch {
+        // Someone else took it over first; try again.
+      }
+      continue
+    }
+    writeSync(fd, JSON.stringify({ pid: process.pid, command }))
+    closeSync(fd)
+    let released = false
+    return {
+      release() {
+        if (released) return
+        released = true
+        if (readHolder(file)?.pid === process.pid) unlinkSync(file)
+      },
+    }
+  }
+  throw new CliError('ERR_DATA_FOLDER', `Cannot lock the data folder ${dir}: its lock file keeps changing`)
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+import { runCli } from './run-cli'
+
+/*
+ * The `passcode-auth` command (package.json "bin"; built to dist/cli.js). Everything
+ * is in runCli; this file only binds it to the process and exits with its code once
+ * stdout and stderr are flushed (a pipe may still hold output when the code is known).
+ */
+
+// A reader that went away (a closed pipe) must not stop a server from shutting down cleanly.
+process.stdout.on('error', () => undefined)
+process.stderr.on('error', () => undefined)
+
+const flush = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => stream.write('', () => resolve()))
+
+void runCli(process.argv.slice(2), {
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+  env: process.env,
+  cwd: process.cwd(),
+}).then(async (code) => {
+  await Promise.all([flush(process.stdout), flush(process.stderr)])
+  process.exit(code)
+})

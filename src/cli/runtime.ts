@@ -1,0 +1,153 @@
+import { createPasscodeAuth, type PasscodeAuth } from '../index'
+import { migrate, postgresPartners, postgresStore, type MigrationReport, type PostgresPartners, type PostgresDatabase } from '../stores/postgres/index'
+import type { Mailer } from '../ports/mailer'
+import type { EncryptionKey } from '../service/options'
+import type { StorageConfig } from './config'
+import { dataFolderPaths, prepareDataFolder } from './data-folder'
+import { CliError } from './exit-codes'
+import type { Output } from './output'
+import { embeddedSecrets } from './secrets'
+
+/** The opened store and the service over it, for one command or one `serve`. */
+export interface Runtime {
+  readonly auth: PasscodeAuth
+  /** The operator's partner whitelist, kept in the database. */
+  readonly partners: PostgresPartners
+  readonly storage: 'embedded' | 'postgres'
+  /** For the operator: the data folder, or "PostgreSQL (DATABASE_URL)"; never a password. */
+  readonly location: string
+  /** Whether an embedded data folder had no database before this run. */
+  readonly fresh: boolean
+  /** Applies pending migrations (idempotent). */
+  migrate(): Promise<MigrationReport>
+  /** Throws when the database does not answer. */
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+/** What to open the store for. */
+export interface RuntimeOptions {
+  readonly migrate: boolean
+  /** Whether the store listens for other instances' invalidations (`serve` only). */
+  readonly listen: boolean
+  readonly mailer?: Mailer
+  readonly recipients?: readonly string[]
+  readonly output: Output
+}
+
+interface Opened {
+  readonly db: PostgresDatabase
+  /** The PostgreSQL schema of the tables; the embedded folder uses the default one. */
+  readonly schema?: string
+  readonly pepper: string
+  readonly encryptionKeys: readonly EncryptionKey[] | undefined
+  readonly location: string
+  readonly fresh: boolean
+  ping(): Promise<void>
+  end(): Promise<void>
+}
+
+async function openEmbedded(config: Extract<StorageConfig, { kind: 'embedded' }>, output: Output): Promise<Opened> {
+  const { fresh } = prepareDataFolder(config.dataDir)
+  const secrets = embeddedSecrets(config.dataDir, fresh, config)
+  for (const warning of secrets.warnings) output.notice(`warning: ${warning}`)
+  if (secrets.generated.length > 0) {
+    output.notice(
+      `Generated a ${secrets.generated.join(' and an ')} into ${dataFolderPaths(config.dataDir).secrets} (mode 0600, values not shown). ` +
+        'Keep that file with the data folder, or set PASSCODE_AUTH_PEPPER and PASSCODE_AUTH_ENCRYPTION_KEYS instead.',
+    )
+  }
+  const { PGlite } = await import('@electric-sql/pglite').catch((error: unknown) => {
+    throw new CliError('ERR_DATABASE', 'The embedded store needs @electric-sql/pglite: npm install @electric-sql/pglite (or set DATABASE_URL)', { cause: error })
+  })
+  let db: InstanceType<typeof PGlite>
+  try {
+    db = await PGlite.create(dataFolderPaths(config.dataDir).database)
+  } catch (error) {
+    throw new CliError('ERR_DATABASE', `Cannot open the database in ${config.dataDir}: ${(error as Error).message}`, { cause: error })
+  }
+  return {
+    db,
+    pepper: secrets.pepper,
+    encryptionKeys: secrets.encryptionKeys,
+    location: config.dataDir,
+    fresh,
+    ping: async () => void (await db.query('SELECT 1')),
+    end: () => db.close(),
+  }
+}
+
+async function openPostgres(config: Extract<StorageConfig, { kind: 'postgres' }>): Promise<Opened> {
+  const { default: pg } = await import('pg').catch((error: unknown) => {
+    throw new CliError('ERR_DATABASE', 'DATABASE_URL needs the pg package: npm install pg', { cause: error })
+  })
+  const pool = new pg.Pool({ connectionString: config.databaseUrl, connectionTimeoutMillis: 10_000 })
+  // An idle connection that drops must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined)
+  try {
+    await pool.query('SELECT 1')
+  } catch (error) {
+    await pool.end().catch(() => undefined)
+    const code = (error as { code?: unknown }).code
+    // The driver's message may quote the user name; the code is enough to act on.
+    throw new CliError('ERR_DATABASE', `Cannot connect to the PostgreSQL server of DATABASE_URL${typeof code === 'string' ? ` (${code})` : ''}`, {
+      setting: 'DATABASE_URL',
+      cause: error,
+    })
+  }
+  return {
+    db: pool,
+    schema: config.schema,
+    pepper: config.pepper,
+    encryptionKeys: config.encryptionKeys,
+    location: `PostgreSQL (DATABASE_URL, schema ${config.schema})`,
+    fresh: false,
+    ping: async () => void (await pool.query('SELECT 1')),
+    end: () => pool.end(),
+  }
+}
+
+/** Opens the store the settings name, migrates it unless told not to, and builds the service. */
+export async function openRuntime(config: StorageConfig, options: RuntimeOptions): Promise<Runtime> {
+  const opened = config.kind === 'embedded' ? await openEmbedded(config, options.output) : await openPostgres(config)
+  try {
+    const schema = opened.schema === undefined ? {} : { schema: opened.schema }
+    if (options.migrate) {
+      await migrate(opened.db, schema).catch((error: unknown) => {
+        throw new CliError('ERR_DATABASE', `Applying the schema migrations failed: ${(error as Error).message}`, { cause: error })
+      })
+    }
+    const store = postgresStore(opened.db, { ...schema, listen: options.listen })
+    const partners = postgresPartners(opened.db, schema)
+    const recipients = options.recipients
+    const auth = createPasscodeAuth({
+      store,
+      partners,
+      pepper: opened.pepper,
+      ...(opened.encryptionKeys !== undefined && { encryptionKeys: [...opened.encryptionKeys] }),
+      ...(options.mailer !== undefined && { mailer: options.mailer }),
+      ...(recipients !== undefined && { recipients: () => recipients }),
+    })
+    let closed: Promise<void> | undefined
+    return {
+      auth,
+      partners,
+      storage: config.kind,
+      location: opened.location,
+      fresh: opened.fresh,
+      migrate: () => migrate(opened.db, schema),
+      ping: opened.ping,
+      close() {
+        closed ??= (async () => {
+          await auth.close()
+          await store.close()
+          await opened.end()
+        })()
+        return closed
+      },
+    }
+  } catch (error) {
+    await opened.end().catch(() => undefined)
+    throw error
+  }
+}

@@ -1,0 +1,191 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { build } from 'esbuild'
+
+/**
+ * The `passcode-auth` command as a child process, with an environment cleaned of the
+ * caller's settings (CI may set DATABASE_URL for other suites). The command is
+ * src/cli/index.ts bundled with esbuild, as tsup bundles it into dist/cli.js (no
+ * build of the package needed): loading TypeScript through tsx would cost each
+ * process most of a second of CPU. `npm start` in first-start.test.ts runs the
+ * sources through tsx, as a newcomer does.
+ */
+
+export const root = path.resolve(import.meta.dirname, '../..')
+const entry = path.join(root, 'src/cli/index.ts')
+const cache = path.join(root, 'node_modules/.cache/passcode-auth-cli')
+
+let bundled: Promise<string> | undefined
+
+/** The bundled command's entry file, built once per test file from the current sources. */
+export function commandFile(): Promise<string> {
+  bundled ??= (async () => {
+    const result = await build({
+      entryPoints: { cli: entry },
+      bundle: true,
+      splitting: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      // Dependencies stay imports, resolved from the repository's node_modules.
+      packages: 'external',
+      outdir: 'out',
+      write: false,
+      logLevel: 'silent',
+    })
+    const hash = createHash('sha256')
+    for (const file of result.outputFiles) hash.update(file.path).update(file.contents)
+    const dir = path.join(cache, `bundle-${hash.digest('hex').slice(0, 16)}`)
+    if (!existsSync(dir)) {
+      mkdirSync(cache, { recursive: true })
+      const building = mkdtempSync(path.join(cache, 'bundling-'))
+      const outdir = path.resolve('out')
+      for (const file of result.outputFiles) writeFileSync(path.join(building, path.relative(outdir, file.path)), file.contents)
+      try {
+        renameSync(building, dir)
+      } catch {
+        rmSync(building, { recursive: true, force: true })
+      }
+    }
+    return path.join(dir, 'cli.js')
+  })()
+  return bundled
+}
+
+/** What a finished command left behind. */
+export interface CliRun {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** The environment of the test process without any setting the command reads. */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [name, value] of Object.entries(process.env)) {
+    if (name === 'DATABASE_URL' || name === 'PORT' || name.startsWith('PASSCODE_AUTH_')) continue
+    env[name] = value
+  }
+  for (const [name, value] of Object.entries(extra)) if (value !== undefined) env[name] = value
+  return env
+}
+
+/** Runs `passcode-auth <args>` to completion. */
+export function cli(args: readonly string[], options: { dataDir?: string; env?: Record<string, string | undefined> } = {}): Promise<CliRun> {
+  const env = cleanEnv({ ...(options.dataDir !== undefined && { PASSCODE_AUTH_DATA_DIR: options.dataDir }), ...options.env })
+  return commandFile().then(
+    (file) =>
+      new Promise((resolve) => {
+        execFile(process.execPath, [file, ...args], { cwd: root, env, timeout: 90_000 }, (error, stdout, stderr) => {
+          const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1
+          resolve({ code, stdout, stderr })
+        })
+      }),
+  )
+}
+
+/** A new temporary folder, removed by the returned function. */
+export function temporaryFolder(prefix = 'passcode-auth-cli-'): { dir: string; remove(): void } {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix))
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+/**
+ * A data folder that `migrate` has already initialised. Creating a PGlite database
+ * costs seconds of CPU, so it is done once per migration set and PGlite version,
+ * cached under node_modules/.cache, and copied for each test. The first start on an
+ * empty folder is tested for real in first-start.test.ts.
+ */
+export async function migratedDataFolder(): Promise<{ dir: string; remove(): void }> {
+  const fingerprint = createHash('sha256')
+    .update(readFileSync(path.join(root, 'src/stores/postgres/migrations.ts')))
+    .update(readFileSync(path.join(root, 'node_modules/@electric-sql/pglite/package.json')))
+    .digest('hex')
+    .slice(0, 16)
+  const cache = path.join(root, 'node_modules/.cache/passcode-auth-cli')
+  const template = path.join(cache, `data-${fingerprint}`)
+  if (!existsSync(template)) {
+    mkdirSync(cache, { recursive: true })
+    const building = mkdtempSync(path.join(cache, 'building-'))
+    const result = await cli(['migrate'], { dataDir: building })
+    if (result.code !== 0) throw new Error(`migrate failed: ${result.stderr}`)
+    try {
+      // Atomic: a test file building the same template in parallel loses the race harmlessly.
+      renameSync(building, template)
+    } catch {
+      rmSync(building, { recursive: true, force: true })
+    }
+  }
+  const copy = temporaryFolder()
+  cpSync(template, copy.dir, { recursive: true })
+  return copy
+}
+
+/** A running `serve` (or `npm start`). */
+export interface RunningServer {
+  readonly child: ChildProcess
+  /** The base URL it printed. */
+  readonly url: string
+  stdout(): string
+  stderr(): string
+  /**
+   * Sends a signal and resolves the exit code: to `pid` when given (the server under
+   * `npm start`, so that npm reports how it ended), else to the whole process group.
+   */
+  stop(signal?: NodeJS.Signals, pid?: number): Promise<number | null>
+}
+
+/**
+ * Starts a server command in its own process group and resolves once it printed
+ * "Stop with Ctrl+C." (or rejects with its output when it exits first).
+ */
+export function startServer(command: readonly string[], env: NodeJS.ProcessEnv): Promise<RunningServer> {
+  const child = spawn(command[0]!, command.slice(1), { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => void (stdout += chunk))
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => void (stderr += chunk))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      process.kill(-child.pid!, 'SIGKILL')
+      reject(new Error(`server did not start in time:\n${stdout}\n${stderr}`))
+    }, 90_000)
+    const onData = () => {
+      if (!stdout.includes('Stop with Ctrl+C.')) return
+      clearTimeout(timer)
+      child.stdout!.off('data', onData)
+      const url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1] ?? ''
+      resolve({
+        child,
+        url,
+        stdout: () => stdout,
+        stderr: () => stderr,
+        async stop(signal = 'SIGTERM', pid) {
+          if (child.exitCode === null && child.signalCode === null) process.kill(pid ?? -child.pid!, signal)
+          return exited
+        },
+      })
+    }
+    child.stdout!.on('data', onData)
+    void exited.then(() => {
+      clearTimeout(timer)
+      reject(new Error(`server exited before it was ready:\n${stdout}\n${stderr}`))
+    })
+  })
+}
+
+/** `passcode-auth serve` on a data folder, on a free port. */
+export async function serve(dataDir: string, args: readonly string[] = [], env: Record<string, string> = {}): Promise<RunningServer> {
+  return startServer([process.execPath, await commandFile(), 'serve', '--port', '0', ...args], cleanEnv({ PASSCODE_AUTH_DATA_DIR: dataDir, ...env }))
+}
+
+/** The two credential headers of a `curl` line the server printed. */
+export function headersOfCurlLine(line: string): { url: string; headers: Record<string, string> } {
+  const headers = Object.fromEntries([...line.matchAll(/-H '([^:']+): ([^']*)'/g)].map((match) => [match[1]!, match[2]!]))
+  const url = /'(http:\/\/[^']+)'\s*$/.exec(line)?.[1] ?? ''
+  return { url, headers }
+}

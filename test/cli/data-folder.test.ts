@@ -1,0 +1,96 @@
+import { spawnSync } from 'node:child_process'
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createServer } from 'node:net'
+import { cli, migratedDataFolder, serve, temporaryFolder } from './cli-process'
+
+/** The embedded data folder: migrations, its lock, its secrets. */
+
+let folder: { dir: string; remove(): void }
+const run = (args: string[], env: Record<string, string> = {}) => cli(args, { dataDir: folder.dir, env })
+const lock = (pid: number, command: string) => writeFileSync(path.join(folder.dir, 'lock'), JSON.stringify({ pid, command }))
+
+beforeAll(async () => {
+  folder = await migratedDataFolder()
+}, 120_000)
+
+afterAll(() => folder?.remove())
+
+describe('the data folder', () => {
+  it('migrate reports an up-to-date schema', async () => {
+    const human = await run(['migrate'])
+    expect(human).toMatchObject({ code: 0, stdout: `The schema in ${folder.dir} is up to date (version 1).\n` })
+    const json = await run(['migrate', '--json'])
+    expect(JSON.parse(json.stdout)).toEqual({ applied: [], version: 1, location: folder.dir })
+  })
+
+  it('is used by one process at a time: a live holder makes a command wait, then fail with exit 5', async () => {
+    lock(process.pid, 'passcodes create')
+    try {
+      const result = await run(['partners', 'list'], { PASSCODE_AUTH_LOCK_WAIT_MS: '500' })
+      expect(result.code).toBe(5)
+      expect(result.stderr).toContain(`Waiting for the data folder, in use by process ${process.pid} (passcodes create)`)
+      expect(result.stderr).toContain(`error: The data folder ${folder.dir} is in use by process ${process.pid} (passcodes create)`)
+    } finally {
+      rmSync(path.join(folder.dir, 'lock'))
+    }
+  })
+
+  it('takes over the lock of a process that no longer exists, and warns about a readable secrets file', async () => {
+    const gone = spawnSync(process.execPath, ['-e', '']).pid!
+    lock(gone, 'serve')
+    const secrets = path.join(folder.dir, 'secrets.json')
+    chmodSync(secrets, 0o644)
+    const result = await run(['partners', 'list'])
+    expect(result).toMatchObject({ code: 0, stdout: 'No partner is whitelisted.\n' })
+    expect(result.stderr).toBe(`warning: ${secrets} can be read by other users; run: chmod 600 ${secrets}\n`)
+    chmodSync(secrets, 0o600)
+  })
+
+  it('refuses a database whose pepper is lost, and opens it again with PASSCODE_AUTH_PEPPER', async () => {
+    const file = path.join(folder.dir, 'secrets.json')
+    const { pepper } = JSON.parse(readFileSync(file, 'utf8')) as { pepper: string }
+    rmSync(file)
+    const refused = await run(['partners', 'list'])
+    expect(refused.code).toBe(5)
+    expect(refused.stderr).toContain('holds a database but no secrets.json, and PASSCODE_AUTH_PEPPER is not set')
+    const opened = await run(['partners', 'list'], { PASSCODE_AUTH_PEPPER: pepper })
+    expect(opened.code).toBe(0)
+    expect(opened.stderr).toBe('')
+  })
+
+  it('still owes the demo after a first start that could not listen', async () => {
+    const empty = temporaryFolder()
+    const busy = createServer()
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
+    try {
+      const port = (busy.address() as { port: number }).port
+      const failed = await cli(['serve', '--port', String(port)], { dataDir: empty.dir })
+      expect(failed.code).toBe(2)
+      expect(failed.stderr).toContain(`error: Cannot listen on 127.0.0.1:${port} (EADDRINUSE); choose another --port or --host`)
+      const server = await serve(empty.dir)
+      try {
+        expect(server.stdout()).toMatch(/^ {2}curl -i .*partner=demo-partner'$/m)
+      } finally {
+        expect(await server.stop()).toBe(0)
+      }
+    } finally {
+      busy.close()
+      empty.remove()
+    }
+  }, 120_000)
+
+  it('reports a data folder that cannot be one', async () => {
+    const parent = temporaryFolder()
+    try {
+      const file = path.join(parent.dir, 'a-file')
+      writeFileSync(file, '')
+      const result = await cli(['partners', 'list'], { dataDir: file })
+      expect(result.code).toBe(5)
+      expect(result.stderr).toContain(`error: Cannot use the data folder ${file}`)
+    } finally {
+      parent.remove()
+    }
+  })
+})

@@ -1,0 +1,159 @@
+import path from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createPasscodeAuth, PASSCODE_PATTERN } from '../../src/index'
+import { postgresStore } from '../../src/stores/postgres/index'
+import { cli, migratedDataFolder, serve, type RunningServer } from './cli-process'
+
+/**
+ * `passcodes create|list|edit|delete`, good and bad input, as child processes on a data
+ * folder. Most run while `serve` holds the folder (each command is handed to it, which
+ * spares every process opening the database); the 101st passcode is refused on a folder
+ * the command opens itself.
+ */
+
+let folder: { dir: string; remove(): void }
+let full: { dir: string; remove(): void }
+let server: RunningServer
+const run = (...args: string[]) => cli(args, { dataDir: folder.dir })
+const listJson = async (account = 'acc_1') => {
+  const result = await cli(['passcodes', 'list', '--account', account, '--json'], { dataDir: folder.dir })
+  expect(result.code).toBe(0)
+  return (JSON.parse(result.stdout) as { passcodes: { id: string; name: string; status: string; expiry: number | 'forever' }[] }).passcodes
+}
+
+beforeAll(async () => {
+  ;[folder, full] = await Promise.all([migratedDataFolder(), migratedDataFolder()])
+  // 100 passcodes in one account, written with the library, so that the CLI meets the cap.
+  const db = await PGlite.create(path.join(full.dir, 'pgdata'))
+  const auth = createPasscodeAuth({ store: postgresStore(db, { listen: false }) })
+  const admin = { userId: 'setup', role: 'admin' } as const
+  for (let i = 1; i <= 100; i++) await auth.passcodes.create(admin, 'acc_full', { name: `Partner ${i}`, expiry: 30 })
+  await db.close()
+  server = await serve(folder.dir, ['--quiet'])
+}, 120_000)
+
+afterAll(async () => {
+  await server?.stop()
+  folder?.remove()
+  full?.remove()
+})
+
+describe('passcodes create', () => {
+  it('prints the value once, with the status and a warning that it is not kept', async () => {
+    const result = await run('passcodes', 'create', '--account', 'acc_1', '--name', 'Acme', '--expiry', '90')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^Created passcode "Acme" in account acc_1 \(id [0-9a-f-]+, psc_…\w{4}\): Active, expires \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/m)
+    const value = /^ {2}(psc_\S+)$/m.exec(result.stdout)?.[1]
+    expect(value).toMatch(new RegExp(`^${PASSCODE_PATTERN.source}$`))
+    expect(result.stdout).toContain('This is the only time the value is shown')
+  })
+
+  it('gives scripts one JSON document with the value, and "forever" means no expiry', async () => {
+    const result = await run('passcodes', 'create', '--account', 'acc_1', '--name', 'Globex', '--expiry', 'forever', '--json')
+    expect(result.code).toBe(0)
+    const { passcode, value } = JSON.parse(result.stdout) as { passcode: { name: string; expiresAt: null; status: string }; value: string }
+    expect(passcode).toMatchObject({ name: 'Globex', expiresAt: null, status: 'active', expiry: 'forever' })
+    expect(value).toMatch(/^psc_/)
+  })
+
+  it('refuses an expiry of 0 or 3651 days, or a non-number', async () => {
+    const [zero, tooLong, words] = await Promise.all([
+      run('passcodes', 'create', '--account', 'acc_1', '--name', 'Zero', '--expiry', '0'),
+      run('passcodes', 'create', '--account', 'acc_1', '--name', 'Long', '--expiry', '3651', '--json'),
+      run('passcodes', 'create', '--account', 'acc_1', '--name', 'Words', '--expiry', 'ninety'),
+    ])
+    expect(zero).toMatchObject({ code: 3, stdout: '' })
+    expect(zero.stderr).toBe('error: Invalid expiry: must be at least 1 day\n')
+    expect(tooLong).toMatchObject({ code: 3, stdout: '' })
+    expect(JSON.parse(tooLong.stderr)).toEqual({
+      error: { code: 'ERR_INVALID_INPUT', message: 'Invalid expiry: must be at most 3650 days', field: 'expiry', exitCode: 3 },
+    })
+    expect(words.code).toBe(2)
+    expect(words.stderr).toContain('Invalid --expiry: must be a whole number of days (1 to 3650) or "forever"')
+  })
+
+  it('refuses a duplicate name, compared trimmed and case-insensitively', async () => {
+    const result = await run('passcodes', 'create', '--account', 'acc_1', '--name', '  ACME ', '--expiry', '30')
+    expect(result.code).toBe(3)
+    expect(result.stderr).toBe('error: A passcode named "ACME" already exists in this account\n')
+  })
+
+  it('refuses the 101st passcode of an account, and writes nothing', async () => {
+    const result = await cli(['passcodes', 'create', '--account', 'acc_full', '--name', 'One too many', '--expiry', '30'], { dataDir: full.dir })
+    expect(result.code).toBe(3)
+    expect(result.stderr).toBe('error: The account already has the maximum of 100 passcodes; delete one first\n')
+    const list = await cli(['passcodes', 'list', '--account', 'acc_full', '--json'], { dataDir: full.dir })
+    expect((JSON.parse(list.stdout) as { passcodes: unknown[] }).passcodes).toHaveLength(100)
+  })
+
+  it('rejects unknown flags, missing ones and repeated ones before touching the store', async () => {
+    const [unknown, missing, twice] = await Promise.all([
+      run('passcodes', 'create', '--account', 'acc_1', '--name', 'X', '--expiry', '9', '--expires', '9'),
+      run('passcodes', 'create', '--account', 'acc_1', '--name', 'X'),
+      run('passcodes', 'create', '--account', 'acc_1', '--name', 'X', '--expiry', '9', '--expiry', '10'),
+    ])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toBe('error: unknown option --expires for "passcodes create"\nRun "passcode-auth passcodes create --help" for usage.\n')
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain('"passcodes create" needs --expiry <days|forever>')
+    expect(twice.code).toBe(2)
+    expect(twice.stderr).toContain('--expiry is given more than once')
+  })
+
+  it('wrote nothing for any refused create', async () => {
+    expect((await listJson()).map((p) => p.name).sort()).toEqual(['Acme', 'Globex'])
+  })
+
+  it('lets a member create only with write access to User Settings', async () => {
+    const member = await run('passcodes', 'create', '--account', 'acc_1', '--name', 'M', '--expiry', '9', '--as', 'u_7', '--role', 'member')
+    expect(member.code).toBe(3)
+    expect(member.stderr).toContain('Only admins or users with write access to User Settings manage passcodes')
+    const allowed = await run('passcodes', 'create', '--account', 'acc_1', '--name', 'M', '--expiry', '9', '--as', 'u_7', '--role', 'member', '--user-settings')
+    expect(allowed.code).toBe(0)
+  })
+})
+
+describe('passcodes list, edit, delete', () => {
+  it('lists every passcode with its status, "Expiring soon" within 30 days', async () => {
+    const [result, empty] = await Promise.all([run('passcodes', 'list', '--account', 'acc_1'), run('passcodes', 'list', '--account', 'acc_empty')])
+    expect(result.code).toBe(0)
+    const lines = result.stdout.split('\n')
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+HINT\s+STATUS\s+EXPIRES$/)
+    expect(lines.find((line) => / M /.test(line))).toMatch(/Expiring soon/)
+    expect(lines.find((line) => / Globex /.test(line))).toMatch(/Active\s+never$/)
+    expect(result.stdout).toContain('3 of 100 passcodes.')
+    expect(empty.stdout).toBe('No passcodes in account acc_empty.\n')
+  })
+
+  it('edits by name: a new expiry counts from now, a rename keeps the value', async () => {
+    const extended = await run('passcodes', 'edit', 'm', '--account', 'acc_1', '--expiry', '365', '--json')
+    expect(extended.code).toBe(0)
+    expect(JSON.parse(extended.stdout)).toMatchObject({ passcode: { name: 'M', expiry: 365, status: 'active' } })
+    const renamed = await run('passcodes', 'edit', 'M', '--account', 'acc_1', '--name', 'Initech')
+    expect(renamed.code).toBe(0)
+    expect(renamed.stdout).toMatch(/^Updated passcode "Initech" in account acc_1/)
+  })
+
+  it('refuses an edit without a change, onto a taken name, or of an unknown passcode', async () => {
+    const [nothing, taken, unknown] = await Promise.all([
+      run('passcodes', 'edit', 'Initech', '--account', 'acc_1'),
+      run('passcodes', 'edit', 'Initech', '--account', 'acc_1', '--name', 'acme'),
+      run('passcodes', 'edit', 'Nope', '--account', 'acc_1', '--expiry', '5'),
+    ])
+    expect(nothing).toMatchObject({ code: 2 })
+    expect(nothing.stderr).toContain('"passcodes edit" needs --name, --expiry or both')
+    expect(taken.code).toBe(3)
+    expect(unknown.code).toBe(4)
+    expect(unknown.stderr).toBe('error: No passcode with id or name "Nope" in account acc_1\n')
+  })
+
+  it('deletes by id; a second delete is "not found"', async () => {
+    const [globex] = (await listJson()).filter((p) => p.name === 'Globex')
+    const deleted = await run('passcodes', 'delete', globex!.id, '--account', 'acc_1')
+    expect(deleted.code).toBe(0)
+    expect(deleted.stdout).toContain(`Deleted passcode "Globex" (id ${globex!.id}) from account acc_1`)
+    expect((await run('passcodes', 'delete', globex!.id, '--account', 'acc_1')).code).toBe(4)
+    expect((await listJson()).map((p) => p.name).sort()).toEqual(['Acme', 'Initech'])
+  })
+})

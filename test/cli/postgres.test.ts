@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
+import { cli, serve, type RunningServer } from './cli-process'
+
+/**
+ * The command on PostgreSQL (DATABASE_URL): migrations, management, and two `serve`
+ * instances sharing one database, where a delete made by the CLI reaches both
+ * instances' caches at once (LISTEN/NOTIFY).
+ */
+
+const availability = postgresAvailability()
+const title = availability.available ? 'passcode-auth on PostgreSQL' : `passcode-auth on PostgreSQL (skipped: ${availability.reason})`
+
+describe.skipIf(!availability.available)(title, () => {
+  let database: TestPostgres
+  const schema = `cli_${randomBytes(4).toString('hex')}`
+  let env: Record<string, string>
+  const servers: RunningServer[] = []
+  const run = (...args: string[]) => cli(args, { env })
+
+  beforeAll(async () => {
+    database = await startTestPostgres()
+    env = {
+      DATABASE_URL: database.connectionString,
+      PASSCODE_AUTH_DB_SCHEMA: schema,
+      PASSCODE_AUTH_PEPPER: randomBytes(32).toString('base64url'),
+    }
+  }, 120_000)
+
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.stop()))
+    if (database !== undefined) {
+      const client = new pg.Client({ connectionString: database.connectionString })
+      await client.connect()
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+      await client.end()
+      await database.stop()
+    }
+  })
+
+  it('migrates once, then reports the schema up to date', async () => {
+    const first = await run('migrate')
+    expect(first).toMatchObject({ code: 0, stdout: `Applied migration 1 to PostgreSQL (DATABASE_URL, schema ${schema}); the schema is at version 1.\n` })
+    const again = await run('migrate', '--json')
+    expect(JSON.parse(again.stdout)).toMatchObject({ applied: [], version: 1 })
+  })
+
+  it('serves from two instances; a delete by the CLI stops the passcode on both at once', async () => {
+    expect((await run('partners', 'add', 'acme')).code).toBe(0)
+    const created = await run('passcodes', 'create', '--account', 'acc_1', '--name', 'Acme', '--expiry', '90', '--json')
+    expect(created.code).toBe(0)
+    const { value } = JSON.parse(created.stdout) as { value: string }
+    servers.push(...(await Promise.all([serve('/nonexistent', ['--quiet'], env), serve('/nonexistent', ['--quiet'], env)])))
+    const status = async (server: RunningServer) =>
+      (await fetch(`${server.url}/v1/connect?partner=acme`, { headers: { 'X-Service-Account-Id': 'acc_1', 'X-Service-Passcode': value } })).status
+    // Both instances verify it, and keep it in their verification caches (30 s).
+    expect(await Promise.all(servers.map(status))).toEqual([200, 200])
+    expect(servers[0]!.stdout()).toContain(`storage  PostgreSQL (DATABASE_URL, schema ${schema})`)
+
+    expect((await run('passcodes', 'delete', 'Acme', '--account', 'acc_1')).code).toBe(0)
+    const deadline = Date.now() + 5_000
+    let statuses = await Promise.all(servers.map(status))
+    while (statuses.some((code) => code !== 400) && Date.now() < deadline) statuses = await Promise.all(servers.map(status))
+    expect(statuses).toEqual([400, 400])
+  })
+
+  it('says which setting is at fault when the server cannot be reached', async () => {
+    const result = await cli(['partners', 'list'], { env: { ...env, DATABASE_URL: 'postgres://app:pg-secret-5@127.0.0.1:1/app' } })
+    expect(result.code).toBe(5)
+    expect(result.stderr).toBe('error: Cannot connect to the PostgreSQL server of DATABASE_URL (ECONNREFUSED)\n')
+  })
+})

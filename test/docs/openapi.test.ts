@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { buildOpenApiDocument, OPENAPI_FILE, openApiText } from '../../scripts/openapi'
+import { connectResponseSchemas } from '../../src/client/schemas'
+
+/** docs/openapi.json: generated from the client's zod schemas, committed, and consistent with the server's answers. */
+
+type Json = Record<string, any>
+const document = buildOpenApiDocument() as Json
+const operation = document.paths['/v1/connect'].get as Json
+
+describe('docs/openapi.json', () => {
+  it('is exactly what `npm run openapi` generates (run it after changing the schemas)', () => {
+    expect(readFileSync(OPENAPI_FILE, 'utf8')).toBe(openApiText())
+  })
+
+  it('is OpenAPI 3.1 with one response per status the client knows', () => {
+    expect(document.openapi).toBe('3.1.0')
+    expect(Object.keys(operation.responses).sort()).toEqual(Object.keys(connectResponseSchemas).sort())
+    expect(operation.security).toEqual([{ accountId: [], passcode: [] }])
+    expect(document.components.securitySchemes.accountId).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Service-Account-Id' })
+    expect(document.components.securitySchemes.passcode).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Service-Passcode' })
+  })
+
+  it('has only references that resolve', () => {
+    const references = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1]!)
+    expect(references.length).toBeGreaterThan(0)
+    for (const name of references) expect(document.components.schemas[name], name).toBeDefined()
+  })
+
+  it('gives examples, taken from the server\'s table of answers, that the client\'s schemas accept', () => {
+    for (const [status, response] of Object.entries(operation.responses as Json)) {
+      const examples = Object.values(response.content['application/json'].examples as Json)
+      expect(examples.length, status).toBeGreaterThan(0)
+      for (const { value } of examples) {
+        const schema = connectResponseSchemas[Number(status) as keyof typeof connectResponseSchemas]
+        expect(schema.safeParse(value).success, `${status} ${JSON.stringify(value)}`).toBe(true)
+        expect(value.code ?? 200).toBe(Number(status))
+      }
+    }
+  })
+
+  it('lets clients accept fields added later (no additionalProperties: false)', () => {
+    expect(JSON.stringify(document)).not.toContain('"additionalProperties":false')
+  })
+})

@@ -1,0 +1,78 @@
+import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { cleanEnv, migratedDataFolder, root, serve, type RunningServer } from '../cli/cli-process'
+import { codeBlocks } from '../docs/markdown-blocks'
+
+/**
+ * Every code block of README.md is exercised somewhere: ```ts blocks by readme.test.ts
+ * (run, or type-checked when marked), the framework quick starts also by
+ * quickstarts.test.ts, the sample output of `npm start` by test/cli/first-start.test.ts,
+ * and each ```sh line by the handler below that claims it.
+ */
+
+const readme = readFileSync(path.join(root, 'README.md'), 'utf8')
+const blocks = codeBlocks(readme)
+
+/** Who runs each kind of shell line. A line no handler claims fails the test. */
+const SHELL_LINES: readonly { pattern: RegExp; exercisedBy: string }[] = [
+  { pattern: /^npm ci && npm start$/, exercisedBy: 'test/cli/first-start.test.ts' },
+  { pattern: /^npm test$/, exercisedBy: 'this suite itself' },
+  { pattern: /^npm install passcode-auth$/, exercisedBy: 'not run: it installs from the registry (test/package/ loads the built package instead)' },
+  { pattern: /^npm run cli -- /, exercisedBy: 'the test below, against a running server' },
+]
+
+const shellLines = blocks.filter((block) => block.lang === 'sh').flatMap((block) => block.code.split('\n').filter((line) => line.trim() !== ''))
+
+describe('README.md code blocks', () => {
+  it('are all TypeScript, shell or sample output', () => {
+    expect(blocks.map((block) => block.lang).filter((lang) => !['ts', 'sh', 'text'].includes(lang))).toEqual([])
+    expect(blocks.filter((block) => block.lang === 'text').map((block) => block.heading)).toEqual(['Try it: two commands'])
+  })
+
+  it('show each framework quick start exactly as test/readme/<framework>-quickstart.ts, which quickstarts.test.ts runs', () => {
+    for (const [heading, framework] of [
+      ['Express (4 and 5)', 'express'],
+      ['Fastify (4 and 5)', 'fastify'],
+      ['Koa (2 and 3)', 'koa'],
+    ] as const) {
+      const block = blocks.find((candidate) => candidate.heading === heading && candidate.lang === 'ts')
+      expect(`${block?.code}\n`, heading).toBe(readFileSync(path.join(root, `test/readme/${framework}-quickstart.ts`), 'utf8'))
+    }
+  })
+
+  it('have a handler for every shell line, and the first-start test does run npm start', () => {
+    for (const line of shellLines) expect(SHELL_LINES.some(({ pattern }) => pattern.test(line)), line).toBe(true)
+    expect(readFileSync(path.join(root, 'test/cli/first-start.test.ts'), 'utf8')).toContain("['npm', 'start',")
+  })
+})
+
+describe('README.md "npm run cli" lines, while the server runs', () => {
+  let folder: { dir: string; remove(): void }
+  let server: RunningServer
+
+  beforeAll(async () => {
+    folder = await migratedDataFolder()
+    server = await serve(folder.dir, ['--quiet'])
+  }, 120_000)
+
+  afterAll(async () => {
+    await server?.stop()
+    folder?.remove()
+  })
+
+  it('each succeed, as pasted into a shell', async () => {
+    const lines = shellLines.filter((line) => line.startsWith('npm run cli -- '))
+    expect(lines.length).toBeGreaterThan(0)
+    for (const line of lines) {
+      const result = await new Promise<{ code: number; output: string }>((resolve) => {
+        execFile('sh', ['-c', line], { cwd: root, env: cleanEnv({ PASSCODE_AUTH_DATA_DIR: folder.dir }), timeout: 60_000 }, (error, stdout, stderr) =>
+          resolve({ code: error === null ? 0 : Number(error.code), output: stdout + stderr }),
+        )
+      })
+      expect(result.code, `${line}\n${result.output}`).toBe(0)
+    }
+    expect(server.stdout()).toContain('passcode-auth serve: listening on')
+  }, 120_000)
+})
