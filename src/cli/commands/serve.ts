@@ -93,6 +93,9 @@ const serve: CommandSpec = {
       socket = await listenControlSocket(dataFolderPaths(runtime.location).socket, (argv) => context.execute(argv, runtime)).catch(() => undefined)
     }
 
+    // Listen for signals before the banner says how to stop: a signal sent as soon as
+    // "Stop with Ctrl+C." is read must find the handler in place.
+    const stopped = untilSignal()
     const mailer = mail.kind === 'console' ? `console (expiry emails to ${mail.to.join(', ')} are printed here)` : `SMTP ${mail.url.host}`
     const storage = runtime.storage === 'embedded' ? `embedded PostgreSQL (PGlite) in ${runtime.location}` : runtime.location
     if (output.json) {
@@ -101,7 +104,7 @@ const serve: CommandSpec = {
       banner(context, { storage, mailer, url, socket: socket !== undefined, ...(demo && { demo }) })
     }
 
-    const signal = await untilSignal()
+    const signal = await stopped
     output.info(`${signal}: shutting down…`)
     await socket?.close()
     await app.close()
