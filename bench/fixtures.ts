@@ -1,0 +1,92 @@
+/**
+ * Services with stored passcodes for the benchmarks, over the memory store, an
+ * embedded PGlite or a PostgreSQL server. Passcodes are made through the public API
+ * (`auth.passcodes.create`), so they are real values with real hashes at rest.
+ */
+import { PGlite } from '@electric-sql/pglite'
+import pg from 'pg'
+import { createPasscodeAuth, type PasscodeAuth, type PasscodeAuthOptions, type PasscodeStore } from '../src/index'
+import { memoryStore } from '../src/memory'
+import { migrate, postgresStore } from '../src/stores/postgres/index'
+
+/** Who creates the benchmark's passcodes. */
+export const ADMIN = { userId: 'u_bench_admin', role: 'admin' } as const
+/** The partner whitelisted for `GET /v1/connect`. */
+export const PARTNER = 'acme'
+/** At most this many passcodes per account (SPEC §2). */
+const PER_ACCOUNT = 100
+
+/** Which store a benchmark service runs on. */
+export type StoreKind = 'memory' | 'pglite' | 'postgres'
+
+/** A service with `count` valid credentials. */
+export interface BenchService {
+  readonly auth: PasscodeAuth
+  readonly store: PasscodeStore
+  readonly credentials: readonly { readonly accountId: string; readonly passcode: string }[]
+  close(): Promise<void>
+}
+
+/** Options of {@link createBenchService}. */
+export interface BenchServiceOptions {
+  readonly store: StoreKind
+  /** The verification cache: `false` makes every call a miss. @default the service default */
+  readonly cache?: PasscodeAuthOptions['cache']
+  /** How many passcodes to create. @default 1 */
+  readonly count?: number
+  /** PostgreSQL connection string (store `postgres`). */
+  readonly connectionString?: string
+  /** PostgreSQL schema (store `postgres`). @default 'bench_service' */
+  readonly schema?: string
+}
+
+async function openStore(options: BenchServiceOptions): Promise<{ store: PasscodeStore; close: () => Promise<void> }> {
+  if (options.store === 'memory') return { store: memoryStore(), close: async () => {} }
+  if (options.store === 'pglite') {
+    const db = new PGlite()
+    await migrate(db)
+    return { store: postgresStore(db), close: () => db.close() }
+  }
+  if (options.connectionString === undefined) throw new Error('the postgres store needs a connection string')
+  const schema = options.schema ?? 'bench_service'
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: 4 })
+  pool.on('error', () => {})
+  await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+  await migrate(pool, { schema })
+  return {
+    store: postgresStore(pool, { schema, listen: false }),
+    close: async () => {
+      await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {})
+      await pool.end()
+    },
+  }
+}
+
+/**
+ * Creates a service over the chosen store and `count` account passcodes spread over
+ * accounts of 100 (the cap), each valid for a year.
+ */
+export async function createBenchService(options: BenchServiceOptions): Promise<BenchService> {
+  const { store, close } = await openStore(options)
+  const auth = createPasscodeAuth({
+    store,
+    partners: [PARTNER],
+    ...(options.cache === undefined ? {} : { cache: options.cache }),
+  })
+  const credentials: { accountId: string; passcode: string }[] = []
+  const count = options.count ?? 1
+  for (let i = 0; i < count; i++) {
+    const accountId = `acc_bench_${Math.floor(i / PER_ACCOUNT)}`
+    const { value } = await auth.passcodes.create(ADMIN, accountId, { name: `Partner ${i}`, expiry: 365 })
+    credentials.push({ accountId, passcode: value })
+  }
+  return {
+    auth,
+    store,
+    credentials,
+    async close() {
+      await auth.close()
+      await close()
+    },
+  }
+}

@@ -1,0 +1,242 @@
+/**
+ * The benchmark report: goal checks, the tables printed to the console, and the
+ * Markdown written into docs/benchmarks.md between the results markers.
+ */
+import type { CacheMemoryResult } from './cache-memory'
+import type { FrameworkResult } from './http-throughput'
+import type { ScenarioResult, TimingComparison } from './in-process'
+import type { ScaleReport } from './postgres-lookup'
+import { formatMicros, formatRate, formatRatio } from './stats'
+
+/** Everything one run measured; a section is absent when skipped. */
+export interface BenchResults {
+  readonly command: string
+  readonly date: string
+  readonly quick: boolean
+  readonly machine: readonly [string, string][]
+  readonly versions: readonly [string, string][]
+  readonly http?: readonly FrameworkResult[]
+  readonly inProcess?: { readonly scenarios: readonly ScenarioResult[]; readonly timing?: readonly TimingComparison[]; readonly postgres: boolean }
+  readonly scale?: ScaleReport
+  readonly cacheMemory?: CacheMemoryResult
+  readonly skipped: readonly string[]
+  readonly settings: string
+}
+
+/** One goal of issue 8, checked against this run. */
+export interface GoalCheck {
+  readonly goal: string
+  readonly target: string
+  readonly measured: string
+  readonly met: boolean | undefined
+  /**
+   * HTTP goals only: the same ratio in requests per server CPU-second, which holds
+   * when the load generator, not the server, is what limits req/s.
+   */
+  readonly byServerCpu?: { readonly measured: string; readonly met: boolean }
+}
+
+const scenario = (results: BenchResults, name: string) => results.inProcess?.scenarios.find((s) => s.name === name)
+
+/** Checks every goal that this run measured; a goal whose section was skipped is `met: undefined`. */
+export function checkGoals(results: BenchResults): GoalCheck[] {
+  const goals: GoalCheck[] = []
+  const ratioGoal = (framework: string, minimum: number) => {
+    const result = results.http?.find((f) => f.framework === framework)
+    const ratio = result?.ratios.auth
+    const cpu = result?.cpuRatios.auth
+    goals.push({
+      goal: `${framework}: requirePasscode (warm cache) / bare route`,
+      target: `≥ ${minimum.toFixed(2)}`,
+      measured: ratio === undefined ? 'not run' : ratio.toFixed(3),
+      met: ratio === undefined ? undefined : ratio >= minimum,
+      ...(cpu === undefined ? {} : { byServerCpu: { measured: cpu.toFixed(3), met: cpu >= minimum } }),
+    })
+  }
+  ratioGoal('fastify', 0.9)
+  ratioGoal('koa', 0.9)
+  ratioGoal('express', 0.95)
+  const fastify = results.http?.find((f) => f.framework === 'fastify')
+  const overPeer = fastify?.authOverPeer
+  const overPeerCpu = fastify?.authOverPeerCpu
+  goals.push({
+    goal: 'fastify: requirePasscode / better-auth API-key plugin',
+    target: '≥ 15×',
+    measured: overPeer === undefined ? 'not run' : formatRatio(overPeer),
+    met: overPeer === undefined ? undefined : overPeer >= 15,
+    ...(overPeerCpu === undefined ? {} : { byServerCpu: { measured: formatRatio(overPeerCpu), met: overPeerCpu >= 15 } }),
+  })
+  const hit = scenario(results, 'cache hit')
+  goals.push({
+    goal: 'in-process cache hit, one core',
+    target: '≥ 300k auth/s',
+    measured: hit === undefined ? 'not run' : `${formatRate(hit.callsPerSecond)}/s`,
+    met: hit === undefined ? undefined : hit.callsPerSecond >= 300_000,
+  })
+  const pglite = scenario(results, 'cache miss, PGlite')
+  goals.push({
+    goal: 'in-process cache miss on PGlite',
+    target: '≥ 5k auth/s',
+    measured: pglite === undefined ? 'not run' : `${formatRate(pglite.callsPerSecond)}/s`,
+    met: pglite === undefined ? undefined : pglite.callsPerSecond >= 5_000,
+  })
+  const [small, large] = [results.scale?.results[0], results.scale?.results.at(-1)]
+  const growth = small !== undefined && large !== undefined && small !== large ? large.authenticate.p99Us / small.authenticate.p99Us : undefined
+  goals.push({
+    goal: `cache-miss p99 at ${large?.size.toLocaleString('en') ?? '1M'} / at ${small?.size.toLocaleString('en') ?? '1k'} passcodes (PostgreSQL)`,
+    target: '≤ 1.5×',
+    measured: growth === undefined ? 'not run' : formatRatio(growth),
+    met: growth === undefined ? undefined : growth <= 1.5,
+  })
+  const memory = results.cacheMemory
+  goals.push({
+    goal: `verification cache memory at ${memory?.entries.toLocaleString('en') ?? '100,000'} entries`,
+    target: '≤ 300 bytes/entry, bounded',
+    measured: memory === undefined ? 'not run' : `${memory.bytesPerEntry.toFixed(0)} bytes/entry; size after overflow ${memory.sizeAfterOverflow.toLocaleString('en')}`,
+    met: memory === undefined ? undefined : memory.bytesPerEntry <= 300 && memory.sizeAfterOverflow <= memory.entries,
+  })
+  return goals
+}
+
+const VARIANT_LABELS: Record<string, string> = {
+  bare: 'bare route',
+  'noop-hook': 'a hook / middleware that does nothing',
+  auth: 'requirePasscode, warm cache (memory store)',
+  'nocache-pglite': 'requirePasscode, cache off, PGlite',
+  connect: 'GET /v1/connect (warm cache)',
+  'better-auth': 'better-auth API-key plugin (peer)',
+}
+
+function table(head: readonly string[], align: readonly ('l' | 'r')[], rows: readonly (readonly string[])[]): string[] {
+  return [`| ${head.join(' | ')} |`, `|${align.map((a) => (a === 'r' ? '---:' : ':---')).join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)]
+}
+
+/** The results as Markdown (also printed to the console). */
+export function renderMarkdown(results: BenchResults): string {
+  const lines: string[] = []
+  const goals = checkGoals(results)
+  const mark = (met: boolean | undefined) => (met === undefined ? '–' : met ? 'met' : '**missed**')
+  lines.push(`Run \`${results.command}\` on ${results.date}${results.quick ? ' (quick smoke run: too short for conclusions)' : ''}.`, '')
+  lines.push(...table(['', ''], ['l', 'l'], [...results.machine, ...results.versions]), '')
+  lines.push(`Settings: ${results.settings}`, '')
+  for (const skipped of results.skipped) lines.push(`- Skipped: ${skipped}`)
+  if (results.skipped.length > 0) lines.push('')
+
+  lines.push('### Goals', '')
+  lines.push(
+    ...table(
+      ['goal', 'target', 'measured (req/s, calls/s, …)', '', 'per server CPU-second', ''],
+      ['l', 'l', 'r', 'l', 'r', 'l'],
+      goals.map((g) => [g.goal, g.target, g.measured, mark(g.met), g.byServerCpu?.measured ?? '', g.byServerCpu === undefined ? '' : mark(g.byServerCpu.met)]),
+    ),
+    '',
+  )
+
+  for (const framework of results.http ?? []) {
+    lines.push(`### HTTP: ${framework.framework} ${framework.version}`, '')
+    const rows = framework.variants.map((v) => [
+      VARIANT_LABELS[v.variant] ?? v.variant,
+      formatRate(v.requestsPerSecond),
+      `${v.p99Ms.toFixed(1)} ms`,
+      v.variant === 'bare' ? '1' : formatRatio(framework.ratios[v.variant] ?? Number.NaN),
+      formatRate(v.requestsPerCpuSecond),
+      v.variant === 'bare' ? '1' : formatRatio(framework.cpuRatios[v.variant] ?? Number.NaN),
+      v.runs.map((run) => formatRate(run.requestsPerSecond)).join(' '),
+    ])
+    lines.push(
+      ...table(
+        ['variant', 'req/s', 'p99', '/ bare', 'req per server CPU-s', '/ bare', 'runs, req/s'],
+        ['l', 'r', 'r', 'r', 'r', 'r', 'l'],
+        rows,
+      ),
+    )
+    if (framework.authOverPeer !== undefined) {
+      const peer = framework.ratios['better-auth']
+      const peerCpu = framework.cpuRatios['better-auth']
+      lines.push(
+        '',
+        `passcode-auth / better-auth on the same route: **${formatRatio(framework.authOverPeer)}** in req/s, ` +
+          `**${formatRatio(framework.authOverPeerCpu ?? Number.NaN)}** in requests per server CPU-second. ` +
+          `The bare route itself is ${formatRatio(1 / (peer ?? Number.NaN))} and ${formatRatio(1 / (peerCpu ?? Number.NaN))} the peer: ` +
+          'the most any middleware could reach in this run.',
+      )
+    }
+    lines.push('')
+  }
+
+  if (results.inProcess !== undefined) {
+    lines.push('### In process: `auth.authenticate()` on one core', '')
+    const rows = results.inProcess.scenarios.map((s) => [s.name, formatRate(s.callsPerSecond), formatMicros(s.p50Us), formatMicros(s.p99Us)])
+    lines.push(...table(['scenario', 'calls/s', 'p50', 'p99'], ['l', 'r', 'r', 'r'], rows), '')
+    const timing = results.inProcess.timing ?? []
+    if (timing.length > 0) {
+      lines.push('Wrong credentials against right ones, cache off (every call takes the full path), timed call by call in turn:', '')
+      lines.push(
+        ...table(
+          ['store', 'right p50 / p99', 'wrong passcode p50 / p99', 'wrong account p50 / p99', 'wrong passcode / right, p50', 'wrong account / right, p50'],
+          ['l', 'r', 'r', 'r', 'r', 'r'],
+          timing.map((t) => [
+            t.store,
+            `${formatMicros(t.right.p50Us)} / ${formatMicros(t.right.p99Us)}`,
+            `${formatMicros(t.wrongPasscode.p50Us)} / ${formatMicros(t.wrongPasscode.p99Us)}`,
+            `${formatMicros(t.wrongAccount.p50Us)} / ${formatMicros(t.wrongAccount.p99Us)}`,
+            formatRatio(t.wrongPasscode.p50Us / t.right.p50Us),
+            formatRatio(t.wrongAccount.p50Us / t.right.p50Us),
+          ]),
+        ),
+        '',
+      )
+    }
+    const peer = scenario(results, 'better-auth verifyApiKey')
+    const hit = scenario(results, 'cache hit')
+    if (peer !== undefined && hit !== undefined) lines.push(`Cache hit / better-auth \`verifyApiKey\`, calls/s: **${formatRatio(hit.callsPerSecond / peer.callsPerSecond)}**`, '')
+  }
+
+  if (results.scale !== undefined) {
+    lines.push(`### Scale: PostgreSQL ${results.scale.postgresVersion}`, '')
+    const rows = results.scale.results.map((r) => [
+      r.size.toLocaleString('en'),
+      `${r.seedSeconds.toFixed(1)} s`,
+      formatRate(r.authenticate.callsPerSecond),
+      formatMicros(r.authenticate.p50Us),
+      formatMicros(r.authenticate.p99Us),
+      formatMicros(r.lookup.p50Us),
+      formatMicros(r.lookup.p99Us),
+    ])
+    lines.push(
+      ...table(['stored passcodes', 'seeded in', 'cache-miss auth/s (sequential)', 'auth p50', 'auth p99', 'lookup p50', 'lookup p99'], ['r', 'r', 'r', 'r', 'r', 'r', 'r'], rows),
+      '',
+      `Plan at the largest size: ${results.scale.indexed ? 'index scans on both hash indexes' : '**not** index scans on both hash indexes'}.`,
+      '',
+      '```',
+      results.scale.plan,
+      '```',
+      '',
+    )
+  }
+
+  if (results.cacheMemory !== undefined) {
+    const m = results.cacheMemory
+    lines.push('### Verification cache memory', '')
+    lines.push(
+      `${m.entries.toLocaleString('en')} entries (real passcode values, principals as the service builds them from store rows): ` +
+        `heap +${(m.heapDeltaBytes / 1024 / 1024).toFixed(1)} MiB, **${m.bytesPerEntry.toFixed(0)} bytes/entry**. ` +
+        `After ${(m.entries / 10).toLocaleString('en')} more inserts at \`maxEntries: ${m.entries.toLocaleString('en')}\` it holds ${m.sizeAfterOverflow.toLocaleString('en')} entries.`,
+      '',
+    )
+  }
+  return lines.join('\n')
+}
+
+/** Start and end markers of the generated part of docs/benchmarks.md. */
+export const RESULTS_START = '<!-- results:start (written by npm run bench) -->'
+export const RESULTS_END = '<!-- results:end -->'
+
+/** Puts `markdown` between the markers of `document`, or appends a section with them. */
+export function spliceResults(document: string, markdown: string): string {
+  const block = `${RESULTS_START}\n\n${markdown}\n${RESULTS_END}`
+  const start = document.indexOf(RESULTS_START)
+  const end = document.indexOf(RESULTS_END)
+  if (start >= 0 && end > start) return document.slice(0, start) + block + document.slice(end + RESULTS_END.length)
+  return `${document.trimEnd()}\n\n## Results\n\n${block}\n`
+}

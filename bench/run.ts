@@ -1,0 +1,170 @@
+/**
+ * `npm run bench`: every benchmark of issue 8 in one process tree, then the report,
+ * printed and written to docs/benchmarks.md (a full run only).
+ *
+ *   npm run bench                 # full run, about 12 minutes on 2 cores
+ *   npm run bench -- --quick      # smoke run, about 2 minutes; writes nothing
+ *   npm run bench -- --only=http,in-process,scale,memory --frameworks=fastify,koa --write
+ *
+ * Servers, the in-process loops and the memory probe each run in a child process of
+ * their own; autocannon runs here, so load generator and server never share an event
+ * loop. PostgreSQL parts use DATABASE_URL or a temporary cluster, and are skipped
+ * with a line saying why when neither is there.
+ */
+import { execFileSync, spawnSync } from 'node:child_process'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { runChild } from './child'
+
+const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url))
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const SECTIONS = ['http', 'in-process', 'scale', 'memory'] as const
+type Section = (typeof SECTIONS)[number]
+
+interface Options {
+  readonly quick: boolean
+  readonly write: boolean
+  readonly sections: readonly Section[]
+  readonly frameworks: readonly ('fastify' | 'express' | 'koa')[]
+}
+
+function parseOptions(argv: readonly string[]): Options {
+  const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3)
+  const quick = argv.includes('--quick')
+  const sections = (value('only')?.split(',') ?? SECTIONS) as Section[]
+  const frameworks = (value('frameworks')?.split(',') ?? ['fastify', 'express', 'koa']) as Options['frameworks']
+  for (const section of sections) if (!SECTIONS.includes(section)) throw new Error(`unknown section ${section}; known: ${SECTIONS.join(', ')}`)
+  for (const argument of argv) {
+    if (!/^--(quick|write|only=.+|frameworks=.+)$/.test(argument)) throw new Error(`unknown argument ${argument}`)
+  }
+  return { quick, write: argv.includes('--write') || (!quick && sections.length === SECTIONS.length), sections, frameworks }
+}
+
+/** Installs bench/package.json's dependencies (autocannon and the peers) when missing. */
+function ensureBenchDependencies(): void {
+  const needed = ['autocannon', 'better-auth', '@better-auth/api-key']
+  if (needed.every((name) => existsSync(`${BENCH_DIR}node_modules/${name}/package.json`))) return
+  console.log('Installing the benchmark dependencies: npm --prefix bench ci')
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+  const result = spawnSync(npm, ['--prefix', BENCH_DIR, existsSync(`${BENCH_DIR}package-lock.json`) ? 'ci' : 'install', '--no-audit', '--no-fund'], {
+    stdio: 'inherit',
+  })
+  if (result.status !== 0) throw new Error('npm --prefix bench install failed')
+}
+
+const packageVersion = (path: string): string => {
+  try {
+    return (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version
+  } catch {
+    return 'not installed'
+  }
+}
+
+function gitRevision(): string {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim()
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' }).trim() !== ''
+    return dirty ? `${commit} + uncommitted changes in src/` : commit
+  } catch {
+    return 'unknown'
+  }
+}
+
+const load = () => os.loadavg().map((value) => value.toFixed(2)).join(' / ')
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2))
+  ensureBenchDependencies()
+  // After the install: these modules load autocannon and better-auth lazily.
+  const { benchmarkFramework } = await import('./http-throughput')
+  const { checkGoals, renderMarkdown, spliceResults } = await import('./report')
+  const { postgresAvailability, startTestPostgres } = await import('../test/helpers/postgres')
+  const started = Date.now()
+  const loadBefore = load()
+  const log = (line: string) => console.log(line)
+  const skipped: string[] = []
+  const results: Record<string, unknown> = {}
+
+  const wantsPostgres = options.sections.includes('scale') || options.sections.includes('in-process')
+  const availability = postgresAvailability()
+  let postgres: Awaited<ReturnType<typeof startTestPostgres>> | undefined
+  if (wantsPostgres && !availability.available) {
+    skipped.push(`PostgreSQL parts (cache miss on PostgreSQL, the 1k/1M scale test): ${availability.reason}`)
+    console.log(`PostgreSQL parts skipped: ${availability.reason}`)
+  } else if (wantsPostgres) {
+    postgres = await startTestPostgres()
+  }
+
+  const settings = options.quick
+    ? { http: { rounds: 2, seconds: 1, warmupSeconds: 1, connections: 50 }, inProcess: { rounds: 2, sliceMs: 150, timingCalls: 300 }, scale: { sizes: [1_000, 20_000], rounds: 2, calls: 300 } }
+    : { http: { rounds: 10, seconds: 3, warmupSeconds: 2, connections: 50 }, inProcess: { rounds: 6, sliceMs: 500, timingCalls: 3_000 }, scale: { sizes: [1_000, 1_000_000], rounds: 6, calls: 3_000 } }
+
+  try {
+    if (options.sections.includes('http')) {
+      const http = []
+      for (const framework of options.frameworks) {
+        log(`HTTP: ${framework} (${settings.http.rounds} interleaved rounds of ${settings.http.seconds} s per variant, ${settings.http.connections} connections)`)
+        http.push(await benchmarkFramework(framework, settings.http, log))
+      }
+      results.http = http
+    }
+    if (options.sections.includes('in-process')) {
+      log(`In process: authenticate() (${settings.inProcess.rounds} interleaved rounds of ${settings.inProcess.sliceMs} ms per scenario)`)
+      results.inProcess = await runChild('in-process.ts', {
+        args: [JSON.stringify({ ...settings.inProcess, connectionString: postgres?.connectionString })],
+      })
+    }
+    if (options.sections.includes('scale') && postgres !== undefined) {
+      log(`Scale: ${settings.scale.sizes.map((size) => size.toLocaleString('en')).join(' vs ')} passcodes in PostgreSQL (seeding takes a while)`)
+      results.scale = await runChild('postgres-lookup.ts', { args: [JSON.stringify({ ...settings.scale, connectionString: postgres.connectionString })] })
+    }
+    if (options.sections.includes('memory')) {
+      log('Verification cache memory at 100,000 entries')
+      results.cacheMemory = await runChild('cache-memory.ts', { nodeFlags: ['--expose-gc'] })
+    }
+  } finally {
+    await postgres?.stop()
+  }
+
+  const cpus = os.cpus()
+  const benchResults = {
+    command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    quick: options.quick,
+    machine: [
+      ['CPU', `${cpus.length} × ${cpus[0]?.model ?? 'unknown'}`],
+      ['memory', `${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`],
+      ['OS', `${os.type()} ${os.release()} (${os.arch()})`],
+      ['load average (1/5/15 min) before, after', `${loadBefore}; ${load()}`],
+      ['duration', `${((Date.now() - started) / 60_000).toFixed(1)} min`],
+    ],
+    versions: [
+      ['passcode-auth', `${packageVersion(`${ROOT}package.json`)} (${gitRevision()})`],
+      ['Node.js', process.version],
+      ['fastify / express / koa', ['fastify', 'express', 'koa'].map((name) => packageVersion(`${ROOT}node_modules/${name}/package.json`)).join(' / ')],
+      ['@electric-sql/pglite', packageVersion(`${ROOT}node_modules/@electric-sql/pglite/package.json`)],
+      ['autocannon', packageVersion(`${BENCH_DIR}node_modules/autocannon/package.json`)],
+      ['better-auth / @better-auth/api-key', ['better-auth', '@better-auth/api-key'].map((name) => packageVersion(`${BENCH_DIR}node_modules/${name}/package.json`)).join(' / ')],
+    ],
+    skipped,
+    settings: JSON.stringify(settings),
+    ...results,
+  } as Parameters<typeof renderMarkdown>[0]
+
+  const markdown = renderMarkdown(benchResults)
+  console.log(`\n${markdown}`)
+  const missed = checkGoals(benchResults).filter((goal) => goal.met === false)
+  console.log(missed.length === 0 ? '\nEvery goal measured in this run is met.' : `\nGoals missed: ${missed.map((goal) => goal.goal).join('; ')}`)
+  if (options.write) {
+    const path = `${ROOT}docs/benchmarks.md`
+    const document = existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmarks\n'
+    writeFileSync(path, spliceResults(document, markdown))
+    console.log(`Written to docs/benchmarks.md`)
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exitCode = 1
+})

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest'
+import { checkGoals, renderMarkdown, RESULTS_END, RESULTS_START, spliceResults, type BenchResults } from '../../bench/report'
+import { median, percentile } from '../../bench/stats'
+
+// The benchmark's report, on made-up figures: structure only, never speed.
+const results: BenchResults = {
+  command: 'npm run bench',
+  date: '2026-01-01T00:00:00Z',
+  quick: false,
+  machine: [['CPU', '2 × test']],
+  versions: [['Node.js', 'v20']],
+  skipped: [],
+  settings: '{}',
+  http: [
+    {
+      framework: 'fastify',
+      version: '5.0.0',
+      variants: [
+        { variant: 'bare', requestsPerSecond: 50_000, p99Ms: 3, requestsPerCpuSecond: 52_000, runs: [{ requestsPerSecond: 50_000, p99Ms: 3, requestsPerCpuSecond: 52_000 }] },
+        { variant: 'auth', requestsPerSecond: 47_000, p99Ms: 3, requestsPerCpuSecond: 49_000, runs: [{ requestsPerSecond: 47_000, p99Ms: 3, requestsPerCpuSecond: 49_000 }] },
+        { variant: 'better-auth', requestsPerSecond: 3_000, p99Ms: 30, requestsPerCpuSecond: 3_100, runs: [{ requestsPerSecond: 3_000, p99Ms: 30, requestsPerCpuSecond: 3_100 }] },
+      ],
+      ratios: { auth: 0.94, 'better-auth': 0.06 },
+      cpuRatios: { auth: 0.942, 'better-auth': 0.06 },
+      authOverPeer: 15.7,
+      authOverPeerCpu: 14.9,
+    },
+    {
+      framework: 'express',
+      version: '5.0.0',
+      variants: [{ variant: 'bare', requestsPerSecond: 9_000, p99Ms: 9, requestsPerCpuSecond: 9_500, runs: [] }],
+      ratios: { auth: 0.9 },
+      cpuRatios: { auth: 0.96 },
+    },
+  ],
+  inProcess: {
+    postgres: false,
+    scenarios: [
+      { name: 'cache hit', callsPerSecond: 1_000_000, p50Us: 1, p99Us: 2 },
+      { name: 'cache miss, PGlite', callsPerSecond: 4_000, p50Us: 200, p99Us: 400 },
+      { name: 'cache miss, memory', callsPerSecond: 40_000, p50Us: 20, p99Us: 40 },
+      { name: 'cache miss, memory, wrong passcode', callsPerSecond: 40_000, p50Us: 21, p99Us: 40 },
+    ],
+    timing: [{ store: 'memory', right: { p50Us: 20, p99Us: 40 }, wrongPasscode: { p50Us: 21, p99Us: 41 }, wrongAccount: { p50Us: 20, p99Us: 39 } }],
+  },
+  cacheMemory: { entries: 100_000, bytesPerEntry: 270, heapDeltaBytes: 27_000_000, sizeAfterOverflow: 100_000 },
+}
+
+describe('the benchmark report', () => {
+  it('checks each goal against its target, and leaves unmeasured goals open', () => {
+    const goals = Object.fromEntries(checkGoals(results).map((goal) => [goal.goal.split(':')[0]!.split(' ')[0]! + goal.target, goal.met]))
+    expect(goals['fastify≥ 0.90']).toBe(true)
+    expect(goals['express≥ 0.95']).toBe(false)
+    expect(goals['koa≥ 0.90']).toBeUndefined()
+    expect(checkGoals(results).find((goal) => goal.target === '≥ 15×')?.met).toBe(true)
+    expect(checkGoals(results).find((goal) => goal.target === '≥ 5k auth/s')?.met).toBe(false)
+    expect(checkGoals(results).find((goal) => goal.target === '≤ 1.5×')?.met).toBeUndefined()
+    expect(checkGoals(results).find((goal) => goal.target.startsWith('≤ 300'))?.met).toBe(true)
+  })
+
+  it('renders the goals and every measured section as Markdown tables', () => {
+    const markdown = renderMarkdown(results)
+    expect(markdown).toContain('Run `npm run bench` on 2026-01-01T00:00:00Z')
+    expect(markdown).toContain('### Goals')
+    expect(markdown).toContain('| fastify: requirePasscode (warm cache) / bare route | ≥ 0.90 | 0.940 | met | 0.942 | met |')
+    expect(markdown).toContain('| fastify: requirePasscode / better-auth API-key plugin | ≥ 15× | 15.7× | met | 14.9× | **missed** |')
+    expect(markdown).toContain('**missed**')
+    expect(markdown).toContain('### HTTP: fastify 5.0.0')
+    expect(markdown).toContain('passcode-auth / better-auth on the same route: **15.7×** in req/s, **14.9×** in requests per server CPU-second.')
+    expect(markdown).toContain('The bare route itself is 16.7× and 16.7× the peer')
+    expect(markdown).toContain('| memory | 20 µs / 40 µs | 21 µs / 41 µs | 20 µs / 39 µs | 1.05× | 1.00× |')
+    expect(markdown).toContain('**270 bytes/entry**')
+    expect(markdown).not.toContain('### Scale')
+  })
+
+  it('replaces only the generated part of docs/benchmarks.md', () => {
+    const document = `# Benchmarks\n\nHand-written method.\n\n${RESULTS_START}\nold\n${RESULTS_END}\n\n## Analysis\n`
+    const updated = spliceResults(document, 'new')
+    expect(updated).toContain('Hand-written method.')
+    expect(updated).toContain('## Analysis')
+    expect(updated).toContain('new')
+    expect(updated).not.toContain('old')
+    expect(spliceResults('# Benchmarks\n', 'first')).toContain(`## Results\n\n${RESULTS_START}\n\nfirst\n${RESULTS_END}`)
+  })
+
+  it('computes medians and nearest-rank percentiles', () => {
+    expect(median([3, 1, 2])).toBe(2)
+    expect(median([4, 1, 2, 3])).toBe(2.5)
+    expect(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 50)).toBe(5)
+    expect(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 99)).toBe(10)
+  })
+})
