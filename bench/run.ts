@@ -2,8 +2,8 @@
  * `npm run bench`: every benchmark of issue 8 in one process tree, then the report,
  * printed and written to docs/benchmarks.md (a full run only).
  *
- *   npm run bench                 # full run, about 12 minutes on 2 cores
- *   npm run bench -- --quick      # smoke run, about 2 minutes; writes nothing
+ *   npm run bench                 # full run, about 13 minutes on 2 cores
+ *   npm run bench -- --quick      # smoke run, about 3 minutes; writes nothing
  *   npm run bench -- --only=http,in-process,scale,memory --frameworks=fastify,koa --write
  *
  * Servers, the in-process loops and the memory probe each run in a child process of
