@@ -1,5 +1,5 @@
 import { PGlite } from '@electric-sql/pglite'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createPasscodeHasher } from '../../src/index'
 import { migrate, postgresStore } from '../../src/stores/postgres/index'
 import { preparedLookup } from '../../src/stores/postgres/pglite-lookup'
@@ -63,9 +63,97 @@ describe('preparedLookup (PGlite)', () => {
     const key = hash('psc_value-one')
     expect(await lookup(sql, key)).toHaveLength(1)
     await db.exec('DEALLOCATE ALL')
-    expect(await lookup(sql, key)).toHaveLength(1) // falls back to the plain query
-    expect(await lookup(sql, key)).toHaveLength(1) // prepared again
+    const query = vi.spyOn(db, 'query')
+    try {
+      expect(await lookup(sql, key)).toHaveLength(1) // falls back to the plain query
+      expect(query).toHaveBeenCalledTimes(1)
+      query.mockClear()
+      expect(await lookup(sql, key)).toHaveLength(1) // prepared again
+      expect(query).not.toHaveBeenCalled()
+    } finally {
+      query.mockRestore()
+    }
     expect(await lookup(sql, "x' OR '1'='1")).toEqual([])
+  })
+
+  it('answers over the protocol path: no query() once prepared', async () => {
+    const lookup = preparedLookup(db)!
+    await lookup(sql, hash('psc_value-one')) // prepares
+    const query = vi.spyOn(db, 'query')
+    try {
+      for (const key of [hash('psc_value-one'), hash('psc_value-two'), hash('psc_unknown')]) await lookup(sql, key)
+      expect(query).not.toHaveBeenCalled()
+    } finally {
+      query.mockRestore()
+    }
+  })
+
+  it('never runs inside a transaction in progress: it waits, and sees only what was committed', async () => {
+    const lookup = preparedLookup(db)!
+    const key = hash('psc_in-transaction')
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    let inserted!: () => void
+    const insertedRow = new Promise<void>((resolve) => (inserted = resolve))
+    const transaction = db
+      .transaction(async (tx) => {
+        await tx.query(
+          `INSERT INTO ${schema}.account_passcodes (id, account_id, name, name_key, hash, hint, expiry_days, created_at, updated_at, expires_at)
+           VALUES ('pc_tx', 'acc_1', 'tx', 'tx', $1, 'psc_…-tx', NULL, 0, 0, NULL)`,
+          [key],
+        )
+        inserted()
+        await gate
+        throw new Error('roll back')
+      })
+      .catch(() => 'rolled back')
+    await insertedRow
+    let settled = false
+    const during = lookup(sql, key).then((rows) => ((settled = true), rows))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(settled).toBe(false)
+    release()
+    expect(await transaction).toBe('rolled back')
+    expect(await during).toEqual([])
+  })
+
+  it('keeps notifications flowing to listen() callbacks around lookups', async () => {
+    const lookup = preparedLookup(db)!
+    const payloads: string[] = []
+    const unlisten = await db.listen('lookup_test_channel', (payload) => payloads.push(payload))
+    try {
+      for (let i = 0; i < 3; i++) {
+        await db.exec(`NOTIFY lookup_test_channel, 'n${i}'`)
+        expect(await lookup(sql, hash('psc_value-one'))).toHaveLength(1)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      expect(payloads).toEqual(['n0', 'n1', 'n2'])
+    } finally {
+      await unlisten()
+    }
+  })
+
+  it('follows a table changed under the prepared statement (PostgreSQL plans again; one text column keeps its type)', async () => {
+    const lookup = preparedLookup(db)!
+    const key = hash('psc_value-one')
+    const before = await lookup(sql, key)
+    await db.exec(`ALTER TABLE ${schema}.account_passcodes ALTER COLUMN hint TYPE varchar(200)`)
+    try {
+      const query = vi.spyOn(db, 'query')
+      try {
+        expect(await lookup(sql, key)).toEqual(before)
+        expect(query).not.toHaveBeenCalled()
+      } finally {
+        query.mockRestore()
+      }
+    } finally {
+      await db.exec(`ALTER TABLE ${schema}.account_passcodes ALTER COLUMN hint TYPE text`)
+    }
+  })
+
+  it('rejects with the database error when the lookup itself cannot run', async () => {
+    const lookup = preparedLookup(db)!
+    await expect(lookup(`SELECT * FROM ${schema}.no_such_table WHERE hash = $1::text`, hash('psc_value-one'))).rejects.toThrow(/no_such_table/)
   })
 
   it('is used by postgresStore: a lookup finds the credential', async () => {

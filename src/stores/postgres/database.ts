@@ -86,8 +86,6 @@ export interface PGliteLike {
   query<T>(query: string, params?: unknown[]): Promise<{ rows: T[] }>
   transaction<T>(callback: (tx: { query<R>(query: string, params?: unknown[]): Promise<{ rows: R[] }> }) => Promise<T>): Promise<T>
   listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>
-  /** Runs SQL through the simple protocol; used, when present, for prepared lookups. */
-  exec?(query: string): Promise<{ rows: Row[] }[]>
 }
 
 /**
