@@ -8,6 +8,7 @@ import {
   missingPartnerBodySchema,
   partnerNotWhitelistedBodySchema,
   passcodeExpiredBodySchema,
+  rateLimitedBodySchema,
   serverErrorBodySchema,
 } from '../src/client/schemas'
 import { CONNECT_SUCCESS, FAILURES, partnerNotWhitelisted, RESPONSE_HEADERS } from '../src/http/outcomes'
@@ -29,6 +30,7 @@ const NAMED: readonly (readonly [string, z.ZodType])[] = [
   ['MissingPartner', missingPartnerBodySchema],
   ['PasscodeExpired', passcodeExpiredBodySchema],
   ['PartnerNotWhitelisted', partnerNotWhitelistedBodySchema],
+  ['RateLimited', rateLimitedBodySchema],
   ['ServerError', serverErrorBodySchema],
 ]
 
@@ -57,6 +59,7 @@ const DESCRIPTIONS: Readonly<Record<keyof typeof connectResponseSchemas, string>
   400: 'The account ID or passcode is wrong, missing or malformed (one body for every case), or, with valid credentials, no partner was named.',
   401: 'The passcode belongs to this account but has expired.',
   403: 'Valid credentials, but the partner is not whitelisted. The text echoes the partner name (control characters removed, at most 128 characters).',
+  429: 'Only when the service enables its brute-force limiter: too many failed attempts (400 and 401 answers) from this client address or for this account ID within the window. Answered before any credential check, so valid credentials get it too; wait as long as `Retry-After` says.',
   503: 'The service or its storage failed.',
   504: 'The storage did not answer within the deadline.',
 }
@@ -66,8 +69,16 @@ const EXAMPLES: Readonly<Record<keyof typeof connectResponseSchemas, Record<stri
   400: { invalidCredentials: { value: FAILURES.unknown_passcode.body }, missingPartner: { value: FAILURES.missing_partner.body } },
   401: { expired: { value: FAILURES.expired.body } },
   403: { notWhitelisted: { value: partnerNotWhitelisted('globex').body } },
+  429: { rateLimited: { value: FAILURES.rate_limited.body } },
   503: { unavailable: { value: FAILURES.storage_error.body } },
   504: { timeout: { value: FAILURES.storage_timeout.body } },
+}
+
+/** The header the limiter sends with its 429 (src/service/rate-limit.ts). */
+const RETRY_AFTER = {
+  description: 'Whole seconds (at least 1) until the oldest counted failure leaves the window.',
+  required: true,
+  schema: { type: 'integer', minimum: 1 },
 }
 
 /** The OpenAPI 3.1 document of `GET /v1/connect`. */
@@ -79,7 +90,10 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         status,
         {
           description: DESCRIPTIONS[code],
-          headers: { 'Cache-Control': { schema: { type: 'string', const: RESPONSE_HEADERS['cache-control'] } } },
+          headers: {
+            'Cache-Control': { schema: { type: 'string', const: RESPONSE_HEADERS['cache-control'] } },
+            ...(code === 429 ? { 'Retry-After': RETRY_AFTER } : {}),
+          },
           content: { 'application/json': { schema: reference(schema), examples: EXAMPLES[code] } },
         },
       ]

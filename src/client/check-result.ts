@@ -6,6 +6,7 @@ import type {
   NetworkError,
   PartnerNotWhitelistedError,
   PasscodeExpiredError,
+  RateLimitedError,
   ServerError,
   TimeoutError,
   UnexpectedResponseError,
@@ -18,6 +19,7 @@ export interface ConnectFailureByCode {
   ERR_MISSING_PARTNER: MissingPartnerError
   ERR_PASSCODE_EXPIRED: PasscodeExpiredError
   ERR_PARTNER_NOT_WHITELISTED: PartnerNotWhitelistedError
+  ERR_RATE_LIMITED: RateLimitedError
   ERR_SERVER: ServerError
   ERR_TIMEOUT: TimeoutError
   ERR_NETWORK: NetworkError
@@ -39,6 +41,7 @@ export type CheckFailure = {
  * const result = await client.check('acme')
  * if (result.ok) console.log(result.message)
  * else if (result.code === 'ERR_PARTNER_NOT_WHITELISTED') console.warn(result.error.partner)
+ * else if (result.code === 'ERR_RATE_LIMITED') console.warn(`try again in ${result.error.retryAfterMs ?? 60_000} ms`)
  * else if (result.code === 'ERR_SERVER') console.warn(result.error.status)
  * ```
  */

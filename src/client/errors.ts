@@ -9,6 +9,7 @@ export type ConnectErrorCode =
   | 'ERR_MISSING_PARTNER'
   | 'ERR_PASSCODE_EXPIRED'
   | 'ERR_PARTNER_NOT_WHITELISTED'
+  | 'ERR_RATE_LIMITED'
   | 'ERR_SERVER'
   | 'ERR_TIMEOUT'
   | 'ERR_NETWORK'
@@ -155,6 +156,31 @@ export class PartnerNotWhitelistedError extends ConnectError {
   constructor(partner: string) {
     super('ERR_PARTNER_NOT_WHITELISTED', `Partner not whitelisted: ${JSON.stringify(partner)}`)
     this.partner = partner
+  }
+}
+
+/**
+ * The service answered 429 "Too Many Requests": its optional brute-force limiter counted
+ * too many failed attempts (400 and 401 answers) from this client address or for this
+ * account ID. It answers so before checking credentials, so right ones get it too until
+ * `Retry-After` has passed. Never retried automatically: the wait, up to the limiter's
+ * window (15 minutes by default), usually outlasts the call's deadline, and it is the
+ * failed attempts behind it that want looking at.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof RateLimitedError) scheduleRetryLater(error.retryAfterMs ?? 15 * 60_000)
+ * ```
+ */
+export class RateLimitedError extends ConnectError {
+  /** The HTTP status of the answer. */
+  readonly status = 429
+  /** What the `Retry-After` header asked for, in milliseconds, when present. */
+  readonly retryAfterMs: number | undefined
+
+  constructor(retryAfterMs?: number) {
+    super('ERR_RATE_LIMITED', 'Too many failed attempts: the service refuses requests from this address or for this account for now')
+    this.retryAfterMs = retryAfterMs
   }
 }
 

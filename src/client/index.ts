@@ -12,6 +12,7 @@ export {
   NetworkError,
   PartnerNotWhitelistedError,
   PasscodeExpiredError,
+  RateLimitedError,
   ServerError,
   TimeoutError,
   UnexpectedResponseError,
@@ -25,6 +26,7 @@ export {
   missingPartnerBodySchema,
   partnerNotWhitelistedBodySchema,
   passcodeExpiredBodySchema,
+  rateLimitedBodySchema,
   serverErrorBodySchema,
 } from './schemas'
 export type { ConnectResponseStatus, ConnectSuccess } from './schemas'

@@ -5,6 +5,7 @@ import {
   MissingPartnerError,
   PartnerNotWhitelistedError,
   PasscodeExpiredError,
+  RateLimitedError,
   UnexpectedResponseError,
   type UnexpectedResponseReason,
 } from './errors'
@@ -17,6 +18,7 @@ import {
   missingPartnerBodySchema,
   partnerNotWhitelistedBodySchema,
   passcodeExpiredBodySchema,
+  rateLimitedBodySchema,
 } from './schemas'
 
 /** A response with its body read (up to the limit). */
@@ -24,6 +26,8 @@ export interface ReadResponse {
   readonly status: number
   readonly contentType: string | null
   readonly body: BoundedBody
+  /** What the `Retry-After` header asked for, in milliseconds; kept by a 429. */
+  readonly retryAfterMs: number | undefined
 }
 
 /** What the request sent that the interpretation needs: the partner for a 403, the secret to blank out. */
@@ -71,6 +75,8 @@ export function interpretResponse(response: ReadResponse, facts: RequestFacts): 
       return partnerNotWhitelistedBodySchema.safeParse(json).success
         ? new PartnerNotWhitelistedError(facts.partner ?? '')
         : unexpected('schema')
+    case 429:
+      return rateLimitedBodySchema.safeParse(json).success ? new RateLimitedError(response.retryAfterMs) : unexpected('schema')
     default:
       // 503 and 504 are answered before the body is read.
       return unexpected('status')

@@ -4,7 +4,10 @@ import { InvalidClientOptionsError } from './errors'
 /** A `fetch`-compatible function: the global one, undici's, a test double. */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>
 
-/** When and how the client tries again after a 503, a 504 or a network error. */
+/**
+ * When and how the client tries again after a 503, a 504 or a network error. Never after
+ * a 429 (`RateLimitedError`): the service's limiter window usually outlasts the deadline.
+ */
 export interface RetryOptions {
   /** Retries after the first attempt. @default 2 */
   retries?: number
@@ -25,7 +28,7 @@ interface ConnectClientCommonOptions {
   fetch?: FetchLike
   /** Deadline in milliseconds for a whole call: every attempt and every wait. @default 10000 */
   timeoutMs?: number
-  /** Retry policy, or `false` for a single attempt. @default { retries: 2, baseDelayMs: 200, maxDelayMs: 2000 } */
+  /** Retry policy for 503, 504 and network errors (never 429), or `false` for a single attempt. @default { retries: 2, baseDelayMs: 200, maxDelayMs: 2000 } */
   retry?: false | RetryOptions
   /** `User-Agent` header; browsers may ignore it. @default the runtime's own */
   userAgent?: string

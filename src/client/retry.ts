@@ -7,7 +7,11 @@ export interface RetryPolicy {
   readonly maxDelayMs: number
 }
 
-/** Only a 503, a 504 or a network failure may go away on its own; 400/401/403 never do. */
+/**
+ * Only a 503, a 504 or a network failure may go away on its own; 400/401/403 never do.
+ * Nor is a 429 retried: the limiter counts failed guesses over a window (15 minutes by
+ * default) that usually outlasts the call's deadline, so whether to wait is the caller's decision.
+ */
 export function isRetryable(error: unknown): error is ServerError | NetworkError {
   return error instanceof ServerError || error instanceof NetworkError
 }

@@ -1,10 +1,10 @@
 import { z } from 'zod'
 
 /*
- * The bodies of GET /v1/connect (SPEC §4, §5.1, §5.3, §5.15) as zod schemas: the client
- * validates every answer with them, and an OpenAPI generator can turn them into
- * component schemas (`z.toJSONSchema`). Objects are not strict, so a server that adds a
- * field later does not break older clients.
+ * The bodies of GET /v1/connect (SPEC §4, §5.1, §5.3, §5.15, and the 429 of the optional
+ * brute-force limiter) as zod schemas: the client validates every answer with them, and
+ * an OpenAPI generator can turn them into component schemas (`z.toJSONSchema`). Objects
+ * are not strict, so a server that adds a field later does not break older clients.
  */
 
 /**
@@ -59,6 +59,11 @@ export const partnerNotWhitelistedBodySchema = failureBody(
   z.literal(403),
 ).describe('The partner is not whitelisted')
 
+/** The 429 body of the optional brute-force limiter (the service's `rateLimit` option), sent with `Retry-After`. */
+export const rateLimitedBodySchema = failureBody(z.literal('Too Many Requests'), z.literal(429)).describe(
+  'Too many failed attempts from this address or for this account',
+)
+
 /** The 503 or 504 body (SPEC §5.15). */
 export const serverErrorBodySchema = failureBody(z.literal('Server Error'), z.literal([503, 504])).describe(
   'The service or its storage failed',
@@ -83,6 +88,7 @@ export const connectResponseSchemas = {
   400: z.union([invalidCredentialsBodySchema, missingPartnerBodySchema]),
   401: passcodeExpiredBodySchema,
   403: partnerNotWhitelistedBodySchema,
+  429: rateLimitedBodySchema,
   503: serverErrorBodySchema,
   504: serverErrorBodySchema,
 } as const

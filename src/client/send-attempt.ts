@@ -32,13 +32,14 @@ export async function sendAttempt(request: AttemptRequest, scope: CallScope): Pr
   const response = await below(scope, () =>
     request.fetch(request.url, { method: 'GET', headers, redirect: 'manual', signal: scope.signal }),
   )
+  const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now())
   if (response.status === 503 || response.status === 504) {
     discardBody(response.body)
-    throw new ServerError(response.status, parseRetryAfter(response.headers.get('retry-after'), Date.now()))
+    throw new ServerError(response.status, retryAfterMs)
   }
   const body = await below(scope, () => readBoundedBody(response.body, MAX_BODY_BYTES, scope.guard))
   const outcome = interpretResponse(
-    { status: response.status, contentType: response.headers.get('content-type'), body },
+    { status: response.status, contentType: response.headers.get('content-type'), body, retryAfterMs },
     { partner: request.partner, passcode: request.passcode },
   )
   if (outcome instanceof Error) throw outcome

@@ -1,5 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { createConnectClient, MalformedPasscodeError, type CheckResult, type ConnectClientOptions } from '../../src/client'
+import { afterEach, describe, expect, expectTypeOf, it } from 'vitest'
+import {
+  createConnectClient,
+  MalformedPasscodeError,
+  RateLimitedError,
+  type CheckResult,
+  type ConnectClientOptions,
+} from '../../src/client'
 import { generatePasscode } from '../../src/core/passcode-format'
 import { BODIES, type FaultHandler, type FaultServer, sendJson, startFaultServer, TEST_PASSCODE } from './fault-server'
 
@@ -33,6 +39,7 @@ describe('client.check', () => {
     ['400 missing partner', (_q, r) => sendJson(r, 400, BODIES.missingPartner), 'ERR_MISSING_PARTNER'],
     ['401', (_q, r) => sendJson(r, 401, BODIES.expired), 'ERR_PASSCODE_EXPIRED'],
     ['403', (_q, r) => sendJson(r, 403, BODIES.notWhitelisted('acme')), 'ERR_PARTNER_NOT_WHITELISTED'],
+    ['429', (_q, r) => sendJson(r, 429, BODIES.rateLimited, { 'retry-after': '60' }), 'ERR_RATE_LIMITED'],
     ['504', (_q, r) => sendJson(r, 504, BODIES.serverError(504)), 'ERR_SERVER'],
     ['a reset', (q) => q.socket.destroy(), 'ERR_NETWORK'],
     ['HTML', (_q, r) => r.end('<html></html>'), 'ERR_UNEXPECTED_RESPONSE'],
@@ -51,6 +58,16 @@ describe('client.check', () => {
     // Compile-time: `partner` exists only once the code is narrowed.
     const partner = !result.ok && result.code === 'ERR_PARTNER_NOT_WHITELISTED' ? result.error.partner : undefined
     expect(partner).toBe('Globex')
+  })
+
+  it('narrows a 429 to RateLimitedError, with what Retry-After asked for', async () => {
+    const server = await serve((_request, response) => sendJson(response, 429, BODIES.rateLimited, { 'retry-after': '60' }))
+    const result: CheckResult = await clientFor(server).check('acme')
+    expect(result).toMatchObject({ ok: false, code: 'ERR_RATE_LIMITED' })
+    if (result.ok || result.code !== 'ERR_RATE_LIMITED') return
+    expectTypeOf(result.error).toEqualTypeOf<RateLimitedError>()
+    expect(result.error).toBeInstanceOf(RateLimitedError)
+    expect(result.error.retryAfterMs).toBe(60_000)
   })
 
   it('reports a timeout and an abort as results too', async () => {

@@ -8,6 +8,7 @@ import {
   MissingPartnerError,
   PartnerNotWhitelistedError,
   PasscodeExpiredError,
+  RateLimitedError,
   ServerError,
 } from '../../src/client'
 import type { RunningApp } from '../conformance/http'
@@ -17,8 +18,9 @@ import { FRAMEWORKS } from '../http/frameworks'
 /*
  * The client against real servers built with each adapter (Express 4/5, Fastify 4/5,
  * Koa 2/3) on 127.0.0.1: every row of SPEC §4, the 401 of §5.1 and the missing
- * partner of §5.3, through `connect()` and `check()`. Servers and credentials come from
- * the HTTP conformance fixture, so the client meets exactly what the adapters serve.
+ * partner of §5.3, through `connect()` and `check()`, and the 429 of the optional
+ * limiter. Servers and credentials come from the HTTP conformance fixture, so the client
+ * meets exactly what the adapters serve.
  */
 
 interface Row {
@@ -154,6 +156,40 @@ describe.each(FRAMEWORKS.map((framework) => [framework.name, framework] as const
       expect(calls).toBe(2)
     } finally {
       fixture.setPartners('normal')
+    }
+  })
+
+  it('gets a RateLimitedError from a service with the limiter on, once an account used up its failures, and does not retry it', async () => {
+    // A service of its own: the shared one has no limiter. Its clock stands still, so Retry-After is the whole window.
+    const limited = await createHttpFixture({ rateLimit: { windowMs: 60_000, maxFailuresPerAddress: false, maxFailuresPerAccount: 2 } })
+    const limitedApp = await framework.start(limited.auth)
+    try {
+      let calls = 0
+      const counting: FetchLike = (input, init) => {
+        calls++
+        return fetch(input, init)
+      }
+      const client = (passcode: string) =>
+        createConnectClient({
+          baseUrl: `http://127.0.0.1:${limitedApp.port}`,
+          accountId: limited.accountId,
+          passcode,
+          fetch: counting,
+          retry: { retries: 2, baseDelayMs: 5, maxDelayMs: 20 },
+          timeoutMs: 5_000,
+        })
+      for (let i = 0; i < 2; i++) await expect(client(limited.passcodes.unknown).connect('Acme')).rejects.toBeInstanceOf(InvalidCredentialsError)
+      calls = 0
+      // Limited before any credential check: the right passcode gets the 429 too.
+      const error = await client(limited.passcodes.active).connect('Acme').catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(RateLimitedError)
+      expect(error).toMatchObject({ code: 'ERR_RATE_LIMITED', status: 429, retryAfterMs: 60_000 })
+      expect((error as RateLimitedError).retryAfterMs).toBeGreaterThan(0)
+      expect(calls).toBe(1)
+      expect(await client(limited.passcodes.active).check('Acme')).toMatchObject({ ok: false, code: 'ERR_RATE_LIMITED' })
+    } finally {
+      await limitedApp.close()
+      await limited.close()
     }
   })
 })

@@ -63,6 +63,7 @@ export const BODIES = {
   missingPartner: { status: 'fail', error: 'Missing partner', code: 400 },
   expired: { status: 'fail', error: 'Passcode expired', code: 401 },
   notWhitelisted: (partner: string) => ({ status: 'fail', error: `Partner not whitelisted ${partner}`, code: 403 }),
+  rateLimited: { status: 'fail', error: 'Too Many Requests', code: 429 },
   serverError: (code: 503 | 504) => ({ status: 'fail', error: 'Server Error', code }),
 } as const
 

@@ -7,6 +7,7 @@ import {
   NetworkError,
   PartnerNotWhitelistedError,
   PasscodeExpiredError,
+  RateLimitedError,
   ServerError,
   TimeoutError,
   UnexpectedResponseError,
@@ -121,6 +122,7 @@ describe('retries', () => {
     [400, BODIES.missingPartner, MissingPartnerError],
     [401, BODIES.expired, PasscodeExpiredError],
     [403, BODIES.notWhitelisted('acme'), PartnerNotWhitelistedError],
+    [429, BODIES.rateLimited, RateLimitedError],
   ] as const)('never retries a %i (%o)', async (status, body, errorClass) => {
     const server = await serve((_request, response) => sendJson(response, status, body))
     const error = await clientFor(server, { retry: { retries: 5, baseDelayMs: 1, maxDelayMs: 2 } })

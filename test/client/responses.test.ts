@@ -100,7 +100,7 @@ describe('answers that are not /v1/connect answers', () => {
     await expect(unexpected(clientFor(server).connect('acme'))).resolves.toMatchObject({ reason: 'invalid_json' })
   })
 
-  it.each([404, 429, 500, 502])('rejects status %i as unexpected, without retrying', async (status) => {
+  it.each([404, 500, 502])('rejects status %i as unexpected, without retrying', async (status) => {
     const server = await serve((_request, response) => sendJson(response, status, { status: 'fail', error: 'x', code: status }))
     await expect(unexpected(clientFor(server).connect('acme'))).resolves.toMatchObject({ status, reason: 'status' })
     expect(server.requests).toHaveLength(1)

@@ -60,6 +60,7 @@ describe('the passcode never leaks', () => {
     ['400 missing partner', (_q, r) => sendJson(r, 400, BODIES.missingPartner)],
     ['401', (_q, r) => sendJson(r, 401, BODIES.expired)],
     ['403', (_q, r) => sendJson(r, 403, BODIES.notWhitelisted('acme'))],
+    ['429', (_q, r) => sendJson(r, 429, BODIES.rateLimited, { 'retry-after': '60' })],
     ['503', (_q, r) => sendJson(r, 503, BODIES.serverError(503))],
     ['reset', (q) => q.socket.destroy()],
     ['echoed headers in HTML', echo],
