@@ -1,8 +1,9 @@
 /**
  * Section 1: HTTP throughput and p99 latency with autocannon on 127.0.0.1. Every
- * variant of one framework runs in its own child process; the runs are interleaved
- * (bare, auth, …, bare, auth, …) so that machine noise hits every variant alike, and
- * each ratio is the median of the per-round ratios.
+ * variant of one framework runs in its own child process; each round loads every
+ * variant right next to the bare route (and passcode-auth right next to the peer),
+ * so that machine noise hits both sides of a ratio alike, and each ratio is the
+ * median of its per-round ratios.
  */
 import { startChild, type RunningChild } from './child'
 import type { Framework, ServerInfo, Variant } from './http-server'
@@ -32,11 +33,14 @@ export interface Run {
 export interface VariantResult extends Run {
   readonly variant: Variant
   readonly runs: readonly Run[]
+  /** Each round's variant / bare in req/s, from two runs made back to back (absent for bare). */
+  readonly roundRatios?: readonly number[]
 }
 
 /**
  * One framework's variants; `ratios[v]` is the median over rounds of v / bare in
- * req/s, `cpuRatios[v]` the same in requests per server CPU-second.
+ * req/s, each from two runs made back to back, `cpuRatios[v]` the same in requests
+ * per server CPU-second.
  */
 export interface FrameworkResult {
   readonly framework: Framework
@@ -96,33 +100,60 @@ async function load(target: Target, seconds: number, connections: number): Promi
   return { requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, requestsPerCpuSecond: result['2xx'] / cpuSeconds }
 }
 
+/** Two variants loaded back to back; `over` is the denominator of the ratio. */
+interface Pair {
+  readonly over: Target
+  readonly variant: Target
+}
+
 /** Runs the interleaved rounds for one framework and returns the medians. */
 export async function benchmarkFramework(framework: Framework, settings: HttpSettings, log: (line: string) => void): Promise<FrameworkResult> {
   const targets = await startTargets(framework)
   try {
     for (const target of targets) await load(target, settings.warmupSeconds, settings.connections)
+    const byVariant = new Map(targets.map((target) => [target.variant, target]))
+    const bare = byVariant.get('bare')!
+    // Every ratio comes from two runs made back to back, so that the machine's noise,
+    // which swings throughput by up to 2× from one few-second stretch to the next on
+    // 2 shared cores, hits both sides of a ratio alike: each variant against the bare
+    // route, and passcode-auth against the peer.
+    const pairs: Pair[] = targets.filter((target) => target !== bare).map((target) => ({ over: bare, variant: target }))
+    const auth = byVariant.get('auth')
+    const peer = byVariant.get('better-auth')
+    if (auth !== undefined && peer !== undefined) pairs.push({ over: peer, variant: auth })
+
     const runs = new Map<Variant, Run[]>(targets.map((t) => [t.variant, []]))
+    const pairRatios = new Map<Pair, { perSecond: number[]; perCpu: number[] }>(pairs.map((pair) => [pair, { perSecond: [], perCpu: [] }]))
     for (let round = 0; round < settings.rounds; round++) {
-      // Rotate the starting variant so that no variant always runs first or last.
-      const order = targets.map((_, i) => targets[(i + round) % targets.length]!)
+      // Rotate the starting pair, and swap which side of a pair runs first every round.
+      const order = pairs.map((_, i) => pairs[(i + round) % pairs.length]!)
       const line: string[] = []
-      for (const target of order) {
-        const run = await load(target, settings.seconds, settings.connections)
-        runs.get(target.variant)!.push(run)
-        line.push(`${target.variant} ${Math.round(run.requestsPerSecond)} (${Math.round(run.requestsPerCpuSecond)}/cpu-s)`)
+      for (const pair of order) {
+        const sides = round % 2 === 0 ? [pair.over, pair.variant] : [pair.variant, pair.over]
+        const measured = new Map<Target, Run>()
+        for (const target of sides) {
+          const run = await load(target, settings.seconds, settings.connections)
+          runs.get(target.variant)!.push(run)
+          measured.set(target, run)
+        }
+        const over = measured.get(pair.over)!
+        const variant = measured.get(pair.variant)!
+        const ratios = pairRatios.get(pair)!
+        ratios.perSecond.push(variant.requestsPerSecond / over.requestsPerSecond)
+        ratios.perCpu.push(variant.requestsPerCpuSecond / over.requestsPerCpuSecond)
+        line.push(`${pair.variant.variant}/${pair.over.variant} ${ratios.perSecond.at(-1)!.toFixed(2)} (${Math.round(variant.requestsPerSecond)}/${Math.round(over.requestsPerSecond)})`)
       }
       log(`  ${framework} round ${round + 1}/${settings.rounds}: ${line.join(', ')}`)
     }
-    const perRound = (variant: Variant, over: Variant, of: (run: Run) => number = (run) => run.requestsPerSecond): number =>
-      median(runs.get(variant)!.map((run, i) => of(run) / of(runs.get(over)![i]!)))
-    const perCpu = (run: Run) => run.requestsPerCpuSecond
+    const ratioOf = (variant: Variant, over: Variant) => pairRatios.get(pairs.find((pair) => pair.variant.variant === variant && pair.over.variant === over)!)!
     const ratios: Partial<Record<Variant, number>> = {}
     const cpuRatios: Partial<Record<Variant, number>> = {}
-    for (const { variant } of targets) {
-      if (variant === 'bare') continue
-      ratios[variant] = perRound(variant, 'bare')
-      cpuRatios[variant] = perRound(variant, 'bare', perCpu)
+    for (const pair of pairs) {
+      if (pair.over !== bare) continue
+      ratios[pair.variant.variant] = median(ratioOf(pair.variant.variant, 'bare').perSecond)
+      cpuRatios[pair.variant.variant] = median(ratioOf(pair.variant.variant, 'bare').perCpu)
     }
+    const perCpu = (run: Run) => run.requestsPerCpuSecond
     return {
       framework,
       version: await frameworkVersion(framework),
@@ -132,10 +163,13 @@ export async function benchmarkFramework(framework: Framework, settings: HttpSet
         p99Ms: median(runs.get(variant)!.map((run) => run.p99Ms)),
         requestsPerCpuSecond: median(runs.get(variant)!.map(perCpu)),
         runs: runs.get(variant)!,
+        ...(variant === 'bare' ? {} : { roundRatios: ratioOf(variant, 'bare').perSecond }),
       })),
       ratios,
       cpuRatios,
-      ...(runs.has('better-auth') ? { authOverPeer: perRound('auth', 'better-auth'), authOverPeerCpu: perRound('auth', 'better-auth', perCpu) } : {}),
+      ...(auth !== undefined && peer !== undefined
+        ? { authOverPeer: median(ratioOf('auth', 'better-auth').perSecond), authOverPeerCpu: median(ratioOf('auth', 'better-auth').perCpu) }
+        : {}),
     }
   } finally {
     await Promise.all(targets.map((target) => target.child.stop()))

@@ -141,11 +141,13 @@ export function renderMarkdown(results: BenchResults): string {
       v.variant === 'bare' ? '1' : formatRatio(framework.ratios[v.variant] ?? Number.NaN),
       formatRate(v.requestsPerCpuSecond),
       v.variant === 'bare' ? '1' : formatRatio(framework.cpuRatios[v.variant] ?? Number.NaN),
-      v.runs.map((run) => formatRate(run.requestsPerSecond)).join(' '),
+      v.roundRatios === undefined
+        ? `${formatRate(Math.min(...v.runs.map((run) => run.requestsPerSecond)))} – ${formatRate(Math.max(...v.runs.map((run) => run.requestsPerSecond)))} req/s`
+        : v.roundRatios.map((ratio) => ratio.toFixed(2)).join(' '),
     ])
     lines.push(
       ...table(
-        ['variant', 'req/s', 'p99', '/ bare', 'req per server CPU-s', '/ bare', 'runs, req/s'],
+        ['variant', 'req/s', 'p99', '/ bare', 'req per server CPU-s', '/ bare', '/ bare by round (bare: range of runs)'],
         ['l', 'r', 'r', 'r', 'r', 'r', 'l'],
         rows,
       ),

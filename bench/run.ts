@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark of issue 8 in one process tree, then the report,
  * printed and written to docs/benchmarks.md (a full run only).
  *
- *   npm run bench                 # full run, about 13 minutes on 2 cores
+ *   npm run bench                 # full run, about 14 minutes on 2 cores
  *   npm run bench -- --quick      # smoke run, about 3 minutes; writes nothing
  *   npm run bench -- --only=http,in-process,scale,memory --frameworks=fastify,koa --write
  *
@@ -98,7 +98,7 @@ async function main(): Promise<void> {
 
   const settings = options.quick
     ? { http: { rounds: 2, seconds: 1, warmupSeconds: 1, connections: 50 }, inProcess: { rounds: 2, sliceMs: 150, timingCalls: 300 }, scale: { sizes: [1_000, 20_000], rounds: 2, calls: 300 } }
-    : { http: { rounds: 10, seconds: 3, warmupSeconds: 2, connections: 50 }, inProcess: { rounds: 6, sliceMs: 500, timingCalls: 3_000 }, scale: { sizes: [1_000, 1_000_000], rounds: 6, calls: 3_000 } }
+    : { http: { rounds: 10, seconds: 2, warmupSeconds: 2, connections: 50 }, inProcess: { rounds: 6, sliceMs: 500, timingCalls: 3_000 }, scale: { sizes: [1_000, 1_000_000], rounds: 6, calls: 3_000 } }
 
   try {
     if (options.sections.includes('http')) {
