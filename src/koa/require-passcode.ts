@@ -32,15 +32,18 @@ export function requirePasscode(auth: PasscodeAuth): Middleware {
   assertPasscodeAuth(auth, 'requirePasscode')
   const byAddress = auth.usesClientAddress === true
   const fromCache = cachedPrincipalReader(auth)
-  return async function requirePasscodeMiddleware(ctx, next) {
-    const principal = fromCache?.(ctx.req)
-    if (principal !== undefined) {
-      ctx.state.passcodeAuth = principal
-      return next()
-    }
+  const authenticated: Middleware = async (ctx, next) => {
     const outcome = await authenticateNodeRequest(auth, ctx.req, byAddress ? ctx.ip : undefined)
     if (!outcome.ok) return respond(ctx, outcome)
     ctx.state.passcodeAuth = outcome.principal
+    return next()
+  }
+  // Not an async function: a cache hit hands on next()'s own promise, adding no
+  // promise of its own (Koa's compose turns a synchronous throw into a rejection).
+  return function requirePasscodeMiddleware(ctx, next) {
+    const principal = fromCache?.(ctx.req)
+    if (principal === undefined) return authenticated(ctx, next)
+    ctx.state.passcodeAuth = principal
     return next()
   }
 }
