@@ -108,6 +108,8 @@ async function main(): Promise<void> {
         http.push(await benchmarkFramework(framework, settings.http, log))
       }
       results.http = http
+      log("HTTP: requirePasscode's own cost next to a no-op hook, in process")
+      results.hookCost = await runChild('hook-cost.ts')
     }
     if (options.sections.includes('in-process')) {
       log(`In process: authenticate() (${settings.inProcess.rounds} interleaved rounds of ${settings.inProcess.sliceMs} ms per scenario)`)
