@@ -66,7 +66,9 @@ export function createConnect(
 
     let whitelisted: boolean
     try {
-      whitelisted = await withDeadline(Promise.resolve(context.partners.isWhitelisted(normalized)), context.options.timeoutMs)
+      const answer = context.partners.isWhitelisted(normalized)
+      // A list held in memory answers at once: no deadline timer for it.
+      whitelisted = typeof answer === 'boolean' ? answer : await withDeadline(Promise.resolve(answer), context.options.timeoutMs)
     } catch (error) {
       return asResult(refuse(error instanceof StorageTimeoutError ? 'storage_timeout' : 'storage_error'))
     }

@@ -1,5 +1,5 @@
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { DAY_MS, generatePasscode, type PasscodeStore } from '../../src/index'
 import { memoryStore } from '../../src/memory'
 import { admin, INVALID_CREDENTIALS, setup } from '../helpers/service'
@@ -57,6 +57,28 @@ describe('SPEC 4 GET /v1/connect', () => {
     expect(await failing.connect({ headers, partner: 'Acme' })).toMatchObject({ statusCode: 503 })
     const hanging = await withPasscode({ partners: { isWhitelisted: () => new Promise<boolean>(() => {}) }, timeoutMs: 20 })
     expect(await hanging.auth.connect({ headers: hanging.headers, partner: 'Acme' })).toMatchObject({ statusCode: 504 })
+  })
+
+  it('answers 503 when a synchronous registry throws, and 200/403 from a synchronous one without arming a deadline timer', async () => {
+    const { auth: throwing, headers } = await withPasscode({
+      partners: {
+        isWhitelisted: () => {
+          throw new Error('x')
+        },
+      },
+    })
+    expect(await throwing.connect({ headers, partner: 'Acme' })).toMatchObject({ statusCode: 503 })
+
+    const sync = await withPasscode()
+    await sync.auth.connect({ headers: sync.headers, partner: 'Acme' }) // warms the verification cache
+    const timers = vi.spyOn(globalThis, 'setTimeout')
+    try {
+      expect(await sync.auth.connect({ headers: sync.headers, partner: 'Acme' })).toMatchObject({ statusCode: 200 })
+      expect(await sync.auth.connect({ headers: sync.headers, partner: 'Globex' })).toMatchObject({ statusCode: 403 })
+      expect(timers).not.toHaveBeenCalled()
+    } finally {
+      timers.mockRestore()
+    }
   })
 })
 
