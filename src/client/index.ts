@@ -1,6 +1,6 @@
 export { createConnectClient } from './create-connect-client'
 export type { ConnectCallOptions, ConnectClient } from './create-connect-client'
-export type { ConnectClientOptions, FetchLike, RetryOptions } from './options'
+export type { ConnectClientCommonOptions, ConnectClientOptions, FetchLike, RetryOptions } from './options'
 export type { CheckFailure, CheckResult, ConnectFailureByCode } from './check-result'
 export {
   AbortedError,

@@ -17,7 +17,18 @@ export interface RetryOptions {
   maxDelayMs?: number
 }
 
-interface ConnectClientCommonOptions {
+/**
+ * The options of `createConnectClient` other than where the service is: whose
+ * credentials to send and how to behave. {@link ConnectClientOptions} adds `baseUrl`
+ * or `region` + `regions`.
+ *
+ * @example
+ * ```ts
+ * const common: ConnectClientCommonOptions = { accountId: 'acc_123', passcode: process.env.PASSCODE!, timeoutMs: 3_000 }
+ * const client = createConnectClient({ ...common, baseUrl: 'https://api.example.com' })
+ * ```
+ */
+export interface ConnectClientCommonOptions {
   /** The account ID, sent as `X-Service-Account-Id`. */
   accountId: string
   /** The passcode, sent as `X-Service-Passcode`. Kept out of every error and log form of the client. */

@@ -35,7 +35,7 @@ export type FailureReason =
 export interface HttpResult<Body = SuccessBody | FailureBody> {
   readonly statusCode: number
   readonly body: Body
-  /** Headers beyond {@link RESPONSE_HEADERS} for this answer only: `Retry-After` on 429. */
+  /** Headers for this answer only, beyond the `Content-Type` and `Cache-Control` every answer has: `Retry-After` on 429. */
   readonly headers?: Readonly<Record<string, string>> | undefined
 }
 

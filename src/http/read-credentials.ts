@@ -5,10 +5,27 @@ export const ACCOUNT_ID_HEADER = 'x-service-account-id'
 /** The header carrying the passcode. */
 export const PASSCODE_HEADER = 'x-service-passcode'
 
-/** A header value as Node and most frameworks expose it. */
+/**
+ * A header value as Node and most frameworks expose it: a string, an array when the
+ * header was repeated, or `undefined` when absent.
+ *
+ * @example
+ * ```ts
+ * const value: HeaderValue = req.headers['x-service-account-id']
+ * ```
+ */
 export type HeaderValue = string | readonly string[] | undefined
 
-/** The two credential headers, read and checked. */
+/**
+ * The two credential headers, read and checked (SPEC §5.4), as `auth.connect` takes
+ * them from an adapter that has read them already.
+ *
+ * @example
+ * ```ts
+ * const credentials: Credentials = { accountId: 'acc_123', passcode: process.env.PASSCODE! }
+ * const result = await auth.connect({ credentials, partner: 'acme' })
+ * ```
+ */
 export interface Credentials {
   readonly accountId: string
   readonly passcode: string
@@ -44,7 +61,16 @@ export function readCredentials(get: (lowerCaseName: string) => HeaderValue): Cr
   return { accountId, passcode }
 }
 
-/** Headers in any of the shapes hosts hand over: a Fetch `Headers`, or a plain object. */
+/**
+ * Headers in any of the shapes hosts hand over: a Fetch `Headers`, or a plain object
+ * of header name → value (any case).
+ *
+ * @example
+ * ```ts
+ * // In a Fetch-style handler (Hono, Next.js route handlers, Deno, Bun):
+ * const result = await auth.connect({ headers: request.headers, partner: new URL(request.url).searchParams.getAll('partner') })
+ * ```
+ */
 export type HeaderSource =
   | { get(name: string): string | null }
   | Readonly<Record<string, HeaderValue>>

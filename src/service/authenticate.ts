@@ -8,7 +8,7 @@ import type { CredentialMatch } from '../ports/passcode-store'
 import type { ServiceContext } from './context'
 import { withDeadline } from './deadline'
 
-/** The result of {@link authenticate}: never an exception for bad credentials. */
+/** The result of `auth.authenticate()`: never an exception for bad credentials. */
 export type AuthOutcome =
   | { readonly ok: true; readonly principal: Principal }
   | {

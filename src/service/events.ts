@@ -3,13 +3,34 @@ import type { NotificationKind } from '../core/notifications'
 import type { FailureReason } from '../http/outcomes'
 import type { NotificationFailureReason } from './notification-report'
 
-interface EventBase {
+/**
+ * What every {@link AuditEvent} but `notifier.failed` carries.
+ *
+ * @example
+ * ```ts
+ * const onEvent = (event: AuditEvent) => {
+ *   if (event.type !== 'notifier.failed') log.info({ type: event.type, account: event.accountId, at: event.at.toISOString() })
+ * }
+ * ```
+ */
+export interface EventBase {
   /** When it happened, by the injected clock. */
   readonly at: Date
   readonly accountId: string
 }
 
-interface ManagementEventBase extends EventBase {
+/**
+ * What every management {@link AuditEvent} (`passcode.*`, `user_passcode.*`,
+ * `account.*`) carries on top of {@link EventBase}: who did it.
+ *
+ * @example
+ * ```ts
+ * const onEvent = (event: AuditEvent) => {
+ *   if ('actorUserId' in event) audit.write({ type: event.type, by: event.actorUserId, account: event.accountId })
+ * }
+ * ```
+ */
+export interface ManagementEventBase extends EventBase {
   /** The user who performed the operation. */
   readonly actorUserId: string
 }
