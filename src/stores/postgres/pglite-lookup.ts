@@ -12,7 +12,8 @@ const TEXT_OID = 25
 let statements = 0
 
 /**
- * The verification lookup on PGlite, about twice as fast as `query`. PGlite's `query`
+ * The verification lookup on PGlite, many times faster than `query` and about 1.4×
+ * as fast as a prepared statement run through `exec`. PGlite's `query`
  * plans the statement anew and makes six protocol round trips into the WebAssembly
  * module, then decodes every column; `exec` makes two. Here the statement is parsed
  * once per instance as a named prepared statement, so PostgreSQL keeps its plan, and
