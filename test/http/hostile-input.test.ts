@@ -1,5 +1,4 @@
 import { Agent, request as httpRequest } from 'node:http'
-import { connect } from 'node:net'
 import express5 from 'express'
 import express4 from 'express4'
 import fastify5, { type FastifyInstance } from 'fastify'
@@ -13,7 +12,7 @@ import type { RunningApp } from '../conformance/http'
 import { createHttpFixture, type HttpFixture } from './fixture'
 import { expressApp, fastifyApp, koaApp, listen, listenFastify } from './frameworks'
 import { expectedAnswer, headersOf, headSize, hostileRequest, refusedByParser, targetOf, type HostileRequest } from './hostile-model'
-import { parseResponse, requestBytes, type RawRequest, type RawResponse } from './raw-client'
+import { sendRaw, type RawRequest, type RawResponse } from './raw-client'
 
 /**
  * Hostile input through every adapter over a real socket (issue 9): a fast-check run
@@ -119,25 +118,7 @@ const RESET = 0
  * written, the close becomes a reset that may swallow the 400: that is {@link RESET}.
  */
 function sendRefused(port: number, request: RawRequest): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port })
-    const chunks: Buffer[] = []
-    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')))
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk))
-    socket.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ECONNRESET' || error.code === 'EPIPE') {
-        resolve(chunks.length > 0 ? parseResponse(Buffer.concat(chunks)) : { status: RESET, headers: {}, body: Buffer.alloc(0) })
-      } else reject(error)
-    })
-    socket.on('end', () => {
-      try {
-        resolve(parseResponse(Buffer.concat(chunks)))
-      } catch (error) {
-        reject(error)
-      }
-    })
-    socket.write(requestBytes(request, port))
-  })
+  return sendRaw(port, request, 10_000, { status: RESET, headers: {}, body: Buffer.alloc(0) })
 }
 
 /** Checks one answer against the model; throws with the details on a mismatch. */

@@ -59,14 +59,22 @@ export function parseResponse(bytes: Buffer): RawResponse {
   return { status, headers, body }
 }
 
-/** Sends the bytes of `request` over a fresh TCP connection to 127.0.0.1 and reads the answer. */
-export function sendRaw(port: number, request: RawRequest, timeoutMs = 10_000): Promise<RawResponse> {
+/**
+ * Sends the bytes of `request` over a fresh TCP connection to 127.0.0.1 and reads the
+ * answer. With `onReset`, a connection reset by the server (ECONNRESET, EPIPE) is no
+ * error: it resolves with what was read before it, or with `onReset` when nothing was.
+ */
+export function sendRaw(port: number, request: RawRequest, timeoutMs = 10_000, onReset?: RawResponse): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: '127.0.0.1', port, ...(request.from === undefined ? {} : { localAddress: request.from }) })
     const chunks: Buffer[] = []
     socket.setTimeout(timeoutMs, () => socket.destroy(new Error(`no complete answer within ${timeoutMs} ms`)))
     socket.on('data', (chunk: Buffer) => chunks.push(chunk))
-    socket.on('error', reject)
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (onReset !== undefined && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
+        resolve(chunks.length > 0 ? parseResponse(Buffer.concat(chunks)) : onReset)
+      } else reject(error)
+    })
     socket.on('end', () => {
       try {
         resolve(parseResponse(Buffer.concat(chunks)))
