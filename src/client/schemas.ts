@@ -38,33 +38,75 @@ const failureBody = <Error extends z.ZodType<string>, Code extends z.ZodType<num
  */
 export const connectFailureBodySchema = failureBody(z.string(), z.number().int()).describe('A refused connect')
 
-/** The 400 body for wrong, unknown, deleted or revoked credentials, identical for all (SPEC §5.1). */
+/**
+ * The 400 body for wrong, unknown, deleted or revoked credentials, identical for all (SPEC §5.1).
+ *
+ * @example
+ * ```ts
+ * invalidCredentialsBodySchema.safeParse({ status: 'fail', error: 'Invalid Credentials', code: 400 }).success // true
+ * ```
+ */
 export const invalidCredentialsBodySchema = failureBody(z.literal('Invalid Credentials'), z.literal(400)).describe(
   'The account ID or passcode is wrong',
 )
 
-/** The 400 body when the credentials are valid but no partner was named (SPEC §5.3). */
+/**
+ * The 400 body when the credentials are valid but no partner was named (SPEC §5.3).
+ *
+ * @example
+ * ```ts
+ * missingPartnerBodySchema.safeParse({ status: 'fail', error: 'Missing partner', code: 400 }).success // true
+ * ```
+ */
 export const missingPartnerBodySchema = failureBody(z.literal('Missing partner'), z.literal(400)).describe(
   'No partner was named',
 )
 
-/** The 401 body for a passcode of that very account that has expired (SPEC §5.1). */
+/**
+ * The 401 body for a passcode of that very account that has expired (SPEC §5.1).
+ *
+ * @example
+ * ```ts
+ * passcodeExpiredBodySchema.safeParse({ status: 'fail', error: 'Passcode expired', code: 401 }).success // true
+ * ```
+ */
 export const passcodeExpiredBodySchema = failureBody(z.literal('Passcode expired'), z.literal(401)).describe(
   'The passcode has expired',
 )
 
-/** The 403 body; the text echoes the partner name (cleaned, at most 128 characters). */
+/**
+ * The 403 body; the text echoes the partner name (cleaned, at most 128 characters).
+ *
+ * @example
+ * ```ts
+ * partnerNotWhitelistedBodySchema.safeParse({ status: 'fail', error: 'Partner not whitelisted Globex', code: 403 }).success // true
+ * ```
+ */
 export const partnerNotWhitelistedBodySchema = failureBody(
   z.string().startsWith('Partner not whitelisted '),
   z.literal(403),
 ).describe('The partner is not whitelisted')
 
-/** The 429 body of the optional brute-force limiter (the service's `rateLimit` option), sent with `Retry-After`. */
+/**
+ * The 429 body of the optional brute-force limiter (the service's `rateLimit` option), sent with `Retry-After`.
+ *
+ * @example
+ * ```ts
+ * rateLimitedBodySchema.safeParse({ status: 'fail', error: 'Too Many Requests', code: 429 }).success // true
+ * ```
+ */
 export const rateLimitedBodySchema = failureBody(z.literal('Too Many Requests'), z.literal(429)).describe(
   'Too many failed attempts from this address or for this account',
 )
 
-/** The 503 or 504 body (SPEC §5.15). */
+/**
+ * The 503 or 504 body (SPEC §5.15).
+ *
+ * @example
+ * ```ts
+ * serverErrorBodySchema.safeParse({ status: 'fail', error: 'Server Error', code: 504 }).success // true
+ * ```
+ */
 export const serverErrorBodySchema = failureBody(z.literal('Server Error'), z.literal([503, 504])).describe(
   'The service or its storage failed',
 )
