@@ -17,6 +17,30 @@ export const MAX_IDENTIFIER_LENGTH = 256
 // Control characters (C0, DEL, C1) and line/paragraph separators.
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
 
+/** Longest partner name, in characters (SPEC §5.3, §5.22). */
+export const MAX_PARTNER_NAME_LENGTH = 128
+
+// C0, DEL and C1 controls: what §5.22 keeps away from every partner registry.
+const CONTROL_CHARACTER = /\p{Cc}/u
+
+/** How many characters (code points, so a surrogate pair counts once) `text` has. */
+export function characterCount(text: string): number {
+  // A string of n UTF-16 units has at most n code points: count only when it matters.
+  let count = 0
+  for (const _ of text) count++
+  return count
+}
+
+/**
+ * Whether a trimmed, non-blank partner name may be looked up in a registry (SPEC §5.22):
+ * at most 128 characters and no control character (C0, C1, DEL, NUL). Any other name
+ * cannot be whitelisted, so it is answered with the 403 body without asking.
+ */
+export function isPartnerNameLookable(trimmed: string): boolean {
+  if (trimmed.length > MAX_PARTNER_NAME_LENGTH && characterCount(trimmed) > MAX_PARTNER_NAME_LENGTH) return false
+  return !CONTROL_CHARACTER.test(trimmed)
+}
+
 /**
  * Checks a passcode name (SPEC §5.10) and returns the trimmed name, or a reason.
  * Names are 1 to 64 characters after trimming, with no control characters.

@@ -1,4 +1,5 @@
 import { StorageTimeoutError } from '../core/errors'
+import { isPartnerNameLookable } from '../core/rules'
 import {
   CONNECT_SUCCESS,
   partnerNotWhitelisted,
@@ -63,6 +64,8 @@ export function createConnect(
     const single = typeof partner === 'string' ? partner : partner?.length === 1 ? partner[0] : undefined
     const normalized = single?.trim().toLowerCase()
     if (single === undefined || normalized === undefined || normalized === '') return asResult(refuse('missing_partner'))
+    // No registry can hold such a name, and a database may refuse it with an error (NUL).
+    if (!isPartnerNameLookable(normalized)) return { ...partnerNotWhitelisted(single), reason: 'partner_not_whitelisted' }
 
     let whitelisted: boolean
     try {

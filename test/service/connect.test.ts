@@ -131,6 +131,20 @@ describe('SPEC 5.3 partner names', () => {
     expect(error).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/)
   })
 
+  it('never asks the registry about a name with a control character or over 128 characters (SPEC 5.22)', async () => {
+    const asked: string[] = []
+    const { auth, headers } = await withPasscode({ partners: { isWhitelisted: async (name) => (asked.push(name), true) } })
+    for (const partner of ['a\u0000b', 'acme\u0085', '\u007facme', 'a\tb', 'x'.repeat(129), '\u00e9'.repeat(129)]) {
+      expect(await auth.connect({ headers, partner })).toMatchObject({ statusCode: 403, reason: 'partner_not_whitelisted' })
+    }
+    expect(asked).toEqual([])
+    // 128 characters (an astral one counts once) is still a name.
+    for (const partner of ['x'.repeat(128), '\u{1F600}'.repeat(128), '  acme\t']) {
+      expect(await auth.connect({ headers, partner })).toMatchObject({ statusCode: 200 })
+    }
+    expect(asked).toEqual(['x'.repeat(128), '\u{1F600}'.repeat(128), 'acme'])
+  })
+
   it('never splits a surrogate pair when cutting (property)', async () => {
     const { auth, headers } = await withPasscode()
     await fc.assert(

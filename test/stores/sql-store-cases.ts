@@ -159,5 +159,31 @@ export function sqlStoreCases(name: string, connections: SqlCaseConnections): vo
       await auth.close()
       await fixture.close()
     })
+
+    it('answers a partner name with NUL or another control character, or over 128 characters, with the 403 body (SPEC 5.22)', async () => {
+      const fixture = await open()
+      const partners = postgresPartners(connections.main(), { schema: fixture.schema })
+      await partners.add('Acme')
+      const auth = createPasscodeAuth({ store: fixture.store, partners })
+      const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'P', expiry: 30 })
+      const headers = { 'x-service-account-id': 'acc_1', 'x-service-passcode': value }
+      const cases: [sent: string, echoed: string][] = [
+        ['a\u0000b', 'ab'],
+        ['Acme\u0000', 'Acme'],
+        ['a\u0085b\u007f', 'ab'],
+        ['a\u001bb', 'ab'],
+        ['x'.repeat(129), 'x'.repeat(128)],
+      ]
+      for (const [partner, echoed] of cases) {
+        expect(await auth.connect({ headers, partner })).toEqual({
+          statusCode: 403,
+          body: { status: 'fail', error: `Partner not whitelisted ${echoed}`, code: 403 },
+          reason: 'partner_not_whitelisted',
+        })
+      }
+      await expect(partners.add('a\u0000b')).rejects.toBeInstanceOf(InvalidInputError)
+      await auth.close()
+      await fixture.close()
+    })
   })
 }

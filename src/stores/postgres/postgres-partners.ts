@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../../core/errors'
+import { isPartnerNameLookable, MAX_PARTNER_NAME_LENGTH } from '../../core/rules'
 import type { PartnerRegistry } from '../../ports/partner-registry'
 import { toDatabase, type PostgresDatabase } from './database'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
@@ -23,14 +24,12 @@ export interface PostgresPartners extends PartnerRegistry {
   isWhitelisted(normalizedName: string): Promise<boolean>
 }
 
-const MAX_PARTNER_NAME = 128
-
-/** Trims and lower-cases a partner name (SPEC §5.3); rejects blank or over-long ones. */
+/** Trims and lower-cases a partner name (SPEC §5.3); rejects blank, over-long or control-laden ones (§5.22). */
 function normalize(name: unknown): string {
   if (typeof name !== 'string') throw new InvalidInputError('partner', 'must be a string')
   const normalized = name.trim().toLowerCase()
-  if (normalized.length === 0 || normalized.length > MAX_PARTNER_NAME || /\p{Cc}/u.test(normalized)) {
-    throw new InvalidInputError('partner', `must be 1 to ${MAX_PARTNER_NAME} characters without control characters`)
+  if (normalized.length === 0 || !isPartnerNameLookable(normalized)) {
+    throw new InvalidInputError('partner', `must be 1 to ${MAX_PARTNER_NAME_LENGTH} characters without control characters`)
   }
   return normalized
 }
