@@ -1,3 +1,5 @@
+import { setClassName } from '../core/class-name'
+
 /**
  * Every `code` a {@link ConnectError} can carry. Switch on it rather than on the class
  * when errors cross a realm or package boundary.
@@ -33,6 +35,10 @@ export type ConnectErrorCode =
  * ```
  */
 export class ConnectError extends Error {
+  static {
+    setClassName(this, 'ConnectError')
+  }
+
   /** A machine-readable identifier of the kind of failure. */
   readonly code: ConnectErrorCode
 
@@ -59,6 +65,10 @@ export class ConnectError extends Error {
  * ```
  */
 export class InvalidClientOptionsError extends ConnectError {
+  static {
+    setClassName(this, 'InvalidClientOptionsError')
+  }
+
   /** Dotted path of the offending option. */
   readonly option: string
 
@@ -79,6 +89,10 @@ export class InvalidClientOptionsError extends ConnectError {
  * ```
  */
 export class MalformedPasscodeError extends ConnectError {
+  static {
+    setClassName(this, 'MalformedPasscodeError')
+  }
+
   constructor() {
     super('ERR_MALFORMED_PASSCODE', 'The passcode is not well formed (expected <prefix>_<secret><checksum>); no request was sent')
   }
@@ -94,6 +108,10 @@ export class MalformedPasscodeError extends ConnectError {
  * ```
  */
 export class InvalidCredentialsError extends ConnectError {
+  static {
+    setClassName(this, 'InvalidCredentialsError')
+  }
+
   /** The HTTP status of the answer. */
   readonly status = 400
 
@@ -112,6 +130,10 @@ export class InvalidCredentialsError extends ConnectError {
  * ```
  */
 export class MissingPartnerError extends ConnectError {
+  static {
+    setClassName(this, 'MissingPartnerError')
+  }
+
   /** The HTTP status of the answer. */
   readonly status = 400
 
@@ -130,6 +152,10 @@ export class MissingPartnerError extends ConnectError {
  * ```
  */
 export class PasscodeExpiredError extends ConnectError {
+  static {
+    setClassName(this, 'PasscodeExpiredError')
+  }
+
   /** The HTTP status of the answer. */
   readonly status = 401
 
@@ -148,6 +174,10 @@ export class PasscodeExpiredError extends ConnectError {
  * ```
  */
 export class PartnerNotWhitelistedError extends ConnectError {
+  static {
+    setClassName(this, 'PartnerNotWhitelistedError')
+  }
+
   /** The HTTP status of the answer. */
   readonly status = 403
   /** The partner name as the client sent it. */
@@ -173,6 +203,10 @@ export class PartnerNotWhitelistedError extends ConnectError {
  * ```
  */
 export class RateLimitedError extends ConnectError {
+  static {
+    setClassName(this, 'RateLimitedError')
+  }
+
   /** The HTTP status of the answer. */
   readonly status = 429
   /** What the `Retry-After` header asked for, in milliseconds, when present. */
@@ -194,6 +228,10 @@ export class RateLimitedError extends ConnectError {
  * ```
  */
 export class ServerError extends ConnectError {
+  static {
+    setClassName(this, 'ServerError')
+  }
+
   /** 503 (the service failed) or 504 (its storage was too slow). */
   readonly status: 503 | 504
   /** What the `Retry-After` header asked for, in milliseconds, when present. */
@@ -216,6 +254,10 @@ export class ServerError extends ConnectError {
  * ```
  */
 export class TimeoutError extends ConnectError {
+  static {
+    setClassName(this, 'TimeoutError')
+  }
+
   /** The deadline that passed, in milliseconds. */
   readonly timeoutMs: number
 
@@ -235,6 +277,10 @@ export class TimeoutError extends ConnectError {
  * ```
  */
 export class NetworkError extends ConnectError {
+  static {
+    setClassName(this, 'NetworkError')
+  }
+
   constructor(options?: { cause?: unknown }) {
     super('ERR_NETWORK', 'The service could not be reached', options)
   }
@@ -262,6 +308,10 @@ const REASON_TEXT: Readonly<Record<UnexpectedResponseReason, string>> = {
  * ```
  */
 export class UnexpectedResponseError extends ConnectError {
+  static {
+    setClassName(this, 'UnexpectedResponseError')
+  }
+
   /** The HTTP status. */
   readonly status: number
   /** The `Content-Type` header, or `null` when absent. */
@@ -292,6 +342,10 @@ export class UnexpectedResponseError extends ConnectError {
  * ```
  */
 export class AbortedError extends ConnectError {
+  static {
+    setClassName(this, 'AbortedError')
+  }
+
   constructor(options?: { cause?: unknown }) {
     super('ERR_ABORTED', 'The request was aborted', options)
   }

@@ -1,3 +1,5 @@
+import { setClassName } from './class-name'
+
 /**
  * Every `code` a {@link PasscodeAuthError} can carry. Switch on it rather than on
  * the class when errors cross a process or package boundary.
@@ -37,6 +39,10 @@ export type PasscodeAuthErrorCode =
  * ```
  */
 export class PasscodeAuthError extends Error {
+  static {
+    setClassName(this, 'PasscodeAuthError')
+  }
+
   /** A machine-readable identifier of the kind of failure. */
   readonly code: PasscodeAuthErrorCode
 
@@ -57,6 +63,10 @@ export class PasscodeAuthError extends Error {
  * ```
  */
 export class InvalidInputError extends PasscodeAuthError {
+  static {
+    setClassName(this, 'InvalidInputError')
+  }
+
   /** Dotted path of the offending field, for example `expiry` or `validity.days`. */
   readonly field: string
 
@@ -76,6 +86,10 @@ export class InvalidInputError extends PasscodeAuthError {
  * ```
  */
 export class InvalidOptionsError extends PasscodeAuthError {
+  static {
+    setClassName(this, 'InvalidOptionsError')
+  }
+
   /** Dotted path of the offending option. */
   readonly option: string
 
@@ -97,6 +111,10 @@ export class InvalidOptionsError extends PasscodeAuthError {
  * ```
  */
 export class ConfigurationError extends PasscodeAuthError {
+  static {
+    setClassName(this, 'ConfigurationError')
+  }
+
   constructor(message: string) {
     super('ERR_CONFIGURATION', message)
   }
@@ -111,6 +129,10 @@ export class ConfigurationError extends PasscodeAuthError {
  * ```
  */
 export class ForbiddenError extends PasscodeAuthError {
+  static {
+    setClassName(this, 'ForbiddenError')
+  }
+
   constructor(message: string) {
     super('ERR_FORBIDDEN', message)
   }
@@ -125,6 +147,10 @@ export class ForbiddenError extends PasscodeAuthError {
  * ```
  */
 export class NotFoundError extends PasscodeAuthError {
+  static {
+    setClassName(this, 'NotFoundError')
+  }
+
   constructor(message: string) {
     super('ERR_NOT_FOUND', message)
   }
@@ -140,6 +166,10 @@ export class NotFoundError extends PasscodeAuthError {
  * ```
  */
 export class CapReachedError extends PasscodeAuthError {
+  static {
+    setClassName(this, 'CapReachedError')
+  }
+
   /** The cap that was reached. */
   readonly limit: number
 
@@ -160,6 +190,10 @@ export class CapReachedError extends PasscodeAuthError {
  * ```
  */
 export class DuplicateNameError extends PasscodeAuthError {
+  static {
+    setClassName(this, 'DuplicateNameError')
+  }
+
   constructor(name: string) {
     super('ERR_DUPLICATE_NAME', `A passcode named ${JSON.stringify(name)} already exists in this account`)
   }
@@ -175,6 +209,10 @@ export class DuplicateNameError extends PasscodeAuthError {
  * ```
  */
 export class ReactivationRefusedError extends PasscodeAuthError {
+  static {
+    setClassName(this, 'ReactivationRefusedError')
+  }
+
   constructor() {
     super(
       'ERR_REACTIVATION_REFUSED',
@@ -192,6 +230,10 @@ export class ReactivationRefusedError extends PasscodeAuthError {
  * ```
  */
 export class AlreadyGrantedError extends PasscodeAuthError {
+  static {
+    setClassName(this, 'AlreadyGrantedError')
+  }
+
   constructor() {
     super('ERR_ALREADY_GRANTED', 'The user already has a user passcode; reset or revoke it instead')
   }
@@ -207,6 +249,10 @@ export class AlreadyGrantedError extends PasscodeAuthError {
  * ```
  */
 export class StorageError extends PasscodeAuthError {
+  static {
+    setClassName(this, 'StorageError')
+  }
+
   constructor(options?: { cause?: unknown }) {
     super('ERR_STORAGE_UNAVAILABLE', 'The passcode store is unavailable', options)
   }
@@ -221,6 +267,10 @@ export class StorageError extends PasscodeAuthError {
  * ```
  */
 export class StorageTimeoutError extends PasscodeAuthError {
+  static {
+    setClassName(this, 'StorageTimeoutError')
+  }
+
   /** The deadline that passed, in milliseconds. */
   readonly timeoutMs: number
 
@@ -240,6 +290,10 @@ export class StorageTimeoutError extends PasscodeAuthError {
  * ```
  */
 export class MailerError extends PasscodeAuthError {
+  static {
+    setClassName(this, 'MailerError')
+  }
+
   constructor(message: string, options?: { cause?: unknown }) {
     super('ERR_MAILER_FAILED', message, options)
   }
@@ -255,6 +309,10 @@ export class MailerError extends PasscodeAuthError {
  * ```
  */
 export class NoRecipientsError extends PasscodeAuthError {
+  static {
+    setClassName(this, 'NoRecipientsError')
+  }
+
   constructor(accountId: string) {
     super('ERR_NO_RECIPIENTS', `No notification recipients are configured for account ${JSON.stringify(accountId)}`)
   }

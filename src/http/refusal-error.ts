@@ -1,3 +1,4 @@
+import { setClassName } from '../core/class-name'
 import { PasscodeAuthError } from '../core/errors'
 import type { AuthOutcome } from '../service/authenticate'
 import { responseHeaders, type FailureBody, type FailureReason } from './outcomes'
@@ -19,6 +20,10 @@ import { responseHeaders, type FailureBody, type FailureReason } from './outcome
  * ```
  */
 export class PasscodeRefusedError extends PasscodeAuthError {
+  static {
+    setClassName(this, 'PasscodeRefusedError')
+  }
+
   /** The HTTP status passcode-auth would send (400, 401, 429, 503 or 504). */
   readonly statusCode: number
   /** Same as `statusCode`, for error handlers that read `status`. */

@@ -1,3 +1,5 @@
+import { setClassName } from '../core/class-name'
+
 /**
  * A passcode value handed out once, with the view of what was stored. The value is
  * reachable only through `.value` (or destructuring); it is left out of
@@ -13,6 +15,10 @@
  * ```
  */
 export class IssuedPasscode<View> {
+  static {
+    setClassName(this, 'IssuedPasscode')
+  }
+
   readonly #value: string
   /** What was stored: name, hint, expiry, status. */
   readonly passcode: View

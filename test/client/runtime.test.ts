@@ -11,7 +11,7 @@ const bundle = await bundleClient()
 
 describe('the client bundle', () => {
   it('contains only the client and pure core modules, with zod as the one external import', () => {
-    for (const input of bundle.inputs) expect(input).toMatch(/^src\/(client\/[a-z-]+|core\/(passcode-format|base62|crc32))\.ts$/)
+    for (const input of bundle.inputs) expect(input).toMatch(/^src\/(client\/[a-z-]+|core\/(passcode-format|base62|crc32|class-name))\.ts$/)
     expect(new Set(bundle.externalImports)).toEqual(new Set(['zod']))
   })
 

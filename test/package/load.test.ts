@@ -43,7 +43,27 @@ const expectations: readonly EntryExpectation[] = [
   { subpath: 'passcode-auth/smtp', entry: 'smtp', names: ['smtpMailer'] },
 ]
 
-type LoadResult = { ok: true; names: string[] } | { ok: false; error: string }
+/**
+ * Constructor arguments for the exported classes that need some to be built; every
+ * other class is built with none. A class that can't be built fails its test, so a
+ * new one that needs arguments gets its entry here.
+ */
+const constructorArguments: Readonly<Record<string, readonly unknown[]>> = {
+  PasscodeRefusedError: [
+    { ok: false, reason: 'invalid_credentials', statusCode: 400, body: { status: 'fail', error: 'Invalid Credentials', code: 400 } },
+  ],
+  UnexpectedResponseError: [{ status: 502, contentType: 'text/html', reason: 'status', bodyExcerpt: '' }],
+}
+
+/** An exported class: the `name` of the class and of an instance (or why none could be built). */
+interface ClassReport {
+  readonly exportName: string
+  readonly className: string
+  readonly instanceName?: unknown
+  readonly constructionError?: string
+}
+
+type LoadResult = { ok: true; names: string[]; classes: ClassReport[] } | { ok: false; error: string }
 interface LoadReport {
   entries: Record<string, LoadResult>
   /** `subpath.name` for every name that a subpath and the root both export but as different objects. */
@@ -56,13 +76,26 @@ interface LoadReport {
 function loaderScript(kind: 'import' | 'require'): string {
   const load = kind === 'import' ? 'await import(subpath)' : 'require(subpath)'
   return `
+    const constructorArguments = ${JSON.stringify(constructorArguments)}
     const entries = {}, namespaces = {}, notShared = []
     let compared = 0
     for (const subpath of ${JSON.stringify(expectations.map((e) => e.subpath))}) {
       try {
         const namespace = ${load}
         namespaces[subpath] = namespace
-        entries[subpath] = { ok: true, names: Object.keys(namespace).sort() }
+        const classes = []
+        for (const [exportName, value] of Object.entries(namespace)) {
+          if (typeof value !== 'function' || !/^class[\\s{]/.test(Function.prototype.toString.call(value))) continue
+          const report = { exportName, className: value.name }
+          try {
+            const instance = Reflect.construct(value, constructorArguments[exportName] || [])
+            if (instance instanceof Error) report.instanceName = instance.name
+          } catch (error) {
+            report.constructionError = String(error)
+          }
+          classes.push(report)
+        }
+        entries[subpath] = { ok: true, names: Object.keys(namespace).sort(), classes }
       } catch (error) {
         entries[subpath] = { ok: false, error: String((error && error.stack) || error) }
       }
@@ -165,6 +198,29 @@ describe.each(['import', 'require'] as const)('%s', (kind) => {
     expect(result, `no result for ${subpath}`).toBeDefined()
     if (!result?.ok) throw new Error(`${kind}('${subpath}') failed:\n${result?.error}`)
     expect(result.names).toEqual(expect.arrayContaining([...names]))
+  })
+})
+
+describe.each(['import', 'require'] as const)('%s, class names', (kind) => {
+  // tsup's CommonJS output used to turn `class X { field = 1 }` into `_class`, so
+  // `error.name` and `console.log(error)` showed `_class`.
+  it.each(expectations)('every class exported by $subpath is named as exported, and so are its errors', ({ subpath }) => {
+    const result = reports[kind]?.entries[subpath]
+    if (!result?.ok) throw new Error(`${kind}('${subpath}') failed`)
+    for (const report of result.classes) {
+      expect(report.constructionError, `new ${report.exportName}()`).toBeUndefined()
+      expect(report.className, `${report.exportName}.name`).toBe(report.exportName)
+      if ('instanceName' in report) expect(report.instanceName, `new ${report.exportName}().name`).toBe(report.exportName)
+    }
+  })
+
+  it('finds the classes to check', () => {
+    const classes = Object.values(reports[kind]?.entries ?? {}).flatMap((result) => (result.ok ? result.classes : []))
+    const names = new Set(classes.map((report) => report.exportName))
+    for (const name of ['PasscodeAuthError', 'InvalidCredentialsError', 'PasscodeRefusedError', 'IssuedPasscode', 'MailerError']) {
+      expect(names).toContain(name)
+    }
+    expect(classes.filter((report) => 'instanceName' in report).length).toBeGreaterThan(25)
   })
 })
 
