@@ -29,8 +29,9 @@ export interface PasscodeAuthPluginOptions {
   /** What `createPasscodeAuth` returned. */
   auth: PasscodeAuth
   /**
-   * Whether to register `GET /v1/connect` (and `HEAD`; `DELETE`, `OPTIONS`, `PATCH`,
-   * `POST` and `PUT` answer 405 with `Allow: GET, HEAD`).
+   * Whether to register `GET /v1/connect` (and `HEAD`; every other method answers 405
+   * with `Allow: GET, HEAD`, except `QUERY` on Fastify 4, whose router does not know
+   * that method and answers it with its own 404 before any plugin sees it).
    * @default true
    */
   connectRoute?: boolean
@@ -82,10 +83,37 @@ const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, optio
     const connect = async (request: FastifyRequest, reply: FastifyReply) =>
       send(reply, await connectNodeRequest(auth, request.raw, byAddress ? request.ip : undefined))
     fastify.route({ method: 'GET', url: '/v1/connect', exposeHeadRoute: true, handler: connect })
-    // The other methods get the shared 405 in onRequest, before Fastify would parse a
-    // body, so they answer exactly as through the Express and Koa adapters.
-    fastify.route({ method: ['DELETE', 'OPTIONS', 'PATCH', 'POST', 'PUT'], url: '/v1/connect', onRequest: connect, handler: connect })
+    fastify.register(otherMethods, { prefix: '/v1/connect', connect })
   }
+  done()
+}
+
+/**
+ * Every other method on `/v1/connect` (SPEC §5.20). Fastify routes only the methods it
+ * knows (Fastify 5 not PROPFIND or TRACE by default) and answers the rest with its own
+ * 404, so instead of routes, this encapsulated context under the connect path owns the
+ * 404s there: its `onRequest` hook answers them through the shared connect step (the
+ * 405 with `Allow: GET, HEAD`) before Fastify would read a body (QUERY), exactly as
+ * the Express and Koa adapters do. Being encapsulated, the hook runs for those 404s only,
+ * never on the host's routes; other paths under `/v1/connect/` get Fastify's usual 404.
+ */
+const otherMethods: FastifyPluginCallback<{ connect: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> }> = (
+  scope,
+  { connect },
+  done,
+) => {
+  const path = scope.prefix
+  const trailingSlashToo = scope.initialConfig.ignoreTrailingSlash === true
+  scope.addHook('onRequest', (request, reply, next) => {
+    const url = request.raw.url ?? ''
+    const query = url.indexOf('?')
+    const target = query === -1 ? url : url.slice(0, query)
+    if (target === path || (trailingSlashToo && target === `${path}/`)) return void connect(request, reply).catch(next)
+    next()
+  })
+  scope.setNotFoundHandler((request, reply) => {
+    reply.code(404).send({ message: `Route ${request.method}:${request.url} not found`, error: 'Not Found', statusCode: 404 })
+  })
   done()
 }
 

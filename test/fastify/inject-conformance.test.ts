@@ -24,9 +24,10 @@ function injectHeaders(headers: RawRequest['headers']): Record<string, string | 
 }
 
 describe.each([
-  ['fastify 4', fastify4 as unknown as typeof fastify5],
-  ['fastify 5', fastify5],
-] as const)('%s through inject', (_, fastify) => {
+  // Fastify 4 predates QUERY: its router answers 404 (see FRAMEWORKS), its inject refuses it.
+  ['fastify 4', fastify4 as unknown as typeof fastify5, ['QUERY']],
+  ['fastify 5', fastify5, []],
+] as const)('%s through inject', (_, fastify, unroutable: readonly string[]) => {
   let fixture: HttpFixture
   let app: FastifyInstance
 
@@ -41,6 +42,11 @@ describe.each([
 
   it.each(HTTP_CASES.map((testCase) => [testCase.name, testCase] as const))('%s', async (_, testCase) => {
     const request = testCase.request(fixture)
+    if (testCase.method !== undefined && unroutable.includes(testCase.method)) {
+      // Its inject refuses the method outright; over a socket the router answers 404.
+      await expect(app.inject({ method: testCase.method as 'GET', url: request.target })).rejects.toThrow('allowed values')
+      return
+    }
     fixture.setStorage(testCase.storage ?? 'normal')
     fixture.setPartners(testCase.partners ?? 'normal')
     let response

@@ -104,6 +104,32 @@ describe.each([
     await app.close()
   })
 
+  it('answers other methods 405 under a prefix too, and leaves the host its 404s elsewhere', async () => {
+    const { auth, headers } = await service()
+    const app = fastify()
+    app.setNotFoundHandler((_request, reply) => void reply.code(404).send('host 404'))
+    await app.register(
+      async (api) => {
+        await api.register(passcodeAuthPlugin, { auth })
+        api.get('/1/events.json', async () => 'events')
+      },
+      { prefix: '/api' },
+    )
+    for (const method of ['PROPFIND', 'TRACE', 'POST'] as const) {
+      const refused = await app.inject({ method: method as 'POST', url: '/api/v1/connect?partner=acme', headers })
+      expect(refused.statusCode).toBe(405)
+      expect(refused.headers.allow).toBe('GET, HEAD')
+    }
+    expect((await app.inject({ method: 'POST', url: '/v1/connect', headers })).body).toBe('host 404')
+    expect((await app.inject({ url: '/elsewhere' })).body).toBe('host 404')
+    const below = await app.inject({ method: 'POST', url: '/api/v1/connect/more', headers })
+    expect(below.statusCode).toBe(404)
+    expect(below.json()).toMatchObject({ error: 'Not Found', statusCode: 404 })
+    expect((await app.inject({ url: '/api/1/events.json' })).body).toBe('events')
+    expect((await app.inject({ url: '/api/v1/connect?partner=acme', headers })).statusCode).toBe(200)
+    await app.close()
+  })
+
   it('serves over a real socket too', async () => {
     const { auth, headers } = await service()
     const app = fastify()
