@@ -51,6 +51,8 @@ export {
   INFINITE_VALIDITY_YEARS,
   MAX_ACCOUNT_PASSCODES,
   MAX_NAME_LENGTH,
+  ROTATION_OVERLAP_MINUTES,
+  UNUSED_AFTER_DAYS,
   USER_VALIDITY_DAYS,
   passcodeNameKey,
 } from './core/rules'
@@ -78,6 +80,7 @@ export {
   NotFoundError,
   PasscodeAuthError,
   ReactivationRefusedError,
+  RotationRefusedError,
   StorageError,
   StorageTimeoutError,
 } from './core/errors'
@@ -95,8 +98,10 @@ export type {
   NotificationClaim,
   NotificationRecipients,
   PartnerRegistry,
+  PasscodeRotation,
   PasscodeStore,
   RateLimitStore,
   UpdateResult,
+  UsageEntry,
 } from './ports/index'
 export type { FailureBody, FailureReason, HttpResult, SuccessBody } from './http/outcomes'

@@ -22,9 +22,20 @@ export interface Actor {
   readonly canWriteUserSettings?: boolean
 }
 
-/** The authenticated caller, attached to the request by the middleware (SPEC §5.17). */
+/**
+ * The authenticated caller, attached to the request by the middleware (SPEC §5.17).
+ * An account passcode bound to partners (SPEC §5.25) carries their names as
+ * `partners` (trimmed, lower-cased); an unbound one has no `partners` field.
+ */
 export type Principal =
-  | { readonly accountId: string; readonly kind: 'account'; readonly passcodeId: string; readonly passcodeName: string }
+  | {
+      readonly accountId: string
+      readonly kind: 'account'
+      readonly passcodeId: string
+      readonly passcodeName: string
+      /** The partners this passcode is bound to; absent when it is unbound. */
+      readonly partners?: readonly string[]
+    }
   | { readonly accountId: string; readonly kind: 'user'; readonly userId: string }
 
 /** An account passcode as stored: the hash and the hint, never the value. */
@@ -40,6 +51,19 @@ export interface AccountPasscodeRecord {
   readonly createdAt: number
   readonly updatedAt: number
   readonly expiresAt: number | null
+  /**
+   * Partner names (trimmed, lower-cased, sorted, no repeats) the passcode is bound to;
+   * `null` when it is unbound (SPEC §5.25).
+   */
+  readonly partners: readonly string[] | null
+  /** The hash of the value before the last rotation, while it may still verify (SPEC §5.26). */
+  readonly previousHash: string | null
+  /** When the previous value stops verifying; `null` when there is none. */
+  readonly previousHashEndsAt: number | null
+  /** When the passcode last authenticated, as recorded by the usage flushes (SPEC §5.27). */
+  readonly lastUsedAt: number | null
+  /** The partner of the last recorded `/v1/connect` with it. */
+  readonly lastUsedPartner: string | null
 }
 
 /** A user passcode as stored: the hash and the value encrypted as a JWE. */
@@ -54,6 +78,10 @@ export interface UserPasscodeRecord {
   readonly grantedAt: number
   readonly expiresAt: number
   readonly revokedAt: number | null
+  /** When the passcode last authenticated, as recorded by the usage flushes (SPEC §5.27). */
+  readonly lastUsedAt: number | null
+  /** The partner of the last recorded `/v1/connect` with it. */
+  readonly lastUsedPartner: string | null
 }
 
 /** What management operations return for an account passcode. */
@@ -68,6 +96,24 @@ export interface PasscodeView {
   readonly updatedAt: Date
   readonly expiresAt: Date | null
   readonly status: PasscodeStatus
+  /**
+   * The partners this passcode is bound to (trimmed, lower-cased), or `null` when it
+   * works for every whitelisted partner (SPEC §5.25).
+   */
+  readonly partners: readonly string[] | null
+  /**
+   * Bound partners that are no longer whitelisted. When it holds every bound partner,
+   * the passcode succeeds on `/v1/connect` for no partner at all. Empty when unbound.
+   */
+  readonly partnersNotWhitelisted: readonly string[]
+  /** Until when the value replaced by the last rotation still works; `null` when it no longer does (SPEC §5.26). */
+  readonly previousValueEndsAt: Date | null
+  /** When the passcode last authenticated (recorded about once a minute); `null` if never (SPEC §5.27). */
+  readonly lastUsedAt: Date | null
+  /** The partner of its last recorded `/v1/connect`; `null` if none. */
+  readonly lastUsedPartner: string | null
+  /** `true` when never used, or not used for 90 days: a candidate for deletion. */
+  readonly unused: boolean
 }
 
 /** What management operations return for a user passcode. */
@@ -80,4 +126,10 @@ export interface UserPasscodeView {
   readonly expiresAt: Date
   readonly revokedAt: Date | null
   readonly status: PasscodeStatus
+  /** When the passcode last authenticated (recorded about once a minute); `null` if never (SPEC §5.27). */
+  readonly lastUsedAt: Date | null
+  /** The partner of its last recorded `/v1/connect`; `null` if none. */
+  readonly lastUsedPartner: string | null
+  /** `true` when never used, or not used for 90 days. */
+  readonly unused: boolean
 }

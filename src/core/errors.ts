@@ -13,6 +13,7 @@ export type PasscodeAuthErrorCode =
   | 'ERR_CAP_REACHED'
   | 'ERR_DUPLICATE_NAME'
   | 'ERR_REACTIVATION_REFUSED'
+  | 'ERR_ROTATION_REFUSED'
   | 'ERR_ALREADY_GRANTED'
   | 'ERR_STORAGE_UNAVAILABLE'
   | 'ERR_STORAGE_TIMEOUT'
@@ -217,6 +218,24 @@ export class ReactivationRefusedError extends PasscodeAuthError {
     super(
       'ERR_REACTIVATION_REFUSED',
       'The passcode has expired; a new expiry would reactivate it, which this service does not allow (option allowReactivation)',
+    )
+  }
+}
+
+/**
+ * A rotation of an expired passcode (SPEC §5.26): rotation keeps the expiry, so the
+ * new value would be expired too. Give the passcode a new expiry with an edit first.
+ *
+ * @example
+ * ```ts
+ * await auth.passcodes.rotate(admin, 'acc_1', expiredId, { overlapMinutes: 60 }) // RotationRefusedError
+ * ```
+ */
+export class RotationRefusedError extends PasscodeAuthError {
+  constructor() {
+    super(
+      'ERR_ROTATION_REFUSED',
+      'The passcode has expired; rotation keeps the expiry, so give it a new expiry with an edit first',
     )
   }
 }

@@ -125,3 +125,46 @@ export function isVisibleAscii(value: string): boolean {
   }
   return true
 }
+
+/** Longest partner name, in characters after trimming (SPEC §5.22). */
+export const MAX_PARTNER_NAME_LENGTH = 128
+/** At most this many partners in one passcode's binding. */
+export const MAX_BOUND_PARTNERS = 100
+/** Rotation overlap in whole minutes: 0 (the old value stops at once) to 7 days (SPEC §5.26). */
+export const ROTATION_OVERLAP_MINUTES = { min: 0, max: 10_080 } as const
+/** A passcode not used for this many days (or never used) counts as unused (SPEC §5.27). */
+export const UNUSED_AFTER_DAYS = 90
+
+/**
+ * The form partner names are compared in: trimmed and lower-cased without locale
+ * (SPEC §5.3), as a `PartnerRegistry` receives them.
+ *
+ * @example
+ * ```ts
+ * partnerNameKey('  Acme ') === 'acme' // true
+ * ```
+ */
+export function partnerNameKey(name: string): string {
+  return name.trim().toLowerCase()
+}
+
+/**
+ * The stored form of a partner binding: each name as {@link partnerNameKey}, sorted,
+ * without repeats. `null` stays `null` (unbound).
+ */
+export function normalizePartnerBinding(names: readonly string[] | null): readonly string[] | null {
+  return names === null ? null : [...new Set(names.map(partnerNameKey))].sort()
+}
+
+/**
+ * Whether a passcode bound to `partners` may be used for the partner named
+ * `normalizedPartner` on `/v1/connect` (SPEC §5.25): always when unbound.
+ */
+export function bindingAllows(partners: readonly string[] | null | undefined, normalizedPartner: string): boolean {
+  return partners === null || partners === undefined || partners.includes(normalizedPartner)
+}
+
+/** Whether a passcode last used at `lastUsedAt` (`null`: never) counts as unused at `now` (SPEC §5.27). */
+export function isUnused(lastUsedAt: number | null, now: number): boolean {
+  return lastUsedAt === null || now - lastUsedAt >= UNUSED_AFTER_DAYS * DAY_MS
+}

@@ -10,8 +10,10 @@ export type {
   Invalidation,
   NotificationClaim,
   NotificationKind,
+  PasscodeRotation,
   PasscodeStore,
   UpdateResult,
+  UsageEntry,
 } from './passcode-store'
 export type { NotificationRecipients } from './recipients'
 export type { RateLimitStore } from './rate-limit-store'

@@ -32,8 +32,31 @@ export interface AccountPasscodePatch {
   readonly nameKey?: string
   readonly expiry?: AccountPasscodeExpiry
   readonly expiresAt?: number | null
+  /** A new binding (normalised names), or `null` to unbind (SPEC §5.25). */
+  readonly partners?: readonly string[] | null
   readonly updatedAt: number
 }
+
+/**
+ * A rotation (SPEC §5.26): the new value's hash and hint replace the current ones.
+ * With `previousHashEndsAt`, the current hash becomes the previous one until then,
+ * replacing any earlier previous hash; with `null`, the current value stops at once.
+ */
+export interface PasscodeRotation {
+  readonly hash: string
+  readonly hint: string
+  readonly previousHashEndsAt: number | null
+  readonly updatedAt: number
+}
+
+/**
+ * One passcode's recent use, as an instance batches it (SPEC §5.27): the latest
+ * instant it authenticated and, when that batch saw a `/v1/connect`, the partner of
+ * the latest one.
+ */
+export type UsageEntry =
+  | { readonly kind: 'account'; readonly accountId: string; readonly passcodeId: string; readonly at: number; readonly partner: string | null }
+  | { readonly kind: 'user'; readonly accountId: string; readonly userId: string; readonly at: number; readonly partner: string | null }
 
 /** Result of {@link PasscodeStore.updateAccountPasscode}. */
 export type UpdateResult =
@@ -102,17 +125,35 @@ export type Invalidation =
 export interface PasscodeStore {
   /** Inserts a passcode unless the account is at `maxPerAccount` or the name key is taken. Atomic. */
   createAccountPasscode(record: AccountPasscodeRecord, maxPerAccount: number): Promise<CreateResult>
-  /** Applies a patch; keeps name uniqueness atomic. Publishes an invalidation when expiry changes. */
+  /** Applies a patch; keeps name uniqueness atomic. Publishes an invalidation when the name, expiry or binding changes. */
   updateAccountPasscode(accountId: string, passcodeId: string, patch: AccountPasscodePatch): Promise<UpdateResult>
-  /** Deletes at once; returns the deleted record, or `null`. Publishes an invalidation. */
+  /**
+   * Replaces the passcode's hash and hint, keeping the old hash as the previous one
+   * for the overlap (see {@link PasscodeRotation}). `null` when there is no such
+   * passcode. Publishes an invalidation.
+   */
+  rotateAccountPasscode(accountId: string, passcodeId: string, rotation: PasscodeRotation): Promise<AccountPasscodeRecord | null>
+  /** Deletes at once (its current and previous value); returns the deleted record, or `null`. Publishes an invalidation. */
   deleteAccountPasscode(accountId: string, passcodeId: string): Promise<AccountPasscodeRecord | null>
   /** One passcode of the account, or `null`. */
   getAccountPasscode(accountId: string, passcodeId: string): Promise<AccountPasscodeRecord | null>
   /** Every non-deleted passcode of the account, oldest first. */
   listAccountPasscodes(accountId: string): Promise<AccountPasscodeRecord[]>
 
-  /** The verification lookup: one indexed read by hash, across account and user passcodes. */
+  /**
+   * The verification lookup: one indexed read by hash, across account and user
+   * passcodes, that also finds an account passcode by its previous hash (whether its
+   * overlap has ended is the caller's check, against `previousHashEndsAt`).
+   */
   findCredentialByHash(hash: string): Promise<CredentialMatch | null>
+
+  /**
+   * Records a batch of uses in one write (one statement in SQL): for each entry whose
+   * instant is later than the stored `lastUsedAt`, sets it, and the partner when the
+   * entry has one. Entries of deleted passcodes are skipped. Publishes nothing: usage
+   * never invalidates a cache. Resolves how many passcodes were written.
+   */
+  recordUsage(entries: readonly UsageEntry[]): Promise<number>
 
   /**
    * Stores a user passcode unless the user holds one that is neither revoked nor

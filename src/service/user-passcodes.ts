@@ -60,7 +60,7 @@ export function createUserPasscodesApi(context: ServiceContext): UserPasscodesAp
       const now = context.now()
       const result = await storeCall(async () =>
         store.grantUserPasscode(
-          { ...owner, ...(await freshValue(owner)), validity, grantedAt: now, expiresAt: userPasscodeExpiresAt(now, validity), revokedAt: null },
+          { ...owner, ...(await freshValue(owner)), validity, grantedAt: now, expiresAt: userPasscodeExpiresAt(now, validity), revokedAt: null, lastUsedAt: null, lastUsedPartner: null },
           now,
         ),
       )

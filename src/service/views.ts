@@ -1,8 +1,33 @@
 import type { AccountPasscodeRecord, PasscodeView, UserPasscodeRecord, UserPasscodeView } from '../core/entities'
+import { isUnused } from '../core/rules'
 import { passcodeStatus } from '../core/status'
 
-/** The public view of an account passcode, with its status at `now`. No hash. */
-export function toPasscodeView(record: AccountPasscodeRecord, now: number, expiringSoonDays: number): PasscodeView {
+/** Uses this instance saw but has not flushed yet: newer than what the store holds. */
+export interface PendingUse {
+  readonly at: number
+  readonly partner: string | null
+}
+
+/** The latest of the stored use and this instance's pending one. */
+function lastUse(record: { lastUsedAt: number | null; lastUsedPartner: string | null }, pending: PendingUse | undefined) {
+  if (pending === undefined || (record.lastUsedAt !== null && record.lastUsedAt >= pending.at)) {
+    return { at: record.lastUsedAt, partner: record.lastUsedPartner }
+  }
+  return { at: pending.at, partner: pending.partner ?? record.lastUsedPartner }
+}
+
+/**
+ * The public view of an account passcode, with its status at `now`. No hash.
+ * `partnersNotWhitelisted` is for the caller to work out (it needs the registry).
+ */
+export function toPasscodeView(
+  record: AccountPasscodeRecord,
+  now: number,
+  expiringSoonDays: number,
+  extra: { partnersNotWhitelisted?: readonly string[]; pending?: PendingUse | undefined } = {},
+): PasscodeView {
+  const used = lastUse(record, extra.pending)
+  const previousEnds = record.previousHashEndsAt
   return {
     id: record.id,
     accountId: record.accountId,
@@ -13,11 +38,23 @@ export function toPasscodeView(record: AccountPasscodeRecord, now: number, expir
     updatedAt: new Date(record.updatedAt),
     expiresAt: record.expiresAt === null ? null : new Date(record.expiresAt),
     status: passcodeStatus(record, now, expiringSoonDays),
+    partners: record.partners === null ? null : [...record.partners],
+    partnersNotWhitelisted: extra.partnersNotWhitelisted ?? [],
+    previousValueEndsAt: previousEnds !== null && previousEnds > now ? new Date(previousEnds) : null,
+    lastUsedAt: used.at === null ? null : new Date(used.at),
+    lastUsedPartner: used.partner,
+    unused: isUnused(used.at, now),
   }
 }
 
 /** The public view of a user passcode, with its status at `now`. No hash, no ciphertext. */
-export function toUserPasscodeView(record: UserPasscodeRecord, now: number, expiringSoonDays: number): UserPasscodeView {
+export function toUserPasscodeView(
+  record: UserPasscodeRecord,
+  now: number,
+  expiringSoonDays: number,
+  pending?: PendingUse,
+): UserPasscodeView {
+  const used = lastUse(record, pending)
   return {
     accountId: record.accountId,
     userId: record.userId,
@@ -27,5 +64,8 @@ export function toUserPasscodeView(record: UserPasscodeRecord, now: number, expi
     expiresAt: new Date(record.expiresAt),
     revokedAt: record.revokedAt === null ? null : new Date(record.revokedAt),
     status: passcodeStatus(record, now, expiringSoonDays),
+    lastUsedAt: used.at === null ? null : new Date(used.at),
+    lastUsedPartner: used.partner,
+    unused: isUnused(used.at, now),
   }
 }

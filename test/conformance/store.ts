@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe } from 'vitest'
 import { accountPasscodeCases } from './store/account-passcodes'
+import { bindingRotationUsageCases } from './store/binding-rotation-usage'
 import { concurrencyCases } from './store/concurrency'
 import { endToEndCases } from './store/end-to-end'
 import type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
@@ -47,6 +48,7 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     })
 
     accountPasscodeCases(fixture)
+    bindingRotationUsageCases(fixture)
     userPasscodeCases(fixture)
     notificationCases(fixture)
     invalidationCases(fixture)

@@ -125,7 +125,7 @@ describe('SPEC 5.13 who sees what', () => {
   it('does not show the granting admin the value', async () => {
     const { view } = await granted()
     expect(view).not.toHaveProperty('value')
-    expect(Object.keys(view).sort()).toEqual(['accountId', 'expiresAt', 'grantedAt', 'hint', 'revokedAt', 'status', 'userId', 'validity'])
+    expect(Object.keys(view).sort()).toEqual(['accountId', 'expiresAt', 'grantedAt', 'hint', 'lastUsedAt', 'lastUsedPartner', 'revokedAt', 'status', 'unused', 'userId', 'validity'])
   })
 
   it('reveals only the actor’s own passcode', async () => {

@@ -38,6 +38,8 @@ beforeAll(async () => {
     grantedAt: now,
     expiresAt: now + 30 * 86_400_000,
     revokedAt: null,
+    lastUsedAt: null,
+    lastUsedPartner: null,
   }, now)
 })
 

@@ -1,6 +1,10 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll } from 'vitest'
 import { storeConformance } from '../conformance/store'
+import { migrationCases } from './migration-cases'
 import { openSqlFixture } from './sql-fixture'
 import { sqlStoreCases } from './sql-store-cases'
 
@@ -26,4 +30,20 @@ storeConformance('postgresStore on PGlite', {
 sqlStoreCases('postgresStore on PGlite', {
   main: () => db,
   another: async () => ({ db, close: async () => {} }),
+})
+
+// A data folder, as the reference server keeps one: written by one PGlite instance,
+// closed, then opened by the next release.
+migrationCases('PGlite data folder', {
+  storage: async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'passcode-auth-migration-'))
+    return {
+      open: async () => {
+        const folder = new PGlite(dir)
+        await folder.waitReady
+        return { db: folder, close: () => folder.close() }
+      },
+      drop: () => rm(dir, { recursive: true, force: true }),
+    }
+  },
 })

@@ -7,6 +7,7 @@ import { postgresStore } from '../../src/stores/postgres/index'
 import { storeConformance } from '../conformance/store'
 import { eventually, subscribeReady } from '../conformance/store/fixtures'
 import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
+import { migrationCases } from './migration-cases'
 import { openSqlFixture } from './sql-fixture'
 import { sqlStoreCases } from './sql-store-cases'
 
@@ -75,6 +76,9 @@ describe.skipIf(!availability.available)(title, () => {
   })
 
   sqlStoreCases('postgresStore on a pg Pool', { main: () => main, another: anotherPool })
+
+  // The schema outlives the pools: one writes version 1, the next migrates and uses it.
+  migrationCases('PostgreSQL server', { storage: async () => ({ open: anotherPool, drop: async () => {} }) })
 
   describe('PostgreSQL server only', () => {
     it('keeps receiving invalidations after its listening connection is killed', async () => {

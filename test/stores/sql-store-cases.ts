@@ -8,10 +8,14 @@ import type { Invalidation } from '../../src/ports/passcode-store'
 import { createPasscodeAuth } from '../../src/service/create-passcode-auth'
 import { toDatabase, type PostgresDatabase } from '../../src/stores/postgres/database'
 import { migrate, postgresPartners, postgresStore } from '../../src/stores/postgres/index'
+import { MIGRATIONS } from '../../src/stores/postgres/migrations'
 import { eventually, subscribeReady } from '../conformance/store/fixtures'
 import { openSqlFixture, uniqueSchema } from './sql-fixture'
 
 const admin: Actor = { userId: 'u_admin', role: 'admin' }
+const VERSIONS = MIGRATIONS.map((migration) => migration.version)
+const LATEST = Math.max(...VERSIONS)
+const UNUSED = { partners: null, previousHash: null, previousHashEndsAt: null, lastUsedAt: null, lastUsedPartner: null }
 
 /** Connections for the SQL-only cases: the file's database and further connections to it. */
 export interface SqlCaseConnections {
@@ -26,10 +30,10 @@ export function sqlStoreCases(name: string, connections: SqlCaseConnections): vo
   describe(`${name}: migrations`, () => {
     it('migrates once and is a no-op after', async () => {
       const schema = uniqueSchema()
-      expect(await migrate(connections.main(), { schema })).toEqual({ applied: [1], version: 1 })
-      expect(await migrate(connections.main(), { schema })).toEqual({ applied: [], version: 1 })
-      const rows = await toDatabase(connections.main()).query(`SELECT version FROM ${schema}.schema_migrations`)
-      expect(rows.map((row) => Number(row.version))).toEqual([1])
+      expect(await migrate(connections.main(), { schema })).toEqual({ applied: VERSIONS, version: LATEST })
+      expect(await migrate(connections.main(), { schema })).toEqual({ applied: [], version: LATEST })
+      const rows = await toDatabase(connections.main()).query(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`)
+      expect(rows.map((row) => Number(row.version))).toEqual(VERSIONS)
       await toDatabase(connections.main()).query(`DROP SCHEMA ${schema} CASCADE`)
     })
 
@@ -37,7 +41,7 @@ export function sqlStoreCases(name: string, connections: SqlCaseConnections): vo
       const schema = uniqueSchema()
       const others = await Promise.all([connections.another(), connections.another(), connections.another()])
       const reports = await Promise.all(others.map((other) => migrate(other.db, { schema })))
-      expect(reports.map((report) => report.applied).sort()).toEqual([[], [], [1]])
+      expect(reports.map((report) => report.applied).sort()).toEqual([[], [], VERSIONS])
       await Promise.all(others.map((other) => other.close()))
       await toDatabase(connections.main()).query(`DROP SCHEMA ${schema} CASCADE`)
     })
@@ -68,7 +72,7 @@ export function sqlStoreCases(name: string, connections: SqlCaseConnections): vo
       await listening.ready
       const { store } = fixture
       const created = await store.createAccountPasscode(
-        { id: 'pc_1', accountId: 'acc_1', name: 'N', nameKey: 'n', hash: 'a'.repeat(64), hint: 'psc_…Wire', expiry: 1, createdAt: 1, updatedAt: 1, expiresAt: 2 },
+        { id: 'pc_1', accountId: 'acc_1', name: 'N', nameKey: 'n', hash: 'a'.repeat(64), hint: 'psc_…Wire', expiry: 1, createdAt: 1, updatedAt: 1, expiresAt: 2, ...UNUSED },
         100,
       )
       expect(created.ok).toBe(true)

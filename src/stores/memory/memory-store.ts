@@ -14,6 +14,7 @@ import type {
   NotificationKind,
   PasscodeStore,
   UpdateResult,
+  UsageEntry,
 } from '../../ports/passcode-store'
 import { dueNotification } from '../../core/notifications'
 
@@ -110,13 +111,35 @@ export function memoryStore(): PasscodeStore {
         ...(patch.nameKey !== undefined && { nameKey: patch.nameKey }),
         ...(patch.expiry !== undefined && { expiry: patch.expiry }),
         ...(patch.expiresAt !== undefined && { expiresAt: patch.expiresAt }),
+        ...(patch.partners !== undefined && { partners: patch.partners === null ? null : [...patch.partners] }),
         updatedAt: patch.updatedAt,
       }
       passcodes.set(passcodeId, next)
-      if (patch.expiresAt !== undefined || patch.name !== undefined) {
+      if (patch.expiresAt !== undefined || patch.name !== undefined || patch.partners !== undefined) {
         publish({ type: 'account_passcode', accountId, passcodeId })
       }
       return { ok: true, record: { ...next } }
+    },
+
+    async rotateAccountPasscode(accountId, passcodeId, rotation) {
+      const current = ownPasscode(accountId, passcodeId)
+      if (current === undefined) return null
+      // Only one previous value: a rotation during an overlap ends the older one.
+      if (current.previousHash !== null) byHash.delete(current.previousHash)
+      const keepsCurrent = rotation.previousHashEndsAt !== null
+      if (!keepsCurrent) byHash.delete(current.hash)
+      const next: AccountPasscodeRecord = {
+        ...current,
+        hash: rotation.hash,
+        hint: rotation.hint,
+        previousHash: keepsCurrent ? current.hash : null,
+        previousHashEndsAt: rotation.previousHashEndsAt,
+        updatedAt: rotation.updatedAt,
+      }
+      passcodes.set(passcodeId, next)
+      byHash.set(next.hash, { kind: 'account', id: passcodeId })
+      publish({ type: 'account_passcode', accountId, passcodeId })
+      return { ...next }
     },
 
     async deleteAccountPasscode(accountId, passcodeId) {
@@ -124,6 +147,7 @@ export function memoryStore(): PasscodeStore {
       if (current === undefined) return null
       passcodes.delete(passcodeId)
       byHash.delete(current.hash)
+      if (current.previousHash !== null) byHash.delete(current.previousHash)
       byAccount.get(accountId)?.delete(passcodeId)
       for (const key of notifications.keys()) {
         if (key.startsWith(`${passcodeId}\u0000`)) notifications.delete(key)
@@ -157,6 +181,24 @@ export function memoryStore(): PasscodeStore {
       const record = users.get(entry.key)
       if (record === undefined) return null
       return { kind: 'user', record: { ...record }, acceptedPasscodes: accepted.get(record.accountId) ?? 'account' }
+    },
+
+    async recordUsage(entries: readonly UsageEntry[]) {
+      let written = 0
+      for (const entry of entries) {
+        if (entry.kind === 'account') {
+          const current = ownPasscode(entry.accountId, entry.passcodeId)
+          if (current === undefined || (current.lastUsedAt !== null && current.lastUsedAt >= entry.at)) continue
+          passcodes.set(current.id, { ...current, lastUsedAt: entry.at, lastUsedPartner: entry.partner ?? current.lastUsedPartner })
+        } else {
+          const key = userKey(entry.accountId, entry.userId)
+          const current = users.get(key)
+          if (current === undefined || (current.lastUsedAt !== null && current.lastUsedAt >= entry.at)) continue
+          users.set(key, { ...current, lastUsedAt: entry.at, lastUsedPartner: entry.partner ?? current.lastUsedPartner })
+        }
+        written++
+      }
+      return written
     },
 
     async grantUserPasscode(record, now): Promise<GrantResult> {

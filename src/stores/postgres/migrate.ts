@@ -1,5 +1,5 @@
-import { toDatabase, type PostgresDatabase } from './database'
-import { MIGRATIONS } from './migrations'
+import { toDatabase, type Database, type PostgresDatabase } from './database'
+import { MIGRATIONS, type Migration } from './migrations'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
 
 /**
@@ -42,7 +42,14 @@ const LOCK_CLASS = 0x70617363
  */
 export async function migrate(db: PostgresDatabase, options?: PostgresStoreOptions): Promise<MigrationReport> {
   const { schema } = resolvePostgresOptions(options)
-  const database = toDatabase(db)
+  return applyMigrations(toDatabase(db), schema, MIGRATIONS)
+}
+
+/**
+ * What {@link migrate} runs, over a chosen list of migrations: tests use it to make a
+ * database as an older release left it (`MIGRATIONS` up to some version).
+ */
+export async function applyMigrations(database: Database, schema: string, migrations: readonly Migration[]): Promise<MigrationReport> {
   return database.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, schema])
     // Checked first so that a schema made by a DBA needs no CREATE right on the database.
@@ -58,7 +65,7 @@ export async function migrate(db: PostgresDatabase, options?: PostgresStoreOptio
     const rows = await tx.query(`SELECT version FROM ${schema}.schema_migrations`)
     const done = new Set(rows.map((row) => Number(row.version)))
     const applied: number[] = []
-    for (const migration of MIGRATIONS) {
+    for (const migration of migrations) {
       if (done.has(migration.version)) continue
       for (const statement of migration.statements(schema)) await tx.query(statement)
       await tx.query(`INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name])

@@ -74,4 +74,25 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 2,
+    name: 'partner binding, rotation overlap, last use',
+    statements: (s) => [
+      // NULL: unbound. Otherwise the normalised partner names, never an empty list.
+      `ALTER TABLE ${s}.account_passcodes ADD COLUMN partners text[]
+        CHECK (partners IS NULL OR cardinality(partners) > 0)`,
+      // At most one previous value per passcode, kept until its overlap ends.
+      `ALTER TABLE ${s}.account_passcodes ADD COLUMN previous_hash text`,
+      `ALTER TABLE ${s}.account_passcodes ADD COLUMN previous_hash_ends_at bigint`,
+      `ALTER TABLE ${s}.account_passcodes ADD CONSTRAINT account_passcodes_previous_hash_check
+        CHECK ((previous_hash IS NULL) = (previous_hash_ends_at IS NULL))`,
+      // The verification lookup probes this index as well as the hash one.
+      `CREATE UNIQUE INDEX account_passcodes_previous_hash_key ON ${s}.account_passcodes (previous_hash)`,
+      // Written by the batched usage flushes only, never on a request.
+      `ALTER TABLE ${s}.account_passcodes ADD COLUMN last_used_at bigint`,
+      `ALTER TABLE ${s}.account_passcodes ADD COLUMN last_used_partner text`,
+      `ALTER TABLE ${s}.user_passcodes ADD COLUMN last_used_at bigint`,
+      `ALTER TABLE ${s}.user_passcodes ADD COLUMN last_used_partner text`,
+    ],
+  },
 ]

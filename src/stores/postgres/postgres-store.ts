@@ -4,7 +4,7 @@ import { toDatabase, type PostgresDatabase, type Queryable } from './database'
 import { invalidationHub } from './invalidations'
 import { notificationClaims } from './notification-claims'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
-import { accountPasscodeParams, toAccepted, toAccountPasscode, toUserPasscode, userPasscodeParams } from './rows'
+import { accountPasscodeParams, toAccepted, toAccountPasscode, toUserPasscode, usageParams, userPasscodeParams } from './rows'
 import { NAME_INDEX, statements } from './statements'
 
 /**
@@ -41,7 +41,7 @@ function isNameConflict(error: unknown): boolean {
  * instances sharing a server) and for PGlite (embedded). Run {@link migrate} first.
  * The cap and name checks of a create run under a row lock on the account, backed by
  * a unique index; verification is one indexed read by hash; each delete, reset,
- * revoke, rename, expiry edit and setting change is published with `NOTIFY` in its
+ * revoke, rotation, rename, expiry or binding edit and setting change is published with `NOTIFY` in its
  * own transaction, so other instances drop the credential from their caches. Driver
  * errors are thrown as they are; the service turns them into `StorageError` (503).
  *
@@ -96,7 +96,7 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     },
 
     async updateAccountPasscode(accountId, passcodeId, patch): Promise<UpdateResult> {
-      const changes = patch.name !== undefined || patch.expiresAt !== undefined
+      const changes = patch.name !== undefined || patch.expiresAt !== undefined || patch.partners !== undefined
       try {
         return await write<UpdateResult>(async (tx) => {
           const row = one(
@@ -110,6 +110,8 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
               patch.expiresAt !== undefined,
               patch.expiresAt ?? null,
               patch.updatedAt,
+              patch.partners !== undefined,
+              patch.partners === undefined || patch.partners === null ? null : [...patch.partners],
             ]),
           )
           if (row === null) return { result: { ok: false, reason: 'not_found' } as const }
@@ -122,6 +124,15 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
         if (isNameConflict(error)) return { ok: false, reason: 'duplicate_name' }
         throw error
       }
+    },
+
+    rotateAccountPasscode(accountId, passcodeId, rotation) {
+      return write(async (tx) => {
+        const params = [accountId, passcodeId, rotation.hash, rotation.hint, rotation.previousHashEndsAt, rotation.updatedAt]
+        const row = one(await tx.query(sql.rotateAccountPasscode, params))
+        if (row === null) return { result: null }
+        return { result: toAccountPasscode(row), invalidation: { type: 'account_passcode', accountId, passcodeId } }
+      })
     },
 
     deleteAccountPasscode(accountId, passcodeId) {
@@ -149,6 +160,12 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       return row.kind === 'account'
         ? { kind: 'account', record: toAccountPasscode(row), acceptedPasscodes }
         : { kind: 'user', record: toUserPasscode(row), acceptedPasscodes }
+    },
+
+    async recordUsage(entries) {
+      if (entries.length === 0) return 0
+      const [row] = await database.query(sql.recordUsage, usageParams(entries))
+      return Number(row?.written ?? 0)
     },
 
     grantUserPasscode(record, now) {

@@ -1,5 +1,6 @@
 import type { AcceptedPasscodes, AccountPasscodeRecord, UserPasscodeRecord } from '../../core/entities'
 import type { NotificationKind } from '../../core/notifications'
+import type { UsageEntry } from '../../ports/passcode-store'
 import type { Row } from './database'
 
 // `pg` returns bigint as a string, PGlite as a number: both convert exactly for
@@ -7,6 +8,9 @@ import type { Row } from './database'
 const ms = (value: unknown): number => Number(value)
 const optionalMs = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value))
 const text = (value: unknown): string => String(value)
+const optionalText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value))
+// Both drivers parse text[] into an array (PGlite's fast lookup through JSON).
+const textList = (value: unknown): string[] | null => (Array.isArray(value) ? value.map(String) : null)
 
 /** A row of `account_passcodes` as a record. */
 export function toAccountPasscode(row: Row): AccountPasscodeRecord {
@@ -21,6 +25,11 @@ export function toAccountPasscode(row: Row): AccountPasscodeRecord {
     createdAt: ms(row.created_at),
     updatedAt: ms(row.updated_at),
     expiresAt: optionalMs(row.expires_at),
+    partners: textList(row.partners),
+    previousHash: optionalText(row.previous_hash),
+    previousHashEndsAt: optionalMs(row.previous_hash_ends_at),
+    lastUsedAt: optionalMs(row.last_used_at),
+    lastUsedPartner: optionalText(row.last_used_partner),
   }
 }
 
@@ -36,10 +45,12 @@ export function toUserPasscode(row: Row): UserPasscodeRecord {
     grantedAt: ms(row.granted_at),
     expiresAt: ms(row.expires_at),
     revokedAt: optionalMs(row.revoked_at),
+    lastUsedAt: optionalMs(row.last_used_at),
+    lastUsedPartner: optionalText(row.last_used_partner),
   }
 }
 
-/** The parameters of `insertAccountPasscode`, in column order. */
+/** The parameters of `insertAccountPasscode`, in column order (previous hash and usage start empty). */
 export function accountPasscodeParams(record: AccountPasscodeRecord): unknown[] {
   return [
     record.id,
@@ -52,6 +63,7 @@ export function accountPasscodeParams(record: AccountPasscodeRecord): unknown[] 
     record.createdAt,
     record.updatedAt,
     record.expiresAt,
+    record.partners == null ? null : [...record.partners],
   ]
 }
 
@@ -79,4 +91,21 @@ export function toAccepted(value: unknown): AcceptedPasscodes {
 /** A claimed notification's kind as stored. */
 export function toKind(value: unknown): NotificationKind {
   return value === 'expired' ? 'expired' : 'expiring_soon'
+}
+
+/** The parameters of `recordUsage`: one array per column. */
+export function usageParams(entries: readonly UsageEntry[]): unknown[] {
+  const kinds: string[] = []
+  const accounts: string[] = []
+  const keys: string[] = []
+  const instants: number[] = []
+  const partners: (string | null)[] = []
+  for (const entry of entries) {
+    kinds.push(entry.kind)
+    accounts.push(entry.accountId)
+    keys.push(entry.kind === 'account' ? entry.passcodeId : entry.userId)
+    instants.push(entry.at)
+    partners.push(entry.partner)
+  }
+  return [kinds, accounts, keys, instants, partners]
 }

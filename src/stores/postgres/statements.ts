@@ -1,5 +1,13 @@
-const ACCOUNT_COLUMNS = 'id, account_id, name, name_key, hash, hint, expiry_days, created_at, updated_at, expires_at'
-const USER_COLUMNS = 'account_id, user_id, hash, ciphertext, hint, validity_type, validity_days, granted_at, expires_at, revoked_at'
+const ACCOUNT_INSERT_COLUMNS = 'id, account_id, name, name_key, hash, hint, expiry_days, created_at, updated_at, expires_at, partners'
+const ACCOUNT_COLUMNS = `${ACCOUNT_INSERT_COLUMNS}, previous_hash, previous_hash_ends_at, last_used_at, last_used_partner`
+const USER_INSERT_COLUMNS = 'account_id, user_id, hash, ciphertext, hint, validity_type, validity_days, granted_at, expires_at, revoked_at'
+const USER_COLUMNS = `${USER_INSERT_COLUMNS}, last_used_at, last_used_partner`
+
+// The account branch of the lookup, in the column order the user branch repeats.
+const ACCOUNT_BRANCH = `p.account_id, p.id, NULL::text AS user_id, p.name, p.name_key, p.hash, p.hint,
+               p.expiry_days, p.created_at, p.updated_at, p.expires_at, p.partners, p.previous_hash, p.previous_hash_ends_at,
+               p.last_used_at, p.last_used_partner, NULL::text AS ciphertext,
+               NULL::text AS validity_type, NULL::integer AS validity_days, NULL::bigint AS granted_at, NULL::bigint AS revoked_at`
 
 /**
  * Every statement of the store, for one schema: the same SQL for `pg` and PGlite.
@@ -7,17 +15,21 @@ const USER_COLUMNS = 'account_id, user_id, hash, ciphertext, hint, validity_type
  */
 export function statements(s: string) {
   return {
-    // The verification lookup: one round trip, one unique-index probe per table.
+    // The verification lookup: one round trip, one unique-index probe per branch (an
+    // account passcode's current hash, its previous hash during a rotation overlap,
+    // a user passcode's hash). The key is one parameter used in every branch, so
+    // several candidate hashes would be `= ANY($1::text[])` in the same places.
     findCredentialByHash: `
       SELECT c.*, coalesce(a.accepted_passcodes, 'account') AS accepted_passcodes
       FROM (
-        SELECT 'account' AS kind, p.account_id, p.id, NULL::text AS user_id, p.name, p.name_key, p.hash, p.hint,
-               p.expiry_days, p.created_at, p.updated_at, p.expires_at, NULL::text AS ciphertext,
-               NULL::text AS validity_type, NULL::integer AS validity_days, NULL::bigint AS granted_at, NULL::bigint AS revoked_at
+        SELECT 'account' AS kind, ${ACCOUNT_BRANCH}
         FROM ${s}.account_passcodes p WHERE p.hash = $1::text
         UNION ALL
+        SELECT 'account', ${ACCOUNT_BRANCH}
+        FROM ${s}.account_passcodes p WHERE p.previous_hash = $1::text
+        UNION ALL
         SELECT 'user', u.account_id, NULL, u.user_id, NULL, NULL, u.hash, u.hint,
-               NULL, NULL, NULL, u.expires_at, u.ciphertext,
+               NULL, NULL, NULL, u.expires_at, NULL, NULL, NULL, u.last_used_at, u.last_used_partner, u.ciphertext,
                u.validity_type, u.validity_days, u.granted_at, u.revoked_at
         FROM ${s}.user_passcodes u WHERE u.hash = $1::text
       ) AS c
@@ -30,8 +42,8 @@ export function statements(s: string) {
       SELECT count(*) AS total, count(*) FILTER (WHERE name_key = $2::text) AS same_name
       FROM ${s}.account_passcodes WHERE account_id = $1::text`,
     insertAccountPasscode: `
-      INSERT INTO ${s}.account_passcodes (${ACCOUNT_COLUMNS})
-      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint)
+      INSERT INTO ${s}.account_passcodes (${ACCOUNT_INSERT_COLUMNS})
+      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text[])
       RETURNING ${ACCOUNT_COLUMNS}`,
     updateAccountPasscode: `
       UPDATE ${s}.account_passcodes SET
@@ -39,9 +51,39 @@ export function statements(s: string) {
         name_key = coalesce($4::text, name_key),
         expiry_days = CASE WHEN $5::boolean THEN $6::integer ELSE expiry_days END,
         expires_at = CASE WHEN $7::boolean THEN $8::bigint ELSE expires_at END,
+        partners = CASE WHEN $10::boolean THEN $11::text[] ELSE partners END,
         updated_at = $9::bigint
       WHERE account_id = $1::text AND id = $2::text
       RETURNING ${ACCOUNT_COLUMNS}`,
+    // In SET, `hash` is the value before the update: the current hash becomes the previous one.
+    rotateAccountPasscode: `
+      UPDATE ${s}.account_passcodes SET
+        previous_hash = CASE WHEN $5::bigint IS NULL THEN NULL ELSE hash END,
+        previous_hash_ends_at = $5::bigint,
+        hash = $3::text,
+        hint = $4::text,
+        updated_at = $6::bigint
+      WHERE account_id = $1::text AND id = $2::text
+      RETURNING ${ACCOUNT_COLUMNS}`,
+    // One statement for a whole batch, over both tables; a row is written only when the
+    // batch's instant is later than the stored one, and a deleted passcode matches no row.
+    recordUsage: `
+      WITH entries AS (
+        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[]) AS e(kind, account_id, key, at, partner)
+      ), accounts AS (
+        UPDATE ${s}.account_passcodes p SET last_used_at = e.at, last_used_partner = coalesce(e.partner, p.last_used_partner)
+        FROM entries e
+        WHERE e.kind = 'account' AND p.id = e.key AND p.account_id = e.account_id
+          AND (p.last_used_at IS NULL OR p.last_used_at < e.at)
+        RETURNING 1
+      ), users AS (
+        UPDATE ${s}.user_passcodes u SET last_used_at = e.at, last_used_partner = coalesce(e.partner, u.last_used_partner)
+        FROM entries e
+        WHERE e.kind = 'user' AND u.account_id = e.account_id AND u.user_id = e.key
+          AND (u.last_used_at IS NULL OR u.last_used_at < e.at)
+        RETURNING 1
+      )
+      SELECT (SELECT count(*) FROM accounts) + (SELECT count(*) FROM users) AS written`,
     deleteAccountPasscode: `
       DELETE FROM ${s}.account_passcodes WHERE account_id = $1::text AND id = $2::text RETURNING ${ACCOUNT_COLUMNS}`,
     getAccountPasscode: `SELECT ${ACCOUNT_COLUMNS} FROM ${s}.account_passcodes WHERE account_id = $1::text AND id = $2::text`,
@@ -51,14 +93,15 @@ export function statements(s: string) {
     lockUserPasscode: `
       SELECT revoked_at, expires_at FROM ${s}.user_passcodes WHERE account_id = $1::text AND user_id = $2::text FOR UPDATE`,
     insertUserPasscode: `
-      INSERT INTO ${s}.user_passcodes (${USER_COLUMNS})
+      INSERT INTO ${s}.user_passcodes (${USER_INSERT_COLUMNS})
       VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint)
       ON CONFLICT (account_id, user_id) DO NOTHING
       RETURNING ${USER_COLUMNS}`,
     replaceUserPasscode: `
       UPDATE ${s}.user_passcodes SET
         hash = $3::text, ciphertext = $4::text, hint = $5::text, validity_type = $6::text, validity_days = $7::integer,
-        granted_at = $8::bigint, expires_at = $9::bigint, revoked_at = $10::bigint
+        granted_at = $8::bigint, expires_at = $9::bigint, revoked_at = $10::bigint,
+        last_used_at = NULL, last_used_partner = NULL
       WHERE account_id = $1::text AND user_id = $2::text
       RETURNING ${USER_COLUMNS}`,
     resetUserPasscode: `

@@ -52,6 +52,11 @@ export function accountPasscode(overrides: Partial<AccountPasscodeRecord> = {}):
     createdAt: NOW + n,
     updatedAt: NOW + n,
     expiresAt: NOW + 90 * DAY_MS,
+    partners: null,
+    previousHash: null,
+    previousHashEndsAt: null,
+    lastUsedAt: null,
+    lastUsedPartner: null,
     ...overrides,
   }
 }
@@ -69,6 +74,8 @@ export function userPasscode(overrides: Partial<UserPasscodeRecord> = {}): UserP
     grantedAt: NOW,
     expiresAt: NOW + 30 * DAY_MS,
     revokedAt: null,
+    lastUsedAt: null,
+    lastUsedPartner: null,
     ...overrides,
   }
 }

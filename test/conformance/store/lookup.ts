@@ -47,6 +47,7 @@ export function lookupCases(fixture: () => StoreFixture, queryPlan: boolean): vo
       for (const hash of [accounts[1234]!.hash, users[567]!.hash, fakeHash()]) {
         const plan = await current.explainLookup!(hash)
         expect(plan).toMatch(/Index (Only )?Scan using account_passcodes_hash_key/)
+        expect(plan).toMatch(/Index (Only )?Scan using account_passcodes_previous_hash_key/)
         expect(plan).toMatch(/Index (Only )?Scan using user_passcodes_hash_key/)
         expect(plan).not.toMatch(/Seq Scan on (account|user)_passcodes/)
       }
