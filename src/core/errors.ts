@@ -232,6 +232,10 @@ export class ReactivationRefusedError extends PasscodeAuthError {
  * ```
  */
 export class RotationRefusedError extends PasscodeAuthError {
+  static {
+    setClassName(this, 'RotationRefusedError')
+  }
+
   constructor() {
     super(
       'ERR_ROTATION_REFUSED',

@@ -126,8 +126,6 @@ export function isVisibleAscii(value: string): boolean {
   return true
 }
 
-/** Longest partner name, in characters after trimming (SPEC §5.22). */
-export const MAX_PARTNER_NAME_LENGTH = 128
 /** At most this many partners in one passcode's binding. */
 export const MAX_BOUND_PARTNERS = 100
 /** Rotation overlap in whole minutes: 0 (the old value stops at once) to 7 days (SPEC §5.26). */
