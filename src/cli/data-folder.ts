@@ -1,6 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import { CliError } from './exit-codes'
+import { assertPrivateFolder, createOwnerOnly } from './folder-permissions'
 
 /**
  * The embedded data folder: `pgdata/` (the PGlite database), `secrets.json` (pepper and
@@ -16,8 +17,13 @@ export const dataFolderPaths = (dir: string) => ({
   socket: path.join(dir, 'serve.sock'),
 })
 
-/** Creates the folder (private to the user) and says whether it holds no database yet. */
+/**
+ * Creates the folder (private to the user) and says whether it holds no database yet.
+ * Refuses a data folder or database folder that other users could write to or that
+ * belongs to another user, and makes everything this process creates owner-only.
+ */
 export function prepareDataFolder(dir: string): { fresh: boolean } {
+  createOwnerOnly()
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
     if (!statSync(dir).isDirectory()) throw new Error('not a directory')
@@ -27,7 +33,10 @@ export function prepareDataFolder(dir: string): { fresh: boolean } {
       cause: error,
     })
   }
-  return { fresh: !existsSync(path.join(dataFolderPaths(dir).database, 'PG_VERSION')) }
+  assertPrivateFolder(dir, 'data folder')
+  const { database } = dataFolderPaths(dir)
+  if (existsSync(database)) assertPrivateFolder(database, 'database folder')
+  return { fresh: !existsSync(path.join(database, 'PG_VERSION')) }
 }
 
 /** Who holds a data folder's lock. */

@@ -5,6 +5,7 @@ import type { EncryptionKey } from '../service/options'
 import type { StorageConfig } from './config'
 import { dataFolderPaths, prepareDataFolder } from './data-folder'
 import { CliError } from './exit-codes'
+import { restrictTree } from './folder-permissions'
 import type { Output } from './output'
 import { embeddedSecrets } from './secrets'
 
@@ -66,6 +67,8 @@ async function openEmbedded(config: Extract<StorageConfig, { kind: 'embedded' }>
   } catch (error) {
     throw new CliError('ERR_DATABASE', `Cannot open the database in ${config.dataDir}: ${(error as Error).message}`, { cause: error })
   }
+  // PGlite writes the files of a new database (and a few at each start) with mode 0666.
+  restrictTree(dataFolderPaths(config.dataDir).database)
   return {
     db,
     pepper: secrets.pepper,

@@ -178,9 +178,19 @@ export function startServer(command: readonly string[], env: NodeJS.ProcessEnv):
   })
 }
 
-/** `passcode-auth serve` on a data folder, on a free port. */
-export async function serve(dataDir: string, args: readonly string[] = [], env: Record<string, string> = {}): Promise<RunningServer> {
-  return startServer([process.execPath, await commandFile(), 'serve', '--port', '0', ...args], cleanEnv({ PASSCODE_AUTH_DATA_DIR: dataDir, ...env }))
+/**
+ * `passcode-auth serve` on a data folder, on a free port; with `umask`, started under
+ * that umask (through `sh`, which then becomes the server with `exec`).
+ */
+export async function serve(
+  dataDir: string,
+  args: readonly string[] = [],
+  env: Record<string, string> = {},
+  options: { umask?: string } = {},
+): Promise<RunningServer> {
+  const command = [process.execPath, await commandFile(), 'serve', '--port', '0', ...args]
+  const withUmask = options.umask === undefined ? command : ['/bin/sh', '-c', `umask ${options.umask} && exec "$0" "$@"`, ...command]
+  return startServer(withUmask, cleanEnv({ PASSCODE_AUTH_DATA_DIR: dataDir, ...env }))
 }
 
 /** The two credential headers of a `curl` line the server printed. */

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createServer } from 'node:net'
@@ -77,6 +77,70 @@ describe('the data folder', () => {
       }
     } finally {
       busy.close()
+      empty.remove()
+    }
+  }, 120_000)
+
+  it('refuses, with exit 5, a data folder or database folder that other users can write to, saying how to fix it', async () => {
+    const database = path.join(folder.dir, 'pgdata')
+    for (const [target, what] of [
+      [folder.dir, 'data folder'],
+      [database, 'database folder'],
+    ] as const) {
+      for (const mode of [0o777, 0o770, 0o702]) {
+        chmodSync(target, mode)
+        try {
+          const result = await run(['serve', '--port', '0'])
+          expect(result.code).toBe(5)
+          expect(result.stdout).toBe('')
+          expect(result.stderr).toContain(`error: The ${what} ${target} can be written by other users (mode 0${mode.toString(8)})`)
+          expect(result.stderr).toContain(`chmod -R go-rwx ${target}`)
+        } finally {
+          chmodSync(target, 0o700)
+        }
+      }
+    }
+    // Private again: no longer refused for its modes.
+    expect((await run(['partners', 'list'])).stderr).not.toContain('can be written by other users')
+  })
+
+  it.runIf(process.getuid?.() === 0)('refuses, with exit 5, a data folder or database folder owned by another user', async () => {
+    const database = path.join(folder.dir, 'pgdata')
+    for (const [target, what] of [
+      [folder.dir, 'data folder'],
+      [database, 'database folder'],
+    ] as const) {
+      chownSync(target, 65534, 65534)
+      try {
+        const result = await run(['serve', '--port', '0'])
+        expect(result.code).toBe(5)
+        expect(result.stderr).toContain(`error: The ${what} ${target} belongs to another user (uid 65534, this process runs as uid 0)`)
+        expect(result.stderr).toContain(`chown -R 0 ${target}`)
+      } finally {
+        chownSync(target, 0, 0)
+      }
+    }
+  })
+
+  it('creates everything in a new data folder owner-only, even under umask 000', async () => {
+    const empty = temporaryFolder()
+    const dir = path.join(empty.dir, 'data')
+    try {
+      const server = await serve(dir, ['--quiet'], {}, { umask: '000' })
+      const open: string[] = []
+      try {
+        const walk = (at: string): void => {
+          const mode = lstatSync(at).mode
+          if ((mode & 0o077) !== 0) open.push(`${path.relative(dir, at) || '.'} ${(mode & 0o777).toString(8)}`)
+          if (lstatSync(at).isDirectory()) for (const name of readdirSync(at)) walk(path.join(at, name))
+        }
+        walk(dir)
+        expect(readdirSync(dir)).toEqual(expect.arrayContaining(['pgdata', 'secrets.json', 'lock', 'serve.sock']))
+      } finally {
+        expect(await server.stop()).toBe(0)
+      }
+      expect(open).toEqual([])
+    } finally {
       empty.remove()
     }
   }, 120_000)
