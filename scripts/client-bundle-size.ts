@@ -1,7 +1,8 @@
 /**
- * Measures what `passcode-auth/client` costs a browser bundle: src/client/index.ts
- * bundled by esbuild for the browser, minified, with zod left external (the host
- * ships zod once for everything), then gzipped. Fails (exit 1) at 8 KB or more.
+ * Measures what `passcode-auth/client` costs a browser page: src/client/index.ts
+ * bundled by esbuild for the browser with every dependency included (what
+ * `esbuild --bundle --minify --platform=browser` gives a partner dashboard), minified,
+ * then gzipped. Fails (exit 1) above 8 KB.
  *
  *   npx tsx scripts/client-bundle-size.ts
  */
@@ -9,7 +10,7 @@ import { build } from 'esbuild'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { gzipSync } from 'node:zlib'
 
-/** The budget from the client issue: under 8 KB gzipped, zod excluded. */
+/** The budget: at most 8 KB gzipped, every dependency included. */
 export const CLIENT_BUNDLE_BUDGET_BYTES = 8 * 1024
 
 /** The measured browser bundle of the client entry. */
@@ -20,7 +21,7 @@ export interface ClientBundle {
   readonly gzippedBytes: number
   /** Source files that ended up in the bundle, relative to the repository root. */
   readonly inputs: readonly string[]
-  /** Imports left external (only zod is expected). */
+  /** Imports left external (none is expected: the bundle must stand alone). */
   readonly externalImports: readonly string[]
 }
 
@@ -35,7 +36,6 @@ export async function bundleClient(): Promise<ClientBundle> {
     format: 'esm',
     platform: 'browser',
     target: 'es2022',
-    external: ['zod', 'zod/*'],
     write: false,
     metafile: true,
     logLevel: 'silent',
@@ -53,8 +53,8 @@ export async function bundleClient(): Promise<ClientBundle> {
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const bundle = await bundleClient()
-  console.log(`client bundle (browser, minified, zod external): ${bundle.minifiedBytes} bytes`)
+  console.log(`client bundle (browser, minified, every dependency included): ${bundle.minifiedBytes} bytes`)
   console.log(`gzipped: ${bundle.gzippedBytes} bytes (budget ${CLIENT_BUNDLE_BUDGET_BYTES})`)
   console.log(`inputs: ${bundle.inputs.join(', ')}`)
-  if (bundle.gzippedBytes >= CLIENT_BUNDLE_BUDGET_BYTES) process.exitCode = 1
+  if (bundle.gzippedBytes > CLIENT_BUNDLE_BUDGET_BYTES) process.exitCode = 1
 }

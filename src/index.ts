@@ -105,3 +105,14 @@ export type {
   UsageEntry,
 } from './ports/index'
 export type { FailureBody, FailureReason, HttpResult, SuccessBody } from './http/outcomes'
+export {
+  connectFailureBodySchema,
+  connectResponseSchemas,
+  connectSuccessBodySchema,
+  invalidCredentialsBodySchema,
+  missingPartnerBodySchema,
+  partnerNotWhitelistedBodySchema,
+  passcodeExpiredBodySchema,
+  rateLimitedBodySchema,
+  serverErrorBodySchema,
+} from './protocol/connect-response-schemas'

@@ -4,7 +4,7 @@ import type { CheckResult } from './check-result'
 import { ConnectError, MalformedPasscodeError, ServerError } from './errors'
 import { connectUrl, type ConnectClientOptions, type FetchLike, resolveClientOptions } from './options'
 import { isRetryable, retryDelayMs } from './retry'
-import type { ConnectSuccess } from './schemas'
+import type { ConnectSuccess } from './response-bodies'
 import { sendAttempt } from './send-attempt'
 
 /** Per-call options of `connect` and `check`. */

@@ -18,15 +18,4 @@ export {
   UnexpectedResponseError,
 } from './errors'
 export type { ConnectErrorCode, UnexpectedResponseReason } from './errors'
-export {
-  connectFailureBodySchema,
-  connectResponseSchemas,
-  connectSuccessBodySchema,
-  invalidCredentialsBodySchema,
-  missingPartnerBodySchema,
-  partnerNotWhitelistedBodySchema,
-  passcodeExpiredBodySchema,
-  rateLimitedBodySchema,
-  serverErrorBodySchema,
-} from './schemas'
-export type { ConnectResponseStatus, ConnectSuccess } from './schemas'
+export type { ConnectResponseStatus, ConnectSuccess } from './response-bodies'

@@ -11,15 +11,12 @@ import {
 } from './errors'
 import type { BoundedBody } from './read-body'
 import {
+  asConnectSuccess,
   type ConnectSuccess,
-  connectResponseSchemas,
-  connectSuccessBodySchema,
-  invalidCredentialsBodySchema,
-  missingPartnerBodySchema,
-  partnerNotWhitelistedBodySchema,
-  passcodeExpiredBodySchema,
-  rateLimitedBodySchema,
-} from './schemas'
+  failureText,
+  isConnectResponseStatus,
+  PARTNER_NOT_WHITELISTED_PREFIX,
+} from './response-bodies'
 
 /** A response with its body read (up to the limit). */
 export interface ReadResponse {
@@ -52,7 +49,7 @@ export function interpretResponse(response: ReadResponse, facts: RequestFacts): 
       bodyExcerpt: bodyExcerpt(response.body.bytes, facts.passcode),
     })
 
-  if (!Object.hasOwn(connectResponseSchemas, response.status)) return unexpected('status')
+  if (!isConnectResponseStatus(response.status)) return unexpected('status')
   if (response.body.truncated) return unexpected('too_large')
   if (response.contentType === null || !JSON_CONTENT_TYPE.test(response.contentType)) return unexpected('content_type')
   let json: unknown
@@ -62,21 +59,21 @@ export function interpretResponse(response: ReadResponse, facts: RequestFacts): 
     return unexpected('invalid_json')
   }
   switch (response.status) {
-    case 200: {
-      const success = connectSuccessBodySchema.safeParse(json)
-      return success.success ? success.data : unexpected('schema')
+    case 200:
+      return asConnectSuccess(json) ?? unexpected('schema')
+    case 400: {
+      const text = failureText(json, 400)
+      if (text === 'Invalid Credentials') return new InvalidCredentialsError()
+      return text === 'Missing partner' ? new MissingPartnerError() : unexpected('schema')
     }
-    case 400:
-      if (invalidCredentialsBodySchema.safeParse(json).success) return new InvalidCredentialsError()
-      return missingPartnerBodySchema.safeParse(json).success ? new MissingPartnerError() : unexpected('schema')
     case 401:
-      return passcodeExpiredBodySchema.safeParse(json).success ? new PasscodeExpiredError() : unexpected('schema')
+      return failureText(json, 401) === 'Passcode expired' ? new PasscodeExpiredError() : unexpected('schema')
     case 403:
-      return partnerNotWhitelistedBodySchema.safeParse(json).success
+      return failureText(json, 403)?.startsWith(PARTNER_NOT_WHITELISTED_PREFIX)
         ? new PartnerNotWhitelistedError(facts.partner ?? '')
         : unexpected('schema')
     case 429:
-      return rateLimitedBodySchema.safeParse(json).success ? new RateLimitedError(response.retryAfterMs) : unexpected('schema')
+      return failureText(json, 429) === 'Too Many Requests' ? new RateLimitedError(response.retryAfterMs) : unexpected('schema')
     default:
       // 503 and 504 are answered before the body is read.
       return unexpected('status')

@@ -1,4 +1,3 @@
-import { z } from 'zod'
 import { InvalidClientOptionsError } from './errors'
 
 /** A `fetch`-compatible function: the global one, undici's, a test double. */
@@ -65,49 +64,93 @@ export type ConnectClientOptions = ConnectClientCommonOptions &
       }
   )
 
-const VISIBLE_ASCII = /^[\x21-\x7e]{1,256}$/
-const headerText = z.string().regex(VISIBLE_ASCII, 'must be 1 to 256 visible ASCII characters (an HTTP header value)')
-const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http: or https: URL' })
-const positive = (max: number) => z.number().int().min(1).max(max)
-
-const optionsSchema = z
-  .object({
-    baseUrl: httpUrl.optional(),
-    region: z.string().min(1, 'must not be empty').optional(),
-    regions: z.record(z.string(), httpUrl).optional(),
-    accountId: headerText,
-    passcode: headerText,
-    partner: z.string().optional(),
-    fetch: z.custom<FetchLike>((value) => typeof value === 'function', { message: 'must be a fetch function' }).optional(),
-    timeoutMs: positive(600_000).default(10_000),
-    retry: z
-      .union([
-        z.literal(false),
-        z
-          .object({
-            retries: z.number().int().min(0).max(10).default(2),
-            baseDelayMs: positive(60_000).default(200),
-            maxDelayMs: positive(600_000).default(2_000),
-          })
-          .strict(),
-      ])
-      .default({ retries: 2, baseDelayMs: 200, maxDelayMs: 2_000 }),
-    userAgent: z.string().regex(/^[\x20-\x7e]{1,256}$/, 'must be 1 to 256 printable ASCII characters').optional(),
-    validatePasscodeFormat: z.boolean().default(false),
-    signal: z
-      .custom<AbortSignal>((value) => typeof AbortSignal !== 'undefined' && value instanceof AbortSignal, {
-        message: 'must be an AbortSignal',
-      })
-      .optional(),
-  })
-  .strict()
-
-type ParsedOptions = z.output<typeof optionsSchema>
-
 /** Options after validation and defaults, with the base URL chosen. */
-export interface ResolvedClientOptions extends Omit<ParsedOptions, 'baseUrl' | 'region' | 'regions' | 'retry'> {
+export interface ResolvedClientOptions {
   readonly baseUrl: string
+  readonly accountId: string
+  readonly passcode: string
+  readonly partner: string | undefined
+  readonly fetch: FetchLike | undefined
+  readonly timeoutMs: number
   readonly retry: { readonly retries: number; readonly baseDelayMs: number; readonly maxDelayMs: number }
+  readonly userAgent: string | undefined
+  readonly validatePasscodeFormat: boolean
+  readonly signal: AbortSignal | undefined
+}
+
+const OPTION_NAMES = [
+  'baseUrl',
+  'region',
+  'regions',
+  'accountId',
+  'passcode',
+  'partner',
+  'fetch',
+  'timeoutMs',
+  'retry',
+  'userAgent',
+  'validatePasscodeFormat',
+  'signal',
+] as const
+const RETRY_NAMES = ['retries', 'baseDelayMs', 'maxDelayMs'] as const
+const HEADER_TEXT = /^[\x21-\x7e]{1,256}$/
+const USER_AGENT_TEXT = /^[\x20-\x7e]{1,256}$/
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** Throws the error for one option. Messages describe what is expected and never echo the value. */
+function refuse(option: string, message: string): never {
+  throw new InvalidClientOptionsError(option, message)
+}
+
+function refuseUnknownKeys(object: Record<string, unknown>, known: readonly string[], option: string): void {
+  const unknown = Object.keys(object).filter((key) => !known.includes(key))
+  if (unknown.length > 0) refuse(option, `unknown option ${unknown.map((key) => `\`${key}\``).join(', ')}`)
+}
+
+function httpUrl(value: unknown, option: string): string {
+  let url: URL | undefined
+  try {
+    url = typeof value === 'string' ? new URL(value) : undefined
+  } catch {
+    url = undefined
+  }
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') refuse(option, 'must be an absolute http: or https: URL')
+  return value as string
+}
+
+function optionalText(value: unknown, pattern: RegExp | undefined, option: string, message: string): string | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'string' || (pattern !== undefined && !pattern.test(value))) refuse(option, message)
+  return value
+}
+
+function wholeNumber(value: unknown, fallback: number, min: number, max: number, option: string): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    refuse(option, `must be a whole number from ${min} to ${max}`)
+  }
+  return value
+}
+
+function retryPolicy(value: unknown): ResolvedClientOptions['retry'] {
+  if (value === false) return { retries: 0, baseDelayMs: 1, maxDelayMs: 1 }
+  if (value === undefined) return { retries: 2, baseDelayMs: 200, maxDelayMs: 2_000 }
+  if (!isObject(value)) refuse('retry', 'must be `false` or an object with `retries`, `baseDelayMs` and `maxDelayMs`')
+  refuseUnknownKeys(value, RETRY_NAMES, 'retry')
+  return {
+    retries: wholeNumber(value.retries, 2, 0, 10, 'retry.retries'),
+    baseDelayMs: wholeNumber(value.baseDelayMs, 200, 1, 60_000, 'retry.baseDelayMs'),
+    maxDelayMs: wholeNumber(value.maxDelayMs, 2_000, 1, 600_000, 'retry.maxDelayMs'),
+  }
+}
+
+function regionMap(value: unknown): Record<string, string> | undefined {
+  if (value === undefined) return undefined
+  if (!isObject(value)) refuse('regions', 'must be an object mapping region names to base URLs')
+  for (const [name, url] of Object.entries(value)) httpUrl(url, `regions.${name}`)
+  return value as Record<string, string>
 }
 
 /**
@@ -115,19 +158,36 @@ export interface ResolvedClientOptions extends Omit<ParsedOptions, 'baseUrl' | '
  * never echoes a value (the passcode is one of them).
  */
 export function resolveClientOptions(options: unknown): ResolvedClientOptions {
-  const result = optionsSchema.safeParse(options)
-  if (!result.success) {
-    const issue = result.error.issues[0]!
-    const path = issue.path.length > 0 ? issue.path.join('.') : 'options'
-    const message =
-      issue.code === 'unrecognized_keys' ? `unknown option ${issue.keys.map((key) => `\`${key}\``).join(', ')}` : issue.message
-    throw new InvalidClientOptionsError(path, message)
+  if (!isObject(options)) refuse('options', 'must be an object')
+  const baseUrl = options.baseUrl === undefined ? undefined : httpUrl(options.baseUrl, 'baseUrl')
+  const region = optionalText(options.region, /[\s\S]/, 'region', 'must be a non-empty string')
+  const regions = regionMap(options.regions)
+  const headerMessage = 'must be 1 to 256 visible ASCII characters (an HTTP header value)'
+  const accountId = optionalText(options.accountId, HEADER_TEXT, 'accountId', headerMessage) ?? refuse('accountId', headerMessage)
+  const passcode = optionalText(options.passcode, HEADER_TEXT, 'passcode', headerMessage) ?? refuse('passcode', headerMessage)
+  const partner = optionalText(options.partner, undefined, 'partner', 'must be a string')
+  if (options.fetch !== undefined && typeof options.fetch !== 'function') refuse('fetch', 'must be a fetch function')
+  const timeoutMs = wholeNumber(options.timeoutMs, 10_000, 1, 600_000, 'timeoutMs')
+  const retry = retryPolicy(options.retry)
+  const userAgent = optionalText(options.userAgent, USER_AGENT_TEXT, 'userAgent', 'must be 1 to 256 printable ASCII characters')
+  const validatePasscodeFormat = options.validatePasscodeFormat ?? false
+  if (typeof validatePasscodeFormat !== 'boolean') refuse('validatePasscodeFormat', 'must be true or false')
+  const signal = options.signal
+  if (signal !== undefined && !(typeof AbortSignal !== 'undefined' && signal instanceof AbortSignal)) {
+    refuse('signal', 'must be an AbortSignal')
   }
-  const { baseUrl, region, regions, retry, ...rest } = result.data
+  refuseUnknownKeys(options, OPTION_NAMES, 'options')
   return {
-    ...rest,
     baseUrl: chooseBaseUrl(baseUrl, region, regions),
-    retry: retry === false ? { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } : retry,
+    accountId,
+    passcode,
+    partner,
+    fetch: options.fetch as FetchLike | undefined,
+    timeoutMs,
+    retry,
+    userAgent,
+    validatePasscodeFormat,
+    signal,
   }
 }
 

@@ -4,7 +4,7 @@ import { interpretResponse } from './interpret-response'
 import type { FetchLike } from './options'
 import { discardBody, MAX_BODY_BYTES, readBoundedBody } from './read-body'
 import { parseRetryAfter } from './retry'
-import type { ConnectSuccess } from './schemas'
+import type { ConnectSuccess } from './response-bodies'
 
 /** Everything one attempt sends. Built per call; the passcode lives here only for the call. */
 export interface AttemptRequest {

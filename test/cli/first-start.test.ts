@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connectResponseSchemas } from '../../src/client/schemas'
+import { connectResponseSchemas } from '../../src/protocol/connect-response-schemas'
 import { codeBlocks } from '../docs/markdown-blocks'
 import { cleanEnv, cli, headersOfCurlLine, root, serve, startServer, temporaryFolder, type RunningServer } from './cli-process'
 

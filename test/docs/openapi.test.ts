@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { buildOpenApiDocument, OPENAPI_FILE, openApiText } from '../../scripts/openapi'
-import { connectResponseSchemas } from '../../src/client/schemas'
+import { connectResponseSchemas } from '../../src/protocol/connect-response-schemas'
 
-/** docs/openapi.json: generated from the client's zod schemas, committed, and consistent with the server's answers. */
+/** docs/openapi.json: generated from the zod schemas of the answers, committed, and consistent with the server's answers. */
 
 type Json = Record<string, any>
 const document = buildOpenApiDocument() as Json

@@ -2,9 +2,12 @@ import { z } from 'zod'
 
 /*
  * The bodies of GET /v1/connect (SPEC §4, §5.1, §5.3, §5.15, and the 429 of the optional
- * brute-force limiter) as zod schemas: the client validates every answer with them, and
- * an OpenAPI generator can turn them into component schemas (`z.toJSONSchema`). Objects
- * are not strict, so a server that adds a field later does not break older clients.
+ * brute-force limiter) as zod schemas, for an OpenAPI generator (`z.toJSONSchema`) and
+ * for hosts that validate answers with zod. Objects are not strict, so a server that
+ * adds a field later does not break older clients. The connect client checks the same
+ * shapes with small hand-written guards (src/client/response-bodies.ts) so that a
+ * browser bundle does not carry zod; test/client/response-bodies.test.ts keeps the two
+ * in agreement.
  */
 
 /**
@@ -21,9 +24,6 @@ export const connectSuccessBodySchema = z
     message: z.string().describe('Human-readable confirmation, "Authorised Successfully."'),
   })
   .describe('Valid credentials and a whitelisted partner')
-
-/** A successful connect, as `client.connect()` resolves it. */
-export type ConnectSuccess = z.output<typeof connectSuccessBodySchema>
 
 const failureBody = <Error extends z.ZodType<string>, Code extends z.ZodType<number>>(error: Error, code: Code) =>
   z.object({ status: z.literal('fail'), error, code })
@@ -112,13 +112,13 @@ export const serverErrorBodySchema = failureBody(z.literal('Server Error'), z.li
 )
 
 /**
- * Every answer of GET /v1/connect by HTTP status: what the client accepts and what an
- * OpenAPI document lists under `responses`.
+ * Every answer of GET /v1/connect by HTTP status: what the connect client accepts and
+ * what an OpenAPI document lists under `responses`.
  *
  * @example
  * ```ts
  * import { z } from 'zod'
- * import { connectResponseSchemas } from 'passcode-auth/client'
+ * import { connectResponseSchemas } from 'passcode-auth'
  *
  * const responses = Object.fromEntries(
  *   Object.entries(connectResponseSchemas).map(([status, schema]) => [status, z.toJSONSchema(schema)]),
@@ -135,5 +135,3 @@ export const connectResponseSchemas = {
   504: serverErrorBodySchema,
 } as const
 
-/** An HTTP status that GET /v1/connect answers with. */
-export type ConnectResponseStatus = keyof typeof connectResponseSchemas

@@ -6,7 +6,7 @@ import {
   connectSuccessBodySchema,
   invalidCredentialsBodySchema,
   partnerNotWhitelistedBodySchema,
-} from '../../src/client'
+} from '../../src/protocol/connect-response-schemas'
 import { CONNECT_SUCCESS, FAILURES, partnerNotWhitelisted } from '../../src/http/outcomes'
 
 describe('response schemas', () => {
