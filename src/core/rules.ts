@@ -14,8 +14,27 @@ export const INFINITE_VALIDITY_YEARS = 10
 /** Longest account ID, user ID or header value, in bytes (SPEC §5.4). */
 export const MAX_IDENTIFIER_LENGTH = 256
 
-// Control characters (C0, DEL, C1) and line/paragraph separators.
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
+// Characters a person cannot see or that change how the text around them shows:
+// controls (C0, DEL, C1), format characters (zero-width, bidi controls, BOM, soft
+// hyphen), line and paragraph separators, unpaired surrogates, and the other default-
+// ignorable code points (variation selectors, Hangul fillers).
+const UNSAFE_CHARACTER = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]/u
+const UNSAFE_CHARACTERS = new RegExp(UNSAFE_CHARACTER.source, 'gu')
+
+/**
+ * Removes every control or invisible character (SPEC §5.24) from text that is shown to
+ * a person, such as the partner name echoed in a 403: C0 and C1 controls, DEL,
+ * zero-width and bidi control characters, line and paragraph separators, variation
+ * selectors and unpaired surrogates.
+ *
+ * @example
+ * ```ts
+ * removeInvisibleCharacters('Acme\u202E\u200B') // 'Acme'
+ * ```
+ */
+export function removeInvisibleCharacters(text: string): string {
+  return text.replace(UNSAFE_CHARACTERS, '')
+}
 
 /** Longest partner name, in characters (SPEC §5.3, §5.22). */
 export const MAX_PARTNER_NAME_LENGTH = 128
@@ -42,28 +61,42 @@ export function isPartnerNameLookable(trimmed: string): boolean {
 }
 
 /**
- * Checks a passcode name (SPEC §5.10) and returns the trimmed name, or a reason.
- * Names are 1 to 64 characters after trimming, with no control characters.
+ * Checks a passcode name (SPEC §5.10, §5.24) and returns it as stored: in Unicode NFC
+ * and trimmed, 1 to 64 characters, without control or invisible characters (zero-width,
+ * bidi controls, unpaired surrogates…), so that two names that look the same are the same
+ * name. Otherwise returns the reason.
+ *
+ * @example
+ * ```ts
+ * checkPasscodeName(' Cafe\u0301 ') // { ok: true, name: 'Café' } (NFC)
+ * checkPasscodeName('Acme\u200B').ok // false
+ * ```
  */
 export function checkPasscodeName(name: string): { ok: true; name: string } | { ok: false; reason: string } {
-  const trimmed = name.trim()
-  const length = [...trimmed].length
+  // Unpaired surrogates first: NFC leaves them, and a database would store U+FFFD instead.
+  if (!name.isWellFormed()) return { ok: false, reason: INVISIBLE_REASON }
+  const normalized = name.normalize('NFC').trim()
+  const length = characterCount(normalized)
   if (length === 0) return { ok: false, reason: 'must not be blank' }
   if (length > MAX_NAME_LENGTH) return { ok: false, reason: `must be at most ${MAX_NAME_LENGTH} characters` }
-  if (CONTROL_CHARACTERS.test(trimmed)) return { ok: false, reason: 'must not contain control characters' }
-  return { ok: true, name: trimmed }
+  if (UNSAFE_CHARACTER.test(normalized)) return { ok: false, reason: INVISIBLE_REASON }
+  return { ok: true, name: normalized }
 }
 
+const INVISIBLE_REASON = 'must not contain control or invisible characters (zero-width, bidi controls, unpaired surrogates)'
+
 /**
- * The key that name uniqueness is checked on: trimmed, lower-cased without locale.
+ * The key that name uniqueness is checked on (SPEC §5.10, §5.24): NFC, trimmed,
+ * lower-cased without locale, NFC again (lower-casing can decompose, as `İ` does).
  *
  * @example
  * ```ts
  * passcodeNameKey('  Partner A ') === passcodeNameKey('partner a') // true
+ * passcodeNameKey('Cafe\u0301') === passcodeNameKey('CAFÉ') // true
  * ```
  */
 export function passcodeNameKey(name: string): string {
-  return name.trim().toLowerCase()
+  return name.normalize('NFC').trim().toLowerCase().normalize('NFC')
 }
 
 /** Whether `days` is a whole number of days an account passcode may last. */

@@ -1,3 +1,5 @@
+import { removeInvisibleCharacters } from '../core/rules'
+
 /** The body of a successful `GET /v1/connect` (SPEC §4). */
 export interface SuccessBody {
   readonly status: 'success'
@@ -74,16 +76,14 @@ export const CONNECT_SUCCESS: HttpResult<SuccessBody> = Object.freeze({
 /** Longest partner name echoed back in a 403, in characters (SPEC §5.3). */
 export const MAX_ECHOED_PARTNER_LENGTH = 128
 
-// C0 controls, DEL and C1 controls.
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g
-
 /**
  * The 403 answer for a partner that is not whitelisted. The name is echoed as sent,
- * with control characters removed and cut to 128 characters (whole code points, so a
- * surrogate pair is never split).
+ * with control and invisible characters removed (SPEC §5.3, §5.24: C0, C1, DEL,
+ * zero-width, bidi controls, line separators, unpaired surrogates) and cut to 128
+ * characters (whole code points, so a surrogate pair is never split).
  */
 export function partnerNotWhitelisted(partnerAsSent: string): HttpResult<FailureBody> {
-  const cleaned = partnerAsSent.replace(CONTROL_CHARACTERS, '')
+  const cleaned = removeInvisibleCharacters(partnerAsSent)
   const cut = cleaned.length <= MAX_ECHOED_PARTNER_LENGTH ? cleaned : Array.from(cleaned).slice(0, MAX_ECHOED_PARTNER_LENGTH).join('')
   return failure(403, `Partner not whitelisted ${cut}`)
 }

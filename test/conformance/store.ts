@@ -7,6 +7,7 @@ import type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
 import { invalidationCases } from './store/invalidations'
 import { lookupCases } from './store/lookup'
 import { notificationCases } from './store/notifications'
+import { unicodeNameCases } from './store/unicode-names'
 import { userPasscodeCases } from './store/user-passcodes'
 
 export type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
@@ -48,6 +49,7 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     })
 
     accountPasscodeCases(fixture)
+    unicodeNameCases(fixture)
     bindingRotationUsageCases(fixture)
     userPasscodeCases(fixture)
     notificationCases(fixture)

@@ -131,6 +131,12 @@ describe('SPEC 5.3 partner names', () => {
     expect(error).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/)
   })
 
+  it('removes invisible characters from the echo too: U+2028, U+202E, zero-width, unpaired surrogates (SPEC 5.24)', async () => {
+    const { auth, headers } = await withPasscode()
+    const result = await auth.connect({ headers, partner: 'Evil\u2028Corp\u202Egnp.exe\u200B\u2066\uFEFF\uD800x' })
+    expect(result).toMatchObject({ statusCode: 403, body: { error: 'Partner not whitelisted EvilCorpgnp.exex' } })
+  })
+
   it('never asks the registry about a name with a control character or over 128 characters (SPEC 5.22)', async () => {
     const asked: string[] = []
     const { auth, headers } = await withPasscode({ partners: { isWhitelisted: async (name) => (asked.push(name), true) } })
