@@ -74,12 +74,31 @@ type Schemas = typeof schemas
  * `validity.days`, `actor.role`) and the rule, never the value.
  */
 export function parseInput<K extends keyof Schemas>(kind: K, field: string, value: unknown): z.output<Schemas[K]> {
-  const result = schemas[kind].safeParse(value)
+  const result = schemas[kind].safeParse(ownData(value, 0))
   if (result.success) return result.data as z.output<Schemas[K]>
   const issue = result.error.issues[0]!
   const path = [field, ...issue.path.map(String)].filter((part) => part !== '').join('.')
-  const message = issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}` : issue.message
-  throw new InvalidInputError(path || 'input', message)
+  throw new InvalidInputError(path || 'input', issueMessage(issue))
+}
+
+function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') return `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}`
+  // zod's own text would read "Invalid input: Invalid input: expected object, received null".
+  if (issue.code === 'invalid_type' && issue.expected === 'object') return 'must be an object'
+  return issue.message
+}
+
+/**
+ * The input's own enumerable properties only, copied: a `role: 'admin'` inherited from a
+ * prototype is not the actor's role (zod reads inherited properties too), and a getter
+ * cannot answer differently to the check and to the use.
+ */
+function ownData(value: unknown, depth: number): unknown {
+  if (typeof value !== 'object' || value === null || depth > 4) return value
+  if (Array.isArray(value)) return value.map((item) => ownData(item, depth + 1))
+  const copy: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) copy[key] = ownData((value as Record<string, unknown>)[key], depth + 1)
+  return copy
 }
 
 /** Input of `passcodes.create`. */

@@ -228,3 +228,37 @@ describe('input validation', () => {
     })
   })
 })
+
+describe('input validation: hostile shapes', () => {
+  it('says "must be an object" once, naming the field, for an input or actor that is not an object', async () => {
+    const { auth } = setup()
+    const cases: [() => Promise<unknown>, string][] = [
+      [() => auth.passcodes.create(admin, 'acc', null as never), 'Invalid input: must be an object'],
+      [() => auth.passcodes.create(admin, 'acc', [] as never), 'Invalid input: must be an object'],
+      [() => auth.passcodes.update(admin, 'acc', 'pc_1', 'x' as never), 'Invalid input: must be an object'],
+      [() => auth.userPasscodes.grant(admin, 'acc', 'u_1', null as never), 'Invalid input: must be an object'],
+      [() => auth.passcodes.create(null as never, 'acc', { name: 'x', expiry: 1 }), 'Invalid actor: must be an object'],
+      [() => auth.passcodes.list(42 as never, 'acc'), 'Invalid actor: must be an object'],
+    ]
+    for (const [run, message] of cases) {
+      const error = await run().catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(InvalidInputError)
+      expect((error as Error).message).toBe(message)
+    }
+  })
+
+  it('reads only the actor\'s own properties: a role inherited from a prototype is no role', async () => {
+    const { auth } = setup()
+    const impostor = Object.assign(Object.create({ role: 'admin', canWriteUserSettings: true }) as object, { userId: 'u_evil' })
+    await expect(auth.passcodes.create(impostor as never, 'acc', { name: 'x', expiry: 1 })).rejects.toMatchObject({ field: 'actor.role' })
+    await expect(auth.userPasscodes.grant(impostor as never, 'acc', 'u_1', { validity: { type: 'infinite' } })).rejects.toMatchObject({
+      field: 'actor.role',
+    })
+    const member = Object.assign(Object.create({ canWriteUserSettings: true }) as object, { userId: 'u_m', role: 'member' })
+    await expect(auth.passcodes.create(member as never, 'acc', { name: 'x', expiry: 1 })).rejects.toBeInstanceOf(ForbiddenError)
+    // Inherited input fields are not read either.
+    const input = Object.assign(Object.create({ expiry: 30 }) as object, { name: 'x' })
+    await expect(auth.passcodes.create(admin, 'acc', input as never)).rejects.toMatchObject({ field: 'expiry' })
+    expect(await auth.passcodes.list(admin, 'acc')).toEqual([])
+  })
+})
