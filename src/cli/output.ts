@@ -23,6 +23,11 @@ export interface Output {
   notice(text: string): void
   /** Progress of a long-running command (serve): stdout for humans, left out with `--json`. */
   info(text: string): void
+  /**
+   * Text with a secret that the server shows a person (the demo passcode's `curl` line, a
+   * login link): stderr, so it never lands in the request log, which goes to stdout.
+   */
+  showSecret(text: string): void
   /** Reports the error that ended the command and returns its exit code. */
   fail(error: unknown, commandPath?: string): number
 }
@@ -49,6 +54,9 @@ export function createOutput(io: CliIo, json: boolean): Output {
     },
     info(text) {
       if (!json) io.stdout(`${text}\n`)
+    },
+    showSecret(text) {
+      io.stderr(`${text}\n`)
     },
     fail(error, commandPath) {
       const exitCode = exitCodeFor(error)

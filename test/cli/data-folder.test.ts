@@ -2,7 +2,9 @@ import { spawnSync } from 'node:child_process'
 import { chmodSync, chownSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MIGRATIONS } from '../../src/stores/postgres/migrations'
 import { createServer } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { cli, migratedDataFolder, serve, temporaryFolder } from './cli-process'
 
 /** The embedded data folder: migrations, its lock, its secrets. */
@@ -20,9 +22,10 @@ afterAll(() => folder?.remove())
 describe('the data folder', () => {
   it('migrate reports an up-to-date schema', async () => {
     const human = await run(['migrate'])
-    expect(human).toMatchObject({ code: 0, stdout: `The schema in ${folder.dir} is up to date (version 1).\n` })
+    const latest = MIGRATIONS.at(-1)!.version
+    expect(human).toMatchObject({ code: 0, stdout: `The schema in ${folder.dir} is up to date (version ${latest}).\n` })
     const json = await run(['migrate', '--json'])
-    expect(JSON.parse(json.stdout)).toEqual({ applied: [], version: 1, location: folder.dir })
+    expect(JSON.parse(json.stdout)).toEqual({ applied: [], version: latest, location: folder.dir })
   })
 
   it('is used by one process at a time: a live holder makes a command wait, then fail with exit 5', async () => {
@@ -71,7 +74,8 @@ describe('the data folder', () => {
       expect(failed.stderr).toContain(`error: Cannot listen on 127.0.0.1:${port} (EADDRINUSE); choose another --port or --host`)
       const server = await serve(empty.dir)
       try {
-        expect(server.stdout()).toMatch(/^ {2}curl -i .*partner=demo-partner'$/m)
+        for (let waited = 0; !server.stderr().includes('curl ') && waited < 5_000; waited += 20) await sleep(20)
+        expect(server.stderr()).toMatch(/^ {2}curl -i .*partner=demo-partner'$/m)
       } finally {
         expect(await server.stop()).toBe(0)
       }

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectResponseSchemas } from '../../src/protocol/connect-response-schemas'
 import { codeBlocks } from '../docs/markdown-blocks'
@@ -25,8 +26,11 @@ let banner: string
 
 beforeAll(async () => {
   first = await startServer(['npm', 'start', '--silent', '--', '--port', '0'], cleanEnv({ PASSCODE_AUTH_DATA_DIR: dataDir }))
+  // The demo block is on stderr, written before "Stop with Ctrl+C." on stdout; the two
+  // pipes may reach this process in either order.
+  for (let waited = 0; !first.stderr().includes('curl ') && waited < 5_000; waited += 20) await sleep(20)
   banner = first.stdout()
-  curlLine = first.stdout().split('\n').find((line) => line.trim().startsWith('curl '))?.trim() ?? ''
+  curlLine = first.stderr().split('\n').find((line) => line.trim().startsWith('curl '))?.trim() ?? ''
   demo = headersOfCurlLine(curlLine)
 }, 120_000)
 
@@ -52,9 +56,23 @@ describe('the first npm start on an empty data folder', () => {
       const escaped = line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
       return new RegExp(`^${escaped.replace('<data folder>', '.+').replace('psc_<value>', 'psc_[A-Za-z0-9]+').replaceAll('3000', '\\d+')}$`)
     })
-    const lines = banner.trimEnd().split('\n')
+    // What a terminal shows: the stdout banner with the demo block (stderr) before its last line.
+    const stdoutLines = banner.trimEnd().split('\n')
+    const demoLines = first.stderr().slice(first.stderr().indexOf('New data folder')).split('\n').slice(0, 5)
+    const lines = [...stdoutLines.slice(0, -1), ...demoLines, ...stdoutLines.slice(-1)]
     expect(lines).toHaveLength(patterns.length)
     lines.forEach((line, index) => expect(line).toMatch(patterns[index]!))
+  })
+
+  it('shows the demo value on stderr only: never on stdout, where the request log goes', async () => {
+    const value = demo.headers['X-Service-Passcode']!
+    expect(value).toMatch(/^psc_/)
+    await get(demo.url, demo.headers)
+    await get(`${first.url}/1/events.json`, demo.headers)
+    for (let waited = 0; !first.stdout().includes('/1/events.json') && waited < 5_000; waited += 20) await sleep(20)
+    expect(first.stdout()).toContain('GET /v1/connect?partner=demo-partner')
+    expect(first.stdout()).not.toContain(value)
+    expect(first.stderr()).toContain(value)
   })
 
   it('answers that line with the success body, exactly, as the OpenAPI schema says', async () => {

@@ -39,15 +39,16 @@ function banner(context: CommandContext, lines: { storage: string; mailer: strin
   output.info(`  storage  ${lines.storage}`)
   output.info(`  mailer   ${lines.mailer}`)
   if (lines.socket) output.info('  manage   other passcode-auth commands on this data folder are run by this server while it runs')
-  if (lines.demo !== undefined) {
-    const { demo } = lines
-    output.info('')
-    output.info(`New data folder: created account ${demo.accountId} with the passcode "${demo.passcodeName}" and whitelisted partner ${demo.partner}.`)
-    output.info('The passcode value is shown only here. Try it:')
-    output.info('')
-    output.info(`  ${connectCurlLine(lines.url, demo)}`)
-  }
   output.info('')
+  if (lines.demo !== undefined) {
+    // On stderr: the request log goes to stdout, and a value must never land in a log.
+    const { demo } = lines
+    output.showSecret(`New data folder: created account ${demo.accountId} with the passcode "${demo.passcodeName}" and whitelisted partner ${demo.partner}.`)
+    output.showSecret('The passcode value is shown only here (on stderr, apart from the request log). Try it:')
+    output.showSecret('')
+    output.showSecret(`  ${connectCurlLine(lines.url, demo)}`)
+    output.showSecret('')
+  }
   output.info('Stop with Ctrl+C.')
 }
 
