@@ -1,9 +1,10 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createPasscodeHasher } from '../../src/core/hashing'
 import { generatePasscode } from '../../src/core/passcode-format'
 import { createPasscodeAuth } from '../../src/service/create-passcode-auth'
 import { toDatabase } from '../../src/stores/postgres/database'
-import { postgresStore } from '../../src/stores/postgres/index'
+import { postgresPartners, postgresStore } from '../../src/stores/postgres/index'
 import { storeConformance } from '../conformance/store'
 import { eventually, subscribeReady } from '../conformance/store/fixtures'
 import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
@@ -107,6 +108,47 @@ describe.skipIf(!availability.available)(title, () => {
       expect(await listenerPids(channel)).toHaveLength(1)
       await fixture.store.close()
       await eventually(async () => expect(await listenerPids(channel)).toEqual([]), 5_000)
+      await fixture.close()
+    })
+
+    it('a store and a partner registry on one pool share one listening connection', async () => {
+      const fixture = await openSqlFixture({ main, another: anotherPool })
+      fixture.store.subscribe(() => {})
+      await fixture.store.ready()
+      const partners = postgresPartners(main, { schema: fixture.schema })
+      await partners.add('acme')
+      await eventually(async () => {
+        const answer = partners.isWhitelisted('acme')
+        await answer
+        expect(answer).toBe(true) // answered from memory: its LISTEN is active
+      }, 5_000)
+      const channel = `${fixture.schema}_invalidations`
+      expect(await listenerPids(channel)).toHaveLength(1)
+      await fixture.store.close()
+      expect(await listenerPids(channel)).toHaveLength(1) // still the registry's
+      await partners.close()
+      await eventually(async () => expect(await listenerPids(channel)).toEqual([]), 5_000)
+      await fixture.close()
+    })
+
+    it('looks credentials up with a named prepared statement, and falls back when the server lost it', async () => {
+      const fixture = await openSqlFixture({ main, another: anotherPool })
+      const single = new pg.Pool({ connectionString: server.connectionString, max: 1 })
+      single.on('error', () => {})
+      pools.add(single)
+      const store = postgresStore(single, { schema: fixture.schema, listen: false })
+      const auth = createPasscodeAuth({ store: fixture.store, cache: false })
+      const { value } = await auth.passcodes.create({ userId: 'u_admin', role: 'admin' }, 'acc_1', { name: 'P', expiry: 30 })
+      const hash = createPasscodeHasher()(value)
+      const prepared = await store.findCredentialByHash(hash)
+      expect(prepared).toMatchObject({ kind: 'account', record: { accountId: 'acc_1', name: 'P', hash } })
+      const statements = await single.query(`SELECT name FROM pg_prepared_statements WHERE name LIKE 'passcode_auth_%'`)
+      expect(statements.rows).toHaveLength(1)
+      await single.query('DEALLOCATE ALL')
+      expect(await store.findCredentialByHash(hash)).toEqual(prepared) // the unnamed statement, same record
+      expect(await store.findCredentialByHash(hash)).toEqual(prepared)
+      expect(await store.findCredentialByHash('0'.repeat(64))).toBeNull()
+      await endPool(single)
       await fixture.close()
     })
 

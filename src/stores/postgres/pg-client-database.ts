@@ -1,4 +1,5 @@
 import { inTransaction, pgQueryable, subscriptionOf, type Database, type PgClientLike } from './database'
+import { pgPreparedLookup } from './pg-prepared-lookup'
 
 type NotificationMessage = { channel: string; payload?: string | undefined }
 
@@ -42,8 +43,11 @@ export function pgClientDatabase(client: PgClientLike): Database {
     return () => unlisten(channel, onPayload)
   }
 
+  const lookup = pgPreparedLookup(client)
   return {
     query: (text, params) => exclusive(() => connection.query(text, params)),
+
+    lookup: (text, key) => exclusive(() => lookup(text, key)),
 
     transaction: (fn) =>
       exclusive(async () => {

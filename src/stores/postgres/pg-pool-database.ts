@@ -1,5 +1,6 @@
 import { inTransaction, pgQueryable, subscriptionOf, type Database, type PgPoolLike } from './database'
 import { pgChannelListener, type ListenConnection } from './pg-listener'
+import { pgPreparedLookup } from './pg-prepared-lookup'
 
 interface PoolInternals {
   /** pg-pool keeps the Client class and its options: a listener connects the same way. */
@@ -8,7 +9,8 @@ interface PoolInternals {
 }
 
 /**
- * A `pg` Pool: statements go through the pool, a transaction borrows one
+ * A `pg` Pool: statements go through the pool (the verification lookup as a named
+ * prepared statement), a transaction borrows one
  * connection, and listening uses a dedicated connection outside the pool (opened
  * like the pool's own, reconnected when it drops).
  */
@@ -16,6 +18,8 @@ export function pgPoolDatabase(pool: PgPoolLike): Database {
   const queryable = pgQueryable(pool)
   return {
     query: queryable.query,
+
+    lookup: pgPreparedLookup(pool),
 
     async transaction(fn) {
       const client = await pool.connect()

@@ -1,0 +1,324 @@
+/**
+ * Child process: the cold path against its own limit. With the verification cache
+ * off, `auth.authenticate()` runs next to the bare read it cannot beat: the store's
+ * own lookup SQL, prepared, through the same `pg.Pool` (10 connections), or through
+ * the same PGlite instance's public `query`; and, for reference, a one-column
+ * `SELECT account_id FROM account_passcodes WHERE hash = $1` the same way. Each runs one call at a time and with 16 in flight; every scenario of a
+ * store takes turns in each round, so noise hits all alike, and each ratio is the
+ * median of per-round ratios. Also reported: process CPU per call (this process:
+ * the client side), the store's own lookup alone, and the server round trips per
+ * miss (counted on the pool's connections).
+ *
+ *   node --import tsx bench/cold-path.ts '{"rounds":3,"sliceMs":500}'
+ *   DATABASE_URL=postgres://… node --import tsx bench/cold-path.ts
+ */
+import { createHash } from 'node:crypto'
+import { PGlite } from '@electric-sql/pglite'
+import pg from 'pg'
+import { createPasscodeAuth, type PasscodeAuth, type PasscodeStore } from '../src/index'
+import { migrate, postgresPartners, postgresStore } from '../src/stores/postgres/index'
+import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres'
+import { runAsChild } from './child'
+import { statements } from '../src/stores/postgres/statements'
+import { ADMIN, PARTNER } from './fixtures'
+import { postgresCpuSampler } from './postgres-cpu'
+import { median } from './stats'
+
+/** Settings passed as JSON in argv[2]. */
+export interface ColdPathSettings {
+  readonly rounds?: number
+  /** Length of one scenario's slice per round. */
+  readonly sliceMs?: number
+  readonly connectionString?: string
+  /** Which stores to run. @default ['postgres', 'pglite'] */
+  readonly stores?: readonly ('postgres' | 'pglite')[]
+}
+
+/** One scenario's medians over rounds. */
+export interface ColdPathScenario {
+  readonly name: string
+  readonly concurrency: number
+  readonly callsPerSecond: number
+  /** This process's CPU time (user + system) per call, µs. */
+  readonly cpuUsPerCall: number
+  /** The PostgreSQL server's CPU time per call, µs (a local server only). */
+  readonly serverCpuUsPerCall?: number
+}
+
+/** One store's results. */
+export interface ColdPathStore {
+  readonly store: 'postgres' | 'pglite'
+  readonly scenarios: readonly ColdPathScenario[]
+  /** Median per-round ratio authenticate / a bare read, per concurrency and bare read. */
+  readonly ratios: readonly { readonly concurrency: number; readonly against: string; readonly reference: boolean; readonly ratio: number }[]
+  /**
+   * `auth.connect()` with a warm cache and the store's whitelist (`postgresPartners`)
+   * over the same with a static list: median per-round ratio of calls/s, per concurrency.
+   */
+  readonly connectStoreOverStatic?: readonly { readonly concurrency: number; readonly ratio: number }[]
+  /** Statements sent to the server per cache-miss authenticate (pg only). */
+  readonly roundTripsPerMiss?: number
+}
+
+/** What the child reports. */
+export interface ColdPathReport {
+  readonly stores: readonly ColdPathStore[]
+  readonly passcodes: number
+  readonly poolSize: number
+}
+
+const PASSCODES = 100
+const POOL_SIZE = 10
+const CONCURRENCIES = [1, 16] as const
+
+interface Scenario {
+  readonly name: string
+  /** `bare`: the goal's reference; `reference`: another bare read, for comparison. */
+  readonly kind: 'authenticate' | 'bare' | 'reference' | 'lookup'
+  readonly call: (i: number) => Promise<boolean>
+}
+
+/** Runs `call` with `concurrency` in flight for `sliceMs`; calls/s and CPU µs per call. */
+async function slice(
+  call: (i: number) => Promise<boolean>,
+  concurrency: number,
+  sliceMs: number,
+  serverCpu?: () => number,
+): Promise<{ rate: number; cpuUs: number; serverCpuUs?: number }> {
+  const started = performance.now()
+  const cpuBefore = process.cpuUsage()
+  const serverBefore = serverCpu?.()
+  let calls = 0
+  let stop = false
+  const worker = async () => {
+    while (!stop) {
+      for (let i = 0; i < 16; i++) {
+        if (!(await call(calls++))) throw new Error('a valid credential was refused')
+      }
+      if (performance.now() - started >= sliceMs) stop = true
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  const elapsed = performance.now() - started
+  const cpu = process.cpuUsage(cpuBefore)
+  const serverCpuUs = serverBefore === undefined ? undefined : ((serverCpu!() - serverBefore) * 1000) / calls
+  return { rate: (calls / elapsed) * 1000, cpuUs: (cpu.user + cpu.system) / calls, ...(serverCpuUs === undefined ? {} : { serverCpuUs }) }
+}
+
+async function seed(store: PasscodeStore): Promise<{ auth: PasscodeAuth; credentials: { accountId: string; passcode: string }[]; hashes: string[] }> {
+  const auth = createPasscodeAuth({ store, cache: false })
+  const credentials: { accountId: string; passcode: string }[] = []
+  for (let i = 0; i < PASSCODES; i++) {
+    const { value } = await auth.passcodes.create(ADMIN, `acc_cold_${i % 10}`, { name: `Partner ${i}`, expiry: 365 })
+    credentials.push({ accountId: `acc_cold_${i % 10}`, passcode: value })
+  }
+  const hashes = credentials.map(({ passcode }) => createHash('sha256').update(passcode).digest('hex'))
+  return { auth, credentials, hashes }
+}
+
+async function measure(
+  store: 'postgres' | 'pglite',
+  scenarios: readonly Scenario[],
+  settings: Required<Pick<ColdPathSettings, 'rounds' | 'sliceMs'>>,
+  serverCpu?: () => number,
+): Promise<Omit<ColdPathStore, 'roundTripsPerMiss'>> {
+  const rates = new Map<string, number[]>()
+  const cpus = new Map<string, number[]>()
+  const serverCpus = new Map<string, number[]>()
+  const push = (map: Map<string, number[]>, key: string, value: number | undefined) => {
+    if (value !== undefined) map.set(key, [...(map.get(key) ?? []), value])
+  }
+  const key = (scenario: Scenario, concurrency: number) => `${scenario.name}@${concurrency}`
+  for (const scenario of scenarios) for (const concurrency of CONCURRENCIES) await slice(scenario.call, concurrency, Math.min(300, settings.sliceMs))
+  for (let round = 0; round < settings.rounds; round++) {
+    for (const concurrency of CONCURRENCIES) {
+      const order = round % 2 === 0 ? scenarios : [...scenarios].reverse()
+      for (const scenario of order) {
+        const { rate, cpuUs, serverCpuUs } = await slice(scenario.call, concurrency, settings.sliceMs, serverCpu)
+        push(rates, key(scenario, concurrency), rate)
+        push(cpus, key(scenario, concurrency), cpuUs)
+        push(serverCpus, key(scenario, concurrency), serverCpuUs)
+      }
+    }
+  }
+  const authenticate = scenarios.find((s) => s.kind === 'authenticate')!
+  const bares = scenarios.filter((s) => s.kind === 'bare' || s.kind === 'reference')
+  return {
+    store,
+    scenarios: scenarios.flatMap((scenario) =>
+      CONCURRENCIES.map((concurrency) => ({
+        name: scenario.name,
+        concurrency,
+        callsPerSecond: median(rates.get(key(scenario, concurrency))!),
+        cpuUsPerCall: median(cpus.get(key(scenario, concurrency))!),
+        ...(serverCpus.has(key(scenario, concurrency)) ? { serverCpuUsPerCall: median(serverCpus.get(key(scenario, concurrency))!) } : {}),
+      })),
+    ),
+    ratios: CONCURRENCIES.flatMap((concurrency) =>
+      bares.map((bare) => {
+        const a = rates.get(key(authenticate, concurrency))!
+        const b = rates.get(key(bare, concurrency))!
+        return { concurrency, against: bare.name, reference: bare.kind === 'reference', ratio: median(a.map((rate, i) => rate / b[i]!)) }
+      }),
+    ),
+  }
+}
+
+/** `auth.connect()` with the store's whitelist against a static one, both with a warm cache, in interleaved rounds. */
+async function connectComparison(
+  db: Parameters<typeof postgresPartners>[0],
+  store: PasscodeStore,
+  credentials: readonly { accountId: string; passcode: string }[],
+  settings: Required<Pick<ColdPathSettings, 'rounds' | 'sliceMs'>>,
+  schema?: string,
+): Promise<{ concurrency: number; ratio: number }[]> {
+  const partners = postgresPartners(db, schema === undefined ? {} : { schema })
+  await partners.add(PARTNER)
+  const withStore = createPasscodeAuth({ store, partners })
+  const withList = createPasscodeAuth({ store, partners: [PARTNER] })
+  try {
+    const call = (auth: PasscodeAuth) => async (i: number) => {
+      const { accountId, passcode } = credentials[i % credentials.length]!
+      const headers = { 'x-service-account-id': accountId, 'x-service-passcode': passcode }
+      return (await auth.connect({ headers, partner: PARTNER })).statusCode === 200
+    }
+    const sides = [call(withStore), call(withList)] as const
+    // Warm both caches, and let the registry's LISTEN start and its list load.
+    for (let i = 0; i < 3; i++) for (const side of sides) await slice(side, 1, 100)
+    const ratios = new Map<number, number[]>(CONCURRENCIES.map((c) => [c, []]))
+    for (let round = 0; round < settings.rounds; round++) {
+      for (const concurrency of CONCURRENCIES) {
+        const order = round % 2 === 0 ? sides : ([sides[1], sides[0]] as const)
+        const rates = []
+        for (const side of order) rates.push((await slice(side, concurrency, settings.sliceMs / 2)).rate)
+        const [storeRate, listRate] = round % 2 === 0 ? rates : [rates[1]!, rates[0]!]
+        ratios.get(concurrency)!.push(storeRate! / listRate!)
+      }
+    }
+    return CONCURRENCIES.map((concurrency) => ({ concurrency, ratio: median(ratios.get(concurrency)!) }))
+  } finally {
+    await withStore.close()
+    await withList.close()
+    await partners.close()
+  }
+}
+
+/** Counts the statements a pg pool's connections send (each one at least one round trip). */
+function countStatements(pool: pg.Pool): { readonly count: number } {
+  const counter = { count: 0 }
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown
+    ;(client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      counter.count++
+      return query(...args)
+    }
+  })
+  return counter
+}
+
+async function onPostgres(connectionString: string, settings: Required<Pick<ColdPathSettings, 'rounds' | 'sliceMs'>>): Promise<ColdPathStore> {
+  const schema = 'bench_cold_path'
+  const pool = new pg.Pool({ connectionString, max: POOL_SIZE })
+  pool.on('error', () => {})
+  const sent = countStatements(pool)
+  try {
+    await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+    await migrate(pool, { schema })
+    const store = postgresStore(pool, { schema, listen: false })
+    const { auth, credentials, hashes } = await seed(store)
+    // Open every connection of the pool before measuring.
+    await Promise.all(Array.from({ length: POOL_SIZE }, () => pool.query('SELECT 1')))
+    const bareText = `SELECT account_id FROM ${schema}.account_passcodes WHERE hash = $1`
+    const storeText = statements(schema).findCredentialByHash
+    const scenarios: Scenario[] = [
+      {
+        name: 'authenticate(), cache off',
+        kind: 'authenticate',
+        call: async (i) => (await auth.authenticate(credentials[i % PASSCODES]!)).ok,
+      },
+      {
+        name: 'one-column prepared indexed read',
+        kind: 'reference',
+        call: async (i) => (await pool.query({ name: 'bench_bare_read', text: bareText, values: [hashes[i % PASSCODES]] })).rows.length === 1,
+      },
+      {
+        name: "the store's lookup SQL, prepared",
+        kind: 'bare',
+        call: async (i) => (await pool.query({ name: 'bench_store_sql', text: storeText, values: [hashes[i % PASSCODES]] })).rows.length === 1,
+      },
+      {
+        name: 'store lookup alone',
+        kind: 'lookup',
+        call: async (i) => (await store.findCredentialByHash(hashes[i % PASSCODES]!)) !== null,
+      },
+    ]
+    const before = sent.count
+    for (let i = 0; i < 200; i++) await auth.authenticate(credentials[i % PASSCODES]!)
+    const roundTripsPerMiss = (sent.count - before) / 200
+    const result = await measure('postgres', scenarios, settings, await postgresCpuSampler(pool))
+    await auth.close()
+    const connectStoreOverStatic = await connectComparison(pool, store, credentials, settings, schema)
+    return { ...result, roundTripsPerMiss, connectStoreOverStatic }
+  } finally {
+    await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {})
+    await pool.end()
+  }
+}
+
+async function onPGlite(settings: Required<Pick<ColdPathSettings, 'rounds' | 'sliceMs'>>): Promise<ColdPathStore> {
+  const db = new PGlite()
+  try {
+    await migrate(db)
+    const store = postgresStore(db, { listen: false })
+    const { auth, credentials, hashes } = await seed(store)
+    const bareText = 'SELECT account_id FROM passcode_auth.account_passcodes WHERE hash = $1'
+    const storeText = statements('passcode_auth').findCredentialByHash
+    const scenarios: Scenario[] = [
+      {
+        name: 'authenticate(), cache off',
+        kind: 'authenticate',
+        call: async (i) => (await auth.authenticate(credentials[i % PASSCODES]!)).ok,
+      },
+      {
+        name: 'one-column indexed read (PGlite query)',
+        kind: 'reference',
+        call: async (i) => (await db.query(bareText, [hashes[i % PASSCODES]])).rows.length === 1,
+      },
+      {
+        name: "the store's lookup SQL (PGlite query)",
+        kind: 'bare',
+        call: async (i) => (await db.query(storeText, [hashes[i % PASSCODES]])).rows.length === 1,
+      },
+      {
+        name: 'store lookup alone',
+        kind: 'lookup',
+        call: async (i) => (await store.findCredentialByHash(hashes[i % PASSCODES]!)) !== null,
+      },
+    ]
+    const result = await measure('pglite', scenarios, settings)
+    await auth.close()
+    return { ...result, connectStoreOverStatic: await connectComparison(db, store, credentials, settings) }
+  } finally {
+    await db.close()
+  }
+}
+
+/** Runs the cold-path comparison on each store. */
+export async function runColdPath(settings: ColdPathSettings = {}): Promise<ColdPathReport> {
+  const resolved = { rounds: settings.rounds ?? 5, sliceMs: settings.sliceMs ?? 500 }
+  const stores = settings.stores ?? ['postgres', 'pglite']
+  const results: ColdPathStore[] = []
+  let server: TestPostgres | undefined
+  try {
+    if (stores.includes('postgres')) {
+      const connectionString = settings.connectionString ?? process.env.DATABASE_URL ?? (server = await startTestPostgres()).connectionString
+      results.push(await onPostgres(connectionString, resolved))
+    }
+    if (stores.includes('pglite')) results.push(await onPGlite(resolved))
+  } finally {
+    await server?.stop()
+  }
+  return { stores: results, passcodes: PASSCODES, poolSize: POOL_SIZE }
+}
+
+runAsChild(() => runColdPath(JSON.parse(process.argv[2] ?? '{}') as ColdPathSettings))
