@@ -7,7 +7,8 @@ import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
 import { createPasscodeAuth, type PasscodeAuth, type PasscodeAuthOptions, type PasscodeStore } from '../src/index'
 import { memoryStore } from '../src/memory'
-import { migrate, postgresStore } from '../src/stores/postgres/index'
+import { migrate, postgresPartners, postgresStore } from '../src/stores/postgres/index'
+import type { PartnerRegistry } from '../src/ports/partner-registry'
 
 /** Who creates the benchmark's passcodes. */
 export const ADMIN = { userId: 'u_bench_admin', role: 'admin' } as const
@@ -38,14 +39,41 @@ export interface BenchServiceOptions {
   readonly connectionString?: string
   /** PostgreSQL schema (store `postgres`). @default 'bench_service' */
   readonly schema?: string
+  /**
+   * The whitelist: `static` is the list `[PARTNER]`; `store` is `postgresPartners`
+   * over the same database (PGlite or PostgreSQL) with PARTNER added.
+   * @default 'static'
+   */
+  readonly partners?: 'static' | 'store'
 }
 
-async function openStore(options: BenchServiceOptions): Promise<{ store: PasscodeStore; close: () => Promise<void> }> {
-  if (options.store === 'memory') return { store: memoryStore(), close: async () => {} }
+interface OpenedStore {
+  readonly store: PasscodeStore
+  readonly partners: PartnerRegistry | readonly string[]
+  close(): Promise<void>
+}
+
+async function storePartners(db: Parameters<typeof postgresPartners>[0], options: BenchServiceOptions, schema?: string) {
+  if (options.partners !== 'store') return { partners: [PARTNER], close: async () => {} }
+  const partners = postgresPartners(db, schema === undefined ? {} : { schema })
+  await partners.add(PARTNER)
+  return { partners, close: () => partners.close() }
+}
+
+async function openStore(options: BenchServiceOptions): Promise<OpenedStore> {
+  if (options.store === 'memory') return { store: memoryStore(), partners: [PARTNER], close: async () => {} }
   if (options.store === 'pglite') {
     const db = new PGlite()
     await migrate(db)
-    return { store: postgresStore(db), close: () => db.close() }
+    const { partners, close } = await storePartners(db, options)
+    return {
+      store: postgresStore(db),
+      partners,
+      close: async () => {
+        await close()
+        await db.close()
+      },
+    }
   }
   if (options.connectionString === undefined) throw new Error('the postgres store needs a connection string')
   const schema = options.schema ?? 'bench_service'
@@ -53,9 +81,12 @@ async function openStore(options: BenchServiceOptions): Promise<{ store: Passcod
   pool.on('error', () => {})
   await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
   await migrate(pool, { schema })
+  const registry = await storePartners(pool, options, schema)
   return {
     store: postgresStore(pool, { schema, listen: false }),
+    partners: registry.partners,
     close: async () => {
+      await registry.close()
       await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {})
       await pool.end()
     },
@@ -67,10 +98,10 @@ async function openStore(options: BenchServiceOptions): Promise<{ store: Passcod
  * accounts of 100 (the cap), each valid for a year.
  */
 export async function createBenchService(options: BenchServiceOptions): Promise<BenchService> {
-  const { store, close } = await openStore(options)
+  const { store, partners, close } = await openStore(options)
   const auth = createPasscodeAuth({
     store,
-    partners: [PARTNER],
+    partners,
     ...(options.cache === undefined ? {} : { cache: options.cache }),
   })
   const credentials: { accountId: string; passcode: string }[] = []

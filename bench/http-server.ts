@@ -8,7 +8,9 @@
  *   what the framework charges for any, the floor under `requirePasscode`;
  * - `auth`: behind passcode-auth's `requirePasscode`, memory store, warm cache;
  * - `nocache-pglite`: the same with the cache off, over an embedded PGlite store;
- * - `connect`: `GET /v1/connect?partner=acme` (memory store, warm cache);
+ * - `connect`: `GET /v1/connect?partner=acme` (memory store, warm cache, a static whitelist);
+ * - `connect-pglite`: the same over an embedded PGlite store and its whitelist
+ *   (`postgresPartners`), as the reference server runs it;
  * - `better-auth`: behind better-auth's API-key plugin (Fastify only), the peer.
  *
  * It tells the orchestrator its port and the headers to send, then serves until killed.
@@ -23,7 +25,7 @@ import { createBetterAuthPeer } from './peers'
 
 export const FRAMEWORKS = ['fastify', 'express', 'koa'] as const
 export type Framework = (typeof FRAMEWORKS)[number]
-export const VARIANTS = ['bare', 'noop-hook', 'auth', 'nocache-pglite', 'connect', 'better-auth'] as const
+export const VARIANTS = ['bare', 'noop-hook', 'auth', 'nocache-pglite', 'connect', 'connect-pglite', 'better-auth'] as const
 export type Variant = (typeof VARIANTS)[number]
 
 /** What the orchestrator needs to load a variant. */
@@ -37,6 +39,7 @@ const HELLO = { hello: 'world' }
 async function serviceFor(variant: Variant): Promise<BenchService | undefined> {
   if (variant === 'auth' || variant === 'connect') return createBenchService({ store: 'memory' })
   if (variant === 'nocache-pglite') return createBenchService({ store: 'pglite', cache: false })
+  if (variant === 'connect-pglite') return createBenchService({ store: 'pglite', partners: 'store' })
   return undefined
 }
 
@@ -68,9 +71,10 @@ async function fastifyServer(variant: Variant, service: BenchService | undefined
   } else if (variant === 'noop-hook') {
     app.get('/hello', { onRequest: (_request, _reply, done) => done() }, handler)
   } else if (service !== undefined) {
-    await app.register(passcodeAuthPlugin, { auth: service.auth, connectRoute: variant === 'connect' })
-    if (variant !== 'connect') app.get('/hello', { onRequest: app.requirePasscode }, handler)
-    info = { path: variant === 'connect' ? `/v1/connect?partner=${PARTNER}` : '/hello', headers: credentialHeaders(service) }
+    const connect = isConnect(variant)
+    await app.register(passcodeAuthPlugin, { auth: service.auth, connectRoute: connect })
+    if (!connect) app.get('/hello', { onRequest: app.requirePasscode }, handler)
+    info = serverInfo(variant, service)
   } else {
     app.get('/hello', handler)
   }
@@ -85,7 +89,7 @@ async function expressServer(variant: Variant, service: BenchService | undefined
   const handler: import('express').RequestHandler = (_req, res) => {
     res.json(HELLO)
   }
-  if (variant === 'connect') app.get('/v1/connect', connectHandler(service!.auth))
+  if (isConnect(variant)) app.get('/v1/connect', connectHandler(service!.auth))
   else if (variant === 'noop-hook') app.get('/hello', (_req, _res, next) => next(), handler)
   else if (service !== undefined) app.get('/hello', requirePasscode(service.auth), handler)
   else app.get('/hello', handler)
@@ -99,7 +103,7 @@ async function koaServer(variant: Variant, service: BenchService | undefined): P
   const { default: Koa } = await import('koa')
   const { requirePasscode, connectMiddleware } = await import('../src/koa/index')
   const app = new Koa()
-  if (variant === 'connect') {
+  if (isConnect(variant)) {
     const connect = connectMiddleware(service!.auth)
     app.use((ctx, next) => (ctx.path === '/v1/connect' ? connect(ctx, next) : next()))
   } else {
@@ -115,9 +119,11 @@ async function koaServer(variant: Variant, service: BenchService | undefined): P
   return { server, info: serverInfo(variant, service) }
 }
 
+const isConnect = (variant: Variant): boolean => variant === 'connect' || variant === 'connect-pglite'
+
 function serverInfo(variant: Variant, service: BenchService | undefined): ServerInfo {
   return {
-    path: variant === 'connect' ? `/v1/connect?partner=${PARTNER}` : '/hello',
+    path: isConnect(variant) ? `/v1/connect?partner=${PARTNER}` : '/hello',
     headers: service === undefined ? {} : credentialHeaders(service),
   }
 }

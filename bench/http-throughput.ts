@@ -52,13 +52,17 @@ export interface FrameworkResult {
   readonly authOverPeer?: number
   /** The same in requests per server CPU-second. */
   readonly authOverPeerCpu?: number
+  /** Median over rounds of connect on PGlite with its stored whitelist / connect with a static list, req/s. */
+  readonly connectPgliteOverStatic?: number
+  /** The same in requests per server CPU-second. */
+  readonly connectPgliteOverStaticCpu?: number
 }
 
 /** Which variants run on which framework. */
 export const VARIANTS_OF: Readonly<Record<Framework, readonly Variant[]>> = {
-  fastify: ['bare', 'noop-hook', 'auth', 'nocache-pglite', 'connect', 'better-auth'],
-  express: ['bare', 'noop-hook', 'auth', 'nocache-pglite', 'connect'],
-  koa: ['bare', 'noop-hook', 'auth', 'nocache-pglite', 'connect'],
+  fastify: ['bare', 'noop-hook', 'auth', 'nocache-pglite', 'connect', 'connect-pglite', 'better-auth'],
+  express: ['bare', 'noop-hook', 'auth', 'nocache-pglite', 'connect', 'connect-pglite'],
+  koa: ['bare', 'noop-hook', 'auth', 'nocache-pglite', 'connect', 'connect-pglite'],
 }
 
 interface Target {
@@ -121,6 +125,9 @@ export async function benchmarkFramework(framework: Framework, settings: HttpSet
     const auth = byVariant.get('auth')
     const peer = byVariant.get('better-auth')
     if (auth !== undefined && peer !== undefined) pairs.push({ over: peer, variant: auth })
+    const connect = byVariant.get('connect')
+    const connectPglite = byVariant.get('connect-pglite')
+    if (connect !== undefined && connectPglite !== undefined) pairs.push({ over: connect, variant: connectPglite })
 
     const runs = new Map<Variant, Run[]>(targets.map((t) => [t.variant, []]))
     const pairRatios = new Map<Pair, { perSecond: number[]; perCpu: number[] }>(pairs.map((pair) => [pair, { perSecond: [], perCpu: [] }]))
@@ -169,6 +176,12 @@ export async function benchmarkFramework(framework: Framework, settings: HttpSet
       cpuRatios,
       ...(auth !== undefined && peer !== undefined
         ? { authOverPeer: median(ratioOf('auth', 'better-auth').perSecond), authOverPeerCpu: median(ratioOf('auth', 'better-auth').perCpu) }
+        : {}),
+      ...(connect !== undefined && connectPglite !== undefined
+        ? {
+            connectPgliteOverStatic: median(ratioOf('connect-pglite', 'connect').perSecond),
+            connectPgliteOverStaticCpu: median(ratioOf('connect-pglite', 'connect').perCpu),
+          }
         : {}),
     }
   } finally {

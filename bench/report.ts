@@ -3,6 +3,7 @@
  * Markdown written into docs/benchmarks.md between the results markers.
  */
 import type { CacheMemoryResult } from './cache-memory'
+import type { ColdPathReport } from './cold-path'
 import type { HookCost } from './hook-cost'
 import type { FrameworkResult } from './http-throughput'
 import type { ScenarioResult, TimingComparison } from './in-process'
@@ -21,6 +22,7 @@ export interface BenchResults {
   readonly inProcess?: { readonly scenarios: readonly ScenarioResult[]; readonly timing?: readonly TimingComparison[]; readonly postgres: boolean }
   readonly scale?: ScaleReport
   readonly cacheMemory?: CacheMemoryResult
+  readonly coldPath?: ColdPathReport
   readonly skipped: readonly string[]
   readonly settings: string
 }
@@ -117,6 +119,32 @@ export function checkGoals(results: BenchResults): GoalCheck[] {
     measured: growth === undefined ? 'not run' : formatRatio(growth),
     met: growth === undefined ? undefined : growth <= 1.5,
   })
+  for (const framework of ['fastify', 'express', 'koa']) {
+    const result = results.http?.find((f) => f.framework === framework)
+    if (result === undefined || result.connectPgliteOverStatic === undefined) continue
+    const ratio = result.connectPgliteOverStatic
+    const cpu = result.connectPgliteOverStaticCpu
+    goals.push({
+      goal: `${framework}: GET /v1/connect on PGlite with its stored whitelist / with a static list`,
+      target: '≥ 0.90 (within noise)',
+      measured: ratio.toFixed(3),
+      met: ratio >= 0.9,
+      ...(cpu === undefined ? {} : { byServerCpu: { measured: cpu.toFixed(3), met: cpu >= 0.9 } }),
+    })
+  }
+  for (const store of results.coldPath?.stores ?? []) {
+    for (const concurrency of [1, 16]) {
+      const bare = store.ratios.find((r) => r.concurrency === concurrency && !r.reference)
+      const reference = store.ratios.find((r) => r.concurrency === concurrency && r.reference)
+      if (bare === undefined) continue
+      goals.push({
+        goal: `cache-miss authenticate() / bare lookup read on ${store.store === 'postgres' ? 'PostgreSQL (pg.Pool of 10)' : 'PGlite'}, ${concurrency === 1 ? 'one at a time' : `${concurrency} in flight`}`,
+        target: '≥ 0.80',
+        measured: `${bare.ratio.toFixed(2)}${reference === undefined ? '' : ` (${reference.ratio.toFixed(2)} of a one-column read)`}`,
+        met: bare.ratio >= 0.8,
+      })
+    }
+  }
   const memory = results.cacheMemory
   goals.push({
     goal: `verification cache memory at ${memory?.entries.toLocaleString('en') ?? '100,000'} entries`,
@@ -132,7 +160,8 @@ const VARIANT_LABELS: Record<string, string> = {
   'noop-hook': 'a hook / middleware that does nothing',
   auth: 'requirePasscode, warm cache (memory store)',
   'nocache-pglite': 'requirePasscode, cache off, PGlite',
-  connect: 'GET /v1/connect (warm cache)',
+  connect: 'GET /v1/connect (warm cache, static whitelist)',
+  'connect-pglite': 'GET /v1/connect (warm cache, PGlite and its stored whitelist)',
   'better-auth': 'better-auth API-key plugin (peer)',
 }
 
@@ -219,6 +248,13 @@ export function renderMarkdown(results: BenchResults): string {
         rows,
       ),
     )
+    if (framework.connectPgliteOverStatic !== undefined) {
+      lines.push(
+        '',
+        `Connect on PGlite with its stored whitelist (postgresPartners) / connect with a static list: **${formatRatio(framework.connectPgliteOverStatic)}** in req/s, ` +
+          `**${formatRatio(framework.connectPgliteOverStaticCpu ?? Number.NaN)}** in requests per server CPU-second (runs made back to back).`,
+      )
+    }
     if (framework.authOverPeer !== undefined) {
       const peer = framework.ratios['better-auth']
       const peerCpu = framework.cpuRatios['better-auth']
@@ -284,6 +320,8 @@ export function renderMarkdown(results: BenchResults): string {
     )
   }
 
+  if (results.coldPath !== undefined) lines.push(...coldPathSection(results.coldPath))
+
   if (results.cacheMemory !== undefined) {
     const m = results.cacheMemory
     lines.push('### Verification cache memory', '')
@@ -295,6 +333,48 @@ export function renderMarkdown(results: BenchResults): string {
     )
   }
   return lines.join('\n')
+}
+
+function coldPathSection(report: ColdPathReport): string[] {
+  const lines = ['### The cold path against its own limit', '']
+  lines.push(
+    `Cache off, ${report.passcodes} passcodes; ${report.poolSize} connections in the \`pg.Pool\`. Each row is the median over rounds in which ` +
+      'every scenario of the store ran in turn, one call at a time and with 16 in flight; ratios are medians of per-round ratios. ' +
+      '"Bare": the store\'s own lookup SQL run directly, prepared through the same pool (PostgreSQL) or through the same instance\'s ' +
+      'public `query` (PGlite); the one-column read is `SELECT account_id … WHERE hash = $1` the same way. Client CPU is this ' +
+      "process's CPU time per call; server CPU is the PostgreSQL server's (postmaster and backends, from /proc).",
+    '',
+  )
+  for (const store of report.stores) {
+    lines.push(`**${store.store === 'postgres' ? 'PostgreSQL' : 'PGlite'}**${store.roundTripsPerMiss === undefined ? '' : ` (statements per cache miss: ${store.roundTripsPerMiss.toFixed(2)})`}`, '')
+    lines.push(
+      ...table(
+        ['scenario', 'in flight', 'calls/s', 'client CPU per call', 'server CPU per call'],
+        ['l', 'r', 'r', 'r', 'r'],
+        store.scenarios.map((s) => [
+          s.name,
+          String(s.concurrency),
+          formatRate(s.callsPerSecond),
+          formatMicros(s.cpuUsPerCall),
+          s.serverCpuUsPerCall === undefined ? '' : formatMicros(s.serverCpuUsPerCall),
+        ]),
+      ),
+      '',
+    )
+    lines.push(
+      store.ratios.map((r) => `authenticate() / ${r.against}, ${r.concurrency} in flight: **${formatRatio(r.ratio)}**`).join('; ') + '.',
+      '',
+    )
+    if (store.connectStoreOverStatic !== undefined) {
+      lines.push(
+        `\`auth.connect()\` (warm cache) with the stored whitelist / with a static list: ${store.connectStoreOverStatic
+          .map((r) => `${formatRatio(r.ratio)} (${r.concurrency} in flight)`)
+          .join(', ')}.`,
+        '',
+      )
+    }
+  }
+  return lines
 }
 
 /** Start and end markers of the generated part of docs/benchmarks.md. */

@@ -4,7 +4,7 @@
  *
  *   npm run bench                 # full run, about 14 minutes on 2 cores
  *   npm run bench -- --quick      # smoke run, about 3 minutes; writes nothing
- *   npm run bench -- --only=http,in-process,scale,memory --frameworks=fastify,koa --write
+ *   npm run bench -- --only=http,in-process,cold-path,scale,memory --frameworks=fastify,koa --write
  *
  * Servers, the in-process loops and the memory probe each run in a child process of
  * their own; autocannon runs here, so load generator and server never share an event
@@ -19,7 +19,7 @@ import { runChild } from './child'
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url))
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const SECTIONS = ['http', 'in-process', 'scale', 'memory'] as const
+const SECTIONS = ['http', 'in-process', 'cold-path', 'scale', 'memory'] as const
 type Section = (typeof SECTIONS)[number]
 
 interface Options {
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
   const skipped: string[] = []
   const results: Record<string, unknown> = {}
 
-  const wantsPostgres = options.sections.includes('scale') || options.sections.includes('in-process')
+  const wantsPostgres = options.sections.includes('scale') || options.sections.includes('in-process') || options.sections.includes('cold-path')
   const availability = postgresAvailability()
   let postgres: Awaited<ReturnType<typeof startTestPostgres>> | undefined
   if (wantsPostgres && !availability.available) {
@@ -97,8 +97,18 @@ async function main(): Promise<void> {
   }
 
   const settings = options.quick
-    ? { http: { rounds: 2, seconds: 1, warmupSeconds: 1, connections: 50 }, inProcess: { rounds: 2, sliceMs: 150, timingCalls: 300 }, scale: { sizes: [1_000, 20_000], rounds: 2, calls: 300 } }
-    : { http: { rounds: 10, seconds: 2, warmupSeconds: 2, connections: 50 }, inProcess: { rounds: 6, sliceMs: 500, timingCalls: 3_000 }, scale: { sizes: [1_000, 1_000_000], rounds: 6, calls: 3_000 } }
+    ? {
+        http: { rounds: 2, seconds: 1, warmupSeconds: 1, connections: 50 },
+        inProcess: { rounds: 2, sliceMs: 150, timingCalls: 300 },
+        coldPath: { rounds: 2, sliceMs: 200 },
+        scale: { sizes: [1_000, 20_000], rounds: 2, calls: 300 },
+      }
+    : {
+        http: { rounds: 10, seconds: 2, warmupSeconds: 2, connections: 50 },
+        inProcess: { rounds: 6, sliceMs: 500, timingCalls: 3_000 },
+        coldPath: { rounds: 6, sliceMs: 500 },
+        scale: { sizes: [1_000, 1_000_000], rounds: 6, calls: 3_000 },
+      }
 
   try {
     if (options.sections.includes('http')) {
@@ -115,6 +125,12 @@ async function main(): Promise<void> {
       log(`In process: authenticate() (${settings.inProcess.rounds} interleaved rounds of ${settings.inProcess.sliceMs} ms per scenario)`)
       results.inProcess = await runChild('in-process.ts', {
         args: [JSON.stringify({ ...settings.inProcess, connectionString: postgres?.connectionString })],
+      })
+    }
+    if (options.sections.includes('cold-path')) {
+      log(`Cold path: cache-miss authenticate() next to the bare lookup read (${settings.coldPath.rounds} interleaved rounds of ${settings.coldPath.sliceMs} ms per scenario)`)
+      results.coldPath = await runChild('cold-path.ts', {
+        args: [JSON.stringify({ ...settings.coldPath, stores: postgres === undefined ? ['pglite'] : ['postgres', 'pglite'], connectionString: postgres?.connectionString })],
       })
     }
     if (options.sections.includes('scale') && postgres !== undefined) {

@@ -143,6 +143,7 @@ export async function openRuntime(config: StorageConfig, options: RuntimeOptions
       close() {
         closed ??= (async () => {
           await auth.close()
+          await partners.close()
           await store.close()
           await opened.end()
         })()

@@ -66,6 +66,32 @@ describe.skipIf(!availability.available)(title, () => {
     expect(statuses).toEqual([400, 400])
   })
 
+  it('partners add and remove by the CLI take effect at once on both instances', async () => {
+    // Runs after the test above: the two instances are up, acme whitelisted.
+    expect(servers).toHaveLength(2)
+    const created = await run('passcodes', 'create', '--account', 'acc_2', '--name', 'Globex', '--expiry', '90', '--json')
+    const { value } = JSON.parse(created.stdout) as { value: string }
+    const status = async (server: RunningServer) =>
+      (await fetch(`${server.url}/v1/connect?partner=globex`, { headers: { 'X-Service-Account-Id': 'acc_2', 'X-Service-Passcode': value } })).status
+    const until = async (expected: number) => {
+      const deadline = Date.now() + 5_000
+      let statuses = await Promise.all(servers.map(status))
+      while (statuses.some((code) => code !== expected) && Date.now() < deadline) statuses = await Promise.all(servers.map(status))
+      return statuses
+    }
+    // Each instance loads the whitelist into memory once its LISTEN is active (a few connects;
+    // the cache's own tests show that no read is made after that). Without the NOTIFY, a
+    // loaded list would then stay as it is for 30 s, well past the 5 s allowed below.
+    for (let i = 0; i < 3; i++) {
+      expect(await Promise.all(servers.map(status))).toEqual([403, 403])
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+    expect((await run('partners', 'add', 'Globex')).code).toBe(0)
+    expect(await until(200)).toEqual([200, 200])
+    expect((await run('partners', 'remove', 'globex')).code).toBe(0)
+    expect(await until(403)).toEqual([403, 403])
+  })
+
   it('says which setting is at fault when the server cannot be reached', async () => {
     const result = await cli(['partners', 'list'], { env: { ...env, DATABASE_URL: 'postgres://app:pg-secret-5@127.0.0.1:1/app' } })
     expect(result.code).toBe(5)

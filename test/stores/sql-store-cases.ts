@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { Actor } from '../../src/core/entities'
 import { InvalidInputError, InvalidOptionsError, StorageError } from '../../src/core/errors'
 import { createPasscodeHasher } from '../../src/core/hashing'
@@ -161,6 +161,77 @@ export function sqlStoreCases(name: string, connections: SqlCaseConnections): vo
       expect((await auth.connect({ headers, partner: ' ACME ' })).statusCode).toBe(200)
       expect((await auth.connect({ headers, partner: 'initech' })).statusCode).toBe(403)
       await auth.close()
+      await partners.close()
+      await fixture.close()
+    })
+
+    it('answers from memory once loaded: no database read per lookup, and a synchronous answer', async () => {
+      const fixture = await open()
+      const partners = postgresPartners(connections.main(), { schema: fixture.schema })
+      await partners.add('acme')
+      // Until LISTEN is active and the list loaded, a lookup reads the database (a promise).
+      await eventually(async () => {
+        const answer = partners.isWhitelisted('acme')
+        await answer
+        expect(answer).toBe(true)
+      }, 5_000)
+      const query = vi.spyOn(toDatabase(connections.main()), 'query')
+      try {
+        for (let i = 0; i < 50; i++) {
+          expect(partners.isWhitelisted('acme')).toBe(true)
+          expect(partners.isWhitelisted('initech')).toBe(false)
+        }
+        expect(query).not.toHaveBeenCalled()
+      } finally {
+        query.mockRestore()
+      }
+      await partners.close()
+      await fixture.close()
+    })
+
+    it('add and remove reach every instance at once (NOTIFY), also on another connection', async () => {
+      const fixture = await open()
+      const other = await connections.another()
+      const here = postgresPartners(connections.main(), { schema: fixture.schema })
+      const there = postgresPartners(other.db, { schema: fixture.schema })
+      // Answered from memory (synchronously) once LISTEN is active and the list loaded.
+      const fromMemory = (registry: typeof here, name: string, expected: boolean) =>
+        eventually(async () => {
+          const answer = registry.isWhitelisted(name)
+          expect(typeof answer === 'boolean' ? answer : !expected).toBe(expected)
+        }, 5_000)
+      await fromMemory(here, 'acme', false)
+      await fromMemory(there, 'acme', false)
+
+      expect(await here.add('Acme')).toBe(true)
+      expect(await here.isWhitelisted('acme')).toBe(true) // the writer's own copy, at once
+      await fromMemory(there, 'acme', true) // the other instance's copy, by NOTIFY
+      expect(await there.remove('ACME')).toBe(true)
+      expect(await there.isWhitelisted('acme')).toBe(false)
+      await fromMemory(here, 'acme', false)
+
+      // A change that changes nothing publishes nothing: the loaded copies stay (a boolean, not a promise of one).
+      expect(await there.remove('acme')).toBe(false)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(here.isWhitelisted('acme')).toBe(false)
+      await here.close()
+      await there.close()
+      await other.close()
+      await fixture.close()
+    })
+
+    it('with listen: false, reads the database on every lookup (no other instance could tell it of a change)', async () => {
+      const fixture = await open()
+      const partners = postgresPartners(connections.main(), { schema: fixture.schema, listen: false })
+      await partners.add('acme')
+      const query = vi.spyOn(toDatabase(connections.main()), 'query')
+      try {
+        for (let i = 0; i < 3; i++) expect(await partners.isWhitelisted('acme')).toBe(true)
+        expect(query).toHaveBeenCalledTimes(3)
+      } finally {
+        query.mockRestore()
+      }
+      await partners.close()
       await fixture.close()
     })
 

@@ -1,5 +1,6 @@
 import type { Invalidation } from '../../ports/passcode-store'
 import type { Database, Subscription } from './database'
+import { listenShared } from './shared-listen'
 
 /** Subscribers of one store and, when listening, the `LISTEN` that feeds them. */
 export interface InvalidationHub {
@@ -51,7 +52,8 @@ export function invalidationHub(database: Database, channel: string, listen: boo
   const start = (): Promise<void> => {
     if (!listen || closed) return Promise.resolve()
     if (subscription === undefined) {
-      const started = database.listen(
+      const started = listenShared(
+        database,
         channel,
         (payload) => {
           const invalidation = parseInvalidation(payload)

@@ -3,6 +3,7 @@ import { isPartnerNameLookable, MAX_PARTNER_NAME_LENGTH } from '../../core/rules
 import type { PartnerRegistry } from '../../ports/partner-registry'
 import { toDatabase, type PostgresDatabase } from './database'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
+import { PARTNERS_CHANGED, whitelistCache } from './whitelist-cache'
 
 /**
  * The operator's partner whitelist kept in the database, as {@link postgresPartners} returns it.
@@ -12,6 +13,8 @@ import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
  * const partners: PostgresPartners = postgresPartners(pool)
  * await partners.add('Acme') // stored as 'acme'
  * await partners.list() // ['acme']
+ * // on shutdown, before ending the pool:
+ * await partners.close()
  * ```
  */
 export interface PostgresPartners extends PartnerRegistry {
@@ -21,7 +24,13 @@ export interface PostgresPartners extends PartnerRegistry {
   remove(name: string): Promise<boolean>
   /** Every whitelisted name (normalised), sorted. */
   list(): Promise<string[]>
-  isWhitelisted(normalizedName: string): Promise<boolean>
+  /**
+   * Whether a partner is whitelisted: from this instance's copy of the list once it
+   * is loaded (synchronously then), else after reading the database.
+   */
+  isWhitelisted(normalizedName: string): boolean | Promise<boolean>
+  /** Stops listening for other instances' changes. The pool, client or PGlite instance stays open: it is the host's. */
+  close(): Promise<void>
 }
 
 /** Trims and lower-cases a partner name (SPEC §5.3); rejects blank, over-long or control-laden ones (§5.22). */
@@ -39,8 +48,17 @@ function normalize(name: unknown): string {
  * every instance sees the same whitelist and an operator edits it without a
  * restart. Names are stored trimmed and lower-cased. Run {@link migrate} first.
  *
+ * Each instance keeps the whole list in memory, so `GET /v1/connect` reads no
+ * database for the partner: `add` and `remove` publish a change with `NOTIFY` on the
+ * store's channel in their own statement, and every instance listening there drops
+ * its copy at once and reads the list again on its next lookup. The `LISTEN` starts
+ * with the first lookup and is shared with a `postgresStore` on the same `db` and
+ * channel (one listening connection per pool). With `listen: false`, or while the
+ * `LISTEN` is not active, each lookup reads the database. Stop it with
+ * {@link PostgresPartners.close} before ending a `pg` pool.
+ *
  * @param db - a `pg` Pool or Client, or a PGlite instance
- * @param options - `schema` (@default 'passcode_auth')
+ * @param options - `schema` (@default 'passcode_auth'), `channel` and `listen`, as for `postgresStore`
  * @example
  * ```ts
  * import { createPasscodeAuth } from 'passcode-auth'
@@ -52,29 +70,42 @@ function normalize(name: unknown): string {
  * ```
  */
 export function postgresPartners(db: PostgresDatabase, options?: PostgresStoreOptions): PostgresPartners {
-  const { schema } = resolvePostgresOptions(options)
+  const { schema, channel, listen } = resolvePostgresOptions(options)
   const database = toDatabase(db)
-  return {
-    async add(name) {
-      const rows = await database.query(
-        `INSERT INTO ${schema}.partners (name, added_at)
-         VALUES ($1::text, (extract(epoch FROM clock_timestamp()) * 1000)::bigint)
-         ON CONFLICT (name) DO NOTHING RETURNING name`,
-        [normalize(name)],
-      )
-      return rows.length > 0
-    },
-    async remove(name) {
-      const rows = await database.query(`DELETE FROM ${schema}.partners WHERE name = $1::text RETURNING name`, [normalize(name)])
-      return rows.length > 0
-    },
-    async list() {
-      const rows = await database.query(`SELECT name FROM ${schema}.partners ORDER BY name COLLATE "C"`)
-      return rows.map((row) => String(row.name))
-    },
-    async isWhitelisted(normalizedName) {
+  const list = async (): Promise<string[]> => {
+    const rows = await database.query(`SELECT name FROM ${schema}.partners ORDER BY name COLLATE "C"`)
+    return rows.map((row) => String(row.name))
+  }
+  const cache = whitelistCache({
+    database,
+    channel,
+    listen,
+    loadAll: list,
+    async loadOne(normalizedName) {
       const rows = await database.query(`SELECT 1 FROM ${schema}.partners WHERE name = $1::text`, [normalizedName])
       return rows.length > 0
     },
+  })
+  // The change and its NOTIFY in one statement: PostgreSQL delivers the NOTIFY on commit, and only when a row changed.
+  const change = async (statement: string, name: string): Promise<boolean> => {
+    const rows = await database.query(`WITH changed AS (${statement}) SELECT pg_notify($2::text, $3::text) FROM changed`, [name, channel, PARTNERS_CHANGED])
+    if (rows.length > 0) cache.drop()
+    return rows.length > 0
+  }
+  return {
+    async add(name) {
+      return change(
+        `INSERT INTO ${schema}.partners (name, added_at)
+         VALUES ($1::text, (extract(epoch FROM clock_timestamp()) * 1000)::bigint)
+         ON CONFLICT (name) DO NOTHING RETURNING name`,
+        normalize(name),
+      )
+    },
+    async remove(name) {
+      return change(`DELETE FROM ${schema}.partners WHERE name = $1::text RETURNING name`, normalize(name))
+    },
+    list,
+    isWhitelisted: cache.has,
+    close: cache.close,
   }
 }

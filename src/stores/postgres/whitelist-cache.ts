@@ -1,0 +1,110 @@
+import type { Database, Subscription } from './database'
+import { listenShared } from './shared-listen'
+
+/** The payload `postgresPartners` publishes on the channel when the whitelist changed. */
+export const PARTNERS_CHANGED = '{"type":"partners"}'
+
+/** How long a loaded whitelist is trusted without hearing of a change: bounds staleness while `LISTEN` is down. */
+export const WHITELIST_TTL_MS = 30_000
+
+/** The whitelist held in memory, as the partner registry uses it. */
+export interface WhitelistCache {
+  /** The answer from memory when the list is loaded and fresh; else a promise of it. */
+  has(normalizedName: string): boolean | Promise<boolean>
+  /** Forgets the list (this instance changed it); the next lookup loads it again. */
+  drop(): void
+  /** Stops listening. */
+  close(): Promise<void>
+}
+
+/**
+ * Keeps the partner whitelist in memory per instance. The list is loaded whole once
+ * `LISTEN` on the channel is active, so no change committed after the load goes
+ * unheard; every `PARTNERS_CHANGED` notification, and every resumption of `LISTEN`
+ * after a gap, drops it, and the next lookup loads it again (one read shared by the
+ * lookups waiting for it). A load that a change overtook is not kept, and lookups
+ * made after the change wait for a load of their own. Until `LISTEN`
+ * is active, and for good without `listen`, each lookup reads the database, as
+ * without a cache. A loaded list is also dropped after {@link WHITELIST_TTL_MS}:
+ * a listening connection that dropped unnoticed cannot keep a removed partner
+ * whitelisted for longer.
+ */
+export function whitelistCache(options: {
+  readonly database: Database
+  readonly channel: string
+  readonly listen: boolean
+  readonly loadAll: () => Promise<readonly string[]>
+  readonly loadOne: (normalizedName: string) => Promise<boolean>
+  readonly now?: () => number
+}): WhitelistCache {
+  const { database, channel, listen, loadAll, loadOne } = options
+  const now = options.now ?? Date.now
+  let names: ReadonlySet<string> | undefined
+  let loadedAt = 0
+  let generation = 0
+  /** The load under way, and the generation it started at: a later lookup joins it only if nothing changed since. */
+  let loading: { readonly generation: number; readonly promise: Promise<ReadonlySet<string>> } | undefined
+  let subscription: Subscription | undefined
+  let listening = false
+  let closed = false
+
+  const drop = (): void => {
+    generation++
+    names = undefined
+  }
+
+  const subscribe = (): void => {
+    if (!listen || closed || subscription !== undefined) return
+    const started = listenShared(database, channel, (payload) => payload === PARTNERS_CHANGED && drop(), drop)
+    subscription = started
+    started.ready.then(
+      () => {
+        if (subscription === started) listening = true
+      },
+      () => {
+        if (subscription === started) subscription = undefined
+      },
+    )
+  }
+
+  const load = (): Promise<ReadonlySet<string>> => {
+    const startedAt = now()
+    const at = generation
+    const promise: Promise<ReadonlySet<string>> = loadAll().then(
+      (list) => {
+        const set = new Set(list)
+        if (at === generation && !closed) {
+          names = set
+          loadedAt = startedAt
+        }
+        if (loading?.promise === promise) loading = undefined
+        return set
+      },
+      (error: unknown) => {
+        if (loading?.promise === promise) loading = undefined
+        throw error
+      },
+    )
+    loading = { generation: at, promise }
+    return promise
+  }
+
+  return {
+    has(normalizedName) {
+      if (names !== undefined && now() - loadedAt < WHITELIST_TTL_MS) return names.has(normalizedName)
+      subscribe()
+      if (!listening) return loadOne(normalizedName)
+      const shared = loading !== undefined && loading.generation === generation ? loading.promise : load()
+      return shared.then((set) => set.has(normalizedName))
+    },
+    drop,
+    async close() {
+      closed = true
+      drop()
+      const current = subscription
+      subscription = undefined
+      listening = false
+      await current?.stop()
+    },
+  }
+}
