@@ -42,9 +42,9 @@ describe.skipIf(!availability.available)(title, () => {
 
   it('migrates once, then reports the schema up to date', async () => {
     const first = await run('migrate')
-    expect(first).toMatchObject({ code: 0, stdout: `Applied migration 1 to PostgreSQL (DATABASE_URL, schema ${schema}); the schema is at version 1.\n` })
+    expect(first).toMatchObject({ code: 0, stdout: `Applied migrations 1, 2 to PostgreSQL (DATABASE_URL, schema ${schema}); the schema is at version 2.\n` })
     const again = await run('migrate', '--json')
-    expect(JSON.parse(again.stdout)).toMatchObject({ applied: [], version: 1 })
+    expect(JSON.parse(again.stdout)).toMatchObject({ applied: [], version: 2 })
   })
 
   it('serves from two instances; a delete by the CLI stops the passcode on both at once', async () => {
