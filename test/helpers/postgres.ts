@@ -66,19 +66,21 @@ function osUser(name: string): { uid: number; gid: number } | undefined {
 
 let cached: PostgresAvailability | undefined
 
+/** Skipped with the reason locally; under `CI=true` a missing PostgreSQL fails the test file instead. */
+function unavailable(reason: string): PostgresAvailability {
+  if (process.env.CI === 'true') throw new Error(`PostgreSQL is required under CI=true (.ci/run installs it): ${reason}`)
+  return { available: false, reason }
+}
+
 /** Decides, once per process, where test PostgreSQL comes from. */
 export function postgresAvailability(): PostgresAvailability {
   if (cached !== undefined) return cached
   if (process.env.DATABASE_URL) return (cached = { available: true, source: 'DATABASE_URL' })
   const binDir = findBinDir()
-  if (binDir === undefined) {
-    return (cached = { available: false, reason: 'no DATABASE_URL and no PostgreSQL binaries (initdb, pg_ctl) installed' })
-  }
+  if (binDir === undefined) return (cached = unavailable('no DATABASE_URL and no PostgreSQL binaries (initdb, pg_ctl) installed'))
   if (process.getuid?.() !== 0) return (cached = { available: true, source: 'binaries', binDir })
   const runAs = osUser('postgres')
-  if (runAs === undefined) {
-    return (cached = { available: false, reason: 'running as root and no "postgres" OS user to run initdb as' })
-  }
+  if (runAs === undefined) return (cached = unavailable('running as root and no "postgres" OS user to run initdb as'))
   return (cached = { available: true, source: 'binaries', binDir, runAs })
 }
 
