@@ -60,7 +60,16 @@ describe('README code blocks', () => {
           source = source.replaceAll(`'${name}'`, `'${path.join(root, file)}'`)
         }
         const file = path.join(dir, 'block.mts')
-        writeFileSync(file, `${source}\nprocess.exit(0)\n`)
+        // A block must leave nothing open (a server, a database, a timer), or a reader's
+        // program would hang after its last line: the stdio pipes aside, any handle
+        // still active once pending callbacks have run fails the block.
+        writeFileSync(
+          file,
+          `${source}\nawait new Promise((resolve) => setTimeout(resolve, 50))\n` +
+            `const stillOpen = process.getActiveResourcesInfo().filter((name) => name !== 'PipeWrap' && name !== 'TTYWrap')\n` +
+            `if (stillOpen.length > 0) { console.error('still open after the block: ' + stillOpen.join(', ')); process.exit(3) }\n` +
+            `process.exit(0)\n`,
+        )
         symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'))
         const output = execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: root, encoding: 'utf8', timeout: 60_000 })
         expect(typeof output).toBe('string')
