@@ -1,3 +1,11 @@
+/**
+ * The service: `createPasscodeAuth()` (passcodes, user passcodes, authentication and
+ * `GET /v1/connect` without any framework), its types and errors, the core helpers
+ * (passcode format, status, rules), the expiry notifier and the zod schemas of the
+ * connect answers.
+ *
+ * @module passcode-auth
+ */
 export { createPasscodeAuth } from './service/create-passcode-auth'
 export type { PasscodeAuth } from './service/create-passcode-auth'
 export type { EncryptionKey, PasscodeAuthOptions } from './service/options'

@@ -1,3 +1,9 @@
+/**
+ * Express 4 and 5: `requirePasscode(auth)` middleware (principal on
+ * `req.passcodeAuth`) and `connectHandler(auth)` for `GET /v1/connect`.
+ *
+ * @module passcode-auth/express
+ */
 export { requirePasscode } from './require-passcode'
 export type { RequirePasscodeOptions } from './require-passcode'
 export { connectHandler } from './connect-handler'

@@ -1,3 +1,9 @@
+/**
+ * Koa 2 and 3: `requirePasscode(auth)` (principal on `ctx.state.passcodeAuth`) and
+ * `connectMiddleware(auth)` for `GET /v1/connect`.
+ *
+ * @module passcode-auth/koa
+ */
 export { requirePasscode } from './require-passcode'
 export { connectMiddleware } from './connect-middleware'
 export type { Principal } from '../core/entities'

@@ -190,6 +190,13 @@ describe('entry list in tsup.config.ts', () => {
     const { entryPoints } = readJson('typedoc.json') as { entryPoints: string[] }
     expect([...entryPoints].sort()).toEqual(Object.values(entries).sort())
   })
+
+  // The API reference names each module by the path users import, not by its source folder.
+  it.each(Object.entries(entries))('gives %s its import path as its @module name', (name, source) => {
+    const importPath = name === 'index' ? 'passcode-auth' : `passcode-auth/${name}`
+    const header = /^\/\*\*[\s\S]*?\*\//.exec(readFileSync(join(packageRoot, source), 'utf8'))?.[0] ?? ''
+    expect(header).toMatch(new RegExp(`^ \\* @module ${importPath.replace('/', '\\/')}$`, 'm'))
+  })
 })
 
 describe.each(['import', 'require'] as const)('%s', (kind) => {

@@ -1,3 +1,8 @@
+/**
+ * Expiry emails over SMTP: `smtpMailer(options)`, on nodemailer.
+ *
+ * @module passcode-auth/smtp
+ */
 export { smtpMailer } from './smtp-mailer'
 export type { SmtpMailer } from './smtp-mailer'
 export { SMTP_DEFAULT_TIMEOUTS } from './smtp-options'

@@ -1,3 +1,9 @@
+/**
+ * PostgreSQL storage: `postgresStore(db)`, `postgresPartners(db)` and `migrate(db)`,
+ * where `db` is a `pg` Pool or Client or a PGlite instance.
+ *
+ * @module passcode-auth/postgres
+ */
 export { postgresStore } from './postgres-store'
 export type { PostgresStore } from './postgres-store'
 export { migrate } from './migrate'
