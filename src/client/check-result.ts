@@ -14,22 +14,40 @@ import type {
 
 /** The error class behind each failure code a call can end with. */
 export interface ConnectFailureByCode {
+  /** The passcode is not well formed; nothing was sent. */
   ERR_MALFORMED_PASSCODE: MalformedPasscodeError
+  /** 400 "Invalid Credentials". */
   ERR_INVALID_CREDENTIALS: InvalidCredentialsError
+  /** 400 "Missing partner". */
   ERR_MISSING_PARTNER: MissingPartnerError
+  /** 401 "Passcode expired". */
   ERR_PASSCODE_EXPIRED: PasscodeExpiredError
+  /** 403 "Partner not whitelisted". */
   ERR_PARTNER_NOT_WHITELISTED: PartnerNotWhitelistedError
+  /** 429 "Too Many Requests". */
   ERR_RATE_LIMITED: RateLimitedError
+  /** 503 or 504 on the last attempt. */
   ERR_SERVER: ServerError
+  /** No answer within the deadline. */
   ERR_TIMEOUT: TimeoutError
+  /** The request failed below HTTP on the last attempt. */
   ERR_NETWORK: NetworkError
+  /** An answer that /v1/connect does not give. */
   ERR_UNEXPECTED_RESPONSE: UnexpectedResponseError
+  /** The caller's signal fired. */
   ERR_ABORTED: AbortedError
 }
 
 /** A failed check: narrowing on `code` narrows `error` to its class. */
 export type CheckFailure = {
-  [Code in keyof ConnectFailureByCode]: { readonly ok: false; readonly code: Code; readonly error: ConnectFailureByCode[Code] }
+  [Code in keyof ConnectFailureByCode]: {
+    /** The call failed. */
+    readonly ok: false
+    /** Why, as the error's `code`. */
+    readonly code: Code
+    /** The error `connect()` would have thrown. */
+    readonly error: ConnectFailureByCode[Code]
+  }
 }[keyof ConnectFailureByCode]
 
 /**
@@ -45,4 +63,13 @@ export type CheckFailure = {
  * else if (result.code === 'ERR_SERVER') console.warn(result.error.status)
  * ```
  */
-export type CheckResult = { readonly ok: true; readonly status: 'success'; readonly message: string } | CheckFailure
+export type CheckResult =
+  | {
+      /** The credentials are valid and the partner is whitelisted. */
+      readonly ok: true
+      /** The body's `status`. */
+      readonly status: 'success'
+      /** The body's `message`, "Authorised Successfully.". */
+      readonly message: string
+    }
+  | CheckFailure

@@ -54,12 +54,20 @@ export interface ConnectClientCommonOptions {
  */
 export type ConnectClientOptions = ConnectClientCommonOptions &
   (
-    | { /** The service's base URL; `/v1/connect` is resolved against it. */ baseUrl: string; region?: undefined; regions?: Record<string, string> }
+    | {
+        /** The service's base URL; `/v1/connect` is resolved against it. */
+        baseUrl: string
+        /** Not with `baseUrl`. */
+        region?: undefined
+        /** Unused with `baseUrl` (its URLs are still checked), so one configuration object can hold both. */
+        regions?: Record<string, string>
+      }
     | {
         /** The account's region, a key of `regions`. */
         region: string
         /** Region name → base URL. The list of hosts is configuration, never code (SPEC §4). */
         regions: Record<string, string>
+        /** Not with `region`. */
         baseUrl?: undefined
       }
   )

@@ -12,6 +12,7 @@
  * `{"status":"success","message":"Authorised Successfully."}`.
  */
 export interface ConnectSuccess {
+  /** Always `'success'`. */
   readonly status: 'success'
   /** Human-readable confirmation, "Authorised Successfully.". */
   readonly message: string

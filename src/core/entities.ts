@@ -7,7 +7,17 @@ export type AccountPasscodeExpiry = number | 'forever'
  * How long a user passcode lives: `finite` for 1 to 365 days, or `infinite`, which is
  * 10 calendar years (UTC) from grant or reset.
  */
-export type UserPasscodeValidity = { readonly type: 'finite'; readonly days: number } | { readonly type: 'infinite' }
+export type UserPasscodeValidity =
+  | {
+      /** A fixed number of days. */
+      readonly type: 'finite'
+      /** Whole days, 1 to 365, counted from the grant or the last reset. */
+      readonly days: number
+    }
+  | {
+      /** 10 calendar years (UTC) from the grant or the last reset. */
+      readonly type: 'infinite'
+    }
 
 /** Which passcodes an account accepts on its API (SPEC §5.11). */
 export type AcceptedPasscodes = 'account' | 'user' | 'both'
@@ -29,27 +39,47 @@ export interface Actor {
  */
 export type Principal =
   | {
+      /** The account the credentials belong to (the `X-Service-Account-Id` value). */
       readonly accountId: string
+      /** Authenticated with an account passcode. */
       readonly kind: 'account'
+      /** The ID of the passcode that matched. */
       readonly passcodeId: string
+      /** Its name, as the admin gave it. */
       readonly passcodeName: string
       /** The partners this passcode is bound to; absent when it is unbound. */
       readonly partners?: readonly string[]
     }
-  | { readonly accountId: string; readonly kind: 'user'; readonly userId: string }
+  | {
+      /** The account the credentials belong to (the `X-Service-Account-Id` value). */
+      readonly accountId: string
+      /** Authenticated with a user passcode. */
+      readonly kind: 'user'
+      /** The user whose passcode matched. */
+      readonly userId: string
+    }
 
 /** An account passcode as stored: the hash and the hint, never the value. */
 export interface AccountPasscodeRecord {
+  /** The passcode's ID, unique across accounts. */
   readonly id: string
+  /** The account it belongs to. */
   readonly accountId: string
+  /** Its name, NFC-normalised and trimmed, unique within the account. */
   readonly name: string
   /** The name trimmed and lower-cased: what uniqueness is checked on. */
   readonly nameKey: string
+  /** Keyed hash of the value (HMAC-SHA256 with the pepper, SHA-256 without), the lookup key. */
   readonly hash: string
+  /** Prefix and last 4 characters of the value, for display. */
   readonly hint: string
+  /** The expiry as chosen: days (counted from creation or the last edit) or `'forever'`. */
   readonly expiry: AccountPasscodeExpiry
+  /** Creation time, UTC milliseconds. */
   readonly createdAt: number
+  /** Last edit or rotation, UTC milliseconds. */
   readonly updatedAt: number
+  /** When it expires, UTC milliseconds; `null` for `'forever'`. */
   readonly expiresAt: number | null
   /**
    * Partner names (trimmed, lower-cased, sorted, no repeats) the passcode is bound to;
@@ -68,15 +98,23 @@ export interface AccountPasscodeRecord {
 
 /** A user passcode as stored: the hash and the value encrypted as a JWE. */
 export interface UserPasscodeRecord {
+  /** The account the user belongs to. */
   readonly accountId: string
+  /** The user the passcode was granted to; one per user and account. */
   readonly userId: string
+  /** Keyed hash of the value, as for account passcodes, the lookup key. */
   readonly hash: string
   /** Compact JWE (`dir` + `A256GCM`) of the value; the header's `kid` names the key. */
   readonly ciphertext: string
+  /** Prefix and last 4 characters of the value, for display. */
   readonly hint: string
+  /** The validity chosen at grant, kept by resets. */
   readonly validity: UserPasscodeValidity
+  /** The grant or the last reset, UTC milliseconds. */
   readonly grantedAt: number
+  /** When it expires, UTC milliseconds. */
   readonly expiresAt: number
+  /** When it was revoked, UTC milliseconds; `null` while not revoked. */
   readonly revokedAt: number | null
   /** When the passcode last authenticated, as recorded by the usage flushes (SPEC §5.27). */
   readonly lastUsedAt: number | null
@@ -86,15 +124,23 @@ export interface UserPasscodeRecord {
 
 /** What management operations return for an account passcode. */
 export interface PasscodeView {
+  /** The passcode's ID, for edit, rotate and delete. */
   readonly id: string
+  /** The account it belongs to. */
   readonly accountId: string
+  /** Its name ("Passcode Name" in the dashboard), unique within the account. */
   readonly name: string
   /** Prefix and last 4 characters, for example `psc_…x9Qz`. */
   readonly hint: string
+  /** The expiry as chosen: days (counted from creation or the last edit) or `'forever'`. */
   readonly expiry: AccountPasscodeExpiry
+  /** When it was created. */
   readonly createdAt: Date
+  /** When it was last edited or rotated. */
   readonly updatedAt: Date
+  /** When it expires; `null` for `'forever'`. */
   readonly expiresAt: Date | null
+  /** `active`, `expiring_soon` (30 days or fewer left) or `expired`, at the time of the call. */
   readonly status: PasscodeStatus
   /**
    * The partners this passcode is bound to (trimmed, lower-cased), or `null` when it
@@ -118,13 +164,21 @@ export interface PasscodeView {
 
 /** What management operations return for a user passcode. */
 export interface UserPasscodeView {
+  /** The account the user belongs to. */
   readonly accountId: string
+  /** The user the passcode was granted to. */
   readonly userId: string
+  /** Prefix and last 4 characters of the value. */
   readonly hint: string
+  /** The validity chosen at grant, kept by resets. */
   readonly validity: UserPasscodeValidity
+  /** The grant or the last reset. */
   readonly grantedAt: Date
+  /** When it expires. */
   readonly expiresAt: Date
+  /** When it was revoked; `null` while not revoked. */
   readonly revokedAt: Date | null
+  /** `active`, `expiring_soon`, `expired` or `revoked`, at the time of the call. */
   readonly status: PasscodeStatus
   /** When the passcode last authenticated (recorded about once a minute); `null` if never (SPEC §5.27). */
   readonly lastUsedAt: Date | null

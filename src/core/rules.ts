@@ -6,9 +6,19 @@ export const MAX_ACCOUNT_PASSCODES = 100
 /** Longest passcode name, in characters after trimming (SPEC §5.10). */
 export const MAX_NAME_LENGTH = 64
 /** Account passcode expiry in days: 1 to 3650 (SPEC §5.7). */
-export const ACCOUNT_EXPIRY_DAYS = { min: 1, max: 3650 } as const
+export const ACCOUNT_EXPIRY_DAYS = {
+  /** Fewest days allowed. */
+  min: 1,
+  /** Most days allowed. */
+  max: 3650,
+} as const
 /** Finite user passcode validity in days: 1 to 365 (SPEC §3). */
-export const USER_VALIDITY_DAYS = { min: 1, max: 365 } as const
+export const USER_VALIDITY_DAYS = {
+  /** Fewest days allowed. */
+  min: 1,
+  /** Most days allowed. */
+  max: 365,
+} as const
 /** An `infinite` user passcode lasts this many calendar years (SPEC §5.7). */
 export const INFINITE_VALIDITY_YEARS = 10
 /** Longest account ID, user ID or header value, in bytes (SPEC §5.4). */
@@ -162,7 +172,12 @@ export function isVisibleAscii(value: string): boolean {
 /** At most this many partners in one passcode's binding. */
 export const MAX_BOUND_PARTNERS = 100
 /** Rotation overlap in whole minutes: 0 (the old value stops at once) to 7 days (SPEC §5.26). */
-export const ROTATION_OVERLAP_MINUTES = { min: 0, max: 10_080 } as const
+export const ROTATION_OVERLAP_MINUTES = {
+  /** Fewest minutes allowed. */
+  min: 0,
+  /** Most minutes allowed. */
+  max: 10_080,
+} as const
 /** A passcode not used for this many days (or never used) counts as unused (SPEC §5.27). */
 export const UNUSED_AFTER_DAYS = 90
 

@@ -8,5 +8,11 @@
  * ```
  */
 export interface PartnerRegistry {
+  /**
+   * Whether the operator has whitelisted this partner. Answer synchronously when you
+   * can: a promise is raced against the request's deadline (SPEC §5.23).
+   *
+   * @param normalizedName - the partner name, NFC-normalised, trimmed and lower-cased
+   */
   isWhitelisted(normalizedName: string): boolean | Promise<boolean>
 }

@@ -11,29 +11,50 @@ export type { NotificationKind }
 /** A credential found by its hash, with the owning account's setting (one lookup). */
 export type CredentialMatch =
   | {
+      /** The hash is an account passcode's (its current or, within the overlap, its previous value). */
       readonly kind: 'account'
+      /** The matching passcode. */
       readonly record: AccountPasscodeRecord
+      /** Which passcodes the owning account accepts (SPEC §5.11). */
       readonly acceptedPasscodes: AcceptedPasscodes
     }
   | {
+      /** The hash is a user passcode's. */
       readonly kind: 'user'
+      /** The matching user passcode, revoked or not. */
       readonly record: UserPasscodeRecord
+      /** Which passcodes the owning account accepts (SPEC §5.11). */
       readonly acceptedPasscodes: AcceptedPasscodes
     }
 
 /** Result of {@link PasscodeStore.createAccountPasscode}. */
 export type CreateResult =
-  | { readonly ok: true; readonly record: AccountPasscodeRecord }
-  | { readonly ok: false; readonly reason: 'cap_reached' | 'duplicate_name' }
+  | {
+      /** Done. */
+      readonly ok: true
+      /** The record as stored now. */
+      readonly record: AccountPasscodeRecord
+    }
+  | {
+      /** Refused; nothing was written. */
+      readonly ok: false
+      /** The account holds the maximum already, or the name is taken. */
+      readonly reason: 'cap_reached' | 'duplicate_name'
+    }
 
 /** Fields an edit may change; `nameKey` travels with `name`. */
 export interface AccountPasscodePatch {
+  /** A new name (normalised and trimmed). */
   readonly name?: string
+  /** The key of the new name, given whenever `name` is. */
   readonly nameKey?: string
+  /** A new expiry as chosen, given with `expiresAt`. */
   readonly expiry?: AccountPasscodeExpiry
+  /** The new expiry instant (UTC milliseconds), `null` for `'forever'`. */
   readonly expiresAt?: number | null
   /** A new binding (normalised names), or `null` to unbind (SPEC §5.25). */
   readonly partners?: readonly string[] | null
+  /** The time of the edit, UTC milliseconds. */
   readonly updatedAt: number
 }
 
@@ -43,9 +64,13 @@ export interface AccountPasscodePatch {
  * replacing any earlier previous hash; with `null`, the current value stops at once.
  */
 export interface PasscodeRotation {
+  /** The hash of the new value. */
   readonly hash: string
+  /** The hint of the new value. */
   readonly hint: string
+  /** Until when the replaced value keeps verifying (UTC milliseconds); `null` for no overlap. */
   readonly previousHashEndsAt: number | null
+  /** The time of the rotation, UTC milliseconds. */
   readonly updatedAt: number
 }
 
@@ -55,18 +80,60 @@ export interface PasscodeRotation {
  * the latest one.
  */
 export type UsageEntry =
-  | { readonly kind: 'account'; readonly accountId: string; readonly passcodeId: string; readonly at: number; readonly partner: string | null }
-  | { readonly kind: 'user'; readonly accountId: string; readonly userId: string; readonly at: number; readonly partner: string | null }
+  | {
+      /** An account passcode was used. */
+      readonly kind: 'account'
+      /** Its account. */
+      readonly accountId: string
+      /** The passcode. */
+      readonly passcodeId: string
+      /** The latest use in the batch, UTC milliseconds. */
+      readonly at: number
+      /** The partner of that use when it was a `/v1/connect`, else `null`. */
+      readonly partner: string | null
+    }
+  | {
+      /** A user passcode was used. */
+      readonly kind: 'user'
+      /** Its account. */
+      readonly accountId: string
+      /** The user. */
+      readonly userId: string
+      /** The latest use in the batch, UTC milliseconds. */
+      readonly at: number
+      /** The partner of that use when it was a `/v1/connect`, else `null`. */
+      readonly partner: string | null
+    }
 
 /** Result of {@link PasscodeStore.updateAccountPasscode}. */
 export type UpdateResult =
-  | { readonly ok: true; readonly record: AccountPasscodeRecord }
-  | { readonly ok: false; readonly reason: 'not_found' | 'duplicate_name' }
+  | {
+      /** Done. */
+      readonly ok: true
+      /** The record as stored now. */
+      readonly record: AccountPasscodeRecord
+    }
+  | {
+      /** Refused; nothing was written. */
+      readonly ok: false
+      /** No such passcode in the account, or the new name is taken. */
+      readonly reason: 'not_found' | 'duplicate_name'
+    }
 
 /** Result of {@link PasscodeStore.grantUserPasscode}. */
 export type GrantResult =
-  | { readonly ok: true; readonly record: UserPasscodeRecord }
-  | { readonly ok: false; readonly reason: 'already_granted' }
+  | {
+      /** Done. */
+      readonly ok: true
+      /** The record as stored now. */
+      readonly record: UserPasscodeRecord
+    }
+  | {
+      /** Refused; nothing was written. */
+      readonly ok: false
+      /** The user holds a live (not revoked) passcode already. */
+      readonly reason: 'already_granted'
+    }
 
 
 /**
@@ -75,11 +142,17 @@ export type GrantResult =
  * expiry re-arms both notifications.
  */
 export interface NotificationClaim {
+  /** The passcode the notification is about. */
   readonly passcodeId: string
+  /** Its account. */
   readonly accountId: string
+  /** Its name, for the message. */
   readonly name: string
+  /** Its hint, for the message (never the value). */
   readonly hint: string
+  /** `expiring_soon` or `expired`. */
   readonly kind: NotificationKind
+  /** The expiry instant the notification is for (UTC milliseconds); a new expiry re-arms it. */
   readonly expiresAt: number
   /** Opaque token that proves this runner holds the claim. */
   readonly token: string
@@ -87,6 +160,7 @@ export interface NotificationClaim {
 
 /** What {@link PasscodeStore.claimNotifications} needs to decide what is due. */
 export interface ClaimRequest {
+  /** The current time, UTC milliseconds, from the service's clock. */
   readonly now: number
   /** The expiring-soon window in milliseconds (30 days). */
   readonly windowMs: number
@@ -104,10 +178,32 @@ export interface ClaimRequest {
  * connection dropped and came back): subscribers drop everything they cached.
  */
 export type Invalidation =
-  | { readonly type: 'account_passcode'; readonly accountId: string; readonly passcodeId: string }
-  | { readonly type: 'user_passcode'; readonly accountId: string; readonly userId: string }
-  | { readonly type: 'account'; readonly accountId: string }
-  | { readonly type: 'all' }
+  | {
+      /** One account passcode changed or went. */
+      readonly type: 'account_passcode'
+      /** Its account. */
+      readonly accountId: string
+      /** The passcode. */
+      readonly passcodeId: string
+    }
+  | {
+      /** One user passcode changed or went. */
+      readonly type: 'user_passcode'
+      /** Its account. */
+      readonly accountId: string
+      /** The user. */
+      readonly userId: string
+    }
+  | {
+      /** Everything cached for an account (its accepted-passcodes setting changed). */
+      readonly type: 'account'
+      /** The account. */
+      readonly accountId: string
+    }
+  | {
+      /** Everything cached (the store may have missed invalidations, e.g. after a reconnect). */
+      readonly type: 'all'
+    }
 
 /**
  * Where passcodes live. The store owns atomicity: the cap and name uniqueness are

@@ -17,7 +17,12 @@ export interface SmtpMailerOptions {
   /** Never use STARTTLS, even when offered (local test servers). @default false */
   ignoreTLS?: boolean
   /** Login. Never appears in errors. */
-  auth?: { user: string; pass: string }
+  auth?: {
+    /** The user name. */
+    user: string
+    /** The password. */
+    pass: string
+  }
   /** Passed to `tls.connect`, for example `{ servername, ca, rejectUnauthorized }`. */
   tls?: ConnectionOptions
   /** How long to wait for the TCP (or TLS) connection, in ms. @default 10000 */
@@ -36,8 +41,11 @@ export interface SmtpMailerOptions {
 
 /** Timeout defaults, far below nodemailer's own (2 min, 30 s, 10 min) so a dead server fails a pass quickly. */
 export const SMTP_DEFAULT_TIMEOUTS = Object.freeze({
+  /** Default of {@link SmtpMailerOptions.connectionTimeoutMs}. */
   connectionTimeoutMs: 10_000,
+  /** Default of {@link SmtpMailerOptions.greetingTimeoutMs}. */
   greetingTimeoutMs: 10_000,
+  /** Default of {@link SmtpMailerOptions.socketTimeoutMs}. */
   socketTimeoutMs: 30_000,
 })
 
