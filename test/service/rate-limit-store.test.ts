@@ -1,63 +1,12 @@
 import { inspect } from 'node:util'
-import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { memoryRateLimitStore } from '../../src/memory'
 import { clientAddressKey } from '../../src/service/client-address'
+import { rateLimitStoreConformance } from '../conformance/rate-limit-store'
 
-const SEED = Number(process.env.FC_SEED ?? 424242)
+rateLimitStoreConformance('memoryRateLimitStore', async () => ({ store: memoryRateLimitStore(), close: async () => {} }))
 
-/** The sliding window by its definition: every failure ever recorded, none forgotten. */
-function modelRetryAfterMs(failures: readonly number[], limit: number, windowMs: number, now: number): number {
-  const inWindow = failures.filter((at) => at > now - windowMs && at <= now).sort((a, b) => a - b)
-  if (inWindow.length < limit) return 0
-  return inWindow[inWindow.length - limit]! + windowMs - now
-}
-
-type Step = { readonly advanceMs: number; readonly key: 0 | 1; readonly fail: boolean }
-
-describe('memoryRateLimitStore: the sliding window', () => {
-  it('answers exactly like the definition, at and around every window edge (fast-check)', () => {
-    const step = fc.record({
-      // Many zero and exact-window steps, so instants meet the window edge exactly.
-      advanceMs: fc.oneof(fc.constantFrom(0, 1, 999, 1000, 1001), fc.integer({ min: 0, max: 3000 })),
-      key: fc.constantFrom<0 | 1>(0, 1),
-      fail: fc.boolean(),
-    })
-    fc.assert(
-      fc.property(fc.integer({ min: 1, max: 6 }), fc.array(step, { maxLength: 80 }), (limit, steps: Step[]) => {
-        const windowMs = 1000
-        const store = memoryRateLimitStore()
-        const failures: number[][] = [[], []]
-        let now = 1_700_000_000_000
-        for (const { advanceMs, key, fail } of steps) {
-          now += advanceMs
-          if (fail) {
-            store.recordFailure(`k${key}`, limit, windowMs, now)
-            failures[key]!.push(now)
-          }
-          for (const k of [0, 1] as const) {
-            expect(store.retryAfterMs(`k${k}`, limit, windowMs, now)).toBe(modelRetryAfterMs(failures[k]!, limit, windowMs, now))
-          }
-        }
-        // After the whole window has passed, nothing is limited any more.
-        for (const k of [0, 1] as const) expect(store.retryAfterMs(`k${k}`, limit, windowMs, now + windowMs)).toBe(0)
-      }),
-      { seed: SEED, numRuns: 500 },
-    )
-  })
-
-  it('limits at the limit-th failure and frees the key exactly when the oldest counted one leaves', () => {
-    const store = memoryRateLimitStore()
-    const windowMs = 10_000
-    store.recordFailure('k', 3, windowMs, 1_000)
-    store.recordFailure('k', 3, windowMs, 2_000)
-    expect(store.retryAfterMs('k', 3, windowMs, 2_000)).toBe(0)
-    store.recordFailure('k', 3, windowMs, 3_000)
-    expect(store.retryAfterMs('k', 3, windowMs, 3_000)).toBe(8_000) // 1_000 leaves at 11_000
-    expect(store.retryAfterMs('k', 3, windowMs, 10_999)).toBe(1)
-    expect(store.retryAfterMs('k', 3, windowMs, 11_000)).toBe(0) // t = now − window is outside
-  })
-
+describe('memoryRateLimitStore: bounds', () => {
   it('forgets the key whose last failure is oldest past maxKeys, and never holds more', () => {
     const store = memoryRateLimitStore({ maxKeys: 10 })
     for (let i = 0; i < 1_000; i++) {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll } from 'vitest'
 import { storeConformance } from '../conformance/store'
 import { migrationCases } from './migration-cases'
 import { openSqlFixture } from './sql-fixture'
+import { rateLimitStoreCases } from './rate-limit-cases'
 import { sqlStoreCases } from './sql-store-cases'
 
 // One PGlite instance for the file (it takes seconds to start); every test gets a
@@ -46,4 +47,9 @@ migrationCases('PGlite data folder', {
       drop: () => rm(dir, { recursive: true, force: true }),
     }
   },
+})
+
+rateLimitStoreCases('PGlite', {
+  main: () => db,
+  another: async () => ({ db, close: async () => {} }),
 })

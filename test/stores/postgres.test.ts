@@ -10,6 +10,7 @@ import { eventually, subscribeReady } from '../conformance/store/fixtures'
 import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
 import { migrationCases } from './migration-cases'
 import { openSqlFixture } from './sql-fixture'
+import { rateLimitStoreCases } from './rate-limit-cases'
 import { sqlStoreCases } from './sql-store-cases'
 
 const availability = postgresAvailability()
@@ -77,6 +78,7 @@ describe.skipIf(!availability.available)(title, () => {
   })
 
   sqlStoreCases('postgresStore on a pg Pool', { main: () => main, another: anotherPool })
+  rateLimitStoreCases('a pg Pool', { main: () => main, another: anotherPool })
 
   // The schema outlives the pools: one writes version 1, the next migrates and uses it.
   migrationCases('PostgreSQL server', { storage: async () => ({ open: anotherPool, drop: async () => {} }) })

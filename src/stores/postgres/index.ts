@@ -9,6 +9,8 @@ export type { PostgresStore } from './postgres-store'
 export { migrate } from './migrate'
 export type { MigrationReport } from './migrate'
 export { postgresPartners } from './postgres-partners'
+export { postgresRateLimitStore } from './postgres-rate-limit-store'
+export type { PostgresRateLimitStore, PostgresRateLimitStoreOptions } from './postgres-rate-limit-store'
 export type { PostgresPartners } from './postgres-partners'
 export type { PostgresStoreOptions } from './options'
 export type {

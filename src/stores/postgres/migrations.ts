@@ -95,4 +95,25 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE ${s}.user_passcodes ADD COLUMN last_used_partner text`,
     ],
   },
+  {
+    version: 3,
+    name: 'fleet-wide brute-force limiter, pepper rotation',
+    statements: (s) => [
+      // One row per key (client address or account ID) that failed within its window:
+      // the newest `limit_count` failure instants, oldest first. Rows whose window has
+      // passed are deleted by the flushes, never on a request.
+      `CREATE TABLE ${s}.rate_limit_failures (
+        key text PRIMARY KEY,
+        instants bigint[] NOT NULL,
+        limit_count integer NOT NULL CHECK (limit_count > 0),
+        window_ms bigint NOT NULL CHECK (window_ms > 0),
+        expires_at bigint NOT NULL
+      )`,
+      `CREATE INDEX rate_limit_failures_expires_at ON ${s}.rate_limit_failures (expires_at)`,
+      // Which pepper keyed each hash (a fingerprint of it, never the pepper); NULL for
+      // hashes written before this version, by whatever pepper was configured then.
+      `ALTER TABLE ${s}.account_passcodes ADD COLUMN pepper_id text`,
+      `ALTER TABLE ${s}.user_passcodes ADD COLUMN pepper_id text`,
+    ],
+  },
 ]

@@ -1,0 +1,206 @@
+import { InvalidOptionsError } from '../../core/errors'
+import type { RateLimitStore } from '../../ports/rate-limit-store'
+import { MemoryRateLimitStore } from '../../service/memory-rate-limit-store'
+import { toDatabase, type PostgresDatabase, type Subscription } from './database'
+import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
+import { rateLimitStatements } from './rate-limit-statements'
+
+/** Options of {@link postgresRateLimitStore}: the store's `schema`, `channel` and `listen`, and the batching. */
+export interface PostgresRateLimitStoreOptions extends PostgresStoreOptions {
+  /**
+   * How long failures wait in this instance before one statement writes them all, in ms
+   * (1 to 10 000). Until then other instances do not count them: the limit may be
+   * exceeded by what the fleet fails in one interval plus the time a notification takes.
+   * @default 200
+   */
+  readonly flushIntervalMs?: number
+  /** Keys this instance keeps in memory (its own failures, and limits announced by others). @default 10000 */
+  readonly maxKeys?: number
+  /** Called when a flush or a cleanup fails (the failures of that batch are then not shared). */
+  readonly onError?: (error: unknown) => void
+}
+
+/** The store {@link postgresRateLimitStore} returns. */
+export interface PostgresRateLimitStore extends RateLimitStore {
+  retryAfterMs(key: string, limit: number, windowMs: number, now: number): number
+  recordFailure(key: string, limit: number, windowMs: number, now: number): void
+  /** Writes the failures still waiting now, rather than at the end of the interval. */
+  flush(): Promise<void>
+  /** Settles once limits announced by other instances are being heard. */
+  ready(): Promise<void>
+  /** Writes what is waiting, stops listening and the timers. */
+  close(): Promise<void>
+}
+
+const CLEANUP_INTERVAL_MS = 60_000
+const FLUSH_AT_PENDING = 1_000
+
+interface Pending {
+  readonly key: string
+  readonly at: number
+  readonly limit: number
+  readonly windowMs: number
+}
+
+function positiveInteger(option: string, value: unknown, fallback: number, max: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
+    throw new InvalidOptionsError(option, `must be a whole number from 1 to ${max}`)
+  }
+  return value
+}
+
+/** Reads an announcement from the channel; invalidations and anything else are not one. */
+function parseAnnouncement(payload: string): { key: string; until: number } | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(payload)
+  } catch {
+    return undefined
+  }
+  if (typeof value !== 'object' || value === null) return undefined
+  const { type, key, until } = value as Record<string, unknown>
+  return type === 'rate_limited' && typeof key === 'string' && typeof until === 'number' ? { key, until } : undefined
+}
+
+/**
+ * A {@link RateLimitStore} that makes the brute-force limiter hold across a fleet, in
+ * the PostgreSQL database of the passcodes (run {@link migrate} first). The check on
+ * every request reads only this instance's memory: its own failures, counted exactly,
+ * and the keys other instances announced as limited. Failures are written in batches,
+ * one statement per `flushIntervalMs`, to the `rate_limit_failures` table, which keeps
+ * per key only the newest `limit` instants inside the window; a key whose shared count
+ * reaches its limit is announced on the store's `LISTEN/NOTIFY` channel, so every
+ * instance refuses it from then on. A request that succeeds never touches the store.
+ * Rows whose window has passed are deleted by a flush at most once a minute, and every
+ * 5 minutes while idle. A database that fails only loses sharing: each instance still
+ * counts its own failures.
+ *
+ * @param db - a `pg` Pool or Client, or a PGlite instance (the one of `postgresStore`)
+ * @param options - `schema`, `channel`, `listen` as for `postgresStore`; `flushIntervalMs` (@default 200), `maxKeys` (@default 10000), `onError`
+ * @example
+ * ```ts
+ * import { createPasscodeAuth } from 'passcode-auth'
+ * import { migrate, postgresRateLimitStore, postgresStore } from 'passcode-auth/postgres'
+ *
+ * await migrate(pool)
+ * const auth = createPasscodeAuth({
+ *   store: postgresStore(pool),
+ *   rateLimit: { store: postgresRateLimitStore(pool) },
+ * })
+ * ```
+ */
+export function postgresRateLimitStore(db: PostgresDatabase, options: PostgresRateLimitStoreOptions = {}): PostgresRateLimitStore {
+  const { flushIntervalMs: flushOption, maxKeys: keysOption, onError, ...storeOptions } = options
+  const { schema, channel, listen } = resolvePostgresOptions(storeOptions)
+  const flushIntervalMs = positiveInteger('flushIntervalMs', flushOption, 200, 10_000)
+  const maxKeys = positiveInteger('maxKeys', keysOption, 10_000, 10_000_000)
+  if (onError !== undefined && typeof onError !== 'function') throw new InvalidOptionsError('onError', 'must be a function')
+  const database = toDatabase(db)
+  const sql = rateLimitStatements(schema)
+  const own = new MemoryRateLimitStore({ maxKeys })
+  // Key → the instant it stops being limited, as announced (this instance's flushes included).
+  const announced = new Map<string, number>()
+  let pending: Pending[] = []
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let chain: Promise<void> = Promise.resolve()
+  let lastCleanup = 0
+  let closed = false
+
+  const report = (error: unknown): void => {
+    try {
+      onError?.(error)
+    } catch {
+      // The host's callback must not break the limiter.
+    }
+  }
+
+  const announce = (key: string, until: number): void => {
+    const known = announced.get(key)
+    if (known !== undefined && known >= until) return
+    announced.delete(key)
+    if (announced.size >= maxKeys) {
+      const oldest = announced.keys().next()
+      if (oldest.done !== true) announced.delete(oldest.value)
+    }
+    announced.set(key, until)
+  }
+
+  const subscription: Subscription | undefined = listen
+    ? database.listen(channel, (payload) => {
+        const announcement = parseAnnouncement(payload)
+        if (announcement !== undefined) announce(announcement.key, announcement.until)
+      })
+    : undefined
+
+  const cleanup = async (now: number): Promise<void> => {
+    lastCleanup = now
+    await database.query(sql.deleteExpired, [now])
+  }
+
+  const write = async (): Promise<void> => {
+    clearTimeout(timer)
+    timer = undefined
+    const batch = pending
+    pending = []
+    if (batch.length === 0) return
+    const now = Math.max(...batch.map((failure) => failure.at))
+    try {
+      const rows = await database.query(sql.recordFailures, [
+        batch.map((failure) => failure.key),
+        batch.map((failure) => failure.at),
+        batch.map((failure) => failure.limit),
+        batch.map((failure) => failure.windowMs),
+        now,
+        channel,
+      ])
+      for (const row of rows) if (row.until !== null) announce(String(row.key), Number(row.until))
+      if (now - lastCleanup >= CLEANUP_INTERVAL_MS) await cleanup(now)
+    } catch (error) {
+      report(error)
+    }
+  }
+
+  const flush = (): Promise<void> => {
+    chain = chain.then(write)
+    return chain
+  }
+
+  // While idle, expired rows still go: one DELETE every 5 minutes, not per request.
+  const idleCleanup = setInterval(() => {
+    if (Date.now() - lastCleanup >= CLEANUP_INTERVAL_MS) cleanup(Date.now()).catch(report)
+  }, 5 * CLEANUP_INTERVAL_MS)
+  idleCleanup.unref?.()
+
+  return {
+    retryAfterMs(key, limit, windowMs, now) {
+      const wait = own.retryAfterMs(key, limit, windowMs, now)
+      const until = announced.get(key)
+      if (until === undefined) return wait
+      if (until <= now) {
+        announced.delete(key)
+        return wait
+      }
+      return Math.max(wait, until - now)
+    },
+    recordFailure(key, limit, windowMs, now) {
+      own.recordFailure(key, limit, windowMs, now)
+      if (closed) return
+      pending.push({ key, at: now, limit, windowMs })
+      if (pending.length >= FLUSH_AT_PENDING) void flush()
+      else if (timer === undefined) {
+        timer = setTimeout(() => void flush(), flushIntervalMs)
+        timer.unref?.()
+      }
+    },
+    flush,
+    ready: () => subscription?.ready ?? Promise.resolve(),
+    async close() {
+      if (closed) return
+      closed = true
+      clearInterval(idleCleanup)
+      await flush()
+      await subscription?.stop().catch(() => undefined)
+    },
+  }
+}
