@@ -27,7 +27,8 @@ export interface RateLimitOptions {
   maxFailuresPerAddress?: number | false
   /**
    * Failed attempts against one account ID (as sent, existing or not) within the
-   * window, from all addresses together; `false` for no per-account limit.
+   * window, from all addresses together, past which further *failing* attempts are
+   * answered 429; valid credentials always pass. `false` for no per-account limit.
    * @default 50
    */
   maxFailuresPerAccount?: number | false
@@ -53,11 +54,15 @@ const isCountedFailure = (outcome: AuthOutcome): boolean => !outcome.ok && (outc
 
 /**
  * Wraps `authenticate` with the limiter; returns it untouched when the option is off,
- * so an unlimited service pays nothing. A limited key is answered 429 with
- * `Retry-After` before any credential check (no hashing, no store read), the same
- * for existing and unknown accounts. A limiter store that throws or misses the
- * deadline lets the request through to the normal check: the limiter is a second
- * line of defence, never a reason to refuse valid credentials on its own.
+ * so an unlimited service pays nothing. A limited address is answered 429 with
+ * `Retry-After` before any credential check (no hashing, no store read). An account
+ * past its count of failures is checked only after the credentials failed: its
+ * failing attempts get 429 instead of 400, the same for existing and unknown
+ * accounts, while valid credentials from an address that is not limited always pass
+ * (SPEC §5.21). A request that succeeds reads only the address's count. A limiter
+ * store that throws or misses the deadline lets the request through to the normal
+ * check: the limiter is a second line of defence, never a reason to refuse valid
+ * credentials on its own.
  */
 export function withRateLimit(context: ServiceContext, authenticate: Authenticate, options: ResolvedRateLimit | false): Authenticate {
   if (options === false) return authenticate
@@ -86,20 +91,21 @@ export function withRateLimit(context: ServiceContext, authenticate: Authenticat
     const accountKey = account === undefined ? undefined : `account:${account}`
     const addressStoreKey = addressKey === undefined ? undefined : `address:${addressKey}`
 
-    const now = context.now()
-    const wait = Math.max(await waitMs(addressStoreKey, perAddress, now), await waitMs(accountKey, perAccount, now))
-    if (wait > 0) {
-      const outcome = rateLimited(wait)
+    // A flooding address is shed entirely, before any hashing or store read.
+    const addressWait = await waitMs(addressStoreKey, perAddress, context.now())
+    if (addressWait > 0) {
       context.emit?.({ type: 'auth.failed', accountId: account ?? '', reason: 'rate_limited', statusCode: 429 })
-      return outcome
+      return rateLimited(addressWait)
     }
 
     const outcome = await authenticate(input)
-    if (isCountedFailure(outcome)) {
-      const failedAt = context.now()
-      await Promise.all([record(addressStoreKey, perAddress, failedAt), record(accountKey, perAccount, failedAt)])
-    }
-    return outcome
+    if (!isCountedFailure(outcome)) return outcome
+    // The account's count is read only now, for a failing attempt (SPEC §5.21): nobody
+    // can lock an account's partners out by failing against its ID, which is no secret.
+    const failedAt = context.now()
+    const accountWait = await waitMs(accountKey, perAccount, failedAt)
+    await Promise.all([record(addressStoreKey, perAddress, failedAt), record(accountKey, perAccount, failedAt)])
+    return accountWait > 0 ? rateLimited(accountWait) : outcome
   }
 }
 

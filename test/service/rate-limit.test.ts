@@ -69,13 +69,42 @@ describe('rateLimit option: brute-force limiter', () => {
     expect(await auth.authenticate({ accountId: 'acc2', passcode: other.value, clientAddress: '192.0.2.1' })).toMatchObject({ statusCode: 429 })
     // acc has 3 of its 5: other addresses still get in.
     expect(await auth.authenticate({ accountId: 'acc', passcode: value, clientAddress: '192.0.2.2' })).toMatchObject({ ok: true })
-    // Two more failures from two fresh addresses: now acc is limited from everywhere…
+    // Two more failures from two fresh addresses: now failing attempts on acc are refused from everywhere…
     expect(await fail('acc', '192.0.2.3')).toMatchObject({ statusCode: 400 })
     expect(await fail('acc', '192.0.2.4')).toMatchObject({ statusCode: 400 })
-    expect(await auth.authenticate({ accountId: 'acc', passcode: value, clientAddress: '192.0.2.5' })).toMatchObject({ statusCode: 429 })
-    expect(await auth.authenticate({ accountId: 'acc', passcode: value })).toMatchObject({ statusCode: 429 })
-    // …while acc2 is not, from any address that is not limited itself.
+    expect(await fail('acc', '192.0.2.5')).toMatchObject({ statusCode: 429 })
+    // …but valid credentials from an address that is not limited still get in (SPEC 5.21)…
+    expect(await auth.authenticate({ accountId: 'acc', passcode: value, clientAddress: '192.0.2.5' })).toMatchObject({ ok: true })
+    expect(await auth.authenticate({ accountId: 'acc', passcode: value })).toMatchObject({ ok: true })
+    // …and acc2 is not limited, from any address that is not limited itself.
     expect(await auth.authenticate({ accountId: 'acc2', passcode: other.value, clientAddress: '192.0.2.5' })).toMatchObject({ ok: true })
+  })
+
+  it('SPEC 5.21 never refuses valid credentials because others failed against the account: an attacker and a partner side by side', async () => {
+    const { auth, clock, value, lookups } = await limited({ windowMs: WINDOW, maxFailuresPerAddress: 50, maxFailuresPerAccount: 50 })
+    const partner = { accountId: 'acc', passcode: value, clientAddress: '198.51.100.7' }
+    let attackerAnswers = { 400: 0, 429: 0 }
+    // 400 failed attempts from 40 addresses (10 each, none of them limited), one partner call after each.
+    for (let i = 0; i < 400; i++) {
+      const attack = await auth.authenticate({ accountId: 'acc', passcode: generatePasscode(), clientAddress: `203.0.113.${i % 40}` })
+      expect(attack.ok).toBe(false)
+      if (!attack.ok) attackerAnswers = { ...attackerAnswers, [attack.statusCode]: attackerAnswers[attack.statusCode as 400 | 429] + 1 }
+      expect(await auth.authenticate(partner)).toMatchObject({ ok: true })
+      clock.advance(10)
+    }
+    // The account's count refuses the attacker's failing attempts once it is reached, with a Retry-After.
+    expect(attackerAnswers).toEqual({ 400: 50, 429: 350 })
+    const refused = await auth.authenticate({ accountId: 'acc', passcode: generatePasscode(), clientAddress: '203.0.113.99' })
+    // Refused attempts still count: the 50th newest failure, at 3 500 ms, leaves the window 59.5 s from now (4 000 ms).
+    expect(refused).toMatchObject({ statusCode: 429, headers: { 'retry-after': '60' } })
+    // A partner's valid credentials still pass from a new address, through the store (no cache in this service).
+    lookups.mockClear()
+    expect(await auth.authenticate({ ...partner, clientAddress: '198.51.100.8' })).toMatchObject({ ok: true })
+    // An address that floods is shed entirely, valid credentials included, before any store read.
+    for (let i = 0; i < 50; i++) await auth.authenticate({ accountId: 'other', passcode: generatePasscode(), clientAddress: '192.0.2.66' })
+    lookups.mockClear()
+    expect(await auth.authenticate({ ...partner, clientAddress: '192.0.2.66' })).toMatchObject({ statusCode: 429 })
+    expect(lookups).not.toHaveBeenCalled()
   })
 
   it('limits an unknown account ID exactly like an existing one', async () => {
@@ -162,7 +191,11 @@ describe('rateLimit option: brute-force limiter', () => {
     const { auth, value } = await limited({ windowMs: WINDOW, maxFailuresPerAddress: 1, maxFailuresPerAccount: 5, store })
     await auth.authenticate({ accountId: 'acc', passcode: 'bad', clientAddress: '::ffff:192.0.2.1' })
     expect(await auth.authenticate({ accountId: 'acc', passcode: value, clientAddress: '192.0.2.1' })).toMatchObject({ statusCode: 429 })
+    // The address before the credentials; the account only once they failed.
     expect(calls.slice(0, 4)).toEqual(['check address:192.0.2.1', 'check account:acc', 'record address:192.0.2.1', 'record account:acc'])
+    calls.length = 0
+    expect(await auth.authenticate({ accountId: 'acc', passcode: value, clientAddress: '192.0.2.2' })).toMatchObject({ ok: true })
+    expect(calls).toEqual(['check address:192.0.2.2'])
   })
 
   it('validates its options at construction', () => {
