@@ -11,13 +11,13 @@ import {
   rateLimitedBodySchema,
   serverErrorBodySchema,
 } from '../src/protocol/connect-response-schemas'
-import { CONNECT_SUCCESS, FAILURES, partnerNotWhitelisted, RESPONSE_HEADERS } from '../src/http/outcomes'
+import { CONNECT_SUCCESS, FAILURES, partnerNotWhitelisted, RESPONSE_HEADERS } from '../src/protocol/outcomes'
 
 /**
  * Generates docs/openapi.json, the OpenAPI 3.1 document of `GET /v1/connect`, from the
  * zod schemas of the answers (src/protocol/connect-response-schemas.ts, exported by
  * `passcode-auth`) and the examples from the server's one table of answers
- * (src/http/outcomes.ts). Run
+ * (src/protocol/outcomes.ts). Run
  * `npm run openapi` after changing either; test/docs/openapi.test.ts fails while the
  * committed file differs from this output.
  */
@@ -75,7 +75,7 @@ const EXAMPLES: Readonly<Record<keyof typeof connectResponseSchemas, Record<stri
   504: { timeout: { value: FAILURES.storage_timeout.body } },
 }
 
-/** The header the limiter sends with its 429 (src/service/rate-limit.ts). */
+/** The header the limiter sends with its 429 (src/service/limiter/rate-limit.ts). */
 const RETRY_AFTER = {
   description: 'Whole seconds (at least 1) until the oldest counted failure leaves the window.',
   required: true,

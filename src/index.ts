@@ -9,26 +9,26 @@
 export { createPasscodeAuth } from './service/create-passcode-auth'
 export type { PasscodeAuth } from './service/create-passcode-auth'
 export type { EncryptionKey, PasscodeAuthOptions } from './service/options'
-export type { RateLimitOptions } from './service/rate-limit'
-export type { AuthOutcome, CredentialsInput } from './service/authenticate'
-export type { ConnectInput, ConnectResult } from './service/connect'
-export type { Credentials, HeaderSource, HeaderValue } from './http/read-credentials'
+export type { RateLimitOptions } from './service/limiter/rate-limit'
+export type { AuthOutcome, CredentialsInput } from './service/authenticate/authenticate'
+export type { ConnectInput, ConnectResult } from './service/connect/connect'
+export type { Credentials, HeaderSource, HeaderValue } from './protocol/credentials'
 export type { AuditEvent, AuditEventType, EventBase, ManagementEventBase } from './service/events'
 export type { CreatePasscodeInput, GrantUserPasscodeInput, UpdatePasscodeInput } from './service/input'
-export type { PasscodesApi } from './service/passcodes'
-export type { UserPasscodesApi } from './service/user-passcodes'
+export type { PasscodesApi } from './service/passcodes/passcodes'
+export type { UserPasscodesApi } from './service/user-passcodes/user-passcodes'
 export type { AccountsApi } from './service/accounts'
 export { IssuedPasscode } from './service/issued-passcode'
-export { staticPartners } from './service/partners'
-export { startExpiryNotifier } from './service/expiry-notifier'
-export type { ExpiryNotifier, ExpiryNotifierOptions } from './service/expiry-notifier'
-export { defaultNotificationTemplates, escapeHtml } from './service/notification-messages'
+export { staticPartners } from './service/connect/partners'
+export { startExpiryNotifier } from './service/notifier/expiry-notifier'
+export type { ExpiryNotifier, ExpiryNotifierOptions } from './service/notifier/expiry-notifier'
+export { defaultNotificationTemplates, escapeHtml } from './service/notifier/notification-messages'
 export type {
   NotificationContent,
   NotificationMessageData,
   NotificationTemplate,
   NotificationTemplates,
-} from './service/notification-messages'
+} from './service/notifier/notification-messages'
 export type {
   FailedNotification,
   NotificationFailureReason,
@@ -37,7 +37,7 @@ export type {
   NotificationSkipReason,
   SentNotification,
   SkippedNotification,
-} from './service/notification-report'
+} from './service/notifier/notification-report'
 
 export {
   DEFAULT_PASSCODE_PREFIX,
@@ -112,7 +112,7 @@ export type {
   UpdateResult,
   UsageEntry,
 } from './ports/index'
-export type { FailureBody, FailureReason, HttpResult, SuccessBody } from './http/outcomes'
+export type { FailureBody, FailureReason, HttpResult, SuccessBody } from './protocol/outcomes'
 export {
   connectFailureBodySchema,
   connectResponseSchemas,

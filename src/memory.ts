@@ -8,5 +8,5 @@
 export { memoryMailer } from './mailers/memory/memory-mailer'
 export type { MemoryMailer } from './mailers/memory/memory-mailer'
 export { memoryStore } from './stores/memory/memory-store'
-export { memoryRateLimitStore } from './service/memory-rate-limit-store'
-export type { MemoryRateLimitStore, MemoryRateLimitStoreOptions } from './service/memory-rate-limit-store'
+export { memoryRateLimitStore } from './service/limiter/memory-rate-limit-store'
+export type { MemoryRateLimitStore, MemoryRateLimitStoreOptions } from './service/limiter/memory-rate-limit-store'

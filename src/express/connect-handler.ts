@@ -1,7 +1,8 @@
 import type { RequestHandler } from 'express'
 import { assertPasscodeAuth } from '../http/adapter-options'
-import { connectNodeRequest } from '../http/connect-request'
-import { writeNodeResponse } from '../http/write-result'
+import { createConnectRequest } from '../http/connect-request'
+import { writeNodeResponse } from '../http/node/write-response'
+import { expressReader } from './reader'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 
 /**
@@ -20,8 +21,8 @@ import type { PasscodeAuth } from '../service/create-passcode-auth'
  */
 export function connectHandler(auth: PasscodeAuth): RequestHandler {
   assertPasscodeAuth(auth, 'connectHandler')
-  const byAddress = auth.usesClientAddress === true
+  const connectRequest = createConnectRequest(auth, expressReader)
   return function connectRequestHandler(req, res, next) {
-    connectNodeRequest(auth, req, byAddress ? req.ip : undefined).then((result) => writeNodeResponse(res, result), next)
+    connectRequest(req).then((result) => writeNodeResponse(res, result), next)
   }
 }

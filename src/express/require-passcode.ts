@@ -1,11 +1,11 @@
 import type { RequestHandler } from 'express'
 import type { Principal } from '../core/entities'
 import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
-import { cachedPrincipalReader } from '../http/cached-principal'
-import { authenticateNodeRequest } from '../http/node-request'
+import { createAuthenticateRequest } from '../http/authenticate-request'
 import { PasscodeRefusedError } from '../http/refusal-error'
-import { writeNodeResponse } from '../http/write-result'
+import { writeNodeResponse } from '../http/node/write-response'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
+import { expressReader } from './reader'
 
 declare global {
   // Express's own extension point for request properties (a namespace by design).
@@ -48,16 +48,15 @@ export function requirePasscode(auth: PasscodeAuth, options?: RequirePasscodeOpt
     onRefusal: (value) => (value === undefined || value === 'respond' || value === 'next' ? undefined : "must be 'respond' or 'next'"),
   })
   const passRefusals = options?.onRefusal === 'next'
-  const byAddress = auth.usesClientAddress === true
-  const fromCache = cachedPrincipalReader(auth)
+  const authenticateRequest = createAuthenticateRequest(auth, expressReader)
 
   return function requirePasscodeMiddleware(req, res, next) {
-    const principal = fromCache?.(req)
-    if (principal !== undefined) {
-      req.passcodeAuth = principal
+    const answer = authenticateRequest(req)
+    if (!(answer instanceof Promise)) {
+      req.passcodeAuth = answer
       return next()
     }
-    authenticateNodeRequest(auth, req, byAddress ? req.ip : undefined).then((outcome) => {
+    answer.then((outcome) => {
       if (outcome.ok) {
         req.passcodeAuth = outcome.principal
         next()

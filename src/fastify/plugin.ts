@@ -3,11 +3,11 @@ import fastifyPlugin from 'fastify-plugin'
 import type { Principal } from '../core/entities'
 import { InvalidOptionsError } from '../core/errors'
 import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
-import { connectNodeRequest } from '../http/connect-request'
-import { cachedPrincipalReader } from '../http/cached-principal'
-import { authenticateNodeRequest } from '../http/node-request'
-import { responseHeaders, type HttpResult } from '../http/outcomes'
-import { serializeBody } from '../http/write-result'
+import { createAuthenticateRequest } from '../http/authenticate-request'
+import { createConnectRequest } from '../http/connect-request'
+import { nodeRequestReader } from '../http/node/node-request'
+import { responseHeaders, type HttpResult } from '../protocol/outcomes'
+import { serializeBody } from '../http/serialize-body'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 
 /** The hook behind `app.requirePasscode`; fits both `onRequest` and `preHandler`. */
@@ -42,6 +42,9 @@ export interface PasscodeAuthPluginOptions {
 const send = (reply: FastifyReply, result: HttpResult): FastifyReply =>
   reply.code(result.statusCode).headers(responseHeaders(result)).send(serializeBody(result))
 
+// Fastify's request wraps Node's as `request.raw`; `request.ip` honours `trustProxy`.
+const fastifyReader = nodeRequestReader((request: FastifyRequest) => request.raw, (request) => request.ip)
+
 function checkOptions(options: PasscodeAuthPluginOptions): void {
   if (typeof options === 'object' && options !== null && 'prefix' in options) {
     // Fastify ignores `prefix` for fastify-plugin plugins; failing beats a route at the wrong path.
@@ -62,17 +65,16 @@ const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, optio
     return done(error as Error)
   }
   const { auth, connectRoute = true } = options
-  const byAddress = auth.usesClientAddress === true
-  const fromCache = cachedPrincipalReader(auth)
+  const authenticateRequest = createAuthenticateRequest(auth, fastifyReader)
 
   fastify.decorateRequest('passcodeAuth', null)
   fastify.decorate('requirePasscode', function requirePasscode(request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) {
-    const principal = fromCache?.(request.raw)
-    if (principal !== undefined) {
-      request.passcodeAuth = principal
+    const answer = authenticateRequest(request)
+    if (!(answer instanceof Promise)) {
+      request.passcodeAuth = answer
       return next()
     }
-    authenticateNodeRequest(auth, request.raw, byAddress ? request.ip : undefined).then((outcome) => {
+    answer.then((outcome) => {
       if (!outcome.ok) return void send(reply, outcome)
       request.passcodeAuth = outcome.principal
       next()
@@ -80,8 +82,8 @@ const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, optio
   } satisfies RequirePasscodeHook)
 
   if (connectRoute) {
-    const connect = async (request: FastifyRequest, reply: FastifyReply) =>
-      send(reply, await connectNodeRequest(auth, request.raw, byAddress ? request.ip : undefined))
+    const connectRequest = createConnectRequest(auth, fastifyReader)
+    const connect = async (request: FastifyRequest, reply: FastifyReply) => send(reply, await connectRequest(request))
     fastify.route({ method: 'GET', url: '/v1/connect', exposeHeadRoute: true, handler: connect })
     fastify.register(otherMethods, { prefix: '/v1/connect', connect })
   }

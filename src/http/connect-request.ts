@@ -1,33 +1,42 @@
+import { FAILURES, type FailureReason } from '../protocol/outcomes'
+import { readCredentials, readPartner } from '../protocol/credentials'
+import { adapterHintsOf } from '../service/adapter-hints'
+import type { ConnectResult } from '../service/connect/connect'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
-import type { ConnectResult } from '../service/connect'
-import { readNodeCredentials, type NodeRequestLike } from './node-request'
-import { FAILURES } from './outcomes'
-import { readPartner } from './read-credentials'
+import type { RequestReader } from './request-reader'
 
-const METHOD_NOT_ALLOWED: ConnectResult = Object.freeze({ ...FAILURES.method_not_allowed, reason: 'method_not_allowed' })
+const METHOD_NOT_ALLOWED: ConnectResult = Object.freeze({ ...FAILURES.method_not_allowed, reason: 'method_not_allowed' satisfies FailureReason })
 
 /**
- * `GET /v1/connect` for a Node request: the credentials from `req.headers` and
- * `partner` from the raw request URL. The query is parsed here, never by the
+ * `GET /v1/connect` for any request shape: the credentials from the headers and
+ * `partner` from the raw request target. The query is parsed here, never by the
  * framework, so every framework answers alike: Express 4's `qs` would turn
  * `partner[a]=b` into an object, and frameworks differ on repeated parameters.
  * `HEAD` is answered as `GET` (the server sends no body); any other method gets 405
  * with `Allow: GET, HEAD`, without reading the credentials, in every adapter alike.
+ * The caller's address is read only when the service uses it.
  *
- * @param auth - what `createPasscodeAuth` returned
- * @param request - a Node request (`req`, `ctx.req`, `request.raw`)
- * @param clientAddress - the framework's client address (`req.ip`) when `auth.usesClientAddress`
+ * @param auth - what `createPasscodeAuth` returned (or a stand-in with `connect`)
+ * @param reader - how to read the host's request
  * @example
  * ```ts
- * const { statusCode, body } = await connectNodeRequest(auth, req, auth.usesClientAddress ? req.ip : undefined)
+ * const connectRequest = createConnectRequest(auth, reader)
+ * const { statusCode, body } = await connectRequest(req)
  * ```
  */
-export function connectNodeRequest(
+export function createConnectRequest<Source>(
   auth: Pick<PasscodeAuth, 'connect'>,
-  request: NodeRequestLike,
-  clientAddress?: string,
-): Promise<ConnectResult> {
-  const method = request.method
-  if (method !== undefined && method !== 'GET' && method !== 'HEAD') return Promise.resolve(METHOD_NOT_ALLOWED)
-  return auth.connect({ credentials: readNodeCredentials(request.headers), partner: readPartner(request.url ?? ''), clientAddress })
+  reader: RequestReader<Source>,
+): (request: Source) => Promise<ConnectResult> {
+  const { header, clientAddress, method, target } = reader
+  return function connectRequest(request) {
+    const verb = method(request)
+    if (verb !== undefined && verb !== 'GET' && verb !== 'HEAD') return Promise.resolve(METHOD_NOT_ALLOWED)
+    const hints = adapterHintsOf(auth.connect)
+    return auth.connect({
+      credentials: readCredentials(request, header),
+      partner: readPartner(target(request)),
+      clientAddress: hints === undefined || hints.usesClientAddress ? clientAddress(request) : undefined,
+    })
+  }
 }

@@ -1,7 +1,7 @@
 import { setClassName } from '../core/class-name'
 import { PasscodeAuthError } from '../core/errors'
-import type { AuthOutcome } from '../service/authenticate'
-import { responseHeaders, type FailureBody, type FailureReason } from './outcomes'
+import type { AuthOutcome } from '../service/authenticate/authenticate'
+import { responseHeaders, type FailureBody, type FailureReason } from '../protocol/outcomes'
 
 /**
  * A request's credentials were refused. Adapters raise it only when the host asks to

@@ -1,7 +1,8 @@
 import type { Middleware } from 'koa'
 import { assertPasscodeAuth } from '../http/adapter-options'
-import { connectNodeRequest } from '../http/connect-request'
+import { createConnectRequest } from '../http/connect-request'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
+import { koaReader } from './reader'
 import { respond } from './respond'
 
 /**
@@ -20,8 +21,8 @@ import { respond } from './respond'
  */
 export function connectMiddleware(auth: PasscodeAuth): Middleware {
   assertPasscodeAuth(auth, 'connectMiddleware')
-  const byAddress = auth.usesClientAddress === true
+  const connectRequest = createConnectRequest(auth, koaReader)
   return async function connectRequestMiddleware(ctx) {
-    respond(ctx, await connectNodeRequest(auth, ctx.req, byAddress ? ctx.ip : undefined))
+    respond(ctx, await connectRequest(ctx))
   }
 }

@@ -1,9 +1,10 @@
 import type { Middleware } from 'koa'
 import type { Principal } from '../core/entities'
 import { assertPasscodeAuth } from '../http/adapter-options'
-import { cachedPrincipalReader } from '../http/cached-principal'
-import { authenticateNodeRequest } from '../http/node-request'
+import { createAuthenticateRequest } from '../http/authenticate-request'
+import type { AuthOutcome } from '../service/authenticate/authenticate'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
+import { koaReader } from './reader'
 import { respond } from './respond'
 
 declare module 'koa' {
@@ -30,10 +31,9 @@ declare module 'koa' {
  */
 export function requirePasscode(auth: PasscodeAuth): Middleware {
   assertPasscodeAuth(auth, 'requirePasscode')
-  const byAddress = auth.usesClientAddress === true
-  const fromCache = cachedPrincipalReader(auth)
-  const authenticated: Middleware = async (ctx, next) => {
-    const outcome = await authenticateNodeRequest(auth, ctx.req, byAddress ? ctx.ip : undefined)
+  const authenticateRequest = createAuthenticateRequest(auth, koaReader)
+  const authenticated = async (ctx: Parameters<Middleware>[0], next: Parameters<Middleware>[1], pending: Promise<AuthOutcome>) => {
+    const outcome = await pending
     if (!outcome.ok) return respond(ctx, outcome)
     ctx.state.passcodeAuth = outcome.principal
     return next()
@@ -41,9 +41,9 @@ export function requirePasscode(auth: PasscodeAuth): Middleware {
   // Not an async function: a cache hit hands on next()'s own promise, adding no
   // promise of its own (Koa's compose turns a synchronous throw into a rejection).
   return function requirePasscodeMiddleware(ctx, next) {
-    const principal = fromCache?.(ctx.req)
-    if (principal === undefined) return authenticated(ctx, next)
-    ctx.state.passcodeAuth = principal
+    const answer = authenticateRequest(ctx)
+    if (answer instanceof Promise) return authenticated(ctx, next, answer)
+    ctx.state.passcodeAuth = answer
     return next()
   }
 }

@@ -1,6 +1,6 @@
 import type { Context } from 'koa'
-import { responseHeaders, type HttpResult } from '../http/outcomes'
-import { serializeBody } from '../http/write-result'
+import { responseHeaders, type HttpResult } from '../protocol/outcomes'
+import { serializeBody } from '../http/serialize-body'
 
 /**
  * Sets a passcode-auth answer on a Koa context. The body is the pre-serialised

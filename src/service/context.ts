@@ -3,8 +3,8 @@ import type { PartnerRegistry } from '../ports/partner-registry'
 import type { Invalidation, PasscodeStore } from '../ports/passcode-store'
 import type { EventInput } from './events'
 import type { ResolvedOptions } from './options'
-import type { UserPasscodeCrypto } from './user-passcode-crypto'
-import type { VerificationCache } from './verification-cache'
+import type { UserPasscodeCrypto } from './user-passcodes/user-passcode-crypto'
+import type { VerificationCache } from './authenticate/verification-cache'
 
 /** What every operation of one `createPasscodeAuth` instance shares. */
 export interface ServiceContext {

@@ -1,26 +1,20 @@
 import { createPasscodeHasher } from '../core/hashing'
 import type { Invalidation } from '../ports/passcode-store'
 import { createAccountsApi, type AccountsApi } from './accounts'
-import {
-  AUTHENTICATE_CACHED,
-  createAuthenticate,
-  createAuthenticateCached,
-  type AuthOutcome,
-  type CachedPath,
-  type CredentialsInput,
-} from './authenticate'
-import { createConnect, type ConnectInput, type ConnectResult } from './connect'
+import { withAdapterHints } from './adapter-hints'
+import { createAuthenticate, createAuthenticateCached, type AuthOutcome, type CredentialsInput } from './authenticate/authenticate'
+import { createConnect, type ConnectInput, type ConnectResult } from './connect/connect'
 import type { ServiceContext } from './context'
 import { createEmitter } from './events'
-import type { NotificationReport } from './notification-report'
-import { createNotifyExpirations } from './notify-expirations'
+import type { NotificationReport } from './notifier/notification-report'
+import { createNotifyExpirations } from './notifier/notify-expirations'
 import { resolveOptions, type PasscodeAuthOptions } from './options'
-import { staticPartners } from './partners'
-import { createPasscodesApi, type PasscodesApi } from './passcodes'
-import { withRateLimit } from './rate-limit'
-import { createUserPasscodeCrypto } from './user-passcode-crypto'
-import { createUserPasscodesApi, type UserPasscodesApi } from './user-passcodes'
-import { VerificationCache } from './verification-cache'
+import { staticPartners } from './connect/partners'
+import { createPasscodesApi, type PasscodesApi } from './passcodes/passcodes'
+import { withRateLimit } from './limiter/rate-limit'
+import { createUserPasscodeCrypto } from './user-passcodes/user-passcode-crypto'
+import { createUserPasscodesApi, type UserPasscodesApi } from './user-passcodes/user-passcodes'
+import { VerificationCache } from './authenticate/verification-cache'
 
 /** A configured passcode-auth service: what {@link createPasscodeAuth} returns. */
 export interface PasscodeAuth {
@@ -44,12 +38,6 @@ export interface PasscodeAuth {
   notifyExpirations(): Promise<NotificationReport>
   /** Stops listening to store invalidations. The store itself stays open. */
   close(): Promise<void>
-  /**
-   * Whether `authenticate` and `connect` use `clientAddress` (the `rateLimit` option
-   * limits failures per address). The HTTP adapters read the request's address only
-   * then, so a service without the limiter pays nothing for it.
-   */
-  readonly usesClientAddress: boolean
 }
 
 /**
@@ -89,23 +77,25 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     invalidate,
   }
   const unsubscribe = cache !== undefined ? resolved.store.subscribe?.(invalidate) : undefined
-  const authenticate = withRateLimit(context, createAuthenticate(context), resolved.rateLimit)
+  const limited = withRateLimit(context, createAuthenticate(context), resolved.rateLimit)
+  // For the HTTP adapters: they read the request's address only when the limiter
+  // counts by address, so a service without it pays nothing for it; and they take
+  // the synchronous cache-hit path, unless the limiter is on (it may refuse even
+  // cached credentials with a 429), so then every request takes the full path.
+  const usesClientAddress = resolved.rateLimit !== false && resolved.rateLimit.maxFailuresPerAddress !== false
+  const cached = resolved.rateLimit === false ? createAuthenticateCached(context) : undefined
+  const authenticate = withAdapterHints(limited, { usesClientAddress, cached })
 
   const auth: PasscodeAuth = {
     passcodes: createPasscodesApi(context),
     userPasscodes: createUserPasscodesApi(context),
     accounts: createAccountsApi(context),
     authenticate,
-    connect: createConnect(context, authenticate),
+    connect: withAdapterHints(createConnect(context, authenticate), { usesClientAddress }),
     notifyExpirations: createNotifyExpirations(context),
     async close() {
       unsubscribe?.()
     },
-    usesClientAddress: resolved.rateLimit !== false && resolved.rateLimit.maxFailuresPerAddress !== false,
   }
-  // The adapters' synchronous warm path; the limiter may refuse even cached
-  // credentials (429), so with it on every request takes the full path.
-  const cached = resolved.rateLimit === false ? createAuthenticateCached(context) : undefined
-  if (cached !== undefined) Object.defineProperty(auth, AUTHENTICATE_CACHED, { value: { authenticate, cached } satisfies CachedPath })
   return auth
 }

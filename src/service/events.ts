@@ -1,7 +1,7 @@
 import type { Principal } from '../core/entities'
 import type { NotificationKind } from '../core/notifications'
-import type { FailureReason } from '../http/outcomes'
-import type { NotificationFailureReason } from './notification-report'
+import type { FailureReason } from '../protocol/outcomes'
+import type { NotificationFailureReason } from './notifier/notification-report'
 
 /**
  * What every {@link AuditEvent} but `notifier.failed` carries.

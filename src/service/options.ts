@@ -10,8 +10,8 @@ import type { PasscodeStore } from '../ports/passcode-store'
 import type { RateLimitStore } from '../ports/rate-limit-store'
 import type { NotificationRecipients } from '../ports/recipients'
 import type { AuditEvent } from './events'
-import type { NotificationTemplate } from './notification-messages'
-import type { RateLimitOptions } from './rate-limit'
+import type { NotificationTemplate } from './notifier/notification-messages'
+import type { RateLimitOptions } from './limiter/rate-limit'
 
 /** A key for encrypting user passcodes at rest (JWE `dir` + `A256GCM`). */
 export interface EncryptionKey {

@@ -9,7 +9,7 @@ import { describeRateLimitConformance } from './http-rate-limit'
  * The HTTP conformance suite: ONE table of cases (SPEC §4, §5.1–5.4, §5.15–5.17)
  * that every HTTP adapter must answer with the same status, the same body bytes and
  * the same two headers. Expected bodies are written out here as literal text, not
- * taken from src/http/outcomes.ts, so the suite checks the table rather than echoing it.
+ * taken from src/protocol/outcomes.ts, so the suite checks the table rather than echoing it.
  */
 
 /** What a case expects on the wire. */

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { connectNodeRequest } from '../../src/http/connect-request'
+import { createConnectRequest } from '../../src/http/connect-request'
+import { nodeRequestReader, type NodeRequestLike } from '../../src/http/node/node-request'
+import type { PasscodeAuth } from '../../src/index'
 import { setup, admin } from '../helpers/service'
 
 async function withPasscode() {
@@ -9,7 +11,10 @@ async function withPasscode() {
   return { auth, headers }
 }
 
-describe('connectNodeRequest', () => {
+const reader = nodeRequestReader((request: NodeRequestLike) => request, () => undefined)
+const connectNodeRequest = (auth: PasscodeAuth, request: NodeRequestLike) => createConnectRequest(auth, reader)(request)
+
+describe('createConnectRequest with the Node reader', () => {
   it('answers 200 for valid headers and a whitelisted partner in the raw URL', async () => {
     const { auth, headers } = await withPasscode()
     expect(await connectNodeRequest(auth, { headers, url: '/v1/connect?partner=acme' })).toEqual({

@@ -3,7 +3,8 @@ import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { readNodeCredentials } from '../../src/http/node-request'
+import { nodeHeader } from '../../src/http/node/node-request'
+import { readCredentials } from '../../src/protocol/credentials'
 import { sendRaw, type RawRequest } from './raw-client'
 
 /** Sends raw bytes to a bare Node server and returns the `req.headers` it saw. */
@@ -22,6 +23,8 @@ async function headersAsNodeSeesThem(headers: RawRequest['headers']): Promise<In
   }
   return seen!
 }
+
+const readNodeCredentials = (headers: IncomingHttpHeaders) => readCredentials(headers, nodeHeader)
 
 // Characters around the visible-ASCII range and a little beyond, and lengths around 256.
 const character = fc.integer({ min: 0, max: 0x1ff }).map((code) => String.fromCharCode(code))

@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest'
-import { createPasscodeAuth, type PasscodeStore } from '../../src/index'
+import { createPasscodeAuth, type AuthOutcome, type PasscodeAuth, type PasscodeStore } from '../../src/index'
 import { memoryStore } from '../../src/memory'
-import { authenticateNodeRequest } from '../../src/http/node-request'
+import { createAuthenticateRequest } from '../../src/http/authenticate-request'
+import { nodeRequestReader, type NodeRequestLike } from '../../src/http/node/node-request'
 import { admin, manualClock } from '../helpers/service'
 
 const calls = vi.hoisted(() => ({ hash: 0 }))
@@ -21,7 +22,15 @@ vi.mock('../../src/core/hashing', async (importOriginal) => {
   }
 })
 
-describe('the warm-cache path of requirePasscode (authenticateNodeRequest)', () => {
+const reader = nodeRequestReader((request: NodeRequestLike) => request, () => undefined)
+
+/** What requirePasscode gets for a Node request, as an outcome whether or not it came synchronously. */
+async function authenticateNodeRequest(auth: PasscodeAuth, request: NodeRequestLike): Promise<AuthOutcome> {
+  const answer = createAuthenticateRequest(auth, reader)(request)
+  return answer instanceof Promise ? answer : { ok: true, principal: answer }
+}
+
+describe('the warm-cache path of requirePasscode (createAuthenticateRequest)', () => {
   it('does no hashing and no storage read once the credentials are cached', async () => {
     const store = memoryStore()
     let storeReads = 0

@@ -2,8 +2,9 @@ import { once } from 'node:events'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { CONNECT_SUCCESS, FAILURES, partnerNotWhitelisted } from '../../src/http/outcomes'
-import { serializeBody, writeNodeResponse } from '../../src/http/write-result'
+import { CONNECT_SUCCESS, FAILURES, partnerNotWhitelisted } from '../../src/protocol/outcomes'
+import { writeNodeResponse } from '../../src/http/node/write-response'
+import { serializeBody } from '../../src/http/serialize-body'
 import { sendRaw } from './raw-client'
 
 describe('serializeBody', () => {

@@ -7,7 +7,7 @@ import {
   invalidCredentialsBodySchema,
   partnerNotWhitelistedBodySchema,
 } from '../../src/protocol/connect-response-schemas'
-import { CONNECT_SUCCESS, FAILURES, partnerNotWhitelisted } from '../../src/http/outcomes'
+import { CONNECT_SUCCESS, FAILURES, partnerNotWhitelisted } from '../../src/protocol/outcomes'
 
 describe('response schemas', () => {
   it('accept every answer of the server’s outcome table under its status', () => {

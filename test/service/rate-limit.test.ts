@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { createPasscodeAuth, DAY_MS, generatePasscode, InvalidOptionsError, type PasscodeStore, type RateLimitStore } from '../../src/index'
 import { memoryRateLimitStore, memoryStore } from '../../src/memory'
+import { adapterHintsOf } from '../../src/service/adapter-hints'
 import { admin, setup } from '../helpers/service'
 
 const TOO_MANY = { status: 'fail', error: 'Too Many Requests', code: 429 }
@@ -19,7 +20,7 @@ async function limited(rateLimit: Parameters<typeof createPasscodeAuth>[0]['rate
 describe('rateLimit option: brute-force limiter', () => {
   it('is off by default: a thousand failures from one address are all 400', async () => {
     const { auth } = setup()
-    expect(auth.usesClientAddress).toBe(false)
+    expect(adapterHintsOf(auth.authenticate)?.usesClientAddress).toBe(false)
     for (let i = 0; i < 1_000; i++) {
       const outcome = await auth.authenticate({ accountId: 'acc', passcode: 'psc_wrong', clientAddress: '192.0.2.1' })
       expect(outcome).toMatchObject({ ok: false, statusCode: 400 })
@@ -28,7 +29,7 @@ describe('rateLimit option: brute-force limiter', () => {
 
   it('answers 429 with Retry-After once an address reaches its limit, and before any store read', async () => {
     const { auth, clock, lookups, value, wrong, events } = await limited({ windowMs: WINDOW, maxFailuresPerAddress: 3, maxFailuresPerAccount: false })
-    expect(auth.usesClientAddress).toBe(true)
+    expect(adapterHintsOf(auth.authenticate)?.usesClientAddress).toBe(true)
     const from = (passcode: string, clientAddress = '192.0.2.1') => auth.authenticate({ accountId: 'acc', passcode, clientAddress })
     for (let i = 0; i < 3; i++) {
       expect(await from(wrong.passcode)).toMatchObject({ statusCode: 400 })
@@ -213,12 +214,12 @@ describe('rateLimit option: brute-force limiter', () => {
   })
 
   it('reads the address only when a per-address limit is on', () => {
-    expect(createPasscodeAuth({ store: memoryStore(), rateLimit: {} }).usesClientAddress).toBe(true)
-    expect(createPasscodeAuth({ store: memoryStore(), rateLimit: { maxFailuresPerAddress: false } }).usesClientAddress).toBe(false)
+    expect(adapterHintsOf(createPasscodeAuth({ store: memoryStore(), rateLimit: {} }).authenticate)?.usesClientAddress).toBe(true)
+    expect(adapterHintsOf(createPasscodeAuth({ store: memoryStore(), rateLimit: { maxFailuresPerAddress: false } }).connect)?.usesClientAddress).toBe(false)
   })
 
   it('returns the same authenticate function when off, so the hot path is untouched', async () => {
-    const { withRateLimit } = await import('../../src/service/rate-limit')
+    const { withRateLimit } = await import('../../src/service/limiter/rate-limit')
     const authenticate = async () => ({ ok: false }) as never
     expect(withRateLimit({} as never, authenticate, false)).toBe(authenticate)
   })

@@ -1,4 +1,4 @@
-import { startExpiryNotifier } from '../../service/expiry-notifier'
+import { startExpiryNotifier } from '../../service/notifier/expiry-notifier'
 import type { CommandContext, CommandSpec } from '../command'
 import { mailConfig, serverConfig } from '../config'
 import { listenControlSocket, type ControlSocket } from '../control-socket'

@@ -1,6 +1,6 @@
 import { InvalidOptionsError } from '../../core/errors'
 import type { RateLimitStore } from '../../ports/rate-limit-store'
-import { MemoryRateLimitStore } from '../../service/memory-rate-limit-store'
+import { MemoryRateLimitStore } from '../../service/limiter/memory-rate-limit-store'
 import { toDatabase, type PostgresDatabase, type Subscription } from './database'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
 import { rateLimitStatements } from './rate-limit-statements'

@@ -1,4 +1,4 @@
-import type { PartnerRegistry } from '../ports/partner-registry'
+import type { PartnerRegistry } from '../../ports/partner-registry'
 
 /**
  * A fixed partner whitelist from names. Names are trimmed and compared

@@ -1,10 +1,10 @@
-import { isVisibleAscii } from '../core/rules'
-import { FAILURES } from '../http/outcomes'
-import type { RateLimitStore } from '../ports/rate-limit-store'
-import type { AuthOutcome, CredentialsInput } from './authenticate'
+import { isVisibleAscii } from '../../core/rules'
+import { FAILURES } from '../../protocol/outcomes'
+import type { RateLimitStore } from '../../ports/rate-limit-store'
+import type { AuthOutcome, CredentialsInput } from '../authenticate/authenticate'
 import { clientAddressKey } from './client-address'
-import type { ServiceContext } from './context'
-import { withDeadline } from './deadline'
+import type { ServiceContext } from '../context'
+import { withDeadline } from '../deadline'
 import { MemoryRateLimitStore } from './memory-rate-limit-store'
 
 /**

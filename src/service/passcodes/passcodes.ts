@@ -1,13 +1,13 @@
-import type { Actor, PasscodeView } from '../core/entities'
-import { CapReachedError, DuplicateNameError, ForbiddenError, NotFoundError, ReactivationRefusedError } from '../core/errors'
-import { generatePasscode, passcodeHint } from '../core/passcode-format'
-import { accountPasscodeExpiresAt, canManageAccountPasscodes, passcodeNameKey } from '../core/rules'
-import { passcodeStatus } from '../core/status'
-import type { ServiceContext } from './context'
-import { storeCall } from './deadline'
-import { parseInput, type CreatePasscodeInput, type UpdatePasscodeInput } from './input'
-import { IssuedPasscode } from './issued-passcode'
-import { toPasscodeView } from './views'
+import type { Actor, PasscodeView } from '../../core/entities'
+import { CapReachedError, DuplicateNameError, ForbiddenError, NotFoundError, ReactivationRefusedError } from '../../core/errors'
+import { generatePasscode, passcodeHint } from '../../core/passcode-format'
+import { accountPasscodeExpiresAt, canManageAccountPasscodes, passcodeNameKey } from '../../core/rules'
+import { passcodeStatus } from '../../core/status'
+import type { ServiceContext } from '../context'
+import { storeCall } from '../deadline'
+import { parseInput, type CreatePasscodeInput, type UpdatePasscodeInput } from '../input'
+import { IssuedPasscode } from '../issued-passcode'
+import { toPasscodeView } from '../views'
 
 /** Management of account passcodes: `auth.passcodes`. */
 export interface PasscodesApi {

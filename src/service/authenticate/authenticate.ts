@@ -1,12 +1,12 @@
-import type { Principal } from '../core/entities'
-import { StorageTimeoutError } from '../core/errors'
-import { constantTimeEqual } from '../core/hashing'
-import { isWellFormedPasscode } from '../core/passcode-format'
-import { isVisibleAscii } from '../core/rules'
-import { FAILURES, type FailureBody, type FailureReason } from '../http/outcomes'
-import type { CredentialMatch } from '../ports/passcode-store'
-import type { ServiceContext } from './context'
-import { withDeadline } from './deadline'
+import type { Principal } from '../../core/entities'
+import { StorageTimeoutError } from '../../core/errors'
+import { constantTimeEqual } from '../../core/hashing'
+import { isWellFormedPasscode } from '../../core/passcode-format'
+import { isVisibleAscii } from '../../core/rules'
+import { FAILURES, type FailureBody, type FailureReason } from '../../protocol/outcomes'
+import type { CredentialMatch } from '../../ports/passcode-store'
+import type { ServiceContext } from '../context'
+import { withDeadline } from '../deadline'
 
 /** The result of `auth.authenticate()`: never an exception for bad credentials. */
 export type AuthOutcome =
@@ -112,20 +112,6 @@ export function createAuthenticate(context: ServiceContext): (input: Credentials
 
 /** The synchronous cache-hit path: see {@link createAuthenticateCached}. */
 export type AuthenticateCached = (accountId: string, passcode: string) => Principal | undefined
-
-/**
- * Where a service keeps its {@link AuthenticateCached}, next to the `authenticate` it
- * shortcuts; not enumerable, not part of the public API. A registered symbol, so
- * that adapters loaded from the other build (ESM or CJS) of the package still find it.
- */
-export const AUTHENTICATE_CACHED: unique symbol = Symbol.for('passcode-auth.authenticate-cached.v1')
-
-/** The value under {@link AUTHENTICATE_CACHED}. */
-export interface CachedPath {
-  /** The service's own `authenticate`: the shortcut applies only while `auth.authenticate` is this one. */
-  readonly authenticate: (input: CredentialsInput) => Promise<AuthOutcome>
-  readonly cached: AuthenticateCached
-}
 
 /**
  * The warm path of every protected request, for the HTTP adapters: the principal when

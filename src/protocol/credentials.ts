@@ -45,18 +45,22 @@ export function headerValue(value: HeaderValue): string | undefined {
 }
 
 /**
- * Reads the credential headers through a lookup by lower-case name, as Node's
- * `req.headers` offers. Returns `undefined` when either header breaks SPEC §5.4.
+ * Reads the credential headers through a lookup by lower-case name, from any header
+ * source: Node's `req.headers`, a Fetch `Headers`, a framework's request. Returns
+ * `undefined` when either header breaks SPEC §5.4. `get` takes the source, so that a
+ * caller needs no closure per request.
  *
+ * @param source - whatever holds the headers
+ * @param get - a header's value in `source` by lower-case name
  * @example
  * ```ts
- * const credentials = readCredentials((name) => req.headers[name])
+ * const credentials = readCredentials(req.headers, (headers, name) => headers[name])
  * ```
  */
-export function readCredentials(get: (lowerCaseName: string) => HeaderValue): Credentials | undefined {
-  const accountId = headerValue(get(ACCOUNT_ID_HEADER))
+export function readCredentials<Source>(source: Source, get: (source: Source, lowerCaseName: string) => HeaderValue): Credentials | undefined {
+  const accountId = headerValue(get(source, ACCOUNT_ID_HEADER))
   if (accountId === undefined) return undefined
-  const passcode = headerValue(get(PASSCODE_HEADER))
+  const passcode = headerValue(get(source, PASSCODE_HEADER))
   if (passcode === undefined) return undefined
   return { accountId, passcode }
 }
@@ -75,29 +79,38 @@ export type HeaderSource =
   | { get(name: string): string | null }
   | Readonly<Record<string, HeaderValue>>
 
+type FetchHeaders = { get(name: string): string | null }
+
+const fromFetchHeaders = (headers: FetchHeaders, name: string): HeaderValue => headers.get(name) ?? undefined
+
+// Keys may use any case; two keys that differ only by case count as a repeated header.
+function fromRecord(record: Readonly<Record<string, HeaderValue>>, name: string): HeaderValue {
+  let found: HeaderValue
+  let count = 0
+  for (const key of Object.keys(record)) {
+    if (key.length === name.length && key.toLowerCase() === name) {
+      const value = record[key]
+      if (value === undefined) continue
+      found = value
+      count += typeof value === 'string' ? 1 : value.length
+    }
+  }
+  return count > 1 ? ['', ''] : found
+}
+
 /**
  * Reads the credential headers from a Fetch `Headers` or a plain object whose keys may
  * use any case. Two keys that differ only by case count as a repeated header.
+ *
+ * @example
+ * ```ts
+ * const credentials = readCredentialsFrom(request.headers) // { accountId, passcode } | undefined
+ * ```
  */
 export function readCredentialsFrom(headers: HeaderSource): Credentials | undefined {
-  if (typeof headers.get === 'function') {
-    const fetchHeaders = headers as { get(name: string): string | null }
-    return readCredentials((name) => fetchHeaders.get(name) ?? undefined)
-  }
-  const record = headers as Readonly<Record<string, HeaderValue>>
-  return readCredentials((name) => {
-    let found: HeaderValue
-    let count = 0
-    for (const key of Object.keys(record)) {
-      if (key.length === name.length && key.toLowerCase() === name) {
-        const value = record[key]
-        if (value === undefined) continue
-        found = value
-        count += typeof value === 'string' ? 1 : value.length
-      }
-    }
-    return count > 1 ? ['', ''] : found
-  })
+  return typeof headers.get === 'function'
+    ? readCredentials(headers as FetchHeaders, fromFetchHeaders)
+    : readCredentials(headers as Readonly<Record<string, HeaderValue>>, fromRecord)
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { RateLimitStore } from '../ports/rate-limit-store'
+import type { RateLimitStore } from '../../ports/rate-limit-store'
 
 /** Options of {@link memoryRateLimitStore}. */
 export interface MemoryRateLimitStoreOptions {

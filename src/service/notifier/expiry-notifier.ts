@@ -1,4 +1,4 @@
-import { InvalidOptionsError } from '../core/errors'
+import { InvalidOptionsError } from '../../core/errors'
 import type { NotificationReport } from './notification-report'
 
 /** Options of {@link startExpiryNotifier}. */

@@ -1,4 +1,4 @@
-import type { NotificationKind } from '../core/notifications'
+import type { NotificationKind } from '../../core/notifications'
 
 /**
  * Why a notification was not sent on this pass. Every failed notification is given

@@ -1,5 +1,5 @@
-import type { NotificationKind } from '../core/notifications'
-import { DAY_MS } from '../core/time'
+import type { NotificationKind } from '../../core/notifications'
+import { DAY_MS } from '../../core/time'
 
 /**
  * What a notification template may show. Deliberately no passcode value: the

@@ -1,13 +1,13 @@
-import type { Actor, UserPasscodeView } from '../core/entities'
-import { AlreadyGrantedError, ForbiddenError, NotFoundError } from '../core/errors'
-import { generatePasscode, passcodeHint } from '../core/passcode-format'
-import { canManageUserPasscodes, canRevealUserPasscode, userPasscodeExpiresAt } from '../core/rules'
-import type { ServiceContext } from './context'
-import { storeCall } from './deadline'
-import { parseInput, type GrantUserPasscodeInput } from './input'
-import { IssuedPasscode } from './issued-passcode'
+import type { Actor, UserPasscodeView } from '../../core/entities'
+import { AlreadyGrantedError, ForbiddenError, NotFoundError } from '../../core/errors'
+import { generatePasscode, passcodeHint } from '../../core/passcode-format'
+import { canManageUserPasscodes, canRevealUserPasscode, userPasscodeExpiresAt } from '../../core/rules'
+import type { ServiceContext } from '../context'
+import { storeCall } from '../deadline'
+import { parseInput, type GrantUserPasscodeInput } from '../input'
+import { IssuedPasscode } from '../issued-passcode'
 import { missingKeysError } from './user-passcode-crypto'
-import { toUserPasscodeView } from './views'
+import { toUserPasscodeView } from '../views'
 
 /** Management of user passcodes: `auth.userPasscodes`. */
 export interface UserPasscodesApi {

@@ -1,7 +1,7 @@
-import { NoRecipientsError, PasscodeAuthError } from '../core/errors'
-import { isVisibleAscii } from '../core/rules'
-import type { Mailer, MailMessage } from '../ports/mailer'
-import type { NotificationRecipients } from '../ports/recipients'
+import { NoRecipientsError, PasscodeAuthError } from '../../core/errors'
+import { isVisibleAscii } from '../../core/rules'
+import type { Mailer, MailMessage } from '../../ports/mailer'
+import type { NotificationRecipients } from '../../ports/recipients'
 import type { NotificationContent, NotificationMessageData, NotificationTemplate } from './notification-messages'
 import type { NotificationFailureReason } from './notification-report'
 

@@ -1,6 +1,6 @@
 import { base64url, CompactEncrypt, compactDecrypt, decodeProtectedHeader } from 'jose'
-import { ConfigurationError, PasscodeAuthError } from '../core/errors'
-import type { EncryptionKey } from './options'
+import { ConfigurationError, PasscodeAuthError } from '../../core/errors'
+import type { EncryptionKey } from '../options'
 
 /** Encrypts and decrypts user passcode values at rest (SPEC §5.6). */
 export interface UserPasscodeCrypto {

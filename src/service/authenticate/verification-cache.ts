@@ -1,5 +1,5 @@
-import type { Principal } from '../core/entities'
-import type { Invalidation } from '../ports/passcode-store'
+import type { Principal } from '../../core/entities'
+import type { Invalidation } from '../../ports/passcode-store'
 
 /** A cached principal whose passcode expires before its half of the cache ends. */
 class Expiring {

@@ -1,5 +1,5 @@
-import { StorageTimeoutError } from '../core/errors'
-import { isPartnerNameLookable } from '../core/rules'
+import { StorageTimeoutError } from '../../core/errors'
+import { isPartnerNameLookable } from '../../core/rules'
 import {
   CONNECT_SUCCESS,
   partnerNotWhitelisted,
@@ -7,12 +7,12 @@ import {
   type FailureReason,
   type HttpResult,
   type SuccessBody,
-} from '../http/outcomes'
-import { readCredentialsFrom, type Credentials, type HeaderSource } from '../http/read-credentials'
-import type { AuthOutcome, CredentialsInput } from './authenticate'
-import { refuse } from './authenticate'
-import type { ServiceContext } from './context'
-import { withDeadline } from './deadline'
+} from '../../protocol/outcomes'
+import { readCredentialsFrom, type Credentials, type HeaderSource } from '../../protocol/credentials'
+import type { AuthOutcome, CredentialsInput } from '../authenticate/authenticate'
+import { refuse } from '../authenticate/authenticate'
+import type { ServiceContext } from '../context'
+import { withDeadline } from '../deadline'
 
 /**
  * Input of `auth.connect`: the request's headers and its `partner` query value(s).

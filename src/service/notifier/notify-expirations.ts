@@ -1,8 +1,8 @@
-import { ConfigurationError, PasscodeAuthError } from '../core/errors'
-import { DAY_MS } from '../core/time'
-import type { NotificationClaim } from '../ports/passcode-store'
-import type { ServiceContext } from './context'
-import { storeCall } from './deadline'
+import { ConfigurationError, PasscodeAuthError } from '../../core/errors'
+import { DAY_MS } from '../../core/time'
+import type { NotificationClaim } from '../../ports/passcode-store'
+import type { ServiceContext } from '../context'
+import { storeCall } from '../deadline'
 import { DeliveryFailure, render, resolveRecipients, sendWithin } from './notification-delivery'
 import { defaultNotificationTemplates, notificationMessageData } from './notification-messages'
 import type {

@@ -1,0 +1,58 @@
+import type { Principal } from '../core/entities'
+import { ACCOUNT_ID_HEADER, PASSCODE_HEADER, readCredentials, type Credentials } from '../protocol/credentials'
+import { adapterHintsOf } from '../service/adapter-hints'
+import type { AuthOutcome } from '../service/authenticate/authenticate'
+import type { PasscodeAuth } from '../service/create-passcode-auth'
+import type { RequestReader } from './request-reader'
+
+/**
+ * Authenticates one request: the principal itself, synchronously, on a warm
+ * verification cache; otherwise a (native) promise of the outcome.
+ */
+export type AuthenticateRequest<Source> = (request: Source) => Principal | Promise<AuthOutcome>
+
+// Authenticating with empty credentials refuses them as malformed, through the same
+// path (and audit event) as any other refusal.
+const NO_CREDENTIALS: Credentials = Object.freeze({ accountId: '', passcode: '' })
+
+/**
+ * The first step of every `requirePasscode`, for any request shape: adapters call the
+ * function it returns once per request. On a warm verification cache it answers the
+ * principal at once, with two header reads and one cache lookup: no promise, no
+ * closure, no object. Otherwise it reads and checks the headers (SPEC §5.4), adds the
+ * caller's address when the service uses it (or when `auth.authenticate` is not the
+ * service's own, since a wrapper may hand it on), and calls `auth.authenticate`. A
+ * header value that is not a single string (a repeated header) never hits the cache.
+ *
+ * @param auth - what `createPasscodeAuth` returned (or a stand-in with `authenticate`)
+ * @param reader - how to read the host's request
+ * @example
+ * ```ts
+ * const authenticateRequest = createAuthenticateRequest(auth, reader)
+ * const answer = authenticateRequest(req)
+ * if (!(answer instanceof Promise)) req.passcodeAuth = answer // a cache hit
+ * ```
+ */
+export function createAuthenticateRequest<Source>(
+  auth: Pick<PasscodeAuth, 'authenticate'>,
+  reader: RequestReader<Source>,
+): AuthenticateRequest<Source> {
+  const { header, clientAddress } = reader
+  return function authenticateRequest(request) {
+    // Read per request: a host (or a test) that replaces `auth.authenticate` gets its own function called.
+    const authenticate = auth.authenticate
+    const hints = adapterHintsOf(authenticate)
+    const cached = hints?.cached
+    if (cached !== undefined) {
+      const passcode = header(request, PASSCODE_HEADER)
+      if (typeof passcode === 'string') {
+        const accountId = header(request, ACCOUNT_ID_HEADER)
+        const principal = typeof accountId === 'string' ? cached(accountId, passcode) : undefined
+        if (principal !== undefined) return principal
+      }
+    }
+    const credentials = readCredentials(request, header) ?? NO_CREDENTIALS
+    const address = hints === undefined || hints.usesClientAddress ? clientAddress(request) : undefined
+    return Promise.resolve(auth.authenticate(address === undefined ? credentials : { ...credentials, clientAddress: address }))
+  }
+}

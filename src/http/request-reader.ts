@@ -1,0 +1,27 @@
+import type { HeaderValue } from '../protocol/credentials'
+
+/**
+ * How to read what passcode-auth needs from a host's request object, whatever its shape
+ * (a Node request, a framework context, a Fetch `Request`). Each member takes the
+ * request, so that reading one costs no closure per request.
+ *
+ * @example
+ * ```ts
+ * const reader: RequestReader<Request> = {
+ *   header: (request, name) => request.headers.get(name) ?? undefined,
+ *   clientAddress: () => undefined,
+ *   method: (request) => request.method,
+ *   target: (request) => request.url,
+ * }
+ * ```
+ */
+export interface RequestReader<Source> {
+  /** A header's value by lower-case name, as the host holds it (repeated: an array, or joined with `", "`). */
+  header(request: Source, lowerCaseName: string): HeaderValue
+  /** The caller's address as the framework sees it (its trust-proxy settings applied). */
+  clientAddress(request: Source): string | undefined
+  /** The request method; `undefined` counts as `GET`. */
+  method(request: Source): string | undefined
+  /** The request target (path and query) or the full URL. */
+  target(request: Source): string
+}

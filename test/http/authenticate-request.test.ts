@@ -1,0 +1,114 @@
+import { describe, expect, it, vi } from 'vitest'
+import { createPasscodeAuth, type AuditEvent, type AuthOutcome, type CredentialsInput } from '../../src/index'
+import { memoryStore } from '../../src/memory'
+import { createAuthenticateRequest } from '../../src/http/authenticate-request'
+import { nodeRequestReader, type NodeRequestLike } from '../../src/http/node/node-request'
+import { admin, manualClock } from '../helpers/service'
+
+type Request = NodeRequestLike & { readonly ip?: string }
+const reader = nodeRequestReader((request: Request) => request, (request) => request.ip)
+const headersOf = (accountId: string, passcode: string): Request => ({ headers: { 'x-service-account-id': accountId, 'x-service-passcode': passcode }, ip: '192.0.2.1' })
+
+/** The answer, and whether it came synchronously (a cache hit). */
+async function answer(auth: Parameters<typeof createAuthenticateRequest>[0], request: Request) {
+  const result = createAuthenticateRequest(auth, reader)(request)
+  return result instanceof Promise ? { sync: false, outcome: await result } : { sync: true, outcome: { ok: true, principal: result } as AuthOutcome }
+}
+
+describe('createAuthenticateRequest (the one warm path of every requirePasscode)', () => {
+  it('answers the principal synchronously once the full path has cached it, with the same audit event', async () => {
+    const events: AuditEvent[] = []
+    const auth = createPasscodeAuth({ store: memoryStore(), clock: manualClock(), onEvent: (event) => void events.push(event) })
+    const { passcode, value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Partner A', expiry: 90 })
+    const request = headersOf('acc_1', value)
+
+    const first = await answer(auth, request)
+    expect(first.sync).toBe(false)
+    expect(first.outcome.ok).toBe(true)
+    const second = await answer(auth, request)
+    expect(second.sync).toBe(true)
+    const principal = second.outcome.ok ? second.outcome.principal : undefined
+    expect(principal).toEqual({ accountId: 'acc_1', kind: 'account', passcodeId: passcode.id, passcodeName: 'Partner A' })
+    expect(principal).toBe(first.outcome.ok ? first.outcome.principal : undefined)
+    expect(events.filter((event) => event.type === 'auth.succeeded')).toHaveLength(2)
+    expect(events.at(-1)).toMatchObject({ type: 'auth.succeeded', accountId: 'acc_1', principal })
+  })
+
+  it('never hits for another account, a repeated or missing header, or a deleted passcode', async () => {
+    const auth = createPasscodeAuth({ store: memoryStore(), clock: manualClock() })
+    const { passcode, value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Partner A', expiry: 90 })
+    await answer(auth, headersOf('acc_1', value))
+    expect((await answer(auth, headersOf('acc_1', value))).sync).toBe(true)
+
+    expect(await answer(auth, headersOf('acc_2', value))).toMatchObject({ sync: false, outcome: { ok: false, reason: 'wrong_account' } })
+    expect(await answer(auth, headersOf('acc_1, acc_1', value))).toMatchObject({ sync: false, outcome: { ok: false, statusCode: 400 } })
+    expect(await answer(auth, headersOf('acc_1', `${value}, ${value}`))).toMatchObject({ sync: false, outcome: { ok: false, statusCode: 400 } })
+    expect(await answer(auth, { headers: { 'x-service-passcode': value } })).toMatchObject({ sync: false, outcome: { ok: false, statusCode: 400 } })
+    expect(await answer(auth, { headers: { 'x-service-account-id': 'acc_1' } })).toMatchObject({ sync: false, outcome: { ok: false, statusCode: 400 } })
+
+    await auth.passcodes.delete(admin, 'acc_1', passcode.id)
+    expect(await answer(auth, headersOf('acc_1', value))).toMatchObject({ sync: false, outcome: { ok: false, statusCode: 400 } })
+  })
+
+  it('stops at the passcode expiry, after which the full path answers 401', async () => {
+    const clock = manualClock()
+    const auth = createPasscodeAuth({ store: memoryStore(), clock, cache: { ttlMs: 86_400_000, maxEntries: 10 } })
+    const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Partner A', expiry: 1 })
+    clock.advance(60_000) // the cache's one-day TTL now reaches past the expiry
+    await answer(auth, headersOf('acc_1', value))
+    clock.advance(86_400_000 - 60_000 - 1)
+    expect((await answer(auth, headersOf('acc_1', value))).sync).toBe(true)
+    clock.advance(1)
+    expect(await answer(auth, headersOf('acc_1', value))).toMatchObject({ sync: false, outcome: { ok: false, statusCode: 401 } })
+  })
+
+  it('takes the full path every time without a cache, with the rate limiter on, and for a stand-in', async () => {
+    for (const options of [{ cache: false as const }, { rateLimit: {} }]) {
+      const auth = createPasscodeAuth({ store: memoryStore(), clock: manualClock(), ...options })
+      const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Partner A', expiry: 90 })
+      for (let i = 0; i < 3; i++) expect(await answer(auth, headersOf('acc_1', value))).toMatchObject({ sync: false, outcome: { ok: true } })
+    }
+    const standIn = { authenticate: async () => ({ ok: true, principal: { accountId: 'x', kind: 'user', userId: 'u' } }) as AuthOutcome }
+    expect(await answer(standIn, headersOf('acc_1', 'psc_x'))).toMatchObject({ sync: false, outcome: { ok: true } })
+  })
+
+  it('steps aside while auth.authenticate is replaced, so the replacement is called', async () => {
+    const auth = createPasscodeAuth({ store: memoryStore(), clock: manualClock() })
+    const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Partner A', expiry: 90 })
+    await answer(auth, headersOf('acc_1', value))
+    expect((await answer(auth, headersOf('acc_1', value))).sync).toBe(true)
+    const original = auth.authenticate
+    const replacement = vi.fn(async (_input: CredentialsInput): Promise<AuthOutcome> => ({ ok: false, reason: 'revoked', statusCode: 400, body: { status: 'fail', error: 'Invalid Credentials', code: 400 } }))
+    ;(auth as { authenticate: typeof original }).authenticate = replacement
+    expect(await answer(auth, headersOf('acc_1', value))).toMatchObject({ sync: false, outcome: { ok: false, reason: 'revoked' } })
+    // A replacement may hand the address on to a limited service, so it gets it.
+    expect(replacement).toHaveBeenCalledWith({ accountId: 'acc_1', passcode: value, clientAddress: '192.0.2.1' })
+    ;(auth as { authenticate: typeof original }).authenticate = original
+    expect((await answer(auth, headersOf('acc_1', value))).sync).toBe(true)
+    // A service reached through its prototype chain, with its own authenticate, never takes the shortcut.
+    const wrapped = Object.assign(Object.create(auth) as typeof auth, { authenticate: original.bind(auth) })
+    expect((await answer(wrapped, headersOf('acc_1', value))).sync).toBe(false)
+  })
+
+  it('reads the client address only when the service limits by address', async () => {
+    const cases = [
+      [{}, 0],
+      [{ rateLimit: { maxFailuresPerAddress: false as const } }, 0],
+      [{ rateLimit: {} }, 1],
+    ] as const
+    for (const [options, reads] of cases) {
+      const auth = createPasscodeAuth({ store: memoryStore(), clock: manualClock(), ...options })
+      const clientAddress = vi.fn((request: Request) => request.ip)
+      const authenticateRequest = createAuthenticateRequest(auth, { ...reader, clientAddress })
+      await authenticateRequest(headersOf('acc_1', 'psc_wrong'))
+      expect(clientAddress).toHaveBeenCalledTimes(reads)
+    }
+  })
+
+  it('stays out of the public shape of the service', () => {
+    const auth = createPasscodeAuth({ store: memoryStore() })
+    expect(Object.keys(auth)).not.toContain('usesClientAddress')
+    expect(Object.getOwnPropertySymbols(auth)).toEqual([])
+    expect(Object.keys(auth.authenticate)).toEqual([])
+  })
+})
