@@ -21,7 +21,7 @@ const RULES: Readonly<Record<string, { folders: readonly string[]; packages: rea
   express: { folders: ['core', 'protocol', 'ports', 'service', 'http'], packages: [/^express$/] },
   fastify: { folders: ['core', 'protocol', 'ports', 'service', 'http'], packages: [/^fastify$/, /^fastify-plugin$/] },
   koa: { folders: ['core', 'protocol', 'ports', 'service', 'http'], packages: [/^koa$/] },
-  stores: { folders: ['core', 'ports', 'service'], packages: [NODE_BUILTIN, /^zod$/, /^pg$/, /^@electric-sql\/pglite(\/|$)/] },
+  stores: { folders: ['core', 'ports', 'service'], packages: [NODE_BUILTIN, /^zod$/, /^@noble\/hashes(\/|$)/, /^pg$/, /^@electric-sql\/pglite(\/|$)/] },
   mailers: { folders: ['core', 'ports'], packages: [NODE_BUILTIN, /^zod$/, /^nodemailer$/] },
   client: { folders: ['core', 'protocol'], packages: [] },
 }
