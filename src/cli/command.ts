@@ -70,6 +70,16 @@ export const GROUP_OPTIONS: Readonly<Record<OptionGroup | 'output', Readonly<Rec
     host: { type: 'string', value: '<host>', description: 'address to listen on (env PASSCODE_AUTH_HOST; default 127.0.0.1)' },
     port: { type: 'string', value: '<port>', description: 'port to listen on, 0 for any free one (env PORT; default 3000)' },
     'notify-interval-ms': { type: 'string', value: '<ms>', description: 'time between notifier passes (env PASSCODE_AUTH_NOTIFY_INTERVAL_MS; default 3600000)' },
+    'rate-limit': {
+      type: 'string',
+      value: '<n|off>',
+      description: 'failed attempts per client address and per account in the window before 429 (env PASSCODE_AUTH_RATE_LIMIT; default 50)',
+    },
+    'rate-limit-window-ms': {
+      type: 'string',
+      value: '<ms>',
+      description: 'the limiter\'s sliding window (env PASSCODE_AUTH_RATE_LIMIT_WINDOW_MS; default 900000)',
+    },
     'no-demo': { type: 'boolean', description: 'do not create the demo account on an empty data folder' },
     quiet: { type: 'boolean', description: 'do not log requests' },
   },

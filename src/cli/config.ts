@@ -95,6 +95,21 @@ export const SETTINGS = {
     flag: 'notify-interval-ms',
     schema: whole(1_000, MAX_TIMER_MS, 'milliseconds').default(3_600_000),
   },
+  rateLimit: {
+    env: 'PASSCODE_AUTH_RATE_LIMIT',
+    flag: 'rate-limit',
+    schema: z
+      .string()
+      .regex(/^(off|\d+)$/, 'must be "off" or a whole number of failed attempts from 1 to 100000')
+      .transform((value) => (value === 'off' ? (false as const) : Number(value)))
+      .refine((value) => value === false || (value >= 1 && value <= 100_000), 'must be "off" or a whole number of failed attempts from 1 to 100000')
+      .default(50),
+  },
+  rateLimitWindowMs: {
+    env: 'PASSCODE_AUTH_RATE_LIMIT_WINDOW_MS',
+    flag: 'rate-limit-window-ms',
+    schema: whole(1_000, 86_400_000, 'milliseconds').default(900_000),
+  },
   smtpUrl: {
     env: 'PASSCODE_AUTH_SMTP_URL',
     schema: url(['smtp:', 'smtps:'], 'must be an smtp:// or smtps:// URL, like smtp://user:password@mail.example.com:587').optional(),
@@ -187,11 +202,17 @@ export function mailConfig(io: CliIo, flags: Flags): MailConfig {
   return { kind: 'smtp', url: new URL(smtpUrl), from: from!, to: to! }
 }
 
+/** The brute-force limiter of `serve`: failed attempts per address and per account in the window, or off. */
+export type RateLimitConfig = false | { readonly maxFailures: number; readonly windowMs: number }
+
 /** The settings of `serve` beyond storage and mail. */
-export function serverConfig(io: CliIo, flags: Flags): { host: string; port: number; notifyIntervalMs: number } {
+export function serverConfig(io: CliIo, flags: Flags): { host: string; port: number; notifyIntervalMs: number; rateLimit: RateLimitConfig } {
+  const maxFailures = readSetting(io, flags, SETTINGS.rateLimit)
+  const windowMs = readSetting(io, flags, SETTINGS.rateLimitWindowMs)
   return {
     host: readSetting(io, flags, SETTINGS.host),
     port: readSetting(io, flags, SETTINGS.port),
     notifyIntervalMs: readSetting(io, flags, SETTINGS.notifyIntervalMs),
+    rateLimit: maxFailures === false ? false : { maxFailures, windowMs },
   }
 }

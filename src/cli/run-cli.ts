@@ -1,7 +1,7 @@
 import { version } from '../../package.json'
 import { checkArguments, parseCommandArgs, type CommandContext, type CommandSpec } from './command'
 import { COMMANDS } from './commands/index'
-import { mailConfig, serverConfig, storageConfig, type Flags, type MailConfig, type StorageConfig } from './config'
+import { mailConfig, serverConfig, storageConfig, type Flags, type MailConfig, type RateLimitConfig, type StorageConfig } from './config'
 import type { ForwardedResult } from './control-socket'
 import { CliError, EXIT_CODES } from './exit-codes'
 import { accessDataFolder } from './folder-access'
@@ -111,7 +111,7 @@ export async function runCli(argv: readonly string[], io: CliIo, shared?: Shared
     // Settings are checked before anything is opened or waited for.
     const storage = usesStorage && shared === undefined ? storageConfig(io, flags) : undefined
     const mail = command.groups.includes('mail') && shared === undefined ? mailConfig(io, flags) : undefined
-    if (command.groups.includes('server')) serverConfig(io, flags)
+    const rateLimit = command.groups.includes('server') ? serverConfig(io, flags).rateLimit : false
 
     if (storage?.kind === 'embedded') {
       const access = await accessDataFolder(storage.dataDir, path, argv, output, storage.lockWaitMs)
@@ -133,7 +133,7 @@ export async function runCli(argv: readonly string[], io: CliIo, shared?: Shared
       execute: (forwardedArgv, shared) => runCaptured(forwardedArgv, io.env, io.cwd, { runtime: shared }),
       runtime(options) {
         if (shared !== undefined) return Promise.resolve(shared.runtime)
-        runtime ??= open(storage!, mail, output, io, { migrate: options?.migrate ?? true, listen: command.path[0] === 'serve' })
+        runtime ??= open(storage!, mail, output, io, { migrate: options?.migrate ?? true, listen: command.path[0] === 'serve', rateLimit })
         return runtime
       },
     }
@@ -146,7 +146,13 @@ export async function runCli(argv: readonly string[], io: CliIo, shared?: Shared
   }
 }
 
-async function open(storage: StorageConfig, mail: MailConfig | undefined, output: Output, io: CliIo, options: { migrate: boolean; listen: boolean }): Promise<Runtime> {
+async function open(
+  storage: StorageConfig,
+  mail: MailConfig | undefined,
+  output: Output,
+  io: CliIo,
+  options: { migrate: boolean; listen: boolean; rateLimit: RateLimitConfig },
+): Promise<Runtime> {
   // Printed emails go to stderr with --json, so that stdout stays one JSON document.
   const mailer = mail === undefined ? undefined : await createCliMailer(mail, output.json ? io.stderr : io.stdout)
   return openRuntime(storage, {

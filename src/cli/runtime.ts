@@ -1,8 +1,8 @@
 import { createPasscodeAuth, type PasscodeAuth } from '../index'
-import { migrate, postgresPartners, postgresStore, type MigrationReport, type PostgresPartners, type PostgresDatabase } from '../stores/postgres/index'
+import { migrate, postgresPartners, postgresRateLimitStore, postgresStore, type MigrationReport, type PostgresPartners, type PostgresDatabase } from '../stores/postgres/index'
 import type { Mailer } from '../ports/mailer'
 import type { EncryptionKey } from '../service/options'
-import type { StorageConfig } from './config'
+import type { RateLimitConfig, StorageConfig } from './config'
 import { dataFolderPaths, prepareDataFolder } from './data-folder'
 import { CliError } from './exit-codes'
 import { restrictTree } from './folder-permissions'
@@ -29,6 +29,11 @@ export interface Runtime {
 /** What to open the store for. */
 export interface RuntimeOptions {
   readonly migrate: boolean
+  /**
+   * The brute-force limiter (`serve`): in this process's memory on a data folder, shared
+   * by every instance through the database with DATABASE_URL. @default false
+   */
+  readonly rateLimit?: RateLimitConfig
   /** Whether the store listens for other instances' invalidations (`serve` only). */
   readonly listen: boolean
   readonly mailer?: Mailer
@@ -123,9 +128,23 @@ export async function openRuntime(config: StorageConfig, options: RuntimeOptions
     const store = postgresStore(opened.db, { ...schema, listen: options.listen })
     const partners = postgresPartners(opened.db, schema)
     const recipients = options.recipients
+    const limit = options.rateLimit ?? false
+    // One process owns a data folder: its memory is the whole count there.
+    const limiterStore =
+      limit !== false && config.kind === 'postgres'
+        ? postgresRateLimitStore(opened.db, {
+            ...schema,
+            listen: options.listen,
+            onError: (error) => options.output.notice(`rate limiter: sharing failed counts with other instances failed: ${(error as Error).message}`),
+          })
+        : undefined
     const auth = createPasscodeAuth({
       store,
       partners,
+      rateLimit:
+        limit === false
+          ? false
+          : { windowMs: limit.windowMs, maxFailuresPerAddress: limit.maxFailures, maxFailuresPerAccount: limit.maxFailures, ...(limiterStore && { store: limiterStore }) },
       pepper: opened.pepper,
       ...(opened.encryptionKeys !== undefined && { encryptionKeys: [...opened.encryptionKeys] }),
       ...(options.mailer !== undefined && { mailer: options.mailer }),
@@ -143,6 +162,7 @@ export async function openRuntime(config: StorageConfig, options: RuntimeOptions
       close() {
         closed ??= (async () => {
           await auth.close()
+          await limiterStore?.close()
           await partners.close()
           await store.close()
           await opened.end()

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { request as httpRequest } from 'node:http'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MIGRATIONS } from '../../src/stores/postgres/migrations'
@@ -96,6 +97,48 @@ describe.skipIf(!availability.available)(title, () => {
     expect(await until(200)).toEqual([200, 200])
     expect((await run('partners', 'remove', 'globex')).code).toBe(0)
     expect(await until(403)).toEqual([403, 403])
+  })
+
+  it('limits failed attempts for the sum of two instances, with a correct Retry-After; valid credentials still pass (SPEC 5.21)', async () => {
+    const created = await run('passcodes', 'create', '--account', 'acc_limited', '--name', 'Partner', '--expiry', '90', '--json')
+    const { value } = JSON.parse(created.stdout) as { value: string }
+    const limited = await Promise.all([0, 1].map(() => serve('/nonexistent', ['--quiet', '--rate-limit', '4', '--rate-limit-window-ms', '60000'], env)))
+    servers.push(...limited)
+    expect(limited[0]!.stdout()).toContain('limiter  4 failed attempts per client address and per account in 60 s, then 429, counted across every instance')
+    // From a chosen loopback address, so that the attacker and the partner are two clients.
+    const call = (server: RunningServer, passcode: string, from: string) =>
+      new Promise<{ status: number; retryAfter: string | undefined }>((resolve, reject) => {
+        const url = new URL(`${server.url}/v1/connect?partner=acme`)
+        const request = httpRequest(
+          { host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, localAddress: from, headers: { 'X-Service-Account-Id': 'acc_limited', 'X-Service-Passcode': passcode } },
+          (response) => {
+            response.resume()
+            response.on('end', () => resolve({ status: response.statusCode!, retryAfter: response.headers['retry-after'] }))
+          },
+        )
+        request.on('error', reject)
+        request.end()
+      })
+    const wrong = value.slice(0, 4) + (value[4] === 'A' ? 'B' : 'A') + value.slice(5)
+    const firstFailure = Date.now()
+    // Four failures, two on each instance, each flushed and announced before the next.
+    for (const server of [limited[0]!, limited[1]!, limited[0]!, limited[1]!]) {
+      expect((await call(server, wrong, '127.0.0.2')).status).toBe(400)
+      await new Promise((resolve) => setTimeout(resolve, 600))
+    }
+    // The sum reached the limit: both instances refuse the attacker's address, valid credentials included.
+    for (const server of limited) {
+      const refused = await call(server, value, '127.0.0.2')
+      expect(refused.status).toBe(429)
+      const elapsed = Math.ceil((Date.now() - firstFailure) / 1000)
+      expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(60 - elapsed)
+      expect(Number(refused.retryAfter)).toBeLessThanOrEqual(60)
+    }
+    // The account reached its count too: failing attempts from elsewhere get 429 on both…
+    expect((await call(limited[1]!, wrong, '127.0.0.3')).status).toBe(429)
+    expect((await call(limited[0]!, wrong, '127.0.0.4')).status).toBe(429)
+    // …while the partner's valid credentials, from an address that is not limited, pass on both.
+    expect((await Promise.all(limited.map((server) => call(server, value, '127.0.0.5')))).map((answer) => answer.status)).toEqual([200, 200])
   })
 
   it('says which setting is at fault when the server cannot be reached', async () => {

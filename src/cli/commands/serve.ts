@@ -32,12 +32,13 @@ function untilSignal(): Promise<NodeJS.Signals> {
   })
 }
 
-function banner(context: CommandContext, lines: { storage: string; mailer: string; url: string; demo?: DemoSeed; socket: boolean }): void {
+function banner(context: CommandContext, lines: { storage: string; mailer: string; limiter: string; url: string; demo?: DemoSeed; socket: boolean }): void {
   const { output } = context
   output.info(`passcode-auth serve: listening on ${lines.url}`)
   output.info(`  routes   GET /v1/connect?partner=<name>, GET /1/events.json (protected), GET /healthz`)
   output.info(`  storage  ${lines.storage}`)
   output.info(`  mailer   ${lines.mailer}`)
+  output.info(`  limiter  ${lines.limiter}`)
   if (lines.socket) output.info('  manage   other passcode-auth commands on this data folder are run by this server while it runs')
   output.info('')
   if (lines.demo !== undefined) {
@@ -99,10 +100,16 @@ const serve: CommandSpec = {
     const stopped = untilSignal()
     const mailer = mail.kind === 'console' ? `console (expiry emails to ${mail.to.join(', ')} are printed here)` : `SMTP ${mail.url.host}`
     const storage = runtime.storage === 'embedded' ? `embedded PostgreSQL (PGlite) in ${runtime.location}` : runtime.location
+    const { rateLimit } = settings
+    const limiter =
+      rateLimit === false
+        ? 'off (--rate-limit off)'
+        : `${rateLimit.maxFailures} failed attempts per client address and per account in ${rateLimit.windowMs / 1000} s, then 429` +
+          (runtime.storage === 'postgres' ? ', counted across every instance on this database' : '')
     if (output.json) {
-      output.result({ status: 'listening', url, storage, mailer, ...(demo && { demo: { ...demo, curl: connectCurlLine(url, demo) } }) }, '')
+      output.result({ status: 'listening', url, storage, mailer, limiter, ...(demo && { demo: { ...demo, curl: connectCurlLine(url, demo) } }) }, '')
     } else {
-      banner(context, { storage, mailer, url, socket: socket !== undefined, ...(demo && { demo }) })
+      banner(context, { storage, mailer, limiter, url, socket: socket !== undefined, ...(demo && { demo }) })
     }
 
     const signal = await stopped
