@@ -1,5 +1,5 @@
 import type { Principal } from '../core/entities'
-import { ACCOUNT_ID_HEADER, PASSCODE_HEADER, readCredentials, type Credentials } from '../protocol/credentials'
+import { ACCOUNT_ID_HEADER, PASSCODE_HEADER, readCredentials, type Credentials, type HeaderValue } from '../protocol/credentials'
 import { adapterHintsOf } from '../service/adapter-hints'
 import type { AuthOutcome } from '../service/authenticate/authenticate'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
@@ -13,13 +13,15 @@ export type AuthenticateRequest<Source> = (request: Source) => Principal | Promi
 
 // Authenticating with empty credentials refuses them as malformed, through the same
 // path (and audit event) as any other refusal.
+const VARIANT = process.env.VARIANT
 const NO_CREDENTIALS: Credentials = Object.freeze({ accountId: '', passcode: '' })
 
 /**
  * The first step of every `requirePasscode`, for any request shape: adapters call the
  * function it returns once per request. On a warm verification cache it answers the
  * principal at once, with two header reads and one cache lookup: no promise, no
- * closure, no object. Otherwise it reads and checks the headers (SPEC §5.4), adds the
+ * closure, no object (give the reader a `headerRecord` when the host keeps its headers
+ * in an object, as Node does, and the two reads are plain property loads). Otherwise it reads and checks the headers (SPEC §5.4), adds the
  * caller's address when the service uses it (or when `auth.authenticate` is not the
  * service's own, since a wrapper may hand it on), and calls `auth.authenticate`. A
  * header value that is not a single string (a repeated header) never hits the cache.
@@ -37,22 +39,35 @@ export function createAuthenticateRequest<Source>(
   auth: Pick<PasscodeAuth, 'authenticate'>,
   reader: RequestReader<Source>,
 ): AuthenticateRequest<Source> {
-  const { header, clientAddress } = reader
+  const { header, headerRecord, clientAddress } = reader
+  // The service's own function and its hints, read once. While `auth.authenticate` is
+  // still that function (one comparison per request) the cache may answer; a host or a
+  // test that replaced it gets its replacement called, with the address.
+  const own = auth.authenticate
+  const ownHints = adapterHintsOf(own)
+  const cached = ownHints?.cached
   return function authenticateRequest(request) {
-    // Read per request: a host (or a test) that replaces `auth.authenticate` gets its own function called.
-    const authenticate = auth.authenticate
-    const hints = adapterHintsOf(authenticate)
-    const cached = hints?.cached
-    if (cached !== undefined) {
-      const passcode = header(request, PASSCODE_HEADER)
-      if (typeof passcode === 'string') {
-        const accountId = header(request, ACCOUNT_ID_HEADER)
-        const principal = typeof accountId === 'string' ? cached(accountId, passcode) : undefined
+    const isOwn = auth.authenticate === own
+    if (cached !== undefined && isOwn) {
+      let passcode: HeaderValue
+      let accountId: HeaderValue
+      if (headerRecord !== undefined) {
+        const headers = headerRecord(request)
+        passcode = headers[PASSCODE_HEADER]
+        accountId = headers[ACCOUNT_ID_HEADER]
+      } else {
+        passcode = header(request, PASSCODE_HEADER)
+        accountId = typeof passcode === 'string' ? header(request, ACCOUNT_ID_HEADER) : undefined
+      }
+      if (typeof passcode === 'string' && typeof accountId === 'string') {
+        const principal = cached(accountId, passcode)
         if (principal !== undefined) return principal
       }
     }
+    const hints = isOwn ? ownHints : adapterHintsOf(auth.authenticate)
     const credentials = readCredentials(request, header) ?? NO_CREDENTIALS
     const address = hints === undefined || hints.usesClientAddress ? clientAddress(request) : undefined
     return Promise.resolve(auth.authenticate(address === undefined ? credentials : { ...credentials, clientAddress: address }))
   }
 }
+

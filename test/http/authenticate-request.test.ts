@@ -34,6 +34,18 @@ describe('createAuthenticateRequest (the one warm path of every requirePasscode)
     expect(events.at(-1)).toMatchObject({ type: 'auth.succeeded', accountId: 'acc_1', principal })
   })
 
+  it('hits the same way through a reader with a header getter only (no header record), as a Fetch request has', async () => {
+    const auth = createPasscodeAuth({ store: memoryStore(), clock: manualClock() })
+    const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Partner A', expiry: 90 })
+    const getterOnly = { ...reader, headerRecord: undefined, header: vi.fn(reader.header) }
+    const authenticateRequest = createAuthenticateRequest(auth, getterOnly)
+    expect(await authenticateRequest(headersOf('acc_1', value))).toMatchObject({ ok: true })
+    getterOnly.header.mockClear()
+    expect(authenticateRequest(headersOf('acc_1', value))).toMatchObject({ accountId: 'acc_1', kind: 'account' })
+    expect(getterOnly.header.mock.calls.map(([, name]) => name)).toEqual(['x-service-passcode', 'x-service-account-id'])
+    expect(authenticateRequest(headersOf('acc_1', `${value}, ${value}`))).toBeInstanceOf(Promise)
+  })
+
   it('never hits for another account, a repeated or missing header, or a deleted passcode', async () => {
     const auth = createPasscodeAuth({ store: memoryStore(), clock: manualClock() })
     const { passcode, value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Partner A', expiry: 90 })

@@ -45,6 +45,7 @@ export function nodeRequestReader<Source>(
 ): RequestReader<Source> {
   return {
     header: (request, name) => requestOf(request).headers[name],
+    headerRecord: (request) => requestOf(request).headers,
     clientAddress,
     method: (request) => requestOf(request).method,
     target: (request) => requestOf(request).url ?? '',
