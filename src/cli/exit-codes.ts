@@ -15,7 +15,7 @@ export const EXIT_CODES = Object.freeze({
   refused: 3,
   /** The passcode, user passcode or partner does not exist. */
   notFound: 4,
-  /** The database, the data folder or the mailer is unavailable (also: `notify` with failed sends). */
+  /** The database, the data folder or the mailer is unavailable, or its package is not installed (also: `notify` with failed sends). */
   unavailable: 5,
 })
 
@@ -23,13 +23,21 @@ export const EXIT_CODES = Object.freeze({
 export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES]
 
 /** Codes of the CLI's own failures, next to the library's `PasscodeAuthErrorCode`s. */
-export type CliErrorCode = 'ERR_USAGE' | 'ERR_SETTING' | 'ERR_DATA_FOLDER' | 'ERR_DATABASE' | 'ERR_NOT_FOUND' | 'ERR_DUPLICATE_PARTNER'
+export type CliErrorCode =
+  | 'ERR_USAGE'
+  | 'ERR_SETTING'
+  | 'ERR_DATA_FOLDER'
+  | 'ERR_DATABASE'
+  | 'ERR_MISSING_PACKAGE'
+  | 'ERR_NOT_FOUND'
+  | 'ERR_DUPLICATE_PARTNER'
 
 const EXIT_BY_CLI_CODE: Readonly<Record<CliErrorCode, ExitCode>> = {
   ERR_USAGE: EXIT_CODES.usage,
   ERR_SETTING: EXIT_CODES.usage,
   ERR_DATA_FOLDER: EXIT_CODES.unavailable,
   ERR_DATABASE: EXIT_CODES.unavailable,
+  ERR_MISSING_PACKAGE: EXIT_CODES.unavailable,
   ERR_NOT_FOUND: EXIT_CODES.notFound,
   ERR_DUPLICATE_PARTNER: EXIT_CODES.refused,
 }

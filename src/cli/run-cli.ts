@@ -10,6 +10,7 @@ import { createCliMailer } from './mailers'
 import { createOutput, type CliIo, type Output } from './output'
 import type { Actor } from '../core/entities'
 import { actorFrom } from './actor'
+import { checkRequirements } from './requirements'
 import { openRuntime, type Runtime } from './runtime'
 
 /** Set when a running `serve` executes a command that another process handed to it. */
@@ -112,6 +113,8 @@ export async function runCli(argv: readonly string[], io: CliIo, shared?: Shared
     const storage = usesStorage && shared === undefined ? storageConfig(io, flags) : undefined
     const mail = command.groups.includes('mail') && shared === undefined ? mailConfig(io, flags) : undefined
     const rateLimit = command.groups.includes('server') ? serverConfig(io, flags).rateLimit : false
+    // Every package the settings call for is loaded before anything is created or written.
+    await checkRequirements(storage, mail)
 
     if (storage?.kind === 'embedded') {
       const access = await accessDataFolder(storage.dataDir, path, argv, output, storage.lockWaitMs)

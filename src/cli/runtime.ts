@@ -63,9 +63,8 @@ async function openEmbedded(config: Extract<StorageConfig, { kind: 'embedded' }>
         'Keep that file with the data folder, or set PASSCODE_AUTH_PEPPER and PASSCODE_AUTH_ENCRYPTION_KEYS instead.',
     )
   }
-  const { PGlite } = await import('@electric-sql/pglite').catch((error: unknown) => {
-    throw new CliError('ERR_DATABASE', 'The embedded store needs @electric-sql/pglite: npm install @electric-sql/pglite (or set DATABASE_URL)', { cause: error })
-  })
+  // checkRequirements has loaded it already, before the folder was touched.
+  const { PGlite } = await import('@electric-sql/pglite')
   let db: InstanceType<typeof PGlite>
   try {
     db = await PGlite.create(dataFolderPaths(config.dataDir).database)
@@ -86,9 +85,7 @@ async function openEmbedded(config: Extract<StorageConfig, { kind: 'embedded' }>
 }
 
 async function openPostgres(config: Extract<StorageConfig, { kind: 'postgres' }>): Promise<Opened> {
-  const { default: pg } = await import('pg').catch((error: unknown) => {
-    throw new CliError('ERR_DATABASE', 'DATABASE_URL needs the pg package: npm install pg', { cause: error })
-  })
+  const { default: pg } = await import('pg')
   const pool = new pg.Pool({ connectionString: config.databaseUrl, connectionTimeoutMillis: 10_000 })
   // An idle connection that drops must not crash the process; the next query reconnects.
   pool.on('error', () => undefined)
