@@ -61,14 +61,14 @@ describe('README code blocks', () => {
         }
         const file = path.join(dir, 'block.mts')
         // A block must leave nothing open (a server, a database, a timer), or a reader's
-        // program would hang after its last line: the stdio pipes aside, any handle
-        // still active once pending callbacks have run fails the block.
+        // program would not end after its last line. The watchdog does not keep the
+        // process alive itself: it fires only when something else does.
         writeFileSync(
           file,
-          `${source}\nawait new Promise((resolve) => setTimeout(resolve, 50))\n` +
-            `const stillOpen = process.getActiveResourcesInfo().filter((name) => name !== 'PipeWrap' && name !== 'TTYWrap')\n` +
-            `if (stillOpen.length > 0) { console.error('still open after the block: ' + stillOpen.join(', ')); process.exit(3) }\n` +
-            `process.exit(0)\n`,
+          `${source}\nsetTimeout(() => {\n` +
+            `  console.error('still running 5 s after the block ended: ' + process.getActiveResourcesInfo().join(', '))\n` +
+            `  process.exit(3)\n` +
+            `}, 5_000).unref()\n`,
         )
         symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'))
         const output = execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: root, encoding: 'utf8', timeout: 60_000 })
