@@ -139,11 +139,12 @@ export interface RunningServer {
 }
 
 /**
- * Starts a server command in its own process group and resolves once it printed
- * "Stop with Ctrl+C." (or rejects with its output when it exits first).
+ * Starts a server command in its own process group (in `cwd`, the repository by
+ * default) and resolves once it printed "Stop with Ctrl+C." (or rejects with its
+ * output when it exits first).
  */
-export function startServer(command: readonly string[], env: NodeJS.ProcessEnv): Promise<RunningServer> {
-  const child = spawn(command[0]!, command.slice(1), { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+export function startServer(command: readonly string[], env: NodeJS.ProcessEnv, cwd = root): Promise<RunningServer> {
+  const child = spawn(command[0]!, command.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => void (stdout += chunk))

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectResponseSchemas } from '../../src/protocol/connect-response-schemas'
 import { codeBlocks } from '../docs/markdown-blocks'
+import { commandAvailability } from '../helpers/requirement'
 import { cleanEnv, cli, headersOfCurlLine, root, serve, startServer, temporaryFolder, type RunningServer } from './cli-process'
 
 /**
@@ -16,7 +17,7 @@ import { cleanEnv, cli, headersOfCurlLine, root, serve, startServer, temporaryFo
 const SUCCESS = '{"status":"success","message":"Authorised Successfully."}'
 const INVALID = '{"status":"fail","error":"Invalid Credentials","code":400}'
 
-const curl = ['/usr/bin/curl', '/usr/local/bin/curl', '/bin/curl'].find((file) => existsSync(file))
+const curl = commandAvailability('curl')
 const folder = temporaryFolder()
 const dataDir = path.join(folder.dir, 'data')
 let first: RunningServer
@@ -83,8 +84,7 @@ describe('the first npm start on an empty data folder', () => {
 
   // Skipped, saying so, where curl is not installed (the fetch above checks the same
   // line); under CI=true, where .ci/run installs curl, it runs and fails instead.
-  const noCurl = curl === undefined && process.env.CI !== 'true'
-  it.skipIf(noCurl)(`works pasted into a shell with curl${noCurl ? ' (skipped: curl is not installed)' : ''}`, () => {
+  it.skipIf(curl.skip)(curl.title('works pasted into a shell with curl'), () => {
     const output = execFileSync('sh', ['-c', `${curlLine} --silent`], { encoding: 'utf8' })
     expect(output).toMatch(/^HTTP\/1\.1 200 OK/)
     expect(output.trimEnd().endsWith(SUCCESS)).toBe(true)

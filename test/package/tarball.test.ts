@@ -1,12 +1,21 @@
-import { readFileSync } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { packRepository, removePackedTarball, repositoryRoot, type PackedTarball } from '../helpers/packed-tarball'
+import { cleanEnv, headersOfCurlLine, startServer, type RunningServer } from '../cli/cli-process'
+import { cleanNpmEnvironment, packRepository, removePackedTarball, repositoryRoot, type PackedTarball } from '../helpers/packed-tarball'
+import { commandAvailability } from '../helpers/requirement'
 
 /**
  * `npm pack` on a fresh clone after `npm ci` (no build run by hand) gives a package
  * that holds every file its package.json points at.
  */
+
+const run = promisify(execFile)
+const SUCCESS = '{"status":"success","message":"Authorised Successfully."}'
+const curl = commandAvailability('curl')
 
 let tarball: PackedTarball | undefined
 
@@ -65,4 +74,64 @@ describe('npm pack on a fresh clone', () => {
     const outside = paths.filter((file) => !repositoryManifest.files.some((entry) => file === entry || file.startsWith(`${entry}/`)))
     expect(outside.sort()).toEqual(['README.md', 'package.json'])
   })
+})
+
+/**
+ * What a new user does: `npm i passcode-auth @electric-sql/pglite` in an empty folder,
+ * then `npx passcode-auth serve`, then pastes the printed curl line. Without PGlite the
+ * command must say what to install and leave no data folder behind.
+ */
+describe('npx passcode-auth serve from the tarball, in an empty folder', () => {
+  let consumer: string
+  let server: RunningServer | undefined
+  const npm = (args: readonly string[]) =>
+    run('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline'], { cwd: consumer, env: cleanNpmEnvironment(), timeout: 300_000 })
+  const npx = (args: readonly string[]) => ['npx', '--no-install', 'passcode-auth', ...args]
+  const environment = () => cleanEnv(cleanNpmEnvironment() as Record<string, string>)
+  const dataDir = () => path.join(consumer, 'data')
+
+  beforeAll(async () => {
+    consumer = path.join(tarball!.scratch, 'consumer')
+    mkdirSync(consumer)
+    await npm(['install', tarball!.file])
+  }, 600_000)
+
+  afterAll(async () => {
+    await server?.stop('SIGKILL')
+  })
+
+  it('without @electric-sql/pglite, says what to install and writes nothing', async () => {
+    const [command, ...args] = npx(['serve', '--data-dir', dataDir(), '--port', '0'])
+    const result = await run(command!, args, { cwd: consumer, env: environment(), timeout: 120_000 }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code?: number; stderr?: string }) => ({ code: error.code, stderr: error.stderr ?? '' }),
+    )
+    expect(result.code).toBe(5)
+    expect(result.stderr).toContain('npm install @electric-sql/pglite')
+    expect(existsSync(dataDir())).toBe(false)
+  }, 120_000)
+
+  it(`with it, starts on an empty data folder and prints a curl line that works${curl.skip ? ' (curl is not installed: the line is sent with fetch)' : ''}`, async () => {
+    const pglite = JSON.parse(readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')).devDependencies['@electric-sql/pglite'] as string
+    await npm(['install', `@electric-sql/pglite@${pglite}`])
+    server = await startServer(npx(['serve', '--data-dir', dataDir(), '--port', '0']), environment(), consumer)
+    for (let waited = 0; !server.stderr().includes('curl ') && waited < 5_000; waited += 20) await sleep(20)
+    const curlLine = server.stderr().split('\n').find((line) => line.trim().startsWith('curl '))?.trim() ?? ''
+    expect(curlLine).toMatch(/^curl -i -H 'X-Service-Account-Id: acc_demo' -H 'X-Service-Passcode: psc_[A-Za-z0-9]+' 'http:\/\/127\.0\.0\.1:\d+\/v1\/connect\?partner=demo-partner'$/)
+    if (curl.skip) {
+      // No curl here (CI installs it): the same request through fetch.
+      const { url, headers } = headersOfCurlLine(curlLine)
+      const response = await fetch(url, { headers })
+      expect([response.status, await response.text()]).toEqual([200, SUCCESS])
+    } else {
+      const { stdout } = await run('sh', ['-c', `${curlLine} --silent --show-error`], { cwd: consumer })
+      expect(stdout).toMatch(/^HTTP\/1\.1 200 OK\r\n/)
+      expect(stdout.endsWith(`\r\n\r\n${SUCCESS}`)).toBe(true)
+    }
+    // The lock names the server process, which npx runs as its child: npx exits with its code.
+    const { pid } = JSON.parse(readFileSync(path.join(dataDir(), 'lock'), 'utf8')) as { pid: number }
+    expect(await server.stop('SIGTERM', pid)).toBe(0)
+    expect(server.stdout()).toContain('Stopped.')
+    server = undefined
+  }, 600_000)
 })

@@ -1,9 +1,11 @@
+import type { AddressInfo } from 'node:net'
 import { startExpiryNotifier } from '../../service/notifier/expiry-notifier'
 import type { CommandContext, CommandSpec } from '../command'
 import { mailConfig, serverConfig } from '../config'
 import { listenControlSocket, type ControlSocket } from '../control-socket'
 import { dataFolderPaths } from '../data-folder'
 import { CliError, EXIT_CODES } from '../exit-codes'
+import type { RequestLogEntry } from '../server/app'
 import { connectCurlLine, demoOwed, seedDemo, type DemoSeed } from '../server/demo'
 
 /** The URL a local client reaches the server at: a wildcard address means this machine. */
@@ -66,11 +68,13 @@ const serve: CommandSpec = {
     const runtime = await context.runtime()
     const owed = demoOwed(runtime, flags['no-demo'] !== true)
 
-    // Loaded here, so that the management commands do not pay for Fastify.
+    // Loaded here, so that the management commands do not load the server.
     const { buildServer } = await import('../server/app')
-    const app = await buildServer(runtime, { ...(flags.quiet !== true && !output.json && { log: (line: string) => io.stdout(`${line}\n`) }) })
+    const log = (entry: RequestLogEntry) => io.stdout(`${entry.method} ${entry.url} ${entry.statusCode} ${Math.round(entry.durationMs)} ms\n`)
+    const app = buildServer(runtime, { ...(flags.quiet !== true && !output.json && { log }) })
+    let address: AddressInfo
     try {
-      await app.listen({ host: settings.host, port: settings.port })
+      address = await app.listen(settings.host, settings.port)
     } catch (error) {
       await app.close()
       const code = (error as { code?: string }).code
@@ -81,8 +85,7 @@ const serve: CommandSpec = {
     }
     // Seeded once listening, so that a port already in use does not swallow the demo.
     const demo = owed ? await seedDemo(runtime, context.actor) : undefined
-    const address = app.server.address()
-    const url = baseUrl(settings.host, typeof address === 'object' && address !== null ? address.port : settings.port)
+    const url = baseUrl(settings.host, address.port)
     const notifier = startExpiryNotifier(runtime.auth, {
       intervalMs: settings.notifyIntervalMs,
       onReport: (report) => {

@@ -1,54 +1,85 @@
-import Fastify, { type FastifyInstance } from 'fastify'
-import { passcodeAuthPlugin } from '../../fastify/index'
+import { once } from 'node:events'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { Runtime } from '../runtime'
+import { dispatch, type Route } from './route'
+import { referenceRoutes } from './routes'
+
+/** One answered request, for the request log. Never a header: they carry the passcode. */
+export interface RequestLogEntry {
+  readonly method: string
+  /** The request target as received: path and query (the partner name included). */
+  readonly url: string
+  readonly statusCode: number
+  /** From the request's arrival to the end of the answer, in milliseconds. */
+  readonly durationMs: number
+}
 
 /** Options of {@link buildServer}. */
 export interface ServerOptions {
-  /** Receives one line per answered request (method, URL, status, time); never headers. */
-  readonly log?: (line: string) => void
+  /** The request log: called once per answered request. */
+  readonly log?: (entry: RequestLogEntry) => void
   /** How long `/healthz` waits for the database, in ms. @default 2000 */
   readonly healthTimeoutMs?: number
+  /**
+   * Extra routes (the dashboard, say), tried before the built-in ones. A route with
+   * `prefix: true` takes every path under its own.
+   */
+  readonly mounts?: readonly Route[]
+}
+
+/** The reference server: a `node:http` server and how to start and stop it. */
+export interface ReferenceServer {
+  readonly server: Server
+  /** Listens; resolves the address once bound, rejects (`EADDRINUSE`…) when it cannot. */
+  listen(host: string, port: number): Promise<AddressInfo>
+  /** Stops accepting connections, lets the requests in flight finish, then resolves. */
+  close(): Promise<void>
 }
 
 /**
- * The reference server: a Fastify host of the library with the routes a newcomer
- * tries first. `GET /v1/connect` comes from the plugin; `GET /1/events.json` stands
- * for any protected route of the service and answers with who called; `GET /healthz`
- * checks the database for load balancers.
+ * The reference server of `passcode-auth serve`: Node's own `http` server over the
+ * library's framework-neutral `http/` layer, so `npx passcode-auth serve` needs no web
+ * framework. Routes: `mounts` first, then `/v1/connect`, `GET /1/events.json` and
+ * `GET /healthz` (see {@link referenceRoutes}); anything else is 404.
  *
  * @example
  * ```ts
- * const app = await buildServer(runtime, { log: console.log })
- * await app.listen({ host: '127.0.0.1', port: 3000 })
+ * const app = buildServer(runtime, { log: (entry) => console.log(entry.method, entry.url, entry.statusCode) })
+ * const address = await app.listen('127.0.0.1', 3000)
  * ```
  */
-export async function buildServer(runtime: Runtime, options: ServerOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false })
-  await app.register(passcodeAuthPlugin, { auth: runtime.auth })
-
-  app.get('/1/events.json', { onRequest: app.requirePasscode }, async (request) => ({ events: [], calledBy: request.passcodeAuth }))
-
-  app.get('/healthz', async (_request, reply) => {
-    reply.header('cache-control', 'no-store')
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('timeout')), options.healthTimeoutMs ?? 2_000)
-    })
-    try {
-      await Promise.race([runtime.ping(), deadline])
-      return { status: 'ok' }
-    } catch {
-      return reply.code(503).send({ status: 'unavailable' })
-    } finally {
-      clearTimeout(timer)
+export function buildServer(runtime: Runtime, options: ServerOptions = {}): ReferenceServer {
+  const routes = [...(options.mounts ?? []), ...referenceRoutes(runtime, options)]
+  const { log } = options
+  const server = createServer((request, response) => {
+    const started = performance.now()
+    if (log !== undefined) {
+      response.once('finish', () => {
+        log({
+          method: request.method ?? 'GET',
+          url: request.url ?? '/',
+          statusCode: response.statusCode,
+          durationMs: performance.now() - started,
+        })
+      })
     }
+    void dispatch(routes, request, response)
   })
-
-  const log = options.log
-  if (log !== undefined) {
-    app.addHook('onResponse', async (request, reply) => {
-      log(`${request.method} ${request.url} ${reply.statusCode} ${Math.round(reply.elapsedTime)} ms`)
-    })
+  return {
+    server,
+    async listen(host, port) {
+      server.listen(port, host)
+      await once(server, 'listening')
+      return server.address() as AddressInfo
+    },
+    close() {
+      return new Promise((resolve, reject) => {
+        if (!server.listening) return resolve()
+        server.close((error) => (error === undefined ? resolve() : reject(error)))
+        // Keep-alive connections with no request in flight would hold close() open.
+        server.closeIdleConnections()
+      })
+    },
   }
-  return app
 }

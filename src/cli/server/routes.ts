@@ -1,0 +1,71 @@
+import type { IncomingMessage } from 'node:http'
+import { createAuthenticateRequest } from '../../http/authenticate-request'
+import { createConnectRequest } from '../../http/connect-request'
+import { nodeRequestReader } from '../../http/node/node-request'
+import { writeNodeResponse } from '../../http/node/write-response'
+import type { Runtime } from '../runtime'
+import { sendJson, type Route } from './route'
+
+/** Options of {@link referenceRoutes}. */
+export interface ReferenceRouteOptions {
+  /** How long `/healthz` waits for the database, in ms. @default 2000 */
+  readonly healthTimeoutMs?: number
+}
+
+// A plain Node server: the caller's address is the socket's (no proxy to trust).
+const reader = nodeRequestReader(
+  (request: IncomingMessage) => request,
+  (request) => request.socket.remoteAddress,
+)
+
+/**
+ * The routes a newcomer tries first, on the library's framework-neutral `http/` layer:
+ * `/v1/connect` (every method, so that the SPEC §5.20 405 comes from the library),
+ * `GET /1/events.json`, which stands for any protected route of the service and answers
+ * with who called, and `GET /healthz`, which checks the database for load balancers.
+ */
+export function referenceRoutes(runtime: Runtime, options: ReferenceRouteOptions = {}): Route[] {
+  const connectRequest = createConnectRequest(runtime.auth, reader)
+  const authenticateRequest = createAuthenticateRequest(runtime.auth, reader)
+  const healthTimeoutMs = options.healthTimeoutMs ?? 2_000
+
+  const connect: Route = {
+    path: '/v1/connect',
+    methods: '*',
+    handle: async (request, response) => writeNodeResponse(response, await connectRequest(request)),
+  }
+
+  const events: Route = {
+    path: '/1/events.json',
+    methods: ['GET', 'HEAD'],
+    async handle(request, response) {
+      const answer = authenticateRequest(request)
+      // A warm verification cache answers the principal itself, synchronously.
+      if (!(answer instanceof Promise)) return sendJson(response, 200, { events: [], calledBy: answer })
+      const outcome = await answer
+      if (outcome.ok) sendJson(response, 200, { events: [], calledBy: outcome.principal })
+      else writeNodeResponse(response, outcome)
+    },
+  }
+
+  const health: Route = {
+    path: '/healthz',
+    methods: ['GET', 'HEAD'],
+    async handle(_request, response) {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timeout')), healthTimeoutMs)
+      })
+      try {
+        await Promise.race([runtime.ping(), deadline])
+        sendJson(response, 200, { status: 'ok' }, { 'cache-control': 'no-store' })
+      } catch {
+        sendJson(response, 503, { status: 'unavailable' }, { 'cache-control': 'no-store' })
+      } finally {
+        clearTimeout(timer)
+      }
+    },
+  }
+
+  return [connect, events, health]
+}

@@ -1,0 +1,140 @@
+import { request as httpRequest } from 'node:http'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createPasscodeAuth } from '../../src/index'
+import { memoryStore } from '../../src/memory'
+import { buildServer, type ReferenceServer, type RequestLogEntry } from '../../src/cli/server/app'
+import { sendJson } from '../../src/cli/server/route'
+import type { Runtime } from '../../src/cli/runtime'
+
+/**
+ * The reference server of `passcode-auth serve`, on `node:http` over the library's
+ * `http/` layer: its routes, the mount point for extra routes and the request log.
+ * The first start from a data folder is tested in first-start.test.ts, and from the
+ * packed tarball in test/package/tarball.test.ts.
+ */
+
+const admin = { userId: 'u_admin', role: 'admin' } as const
+const INVALID = '{"status":"fail","error":"Invalid Credentials","code":400}'
+
+let app: ReferenceServer | undefined
+afterEach(async () => {
+  await app?.close()
+  app = undefined
+})
+
+async function start(options: Parameters<typeof buildServer>[1] & { ping?: () => Promise<void> } = {}) {
+  const auth = createPasscodeAuth({ store: memoryStore(), partners: ['acme'] })
+  // Only what the server reads of a runtime: the service and the database check.
+  const runtime = { auth, ping: options.ping ?? (async () => undefined) } as unknown as Runtime
+  app = buildServer(runtime, options)
+  const address = await app.listen('127.0.0.1', 0)
+  const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Acme', expiry: 90 })
+  return { base: `http://127.0.0.1:${address.port}`, headers: { 'x-service-account-id': 'acc_1', 'x-service-passcode': value } }
+}
+
+async function call(url: string, init: RequestInit = {}) {
+  const response = await fetch(url, init)
+  return { status: response.status, headers: response.headers, body: await response.text() }
+}
+
+describe('the reference server', () => {
+  it('answers GET /v1/connect from the library, byte for byte', async () => {
+    const { base, headers } = await start()
+    const success = await call(`${base}/v1/connect?partner=acme`, { headers })
+    expect([success.status, success.body]).toEqual([200, '{"status":"success","message":"Authorised Successfully."}'])
+    expect(success.headers.get('content-type')).toBe('application/json; charset=utf-8')
+    expect(await call(`${base}/v1/connect?partner=acme`)).toMatchObject({ status: 400, body: INVALID })
+    expect(await call(`${base}/v1/connect?partner=globex`, { headers })).toMatchObject({
+      status: 403,
+      body: '{"status":"fail","error":"Partner not whitelisted globex","code":403}',
+    })
+  })
+
+  it('answers HEAD like GET without a body, and any other method on /v1/connect with the library’s 405', async () => {
+    const { base, headers } = await start()
+    expect(await call(`${base}/v1/connect?partner=acme`, { method: 'HEAD', headers })).toMatchObject({ status: 200, body: '' })
+    const refused = await call(`${base}/v1/connect?partner=acme`, { method: 'DELETE', headers })
+    expect([refused.status, refused.headers.get('allow'), refused.body]).toEqual([
+      405,
+      'GET, HEAD',
+      '{"status":"fail","error":"Method Not Allowed","code":405}',
+    ])
+  })
+
+  it('protects GET /1/events.json and answers with who called', async () => {
+    const { base, headers } = await start()
+    const first = await call(`${base}/1/events.json`, { headers })
+    expect(first.status).toBe(200)
+    expect(JSON.parse(first.body)).toEqual({ events: [], calledBy: { accountId: 'acc_1', kind: 'account', passcodeId: expect.any(String), passcodeName: 'Acme' } })
+    // The second call is a warm-cache hit, answered synchronously: same answer.
+    expect(await call(`${base}/1/events.json`, { headers })).toMatchObject({ status: 200, body: first.body })
+    expect(await call(`${base}/1/events.json`)).toMatchObject({ status: 400, body: INVALID })
+    expect(await call(`${base}/1/events.json`, { method: 'POST', headers })).toMatchObject({ status: 405 })
+  })
+
+  it('reports the database on /healthz: 200, or 503 when it fails or does not answer in time', async () => {
+    const { base } = await start()
+    expect(await call(`${base}/healthz`)).toMatchObject({ status: 200, body: '{"status":"ok"}' })
+    await app!.close()
+    const failing = await start({ ping: () => Promise.reject(new Error('down')) })
+    expect(await call(`${failing.base}/healthz`)).toMatchObject({ status: 503, body: '{"status":"unavailable"}' })
+    await app!.close()
+    const hanging = await start({ ping: () => new Promise(() => undefined), healthTimeoutMs: 50 })
+    expect(await call(`${hanging.base}/healthz`)).toMatchObject({ status: 503, body: '{"status":"unavailable"}' })
+  })
+
+  it('answers 404 elsewhere', async () => {
+    const { base } = await start()
+    expect(await call(`${base}/nothing`)).toMatchObject({ status: 404, body: '{"error":"Not Found"}' })
+  })
+
+  it('mounts extra routes before its own, with prefixes for a mounted app', async () => {
+    const { base } = await start({
+      mounts: [{ path: '/dashboard/', prefix: true, methods: ['GET'], handle: (request, response) => sendJson(response, 200, { mounted: request.url }) }],
+    })
+    expect(await call(`${base}/dashboard/settings?tab=passcodes`)).toMatchObject({ status: 200, body: '{"mounted":"/dashboard/settings?tab=passcodes"}' })
+    expect(await call(`${base}/dashboard/settings`, { method: 'POST' })).toMatchObject({ status: 405 })
+  })
+
+  it('answers 500 with no detail when a route fails', async () => {
+    const { base } = await start({
+      mounts: [{ path: '/broken', methods: ['GET'], handle: () => Promise.reject(new Error('secret detail')) }],
+    })
+    expect(await call(`${base}/broken`)).toMatchObject({ status: 500, body: '{"error":"Internal Server Error"}' })
+  })
+
+  it('logs each answered request: method, target, status and time, never a header', async () => {
+    const entries: RequestLogEntry[] = []
+    const { base, headers } = await start({ log: (entry) => entries.push(entry) })
+    await call(`${base}/v1/connect?partner=acme`, { headers })
+    await call(`${base}/nothing`)
+    expect(entries).toEqual([
+      { method: 'GET', url: '/v1/connect?partner=acme', statusCode: 200, durationMs: expect.any(Number) },
+      { method: 'GET', url: '/nothing', statusCode: 404, durationMs: expect.any(Number) },
+    ])
+    expect(JSON.stringify(entries)).not.toContain(headers['x-service-passcode'])
+  })
+
+  it('closes while a keep-alive connection is idle, and lets a request in flight finish', async () => {
+    let release: (() => void) | undefined
+    const { base } = await start({
+      mounts: [{ path: '/slow', methods: ['GET'], handle: (_request, response) => new Promise<void>((resolve) => (release = () => resolve(sendJson(response, 200, { done: true })))) }],
+    })
+    // An idle keep-alive connection (fetch keeps one) must not hold close() open.
+    await call(`${base}/healthz`)
+    const slow = new Promise<number>((resolve, reject) => {
+      httpRequest(`${base}/slow`, (response) => {
+        response.resume()
+        response.on('end', () => resolve(response.statusCode ?? 0))
+      })
+        .on('error', reject)
+        .end()
+    })
+    while (release === undefined) await new Promise((resolve) => setTimeout(resolve, 5))
+    const closed = app!.close()
+    release()
+    expect(await slow).toBe(200)
+    await closed
+    app = undefined
+  })
+})
