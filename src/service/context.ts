@@ -5,6 +5,7 @@ import type { EventInput } from './events'
 import type { ResolvedOptions } from './options'
 import type { UserPasscodeCrypto } from './user-passcodes/user-passcode-crypto'
 import type { VerificationCache } from './authenticate/verification-cache'
+import type { UsageRecorder } from './usage/usage-recorder'
 
 /** What every operation of one `createPasscodeAuth` instance shares. */
 export interface ServiceContext {
@@ -20,4 +21,6 @@ export interface ServiceContext {
   readonly emit: ((event: EventInput) => void) | undefined
   /** Drops a changed credential from this instance's cache at once. */
   readonly invalidate: (invalidation: Invalidation) => void
+  /** Batches last uses for the store; `undefined` when the `usage` option is `false`. */
+  readonly usage: UsageRecorder | undefined
 }

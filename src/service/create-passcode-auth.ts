@@ -12,6 +12,7 @@ import { resolveOptions, type PasscodeAuthOptions } from './options'
 import { staticPartners } from './connect/partners'
 import { createPasscodesApi, type PasscodesApi } from './passcodes/passcodes'
 import { withRateLimit } from './limiter/rate-limit'
+import { UsageRecorder } from './usage/usage-recorder'
 import { createUserPasscodeCrypto } from './user-passcodes/user-passcode-crypto'
 import { createUserPasscodesApi, type UserPasscodesApi } from './user-passcodes/user-passcodes'
 import { VerificationCache } from './authenticate/verification-cache'
@@ -36,7 +37,11 @@ export interface PasscodeAuth {
    * storage error when the store fails. Run it on a schedule with `startExpiryNotifier`.
    */
   notifyExpirations(): Promise<NotificationReport>
-  /** Stops listening to store invalidations. The store itself stays open. */
+  /**
+   * Stops listening to store invalidations and writes the last uses this instance has
+   * not flushed yet (SPEC §5.27). Call it before closing the store. The store itself
+   * stays open.
+   */
   close(): Promise<void>
 }
 
@@ -64,6 +69,8 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   const cache = resolved.cache === false ? undefined : new VerificationCache(resolved.cache)
   const invalidate = (invalidation: Invalidation): void => cache?.invalidate(invalidation)
   const partners = Array.isArray(resolved.partners) ? staticPartners(resolved.partners) : resolved.partners
+  const emit = createEmitter(resolved.onEvent, now)
+  const usage = resolved.usage === false ? undefined : new UsageRecorder(resolved.store, resolved.usage, emit)
 
   const context: ServiceContext = {
     options: resolved,
@@ -73,8 +80,9 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     now,
     cache,
     crypto: createUserPasscodeCrypto(resolved.encryptionKeys),
-    emit: createEmitter(resolved.onEvent, now),
+    emit,
     invalidate,
+    usage,
   }
   const unsubscribe = cache !== undefined ? resolved.store.subscribe?.(invalidate) : undefined
   const limited = withRateLimit(context, createAuthenticate(context), resolved.rateLimit)
@@ -95,6 +103,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     notifyExpirations: createNotifyExpirations(context),
     async close() {
       unsubscribe?.()
+      await usage?.close()
     },
   }
   return auth

@@ -4,7 +4,7 @@ import type { FailureReason } from '../protocol/outcomes'
 import type { NotificationFailureReason } from './notifier/notification-report'
 
 /**
- * What every {@link AuditEvent} but `notifier.failed` carries.
+ * What every {@link AuditEvent} but `notifier.failed` and `usage.flush_failed` carries.
  *
  * @example
  * ```ts
@@ -51,7 +51,20 @@ export type AuditEvent =
       readonly passcodeId: string
       readonly name: string
       readonly hint: string
-      readonly changed: readonly ('name' | 'expiry')[]
+      readonly changed: readonly ('name' | 'expiry' | 'partners')[]
+    })
+  | (ManagementEventBase & {
+      readonly type: 'passcode.rotated'
+      readonly passcodeId: string
+      readonly name: string
+      /** The hint of the new value. */
+      readonly hint: string
+      /** The hint of the value it replaced. */
+      readonly previousHint: string
+      /** How long the replaced value keeps working. */
+      readonly overlapMinutes: number
+      /** When the replaced value stops working; `null` when it stopped at once. */
+      readonly previousValueEndsAt: Date | null
     })
   | (ManagementEventBase & {
       readonly type: 'user_passcode.granted' | 'user_passcode.reset' | 'user_passcode.revoked' | 'user_passcode.revealed'
@@ -78,6 +91,16 @@ export type AuditEvent =
       readonly error?: string
     })
   | { readonly type: 'notifier.failed'; readonly at: Date; readonly error: string }
+  | {
+      /** A usage flush failed (SPEC §5.27): its entries are retried once with the next flush, then dropped. */
+      readonly type: 'usage.flush_failed'
+      readonly at: Date
+      /** How many passcodes the failed flush held. */
+      readonly passcodes: number
+      /** How many of them were dropped (already retried once, or the service is closing). */
+      readonly dropped: number
+      readonly error: string
+    }
 
 /** The type names of {@link AuditEvent}. */
 export type AuditEventType = AuditEvent['type']

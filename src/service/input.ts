@@ -4,8 +4,12 @@ import { InvalidInputError } from '../core/errors'
 import {
   ACCOUNT_EXPIRY_DAYS,
   checkPasscodeName,
+  isPartnerNameLookable,
   isVisibleAscii,
+  MAX_BOUND_PARTNERS,
   MAX_IDENTIFIER_LENGTH,
+  MAX_PARTNER_NAME_LENGTH,
+  ROTATION_OVERLAP_MINUTES,
   USER_VALIDITY_DAYS,
 } from '../core/rules'
 
@@ -32,6 +36,21 @@ const expiry = z.union(
   { error: `must be a whole number of days (${ACCOUNT_EXPIRY_DAYS.min} to ${ACCOUNT_EXPIRY_DAYS.max}) or "forever"` },
 )
 
+const partnerName = z
+  .string({ error: 'must be a list of partner names' })
+  .trim()
+  .min(1, 'must not hold a blank partner name')
+  .refine(isPartnerNameLookable, {
+    message: `must hold partner names of at most ${MAX_PARTNER_NAME_LENGTH} characters without control characters`,
+  })
+
+// null: unbound. An empty list would make a passcode that works for no partner.
+const partners = z
+  .array(partnerName, { error: 'must be a list of whitelisted partner names, or null' })
+  .min(1, 'must name at least one partner (null unbinds)')
+  .max(MAX_BOUND_PARTNERS, `must name at most ${MAX_BOUND_PARTNERS} partners`)
+  .nullable()
+
 const schemas = {
   actor: z.object({
     userId: identifier,
@@ -41,12 +60,25 @@ const schemas = {
   accountId: identifier,
   userId: identifier,
   passcodeId: identifier,
-  create: z.strictObject({ name, expiry }),
+  create: z.strictObject({ name, expiry, partners: partners.optional() }),
   update: z
-    .strictObject({ name: name.optional(), expiry: expiry.optional() })
-    .refine((patch) => patch.name !== undefined || patch.expiry !== undefined, {
-      message: 'must change the name, the expiry or both',
+    .strictObject({ name: name.optional(), expiry: expiry.optional(), partners: partners.optional() })
+    .refine((patch) => patch.name !== undefined || patch.expiry !== undefined || patch.partners !== undefined, {
+      message: 'must change the name, the expiry or the partners',
     }),
+  rotate: z.strictObject(
+    {
+      overlapMinutes: z
+        .number({ error: `must be a whole number of minutes (${ROTATION_OVERLAP_MINUTES.min} to ${ROTATION_OVERLAP_MINUTES.max})` })
+        .int('must be a whole number of minutes')
+        .min(ROTATION_OVERLAP_MINUTES.min, `must be at least ${ROTATION_OVERLAP_MINUTES.min}`)
+        .max(ROTATION_OVERLAP_MINUTES.max, `must be at most ${ROTATION_OVERLAP_MINUTES.max} (7 days)`),
+    },
+    { error: 'must be { overlapMinutes }' },
+  ),
+  list: z
+    .strictObject({ sortBy: z.enum(['createdAt', 'lastUsedAt'], { error: 'must be "createdAt" or "lastUsedAt"' }).optional() })
+    .optional(),
   grant: z.strictObject({
     validity: z.discriminatedUnion(
       'type',
@@ -107,6 +139,12 @@ export interface CreatePasscodeInput {
   readonly name: string
   /** Whole days (1 to 3650) or `'forever'`. */
   readonly expiry: AccountPasscodeExpiry
+  /**
+   * Whitelisted partners the passcode works for on `/v1/connect` (compared trimmed and
+   * case-insensitively); `null` or absent: every whitelisted partner. Never empty.
+   * @default null
+   */
+  readonly partners?: readonly string[] | null
 }
 
 /** Input of `passcodes.update`: at least one field. */
@@ -114,6 +152,27 @@ export interface UpdatePasscodeInput {
   readonly name?: string
   /** A new expiry, counted from the moment of the edit. */
   readonly expiry?: AccountPasscodeExpiry
+  /** A new binding to whitelisted partners, or `null` to unbind. Takes effect at once on every instance. */
+  readonly partners?: readonly string[] | null
+}
+
+/** Input of `passcodes.rotate`. */
+export interface RotatePasscodeInput {
+  /**
+   * How long the value being replaced keeps working, in whole minutes: 0 (it stops at
+   * once) to 10 080 (7 days). Required: there is no default overlap.
+   */
+  readonly overlapMinutes: number
+}
+
+/** Options of `passcodes.list`. */
+export interface ListPasscodesOptions {
+  /**
+   * `createdAt`: oldest first. `lastUsedAt`: least recently used first, never-used
+   * ones at the top (oldest created first among them), so unused passcodes stand out.
+   * @default 'createdAt'
+   */
+  readonly sortBy?: 'createdAt' | 'lastUsedAt'
 }
 
 /** Input of `userPasscodes.grant`. */

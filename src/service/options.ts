@@ -66,6 +66,14 @@ export interface PasscodeAuthOptions {
    * @default false (off)
    */
   rateLimit?: false | RateLimitOptions
+  /**
+   * Last-use tracking (SPEC §5.27): each instance batches the passcodes it saw
+   * authenticate and writes them in one statement at most once per `flushIntervalMs`
+   * (and on `close()`), so a request never waits for a usage write. `false` turns it
+   * off (views then show the last use recorded so far).
+   * @default { flushIntervalMs: 60000 }
+   */
+  usage?: false | { flushIntervalMs?: number }
   /** Audit hook; receives no secret values. Errors it throws are swallowed. */
   onEvent?: (event: AuditEvent) => void | Promise<void>
 }
@@ -188,6 +196,9 @@ const optionsSchema = z.object({
         }),
     ])
     .default(false),
+  usage: z
+    .union([z.literal(false), z.object({ flushIntervalMs: z.number().int().min(10).max(3_600_000).default(60_000) }).strict()])
+    .default({ flushIntervalMs: 60_000 }),
   onEvent: fn<(event: AuditEvent) => void | Promise<void>>('a function').optional(),
 }).strict()
 

@@ -49,9 +49,28 @@ function isAccepted(match: CredentialMatch): boolean {
 }
 
 function principalOf(match: CredentialMatch): Principal {
-  return match.kind === 'account'
-    ? { accountId: match.record.accountId, kind: 'account', passcodeId: match.record.id, passcodeName: match.record.name }
-    : { accountId: match.record.accountId, kind: 'user', userId: match.record.userId }
+  if (match.kind === 'user') return { accountId: match.record.accountId, kind: 'user', userId: match.record.userId }
+  const { accountId, id, name, partners } = match.record
+  // An unbound passcode's principal is exactly what it was before bindings existed.
+  return partners === null
+    ? { accountId, kind: 'account', passcodeId: id, passcodeName: name }
+    : { accountId, kind: 'account', passcodeId: id, passcodeName: name, partners }
+}
+
+/**
+ * Until when a match verifies: the passcode's expiry for its current value; for a
+ * value replaced by a rotation, also the end of its overlap (SPEC §5.26). `undefined`
+ * when the hash is neither, or the overlap has ended.
+ */
+function verifiedUntil(match: CredentialMatch, hash: string, now: number): number | null | undefined {
+  const { record } = match
+  if (constantTimeEqual(record.hash, hash)) return record.expiresAt
+  if (match.kind !== 'account') return undefined
+  const { previousHash, previousHashEndsAt, expiresAt } = match.record
+  if (previousHash === null || previousHashEndsAt === null || now >= previousHashEndsAt || !constantTimeEqual(previousHash, hash)) {
+    return undefined
+  }
+  return expiresAt === null ? previousHashEndsAt : Math.min(expiresAt, previousHashEndsAt)
 }
 
 /**
@@ -63,7 +82,7 @@ function principalOf(match: CredentialMatch): Principal {
  * told only when the passcode matched a credential of that very account.
  */
 export function createAuthenticate(context: ServiceContext): (input: CredentialsInput) => Promise<AuthOutcome> {
-  const { cache, store, emit } = context
+  const { cache, store, emit, usage } = context
   const timeoutMs = context.options.timeoutMs
 
   const fail = (reason: Exclude<FailureReason, 'partner_not_whitelisted'>, accountId: string): AuthOutcome => {
@@ -71,7 +90,8 @@ export function createAuthenticate(context: ServiceContext): (input: Credentials
     emit?.({ type: 'auth.failed', accountId, reason, statusCode: outcome.ok ? 200 : outcome.statusCode })
     return outcome
   }
-  const succeed = (principal: Principal): AuthOutcome => {
+  const succeed = (principal: Principal, now: number): AuthOutcome => {
+    usage?.seen(principal, now)
     emit?.({ type: 'auth.succeeded', accountId: principal.accountId, principal })
     return { ok: true, principal }
   }
@@ -85,7 +105,7 @@ export function createAuthenticate(context: ServiceContext): (input: Credentials
     const now = context.now()
     if (cache !== undefined) {
       const principal = cache.get(passcode, accountId, now)
-      if (principal !== undefined) return succeed(principal)
+      if (principal !== undefined) return succeed(principal, now)
     }
     if (!isWellFormedPasscode(passcode)) return fail('checksum_mismatch', accountId)
 
@@ -97,7 +117,8 @@ export function createAuthenticate(context: ServiceContext): (input: Credentials
     } catch (error) {
       return fail(error instanceof StorageTimeoutError ? 'storage_timeout' : 'storage_error', accountId)
     }
-    if (match === null || !constantTimeEqual(match.record.hash, hash)) return fail('unknown_passcode', accountId)
+    const validUntil = match === null ? undefined : verifiedUntil(match, hash, now)
+    if (match === null || validUntil === undefined) return fail('unknown_passcode', accountId)
     if (match.record.accountId !== accountId) return fail('wrong_account', accountId)
     if (!isAccepted(match)) return fail('not_accepted', accountId)
     if (match.kind === 'user' && match.record.revokedAt !== null) return fail('revoked', accountId)
@@ -105,8 +126,8 @@ export function createAuthenticate(context: ServiceContext): (input: Credentials
     if (expiresAt !== null && now >= expiresAt) return fail('expired', accountId)
 
     const principal = principalOf(match)
-    cache?.set(passcode, principal, expiresAt, now, generation)
-    return succeed(principal)
+    cache?.set(passcode, principal, validUntil, now, generation)
+    return succeed(principal, now)
   }
 }
 
@@ -122,11 +143,14 @@ export type AuthenticateCached = (accountId: string, passcode: string) => Princi
  * the same `auth.succeeded` event as `authenticate`. `undefined` without a cache.
  */
 export function createAuthenticateCached(context: ServiceContext): AuthenticateCached | undefined {
-  const { cache, emit, now } = context
+  const { cache, emit, now, usage } = context
   if (cache === undefined) return undefined
   return function authenticateCached(accountId, passcode) {
-    const principal = cache.get(passcode, accountId, now())
-    if (principal !== undefined && emit !== undefined) emit({ type: 'auth.succeeded', accountId: principal.accountId, principal })
+    const at = now()
+    const principal = cache.get(passcode, accountId, at)
+    if (principal === undefined) return undefined
+    usage?.seen(principal, at)
+    if (emit !== undefined) emit({ type: 'auth.succeeded', accountId: principal.accountId, principal })
     return principal
   }
 }

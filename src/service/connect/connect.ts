@@ -1,5 +1,5 @@
 import { StorageTimeoutError } from '../../core/errors'
-import { isPartnerNameLookable } from '../../core/rules'
+import { bindingAllows, isPartnerNameLookable } from '../../core/rules'
 import {
   CONNECT_SUCCESS,
   partnerNotWhitelisted,
@@ -75,7 +75,12 @@ export function createConnect(
     } catch (error) {
       return asResult(refuse(error instanceof StorageTimeoutError ? 'storage_timeout' : 'storage_error'))
     }
-    if (!whitelisted) return { ...partnerNotWhitelisted(single), reason: 'partner_not_whitelisted' }
+    // A passcode bound to other partners gets the same 403 as a partner off the list (SPEC §5.25).
+    const { principal } = outcome
+    if (!whitelisted || (principal.kind === 'account' && !bindingAllows(principal.partners, normalized))) {
+      return { ...partnerNotWhitelisted(single), reason: 'partner_not_whitelisted' }
+    }
+    context.usage?.seenConnect(principal, normalized, context.now())
     return CONNECT_SUCCESS
   }
 }

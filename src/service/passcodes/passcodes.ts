@@ -1,13 +1,22 @@
 import type { Actor, PasscodeView } from '../../core/entities'
-import { CapReachedError, DuplicateNameError, ForbiddenError, NotFoundError, ReactivationRefusedError } from '../../core/errors'
+import { CapReachedError, DuplicateNameError, NotFoundError, ReactivationRefusedError } from '../../core/errors'
 import { generatePasscode, passcodeHint } from '../../core/passcode-format'
-import { accountPasscodeExpiresAt, canManageAccountPasscodes, passcodeNameKey } from '../../core/rules'
+import { accountPasscodeExpiresAt, passcodeNameKey } from '../../core/rules'
 import { passcodeStatus } from '../../core/status'
 import type { ServiceContext } from '../context'
 import { storeCall } from '../deadline'
-import { parseInput, type CreatePasscodeInput, type UpdatePasscodeInput } from '../input'
+import {
+  parseInput,
+  type CreatePasscodeInput,
+  type ListPasscodesOptions,
+  type RotatePasscodeInput,
+  type UpdatePasscodeInput,
+} from '../input'
 import { IssuedPasscode } from '../issued-passcode'
-import { toPasscodeView } from '../views'
+import { authorizeManager as authorize } from './authorize'
+import { checkedBinding } from './partner-binding'
+import { passcodeView, passcodeViews, sortViews } from './passcode-views'
+import { createRotatePasscode } from './rotate-passcode'
 
 /** Management of account passcodes: `auth.passcodes`. */
 export interface PasscodesApi {
@@ -22,31 +31,33 @@ export interface PasscodesApi {
    * notifications). An expired passcode keeps its expiry unless `allowReactivation`.
    */
   update(actor: Actor, accountId: string, passcodeId: string, patch: UpdatePasscodeInput): Promise<PasscodeView>
-  /** Deletes a passcode; calls with it fail at once. */
+  /**
+   * Issues a new value for the same passcode (id, name, expiry, binding kept) and
+   * returns it once; the replaced value keeps working for `overlapMinutes` (0 to
+   * 10 080), then stops on every instance. Fails with `ERR_ROTATION_REFUSED` for an
+   * expired passcode.
+   */
+  rotate(actor: Actor, accountId: string, passcodeId: string, input: RotatePasscodeInput): Promise<IssuedPasscode<PasscodeView>>
+  /** Deletes a passcode; calls with it (and with a value it replaced during an overlap) fail at once. */
   delete(actor: Actor, accountId: string, passcodeId: string): Promise<void>
-  /** Every passcode of the account with its current status, expired ones included. */
-  list(actor: Actor, accountId: string): Promise<PasscodeView[]>
-}
-
-function authorize(actor: unknown): Actor {
-  const checked = parseInput('actor', 'actor', actor)
-  if (!canManageAccountPasscodes(checked)) {
-    throw new ForbiddenError('Only admins or users with write access to User Settings manage passcodes')
-  }
-  return checked
+  /**
+   * Every passcode of the account with its current status, binding and last use,
+   * expired ones included; `sortBy: 'lastUsedAt'` puts unused ones first.
+   */
+  list(actor: Actor, accountId: string, options?: ListPasscodesOptions): Promise<PasscodeView[]>
 }
 
 /** Builds `auth.passcodes` over a service context. */
 export function createPasscodesApi(context: ServiceContext): PasscodesApi {
   const { store, options, emit } = context
   const soonDays = options.limits.expiringSoonDays
-  const view = (record: Parameters<typeof toPasscodeView>[0]) => toPasscodeView(record, context.now(), soonDays)
 
   return {
     async create(actor, accountId, input) {
       const who = authorize(actor)
       const account = parseInput('accountId', 'accountId', accountId)
-      const { name, expiry } = parseInput('create', '', input)
+      const { name, expiry, partners } = parseInput('create', '', input)
+      const binding = await checkedBinding(context.partners, partners ?? null)
       const value = generatePasscode({ prefix: options.prefix })
       const now = context.now()
       const hint = passcodeHint(value)
@@ -63,7 +74,7 @@ export function createPasscodesApi(context: ServiceContext): PasscodesApi {
             createdAt: now,
             updatedAt: now,
             expiresAt: accountPasscodeExpiresAt(now, expiry),
-            partners: null,
+            partners: binding,
             previousHash: null,
             previousHashEndsAt: null,
             lastUsedAt: null,
@@ -77,7 +88,7 @@ export function createPasscodesApi(context: ServiceContext): PasscodesApi {
       }
       const { record } = result
       emit?.({ type: 'passcode.created', accountId: account, actorUserId: who.userId, passcodeId: record.id, name, hint })
-      return new IssuedPasscode(view(record), value)
+      return new IssuedPasscode(await passcodeView(context, record), value)
     },
 
     async update(actor, accountId, passcodeId, patch) {
@@ -85,6 +96,7 @@ export function createPasscodesApi(context: ServiceContext): PasscodesApi {
       const account = parseInput('accountId', 'accountId', accountId)
       const id = parseInput('passcodeId', 'passcodeId', passcodeId)
       const changes = parseInput('update', '', patch)
+      const binding = changes.partners === undefined ? undefined : await checkedBinding(context.partners, changes.partners)
       const now = context.now()
       const current = await storeCall(() => store.getAccountPasscode(account, id))
       if (current === null) throw new NotFoundError('No such passcode in this account')
@@ -102,6 +114,7 @@ export function createPasscodesApi(context: ServiceContext): PasscodesApi {
             expiry: changes.expiry,
             expiresAt: accountPasscodeExpiresAt(now, changes.expiry),
           }),
+          ...(binding !== undefined && { partners: binding }),
           updatedAt: now,
         }),
       )
@@ -112,6 +125,7 @@ export function createPasscodesApi(context: ServiceContext): PasscodesApi {
       const changed = [
         ...(changes.name !== undefined ? (['name'] as const) : []),
         ...(changes.expiry !== undefined ? (['expiry'] as const) : []),
+        ...(binding !== undefined ? (['partners'] as const) : []),
       ]
       emit?.({
         type: 'passcode.updated',
@@ -122,8 +136,10 @@ export function createPasscodesApi(context: ServiceContext): PasscodesApi {
         hint: result.record.hint,
         changed,
       })
-      return view(result.record)
+      return passcodeView(context, result.record)
     },
+
+    rotate: createRotatePasscode(context),
 
     async delete(actor, accountId, passcodeId) {
       const who = authorize(actor)
@@ -142,12 +158,12 @@ export function createPasscodesApi(context: ServiceContext): PasscodesApi {
       })
     },
 
-    async list(actor, accountId) {
+    async list(actor, accountId, listOptions) {
       authorize(actor)
       const account = parseInput('accountId', 'accountId', accountId)
+      const { sortBy = 'createdAt' } = parseInput('list', 'options', listOptions) ?? {}
       const records = await storeCall(() => store.listAccountPasscodes(account))
-      const now = context.now()
-      return records.map((record) => toPasscodeView(record, now, soonDays))
+      return sortViews(await passcodeViews(context, records), sortBy)
     },
   }
 }

@@ -1,4 +1,4 @@
-import type { Actor, UserPasscodeView } from '../../core/entities'
+import type { Actor, UserPasscodeRecord, UserPasscodeView } from '../../core/entities'
 import { AlreadyGrantedError, ForbiddenError, NotFoundError } from '../../core/errors'
 import { generatePasscode, passcodeHint } from '../../core/passcode-format'
 import { canManageUserPasscodes, canRevealUserPasscode, userPasscodeExpiresAt } from '../../core/rules'
@@ -31,6 +31,8 @@ export interface UserPasscodesApi {
 export function createUserPasscodesApi(context: ServiceContext): UserPasscodesApi {
   const { store, options, emit } = context
   const soonDays = options.limits.expiringSoonDays
+  const userView = (record: UserPasscodeRecord, now: number) =>
+    toUserPasscodeView(record, now, soonDays, context.usage?.pendingUser(record.accountId, record.userId))
 
   const adminOnly = (actor: unknown): Actor => {
     const checked = parseInput('actor', 'actor', actor)
@@ -67,7 +69,7 @@ export function createUserPasscodesApi(context: ServiceContext): UserPasscodesAp
       if (!result.ok) throw new AlreadyGrantedError()
       context.invalidate({ type: 'user_passcode', ...owner })
       emit?.({ type: 'user_passcode.granted', ...owner, actorUserId: who.userId })
-      return toUserPasscodeView(result.record, now, soonDays)
+      return userView(result.record, now)
     },
 
     async reset(actor, accountId, userId) {
@@ -88,7 +90,7 @@ export function createUserPasscodesApi(context: ServiceContext): UserPasscodesAp
       if (record === null) throw notFound()
       context.invalidate({ type: 'user_passcode', ...owner })
       emit?.({ type: 'user_passcode.reset', ...owner, actorUserId: who.userId })
-      return toUserPasscodeView(record, now, soonDays)
+      return userView(record, now)
     },
 
     async revoke(actor, accountId, userId) {
@@ -99,7 +101,7 @@ export function createUserPasscodesApi(context: ServiceContext): UserPasscodesAp
       if (record === null) throw notFound()
       context.invalidate({ type: 'user_passcode', ...owner })
       emit?.({ type: 'user_passcode.revoked', ...owner, actorUserId: who.userId })
-      return toUserPasscodeView(record, now, soonDays)
+      return userView(record, now)
     },
 
     async reveal(actor, accountId) {
@@ -111,7 +113,7 @@ export function createUserPasscodesApi(context: ServiceContext): UserPasscodesAp
       if (record === null || record.revokedAt !== null) throw notFound()
       const value = await crypto.decrypt(record.ciphertext, owner)
       emit?.({ type: 'user_passcode.revealed', ...owner, actorUserId: who.userId })
-      return new IssuedPasscode(toUserPasscodeView(record, context.now(), soonDays), value)
+      return new IssuedPasscode(userView(record, context.now()), value)
     },
 
     async get(actor, accountId, userId) {
@@ -121,7 +123,7 @@ export function createUserPasscodesApi(context: ServiceContext): UserPasscodesAp
         throw new ForbiddenError('Only admins or the user see a user passcode')
       }
       const record = await storeCall(() => store.getUserPasscode(owner.accountId, owner.userId))
-      return record === null ? null : toUserPasscodeView(record, context.now(), soonDays)
+      return record === null ? null : userView(record, context.now())
     },
   }
 }

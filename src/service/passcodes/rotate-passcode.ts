@@ -1,0 +1,57 @@
+import type { Actor, PasscodeView } from '../../core/entities'
+import { NotFoundError, RotationRefusedError } from '../../core/errors'
+import { generatePasscode, passcodeHint } from '../../core/passcode-format'
+import { passcodeStatus } from '../../core/status'
+import type { ServiceContext } from '../context'
+import { storeCall } from '../deadline'
+import { parseInput, type RotatePasscodeInput } from '../input'
+import { IssuedPasscode } from '../issued-passcode'
+import { authorizeManager } from './authorize'
+import { passcodeView } from './passcode-views'
+
+const MINUTE_MS = 60_000
+
+/**
+ * `auth.passcodes.rotate` (SPEC §5.26): a new value for the same passcode (id, name,
+ * expiry, binding and notifications unchanged), shown once. The replaced value keeps
+ * working for `overlapMinutes`, then stops on every instance: its cache entries are
+ * dropped now (here and, through the store's invalidation, elsewhere), and a lookup
+ * after that caches it only until the overlap ends. Rotating again during an overlap
+ * ends the older one: the store keeps one previous value. An expired passcode is
+ * refused (the new value would be expired too): give it a new expiry first.
+ */
+export function createRotatePasscode(
+  context: ServiceContext,
+): (actor: Actor, accountId: string, passcodeId: string, input: RotatePasscodeInput) => Promise<IssuedPasscode<PasscodeView>> {
+  const { store, options, emit } = context
+  return async function rotate(actor, accountId, passcodeId, input) {
+    const who = authorizeManager(actor)
+    const account = parseInput('accountId', 'accountId', accountId)
+    const id = parseInput('passcodeId', 'passcodeId', passcodeId)
+    const { overlapMinutes } = parseInput('rotate', '', input)
+    const now = context.now()
+    const current = await storeCall(() => store.getAccountPasscode(account, id))
+    if (current === null) throw new NotFoundError('No such passcode in this account')
+    if (passcodeStatus(current, now, options.limits.expiringSoonDays) === 'expired') throw new RotationRefusedError()
+
+    const value = generatePasscode({ prefix: options.prefix })
+    const previousHashEndsAt = overlapMinutes === 0 ? null : now + overlapMinutes * MINUTE_MS
+    const rotated = await storeCall(() =>
+      store.rotateAccountPasscode(account, id, { hash: context.hash(value), hint: passcodeHint(value), previousHashEndsAt, updatedAt: now }),
+    )
+    if (rotated === null) throw new NotFoundError('No such passcode in this account')
+    context.invalidate({ type: 'account_passcode', accountId: account, passcodeId: id })
+    emit?.({
+      type: 'passcode.rotated',
+      accountId: account,
+      actorUserId: who.userId,
+      passcodeId: id,
+      name: rotated.name,
+      hint: rotated.hint,
+      previousHint: current.hint,
+      overlapMinutes,
+      previousValueEndsAt: previousHashEndsAt === null ? null : new Date(previousHashEndsAt),
+    })
+    return new IssuedPasscode(await passcodeView(context, rotated), value)
+  }
+}

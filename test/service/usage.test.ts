@@ -1,0 +1,188 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { DAY_MS, type PasscodeStore, type UsageEntry } from '../../src/index'
+import { memoryStore } from '../../src/memory'
+import { admin, setup } from '../helpers/service'
+
+/** A memory store that records every usage write, and can be told to fail them. */
+function countingStore() {
+  const inner = memoryStore()
+  const writes: UsageEntry[][] = []
+  let failures = 0
+  const store: PasscodeStore = {
+    ...inner,
+    async recordUsage(entries) {
+      writes.push([...entries])
+      if (failures > 0) {
+        failures--
+        throw new Error('database went away')
+      }
+      return inner.recordUsage(entries)
+    },
+  }
+  return { store, writes, failNext: (count: number) => (failures = count) }
+}
+
+const headersOf = (accountId: string, value: string) => ({ 'x-service-account-id': accountId, 'x-service-passcode': value })
+
+describe('SPEC 5.27 usage', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+  })
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  it('adds no write to a request: one write per interval, one entry per passcode', async () => {
+    const { store, writes } = countingStore()
+    const { auth, clock } = setup({ store })
+    const a = await auth.passcodes.create(admin, 'acc', { name: 'A', expiry: 30 })
+    clock.advance(1)
+    const b = await auth.passcodes.create(admin, 'acc', { name: 'B', expiry: 30 })
+    for (let i = 0; i < 50; i++) {
+      clock.advance(1_000)
+      expect((await auth.authenticate({ accountId: 'acc', passcode: a.value })).ok).toBe(true)
+      expect((await auth.connect({ headers: headersOf('acc', b.value), partner: 'Acme' })).statusCode).toBe(200)
+    }
+    expect(writes).toEqual([])
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(writes).toHaveLength(1)
+    expect(writes[0]).toEqual(
+      expect.arrayContaining([
+        { kind: 'account', accountId: 'acc', passcodeId: a.passcode.id, at: clock.ms, partner: null },
+        { kind: 'account', accountId: 'acc', passcodeId: b.passcode.id, at: clock.ms, partner: 'acme' },
+      ]),
+    )
+    expect(writes[0]).toHaveLength(2)
+    // Nothing seen since: no timer, no write.
+    await vi.advanceTimersByTimeAsync(10 * 60_000)
+    expect(writes).toHaveLength(1)
+    const [viewA, viewB] = await auth.passcodes.list(admin, 'acc')
+    expect(viewA).toMatchObject({ lastUsedAt: new Date(clock.ms), lastUsedPartner: null, unused: false })
+    expect(viewB).toMatchObject({ lastUsedAt: new Date(clock.ms), lastUsedPartner: 'acme', unused: false })
+  })
+
+  it('honours flushIntervalMs, and shows uses not yet flushed in the views', async () => {
+    const { store, writes } = countingStore()
+    const { auth, clock } = setup({ store, usage: { flushIntervalMs: 5_000 } })
+    const { value, passcode } = await auth.passcodes.create(admin, 'acc', { name: 'A', expiry: 30 })
+    expect(passcode).toMatchObject({ lastUsedAt: null, lastUsedPartner: null, unused: true })
+    clock.advance(1_000)
+    await auth.connect({ headers: headersOf('acc', value), partner: ' ACME ' })
+    expect((await auth.passcodes.list(admin, 'acc'))[0]).toMatchObject({ lastUsedAt: new Date(clock.ms), lastUsedPartner: 'acme' })
+    expect(writes).toHaveLength(0)
+    await vi.advanceTimersByTimeAsync(5_000)
+    expect(writes).toHaveLength(1)
+    expect(await store.getAccountPasscode('acc', passcode.id)).toMatchObject({ lastUsedAt: clock.ms, lastUsedPartner: 'acme' })
+  })
+
+  it('auth.close() writes what is pending', async () => {
+    const { store, writes } = countingStore()
+    const { auth } = setup({ store })
+    const { value, passcode } = await auth.passcodes.create(admin, 'acc', { name: 'A', expiry: 30 })
+    await auth.authenticate({ accountId: 'acc', passcode: value })
+    await auth.close()
+    expect(writes).toHaveLength(1)
+    expect((await store.getAccountPasscode('acc', passcode.id))?.lastUsedAt).not.toBeNull()
+  })
+
+  it('records user passcodes too, with the partner of their last connect', async () => {
+    const { store } = countingStore()
+    const { auth, clock } = setup({ store })
+    await auth.accounts.setAcceptedPasscodes(admin, 'acc', 'both')
+    await auth.userPasscodes.grant(admin, 'acc', 'u_1', { validity: { type: 'infinite' } })
+    const { value } = await auth.userPasscodes.reveal({ userId: 'u_1', role: 'member' }, 'acc')
+    await auth.connect({ headers: headersOf('acc', value), partner: 'acme' })
+    expect(await auth.userPasscodes.get(admin, 'acc', 'u_1')).toMatchObject({ lastUsedAt: new Date(clock.ms), lastUsedPartner: 'acme', unused: false })
+    await auth.close()
+    expect(await store.getUserPasscode('acc', 'u_1')).toMatchObject({ lastUsedAt: clock.ms, lastUsedPartner: 'acme' })
+  })
+
+  it('retries a failed write once with the next flush, then drops it, and says so', async () => {
+    const { store, writes, failNext } = countingStore()
+    const { auth, events, clock } = setup({ store })
+    const { value, passcode } = await auth.passcodes.create(admin, 'acc', { name: 'A', expiry: 30 })
+    await auth.authenticate({ accountId: 'acc', passcode: value })
+    const usedAt = clock.ms
+    failNext(1)
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(events.filter((event) => event.type === 'usage.flush_failed')).toEqual([
+      expect.objectContaining({ passcodes: 1, dropped: 0, error: 'database went away' }),
+    ])
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(writes).toHaveLength(2)
+    expect((await store.getAccountPasscode('acc', passcode.id))?.lastUsedAt).toBe(usedAt)
+
+    clock.advance(1_000)
+    await auth.authenticate({ accountId: 'acc', passcode: value })
+    failNext(2)
+    await vi.advanceTimersByTimeAsync(120_000)
+    expect(writes).toHaveLength(4)
+    expect(events.filter((event) => event.type === 'usage.flush_failed').at(-1)).toMatchObject({ passcodes: 1, dropped: 1 })
+    // Recency lost, credential intact.
+    expect((await store.getAccountPasscode('acc', passcode.id))?.lastUsedAt).toBe(usedAt)
+    expect((await auth.authenticate({ accountId: 'acc', passcode: value })).ok).toBe(true)
+  })
+
+  it('drops silently the use of a passcode deleted before the flush', async () => {
+    const { store, writes } = countingStore()
+    const { auth, events } = setup({ store })
+    const { value, passcode } = await auth.passcodes.create(admin, 'acc', { name: 'A', expiry: 30 })
+    await auth.authenticate({ accountId: 'acc', passcode: value })
+    await auth.passcodes.delete(admin, 'acc', passcode.id)
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(writes).toHaveLength(1)
+    expect(events.filter((event) => event.type === 'usage.flush_failed')).toEqual([])
+    expect(await auth.passcodes.list(admin, 'acc')).toEqual([])
+  })
+
+  it('records nothing for failed attempts', async () => {
+    const { store, writes } = countingStore()
+    const { auth } = setup({ store })
+    const { value } = await auth.passcodes.create(admin, 'acc', { name: 'A', expiry: 30 })
+    await auth.authenticate({ accountId: 'other', passcode: value })
+    await auth.connect({ headers: headersOf('acc', value), partner: 'not-listed' })
+    await auth.close()
+    // The connect authenticated before its partner was refused: that use counts, with no partner.
+    expect(writes).toEqual([[expect.objectContaining({ partner: null })]])
+  })
+
+  it('usage: false records nothing', async () => {
+    const { store, writes } = countingStore()
+    const { auth } = setup({ store, usage: false })
+    const { value } = await auth.passcodes.create(admin, 'acc', { name: 'A', expiry: 30 })
+    await auth.authenticate({ accountId: 'acc', passcode: value })
+    await auth.close()
+    expect(writes).toEqual([])
+  })
+
+  it('list sorts by last use (unused first) and flags never-used and 90-day-idle passcodes', async () => {
+    const { auth, clock } = setup()
+    const names = ['Never', 'Old', 'Recent', 'Older']
+    const values = new Map<string, string>()
+    for (const name of names) {
+      values.set(name, (await auth.passcodes.create(admin, 'acc', { name, expiry: 'forever' })).value)
+      clock.advance(1)
+    }
+    const use = (name: string) => auth.authenticate({ accountId: 'acc', passcode: values.get(name)! })
+    await use('Older')
+    clock.advance(DAY_MS)
+    await use('Old')
+    clock.advance(89 * DAY_MS)
+    await use('Recent')
+    await auth.close()
+    const listed = await auth.passcodes.list(admin, 'acc', { sortBy: 'lastUsedAt' })
+    expect(listed.map((view) => [view.name, view.unused])).toEqual([
+      ['Never', true],
+      ['Older', true],
+      ['Old', false],
+      ['Recent', false],
+    ])
+    expect((await auth.passcodes.list(admin, 'acc')).map((view) => view.name)).toEqual(names)
+    await expect(auth.passcodes.list(admin, 'acc', { sortBy: 'name' } as never)).rejects.toMatchObject({ field: 'options.sortBy' })
+  })
+
+  it('validates the option', async () => {
+    expect(() => setup({ usage: { flushIntervalMs: 0 } })).toThrow(/usage\.flushIntervalMs/)
+    expect(() => setup({ usage: { every: 1 } as never })).toThrow(/usage/)
+  })
+})
