@@ -119,10 +119,10 @@ describe('passcodes list, edit, delete', () => {
     const [result, empty] = await Promise.all([run('passcodes', 'list', '--account', 'acc_1'), run('passcodes', 'list', '--account', 'acc_empty')])
     expect(result.code).toBe(0)
     const lines = result.stdout.split('\n')
-    expect(lines[0]).toMatch(/^ID\s+NAME\s+HINT\s+STATUS\s+EXPIRES$/)
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+HINT\s+STATUS\s+EXPIRES\s+PARTNERS\s+LAST USED$/)
     expect(lines.find((line) => / M /.test(line))).toMatch(/Expiring soon/)
-    expect(lines.find((line) => / Globex /.test(line))).toMatch(/Active\s+never$/)
-    expect(result.stdout).toContain('3 of 100 passcodes.')
+    expect(lines.find((line) => / Globex /.test(line))).toMatch(/Active\s+never\s+any\s+never \(unused\)$/)
+    expect(result.stdout).toContain('3 of 100 passcodes; 3 never used or unused for 90 days.')
     expect(empty.stdout).toBe('No passcodes in account acc_empty.\n')
   })
 
@@ -142,7 +142,7 @@ describe('passcodes list, edit, delete', () => {
       run('passcodes', 'edit', 'Nope', '--account', 'acc_1', '--expiry', '5'),
     ])
     expect(nothing).toMatchObject({ code: 2 })
-    expect(nothing.stderr).toContain('"passcodes edit" needs --name, --expiry or both')
+    expect(nothing.stderr).toContain('"passcodes edit" needs --name, --expiry, --partners or --unbind')
     expect(taken.code).toBe(3)
     expect(unknown.code).toBe(4)
     expect(unknown.stderr).toBe('error: No passcode with id or name "Nope" in account acc_1\n')
@@ -155,5 +155,65 @@ describe('passcodes list, edit, delete', () => {
     expect(deleted.stdout).toContain(`Deleted passcode "Globex" (id ${globex!.id}) from account acc_1`)
     expect((await run('passcodes', 'delete', globex!.id, '--account', 'acc_1')).code).toBe(4)
     expect((await listJson()).map((p) => p.name).sort()).toEqual(['Acme', 'Initech'])
+  })
+})
+
+describe('passcodes with partners, rotate, last use', () => {
+  const connect = (value: string, partner: string) =>
+    fetch(`${server.url}/v1/connect?partner=${partner}`, { headers: { 'X-Service-Account-Id': 'acc_bound', 'X-Service-Passcode': value } })
+
+  it('binds at create to whitelisted partners only, and connect follows the binding', async () => {
+    await Promise.all([run('partners', 'add', 'acme'), run('partners', 'add', 'globex')])
+    const refused = await run('passcodes', 'create', '--account', 'acc_bound', '--name', 'Bad', '--expiry', '9', '--partners', 'acme,umbrella', '--json')
+    expect(refused.code).toBe(3)
+    expect(JSON.parse(refused.stderr)).toMatchObject({ error: { code: 'ERR_INVALID_INPUT', field: 'partners' } })
+    const created = await run('passcodes', 'create', '--account', 'acc_bound', '--name', 'Acme only', '--expiry', '9', '--partners', ' ACME ')
+    expect(created.code).toBe(0)
+    expect(created.stdout).toMatch(/, partners acme\.$/m)
+    const value = /^ {2}(psc_\S+)$/m.exec(created.stdout)![1]!
+    expect((await connect(value, 'acme')).status).toBe(200)
+    expect((await connect(value, 'globex')).status).toBe(403)
+  })
+
+  it('rotates with an overlap: prints the new value once, the old one keeps working', async () => {
+    const created = JSON.parse((await run('passcodes', 'create', '--account', 'acc_bound', '--name', 'Rotating', '--expiry', '30', '--json')).stdout)
+    const rotated = await run('passcodes', 'rotate', 'rotating', '--account', 'acc_bound', '--overlap', '60')
+    expect(rotated.code).toBe(0)
+    expect(rotated.stdout).toMatch(/^Rotated passcode "Rotating" in account acc_bound/)
+    expect(rotated.stdout).toMatch(/keeps working until \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/m)
+    const fresh = /^ {2}(psc_\S+)$/m.exec(rotated.stdout)![1]!
+    expect(fresh).not.toBe(created.value)
+    expect((await connect(created.value, 'globex')).status).toBe(200)
+    expect((await connect(fresh, 'globex')).status).toBe(200)
+    const [missing, bad, tooLong] = await Promise.all([
+      run('passcodes', 'rotate', 'rotating', '--account', 'acc_bound'),
+      run('passcodes', 'rotate', 'rotating', '--account', 'acc_bound', '--overlap', 'soon'),
+      run('passcodes', 'rotate', 'rotating', '--account', 'acc_bound', '--overlap', '10081'),
+    ])
+    expect(missing.code).toBe(2)
+    expect(bad.code).toBe(2)
+    expect(tooLong.code).toBe(3)
+    expect(tooLong.stderr).toContain('Invalid overlapMinutes: must be at most 10080')
+  })
+
+  it('lists partners and last use, sorted by last use on request; --unbind lets any partner in', async () => {
+    const listed = await run('passcodes', 'list', '--account', 'acc_bound', '--sort', 'last-used', '--json')
+    const passcodes = (JSON.parse(listed.stdout) as { passcodes: { name: string; partners: string[] | null; lastUsedPartner: string | null; unused: boolean }[] }).passcodes
+    // Both were used through the server, which shows what it has not flushed yet.
+    expect(passcodes.map((p) => [p.name, p.partners, p.lastUsedPartner, p.unused])).toEqual([
+      ['Acme only', ['acme'], 'acme', false],
+      ['Rotating', null, 'globex', false],
+    ])
+    const text = await run('passcodes', 'list', '--account', 'acc_bound')
+    expect(text.stdout).toMatch(/Acme only .* acme\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC by acme$/m)
+    expect((await run('passcodes', 'edit', 'Acme only', '--account', 'acc_bound', '--unbind')).code).toBe(0)
+    expect((await run('passcodes', 'list', '--account', 'acc_bound', '--sort', 'newest')).code).toBe(2)
+  })
+
+  it('marks a bound partner removed from the whitelist: the passcode works for no partner', async () => {
+    await run('passcodes', 'create', '--account', 'acc_gone', '--name', 'Globex only', '--expiry', '9', '--partners', 'globex')
+    expect((await run('partners', 'remove', 'globex')).code).toBe(0)
+    const listed = await run('passcodes', 'list', '--account', 'acc_gone')
+    expect(listed.stdout).toContain('globex (not whitelisted): works for no partner')
   })
 })

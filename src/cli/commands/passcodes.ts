@@ -11,9 +11,36 @@ function parseExpiry(text: string): number | 'forever' {
   throw new CliError('ERR_USAGE', `Invalid --expiry: must be a whole number of days (1 to 3650) or "forever"`, { setting: '--expiry' })
 }
 
+/** `--partners acme,globex`: names separated by commas; whether each is whitelisted is the service's rule. */
+function parsePartners(text: string): string[] {
+  return text.split(',').map((name) => name.trim()).filter((name) => name !== '')
+}
+
+/** The PARTNERS column and line: who the passcode works for on /v1/connect. */
+function partnersLabel(passcode: PasscodeView): string {
+  if (passcode.partners === null) return 'any'
+  const gone = new Set(passcode.partnersNotWhitelisted)
+  const names = passcode.partners.map((name) => (gone.has(name) ? `${name} (not whitelisted)` : name)).join(', ')
+  return gone.size === passcode.partners.length ? `${names}: works for no partner` : names
+}
+
+/** The LAST USED column: when, by which partner, and whether it counts as unused. */
+function lastUsedLabel(passcode: PasscodeView): string {
+  if (passcode.lastUsedAt === null) return 'never (unused)'
+  const partner = passcode.lastUsedPartner === null ? '' : ` by ${passcode.lastUsedPartner}`
+  return `${formatInstant(passcode.lastUsedAt)}${partner}${passcode.unused ? ' (unused 90+ days)' : ''}`
+}
+
 function describe(passcode: PasscodeView): string {
   const expires = passcode.expiresAt === null ? 'never expires' : `expires ${formatInstant(passcode.expiresAt)}`
-  return `"${passcode.name}" in account ${passcode.accountId} (id ${passcode.id}, ${passcode.hint}): ${statusLabel(passcode.status)}, ${expires}`
+  const bound = passcode.partners === null ? '' : `, partners ${partnersLabel(passcode)}`
+  return `"${passcode.name}" in account ${passcode.accountId} (id ${passcode.id}, ${passcode.hint}): ${statusLabel(passcode.status)}, ${expires}${bound}`
+}
+
+/** `--overlap`: whole minutes; the range (0 to 10080) is the service's rule to check. */
+function parseOverlap(text: string): number {
+  if (/^\s*-?\d+\s*$/.test(text)) return Number(text)
+  throw new CliError('ERR_USAGE', 'Invalid --overlap: must be a whole number of minutes (0 to 10080)', { setting: '--overlap' })
 }
 
 /** Finds a passcode by its id, or by its name as the service compares names. */
@@ -26,8 +53,16 @@ async function findPasscode(context: CommandContext, accountId: string, referenc
   return found
 }
 
+/** `--sort`: `created` (default) or `last-used`. */
+function parseSort(value: unknown): 'createdAt' | 'lastUsedAt' {
+  if (value === undefined || value === 'created') return 'createdAt'
+  if (value === 'last-used') return 'lastUsedAt'
+  throw new CliError('ERR_USAGE', 'Invalid --sort: must be "created" or "last-used"', { setting: '--sort' })
+}
+
 const account = { type: 'string', value: '<accountId>', description: 'the account', required: true } as const
 const expiryHelp = 'whole days from now (1 to 3650) or "forever"'
+const partnersHelp = 'whitelisted partners it works for on /v1/connect, separated by commas (default: any)'
 
 const create: CommandSpec = {
   path: ['passcodes', 'create'],
@@ -36,15 +71,23 @@ const create: CommandSpec = {
     account,
     name: { type: 'string', value: '<name>', description: 'unique in the account, 1 to 64 characters', required: true },
     expiry: { type: 'string', value: '<days|forever>', description: expiryHelp, required: true },
+    partners: { type: 'string', value: '<names>', description: partnersHelp },
   },
   groups: ['storage', 'actor'],
-  examples: ['passcode-auth passcodes create --account acc_1 --name "Acme" --expiry 90'],
+  examples: [
+    'passcode-auth passcodes create --account acc_1 --name "Acme" --expiry 90',
+    'passcode-auth passcodes create --account acc_1 --name "Acme only" --expiry 90 --partners acme',
+  ],
   check: (flags) => void parseExpiry(String(flags.expiry)),
   async run(context) {
     const { flags, actor, output } = context
     const expiry = parseExpiry(String(flags.expiry))
     const { auth } = await context.runtime()
-    const { passcode, value } = await auth.passcodes.create(actor, String(flags.account), { name: String(flags.name), expiry })
+    const { passcode, value } = await auth.passcodes.create(actor, String(flags.account), {
+      name: String(flags.name),
+      expiry,
+      ...(flags.partners !== undefined && { partners: parsePartners(String(flags.partners)) }),
+    })
     output.result(
       { passcode, value },
       [
@@ -60,38 +103,60 @@ const create: CommandSpec = {
 
 const list: CommandSpec = {
   path: ['passcodes', 'list'],
-  summary: 'list the account passcodes of an account with their status',
-  options: { account },
+  summary: 'list the account passcodes of an account with their status, partners and last use',
+  options: {
+    account,
+    sort: { type: 'string', value: '<created|last-used>', description: 'order: oldest first (default), or least recently used first' },
+  },
   groups: ['storage', 'actor'],
-  examples: ['passcode-auth passcodes list --account acc_1', 'passcode-auth passcodes list --account acc_1 --json'],
+  examples: [
+    'passcode-auth passcodes list --account acc_1',
+    'passcode-auth passcodes list --account acc_1 --sort last-used',
+    'passcode-auth passcodes list --account acc_1 --json',
+  ],
+  check: (flags) => void parseSort(flags.sort),
   async run(context) {
     const accountId = String(context.flags.account)
     const { auth } = await context.runtime()
-    const passcodes = await auth.passcodes.list(context.actor, accountId)
-    const rows = passcodes.map((p) => [p.id, p.name, p.hint, statusLabel(p.status), formatInstant(p.expiresAt)])
+    const passcodes = await auth.passcodes.list(context.actor, accountId, { sortBy: parseSort(context.flags.sort) })
+    const rows = passcodes.map((p) => [p.id, p.name, p.hint, statusLabel(p.status), formatInstant(p.expiresAt), partnersLabel(p), lastUsedLabel(p)])
+    const unused = passcodes.filter((p) => p.unused).length
     context.output.result(
       { accountId, passcodes },
       passcodes.length === 0
         ? `No passcodes in account ${accountId}.`
-        : `${table(['ID', 'NAME', 'HINT', 'STATUS', 'EXPIRES'], rows)}\n\n${passcodes.length} of ${MAX_ACCOUNT_PASSCODES} passcodes.`,
+        : [
+            table(['ID', 'NAME', 'HINT', 'STATUS', 'EXPIRES', 'PARTNERS', 'LAST USED'], rows),
+            '',
+            `${passcodes.length} of ${MAX_ACCOUNT_PASSCODES} passcodes; ${unused} never used or unused for 90 days.`,
+          ].join('\n'),
     )
   },
 }
 
 const edit: CommandSpec = {
   path: ['passcodes', 'edit'],
-  summary: 'rename a passcode or give it a new expiry, counted from now',
+  summary: 'rename a passcode, give it a new expiry counted from now, or change its partners',
   positionals: [{ name: 'passcode', description: 'the passcode\'s id or current name' }],
   options: {
     account,
     name: { type: 'string', value: '<name>', description: 'the new name' },
     expiry: { type: 'string', value: '<days|forever>', description: `the new expiry: ${expiryHelp}` },
+    partners: { type: 'string', value: '<names>', description: 'bind it to these whitelisted partners, separated by commas' },
+    unbind: { type: 'boolean', description: 'let it work for any whitelisted partner again' },
   },
   groups: ['storage', 'actor'],
-  examples: ['passcode-auth passcodes edit Acme --account acc_1 --expiry 365', 'passcode-auth passcodes edit Acme --account acc_1 --name "Acme EU"'],
+  examples: [
+    'passcode-auth passcodes edit Acme --account acc_1 --expiry 365',
+    'passcode-auth passcodes edit Acme --account acc_1 --name "Acme EU"',
+    'passcode-auth passcodes edit Acme --account acc_1 --partners acme,acme-eu',
+  ],
   check(flags) {
-    if (flags.name === undefined && flags.expiry === undefined) {
-      throw new CliError('ERR_USAGE', '"passcodes edit" needs --name, --expiry or both')
+    if (flags.name === undefined && flags.expiry === undefined && flags.partners === undefined && flags.unbind !== true) {
+      throw new CliError('ERR_USAGE', '"passcodes edit" needs --name, --expiry, --partners or --unbind')
+    }
+    if (flags.partners !== undefined && flags.unbind === true) {
+      throw new CliError('ERR_USAGE', '"passcodes edit" takes --partners or --unbind, not both')
     }
     if (flags.expiry !== undefined) parseExpiry(String(flags.expiry))
   },
@@ -104,8 +169,50 @@ const edit: CommandSpec = {
     const updated = await auth.passcodes.update(actor, accountId, target.id, {
       ...(flags.name !== undefined && { name: String(flags.name) }),
       ...(expiry !== undefined && { expiry }),
+      ...(flags.partners !== undefined && { partners: parsePartners(String(flags.partners)) }),
+      ...(flags.unbind === true && { partners: null }),
     })
     output.result({ passcode: updated }, `Updated passcode ${describe(updated)}.`)
+  },
+}
+
+const rotate: CommandSpec = {
+  path: ['passcodes', 'rotate'],
+  summary: 'give a passcode a new value, printed once; the old value works for --overlap minutes more',
+  positionals: [{ name: 'passcode', description: 'the passcode\'s id or name' }],
+  options: {
+    account,
+    overlap: {
+      type: 'string',
+      value: '<minutes>',
+      description: 'how long the old value keeps working: 0 (stops now) to 10080 (7 days)',
+      required: true,
+    },
+  },
+  groups: ['storage', 'actor'],
+  examples: ['passcode-auth passcodes rotate Acme --account acc_1 --overlap 60', 'passcode-auth passcodes rotate Acme --account acc_1 --overlap 0'],
+  check: (flags) => void parseOverlap(String(flags.overlap)),
+  async run(context) {
+    const { flags, actor, output } = context
+    const overlapMinutes = parseOverlap(String(flags.overlap))
+    const accountId = String(flags.account)
+    const target = await findPasscode(context, accountId, context.positionals[0]!)
+    const { auth } = await context.runtime()
+    const { passcode, value } = await auth.passcodes.rotate(actor, accountId, target.id, { overlapMinutes })
+    const until =
+      passcode.previousValueEndsAt === null
+        ? 'The old value has stopped working.'
+        : `The old value (${target.hint}) keeps working until ${formatInstant(passcode.previousValueEndsAt)}.`
+    output.result(
+      { passcode, value },
+      [
+        `Rotated passcode ${describe(passcode)}.`,
+        '',
+        `  ${value}`,
+        '',
+        `This is the only time the new value is shown: the service keeps only its hash. ${until}`,
+      ].join('\n'),
+    )
   },
 }
 
@@ -128,5 +235,5 @@ const remove: CommandSpec = {
   },
 }
 
-/** `passcodes create|list|edit|delete`. */
-export const passcodesCommands: readonly CommandSpec[] = [create, list, edit, remove]
+/** `passcodes create|list|edit|rotate|delete`. */
+export const passcodesCommands: readonly CommandSpec[] = [create, list, edit, rotate, remove]
