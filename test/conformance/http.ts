@@ -137,6 +137,17 @@ export const HTTP_CASES: readonly HttpCase[] = [
   { name: '§5.3 unlisted 500-character partner with control characters: 403, cleaned and cut to 128', request: (f) => connect(credentials(f.accountId, f.passcodes.active), partnerQuery(HOSTILE_PARTNER)), expected: () => notWhitelisted(HOSTILE_PARTNER_ECHO) },
   { name: '§5.3 unlisted non-ASCII partner: the cut keeps a surrogate pair whole', request: (f) => connect(credentials(f.accountId, f.passcodes.active), partnerQuery(ASTRAL_PARTNER)), expected: () => notWhitelisted(ASTRAL_PARTNER_ECHO) },
 
+  // SPEC §5.25: a passcode bound to partners; §5.26: a value replaced by a rotation.
+  { name: '§5.25 bound passcode, its partner: 200', request: (f) => connect(credentials(f.accountId, f.passcodes.bound), '?partner=initech'), expected: () => SUCCESS },
+  { name: '§5.25 bound passcode, its partner trimmed and in capitals: 200', request: (f) => connect(credentials(f.accountId, f.passcodes.bound), '?partner=%20INITECH'), expected: () => SUCCESS },
+  { name: '§5.25 bound passcode, another whitelisted partner: 403 echoing the name', request: (f) => connect(credentials(f.accountId, f.passcodes.bound), '?partner=Acme'), expected: () => notWhitelisted('Acme') },
+  { name: '§5.25 bound passcode, a partner not whitelisted: 403', request: (f) => connect(credentials(f.accountId, f.passcodes.bound), '?partner=globex'), expected: () => notWhitelisted('globex') },
+  { name: '§5.25 bound passcode with another account ID: 400, the binding is never told', request: (f) => connect(credentials(f.otherAccountId, f.passcodes.bound), '?partner=acme'), expected: () => INVALID_CREDENTIALS },
+  { name: '§5.25 bound passcode, no partner: 400 Missing partner', request: (f) => connect(credentials(f.accountId, f.passcodes.bound), ''), expected: () => MISSING_PARTNER },
+  { name: '§5.25 unbound passcode, the bound passcode\'s partner: 200', request: (f) => connect(credentials(f.accountId, f.passcodes.active), '?partner=initech'), expected: () => SUCCESS },
+  { name: '§5.26 value replaced by a rotation, inside the overlap: 200', request: (f) => connect(credentials(f.accountId, f.passcodes.previous)), expected: () => SUCCESS },
+  { name: '§5.26 value replaced by a rotation without overlap: 400', request: (f) => connect(credentials(f.accountId, f.passcodes.rotatedAway)), expected: () => INVALID_CREDENTIALS },
+
   // SPEC §5.4: header hygiene.
   { name: '§5.4 header names in upper case: 200', request: (f) => connect([['X-SERVICE-ACCOUNT-ID', f.accountId], ['X-SERVICE-PASSCODE', f.passcodes.active]]), expected: () => SUCCESS },
   { name: '§5.4 header names in lower case: 200', request: (f) => connect([['x-service-account-id', f.accountId], ['x-service-passcode', f.passcodes.active]]), expected: () => SUCCESS },
@@ -159,6 +170,8 @@ export const HTTP_CASES: readonly HttpCase[] = [
   // SPEC §5.16–5.17: the example protected route sees who called.
   { name: '§5.17 protected route with an account passcode: the account principal', request: (f) => events(credentials(f.accountId, f.passcodes.active)), expected: (f) => principal(f.principals.account) },
   { name: '§5.17 protected route with a user passcode: the user principal', request: (f) => events(credentials(f.accountId, f.passcodes.user)), expected: (f) => principal(f.principals.user) },
+  { name: '§5.25 protected route with a bound passcode: the principal carries the binding', request: (f) => events(credentials(f.accountId, f.passcodes.bound)), expected: (f) => principal(f.principals.bound) },
+  { name: '§5.26 protected route with a value replaced by a rotation without overlap: 400', request: (f) => events(credentials(f.accountId, f.passcodes.rotatedAway)), expected: () => INVALID_CREDENTIALS },
   { name: '§5.16 protected route with a wrong passcode: 400', request: (f) => events(credentials(f.accountId, f.passcodes.unknown)), expected: () => INVALID_CREDENTIALS },
   { name: '§5.16 protected route with an expired passcode: 401', request: (f) => events(credentials(f.accountId, f.passcodes.expired)), expected: () => EXPIRED },
   { name: '§5.16 protected route with a revoked user passcode: 400', request: (f) => events(credentials(f.accountId, f.passcodes.revokedUser)), expected: () => INVALID_CREDENTIALS },

@@ -11,6 +11,8 @@ export const FIXTURE_TIMEOUT_MS = 200
 
 /** The partner the fixture whitelists. */
 export const WHITELISTED_PARTNER = 'Acme'
+/** A second whitelisted partner, the only one `passcodes.bound` works for (SPEC §5.25). */
+export const BOUND_PARTNER = 'Initech'
 
 /**
  * One passcode-auth service shared by every framework under test, so that IDs in
@@ -48,9 +50,15 @@ export interface HttpFixture {
     readonly userNotAccepted: string
     /** Well-formed (checksum holds) but never issued: reaches storage, matches nothing. */
     readonly unknown: string
+    /** Account passcode of `accountId` bound to {@link BOUND_PARTNER} only. */
+    readonly bound: string
+    /** The value a rotation replaced, inside its 7-day overlap: still works. */
+    readonly previous: string
+    /** The value replaced by a rotation with no overlap: stopped at once. */
+    readonly rotatedAway: string
   }
-  /** What `/1/events.json` returns for `passcodes.active` and `passcodes.user`. */
-  readonly principals: { readonly account: Principal; readonly user: Principal }
+  /** What `/1/events.json` returns for `passcodes.active`, `passcodes.user` and `passcodes.bound`. */
+  readonly principals: { readonly account: Principal; readonly user: Principal; readonly bound: Principal }
   close(): Promise<void>
 }
 
@@ -78,7 +86,7 @@ export async function createHttpFixture(options: Pick<PasscodeAuthOptions, 'rate
   let storageMode: FailureMode = 'normal'
   let partnerMode: FailureMode = 'normal'
   const store: PasscodeStore = controllable(memoryStore(), 'findCredentialByHash', () => storageMode)
-  const whitelist = new Set([WHITELISTED_PARTNER.toLowerCase()])
+  const whitelist = new Set([WHITELISTED_PARTNER.toLowerCase(), BOUND_PARTNER.toLowerCase()])
   const partners = controllable({ isWhitelisted: (name: string) => whitelist.has(name) }, 'isWhitelisted', () => partnerMode)
   const auth = createPasscodeAuth({
     store,
@@ -100,6 +108,11 @@ export async function createHttpFixture(options: Pick<PasscodeAuthOptions, 'rate
   await auth.passcodes.delete(admin, accountId, deleted.passcode.id)
   const otherAccount = await auth.passcodes.create(admin, otherAccountId, { name: 'Partner B', expiry: 90 })
   const longAccount = await auth.passcodes.create(admin, longAccountId, { name: 'Long account', expiry: 90 })
+  const bound = await auth.passcodes.create(admin, accountId, { name: 'Initech only', expiry: 90, partners: [BOUND_PARTNER] })
+  const overlapping = await auth.passcodes.create(admin, accountId, { name: 'Rotated', expiry: 90 })
+  await auth.passcodes.rotate(admin, accountId, overlapping.passcode.id, { overlapMinutes: 10_080 })
+  const cutOver = await auth.passcodes.create(admin, accountId, { name: 'Cut over', expiry: 90 })
+  await auth.passcodes.rotate(admin, accountId, cutOver.passcode.id, { overlapMinutes: 0 })
 
   const grantUser = async (account: string, userId: string) => {
     await auth.userPasscodes.grant(admin, account, userId, { validity: { type: 'finite', days: 30 } })
@@ -133,10 +146,14 @@ export async function createHttpFixture(options: Pick<PasscodeAuthOptions, 'rate
       revokedUser,
       userNotAccepted,
       unknown: generatePasscode(),
+      bound: bound.value,
+      previous: overlapping.value,
+      rotatedAway: cutOver.value,
     },
     principals: {
       account: { accountId, kind: 'account', passcodeId: active.passcode.id, passcodeName: 'Partner A' },
       user: { accountId, kind: 'user', userId: 'u_user' },
+      bound: { accountId, kind: 'account', passcodeId: bound.passcode.id, passcodeName: 'Initech only', partners: ['initech'] },
     },
     close: () => auth.close(),
   }
