@@ -33,6 +33,8 @@ export interface BenchServiceOptions {
   readonly store: StoreKind
   /** The verification cache: `false` makes every call a miss. @default the service default */
   readonly cache?: PasscodeAuthOptions['cache']
+  /** Last-use tracking: `false` turns it off. @default the service default (on) */
+  readonly usage?: PasscodeAuthOptions['usage']
   /** How many passcodes to create. @default 1 */
   readonly count?: number
   /** PostgreSQL connection string (store `postgres`). */
@@ -103,6 +105,7 @@ export async function createBenchService(options: BenchServiceOptions): Promise<
     store,
     partners,
     ...(options.cache === undefined ? {} : { cache: options.cache }),
+    ...(options.usage === undefined ? {} : { usage: options.usage }),
   })
   const credentials: { accountId: string; passcode: string }[] = []
   const count = options.count ?? 1

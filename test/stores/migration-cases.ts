@@ -123,6 +123,19 @@ export function migrationCases(name: string, connections: MigrationConnections):
         expect((await auth.userPasscodes.reveal({ userId: 'u_old', role: 'member' }, 'acc_old')).value).toBe(data.user.value)
         const sent = await toDatabase(after.db).query(`SELECT kind FROM ${schema}.notifications WHERE passcode_id = $1`, [data.expired.id])
         expect(sent).toEqual([{ kind: 'expired' }])
+
+        // Version 2 on the old rows: binding, rotation with overlap, last use.
+        const bound = await auth.passcodes.update(admin, 'acc_old', data.account.id, { partners: ['globex'] })
+        expect(bound.partners).toEqual(['globex'])
+        expect((await auth.connect({ headers, partner: 'acme' })).statusCode).toBe(403)
+        expect((await auth.connect({ headers, partner: 'globex' })).statusCode).toBe(200)
+        const rotated = await auth.passcodes.rotate(admin, 'acc_old', data.forever.id, { overlapMinutes: 30 })
+        expect((await auth.authenticate({ accountId: 'acc_old', passcode: data.forever.value })).ok).toBe(true)
+        expect((await auth.authenticate({ accountId: 'acc_old', passcode: rotated.value })).ok).toBe(true)
+        await auth.close()
+        const used = await store.getAccountPasscode('acc_old', data.account.id)
+        expect(used).toMatchObject({ partners: ['globex'], lastUsedAt: NOW, lastUsedPartner: 'globex' })
+        expect(await store.getUserPasscode('acc_old', 'u_old')).toMatchObject({ lastUsedAt: NOW, lastUsedPartner: null })
       } finally {
         await auth.close()
         await store.close()
