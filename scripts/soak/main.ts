@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { arch, cpus, loadavg, platform } from 'node:os'
 import { parseArgs } from 'node:util'
-import { MAX_GROWTH, runSoak, SHORT, soakOptions, type SoakResult } from './soak'
+import { MAX_GROWTH, runSoak, SHORT, soakOptions, USAGE_FLUSH_INTERVAL_MS, type SoakResult } from './soak'
 import { MIX } from './traffic'
 
 /*
@@ -58,6 +58,7 @@ function markdown(result: SoakResult): string {
     `- Duration ${(result.elapsedMs / 1_000).toFixed(1)} s, ${used.concurrency} connections, ${traffic.requests} requests (${rps}/s)`,
     `- Latency p50 ${traffic.latencyMs.p50} ms, p99 ${traffic.latencyMs.p99} ms, max ${traffic.latencyMs.max} ms`,
     `- Unexpected answers: ${traffic.unexpected}`,
+    `- Usage writes (SPEC §5.27, counted by triggers in the database): ${result.usage.writes} rows in ${result.usage.flushes} flushes for ${result.usage.passcodes} passcodes, at most ${result.usage.maxPerPasscode} per passcode (limit ${result.usage.limitPerPasscode}: one per started ${USAGE_FLUSH_INTERVAL_MS / 1_000} s interval, plus the flush at shutdown)`,
     `- Heap after GC: baseline ${mib(heap.baseline.heapUsed)} MiB at ${(heap.baseline.atMs / 1_000).toFixed(1)} s, last ${mib(heap.last.heapUsed)} MiB at ${(heap.last.atMs / 1_000).toFixed(1)} s: ${heap.growth >= 0 ? '+' : ''}${(heap.growth * 100).toFixed(1)} %`,
     '',
     '## Answers (kind of request → status; the body was the expected one unless marked)',

@@ -10,6 +10,7 @@ import { createPasscodeAuth } from '../../src/index'
 import { migrate, postgresPartners, postgresStore } from '../../src/stores/postgres/index'
 import { MIGRATIONS } from '../../src/stores/postgres/migrations'
 import type { SoakCredentials } from './traffic'
+import { installUsageWriteCounter } from './usage-writes'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const DAY_MS = 86_400_000
@@ -94,6 +95,7 @@ export async function seedDataFolder(dir: string, secrets: SoakSecrets, sizes: {
       otherAccount.push((await auth.passcodes.create(admin, otherAccountId, { name: `Other ${i}`, expiry: 90 })).value)
     }
     await auth.close()
+    await installUsageWriteCounter(db)
     return { partner, accountId, otherAccountId, valid, users, expired, otherAccount }
   } finally {
     await db.close()

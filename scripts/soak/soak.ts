@@ -4,6 +4,10 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { seedDataFolder, soakSecrets, startReferenceServer } from './reference-server'
 import { runTraffic, type TrafficTally } from './traffic'
+import { readUsageWrites, type UsageWrites } from './usage-writes'
+
+/** The reference server's usage flush interval (the library's default). */
+export const USAGE_FLUSH_INTERVAL_MS = 60_000
 
 /** How long and how hard a soak run goes. */
 export interface SoakOptions {
@@ -54,6 +58,11 @@ export interface SoakResult {
     /** (last − baseline) / baseline. */
     readonly growth: number
   }
+  /**
+   * Usage writes counted in the database (SPEC §5.27), and the most one passcode may
+   * get: one per started flush interval of the run, plus the flush at shutdown.
+   */
+  readonly usage: UsageWrites & { readonly limitPerPasscode: number }
   /** Set when the server process ended during the run. */
   readonly serverExit: { code: number | null; signal: string | null } | undefined
   /** No unexpected answer, the server alive throughout, the heap within 10 % of the baseline. */
@@ -97,7 +106,11 @@ export async function runSoak(options: SoakOptions, log: (line: string) => void 
       await sampling
       // The last sample is taken under load too: the run ends right after it.
       const elapsedMs = elapsed()
-      return verdict(options, traffic, samples, elapsedMs, server.exited)
+      const serverExit = server.exited
+      await server.stop()
+      const served = elapsed()
+      const usage = { ...(await readUsageWrites(dir)), limitPerPasscode: Math.floor(served / USAGE_FLUSH_INTERVAL_MS) + 1 }
+      return verdict(options, traffic, samples, elapsedMs, serverExit, usage)
     } finally {
       await server.stop()
     }
@@ -112,8 +125,13 @@ function verdict(
   samples: HeapSample[],
   elapsedMs: number,
   serverExit: SoakResult['serverExit'],
+  usage: SoakResult['usage'],
 ): SoakResult {
   const failures: string[] = []
+  if (usage.maxPerPasscode > usage.limitPerPasscode) {
+    failures.push(`a passcode got ${usage.maxPerPasscode} usage writes (at most ${usage.limitPerPasscode} in this run)`)
+  }
+  if (traffic.requests > 0 && usage.writes === 0) failures.push('no usage was written (not even at shutdown)')
   if (serverExit !== undefined) failures.push(`the server exited during the run (code ${serverExit.code}, signal ${serverExit.signal})`)
   if (traffic.requests === 0) failures.push('no request was answered')
   if (traffic.unexpected > 0) failures.push(`${traffic.unexpected} unexpected answers`)
@@ -122,9 +140,9 @@ function verdict(
   if (baseline === undefined || last === undefined || samples.length < 3) {
     failures.push(`too few heap samples (${samples.length})`)
     const none = { atMs: 0, heapUsed: 0, rss: 0 }
-    return { options, traffic, elapsedMs, heap: { samples, baseline: none, last: none, growth: 0 }, serverExit, passed: false, failures }
+    return { options, traffic, elapsedMs, heap: { samples, baseline: none, last: none, growth: 0 }, usage, serverExit, passed: false, failures }
   }
   const growth = (last.heapUsed - baseline.heapUsed) / baseline.heapUsed
   if (growth > MAX_GROWTH) failures.push(`heap grew ${(growth * 100).toFixed(1)} % after the baseline (limit ${MAX_GROWTH * 100} %)`)
-  return { options, traffic, elapsedMs, heap: { samples, baseline, last, growth }, serverExit, passed: failures.length === 0, failures }
+  return { options, traffic, elapsedMs, heap: { samples, baseline, last, growth }, usage, serverExit, passed: failures.length === 0, failures }
 }

@@ -23,5 +23,11 @@ describe('soak harness (short mode)', () => {
     for (const sample of result.heap.samples) expect(sample.heapUsed).toBeGreaterThan(2 ** 20)
     expect(result.heap.baseline.atMs).toBeGreaterThanOrEqual(SHORT.baselineAtMs)
     expect(Number.isFinite(result.heap.growth)).toBe(true)
+
+    // A run shorter than the flush interval: the flush at shutdown writes each used
+    // passcode once, in one statement.
+    expect(result.usage).toMatchObject({ flushes: 1, maxPerPasscode: 1, limitPerPasscode: 1 })
+    expect(result.usage.passcodes).toBe(result.usage.writes)
+    expect(result.usage.passcodes).toBeGreaterThan(SHORT.valid / 2)
   }, 90_000)
 })
