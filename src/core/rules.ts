@@ -138,8 +138,9 @@ export function userPasscodeExpiresAt(fromMs: number, validity: UserPasscodeVali
 }
 
 /**
- * Whether the actor may create, edit, delete or list account passcodes: admins, and
- * members with write access to the User Settings page (SPEC §2).
+ * Whether the actor may create, edit, rotate or delete account passcodes: admins, and
+ * members with write access to the User Settings page (SPEC §2). Any member may list
+ * them (SPEC §5.31).
  */
 export function canManageAccountPasscodes(actor: Actor): boolean {
   return actor.role === 'admin' || actor.canWriteUserSettings === true

@@ -15,4 +15,10 @@ export interface PartnerRegistry {
    * @param normalizedName - the partner name, NFC-normalised, trimmed and lower-cased
    */
   isWhitelisted(normalizedName: string): boolean | Promise<boolean>
+  /**
+   * Every whitelisted name (normalised), sorted, for the dashboard's read-only
+   * `GET /partners`. Optional: without it that route answers an empty list with
+   * `listed: false`.
+   */
+  list?(): string[] | Promise<string[]>
 }

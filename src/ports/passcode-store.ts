@@ -266,6 +266,8 @@ export interface PasscodeStore {
   revokeUserPasscode(accountId: string, userId: string, revokedAt: number): Promise<UserPasscodeRecord | null>
   /** The user's passcode, revoked or not, or `null`. */
   getUserPasscode(accountId: string, userId: string): Promise<UserPasscodeRecord | null>
+  /** Every user passcode of the account, revoked and expired ones included, by user ID (code-point order). */
+  listUserPasscodes(accountId: string): Promise<UserPasscodeRecord[]>
 
   /** The account's setting; `'account'` when never set. */
   getAcceptedPasscodes(accountId: string): Promise<AcceptedPasscodes>

@@ -10,6 +10,7 @@ import type { NotificationReport } from './notifier/notification-report'
 import { createNotifyExpirations } from './notifier/notify-expirations'
 import { resolveOptions, type PasscodeAuthOptions } from './options'
 import { staticPartners } from './connect/partners'
+import { createPartnersApi, type PartnersApi } from './connect/partners-api'
 import { createPasscodesApi, type PasscodesApi } from './passcodes/passcodes'
 import { withRateLimit } from './limiter/rate-limit'
 import { UsageRecorder } from './usage/usage-recorder'
@@ -25,6 +26,8 @@ export interface PasscodeAuth {
   readonly userPasscodes: UserPasscodesApi
   /** Account settings. */
   readonly accounts: AccountsApi
+  /** The operator's partner whitelist, read-only. */
+  readonly partners: PartnersApi
   /** Verifies credentials; resolves an outcome and never throws for bad credentials. */
   authenticate(input: CredentialsInput): Promise<AuthOutcome>
   /** `GET /v1/connect` without HTTP: the status code and body to send. */
@@ -98,6 +101,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     passcodes: createPasscodesApi(context),
     userPasscodes: createUserPasscodesApi(context),
     accounts: createAccountsApi(context),
+    partners: createPartnersApi(context),
     authenticate,
     connect: withAdapterHints(createConnect(context, authenticate), { usesClientAddress }),
     notifyExpirations: createNotifyExpirations(context),

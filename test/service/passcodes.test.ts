@@ -54,8 +54,16 @@ describe('SPEC 2 account passcodes', () => {
     const { passcode } = await auth.passcodes.create(settingsWriter, 'acc', { name: 'A', expiry: 1 })
     await expect(auth.passcodes.update(member, 'acc', passcode.id, { name: 'B' })).rejects.toBeInstanceOf(ForbiddenError)
     await expect(auth.passcodes.delete(member, 'acc', passcode.id)).rejects.toBeInstanceOf(ForbiddenError)
-    await expect(auth.passcodes.list(member, 'acc')).rejects.toBeInstanceOf(ForbiddenError)
     await expect(auth.passcodes.delete(settingsWriter, 'acc', passcode.id)).resolves.toBeUndefined()
+  })
+
+  it('SPEC 5.31: lets any member of the account list its passcodes, never with a value', async () => {
+    const { auth } = setup()
+    const { passcode, value } = await auth.passcodes.create(admin, 'acc', { name: 'Acme', expiry: 90 })
+    const listed = await auth.passcodes.list(member, 'acc')
+    expect(listed).toEqual([passcode])
+    expect(JSON.stringify(listed)).not.toContain(value)
+    await expect(auth.passcodes.list({ userId: '', role: 'member' }, 'acc')).rejects.toMatchObject({ field: 'actor.userId' })
   })
 
   it('holds at most 100 passcodes per account', async () => {

@@ -132,8 +132,22 @@ describe('SPEC 5.13 who sees what', () => {
     const { auth } = await granted()
     await expect(auth.userPasscodes.reveal(admin, 'acc')).rejects.toBeInstanceOf(NotFoundError)
     await expect(auth.userPasscodes.reveal({ userId: 'u2', role: 'member' }, 'acc')).rejects.toBeInstanceOf(NotFoundError)
-    await expect(auth.userPasscodes.get({ userId: 'u2', role: 'member' }, 'acc', 'u1')).rejects.toBeInstanceOf(ForbiddenError)
+    // SPEC 5.31: any member sees the view (no value), never the value itself.
+    await expect(auth.userPasscodes.get({ userId: 'u2', role: 'member' }, 'acc', 'u1')).resolves.toMatchObject({ userId: 'u1' })
     await expect(auth.userPasscodes.get(user, 'acc', 'u1')).resolves.toMatchObject({ userId: 'u1' })
+  })
+
+  it("SPEC 5.31: lists the account's user passcodes to any member, without values, revoked ones included", async () => {
+    const { auth } = await granted()
+    await auth.userPasscodes.grant(admin, 'acc', 'u0', { validity: { type: 'finite', days: 30 } })
+    await auth.userPasscodes.revoke(admin, 'acc', 'u0')
+    await auth.userPasscodes.grant(admin, 'other', 'u9', { validity: { type: 'infinite' } })
+    const listed = await auth.userPasscodes.list({ userId: 'u2', role: 'member' }, 'acc')
+    expect(listed.map((view) => [view.userId, view.status])).toEqual([
+      ['u0', 'revoked'],
+      ['u1', 'active'],
+    ])
+    expect(listed.every((view) => !('value' in view) && !('ciphertext' in view))).toBe(true)
   })
 })
 

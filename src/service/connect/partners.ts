@@ -14,5 +14,6 @@ import type { PartnerRegistry } from '../../ports/partner-registry'
  */
 export function staticPartners(names: readonly string[]): PartnerRegistry {
   const set = new Set(names.map((name) => name.trim().toLowerCase()))
-  return { isWhitelisted: (normalizedName) => set.has(normalizedName) }
+  const sorted = [...set].sort()
+  return { isWhitelisted: (normalizedName) => set.has(normalizedName), list: () => [...sorted] }
 }

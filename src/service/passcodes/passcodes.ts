@@ -42,7 +42,8 @@ export interface PasscodesApi {
   delete(actor: Actor, accountId: string, passcodeId: string): Promise<void>
   /**
    * Every passcode of the account with its current status, binding and last use,
-   * expired ones included; `sortBy: 'lastUsedAt'` puts unused ones first.
+   * expired ones included; `sortBy: 'lastUsedAt'` puts unused ones first. Any member
+   * of the account may list (SPEC §5.31): views never carry a value.
    */
   list(actor: Actor, accountId: string, options?: ListPasscodesOptions): Promise<PasscodeView[]>
 }
@@ -159,7 +160,7 @@ export function createPasscodesApi(context: ServiceContext): PasscodesApi {
     },
 
     async list(actor, accountId, listOptions) {
-      authorize(actor)
+      parseInput('actor', 'actor', actor)
       const account = parseInput('accountId', 'accountId', accountId)
       const { sortBy = 'createdAt' } = parseInput('list', 'options', listOptions) ?? {}
       const records = await storeCall(() => store.listAccountPasscodes(account))

@@ -1,7 +1,7 @@
 import type { Actor, UserPasscodeRecord, UserPasscodeView } from '../../core/entities'
 import { AlreadyGrantedError, ForbiddenError, NotFoundError } from '../../core/errors'
 import { generatePasscode, passcodeHint } from '../../core/passcode-format'
-import { canManageUserPasscodes, canRevealUserPasscode, userPasscodeExpiresAt } from '../../core/rules'
+import { canManageUserPasscodes, userPasscodeExpiresAt } from '../../core/rules'
 import type { ServiceContext } from '../context'
 import { storeCall } from '../deadline'
 import { parseInput, type GrantUserPasscodeInput } from '../input'
@@ -23,8 +23,13 @@ export interface UserPasscodesApi {
   revoke(actor: Actor, accountId: string, userId: string): Promise<UserPasscodeView>
   /** The actor's own user passcode with its value. Only that user may reveal it. */
   reveal(actor: Actor, accountId: string): Promise<IssuedPasscode<UserPasscodeView>>
-  /** The user's passcode without its value, or `null` (admins, or the user themself). */
+  /** The user's passcode without its value, or `null`. Any member of the account may look (SPEC §5.31). */
   get(actor: Actor, accountId: string, userId: string): Promise<UserPasscodeView | null>
+  /**
+   * Every user passcode of the account without values, revoked and expired ones
+   * included, by user ID. Any member of the account may list (SPEC §5.31).
+   */
+  list(actor: Actor, accountId: string): Promise<UserPasscodeView[]>
 }
 
 /** Builds `auth.userPasscodes` over a service context. */
@@ -117,13 +122,18 @@ export function createUserPasscodesApi(context: ServiceContext): UserPasscodesAp
     },
 
     async get(actor, accountId, userId) {
-      const who = parseInput('actor', 'actor', actor)
+      parseInput('actor', 'actor', actor)
       const owner = ids(accountId, userId)
-      if (!canManageUserPasscodes(who) && !canRevealUserPasscode(who, owner.userId)) {
-        throw new ForbiddenError('Only admins or the user see a user passcode')
-      }
       const record = await storeCall(() => store.getUserPasscode(owner.accountId, owner.userId))
       return record === null ? null : userView(record, context.now())
+    },
+
+    async list(actor, accountId) {
+      parseInput('actor', 'actor', actor)
+      const account = parseInput('accountId', 'accountId', accountId)
+      const records = await storeCall(() => store.listUserPasscodes(account))
+      const now = context.now()
+      return records.map((record) => toUserPasscodeView(record, now, soonDays))
     },
   }
 }

@@ -239,6 +239,12 @@ export function memoryStore(): PasscodeStore {
       return record === undefined ? null : { ...record }
     },
 
+    async listUserPasscodes(accountId) {
+      const out: UserPasscodeRecord[] = []
+      for (const record of users.values()) if (record.accountId === accountId) out.push({ ...record })
+      return out.sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0))
+    },
+
     async getAcceptedPasscodes(accountId) {
       return accepted.get(accountId) ?? 'account'
     },

@@ -1,4 +1,4 @@
-import type { AccountPasscodeRecord } from '../../core/entities'
+import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../core/entities'
 import type { CreateResult, GrantResult, Invalidation, PasscodeStore, UpdateResult } from '../../ports/passcode-store'
 import { toDatabase, type PostgresDatabase, type Queryable } from './database'
 import { invalidationHub } from './invalidations'
@@ -203,6 +203,10 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     async getUserPasscode(accountId, userId) {
       const row = one(await database.query(sql.getUserPasscode, [accountId, userId]))
       return row === null ? null : toUserPasscode(row)
+    },
+
+    async listUserPasscodes(accountId): Promise<UserPasscodeRecord[]> {
+      return (await database.query(sql.listUserPasscodes, [accountId])).map(toUserPasscode)
     },
 
     async getAcceptedPasscodes(accountId) {

@@ -114,6 +114,8 @@ export function statements(s: string) {
       WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
       RETURNING ${USER_COLUMNS}`,
     getUserPasscode: `SELECT ${USER_COLUMNS} FROM ${s}.user_passcodes WHERE account_id = $1::text AND user_id = $2::text`,
+    listUserPasscodes: `
+      SELECT ${USER_COLUMNS} FROM ${s}.user_passcodes WHERE account_id = $1::text ORDER BY user_id COLLATE "C"`,
 
     getAcceptedPasscodes: `SELECT accepted_passcodes FROM ${s}.accounts WHERE account_id = $1::text`,
     setAcceptedPasscodes: `

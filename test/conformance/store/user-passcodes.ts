@@ -80,6 +80,20 @@ export function userPasscodeCases(fixture: () => StoreFixture): void {
       expect(await store.findCredentialByHash(fields.hash)).toBeNull()
     })
 
+    it("lists an account's user passcodes by user ID, revoked and expired ones included, and no other account's", async () => {
+      const { store } = fixture()
+      expect(await store.listUserPasscodes('acc_1')).toEqual([])
+      const zed = userPasscode({ userId: 'u_zed' })
+      const amy = userPasscode({ userId: 'u_amy', expiresAt: NOW + 1 })
+      const Bob = userPasscode({ userId: 'u_Bob' })
+      for (const record of [zed, amy, Bob]) await store.grantUserPasscode(record, NOW)
+      await store.grantUserPasscode(userPasscode({ accountId: 'acc_2', userId: 'u_amy' }), NOW)
+      const revoked = await store.revokeUserPasscode('acc_1', 'u_zed', NOW + 2)
+      // Code-point order: upper case sorts before lower case, the same in every store.
+      expect(await store.listUserPasscodes('acc_1')).toEqual([Bob, amy, revoked])
+      expect((await store.listUserPasscodes('acc_2')).map((record) => record.userId)).toEqual(['u_amy'])
+    })
+
     it('keeps the same user ID in two accounts apart', async () => {
       const { store } = fixture()
       const one = userPasscode({ accountId: 'acc_1' })

@@ -1,0 +1,29 @@
+import type { ServiceContext } from '../context'
+import { storeCall } from '../deadline'
+
+/** The partner whitelist as the dashboard shows it: `auth.partners`. */
+export interface PartnersApi {
+  /**
+   * Every whitelisted partner name (normalised: trimmed, lower-cased), sorted; `null`
+   * when the registry cannot list (its `list()` is optional). Whitelisting is the
+   * operator's job (SPEC §4), so there is nothing here to change it.
+   *
+   * @example
+   * ```ts
+   * await auth.partners.list() // ['acme', 'globex']
+   * ```
+   */
+  list(): Promise<string[] | null>
+}
+
+/** Builds `auth.partners` over a service context. */
+export function createPartnersApi(context: ServiceContext): PartnersApi {
+  return {
+    async list() {
+      const registry = context.partners
+      if (registry.list === undefined) return null
+      const names = await storeCall(async () => registry.list!())
+      return [...names].sort()
+    },
+  }
+}
