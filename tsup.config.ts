@@ -15,6 +15,7 @@ export const entries = {
   client: 'src/client/index.ts',
   postgres: 'src/stores/postgres/index.ts',
   smtp: 'src/mailers/smtp/index.ts',
+  dashboard: 'src/dashboard/index.ts',
 } as const
 
 /**

@@ -7,3 +7,5 @@
 export { passcodeAuthPlugin } from './plugin'
 export type { PasscodeAuthPluginOptions, RequirePasscodeHook } from './plugin'
 export type { Principal } from '../core/entities'
+export { dashboardPlugin } from './dashboard-plugin'
+export type { DashboardPluginOptions } from './dashboard-plugin'

@@ -7,3 +7,5 @@
 export { requirePasscode } from './require-passcode'
 export { connectMiddleware } from './connect-middleware'
 export type { Principal } from '../core/entities'
+export { dashboard } from './dashboard'
+export type { KoaDashboardOptions } from './dashboard'

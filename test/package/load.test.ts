@@ -35,12 +35,13 @@ interface EntryExpectation {
 const expectations: readonly EntryExpectation[] = [
   { subpath: 'passcode-auth', entry: 'index', names: ['createPasscodeAuth', 'PASSCODE_PATTERN', 'passcodeStatus', 'PasscodeAuthError'] },
   { subpath: 'passcode-auth/memory', entry: 'memory', names: ['memoryStore', 'memoryMailer'] },
-  { subpath: 'passcode-auth/express', entry: 'express', names: ['requirePasscode', 'connectHandler'] },
-  { subpath: 'passcode-auth/fastify', entry: 'fastify', names: ['passcodeAuthPlugin'] },
-  { subpath: 'passcode-auth/koa', entry: 'koa', names: ['requirePasscode', 'connectMiddleware'] },
+  { subpath: 'passcode-auth/express', entry: 'express', names: ['requirePasscode', 'connectHandler', 'dashboard'] },
+  { subpath: 'passcode-auth/fastify', entry: 'fastify', names: ['passcodeAuthPlugin', 'dashboardPlugin'] },
+  { subpath: 'passcode-auth/koa', entry: 'koa', names: ['requirePasscode', 'connectMiddleware', 'dashboard'] },
   { subpath: 'passcode-auth/client', entry: 'client', names: ['createConnectClient'] },
   { subpath: 'passcode-auth/postgres', entry: 'postgres', names: ['postgresStore', 'migrate'] },
   { subpath: 'passcode-auth/smtp', entry: 'smtp', names: ['smtpMailer'] },
+  { subpath: 'passcode-auth/dashboard', entry: 'dashboard', names: ['createDashboard', 'createManagementApi', 'MANAGEMENT_ERROR_STATUS'] },
 ]
 
 /**

@@ -1,0 +1,103 @@
+import { InvalidOptionsError } from '../../core/errors'
+import type { PasscodeAuth } from '../../service/create-passcode-auth'
+import { createManagementApi, type ManagementApi, type ManagementApiOptions } from '../management/management-api'
+import { isValidSession } from '../management/session'
+import type { DashboardRequest, DashboardResponse, SessionResult } from '../management/types'
+import { ASSETS_VERSION, DASHBOARD_SCRIPT, DASHBOARD_STYLE } from './assets'
+import { PAGE_HEADERS, PAGES, renderNotFound, renderPage, renderSignIn, type PagePath } from './pages'
+
+/** Options of {@link createDashboard}. */
+export interface DashboardOptions extends ManagementApiOptions {
+  /**
+   * Where the host signs people in; the page shown without a session links there.
+   * @default undefined (no link)
+   */
+  readonly loginUrl?: string
+}
+
+/** The management API and the Settings pages behind one handler; mounts call {@link Dashboard.handle}. */
+export interface Dashboard {
+  /**
+   * Answers one request below the mount point: `/api/…` is the management API,
+   * `/assets/…` the script and style sheet, `/`, `/users` and `/me` the pages.
+   * `base` is the mount point's path (`/settings`, or `''`), used in links.
+   */
+  handle(
+    request: DashboardRequest & { readonly base: string },
+    resolveSession: () => SessionResult | Promise<SessionResult>,
+  ): Promise<DashboardResponse>
+  /** The management API alone, for hosts that mount only it. */
+  readonly api: ManagementApi
+}
+
+const asset = (type: string, body: string): DashboardResponse => ({
+  statusCode: 200,
+  headers: {
+    'content-type': type,
+    // Page links carry ?v=<hash of the files>, so a new version is a new URL.
+    'cache-control': 'public, max-age=86400',
+    'x-content-type-options': 'nosniff',
+    etag: `"${ASSETS_VERSION}"`,
+  },
+  body,
+})
+
+const ASSETS: Readonly<Record<string, DashboardResponse>> = {
+  '/assets/dashboard.js': asset('text/javascript; charset=utf-8', DASHBOARD_SCRIPT),
+  '/assets/dashboard.css': asset('text/css; charset=utf-8', DASHBOARD_STYLE),
+}
+
+const html = (statusCode: number, body: string, headers?: Record<string, string>): DashboardResponse => ({
+  statusCode,
+  headers: headers === undefined ? PAGE_HEADERS : { ...PAGE_HEADERS, ...headers },
+  body,
+})
+
+/**
+ * Creates the dashboard (SPEC §5.29): Settings > Passcodes, Users and the user's own
+ * passcode page, server-rendered shells filled by one small script from the
+ * management API, under a strict CSP. Framework mounts wrap it:
+ * `dashboard` in `passcode-auth/express` and `passcode-auth/koa`, `dashboardPlugin` in
+ * `passcode-auth/fastify`.
+ *
+ * @param auth - what `createPasscodeAuth` returned
+ * @param options - see {@link DashboardOptions}
+ * @example
+ * ```ts
+ * import { createDashboard } from 'passcode-auth/dashboard'
+ *
+ * const dashboard = createDashboard(auth, { users: (accountId) => directory.members(accountId) })
+ * const response = await dashboard.handle(request, () => sessionOf(request))
+ * ```
+ */
+export function createDashboard(auth: PasscodeAuth, options: DashboardOptions = {}): Dashboard {
+  if (options.loginUrl !== undefined && typeof options.loginUrl !== 'string') {
+    throw new InvalidOptionsError('loginUrl', 'must be a URL string')
+  }
+  const api = createManagementApi(auth, options)
+  const features = { rotate: typeof (auth.passcodes as { rotate?: unknown }).rotate === 'function' }
+
+  return {
+    api,
+    async handle(request, resolveSession) {
+      const { path, base } = request
+      if (path === '/api' || path.startsWith('/api/')) {
+        return api.handle({ method: request.method, path: path.slice(4) || '/', header: request.header, body: request.body }, resolveSession)
+      }
+      const method = request.method
+      if (method !== 'GET' && method !== 'HEAD') return html(405, renderNotFound(base), { allow: 'GET, HEAD' })
+      const file = ASSETS[path]
+      if (file !== undefined) return file
+      if (!Object.hasOwn(PAGES, path)) return html(404, renderNotFound(base))
+      let session: SessionResult
+      try {
+        session = await resolveSession()
+      } catch {
+        return html(500, renderNotFound(base))
+      }
+      if (session === undefined || session === null) return html(401, renderSignIn(base, options.loginUrl))
+      if (!isValidSession(session)) return html(500, renderNotFound(base))
+      return html(200, renderPage(path as PagePath, base, session, features))
+    },
+  }
+}

@@ -1,0 +1,30 @@
+import type { ManagementFailure } from '../../protocol/management-errors'
+import type { DashboardResponse } from './types'
+
+/**
+ * Headers of every management API answer. `no-store` on all of them: some carry a
+ * passcode value (SPEC §5.29) and the rest are one account's private data.
+ */
+const API_HEADERS = Object.freeze({
+  'content-type': 'application/json; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'referrer-policy': 'no-referrer',
+})
+
+/** A JSON answer of the management API. */
+export function jsonAnswer(statusCode: number, body: unknown, headers?: Readonly<Record<string, string>>): DashboardResponse {
+  return { statusCode, headers: headers === undefined ? API_HEADERS : { ...API_HEADERS, ...headers }, body: JSON.stringify(body) }
+}
+
+/** A 204 of the management API. */
+export function noContent(): DashboardResponse {
+  const { 'content-type': _none, ...headers } = API_HEADERS
+  return { statusCode: 204, headers, body: '' }
+}
+
+/** A failure of the management API, through the one error table. */
+export function failureAnswer(failure: ManagementFailure, headers?: Readonly<Record<string, string>>): DashboardResponse {
+  return jsonAnswer(failure.statusCode, failure.body, headers)
+}

@@ -1,0 +1,182 @@
+import type { PasscodeAuth } from '../../service/create-passcode-auth'
+import { canManageAccountPasscodes, canManageUserPasscodes } from '../../core/rules'
+import { managementFailure } from '../../protocol/management-errors'
+import { readJsonObject } from './read-json'
+import { failureAnswer, jsonAnswer, noContent } from './respond'
+import type { DashboardRequest, DashboardResponse, DashboardSession, DirectoryUser } from './types'
+
+/** What a route handler gets. */
+export interface RouteContext {
+  readonly auth: PasscodeAuth
+  readonly session: DashboardSession
+  readonly params: Readonly<Record<string, string>>
+  readonly request: DashboardRequest
+  readonly users: ((accountId: string) => readonly DirectoryUser[] | Promise<readonly DirectoryUser[]>) | undefined
+}
+
+type Handler = (context: RouteContext) => Promise<DashboardResponse>
+
+/** One route of the management API: method, path pattern (`:name` segments), handler. */
+export interface Route {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+  readonly pattern: readonly string[]
+  readonly handler: Handler
+  /** Field names of the service that the API calls differently. */
+  readonly rename?: Readonly<Record<string, string>>
+}
+
+// A value-carrying answer: `IssuedPasscode` hides `value` from JSON.stringify on
+// purpose, so it is copied out explicitly, here and nowhere else.
+const issued = (statusCode: number, result: { passcode: unknown; value: string }) =>
+  jsonAnswer(statusCode, { passcode: result.passcode, value: result.value })
+
+const withBody = (handler: (context: RouteContext, body: Record<string, unknown>) => Promise<DashboardResponse>): Handler =>
+  async (context) => {
+    const body = await readJsonObject(context.request)
+    return body.ok ? handler(context, body.value) : failureAnswer(body.failure)
+  }
+
+const route = (method: Route['method'], path: string, handler: Handler, rename?: Route['rename']): Route => ({
+  method,
+  pattern: path.split('/').filter((segment) => segment !== ''),
+  handler,
+  ...(rename === undefined ? {} : { rename }),
+})
+
+async function listUsers({ auth, session, users }: RouteContext): Promise<DashboardResponse> {
+  const [views, directory] = await Promise.all([auth.userPasscodes.list(session.actor, session.accountId), users?.(session.accountId)])
+  const byUser = new Map(views.map((view) => [view.userId, view]))
+  const listed = (directory ?? []).map((user) => ({
+    id: user.id,
+    ...(user.name === undefined ? {} : { name: user.name }),
+    ...(user.email === undefined ? {} : { email: user.email }),
+    inDirectory: true,
+    passcode: byUser.get(user.id) ?? null,
+  }))
+  const known = new Set(listed.map((user) => user.id))
+  // Holders the directory no longer lists (they left, or there is no directory) stay visible, so they can be revoked.
+  for (const view of views) if (!known.has(view.userId)) listed.push({ id: view.userId, inDirectory: directory === undefined, passcode: view })
+  return jsonAnswer(200, { users: listed, directory: directory !== undefined })
+}
+
+async function assertInDirectory({ session, params, users }: RouteContext): Promise<DashboardResponse | undefined> {
+  if (users === undefined) return undefined
+  const directory = await users(session.accountId)
+  if (directory.some((user) => user.id === params.userId)) return undefined
+  return failureAnswer(managementFailure('ERR_NOT_FOUND', 'No such user in this account'))
+}
+
+const notFound = (message: string) => failureAnswer(managementFailure('ERR_NOT_FOUND', message))
+
+/**
+ * The management API (SPEC §5.29), relative to where it is mounted. Each handler
+ * passes the session's account and actor to the service, which checks permissions;
+ * an id of another account is simply not found in this one (404).
+ */
+export const ROUTES: readonly Route[] = [
+  route('GET', '/passcodes', async ({ auth, session }) =>
+    jsonAnswer(200, { passcodes: await auth.passcodes.list(session.actor, session.accountId) }),
+  ),
+  route(
+    'POST',
+    '/passcodes',
+    withBody(async ({ auth, session }, body) => issued(201, await auth.passcodes.create(session.actor, session.accountId, body as never))),
+  ),
+  route(
+    'PATCH',
+    '/passcodes/:id',
+    withBody(async ({ auth, session, params }, body) =>
+      jsonAnswer(200, { passcode: await auth.passcodes.update(session.actor, session.accountId, params.id!, body as never) }),
+    ),
+  ),
+  route('DELETE', '/passcodes/:id', async ({ auth, session, params }) => {
+    await auth.passcodes.delete(session.actor, session.accountId, params.id!)
+    return noContent()
+  }),
+  route('GET', '/users', listUsers),
+  route('GET', '/users/:userId/passcode', async ({ auth, session, params }) => {
+    const view = await auth.userPasscodes.get(session.actor, session.accountId, params.userId!)
+    return view === null ? notFound('The user has no user passcode') : jsonAnswer(200, { passcode: view })
+  }),
+  route(
+    'PUT',
+    '/users/:userId/passcode',
+    withBody(async (context, body) => {
+      const { auth, session, params } = context
+      // Permission first, so that a member cannot probe the directory through 404s.
+      if (!canManageUserPasscodes(session.actor)) {
+        return failureAnswer(managementFailure('ERR_FORBIDDEN', 'Only admins grant, reset or revoke user passcodes'))
+      }
+      const refused = await assertInDirectory(context)
+      if (refused !== undefined) return refused
+      return jsonAnswer(201, { passcode: await auth.userPasscodes.grant(session.actor, session.accountId, params.userId!, body as never) })
+    }),
+  ),
+  route('POST', '/users/:userId/passcode/reset', async ({ auth, session, params }) =>
+    jsonAnswer(200, { passcode: await auth.userPasscodes.reset(session.actor, session.accountId, params.userId!) }),
+  ),
+  route('DELETE', '/users/:userId/passcode', async ({ auth, session, params }) => {
+    await auth.userPasscodes.revoke(session.actor, session.accountId, params.userId!)
+    return noContent()
+  }),
+  route('GET', '/me/passcode', async ({ auth, session }) => issued(200, await auth.userPasscodes.reveal(session.actor, session.accountId))),
+  route('GET', '/account', async ({ auth, session }) => jsonAnswer(200, await accountBody(auth, session))),
+  route(
+    'PUT',
+    '/account',
+    withBody(async ({ auth, session }, body) => {
+      await auth.accounts.setAcceptedPasscodes(session.actor, session.accountId, body.acceptedPasscodes as never)
+      return jsonAnswer(200, await accountBody(auth, session))
+    }),
+    { accepted: 'acceptedPasscodes' },
+  ),
+  route('GET', '/partners', async ({ auth }) => {
+    const partners = await auth.partners.list()
+    return jsonAnswer(200, { partners: partners ?? [], listed: partners !== null })
+  }),
+]
+
+async function accountBody(auth: PasscodeAuth, session: DashboardSession) {
+  const { actor } = session
+  return {
+    account: { id: session.accountId, acceptedPasscodes: await auth.accounts.getAcceptedPasscodes(session.accountId) },
+    actor: {
+      userId: actor.userId,
+      role: actor.role,
+      canManagePasscodes: canManageAccountPasscodes(actor),
+      canManageUsers: canManageUserPasscodes(actor),
+    },
+  }
+}
+
+/** The route for a method and path, or why there is none (404, or 405 with the methods allowed). */
+export function matchRoute(
+  method: string,
+  path: string,
+): { readonly route: Route; readonly params: Record<string, string> } | { readonly route: undefined; readonly allowed: string[] } {
+  let segments: string[]
+  try {
+    segments = path.split('/').filter((segment) => segment !== '').map(decodeURIComponent)
+  } catch {
+    return { route: undefined, allowed: [] }
+  }
+  const allowed: string[] = []
+  for (const candidate of ROUTES) {
+    const params = matchPattern(candidate.pattern, segments)
+    if (params === undefined) continue
+    if (candidate.method === method) return { route: candidate, params }
+    allowed.push(candidate.method)
+  }
+  return { route: undefined, allowed }
+}
+
+function matchPattern(pattern: readonly string[], segments: readonly string[]): Record<string, string> | undefined {
+  if (pattern.length !== segments.length) return undefined
+  const params: Record<string, string> = {}
+  for (let i = 0; i < pattern.length; i++) {
+    const part = pattern[i]!
+    if (part.startsWith(':')) params[part.slice(1)] = segments[i]!
+    else if (part !== segments[i]) return undefined
+  }
+  return params
+}

@@ -1,0 +1,56 @@
+import type { Actor } from '../../core/entities'
+
+/**
+ * Who is calling the management API, as the host's session says: the account they
+ * manage and who they are in it. The account never comes from the URL or the body.
+ */
+export interface DashboardSession {
+  /** The account the signed-in user manages. */
+  readonly accountId: string
+  /** The signed-in user and their role in that account. */
+  readonly actor: Actor
+}
+
+/** What a session resolver may answer: a session, or nothing (the API answers 401). */
+export type SessionResult = DashboardSession | null | undefined
+
+/**
+ * One person of the host's user directory, for the Users page. Only `id` is required;
+ * `name` and `email` are shown beside it when given.
+ */
+export interface DirectoryUser {
+  readonly id: string
+  readonly name?: string
+  readonly email?: string
+}
+
+/**
+ * A request as the management API and dashboard read it, whatever the framework:
+ * each mount (Express, Fastify, Koa, fetch) builds one.
+ */
+export interface DashboardRequest {
+  /** Upper-case method. */
+  readonly method: string
+  /** The path below the mount point, starting with `/`, without the query string. */
+  readonly path: string
+  /** A header by lower-case name; a repeated header may come joined with `", "`. */
+  header(lowerCaseName: string): string | undefined
+  /**
+   * The request body: `{ text }` when the mount read the raw bytes, `{ parsed }` when
+   * the framework already parsed JSON, `undefined` when there is none. Read only for
+   * routes that take a body.
+   */
+  body(): Promise<DashboardBody>
+}
+
+/** See {@link DashboardRequest.body}. */
+export type DashboardBody = { readonly text: string } | { readonly parsed: unknown } | undefined
+
+/** A framework-neutral answer: each mount writes exactly this. */
+export interface DashboardResponse {
+  readonly statusCode: number
+  /** Lower-case header names. */
+  readonly headers: Readonly<Record<string, string>>
+  /** Empty for 204. */
+  readonly body: string
+}

@@ -1,0 +1,59 @@
+import type { Context, Middleware, Next } from 'koa'
+import { InvalidOptionsError } from '../core/errors'
+import { assertPasscodeAuth } from '../http/adapter-options'
+import { createDashboard, type DashboardOptions } from '../http/dashboard/create-dashboard'
+import type { SessionResult } from '../http/management/types'
+import { nodeBody, nodeHeader } from '../http/node/dashboard-io'
+import type { PasscodeAuth } from '../service/create-passcode-auth'
+
+/** Options of the Koa {@link dashboard}. */
+export interface KoaDashboardOptions extends DashboardOptions {
+  /** The path it answers below, such as `/settings`. Koa has no mounting of its own. */
+  readonly basePath: string
+  /**
+   * Resolves the request's session, from the host's own login, to
+   * `{ accountId, actor }`, or `undefined` (answered 401). The only source of the
+   * account and the actor: never the URL or the body.
+   */
+  readonly session: (ctx: Context) => SessionResult | Promise<SessionResult>
+}
+
+/**
+ * The dashboard for Koa 2 and 3: the management API under `basePath + '/api'` and the
+ * Settings pages; every other path goes on to `next`. Works with or without a body
+ * parser before it.
+ *
+ * @param auth - what `createPasscodeAuth` returned
+ * @param options - `basePath` and `session` (required), and {@link DashboardOptions}
+ * @example
+ * ```ts
+ * import { dashboard } from 'passcode-auth/koa'
+ *
+ * app.use(dashboard(auth, { basePath: '/settings', session: (ctx) => ctx.state.dashboardSession }))
+ * ```
+ */
+export function dashboard(auth: PasscodeAuth, options: KoaDashboardOptions): Middleware {
+  assertPasscodeAuth(auth, 'dashboard')
+  if (typeof options?.session !== 'function') throw new InvalidOptionsError('session', 'must be a function (ctx) => { accountId, actor } | undefined')
+  const base = typeof options.basePath === 'string' ? options.basePath.replace(/\/+$/, '') : undefined
+  if (base === undefined || (base !== '' && !base.startsWith('/'))) throw new InvalidOptionsError('basePath', 'must be a path such as "/settings"')
+  const handler = createDashboard(auth, options)
+
+  return async (ctx: Context, next: Next) => {
+    const path = ctx.path
+    if (path !== base && !path.startsWith(`${base}/`)) return next()
+    const answer = await handler.handle(
+      {
+        method: ctx.method.toUpperCase(),
+        base,
+        path: path.slice(base.length) || '/',
+        header: (name) => nodeHeader(ctx.req.headers, name),
+        body: () => nodeBody(ctx.req, () => (ctx.request as { body?: unknown }).body),
+      },
+      () => options.session(ctx),
+    )
+    ctx.status = answer.statusCode
+    ctx.set(answer.headers as Record<string, string>)
+    if (answer.statusCode !== 204) ctx.body = answer.body
+  }
+}

@@ -1,0 +1,104 @@
+import { InvalidInputError, PasscodeAuthError, type PasscodeAuthErrorCode } from '../core/errors'
+
+/**
+ * Every `error.code` the management API answers with: the domain's codes, and the
+ * few that only HTTP has (no session, a cross-site request, a wrong method or body).
+ */
+export type ManagementErrorCode =
+  | PasscodeAuthErrorCode
+  | 'ERR_UNAUTHENTICATED'
+  | 'ERR_CROSS_SITE'
+  | 'ERR_METHOD_NOT_ALLOWED'
+  | 'ERR_UNSUPPORTED_MEDIA_TYPE'
+  | 'ERR_PAYLOAD_TOO_LARGE'
+  | 'ERR_INTERNAL'
+
+/** The body of every management API failure (SPEC §5.29). */
+export interface ManagementErrorBody {
+  readonly error: {
+    readonly code: ManagementErrorCode
+    /** For people; never a passcode value, key or stack. */
+    readonly message: string
+    /** The input field at fault (`name`, `expiry`, `validity.days`), when there is one. */
+    readonly field?: string
+  }
+}
+
+/**
+ * The ONE table from error code to HTTP status (SPEC §5.29). `Record` over the whole
+ * union, so a new domain code does not compile until it has a status here.
+ */
+export const MANAGEMENT_ERROR_STATUS: Readonly<Record<ManagementErrorCode, number>> = Object.freeze({
+  ERR_INVALID_INPUT: 400,
+  ERR_UNAUTHENTICATED: 401,
+  ERR_FORBIDDEN: 403,
+  ERR_CROSS_SITE: 403,
+  ERR_NOT_FOUND: 404,
+  ERR_METHOD_NOT_ALLOWED: 405,
+  ERR_DUPLICATE_NAME: 409,
+  ERR_CAP_REACHED: 409,
+  ERR_ALREADY_GRANTED: 409,
+  ERR_REACTIVATION_REFUSED: 409,
+  ERR_PAYLOAD_TOO_LARGE: 413,
+  ERR_UNSUPPORTED_MEDIA_TYPE: 415,
+  // The host's configuration, not the caller, is at fault: a 5xx that says which.
+  ERR_CONFIGURATION: 500,
+  ERR_INVALID_OPTIONS: 500,
+  ERR_INTERNAL: 500,
+  // Not raised by management operations; a 500 if a host's hook throws one.
+  ERR_MAILER_FAILED: 500,
+  ERR_NO_RECIPIENTS: 500,
+  ERR_PASSCODE_REFUSED: 500,
+  ERR_STORAGE_UNAVAILABLE: 503,
+  ERR_STORAGE_TIMEOUT: 504,
+})
+
+/** A management API answer before serialisation. */
+export interface ManagementFailure {
+  readonly statusCode: number
+  readonly body: ManagementErrorBody
+}
+
+/**
+ * Builds a failure answer from a code, through {@link MANAGEMENT_ERROR_STATUS}.
+ *
+ * @param code - one of {@link ManagementErrorCode}
+ * @param message - for people; never a secret
+ * @param field - the input field at fault, if one is
+ * @example
+ * ```ts
+ * managementFailure('ERR_UNAUTHENTICATED', 'Sign in first')
+ * // { statusCode: 401, body: { error: { code: 'ERR_UNAUTHENTICATED', message: 'Sign in first' } } }
+ * ```
+ */
+export function managementFailure(code: ManagementErrorCode, message: string, field?: string): ManagementFailure {
+  return {
+    statusCode: MANAGEMENT_ERROR_STATUS[code],
+    body: { error: field === undefined ? { code, message } : { code, message, field } },
+  }
+}
+
+/**
+ * Maps anything a management operation threw to its answer. A `PasscodeAuthError`
+ * keeps its code and message (messages never hold secrets); anything else is a 500
+ * `ERR_INTERNAL` with a fixed message, so no stack or internal detail reaches the
+ * caller. `rename` maps a service field name to the API's (`accepted` →
+ * `acceptedPasscodes`).
+ *
+ * @example
+ * ```ts
+ * managementErrorAnswer(new DuplicateNameError('Acme')).statusCode // 409
+ * managementErrorAnswer(new TypeError('x is undefined')).body.error // { code: 'ERR_INTERNAL', message: 'Internal error' }
+ * ```
+ */
+export function managementErrorAnswer(error: unknown, rename: Readonly<Record<string, string>> = {}): ManagementFailure {
+  if (error instanceof InvalidInputError) {
+    const field = rename[error.field] ?? error.field
+    const message = field === error.field ? error.message : error.message.replace(`Invalid ${error.field}:`, `Invalid ${field}:`)
+    return managementFailure('ERR_INVALID_INPUT', message, field)
+  }
+  if (error instanceof PasscodeAuthError && error.code in MANAGEMENT_ERROR_STATUS) {
+    return managementFailure(error.code, error.message)
+  }
+  return managementFailure('ERR_INTERNAL', 'Internal error')
+}

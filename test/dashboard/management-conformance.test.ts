@@ -1,0 +1,4 @@
+import { describeManagementConformance } from '../conformance/management'
+import { DASHBOARD_TARGETS } from './mounts'
+
+describeManagementConformance(DASHBOARD_TARGETS)

@@ -1,0 +1,69 @@
+import express5 from 'express'
+import express4 from 'express4'
+import fastify5 from 'fastify'
+import fastify4 from 'fastify4'
+import Koa3 from 'koa'
+import Koa2 from 'koa2'
+import { dashboard as expressDashboard } from '../../src/express/index'
+import { dashboardPlugin } from '../../src/fastify/index'
+import { dashboard as koaDashboard } from '../../src/koa/index'
+import type { ManagementTarget } from '../conformance/management'
+import { listen, listenFastify } from '../http/frameworks'
+
+const asFastify = (factory: unknown) => factory as typeof fastify5
+
+/** Express with the dashboard at /settings; `json` puts `express.json()` in front, as many hosts do. */
+function expressTarget(name: string, express: typeof express5, json: boolean): ManagementTarget {
+  return {
+    name,
+    start: (auth, options) => {
+      const app = express()
+      if (json) app.use(express.json())
+      app.use('/settings', expressDashboard(auth, { ...options, session: (req) => options.session((header) => req.get(header)) }))
+      return listen(app)
+    },
+  }
+}
+
+function fastifyTarget(name: string, fastify: typeof fastify5): ManagementTarget {
+  return {
+    name,
+    start: async (auth, options) => {
+      const app = fastify()
+      await app.register(dashboardPlugin, {
+        ...options,
+        prefix: '/settings',
+        auth,
+        session: (request) => options.session((header) => request.headers[header] as string | undefined),
+      })
+      return listenFastify(app)
+    },
+  }
+}
+
+function koaTarget(name: string, Koa: typeof Koa3): ManagementTarget {
+  return {
+    name,
+    start: (auth, options) => {
+      const app = new Koa()
+      app.silent = true
+      app.use(koaDashboard(auth, { ...options, basePath: '/settings', session: (ctx) => options.session((header) => ctx.get(header) || undefined) }))
+      app.use((ctx) => {
+        ctx.status = 404
+        ctx.body = 'host 404'
+      })
+      return listen(app.callback())
+    },
+  }
+}
+
+/** Every framework version the dashboard mounts on. */
+export const DASHBOARD_TARGETS: readonly ManagementTarget[] = [
+  expressTarget('express 4', express4 as unknown as typeof express5, false),
+  expressTarget('express 5', express5, false),
+  expressTarget('express 5 with express.json()', express5, true),
+  fastifyTarget('fastify 4', asFastify(fastify4)),
+  fastifyTarget('fastify 5', fastify5),
+  koaTarget('koa 2', Koa2 as unknown as typeof Koa3),
+  koaTarget('koa 3', Koa3),
+]
