@@ -160,7 +160,7 @@ function expiryFieldset(idPrefix, current) {
     step: 1,
     value: typeof current === 'number' ? current : 90,
     inputmode: 'numeric',
-    'aria-label': 'Days',
+    'aria-label': 'Number of days',
     'data-field': 'expiry',
     disabled: forever,
     required: true,
@@ -390,7 +390,7 @@ function validityFieldset(idPrefix) {
     step: 1,
     value: 90,
     inputmode: 'numeric',
-    'aria-label': 'Days',
+    'aria-label': 'Number of days',
     'data-field': 'validity',
   })
   const finite = h('input', { type: 'radio', name: 'validity-type', value: 'finite', checked: true })
