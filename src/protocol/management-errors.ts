@@ -39,6 +39,7 @@ export const MANAGEMENT_ERROR_STATUS: Readonly<Record<ManagementErrorCode, numbe
   ERR_CAP_REACHED: 409,
   ERR_ALREADY_GRANTED: 409,
   ERR_REACTIVATION_REFUSED: 409,
+  ERR_ROTATION_REFUSED: 409,
   ERR_PAYLOAD_TOO_LARGE: 413,
   ERR_UNSUPPORTED_MEDIA_TYPE: 415,
   // The host's configuration, not the caller, is at fault: a 5xx that says which.
