@@ -19,7 +19,7 @@ const guides = readdirSync(path.join(root, 'docs')).filter((file) => file.endsWi
 // The guides whose code this file checks: those of the CLI-and-docs issue. Others
 // (client.md, security.md's hardening sections, the reports) use fragments with the
 // reader's own variables, checked by their own issues.
-const checkedGuides = ['cli.md', 'concepts.md', 'express.md', 'fastify.md', 'koa.md', 'notifications.md', 'postgres.md', 'spec-decisions.md']
+const checkedGuides = ['cli.md', 'concepts.md', 'dashboard.md', 'express.md', 'fastify.md', 'koa.md', 'notifications.md', 'postgres.md', 'spec-decisions.md']
 
 /** Splits a shell command line into words (quotes, no expansions). */
 function shellWords(line: string): string[] {

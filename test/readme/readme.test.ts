@@ -54,6 +54,7 @@ describe('README code blocks', () => {
           'passcode-auth/client': 'src/client/index.ts',
           'passcode-auth/postgres': 'src/stores/postgres/index.ts',
           'passcode-auth/smtp': 'src/mailers/smtp/index.ts',
+          'passcode-auth/dashboard': 'src/dashboard/index.ts',
         }
         let source = code
         for (const [name, file] of Object.entries(aliases)) {

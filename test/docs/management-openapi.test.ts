@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { buildManagementOpenApi, MANAGEMENT_OPENAPI_FILE, managementOpenApiText, routerOperations } from '../../scripts/management-openapi'
+
+type Json = Record<string, any>
+const document = buildManagementOpenApi() as Json
+const documented = Object.entries(document.paths as Json).flatMap(([path, item]) =>
+  Object.keys(item)
+    .filter((key) => key !== 'parameters')
+    .map((method) => `${method.toUpperCase()} ${path}`),
+)
+
+describe('docs/management-openapi.json', () => {
+  it('is exactly what `npm run openapi` generates', () => {
+    expect(readFileSync(MANAGEMENT_OPENAPI_FILE, 'utf8')).toBe(managementOpenApiText())
+  })
+
+  it('describes every route the router serves, and no other', () => {
+    const served = routerOperations()
+    // Rotation is described ahead of the router when the service has no rotate yet.
+    expect(served.filter((operation) => !documented.includes(operation))).toEqual([])
+    expect(documented.filter((operation) => !served.includes(operation) && !operation.endsWith('/rotate'))).toEqual([])
+  })
+
+  it('has only references that resolve, and an error response for each status it names', () => {
+    const references = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1]!)
+    for (const name of references) expect(document.components.schemas[name], name).toBeDefined()
+    for (const item of Object.values(document.paths as Json)) {
+      for (const [method, operation] of Object.entries(item as Json)) {
+        if (method === 'parameters') continue
+        for (const [status, response] of Object.entries(operation.responses as Json)) {
+          if (Number(status) >= 400) expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' })
+          if (Number(status) >= 400) expect(response.description).toMatch(/Codes: ERR_/)
+        }
+      }
+    }
+  })
+})
