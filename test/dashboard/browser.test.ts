@@ -262,7 +262,9 @@ describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), 
       const framedHeading = frame === null ? 0 : await frame.getByRole('heading', { name: 'Settings' }).count().catch(() => 0)
       expect(framedHeading).toBe(0)
     } finally {
-      problems.splice(0) // the evil page's own console errors (blocked CORS, refused frame) are expected
+      // The evil page's own console errors (blocked CORS, refused frame) are expected: close it first, then forget them.
+      await Promise.all(contexts.splice(0).map((context) => context.close()))
+      problems.splice(0)
       await new Promise((resolve) => evil.close(resolve))
     }
   })
