@@ -1,5 +1,6 @@
 import type { CommandSpec } from '../command'
 import { accountsCommands } from './accounts'
+import { dashboardCommands } from './dashboard'
 import { migrateCommands } from './migrate'
 import { notifyCommands } from './notify'
 import { partnersCommands } from './partners'
@@ -13,6 +14,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...passcodesCommands,
   ...usersCommands,
   ...accountsCommands,
+  ...dashboardCommands,
   ...partnersCommands,
   ...notifyCommands,
   ...migrateCommands,

@@ -6,7 +6,8 @@ import { listenControlSocket, type ControlSocket } from '../control-socket'
 import { dataFolderPaths } from '../data-folder'
 import { CliError, EXIT_CODES } from '../exit-codes'
 import type { RequestLogEntry } from '../server/app'
-import { connectCurlLine, demoOwed, seedDemo, type DemoSeed } from '../server/demo'
+import { createDashboardLogins, DASHBOARD_BASE, LOGIN_PATH, registerDashboardLogins } from '../server/dashboard-logins'
+import { connectCurlLine, DEMO, demoOwed, seedDemo, type DemoSeed } from '../server/demo'
 
 /** The URL a local client reaches the server at: a wildcard address means this machine. */
 function baseUrl(host: string, port: number): string {
@@ -34,10 +35,13 @@ function untilSignal(): Promise<NodeJS.Signals> {
   })
 }
 
-function banner(context: CommandContext, lines: { storage: string; mailer: string; limiter: string; url: string; demo?: DemoSeed; socket: boolean }): void {
+function banner(
+  context: CommandContext,
+  lines: { storage: string; mailer: string; limiter: string; url: string; demo?: DemoSeed; socket: boolean; dashboard: { link: string; accountId: string } },
+): void {
   const { output } = context
   output.info(`passcode-auth serve: listening on ${lines.url}`)
-  output.info(`  routes   GET /v1/connect?partner=<name>, GET /1/events.json (protected), GET /healthz`)
+  output.info(`  routes   GET /v1/connect?partner=<name>, GET /1/events.json (protected), GET /healthz, ${DASHBOARD_BASE} (dashboard)`)
   output.info(`  storage  ${lines.storage}`)
   output.info(`  mailer   ${lines.mailer}`)
   output.info(`  limiter  ${lines.limiter}`)
@@ -52,14 +56,22 @@ function banner(context: CommandContext, lines: { storage: string; mailer: strin
     output.showSecret(`  ${connectCurlLine(lines.url, demo)}`)
     output.showSecret('')
   }
+  // Also on stderr: the link signs in as the operator, once.
+  output.showSecret(`Dashboard for account ${lines.dashboard.accountId} (one-time login link, valid 15 minutes):`)
+  output.showSecret(`  ${lines.dashboard.link}`)
+  output.showSecret(`  More links, also for a user's own page: passcode-auth dashboard link --account ${lines.dashboard.accountId} [--as <userId> --role member]`)
+  output.showSecret('')
   output.info('Stop with Ctrl+C.')
 }
 
 const serve: CommandSpec = {
   path: ['serve'],
   summary: 'run the reference server: GET /v1/connect, GET /1/events.json, GET /healthz',
-  groups: ['storage', 'mail', 'server'],
-  examples: ['passcode-auth serve', 'PORT=8080 DATABASE_URL=postgres://app@db/app PASSCODE_AUTH_PEPPER=… passcode-auth serve --host 0.0.0.0'],
+  options: {
+    account: { type: 'string', value: '<accountId>', description: `the account the operator's dashboard login link manages (default ${DEMO.accountId})` },
+  },
+  groups: ['storage', 'mail', 'server', 'actor'],
+  examples: ['passcode-auth serve', 'passcode-auth serve --account acc_1', 'PORT=8080 DATABASE_URL=postgres://app@db/app PASSCODE_AUTH_PEPPER=… passcode-auth serve --host 0.0.0.0'],
   async run(context) {
     if (context.forwarded) throw new CliError('ERR_USAGE', 'passcode-auth serve is already running on this data folder')
     const { output, io, flags } = context
@@ -70,8 +82,12 @@ const serve: CommandSpec = {
 
     // Loaded here, so that the management commands do not load the server.
     const { buildServer } = await import('../server/app')
-    const log = (entry: RequestLogEntry) => io.stdout(`${entry.method} ${entry.url} ${entry.statusCode} ${Math.round(entry.durationMs)} ms\n`)
-    const app = buildServer(runtime, { ...(flags.quiet !== true && !output.json && { log }) })
+    const { dashboardRoutes } = await import('../server/dashboard-routes')
+    // The login link's token is a credential: the log gets its path alone.
+    const logged = (url: string) => (url.startsWith(`${LOGIN_PATH}?`) ? LOGIN_PATH : url)
+    const log = (entry: RequestLogEntry) => io.stdout(`${entry.method} ${logged(entry.url)} ${entry.statusCode} ${Math.round(entry.durationMs)} ms\n`)
+    const logins = createDashboardLogins()
+    const app = buildServer(runtime, { mounts: dashboardRoutes(runtime, logins), ...(flags.quiet !== true && !output.json && { log }) })
     let address: AddressInfo
     try {
       address = await app.listen(settings.host, settings.port)
@@ -86,6 +102,9 @@ const serve: CommandSpec = {
     // Seeded once listening, so that a port already in use does not swallow the demo.
     const demo = owed ? await seedDemo(runtime, context.actor) : undefined
     const url = baseUrl(settings.host, address.port)
+    registerDashboardLogins(runtime, logins, url)
+    const dashboardAccount = typeof flags.account === 'string' ? flags.account : DEMO.accountId
+    const dashboard = { accountId: dashboardAccount, link: `${url}${logins.link({ accountId: dashboardAccount, actor: context.actor })}` }
     const notifier = startExpiryNotifier(runtime.auth, {
       intervalMs: settings.notifyIntervalMs,
       onReport: (report) => {
@@ -110,9 +129,9 @@ const serve: CommandSpec = {
         : `${rateLimit.maxFailures} failed attempts per client address and per account in ${rateLimit.windowMs / 1000} s, then 429` +
           (runtime.storage === 'postgres' ? ', counted across every instance on this database' : '')
     if (output.json) {
-      output.result({ status: 'listening', url, storage, mailer, limiter, ...(demo && { demo: { ...demo, curl: connectCurlLine(url, demo) } }) }, '')
+      output.result({ status: 'listening', url, storage, mailer, limiter, dashboard, ...(demo && { demo: { ...demo, curl: connectCurlLine(url, demo) } }) }, '')
     } else {
-      banner(context, { storage, mailer, limiter, url, socket: socket !== undefined, ...(demo && { demo }) })
+      banner(context, { storage, mailer, limiter, url, socket: socket !== undefined, dashboard, ...(demo && { demo }) })
     }
 
     const signal = await stopped

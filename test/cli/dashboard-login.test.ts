@@ -1,0 +1,106 @@
+import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { browserAvailability, launchBrowser } from '../helpers/browser'
+import { cli, serve, temporaryFolder, type RunningServer } from './cli-process'
+
+/**
+ * The reference server's dashboard: `serve` prints a one-time login link for the
+ * operator on stderr (never in the request log), the link sets an HttpOnly,
+ * SameSite=Strict session cookie, and `dashboard link` prints one for any user while
+ * the server runs. On the embedded store, out of the box.
+ */
+
+const folder = temporaryFolder()
+const dataDir = path.join(folder.dir, 'data')
+let server: RunningServer
+let operatorLink: string
+
+const linkIn = (text: string) => /(http:\/\/\S+\/settings\/login\?token=[A-Za-z0-9_-]+)/.exec(text)?.[1] ?? ''
+
+beforeAll(async () => {
+  server = await serve(dataDir)
+  for (let waited = 0; linkIn(server.stderr()) === '' && waited < 5_000; waited += 20) await sleep(20)
+  operatorLink = linkIn(server.stderr())
+}, 120_000)
+
+afterAll(async () => {
+  await server?.stop()
+  folder.remove()
+})
+
+const open = (url: string, cookie?: string) => fetch(url, { redirect: 'manual', headers: cookie === undefined ? {} : { cookie } })
+
+describe('the dashboard of the reference server', () => {
+  it('prints a one-time login link on stderr only, and keeps its token out of the request log', async () => {
+    expect(operatorLink.startsWith(`${server.url}/settings/login?token=`)).toBe(true)
+    expect(server.stdout()).not.toContain('token=')
+    const response = await open(operatorLink)
+    expect(response.status).toBe(303)
+    expect(response.headers.get('location')).toBe('/settings/')
+    const setCookie = response.headers.get('set-cookie') ?? ''
+    expect(setCookie).toMatch(/^passcode_auth_dashboard=[A-Za-z0-9_-]{43}; Path=\/settings; HttpOnly; SameSite=Strict; Max-Age=43200$/)
+    const cookie = setCookie.split(';')[0]!
+
+    const passcodes = await open(`${server.url}/settings/api/passcodes`, cookie)
+    expect(passcodes.status).toBe(200)
+    expect((await passcodes.json()).passcodes.map((passcode: { name: string }) => passcode.name)).toEqual(['Demo passcode'])
+
+    const again = await open(operatorLink)
+    expect(again.status).toBe(401)
+    expect(again.headers.get('set-cookie')).toBeNull()
+    expect((await open(`${server.url}/settings/api/passcodes`)).status).toBe(401)
+    await sleep(100)
+    expect(server.stdout()).toContain('GET /settings/login 303')
+    expect(server.stdout()).not.toContain('token=')
+  })
+
+  it('prints a login link for a user with `dashboard link` while the server runs; it opens their own page', async () => {
+    const run = await cli(['dashboard', 'link', '--account', 'acc_demo', '--as', 'u_42', '--role', 'member'], { dataDir })
+    expect(run.code).toBe(0)
+    expect(run.stdout).toBe('')
+    const link = linkIn(run.stderr)
+    expect(link).not.toBe('')
+    const response = await open(link)
+    expect(response.status).toBe(303)
+    expect(response.headers.get('location')).toBe('/settings/me')
+    const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0]!
+    const account = await open(`${server.url}/settings/api/account`, cookie)
+    expect(await account.json()).toMatchObject({ account: { id: 'acc_demo' }, actor: { userId: 'u_42', role: 'member', canManagePasscodes: false } })
+    const refused = await fetch(`${server.url}/settings/api/passcodes`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Nope', expiry: 1 }),
+    })
+    expect(refused.status).toBe(403)
+  })
+
+  const availability = browserAvailability()
+  describe.skipIf(availability.skip)(availability.title('in Chromium'), () => {
+    let browser: Browser
+    beforeAll(async () => {
+      browser = await launchBrowser()
+    })
+    afterAll(async () => {
+      await browser?.close()
+    })
+
+    it('lets the operator create a passcode on the embedded store after opening a fresh link', async () => {
+      const run = await cli(['dashboard', 'link', '--account', 'acc_demo'], { dataDir })
+      const page = await browser.newPage()
+      await page.goto(linkIn(run.stderr))
+      await page.getByRole('cell', { name: 'Demo passcode', exact: true }).waitFor()
+      await page.getByRole('button', { name: '+ Passcode' }).click()
+      await page.getByRole('textbox', { name: 'Passcode Name' }).fill('From the browser')
+      await page.getByRole('button', { name: 'Create & View' }).click()
+      const value = await page.getByRole('textbox', { name: 'Passcode value' }).inputValue()
+      const connect = await fetch(`${server.url}/v1/connect?partner=demo-partner`, {
+        headers: { 'X-Service-Account-Id': 'acc_demo', 'X-Service-Passcode': value },
+      })
+      expect(connect.status).toBe(200)
+      expect(server.stdout()).not.toContain(value)
+      await page.close()
+    })
+  })
+})
