@@ -8,7 +8,14 @@ import { managementFailure } from '../protocol/management-errors'
 import { nodeBody, nodeHeader, writeNodeDashboardResponse } from '../http/node/dashboard-io'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 
-/** Options of the Express {@link dashboard}. */
+/**
+ * Options of the Express {@link dashboard}.
+ *
+ * @example
+ * ```ts
+ * const options: ExpressDashboardOptions = { session: (req) => sessions.get(req.get('cookie') ?? '') }
+ * ```
+ */
 export interface ExpressDashboardOptions extends DashboardOptions {
   /**
    * Resolves the request's session, from the host's own login, to
@@ -71,6 +78,11 @@ export function dashboard(auth: PasscodeAuth, options: ExpressDashboardOptions):
 /**
  * What the Express {@link dashboard} returns: the handler and an error handler for a
  * host body parser's failures. `app.use(path, …)` takes the pair as it is.
+ *
+ * @example
+ * ```ts
+ * app.use('/settings', dashboard(auth, { session }) satisfies ExpressDashboardHandlers)
+ * ```
  */
 export type ExpressDashboardHandlers = [
   (req: Request, res: Response, next: NextFunction) => void,

@@ -5,7 +5,14 @@ import { createDashboard, type DashboardOptions } from '../http/dashboard/create
 import type { DashboardResponse, SessionResult } from '../http/management/types'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 
-/** Options of {@link dashboardPlugin}. */
+/**
+ * Options of {@link dashboardPlugin}.
+ *
+ * @example
+ * ```ts
+ * await app.register(dashboardPlugin, { prefix: '/settings', auth, session: (request) => sessionOf(request) } satisfies DashboardPluginOptions & { prefix: string })
+ * ```
+ */
 export interface DashboardPluginOptions extends DashboardOptions {
   /** What `createPasscodeAuth` returned. */
   readonly auth: PasscodeAuth

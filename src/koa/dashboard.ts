@@ -6,7 +6,14 @@ import type { SessionResult } from '../http/management/types'
 import { nodeBody, nodeHeader } from '../http/node/dashboard-io'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 
-/** Options of the Koa {@link dashboard}. */
+/**
+ * Options of the Koa {@link dashboard}.
+ *
+ * @example
+ * ```ts
+ * const options: KoaDashboardOptions = { basePath: '/settings', session: (ctx) => ctx.state.session }
+ * ```
+ */
 export interface KoaDashboardOptions extends DashboardOptions {
   /** The path it answers below, such as `/settings`. Koa has no mounting of its own. */
   readonly basePath: string

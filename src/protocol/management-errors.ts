@@ -13,7 +13,14 @@ export type ManagementErrorCode =
   | 'ERR_PAYLOAD_TOO_LARGE'
   | 'ERR_INTERNAL'
 
-/** The body of every management API failure (SPEC §5.29). */
+/**
+ * The body of every management API failure (SPEC §5.29).
+ *
+ * @example
+ * ```ts
+ * const body: ManagementErrorBody = { error: { code: 'ERR_INVALID_INPUT', message: 'Invalid expiry: must be at least 1 day', field: 'expiry' } }
+ * ```
+ */
 export interface ManagementErrorBody {
   readonly error: {
     readonly code: ManagementErrorCode
@@ -27,6 +34,11 @@ export interface ManagementErrorBody {
 /**
  * The ONE table from error code to HTTP status (SPEC §5.29). `Record` over the whole
  * union, so a new domain code does not compile until it has a status here.
+ *
+ * @example
+ * ```ts
+ * MANAGEMENT_ERROR_STATUS.ERR_DUPLICATE_NAME // 409
+ * ```
  */
 export const MANAGEMENT_ERROR_STATUS: Readonly<Record<ManagementErrorCode, number>> = Object.freeze({
   ERR_INVALID_INPUT: 400,
@@ -54,7 +66,14 @@ export const MANAGEMENT_ERROR_STATUS: Readonly<Record<ManagementErrorCode, numbe
   ERR_STORAGE_TIMEOUT: 504,
 })
 
-/** A management API answer before serialisation. */
+/**
+ * A management API failure before serialisation.
+ *
+ * @example
+ * ```ts
+ * const failure: ManagementFailure = managementFailure('ERR_FORBIDDEN', 'Only admins grant user passcodes')
+ * ```
+ */
 export interface ManagementFailure {
   readonly statusCode: number
   readonly body: ManagementErrorBody

@@ -6,7 +6,14 @@ import type { DashboardRequest, DashboardResponse, SessionResult } from '../mana
 import { ASSETS_VERSION, DASHBOARD_SCRIPT, DASHBOARD_STYLE } from './assets'
 import { PAGE_HEADERS, PAGES, renderNotFound, renderPage, renderSignIn, type PagePath } from './pages'
 
-/** Options of {@link createDashboard}. */
+/**
+ * Options of {@link createDashboard}.
+ *
+ * @example
+ * ```ts
+ * const options: DashboardOptions = { loginUrl: '/login', users: async () => [{ id: 'u_42', name: 'Amy' }] }
+ * ```
+ */
 export interface DashboardOptions extends ManagementApiOptions {
   /**
    * Where the host signs people in; the page shown without a session links there.
@@ -15,7 +22,14 @@ export interface DashboardOptions extends ManagementApiOptions {
   readonly loginUrl?: string
 }
 
-/** The management API and the Settings pages behind one handler; mounts call {@link Dashboard.handle}. */
+/**
+ * The management API and the Settings pages behind one handler; mounts call {@link Dashboard.handle}.
+ *
+ * @example
+ * ```ts
+ * const answer = await createDashboard(auth).handle({ ...request, base: '/settings' }, () => session)
+ * ```
+ */
 export interface Dashboard {
   /**
    * Answers one request below the mount point: `/api/…` is the management API,

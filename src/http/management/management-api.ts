@@ -7,7 +7,14 @@ import { isValidSession } from './session'
 import { matchRoute } from './routes'
 import type { DashboardRequest, DashboardResponse, DirectoryUser, SessionResult } from './types'
 
-/** Options of {@link createManagementApi}. */
+/**
+ * Options of {@link createManagementApi}.
+ *
+ * @example
+ * ```ts
+ * const options: ManagementApiOptions = { trustedOrigins: ['https://admin.example.com'] }
+ * ```
+ */
 export interface ManagementApiOptions {
   /**
    * The host's user directory: the people of an account, so the Users page lists
@@ -24,7 +31,14 @@ export interface ManagementApiOptions {
   readonly trustedOrigins?: readonly string[]
 }
 
-/** The framework-neutral management API; mounts call {@link ManagementApi.handle}. */
+/**
+ * The framework-neutral management API; mounts call {@link ManagementApi.handle}.
+ *
+ * @example
+ * ```ts
+ * const answer = await createManagementApi(auth).handle(request, () => session)
+ * ```
+ */
 export interface ManagementApi {
   /**
    * Answers one request. `path` is relative to the API's root (`/passcodes`).

@@ -3,6 +3,11 @@ import type { Actor } from '../../core/entities'
 /**
  * Who is calling the management API, as the host's session says: the account they
  * manage and who they are in it. The account never comes from the URL or the body.
+ *
+ * @example
+ * ```ts
+ * const session: DashboardSession = { accountId: 'acc_1', actor: { userId: 'u_42', role: 'admin' } }
+ * ```
  */
 export interface DashboardSession {
   /** The account the signed-in user manages. */
@@ -11,12 +16,24 @@ export interface DashboardSession {
   readonly actor: Actor
 }
 
-/** What a session resolver may answer: a session, or nothing (the API answers 401). */
+/**
+ * What a session resolver may answer: a session, or nothing (the API answers 401).
+ *
+ * @example
+ * ```ts
+ * const resolve = (signedIn: boolean): SessionResult => (signedIn ? { accountId: 'acc_1', actor: { userId: 'u_1', role: 'member' } } : undefined)
+ * ```
+ */
 export type SessionResult = DashboardSession | null | undefined
 
 /**
  * One person of the host's user directory, for the Users page. Only `id` is required;
  * `name` and `email` are shown beside it when given.
+ *
+ * @example
+ * ```ts
+ * const users = async (accountId: string): Promise<DirectoryUser[]> => [{ id: 'u_42', name: 'Amy', email: 'amy@example.com' }]
+ * ```
  */
 export interface DirectoryUser {
   readonly id: string
@@ -27,6 +44,16 @@ export interface DirectoryUser {
 /**
  * A request as the management API and dashboard read it, whatever the framework:
  * each mount (Express, Fastify, Koa, fetch) builds one.
+ *
+ * @example
+ * ```ts
+ * const request: DashboardRequest = {
+ *   method: 'GET',
+ *   path: '/passcodes',
+ *   header: (name) => (name === 'host' ? 'app.example' : undefined),
+ *   body: async () => undefined,
+ * }
+ * ```
  */
 export interface DashboardRequest {
   /** Upper-case method. */
@@ -43,10 +70,24 @@ export interface DashboardRequest {
   body(): Promise<DashboardBody>
 }
 
-/** See {@link DashboardRequest.body}. */
+/**
+ * See {@link DashboardRequest.body}.
+ *
+ * @example
+ * ```ts
+ * const raw: DashboardBody = { text: '{"name":"Acme","expiry":90}' }
+ * ```
+ */
 export type DashboardBody = { readonly text: string } | { readonly parsed: unknown } | undefined
 
-/** A framework-neutral answer: each mount writes exactly this. */
+/**
+ * A framework-neutral answer: each mount writes exactly this.
+ *
+ * @example
+ * ```ts
+ * const answer: DashboardResponse = { statusCode: 204, headers: { 'cache-control': 'no-store' }, body: '' }
+ * ```
+ */
 export interface DashboardResponse {
   readonly statusCode: number
   /** Lower-case header names. */
