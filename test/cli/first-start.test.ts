@@ -55,11 +55,11 @@ describe('the first npm start on an empty data folder', () => {
     const sample = codeBlocks(readFileSync(path.join(root, 'README.md'), 'utf8')).find((block) => block.lang === 'text')!
     const patterns = sample.code.split('\n').map((line) => {
       const escaped = line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-      return new RegExp(`^${escaped.replace('<data folder>', '.+').replace('psc_<value>', 'psc_[A-Za-z0-9]+').replaceAll('3000', '\\d+')}$`)
+      return new RegExp(`^${escaped.replace('<data folder>', '.+').replace('psc_<value>', 'psc_[A-Za-z0-9]+').replace('token=<token>', 'token=[A-Za-z0-9_-]+').replaceAll('3000', '\\d+')}$`)
     })
-    // What a terminal shows: the stdout banner with the demo block (stderr) before its last line.
+    // What a terminal shows: the stdout banner with the demo and dashboard blocks (stderr) before its last line.
     const stdoutLines = banner.trimEnd().split('\n')
-    const demoLines = first.stderr().slice(first.stderr().indexOf('New data folder')).split('\n').slice(0, 5)
+    const demoLines = first.stderr().slice(first.stderr().indexOf('New data folder')).split('\n').slice(0, 9)
     const lines = [...stdoutLines.slice(0, -1), ...demoLines, ...stdoutLines.slice(-1)]
     expect(lines).toHaveLength(patterns.length)
     lines.forEach((line, index) => expect(line).toMatch(patterns[index]!))
