@@ -1,3 +1,12 @@
+/**
+ * The dashboard and the management API, framework-neutral: `createDashboard()` (the
+ * Settings pages and the JSON API behind one handler), `createManagementApi()` (the API
+ * alone) and the one error table. The framework mounts are `dashboard` in
+ * `passcode-auth/express` and `passcode-auth/koa`, `dashboardPlugin` in
+ * `passcode-auth/fastify`.
+ *
+ * @module passcode-auth/dashboard
+ */
 export { createDashboard } from '../http/dashboard/create-dashboard'
 export type { Dashboard, DashboardOptions } from '../http/dashboard/create-dashboard'
 export { createManagementApi } from '../http/management/management-api'

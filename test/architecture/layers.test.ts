@@ -21,6 +21,8 @@ const RULES: Readonly<Record<string, { folders: readonly string[]; packages: rea
   express: { folders: ['core', 'protocol', 'ports', 'service', 'http'], packages: [/^express$/] },
   fastify: { folders: ['core', 'protocol', 'ports', 'service', 'http'], packages: [/^fastify$/, /^fastify-plugin$/] },
   koa: { folders: ['core', 'protocol', 'ports', 'service', 'http'], packages: [/^koa$/] },
+  // The framework-neutral entry point of the dashboard (its browser files are not TypeScript).
+  dashboard: { folders: ['core', 'protocol', 'ports', 'service', 'http'], packages: [] },
   stores: { folders: ['core', 'ports', 'service'], packages: [NODE_BUILTIN, /^zod$/, /^@noble\/hashes(\/|$)/, /^pg$/, /^@electric-sql\/pglite(\/|$)/] },
   mailers: { folders: ['core', 'ports'], packages: [NODE_BUILTIN, /^zod$/, /^nodemailer$/] },
   client: { folders: ['core', 'protocol'], packages: [] },
