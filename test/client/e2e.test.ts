@@ -159,9 +159,9 @@ describe.each(FRAMEWORKS.map((framework) => [framework.name, framework] as const
     }
   })
 
-  it('gets a RateLimitedError from a service with the limiter on, once an account used up its failures, and does not retry it', async () => {
+  it('gets a RateLimitedError from a service with the limiter on, once its address used up its failures, and does not retry it', async () => {
     // A service of its own: the shared one has no limiter. Its clock stands still, so Retry-After is the whole window.
-    const limited = await createHttpFixture({ rateLimit: { windowMs: 60_000, maxFailuresPerAddress: false, maxFailuresPerAccount: 2 } })
+    const limited = await createHttpFixture({ rateLimit: { windowMs: 60_000, maxFailuresPerAddress: 2, maxFailuresPerAccount: false } })
     const limitedApp = await framework.start(limited.auth)
     try {
       let calls = 0
@@ -180,7 +180,8 @@ describe.each(FRAMEWORKS.map((framework) => [framework.name, framework] as const
         })
       for (let i = 0; i < 2; i++) await expect(client(limited.passcodes.unknown).connect('Acme')).rejects.toBeInstanceOf(InvalidCredentialsError)
       calls = 0
-      // Limited before any credential check: the right passcode gets the 429 too.
+      // A limited address is shed before any credential check: the right passcode gets the 429 too
+      // (SPEC §5.21; an account's failures alone never refuse valid credentials).
       const error = await client(limited.passcodes.active).connect('Acme').catch((e: unknown) => e)
       expect(error).toBeInstanceOf(RateLimitedError)
       expect(error).toMatchObject({ code: 'ERR_RATE_LIMITED', status: 429, retryAfterMs: 60_000 })

@@ -186,7 +186,9 @@ export interface SpecAnswer {
 const spec = (status: number, error: string): SpecAnswer => ({ status, body: JSON.stringify({ status: 'fail', error, code: status }), own: true })
 const INVALID = spec(400, 'Invalid Credentials')
 const EXPIRED = spec(401, 'Passcode expired')
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g
+// SPEC §5.3 and §5.24: the echo loses controls (C0, DEL, C1), format and other
+// invisible characters, line and paragraph separators and unpaired surrogates.
+const UNSHOWN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]/gu
 
 /** What the partner part of `GET /v1/connect` answers once the caller is authenticated. */
 function partnerAnswer(query: string | undefined): SpecAnswer {
@@ -194,7 +196,7 @@ function partnerAnswer(query: string | undefined): SpecAnswer {
   const single = values.length === 1 ? values[0]! : undefined
   if (single === undefined || single.trim() === '') return spec(400, 'Missing partner')
   if (single.trim().toLowerCase() === 'acme') return { status: 200, body: '{"status":"success","message":"Authorised Successfully."}', own: true }
-  const echo = Array.from(single.replace(CONTROL, '')).slice(0, 128).join('')
+  const echo = Array.from(single.replace(UNSHOWN, '')).slice(0, 128).join('')
   return spec(403, `Partner not whitelisted ${echo}`)
 }
 
