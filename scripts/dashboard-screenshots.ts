@@ -35,9 +35,9 @@ async function main(): Promise<void> {
   now = NOW - 200 * DAY
   await auth.passcodes.create(admin, account, { name: 'Legacy importer', expiry: 190 })
   now = NOW - 60 * DAY
-  await auth.passcodes.create(admin, account, { name: 'Acme CRM sync', expiry: 80 })
+  await auth.passcodes.create(admin, account, { name: 'Acme CRM sync', expiry: 80, partners: ['acme'] })
   now = NOW - 5 * DAY
-  await auth.passcodes.create(admin, account, { name: 'Globex analytics', expiry: 365 })
+  await auth.passcodes.create(admin, account, { name: 'Globex analytics', expiry: 365, partners: ['globex'] })
   await auth.passcodes.create(admin, account, { name: 'Nightly export', expiry: 'forever' })
   for (const [userId, validity] of [
     ['u_amy', { type: 'finite', days: 90 }],

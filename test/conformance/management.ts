@@ -256,6 +256,40 @@ export function describeManagementConformance(targets: readonly ManagementTarget
         expect(errorOf(sent).code).toBe('ERR_REACTIVATION_REFUSED')
       })
 
+      it('rotates with 201 {passcode, value}, no-store: same id and name, a new value; 403, 404 and 400 as for the rest', async () => {
+        const { passcode, value } = await create('Rotated')
+        const sent = await send('POST', `/passcodes/${passcode.id}/rotate`, { session: 'writer', body: { overlapMinutes: 0 } })
+        expect(sent.status).toBe(201)
+        expect(sent.headers.get('cache-control')).toBe('no-store')
+        expect(sent.json.passcode).toMatchObject({ id: passcode.id, name: 'Rotated' })
+        expect(sent.json.value).toMatch(new RegExp(`^${PASSCODE_PATTERN.source}$`))
+        expect(sent.json.value).not.toBe(value)
+        expect((await auth.authenticate({ accountId: 'acc_1', passcode: sent.json.value })).ok).toBe(true)
+        expect((await auth.authenticate({ accountId: 'acc_1', passcode: value })).ok).toBe(false)
+        expect(JSON.stringify(events)).not.toContain(sent.json.value)
+
+        const member = await send('POST', `/passcodes/${passcode.id}/rotate`, { session: 'member', body: { overlapMinutes: 0 } })
+        expect(member.status).toBe(403)
+        const theirs = await create('Their rotation', 30, 'other')
+        expect((await send('POST', `/passcodes/${theirs.passcode.id}/rotate`, { session: 'admin', body: { overlapMinutes: 0 } })).status).toBe(404)
+        const bad = await send('POST', `/passcodes/${passcode.id}/rotate`, { session: 'admin', body: { overlapMinutes: 99_999 } })
+        expect(bad.status).toBe(400)
+        expect(errorOf(bad)).toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'overlapMinutes' })
+      })
+
+      it('binds to partners at create and edit, unbinds with null, and lists binding and last use', async () => {
+        const sent = await send('POST', '/passcodes', { session: 'admin', body: { name: 'Bound', expiry: 30, partners: ['Globex'] } })
+        expect(sent.status).toBe(201)
+        expect(sent.json.passcode.partners).toEqual(['globex'])
+        const unbound = await send('PATCH', `/passcodes/${sent.json.passcode.id}`, { session: 'admin', body: { partners: null } })
+        expect(unbound.json.passcode.partners).toBeNull()
+        const listed = (await send('GET', '/passcodes', { session: 'member' })).json.passcodes.find((p: { name: string }) => p.name === 'Bound')
+        expect(listed).toMatchObject({ partners: null, lastUsedAt: null, lastUsedPartner: null })
+        const empty = await send('PATCH', `/passcodes/${sent.json.passcode.id}`, { session: 'admin', body: { partners: [] } })
+        expect(empty.status).toBe(400)
+        expect(errorOf(empty).field).toBe('partners')
+      })
+
       it('answers 503 ERR_STORAGE_UNAVAILABLE, without internals, when the store fails', async () => {
         failing = 'throw'
         const sent = await send('GET', '/passcodes', { session: 'admin' })

@@ -36,7 +36,7 @@ export async function startBrowserHost(): Promise<BrowserHost> {
   const clock = manualClock(Date.UTC(2026, 0, 1))
   const auth = createPasscodeAuth({
     store: memoryStore(),
-    partners: ['acme'],
+    partners: ['acme', 'globex'],
     clock,
     encryptionKeys: [{ id: 'k1', key: TEST_KEY }],
     cache: false,

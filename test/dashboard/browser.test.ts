@@ -49,8 +49,8 @@ describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), 
     return tab
   }
 
-  const connect = (passcode: string) =>
-    fetch(`${host.origin}/v1/connect?partner=acme`, { headers: { 'X-Service-Account-Id': 'acc_1', 'X-Service-Passcode': passcode } })
+  const connect = (passcode: string, partner = 'acme') =>
+    fetch(`${host.origin}/v1/connect?partner=${partner}`, { headers: { 'X-Service-Account-Id': 'acc_1', 'X-Service-Passcode': passcode } })
 
   /** + Passcode → Passcode Name → Expiry → Create & View, by keyboard; resolves the value shown once. */
   async function createPasscode(page: Page, name: string, expiry: number | 'forever'): Promise<string> {
@@ -128,6 +128,40 @@ describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), 
     const refused = await connect(value)
     expect(refused.status).toBe(400)
     expect(await refused.json()).toEqual({ status: 'fail', error: 'Invalid Credentials', code: 400 })
+  })
+
+  it('rotates a passcode: the new value is shown once, the old one works for the overlap, then stops', async () => {
+    const page = await signIn('admin')
+    const old = await createPasscode(page, 'Rotating', 90)
+    await page.getByRole('button', { name: 'Done' }).click()
+    await page.getByRole('button', { name: 'Rotate Rotating' }).click()
+    const form = page.getByRole('form', { name: 'Rotate Rotating' })
+    await form.getByRole('spinbutton', { name: 'Old value keeps working for (minutes)' }).fill('60')
+    await form.getByRole('button', { name: 'Rotate & View' }).click()
+    const panel = page.getByRole('region', { name: 'New value for “Rotating”' })
+    const fresh = await panel.getByRole('textbox', { name: 'Passcode value' }).inputValue()
+    await expect(panel.textContent()).resolves.toContain('you will not see it again')
+    expect(fresh).not.toBe(old)
+    expect((await connect(fresh)).status).toBe(200)
+    expect((await connect(old)).status).toBe(200)
+    host.clock.advance(61 * 60_000)
+    expect((await connect(old)).status).toBe(400)
+    expect((await connect(fresh)).status).toBe(200)
+  })
+
+  it('binds a passcode to a partner: /v1/connect for another partner gets the 403', async () => {
+    const page = await signIn('admin')
+    await page.getByRole('button', { name: '+ Passcode' }).click()
+    const form = page.getByRole('form', { name: 'New passcode' })
+    await form.getByRole('textbox', { name: 'Passcode Name' }).fill('Globex only')
+    await form.getByRole('group', { name: /^Partners/ }).getByRole('checkbox', { name: 'globex' }).check()
+    await form.getByRole('button', { name: 'Create & View' }).click()
+    const value = await page.getByRole('textbox', { name: 'Passcode value' }).inputValue()
+    await row(page, 'Globex only').getByRole('cell', { name: 'globex', exact: true }).waitFor()
+    expect((await connect(value, 'globex')).status).toBe(200)
+    const refused = await connect(value, 'acme')
+    expect(refused.status).toBe(403)
+    expect(await refused.json()).toEqual({ status: 'fail', error: 'Partner not whitelisted acme', code: 403 })
   })
 
   it('shows a field error from the API next to the field, and keeps the form', async () => {

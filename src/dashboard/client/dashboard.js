@@ -9,7 +9,6 @@ const API = main.dataset.api
 const ME = main.dataset.userId
 const CAN_MANAGE_PASSCODES = main.dataset.canManagePasscodes === 'true'
 const CAN_MANAGE_USERS = main.dataset.canManageUsers === 'true'
-const CAN_ROTATE = main.dataset.canRotate === 'true'
 
 // ---------------------------------------------------------------- small helpers
 
@@ -186,11 +185,36 @@ function readExpiry(form) {
   return /^\d+$/.test(text) ? Number(text) : text
 }
 
+/** Checkboxes of the whitelisted partners; none checked means "every partner". */
+function partnersFieldset(names, current) {
+  if (names.length === 0) return null
+  const bound = new Set(current || [])
+  return h(
+    'fieldset',
+    { 'data-field': 'partners' },
+    h('legend', {}, 'Partners (none checked: every whitelisted partner)'),
+    names.map((name) => h('label', {}, h('input', { type: 'checkbox', name: 'partner', value: name, checked: bound.has(name) }), name)),
+  )
+}
+
+/** The checked partners, or null when none is checked (unbound). */
+function readPartners(form) {
+  const checked = [...form.querySelectorAll('input[name="partner"]:checked')].map((input) => input.value)
+  return checked.length === 0 ? null : checked
+}
+
+function partnersCell(passcode) {
+  if (!passcode.partners) return h('span', { class: 'muted' }, 'Any')
+  const stale = passcode.partnersNotWhitelisted || []
+  return [passcode.partners.join(', '), stale.length > 0 ? h('span', { class: 'muted' }, ` (no longer whitelisted: ${stale.join(', ')})`) : null]
+}
+
 async function passcodesPage() {
   const section = document.getElementById('content')
   const rows = h('tbody', {})
   let createForm = null
-  const columns = ['Name', 'Status', 'Passcode', 'Expires', 'Last used']
+  const { partners: partnerNames } = await api('GET', '/partners').catch(() => ({ partners: [] }))
+  const columns = ['Name', 'Status', 'Passcode', 'Expires', 'Partners', 'Last used']
   if (CAN_MANAGE_PASSCODES) columns.push('Actions')
   const table = h(
     'table',
@@ -210,6 +234,7 @@ async function passcodesPage() {
         { class: 'fields' },
         h('div', { class: 'field' }, h('label', { for: 'create-name' }, 'Passcode Name'), name),
         expiryFieldset('create'),
+        partnersFieldset(partnerNames),
       ),
       h(
         'div',
@@ -224,7 +249,10 @@ async function passcodesPage() {
       run(
         button,
         async () => {
-          const created = await api('POST', '/passcodes', { name: name.value, expiry: readExpiry(createForm) })
+          const input = { name: name.value, expiry: readExpiry(createForm) }
+          const bound = readPartners(createForm)
+          if (bound) input.partners = bound
+          const created = await api('POST', '/passcodes', input)
           createForm.reset()
           toggleCreate(false)
           await load()
@@ -261,6 +289,7 @@ async function passcodesPage() {
       h('div', { class: 'field' }, h('label', {}, 'Passcode Name'), name),
       h('label', {}, keepExpiry, 'Keep the current expiry'),
       expiry,
+      partnersFieldset(partnerNames, passcode.partners),
       h(
         'div',
         { class: 'actions' },
@@ -273,6 +302,8 @@ async function passcodesPage() {
       const patch = {}
       if (name.value.trim() !== passcode.name) patch.name = name.value
       if (!keepExpiry.checked) patch.expiry = readExpiry(form)
+      const bound = partnerNames.length > 0 ? readPartners(form) : passcode.partners
+      if (JSON.stringify(bound) !== JSON.stringify(passcode.partners || null)) patch.partners = bound
       if (Object.keys(patch).length === 0) return load()
       run(
         form.querySelector('button[type="submit"]'),
@@ -327,6 +358,7 @@ async function passcodesPage() {
       cell('Status', badge(passcode.status)),
       cell('Passcode', h('code', {}, passcode.hint)),
       cell('Expires', passcode.expiresAt ? day(passcode.expiresAt) : 'Never'),
+      cell('Partners', partnersCell(passcode)),
       cell(
         'Last used',
         passcode.lastUsedAt ? `${day(passcode.lastUsedAt)}${passcode.lastUsedPartner ? ` (${passcode.lastUsedPartner})` : ''}` : h('span', { class: 'muted' }, 'Never'),
@@ -342,7 +374,7 @@ async function passcodesPage() {
             'div',
             { class: 'actions' },
             h('button', { type: 'button', 'aria-label': label('Edit'), onclick: () => editRow(passcode, row) }, 'Edit'),
-            CAN_ROTATE ? h('button', { type: 'button', 'aria-label': label('Rotate'), onclick: () => rotateRow(passcode, row) }, 'Rotate') : null,
+            h('button', { type: 'button', 'aria-label': label('Rotate'), onclick: () => rotateRow(passcode, row) }, 'Rotate'),
             h(
               'button',
               {

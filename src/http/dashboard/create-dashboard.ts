@@ -89,7 +89,6 @@ export function createDashboard(auth: PasscodeAuth, options: DashboardOptions = 
     throw new InvalidOptionsError('loginUrl', 'must be a URL string')
   }
   const api = createManagementApi(auth, options)
-  const features = { rotate: typeof (auth.passcodes as { rotate?: unknown }).rotate === 'function' }
 
   return {
     api,
@@ -111,7 +110,7 @@ export function createDashboard(auth: PasscodeAuth, options: DashboardOptions = 
       }
       if (session === undefined || session === null) return html(401, renderSignIn(base, options.loginUrl))
       if (!isValidSession(session)) return html(500, renderNotFound(base))
-      return html(200, renderPage(path as PagePath, base, session, features))
+      return html(200, renderPage(path as PagePath, base, session))
     },
   }
 }

@@ -76,7 +76,7 @@ ${content}
  *
  * @param base - the mount point's path (`/settings`), or `''` at the root
  */
-export function renderPage(path: PagePath, base: string, session: DashboardSession, features: { readonly rotate: boolean }): string {
+export function renderPage(path: PagePath, base: string, session: DashboardSession): string {
   const { page, title } = PAGES[path]
   const { actor } = session
   const canManagePasscodes = actor.role === 'admin' || actor.canWriteUserSettings === true
@@ -94,7 +94,6 @@ export function renderPage(path: PagePath, base: string, session: DashboardSessi
     ['user-id', actor.userId],
     ['can-manage-passcodes', String(canManagePasscodes)],
     ['can-manage-users', String(actor.role === 'admin')],
-    ['can-rotate', String(features.rotate)],
   ]
     .map(([name, value]) => ` data-${name}="${escapeHtml(value!)}"`)
     .join('')

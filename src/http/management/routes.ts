@@ -89,6 +89,11 @@ export const ROUTES: readonly Route[] = [
       jsonAnswer(200, { passcode: await auth.passcodes.update(session.actor, session.accountId, params.id!, body as never) }),
     ),
   ),
+  route(
+    'POST',
+    '/passcodes/:id/rotate',
+    withBody(async ({ auth, session, params }, body) => issued(201, await auth.passcodes.rotate(session.actor, session.accountId, params.id!, body as never))),
+  ),
   route('DELETE', '/passcodes/:id', async ({ auth, session, params }) => {
     await auth.passcodes.delete(session.actor, session.accountId, params.id!)
     return noContent()
