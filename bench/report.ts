@@ -4,6 +4,7 @@
  */
 import type { CacheMemoryResult } from './cache-memory'
 import type { ColdPathReport } from './cold-path'
+import type { RefusalReport } from './refusals'
 import type { HookCost } from './hook-cost'
 import type { FrameworkResult } from './http-throughput'
 import type { ScenarioResult, TimingComparison } from './in-process'
@@ -23,6 +24,7 @@ export interface BenchResults {
   readonly scale?: ScaleReport
   readonly cacheMemory?: CacheMemoryResult
   readonly coldPath?: ColdPathReport
+  readonly refusals?: RefusalReport
   readonly skipped: readonly string[]
   readonly settings: string
 }
@@ -144,6 +146,35 @@ export function checkGoals(results: BenchResults): GoalCheck[] {
         met: bare.ratio >= 0.8,
       })
     }
+  }
+  const refusals = results.refusals
+  if (refusals !== undefined) {
+    goals.push({
+      goal: 'a repeated refused credential: store reads per 1 000 repeats',
+      target: '0',
+      measured: String(refusals.readsPerThousandRepeats),
+      met: refusals.readsPerThousandRepeats === 0,
+    })
+    goals.push({
+      goal: 'a repeated refused credential / a cache hit, authenticate() calls/s',
+      target: '≥ 0.80 (the warm path’s speed)',
+      measured: refusals.refusalOverHit.toFixed(2),
+      met: refusals.refusalOverHit >= 0.8,
+    })
+    const { flood } = refusals
+    const bounded = flood.heapGrowthBytes <= flood.heapGrowthAtTenthBytes * 1.25 + 1_000_000 && flood.validReadsAfter === 0
+    goals.push({
+      goal: `${flood.values.toLocaleString('en')} distinct random well-formed values: heap and valid entries`,
+      target: 'bounded; no valid entry evicted',
+      measured: `heap +${(flood.heapGrowthBytes / 2 ** 20).toFixed(1)} MiB (+${(flood.heapGrowthAtTenthBytes / 2 ** 20).toFixed(1)} MiB after a tenth); valid credential re-read ${flood.validReadsAfter}×`,
+      met: bounded,
+    })
+    goals.push({
+      goal: `${refusals.burst.concurrent} concurrent requests for one cold credential: store reads`,
+      target: '1 (was 200)',
+      measured: String(refusals.burst.reads),
+      met: refusals.burst.reads === 1,
+    })
   }
   const memory = results.cacheMemory
   goals.push({
@@ -321,6 +352,14 @@ export function renderMarkdown(results: BenchResults): string {
   }
 
   if (results.coldPath !== undefined) lines.push(...coldPathSection(results.coldPath))
+  if (results.refusals !== undefined) {
+    lines.push('### Known-bad credentials: the refusal cache', '')
+    lines.push(
+      "In process, memory store, one core; the same deleted passcode sent again and again, next to a valid cached one, in interleaved rounds (medians). The limiter's row counts every refusal per client address (65 536 addresses, none limited): its own accounting, apart from the refusal cache's.",
+      '',
+    )
+    lines.push(...table(['scenario', 'authenticate() calls/s'], ['l', 'r'], results.refusals.scenarios.map((s) => [s.name, formatRate(s.callsPerSecond)])), '')
+  }
 
   if (results.cacheMemory !== undefined) {
     const m = results.cacheMemory

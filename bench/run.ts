@@ -4,7 +4,7 @@
  *
  *   npm run bench                 # full run, about 14 minutes on 2 cores
  *   npm run bench -- --quick      # smoke run, about 3 minutes; writes nothing
- *   npm run bench -- --only=http,in-process,cold-path,scale,memory --frameworks=fastify,koa --write
+ *   npm run bench -- --only=http,in-process,cold-path,refusals,scale,memory --frameworks=fastify,koa --write
  *
  * Servers, the in-process loops and the memory probe each run in a child process of
  * their own; autocannon runs here, so load generator and server never share an event
@@ -19,7 +19,7 @@ import { runChild } from './child'
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url))
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const SECTIONS = ['http', 'in-process', 'cold-path', 'scale', 'memory'] as const
+const SECTIONS = ['http', 'in-process', 'cold-path', 'refusals', 'scale', 'memory'] as const
 type Section = (typeof SECTIONS)[number]
 
 interface Options {
@@ -101,12 +101,14 @@ async function main(): Promise<void> {
         http: { rounds: 2, seconds: 1, warmupSeconds: 1, connections: 50 },
         inProcess: { rounds: 2, sliceMs: 150, timingCalls: 300 },
         coldPath: { rounds: 2, sliceMs: 200 },
+        refusals: { rounds: 2, sliceMs: 150, flood: 100_000 },
         scale: { sizes: [1_000, 20_000], rounds: 2, calls: 300 },
       }
     : {
         http: { rounds: 10, seconds: 2, warmupSeconds: 2, connections: 50 },
         inProcess: { rounds: 6, sliceMs: 500, timingCalls: 3_000 },
         coldPath: { rounds: 6, sliceMs: 500 },
+        refusals: { rounds: 6, sliceMs: 300, flood: 1_000_000 },
         scale: { sizes: [1_000, 1_000_000], rounds: 6, calls: 3_000 },
       }
 
@@ -132,6 +134,10 @@ async function main(): Promise<void> {
       results.coldPath = await runChild('cold-path.ts', {
         args: [JSON.stringify({ ...settings.coldPath, stores: postgres === undefined ? ['pglite'] : ['postgres', 'pglite'], connectionString: postgres?.connectionString })],
       })
+    }
+    if (options.sections.includes('refusals')) {
+      log(`Refusals: repeated known-bad credentials, ${settings.refusals.flood.toLocaleString('en')} distinct values, a cold burst`)
+      results.refusals = await runChild('refusals.ts', { args: [JSON.stringify(settings.refusals)], nodeFlags: ['--expose-gc'] })
     }
     if (options.sections.includes('scale') && postgres !== undefined) {
       log(`Scale: ${settings.scale.sizes.map((size) => size.toLocaleString('en')).join(' vs ')} passcodes in PostgreSQL (seeding takes a while)`)

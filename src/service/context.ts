@@ -1,11 +1,20 @@
 import type { PasscodeHasher } from '../core/hashing'
 import type { PartnerRegistry } from '../ports/partner-registry'
-import type { Invalidation, PasscodeStore } from '../ports/passcode-store'
+import type { CredentialMatch, Invalidation, PasscodeStore } from '../ports/passcode-store'
 import type { EventInput } from './events'
 import type { ResolvedOptions } from './options'
 import type { UserPasscodeCrypto } from './user-passcodes/user-passcode-crypto'
+import type { OwnerRefusal } from './authenticate/authenticate'
+import type { RefusalCache } from './authenticate/refusal-cache'
+import type { SharedReads } from './authenticate/shared-reads'
 import type { VerificationCache } from './authenticate/verification-cache'
 import type { UsageRecorder } from './usage/usage-recorder'
+
+/** One verification read: what the store found for the passcode's hash, and that hash. */
+export interface CredentialRead {
+  readonly match: CredentialMatch | null
+  readonly hash: string
+}
 
 /** What every operation of one `createPasscodeAuth` instance shares. */
 export interface ServiceContext {
@@ -16,10 +25,14 @@ export interface ServiceContext {
   /** Epoch ms from the injected clock. */
   readonly now: () => number
   readonly cache: VerificationCache | undefined
+  /** The cache of refused well-formed passcodes (`cache.refusals`). */
+  readonly refusals: RefusalCache<OwnerRefusal> | undefined
+  /** The verification reads in flight, shared by concurrent misses of one passcode. */
+  readonly reads: SharedReads<CredentialRead>
   readonly crypto: UserPasscodeCrypto | undefined
   /** `undefined` when the host has no `onEvent` hook. */
   readonly emit: ((event: EventInput) => void) | undefined
-  /** Drops a changed credential from this instance's cache at once. */
+  /** Drops a changed credential from this instance's caches (and reads in flight) at once. */
   readonly invalidate: (invalidation: Invalidation) => void
   /** Batches last uses for the store; `undefined` when the `usage` option is `false`. */
   readonly usage: UsageRecorder | undefined

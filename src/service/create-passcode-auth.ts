@@ -2,9 +2,11 @@ import { createPasscodeHasher } from '../core/hashing'
 import type { Invalidation } from '../ports/passcode-store'
 import { createAccountsApi, type AccountsApi } from './accounts'
 import { withAdapterHints } from './adapter-hints'
-import { createAuthenticate, createAuthenticateCached, type AuthOutcome, type CredentialsInput } from './authenticate/authenticate'
+import { createAuthenticate, createAuthenticateCached, type AuthOutcome, type CredentialsInput, type OwnerRefusal } from './authenticate/authenticate'
+import { RefusalCache } from './authenticate/refusal-cache'
+import { SharedReads } from './authenticate/shared-reads'
 import { createConnect, type ConnectInput, type ConnectResult } from './connect/connect'
-import type { ServiceContext } from './context'
+import type { CredentialRead, ServiceContext } from './context'
 import { createEmitter } from './events'
 import type { NotificationReport } from './notifier/notification-report'
 import { createNotifyExpirations } from './notifier/notify-expirations'
@@ -70,7 +72,13 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   const clock = resolved.clock
   const now = clock === undefined ? Date.now : () => clock().getTime()
   const cache = resolved.cache === false ? undefined : new VerificationCache(resolved.cache)
-  const invalidate = (invalidation: Invalidation): void => cache?.invalidate(invalidation)
+  const refusals = resolved.cache === false || resolved.cache.refusals === false ? undefined : new RefusalCache<OwnerRefusal>(resolved.cache.refusals)
+  const reads = new SharedReads<CredentialRead>()
+  const invalidate = (invalidation: Invalidation): void => {
+    reads.invalidate()
+    cache?.invalidate(invalidation)
+    refusals?.invalidate(invalidation)
+  }
   const partners = Array.isArray(resolved.partners) ? staticPartners(resolved.partners) : resolved.partners
   const emit = createEmitter(resolved.onEvent, now)
   const usage = resolved.usage === false ? undefined : new UsageRecorder(resolved.store, resolved.usage, emit)
@@ -82,6 +90,8 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     hash: createPasscodeHasher(resolved.pepper),
     now,
     cache,
+    refusals,
+    reads,
     crypto: createUserPasscodeCrypto(resolved.encryptionKeys),
     emit,
     invalidate,

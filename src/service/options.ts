@@ -53,8 +53,14 @@ export interface PasscodeAuthOptions {
   prefix?: string
   /** Rule limits. @default { maxAccountPasscodes: 100, expiringSoonDays: 30 } */
   limits?: { maxAccountPasscodes?: number; expiringSoonDays?: number }
-  /** Verification cache, or `false` to turn it off. @default { ttlMs: 30000, maxEntries: 10000 } */
-  cache?: false | { ttlMs?: number; maxEntries?: number }
+  /**
+   * Verification cache, or `false` to turn it off. `refusals` is the separate cache
+   * of refused well-formed passcodes (unknown, deleted, revoked, expired, another
+   * account's, not accepted), so that a caller retrying one costs no store read; each
+   * change to an account's credentials or settings drops its entries at once.
+   * @default { ttlMs: 30000, maxEntries: 10000, refusals: { ttlMs: 10000, maxEntries: 10000 } }
+   */
+  cache?: false | { ttlMs?: number; maxEntries?: number; refusals?: false | { ttlMs?: number; maxEntries?: number } }
   /** Deadline for storage reads during verification; past it the answer is 504. @default 2000 */
   timeoutMs?: number
   /** Whether an edit may give an expired passcode a new expiry. @default false */
@@ -159,10 +165,21 @@ const optionsSchema = z.object({
         .object({
           ttlMs: z.number().int().min(1).max(86_400_000).default(30_000),
           maxEntries: z.number().int().min(1).max(10_000_000).default(10_000),
+          refusals: z
+            .union([
+              z.literal(false),
+              z
+                .object({
+                  ttlMs: z.number().int().min(1).max(3_600_000).default(10_000),
+                  maxEntries: z.number().int().min(1).max(10_000_000).default(10_000),
+                })
+                .strict(),
+            ])
+            .default({ ttlMs: 10_000, maxEntries: 10_000 }),
         })
         .strict(),
     ])
-    .default({ ttlMs: 30_000, maxEntries: 10_000 }),
+    .default({ ttlMs: 30_000, maxEntries: 10_000, refusals: { ttlMs: 10_000, maxEntries: 10_000 } }),
   timeoutMs: z.number().int().min(1).max(600_000).default(2_000),
   allowReactivation: z.boolean().default(false),
   rateLimit: z

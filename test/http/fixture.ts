@@ -48,7 +48,10 @@ export interface HttpFixture {
     readonly revokedUser: string
     /** User passcode of `otherAccountId`, which does not accept user passcodes. */
     readonly userNotAccepted: string
-    /** Well-formed (checksum holds) but never issued: reaches storage, matches nothing. */
+    /**
+     * Well-formed (checksum holds) but never issued: reaches storage, matches nothing.
+     * A new value on every read, so that the refusal cache never answers for it.
+     */
     readonly unknown: string
     /** Account passcode of `accountId` bound to {@link BOUND_PARTNER} only. */
     readonly bound: string
@@ -145,7 +148,9 @@ export async function createHttpFixture(options: Pick<PasscodeAuthOptions, 'rate
       user,
       revokedUser,
       userNotAccepted,
-      unknown: generatePasscode(),
+      get unknown() {
+        return generatePasscode()
+      },
       bound: bound.value,
       previous: overlapping.value,
       rotatedAway: cutOver.value,

@@ -85,8 +85,16 @@ async function compare(authenticate: (input: CredentialsInput) => Promise<unknow
   return { medianA, medianB, effect: varghaDelaney(timesA, timesB), leaks: Math.abs(medianA - medianB) >= tolerance }
 }
 
-async function service(): Promise<{ auth: PasscodeAuth; known: string }> {
-  const auth = createPasscodeAuth({ store: memoryStore(), clock: manualClock(), pepper: 'a-test-pepper-of-32-bytes-000000' })
+// The refusal cache is off: the 1 000 wrong values repeat, and every call must take the
+// full path (hash, store read) for the comparison to mean something. With it on, a
+// repeated value costs one Map lookup whatever the account (test below).
+async function service(refusals = false): Promise<{ auth: PasscodeAuth; known: string }> {
+  const auth = createPasscodeAuth({
+    store: memoryStore(),
+    clock: manualClock(),
+    pepper: 'a-test-pepper-of-32-bytes-000000',
+    cache: refusals ? {} : { refusals: false },
+  })
   for (let i = 0; i < 200; i++) await auth.passcodes.create(admin, `acc_${i}`, { name: 'Partner', expiry: 90 })
   return { auth, known: 'acc_107' }
 }
@@ -111,6 +119,17 @@ describe('timing: an unknown account and a known account with a wrong passcode c
 
     const result = await compare(auth.authenticate, unknownAccount, knownAccount, PAIRS)
     report('authenticate', result)
+    expect(result.leaks).toBe(false)
+  }, 120_000)
+
+  it('shows no difference either when the refusal cache answers repeated values (5 000 pairs)', async () => {
+    const { auth, known } = await service(true)
+    const wrong = Array.from({ length: 1_000 }, () => generatePasscode())
+    let n = 0
+    const unknownAccount = (): CredentialsInput => ({ accountId: `acx_${100 + (n % 100)}`, passcode: wrong[n++ % wrong.length]! })
+    const knownAccount = (): CredentialsInput => ({ accountId: known, passcode: wrong[n++ % wrong.length]! })
+    const result = await compare(auth.authenticate, unknownAccount, knownAccount, Math.min(PAIRS, 5_000))
+    report('authenticate, refusal cache on', result)
     expect(result.leaks).toBe(false)
   }, 120_000)
 

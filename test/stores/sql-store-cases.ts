@@ -134,6 +134,27 @@ export function sqlStoreCases(name: string, connections: SqlCaseConnections): vo
     })
   })
 
+  describe(`${name}: refusals remembered by another instance`, () => {
+    it('a change made on one instance lifts a refusal remembered by another at once (NOTIFY)', async () => {
+      const fixture = await open()
+      const peer = await fixture.peer()
+      await subscribeReady(peer, fixture.store) // the peer's LISTEN is active
+      const writer = createPasscodeAuth({ store: fixture.store, encryptionKeys: [{ id: 'k1', key: new Uint8Array(32).fill(1) }] })
+      const reader = createPasscodeAuth({ store: peer })
+      await writer.userPasscodes.grant(admin, 'acc_1', 'u_1', { validity: { type: 'finite', days: 30 } })
+      const { value } = await writer.userPasscodes.reveal({ userId: 'u_1', role: 'member' }, 'acc_1')
+      const credentials = { accountId: 'acc_1', passcode: value }
+      // Refused (the account accepts account passcodes only), and remembered by the reader.
+      expect(await reader.authenticate(credentials)).toMatchObject({ ok: false, statusCode: 400 })
+      expect(await reader.authenticate(credentials)).toMatchObject({ ok: false, statusCode: 400 })
+      await writer.accounts.setAcceptedPasscodes(admin, 'acc_1', 'both')
+      await eventually(async () => expect((await reader.authenticate(credentials)).ok).toBe(true), 1_000)
+      await writer.close()
+      await reader.close()
+      await fixture.close()
+    })
+  })
+
   describe(`${name}: partner registry`, () => {
     it('adds, lists, checks and removes partners by their normalised name', async () => {
       const fixture = await open()

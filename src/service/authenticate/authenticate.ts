@@ -5,7 +5,7 @@ import { isWellFormedPasscode } from '../../core/passcode-format'
 import { isVisibleAscii } from '../../core/rules'
 import { FAILURES, type FailureBody, type FailureReason } from '../../protocol/outcomes'
 import type { CredentialMatch } from '../../ports/passcode-store'
-import type { ServiceContext } from '../context'
+import type { CredentialRead, ServiceContext } from '../context'
 import { withDeadline } from '../deadline'
 
 /** The result of `auth.authenticate()`: never an exception for bad credentials. */
@@ -48,6 +48,18 @@ function isAccepted(match: CredentialMatch): boolean {
   return match.acceptedPasscodes === 'both' || match.acceptedPasscodes === match.kind
 }
 
+/** Why a credential's own account is refused with it; none of these changes by time passing alone, save into `expired`. */
+export type OwnerRefusal = 'not_accepted' | 'revoked' | 'expired'
+
+/** How the credential's own account would be answered at `now`: a refusal, or `undefined` (accepted). */
+function ownerRefusalOf(match: CredentialMatch, now: number): OwnerRefusal | undefined {
+  if (!isAccepted(match)) return 'not_accepted'
+  if (match.kind === 'user' && match.record.revokedAt !== null) return 'revoked'
+  const { expiresAt } = match.record
+  if (expiresAt !== null && now >= expiresAt) return 'expired'
+  return undefined
+}
+
 function principalOf(match: CredentialMatch): Principal {
   if (match.kind === 'user') return { accountId: match.record.accountId, kind: 'user', userId: match.record.userId }
   const { accountId, id, name, partners } = match.record
@@ -80,9 +92,13 @@ function verifiedUntil(match: CredentialMatch, hash: string, now: number): numbe
  * and looked up by hash, whether or not the account exists, so an unknown account
  * and a wrong passcode cost the same and answer the same bytes. Expired (401) is
  * told only when the passcode matched a credential of that very account.
+ *
+ * A well-formed passcode refused after its read is remembered in the refusal cache
+ * (`cache.refusals`), so that retrying it costs one Map lookup too. Concurrent misses
+ * of the same passcode share one store read.
  */
 export function createAuthenticate(context: ServiceContext): (input: CredentialsInput) => Promise<AuthOutcome> {
-  const { cache, store, emit, usage } = context
+  const { cache, refusals, reads, store, emit, usage } = context
   const timeoutMs = context.options.timeoutMs
 
   const fail = (reason: Exclude<FailureReason, 'partner_not_whitelisted'>, accountId: string): AuthOutcome => {
@@ -107,23 +123,38 @@ export function createAuthenticate(context: ServiceContext): (input: Credentials
       const principal = cache.get(passcode, accountId, now)
       if (principal !== undefined) return succeed(principal, now)
     }
+    // Only well-formed values are remembered, so a remembered one needs no checksum.
+    if (refusals !== undefined) {
+      const refused = refusals.get(passcode, accountId, now)
+      if (refused !== undefined) return fail(refused, accountId)
+    }
     if (!isWellFormedPasscode(passcode)) return fail('checksum_mismatch', accountId)
 
-    const hash = context.hash(passcode)
     const generation = cache?.generation ?? 0
-    let match: CredentialMatch | null
+    const refusalGeneration = refusals?.generation ?? 0
+    let read: CredentialRead
     try {
-      match = await withDeadline(store.findCredentialByHash(hash), timeoutMs)
+      read = await withDeadline(
+        reads.read(passcode, () => {
+          const hash = context.hash(passcode)
+          return store.findCredentialByHash(hash).then((match) => ({ match, hash }))
+        }),
+        timeoutMs,
+      )
     } catch (error) {
       return fail(error instanceof StorageTimeoutError ? 'storage_timeout' : 'storage_error', accountId)
     }
+    const { match, hash } = read
     const validUntil = match === null ? undefined : verifiedUntil(match, hash, now)
-    if (match === null || validUntil === undefined) return fail('unknown_passcode', accountId)
-    if (match.record.accountId !== accountId) return fail('wrong_account', accountId)
-    if (!isAccepted(match)) return fail('not_accepted', accountId)
-    if (match.kind === 'user' && match.record.revokedAt !== null) return fail('revoked', accountId)
-    const { expiresAt } = match.record
-    if (expiresAt !== null && now >= expiresAt) return fail('expired', accountId)
+    if (match === null || validUntil === undefined) {
+      refusals?.set(passcode, undefined, undefined, now, refusalGeneration)
+      return fail('unknown_passcode', accountId)
+    }
+    const owner = match.record.accountId
+    const ownerRefusal = ownerRefusalOf(match, now)
+    if (owner !== accountId || ownerRefusal !== undefined) refusals?.set(passcode, owner, ownerRefusal, now, refusalGeneration)
+    if (owner !== accountId) return fail('wrong_account', accountId)
+    if (ownerRefusal !== undefined) return fail(ownerRefusal, accountId)
 
     const principal = principalOf(match)
     cache?.set(passcode, principal, validUntil, now, generation)

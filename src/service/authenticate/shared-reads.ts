@@ -1,0 +1,56 @@
+/**
+ * Store reads shared by the verifications that need the same one at the same time:
+ * when many requests with the same passcode miss the cache together (after a start,
+ * a TTL's end or an invalidation), the first one reads the store and the others wait
+ * for that read instead of making their own. Each caller keeps its own deadline and
+ * runs its own checks on what was read (the account ID may differ).
+ *
+ * A read only exists while it is in flight, so the map holds at most one entry per
+ * distinct passcode being verified at that moment. {@link invalidate} makes every
+ * later caller start a read of its own: one that began before a credential changed
+ * is never joined after the change was heard.
+ */
+export class SharedReads<T> {
+  readonly #inFlight = new Map<string, { readonly generation: number; readonly read: Promise<T> }>()
+  #generation = 0
+
+  /** Reads in flight, for tests and metrics. */
+  get size(): number {
+    return this.#inFlight.size
+  }
+
+  /** The read in flight for `key` since the last invalidation, or a new one from `start`. */
+  read(key: string, start: () => Promise<T>): Promise<T> {
+    const current = this.#inFlight.get(key)
+    if (current !== undefined && current.generation === this.#generation) return current.read
+    let read: Promise<T>
+    try {
+      read = start()
+    } catch (error) {
+      read = Promise.reject(error)
+    }
+    const entry = { generation: this.#generation, read }
+    this.#inFlight.set(key, entry)
+    const settle = (): void => {
+      if (this.#inFlight.get(key) === entry) this.#inFlight.delete(key)
+    }
+    read.then(settle, settle)
+    return read
+  }
+
+  /** Lets no caller join a read that started before now. */
+  invalidate(): void {
+    this.#generation++
+    this.#inFlight.clear()
+  }
+
+  /** Keeps passcode values (the keys) out of `util.inspect` and `console.log`. */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `SharedReads { size: ${this.size} }`
+  }
+
+  /** Keeps passcode values out of `JSON.stringify`. */
+  toJSON(): { size: number } {
+    return { size: this.size }
+  }
+}
