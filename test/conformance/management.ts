@@ -57,7 +57,7 @@ interface Sent {
 }
 
 export function describeManagementConformance(targets: readonly ManagementTarget[]): void {
-  describe.each(targets)('management API on $name', (target) => {
+  describe.each(targets)('SPEC 5.29 management API on $name', (target) => {
     let app: RunningApp
     let failing: 'none' | 'throw' = 'none'
     const events: AuditEvent[] = []
