@@ -92,7 +92,8 @@ export function memoryStore(): PasscodeStore {
       const ids = accountIds(record.accountId)
       if (nameTaken(record.accountId, record.nameKey)) return { ok: false, reason: 'duplicate_name' }
       if (ids.size >= maxPerAccount) return { ok: false, reason: 'cap_reached' }
-      const stored = { ...record }
+      // Frozen: records handed out share the binding instead of copying it on every read.
+      const stored = { ...record, partners: record.partners === null ? null : Object.freeze([...record.partners]) }
       passcodes.set(stored.id, stored)
       byHash.set(stored.hash, { kind: 'account', id: stored.id })
       ids.add(stored.id)
@@ -111,7 +112,7 @@ export function memoryStore(): PasscodeStore {
         ...(patch.nameKey !== undefined && { nameKey: patch.nameKey }),
         ...(patch.expiry !== undefined && { expiry: patch.expiry }),
         ...(patch.expiresAt !== undefined && { expiresAt: patch.expiresAt }),
-        ...(patch.partners !== undefined && { partners: patch.partners === null ? null : [...patch.partners] }),
+        ...(patch.partners !== undefined && { partners: patch.partners === null ? null : Object.freeze([...patch.partners]) }),
         updatedAt: patch.updatedAt,
       }
       passcodes.set(passcodeId, next)
