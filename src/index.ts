@@ -14,7 +14,13 @@ export type { AuthOutcome, CredentialsInput } from './service/authenticate/authe
 export type { ConnectInput, ConnectResult } from './service/connect/connect'
 export type { Credentials, HeaderSource, HeaderValue } from './protocol/credentials'
 export type { AuditEvent, AuditEventType, EventBase, ManagementEventBase } from './service/events'
-export type { CreatePasscodeInput, GrantUserPasscodeInput, UpdatePasscodeInput } from './service/input'
+export type {
+  CreatePasscodeInput,
+  GrantUserPasscodeInput,
+  ListPasscodesOptions,
+  RotatePasscodeInput,
+  UpdatePasscodeInput,
+} from './service/input'
 export type { PasscodesApi } from './service/passcodes/passcodes'
 export type { UserPasscodesApi } from './service/user-passcodes/user-passcodes'
 export type { AccountsApi } from './service/accounts'

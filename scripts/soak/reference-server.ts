@@ -130,9 +130,10 @@ export async function startReferenceServer(dir: string, secrets: SoakSecrets): P
       // Empty counts as unset: the soak always runs on the data folder it seeded.
       DATABASE_URL: '',
       // The mix sends failures from one address on purpose: the limiter (on by default
-      // in serve) keeps counting them, at a limit the run never reaches, so every
-      // answer stays the one its kind expects.
-      PASSCODE_AUTH_RATE_LIMIT: '100000',
+      // in serve) keeps counting them, at a limit the run never reaches (10 000 in a
+      // 1 s window), so every answer stays the one its kind expects.
+      PASSCODE_AUTH_RATE_LIMIT: '10000',
+      PASSCODE_AUTH_RATE_LIMIT_WINDOW_MS: '1000',
     },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   })
