@@ -77,7 +77,7 @@ describe('the dashboard of the reference server', () => {
   })
 
   const availability = browserAvailability()
-  describe.skipIf(availability.skip)(availability.title('in Chromium'), () => {
+  describe.skipIf(availability.skip)(availability.title('in Chromium'), { timeout: 90_000 }, () => {
     let browser: Browser
     beforeAll(async () => {
       browser = await launchBrowser()

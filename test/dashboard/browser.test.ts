@@ -15,7 +15,8 @@ import { PEOPLE, startBrowserHost, type BrowserHost } from './browser-host'
 
 const availability = browserAvailability()
 
-describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), () => {
+// A real browser on a machine shared with the rest of the suite: generous time per test.
+describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), { timeout: 90_000 }, () => {
   let browser: Browser
   let host: BrowserHost
   const contexts: BrowserContext[] = []
