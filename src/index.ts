@@ -119,6 +119,7 @@ export type {
   UsageEntry,
 } from './ports/index'
 export type { FailureBody, FailureReason, HttpResult, SuccessBody } from './protocol/outcomes'
+export type { CorsOptions } from './http/cors'
 export {
   connectFailureBodySchema,
   connectResponseSchemas,

@@ -13,6 +13,8 @@ export interface OptionSpec {
   readonly value?: string
   readonly description: string
   readonly required?: boolean
+  /** May be given several times; the value is then every one, in order. */
+  readonly multiple?: boolean
 }
 
 /** Flags shared by several commands, shown under their own heading in help. */
@@ -80,6 +82,12 @@ export const GROUP_OPTIONS: Readonly<Record<OptionGroup | 'output', Readonly<Rec
       value: '<ms>',
       description: 'the limiter\'s sliding window (env PASSCODE_AUTH_RATE_LIMIT_WINDOW_MS; default 900000)',
     },
+    'cors-origin': {
+      type: 'string',
+      value: '<origin>',
+      multiple: true,
+      description: 'let pages of this origin call /v1/connect from a browser; repeat for more (env PASSCODE_AUTH_CORS_ORIGINS, comma-separated; default none)',
+    },
     'no-demo': { type: 'boolean', description: 'do not create the demo account on an empty data folder' },
     quiet: { type: 'boolean', description: 'do not log requests' },
   },
@@ -102,7 +110,9 @@ export function parseCommandArgs(command: CommandSpec, args: readonly string[]):
   try {
     parsed = parseArgs({
       args: [...args],
-      options: Object.fromEntries(Object.entries(options).map(([flag, spec]) => [flag, { type: spec.type, ...(flag === 'help' && { short: 'h' }) }])),
+      options: Object.fromEntries(
+        Object.entries(options).map(([flag, spec]) => [flag, { type: spec.type, ...(spec.multiple === true && { multiple: true }), ...(flag === 'help' && { short: 'h' }) }]),
+      ),
       allowPositionals: true,
       strict: true,
       tokens: true,
@@ -125,7 +135,7 @@ export function parseCommandArgs(command: CommandSpec, args: readonly string[]):
   const seen = new Set<string>()
   for (const token of parsed.tokens ?? []) {
     if (token.kind !== 'option') continue
-    if (seen.has(token.name)) throw new CliError('ERR_USAGE', `--${token.name} is given more than once`)
+    if (seen.has(token.name) && options[token.name]?.multiple !== true) throw new CliError('ERR_USAGE', `--${token.name} is given more than once`)
     seen.add(token.name)
   }
   return { flags: parsed.values as Flags, positionals: parsed.positionals }

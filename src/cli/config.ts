@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { z } from 'zod'
 import type { EncryptionKey } from '../service/options'
+import { corsPolicy } from '../http/cors'
 import { CliError } from './exit-codes'
 import type { CliIo } from './output'
 
@@ -12,7 +13,7 @@ import type { CliIo } from './output'
  */
 
 /** Flag values as parsed from the command line. */
-export type Flags = Readonly<Record<string, string | boolean | undefined>>
+export type Flags = Readonly<Record<string, string | boolean | readonly string[] | undefined>>
 
 interface Setting<T> {
   readonly env: string
@@ -205,8 +206,29 @@ export function mailConfig(io: CliIo, flags: Flags): MailConfig {
 /** The brute-force limiter of `serve`: failed attempts per address and per account in the window, or off. */
 export type RateLimitConfig = false | { readonly maxFailures: number; readonly windowMs: number }
 
+/**
+ * The origins whose pages may call `/v1/connect` from a browser: every `--cors-origin`,
+ * else `PASSCODE_AUTH_CORS_ORIGINS` (comma-separated), else none (CORS off).
+ */
+function corsOrigins(io: CliIo, flags: Flags): readonly string[] {
+  const fromFlags = flags['cors-origin']
+  const fromEnv = io.env.PASSCODE_AUTH_CORS_ORIGINS
+  const origins = Array.isArray(fromFlags) ? fromFlags : fromEnv === undefined || fromEnv === '' ? [] : fromEnv.split(',').map((origin) => origin.trim())
+  const setting = Array.isArray(fromFlags) ? '--cors-origin' : 'PASSCODE_AUTH_CORS_ORIGINS'
+  try {
+    corsPolicy({ origins })
+  } catch (error) {
+    const message = (error as Error).message.replace(/^Invalid passcode-auth option `[^`]+`: /, '')
+    throw new CliError('ERR_SETTING', `Invalid setting ${setting}${setting.startsWith('--') ? '' : ' (environment variable)'}: ${message}`, { setting })
+  }
+  return origins
+}
+
 /** The settings of `serve` beyond storage and mail. */
-export function serverConfig(io: CliIo, flags: Flags): { host: string; port: number; notifyIntervalMs: number; rateLimit: RateLimitConfig } {
+export function serverConfig(
+  io: CliIo,
+  flags: Flags,
+): { host: string; port: number; notifyIntervalMs: number; rateLimit: RateLimitConfig; corsOrigins: readonly string[] } {
   const maxFailures = readSetting(io, flags, SETTINGS.rateLimit)
   const windowMs = readSetting(io, flags, SETTINGS.rateLimitWindowMs)
   return {
@@ -214,5 +236,6 @@ export function serverConfig(io: CliIo, flags: Flags): { host: string; port: num
     port: readSetting(io, flags, SETTINGS.port),
     notifyIntervalMs: readSetting(io, flags, SETTINGS.notifyIntervalMs),
     rateLimit: maxFailures === false ? false : { maxFailures, windowMs },
+    corsOrigins: corsOrigins(io, flags),
   }
 }

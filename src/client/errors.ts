@@ -269,7 +269,8 @@ export class TimeoutError extends ConnectError {
 
 /**
  * The request failed below HTTP (DNS, refused or reset connection, TLS), on the last
- * attempt. The runtime's error is kept as `cause`.
+ * attempt. The runtime's error is kept as `cause`. In a browser, a CORS refusal is one
+ * too, indistinguishable from the rest (`opaque`), and is not retried.
  *
  * @example
  * ```ts
@@ -281,9 +282,30 @@ export class NetworkError extends ConnectError {
     setClassName(this, 'NetworkError')
   }
 
+  /**
+   * The runtime said nothing of why: a browser's `TypeError` ("Failed to fetch"), which
+   * looks the same for a refused connection and for a CORS refusal (the service does not
+   * allow this page's origin). Such a failure is not retried.
+   */
+  readonly opaque: boolean
+
   constructor(options?: { cause?: unknown }) {
-    super('ERR_NETWORK', 'The service could not be reached', options)
+    const opaque = isOpaqueBrowserFailure(options?.cause)
+    super(
+      'ERR_NETWORK',
+      opaque
+        ? 'The service could not be reached, or it refused this page\'s origin (CORS): a browser does not say which'
+        : 'The service could not be reached',
+      options,
+    )
+    this.opaque = opaque
   }
+}
+
+/** A fetch `TypeError` with no `cause`, in a browser or a worker (Node, Deno and Bun give reasons). */
+function isOpaqueBrowserFailure(error: unknown): boolean {
+  const inBrowser = typeof (globalThis as { document?: unknown }).document !== 'undefined' || typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined'
+  return inBrowser && error instanceof TypeError && error.cause === undefined
 }
 
 /** Why a response was not understood. */

@@ -9,11 +9,13 @@ export interface RetryPolicy {
 
 /**
  * Only a 503, a 504 or a network failure may go away on its own; 400/401/403 never do.
+ * A browser's opaque network failure is not retried either: it is also how a CORS
+ * refusal looks, which no retry fixes, and retrying it would spend the whole deadline.
  * Nor is a 429 retried: the limiter counts failed guesses over a window (15 minutes by
  * default) that usually outlasts the call's deadline, so whether to wait is the caller's decision.
  */
 export function isRetryable(error: unknown): error is ServerError | NetworkError {
-  return error instanceof ServerError || error instanceof NetworkError
+  return error instanceof ServerError || (error instanceof NetworkError && !error.opaque)
 }
 
 /**

@@ -1,9 +1,16 @@
 import type { RequestHandler } from 'express'
-import { assertPasscodeAuth } from '../http/adapter-options'
+import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
 import { createConnectRequest } from '../http/connect-request'
+import type { CorsOptions } from '../http/cors'
 import { writeNodeResponse } from '../http/node/write-response'
 import { expressReader } from './reader'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
+
+/** Options of {@link connectHandler}. */
+export interface ConnectHandlerOptions {
+  /** Origins whose pages may call `/v1/connect` from a browser (SPEC §5.30). @default off */
+  cors?: CorsOptions
+}
 
 /**
  * The Express (4 and 5) handler of `GET /v1/connect?partner=<name>` (SPEC §4):
@@ -13,15 +20,20 @@ import type { PasscodeAuth } from '../service/create-passcode-auth'
  * other method with 405 (`Allow: GET, HEAD`) as the Fastify and Koa adapters do;
  * with `app.get`, other methods get Express's own 404.
  *
+ * With `cors`, pages of the listed origins may call it from a browser (SPEC §5.30);
+ * mount it with `app.all` so that the preflight `OPTIONS` reaches it.
+ *
  * @param auth - what `createPasscodeAuth` returned
+ * @param options - `cors`, off by default
  * @example
  * ```ts
- * app.all('/v1/connect', connectHandler(auth))
+ * app.all('/v1/connect', connectHandler(auth, { cors: { origins: ['https://dashboard.partner.example'] } }))
  * ```
  */
-export function connectHandler(auth: PasscodeAuth): RequestHandler {
+export function connectHandler(auth: PasscodeAuth, options?: ConnectHandlerOptions): RequestHandler {
   assertPasscodeAuth(auth, 'connectHandler')
-  const connectRequest = createConnectRequest(auth, expressReader)
+  checkAdapterOptions(options, 'connectHandler', { cors: () => undefined })
+  const connectRequest = createConnectRequest(auth, expressReader, options)
   return function connectRequestHandler(req, res, next) {
     connectRequest(req).then((result) => writeNodeResponse(res, result), next)
   }

@@ -7,6 +7,8 @@
 export { requirePasscode } from './require-passcode'
 export type { RequirePasscodeOptions } from './require-passcode'
 export { connectHandler } from './connect-handler'
+export type { ConnectHandlerOptions } from './connect-handler'
+export type { CorsOptions } from '../http/cors'
 export { PasscodeRefusedError } from '../http/refusal-error'
 export type { Principal } from '../core/entities'
 export { dashboard } from './dashboard'

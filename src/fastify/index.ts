@@ -6,6 +6,7 @@
  */
 export { passcodeAuthPlugin } from './plugin'
 export type { PasscodeAuthPluginOptions, RequirePasscodeHook } from './plugin'
+export type { CorsOptions } from '../http/cors'
 export type { Principal } from '../core/entities'
 export { dashboardPlugin } from './dashboard-plugin'
 export type { DashboardPluginOptions } from './dashboard-plugin'

@@ -5,9 +5,9 @@ import { InvalidOptionsError } from '../core/errors'
 import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
 import { createAuthenticateRequest } from '../http/authenticate-request'
 import { createConnectRequest } from '../http/connect-request'
+import type { CorsOptions } from '../http/cors'
 import { nodeRequestReader } from '../http/node/node-request'
-import { responseHeaders, type HttpResult } from '../protocol/outcomes'
-import { serializeBody } from '../http/serialize-body'
+import { answerBody, answerHeaders, type Answer } from '../http/answer'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 
 /** The hook behind `app.requirePasscode`; fits both `onRequest` and `preHandler`. */
@@ -35,12 +35,14 @@ export interface PasscodeAuthPluginOptions {
    * @default true
    */
   connectRoute?: boolean
+  /** Origins whose pages may call `/v1/connect` from a browser (SPEC §5.30). @default off */
+  cors?: CorsOptions
 }
 
 // A pre-serialised string with its Content-Type set: neither Fastify's serializer nor
 // one the host configured re-encodes it, so the bytes match every other adapter.
-const send = (reply: FastifyReply, result: HttpResult): FastifyReply =>
-  reply.code(result.statusCode).headers(responseHeaders(result)).send(serializeBody(result))
+const send = (reply: FastifyReply, answer: Answer): FastifyReply =>
+  reply.code(answer.statusCode).headers(answerHeaders(answer)).send(answerBody(answer))
 
 // Fastify's request wraps Node's as `request.raw`; `request.ip` honours `trustProxy`.
 const fastifyReader = nodeRequestReader((request: FastifyRequest) => request.raw, (request) => request.ip)
@@ -53,18 +55,21 @@ function checkOptions(options: PasscodeAuthPluginOptions): void {
   checkAdapterOptions(options, 'passcodeAuthPlugin', {
     auth: () => undefined, // checked below, also when absent
     connectRoute: (value) => (value === undefined || typeof value === 'boolean' ? undefined : 'must be a boolean'),
+    cors: () => undefined, // checked by createConnectRequest
   })
   assertPasscodeAuth(options.auth, 'passcodeAuthPlugin')
 }
 
 const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, options, done) => {
+  let connectRequest: ReturnType<typeof createConnectRequest<FastifyRequest>> | undefined
   try {
     checkOptions(options)
+    if (options.connectRoute !== false) connectRequest = createConnectRequest(options.auth, fastifyReader, { cors: options.cors })
   } catch (error) {
     // A callback plugin reports failure through done: a throw would hang app.ready().
     return done(error as Error)
   }
-  const { auth, connectRoute = true } = options
+  const { auth } = options
   const authenticateRequest = createAuthenticateRequest(auth, fastifyReader)
 
   fastify.decorateRequest('passcodeAuth', null)
@@ -81,9 +86,9 @@ const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, optio
     }, next)
   } satisfies RequirePasscodeHook)
 
-  if (connectRoute) {
-    const connectRequest = createConnectRequest(auth, fastifyReader)
-    const connect = async (request: FastifyRequest, reply: FastifyReply) => send(reply, await connectRequest(request))
+  if (connectRequest !== undefined) {
+    const answer = connectRequest
+    const connect = async (request: FastifyRequest, reply: FastifyReply) => send(reply, await answer(request))
     fastify.route({ method: 'GET', url: '/v1/connect', exposeHeadRoute: true, handler: connect })
     fastify.register(otherMethods, { prefix: '/v1/connect', connect })
   }

@@ -1,9 +1,16 @@
 import type { Middleware } from 'koa'
-import { assertPasscodeAuth } from '../http/adapter-options'
+import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
 import { createConnectRequest } from '../http/connect-request'
+import type { CorsOptions } from '../http/cors'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 import { koaReader } from './reader'
 import { respond } from './respond'
+
+/** Options of {@link connectMiddleware}. */
+export interface ConnectMiddlewareOptions {
+  /** Origins whose pages may call `/v1/connect` from a browser (SPEC §5.30). @default off */
+  cors?: CorsOptions
+}
 
 /**
  * The Koa (2 and 3) middleware that answers `GET /v1/connect?partner=<name>`
@@ -12,16 +19,20 @@ import { respond } from './respond'
  * `HEAD` get the SPEC answers, any other method 405 with `Allow: GET, HEAD`, as in
  * every adapter. `partner` is read from the raw URL, as in every adapter.
  *
+ * With `cors`, pages of the listed origins may call it from a browser (SPEC §5.30).
+ *
  * @param auth - what `createPasscodeAuth` returned
+ * @param options - `cors`, off by default
  * @example
  * ```ts
  * const connect = connectMiddleware(auth)
  * app.use((ctx, next) => (ctx.path === '/v1/connect' ? connect(ctx, next) : next()))
  * ```
  */
-export function connectMiddleware(auth: PasscodeAuth): Middleware {
+export function connectMiddleware(auth: PasscodeAuth, options?: ConnectMiddlewareOptions): Middleware {
   assertPasscodeAuth(auth, 'connectMiddleware')
-  const connectRequest = createConnectRequest(auth, koaReader)
+  checkAdapterOptions(options, 'connectMiddleware', { cors: () => undefined })
+  const connectRequest = createConnectRequest(auth, koaReader, options)
   return async function connectRequestMiddleware(ctx) {
     respond(ctx, await connectRequest(ctx))
   }

@@ -6,6 +6,8 @@
  */
 export { requirePasscode } from './require-passcode'
 export { connectMiddleware } from './connect-middleware'
+export type { ConnectMiddlewareOptions } from './connect-middleware'
+export type { CorsOptions } from '../http/cors'
 export type { Principal } from '../core/entities'
 export { dashboard } from './dashboard'
 export type { KoaDashboardOptions } from './dashboard'

@@ -1,13 +1,13 @@
 import type { Context } from 'koa'
-import { responseHeaders, type HttpResult } from '../protocol/outcomes'
-import { serializeBody } from '../http/serialize-body'
+import { answerBody, answerHeaders, type Answer } from '../http/answer'
 
 /**
  * Sets a passcode-auth answer on a Koa context. The body is the pre-serialised
- * string with its Content-Type already set, so Koa sends the bytes untouched.
+ * string with its Content-Type already set, so Koa sends the bytes untouched; a CORS
+ * preflight has no body (`null` keeps Koa's 204 empty).
  */
-export function respond(ctx: Context, result: HttpResult): void {
-  ctx.status = result.statusCode
-  ctx.set(responseHeaders(result))
-  ctx.body = serializeBody(result)
+export function respond(ctx: Context, answer: Answer): void {
+  ctx.status = answer.statusCode
+  ctx.set(answerHeaders(answer))
+  ctx.body = answerBody(answer) ?? null
 }

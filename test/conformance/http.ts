@@ -1,8 +1,9 @@
 import { METHODS } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { PasscodeAuth } from '../../src/index'
+import type { CorsOptions, PasscodeAuth } from '../../src/index'
 import { createHttpFixture, type FailureMode, type HttpFixture } from '../http/fixture'
 import { sendRaw, type RawRequest, type RawResponse } from '../http/raw-client'
+import { describeCorsConformance } from './http-cors'
 import { describeRateLimitConformance } from './http-rate-limit'
 
 /**
@@ -39,7 +40,8 @@ export interface HttpCase {
 /** An app built with one framework version, serving `GET /v1/connect` and `GET /1/events.json`. */
 export interface HttpTarget {
   readonly name: string
-  start(auth: PasscodeAuth): Promise<RunningApp>
+  /** Starts the app; `options.cors` goes to the adapter's connect route (SPEC §5.30). */
+  start(auth: PasscodeAuth, options?: { readonly cors?: CorsOptions }): Promise<RunningApp>
   /**
    * Methods the framework's router cannot be made to route, with why: such a request
    * never reaches the adapter. The suite asserts that the framework answers 404 (so a
@@ -212,7 +214,8 @@ function comparable(response: RawResponse) {
  * Runs every case against every target over a real socket on 127.0.0.1: one shared
  * fixture (so IDs agree), cases one after another (the failure modes are global),
  * and for each case one test per target plus one that all targets agree byte for byte.
- * Then the same with the brute-force limiter on (test/conformance/http-rate-limit.ts).
+ * Then the same with the brute-force limiter on (test/conformance/http-rate-limit.ts),
+ * and the CORS cases (test/conformance/http-cors.ts).
  */
 export function describeHttpConformance(targets: readonly HttpTarget[]): void {
   describe('HTTP conformance', () => {
@@ -267,4 +270,5 @@ export function describeHttpConformance(targets: readonly HttpTarget[]): void {
     })
   })
   describeRateLimitConformance(targets)
+  describeCorsConformance(targets)
 }

@@ -7,16 +7,19 @@ import fastify5, { type FastifyInstance } from 'fastify'
 import fastify4 from 'fastify4'
 import Koa3 from 'koa'
 import Koa2 from 'koa2'
-import type { PasscodeAuth } from '../../src/index'
+import type { CorsOptions, PasscodeAuth } from '../../src/index'
 import { connectHandler, requirePasscode as expressRequirePasscode } from '../../src/express/index'
 import { passcodeAuthPlugin } from '../../src/fastify/index'
 import { connectMiddleware, requirePasscode as koaRequirePasscode } from '../../src/koa/index'
 import type { HttpTarget, RunningApp } from '../conformance/http'
 
+/** Adapter options the conformance suite varies: CORS on `/v1/connect`. */
+type AdapterOptions = { readonly cors?: CorsOptions }
+
 /** The Express app of the suite: `GET /v1/connect` and the protected example route. */
-export function expressApp(express: typeof express5, auth: PasscodeAuth) {
+export function expressApp(express: typeof express5, auth: PasscodeAuth, options?: AdapterOptions) {
   const app = express()
-  app.all('/v1/connect', connectHandler(auth))
+  app.all('/v1/connect', connectHandler(auth, options))
   app.get('/1/events.json', expressRequirePasscode(auth), (req, res) => {
     res.json(req.passcodeAuth)
   })
@@ -24,10 +27,10 @@ export function expressApp(express: typeof express5, auth: PasscodeAuth) {
 }
 
 /** The Koa app of the suite, routed with plain path checks (Koa has no router of its own). */
-export function koaApp(Koa: typeof Koa3, auth: PasscodeAuth) {
+export function koaApp(Koa: typeof Koa3, auth: PasscodeAuth, options?: AdapterOptions) {
   const app = new Koa()
   app.silent = true
-  const connect = connectMiddleware(auth)
+  const connect = connectMiddleware(auth, options)
   const guard = koaRequirePasscode(auth)
   app.use((ctx, next) => {
     if (ctx.path === '/v1/connect') return connect(ctx, next)
@@ -42,9 +45,14 @@ export function koaApp(Koa: typeof Koa3, auth: PasscodeAuth) {
 }
 
 /** The Fastify app of the suite: the plugin plus the protected example route; `configure` runs before `ready()`. */
-export async function fastifyApp(fastify: typeof fastify5, auth: PasscodeAuth, configure?: (app: FastifyInstance) => void): Promise<FastifyInstance> {
+export async function fastifyApp(
+  fastify: typeof fastify5,
+  auth: PasscodeAuth,
+  configure?: (app: FastifyInstance) => void,
+  options?: AdapterOptions,
+): Promise<FastifyInstance> {
   const app = fastify()
-  await app.register(passcodeAuthPlugin, { auth })
+  await app.register(passcodeAuthPlugin, { auth, ...options })
   app.get('/1/events.json', { onRequest: app.requirePasscode }, async (request) => request.passcodeAuth)
   configure?.(app)
   await app.ready()
@@ -77,14 +85,14 @@ const asFastify = (factory: unknown) => factory as typeof fastify5
 
 /** Express 4 and 5, Fastify 4 and 5, Koa 2 and 3. */
 export const FRAMEWORKS: readonly HttpTarget[] = [
-  { name: 'express 4', start: (auth) => listen(expressApp(express4, auth)) },
-  { name: 'express 5', start: (auth) => listen(expressApp(express5, auth)) },
+  { name: 'express 4', start: (auth, options) => listen(expressApp(express4, auth, options)) },
+  { name: 'express 5', start: (auth, options) => listen(expressApp(express5, auth, options)) },
   {
     name: 'fastify 4',
-    start: async (auth) => listenFastify(await fastifyApp(asFastify(fastify4), auth)),
+    start: async (auth, options) => listenFastify(await fastifyApp(asFastify(fastify4), auth, undefined, options)),
     unroutableMethods: { methods: ['QUERY'], because: "Fastify 4's router predates QUERY: it answers 404 before any hook or plugin runs" },
   },
-  { name: 'fastify 5', start: async (auth) => listenFastify(await fastifyApp(fastify5, auth)) },
-  { name: 'koa 2', start: (auth) => listen(koaApp(Koa2, auth).callback()) },
-  { name: 'koa 3', start: (auth) => listen(koaApp(Koa3, auth).callback()) },
+  { name: 'fastify 5', start: async (auth, options) => listenFastify(await fastifyApp(fastify5, auth, undefined, options)) },
+  { name: 'koa 2', start: (auth, options) => listen(koaApp(Koa2, auth, options).callback()) },
+  { name: 'koa 3', start: (auth, options) => listen(koaApp(Koa3, auth, options).callback()) },
 ]

@@ -37,7 +37,7 @@ function untilSignal(): Promise<NodeJS.Signals> {
 
 function banner(
   context: CommandContext,
-  lines: { storage: string; mailer: string; limiter: string; url: string; demo?: DemoSeed; socket: boolean; dashboard: { link: string; accountId: string } },
+  lines: { storage: string; mailer: string; limiter: string; cors: readonly string[]; url: string; demo?: DemoSeed; socket: boolean; dashboard: { link: string; accountId: string } },
 ): void {
   const { output } = context
   output.info(`passcode-auth serve: listening on ${lines.url}`)
@@ -45,6 +45,7 @@ function banner(
   output.info(`  storage  ${lines.storage}`)
   output.info(`  mailer   ${lines.mailer}`)
   output.info(`  limiter  ${lines.limiter}`)
+  if (lines.cors.length > 0) output.info(`  cors     pages of ${lines.cors.join(', ')} may call /v1/connect`)
   if (lines.socket) output.info('  manage   other passcode-auth commands on this data folder are run by this server while it runs')
   output.info('')
   if (lines.demo !== undefined) {
@@ -87,7 +88,11 @@ const serve: CommandSpec = {
     const logged = (url: string) => (url.startsWith(`${LOGIN_PATH}?`) ? LOGIN_PATH : url)
     const log = (entry: RequestLogEntry) => io.stdout(`${entry.method} ${logged(entry.url)} ${entry.statusCode} ${Math.round(entry.durationMs)} ms\n`)
     const logins = createDashboardLogins()
-    const app = buildServer(runtime, { mounts: dashboardRoutes(runtime, logins), ...(flags.quiet !== true && !output.json && { log }) })
+    const app = buildServer(runtime, {
+      mounts: dashboardRoutes(runtime, logins),
+      corsOrigins: settings.corsOrigins,
+      ...(flags.quiet !== true && !output.json && { log }),
+    })
     let address: AddressInfo
     try {
       address = await app.listen(settings.host, settings.port)
@@ -129,9 +134,12 @@ const serve: CommandSpec = {
         : `${rateLimit.maxFailures} failed attempts per client address and per account in ${rateLimit.windowMs / 1000} s, then 429` +
           (runtime.storage === 'postgres' ? ', counted across every instance on this database' : '')
     if (output.json) {
-      output.result({ status: 'listening', url, storage, mailer, limiter, dashboard, ...(demo && { demo: { ...demo, curl: connectCurlLine(url, demo) } }) }, '')
+      output.result(
+        { status: 'listening', url, storage, mailer, limiter, cors: settings.corsOrigins, dashboard, ...(demo && { demo: { ...demo, curl: connectCurlLine(url, demo) } }) },
+        '',
+      )
     } else {
-      banner(context, { storage, mailer, limiter, url, socket: socket !== undefined, dashboard, ...(demo && { demo }) })
+      banner(context, { storage, mailer, limiter, cors: settings.corsOrigins, url, socket: socket !== undefined, dashboard, ...(demo && { demo }) })
     }
 
     const signal = await stopped

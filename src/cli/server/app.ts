@@ -21,6 +21,8 @@ export interface ServerOptions {
   readonly log?: (entry: RequestLogEntry) => void
   /** How long `/healthz` waits for the database, in ms. @default 2000 */
   readonly healthTimeoutMs?: number
+  /** Origins whose pages may call `/v1/connect` from a browser (`--cors-origin`). @default none */
+  readonly corsOrigins?: readonly string[]
   /**
    * Extra routes (the dashboard, say), tried before the built-in ones. A route with
    * `prefix: true` takes every path under its own.

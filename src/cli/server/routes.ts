@@ -10,6 +10,8 @@ import { sendJson, type Route } from './route'
 export interface ReferenceRouteOptions {
   /** How long `/healthz` waits for the database, in ms. @default 2000 */
   readonly healthTimeoutMs?: number
+  /** Origins whose pages may call `/v1/connect` from a browser (SPEC §5.30). @default none */
+  readonly corsOrigins?: readonly string[]
 }
 
 // A plain Node server: the caller's address is the socket's (no proxy to trust).
@@ -25,7 +27,8 @@ const reader = nodeRequestReader(
  * with who called, and `GET /healthz`, which checks the database for load balancers.
  */
 export function referenceRoutes(runtime: Runtime, options: ReferenceRouteOptions = {}): Route[] {
-  const connectRequest = createConnectRequest(runtime.auth, reader)
+  const origins = options.corsOrigins ?? []
+  const connectRequest = createConnectRequest(runtime.auth, reader, origins.length > 0 ? { cors: { origins } } : {})
   const authenticateRequest = createAuthenticateRequest(runtime.auth, reader)
   const healthTimeoutMs = options.healthTimeoutMs ?? 2_000
 

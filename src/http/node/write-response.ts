@@ -1,6 +1,5 @@
 import type { ServerResponse } from 'node:http'
-import { responseHeaders, type HttpResult } from '../../protocol/outcomes'
-import { serializeBody } from '../serialize-body'
+import { answerBody, answerHeaders, type Answer } from '../answer'
 
 /**
  * Writes a passcode-auth answer on a Node response: the status, its
@@ -13,11 +12,12 @@ import { serializeBody } from '../serialize-body'
  * writeNodeResponse(res, FAILURES.unknown_passcode)
  * ```
  */
-export function writeNodeResponse(response: ServerResponse, result: HttpResult): void {
-  const body = serializeBody(result)
-  response.statusCode = result.statusCode
-  const headers = responseHeaders(result)
+export function writeNodeResponse(response: ServerResponse, answer: Answer): void {
+  response.statusCode = answer.statusCode
+  const headers = answerHeaders(answer)
   for (const name in headers) response.setHeader(name, headers[name]!)
+  const body = answerBody(answer)
+  if (body === undefined) return void response.end()
   response.setHeader('content-length', Buffer.byteLength(body))
   response.end(body)
 }
