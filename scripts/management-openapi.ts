@@ -118,7 +118,13 @@ const PATHS: Record<string, Record<string, unknown>> = {
                   items: {
                     type: 'object',
                     required: ['id', 'inDirectory', 'passcode'],
-                    properties: { id: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' }, inDirectory: { type: 'boolean' }, passcode: nullable(ref('UserPasscode')) },
+                    properties: {
+                      id: { type: 'string' },
+                      name: { type: 'string' },
+                      email: { type: 'string' },
+                      inDirectory: { type: 'boolean', description: "Whether the host's directory lists the user; false without a directory." },
+                      passcode: nullable(ref('UserPasscode')),
+                    },
                   },
                 },
               },

@@ -376,9 +376,9 @@ export function describeManagementConformance(targets: readonly ManagementTarget
         const users = await send('GET', '/users', { session: 'member' })
         expect(users.status).toBe(200)
         expect(users.json.directory).toBe(true)
-        expect(users.json.users.map((user: { id: string; passcode: unknown }) => [user.id, user.passcode === null])).toEqual([
-          ['u_amy', true],
-          ['u_member', false],
+        expect(users.json.users.map((user: { id: string; passcode: unknown; inDirectory: boolean }) => [user.id, user.passcode === null, user.inDirectory])).toEqual([
+          ['u_amy', true, true],
+          ['u_member', false, true],
         ])
         const view = await send('GET', '/users/u_member/passcode', { session: 'member' })
         expect(view.status).toBe(200)

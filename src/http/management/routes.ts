@@ -55,7 +55,7 @@ async function listUsers({ auth, session, users }: RouteContext): Promise<Dashbo
   }))
   const known = new Set(listed.map((user) => user.id))
   // Holders the directory no longer lists (they left, or there is no directory) stay visible, so they can be revoked.
-  for (const view of views) if (!known.has(view.userId)) listed.push({ id: view.userId, inDirectory: directory === undefined, passcode: view })
+  for (const view of views) if (!known.has(view.userId)) listed.push({ id: view.userId, inDirectory: false, passcode: view })
   return jsonAnswer(200, { users: listed, directory: directory !== undefined })
 }
 
