@@ -6,6 +6,7 @@ import type { CacheMemoryResult } from './cache-memory'
 import type { ColdPathReport } from './cold-path'
 import type { RefusalReport } from './refusals'
 import type { HookCost } from './hook-cost'
+import type { UsageCost } from './usage-cost'
 import type { FrameworkResult } from './http-throughput'
 import type { ScenarioResult, TimingComparison } from './in-process'
 import type { ScaleReport } from './postgres-lookup'
@@ -20,6 +21,7 @@ export interface BenchResults {
   readonly versions: readonly [string, string][]
   readonly http?: readonly FrameworkResult[]
   readonly hookCost?: readonly HookCost[]
+  readonly usageCost?: UsageCost
   readonly inProcess?: { readonly scenarios: readonly ScenarioResult[]; readonly timing?: readonly TimingComparison[]; readonly postgres: boolean }
   readonly scale?: ScaleReport
   readonly cacheMemory?: CacheMemoryResult
@@ -176,6 +178,16 @@ export function checkGoals(results: BenchResults): GoalCheck[] {
       met: refusals.burst.reads === 1,
     })
   }
+  const usage = results.usageCost
+  goals.push({
+    goal: 'last-use recording: added warm-path cost per request (in process, next to a no-op)',
+    target: '≤ 25 ns',
+    measured:
+      usage === undefined
+        ? 'not run'
+        : `${usage.recorderNs.toFixed(1)} ns (hooks with − without it: ${usage.frameworks.map((f) => `${f.framework} ${f.usageNs.toFixed(0)}`).join(', ')} ns)`,
+    met: usage === undefined ? undefined : usage.recorderNs <= 25,
+  })
   const memory = results.cacheMemory
   goals.push({
     goal: `verification cache memory at ${memory?.entries.toLocaleString('en') ?? '100,000'} entries`,
@@ -254,6 +266,22 @@ export function renderMarkdown(results: BenchResults): string {
         ['framework', 'requirePasscode, cache hit', 'no-op hook', 'extra per request', 'bare route, server CPU per request', 'extra / bare'],
         ['l', 'r', 'r', 'r', 'r', 'r'],
         rows,
+      ),
+      '',
+    )
+  }
+
+  if (results.usageCost !== undefined) {
+    const usage = results.usageCost
+    lines.push(
+      "**Last-use recording's cost** (`bench/usage-cost.ts`): the recorder's call on the warm path next to a no-op function, " +
+        `alternating slices as above: ${usage.recorderNs.toFixed(1)} ns per request. Each framework's requirePasscode extra over a no-op, ` +
+        'with recording on and with `usage: false`, each in processes of their own; their difference is within the noise of separate processes:',
+      '',
+      ...table(
+        ['framework', 'extra per request, recording on', 'recording off', 'difference'],
+        ['l', 'r', 'r', 'r'],
+        usage.frameworks.map((f) => [f.framework, `${f.withUsageNs.toFixed(0)} ns`, `${f.withoutUsageNs.toFixed(0)} ns`, `${f.usageNs.toFixed(0)} ns`]),
       ),
       '',
     )

@@ -122,6 +122,8 @@ async function main(): Promise<void> {
       results.http = http
       log("HTTP: requirePasscode's own cost next to a no-op hook, in process")
       results.hookCost = await runChild('hook-cost.ts')
+      log("HTTP: last-use recording's cost on the warm path, in process")
+      results.usageCost = await runChild('usage-cost.ts')
     }
     if (options.sections.includes('in-process')) {
       log(`In process: authenticate() (${settings.inProcess.rounds} interleaved rounds of ${settings.inProcess.sliceMs} ms per scenario)`)

@@ -48,7 +48,7 @@ function markdown(result: SoakResult): string {
     '',
     `Verdict: **${result.passed ? 'passed' : 'FAILED'}**${result.failures.length > 0 ? ` (${result.failures.join('; ')})` : ''}`,
     '',
-    'The reference server (`passcode-auth serve`, Fastify with the plugin, PGlite data folder) runs in a child',
+    'The reference server (`passcode-auth serve`, node:http through the library’s http/ layer, its limiter at 10 000 failures a second, PGlite data folder) runs in a child',
     'process on 127.0.0.1 with `--expose-gc`; the runner sends the request mix below from keep-alive',
     'connections and checks every answer, status and body, against the one expected for its kind. Every',
     `${used.sampleEveryMs / 1_000} s the server forces a full GC and reports the heap in use (over IPC, no HTTP route).`,

@@ -48,6 +48,10 @@ const results: BenchResults = {
     timing: [{ store: 'memory', right: { p50Us: 20, p99Us: 40 }, wrongPasscode: { p50Us: 21, p99Us: 41 }, wrongAccount: { p50Us: 20, p99Us: 39 } }],
   },
   cacheMemory: { entries: 100_000, bytesPerEntry: 270, heapDeltaBytes: 27_000_000, sizeAfterOverflow: 100_000 },
+  usageCost: {
+    recorderNs: 9.4,
+    frameworks: [{ framework: 'fastify', withUsageNs: 160, withoutUsageNs: 150, usageNs: 10 }],
+  },
 }
 
 describe('the benchmark report', () => {
@@ -60,6 +64,8 @@ describe('the benchmark report', () => {
     expect(checkGoals(results).find((goal) => goal.target === '≥ 5k auth/s')?.met).toBe(false)
     expect(checkGoals(results).find((goal) => goal.target === '≤ 1.5×')?.met).toBeUndefined()
     expect(checkGoals(results).find((goal) => goal.target.startsWith('≤ 300'))?.met).toBe(true)
+    expect(checkGoals(results).find((goal) => goal.target === '≤ 25 ns')?.met).toBe(true)
+    expect(checkGoals({ ...results, usageCost: { recorderNs: 31, frameworks: [] } }).find((goal) => goal.target === '≤ 25 ns')?.met).toBe(false)
   })
 
   it('renders the goals and every measured section as Markdown tables', () => {
@@ -73,6 +79,7 @@ describe('the benchmark report', () => {
     expect(markdown).toContain('| fastify: requirePasscode (warm cache) / bare route | ≥ 0.90 | 0.940 | met | 0.942 | met | 0.992 | met |')
     expect(markdown).toContain('| fastify: requirePasscode / better-auth API-key plugin | ≥ 15× | 15.7× | met | 14.9× | **missed** | 16.5× | met |')
     expect(markdown).toContain('| fastify | 155 ns | 5 ns | 150 ns | 19 µs | 0.78 % |')
+    expect(markdown).toContain('| fastify | 160 ns | 150 ns | 10 ns |')
     expect(markdown).toContain('| koa | 205 ns | 5 ns | 200 ns | not run |  |')
     expect(markdown).toContain('### HTTP: fastify 5.0.0')
     expect(markdown).toContain('passcode-auth / better-auth on the same route: **15.7×** in req/s, **14.9×** in requests per server CPU-second.')
