@@ -105,7 +105,8 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   // cached credentials with a 429), so then every request takes the full path.
   const usesClientAddress = resolved.rateLimit !== false && resolved.rateLimit.maxFailuresPerAddress !== false
   const cached = resolved.rateLimit === false ? createAuthenticateCached(context) : undefined
-  const authenticate = withAdapterHints(limited, { usesClientAddress, cached })
+  // The public function takes the input only: what a caller passes second is not a budget.
+  const authenticate = withAdapterHints((input: CredentialsInput) => limited(input), { usesClientAddress, cached })
 
   const auth: PasscodeAuth = {
     passcodes: createPasscodesApi(context),
@@ -113,7 +114,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     accounts: createAccountsApi(context),
     partners: createPartnersApi(context),
     authenticate,
-    connect: withAdapterHints(createConnect(context, authenticate), { usesClientAddress }),
+    connect: withAdapterHints(createConnect(context, limited), { usesClientAddress }),
     notifyExpirations: createNotifyExpirations(context),
     async close() {
       unsubscribe?.()

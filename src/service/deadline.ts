@@ -1,17 +1,74 @@
 import { PasscodeAuthError, StorageError, StorageTimeoutError } from '../core/errors'
 
 /**
- * Settles with `promise`, or rejects with {@link StorageTimeoutError} after `ms`.
- * A store error becomes a {@link StorageError} that keeps the original as `cause`.
- * The losing promise's later rejection is observed, so it never becomes an
- * unhandled rejection.
+ * Settles with `promise`, or, once `ms` have passed, with what `onTimeout` returns (or
+ * rejects with what it throws). The timer is cleared as soon as either side settles
+ * and never keeps the process alive; the losing promise's later rejection is observed,
+ * so it never becomes an unhandled rejection. The one timeout race of the package.
+ *
+ * @param ms - how long to wait, in milliseconds
+ * @param onTimeout - the answer once the time is up
+ * @example
+ * ```ts
+ * const answer = await settleWithin(mailer.send(message), 30_000, () => TIMED_OUT)
+ * ```
  */
-export function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+export function settleWithin<T, F>(promise: Promise<T>, ms: number, onTimeout: () => F): Promise<T | F> {
+  promise.catch(() => {})
   let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StorageTimeoutError(ms)), ms)
+  const timeout = new Promise<F>((resolve, reject) => {
+    timer = setTimeout(() => {
+      try {
+        resolve(onTimeout())
+      } catch (error) {
+        reject(error)
+      }
+    }, Math.max(0, ms))
+    timer.unref?.()
   })
-  return Promise.race([promise.catch(asStorageError), timeout]).finally(() => clearTimeout(timer))
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+/**
+ * One deadline shared by every storage call of a request (SPEC §5.23): a verification
+ * or a connect, credential lookup, limiter and partner lookup together, ends within
+ * `timeoutMs` of its start, not within `timeoutMs` of each call.
+ */
+export interface Budget {
+  /**
+   * Settles with `promise` while time is left, or rejects with a
+   * {@link StorageTimeoutError} when the request's time is up; a store error becomes a
+   * {@link StorageError} that keeps the original as `cause`.
+   */
+  run<T>(promise: Promise<T>): Promise<T>
+}
+
+/**
+ * Starts the budget of one request: `timeoutMs` from now (`Date.now`, which fake
+ * timers control in tests).
+ *
+ * @param timeoutMs - the whole request's storage deadline (the `timeoutMs` option)
+ * @example
+ * ```ts
+ * const budget = startBudget(context.options.timeoutMs)
+ * const match = await budget.run(store.findCredentialByHash(hash))
+ * const listed = await budget.run(Promise.resolve(partners.isWhitelisted(name)))
+ * ```
+ */
+export function startBudget(timeoutMs: number): Budget {
+  const endsAt = Date.now() + timeoutMs
+  return {
+    run(promise) {
+      const left = endsAt - Date.now()
+      if (left <= 0) {
+        promise.catch(() => {})
+        return Promise.reject(new StorageTimeoutError(timeoutMs))
+      }
+      return settleWithin(promise.catch(asStorageError), left, () => {
+        throw new StorageTimeoutError(timeoutMs)
+      })
+    },
+  }
 }
 
 /** Runs a store call and turns whatever it throws into a typed storage error. */

@@ -3,6 +3,7 @@ import { createAuthenticateRequest } from '../../http/authenticate-request'
 import { createConnectRequest } from '../../http/connect-request'
 import { nodeRequestReader } from '../../http/node/node-request'
 import { writeNodeResponse } from '../../http/node/write-response'
+import { settleWithin } from '../../service/deadline'
 import type { Runtime } from '../runtime'
 import { sendJson, type Route } from './route'
 
@@ -55,18 +56,13 @@ export function referenceRoutes(runtime: Runtime, options: ReferenceRouteOptions
     path: '/healthz',
     methods: ['GET', 'HEAD'],
     async handle(_request, response) {
-      let timer: ReturnType<typeof setTimeout> | undefined
-      const deadline = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('timeout')), healthTimeoutMs)
-      })
-      try {
-        await Promise.race([runtime.ping(), deadline])
-        sendJson(response, 200, { status: 'ok' }, { 'cache-control': 'no-store' })
-      } catch {
-        sendJson(response, 503, { status: 'unavailable' }, { 'cache-control': 'no-store' })
-      } finally {
-        clearTimeout(timer)
-      }
+      const healthy = await settleWithin(
+        runtime.ping().then(() => true),
+        healthTimeoutMs,
+        () => false,
+      ).catch(() => false)
+      if (healthy) sendJson(response, 200, { status: 'ok' }, { 'cache-control': 'no-store' })
+      else sendJson(response, 503, { status: 'unavailable' }, { 'cache-control': 'no-store' })
     },
   }
 

@@ -6,7 +6,7 @@ import { isVisibleAscii } from '../../core/rules'
 import { FAILURES, type FailureBody, type FailureReason } from '../../protocol/outcomes'
 import type { CredentialMatch } from '../../ports/passcode-store'
 import type { CredentialRead, ServiceContext } from '../context'
-import { withDeadline } from '../deadline'
+import { startBudget, type Budget } from '../deadline'
 
 /** The result of `auth.authenticate()`: never an exception for bad credentials. */
 export type AuthOutcome =
@@ -86,6 +86,13 @@ function verifiedUntil(match: CredentialMatch, hash: string, now: number): numbe
 }
 
 /**
+ * `authenticate` as the service calls it: `budget` is the deadline of the whole request
+ * when this verification is part of one (a connect, the limiter's own store calls);
+ * without it the verification starts its own.
+ */
+export type BudgetedAuthenticate = (input: CredentialsInput, budget?: Budget) => Promise<AuthOutcome>
+
+/**
  * Verifies an account ID and passcode (SPEC §5.1, §5.4–5.6, §5.11, §5.15).
  *
  * A cache hit costs one Map lookup. Otherwise every well-formed passcode is hashed
@@ -97,7 +104,7 @@ function verifiedUntil(match: CredentialMatch, hash: string, now: number): numbe
  * (`cache.refusals`), so that retrying it costs one Map lookup too. Concurrent misses
  * of the same passcode share one store read.
  */
-export function createAuthenticate(context: ServiceContext): (input: CredentialsInput) => Promise<AuthOutcome> {
+export function createAuthenticate(context: ServiceContext): BudgetedAuthenticate {
   const { cache, refusals, reads, store, emit, usage } = context
   const timeoutMs = context.options.timeoutMs
 
@@ -112,7 +119,7 @@ export function createAuthenticate(context: ServiceContext): (input: Credentials
     return { ok: true, principal }
   }
 
-  return async function authenticate(input) {
+  return async function authenticate(input, budget) {
     const accountId = input?.accountId
     const passcode = input?.passcode
     if (typeof accountId !== 'string' || typeof passcode !== 'string' || !isVisibleAscii(accountId) || !isVisibleAscii(passcode)) {
@@ -134,12 +141,11 @@ export function createAuthenticate(context: ServiceContext): (input: Credentials
     const refusalGeneration = refusals?.generation ?? 0
     let read: CredentialRead
     try {
-      read = await withDeadline(
+      read = await (budget ?? startBudget(timeoutMs)).run(
         reads.read(passcode, () => {
           const hash = context.hash(passcode)
           return store.findCredentialByHash(hash).then((match) => ({ match, hash }))
         }),
-        timeoutMs,
       )
     } catch (error) {
       return fail(error instanceof StorageTimeoutError ? 'storage_timeout' : 'storage_error', accountId)

@@ -9,10 +9,10 @@ import {
   type SuccessBody,
 } from '../../protocol/outcomes'
 import { readCredentialsFrom, type Credentials, type HeaderSource } from '../../protocol/credentials'
-import type { AuthOutcome, CredentialsInput } from '../authenticate/authenticate'
+import type { AuthOutcome, BudgetedAuthenticate } from '../authenticate/authenticate'
 import { refuse } from '../authenticate/authenticate'
 import type { ServiceContext } from '../context'
-import { withDeadline } from '../deadline'
+import { startBudget } from '../deadline'
 
 /**
  * Input of `auth.connect`: the request's headers and its `partner` query value(s).
@@ -51,14 +51,16 @@ const asResult = (outcome: AuthOutcome & { ok: false }): ConnectResult => outcom
  */
 export function createConnect(
   context: ServiceContext,
-  authenticate: (input: CredentialsInput) => Promise<AuthOutcome>,
+  authenticate: BudgetedAuthenticate,
 ): (input: ConnectInput) => Promise<ConnectResult> {
   return async function connect(input) {
+    // One deadline for the credential lookup and the partner lookup together (SPEC §5.23).
+    const budget = startBudget(context.options.timeoutMs)
     const partner = input.partner
     const credentials = 'credentials' in input ? input.credentials : readCredentialsFrom(input.headers)
     const clientAddress = input.clientAddress
     const given = credentials ?? { accountId: '', passcode: '' }
-    const outcome = await authenticate(clientAddress === undefined ? given : { ...given, clientAddress })
+    const outcome = await authenticate(clientAddress === undefined ? given : { ...given, clientAddress }, budget)
     if (!outcome.ok) return asResult(outcome)
 
     const single = typeof partner === 'string' ? partner : partner?.length === 1 ? partner[0] : undefined
@@ -71,7 +73,7 @@ export function createConnect(
     try {
       const answer = context.partners.isWhitelisted(normalized)
       // A list held in memory answers at once: no deadline timer for it.
-      whitelisted = typeof answer === 'boolean' ? answer : await withDeadline(Promise.resolve(answer), context.options.timeoutMs)
+      whitelisted = typeof answer === 'boolean' ? answer : await budget.run(Promise.resolve(answer))
     } catch (error) {
       return asResult(refuse(error instanceof StorageTimeoutError ? 'storage_timeout' : 'storage_error'))
     }

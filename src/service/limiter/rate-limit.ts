@@ -1,10 +1,10 @@
 import { isVisibleAscii } from '../../core/rules'
 import { FAILURES } from '../../protocol/outcomes'
 import type { RateLimitStore } from '../../ports/rate-limit-store'
-import type { AuthOutcome, CredentialsInput } from '../authenticate/authenticate'
+import type { AuthOutcome, BudgetedAuthenticate } from '../authenticate/authenticate'
 import { clientAddressKey } from './client-address'
 import type { ServiceContext } from '../context'
-import { withDeadline } from '../deadline'
+import { startBudget } from '../deadline'
 import { MemoryRateLimitStore } from './memory-rate-limit-store'
 
 /**
@@ -47,7 +47,6 @@ export interface ResolvedRateLimit {
   readonly store?: RateLimitStore | undefined
 }
 
-type Authenticate = (input: CredentialsInput) => Promise<AuthOutcome>
 
 /** Failures are credential refusals only; 429, 503 and 504 are not the caller's guess. */
 const isCountedFailure = (outcome: AuthOutcome): boolean => !outcome.ok && (outcome.statusCode === 400 || outcome.statusCode === 401)
@@ -64,17 +63,19 @@ const isCountedFailure = (outcome: AuthOutcome): boolean => !outcome.ok && (outc
  * check: the limiter is a second line of defence, never a reason to refuse valid
  * credentials on its own.
  */
-export function withRateLimit(context: ServiceContext, authenticate: Authenticate, options: ResolvedRateLimit | false): Authenticate {
+export function withRateLimit(context: ServiceContext, authenticate: BudgetedAuthenticate, options: ResolvedRateLimit | false): BudgetedAuthenticate {
   if (options === false) return authenticate
   const { windowMs, maxFailuresPerAddress: perAddress, maxFailuresPerAccount: perAccount } = options
   const store = options.store ?? new MemoryRateLimitStore({ maxKeys: options.maxTrackedKeys })
   const timeoutMs = context.options.timeoutMs
 
   // Sync answers (the memory store) skip the deadline timer; a failing store counts as "not limited".
+  // Each limiter store call has its own deadline, outside the request's budget: a hung
+  // limiter store must let requests through (see above), not spend their time.
   const settle = async <T>(call: () => T | Promise<T>, fallback: T): Promise<T> => {
     try {
       const result = call()
-      return result instanceof Promise ? await withDeadline(result, timeoutMs) : result
+      return result instanceof Promise ? await startBudget(timeoutMs).run(result) : result
     } catch {
       return fallback
     }
@@ -84,7 +85,7 @@ export function withRateLimit(context: ServiceContext, authenticate: Authenticat
   const record = (key: string | undefined, limit: number | false, now: number): Promise<void> | undefined =>
     key === undefined || limit === false ? undefined : settle(() => store.recordFailure(key, limit, windowMs, now), undefined)
 
-  return async function limitedAuthenticate(input) {
+  return async function limitedAuthenticate(input, budget) {
     const accountId = input?.accountId
     const account = typeof accountId === 'string' && isVisibleAscii(accountId) ? accountId : undefined
     const addressKey = perAddress === false ? undefined : clientAddressKey(input?.clientAddress)
@@ -98,7 +99,7 @@ export function withRateLimit(context: ServiceContext, authenticate: Authenticat
       return rateLimited(addressWait)
     }
 
-    const outcome = await authenticate(input)
+    const outcome = await authenticate(input, budget)
     if (!isCountedFailure(outcome)) return outcome
     // The account's count is read only now, for a failing attempt (SPEC §5.21): nobody
     // can lock an account's partners out by failing against its ID, which is no secret.

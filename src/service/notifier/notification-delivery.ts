@@ -4,6 +4,7 @@ import type { Mailer, MailMessage } from '../../ports/mailer'
 import type { NotificationRecipients } from '../../ports/recipients'
 import type { NotificationContent, NotificationMessageData, NotificationTemplate } from './notification-messages'
 import type { NotificationFailureReason } from './notification-report'
+import { settleWithin } from '../deadline'
 
 /** A step of a delivery that failed, with the reason the report shows. */
 export class DeliveryFailure extends Error {
@@ -18,24 +19,9 @@ export class DeliveryFailure extends Error {
 
 const TIMED_OUT = Symbol('timed out')
 
-/**
- * Settles with `promise` or with {@link TIMED_OUT} after `ms`. The loser's later
- * rejection is observed so a hung mailer that eventually throws is no unhandled
- * rejection, and the timer never keeps the process alive.
- */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(() => resolve(TIMED_OUT), ms)
-    timer.unref?.()
-  })
-  promise.catch(() => {})
-  try {
-    return await Promise.race([promise, timeout])
-  } finally {
-    clearTimeout(timer)
-  }
-}
+// The loser's later rejection is observed, so a hung mailer that eventually throws is
+// no unhandled rejection, and the timer never keeps the process alive.
+const within = <T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> => settleWithin(promise, ms, () => TIMED_OUT)
 
 /** A message for the report that never carries a host error's text (it may hold credentials). */
 function describe(error: unknown, fallback: string): string {
