@@ -73,9 +73,37 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
   return env
 }
 
-/** Runs `passcode-auth <args>` to completion. */
-export function cli(args: readonly string[], options: { dataDir?: string; env?: Record<string, string | undefined> } = {}): Promise<CliRun> {
-  const env = cleanEnv({ ...(options.dataDir !== undefined && { PASSCODE_AUTH_DATA_DIR: options.dataDir }), ...options.env })
+/** Options of {@link cli} and {@link cliProcess}. */
+export interface CliOptions {
+  /** `PASSCODE_AUTH_DATA_DIR`. */
+  readonly dataDir?: string
+  /** More environment; `undefined` leaves a name out. */
+  readonly env?: Record<string, string | undefined>
+}
+
+/**
+ * Runs `passcode-auth <args>` to completion in this process: `runCli`, the whole
+ * command but the few lines of src/cli/index.ts that bind it to a process, with its
+ * output captured and a clean environment. Starting a process (and the command's
+ * modules and PGlite's WebAssembly in it) costs about a second of CPU per command;
+ * use {@link cliProcess} where the process boundary itself is under test.
+ */
+export async function cli(args: readonly string[], options: CliOptions = {}): Promise<CliRun> {
+  const { runCli } = await import('../../src/cli/run-cli')
+  let stdout = ''
+  let stderr = ''
+  const code = await runCli(args, {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    env: cliEnv(options),
+    cwd: root,
+  })
+  return { code, stdout, stderr }
+}
+
+/** Runs `passcode-auth <args>` to completion as a child process (the bundled command). */
+export function cliProcess(args: readonly string[], options: CliOptions = {}): Promise<CliRun> {
+  const env = cliEnv(options)
   return commandFile().then(
     (file) =>
       new Promise((resolve) => {
@@ -85,6 +113,10 @@ export function cli(args: readonly string[], options: { dataDir?: string; env?: 
         })
       }),
   )
+}
+
+function cliEnv(options: CliOptions): NodeJS.ProcessEnv {
+  return cleanEnv({ ...(options.dataDir !== undefined && { PASSCODE_AUTH_DATA_DIR: options.dataDir }), ...options.env })
 }
 
 /** A new temporary folder, removed by the returned function. */

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectResponseSchemas } from '../../src/protocol/connect-response-schemas'
 import { codeBlocks } from '../docs/markdown-blocks'
 import { commandAvailability } from '../helpers/requirement'
-import { cleanEnv, cli, headersOfCurlLine, root, serve, startServer, temporaryFolder, type RunningServer } from './cli-process'
+import { cleanEnv, cli, cliProcess, headersOfCurlLine, root, serve, startServer, temporaryFolder, type RunningServer } from './cli-process'
 
 /**
  * The newcomer's path, for real: `npm start` on an empty data folder seeds a demo and
@@ -133,7 +133,7 @@ describe('the first npm start on an empty data folder', () => {
   })
 
   it('refuses a second serve on the same data folder', async () => {
-    const second = await cli(['serve', '--port', '0'], { dataDir })
+    const second = await cliProcess(['serve', '--port', '0'], { dataDir })
     expect(second.code).toBe(5)
     expect(second.stderr).toMatch(/passcode-auth serve is already running on .*\(pid \d+\)/)
   })

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { COMMANDS } from '../../src/cli/commands/index'
 import { runCli } from '../../src/cli/run-cli'
-import { cleanEnv, cli, root, temporaryFolder, type CliRun } from './cli-process'
+import { cleanEnv, cliProcess, root, temporaryFolder, type CliRun } from './cli-process'
 
 /**
  * Help, unknown words and flags, and settings: all answered before any store is opened,
@@ -14,7 +14,7 @@ import { cleanEnv, cli, root, temporaryFolder, type CliRun } from './cli-process
 
 const folder = temporaryFolder()
 const dataDir = path.join(folder.dir, 'never-created')
-const child = (args: string[], env: Record<string, string> = {}) => cli(args, { dataDir, env })
+const child = (args: string[], env: Record<string, string> = {}) => cliProcess(args, { dataDir, env })
 async function run(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   let stdout = ''
   let stderr = ''
