@@ -196,6 +196,24 @@ describe('shared reads: concurrent misses of one passcode', () => {
     await auth.authenticate(credentials)
     expect(reads).toBe(2) // an error is never remembered
   })
+
+  it('a read that never settles answers its callers with the 504, and the next caller reads again (SPEC 5.15)', async () => {
+    const inner = memoryStore()
+    let reads = 0
+    const store: PasscodeStore = Object.create(inner) as PasscodeStore
+    store.findCredentialByHash = (hash) => {
+      reads++
+      return reads === 1 ? new Promise(() => {}) : inner.findCredentialByHash(hash) // the first one hangs for good
+    }
+    const { auth } = setup({ store, timeoutMs: 20 })
+    const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'P', expiry: 30 })
+    const credentials = { accountId: 'acc_1', passcode: value }
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => auth.authenticate(credentials)))
+    expect(outcomes.map(status)).toEqual(Array(5).fill(504))
+    expect(reads).toBe(1) // the five shared the one read
+    expect(status(await auth.authenticate(credentials))).toBe(200)
+    expect(reads).toBe(2)
+  })
 })
 
 describe('the caches never change an answer: a cached service against a cache-off one, after every operation', () => {

@@ -139,16 +139,17 @@ export function createAuthenticate(context: ServiceContext): BudgetedAuthenticat
 
     const generation = cache?.generation ?? 0
     const refusalGeneration = refusals?.generation ?? 0
+    const shared = reads.read(passcode, () => {
+      const hash = context.hash(passcode)
+      return store.findCredentialByHash(hash).then((match) => ({ match, hash }))
+    })
     let read: CredentialRead
     try {
-      read = await (budget ?? startBudget(timeoutMs)).run(
-        reads.read(passcode, () => {
-          const hash = context.hash(passcode)
-          return store.findCredentialByHash(hash).then((match) => ({ match, hash }))
-        }),
-      )
+      read = await (budget ?? startBudget(timeoutMs)).run(shared)
     } catch (error) {
-      return fail(error instanceof StorageTimeoutError ? 'storage_timeout' : 'storage_error', accountId)
+      if (!(error instanceof StorageTimeoutError)) return fail('storage_error', accountId)
+      reads.abandon(passcode, shared)
+      return fail('storage_timeout', accountId)
     }
     const { match, hash } = read
     const validUntil = match === null ? undefined : verifiedUntil(match, hash, now)

@@ -8,7 +8,9 @@
  * A read only exists while it is in flight, so the map holds at most one entry per
  * distinct passcode being verified at that moment. {@link invalidate} makes every
  * later caller start a read of its own: one that began before a credential changed
- * is never joined after the change was heard.
+ * is never joined after the change was heard, and {@link abandon} drops a read that
+ * outlived a caller's deadline, so a store call that never settles answers one round
+ * of requests with 504, not every later one.
  */
 export class SharedReads<T> {
   readonly #inFlight = new Map<string, { readonly generation: number; readonly read: Promise<T> }>()
@@ -36,6 +38,11 @@ export class SharedReads<T> {
     }
     read.then(settle, settle)
     return read
+  }
+
+  /** Lets no later caller join `read` (one whose caller gave up on it): they start their own. */
+  abandon(key: string, read: Promise<T>): void {
+    if (this.#inFlight.get(key)?.read === read) this.#inFlight.delete(key)
   }
 
   /** Lets no caller join a read that started before now. */
