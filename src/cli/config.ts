@@ -101,9 +101,9 @@ export const SETTINGS = {
     flag: 'rate-limit',
     schema: z
       .string()
-      .regex(/^(off|\d+)$/, 'must be "off" or a whole number of failed attempts from 1 to 100000')
+      .regex(/^(off|\d+)$/, 'must be "off" or a whole number of failed attempts from 1 to 10000')
       .transform((value) => (value === 'off' ? (false as const) : Number(value)))
-      .refine((value) => value === false || (value >= 1 && value <= 100_000), 'must be "off" or a whole number of failed attempts from 1 to 100000')
+      .refine((value) => value === false || (value >= 1 && value <= 10_000), 'must be "off" or a whole number of failed attempts from 1 to 10000')
       .default(50),
   },
   rateLimitWindowMs: {
