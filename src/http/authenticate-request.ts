@@ -13,7 +13,6 @@ export type AuthenticateRequest<Source> = (request: Source) => Principal | Promi
 
 // Authenticating with empty credentials refuses them as malformed, through the same
 // path (and audit event) as any other refusal.
-const VARIANT = process.env.VARIANT
 const NO_CREDENTIALS: Credentials = Object.freeze({ accountId: '', passcode: '' })
 
 /**

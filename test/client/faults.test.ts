@@ -10,7 +10,6 @@ import {
   RateLimitedError,
   ServerError,
   TimeoutError,
-  UnexpectedResponseError,
   type ConnectClientOptions,
 } from '../../src/client'
 import { BODIES, type FaultHandler, type FaultServer, sendJson, startFaultServer, TEST_PASSCODE } from './fault-server'

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { createHttpFixture, type FailureMode, type HttpFixture } from '../http/fixture'
 import { sendRaw, type RawRequest, type RawResponse } from '../http/raw-client'
 import type { HttpTarget, RunningApp } from './http'

@@ -10,7 +10,7 @@ import { expressApp, listen } from '../http/frameworks'
 import { sendRaw } from '../http/raw-client'
 import { uniqueSchema } from '../stores/sql-fixture'
 import express from 'express'
-import { pgInstance, sleep, type PgInstance } from './pg-instances'
+import { pgInstance, sleep } from './pg-instances'
 import { startTcpProxy, type TcpProxy } from './tcp-proxy'
 
 /**
