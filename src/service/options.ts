@@ -96,13 +96,23 @@ const storeSchema = z.custom<PasscodeStore>(
   { message: 'must be a PasscodeStore (for example memoryStore() or postgresStore(db))' },
 )
 
-const partnersSchema = z.union([
-  z.array(z.string().trim().min(1, 'partner names must not be blank').max(128)),
-  z.custom<PartnerRegistry>(
-    (value) => typeof value === 'object' && value !== null && typeof (value as PartnerRegistry).isWhitelisted === 'function',
-    { message: 'must be an array of partner names or a PartnerRegistry' },
-  ),
-])
+const PARTNERS_EXPECTED = "must be an array of partner names, like ['acme'], or a PartnerRegistry (an object with isWhitelisted(name))"
+const partnersSchema = z.union(
+  [
+    z.array(
+      z
+        .string({ error: 'must be a partner name (a string)' })
+        .trim()
+        .min(1, 'partner names must not be blank')
+        .max(128, 'partner names are at most 128 characters'),
+    ),
+    z.custom<PartnerRegistry>(
+      (value) => typeof value === 'object' && value !== null && typeof (value as PartnerRegistry).isWhitelisted === 'function',
+      { message: PARTNERS_EXPECTED },
+    ),
+  ],
+  { error: PARTNERS_EXPECTED },
+)
 
 const keyBytes = z.union([z.string(), z.instanceof(Uint8Array)])
 

@@ -27,6 +27,23 @@ describe('createPasscodeAuth options', () => {
     }
   })
 
+  it.each<[unknown, string, string]>([
+    ['acme', 'partners', "must be an array of partner names, like ['acme'], or a PartnerRegistry (an object with isWhitelisted(name))"],
+    [{}, 'partners', "must be an array of partner names, like ['acme'], or a PartnerRegistry (an object with isWhitelisted(name))"],
+    [[1], 'partners.0', 'must be a partner name (a string)'],
+  ])('says what partners expects when given %j', (partners, option, expected) => {
+    const error = (() => {
+      try {
+        createPasscodeAuth({ store: memoryStore(), partners } as PasscodeAuthOptions)
+      } catch (caught) {
+        return caught
+      }
+    })()
+    expect(error).toBeInstanceOf(InvalidOptionsError)
+    expect((error as InvalidOptionsError).option).toBe(option)
+    expect((error as Error).message).toBe(`Invalid passcode-auth option \`${option}\`: ${expected}`)
+  })
+
   it('accepts the documented defaults', () => {
     expect(() => createPasscodeAuth({ store: memoryStore() })).not.toThrow()
     expect(() => createPasscodeAuth({ store: memoryStore(), cache: false, partners: [' Acme '] })).not.toThrow()
