@@ -23,6 +23,7 @@ export type {
 } from './service/input'
 export type { PasscodesApi } from './service/passcodes/passcodes'
 export type { UserPasscodesApi } from './service/user-passcodes/user-passcodes'
+export type { PartnersApi } from './service/connect/partners-api'
 export type { AccountsApi } from './service/accounts'
 export { IssuedPasscode } from './service/issued-passcode'
 export { staticPartners } from './service/connect/partners'
@@ -131,3 +132,4 @@ export {
   rateLimitedBodySchema,
   serverErrorBodySchema,
 } from './protocol/connect-response-schemas'
+export type { ConnectResponseSchemas, ConnectSuccessBody } from './protocol/connect-response-schemas'

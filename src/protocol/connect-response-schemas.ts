@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { FailureBody } from './outcomes'
 
 /*
  * The bodies of GET /v1/connect (SPEC §4, §5.1, §5.3, §5.15, and the 429 of the optional
@@ -10,6 +11,32 @@ import { z } from 'zod'
  * in agreement.
  */
 
+/** A 200 body as clients read it: `{"status":"success","message":<text>}`. */
+export interface ConnectSuccessBody {
+  /** Always `'success'`. */
+  readonly status: 'success'
+  /** Human-readable confirmation, "Authorised Successfully.". */
+  readonly message: string
+}
+
+/** The schema of each answer of GET /v1/connect, by HTTP status. */
+export interface ConnectResponseSchemas {
+  /** Valid credentials and a whitelisted partner. */
+  readonly 200: z.ZodType<ConnectSuccessBody>
+  /** Invalid credentials, or no partner named. */
+  readonly 400: z.ZodType<FailureBody>
+  /** The passcode has expired. */
+  readonly 401: z.ZodType<FailureBody>
+  /** The partner is not whitelisted. */
+  readonly 403: z.ZodType<FailureBody>
+  /** The brute-force limiter refuses the caller. */
+  readonly 429: z.ZodType<FailureBody>
+  /** The service or its storage failed. */
+  readonly 503: z.ZodType<FailureBody>
+  /** Storage was slower than the deadline. */
+  readonly 504: z.ZodType<FailureBody>
+}
+
 /**
  * The 200 body: `{"status":"success","message":"Authorised Successfully."}`.
  *
@@ -18,7 +45,7 @@ import { z } from 'zod'
  * connectSuccessBodySchema.parse({ status: 'success', message: 'Authorised Successfully.' })
  * ```
  */
-export const connectSuccessBodySchema = z
+export const connectSuccessBodySchema: z.ZodType<ConnectSuccessBody> = z
   .object({
     status: z.literal('success'),
     message: z.string().describe('Human-readable confirmation, "Authorised Successfully."'),
@@ -36,7 +63,7 @@ const failureBody = <Error extends z.ZodType<string>, Code extends z.ZodType<num
  * connectFailureBodySchema.parse({ status: 'fail', error: 'Invalid Credentials', code: 400 })
  * ```
  */
-export const connectFailureBodySchema = failureBody(z.string(), z.number().int()).describe('A refused connect')
+export const connectFailureBodySchema: z.ZodType<FailureBody> = failureBody(z.string(), z.number().int()).describe('A refused connect')
 
 /**
  * The 400 body for wrong, unknown, deleted or revoked credentials, identical for all (SPEC §5.1).
@@ -46,7 +73,7 @@ export const connectFailureBodySchema = failureBody(z.string(), z.number().int()
  * invalidCredentialsBodySchema.safeParse({ status: 'fail', error: 'Invalid Credentials', code: 400 }).success // true
  * ```
  */
-export const invalidCredentialsBodySchema = failureBody(z.literal('Invalid Credentials'), z.literal(400)).describe(
+export const invalidCredentialsBodySchema: z.ZodType<FailureBody> = failureBody(z.literal('Invalid Credentials'), z.literal(400)).describe(
   'The account ID or passcode is wrong',
 )
 
@@ -58,7 +85,7 @@ export const invalidCredentialsBodySchema = failureBody(z.literal('Invalid Crede
  * missingPartnerBodySchema.safeParse({ status: 'fail', error: 'Missing partner', code: 400 }).success // true
  * ```
  */
-export const missingPartnerBodySchema = failureBody(z.literal('Missing partner'), z.literal(400)).describe(
+export const missingPartnerBodySchema: z.ZodType<FailureBody> = failureBody(z.literal('Missing partner'), z.literal(400)).describe(
   'No partner was named',
 )
 
@@ -70,7 +97,7 @@ export const missingPartnerBodySchema = failureBody(z.literal('Missing partner')
  * passcodeExpiredBodySchema.safeParse({ status: 'fail', error: 'Passcode expired', code: 401 }).success // true
  * ```
  */
-export const passcodeExpiredBodySchema = failureBody(z.literal('Passcode expired'), z.literal(401)).describe(
+export const passcodeExpiredBodySchema: z.ZodType<FailureBody> = failureBody(z.literal('Passcode expired'), z.literal(401)).describe(
   'The passcode has expired',
 )
 
@@ -82,7 +109,7 @@ export const passcodeExpiredBodySchema = failureBody(z.literal('Passcode expired
  * partnerNotWhitelistedBodySchema.safeParse({ status: 'fail', error: 'Partner not whitelisted Globex', code: 403 }).success // true
  * ```
  */
-export const partnerNotWhitelistedBodySchema = failureBody(
+export const partnerNotWhitelistedBodySchema: z.ZodType<FailureBody> = failureBody(
   z.string().startsWith('Partner not whitelisted '),
   z.literal(403),
 ).describe('The partner is not whitelisted')
@@ -95,7 +122,7 @@ export const partnerNotWhitelistedBodySchema = failureBody(
  * rateLimitedBodySchema.safeParse({ status: 'fail', error: 'Too Many Requests', code: 429 }).success // true
  * ```
  */
-export const rateLimitedBodySchema = failureBody(z.literal('Too Many Requests'), z.literal(429)).describe(
+export const rateLimitedBodySchema: z.ZodType<FailureBody> = failureBody(z.literal('Too Many Requests'), z.literal(429)).describe(
   'Too many failed attempts from this address or for this account',
 )
 
@@ -107,7 +134,7 @@ export const rateLimitedBodySchema = failureBody(z.literal('Too Many Requests'),
  * serverErrorBodySchema.safeParse({ status: 'fail', error: 'Server Error', code: 504 }).success // true
  * ```
  */
-export const serverErrorBodySchema = failureBody(z.literal('Server Error'), z.literal([503, 504])).describe(
+export const serverErrorBodySchema: z.ZodType<FailureBody> = failureBody(z.literal('Server Error'), z.literal([503, 504])).describe(
   'The service or its storage failed',
 )
 
@@ -125,7 +152,7 @@ export const serverErrorBodySchema = failureBody(z.literal('Server Error'), z.li
  * )
  * ```
  */
-export const connectResponseSchemas = {
+export const connectResponseSchemas: ConnectResponseSchemas = {
   200: connectSuccessBodySchema,
   400: z.union([invalidCredentialsBodySchema, missingPartnerBodySchema]),
   401: passcodeExpiredBodySchema,

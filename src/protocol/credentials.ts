@@ -27,7 +27,9 @@ export type HeaderValue = string | readonly string[] | undefined
  * ```
  */
 export interface Credentials {
+  /** The `X-Service-Account-Id` value. */
   readonly accountId: string
+  /** The `X-Service-Passcode` value. */
   readonly passcode: string
 }
 
@@ -76,7 +78,10 @@ export function readCredentials<Source>(source: Source, get: (source: Source, lo
  * ```
  */
 export type HeaderSource =
-  | { get(name: string): string | null }
+  | {
+      /** A header's value by name (case-insensitive), or `null`: a Fetch `Headers`. */
+      get(name: string): string | null
+    }
   | Readonly<Record<string, HeaderValue>>
 
 type FetchHeaders = { get(name: string): string | null }

@@ -22,7 +22,9 @@ export type ManagementErrorCode =
  * ```
  */
 export interface ManagementErrorBody {
+  /** What went wrong. */
   readonly error: {
+    /** Machine-readable; one of {@link ManagementErrorCode}. */
     readonly code: ManagementErrorCode
     /** For people; never a passcode value, key or stack. */
     readonly message: string
@@ -75,7 +77,9 @@ export const MANAGEMENT_ERROR_STATUS: Readonly<Record<ManagementErrorCode, numbe
  * ```
  */
 export interface ManagementFailure {
+  /** The HTTP status, from {@link MANAGEMENT_ERROR_STATUS}. */
   readonly statusCode: number
+  /** The JSON body. */
   readonly body: ManagementErrorBody
 }
 

@@ -2,14 +2,19 @@ import { removeInvisibleCharacters } from '../core/rules'
 
 /** The body of a successful `GET /v1/connect` (SPEC §4). */
 export interface SuccessBody {
+  /** Always `'success'`. */
   readonly status: 'success'
+  /** Always `'Authorised Successfully.'`. */
   readonly message: 'Authorised Successfully.'
 }
 
 /** The body of every refusal (SPEC §4, §5.1–5.3, §5.15). */
 export interface FailureBody {
+  /** Always `'fail'`. */
   readonly status: 'fail'
+  /** The SPEC's text: `Invalid Credentials`, `Passcode expired`, `Missing partner`, `Partner not whitelisted <name>`, `Too Many Requests`, `Server Error`… */
   readonly error: string
+  /** The HTTP status again. */
   readonly code: number
 }
 
@@ -35,7 +40,9 @@ export type FailureReason =
 
 /** A framework-neutral HTTP answer: adapters write exactly this. */
 export interface HttpResult<Body = SuccessBody | FailureBody> {
+  /** The HTTP status. */
   readonly statusCode: number
+  /** The body, sent as JSON. */
   readonly body: Body
   /** Headers for this answer only, beyond the `Content-Type` and `Cache-Control` every answer has: `Retry-After` on 429. */
   readonly headers?: Readonly<Record<string, string>> | undefined

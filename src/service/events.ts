@@ -16,6 +16,7 @@ import type { NotificationFailureReason } from './notifier/notification-report'
 export interface EventBase {
   /** When it happened, by the injected clock. */
   readonly at: Date
+  /** The account concerned. */
   readonly accountId: string
 }
 
@@ -41,21 +42,33 @@ export interface ManagementEventBase extends EventBase {
  */
 export type AuditEvent =
   | (ManagementEventBase & {
+      /** What happened. */
       readonly type: 'passcode.created' | 'passcode.deleted'
+      /** The passcode concerned. */
       readonly passcodeId: string
+      /** Its name (after the change, for an update). */
       readonly name: string
+      /** Its hint (prefix and last 4 characters), never the value. */
       readonly hint: string
     })
   | (ManagementEventBase & {
+      /** What happened. */
       readonly type: 'passcode.updated'
+      /** The passcode concerned. */
       readonly passcodeId: string
+      /** Its name (after the change, for an update). */
       readonly name: string
+      /** Its hint (prefix and last 4 characters), never the value. */
       readonly hint: string
+      /** Which fields the update changed. */
       readonly changed: readonly ('name' | 'expiry' | 'partners')[]
     })
   | (ManagementEventBase & {
+      /** What happened. */
       readonly type: 'passcode.rotated'
+      /** The passcode concerned. */
       readonly passcodeId: string
+      /** Its name (after the change, for an update). */
       readonly name: string
       /** The hint of the new value. */
       readonly hint: string
@@ -67,38 +80,63 @@ export type AuditEvent =
       readonly previousValueEndsAt: Date | null
     })
   | (ManagementEventBase & {
+      /** What happened. */
       readonly type: 'user_passcode.granted' | 'user_passcode.reset' | 'user_passcode.revoked' | 'user_passcode.revealed'
+      /** The user whose passcode it is. */
       readonly userId: string
     })
   | (ManagementEventBase & {
+      /** What happened. */
       readonly type: 'account.accepted_passcodes_changed'
+      /** The new setting. */
       readonly acceptedPasscodes: 'account' | 'user' | 'both'
     })
-  | (EventBase & { readonly type: 'auth.succeeded'; readonly principal: Principal })
   | (EventBase & {
+      /** What happened. */
+      readonly type: 'auth.succeeded'
+      /** Who authenticated. */
+      readonly principal: Principal
+    })
+  | (EventBase & {
+      /** What happened. */
       readonly type: 'auth.failed'
+      /** Why, for logs only (every 400 reason gives the caller the same body). */
       readonly reason: FailureReason
+      /** The HTTP status the caller got. */
       readonly statusCode: number
     })
   | (EventBase & {
+      /** What happened. */
       readonly type: 'notification.sent' | 'notification.failed'
+      /** The passcode concerned. */
       readonly passcodeId: string
+      /** `expiring_soon` or `expired`. */
       readonly kind: NotificationKind
+      /** The expiry instant the notification is about. */
       readonly expiresAt: Date
       /** Only on `notification.failed`: why the send failed. */
       readonly reason?: NotificationFailureReason
       /** Only on `notification.failed`: what went wrong, without secrets. */
       readonly error?: string
     })
-  | { readonly type: 'notifier.failed'; readonly at: Date; readonly error: string }
+  | {
+      /** A notifier pass failed as a whole (storage down, say); the next pass tries again. */
+      readonly type: 'notifier.failed'
+      /** When it happened, by the injected clock. */
+      readonly at: Date
+      /** What went wrong, without secrets. */
+      readonly error: string
+    }
   | {
       /** A usage flush failed (SPEC §5.27): its entries are retried once with the next flush, then dropped. */
       readonly type: 'usage.flush_failed'
+      /** When it happened, by the injected clock. */
       readonly at: Date
       /** How many passcodes the failed flush held. */
       readonly passcodes: number
       /** How many of them were dropped (already retried once, or the service is closing). */
       readonly dropped: number
+      /** What went wrong, without secrets. */
       readonly error: string
     }
 

@@ -149,6 +149,7 @@ export interface CreatePasscodeInput {
 
 /** Input of `passcodes.update`: at least one field. */
 export interface UpdatePasscodeInput {
+  /** A new name, unique in the account. */
   readonly name?: string
   /** A new expiry, counted from the moment of the edit. */
   readonly expiry?: AccountPasscodeExpiry
@@ -177,6 +178,7 @@ export interface ListPasscodesOptions {
 
 /** Input of `userPasscodes.grant`. */
 export interface GrantUserPasscodeInput {
+  /** `{ type: 'finite', days }` (1 to 365) or `{ type: 'infinite' }` (10 years). */
   readonly validity: UserPasscodeValidity
 }
 

@@ -33,10 +33,15 @@ export class IssuedPasscode<View> {
     return this.#value
   }
 
-  toJSON(): { passcode: View } {
+  /** The view alone: `JSON.stringify` never shows the value. */
+  toJSON(): {
+    /** What was stored. */
+    passcode: View
+  } {
     return { passcode: this.passcode }
   }
 
+  /** `[IssuedPasscode]`: string conversion never shows the value. */
   toString(): string {
     return '[IssuedPasscode]'
   }

@@ -32,14 +32,26 @@ export interface PasscodeAuthOptions {
   /** Email addresses that receive an account's expiry notifications; the notifier needs it. */
   recipients?: NotificationRecipients
   /** Replaces the built-in email of either notification kind. @default defaultNotificationTemplates */
-  templates?: { expiring_soon?: NotificationTemplate; expired?: NotificationTemplate }
+  templates?: {
+    /** The "expires in N days" email. @default defaultNotificationTemplates.expiring_soon */
+    expiring_soon?: NotificationTemplate
+    /** The "has expired" email. @default defaultNotificationTemplates.expired */
+    expired?: NotificationTemplate
+  }
   /**
    * Tuning of `notifyExpirations`. `leaseMs` must exceed `sendTimeoutMs`: a send starts
    * only while its claim has at least `sendTimeoutMs` of lease left, so no other runner
    * takes a claim over while its email is still on the way.
    * @default { leaseMs: 300000, batchSize: 50, sendTimeoutMs: 30000 }
    */
-  notifier?: { leaseMs?: number; batchSize?: number; sendTimeoutMs?: number }
+  notifier?: {
+    /** How long a runner holds a claimed notification before another may take it over, in ms. @default 300000 */
+    leaseMs?: number
+    /** Notifications claimed per store call. @default 50 */
+    batchSize?: number
+    /** Longest wait for one send, in ms. @default 30000 */
+    sendTimeoutMs?: number
+  }
   /** Returns the current time. @default () => new Date() */
   clock?: Clock
   /**
@@ -52,7 +64,12 @@ export interface PasscodeAuthOptions {
   /** Prefix of generated passcodes. @default 'psc' */
   prefix?: string
   /** Rule limits. @default { maxAccountPasscodes: 100, expiringSoonDays: 30 } */
-  limits?: { maxAccountPasscodes?: number; expiringSoonDays?: number }
+  limits?: {
+    /** Passcodes per account, expired ones included (SPEC §2). @default 100 */
+    maxAccountPasscodes?: number
+    /** Days before expiry from which a passcode is `expiring_soon` and its email is sent. @default 30 */
+    expiringSoonDays?: number
+  }
   /**
    * Verification cache, or `false` to turn it off. `refusals` is the separate cache
    * of refused well-formed passcodes (unknown, deleted, revoked, expired, another
@@ -60,7 +77,23 @@ export interface PasscodeAuthOptions {
    * change to an account's credentials or settings drops its entries at once.
    * @default { ttlMs: 30000, maxEntries: 10000, refusals: { ttlMs: 10000, maxEntries: 10000 } }
    */
-  cache?: false | { ttlMs?: number; maxEntries?: number; refusals?: false | { ttlMs?: number; maxEntries?: number } }
+  cache?:
+    | false
+    | {
+        /** How long a verified credential is remembered, in ms. @default 30000 */
+        ttlMs?: number
+        /** Most credentials remembered; the oldest go first. @default 10000 */
+        maxEntries?: number
+        /** The cache of refused passcodes, or `false` to turn it off. */
+        refusals?:
+          | false
+          | {
+              /** How long a refusal is remembered, in ms. @default 10000 */
+              ttlMs?: number
+              /** Most refusals remembered. @default 10000 */
+              maxEntries?: number
+            }
+      }
   /** Deadline for storage reads during verification; past it the answer is 504. @default 2000 */
   timeoutMs?: number
   /** Whether an edit may give an expired passcode a new expiry. @default false */
@@ -79,7 +112,12 @@ export interface PasscodeAuthOptions {
    * off (views then show the last use recorded so far).
    * @default { flushIntervalMs: 60000 }
    */
-  usage?: false | { flushIntervalMs?: number }
+  usage?:
+    | false
+    | {
+        /** Time between two flushes of the recorded uses, in ms. @default 60000 */
+        flushIntervalMs?: number
+      }
   /** Audit hook; receives no secret values. Errors it throws are swallowed. */
   onEvent?: (event: AuditEvent) => void | Promise<void>
 }

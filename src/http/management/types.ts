@@ -36,8 +36,11 @@ export type SessionResult = DashboardSession | null | undefined
  * ```
  */
 export interface DirectoryUser {
+  /** The user's ID, as user passcodes are granted to. */
   readonly id: string
+  /** A display name. */
   readonly name?: string
+  /** An email address, shown beside the name. */
   readonly email?: string
 }
 
@@ -78,7 +81,16 @@ export interface DashboardRequest {
  * const raw: DashboardBody = { text: '{"name":"Acme","expiry":90}' }
  * ```
  */
-export type DashboardBody = { readonly text: string } | { readonly parsed: unknown } | undefined
+export type DashboardBody =
+  | {
+      /** The raw body text, when the framework left it unparsed. */
+      readonly text: string
+    }
+  | {
+      /** The body as the framework's JSON parser already read it. */
+      readonly parsed: unknown
+    }
+  | undefined
 
 /**
  * A framework-neutral answer: each mount writes exactly this.
@@ -89,6 +101,7 @@ export type DashboardBody = { readonly text: string } | { readonly parsed: unkno
  * ```
  */
 export interface DashboardResponse {
+  /** The HTTP status. */
   readonly statusCode: number
   /** Lower-case header names. */
   readonly headers: Readonly<Record<string, string>>

@@ -10,11 +10,20 @@ import { startBudget, type Budget } from '../deadline'
 
 /** The result of `auth.authenticate()`: never an exception for bad credentials. */
 export type AuthOutcome =
-  | { readonly ok: true; readonly principal: Principal }
   | {
+      /** The credentials are valid. */
+      readonly ok: true
+      /** Who called. */
+      readonly principal: Principal
+    }
+  | {
+      /** Refused. */
       readonly ok: false
+      /** Why, for logs only: never send it (every 400 reason gets the same body, SPEC §5.1). */
       readonly reason: FailureReason
+      /** The HTTP status to answer with. */
       readonly statusCode: number
+      /** The exact body to answer with. */
       readonly body: FailureBody
       /** Extra response headers: `Retry-After` on 429. */
       readonly headers?: Readonly<Record<string, string>>
@@ -22,7 +31,9 @@ export type AuthOutcome =
 
 /** The two credentials, as taken from the headers. */
 export interface CredentialsInput {
+  /** The `X-Service-Account-Id` value. */
   readonly accountId: string
+  /** The `X-Service-Passcode` value. */
   readonly passcode: string
   /**
    * The caller's address, for the `rateLimit` option's per-address limit. The HTTP

@@ -39,7 +39,10 @@ export type ConnectInput = (
 }
 
 /** The answer of `GET /v1/connect`, with the reason for audit and logs. */
-export type ConnectResult = HttpResult<SuccessBody | FailureBody> & { readonly reason?: FailureReason }
+export type ConnectResult = HttpResult<SuccessBody | FailureBody> & {
+  /** Why it was refused, for logs only; absent on success. */
+  readonly reason?: FailureReason
+}
 
 const asResult = (outcome: AuthOutcome & { ok: false }): ConnectResult => outcome
 

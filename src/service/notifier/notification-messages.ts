@@ -8,7 +8,9 @@ import { DAY_MS } from '../../core/time'
 export interface NotificationMessageData {
   /** `expiring_soon` (30 days or fewer left) or `expired`. */
   readonly kind: NotificationKind
+  /** The account of the passcode. */
   readonly accountId: string
+  /** The passcode's ID. */
   readonly passcodeId: string
   /** The passcode's name as the admin typed it. Escape it before putting it in HTML. */
   readonly name: string
@@ -26,8 +28,11 @@ export interface NotificationMessageData {
 
 /** A rendered notification: what a template returns. */
 export interface NotificationContent {
+  /** The subject line. */
   readonly subject: string
+  /** The plain-text body. */
   readonly text: string
+  /** The HTML body; escape every value put in it (`escapeHtml`). */
   readonly html: string
 }
 

@@ -27,11 +27,15 @@ export type NotificationSkipReason = 'passcode_deleted' | 'expiry_changed' | 'le
 
 /** The notification a report line is about. */
 export interface NotificationReportItem {
+  /** The account of the passcode. */
   readonly accountId: string
+  /** The passcode the notification is about. */
   readonly passcodeId: string
   /** The passcode's name when the pass handled it. */
   readonly name: string
+  /** `expiring_soon` or `expired`. */
   readonly kind: NotificationKind
+  /** The expiry instant the notification is about. */
   readonly expiresAt: Date
 }
 
@@ -49,6 +53,7 @@ export interface SentNotification extends NotificationReportItem {
 
 /** A notification that could not be sent; the next pass retries it. */
 export interface FailedNotification extends NotificationReportItem {
+  /** Why. */
   readonly reason: NotificationFailureReason
   /** What went wrong, without secrets: no passcode value, no mailer credentials. */
   readonly message: string
@@ -56,6 +61,7 @@ export interface FailedNotification extends NotificationReportItem {
 
 /** A notification let go without a send attempt. */
 export interface SkippedNotification extends NotificationReportItem {
+  /** Why. */
   readonly reason: NotificationSkipReason
 }
 
@@ -66,7 +72,10 @@ export interface SkippedNotification extends NotificationReportItem {
 export interface NotificationReport {
   /** When the pass started, by the injected clock. */
   readonly startedAt: Date
+  /** Notifications sent in this pass. */
   readonly sent: readonly SentNotification[]
+  /** Notifications whose send failed; retried on the next pass. */
   readonly failed: readonly FailedNotification[]
+  /** Claimed notifications that no longer applied, not sent. */
   readonly skipped: readonly SkippedNotification[]
 }

@@ -54,37 +54,55 @@ export function subscriptionOf(started: Promise<() => Promise<void>>): Subscript
 
 /** What the adapter needs of a `pg` result. */
 export interface PgResultLike {
+  /** The rows the statement returned. */
   readonly rows: readonly unknown[]
 }
 
 /** What the adapter needs of a `pg` connection (a `Client`, or a `PoolClient` on loan). */
 export interface PgConnectionLike {
+  /** Runs one statement with `$1`… parameters. */
   query(text: string, values?: unknown[]): Promise<PgResultLike>
 }
 
 /** A `pg` `PoolClient`: a connection on loan from a pool. */
 export interface PgPoolClientLike extends PgConnectionLike {
+  /** Gives the connection back to the pool (or destroys it). */
   release(destroy?: boolean | Error): void
+  /** Listens for the connection's errors while it is on loan. */
   on?(event: 'error', listener: (error: Error) => void): unknown
+  /** Stops listening for them. */
   removeListener?(event: 'error', listener: (error: Error) => void): unknown
 }
 
 /** What the adapter needs of a `pg` `Pool`. */
 export interface PgPoolLike extends PgConnectionLike {
+  /** Borrows a connection (for a transaction or `LISTEN`). */
   connect(): Promise<PgPoolClientLike>
+  /** How many connections the pool holds. */
   readonly totalCount: number
 }
 
 /** What the adapter needs of a `pg` `Client` (one connection). */
 export interface PgClientLike extends PgConnectionLike {
+  /** Receives `NOTIFY` messages on the channels the client listens to. */
   on(event: 'notification', listener: (message: { channel: string; payload?: string | undefined }) => void): unknown
+  /** Stops receiving them. */
   removeListener(event: 'notification', listener: (message: { channel: string; payload?: string | undefined }) => void): unknown
 }
 
 /** What the adapter needs of a PGlite instance (`@electric-sql/pglite`). */
 export interface PGliteLike {
-  query<T>(query: string, params?: unknown[]): Promise<{ rows: T[] }>
+  /** Runs one statement with `$1`… parameters. */
+  query<T>(
+    query: string,
+    params?: unknown[],
+  ): Promise<{
+    /** The rows the statement returned. */
+    rows: T[]
+  }>
+  /** Runs `callback` in a transaction, rolled back when it throws. */
   transaction<T>(callback: (tx: { query<R>(query: string, params?: unknown[]): Promise<{ rows: R[] }> }) => Promise<T>): Promise<T>
+  /** Listens to a `NOTIFY` channel; resolves the function that stops listening. */
   listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>
 }
 
