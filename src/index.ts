@@ -25,6 +25,7 @@ export type { PasscodesApi } from './service/passcodes/passcodes'
 export type { UserPasscodesApi } from './service/user-passcodes/user-passcodes'
 export type { PartnersApi } from './service/connect/partners-api'
 export type { AccountsApi } from './service/accounts'
+export type { PepperReport } from './service/authenticate/peppers'
 export { IssuedPasscode } from './service/issued-passcode'
 export { staticPartners } from './service/connect/partners'
 export { startExpiryNotifier } from './service/notifier/expiry-notifier'
@@ -54,7 +55,7 @@ export {
   passcodeHint,
   passcodePattern,
 } from './core/passcode-format'
-export { constantTimeEqual, createPasscodeHasher } from './core/hashing'
+export { constantTimeEqual, createPasscodeHasher, pepperId } from './core/hashing'
 export type { PasscodeHasher } from './core/hashing'
 export { EXPIRING_SOON_DAYS, passcodeStatus } from './core/status'
 export type { PasscodeStatus, StatusInput } from './core/status'

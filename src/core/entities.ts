@@ -94,6 +94,11 @@ export interface AccountPasscodeRecord {
   readonly lastUsedAt: number | null
   /** The partner of the last recorded `/v1/connect` with it. */
   readonly lastUsedPartner: string | null
+  /**
+   * The id of the pepper that keyed `hash` (`pepperId()`, SPEC §5.28); absent or `null`
+   * when unknown (a hash written before schema version 3).
+   */
+  readonly pepperId?: string | null
 }
 
 /** A user passcode as stored: the hash and the value encrypted as a JWE. */
@@ -120,6 +125,11 @@ export interface UserPasscodeRecord {
   readonly lastUsedAt: number | null
   /** The partner of the last recorded `/v1/connect` with it. */
   readonly lastUsedPartner: string | null
+  /**
+   * The id of the pepper that keyed `hash` (`pepperId()`, SPEC §5.28); absent or `null`
+   * when unknown (a hash written before schema version 3).
+   */
+  readonly pepperId?: string | null
 }
 
 /** What management operations return for an account passcode. */

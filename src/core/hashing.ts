@@ -30,6 +30,27 @@ export function createPasscodeHasher(pepper?: string | Uint8Array): PasscodeHash
   return (value) => bytesToHex(keyed.clone().update(utf8ToBytes(value)).digest())
 }
 
+/** The id of "no pepper" (plain SHA-256) in {@link pepperId}. */
+export const NO_PEPPER_ID = 'none'
+
+/**
+ * A short, stable id of a pepper, stored next to each hash so that an operator can
+ * count the hashes still keyed by an older pepper (SPEC §5.28): the first 16 hex
+ * characters of HMAC-SHA256(pepper, "passcode-auth pepper id"), which tells nothing
+ * about the pepper; `'none'` for no pepper.
+ *
+ * @example
+ * ```ts
+ * pepperId(null) // 'none'
+ * pepperId(process.env.PASSCODE_PEPPER!) // '9c1d…' (16 hex characters)
+ * ```
+ */
+export function pepperId(pepper: string | Uint8Array | null): string {
+  if (pepper === null) return NO_PEPPER_ID
+  const key = typeof pepper === 'string' ? utf8ToBytes(pepper) : pepper
+  return bytesToHex(hmac(sha256, key, utf8ToBytes('passcode-auth pepper id'))).slice(0, 16)
+}
+
 /**
  * Compares two strings in time that depends only on their lengths, not on where they
  * differ. Use it for hashes and other secrets of public length.

@@ -12,6 +12,7 @@ export type {
   NotificationKind,
   PasscodeRotation,
   PasscodeStore,
+  Rehash,
   UpdateResult,
   UsageEntry,
 } from './passcode-store'

@@ -72,6 +72,23 @@ export interface PasscodeRotation {
   readonly previousHashEndsAt: number | null
   /** The time of the rotation, UTC milliseconds. */
   readonly updatedAt: number
+  /** The id of the pepper that keyed `hash` (SPEC §5.28). @default null (unknown) */
+  readonly pepperId?: string | null
+}
+
+/**
+ * A credential that verified under an older pepper (or under an unknown one), to be
+ * stored again under the current pepper (SPEC §5.28): `fromHash` is the hash that
+ * matched, `toHash` the current pepper's (the same when only the id was unknown).
+ */
+export interface Rehash {
+  readonly kind: 'account' | 'user'
+  readonly accountId: string
+  /** The passcode ID (`account`) or the user ID (`user`). */
+  readonly id: string
+  readonly fromHash: string
+  readonly toHash: string
+  readonly pepperId: string
 }
 
 /**
@@ -244,6 +261,19 @@ export interface PasscodeStore {
   findCredentialByHash(hash: string): Promise<CredentialMatch | null>
 
   /**
+   * Stores a credential's hash again under the current pepper (SPEC §5.28), only if its
+   * hash is still `fromHash` (a concurrent reset or rotation wins); `true` when written.
+   * No invalidation: the credential and its value are unchanged. Optional: without it,
+   * hashes stay under the pepper that made them.
+   */
+  rehashCredential?(rehash: Rehash): Promise<boolean>
+  /**
+   * How many stored hashes (account and user passcodes, not deleted) each pepper id
+   * keyed; hashes whose pepper is unknown are counted under `null`. Optional.
+   */
+  countHashesByPepper?(): Promise<ReadonlyMap<string | null, number>>
+
+  /**
    * Records a batch of uses in one write (one statement in SQL): for each entry whose
    * instant is later than the stored `lastUsedAt`, sets it, and the partner when the
    * entry has one. Entries of deleted passcodes are skipped. Publishes nothing: usage
@@ -260,7 +290,7 @@ export interface PasscodeStore {
   resetUserPasscode(
     accountId: string,
     userId: string,
-    fields: Pick<UserPasscodeRecord, 'hash' | 'ciphertext' | 'hint' | 'grantedAt' | 'expiresAt'>,
+    fields: Pick<UserPasscodeRecord, 'hash' | 'ciphertext' | 'hint' | 'grantedAt' | 'expiresAt' | 'pepperId'>,
   ): Promise<UserPasscodeRecord | null>
   /** Marks the user passcode revoked; `null` when there is none or it is revoked already. Publishes an invalidation. */
   revokeUserPasscode(accountId: string, userId: string, revokedAt: number): Promise<UserPasscodeRecord | null>

@@ -7,6 +7,7 @@ import type { UserPasscodeCrypto } from './user-passcodes/user-passcode-crypto'
 import type { OwnerRefusal } from './authenticate/authenticate'
 import type { RefusalCache } from './authenticate/refusal-cache'
 import type { SharedReads } from './authenticate/shared-reads'
+import type { Pepper, Peppers } from './authenticate/peppers'
 import type { VerificationCache } from './authenticate/verification-cache'
 import type { UsageRecorder } from './usage/usage-recorder'
 
@@ -14,6 +15,8 @@ import type { UsageRecorder } from './usage/usage-recorder'
 export interface CredentialRead {
   readonly match: CredentialMatch | null
   readonly hash: string
+  /** The pepper whose hash matched (the current one when nothing did), SPEC §5.28. */
+  readonly pepper: Pepper
 }
 
 /** What every operation of one `createPasscodeAuth` instance shares. */
@@ -21,7 +24,10 @@ export interface ServiceContext {
   readonly options: ResolvedOptions
   readonly store: PasscodeStore
   readonly partners: PartnerRegistry
+  /** The current pepper's hasher: every new hash. */
   readonly hash: PasscodeHasher
+  /** The `pepper` option: the current one and the older ones that still verify (SPEC §5.28). */
+  readonly peppers: Peppers
   /** Epoch ms from the injected clock. */
   readonly now: () => number
   readonly cache: VerificationCache | undefined

@@ -1,4 +1,6 @@
-import { createPasscodeHasher } from '../core/hashing'
+import { ConfigurationError } from '../core/errors'
+import { NO_PEPPER_ID } from '../core/hashing'
+import { pepperReport, resolvePeppers, type PepperReport } from './authenticate/peppers'
 import type { Invalidation } from '../ports/passcode-store'
 import { createAccountsApi, type AccountsApi } from './accounts'
 import { withAdapterHints } from './adapter-hints'
@@ -43,6 +45,13 @@ export interface PasscodeAuth {
    */
   notifyExpirations(): Promise<NotificationReport>
   /**
+   * How many stored hashes the current pepper and each older one of the `pepper` list
+   * key, and how many were made by a pepper not known (SPEC §5.28): an older pepper can
+   * be removed once its count and `unknown` are 0. Throws a `ConfigurationError` when
+   * the store cannot count (no `countHashesByPepper`).
+   */
+  pepperReport(): Promise<PepperReport>
+  /**
    * Stops listening to store invalidations and writes the last uses this instance has
    * not flushed yet (SPEC §5.27). Call it before closing the store. The store itself
    * stays open.
@@ -83,11 +92,13 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   const emit = createEmitter(resolved.onEvent, now)
   const usage = resolved.usage === false ? undefined : new UsageRecorder(resolved.store, resolved.usage, emit)
 
+  const peppers = resolvePeppers(resolved.pepper)
   const context: ServiceContext = {
     options: resolved,
     store: resolved.store,
     partners: partners as ServiceContext['partners'],
-    hash: createPasscodeHasher(resolved.pepper),
+    hash: peppers.current.hash,
+    peppers,
     now,
     cache,
     refusals,
@@ -96,6 +107,12 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     emit,
     invalidate,
     usage,
+  }
+  if (peppers.current.id === NO_PEPPER_ID && globalThis.process?.env?.NODE_ENV === 'production') {
+    context.emit?.({
+      type: 'config.no_pepper',
+      message: 'NODE_ENV is production and passcode hashes are plain SHA-256: set the pepper option (a list to add one to a running deployment, SPEC §5.28)',
+    })
   }
   const unsubscribe = cache !== undefined ? resolved.store.subscribe?.(invalidate) : undefined
   const limited = withRateLimit(context, createAuthenticate(context), resolved.rateLimit)
@@ -116,6 +133,11 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     authenticate,
     connect: withAdapterHints(createConnect(context, limited), { usesClientAddress }),
     notifyExpirations: createNotifyExpirations(context),
+    async pepperReport() {
+      const report = await pepperReport(resolved.store, peppers)
+      if (report === undefined) throw new ConfigurationError('The passcode store cannot count its hashes by pepper (no countHashesByPepper)')
+      return report
+    },
     async close() {
       unsubscribe?.()
       await usage?.close()

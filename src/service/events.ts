@@ -139,6 +139,16 @@ export type AuditEvent =
       /** What went wrong, without secrets. */
       readonly error: string
     }
+  | {
+      /**
+       * Reported once, at `createPasscodeAuth`, when `NODE_ENV` is `production` and new
+       * hashes are plain SHA-256 (no `pepper`, or `null` first in the list): a stolen
+       * database then lets anyone test guesses offline (SPEC §5.28).
+       */
+      readonly type: 'config.no_pepper'
+      readonly at: Date
+      readonly message: string
+    }
 
 /** The type names of {@link AuditEvent}. */
 export type AuditEventType = AuditEvent['type']

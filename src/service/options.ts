@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { InvalidOptionsError } from '../core/errors'
+import { pepperId } from '../core/hashing'
 import { DEFAULT_PASSCODE_PREFIX, isValidPrefix } from '../core/passcode-format'
 import { MAX_ACCOUNT_PASSCODES } from '../core/rules'
 import { EXPIRING_SOON_DAYS } from '../core/status'
@@ -59,8 +60,14 @@ export interface PasscodeAuthOptions {
    * `kid`). Granting user passcodes without keys fails with a ConfigurationError.
    */
   encryptionKeys?: readonly EncryptionKey[]
-  /** Server secret (≥ 16 bytes) that keys the passcode hash (HMAC-SHA256). @default none: SHA-256 */
-  pepper?: string | Uint8Array
+  /**
+   * Server secret (≥ 16 bytes) that keys the passcode hash (HMAC-SHA256), or a list of
+   * them for rotation (SPEC §5.28): the first keys new hashes, every one verifies, and a
+   * passcode that verifies under a later one is re-hashed under the first. `null` in the
+   * list stands for "no pepper" (plain SHA-256), so a deployment that ran without one
+   * adds one with `[newPepper, null]`. @default none: SHA-256
+   */
+  pepper?: string | Uint8Array | readonly (string | Uint8Array | null)[]
   /** Prefix of generated passcodes. @default 'psc' */
   prefix?: string
   /** Rule limits. @default { maxAccountPasscodes: 100, expiringSoonDays: 30 } */
@@ -154,6 +161,12 @@ const partnersSchema = z.union(
 
 const keyBytes = z.union([z.string(), z.instanceof(Uint8Array)])
 
+const pepperValue = z
+  .union([z.string(), z.instanceof(Uint8Array)])
+  .refine((value) => (typeof value === 'string' ? new TextEncoder().encode(value).length : value.length) >= 16, {
+    message: 'must be at least 16 bytes',
+  })
+
 const maxFailures = z.union([z.literal(false), z.number().int().min(1).max(10_000)])
 
 const optionsSchema = z.object({
@@ -190,10 +203,16 @@ const optionsSchema = z.object({
     .min(1, 'must hold at least one key when given')
     .optional(),
   pepper: z
-    .union([z.string(), z.instanceof(Uint8Array)])
-    .refine((value) => (typeof value === 'string' ? new TextEncoder().encode(value).length : value.length) >= 16, {
-      message: 'must be at least 16 bytes',
-    })
+    .union([
+      pepperValue,
+      z
+        .array(pepperValue.nullable())
+        .min(1, 'must hold at least one pepper (or null) when a list')
+        .max(8, 'must hold at most 8 peppers')
+        .refine((list) => new Set(list.map((item) => (item === null ? null : pepperId(item)))).size === list.length, {
+          message: 'must not hold the same pepper twice',
+        }),
+    ])
     .optional(),
   prefix: z
     .string()

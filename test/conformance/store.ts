@@ -7,6 +7,7 @@ import type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
 import { invalidationCases } from './store/invalidations'
 import { lookupCases } from './store/lookup'
 import { notificationCases } from './store/notifications'
+import { pepperRotationCases } from './store/pepper-rotation'
 import { unicodeNameCases } from './store/unicode-names'
 import { userPasscodeCases } from './store/user-passcodes'
 
@@ -57,5 +58,6 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     concurrencyCases(fixture)
     lookupCases(fixture, options.queryPlan ?? false)
     endToEndCases(fixture)
+    pepperRotationCases(fixture)
   })
 }

@@ -9,7 +9,9 @@ import { createUserPasscodeCrypto } from '../../src/service/user-passcodes/user-
 import { toDatabase, type PostgresDatabase } from '../../src/stores/postgres/database'
 import { applyMigrations, migrate } from '../../src/stores/postgres/migrate'
 import { MIGRATIONS } from '../../src/stores/postgres/migrations'
+import { postgresRateLimitStore } from '../../src/stores/postgres/postgres-rate-limit-store'
 import { postgresStore } from '../../src/stores/postgres/postgres-store'
+import { eventually } from '../conformance/store/fixtures'
 import { uniqueSchema } from './sql-fixture'
 
 /** A database that outlives its connections: opened once per "release", then dropped. */
@@ -136,6 +138,25 @@ export function migrationCases(name: string, connections: MigrationConnections):
         const used = await store.getAccountPasscode('acc_old', data.account.id)
         expect(used).toMatchObject({ partners: ['globex'], lastUsedAt: NOW, lastUsedPartner: 'globex' })
         expect(await store.getUserPasscode('acc_old', 'u_old')).toMatchObject({ lastUsedAt: NOW, lastUsedPartner: null })
+
+        // Version 3, pepper rotation: the old hashes' pepper is unknown until each verifies;
+        // the three that verified above (two account passcodes, the user's) are labelled.
+        await eventually(async () => expect(await auth.pepperReport()).toEqual({ current: 3, older: [], unknown: 1 }))
+        // Adding a pepper to this deployment keeps the old passcodes working and re-hashes them.
+        const pepper = randomBytes(32)
+        const withPepper = createPasscodeAuth({ store, pepper: [pepper, null], encryptionKeys: keys, clock, cache: false })
+        expect((await withPepper.authenticate({ accountId: 'acc_old', passcode: data.account.value })).ok).toBe(true)
+        await eventually(async () => expect(await withPepper.pepperReport()).toEqual({ current: 1, older: [2], unknown: 1 }))
+        expect((await createPasscodeAuth({ store, pepper, clock }).authenticate({ accountId: 'acc_old', passcode: data.account.value })).ok).toBe(true)
+        await withPepper.close()
+
+        // Version 3, the fleet-wide limiter's table: failures shared, rows bounded.
+        const limiter = postgresRateLimitStore(after.db, { schema, listen: false })
+        for (let i = 0; i < 5; i++) limiter.recordFailure('address:192.0.2.1', 3, 60_000, NOW + i)
+        await limiter.flush()
+        const rows = await toDatabase(after.db).query(`SELECT cardinality(instants) AS kept FROM ${schema}.rate_limit_failures`)
+        expect(rows.map((row) => Number(row.kept))).toEqual([3])
+        await limiter.close()
       } finally {
         await auth.close()
         await store.close()

@@ -1,6 +1,7 @@
 import type { Principal } from '../../core/entities'
 import { StorageTimeoutError } from '../../core/errors'
 import { constantTimeEqual } from '../../core/hashing'
+import { findUnderPeppers, rehashIfOlder } from './peppers'
 import { isWellFormedPasscode } from '../../core/passcode-format'
 import { isVisibleAscii } from '../../core/rules'
 import { FAILURES, type FailureBody, type FailureReason } from '../../protocol/outcomes'
@@ -150,10 +151,7 @@ export function createAuthenticate(context: ServiceContext): BudgetedAuthenticat
 
     const generation = cache?.generation ?? 0
     const refusalGeneration = refusals?.generation ?? 0
-    const shared = reads.read(passcode, () => {
-      const hash = context.hash(passcode)
-      return store.findCredentialByHash(hash).then((match) => ({ match, hash }))
-    })
+    const shared = reads.read(passcode, () => findUnderPeppers(store, context.peppers, passcode, context.hash(passcode)))
     let read: CredentialRead
     try {
       read = await (budget ?? startBudget(timeoutMs)).run(shared)
@@ -176,6 +174,7 @@ export function createAuthenticate(context: ServiceContext): BudgetedAuthenticat
 
     const principal = principalOf(match)
     cache?.set(passcode, principal, validUntil, now, generation)
+    rehashIfOlder(store, context.peppers, match, read, passcode)
     return succeed(principal, now)
   }
 }

@@ -70,6 +70,7 @@ export function createPasscodesApi(context: ServiceContext): PasscodesApi {
             name,
             nameKey: passcodeNameKey(name),
             hash: context.hash(value),
+            pepperId: context.peppers.current.id,
             hint,
             expiry,
             createdAt: now,

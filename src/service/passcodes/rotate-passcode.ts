@@ -37,7 +37,7 @@ export function createRotatePasscode(
     const value = generatePasscode({ prefix: options.prefix })
     const previousHashEndsAt = overlapMinutes === 0 ? null : now + overlapMinutes * MINUTE_MS
     const rotated = await storeCall(() =>
-      store.rotateAccountPasscode(account, id, { hash: context.hash(value), hint: passcodeHint(value), previousHashEndsAt, updatedAt: now }),
+      store.rotateAccountPasscode(account, id, { hash: context.hash(value), pepperId: context.peppers.current.id, hint: passcodeHint(value), previousHashEndsAt, updatedAt: now }),
     )
     if (rotated === null) throw new NotFoundError('No such passcode in this account')
     context.invalidate({ type: 'account_passcode', accountId: account, passcodeId: id })

@@ -54,7 +54,12 @@ export function createUserPasscodesApi(context: ServiceContext): UserPasscodesAp
   })
   const freshValue = async (owner: { accountId: string; userId: string }) => {
     const value = generatePasscode({ prefix: options.prefix })
-    return { hash: context.hash(value), hint: passcodeHint(value), ciphertext: await encryption().encrypt(value, owner) }
+    return {
+      hash: context.hash(value),
+      pepperId: context.peppers.current.id,
+      hint: passcodeHint(value),
+      ciphertext: await encryption().encrypt(value, owner),
+    }
   }
   const notFound = () => new NotFoundError('The user has no active user passcode')
 

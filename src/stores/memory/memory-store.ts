@@ -14,6 +14,7 @@ import type {
   NotificationKind,
   PasscodeStore,
   UpdateResult,
+  Rehash,
   UsageEntry,
 } from '../../ports/passcode-store'
 import { dueNotification } from '../../core/notifications'
@@ -129,8 +130,11 @@ export function memoryStore(): PasscodeStore {
       if (current.previousHash !== null) byHash.delete(current.previousHash)
       const keepsCurrent = rotation.previousHashEndsAt !== null
       if (!keepsCurrent) byHash.delete(current.hash)
+      // The replaced hash's pepper says nothing about the new one.
+      const { pepperId: _replaced, ...unchanged } = current
       const next: AccountPasscodeRecord = {
-        ...current,
+        ...unchanged,
+        ...(rotation.pepperId != null && { pepperId: rotation.pepperId }),
         hash: rotation.hash,
         hint: rotation.hint,
         previousHash: keepsCurrent ? current.hash : null,
@@ -182,6 +186,30 @@ export function memoryStore(): PasscodeStore {
       const record = users.get(entry.key)
       if (record === undefined) return null
       return { kind: 'user', record: { ...record }, acceptedPasscodes: accepted.get(record.accountId) ?? 'account' }
+    },
+
+    async rehashCredential({ kind, accountId, id, fromHash, toHash, pepperId }: Rehash) {
+      const key = kind === 'account' ? id : userKey(accountId, id)
+      const current = kind === 'account' ? ownPasscode(accountId, id) : users.get(key)
+      if (current === undefined || current.accountId !== accountId || current.hash !== fromHash) return false
+      byHash.delete(fromHash)
+      if (kind === 'account') {
+        passcodes.set(id, { ...(current as AccountPasscodeRecord), hash: toHash, pepperId })
+        byHash.set(toHash, { kind: 'account', id })
+      } else {
+        users.set(key, { ...(current as UserPasscodeRecord), hash: toHash, pepperId })
+        byHash.set(toHash, { kind: 'user', key })
+      }
+      return true
+    },
+
+    async countHashesByPepper() {
+      const counts = new Map<string | null, number>()
+      for (const record of [...passcodes.values(), ...users.values()]) {
+        const id = record.pepperId ?? null
+        counts.set(id, (counts.get(id) ?? 0) + 1)
+      }
+      return counts
     },
 
     async recordUsage(entries: readonly UsageEntry[]) {

@@ -128,7 +128,7 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
 
     rotateAccountPasscode(accountId, passcodeId, rotation) {
       return write(async (tx) => {
-        const params = [accountId, passcodeId, rotation.hash, rotation.hint, rotation.previousHashEndsAt, rotation.updatedAt]
+        const params = [accountId, passcodeId, rotation.hash, rotation.hint, rotation.previousHashEndsAt, rotation.updatedAt, rotation.pepperId ?? null]
         const row = one(await tx.query(sql.rotateAccountPasscode, params))
         if (row === null) return { result: null }
         return { result: toAccountPasscode(row), invalidation: { type: 'account_passcode', accountId, passcodeId } }
@@ -162,6 +162,17 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
         : { kind: 'user', record: toUserPasscode(row), acceptedPasscodes }
     },
 
+    async rehashCredential({ kind, accountId, id, fromHash, toHash, pepperId }) {
+      const statement = kind === 'account' ? sql.rehashAccountPasscode : sql.rehashUserPasscode
+      const rows = await database.query(`${statement} RETURNING 1 AS written`, [accountId, id, fromHash, toHash, pepperId])
+      return rows.length > 0
+    },
+
+    async countHashesByPepper() {
+      const rows = await database.query(sql.countHashesByPepper)
+      return new Map(rows.map((row) => [row.pepper_id === null ? null : String(row.pepper_id), Number(row.hashes)]))
+    },
+
     async recordUsage(entries) {
       if (entries.length === 0) return 0
       const [row] = await database.query(sql.recordUsage, usageParams(entries))
@@ -185,7 +196,7 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
 
     resetUserPasscode(accountId, userId, fields) {
       return write(async (tx) => {
-        const params = [accountId, userId, fields.hash, fields.ciphertext, fields.hint, fields.grantedAt, fields.expiresAt]
+        const params = [accountId, userId, fields.hash, fields.ciphertext, fields.hint, fields.grantedAt, fields.expiresAt, fields.pepperId ?? null]
         const row = one(await tx.query(sql.resetUserPasscode, params))
         if (row === null) return { result: null }
         return { result: toUserPasscode(row), invalidation: { type: 'user_passcode', accountId, userId } }

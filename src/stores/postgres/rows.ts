@@ -30,8 +30,12 @@ export function toAccountPasscode(row: Row): AccountPasscodeRecord {
     previousHashEndsAt: optionalMs(row.previous_hash_ends_at),
     lastUsedAt: optionalMs(row.last_used_at),
     lastUsedPartner: optionalText(row.last_used_partner),
+    ...pepperOf(row),
   }
 }
+
+// Only when known, so that records written before schema version 3 read as they were.
+const pepperOf = (row: Row): { pepperId?: string } => (row.pepper_id === null || row.pepper_id === undefined ? {} : { pepperId: text(row.pepper_id) })
 
 /** A row of `user_passcodes` as a record. */
 export function toUserPasscode(row: Row): UserPasscodeRecord {
@@ -47,6 +51,7 @@ export function toUserPasscode(row: Row): UserPasscodeRecord {
     revokedAt: optionalMs(row.revoked_at),
     lastUsedAt: optionalMs(row.last_used_at),
     lastUsedPartner: optionalText(row.last_used_partner),
+    ...pepperOf(row),
   }
 }
 
@@ -64,6 +69,7 @@ export function accountPasscodeParams(record: AccountPasscodeRecord): unknown[] 
     record.updatedAt,
     record.expiresAt,
     record.partners == null ? null : [...record.partners],
+    record.pepperId ?? null,
   ]
 }
 
@@ -80,6 +86,7 @@ export function userPasscodeParams(record: UserPasscodeRecord): unknown[] {
     record.grantedAt,
     record.expiresAt,
     record.revokedAt,
+    record.pepperId ?? null,
   ]
 }
 

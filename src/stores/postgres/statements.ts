@@ -1,13 +1,14 @@
-const ACCOUNT_INSERT_COLUMNS = 'id, account_id, name, name_key, hash, hint, expiry_days, created_at, updated_at, expires_at, partners'
+const ACCOUNT_INSERT_COLUMNS = 'id, account_id, name, name_key, hash, hint, expiry_days, created_at, updated_at, expires_at, partners, pepper_id'
 const ACCOUNT_COLUMNS = `${ACCOUNT_INSERT_COLUMNS}, previous_hash, previous_hash_ends_at, last_used_at, last_used_partner`
-const USER_INSERT_COLUMNS = 'account_id, user_id, hash, ciphertext, hint, validity_type, validity_days, granted_at, expires_at, revoked_at'
+const USER_INSERT_COLUMNS = 'account_id, user_id, hash, ciphertext, hint, validity_type, validity_days, granted_at, expires_at, revoked_at, pepper_id'
 const USER_COLUMNS = `${USER_INSERT_COLUMNS}, last_used_at, last_used_partner`
 
 // The account branch of the lookup, in the column order the user branch repeats.
 const ACCOUNT_BRANCH = `p.account_id, p.id, NULL::text AS user_id, p.name, p.name_key, p.hash, p.hint,
                p.expiry_days, p.created_at, p.updated_at, p.expires_at, p.partners, p.previous_hash, p.previous_hash_ends_at,
                p.last_used_at, p.last_used_partner, NULL::text AS ciphertext,
-               NULL::text AS validity_type, NULL::integer AS validity_days, NULL::bigint AS granted_at, NULL::bigint AS revoked_at`
+               NULL::text AS validity_type, NULL::integer AS validity_days, NULL::bigint AS granted_at, NULL::bigint AS revoked_at,
+               p.pepper_id`
 
 /**
  * Every statement of the store, for one schema: the same SQL for `pg` and PGlite.
@@ -30,7 +31,7 @@ export function statements(s: string) {
         UNION ALL
         SELECT 'user', u.account_id, NULL, u.user_id, NULL, NULL, u.hash, u.hint,
                NULL, NULL, NULL, u.expires_at, NULL, NULL, NULL, u.last_used_at, u.last_used_partner, u.ciphertext,
-               u.validity_type, u.validity_days, u.granted_at, u.revoked_at
+               u.validity_type, u.validity_days, u.granted_at, u.revoked_at, u.pepper_id
         FROM ${s}.user_passcodes u WHERE u.hash = $1::text
       ) AS c
       LEFT JOIN ${s}.accounts a ON a.account_id = c.account_id
@@ -43,7 +44,7 @@ export function statements(s: string) {
       FROM ${s}.account_passcodes WHERE account_id = $1::text`,
     insertAccountPasscode: `
       INSERT INTO ${s}.account_passcodes (${ACCOUNT_INSERT_COLUMNS})
-      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text[])
+      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text[], $12::text)
       RETURNING ${ACCOUNT_COLUMNS}`,
     updateAccountPasscode: `
       UPDATE ${s}.account_passcodes SET
@@ -62,7 +63,8 @@ export function statements(s: string) {
         previous_hash_ends_at = $5::bigint,
         hash = $3::text,
         hint = $4::text,
-        updated_at = $6::bigint
+        updated_at = $6::bigint,
+        pepper_id = $7::text
       WHERE account_id = $1::text AND id = $2::text
       RETURNING ${ACCOUNT_COLUMNS}`,
     // One statement for a whole batch, over both tables; a row is written only when the
@@ -94,19 +96,19 @@ export function statements(s: string) {
       SELECT revoked_at, expires_at FROM ${s}.user_passcodes WHERE account_id = $1::text AND user_id = $2::text FOR UPDATE`,
     insertUserPasscode: `
       INSERT INTO ${s}.user_passcodes (${USER_INSERT_COLUMNS})
-      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint)
+      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text)
       ON CONFLICT (account_id, user_id) DO NOTHING
       RETURNING ${USER_COLUMNS}`,
     replaceUserPasscode: `
       UPDATE ${s}.user_passcodes SET
         hash = $3::text, ciphertext = $4::text, hint = $5::text, validity_type = $6::text, validity_days = $7::integer,
-        granted_at = $8::bigint, expires_at = $9::bigint, revoked_at = $10::bigint,
+        granted_at = $8::bigint, expires_at = $9::bigint, revoked_at = $10::bigint, pepper_id = $11::text,
         last_used_at = NULL, last_used_partner = NULL
       WHERE account_id = $1::text AND user_id = $2::text
       RETURNING ${USER_COLUMNS}`,
     resetUserPasscode: `
       UPDATE ${s}.user_passcodes SET
-        hash = $3::text, ciphertext = $4::text, hint = $5::text, granted_at = $6::bigint, expires_at = $7::bigint
+        hash = $3::text, ciphertext = $4::text, hint = $5::text, granted_at = $6::bigint, expires_at = $7::bigint, pepper_id = $8::text
       WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
       RETURNING ${USER_COLUMNS}`,
     revokeUserPasscode: `
@@ -118,6 +120,18 @@ export function statements(s: string) {
       SELECT ${USER_COLUMNS} FROM ${s}.user_passcodes WHERE account_id = $1::text ORDER BY user_id COLLATE "C"`,
 
     getAcceptedPasscodes: `SELECT accepted_passcodes FROM ${s}.accounts WHERE account_id = $1::text`,
+
+    // SPEC §5.28: only while the hash is still the one that matched.
+    rehashAccountPasscode: `
+      UPDATE ${s}.account_passcodes SET hash = $4::text, pepper_id = $5::text
+      WHERE account_id = $1::text AND id = $2::text AND hash = $3::text`,
+    rehashUserPasscode: `
+      UPDATE ${s}.user_passcodes SET hash = $4::text, pepper_id = $5::text
+      WHERE account_id = $1::text AND user_id = $2::text AND hash = $3::text`,
+    countHashesByPepper: `
+      SELECT pepper_id, count(*)::integer AS hashes FROM (
+        SELECT pepper_id FROM ${s}.account_passcodes UNION ALL SELECT pepper_id FROM ${s}.user_passcodes
+      ) AS h GROUP BY pepper_id`,
     setAcceptedPasscodes: `
       INSERT INTO ${s}.accounts (account_id, accepted_passcodes) VALUES ($1::text, $2::text)
       ON CONFLICT (account_id) DO UPDATE SET accepted_passcodes = excluded.accepted_passcodes`,

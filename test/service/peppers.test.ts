@@ -1,0 +1,43 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createPasscodeAuth, InvalidOptionsError, type AuditEvent, type PasscodeStore } from '../../src/index'
+import { memoryStore } from '../../src/memory'
+
+describe('SPEC 5.28 the pepper option', () => {
+  afterEach(() => vi.unstubAllEnvs())
+
+  it('reports running without a pepper with NODE_ENV=production once, through onEvent, with no secret', () => {
+    vi.stubEnv('NODE_ENV', 'production')
+    for (const pepper of [undefined, [null, 'p'.repeat(32)]] as const) {
+      const events: AuditEvent[] = []
+      createPasscodeAuth({ store: memoryStore(), onEvent: (event) => void events.push(event), ...(pepper && { pepper }) })
+      expect(events).toEqual([{ type: 'config.no_pepper', at: expect.any(Date), message: expect.stringContaining('plain SHA-256') }])
+    }
+    const events: AuditEvent[] = []
+    createPasscodeAuth({ store: memoryStore(), pepper: ['p'.repeat(32), null], onEvent: (event) => void events.push(event) })
+    expect(events).toEqual([])
+  })
+
+  it('reports nothing outside production', () => {
+    vi.stubEnv('NODE_ENV', 'development')
+    const events: AuditEvent[] = []
+    createPasscodeAuth({ store: memoryStore(), onEvent: (event) => void events.push(event) })
+    expect(events).toEqual([])
+  })
+
+  it('validates the list: 1 to 8 peppers of 16 bytes or more, null allowed, none twice', () => {
+    const create = (pepper: unknown) => () => createPasscodeAuth({ store: memoryStore(), pepper: pepper as string })
+    expect(create(['p'.repeat(16), null])).not.toThrow()
+    expect(create([null])).not.toThrow()
+    expect(create([])).toThrow(InvalidOptionsError)
+    expect(create(['short'])).toThrow(/pepper/)
+    expect(create(['p'.repeat(16), 'p'.repeat(16)])).toThrow(/twice/)
+    expect(create([null, null])).toThrow(/twice/)
+    expect(create(Array.from({ length: 9 }, (_, i) => `${i}`.repeat(16)))).toThrow(InvalidOptionsError)
+  })
+
+  it('throws a ConfigurationError for the report when the store cannot count', async () => {
+    const { countHashesByPepper: _, ...store } = memoryStore() as PasscodeStore & Record<string, unknown>
+    const auth = createPasscodeAuth({ store: store as PasscodeStore })
+    await expect(auth.pepperReport()).rejects.toMatchObject({ code: 'ERR_CONFIGURATION' })
+  })
+})
