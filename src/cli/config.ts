@@ -84,6 +84,18 @@ export const SETTINGS = {
       .refine((value) => Buffer.byteLength(value) >= 16 && Buffer.byteLength(value) <= 1024, 'must be 16 to 1024 bytes')
       .optional(),
   },
+  previousPeppers: {
+    env: 'PASSCODE_AUTH_PREVIOUS_PEPPERS',
+    schema: z
+      .string()
+      .transform((text) => text.split(',').map((entry) => entry.trim()))
+      .refine(
+        (list) => list.length <= 7 && list.every((entry) => entry === 'none' || (Buffer.byteLength(entry) >= 16 && Buffer.byteLength(entry) <= 1024)),
+        'must be up to 7 older peppers (16 to 1024 bytes each, or "none" for hashes made without one), separated by commas',
+      )
+      .transform((list) => list.map((entry) => (entry === 'none' ? null : entry)))
+      .optional(),
+  },
   encryptionKeys: { env: 'PASSCODE_AUTH_ENCRYPTION_KEYS', schema: encryptionKeys.optional() },
   lockWaitMs: {
     env: 'PASSCODE_AUTH_LOCK_WAIT_MS',
@@ -152,6 +164,8 @@ export type StorageConfig =
       /** How long to wait for a data folder another command is using. */
       readonly lockWaitMs: number
       readonly pepper?: string
+      /** Older peppers that still verify, re-hashed under the current one (SPEC §5.28); `null` for none. */
+      readonly previousPeppers?: readonly (string | null)[]
       readonly encryptionKeys?: EncryptionKey[]
     }
   | {
@@ -160,6 +174,8 @@ export type StorageConfig =
       /** The PostgreSQL schema that holds the tables. */
       readonly schema: string
       readonly pepper: string
+      /** Older peppers that still verify, re-hashed under the current one (SPEC §5.28); `null` for none. */
+      readonly previousPeppers?: readonly (string | null)[]
       readonly encryptionKeys?: EncryptionKey[]
     }
 
@@ -167,7 +183,12 @@ export type StorageConfig =
 export function storageConfig(io: CliIo, flags: Flags): StorageConfig {
   const pepper = readSetting(io, flags, SETTINGS.pepper)
   const keys = readSetting(io, flags, SETTINGS.encryptionKeys)
-  const secrets = { ...(pepper !== undefined && { pepper }), ...(keys !== undefined && { encryptionKeys: keys }) }
+  const previousPeppers = readSetting(io, flags, SETTINGS.previousPeppers)
+  const secrets = {
+    ...(pepper !== undefined && { pepper }),
+    ...(keys !== undefined && { encryptionKeys: keys }),
+    ...(previousPeppers !== undefined && { previousPeppers }),
+  }
   const databaseUrl = readSetting(io, flags, SETTINGS.databaseUrl)
   if (databaseUrl === undefined) {
     const dataDir = path.resolve(io.cwd, readSetting(io, flags, SETTINGS.dataDir))

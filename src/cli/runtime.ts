@@ -142,7 +142,11 @@ export async function openRuntime(config: StorageConfig, options: RuntimeOptions
         limit === false
           ? false
           : { windowMs: limit.windowMs, maxFailuresPerAddress: limit.maxFailures, maxFailuresPerAccount: limit.maxFailures, ...(limiterStore && { store: limiterStore }) },
-      pepper: opened.pepper,
+      pepper: [opened.pepper, ...(config.previousPeppers ?? [])],
+      // The reference server has a pepper always; should that change, it says so.
+      onEvent: (event) => {
+        if (event.type === 'config.no_pepper') options.output.notice(`warning: ${event.message}`)
+      },
       ...(opened.encryptionKeys !== undefined && { encryptionKeys: [...opened.encryptionKeys] }),
       ...(options.mailer !== undefined && { mailer: options.mailer }),
       ...(recipients !== undefined && { recipients: () => recipients }),

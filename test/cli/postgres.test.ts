@@ -141,6 +141,30 @@ describe.skipIf(!availability.available)(title, () => {
     expect((await Promise.all(limited.map((server) => call(server, value, '127.0.0.5')))).map((answer) => answer.status)).toEqual([200, 200])
   })
 
+  it('rotates the pepper: `peppers` counts the hashes under the old one until each verifies under the new one (SPEC 5.28)', async () => {
+    const created = await run('passcodes', 'create', '--account', 'acc_pepper', '--name', 'Rotated', '--expiry', '90', '--json')
+    const { value } = JSON.parse(created.stdout) as { value: string }
+    const before = JSON.parse((await run('peppers', '--json')).stdout) as { current: number; older: number[]; unknown: number }
+    expect(before).toMatchObject({ older: [], unknown: 0 })
+    expect(before.current).toBeGreaterThanOrEqual(1)
+
+    const rotatedEnv = { ...env, PASSCODE_AUTH_PEPPER: randomBytes(32).toString('base64url'), PASSCODE_AUTH_PREVIOUS_PEPPERS: env.PASSCODE_AUTH_PEPPER! }
+    const report = async () => JSON.parse((await cli(['peppers', '--json'], { env: rotatedEnv })).stdout) as unknown
+    expect(await report()).toEqual({ current: 0, older: [before.current], unknown: 0 })
+    const human = await cli(['peppers'], { env: rotatedEnv })
+    expect(human.stdout).toContain(`${before.current} under PASSCODE_AUTH_PREVIOUS_PEPPERS entry 1`)
+    expect(human.stdout + human.stderr).not.toContain(rotatedEnv.PASSCODE_AUTH_PEPPER)
+
+    const server = await serve('/nonexistent', ['--quiet'], rotatedEnv)
+    servers.push(server)
+    const response = await fetch(`${server.url}/1/events.json`, { headers: { 'X-Service-Account-Id': 'acc_pepper', 'X-Service-Passcode': value } })
+    expect(response.status).toBe(200)
+    const deadline = Date.now() + 5_000
+    let now = await report()
+    while (JSON.stringify(now) !== JSON.stringify({ current: 1, older: [before.current - 1], unknown: 0 }) && Date.now() < deadline) now = await report()
+    expect(now).toEqual({ current: 1, older: [before.current - 1], unknown: 0 })
+  })
+
   it('says which setting is at fault when the server cannot be reached', async () => {
     const result = await cli(['partners', 'list'], { env: { ...env, DATABASE_URL: 'postgres://app:pg-secret-5@127.0.0.1:1/app' } })
     expect(result.code).toBe(5)

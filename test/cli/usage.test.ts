@@ -75,9 +75,9 @@ describe('--help', () => {
 describe('a wrong command line', () => {
   it('names what is wrong and exits 2', async () => {
     const cases: [string[], string][] = [
-      [['frobnicate'], 'error: unknown command "frobnicate"; commands: serve, passcodes, users, accounts, partners, notify, migrate'],
-      [['passcodes'], 'error: "passcodes" needs a subcommand: create, list, edit, delete'],
-      [['passcodes', 'remove'], 'error: unknown subcommand "passcodes remove"; subcommands: create, list, edit, delete'],
+      [['frobnicate'], 'error: unknown command "frobnicate"; commands: serve, passcodes, users, accounts, dashboard, partners, notify, migrate, peppers'],
+      [['passcodes'], 'error: "passcodes" needs a subcommand: create, list, edit, rotate, delete'],
+      [['passcodes', 'remove'], 'error: unknown subcommand "passcodes remove"; subcommands: create, list, edit, rotate, delete'],
       [['partners', 'add'], 'error: "partners add" needs <name>'],
       [['partners', 'add', 'a', 'b'], 'error: unexpected argument "b" for "partners add"'],
       [['partners', 'list', '--json=yes'], 'error: --json is a switch and takes no value'],
@@ -86,7 +86,7 @@ describe('a wrong command line', () => {
       [['passcodes', 'list', '--account', 'a', '--role', 'owner'], 'error: Invalid --role: must be "admin" or "member"'],
       [['users', 'grant', 'u_1', '--account', 'a', '--validity', 'forever'], 'error: Invalid --validity: must be a whole number of days (1 to 365) or "infinite"'],
       [['passcodes', 'create', '--account', 'a', '--name', 'n', '--expiry', 'soon'], 'error: Invalid --expiry: must be a whole number of days (1 to 3650) or "forever"'],
-      [['passcodes', 'edit', 'n', '--account', 'a'], 'error: "passcodes edit" needs --name, --expiry or both'],
+      [['passcodes', 'edit', 'n', '--account', 'a'], 'error: "passcodes edit" needs --name, --expiry, --partners or --unbind'],
     ]
     const results = await inBatches(cases, 4, ([args]) => run(args))
     for (const [index, [args, message]] of cases.entries()) {

@@ -5,6 +5,7 @@ import { migrateCommands } from './migrate'
 import { notifyCommands } from './notify'
 import { partnersCommands } from './partners'
 import { passcodesCommands } from './passcodes'
+import { peppersCommands } from './peppers'
 import { serveCommands } from './serve'
 import { usersCommands } from './users'
 
@@ -18,4 +19,5 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...partnersCommands,
   ...notifyCommands,
   ...migrateCommands,
+  ...peppersCommands,
 ]
