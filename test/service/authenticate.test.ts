@@ -33,7 +33,7 @@ describe('SPEC 5.1 expired passcode and identical 400 bodies', () => {
       otherAccountsPasscode: { accountId: 'acc', passcode: other.value },
       deleted: { accountId: 'acc', passcode: deleted.value },
       revoked: { accountId: 'acc', passcode: revoked.value },
-      badChecksum: { accountId: 'acc', passcode: `${a.value.slice(0, -1)}x` },
+      badChecksum: { accountId: 'acc', passcode: `${a.value.slice(0, -1)}${a.value.endsWith('x') ? 'y' : 'x'}` },
       malformed: { accountId: 'acc', passcode: 'has space' },
       empty: { accountId: '', passcode: '' },
     }
