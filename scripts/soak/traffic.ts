@@ -147,7 +147,8 @@ const matches = (planned: Planned, status: number, body: string): boolean => {
 
 /**
  * Sends the mix to `127.0.0.1:port` from `concurrency` keep-alive connections until
- * `until()` says stop, checking every answer against the one expected.
+ * `until()` says stop, and at least one whole round of the mix (so that a run on a slow
+ * machine still sends every kind), checking every answer against the one expected.
  */
 export async function runTraffic(port: number, credentials: SoakCredentials, concurrency: number, until: () => boolean): Promise<TrafficTally> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
@@ -158,7 +159,7 @@ export async function runTraffic(port: number, credentials: SoakCredentials, con
   let unexpected = 0
 
   const worker = async (): Promise<void> => {
-    while (!until()) {
+    while (next < SCHEDULE.length || !until()) {
       const planned = plan(credentials, next++)
       const started = performance.now()
       let key: string
