@@ -4,7 +4,9 @@
  */
 import type { CacheMemoryResult } from './cache-memory'
 import type { ColdPathReport } from './cold-path'
+import type { FleetReport } from './fleet'
 import type { RefusalReport } from './refusals'
+import type { StartupReport } from './startup'
 import type { HookCost } from './hook-cost'
 import type { UsageCost } from './usage-cost'
 import type { FrameworkResult } from './http-throughput'
@@ -27,6 +29,8 @@ export interface BenchResults {
   readonly cacheMemory?: CacheMemoryResult
   readonly coldPath?: ColdPathReport
   readonly refusals?: RefusalReport
+  readonly startup?: StartupReport
+  readonly fleet?: FleetReport
   readonly skipped: readonly string[]
   readonly settings: string
 }
@@ -188,6 +192,31 @@ export function checkGoals(results: BenchResults): GoalCheck[] {
         : `${usage.recorderNs.toFixed(1)} ns (hooks with − without it: ${usage.frameworks.map((f) => `${f.framework} ${f.usageNs.toFixed(0)}`).join(', ')} ns)`,
     met: usage === undefined ? undefined : usage.recorderNs <= 25,
   })
+  const startup = results.startup
+  if (startup !== undefined) {
+    goals.push({
+      goal: '`node dist/cli.js serve` ready on an existing data folder / PGlite’s own cold start (same run)',
+      target: '≤ 1.30×',
+      measured: `${startup.ratio.toFixed(2)}× (${formatMicros(startup.serveMs * 1000)} / ${formatMicros(startup.pgliteMs * 1000)})`,
+      met: startup.ratio <= 1.3,
+    })
+  }
+  const fleet = results.fleet
+  if (fleet !== undefined) {
+    const error = fleet.readsMeasured / fleet.readsPredicted - 1
+    goals.push({
+      goal: `fleet of ${fleet.settings.instances}: store reads, measured / the capacity model`,
+      target: 'within ±15 %',
+      measured: `${fleet.readsMeasured.toLocaleString('en')} / ${Math.round(fleet.readsPredicted).toLocaleString('en')} (${error >= 0 ? '+' : ''}${(100 * error).toFixed(1)} %)`,
+      met: Math.abs(error) <= 0.15,
+    })
+    goals.push({
+      goal: `fleet of ${fleet.settings.instances}: revocation reaches every instance`,
+      target: '< 1 s (SPEC §2: at once)',
+      measured: `p50 ${fleet.revocation.p50Ms.toFixed(1)} ms, max ${fleet.revocation.maxMs.toFixed(1)} ms; refused everywhere after: ${fleet.revocation.allRefusedAfter ? 'yes' : 'no'}`,
+      met: fleet.revocation.maxMs < 1_000 && fleet.revocation.allRefusedAfter,
+    })
+  }
   const memory = results.cacheMemory
   goals.push({
     goal: `verification cache memory at ${memory?.entries.toLocaleString('en') ?? '100,000'} entries`,
@@ -387,6 +416,41 @@ export function renderMarkdown(results: BenchResults): string {
       '',
     )
     lines.push(...table(['scenario', 'authenticate() calls/s'], ['l', 'r'], results.refusals.scenarios.map((s) => [s.name, formatRate(s.callsPerSecond)])), '')
+  }
+
+  if (results.startup !== undefined) {
+    const st = results.startup
+    lines.push('### Startup', '')
+    lines.push(
+      `Medians of ${st.rounds} rounds, spawn to ready, in turns: \`serve\` ${formatMicros(st.serveMs * 1000)} (first start on a fresh folder: ${formatMicros(st.firstServeMs * 1000)}), ` +
+        `PGlite alone (import, open the folder, \`SELECT 1\`) ${formatMicros(st.pgliteMs * 1000)}, an empty Node process ${formatMicros(st.nodeMs * 1000)}.`,
+      '',
+    )
+  }
+  if (results.fleet !== undefined) {
+    const f = results.fleet
+    lines.push(`### A fleet of ${f.settings.instances} instances on one PostgreSQL`, '')
+    lines.push(
+      ...table(
+        ['', 'value'],
+        ['l', 'r'],
+        [
+          ['settings', `${f.settings.instances} processes × ${f.settings.ratePerInstance} verifications/s, K = ${f.settings.passcodes.toLocaleString('en')}, ttl ${f.settings.ttlMs / 1000} s, ${f.settings.seconds} s, pool ${f.settings.poolSize}`],
+          ['verifications', f.requests.toLocaleString('en')],
+          ['store reads, measured / predicted', `${f.readsMeasured.toLocaleString('en')} / ${Math.round(f.readsPredicted).toLocaleString('en')}`],
+          ['store reads per second, measured / predicted (steady state)', `${f.readsPerSecondMeasured.toFixed(0)} / ${f.readsPerSecondPredicted.toFixed(0)} (${f.steadyReadsPerSecondPredicted.toFixed(0)})`],
+          ['hit ratio, measured / predicted', `${f.hitRatioMeasured.toFixed(3)} / ${f.hitRatioPredicted.toFixed(3)}`],
+          ['PostgreSQL CPU per 1 000 verifications', f.postgresCpuMsPer1000Verifications === undefined ? 'n/a' : `${f.postgresCpuMsPer1000Verifications.toFixed(1)} ms`],
+          ['PostgreSQL CPU per 1 000 store reads (above idle)', f.postgresCpuMsPer1000ReadsAboveIdle === undefined ? 'n/a' : `${f.postgresCpuMsPer1000Reads!.toFixed(1)} ms (${f.postgresCpuMsPer1000ReadsAboveIdle.toFixed(1)} ms)`],
+          ['PostgreSQL idle CPU with the fleet connected', f.postgresIdleCpuMsPerSecond === undefined ? 'n/a' : `${f.postgresIdleCpuMsPerSecond.toFixed(1)} ms/s`],
+          ['instance CPU per verification', formatMicros(f.instanceCpuUsPerVerification)],
+          ['revocation to each instance (from the delete’s return): p50 / p99 / max', `${f.revocation.p50Ms.toFixed(2)} / ${f.revocation.p99Ms.toFixed(2)} / ${f.revocation.maxMs.toFixed(2)} ms over ${f.revocation.trials} deletes`],
+          ['NOTIFY deliveries per write', f.notifyDeliveriesPerWrite.toFixed(1)],
+          ['load generators behind schedule, at most', `${f.maxLateMs.toFixed(0)} ms`],
+        ],
+      ),
+      '',
+    )
   }
 
   if (results.cacheMemory !== undefined) {

@@ -19,7 +19,7 @@ import { runChild } from './child'
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url))
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const SECTIONS = ['http', 'in-process', 'cold-path', 'refusals', 'scale', 'memory'] as const
+const SECTIONS = ['http', 'in-process', 'cold-path', 'refusals', 'scale', 'memory', 'startup', 'fleet'] as const
 type Section = (typeof SECTIONS)[number]
 
 interface Options {
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
   const skipped: string[] = []
   const results: Record<string, unknown> = {}
 
-  const wantsPostgres = options.sections.includes('scale') || options.sections.includes('in-process') || options.sections.includes('cold-path')
+  const wantsPostgres = ['scale', 'in-process', 'cold-path', 'fleet'].some((section) => options.sections.includes(section as Section))
   const availability = postgresAvailability()
   let postgres: Awaited<ReturnType<typeof startTestPostgres>> | undefined
   if (wantsPostgres && !availability.available) {
@@ -102,6 +102,8 @@ async function main(): Promise<void> {
         inProcess: { rounds: 2, sliceMs: 150, timingCalls: 300 },
         coldPath: { rounds: 2, sliceMs: 200 },
         refusals: { rounds: 2, sliceMs: 150, flood: 100_000 },
+        startup: { rounds: 2 },
+        fleet: { instances: 3, passcodes: 300, ratePerInstance: 60, seconds: 8, ttlMs: 4_000, revocations: 3 },
         scale: { sizes: [1_000, 20_000], rounds: 2, calls: 300 },
       }
     : {
@@ -109,6 +111,8 @@ async function main(): Promise<void> {
         inProcess: { rounds: 6, sliceMs: 500, timingCalls: 3_000 },
         coldPath: { rounds: 6, sliceMs: 500 },
         refusals: { rounds: 6, sliceMs: 300, flood: 1_000_000 },
+        startup: { rounds: 5 },
+        fleet: { instances: 8, passcodes: 1_000, ratePerInstance: 150, seconds: 40, ttlMs: 10_000, revocations: 10 },
         scale: { sizes: [1_000, 1_000_000], rounds: 6, calls: 3_000 },
       }
 
@@ -144,6 +148,18 @@ async function main(): Promise<void> {
     if (options.sections.includes('scale') && postgres !== undefined) {
       log(`Scale: ${settings.scale.sizes.map((size) => size.toLocaleString('en')).join(' vs ')} passcodes in PostgreSQL (seeding takes a while)`)
       results.scale = await runChild('postgres-lookup.ts', { args: [JSON.stringify({ ...settings.scale, connectionString: postgres.connectionString })] })
+    }
+    if (options.sections.includes('startup')) {
+      log('Startup: building dist/ (npm run build), then serve on an existing data folder next to PGlite alone')
+      const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+      const build = spawnSync(npm, ['run', 'build'], { cwd: ROOT, stdio: 'ignore' })
+      if (build.status !== 0) throw new Error('npm run build failed')
+      results.startup = await runChild('startup.ts', { args: [JSON.stringify(settings.startup)] })
+    }
+    if (options.sections.includes('fleet') && postgres !== undefined) {
+      const { instances, seconds } = settings.fleet
+      log(`Fleet: ${instances} instance processes on one PostgreSQL, ${seconds} s of load, then revocations`)
+      results.fleet = await runChild('fleet.ts', { args: [JSON.stringify({ ...settings.fleet, connectionString: postgres.connectionString })] })
     }
     if (options.sections.includes('memory')) {
       log('Verification cache memory at 100,000 entries')
