@@ -185,6 +185,7 @@ async function connectComparison(
     const sides = [call(withStore), call(withList)] as const
     // Warm both caches, and let the registry's LISTEN start and its list load.
     for (let i = 0; i < 3; i++) for (const side of sides) await slice(side, 1, 100)
+    if (typeof partners.isWhitelisted(PARTNER) !== 'boolean') throw new Error('the stored whitelist is not answering from memory')
     const ratios = new Map<number, number[]>(CONCURRENCIES.map((c) => [c, []]))
     for (let round = 0; round < settings.rounds; round++) {
       for (const concurrency of CONCURRENCIES) {
@@ -245,6 +246,11 @@ async function onPostgres(connectionString: string, settings: Required<Pick<Cold
         name: "the store's lookup SQL, prepared",
         kind: 'bare',
         call: async (i) => (await pool.query({ name: 'bench_store_sql', text: storeText, values: [hashes[i % PASSCODES]] })).rows.length === 1,
+      },
+      {
+        name: "the store's lookup SQL, unnamed (parsed and planned per call, as before)",
+        kind: 'lookup',
+        call: async (i) => (await pool.query(storeText, [hashes[i % PASSCODES]])).rows.length === 1,
       },
       {
         name: 'store lookup alone',

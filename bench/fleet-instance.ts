@@ -20,7 +20,16 @@ export type ToInstance =
 /** Messages to the orchestrator. */
 export type FromInstance =
   | { readonly type: 'ready' }
-  | { readonly type: 'loaded'; readonly requests: number; readonly reads: number; readonly refused: number; readonly cpuMicros: number; readonly lateMs: number }
+  | {
+      readonly type: 'loaded'
+      readonly requests: number
+      readonly reads: number
+      readonly refused: number
+      /** Refusals by reason: with valid credentials only, 503 and 504 (the store too slow under load). */
+      readonly reasons: Record<string, number>
+      readonly cpuMicros: number
+      readonly lateMs: number
+    }
   | { readonly type: 'checked'; readonly statusCode: number }
   | { readonly type: 'invalidation'; readonly at: number }
   | { readonly type: 'error'; readonly message: string }
@@ -62,6 +71,7 @@ async function load(message: Extract<ToInstance, { type: 'load' }>): Promise<voi
   const cpuBefore = process.cpuUsage()
   const started = performance.now()
   let refused = 0
+  const reasons: Record<string, number> = {}
   let lateMs = 0
   const pending: Promise<void>[] = []
   for (let i = 0; i < total; i++) {
@@ -72,13 +82,15 @@ async function load(message: Extract<ToInstance, { type: 'load' }>): Promise<voi
     const credential = credentials[Math.floor(Math.random() * credentials.length)]!
     pending.push(
       service.authenticate(credential).then((outcome) => {
-        if (!outcome.ok) refused++
+        if (outcome.ok) return
+        refused++
+        reasons[outcome.reason] = (reasons[outcome.reason] ?? 0) + 1
       }),
     )
   }
   await Promise.all(pending)
   const cpu = process.cpuUsage(cpuBefore)
-  send({ type: 'loaded', requests: total, reads: reads - readsBefore, refused, cpuMicros: cpu.user + cpu.system, lateMs })
+  send({ type: 'loaded', requests: total, reads: reads - readsBefore, refused, reasons, cpuMicros: cpu.user + cpu.system, lateMs })
 }
 
 process.on('message', (message: ToInstance) => {

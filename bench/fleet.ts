@@ -51,7 +51,9 @@ export interface FleetReport {
   readonly steadyReadsPerSecondPredicted: number
   readonly hitRatioMeasured: number
   readonly hitRatioPredicted: number
+  /** Verifications of valid credentials refused, and why (503/504: the store too slow on this machine). */
   readonly refused: number
+  readonly refusedBy: Record<string, number>
   /** The latest any instance started a call after it was due: how far the load generators fell behind. */
   readonly maxLateMs: number
   readonly postgresCpuMsPer1000Verifications?: number
@@ -123,13 +125,15 @@ interface Instance {
 function startInstance(): Instance {
   const child = fork(INSTANCE, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const invalidations: number[] = []
-  const waiting = new Map<string, ((message: FromInstance) => void)[]>()
+  const waiting = new Map<string, { resolve: (message: FromInstance) => void; reject: (error: Error) => void }[]>()
   let failure: Error | undefined
+  child.once('exit', (code) => {
+    for (const queue of waiting.values()) for (const waiter of queue.splice(0)) waiter.reject(failure ?? new Error(`instance exited with ${code}`))
+  })
   child.on('message', (message: FromInstance) => {
     if (message.type === 'invalidation') invalidations.push(message.at)
     if (message.type === 'error') failure = new Error(message.message)
-    const queue = waiting.get(message.type)
-    queue?.shift()?.(message)
+    waiting.get(message.type)?.shift()?.resolve(message)
   })
   return {
     process: child,
@@ -139,9 +143,8 @@ function startInstance(): Instance {
       return new Promise((resolve, reject) => {
         if (failure !== undefined) return reject(failure)
         const queue = waiting.get(type) ?? []
-        queue.push(resolve as (message: FromInstance) => void)
+        queue.push({ resolve: resolve as (message: FromInstance) => void, reject })
         waiting.set(type, queue)
-        child.once('exit', (code) => reject(failure ?? new Error(`instance exited with ${code}`)))
       })
     },
   }
@@ -257,6 +260,10 @@ export async function runFleet(given: FleetSettings = {}): Promise<FleetReport> 
       hitRatioMeasured: 1 - readsMeasured / requests,
       hitRatioPredicted: 1 - readsPredicted / requests,
       refused: loaded.reduce((sum, l) => sum + l.refused, 0),
+      refusedBy: loaded.reduce<Record<string, number>>((all, l) => {
+        for (const [reason, count] of Object.entries(l.reasons)) all[reason] = (all[reason] ?? 0) + count
+        return all
+      }, {}),
       maxLateMs: Math.max(...loaded.map((l) => l.lateMs)),
       ...(serverCpuMs === undefined || idleCpuMsPerSecond === undefined
         ? {}

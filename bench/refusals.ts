@@ -115,7 +115,8 @@ async function main(): Promise<RefusalReport> {
 
   // 2. The flood.
   const values = settings.flood ?? 1_000_000
-  const flooded = await service()
+  // A long TTL for valid entries: only an eviction could make the valid credential be read again.
+  const flooded = await service({ cache: { ttlMs: 3_600_000 } })
   await flooded.auth.authenticate(flooded.valid)
   const heapBefore = settledHeap()
   let heapGrowthAtTenthBytes = 0

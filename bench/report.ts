@@ -447,6 +447,7 @@ export function renderMarkdown(results: BenchResults): string {
           ['revocation to each instance (from the delete’s return): p50 / p99 / max', `${f.revocation.p50Ms.toFixed(2)} / ${f.revocation.p99Ms.toFixed(2)} / ${f.revocation.maxMs.toFixed(2)} ms over ${f.revocation.trials} deletes`],
           ['NOTIFY deliveries per write', f.notifyDeliveriesPerWrite.toFixed(1)],
           ['load generators behind schedule, at most', `${f.maxLateMs.toFixed(0)} ms`],
+          ['valid credentials refused (why)', `${f.refused.toLocaleString('en')} (${Object.entries(f.refusedBy).map(([reason, n]) => `${reason} ${n}`).join(', ') || 'none'})`],
         ],
       ),
       '',
