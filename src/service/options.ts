@@ -8,11 +8,10 @@ import type { Clock } from '../ports/clock'
 import type { Mailer } from '../ports/mailer'
 import type { PartnerRegistry } from '../ports/partner-registry'
 import type { PasscodeStore } from '../ports/passcode-store'
-import type { RateLimitStore } from '../ports/rate-limit-store'
 import type { NotificationRecipients } from '../ports/recipients'
 import type { AuditEvent } from './events'
 import type { NotificationTemplate } from './notifier/notification-messages'
-import type { RateLimitOptions } from './limiter/rate-limit'
+import { rateLimitSchema, type RateLimitOptions } from './limiter/options'
 
 /** A key for encrypting user passcodes at rest (JWE `dir` + `A256GCM`). */
 export interface EncryptionKey {
@@ -167,8 +166,6 @@ const pepperValue = z
     message: 'must be at least 16 bytes',
   })
 
-const maxFailures = z.union([z.literal(false), z.number().int().min(1).max(10_000)])
-
 const optionsSchema = z.object({
   store: storeSchema,
   partners: partnersSchema.default([]),
@@ -249,42 +246,18 @@ const optionsSchema = z.object({
     .default({ ttlMs: 30_000, maxEntries: 10_000, refusals: { ttlMs: 10_000, maxEntries: 10_000 } }),
   timeoutMs: z.number().int().min(1).max(600_000).default(2_000),
   allowReactivation: z.boolean().default(false),
-  rateLimit: z
-    .union([
-      z.literal(false),
-      z
-        .object({
-          windowMs: z.number().int().min(1_000).max(86_400_000).default(900_000),
-          maxFailuresPerAddress: maxFailures.default(50),
-          maxFailuresPerAccount: maxFailures.default(50),
-          maxTrackedKeys: z.number().int().min(1).max(10_000_000).optional(),
-          store: z
-            .custom<RateLimitStore>(
-              (value) =>
-                typeof value === 'object' &&
-                value !== null &&
-                typeof (value as RateLimitStore).retryAfterMs === 'function' &&
-                typeof (value as RateLimitStore).recordFailure === 'function',
-              { message: 'must be a RateLimitStore (an object with retryAfterMs and recordFailure)' },
-            )
-            .optional(),
-        })
-        .strict()
-        .refine((limit) => limit.maxFailuresPerAddress !== false || limit.maxFailuresPerAccount !== false, {
-          message: 'at least one of maxFailuresPerAddress and maxFailuresPerAccount must be a number (or set rateLimit: false)',
-          path: ['maxFailuresPerAddress'],
-        })
-        .refine((limit) => limit.store === undefined || limit.maxTrackedKeys === undefined, {
-          message: 'applies to the built-in memory store only; bound the size of your own store instead',
-          path: ['maxTrackedKeys'],
-        }),
-    ])
-    .default(false),
+  rateLimit: rateLimitSchema.default(false),
   usage: z
     .union([z.literal(false), z.object({ flushIntervalMs: z.number().int().min(10).max(3_600_000).default(60_000) }).strict()])
     .default({ flushIntervalMs: 60_000 }),
   onEvent: fn<(event: AuditEvent) => void | Promise<void>>('a function').optional(),
 }).strict()
+
+// The documented interface stays the source of its TSDoc; the compiler checks that the
+// schema composed from the features' own schemas has exactly its options.
+type SameKeys<A, B> = [Exclude<keyof A, keyof B> | Exclude<keyof B, keyof A>] extends [never] ? true : false
+const schemaHasExactlyTheDocumentedOptions: SameKeys<PasscodeAuthOptions, z.input<typeof optionsSchema>> = true
+void schemaHasExactlyTheDocumentedOptions
 
 /** Options after validation and defaults. */
 export type ResolvedOptions = z.output<typeof optionsSchema>

@@ -1,51 +1,12 @@
 import { isVisibleAscii } from '../../core/rules'
 import { FAILURES } from '../../protocol/outcomes'
-import type { RateLimitStore } from '../../ports/rate-limit-store'
 import type { AuthOutcome, BudgetedAuthenticate } from '../authenticate/authenticate'
 import { clientAddressKey } from './client-address'
 import type { ServiceContext } from '../context'
 import { startBudget } from '../deadline'
 import { MemoryRateLimitStore } from './memory-rate-limit-store'
+import type { ResolvedRateLimit } from './options'
 
-/**
- * The brute-force limiter of `createPasscodeAuth({ rateLimit })`: failed attempts
- * counted per client address and per account ID in a sliding window.
- *
- * @example
- * ```ts
- * createPasscodeAuth({ store, rateLimit: { windowMs: 15 * 60_000, maxFailuresPerAddress: 50, maxFailuresPerAccount: 50 } })
- * ```
- */
-export interface RateLimitOptions {
-  /** Length of the sliding window, in ms (1 s to 24 h). @default 900000 (15 minutes) */
-  windowMs?: number
-  /**
-   * Failed attempts one client address may make within the window; `false` for no
-   * per-address limit. IPv6 addresses count by their /64 prefix.
-   * @default 50
-   */
-  maxFailuresPerAddress?: number | false
-  /**
-   * Failed attempts against one account ID (as sent, existing or not) within the
-   * window, from all addresses together, past which further *failing* attempts are
-   * answered 429; valid credentials always pass. `false` for no per-account limit.
-   * @default 50
-   */
-  maxFailuresPerAccount?: number | false
-  /** Keys the built-in memory store tracks at most; not allowed with `store`. @default 10000 */
-  maxTrackedKeys?: number
-  /** Where the counts live; one shared by every instance makes the limit fleet-wide. @default memoryRateLimitStore() */
-  store?: RateLimitStore
-}
-
-/** The resolved `rateLimit` option. */
-export interface ResolvedRateLimit {
-  readonly windowMs: number
-  readonly maxFailuresPerAddress: number | false
-  readonly maxFailuresPerAccount: number | false
-  readonly maxTrackedKeys?: number | undefined
-  readonly store?: RateLimitStore | undefined
-}
 
 
 /** Failures are credential refusals only; 429, 503 and 504 are not the caller's guess. */
@@ -63,7 +24,10 @@ const isCountedFailure = (outcome: AuthOutcome): boolean => !outcome.ok && (outc
  * check: the limiter is a second line of defence, never a reason to refuse valid
  * credentials on its own.
  */
-export function withRateLimit(context: ServiceContext, authenticate: BudgetedAuthenticate, options: ResolvedRateLimit | false): BudgetedAuthenticate {
+/** What the limiter needs of the service: its clock, its audit hook and its storage deadline. */
+export type LimiterContext = Pick<ServiceContext, 'now' | 'emit'> & { readonly options: { readonly timeoutMs: number } }
+
+export function withRateLimit(context: LimiterContext, authenticate: BudgetedAuthenticate, options: ResolvedRateLimit | false): BudgetedAuthenticate {
   if (options === false) return authenticate
   const { windowMs, maxFailuresPerAddress: perAddress, maxFailuresPerAccount: perAccount } = options
   const store = options.store ?? new MemoryRateLimitStore({ maxKeys: options.maxTrackedKeys })
