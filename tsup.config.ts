@@ -16,6 +16,8 @@ export const entries = {
   postgres: 'src/stores/postgres/index.ts',
   smtp: 'src/mailers/smtp/index.ts',
   dashboard: 'src/dashboard/index.ts',
+  fetch: 'src/fetch/index.ts',
+  hono: 'src/hono/index.ts',
 } as const
 
 /**
@@ -45,5 +47,5 @@ export default defineConfig({
   // Runtime dependencies and peer dependencies stay imports; tsup externalises
   // everything in "dependencies" and "peerDependencies" by default and this list
   // is the explicit safety net (subpaths like '@noble/hashes/sha2.js' included).
-  external: [/^@noble\/hashes(\/|$)/, /^jose(\/|$)/, /^zod(\/|$)/, 'express', 'fastify', 'fastify-plugin', 'koa', 'pg', /^@electric-sql\/pglite(\/|$)/, 'nodemailer'],
+  external: [/^@noble\/hashes(\/|$)/, /^jose(\/|$)/, /^zod(\/|$)/, 'express', 'fastify', 'fastify-plugin', 'koa', 'hono', 'pg', /^@electric-sql\/pglite(\/|$)/, 'nodemailer'],
 })

@@ -47,6 +47,8 @@ export interface BenchServiceOptions {
    * @default 'static'
    */
   readonly partners?: 'static' | 'store'
+  /** The service's `telemetry` option. @default none */
+  readonly telemetry?: PasscodeAuthOptions['telemetry']
 }
 
 interface OpenedStore {
@@ -106,6 +108,7 @@ export async function createBenchService(options: BenchServiceOptions): Promise<
     partners,
     ...(options.cache === undefined ? {} : { cache: options.cache }),
     ...(options.usage === undefined ? {} : { usage: options.usage }),
+    ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
   })
   const credentials: { accountId: string; passcode: string }[] = []
   const count = options.count ?? 1

@@ -2,14 +2,20 @@
  * What `requirePasscode` itself costs on a warm cache, per request, next to a hook that
  * does nothing, for Fastify, Express and Koa: each hook is called as its framework
  * calls it, on a request object carrying the same credential headers, in slices of
- * 20 000 calls that alternate between the two every few milliseconds. At that grain
+ * 20 000 calls that alternate between them every few milliseconds. At that grain
  * the machine's noise, which swings HTTP throughput by up to 2× from one few-second
- * stretch to the next, hits both sides alike, so the difference is measured to a few
+ * stretch to the next, hits every side alike, so the difference is measured to a few
  * nanoseconds. Set against the bare route's server CPU per request (from the HTTP
  * section), it is the share of a request the middleware takes.
  *
+ * In the same rounds, the same hook on a service with the `telemetry` option set to
+ * `@opentelemetry/api`'s tracer and meter with no SDK registered (OpenTelemetry
+ * installed but not set up): what turning telemetry on costs the warm path.
+ *
  * Run as a child of `npm run bench`; prints nothing itself.
  */
+import { metrics, trace } from '@opentelemetry/api'
+import type { PasscodeAuth } from '../src/index'
 import { createBenchService } from './fixtures'
 import { runAsChild } from './child'
 import { median } from './stats'
@@ -23,54 +29,93 @@ export interface HookCost {
   readonly noopNs: number
   /** Median over rounds of hook − no-op, ns per call. */
   readonly extraNs: number
+  /** ns per call of `requirePasscode` on a cache hit, the service with telemetry on and no OpenTelemetry SDK. */
+  readonly telemetryNs?: number
+  /** Median over rounds of that − the plain hook, ns per call. */
+  readonly telemetryExtraNs?: number
 }
 
 const CALLS = 20_000
 const ROUNDS = 60
 
 type Call = () => void
+type Framework = HookCost['framework']
 
-async function hooks(): Promise<{ framework: HookCost['framework']; hook: Call; noop: Call }[]> {
-  const service = await createBenchService({ store: 'memory' })
-  const { accountId, passcode } = service.credentials[0]!
-  if (!(await service.auth.authenticate({ accountId, passcode })).ok) throw new Error('the benchmark passcode was refused') // warms the cache
-  // Header values as Node's parser makes them: flat strings of their own.
-  const headers = { host: '127.0.0.1', 'x-service-account-id': `${accountId} `.trim(), 'x-service-passcode': `${passcode} `.trim() }
+async function hooks(): Promise<{ framework: Framework; hook: Call; telemetry: Call; noop: Call }[]> {
+  const plain = await createBenchService({ store: 'memory' })
+  const observed = await createBenchService({ store: 'memory', telemetry: { tracer: trace.getTracer('passcode-auth-bench'), meter: metrics.getMeter('passcode-auth-bench') } })
   const done = () => {}
   const resolved = Promise.resolve()
   const next = () => resolved
+  let through = 0
+
+  // Header values as Node's parser makes them: flat strings of their own.
+  async function warmHeaders(service: typeof plain) {
+    const { accountId, passcode } = service.credentials[0]!
+    if (!(await service.auth.authenticate({ accountId, passcode })).ok) throw new Error('the benchmark passcode was refused') // warms the cache
+    return { host: '127.0.0.1', 'x-service-account-id': `${accountId} `.trim(), 'x-service-passcode': `${passcode} `.trim() }
+  }
 
   const { default: Fastify } = await import('fastify')
   const { passcodeAuthPlugin } = await import('../src/fastify/index')
-  const app = Fastify({ logger: false })
-  await app.register(passcodeAuthPlugin, { auth: service.auth, connectRoute: false })
-  await app.ready()
-  const fastifyHook = app.requirePasscode
-  const fastifyRequest = { raw: { headers }, passcodeAuth: null } as never
-  const fastifyNoop = (_request: unknown, _reply: unknown, callOn: () => void) => callOn()
-
   const express = await import('../src/express/index')
-  const expressHook = express.requirePasscode(service.auth)
-  const expressRequest = { headers } as never
-  const expressNoop = (_req: unknown, _res: unknown, callOn: () => void) => callOn()
-
   const koa = await import('../src/koa/index')
-  const koaHook = koa.requirePasscode(service.auth)
-  const koaContext = { req: { headers }, state: {} } as never
-  const koaNoop = (_ctx: unknown, callOn: () => Promise<void>) => callOn()
 
+  const makers: Record<Framework, (auth: PasscodeAuth, headers: object) => Promise<Call>> = {
+    async fastify(auth, headers) {
+      const app = Fastify({ logger: false })
+      await app.register(passcodeAuthPlugin, { auth, connectRoute: false })
+      await app.ready()
+      const hook = app.requirePasscode
+      const request = { raw: { headers }, passcodeAuth: null } as never
+      hook(request, {} as never, () => through++)
+      return () => hook(request, {} as never, done)
+    },
+    async express(auth, headers) {
+      const hook = express.requirePasscode(auth)
+      const request = { headers } as never
+      hook(request, {} as never, () => through++)
+      return () => hook(request, {} as never, done)
+    },
+    async koa(auth, headers) {
+      const hook = koa.requirePasscode(auth)
+      const context = { req: { headers }, state: {} } as never
+      void hook(context, () => (through++, resolved))
+      return () => void hook(context, next)
+    },
+  }
+  const noops: Record<Framework, (headers: object) => Call> = {
+    fastify: (headers) => {
+      const noop = (_request: unknown, _reply: unknown, callOn: () => void) => callOn()
+      const request = { raw: { headers }, passcodeAuth: null }
+      return () => noop(request, {}, done)
+    },
+    express: (headers) => {
+      const noop = (_req: unknown, _res: unknown, callOn: () => void) => callOn()
+      const request = { headers }
+      return () => noop(request, {}, done)
+    },
+    koa: (headers) => {
+      const noop = (_ctx: unknown, callOn: () => Promise<void>) => callOn()
+      const context = { req: { headers }, state: {} }
+      return () => void noop(context, next)
+    },
+  }
+
+  const plainHeaders = await warmHeaders(plain)
+  const observedHeaders = await warmHeaders(observed)
+  const result = []
+  for (const framework of ['fastify', 'express', 'koa'] as const) {
+    result.push({
+      framework,
+      hook: await makers[framework](plain.auth, plainHeaders),
+      telemetry: await makers[framework](observed.auth, observedHeaders),
+      noop: noops[framework](plainHeaders),
+    })
+  }
   // Each must let the request through, or the figure would be the refusal's cost.
-  let through = 0
-  fastifyHook(fastifyRequest, {} as never, () => through++)
-  expressHook(expressRequest, {} as never, () => through++)
-  void koaHook(koaContext, () => (through++, resolved))
-  if (through !== 3) throw new Error(`requirePasscode let ${through} of 3 warm requests through`)
-
-  return [
-    { framework: 'fastify', hook: () => fastifyHook(fastifyRequest, {} as never, done), noop: () => fastifyNoop(fastifyRequest, {}, done) },
-    { framework: 'express', hook: () => expressHook(expressRequest, {} as never, done), noop: () => expressNoop(expressRequest, {}, done) },
-    { framework: 'koa', hook: () => void koaHook(koaContext, next), noop: () => void koaNoop(koaContext, next) },
-  ]
+  if (through !== 6) throw new Error(`requirePasscode let ${through} of 6 warm requests through`)
+  return result
 }
 
 function slice(call: Call): number {
@@ -81,21 +126,31 @@ function slice(call: Call): number {
 
 async function main(): Promise<HookCost[]> {
   const results: HookCost[] = []
-  for (const { framework, hook, noop } of await hooks()) {
-    for (let i = 0; i < 10; i++) slice(hook), slice(noop) // warm up the JIT
-    const hookNs: number[] = []
-    const noopNs: number[] = []
-    const extraNs: number[] = []
+  for (const { framework, hook, telemetry, noop } of await hooks()) {
+    for (let i = 0; i < 10; i++) slice(hook), slice(telemetry), slice(noop) // warm up the JIT
+    const samples = { hook: [] as number[], telemetry: [] as number[], noop: [] as number[], extra: [] as number[], telemetryExtra: [] as number[] }
     for (let round = 0; round < ROUNDS; round++) {
-      const [first, second] = round % 2 === 0 ? [hook, noop] : [noop, hook]
-      const a = slice(first)
-      const b = slice(second)
-      const [h, n] = round % 2 === 0 ? [a, b] : [b, a]
-      hookNs.push(h)
-      noopNs.push(n)
-      extraNs.push(h - n)
+      // The order turns every round, so that no side always runs first.
+      const order = [['hook', hook], ['telemetry', telemetry], ['noop', noop]] as const
+      const timed: Partial<Record<'hook' | 'telemetry' | 'noop', number>> = {}
+      for (let i = 0; i < order.length; i++) {
+        const [name, call] = order[(round + i) % order.length]!
+        timed[name] = slice(call)
+      }
+      samples.hook.push(timed.hook!)
+      samples.telemetry.push(timed.telemetry!)
+      samples.noop.push(timed.noop!)
+      samples.extra.push(timed.hook! - timed.noop!)
+      samples.telemetryExtra.push(timed.telemetry! - timed.hook!)
     }
-    results.push({ framework, hookNs: median(hookNs), noopNs: median(noopNs), extraNs: median(extraNs) })
+    results.push({
+      framework,
+      hookNs: median(samples.hook),
+      noopNs: median(samples.noop),
+      extraNs: median(samples.extra),
+      telemetryNs: median(samples.telemetry),
+      telemetryExtraNs: median(samples.telemetryExtra),
+    })
   }
   return results
 }

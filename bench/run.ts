@@ -5,6 +5,7 @@
  *   npm run bench                 # full run, about 14 minutes on 2 cores
  *   npm run bench -- --quick      # smoke run, about 3 minutes; writes nothing
  *   npm run bench -- --only=http,in-process,cold-path,refusals,scale,memory --frameworks=fastify,koa --write
+ *   npm run bench -- --only=hook-cost   # requirePasscode's own cost, with and without telemetry (a minute)
  *
  * Servers, the in-process loops and the memory probe each run in a child process of
  * their own; autocannon runs here, so load generator and server never share an event
@@ -19,7 +20,7 @@ import { runChild } from './child'
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url))
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const SECTIONS = ['http', 'in-process', 'cold-path', 'refusals', 'scale', 'memory', 'startup', 'fleet'] as const
+const SECTIONS = ['http', 'hook-cost', 'in-process', 'cold-path', 'refusals', 'scale', 'memory', 'startup', 'fleet'] as const
 type Section = (typeof SECTIONS)[number]
 
 interface Options {
@@ -124,7 +125,9 @@ async function main(): Promise<void> {
         http.push(await benchmarkFramework(framework, settings.http, log))
       }
       results.http = http
-      log("HTTP: requirePasscode's own cost next to a no-op hook, in process")
+    }
+    if (options.sections.includes('http') || options.sections.includes('hook-cost')) {
+      log("requirePasscode's own cost next to a no-op hook, in process, with and without telemetry")
       results.hookCost = await runChild('hook-cost.ts')
       log("HTTP: last-use recording's cost on the warm path, in process")
       results.usageCost = await runChild('usage-cost.ts')

@@ -10,6 +10,17 @@ export { createPasscodeAuth } from './service/create-passcode-auth'
 export type { PasscodeAuth } from './service/create-passcode-auth'
 export type { EncryptionKey, PasscodeAuthOptions } from './service/options'
 export type { RateLimitOptions } from './service/limiter/options'
+export type {
+  TelemetryAttributes,
+  TelemetryCounter,
+  TelemetryHistogram,
+  TelemetryInstrumentOptions,
+  TelemetryMeter,
+  TelemetryOptions,
+  TelemetrySpan,
+  TelemetrySpanOptions,
+  TelemetryTracer,
+} from './service/telemetry/otel-api'
 export type { AuthOutcome, CredentialsInput } from './service/authenticate/authenticate'
 export type { ConnectInput, ConnectResult } from './service/connect/connect'
 export type { Credentials, HeaderSource, HeaderValue } from './protocol/credentials'

@@ -59,6 +59,8 @@ export function requirePasscode(auth: PasscodeAuth, options?: RequirePasscodeOpt
     answer.then((outcome) => {
       if (outcome.ok) {
         req.passcodeAuth = outcome.principal
+        // `Sunset` while the passcode is in its last days, on the host's own answer.
+        if (outcome.headers !== undefined) res.set(outcome.headers)
         next()
       } else if (passRefusals) next(new PasscodeRefusedError(outcome))
       else writeNodeResponse(res, outcome)

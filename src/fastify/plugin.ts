@@ -82,6 +82,8 @@ const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, optio
     answer.then((outcome) => {
       if (!outcome.ok) return void send(reply, outcome)
       request.passcodeAuth = outcome.principal
+      // `Sunset` while the passcode is in its last days, on the host's own answer.
+      if (outcome.headers !== undefined) reply.headers(outcome.headers)
       next()
     }, next)
   } satisfies RequirePasscodeHook)

@@ -36,6 +36,8 @@ export function requirePasscode(auth: PasscodeAuth): Middleware {
     const outcome = await pending
     if (!outcome.ok) return respond(ctx, outcome)
     ctx.state.passcodeAuth = outcome.principal
+    // `Sunset` while the passcode is in its last days, on the host's own answer.
+    if (outcome.headers !== undefined) ctx.set(outcome.headers)
     return next()
   }
   // Not an async function: a cache hit hands on next()'s own promise, adding no

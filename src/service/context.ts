@@ -10,6 +10,7 @@ import type { SharedReads } from './authenticate/shared-reads'
 import type { Pepper, Peppers } from './authenticate/peppers'
 import type { VerificationCache } from './authenticate/verification-cache'
 import type { UsageRecorder } from './usage/usage-recorder'
+import type { ServiceTelemetry } from './telemetry/telemetry'
 
 /** One verification read: what the store found for the passcode's hash, and that hash. */
 export interface CredentialRead {
@@ -38,6 +39,8 @@ export interface ServiceContext {
   readonly crypto: UserPasscodeCrypto | undefined
   /** `undefined` when the host has no `onEvent` hook. */
   readonly emit: ((event: EventInput) => void) | undefined
+  /** `undefined` without the `telemetry` option. */
+  readonly telemetry: ServiceTelemetry | undefined
   /** Drops a changed credential from this instance's caches (and reads in flight) at once. */
   readonly invalidate: (invalidation: Invalidation) => void
   /** Batches last uses for the store; `undefined` when the `usage` option is `false`. */

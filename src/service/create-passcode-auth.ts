@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../core/errors'
 import { NO_PEPPER_ID } from '../core/hashing'
 import { pepperReport, resolvePeppers, type PepperReport } from './authenticate/peppers'
+import { DAY_MS } from '../core/time'
 import type { Invalidation } from '../ports/passcode-store'
 import { createAccountsApi, type AccountsApi } from './accounts'
 import { withAdapterHints } from './adapter-hints'
@@ -20,6 +21,9 @@ import { withRateLimit } from './limiter/rate-limit'
 import { UsageRecorder } from './usage/usage-recorder'
 import { createUserPasscodeCrypto } from './user-passcodes/user-passcode-crypto'
 import { createUserPasscodesApi, type UserPasscodesApi } from './user-passcodes/user-passcodes'
+import { createTelemetry } from './telemetry/telemetry'
+import { traceAuthenticate, traceConnect } from './telemetry/traced-operations'
+import { traceStore } from './telemetry/traced-store'
 import { VerificationCache } from './authenticate/verification-cache'
 
 /** A configured passcode-auth service: what {@link createPasscodeAuth} returns. */
@@ -80,7 +84,8 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   const resolved = resolveOptions(options)
   const clock = resolved.clock
   const now = clock === undefined ? Date.now : () => clock().getTime()
-  const cache = resolved.cache === false ? undefined : new VerificationCache(resolved.cache)
+  const warnWithinMs = resolved.sunsetHeader ? resolved.limits.expiringSoonDays * DAY_MS : undefined
+  const cache = resolved.cache === false ? undefined : new VerificationCache({ ...resolved.cache, warnWithinMs })
   const refusals = resolved.cache === false || resolved.cache.refusals === false ? undefined : new RefusalCache<OwnerRefusal>(resolved.cache.refusals)
   const reads = new SharedReads<CredentialRead>()
   const invalidate = (invalidation: Invalidation): void => {
@@ -91,11 +96,12 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   const partners = Array.isArray(resolved.partners) ? staticPartners(resolved.partners) : resolved.partners
   const emit = createEmitter(resolved.onEvent, now)
   const usage = resolved.usage === false ? undefined : new UsageRecorder(resolved.store, resolved.usage, emit)
+  const telemetry = createTelemetry(resolved.telemetry)
 
   const peppers = resolvePeppers(resolved.pepper)
   const context: ServiceContext = {
     options: resolved,
-    store: resolved.store,
+    store: telemetry === undefined ? resolved.store : traceStore(telemetry, resolved.store),
     partners: partners as ServiceContext['partners'],
     hash: peppers.current.hash,
     peppers,
@@ -105,6 +111,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     reads,
     crypto: createUserPasscodeCrypto(resolved.encryptionKeys),
     emit,
+    telemetry,
     invalidate,
     usage,
   }
@@ -122,8 +129,10 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   // cached credentials with a 429), so then every request takes the full path.
   const usesClientAddress = resolved.rateLimit !== false && resolved.rateLimit.maxFailuresPerAddress !== false
   const cached = resolved.rateLimit === false ? createAuthenticateCached(context) : undefined
+  const traced = telemetry === undefined ? limited : traceAuthenticate(telemetry, limited)
   // The public function takes the input only: what a caller passes second is not a budget.
-  const authenticate = withAdapterHints((input: CredentialsInput) => limited(input), { usesClientAddress, cached })
+  const authenticate = withAdapterHints((input: CredentialsInput) => traced(input), { usesClientAddress, cached })
+  const connect = createConnect(context, traced)
 
   const auth: PasscodeAuth = {
     passcodes: createPasscodesApi(context),
@@ -131,7 +140,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     accounts: createAccountsApi(context),
     partners: createPartnersApi(context),
     authenticate,
-    connect: withAdapterHints(createConnect(context, limited), { usesClientAddress }),
+    connect: withAdapterHints(telemetry === undefined ? connect : traceConnect(telemetry, connect), { usesClientAddress }),
     notifyExpirations: createNotifyExpirations(context),
     async pepperReport() {
       const report = await pepperReport(resolved.store, peppers)

@@ -12,6 +12,7 @@ import type { NotificationRecipients } from '../ports/recipients'
 import type { AuditEvent } from './events'
 import type { NotificationTemplate } from './notifier/notification-messages'
 import { rateLimitSchema, type RateLimitOptions } from './limiter/options'
+import type { TelemetryMeter, TelemetryOptions, TelemetryTracer } from './telemetry/otel-api'
 
 /** A key for encrypting user passcodes at rest (JWE `dir` + `A256GCM`). */
 export interface EncryptionKey {
@@ -105,6 +106,14 @@ export interface PasscodeAuthOptions {
   /** Whether an edit may give an expired passcode a new expiry. @default false */
   allowReactivation?: boolean
   /**
+   * Whether answers authenticated by a passcode in its last `limits.expiringSoonDays`
+   * days carry the `Sunset` header (RFC 8594) with its expiry instant, on
+   * `GET /v1/connect` and on protected routes alike, so that partners learn of it from
+   * their own traffic. `false` turns it off for this host.
+   * @default true
+   */
+  sunsetHeader?: boolean
+  /**
    * Brute-force limiter: failed attempts (400 and 401 refusals) per client address
    * and per account ID in a sliding window; past the limit the answer is 429 with
    * `Retry-After`, before any credential check. `{}` turns it on with the defaults.
@@ -126,7 +135,17 @@ export interface PasscodeAuthOptions {
       }
   /** Audit hook; receives no secret values. Errors it throws are swallowed. */
   onEvent?: (event: AuditEvent) => void | Promise<void>
+  /**
+   * OpenTelemetry: spans of `authenticate`, `connect` and storage calls, and metrics
+   * (docs/observability.md). Pass the tracer and meter of your own
+   * `@opentelemetry/api`; passcode-auth loads nothing of OpenTelemetry itself.
+   * @default none
+   */
+  telemetry?: TelemetryOptions
 }
+
+const hasMethods = (value: unknown, ...names: string[]): boolean =>
+  typeof value === 'object' && value !== null && names.every((name) => typeof (value as Record<string, unknown>)[name] === 'function')
 
 const fn = <T>(what: string) =>
   z.custom<T>((value) => typeof value === 'function', { message: `must be ${what}` })
@@ -246,11 +265,27 @@ const optionsSchema = z.object({
     .default({ ttlMs: 30_000, maxEntries: 10_000, refusals: { ttlMs: 10_000, maxEntries: 10_000 } }),
   timeoutMs: z.number().int().min(1).max(600_000).default(2_000),
   allowReactivation: z.boolean().default(false),
+  sunsetHeader: z.boolean().default(true),
   rateLimit: rateLimitSchema.default(false),
   usage: z
     .union([z.literal(false), z.object({ flushIntervalMs: z.number().int().min(10).max(3_600_000).default(60_000) }).strict()])
     .default({ flushIntervalMs: 60_000 }),
   onEvent: fn<(event: AuditEvent) => void | Promise<void>>('a function').optional(),
+  telemetry: z
+    .object({
+      tracer: z
+        .custom<TelemetryTracer>((value) => hasMethods(value, 'startSpan', 'startActiveSpan'), {
+          message: "must be an OpenTelemetry Tracer (trace.getTracer('passcode-auth'))",
+        })
+        .optional(),
+      meter: z
+        .custom<TelemetryMeter>((value) => hasMethods(value, 'createCounter', 'createHistogram'), {
+          message: "must be an OpenTelemetry Meter (metrics.getMeter('passcode-auth'))",
+        })
+        .optional(),
+    })
+    .strict()
+    .optional(),
 }).strict()
 
 // The documented interface stays the source of its TSDoc; the compiler checks that the

@@ -23,6 +23,9 @@ const RULES: Readonly<Record<string, { folders: readonly string[]; packages: rea
   koa: { folders: ['core', 'protocol', 'ports', 'service', 'http'], packages: [/^koa$/] },
   // The framework-neutral entry point of the dashboard (its browser files are not TypeScript).
   dashboard: { folders: ['core', 'protocol', 'ports', 'service', 'http'], packages: [] },
+  // Web-standard Request/Response only: no Node built-in, so they run on Bun, Deno and the edge.
+  fetch: { folders: ['core', 'protocol', 'ports', 'service', 'http'], packages: [] },
+  hono: { folders: ['core', 'protocol', 'ports', 'service', 'http'], packages: [/^hono$/] },
   stores: { folders: ['core', 'ports', 'service'], packages: [NODE_BUILTIN, /^zod$/, /^@noble\/hashes(\/|$)/, /^pg$/, /^@electric-sql\/pglite(\/|$)/] },
   mailers: { folders: ['core', 'ports'], packages: [NODE_BUILTIN, /^zod$/, /^nodemailer$/] },
   client: { folders: ['core', 'protocol'], packages: [] },

@@ -22,6 +22,8 @@ export interface ExpectedResponse {
   readonly headers: Readonly<Record<'content-type' | 'cache-control', string | undefined>>
   /** Exact `Allow` header, checked when given. */
   readonly allow?: string
+  /** Exact `Sunset` header; `null` means it must be absent. */
+  readonly sunset: string | null
 }
 
 /** One row of the table. */
@@ -64,7 +66,7 @@ export interface RunningApp {
 }
 
 const PASSCODE_AUTH_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } as const
-const answer = (status: number, body: string): ExpectedResponse => ({ status, body, headers: PASSCODE_AUTH_HEADERS })
+const answer = (status: number, body: string): ExpectedResponse => ({ status, body, headers: PASSCODE_AUTH_HEADERS, sunset: null })
 
 const SUCCESS = answer(200, '{"status":"success","message":"Authorised Successfully."}')
 const INVALID_CREDENTIALS = answer(400, '{"status":"fail","error":"Invalid Credentials","code":400}')
@@ -74,10 +76,11 @@ const SERVER_ERROR_503 = answer(503, '{"status":"fail","error":"Server Error","c
 const SERVER_ERROR_504 = answer(504, '{"status":"fail","error":"Server Error","code":504}')
 const notWhitelisted = (echo: string) =>
   answer(403, `{"status":"fail","error":${JSON.stringify(`Partner not whitelisted ${echo}`)},"code":403}`)
-const principal = (value: object): ExpectedResponse => ({
+const principal = (value: object, sunset: string | null = null): ExpectedResponse => ({
   status: 200,
   body: JSON.stringify(value),
   headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': undefined },
+  sunset,
 })
 
 type Headers = RawRequest['headers']
@@ -120,7 +123,7 @@ export const HTTP_CASES: readonly HttpCase[] = [
   { name: '§5.1 expired passcode: 401', request: (f) => connect(credentials(f.accountId, f.passcodes.expired)), expected: () => EXPIRED },
   { name: '§5.1 expired passcode sent with another account ID: 400', request: (f) => connect(credentials(f.otherAccountId, f.passcodes.expired)), expected: () => INVALID_CREDENTIALS },
   { name: '§5.11 user passcode when the account accepts only account passcodes: 400', request: (f) => connect(credentials(f.otherAccountId, f.passcodes.userNotAccepted)), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.11 user passcode when the account accepts both: 200', request: (f) => connect(credentials(f.accountId, f.passcodes.user)), expected: () => SUCCESS },
+  { name: '§5.11 user passcode when the account accepts both: 200 (with Sunset: 28 days left)', request: (f) => connect(credentials(f.accountId, f.passcodes.user)), expected: (f) => ({ ...SUCCESS, sunset: f.sunsets.user }) },
 
   // SPEC §5.2: credentials before the partner.
   { name: '§5.2 wrong credentials and an unlisted partner: 400, not 403', request: (f) => connect(credentials(f.accountId, f.passcodes.unknown), '?partner=globex'), expected: () => INVALID_CREDENTIALS },
@@ -147,7 +150,7 @@ export const HTTP_CASES: readonly HttpCase[] = [
   { name: '§5.25 bound passcode with another account ID: 400, the binding is never told', request: (f) => connect(credentials(f.otherAccountId, f.passcodes.bound), '?partner=acme'), expected: () => INVALID_CREDENTIALS },
   { name: '§5.25 bound passcode, no partner: 400 Missing partner', request: (f) => connect(credentials(f.accountId, f.passcodes.bound), ''), expected: () => MISSING_PARTNER },
   { name: '§5.25 unbound passcode, the bound passcode\'s partner: 200', request: (f) => connect(credentials(f.accountId, f.passcodes.active), '?partner=initech'), expected: () => SUCCESS },
-  { name: '§5.26 value replaced by a rotation, inside the overlap: 200', request: (f) => connect(credentials(f.accountId, f.passcodes.previous)), expected: () => SUCCESS },
+  { name: '§5.26 value replaced by a rotation, inside the overlap: 200, with Sunset at the overlap end', request: (f) => connect(credentials(f.accountId, f.passcodes.previous)), expected: (f) => ({ ...SUCCESS, sunset: f.sunsets.previous }) },
   { name: '§5.26 value replaced by a rotation without overlap: 400', request: (f) => connect(credentials(f.accountId, f.passcodes.rotatedAway)), expected: () => INVALID_CREDENTIALS },
 
   // SPEC §5.4: header hygiene.
@@ -171,9 +174,16 @@ export const HTTP_CASES: readonly HttpCase[] = [
 
   // SPEC §5.16–5.17: the example protected route sees who called.
   { name: '§5.17 protected route with an account passcode: the account principal', request: (f) => events(credentials(f.accountId, f.passcodes.active)), expected: (f) => principal(f.principals.account) },
-  { name: '§5.17 protected route with a user passcode: the user principal', request: (f) => events(credentials(f.accountId, f.passcodes.user)), expected: (f) => principal(f.principals.user) },
+  { name: '§5.17 protected route with a user passcode: the user principal (with Sunset: 28 days left)', request: (f) => events(credentials(f.accountId, f.passcodes.user)), expected: (f) => principal(f.principals.user, f.sunsets.user) },
   { name: '§5.25 protected route with a bound passcode: the principal carries the binding', request: (f) => events(credentials(f.accountId, f.passcodes.bound)), expected: (f) => principal(f.principals.bound) },
   { name: '§5.26 protected route with a value replaced by a rotation without overlap: 400', request: (f) => events(credentials(f.accountId, f.passcodes.rotatedAway)), expected: () => INVALID_CREDENTIALS },
+
+  // Expiry warnings (RFC 8594): answers authenticated by a passcode in its last 30 days carry Sunset.
+  { name: 'Sunset: connect with a passcode in its last 30 days: 200 with its expiry', request: (f) => connect(credentials(f.accountId, f.passcodes.expiring)), expected: (f) => ({ ...SUCCESS, sunset: f.sunsets.expiring }) },
+  { name: 'Sunset: protected route with a passcode in its last 30 days: the principal, with its expiry', request: (f) => events(credentials(f.accountId, f.passcodes.expiring)), expected: (f) => principal(f.principals.expiring, f.sunsets.expiring) },
+  { name: 'Sunset: HEAD /v1/connect with a passcode in its last 30 days: 200 with its expiry, without a body', request: (f) => withMethod('HEAD', connect(credentials(f.accountId, f.passcodes.expiring))), expected: (f) => ({ ...SUCCESS, body: '', sunset: f.sunsets.expiring }) },
+  { name: 'Sunset: never on a refusal, even for a passcode in its last 30 days (403)', request: (f) => connect(credentials(f.accountId, f.passcodes.expiring), '?partner=globex'), expected: () => notWhitelisted('globex') },
+  { name: 'Sunset: not sent for a passcode with 88 days left', request: (f) => events(credentials(f.accountId, f.passcodes.active)), expected: (f) => principal(f.principals.account) },
   { name: '§5.16 protected route with a wrong passcode: 400', request: (f) => events(credentials(f.accountId, f.passcodes.unknown)), expected: () => INVALID_CREDENTIALS },
   { name: '§5.16 protected route with an expired passcode: 401', request: (f) => events(credentials(f.accountId, f.passcodes.expired)), expected: () => EXPIRED },
   { name: '§5.16 protected route with a revoked user passcode: 400', request: (f) => events(credentials(f.accountId, f.passcodes.revokedUser)), expected: () => INVALID_CREDENTIALS },
@@ -207,6 +217,7 @@ function comparable(response: RawResponse) {
     'content-type': response.headers['content-type'],
     'cache-control': response.headers['cache-control'],
     allow: response.headers.allow,
+    sunset: response.headers.sunset,
   }
 }
 
@@ -260,6 +271,7 @@ export function describeHttpConformance(targets: readonly HttpTarget[]): void {
         expect(response.headers['content-type']).toBe(expected.headers['content-type'])
         expect(response.headers['cache-control']).toBe(expected.headers['cache-control'])
         if (expected.allow !== undefined) expect(response.headers.allow).toBe(expected.allow)
+        expect(response.headers.sunset).toBe(expected.sunset ?? undefined)
       })
 
       const compared = targets.filter((target) => !unroutable(target))

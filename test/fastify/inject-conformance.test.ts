@@ -62,5 +62,6 @@ describe.each([
     expect(response.headers['content-type']).toBe(expected.headers['content-type'])
     expect(response.headers['cache-control']).toBe(expected.headers['cache-control'])
     if (expected.allow !== undefined) expect(response.headers.allow).toBe(expected.allow)
+    expect(response.headers.sunset).toBe(expected.sunset ?? undefined)
   })
 })

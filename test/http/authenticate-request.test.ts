@@ -64,7 +64,8 @@ describe('createAuthenticateRequest (the one warm path of every requirePasscode)
 
   it('stops at the passcode expiry, after which the full path answers 401', async () => {
     const clock = manualClock()
-    const auth = createPasscodeAuth({ store: memoryStore(), clock, cache: { ttlMs: 86_400_000, maxEntries: 10 } })
+    // Without Sunset headers, which would send a passcode in its last days the full way.
+    const auth = createPasscodeAuth({ store: memoryStore(), clock, cache: { ttlMs: 86_400_000, maxEntries: 10 }, sunsetHeader: false })
     const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Partner A', expiry: 1 })
     clock.advance(60_000) // the cache's one-day TTL now reaches past the expiry
     await answer(auth, headersOf('acc_1', value))
@@ -72,6 +73,27 @@ describe('createAuthenticateRequest (the one warm path of every requirePasscode)
     expect((await answer(auth, headersOf('acc_1', value))).sync).toBe(true)
     clock.advance(1)
     expect(await answer(auth, headersOf('acc_1', value))).toMatchObject({ sync: false, outcome: { ok: false, statusCode: 401 } })
+  })
+
+  it('sends a passcode in its last 30 days the full way, for its Sunset header, still without a storage read', async () => {
+    const clock = manualClock()
+    const store = memoryStore()
+    let reads = 0
+    const counting = new Proxy(store, {
+      get: (target, property, receiver) =>
+        property === 'findCredentialByHash' ? (hash: string) => (reads++, target.findCredentialByHash(hash)) : Reflect.get(target, property, receiver),
+    })
+    const auth = createPasscodeAuth({ store: counting, clock, cache: { ttlMs: 86_400_000, maxEntries: 10 } })
+    const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Partner A', expiry: 31 })
+    clock.advance(86_400_000 - 60_000) // 30 days and a minute left
+    expect(await answer(auth, headersOf('acc_1', value))).toMatchObject({ sync: false, outcome: { ok: true } })
+    expect(await answer(auth, headersOf('acc_1', value))).toMatchObject({ sync: true, outcome: { ok: true } })
+    clock.advance(60_000) // 30 days left: the cached entry now owes a Sunset header
+    expect(await answer(auth, headersOf('acc_1', value))).toEqual({
+      sync: false,
+      outcome: { ok: true, principal: expect.objectContaining({ accountId: 'acc_1' }), headers: { sunset: 'Sun, 01 Feb 2026 00:00:00 GMT' } },
+    })
+    expect(reads).toBe(1)
   })
 
   it('takes the full path every time without a cache, with the rate limiter on, and for a stand-in', async () => {

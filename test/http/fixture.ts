@@ -36,6 +36,8 @@ export interface HttpFixture {
     readonly active: string
     /** Account passcode of `accountId`, expired by the fixture's clock. */
     readonly expired: string
+    /** Account passcode of `accountId` in its last 30 days: its answers carry `Sunset`. */
+    readonly expiring: string
     /** Account passcode of `accountId`, deleted. */
     readonly deleted: string
     /** Active account passcode of `otherAccountId`. */
@@ -60,8 +62,10 @@ export interface HttpFixture {
     /** The value replaced by a rotation with no overlap: stopped at once. */
     readonly rotatedAway: string
   }
-  /** What `/1/events.json` returns for `passcodes.active`, `passcodes.user` and `passcodes.bound`. */
-  readonly principals: { readonly account: Principal; readonly user: Principal; readonly bound: Principal }
+  /** What `/1/events.json` returns for `passcodes.active`, `passcodes.user`, `passcodes.bound` and `passcodes.expiring`. */
+  readonly principals: { readonly account: Principal; readonly user: Principal; readonly bound: Principal; readonly expiring: Principal }
+  /** The `Sunset` header of answers authenticated by `passcodes.expiring`, `passcodes.user` and `passcodes.previous`. */
+  readonly sunsets: { readonly expiring: string; readonly user: string; readonly previous: string }
   close(): Promise<void>
 }
 
@@ -82,13 +86,15 @@ function controllable<T extends object>(target: T, method: keyof T & string, mod
 
 /**
  * Builds the shared fixture: two accounts, every kind of credential, a clock two days
- * on (and standing still). `options` are extra service options, e.g. `rateLimit`.
+ * on (and standing still). `options` are extra service options, e.g. `rateLimit`, and
+ * the store to build it in (an empty one; a fresh memory store by default).
  */
-export async function createHttpFixture(options: Pick<PasscodeAuthOptions, 'rateLimit'> = {}): Promise<HttpFixture> {
+export async function createHttpFixture(options: Pick<PasscodeAuthOptions, 'rateLimit'> & { store?: PasscodeStore } = {}): Promise<HttpFixture> {
+  const { store: given = memoryStore(), ...serviceOptions } = options
   const clock = manualClock(Date.UTC(2026, 0, 1))
   let storageMode: FailureMode = 'normal'
   let partnerMode: FailureMode = 'normal'
-  const store: PasscodeStore = controllable(memoryStore(), 'findCredentialByHash', () => storageMode)
+  const store: PasscodeStore = controllable(given, 'findCredentialByHash', () => storageMode)
   const whitelist = new Set([WHITELISTED_PARTNER.toLowerCase(), BOUND_PARTNER.toLowerCase()])
   const partners = controllable({ isWhitelisted: (name: string) => whitelist.has(name) }, 'isWhitelisted', () => partnerMode)
   const auth = createPasscodeAuth({
@@ -97,7 +103,7 @@ export async function createHttpFixture(options: Pick<PasscodeAuthOptions, 'rate
     clock,
     encryptionKeys: [{ id: 'test-key', key: TEST_KEY }],
     timeoutMs: FIXTURE_TIMEOUT_MS,
-    ...options,
+    ...serviceOptions,
   })
 
   const accountId = 'acc_both'
@@ -107,6 +113,7 @@ export async function createHttpFixture(options: Pick<PasscodeAuthOptions, 'rate
 
   const active = await auth.passcodes.create(admin, accountId, { name: 'Partner A', expiry: 90 })
   const expired = await auth.passcodes.create(admin, accountId, { name: 'Short lived', expiry: 1 })
+  const expiring = await auth.passcodes.create(admin, accountId, { name: 'Expiring', expiry: 20 })
   const deleted = await auth.passcodes.create(admin, accountId, { name: 'Deleted', expiry: 90 })
   await auth.passcodes.delete(admin, accountId, deleted.passcode.id)
   const otherAccount = await auth.passcodes.create(admin, otherAccountId, { name: 'Partner B', expiry: 90 })
@@ -142,6 +149,7 @@ export async function createHttpFixture(options: Pick<PasscodeAuthOptions, 'rate
     passcodes: {
       active: active.value,
       expired: expired.value,
+      expiring: expiring.value,
       deleted: deleted.value,
       otherAccount: otherAccount.value,
       longAccount: longAccount.value,
@@ -159,7 +167,11 @@ export async function createHttpFixture(options: Pick<PasscodeAuthOptions, 'rate
       account: { accountId, kind: 'account', passcodeId: active.passcode.id, passcodeName: 'Partner A' },
       user: { accountId, kind: 'user', userId: 'u_user' },
       bound: { accountId, kind: 'account', passcodeId: bound.passcode.id, passcodeName: 'Initech only', partners: ['initech'] },
+      expiring: { accountId, kind: 'account', passcodeId: expiring.passcode.id, passcodeName: 'Expiring' },
     },
+    // From the fixture's start, 2026-01-01: 20 days, the user passcode's 30, and the
+    // rotation's 7-day overlap, after which the previous value stops working.
+    sunsets: { expiring: 'Wed, 21 Jan 2026 00:00:00 GMT', user: 'Sat, 31 Jan 2026 00:00:00 GMT', previous: 'Thu, 08 Jan 2026 00:00:00 GMT' },
     close: () => auth.close(),
   }
 }

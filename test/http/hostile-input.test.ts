@@ -6,8 +6,11 @@ import fastify4 from 'fastify4'
 import fc from 'fast-check'
 import Koa3 from 'koa'
 import Koa2 from 'koa2'
+import { getRequestListener, type Http2Bindings, type HttpBindings } from '@hono/node-server'
+import { getConnInfo } from '@hono/node-server/conninfo'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PasscodeAuth } from '../../src/index'
+import { fetchHost, honoHost } from '../fetch/hosts'
 import type { RunningApp } from '../conformance/http'
 import { createHttpFixture, type HttpFixture } from './fixture'
 import { expressApp, fastifyApp, koaApp, listen, listenFastify } from './frameworks'
@@ -80,6 +83,34 @@ const fastifyTarget = (name: string, current: boolean, fastify: typeof fastify5)
   start: async (auth, errors) => listenFastify(await fastifyApp(fastify, auth, recordFastifyErrors(errors))),
 })
 
+// Without overriding the test process's global Request and Response (see test/fetch/targets.ts).
+const NODE_SERVER = { overrideGlobalObjects: false } as const
+const fetchTarget: Target = {
+  name: 'fetch (node-server)',
+  current: true,
+  start: (auth, errors) => {
+    const host = fetchHost(auth)
+    const fetch = (request: Request, env: HttpBindings | Http2Bindings) =>
+      host(request, env.incoming.socket.remoteAddress).catch((error: unknown) => {
+        errors.push(error)
+        return new Response(null, { status: 500 })
+      })
+    return listen(getRequestListener(fetch, { ...NODE_SERVER, errorHandler: (error) => void errors.push(error) }))
+  },
+}
+const honoTarget: Target = {
+  name: 'hono 4 (node-server)',
+  current: true,
+  start: (auth, errors) => {
+    const app = honoHost(auth, (c) => getConnInfo(c).remote.address)
+    app.onError((error, c) => {
+      errors.push(error)
+      return c.body(null, 500)
+    })
+    return listen(getRequestListener(app.fetch, { ...NODE_SERVER, errorHandler: (error) => void errors.push(error) }))
+  },
+}
+
 const TARGETS: readonly Target[] = [
   expressTarget('express 4', false, express4),
   expressTarget('express 5', true, express5),
@@ -87,6 +118,8 @@ const TARGETS: readonly Target[] = [
   fastifyTarget('fastify 5', true, fastify5),
   koaTarget('koa 2', false, Koa2),
   koaTarget('koa 3', true, Koa3),
+  fetchTarget,
+  honoTarget,
 ]
 
 /** Sends over a keep-alive connection; headers as a raw list, so duplicates and name case stay as given. */

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 
 const root = join(import.meta.dirname, '../..')
-const FRAMEWORKS = ['express', 'express4', 'fastify', 'fastify4', 'fastify-plugin', 'koa', 'koa2']
+const FRAMEWORKS = ['express', 'express4', 'fastify', 'fastify4', 'fastify-plugin', 'koa', 'koa2', 'hono', '@hono/node-server', '@opentelemetry/api']
 const directory = mkdtempSync(join(tmpdir(), 'passcode-auth-imports-'))
 afterAll(() => rmSync(directory, { recursive: true, force: true }))
 
@@ -27,8 +27,8 @@ writeFileSync(
   `import { register } from 'node:module'\nregister(${JSON.stringify(pathToFileURL(join(directory, 'hooks.mjs')).href)})\n`,
 )
 
-/** The node_modules packages loaded when importing `entry` from src/ in a fresh Node process. */
-function packagesLoadedBy(entry: string): string[] {
+/** Every module URL resolved when importing `entry` from src/ in a fresh Node process. */
+function urlsLoadedBy(entry: string): string[] {
   const log = join(directory, `${entry.replaceAll('/', '_')}.log`)
   writeFileSync(log, '')
   const script = `await import(${JSON.stringify(pathToFileURL(join(root, entry)).href)})`
@@ -37,8 +37,13 @@ function packagesLoadedBy(entry: string): string[] {
     env: { ...process.env, RESOLVE_LOG: log },
     timeout: 30_000,
   })
+  return readFileSync(log, 'utf8').split('\n').filter((url) => url !== '')
+}
+
+/** The node_modules packages loaded when importing `entry` from src/ in a fresh Node process. */
+function packagesLoadedBy(entry: string): string[] {
   const packages = new Set<string>()
-  for (const url of readFileSync(log, 'utf8').split('\n')) {
+  for (const url of urlsLoadedBy(entry)) {
     const match = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)
     if (match) packages.add(match[1]!)
   }
@@ -46,7 +51,7 @@ function packagesLoadedBy(entry: string): string[] {
 }
 
 describe('framework packages stay optional', () => {
-  it('importing passcode-auth loads no web framework', () => {
+  it('importing passcode-auth loads no web framework and nothing of OpenTelemetry', () => {
     const loaded = packagesLoadedBy('src/index.ts')
     expect(loaded).toContain('zod') // the hook does see package imports
     expect(loaded.filter((name) => FRAMEWORKS.includes(name))).toEqual([])
@@ -63,5 +68,13 @@ describe('framework packages stay optional', () => {
 
   it('the Fastify entry loads fastify-plugin and not fastify itself', () => {
     expect(packagesLoadedBy('src/fastify/index.ts').filter((name) => FRAMEWORKS.includes(name))).toEqual(['fastify-plugin'])
+  })
+
+  it('the fetch and Hono entries import hono for types only, and no Node built-in module', () => {
+    for (const entry of ['src/fetch/index.ts', 'src/hono/index.ts']) {
+      const urls = urlsLoadedBy(entry)
+      expect(packagesLoadedBy(entry).filter((name) => FRAMEWORKS.includes(name)), entry).toEqual([])
+      expect(urls.filter((url) => url.startsWith('node:')), entry).toEqual([])
+    }
   })
 })

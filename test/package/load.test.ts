@@ -42,6 +42,8 @@ const expectations: readonly EntryExpectation[] = [
   { subpath: 'passcode-auth/postgres', entry: 'postgres', names: ['postgresStore', 'migrate'] },
   { subpath: 'passcode-auth/smtp', entry: 'smtp', names: ['smtpMailer'] },
   { subpath: 'passcode-auth/dashboard', entry: 'dashboard', names: ['createDashboard', 'createManagementApi', 'MANAGEMENT_ERROR_STATUS'] },
+  { subpath: 'passcode-auth/fetch', entry: 'fetch', names: ['requirePasscode', 'connectHandler'] },
+  { subpath: 'passcode-auth/hono', entry: 'hono', names: ['requirePasscode', 'connectHandler'] },
 ]
 
 /**

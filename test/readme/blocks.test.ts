@@ -40,6 +40,8 @@ describe('README.md code blocks', () => {
       ['Express (4 and 5)', 'express'],
       ['Fastify (4 and 5)', 'fastify'],
       ['Koa (2 and 3)', 'koa'],
+      ['Hono (4)', 'hono'],
+      ['Fetch: Bun, Deno, Workers, Next.js', 'fetch'],
     ] as const) {
       const block = blocks.find((candidate) => candidate.heading === heading && candidate.lang === 'ts')
       expect(`${block?.code}\n`, heading).toBe(readFileSync(path.join(root, `test/readme/${framework}-quickstart.ts`), 'utf8'))

@@ -12,7 +12,7 @@ const run = promisify(execFile)
  * (`tsc -p .`) and run here as written: package names resolve to src/ through the
  * tsconfig `paths` that tsx honours.
  */
-describe.each(['express', 'fastify', 'koa'])('the %s quick start', (framework) => {
+describe.each(['express', 'fastify', 'koa', 'hono', 'fetch'])('the %s quick start', (framework) => {
   const file = path.join(import.meta.dirname, `${framework}-quickstart.ts`)
 
   it('runs, answers connect with 200 and shows the protected route who called', async () => {

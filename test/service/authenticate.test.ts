@@ -149,7 +149,7 @@ describe('SPEC 5.17 principal', () => {
   it('is { accountId, kind: account, passcodeId, passcodeName } or { accountId, kind: user, userId }', async () => {
     const { auth } = setup()
     await auth.accounts.setAcceptedPasscodes(admin, 'acc', 'both')
-    const { passcode, value } = await auth.passcodes.create(admin, 'acc', { name: 'Acme', expiry: 30 })
+    const { passcode, value } = await auth.passcodes.create(admin, 'acc', { name: 'Acme', expiry: 31 })
     expect(await auth.authenticate({ accountId: 'acc', passcode: value })).toEqual({
       ok: true,
       principal: { accountId: 'acc', kind: 'account', passcodeId: passcode.id, passcodeName: 'Acme' },

@@ -17,6 +17,8 @@ describe('SPEC 4 GET /v1/connect', () => {
     expect(await auth.connect({ headers, partner: 'Acme' })).toEqual({
       statusCode: 200,
       body: { status: 'success', message: 'Authorised Successfully.' },
+      // Its 30 days are its last 30 days: the answer says when it ends (RFC 8594).
+      headers: { sunset: 'Sat, 31 Jan 2026 00:00:00 GMT' },
     })
   })
 

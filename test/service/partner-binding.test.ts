@@ -37,7 +37,7 @@ describe('SPEC 5.25 partner-bound passcodes', () => {
 
   it('an unbound passcode works for every whitelisted partner, with the principal of before', async () => {
     const { auth } = setup({ partners })
-    const { value, passcode } = await auth.passcodes.create(admin, 'acc', { name: 'Any', expiry: 30 })
+    const { value, passcode } = await auth.passcodes.create(admin, 'acc', { name: 'Any', expiry: 90 })
     expect(passcode.partners).toBeNull()
     const headers = { 'x-service-account-id': 'acc', 'x-service-passcode': value }
     for (const partner of partners) expect(await auth.connect({ headers, partner })).toMatchObject(OK)
@@ -47,7 +47,7 @@ describe('SPEC 5.25 partner-bound passcodes', () => {
 
   it('the principal carries the binding; other routes authenticate as usual', async () => {
     const { auth } = setup({ partners })
-    const { value, passcode } = await auth.passcodes.create(admin, 'acc', { name: 'Bound', expiry: 30, partners: ['Globex', 'acme', 'ACME'] })
+    const { value, passcode } = await auth.passcodes.create(admin, 'acc', { name: 'Bound', expiry: 90, partners: ['Globex', 'acme', 'ACME'] })
     const outcome = await auth.authenticate({ accountId: 'acc', passcode: value })
     expect(outcome).toEqual({
       ok: true,

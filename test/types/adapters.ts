@@ -11,6 +11,9 @@ import type { PasscodeAuth, Principal } from 'passcode-auth'
 import { connectHandler, PasscodeRefusedError, requirePasscode as expressRequirePasscode } from 'passcode-auth/express'
 import { passcodeAuthPlugin } from 'passcode-auth/fastify'
 import { connectMiddleware, requirePasscode as koaRequirePasscode } from 'passcode-auth/koa'
+import { Hono } from 'hono'
+import { connectHandler as fetchConnectHandler, requirePasscode as fetchRequirePasscode, type PasscodeCheck } from 'passcode-auth/fetch'
+import { connectHandler as honoConnectHandler, requirePasscode as honoRequirePasscode } from 'passcode-auth/hono'
 
 declare const auth: PasscodeAuth
 
@@ -86,4 +89,33 @@ export function koaTypes(): void {
   })
   // @ts-expect-error auth is required
   koaRequirePasscode()
+}
+
+export function honoTypes(): void {
+  const app = new Hono()
+  app.all('/v1/connect', honoConnectHandler(auth))
+  app.get('/1/events.json', honoRequirePasscode(auth), (c) => {
+    // Set by requirePasscode: typed through Hono's ContextVariableMap.
+    expectTypeOf(c.var.passcodeAuth).toEqualTypeOf<Principal>()
+    expectTypeOf(c.get('passcodeAuth')).toEqualTypeOf<Principal>()
+    // @ts-expect-error userId exists only on user principals
+    void c.var.passcodeAuth.userId
+    return c.json(c.var.passcodeAuth)
+  })
+  // @ts-expect-error the option is a function of the context
+  honoRequirePasscode(auth, { clientAddress: '10.0.0.1' })
+}
+
+export async function fetchTypes(request: Request): Promise<Response> {
+  const connect = fetchConnectHandler(auth)
+  if (new URL(request.url).pathname === '/v1/connect') return connect(request, '10.0.0.1')
+  const check = await fetchRequirePasscode(auth)(request)
+  expectTypeOf(check).toEqualTypeOf<PasscodeCheck>()
+  if (!check.ok) {
+    // @ts-expect-error no principal on a refusal
+    void check.principal
+    return check.response
+  }
+  expectTypeOf(check.principal).toEqualTypeOf<Principal>()
+  return Response.json(check.principal, { headers: check.headers })
 }

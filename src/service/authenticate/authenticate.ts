@@ -4,10 +4,14 @@ import { constantTimeEqual } from '../../core/hashing'
 import { findUnderPeppers, rehashIfOlder } from './peppers'
 import { isWellFormedPasscode } from '../../core/passcode-format'
 import { isVisibleAscii } from '../../core/rules'
+import { DAY_MS } from '../../core/time'
 import { FAILURES, type FailureBody, type FailureReason } from '../../protocol/outcomes'
 import type { CredentialMatch } from '../../ports/passcode-store'
 import type { CredentialRead, ServiceContext } from '../context'
 import { startBudget, type Budget } from '../deadline'
+import type { AuthObservation } from '../telemetry/telemetry'
+import { sunsetHeaders } from '../../protocol/sunset'
+import { Expiring } from './verification-cache'
 
 /** The result of `auth.authenticate()`: never an exception for bad credentials. */
 export type AuthOutcome =
@@ -16,6 +20,12 @@ export type AuthOutcome =
       readonly ok: true
       /** Who called. */
       readonly principal: Principal
+      /**
+       * Headers for the answer: `Sunset` (RFC 8594) with the passcode's expiry while it
+       * is in its last `limits.expiringSoonDays` days, unless `sunsetHeader: false`.
+       * The adapters add them to the host's response.
+       */
+      readonly headers?: Readonly<Record<string, string>>
     }
   | {
       /** Refused. */
@@ -102,7 +112,7 @@ function verifiedUntil(match: CredentialMatch, hash: string, now: number): numbe
  * when this verification is part of one (a connect, the limiter's own store calls);
  * without it the verification starts its own.
  */
-export type BudgetedAuthenticate = (input: CredentialsInput, budget?: Budget) => Promise<AuthOutcome>
+export type BudgetedAuthenticate = (input: CredentialsInput, budget?: Budget, observation?: AuthObservation) => Promise<AuthOutcome>
 
 /**
  * Verifies an account ID and passcode (SPEC §5.1, §5.4–5.6, §5.11, §5.15).
@@ -125,13 +135,15 @@ export function createAuthenticate(context: ServiceContext): BudgetedAuthenticat
     emit?.({ type: 'auth.failed', accountId, reason, statusCode: outcome.ok ? 200 : outcome.statusCode })
     return outcome
   }
-  const succeed = (principal: Principal, now: number): AuthOutcome => {
+  const succeed = (principal: Principal, now: number, headers: Readonly<Record<string, string>> | undefined): AuthOutcome => {
     usage?.seen(principal, now)
     emit?.({ type: 'auth.succeeded', accountId: principal.accountId, principal })
-    return { ok: true, principal }
+    return headers === undefined ? { ok: true, principal } : { ok: true, principal, headers }
   }
+  const { sunsetHeader } = context.options
+  const warnWithinMs = context.options.limits.expiringSoonDays * DAY_MS
 
-  return async function authenticate(input, budget) {
+  return async function authenticate(input, budget, observation) {
     const accountId = input?.accountId
     const passcode = input?.passcode
     if (typeof accountId !== 'string' || typeof passcode !== 'string' || !isVisibleAscii(accountId) || !isVisibleAscii(passcode)) {
@@ -139,8 +151,10 @@ export function createAuthenticate(context: ServiceContext): BudgetedAuthenticat
     }
     const now = context.now()
     if (cache !== undefined) {
-      const principal = cache.get(passcode, accountId, now)
-      if (principal !== undefined) return succeed(principal, now)
+      const hit = cache.lookup(passcode, accountId, now)
+      if (observation !== undefined) observation.cache = hit === undefined ? 'miss' : 'hit'
+      if (hit instanceof Expiring) return succeed(hit.principal, now, now >= hit.warnFrom ? hit.headers : undefined)
+      if (hit !== undefined) return succeed(hit, now, undefined)
     }
     // Only well-formed values are remembered, so a remembered one needs no checksum.
     if (refusals !== undefined) {
@@ -175,7 +189,9 @@ export function createAuthenticate(context: ServiceContext): BudgetedAuthenticat
     const principal = principalOf(match)
     cache?.set(passcode, principal, validUntil, now, generation)
     rehashIfOlder(store, context.peppers, match, read, passcode)
-    return succeed(principal, now)
+    // Until when the value sent works: its expiry, or the end of a rotation's overlap.
+    const warn = sunsetHeader && validUntil !== null && validUntil - now <= warnWithinMs
+    return succeed(principal, now, warn ? sunsetHeaders(validUntil) : undefined)
   }
 }
 
@@ -191,7 +207,7 @@ export type AuthenticateCached = (accountId: string, passcode: string) => Princi
  * the same `auth.succeeded` event as `authenticate`. `undefined` without a cache.
  */
 export function createAuthenticateCached(context: ServiceContext): AuthenticateCached | undefined {
-  const { cache, emit, now, usage } = context
+  const { cache, emit, now, usage, telemetry } = context
   if (cache === undefined) return undefined
   return function authenticateCached(accountId, passcode) {
     const at = now()
@@ -199,6 +215,7 @@ export function createAuthenticateCached(context: ServiceContext): AuthenticateC
     if (principal === undefined) return undefined
     usage?.seen(principal, at)
     if (emit !== undefined) emit({ type: 'auth.succeeded', accountId: principal.accountId, principal })
+    if (telemetry !== undefined) telemetry.cacheHit(principal)
     return principal
   }
 }

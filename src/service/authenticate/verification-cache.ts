@@ -1,13 +1,23 @@
 import type { Principal } from '../../core/entities'
 import type { Invalidation } from '../../ports/passcode-store'
+import { sunsetHeaders } from '../../protocol/sunset'
 
-/** A cached principal whose passcode expires before its half of the cache ends. */
-class Expiring {
+/**
+ * A cached principal whose passcode expires before its half of the cache ends, or
+ * enters its warning window (the `Sunset` header) before then.
+ */
+export class Expiring {
+  /** The `Sunset` header, made once per entry. */
+  readonly headers: Readonly<Record<string, string>>
   constructor(
     readonly principal: Principal,
     /** The passcode's `expiresAt`: from then on the full path answers 401. */
     readonly validUntil: number,
-  ) {}
+    /** From then on, answers carry `headers` (`Infinity`: never). */
+    readonly warnFrom: number,
+  ) {
+    this.headers = sunsetHeaders(validUntil)
+  }
 }
 
 type Cached = Principal | Expiring
@@ -45,11 +55,14 @@ export class VerificationCache {
   #nextCheck = Number.NEGATIVE_INFINITY
   readonly #ttlMs: number
   readonly #maxEntries: number
+  /** How long before `expiresAt` answers carry the `Sunset` header; `undefined` when the host turned it off. */
+  readonly #warnWithinMs: number | undefined
   #generation = 0
 
-  constructor(options: { ttlMs: number; maxEntries: number }) {
+  constructor(options: { ttlMs: number; maxEntries: number; warnWithinMs?: number | undefined }) {
     this.#ttlMs = options.ttlMs
     this.#maxEntries = options.maxEntries
+    this.#warnWithinMs = options.warnWithinMs
   }
 
   /** Number of entries, for tests and metrics. */
@@ -62,7 +75,11 @@ export class VerificationCache {
     return this.#generation
   }
 
-  /** The principal for this passcode and account, if cached and still valid at `now`. */
+  /**
+   * The principal for this passcode and account, if cached and still valid at `now`
+   * and no `Sunset` header is due: the synchronous warm path, which answers without
+   * headers. A passcode in its warning window takes {@link lookup} instead.
+   */
   get(passcode: string, accountId: string, now: number): Principal | undefined {
     if (now >= this.#nextCheck) this.#age(now)
     let cached = this.#newer.get(passcode)
@@ -71,14 +88,32 @@ export class VerificationCache {
       if (cached === undefined) return undefined
     }
     if (cached instanceof Expiring) {
-      if (now >= cached.validUntil) {
-        this.#newer.delete(passcode)
-        this.#older.delete(passcode)
+      if (now >= cached.warnFrom) {
+        if (now >= cached.validUntil) {
+          this.#newer.delete(passcode)
+          this.#older.delete(passcode)
+        }
         return undefined
       }
       cached = cached.principal
     }
     return cached.accountId === accountId ? cached : undefined
+  }
+
+  /**
+   * What is cached for this passcode and account, if still valid at `now`: the
+   * principal, or an {@link Expiring} entry whose `headers` are due from `warnFrom`.
+   */
+  lookup(passcode: string, accountId: string, now: number): Principal | Expiring | undefined {
+    if (now >= this.#nextCheck) this.#age(now)
+    const cached = this.#newer.get(passcode) ?? this.#older.get(passcode)
+    if (cached === undefined) return undefined
+    if (cached instanceof Expiring && now >= cached.validUntil) {
+      this.#newer.delete(passcode)
+      this.#older.delete(passcode)
+      return undefined
+    }
+    return principalOf(cached).accountId === accountId ? cached : undefined
   }
 
   /**
@@ -88,7 +123,11 @@ export class VerificationCache {
   set(passcode: string, principal: Principal, expiresAt: number | null, now: number, generation: number): void {
     if (generation !== this.#generation) return
     if (now >= this.#nextCheck) this.#age(now)
-    const cached = expiresAt !== null && expiresAt < this.#newerEnd ? new Expiring(principal, expiresAt) : principal
+    const warnFrom = expiresAt === null || this.#warnWithinMs === undefined ? Number.POSITIVE_INFINITY : expiresAt - this.#warnWithinMs
+    const cached =
+      expiresAt !== null && (expiresAt < this.#newerEnd || warnFrom < this.#newerEnd)
+        ? new Expiring(principal, expiresAt, Math.min(warnFrom, expiresAt))
+        : principal
     if (!this.#older.delete(passcode) && !this.#newer.has(passcode) && this.size >= this.#maxEntries) {
       // Evict the oldest insertion: cheaper than LRU bookkeeping on every hit.
       const half = this.#older.size > 0 ? this.#older : this.#newer

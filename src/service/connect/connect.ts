@@ -86,6 +86,6 @@ export function createConnect(
       return { ...partnerNotWhitelisted(single), reason: 'partner_not_whitelisted' }
     }
     context.usage?.seenConnect(principal, normalized, context.now())
-    return CONNECT_SUCCESS
+    return outcome.headers === undefined ? CONNECT_SUCCESS : { ...CONNECT_SUCCESS, headers: outcome.headers }
   }
 }

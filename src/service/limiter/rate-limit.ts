@@ -49,7 +49,7 @@ export function withRateLimit(context: LimiterContext, authenticate: BudgetedAut
   const record = (key: string | undefined, limit: number | false, now: number): Promise<void> | undefined =>
     key === undefined || limit === false ? undefined : settle(() => store.recordFailure(key, limit, windowMs, now), undefined)
 
-  return async function limitedAuthenticate(input, budget) {
+  return async function limitedAuthenticate(input, budget, observation) {
     const accountId = input?.accountId
     const account = typeof accountId === 'string' && isVisibleAscii(accountId) ? accountId : undefined
     const addressKey = perAddress === false ? undefined : clientAddressKey(input?.clientAddress)
@@ -59,18 +59,21 @@ export function withRateLimit(context: LimiterContext, authenticate: BudgetedAut
     // A flooding address is shed entirely, before any hashing or store read.
     const addressWait = await waitMs(addressStoreKey, perAddress, context.now())
     if (addressWait > 0) {
+      if (observation !== undefined) observation.limitedBy = 'address'
       context.emit?.({ type: 'auth.failed', accountId: account ?? '', reason: 'rate_limited', statusCode: 429 })
       return rateLimited(addressWait)
     }
 
-    const outcome = await authenticate(input, budget)
+    const outcome = await authenticate(input, budget, observation)
     if (!isCountedFailure(outcome)) return outcome
     // The account's count is read only now, for a failing attempt (SPEC §5.21): nobody
     // can lock an account's partners out by failing against its ID, which is no secret.
     const failedAt = context.now()
     const accountWait = await waitMs(accountKey, perAccount, failedAt)
     await Promise.all([record(addressStoreKey, perAddress, failedAt), record(accountKey, perAccount, failedAt)])
-    return accountWait > 0 ? rateLimited(accountWait) : outcome
+    if (accountWait <= 0) return outcome
+    if (observation !== undefined) observation.limitedBy = 'account'
+    return rateLimited(accountWait)
   }
 }
 

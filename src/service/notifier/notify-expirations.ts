@@ -26,7 +26,7 @@ const eventFields = ({ accountId, passcodeId, kind, expiresAt }: NotificationRep
  * claims until the end keeps one pass from retrying the same email over and over.
  */
 export function createNotifyExpirations(context: ServiceContext): () => Promise<NotificationReport> {
-  const { store, options, emit } = context
+  const { store, options, emit, telemetry } = context
   const windowMs = options.limits.expiringSoonDays * DAY_MS
   const { leaseMs, batchSize, sendTimeoutMs } = options.notifier
   const templates = { ...defaultNotificationTemplates, ...options.templates }
@@ -83,6 +83,7 @@ export function createNotifyExpirations(context: ServiceContext): () => Promise<
           if (!(error instanceof DeliveryFailure)) throw error
           failed.push({ ...item, reason: error.reason, message: error.message })
           emit?.({ type: 'notification.failed', ...eventFields(item), reason: error.reason, error: error.message })
+          telemetry?.notification(item.kind, 'failed')
           return
         }
 
@@ -96,6 +97,7 @@ export function createNotifyExpirations(context: ServiceContext): () => Promise<
         }
         sent.push({ ...item, to, recorded })
         emit?.({ type: 'notification.sent', ...eventFields(item) })
+        telemetry?.notification(item.kind, 'sent')
       }
 
       for (;;) {

@@ -1,0 +1,78 @@
+import type { Principal } from '../core/entities'
+import { assertPasscodeAuth } from '../http/adapter-options'
+import { createAuthenticateRequest } from '../http/authenticate-request'
+import { fetchRequestReader } from '../http/fetch/fetch-request'
+import { fetchResponse } from '../http/fetch/fetch-response'
+import type { PasscodeAuth } from '../service/create-passcode-auth'
+
+/** What the fetch {@link requirePasscode} gives: who called, or the refusal to send. */
+export type PasscodeCheck =
+  | {
+      readonly ok: true
+      /** Who called (SPEC §5.17). */
+      readonly principal: Principal
+      /** Headers to add to the host's own response: `Sunset` while the passcode is in its last days. */
+      readonly headers: Readonly<Record<string, string>>
+    }
+  | {
+      readonly ok: false
+      /** The refusal, with the exact SPEC body and headers: return it as it is. */
+      readonly response: Response
+    }
+
+/**
+ * A fetch {@link requirePasscode} check. `clientAddress` is the caller's address, for
+ * the service's `rateLimit` option (its per-address limit counts only requests that
+ * give one): fetch has no standard way to tell it, so pass Bun's
+ * `server.requestIP(request)?.address`, Deno's `info.remoteAddr.hostname`, or what the
+ * host's trusted proxy says.
+ */
+export type FetchPasscodeGuard = (request: Request, clientAddress?: string) => Promise<PasscodeCheck>
+
+const NONE: Readonly<Record<string, string>> = Object.freeze({})
+
+/**
+ * Checks the `X-Service-Account-Id` and `X-Service-Passcode` headers of a web-standard
+ * `Request` (Bun, Deno, Cloudflare Workers, Next.js route handlers). Resolves
+ * `{ ok: true, principal, headers }` for valid credentials, or `{ ok: false, response }`
+ * with the refusal to send as it is. A cache hit takes the same synchronous warm path
+ * as the Express, Fastify and Koa adapters.
+ *
+ * @param auth - what `createPasscodeAuth` returned
+ * @example
+ * ```ts
+ * const guard = requirePasscode(auth)
+ * Bun.serve({
+ *   async fetch(request, server) {
+ *     const check = await guard(request, server.requestIP(request)?.address)
+ *     if (!check.ok) return check.response
+ *     return Response.json({ calledBy: check.principal }, { headers: check.headers })
+ *   },
+ * })
+ * ```
+ */
+export function requirePasscode(auth: PasscodeAuth): FetchPasscodeGuard {
+  assertPasscodeAuth(auth, 'requirePasscode')
+  // The shared layer reads the address synchronously, within the call below: the
+  // argument is handed over through this slot rather than a per-request object.
+  let pendingAddress: string | undefined
+  const authenticateRequest = createAuthenticateRequest(
+    auth,
+    fetchRequestReader((request: Request) => request, () => pendingAddress),
+  )
+  return function checkPasscode(request, clientAddress) {
+    pendingAddress = clientAddress
+    let answer
+    try {
+      answer = authenticateRequest(request)
+    } finally {
+      pendingAddress = undefined
+    }
+    if (!(answer instanceof Promise)) return Promise.resolve({ ok: true, principal: answer, headers: NONE })
+    return answer.then((outcome): PasscodeCheck =>
+      outcome.ok
+        ? { ok: true, principal: outcome.principal, headers: outcome.headers ?? NONE }
+        : { ok: false, response: fetchResponse(outcome, request.method === 'HEAD') },
+    )
+  }
+}

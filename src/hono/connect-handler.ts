@@ -1,0 +1,35 @@
+import type { Handler } from 'hono'
+import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
+import { createConnectRequest } from '../http/connect-request'
+import { fetchResponse } from '../http/fetch/fetch-response'
+import type { PasscodeAuth } from '../service/create-passcode-auth'
+import type { CorsOptions } from '../http/cors'
+import { HONO_OPTION_CHECKS, honoReader, type HonoAdapterOptions } from './reader'
+
+/** Options of the Hono {@link connectHandler}. */
+export interface HonoConnectOptions extends HonoAdapterOptions {
+  /** Origins whose pages may call `/v1/connect` from a browser (SPEC §5.30). @default off */
+  cors?: CorsOptions
+}
+
+/**
+ * The Hono (4) handler of `GET /v1/connect?partner=<name>` (SPEC §4). Mount it with
+ * `app.all`, so that `HEAD` gets the `GET` answer without a body and every other
+ * method the 405 with `Allow: GET, HEAD`, as in every adapter. With `cors`, pages of
+ * the listed origins may call it from a browser (SPEC §5.30).
+ *
+ * @param auth - what `createPasscodeAuth` returned
+ * @param options - `clientAddress` (see {@link HonoAdapterOptions}) and `cors`; checked at once
+ * @example
+ * ```ts
+ * app.all('/v1/connect', connectHandler(auth))
+ * ```
+ */
+export function connectHandler(auth: PasscodeAuth, options?: HonoConnectOptions): Handler {
+  assertPasscodeAuth(auth, 'connectHandler')
+  checkAdapterOptions(options, 'connectHandler', { ...HONO_OPTION_CHECKS, cors: () => undefined })
+  const connectRequest = createConnectRequest(auth, honoReader(options), options?.cors === undefined ? undefined : { cors: options.cors })
+  return function connectRequestHandler(c) {
+    return connectRequest(c).then((result) => fetchResponse(result, c.req.method === 'HEAD'))
+  }
+}

@@ -1,0 +1,12 @@
+/**
+ * Hono 4: `requirePasscode(auth)` middleware (principal on `c.var.passcodeAuth`, typed
+ * through `ContextVariableMap`) and `connectHandler(auth)` for `GET /v1/connect`.
+ *
+ * @module passcode-auth/hono
+ */
+export { requirePasscode } from './require-passcode'
+export type { HonoAdapterOptions } from './reader'
+export { connectHandler } from './connect-handler'
+export type { HonoConnectOptions } from './connect-handler'
+export type { CorsOptions } from '../http/cors'
+export type { Principal } from '../core/entities'

@@ -1,0 +1,92 @@
+import { isVisibleAscii } from '../../core/rules'
+import { ATTRIBUTES, SPANS } from './names'
+import type { TelemetrySpan } from './otel-api'
+import { annotateOutcome, annotatePrincipal, SPAN_OPTIONS, type AuthObservation, type ObservedOutcome, type ServiceTelemetry } from './telemetry'
+
+/** `authenticate` as the service builds it: `budget` is the request's deadline; it fills in the observation when given one. */
+export type ObservedAuthenticate<Input, Budget, Outcome> = (input: Input, budget?: Budget, observation?: AuthObservation) => Promise<Outcome>
+
+const now = (): number => performance.now()
+
+/**
+ * Wraps the service's `authenticate` (limiter included) with its telemetry: the
+ * outcome counted by reason, the cache lookup, a limiter refusal, the duration of a
+ * verification past the cache, and, while tracing, a `passcode_auth.authenticate` span
+ * made active so that storage calls become its children. The span carries the account
+ * ID, the passcode ID and kind, the reason and whether the cache held the credentials;
+ * never a passcode value or a header.
+ */
+export function traceAuthenticate<Input extends { readonly accountId?: unknown }, Budget, Outcome extends ObservedOutcome>(
+  telemetry: ServiceTelemetry,
+  authenticate: ObservedAuthenticate<Input, Budget, Outcome>,
+): (input: Input, budget?: Budget) => Promise<Outcome> {
+  async function run(input: Input, budget: Budget | undefined, span: TelemetrySpan | undefined): Promise<Outcome> {
+    const observation: AuthObservation = {}
+    const started = now()
+    let outcome: Outcome
+    try {
+      outcome = await authenticate(input, budget, observation)
+    } catch (error) {
+      span?.setStatus({ code: 2 })
+      span?.end()
+      throw error
+    }
+    telemetry.record('authenticate', outcome, observation, (now() - started) / 1000)
+    if (span !== undefined) {
+      if (span.isRecording()) {
+        const accountId = input?.accountId
+        if (outcome.principal !== undefined) annotatePrincipal(span, outcome.principal)
+        else if (typeof accountId === 'string' && isVisibleAscii(accountId)) span.setAttribute(ATTRIBUTES.accountId, accountId)
+        if (observation.cache !== undefined) span.setAttribute(ATTRIBUTES.cacheHit, observation.cache === 'hit')
+        annotateOutcome(span, outcome)
+      }
+      span.end()
+    }
+    return outcome
+  }
+  return function tracedAuthenticate(input, budget) {
+    if (!telemetry.shouldTrace()) return run(input, budget, undefined)
+    return telemetry.tracer!.startActiveSpan(SPANS.authenticate, SPAN_OPTIONS, (span) => {
+      telemetry.noteSpan(span)
+      return run(input, budget, span)
+    })
+  }
+}
+
+/**
+ * Wraps the service's `connect` with its telemetry: the answer counted by reason and,
+ * while tracing, a `passcode_auth.connect` span, parent of the `authenticate` span it
+ * runs, with the reason, the status code and, on success, the (whitelisted) partner.
+ */
+export function traceConnect<Input extends { readonly partner?: unknown }, Result extends ObservedOutcome>(
+  telemetry: ServiceTelemetry,
+  connect: (input: Input) => Promise<Result>,
+): (input: Input) => Promise<Result> {
+  async function run(input: Input, span: TelemetrySpan | undefined): Promise<Result> {
+    let result: Result
+    try {
+      result = await connect(input)
+    } catch (error) {
+      span?.setStatus({ code: 2 })
+      span?.end()
+      throw error
+    }
+    telemetry.record('connect', result, undefined, 0)
+    if (span !== undefined) {
+      if (span.isRecording()) {
+        annotateOutcome(span, result)
+        const partner = Array.isArray(input.partner) ? input.partner[0] : input.partner
+        if (result.reason === undefined && typeof partner === 'string') span.setAttribute(ATTRIBUTES.partner, partner.trim().toLowerCase())
+      }
+      span.end()
+    }
+    return result
+  }
+  return function tracedConnect(input) {
+    if (!telemetry.shouldTrace()) return run(input, undefined)
+    return telemetry.tracer!.startActiveSpan(SPANS.connect, SPAN_OPTIONS, (span) => {
+      telemetry.noteSpan(span)
+      return run(input, span)
+    })
+  }
+}

@@ -1,0 +1,4 @@
+import { describeHttpConformance } from '../conformance/http'
+import { FETCH_TARGETS } from './targets'
+
+describeHttpConformance(FETCH_TARGETS)
