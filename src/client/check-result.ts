@@ -71,5 +71,7 @@ export type CheckResult =
       readonly status: 'success'
       /** The body's `message`, "Authorised Successfully.". */
       readonly message: string
+      /** When the passcode stops working, announced in its last days (`Sunset`); see `ConnectSuccess.expiresAt`. */
+      readonly expiresAt?: Date
     }
   | CheckFailure

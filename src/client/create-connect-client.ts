@@ -94,8 +94,8 @@ export function createConnectClient(options: ConnectClientOptions): ConnectClien
 
   async function check(partner?: string, callOptions?: ConnectCallOptions): Promise<CheckResult> {
     try {
-      const { status, message } = await connect(partner, callOptions)
-      return { ok: true, status, message }
+      const { status, message, expiresAt } = await connect(partner, callOptions)
+      return expiresAt === undefined ? { ok: true, status, message } : { ok: true, status, message, expiresAt }
     } catch (error) {
       if (error instanceof ConnectError) return { ok: false, code: error.code, error } as CheckResult
       throw error

@@ -16,6 +16,12 @@ export interface ConnectSuccess {
   readonly status: 'success'
   /** Human-readable confirmation, "Authorised Successfully.". */
   readonly message: string
+  /**
+   * When the passcode stops working, as the service announced it (the `Sunset` header,
+   * RFC 8594): present only while the passcode is in its last days. Show it to whoever
+   * can get a new passcode before then; absent means no end is near.
+   */
+  readonly expiresAt?: Date
 }
 
 /** An HTTP status that GET /v1/connect answers a GET with. */

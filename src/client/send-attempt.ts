@@ -43,7 +43,10 @@ export async function sendAttempt(request: AttemptRequest, scope: CallScope): Pr
     { partner: request.partner, passcode: request.passcode },
   )
   if (outcome instanceof Error) throw outcome
-  return outcome
+  // `Sunset` (RFC 8594): the service announces the passcode's end in its last days.
+  const sunset = response.headers.get('sunset')
+  const expiresAt = sunset === null ? Number.NaN : Date.parse(sunset)
+  return Number.isNaN(expiresAt) ? outcome : { ...outcome, expiresAt: new Date(expiresAt) }
 }
 
 /**

@@ -30,14 +30,15 @@ interface Row {
   readonly accountId?: (f: HttpFixture) => string
   readonly passcode: (f: HttpFixture) => string
   readonly partner: string | undefined
-  readonly expected: { readonly success: true } | { readonly error: new (...args: never[]) => ConnectError; readonly fields: object }
+  readonly expected: { readonly success: true; readonly expiresAt?: Date } | { readonly error: new (...args: never[]) => ConnectError; readonly fields: object }
 }
 
 const invalid = { error: InvalidCredentialsError, fields: { code: 'ERR_INVALID_CREDENTIALS', status: 400 } }
 
 const ROWS: readonly Row[] = [
   { name: '§4 valid credentials, whitelisted partner → success', passcode: (f) => f.passcodes.active, partner: 'Acme', expected: { success: true } },
-  { name: '§4 user passcode, partner in another case → success', passcode: (f) => f.passcodes.user, partner: ' acme ', expected: { success: true } },
+  // The user passcode is in its last 30 days: the service's Sunset header becomes expiresAt.
+  { name: '§4 user passcode, partner in another case → success, with expiresAt', passcode: (f) => f.passcodes.user, partner: ' acme ', expected: { success: true, expiresAt: new Date(Date.UTC(2026, 0, 31)) } },
   { name: '§4 wrong passcode → InvalidCredentialsError', passcode: (f) => f.passcodes.unknown, partner: 'Acme', expected: invalid },
   { name: '§4 wrong account ID → InvalidCredentialsError', accountId: () => 'acc_nobody', passcode: (f) => f.passcodes.active, partner: 'Acme', expected: invalid },
   { name: '§4 malformed passcode → InvalidCredentialsError', passcode: () => 'not-a-passcode', partner: 'Acme', expected: invalid },
@@ -126,8 +127,10 @@ describe.each(FRAMEWORKS.map((framework) => [framework.name, framework] as const
     const checked = await withModes(row, () => client.check(row.partner))
 
     if ('success' in row.expected) {
-      expect(outcome).toEqual({ value: { status: 'success', message: 'Authorised Successfully.' } })
-      expect(checked).toEqual({ ok: true, status: 'success', message: 'Authorised Successfully.' })
+      const { expiresAt } = row.expected
+      const success = { status: 'success', message: 'Authorised Successfully.', ...(expiresAt === undefined ? {} : { expiresAt }) }
+      expect(outcome).toEqual({ value: success })
+      expect(checked).toEqual({ ok: true, ...success })
       return
     }
     expect('error' in outcome && outcome.error).toBeInstanceOf(row.expected.error)
