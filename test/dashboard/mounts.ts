@@ -6,6 +6,7 @@ import Koa3 from 'koa'
 import Koa2 from 'koa2'
 import { dashboard as expressDashboard } from '../../src/express/index'
 import { dashboardPlugin } from '../../src/fastify/index'
+import { dashboard as fetchDashboard } from '../../src/fetch/dashboard'
 import { dashboard as koaDashboard } from '../../src/koa/index'
 import type { ManagementTarget } from '../conformance/management'
 import { listen, listenFastify } from '../http/frameworks'
@@ -57,6 +58,28 @@ function koaTarget(name: string, Koa: typeof Koa3): ManagementTarget {
   }
 }
 
+/** The web-standard handler behind a minimal node:http → Request bridge, as Bun or Deno would call it. */
+function fetchTarget(): ManagementTarget {
+  return {
+    name: 'fetch (Request/Response)',
+    start: (auth, options) => {
+      const handle = fetchDashboard(auth, { ...options, basePath: '/settings', session: (request) => options.session((header) => request.headers.get(header) ?? undefined) })
+      return listen(async (req, res) => {
+        const chunks: Buffer[] = []
+        for await (const chunk of req) chunks.push(chunk as Buffer)
+        const headers = new Headers()
+        for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value)
+        const hasBody = req.method !== 'GET' && req.method !== 'HEAD'
+        const response = await handle(
+          new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers, ...(hasBody && { body: Buffer.concat(chunks) }) }),
+        )
+        res.writeHead(response.status, Object.fromEntries(response.headers))
+        res.end(Buffer.from(await response.arrayBuffer()))
+      })
+    },
+  }
+}
+
 /** Every framework version the dashboard mounts on. */
 export const DASHBOARD_TARGETS: readonly ManagementTarget[] = [
   expressTarget('express 4', express4 as unknown as typeof express5, false),
@@ -66,4 +89,5 @@ export const DASHBOARD_TARGETS: readonly ManagementTarget[] = [
   fastifyTarget('fastify 5', fastify5),
   koaTarget('koa 2', Koa2 as unknown as typeof Koa3),
   koaTarget('koa 3', Koa3),
+  fetchTarget(),
 ]
