@@ -40,7 +40,8 @@ export function endToEndCases(fixture: () => StoreFixture): void {
       const { store } = fixture()
       const auth = createPasscodeAuth({ store, encryptionKeys: [{ id: 'test-key', key: randomBytes(32) }] })
       const user: Actor = { userId: 'u_7', role: 'member' }
-      await auth.userPasscodes.grant(admin, 'acc_1', 'u_7', { validity: { type: 'finite', days: 30 } })
+      // 90 days: outside the last 30, so the outcome carries no Sunset header (SPEC §5.7).
+      await auth.userPasscodes.grant(admin, 'acc_1', 'u_7', { validity: { type: 'finite', days: 90 } })
       await auth.accounts.setAcceptedPasscodes(admin, 'acc_1', 'user')
       const { value } = await auth.userPasscodes.reveal(user, 'acc_1')
       expect(await auth.authenticate({ accountId: 'acc_1', passcode: value })).toEqual({
