@@ -127,6 +127,7 @@ export type {
   PartnerRegistry,
   PasscodeRotation,
   PasscodeStore,
+  Rehash,
   RateLimitStore,
   UpdateResult,
   UsageEntry,

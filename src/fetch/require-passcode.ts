@@ -8,6 +8,7 @@ import type { PasscodeAuth } from '../service/create-passcode-auth'
 /** What the fetch {@link requirePasscode} gives: who called, or the refusal to send. */
 export type PasscodeCheck =
   | {
+      /** The credentials were accepted. */
       readonly ok: true
       /** Who called (SPEC §5.17). */
       readonly principal: Principal
@@ -15,6 +16,7 @@ export type PasscodeCheck =
       readonly headers: Readonly<Record<string, string>>
     }
   | {
+      /** The credentials were refused. */
       readonly ok: false
       /** The refusal, with the exact SPEC body and headers: return it as it is. */
       readonly response: Response

@@ -80,14 +80,24 @@ export interface PasscodeRotation {
  * A credential that verified under an older pepper (or under an unknown one), to be
  * stored again under the current pepper (SPEC §5.28): `fromHash` is the hash that
  * matched, `toHash` the current pepper's (the same when only the id was unknown).
+ *
+ * @example
+ * ```ts
+ * const moved = await store.rehashCredential?.(rehash) // false when the credential changed meanwhile
+ * ```
  */
 export interface Rehash {
+  /** An account passcode or a user passcode. */
   readonly kind: 'account' | 'user'
+  /** The account the credential belongs to. */
   readonly accountId: string
   /** The passcode ID (`account`) or the user ID (`user`). */
   readonly id: string
+  /** The stored hash that matched; the row moves only while it still holds this one. */
   readonly fromHash: string
+  /** The hash under the current pepper. */
   readonly toHash: string
+  /** The current pepper's id, stored beside the new hash. */
   readonly pepperId: string
 }
 

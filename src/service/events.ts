@@ -146,7 +146,9 @@ export type AuditEvent =
        * database then lets anyone test guesses offline (SPEC §5.28).
        */
       readonly type: 'config.no_pepper'
+      /** When it was reported. */
       readonly at: Date
+      /** What to do about it, for an operator; names no secret. */
       readonly message: string
     }
 

@@ -10,10 +10,18 @@ export type TelemetryAttributes = Readonly<Record<string, string | number | bool
 
 /** The part of an OpenTelemetry `Span` passcode-auth uses. */
 export interface TelemetrySpan {
+  /** Sets one attribute on the span. */
   setAttribute(key: string, value: string | number | boolean): unknown
+  /** Sets the span's status: 0 unset, 1 ok, 2 error. */
   setStatus(status: { code: 0 | 1 | 2; message?: string }): unknown
+  /** False when no SDK records this span: passcode-auth then skips the rest of its work on it. */
   isRecording(): boolean
-  spanContext(): { traceId: string }
+  /** The span's context; passcode-auth reads its trace ID. */
+  spanContext(): {
+    /** The trace this span belongs to. */
+    traceId: string
+  }
+  /** Ends the span. */
   end(): void
 }
 
@@ -21,6 +29,7 @@ export interface TelemetrySpan {
 export interface TelemetrySpanOptions {
   /** `SpanKind.INTERNAL` (0). */
   kind?: 0
+  /** Attributes set when the span starts. */
   attributes?: TelemetryAttributes
 }
 
@@ -34,25 +43,39 @@ export interface TelemetrySpanOptions {
  * ```
  */
 export interface TelemetryTracer {
+  /** Starts a span that is not made the active one. */
   startSpan(name: string, options?: TelemetrySpanOptions): TelemetrySpan
+  /**
+   * Starts a span, makes it the active one while `fn` runs, and returns what `fn` returns.
+   *
+   * @typeParam F - the function run inside the span
+   */
   startActiveSpan<F extends (span: TelemetrySpan) => unknown>(name: string, options: TelemetrySpanOptions, fn: F): ReturnType<F>
 }
 
 /** An OpenTelemetry `Counter`. */
 export interface TelemetryCounter {
+  /** Adds `value` to the counter, under `attributes`. */
   add(value: number, attributes?: TelemetryAttributes): void
 }
 
 /** An OpenTelemetry `Histogram`. */
 export interface TelemetryHistogram {
+  /** Records one measurement, under `attributes`. */
   record(value: number, attributes?: TelemetryAttributes): void
 }
 
 /** Options of an instrument passcode-auth creates. */
 export interface TelemetryInstrumentOptions {
+  /** What the instrument measures, for a person. */
   description?: string
+  /** Its unit (UCUM), such as `ms`. */
   unit?: string
-  advice?: { explicitBucketBoundaries?: number[] }
+  /** Hints to the SDK. */
+  advice?: {
+    /** Histogram bucket boundaries. */
+    explicitBucketBoundaries?: number[]
+  }
 }
 
 /**
@@ -65,7 +88,9 @@ export interface TelemetryInstrumentOptions {
  * ```
  */
 export interface TelemetryMeter {
+  /** Creates a counter. */
   createCounter(name: string, options?: TelemetryInstrumentOptions): TelemetryCounter
+  /** Creates a histogram. */
   createHistogram(name: string, options?: TelemetryInstrumentOptions): TelemetryHistogram
 }
 
