@@ -43,6 +43,7 @@ describe('npm pack on a fresh clone', () => {
     bin: Record<string, string>
     exports: Record<string, unknown>
     files: string[]
+    license: string
   }
   const packed = (): Set<string> => new Set(tarball?.entries.map((entry) => entry.path))
 
@@ -66,13 +67,21 @@ describe('npm pack on a fresh clone', () => {
     expect(entry!.mode & 0o111).toBe(0o111)
   })
 
-  it('holds every entry of "files", and nothing else but the README and package.json', () => {
+  it('holds every entry of "files", and nothing else but the README, LICENSE and package.json', () => {
     const paths = [...packed()]
     for (const entry of repositoryManifest.files) {
       expect(paths.some((file) => file === entry || file.startsWith(`${entry}/`)), `"files" names ${entry}`).toBe(true)
     }
     const outside = paths.filter((file) => !repositoryManifest.files.some((entry) => file === entry || file.startsWith(`${entry}/`)))
-    expect(outside.sort()).toEqual(['README.md', 'package.json'])
+    expect(outside.sort()).toEqual(['LICENSE', 'README.md', 'package.json'])
+  })
+
+  it('holds the LICENSE of the repository, the license package.json names', async () => {
+    expect(repositoryManifest.license).toBe('MIT')
+    await run('tar', ['-xzf', tarball!.file, '-C', tarball!.scratch, 'package/LICENSE'])
+    const shipped = readFileSync(path.join(tarball!.scratch, 'package', 'LICENSE'), 'utf8')
+    expect(shipped).toBe(readFileSync(path.join(repositoryRoot, 'LICENSE'), 'utf8'))
+    expect(shipped).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} passcode-auth contributors\n/)
   })
 })
 
