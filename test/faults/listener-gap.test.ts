@@ -5,7 +5,7 @@ import type { Invalidation } from '../../src/ports/passcode-store'
 import { VerificationCache } from '../../src/service/authenticate/verification-cache'
 import { invalidationHub } from '../../src/stores/postgres/invalidations'
 import { pgChannelListener, type ListenConnection } from '../../src/stores/postgres/pg-listener'
-import type { Database } from '../../src/stores/postgres/database'
+import type { Database } from '../../src/stores/postgres/database-interface'
 import { eventually } from '../conformance/store/fixtures'
 
 /**

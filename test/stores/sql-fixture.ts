@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../src/core/entities'
-import { toDatabase, type PostgresDatabase } from '../../src/stores/postgres/database'
+import { toDatabase } from '../../src/stores/postgres/database'
+import type { PostgresDatabase } from '../../src/stores/postgres/database-interface'
 import { migrate } from '../../src/stores/postgres/migrate'
 import { postgresStore, type PostgresStore } from '../../src/stores/postgres/postgres-store'
 import { accountPasscodeParams, userPasscodeParams } from '../../src/stores/postgres/rows'

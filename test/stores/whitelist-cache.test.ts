@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { Database } from '../../src/stores/postgres/database'
+import type { Database } from '../../src/stores/postgres/database-interface'
 import { PARTNERS_CHANGED, WHITELIST_TTL_MS, whitelistCache } from '../../src/stores/postgres/whitelist-cache'
 
 /** A database whose LISTEN and reads the test drives by hand. */

@@ -1,123 +1,11 @@
 import { InvalidOptionsError } from '../../core/errors'
+import type { Database, PGliteLike, PgClientLike, PgPoolLike } from './database-interface'
 import { pgClientDatabase } from './pg-client-database'
 import { pgPoolDatabase } from './pg-pool-database'
 import { pgliteDatabase } from './pglite-database'
 
-/** A result row as the drivers return it. */
-export type Row = Record<string, unknown>
-
-/** Runs one statement (one round trip) and returns its rows. */
-export interface Queryable {
-  query(text: string, params?: readonly unknown[]): Promise<Row[]>
-}
-
-/**
- * The one interface the SQL store speaks, over `pg` and PGlite alike: single
- * statements, transactions (rolled back when `fn` throws or the connection drops)
- * and a channel listener.
- */
-export interface Database extends Queryable {
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>
-  /**
-   * Runs a read-only statement whose one parameter is `key`, hex text, the fastest
-   * way this database can (the verification lookup); the same rows as `query`.
-   * Absent: use `query`.
-   */
-  lookup?(text: string, key: string): Promise<Row[]>
-  /**
-   * Starts listening on `channel`; `onPayload` receives each notification's payload.
-   * `onGap` is called each time listening resumes after a time without it (the
-   * connection dropped or could not be made), during which payloads were lost.
-   */
-  listen(channel: string, onPayload: (payload: string) => void, onGap?: () => void): Subscription
-}
-
-/** A running `LISTEN`. */
-export interface Subscription {
-  /** Settles once the `LISTEN` is active (or has failed for good). */
-  readonly ready: Promise<void>
-  /** Stops listening; never waits for a connection that is still being made. */
-  stop(): Promise<void>
-}
-
-/** A {@link Subscription} over a `LISTEN` that resolves to its stop function. */
-export function subscriptionOf(started: Promise<() => Promise<void>>): Subscription {
-  started.catch(() => undefined)
-  return {
-    ready: started.then(() => undefined),
-    async stop() {
-      const stop = await started.catch(() => undefined)
-      await stop?.()
-    },
-  }
-}
-
-/** What the adapter needs of a `pg` result. */
-export interface PgResultLike {
-  /** The rows the statement returned. */
-  readonly rows: readonly unknown[]
-}
-
-/** What the adapter needs of a `pg` connection (a `Client`, or a `PoolClient` on loan). */
-export interface PgConnectionLike {
-  /** Runs one statement with `$1`… parameters. */
-  query(text: string, values?: unknown[]): Promise<PgResultLike>
-}
-
-/** A `pg` `PoolClient`: a connection on loan from a pool. */
-export interface PgPoolClientLike extends PgConnectionLike {
-  /** Gives the connection back to the pool (or destroys it). */
-  release(destroy?: boolean | Error): void
-  /** Listens for the connection's errors while it is on loan. */
-  on?(event: 'error', listener: (error: Error) => void): unknown
-  /** Stops listening for them. */
-  removeListener?(event: 'error', listener: (error: Error) => void): unknown
-}
-
-/** What the adapter needs of a `pg` `Pool`. */
-export interface PgPoolLike extends PgConnectionLike {
-  /** Borrows a connection (for a transaction or `LISTEN`). */
-  connect(): Promise<PgPoolClientLike>
-  /** How many connections the pool holds. */
-  readonly totalCount: number
-}
-
-/** What the adapter needs of a `pg` `Client` (one connection). */
-export interface PgClientLike extends PgConnectionLike {
-  /** Receives `NOTIFY` messages on the channels the client listens to. */
-  on(event: 'notification', listener: (message: { channel: string; payload?: string | undefined }) => void): unknown
-  /** Stops receiving them. */
-  removeListener(event: 'notification', listener: (message: { channel: string; payload?: string | undefined }) => void): unknown
-}
-
-/** What the adapter needs of a PGlite instance (`@electric-sql/pglite`). */
-export interface PGliteLike {
-  /** Runs one statement with `$1`… parameters. */
-  query<T>(
-    query: string,
-    params?: unknown[],
-  ): Promise<{
-    /** The rows the statement returned. */
-    rows: T[]
-  }>
-  /** Runs `callback` in a transaction, rolled back when it throws. */
-  transaction<T>(callback: (tx: { query<R>(query: string, params?: unknown[]): Promise<{ rows: R[] }> }) => Promise<T>): Promise<T>
-  /** Listens to a `NOTIFY` channel; resolves the function that stops listening. */
-  listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>
-}
-
-/**
- * A `pg` `Pool`, a `pg` `Client` or a PGlite instance: what the PostgreSQL adapter
- * accepts as `db`. Described by shape, so the package needs neither driver's types.
- *
- * @example
- * ```ts
- * import pg from 'pg'
- *
- * const db: PostgresDatabase = new pg.Pool({ connectionString: process.env.DATABASE_URL })
- * ```
- */
-export type PostgresDatabase = PgPoolLike | PgClientLike | PGliteLike
+// The dispatcher above the three drivers: it picks one by the object's shape. The
+// types and helpers they share live below them, in database-interface.ts.
 
 const databases = new WeakMap<object, Database>()
 
@@ -145,32 +33,4 @@ export function toDatabase(db: unknown): Database {
 
 function notADatabase(): InvalidOptionsError {
   return new InvalidOptionsError('db', 'must be a pg Pool, a pg Client or a PGlite instance')
-}
-
-/** Runs `fn` with ROLLBACK on failure; shared by the `pg` Pool and Client wrappers. */
-export async function inTransaction<T>(connection: Queryable, fn: (tx: Queryable) => Promise<T>): Promise<{ value: T } | { error: unknown; broken: boolean }> {
-  try {
-    await connection.query('BEGIN')
-    const value = await fn(connection)
-    await connection.query('COMMIT')
-    return { value }
-  } catch (error) {
-    try {
-      await connection.query('ROLLBACK')
-      return { error, broken: false }
-    } catch {
-      // The connection itself failed; the server rolls back on disconnect.
-      return { error, broken: true }
-    }
-  }
-}
-
-/** Adapts a `pg` connection to {@link Queryable}. */
-export function pgQueryable(connection: PgConnectionLike): Queryable {
-  return {
-    async query(text, params) {
-      const result = await connection.query(text, params === undefined ? undefined : [...params])
-      return result.rows as Row[]
-    },
-  }
 }

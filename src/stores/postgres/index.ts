@@ -21,4 +21,4 @@ export type {
   PgPoolLike,
   PgResultLike,
   PostgresDatabase,
-} from './database'
+} from './database-interface'

@@ -1,5 +1,5 @@
 import type { Invalidation } from '../../ports/passcode-store'
-import type { Database, Subscription } from './database'
+import type { Database, Subscription } from './database-interface'
 import { listenShared } from './shared-listen'
 
 /** Subscribers of one store and, when listening, the `LISTEN` that feeds them. */

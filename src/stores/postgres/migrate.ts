@@ -1,4 +1,5 @@
-import { toDatabase, type Database, type PostgresDatabase } from './database'
+import { toDatabase } from './database'
+import type { Database, PostgresDatabase } from './database-interface'
 import { MIGRATIONS, type Migration } from './migrations'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
 

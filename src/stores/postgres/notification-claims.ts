@@ -1,5 +1,5 @@
 import type { NotificationClaim, PasscodeStore } from '../../ports/passcode-store'
-import type { Database } from './database'
+import type { Database } from './database-interface'
 import { toKind } from './rows'
 import type { Statements } from './statements'
 

@@ -1,4 +1,4 @@
-import { inTransaction, pgQueryable, subscriptionOf, type Database, type PgClientLike } from './database'
+import { inTransaction, pgQueryable, subscriptionOf, type Database, type PgClientLike } from './database-interface'
 import { pgPreparedLookup } from './pg-prepared-lookup'
 
 type NotificationMessage = { channel: string; payload?: string | undefined }

@@ -1,4 +1,4 @@
-import type { Subscription } from './database'
+import type { Subscription } from './database-interface'
 
 /** What a dedicated listening connection needs of a `pg` `Client`. */
 export interface ListenConnection {

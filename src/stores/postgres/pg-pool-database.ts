@@ -1,4 +1,4 @@
-import { inTransaction, pgQueryable, subscriptionOf, type Database, type PgPoolLike } from './database'
+import { inTransaction, pgQueryable, subscriptionOf, type Database, type PgPoolLike } from './database-interface'
 import { pgChannelListener, type ListenConnection } from './pg-listener'
 import { pgPreparedLookup } from './pg-prepared-lookup'
 

@@ -1,6 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
-import type { PgConnectionLike, PgResultLike, Row } from './database'
+import type { PgConnectionLike, PgResultLike, Row } from './database-interface'
 
 /** `pg`'s query config: a named statement is parsed once per connection, then only bound and run. */
 interface NamedQuery {

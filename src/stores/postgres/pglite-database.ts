@@ -1,4 +1,4 @@
-import { subscriptionOf, type Database, type PGliteLike, type Queryable, type Row } from './database'
+import { subscriptionOf, type Database, type PGliteLike, type Queryable, type Row } from './database-interface'
 import { preparedLookup } from './pglite-lookup'
 
 /**

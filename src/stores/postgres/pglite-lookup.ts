@@ -1,4 +1,4 @@
-import type { PGliteLike, Row } from './database'
+import type { PGliteLike, Row } from './database-interface'
 
 /** The parts of PGlite's protocol API the fast lookup uses (all present on `PGlite` ≥ 0.3). */
 interface PGliteProtocol {

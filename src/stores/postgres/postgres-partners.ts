@@ -1,7 +1,8 @@
 import { InvalidInputError } from '../../core/errors'
 import { isPartnerNameLookable, MAX_PARTNER_NAME_LENGTH } from '../../core/rules'
 import type { PartnerRegistry } from '../../ports/partner-registry'
-import { toDatabase, type PostgresDatabase } from './database'
+import { toDatabase } from './database'
+import type { PostgresDatabase } from './database-interface'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
 import { PARTNERS_CHANGED, whitelistCache } from './whitelist-cache'
 

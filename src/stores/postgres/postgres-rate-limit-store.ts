@@ -1,7 +1,8 @@
 import { InvalidOptionsError } from '../../core/errors'
 import type { RateLimitStore } from '../../ports/rate-limit-store'
 import { MemoryRateLimitStore } from '../../service/limiter/memory-rate-limit-store'
-import { toDatabase, type PostgresDatabase, type Subscription } from './database'
+import { toDatabase } from './database'
+import type { PostgresDatabase, Subscription } from './database-interface'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
 import { rateLimitStatements } from './rate-limit-statements'
 

@@ -1,6 +1,7 @@
 import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../core/entities'
 import type { CreateResult, GrantResult, Invalidation, PasscodeStore, UpdateResult } from '../../ports/passcode-store'
-import { toDatabase, type PostgresDatabase, type Queryable } from './database'
+import { toDatabase } from './database'
+import type { PostgresDatabase, Queryable } from './database-interface'
 import { invalidationHub } from './invalidations'
 import { notificationClaims } from './notification-claims'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'

@@ -1,7 +1,7 @@
 import type { AcceptedPasscodes, AccountPasscodeRecord, UserPasscodeRecord } from '../../core/entities'
 import type { NotificationKind } from '../../core/notifications'
 import type { UsageEntry } from '../../ports/passcode-store'
-import type { Row } from './database'
+import type { Row } from './database-interface'
 
 // `pg` returns bigint as a string, PGlite as a number: both convert exactly for
 // epoch milliseconds (well inside Number.MAX_SAFE_INTEGER).

@@ -1,4 +1,4 @@
-import type { Database, Subscription } from './database'
+import type { Database, Subscription } from './database-interface'
 
 interface Subscriber {
   readonly onPayload: (payload: string) => void

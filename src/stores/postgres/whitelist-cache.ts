@@ -1,4 +1,4 @@
-import type { Database, Subscription } from './database'
+import type { Database, Subscription } from './database-interface'
 import { listenShared } from './shared-listen'
 
 /** The payload `postgresPartners` publishes on the channel when the whitelist changed. */
