@@ -4,13 +4,15 @@ import type { CredentialMatch, Invalidation, PasscodeStore } from '../ports/pass
 import type { EventInput } from './events'
 import type { ResolvedOptions } from './options'
 import type { UserPasscodeCrypto } from './user-passcodes/user-passcode-crypto'
-import type { OwnerRefusal } from './authenticate/authenticate'
 import type { RefusalCache } from './authenticate/refusal-cache'
 import type { SharedReads } from './authenticate/shared-reads'
 import type { Pepper, Peppers } from './authenticate/peppers'
 import type { VerificationCache } from './authenticate/verification-cache'
 import type { UsageRecorder } from './usage/usage-recorder'
 import type { ServiceTelemetry } from './telemetry/telemetry'
+
+/** Why a credential's own account is refused with it; none of these changes by time passing alone, save into `expired`. */
+export type OwnerRefusal = 'not_accepted' | 'revoked' | 'expired'
 
 /** One verification read: what the store found for the passcode's hash, and that hash. */
 export interface CredentialRead {

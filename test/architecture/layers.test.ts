@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
@@ -71,6 +71,63 @@ function layeringViolations(): string[] {
   return violations
 }
 
+/** The src/ file a relative specifier names (`./x`, `./x.js`, `./folder` → its index.ts). */
+function resolveSource(from: string, specifier: string): string | undefined {
+  const base = resolve(dirname(from), specifier.replace(/\.js$/, ''))
+  return [`${base}.ts`, join(base, 'index.ts')].find((candidate) => existsSync(candidate))
+}
+
+/** Every file of src/ and the src/ files it imports (type-only imports too). */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>()
+  for (const file of sourceFiles(SRC)) {
+    const targets = importsOf(file).flatMap(({ specifier, folder }) => (folder === undefined ? [] : [resolveSource(file, specifier)]))
+    graph.set(
+      relative(SRC, file),
+      targets.filter((target): target is string => target !== undefined).map((target) => relative(SRC, target)),
+    )
+  }
+  return graph
+}
+
+/**
+ * The import cycles of `graph`: its strongly connected components of more than one
+ * file (or a file importing itself), each as its sorted files.
+ */
+function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  // Tarjan's algorithm.
+  const order = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const cycles: string[][] = []
+  const visit = (file: string): void => {
+    order.set(file, order.size)
+    low.set(file, order.get(file)!)
+    stack.push(file)
+    onStack.add(file)
+    for (const target of graph.get(file) ?? []) {
+      if (!order.has(target)) {
+        visit(target)
+        low.set(file, Math.min(low.get(file)!, low.get(target)!))
+      } else if (onStack.has(target)) {
+        low.set(file, Math.min(low.get(file)!, order.get(target)!))
+      }
+    }
+    if (low.get(file) !== order.get(file)) return
+    const component: string[] = []
+    let member: string
+    do {
+      member = stack.pop()!
+      onStack.delete(member)
+      component.push(member)
+    } while (member !== file)
+    if (component.length > 1 || graph.get(file)?.includes(file)) cycles.push(component.sort())
+  }
+  for (const file of graph.keys()) if (!order.has(file)) visit(file)
+  return cycles
+}
+
 describe('layering (docs/architecture.md)', () => {
   it('every import in src/ runs down the layers and uses only the packages its layer may use', () => {
     expect(layeringViolations()).toEqual([])
@@ -82,5 +139,22 @@ describe('layering (docs/architecture.md)', () => {
     const found = ts.preProcessFile(text, true, true).importedFiles.map((entry) => entry.fileName)
     expect(found).toEqual(['../http/outcomes', '../stores/memory/memory-store'])
     expect(relative(SRC, resolve(dirname(fixture), found[0]!)).split(sep)[0]).toBe('http')
+  })
+
+  it('no file of src/ imports itself back through other files (type-only imports included)', () => {
+    expect(importCycles(importGraph())).toEqual([])
+  })
+
+  it('finds cycles, and only cycles, in an import graph', () => {
+    const graph = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts', 'd.ts']],
+      ['c.ts', ['a.ts']],
+      ['d.ts', []],
+      ['e.ts', ['e.ts']],
+      ['f.ts', ['d.ts']],
+    ])
+    expect(importCycles(graph)).toEqual([['a.ts', 'b.ts', 'c.ts'], ['e.ts']])
+    expect(importGraph().get(join('stores', 'postgres', 'database.ts'))).toContain(join('stores', 'postgres', 'pglite-database.ts'))
   })
 })

@@ -7,7 +7,7 @@ import { isVisibleAscii } from '../../core/rules'
 import { DAY_MS } from '../../core/time'
 import { FAILURES, type FailureBody, type FailureReason } from '../../protocol/outcomes'
 import type { CredentialMatch } from '../../ports/passcode-store'
-import type { CredentialRead, ServiceContext } from '../context'
+import type { CredentialRead, OwnerRefusal, ServiceContext } from '../context'
 import { startBudget, type Budget } from '../deadline'
 import type { AuthObservation } from '../telemetry/telemetry'
 import { sunsetHeaders } from '../../protocol/sunset'
@@ -69,9 +69,6 @@ export function refuse(reason: Exclude<FailureReason, 'partner_not_whitelisted'>
 function isAccepted(match: CredentialMatch): boolean {
   return match.acceptedPasscodes === 'both' || match.acceptedPasscodes === match.kind
 }
-
-/** Why a credential's own account is refused with it; none of these changes by time passing alone, save into `expired`. */
-export type OwnerRefusal = 'not_accepted' | 'revoked' | 'expired'
 
 /** How the credential's own account would be answered at `now`: a refusal, or `undefined` (accepted). */
 function ownerRefusalOf(match: CredentialMatch, now: number): OwnerRefusal | undefined {
