@@ -1,4 +1,5 @@
 import type { Invalidation } from '../../ports/passcode-store'
+import { inspectCustom, TwoGenerationMap } from './two-generation-map'
 
 /**
  * What one store read answered for a well-formed passcode that was refused: no
@@ -23,8 +24,8 @@ export type CachedRefusal<Reason extends string> = Reason | 'unknown_passcode' |
  *
  * Apart from the verification cache, so a flood of distinct values evicts only its
  * own entries, never a valid credential's. Bounded in entries (the oldest insertion
- * goes first) and in time (kept per half, as in the verification cache: no entry
- * outlives `ttlMs`). Every invalidation drops the entries of its account (a
+ * goes first) and in time (a {@link TwoGenerationMap}, as the verification cache:
+ * no entry outlives `ttlMs`). Every invalidation drops the entries of its account (a
  * credential of that account was deleted, reset, revoked, rotated, edited, granted,
  * or the account's accepted passcodes changed: any of these can turn a refusal into
  * a success, or a 401 into a 400), and `{ type: 'all' }` drops everything. Entries
@@ -37,36 +38,26 @@ export type CachedRefusal<Reason extends string> = Reason | 'unknown_passcode' |
  * Values live in this process's memory only: never serialised, logged or inspected.
  */
 export class RefusalCache<Reason extends string> {
-  #newer = new Map<string, Refusal<Reason>>()
-  #older = new Map<string, Refusal<Reason>>()
-  #rotateAt = Number.NEGATIVE_INFINITY
-  #olderEnd = Number.POSITIVE_INFINITY
-  #newerEnd = Number.NEGATIVE_INFINITY
-  #nextCheck = Number.NEGATIVE_INFINITY
-  #generation = 0
-  readonly #ttlMs: number
-  readonly #maxEntries: number
+  readonly #entries: TwoGenerationMap<Refusal<Reason>>
   static readonly #unknown = new Refusal<never>(undefined, undefined)
 
   constructor(options: { ttlMs: number; maxEntries: number }) {
-    this.#ttlMs = options.ttlMs
-    this.#maxEntries = options.maxEntries
+    this.#entries = new TwoGenerationMap('RefusalCache', options)
   }
 
   /** Number of entries, for tests and metrics. */
   get size(): number {
-    return this.#newer.size + this.#older.size
+    return this.#entries.size
   }
 
   /** The current generation; pass it back to {@link set}. */
   get generation(): number {
-    return this.#generation
+    return this.#entries.generation
   }
 
   /** The remembered refusal of this passcode for this account, if any. */
   get(passcode: string, accountId: string, now: number): CachedRefusal<Reason> {
-    if (now >= this.#nextCheck) this.#age(now)
-    const refusal = this.#newer.get(passcode) ?? this.#older.get(passcode)
+    const refusal = this.#entries.get(passcode, now)
     if (refusal === undefined) return undefined
     if (refusal.owner === undefined) return 'unknown_passcode'
     return refusal.owner === accountId ? refusal.ownerRefusal : 'wrong_account'
@@ -78,54 +69,28 @@ export class RefusalCache<Reason extends string> {
    * (`undefined`: accepted). Ignored when an invalidation happened since `generation`.
    */
   set(passcode: string, owner: string | undefined, ownerRefusal: Reason | undefined, now: number, generation: number): void {
-    if (generation !== this.#generation) return
-    if (now >= this.#nextCheck) this.#age(now)
-    if (!this.#older.delete(passcode) && !this.#newer.has(passcode) && this.size >= this.#maxEntries) {
-      const half = this.#older.size > 0 ? this.#older : this.#newer
-      const oldest = half.keys().next()
-      if (oldest.done !== true) half.delete(oldest.value)
-    }
-    this.#newer.set(passcode, owner === undefined ? RefusalCache.#unknown : new Refusal(owner, ownerRefusal))
+    this.#entries.set(passcode, owner === undefined ? RefusalCache.#unknown : new Refusal(owner, ownerRefusal), now, generation)
   }
 
   /** Drops the entries the invalidation concerns: every entry of its account. */
   invalidate(invalidation: Invalidation): void {
     if (invalidation.type === 'all') return this.clear()
-    this.#generation++
-    for (const entries of [this.#newer, this.#older]) {
-      for (const [key, refusal] of entries) if (refusal.owner === invalidation.accountId) entries.delete(key)
-    }
+    const { accountId } = invalidation
+    this.#entries.deleteWhere((refusal) => refusal.owner === accountId)
   }
 
   /** Drops everything. */
   clear(): void {
-    this.#generation++
-    this.#newer.clear()
-    this.#older.clear()
+    this.#entries.clear()
   }
 
   /** Keeps cached values out of `util.inspect` and `console.log`. */
-  [Symbol.for('nodejs.util.inspect.custom')](): string {
-    return `RefusalCache { size: ${this.size} }`
+  [inspectCustom](): string {
+    return this.#entries[inspectCustom]()
   }
 
   /** Keeps cached values out of `JSON.stringify`. */
   toJSON(): { size: number } {
-    return { size: this.size }
-  }
-
-  #age(now: number): void {
-    if (now >= this.#rotateAt) {
-      const keep = this.#newer.size > 0 && now < this.#newerEnd
-      this.#older = keep ? this.#newer : new Map()
-      this.#olderEnd = keep ? this.#newerEnd : Number.POSITIVE_INFINITY
-      this.#newer = new Map()
-      this.#newerEnd = now + this.#ttlMs
-      this.#rotateAt = now + this.#ttlMs / 2
-    } else if (now >= this.#olderEnd) {
-      this.#older = new Map()
-      this.#olderEnd = Number.POSITIVE_INFINITY
-    }
-    this.#nextCheck = Math.min(this.#rotateAt, this.#olderEnd)
+    return this.#entries.toJSON()
   }
 }
