@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
@@ -74,6 +74,14 @@ describe('npm pack on a fresh clone', () => {
     }
     const outside = paths.filter((file) => !repositoryManifest.files.some((entry) => file === entry || file.startsWith(`${entry}/`)))
     expect(outside.sort()).toEqual(['LICENSE', 'README.md', 'package.json'])
+  })
+
+  it('ships no source maps, and no file points at one', async () => {
+    expect([...packed()].filter((file) => file.endsWith('.map'))).toEqual([])
+    await run('tar', ['-xzf', tarball!.file, '-C', tarball!.scratch, 'package/dist'])
+    const dist = path.join(tarball!.scratch, 'package', 'dist')
+    const pointing = readdirSync(dist).filter((file) => readFileSync(path.join(dist, file), 'utf8').includes('sourceMappingURL'))
+    expect(pointing).toEqual([])
   })
 
   it('holds the LICENSE of the repository, the license package.json names', async () => {
