@@ -89,6 +89,11 @@ export const GROUP_OPTIONS: Readonly<Record<OptionGroup | 'output', Readonly<Rec
       description: 'let pages of this origin call /v1/connect from a browser; repeat for more (env PASSCODE_AUTH_CORS_ORIGINS, comma-separated; default none)',
     },
     'no-demo': { type: 'boolean', description: 'do not create the demo account on an empty data folder' },
+    'log-format': {
+      type: 'string',
+      value: '<text|json>',
+      description: 'the request log on stdout: one line for a person, or one JSON object per line (env PASSCODE_AUTH_LOG_FORMAT; default text on a terminal, else json)',
+    },
     quiet: { type: 'boolean', description: 'do not log requests' },
   },
   output: {

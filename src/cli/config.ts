@@ -123,6 +123,15 @@ export const SETTINGS = {
     flag: 'rate-limit-window-ms',
     schema: whole(1_000, 86_400_000, 'milliseconds').default(900_000),
   },
+  logFormat: {
+    env: 'PASSCODE_AUTH_LOG_FORMAT',
+    flag: 'log-format',
+    schema: z
+      .string()
+      .regex(/^(text|json)$/, 'must be "text" or "json"')
+      .transform((value) => value as 'text' | 'json')
+      .optional(),
+  },
   smtpUrl: {
     env: 'PASSCODE_AUTH_SMTP_URL',
     schema: url(['smtp:', 'smtps:'], 'must be an smtp:// or smtps:// URL, like smtp://user:password@mail.example.com:587').optional(),
@@ -249,14 +258,19 @@ function corsOrigins(io: CliIo, flags: Flags): readonly string[] {
 export function serverConfig(
   io: CliIo,
   flags: Flags,
-): { host: string; port: number; notifyIntervalMs: number; rateLimit: RateLimitConfig; corsOrigins: readonly string[] } {
+): { host: string; port: number; notifyIntervalMs: number; rateLimit: RateLimitConfig; corsOrigins: readonly string[]; logFormat: 'text' | 'json'; logColor: boolean } {
   const maxFailures = readSetting(io, flags, SETTINGS.rateLimit)
   const windowMs = readSetting(io, flags, SETTINGS.rateLimitWindowMs)
+  // For a person on a terminal, for a log collector anywhere else.
+  const logFormat = readSetting(io, flags, SETTINGS.logFormat) ?? (io.stdoutIsTTY === true ? 'text' : 'json')
   return {
     host: readSetting(io, flags, SETTINGS.host),
     port: readSetting(io, flags, SETTINGS.port),
     notifyIntervalMs: readSetting(io, flags, SETTINGS.notifyIntervalMs),
     rateLimit: maxFailures === false ? false : { maxFailures, windowMs },
     corsOrigins: corsOrigins(io, flags),
+    logFormat,
+    // Colours only where a terminal shows them, and not against NO_COLOR (no-color.org).
+    logColor: logFormat === 'text' && io.stdoutIsTTY === true && (io.env.NO_COLOR ?? '') === '',
   }
 }

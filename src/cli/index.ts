@@ -18,6 +18,7 @@ void runCli(process.argv.slice(2), {
   stderr: (text) => void process.stderr.write(text),
   env: process.env,
   cwd: process.cwd(),
+  stdoutIsTTY: process.stdout.isTTY === true,
 }).then(async (code) => {
   await Promise.all([flush(process.stdout), flush(process.stderr)])
   process.exit(code)

@@ -8,6 +8,8 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>
   /** The folder relative paths (the data folder) are resolved against. */
   readonly cwd: string
+  /** stdout is a terminal: `serve` then logs requests for a person rather than as JSON. @default false */
+  readonly stdoutIsTTY?: boolean
 }
 
 /**

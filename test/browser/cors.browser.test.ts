@@ -4,7 +4,8 @@ import { once } from 'node:events'
 import { build } from 'esbuild'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildServer, type ReferenceServer, type RequestLogEntry } from '../../src/cli/server/app'
+import { buildServer, type ReferenceServer } from '../../src/cli/server/app'
+import type { RequestLogEntry } from '../../src/cli/server/request-log'
 import type { Runtime } from '../../src/cli/runtime'
 import { createPasscodeAuth } from '../../src/index'
 import { memoryStore } from '../../src/memory'
@@ -125,7 +126,7 @@ describe.skipIf(availability.skip)(availability.title('the connect client in Chr
       { ok: false, code: 'ERR_PARTNER_NOT_WHITELISTED', status: 403 },
     ])
     // The browser sent a preflight and got the 204 before the first GET.
-    expect(log.some((entry) => entry.method === 'OPTIONS' && entry.statusCode === 204)).toBe(true)
+    expect(log.some((entry) => entry.method === 'OPTIONS' && entry.status === 204)).toBe(true)
   })
 
   it('from an origin that is not allowed: an opaque NetworkError after one attempt', async () => {
@@ -133,8 +134,8 @@ describe.skipIf(availability.skip)(availability.title('the connect client in Chr
     // "localhost" and "127.0.0.1" are different origins for a browser.
     const [result] = await checkFrom(`http://localhost:${pagePort}`, [{ passcode, partner: 'acme' }])
     expect(result).toEqual({ ok: false, code: 'ERR_NETWORK', opaque: true })
-    const attempts = log.slice(before).filter((entry) => entry.url.startsWith('/v1/connect'))
+    const attempts = log.slice(before).filter((entry) => entry.path === '/v1/connect')
     // One preflight, refused with the 405; no GET, and no retry.
-    expect(attempts.map((entry) => [entry.method, entry.statusCode])).toEqual([['OPTIONS', 405]])
+    expect(attempts.map((entry) => [entry.method, entry.status])).toEqual([['OPTIONS', 405]])
   })
 })

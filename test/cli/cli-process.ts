@@ -226,6 +226,14 @@ export async function serve(
   return startServer(withUmask, cleanEnv({ PASSCODE_AUTH_DATA_DIR: dataDir, ...env }))
 }
 
+/** The request log lines of a server's stdout (JSON when stdout is not a terminal), parsed; the banner's lines left out. */
+export function requestLog(stdout: string): Record<string, unknown>[] {
+  return stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+}
+
 /** The two credential headers of a `curl` line the server printed. */
 export function headersOfCurlLine(line: string): { url: string; headers: Record<string, string> } {
   const headers = Object.fromEntries([...line.matchAll(/-H '([^:']+): ([^']*)'/g)].map((match) => [match[1]!, match[2]!]))

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { browserAvailability, launchBrowser } from '../helpers/browser'
-import { cli, serve, temporaryFolder, type RunningServer } from './cli-process'
+import { cli, requestLog, serve, temporaryFolder, type RunningServer } from './cli-process'
 
 /**
  * The reference server's dashboard: `serve` prints a one-time login link for the
@@ -52,8 +52,14 @@ describe('the dashboard of the reference server', () => {
     expect(again.headers.get('set-cookie')).toBeNull()
     expect((await open(`${server.url}/settings/api/passcodes`)).status).toBe(401)
     await sleep(100)
-    expect(server.stdout()).toContain('GET /settings/login 303')
+    const logins = requestLog(server.stdout()).filter((entry) => entry.path === '/settings/login')
+    expect(logins.map((entry) => [entry.method, entry.status])).toEqual([
+      ['GET', 303],
+      ['GET', 401],
+    ])
     expect(server.stdout()).not.toContain('token=')
+    expect(server.stdout()).not.toContain(operatorLink.split('token=')[1])
+    expect(server.stdout()).not.toContain(cookie.split('=')[1])
   })
 
   it('prints a login link for a user with `dashboard link` while the server runs; it opens their own page', async () => {

@@ -2,7 +2,8 @@ import { request as httpRequest } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createPasscodeAuth } from '../../src/index'
 import { memoryStore } from '../../src/memory'
-import { buildServer, type ReferenceServer, type RequestLogEntry } from '../../src/cli/server/app'
+import { buildServer, type ReferenceServer } from '../../src/cli/server/app'
+import { createRequestLog, type RequestLogEntry } from '../../src/cli/server/request-log'
 import { sendJson } from '../../src/cli/server/route'
 import type { Runtime } from '../../src/cli/runtime'
 
@@ -30,6 +31,10 @@ async function start(options: Parameters<typeof buildServer>[1] & { ping?: () =>
   const address = await app.listen('127.0.0.1', 0)
   const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Acme', expiry: 90 })
   return { base: `http://127.0.0.1:${address.port}`, headers: { 'x-service-account-id': 'acc_1', 'x-service-passcode': value } }
+}
+
+async function waitFor(condition: () => boolean) {
+  for (let waited = 0; !condition() && waited < 5_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10))
 }
 
 async function call(url: string, init: RequestInit = {}) {
@@ -103,16 +108,98 @@ describe('the reference server', () => {
     expect(await call(`${base}/broken`)).toMatchObject({ status: 500, body: '{"error":"Internal Server Error"}' })
   })
 
-  it('logs each answered request: method, target, status and time, never a header', async () => {
+  it('logs each request once: method, path without the query, status, time, reason and request ID, never a header', async () => {
     const entries: RequestLogEntry[] = []
     const { base, headers } = await start({ log: (entry) => entries.push(entry) })
     await call(`${base}/v1/connect?partner=acme`, { headers })
-    await call(`${base}/nothing`)
+    await call(`${base}/v1/connect?partner=acme`, { headers: { ...headers, 'x-service-passcode': `${headers['x-service-passcode'].slice(0, -1)}#` } })
+    await call(`${base}/1/events.json?token=query-secret`)
+    await call(`${base}/v1/connect`, { method: 'DELETE', headers })
+    await call(`${base}/nothing`, { headers: { 'x-request-id': 'proxy-7f3a' } })
+    await waitFor(() => entries.length === 5)
+    const id = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
     expect(entries).toEqual([
-      { method: 'GET', url: '/v1/connect?partner=acme', statusCode: 200, durationMs: expect.any(Number) },
-      { method: 'GET', url: '/nothing', statusCode: 404, durationMs: expect.any(Number) },
+      { method: 'GET', path: '/v1/connect', status: 200, durationMs: expect.any(Number), requestId: id },
+      { method: 'GET', path: '/v1/connect', status: 400, durationMs: expect.any(Number), reason: 'checksum_mismatch', requestId: id },
+      { method: 'GET', path: '/1/events.json', status: 400, durationMs: expect.any(Number), reason: 'malformed_credentials', requestId: id },
+      { method: 'DELETE', path: '/v1/connect', status: 405, durationMs: expect.any(Number), reason: 'method_not_allowed', requestId: id },
+      { method: 'GET', path: '/nothing', status: 404, durationMs: expect.any(Number), requestId: 'proxy-7f3a' },
     ])
-    expect(JSON.stringify(entries)).not.toContain(headers['x-service-passcode'])
+    expect(new Set(entries.map((entry) => entry.requestId)).size).toBe(5)
+    const logged = JSON.stringify(entries)
+    expect(logged).not.toContain(headers['x-service-passcode'])
+    expect(logged).not.toContain('query-secret')
+    expect(logged).not.toContain('acc_1')
+  })
+
+  it('echoes a well-formed X-Request-Id and replaces any other with a new UUID, even without a log', async () => {
+    const { base } = await start()
+    const echoed = async (value: string | undefined) => (await fetch(`${base}/healthz`, { headers: value === undefined ? {} : { 'x-request-id': value } })).headers.get('x-request-id')
+    expect(await echoed('4bf92f3577b34da6a3ce929d0e0e4736')).toBe('4bf92f3577b34da6a3ce929d0e0e4736')
+    expect(await echoed('Root=1-67891233-abcdef012345678912345678')).toBe('Root=1-67891233-abcdef012345678912345678')
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+    for (const malformed of [undefined, '', 'a'.repeat(129), 'two words', '<script>', 'id;drop', 'caf\u00e9']) {
+      const answered = await echoed(malformed)
+      expect(answered).toMatch(uuid)
+    }
+    // A repeated header reaches Node joined with ", ": not one ID, so replaced.
+    const repeated = await new Promise<string | undefined>((resolve, reject) => {
+      httpRequest(`${base}/healthz`, { headers: { 'x-request-id': ['first', 'second'] } }, (response) => {
+        response.resume()
+        resolve(response.headers['x-request-id'] as string | undefined)
+      })
+        .on('error', reject)
+        .end()
+    })
+    expect(repeated).toMatch(uuid)
+  })
+
+  it('logs a request whose client went away: the status sent, or 499 before any, marked aborted', async () => {
+    const entries: RequestLogEntry[] = []
+    const { base } = await start({
+      log: (entry) => entries.push(entry),
+      mounts: [
+        { path: '/never', methods: ['GET'], handle: () => new Promise<void>(() => undefined) },
+        {
+          path: '/partial',
+          methods: ['GET'],
+          handle: (_request, response) => {
+            response.writeHead(200, { 'content-type': 'text/plain' })
+            response.write('part of it')
+          },
+        },
+      ],
+    })
+    for (const route of ['/never', '/partial']) {
+      await new Promise<void>((resolve) => {
+        const request = httpRequest(`${base}${route}`, { headers: { 'x-request-id': `gone${route.replace('/', '-')}` } }, (response) => {
+          response.once('data', () => request.destroy())
+        })
+        request.on('error', () => resolve()).on('close', () => resolve())
+        request.end()
+        if (route === '/never') setTimeout(() => request.destroy(), 100)
+      })
+    }
+    await waitFor(() => entries.length === 2)
+    expect(entries).toEqual([
+      { method: 'GET', path: '/never', status: 499, durationMs: expect.any(Number), requestId: 'gone-never', aborted: true },
+      { method: 'GET', path: '/partial', status: 200, durationMs: expect.any(Number), requestId: 'gone-partial', aborted: true },
+    ])
+  })
+
+  it('writes the JSON line and the terminal line of createRequestLog for real requests', async () => {
+    const json: string[] = []
+    const text: string[] = []
+    const jsonLog = createRequestLog({ write: (line) => json.push(line), human: false })
+    const textLog = createRequestLog({ write: (line) => text.push(line), human: true })
+    const { base, headers } = await start({ log: (entry) => (jsonLog(entry), textLog(entry)) })
+    await call(`${base}/1/events.json`, { headers: { ...headers, 'x-request-id': 'req-42' } })
+    await call(`${base}/1/events.json`, { headers: { 'x-request-id': 'req-43' } })
+    await waitFor(() => json.length === 2)
+    expect(JSON.parse(json[0]!)).toEqual({ time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), method: 'GET', path: '/1/events.json', status: 200, durationMs: expect.any(Number), requestId: 'req-42' })
+    expect(JSON.parse(json[1]!)).toMatchObject({ status: 400, reason: 'malformed_credentials', requestId: 'req-43' })
+    expect(text[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} GET \/1\/events\.json 200 \d+(\.\d)? ms req-42\n$/)
+    expect(text[1]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} GET \/1\/events\.json 400 \d+(\.\d)? ms malformed_credentials req-43\n$/)
   })
 
   it('closes while a keep-alive connection is idle, and lets a request in flight finish', async () => {

@@ -9,7 +9,7 @@ import { codeBlocks } from '../docs/markdown-blocks'
  * Every code block of README.md is exercised somewhere: ```ts blocks by readme.test.ts
  * (run, or type-checked when marked), the framework quick starts also by
  * quickstarts.test.ts, the sample output of `npm start` by test/cli/first-start.test.ts,
- * and each ```sh line by the handler below that claims it.
+ * the request log sample by test/cli/serve-log.test.ts, and each ```sh line by the handler below that claims it.
  */
 
 const readme = readFileSync(path.join(root, 'README.md'), 'utf8')
@@ -32,7 +32,8 @@ const shellLines = blocks.filter((block) => block.lang === 'sh').flatMap((block)
 describe('README.md code blocks', () => {
   it('are all TypeScript, shell or sample output', () => {
     expect(blocks.map((block) => block.lang).filter((lang) => !['ts', 'sh', 'text'].includes(lang))).toEqual([])
-    expect(blocks.filter((block) => block.lang === 'text').map((block) => block.heading)).toEqual(['Try it: two commands'])
+    // The first start's output (test/cli/first-start.test.ts), then the request log (test/cli/serve-log.test.ts).
+    expect(blocks.filter((block) => block.lang === 'text').map((block) => block.heading)).toEqual(['Try it: two commands', 'Try it: two commands'])
   })
 
   it('show each framework quick start exactly as test/readme/<framework>-quickstart.ts, which quickstarts.test.ts runs', () => {

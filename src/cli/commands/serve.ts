@@ -5,8 +5,7 @@ import { mailConfig, serverConfig } from '../config'
 import { listenControlSocket, type ControlSocket } from '../control-socket'
 import { dataFolderPaths } from '../data-folder'
 import { CliError, EXIT_CODES } from '../exit-codes'
-import type { RequestLogEntry } from '../server/app'
-import { createDashboardLogins, DASHBOARD_BASE, LOGIN_PATH, registerDashboardLogins } from '../server/dashboard-logins'
+import { createDashboardLogins, DASHBOARD_BASE, registerDashboardLogins } from '../server/dashboard-logins'
 import { connectCurlLine, DEMO, demoOwed, seedDemo, type DemoSeed } from '../server/demo'
 
 /** The URL a local client reaches the server at: a wildcard address means this machine. */
@@ -84,9 +83,9 @@ const serve: CommandSpec = {
     // Loaded here, so that the management commands do not load the server.
     const { buildServer } = await import('../server/app')
     const { dashboardRoutes } = await import('../server/dashboard-routes')
-    // The login link's token is a credential: the log gets its path alone.
-    const logged = (url: string) => (url.startsWith(`${LOGIN_PATH}?`) ? LOGIN_PATH : url)
-    const log = (entry: RequestLogEntry) => io.stdout(`${entry.method} ${logged(entry.url)} ${entry.statusCode} ${Math.round(entry.durationMs)} ms\n`)
+    const { createRequestLog } = await import('../server/request-log')
+    // The log has the path without the query: the login link's token is in its query.
+    const log = createRequestLog({ write: io.stdout, human: settings.logFormat === 'text', color: settings.logColor })
     const logins = createDashboardLogins()
     const app = buildServer(runtime, {
       mounts: dashboardRoutes(runtime, logins),

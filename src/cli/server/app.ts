@@ -2,22 +2,16 @@ import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Runtime } from '../runtime'
-import { dispatch, type Route } from './route'
+import { CLIENT_CLOSED, refusalOf, requestIdOf, type createRequestLog, type RequestLogEntry } from './request-log'
+import { dispatch, requestPath, type Route } from './route'
 import { referenceRoutes } from './routes'
-
-/** One answered request, for the request log. Never a header: they carry the passcode. */
-export interface RequestLogEntry {
-  readonly method: string
-  /** The request target as received: path and query (the partner name included). */
-  readonly url: string
-  readonly statusCode: number
-  /** From the request's arrival to the end of the answer, in milliseconds. */
-  readonly durationMs: number
-}
 
 /** Options of {@link buildServer}. */
 export interface ServerOptions {
-  /** The request log: called once per answered request. */
+  /**
+   * The request log: called once per request, when its answer is finished or its
+   * connection closed, whichever comes first (see {@link createRequestLog}).
+   */
   readonly log?: (entry: RequestLogEntry) => void
   /** How long `/healthz` waits for the database, in ms. @default 2000 */
   readonly healthTimeoutMs?: number
@@ -43,11 +37,12 @@ export interface ReferenceServer {
  * The reference server of `passcode-auth serve`: Node's own `http` server over the
  * library's framework-neutral `http/` layer, so `npx passcode-auth serve` needs no web
  * framework. Routes: `mounts` first, then `/v1/connect`, `GET /1/events.json` and
- * `GET /healthz` (see {@link referenceRoutes}); anything else is 404.
+ * `GET /healthz` (see {@link referenceRoutes}); anything else is 404. Every answer
+ * carries `X-Request-Id`: the request's own when well-formed, else a new UUID.
  *
  * @example
  * ```ts
- * const app = buildServer(runtime, { log: (entry) => console.log(entry.method, entry.url, entry.statusCode) })
+ * const app = buildServer(runtime, { log: (entry) => console.log(entry.method, entry.path, entry.status, entry.requestId) })
  * const address = await app.listen('127.0.0.1', 3000)
  * ```
  */
@@ -56,15 +51,27 @@ export function buildServer(runtime: Runtime, options: ServerOptions = {}): Refe
   const { log } = options
   const server = createServer((request, response) => {
     const started = performance.now()
+    const requestId = requestIdOf(request.headers['x-request-id'])
+    response.setHeader('x-request-id', requestId)
     if (log !== undefined) {
-      response.once('finish', () => {
+      let logged = false
+      // 'finish' once the answer is handed to the connection; 'close' alone when the
+      // connection closed first (the client went away, or a handler destroyed it).
+      const done = (finished: boolean) => {
+        if (logged) return
+        logged = true
+        const reason = refusalOf(response)
         log({
           method: request.method ?? 'GET',
-          url: request.url ?? '/',
-          statusCode: response.statusCode,
+          path: requestPath(request.url),
+          status: finished || response.headersSent ? response.statusCode : CLIENT_CLOSED,
           durationMs: performance.now() - started,
+          ...(reason !== undefined && { reason }),
+          requestId,
+          ...(!finished && { aborted: true }),
         })
-      })
+      }
+      response.once('finish', () => done(true)).once('close', () => done(false))
     }
     void dispatch(routes, request, response)
   })

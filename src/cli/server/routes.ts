@@ -5,6 +5,7 @@ import { nodeRequestReader } from '../../http/node/node-request'
 import { writeNodeResponse } from '../../http/node/write-response'
 import { settleWithin } from '../../service/deadline'
 import type { Runtime } from '../runtime'
+import { noteRefusal } from './request-log'
 import { sendJson, type Route } from './route'
 
 /** Options of {@link referenceRoutes}. */
@@ -36,7 +37,12 @@ export function referenceRoutes(runtime: Runtime, options: ReferenceRouteOptions
   const connect: Route = {
     path: '/v1/connect',
     methods: '*',
-    handle: async (request, response) => writeNodeResponse(response, await connectRequest(request)),
+    async handle(request, response) {
+      const answer = await connectRequest(request)
+      // The reason rides on the library's answer (a preflight has none): the log reads it from there.
+      if ('reason' in answer && answer.reason !== undefined) noteRefusal(response, answer.reason)
+      writeNodeResponse(response, answer)
+    },
   }
 
   const events: Route = {
@@ -48,7 +54,10 @@ export function referenceRoutes(runtime: Runtime, options: ReferenceRouteOptions
       if (!(answer instanceof Promise)) return sendJson(response, 200, { events: [], calledBy: answer })
       const outcome = await answer
       if (outcome.ok) sendJson(response, 200, { events: [], calledBy: outcome.principal })
-      else writeNodeResponse(response, outcome)
+      else {
+        noteRefusal(response, outcome.reason)
+        writeNodeResponse(response, outcome)
+      }
     },
   }
 
