@@ -97,6 +97,45 @@ function cell(label, ...children) {
   return h('td', { 'data-label': label }, ...children)
 }
 
+/**
+ * A form that ends with its actions: the submit button (primary unless `primary` is
+ * false) and, when `onCancel` is given, Cancel. Submitting runs `action` through run(),
+ * so errors show and point at their field.
+ */
+function actionForm(attributes, children, { submit, primary = true, onCancel, action }) {
+  const form = h(
+    'form',
+    { ...attributes, novalidate: true },
+    children,
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'submit', class: primary ? 'primary' : undefined }, submit),
+      onCancel ? h('button', { type: 'button', onclick: onCancel }, 'Cancel') : null,
+    ),
+  )
+  form.addEventListener('submit', (event) => {
+    event.preventDefault()
+    run(form.querySelector('button[type="submit"]'), action, form)
+  })
+  return form
+}
+
+/** A button that asks `question` in the browser's confirm dialog, then runs `action`. */
+function confirmButton(text, { label, danger = false, question, action }) {
+  const onclick = (event) => {
+    if (window.confirm(question)) run(event.currentTarget, action)
+  }
+  return h('button', { type: 'button', class: danger ? 'danger' : undefined, 'aria-label': label, onclick }, text)
+}
+
+/** Puts a form in place of a table row's cells and moves the focus into it. */
+function openRowForm(row, columnCount, form, focus) {
+  row.replaceChildren(h('td', { colspan: columnCount }, form))
+  row.className = 'row-form'
+  focus.focus()
+}
+
 // ---------------------------------------------------------------- value shown once
 
 const revealSlot = document.getElementById('reveal-slot')
@@ -225,30 +264,22 @@ async function passcodesPage() {
 
   if (CAN_MANAGE_PASSCODES) {
     const name = h('input', { id: 'create-name', name: 'name', required: true, maxlength: 64, autocomplete: 'off', 'data-field': 'name' })
-    createForm = h(
-      'form',
-      { class: 'panel', id: 'create-form', hidden: true, 'aria-labelledby': 'create-title', novalidate: true },
-      h('h3', { id: 'create-title' }, 'New passcode'),
-      h(
-        'div',
-        { class: 'fields' },
-        h('div', { class: 'field' }, h('label', { for: 'create-name' }, 'Passcode Name'), name),
-        expiryFieldset('create'),
-        partnersFieldset(partnerNames),
-      ),
-      h(
-        'div',
-        { class: 'actions' },
-        h('button', { type: 'submit', class: 'primary' }, 'Create & View'),
-        h('button', { type: 'button', onclick: () => toggleCreate(false) }, 'Cancel'),
-      ),
-    )
-    createForm.addEventListener('submit', (event) => {
-      event.preventDefault()
-      const button = createForm.querySelector('button[type="submit"]')
-      run(
-        button,
-        async () => {
+    createForm = actionForm(
+      { class: 'panel', id: 'create-form', hidden: true, 'aria-labelledby': 'create-title' },
+      [
+        h('h3', { id: 'create-title' }, 'New passcode'),
+        h(
+          'div',
+          { class: 'fields' },
+          h('div', { class: 'field' }, h('label', { for: 'create-name' }, 'Passcode Name'), name),
+          expiryFieldset('create'),
+          partnersFieldset(partnerNames),
+        ),
+      ],
+      {
+        submit: 'Create & View',
+        onCancel: () => toggleCreate(false),
+        action: async () => {
           const input = { name: name.value, expiry: readExpiry(createForm) }
           const bound = readPartners(createForm)
           if (bound) input.partners = bound
@@ -258,9 +289,8 @@ async function passcodesPage() {
           await load()
           revealValue(`Passcode “${created.passcode.name}” created`, created.value, 'Copy this passcode now: you will not see it again.')
         },
-        createForm,
-      )
-    })
+      },
+    )
     const newButton = document.getElementById('new-passcode')
     newButton.hidden = false
     newButton.addEventListener('click', () => toggleCreate(createForm.hidden))
@@ -280,74 +310,53 @@ async function passcodesPage() {
 
   function editRow(passcode, row) {
     const name = h('input', { name: 'name', value: passcode.name, maxlength: 64, 'aria-label': 'Passcode Name', 'data-field': 'name' })
-    const form = h('form', { class: 'fields', 'aria-label': `Edit ${passcode.name}`, novalidate: true })
     const keepExpiry = h('input', { type: 'checkbox', name: 'keep-expiry', checked: true })
     const expiry = expiryFieldset(`edit-${passcode.id}`, passcode.expiry)
     expiry.disabled = true
     keepExpiry.addEventListener('change', () => (expiry.disabled = keepExpiry.checked))
-    form.append(
-      h('div', { class: 'field' }, h('label', {}, 'Passcode Name'), name),
-      h('label', {}, keepExpiry, 'Keep the current expiry'),
-      expiry,
-      partnersFieldset(partnerNames, passcode.partners),
-      h(
-        'div',
-        { class: 'actions' },
-        h('button', { type: 'submit', class: 'primary' }, 'Save'),
-        h('button', { type: 'button', onclick: () => load() }, 'Cancel'),
-      ),
-    )
-    form.addEventListener('submit', (event) => {
-      event.preventDefault()
-      const patch = {}
-      if (name.value.trim() !== passcode.name) patch.name = name.value
-      if (!keepExpiry.checked) patch.expiry = readExpiry(form)
-      const bound = partnerNames.length > 0 ? readPartners(form) : passcode.partners
-      if (JSON.stringify(bound) !== JSON.stringify(passcode.partners || null)) patch.partners = bound
-      if (Object.keys(patch).length === 0) return load()
-      run(
-        form.querySelector('button[type="submit"]'),
-        async () => {
+    const form = actionForm(
+      { class: 'fields', 'aria-label': `Edit ${passcode.name}` },
+      [
+        h('div', { class: 'field' }, h('label', {}, 'Passcode Name'), name),
+        h('label', {}, keepExpiry, 'Keep the current expiry'),
+        expiry,
+        partnersFieldset(partnerNames, passcode.partners),
+      ],
+      {
+        submit: 'Save',
+        onCancel: () => load(),
+        action: async () => {
+          const patch = {}
+          if (name.value.trim() !== passcode.name) patch.name = name.value
+          if (!keepExpiry.checked) patch.expiry = readExpiry(form)
+          const bound = partnerNames.length > 0 ? readPartners(form) : passcode.partners
+          if (JSON.stringify(bound) !== JSON.stringify(passcode.partners || null)) patch.partners = bound
+          if (Object.keys(patch).length === 0) return load()
           await api('PATCH', `/passcodes/${encodeURIComponent(passcode.id)}`, patch)
           await load()
           announce('Passcode saved.')
         },
-        form,
-      )
-    })
-    row.replaceChildren(h('td', { colspan: columns.length }, form))
-    row.className = 'row-form'
-    name.focus()
+      },
+    )
+    openRowForm(row, columns.length, form, name)
   }
 
   function rotateRow(passcode, row) {
     const minutes = h('input', { type: 'number', name: 'overlapMinutes', min: 0, max: 10080, value: 60, 'data-field': 'overlapMinutes', id: `overlap-${passcode.id}` })
-    const form = h(
-      'form',
-      { class: 'fields', 'aria-label': `Rotate ${passcode.name}`, novalidate: true },
+    const form = actionForm(
+      { class: 'fields', 'aria-label': `Rotate ${passcode.name}` },
       h('div', { class: 'field' }, h('label', { for: `overlap-${passcode.id}` }, 'Old value keeps working for (minutes)'), minutes),
-      h(
-        'div',
-        { class: 'actions' },
-        h('button', { type: 'submit', class: 'primary' }, 'Rotate & View'),
-        h('button', { type: 'button', onclick: () => load() }, 'Cancel'),
-      ),
-    )
-    form.addEventListener('submit', (event) => {
-      event.preventDefault()
-      run(
-        form.querySelector('button[type="submit"]'),
-        async () => {
+      {
+        submit: 'Rotate & View',
+        onCancel: () => load(),
+        action: async () => {
           const rotated = await api('POST', `/passcodes/${encodeURIComponent(passcode.id)}/rotate`, { overlapMinutes: Number(minutes.value) })
           await load()
           revealValue(`New value for “${rotated.passcode.name}”`, rotated.value, 'Copy this passcode now: you will not see it again.')
         },
-        form,
-      )
-    })
-    row.replaceChildren(h('td', { colspan: columns.length }, form))
-    row.className = 'row-form'
-    minutes.focus()
+      },
+    )
+    openRowForm(row, columns.length, form, minutes)
   }
 
   function passcodeRow(passcode) {
@@ -375,23 +384,16 @@ async function passcodesPage() {
             { class: 'actions' },
             h('button', { type: 'button', 'aria-label': label('Edit'), onclick: () => editRow(passcode, row) }, 'Edit'),
             h('button', { type: 'button', 'aria-label': label('Rotate'), onclick: () => rotateRow(passcode, row) }, 'Rotate'),
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'danger',
-                'aria-label': label('Delete'),
-                onclick: (event) => {
-                  if (!window.confirm(`Delete the passcode “${passcode.name}”? Calls with it stop working at once.`)) return
-                  run(event.currentTarget, async () => {
-                    await api('DELETE', `/passcodes/${encodeURIComponent(passcode.id)}`)
-                    await load()
-                    announce('Passcode deleted.')
-                  })
-                },
+            confirmButton('Delete', {
+              label: label('Delete'),
+              danger: true,
+              question: `Delete the passcode “${passcode.name}”? Calls with it stop working at once.`,
+              action: async () => {
+                await api('DELETE', `/passcodes/${encodeURIComponent(passcode.id)}`)
+                await load()
+                announce('Passcode deleted.')
               },
-              'Delete',
-            ),
+            }),
           ),
         ),
       )
@@ -448,26 +450,22 @@ async function usersPage() {
 
   if (CAN_MANAGE_USERS) {
     const userId = h('input', { id: 'grant-user-id', name: 'userId', required: true, autocomplete: 'off', 'data-field': 'userId' })
-    const grantForm = h(
-      'form',
-      { class: 'panel', 'aria-labelledby': 'grant-title', novalidate: true },
-      h('h3', { id: 'grant-title' }, 'Grant a user passcode'),
-      h('div', { class: 'fields' }, h('div', { class: 'field' }, h('label', { for: 'grant-user-id' }, 'User ID'), userId), validityFieldset('grant')),
-      h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Grant Passcode')),
-    )
-    grantForm.addEventListener('submit', (event) => {
-      event.preventDefault()
-      run(
-        grantForm.querySelector('button[type="submit"]'),
-        async () => {
+    const grantForm = actionForm(
+      { class: 'panel', 'aria-labelledby': 'grant-title' },
+      [
+        h('h3', { id: 'grant-title' }, 'Grant a user passcode'),
+        h('div', { class: 'fields' }, h('div', { class: 'field' }, h('label', { for: 'grant-user-id' }, 'User ID'), userId), validityFieldset('grant')),
+      ],
+      {
+        submit: 'Grant Passcode',
+        action: async () => {
           await api('PUT', `/users/${encodeURIComponent(userId.value.trim())}/passcode`, { validity: readValidity(grantForm) })
           announce(`Passcode granted to ${userId.value.trim()}.`)
           grantForm.reset()
           await load()
         },
-        grantForm,
-      )
-    })
+      },
+    )
     section.append(grantForm)
   } else {
     section.append(h('p', { class: 'readonly-note' }, 'Only admins grant, reset or revoke user passcodes.'))
@@ -477,32 +475,16 @@ async function usersPage() {
   )
 
   function grantRow(user, row) {
-    const form = h(
-      'form',
-      { class: 'fields', 'aria-label': `Grant a passcode to ${user.name || user.id}`, novalidate: true },
-      validityFieldset(`grant-${user.id}`),
-      h(
-        'div',
-        { class: 'actions' },
-        h('button', { type: 'submit', class: 'primary' }, 'Grant Passcode'),
-        h('button', { type: 'button', onclick: () => load() }, 'Cancel'),
-      ),
-    )
-    form.addEventListener('submit', (event) => {
-      event.preventDefault()
-      run(
-        form.querySelector('button[type="submit"]'),
-        async () => {
-          await api('PUT', `/users/${encodeURIComponent(user.id)}/passcode`, { validity: readValidity(form) })
-          await load()
-          announce('Passcode granted.')
-        },
-        form,
-      )
+    const form = actionForm({ class: 'fields', 'aria-label': `Grant a passcode to ${user.name || user.id}` }, validityFieldset(`grant-${user.id}`), {
+      submit: 'Grant Passcode',
+      onCancel: () => load(),
+      action: async () => {
+        await api('PUT', `/users/${encodeURIComponent(user.id)}/passcode`, { validity: readValidity(form) })
+        await load()
+        announce('Passcode granted.')
+      },
     })
-    row.replaceChildren(h('td', { colspan: columns.length }, form))
-    row.className = 'row-form'
-    form.querySelector('input').focus()
+    openRowForm(row, columns.length, form, form.querySelector('input'))
   }
 
   function userRow(user) {
@@ -523,39 +505,25 @@ async function usersPage() {
       const actions = h('div', { class: 'actions' })
       if (live) {
         actions.append(
-          h(
-            'button',
-            {
-              type: 'button',
-              'aria-label': label('Reset Passcode'),
-              onclick: (event) => {
-                if (!window.confirm(`Reset the passcode of ${user.name || user.id}? The current value stops working at once.`)) return
-                run(event.currentTarget, async () => {
-                  await api('POST', `/users/${encodeURIComponent(user.id)}/passcode/reset`)
-                  await load()
-                  announce('Passcode reset. The user sees the new value on their Settings page.')
-                })
-              },
+          confirmButton('Reset Passcode', {
+            label: label('Reset Passcode'),
+            question: `Reset the passcode of ${user.name || user.id}? The current value stops working at once.`,
+            action: async () => {
+              await api('POST', `/users/${encodeURIComponent(user.id)}/passcode/reset`)
+              await load()
+              announce('Passcode reset. The user sees the new value on their Settings page.')
             },
-            'Reset Passcode',
-          ),
-          h(
-            'button',
-            {
-              type: 'button',
-              class: 'danger',
-              'aria-label': label('Revoke Passcode'),
-              onclick: (event) => {
-                if (!window.confirm(`Revoke the passcode of ${user.name || user.id}? Calls with it stop working at once.`)) return
-                run(event.currentTarget, async () => {
-                  await api('DELETE', `/users/${encodeURIComponent(user.id)}/passcode`)
-                  await load()
-                  announce('Passcode revoked.')
-                })
-              },
+          }),
+          confirmButton('Revoke Passcode', {
+            label: label('Revoke Passcode'),
+            danger: true,
+            question: `Revoke the passcode of ${user.name || user.id}? Calls with it stop working at once.`,
+            action: async () => {
+              await api('DELETE', `/users/${encodeURIComponent(user.id)}/passcode`)
+              await load()
+              announce('Passcode revoked.')
             },
-            'Revoke Passcode',
-          ),
+          }),
         )
       } else {
         actions.append(h('button', { type: 'button', 'aria-label': label('Grant Passcode'), onclick: () => grantRow(user, row) }, 'Grant Passcode'))
@@ -582,22 +550,13 @@ async function usersPage() {
       { id: 'accepted-passcodes', name: 'acceptedPasscodes', 'data-field': 'acceptedPasscodes' },
       choices.map(([value, text]) => h('option', { value, selected: value === account.acceptedPasscodes }, text)),
     )
-    const form = h(
-      'form',
-      { class: 'fields', novalidate: true },
-      h('div', { class: 'field' }, h('label', { for: 'accepted-passcodes' }, 'The API accepts'), select),
-      h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save')),
-    )
-    form.addEventListener('submit', (event) => {
-      event.preventDefault()
-      run(
-        form.querySelector('button'),
-        async () => {
-          await api('PUT', '/account', { acceptedPasscodes: select.value })
-          announce('Saved.')
-        },
-        form,
-      )
+    const form = actionForm({ class: 'fields' }, h('div', { class: 'field' }, h('label', { for: 'accepted-passcodes' }, 'The API accepts'), select), {
+      submit: 'Save',
+      primary: false,
+      action: async () => {
+        await api('PUT', '/account', { acceptedPasscodes: select.value })
+        announce('Saved.')
+      },
     })
     accountSection.replaceChildren(accountSection.firstChild, form)
   }
