@@ -1,7 +1,7 @@
 import { createConnectRequest } from '../http/connect-request'
 import type { CorsOptions } from '../http/cors'
 import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
-import { fetchRequestReader } from '../http/fetch/fetch-request'
+import { withClientAddress } from '../http/fetch/fetch-request'
 import { fetchResponse } from '../http/fetch/fetch-response'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 import type { FetchPasscodeGuard } from './require-passcode'
@@ -38,21 +38,8 @@ export interface FetchConnectOptions {
 export function connectHandler(auth: PasscodeAuth, options?: FetchConnectOptions): FetchHandler {
   assertPasscodeAuth(auth, 'connectHandler')
   checkAdapterOptions(options, 'connectHandler', { cors: () => undefined })
-  // Read synchronously by the shared layer within the call below (see requirePasscode).
-  let pendingAddress: string | undefined
-  const connectRequest = createConnectRequest(
-    auth,
-    fetchRequestReader((request: Request) => request, () => pendingAddress),
-    options,
-  )
+  const connectRequest = withClientAddress((reader) => createConnectRequest(auth, reader, options))
   return function connect(request, clientAddress) {
-    pendingAddress = clientAddress
-    let answer
-    try {
-      answer = connectRequest(request)
-    } finally {
-      pendingAddress = undefined
-    }
-    return answer.then((result) => fetchResponse(result, request.method === 'HEAD'))
+    return connectRequest(request, clientAddress).then((result) => fetchResponse(result, request.method === 'HEAD'))
   }
 }

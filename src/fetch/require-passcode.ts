@@ -1,7 +1,7 @@
 import type { Principal } from '../core/entities'
 import { assertPasscodeAuth } from '../http/adapter-options'
 import { createAuthenticateRequest } from '../http/authenticate-request'
-import { fetchRequestReader } from '../http/fetch/fetch-request'
+import { withClientAddress } from '../http/fetch/fetch-request'
 import { fetchResponse } from '../http/fetch/fetch-response'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 
@@ -55,21 +55,9 @@ const NONE: Readonly<Record<string, string>> = Object.freeze({})
  */
 export function requirePasscode(auth: PasscodeAuth): FetchPasscodeGuard {
   assertPasscodeAuth(auth, 'requirePasscode')
-  // The shared layer reads the address synchronously, within the call below: the
-  // argument is handed over through this slot rather than a per-request object.
-  let pendingAddress: string | undefined
-  const authenticateRequest = createAuthenticateRequest(
-    auth,
-    fetchRequestReader((request: Request) => request, () => pendingAddress),
-  )
+  const authenticateRequest = withClientAddress((reader) => createAuthenticateRequest(auth, reader))
   return function checkPasscode(request, clientAddress) {
-    pendingAddress = clientAddress
-    let answer
-    try {
-      answer = authenticateRequest(request)
-    } finally {
-      pendingAddress = undefined
-    }
+    const answer = authenticateRequest(request, clientAddress)
     if (!(answer instanceof Promise)) return Promise.resolve({ ok: true, principal: answer, headers: NONE })
     return answer.then((outcome): PasscodeCheck =>
       outcome.ok

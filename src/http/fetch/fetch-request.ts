@@ -38,3 +38,33 @@ export function fetchRequestReader<Source>(
     target: (source) => requestOf(source).url,
   }
 }
+
+/**
+ * A shared-layer handler of plain `Request`s made callable as the fetch adapters are
+ * called, with the caller's address beside the request (fetch does not carry it).
+ * `build` gets the reader to hand to the shared layer; the returned function runs
+ * its handler with `clientAddress` as the reader's address. The shared layer reads the
+ * address synchronously, within that call, so one slot serves every request without
+ * a per-request object.
+ *
+ * @param build - makes the shared-layer handler from the reader
+ * @example
+ * ```ts
+ * const authenticate = withClientAddress((reader) => createAuthenticateRequest(auth, reader))
+ * const answer = authenticate(request, '203.0.113.7')
+ * ```
+ */
+export function withClientAddress<Result>(
+  build: (reader: RequestReader<Request>) => (request: Request) => Result,
+): (request: Request, clientAddress: string | undefined) => Result {
+  let pendingAddress: string | undefined
+  const handle = build(fetchRequestReader((request: Request) => request, () => pendingAddress))
+  return (request, clientAddress) => {
+    pendingAddress = clientAddress
+    try {
+      return handle(request)
+    } finally {
+      pendingAddress = undefined
+    }
+  }
+}
