@@ -1,6 +1,8 @@
 import path from 'node:path'
 import { z } from 'zod'
-import type { EncryptionKey } from '../service/options'
+import { MIN_PEPPER_BYTES } from '../core/hashing'
+import { MAX_PEPPERS, pepperValueSchema } from '../service/authenticate/options'
+import { ENCRYPTION_KEY_BYTES, keyIdSchema, type EncryptionKey } from '../service/user-passcodes/options'
 import { corsPolicy } from '../http/cors'
 import { CliError } from './exit-codes'
 import type { CliIo } from './output'
@@ -40,6 +42,13 @@ const url = (protocols: readonly string[], message: string) =>
 
 const ADDRESS = /^[^\s@,<>]+@[^\s@,<>]+$/
 
+// The pepper and key rules are the service's own (service/authenticate/options.ts and
+// service/user-passcodes/options.ts); the CLI adds only what an environment variable
+// needs: a length bound for the pepper text and the comma-separated forms.
+const MAX_PEPPER_TEXT_BYTES = 1024
+const PEPPER_TEXT = `${MIN_PEPPER_BYTES} to ${MAX_PEPPER_TEXT_BYTES} bytes`
+const isPepperText = (value: string): boolean => pepperValueSchema.safeParse(value).success && Buffer.byteLength(value) <= MAX_PEPPER_TEXT_BYTES
+
 const encryptionKeys = z.string().transform((text, context): EncryptionKey[] => {
   const entries = text.split(',').map((entry) => entry.trim())
   const keys: EncryptionKey[] = []
@@ -48,8 +57,11 @@ const encryptionKeys = z.string().transform((text, context): EncryptionKey[] => 
     const id = entry.slice(0, separator)
     const key = entry.slice(separator + 1)
     const bytes = /^[A-Za-z0-9_-]+$/.test(key) ? Buffer.from(key, 'base64url').length : 0
-    if (separator < 1 || !/^[\x21-\x7e]{1,64}$/.test(id) || bytes !== 32) {
-      context.addIssue({ code: 'custom', message: `entry ${index + 1} must be <key id>:<32 bytes in base64url>, entries separated by commas` })
+    if (separator < 1 || !keyIdSchema.safeParse(id).success || bytes !== ENCRYPTION_KEY_BYTES) {
+      context.addIssue({
+        code: 'custom',
+        message: `entry ${index + 1} must be <key id>:<${ENCRYPTION_KEY_BYTES} bytes in base64url>, entries separated by commas`,
+      })
       return z.NEVER
     }
     keys.push({ id, key })
@@ -81,7 +93,7 @@ export const SETTINGS = {
     env: 'PASSCODE_AUTH_PEPPER',
     schema: z
       .string()
-      .refine((value) => Buffer.byteLength(value) >= 16 && Buffer.byteLength(value) <= 1024, 'must be 16 to 1024 bytes')
+      .refine(isPepperText, `must be ${PEPPER_TEXT}`)
       .optional(),
   },
   previousPeppers: {
@@ -90,8 +102,8 @@ export const SETTINGS = {
       .string()
       .transform((text) => text.split(',').map((entry) => entry.trim()))
       .refine(
-        (list) => list.length <= 7 && list.every((entry) => entry === 'none' || (Buffer.byteLength(entry) >= 16 && Buffer.byteLength(entry) <= 1024)),
-        'must be up to 7 older peppers (16 to 1024 bytes each, or "none" for hashes made without one), separated by commas',
+        (list) => list.length <= MAX_PEPPERS - 1 && list.every((entry) => entry === 'none' || isPepperText(entry)),
+        `must be up to ${MAX_PEPPERS - 1} older peppers (${PEPPER_TEXT} each, or "none" for hashes made without one), separated by commas`,
       )
       .transform((list) => list.map((entry) => (entry === 'none' ? null : entry)))
       .optional(),
@@ -208,7 +220,7 @@ export function storageConfig(io: CliIo, flags: Flags): StorageConfig {
   if (pepper === undefined) {
     throw new CliError(
       'ERR_SETTING',
-      'PASSCODE_AUTH_PEPPER is required with DATABASE_URL: every instance that shares the database must use the same pepper (16 bytes or more, for example `openssl rand -base64 32`)',
+      `PASSCODE_AUTH_PEPPER is required with DATABASE_URL: every instance that shares the database must use the same pepper (${MIN_PEPPER_BYTES} bytes or more, for example \`openssl rand -base64 32\`)`,
       { setting: 'PASSCODE_AUTH_PEPPER' },
     )
   }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { z } from 'zod'
-import type { EncryptionKey } from '../service/options'
+import { ENCRYPTION_KEY_BYTES, type EncryptionKey } from '../service/user-passcodes/options'
 import { SETTINGS } from './config'
 import { dataFolderPaths } from './data-folder'
 import { CliError } from './exit-codes'
@@ -72,7 +72,7 @@ export function embeddedSecrets(
     generated.push('pepper')
   }
   if (encryptionKeys === undefined && fresh) {
-    const key = { id: 'k1', key: randomBytes(32).toString('base64url') }
+    const key = { id: 'k1', key: randomBytes(ENCRYPTION_KEY_BYTES).toString('base64url') }
     encryptionKeys = [key]
     toWrite.encryptionKeys = `${key.id}:${key.key}`
     generated.push('encryption key')

@@ -8,6 +8,9 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
  */
 export type PasscodeHasher = (value: string) => string
 
+/** The shortest pepper that may key the passcode hash, in bytes. */
+export const MIN_PEPPER_BYTES = 16
+
 /**
  * Creates the passcode hasher: HMAC-SHA256 keyed with the server pepper, or plain
  * SHA-256 when there is none. The HMAC key schedule is computed once here, so each
@@ -25,7 +28,7 @@ export type PasscodeHasher = (value: string) => string
 export function createPasscodeHasher(pepper?: string | Uint8Array): PasscodeHasher {
   if (pepper === undefined) return (value) => bytesToHex(sha256(utf8ToBytes(value)))
   const key = typeof pepper === 'string' ? utf8ToBytes(pepper) : pepper
-  if (key.length < 16) throw new TypeError('A pepper must be at least 16 bytes long')
+  if (key.length < MIN_PEPPER_BYTES) throw new TypeError(`A pepper must be at least ${MIN_PEPPER_BYTES} bytes long`)
   const keyed = hmac.create(sha256, key)
   return (value) => bytesToHex(keyed.clone().update(utf8ToBytes(value)).digest())
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod'
 import { InvalidOptionsError } from '../core/errors'
-import { pepperId } from '../core/hashing'
 import { DEFAULT_PASSCODE_PREFIX, isValidPrefix } from '../core/passcode-format'
 import { MAX_ACCOUNT_PASSCODES } from '../core/rules'
 import { EXPIRING_SOON_DAYS } from '../core/status'
@@ -9,18 +8,19 @@ import type { Mailer } from '../ports/mailer'
 import type { PartnerRegistry } from '../ports/partner-registry'
 import type { PasscodeStore } from '../ports/passcode-store'
 import type { NotificationRecipients } from '../ports/recipients'
+import { cacheSchema, pepperSchema } from './authenticate/options'
 import type { AuditEvent } from './events'
-import type { NotificationTemplate } from './notifier/notification-messages'
 import { rateLimitSchema, type RateLimitOptions } from './limiter/options'
-import type { TelemetryMeter, TelemetryOptions, TelemetryTracer } from './telemetry/otel-api'
+import type { NotificationTemplate } from './notifier/notification-messages'
+import { mailerSchema, notifierSchema, recipientsSchema, templatesSchema } from './notifier/options'
+import { functionOption, hasMethods, objectWithMethods } from './option-checks'
+import type { SameOptions } from './same-options'
+import type { TelemetryOptions } from './telemetry/otel-api'
+import { telemetrySchema } from './telemetry/options'
+import { usageSchema } from './usage/options'
+import { encryptionKeysSchema, type EncryptionKey } from './user-passcodes/options'
 
-/** A key for encrypting user passcodes at rest (JWE `dir` + `A256GCM`). */
-export interface EncryptionKey {
-  /** Key ID written into each JWE header (`kid`), so old values stay readable after rotation. */
-  readonly id: string
-  /** 32 bytes, or the same as base64url text. */
-  readonly key: Uint8Array | string
-}
+export type { EncryptionKey } from './user-passcodes/options'
 
 /** Options of {@link createPasscodeAuth}. */
 export interface PasscodeAuthOptions {
@@ -144,19 +144,10 @@ export interface PasscodeAuthOptions {
   telemetry?: TelemetryOptions
 }
 
-const hasMethods = (value: unknown, ...names: string[]): boolean =>
-  typeof value === 'object' && value !== null && names.every((name) => typeof (value as Record<string, unknown>)[name] === 'function')
-
-const fn = <T>(what: string) =>
-  z.custom<T>((value) => typeof value === 'function', { message: `must be ${what}` })
-
-const storeSchema = z.custom<PasscodeStore>(
-  (value) =>
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as PasscodeStore).findCredentialByHash === 'function' &&
-    typeof (value as PasscodeStore).createAccountPasscode === 'function',
-  { message: 'must be a PasscodeStore (for example memoryStore() or postgresStore(db))' },
+const storeSchema = objectWithMethods<PasscodeStore>(
+  'a PasscodeStore (for example memoryStore() or postgresStore(db))',
+  'findCredentialByHash',
+  'createAccountPasscode',
 )
 
 const PARTNERS_EXPECTED = "must be an array of partner names, like ['acme'], or a PartnerRegistry (an object with isWhitelisted(name))"
@@ -169,130 +160,53 @@ const partnersSchema = z.union(
         .min(1, 'partner names must not be blank')
         .max(128, 'partner names are at most 128 characters'),
     ),
-    z.custom<PartnerRegistry>(
-      (value) => typeof value === 'object' && value !== null && typeof (value as PartnerRegistry).isWhitelisted === 'function',
-      { message: PARTNERS_EXPECTED },
-    ),
+    z.custom<PartnerRegistry>((value) => hasMethods(value, 'isWhitelisted'), { message: PARTNERS_EXPECTED }),
   ],
   { error: PARTNERS_EXPECTED },
 )
 
-const keyBytes = z.union([z.string(), z.instanceof(Uint8Array)])
-
-const pepperValue = z
-  .union([z.string(), z.instanceof(Uint8Array)])
-  .refine((value) => (typeof value === 'string' ? new TextEncoder().encode(value).length : value.length) >= 16, {
-    message: 'must be at least 16 bytes',
+const limitsSchema = z
+  .object({
+    maxAccountPasscodes: z.number().int().min(1).max(MAX_ACCOUNT_PASSCODES).default(MAX_ACCOUNT_PASSCODES),
+    expiringSoonDays: z.number().int().min(1).max(365).default(EXPIRING_SOON_DAYS),
   })
+  .strict()
 
-const optionsSchema = z.object({
-  store: storeSchema,
-  partners: partnersSchema.default([]),
-  mailer: z
-    .custom<Mailer>((value) => typeof value === 'object' && value !== null && typeof (value as Mailer).send === 'function', {
-      message: 'must be a Mailer (an object with send(message))',
-    })
-    .optional(),
-  recipients: fn<NotificationRecipients>('a function (accountId) => string[]').optional(),
-  templates: z
-    .object({
-      expiring_soon: fn<NotificationTemplate>('a function (data) => { subject, text, html }').optional(),
-      expired: fn<NotificationTemplate>('a function (data) => { subject, text, html }').optional(),
-    })
-    .strict()
-    .default({}),
-  notifier: z
-    .object({
-      leaseMs: z.number().int().min(1_000).max(86_400_000).default(300_000),
-      batchSize: z.number().int().min(1).max(1_000).default(50),
-      sendTimeoutMs: z.number().int().min(1).max(600_000).default(30_000),
-    })
-    .strict()
-    .refine((notifier) => notifier.leaseMs > notifier.sendTimeoutMs, {
-      message: 'leaseMs must be greater than sendTimeoutMs',
-      path: ['leaseMs'],
-    })
-    .default({ leaseMs: 300_000, batchSize: 50, sendTimeoutMs: 30_000 }),
-  clock: fn<Clock>('a function returning a Date').optional(),
-  encryptionKeys: z
-    .array(z.object({ id: z.string().regex(/^[\x21-\x7e]{1,64}$/, 'must be 1 to 64 visible ASCII characters'), key: keyBytes }))
-    .min(1, 'must hold at least one key when given')
-    .optional(),
-  pepper: z
-    .union([
-      pepperValue,
-      z
-        .array(pepperValue.nullable())
-        .min(1, 'must hold at least one pepper (or null) when a list')
-        .max(8, 'must hold at most 8 peppers')
-        .refine((list) => new Set(list.map((item) => (item === null ? null : pepperId(item)))).size === list.length, {
-          message: 'must not hold the same pepper twice',
-        }),
-    ])
-    .optional(),
-  prefix: z
-    .string()
-    .refine(isValidPrefix, { message: 'must be 2 to 16 characters of [a-z0-9] starting with a letter' })
-    .default(DEFAULT_PASSCODE_PREFIX),
-  limits: z
-    .object({
-      maxAccountPasscodes: z.number().int().min(1).max(MAX_ACCOUNT_PASSCODES).default(MAX_ACCOUNT_PASSCODES),
-      expiringSoonDays: z.number().int().min(1).max(365).default(EXPIRING_SOON_DAYS),
-    })
-    .strict()
-    .default({ maxAccountPasscodes: MAX_ACCOUNT_PASSCODES, expiringSoonDays: EXPIRING_SOON_DAYS }),
-  cache: z
-    .union([
-      z.literal(false),
-      z
-        .object({
-          ttlMs: z.number().int().min(1).max(86_400_000).default(30_000),
-          maxEntries: z.number().int().min(1).max(10_000_000).default(10_000),
-          refusals: z
-            .union([
-              z.literal(false),
-              z
-                .object({
-                  ttlMs: z.number().int().min(1).max(3_600_000).default(10_000),
-                  maxEntries: z.number().int().min(1).max(10_000_000).default(10_000),
-                })
-                .strict(),
-            ])
-            .default({ ttlMs: 10_000, maxEntries: 10_000 }),
-        })
-        .strict(),
-    ])
-    .default({ ttlMs: 30_000, maxEntries: 10_000, refusals: { ttlMs: 10_000, maxEntries: 10_000 } }),
-  timeoutMs: z.number().int().min(1).max(600_000).default(2_000),
-  allowReactivation: z.boolean().default(false),
-  sunsetHeader: z.boolean().default(true),
-  rateLimit: rateLimitSchema.default(false),
-  usage: z
-    .union([z.literal(false), z.object({ flushIntervalMs: z.number().int().min(10).max(3_600_000).default(60_000) }).strict()])
-    .default({ flushIntervalMs: 60_000 }),
-  onEvent: fn<(event: AuditEvent) => void | Promise<void>>('a function').optional(),
-  telemetry: z
-    .object({
-      tracer: z
-        .custom<TelemetryTracer>((value) => hasMethods(value, 'startSpan', 'startActiveSpan'), {
-          message: "must be an OpenTelemetry Tracer (trace.getTracer('passcode-auth'))",
-        })
-        .optional(),
-      meter: z
-        .custom<TelemetryMeter>((value) => hasMethods(value, 'createCounter', 'createHistogram'), {
-          message: "must be an OpenTelemetry Meter (metrics.getMeter('passcode-auth'))",
-        })
-        .optional(),
-    })
-    .strict()
-    .optional(),
-}).strict()
+// Each feature owns the schema of its options (and states their defaults once); this
+// object only composes them, with the few options that belong to the service as a whole.
+// An object option left out is parsed from `{}` (`prefault`), so its fields' own
+// defaults fill it.
+export const optionsSchema = z
+  .object({
+    store: storeSchema,
+    partners: partnersSchema.default([]),
+    mailer: mailerSchema.optional(),
+    recipients: recipientsSchema.optional(),
+    templates: templatesSchema,
+    notifier: notifierSchema,
+    clock: functionOption<Clock>('a function returning a Date').optional(),
+    encryptionKeys: encryptionKeysSchema.optional(),
+    pepper: pepperSchema.optional(),
+    prefix: z
+      .string()
+      .refine(isValidPrefix, { message: 'must be 2 to 16 characters of [a-z0-9] starting with a letter' })
+      .default(DEFAULT_PASSCODE_PREFIX),
+    limits: limitsSchema.prefault({}),
+    cache: cacheSchema.prefault({}),
+    timeoutMs: z.number().int().min(1).max(600_000).default(2_000),
+    allowReactivation: z.boolean().default(false),
+    sunsetHeader: z.boolean().default(true),
+    rateLimit: rateLimitSchema.default(false),
+    usage: usageSchema.prefault({}),
+    onEvent: functionOption<(event: AuditEvent) => void | Promise<void>>('a function').optional(),
+    telemetry: telemetrySchema.optional(),
+  })
+  .strict()
 
 // The documented interface stays the source of its TSDoc; the compiler checks that the
-// schema composed from the features' own schemas has exactly its options.
-type SameKeys<A, B> = [Exclude<keyof A, keyof B> | Exclude<keyof B, keyof A>] extends [never] ? true : false
-const schemaHasExactlyTheDocumentedOptions: SameKeys<PasscodeAuthOptions, z.input<typeof optionsSchema>> = true
-void schemaHasExactlyTheDocumentedOptions
+// composed schema accepts exactly what it documents, at every depth (see SameOptions).
+const schemaAcceptsExactlyTheDocumentedOptions: SameOptions<PasscodeAuthOptions, z.input<typeof optionsSchema>> = true
+void schemaAcceptsExactlyTheDocumentedOptions
 
 /** Options after validation and defaults. */
 export type ResolvedOptions = z.output<typeof optionsSchema>

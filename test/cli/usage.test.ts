@@ -115,12 +115,18 @@ describe('a wrong command line', () => {
 describe('settings', () => {
   it('names the wrong flag or environment variable, and never echoes a secret', async () => {
     const postgres = 'postgres://app:db-secret-99@127.0.0.1:1/app'
+    const validKey = `key-secret-77${'A'.repeat(30)}` // 43 base64url characters: 32 bytes
     const cases: [string[], Record<string, string>, string][] = [
       [['serve'], { PORT: 'eighty' }, 'Invalid setting PORT (environment variable): must be a whole number from 0 to 65535'],
       [['serve', '--port', '70000'], {}, 'Invalid setting --port: must be a whole number from 0 to 65535'],
       [['serve', '--notify-interval-ms', '10'], {}, 'Invalid setting --notify-interval-ms: must be a whole number of milliseconds from 1000 to 2147483647'],
       [['partners', 'list'], { PASSCODE_AUTH_PEPPER: 'tiny-pepper' }, 'Invalid setting PASSCODE_AUTH_PEPPER (environment variable): must be 16 to 1024 bytes'],
       [['partners', 'list'], { PASSCODE_AUTH_ENCRYPTION_KEYS: 'k1:key-secret-77' }, 'Invalid setting PASSCODE_AUTH_ENCRYPTION_KEYS (environment variable): entry 1 must be <key id>:<32 bytes in base64url>'],
+      // The service's own rules (a pepper of 16 bytes or more, at most 8 in all, key ids of 1 to 64 visible characters).
+      [['partners', 'list'], { PASSCODE_AUTH_PREVIOUS_PEPPERS: 'none,tiny-pepper' }, 'Invalid setting PASSCODE_AUTH_PREVIOUS_PEPPERS (environment variable): must be up to 7 older peppers (16 to 1024 bytes each'],
+      [['partners', 'list'], { PASSCODE_AUTH_PREVIOUS_PEPPERS: Array(8).fill('none').join(',') }, 'Invalid setting PASSCODE_AUTH_PREVIOUS_PEPPERS (environment variable): must be up to 7 older peppers'],
+      [['partners', 'list'], { PASSCODE_AUTH_ENCRYPTION_KEYS: `${'k'.repeat(65)}:${validKey}` }, 'Invalid setting PASSCODE_AUTH_ENCRYPTION_KEYS (environment variable): entry 1 must be <key id>:<32 bytes in base64url>'],
+      [['partners', 'list'], { PASSCODE_AUTH_ENCRYPTION_KEYS: `k1:${validKey},k1:${validKey}` }, 'Invalid setting PASSCODE_AUTH_ENCRYPTION_KEYS (environment variable): key ids must be unique'],
       [['partners', 'list'], { DATABASE_URL: 'mysql://root:db-secret-99@db/app' }, 'Invalid setting DATABASE_URL (environment variable): must be a postgres:// or postgresql:// URL'],
       [['partners', 'list'], { DATABASE_URL: postgres }, 'PASSCODE_AUTH_PEPPER is required with DATABASE_URL'],
       [['partners', 'list', '--database-url', 'db-secret-99'], {}, 'Invalid setting --database-url: must be a postgres:// or postgresql:// URL'],

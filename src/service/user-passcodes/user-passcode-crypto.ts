@@ -1,6 +1,6 @@
 import { base64url, CompactEncrypt, compactDecrypt, decodeProtectedHeader } from 'jose'
 import { ConfigurationError, PasscodeAuthError } from '../../core/errors'
-import type { EncryptionKey } from '../options'
+import { ENCRYPTION_KEY_BYTES, type EncryptionKey } from './options'
 
 /** Encrypts and decrypts user passcode values at rest (SPEC §5.6). */
 export interface UserPasscodeCrypto {
@@ -18,7 +18,7 @@ function toKeyBytes(key: EncryptionKey): Uint8Array {
   } catch {
     throw new ConfigurationError(`Encryption key "${key.id}" is not valid base64url`)
   }
-  if (bytes.length !== 32) throw new ConfigurationError(`Encryption key "${key.id}" must be 32 bytes (A256GCM)`)
+  if (bytes.length !== ENCRYPTION_KEY_BYTES) throw new ConfigurationError(`Encryption key "${key.id}" must be ${ENCRYPTION_KEY_BYTES} bytes (A256GCM)`)
   return bytes
 }
 

@@ -1,0 +1,65 @@
+import { z } from 'zod'
+import { bytesOption } from '../option-checks'
+import { MIN_PEPPER_BYTES, pepperId } from '../../core/hashing'
+
+/**
+ * The options the verification path owns: the `cache` option (verification cache and
+ * refusal cache) and the `pepper` option. Each default is stated once, here; the
+ * `@default` tags of the documented `PasscodeAuthOptions` show it to users, and
+ * test/service/options.test.ts checks that the two agree.
+ */
+
+/** The refusal cache (`cache.refusals`): `false`, or its limits with their defaults. */
+const refusalsSchema = z.union([
+  z.literal(false),
+  z
+    .object({
+      ttlMs: z.number().int().min(1).max(3_600_000).default(10_000),
+      maxEntries: z.number().int().min(1).max(10_000_000).default(10_000),
+    })
+    .strict(),
+])
+
+/**
+ * The `cache` option: `false`, or the verification cache's limits and its refusal
+ * cache. Left out, each part takes its defaults (parsed from `{}`).
+ */
+export const cacheSchema = z.union([
+  z.literal(false),
+  z
+    .object({
+      ttlMs: z.number().int().min(1).max(86_400_000).default(30_000),
+      maxEntries: z.number().int().min(1).max(10_000_000).default(10_000),
+      refusals: refusalsSchema.prefault({}),
+    })
+    .strict(),
+])
+
+/** The most peppers the `pepper` list may hold, the current one included. */
+export const MAX_PEPPERS = 8
+
+/** Whether `pepper` is long enough to key the passcode hash ({@link MIN_PEPPER_BYTES}). */
+export const isLongEnoughPepper = (pepper: string | Uint8Array): boolean =>
+  (typeof pepper === 'string' ? new TextEncoder().encode(pepper).length : pepper.length) >= MIN_PEPPER_BYTES
+
+/** One pepper: text or bytes, at least {@link MIN_PEPPER_BYTES} bytes. */
+export const pepperValueSchema = z
+  .union([z.string(), bytesOption])
+  .refine(isLongEnoughPepper, { message: `must be at least ${MIN_PEPPER_BYTES} bytes` })
+
+/** Whether a pepper list holds one pepper (or "no pepper", `null`) twice. */
+export const hasRepeatedPepper = (list: readonly (string | Uint8Array | null)[]): boolean =>
+  new Set(list.map((item) => pepperId(item))).size !== list.length
+
+/**
+ * The `pepper` option: one pepper, or a list (SPEC §5.28) whose first keys new hashes,
+ * `null` standing for "no pepper", each at most once.
+ */
+export const pepperSchema = z.union([
+  pepperValueSchema,
+  z
+    .array(pepperValueSchema.nullable())
+    .min(1, 'must hold at least one pepper (or null) when a list')
+    .max(MAX_PEPPERS, `must hold at most ${MAX_PEPPERS} peppers`)
+    .refine((list) => !hasRepeatedPepper(list), { message: 'must not hold the same pepper twice' }),
+])
