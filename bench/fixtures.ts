@@ -49,6 +49,8 @@ export interface BenchServiceOptions {
   readonly partners?: 'static' | 'store'
   /** The service's `telemetry` option. @default none */
   readonly telemetry?: PasscodeAuthOptions['telemetry']
+  /** The service's `rateLimit` option. @default off */
+  readonly rateLimit?: PasscodeAuthOptions['rateLimit']
 }
 
 interface OpenedStore {
@@ -109,6 +111,7 @@ export async function createBenchService(options: BenchServiceOptions): Promise<
     ...(options.cache === undefined ? {} : { cache: options.cache }),
     ...(options.usage === undefined ? {} : { usage: options.usage }),
     ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
+    ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
   })
   const credentials: { accountId: string; passcode: string }[] = []
   const count = options.count ?? 1

@@ -10,7 +10,9 @@
  *
  * In the same rounds, the same hook on a service with the `telemetry` option set to
  * `@opentelemetry/api`'s tracer and meter with no SDK registered (OpenTelemetry
- * installed but not set up): what turning telemetry on costs the warm path.
+ * installed but not set up): what turning telemetry on costs the warm path; and on a
+ * service with the brute-force limiter on (its memory store, the request coming from
+ * an address that is not limited): what the limiter's check costs a cache hit.
  *
  * Run as a child of `npm run bench`; prints nothing itself.
  */
@@ -33,6 +35,10 @@ export interface HookCost {
   readonly telemetryNs?: number
   /** Median over rounds of that − the plain hook, ns per call. */
   readonly telemetryExtraNs?: number
+  /** ns per call of `requirePasscode` on a cache hit, the service with `rateLimit: {}` (memory store). */
+  readonly limiterNs?: number
+  /** Median over rounds of that − the plain hook, ns per call. */
+  readonly limiterExtraNs?: number
 }
 
 const CALLS = 20_000
@@ -41,9 +47,13 @@ const ROUNDS = 60
 type Call = () => void
 type Framework = HookCost['framework']
 
-async function hooks(): Promise<{ framework: Framework; hook: Call; telemetry: Call; noop: Call }[]> {
+const VARIANTS = ['hook', 'telemetry', 'limiter', 'noop'] as const
+type Variant = (typeof VARIANTS)[number]
+
+async function hooks(): Promise<({ framework: Framework } & Record<Variant, Call>)[]> {
   const plain = await createBenchService({ store: 'memory' })
   const observed = await createBenchService({ store: 'memory', telemetry: { tracer: trace.getTracer('passcode-auth-bench'), meter: metrics.getMeter('passcode-auth-bench') } })
+  const limited = await createBenchService({ store: 'memory', rateLimit: {} })
   const done = () => {}
   const resolved = Promise.resolve()
   const next = () => resolved
@@ -61,25 +71,28 @@ async function hooks(): Promise<{ framework: Framework; hook: Call; telemetry: C
   const express = await import('../src/express/index')
   const koa = await import('../src/koa/index')
 
+  // The caller's address, as a plain property (the frameworks' own `ip` getters cost
+  // what they cost with or without this library; it reads them only with a limiter).
+  const ip = '192.0.2.1'
   const makers: Record<Framework, (auth: PasscodeAuth, headers: object) => Promise<Call>> = {
     async fastify(auth, headers) {
       const app = Fastify({ logger: false })
       await app.register(passcodeAuthPlugin, { auth, connectRoute: false })
       await app.ready()
       const hook = app.requirePasscode
-      const request = { raw: { headers }, passcodeAuth: null } as never
+      const request = { raw: { headers }, ip, passcodeAuth: null } as never
       hook(request, {} as never, () => through++)
       return () => hook(request, {} as never, done)
     },
     async express(auth, headers) {
       const hook = express.requirePasscode(auth)
-      const request = { headers } as never
+      const request = { headers, ip } as never
       hook(request, {} as never, () => through++)
       return () => hook(request, {} as never, done)
     },
     async koa(auth, headers) {
       const hook = koa.requirePasscode(auth)
-      const context = { req: { headers }, state: {} } as never
+      const context = { req: { headers }, ip, state: {} } as never
       void hook(context, () => (through++, resolved))
       return () => void hook(context, next)
     },
@@ -104,17 +117,21 @@ async function hooks(): Promise<{ framework: Framework; hook: Call; telemetry: C
 
   const plainHeaders = await warmHeaders(plain)
   const observedHeaders = await warmHeaders(observed)
+  const limitedHeaders = await warmHeaders(limited)
   const result = []
   for (const framework of ['fastify', 'express', 'koa'] as const) {
     result.push({
       framework,
       hook: await makers[framework](plain.auth, plainHeaders),
       telemetry: await makers[framework](observed.auth, observedHeaders),
+      limiter: await makers[framework](limited.auth, limitedHeaders),
       noop: noops[framework](plainHeaders),
     })
   }
-  // Each must let the request through, or the figure would be the refusal's cost.
-  if (through !== 6) throw new Error(`requirePasscode let ${through} of 6 warm requests through`)
+  // Each must let the request through, or the figure would be the refusal's cost
+  // (a hook that takes the asynchronous path lets it through a few ticks later).
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  if (through !== 9) throw new Error(`requirePasscode let ${through} of 9 warm requests through`)
   return result
 }
 
@@ -126,30 +143,26 @@ function slice(call: Call): number {
 
 async function main(): Promise<HookCost[]> {
   const results: HookCost[] = []
-  for (const { framework, hook, telemetry, noop } of await hooks()) {
-    for (let i = 0; i < 10; i++) slice(hook), slice(telemetry), slice(noop) // warm up the JIT
-    const samples = { hook: [] as number[], telemetry: [] as number[], noop: [] as number[], extra: [] as number[], telemetryExtra: [] as number[] }
+  for (const { framework, ...calls } of await hooks()) {
+    for (let i = 0; i < 10; i++) for (const variant of VARIANTS) slice(calls[variant]) // warm up the JIT
+    const samples = { hook: [] as number[], telemetry: [] as number[], limiter: [] as number[], noop: [] as number[] }
     for (let round = 0; round < ROUNDS; round++) {
       // The order turns every round, so that no side always runs first.
-      const order = [['hook', hook], ['telemetry', telemetry], ['noop', noop]] as const
-      const timed: Partial<Record<'hook' | 'telemetry' | 'noop', number>> = {}
-      for (let i = 0; i < order.length; i++) {
-        const [name, call] = order[(round + i) % order.length]!
-        timed[name] = slice(call)
+      for (let i = 0; i < VARIANTS.length; i++) {
+        const variant = VARIANTS[(round + i) % VARIANTS.length]!
+        samples[variant].push(slice(calls[variant]))
       }
-      samples.hook.push(timed.hook!)
-      samples.telemetry.push(timed.telemetry!)
-      samples.noop.push(timed.noop!)
-      samples.extra.push(timed.hook! - timed.noop!)
-      samples.telemetryExtra.push(timed.telemetry! - timed.hook!)
     }
+    const minus = (a: number[], b: number[]) => median(a.map((value, round) => value - b[round]!))
     results.push({
       framework,
       hookNs: median(samples.hook),
       noopNs: median(samples.noop),
-      extraNs: median(samples.extra),
+      extraNs: minus(samples.hook, samples.noop),
       telemetryNs: median(samples.telemetry),
-      telemetryExtraNs: median(samples.telemetryExtra),
+      telemetryExtraNs: minus(samples.telemetry, samples.hook),
+      limiterNs: median(samples.limiter),
+      limiterExtraNs: minus(samples.limiter, samples.hook),
     })
   }
   return results

@@ -276,7 +276,8 @@ export function renderMarkdown(results: BenchResults): string {
         'does nothing, in slices of 20 000 calls alternating every few milliseconds (60 rounds, medians), so that noise hits both alike; ' +
         "its extra cost added to the bare route's server CPU per request (1 / the median requests per server CPU-second) gives the ratio. " +
         'In the same rounds, the hook of a service with `telemetry` set to `@opentelemetry/api`\'s tracer and meter and no SDK registered: ' +
-        'the last column is its cost over the plain hook (goal: at most 25 ns). ' +
+        'its column is its cost over the plain hook (goal: at most 25 ns). The last column is the same for a service with the brute-force limiter on ' +
+        '(`rateLimit: {}`, its memory store, a request from an address that is not limited). ' +
         'For the peer goal, the bare route / the peer in requests per server CPU-second (runs made back to back), times that ratio.',
       '',
     )
@@ -291,12 +292,13 @@ export function renderMarkdown(results: BenchResults): string {
         bareNs === undefined ? 'not run' : formatMicros(bareNs / 1000),
         bareNs === undefined ? '' : `${((100 * Math.max(0, cost.extraNs)) / bareNs).toFixed(2)} %`,
         cost.telemetryExtraNs === undefined ? 'not run' : `${cost.telemetryExtraNs.toFixed(1)} ns`,
+        cost.limiterExtraNs === undefined ? 'not run' : `${cost.limiterExtraNs.toFixed(1)} ns`,
       ]
     })
     lines.push(
       ...table(
-        ['framework', 'requirePasscode, cache hit', 'no-op hook', 'extra per request', 'bare route, server CPU per request', 'extra / bare', 'telemetry on, no SDK: extra'],
-        ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
+        ['framework', 'requirePasscode, cache hit', 'no-op hook', 'extra per request', 'bare route, server CPU per request', 'extra / bare', 'telemetry on, no SDK: extra', 'limiter on: extra'],
+        ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
         rows,
       ),
       '',

@@ -45,7 +45,11 @@ export function createAuthenticateRequest<Source>(
   const own = auth.authenticate
   const ownHints = adapterHintsOf(own)
   const cached = ownHints?.cached
+  // The limiter's gate in front of the cache reads the address; without it, nobody does.
+  const cachedReadsAddress = ownHints?.usesClientAddress === true
   return function authenticateRequest(request) {
+    // Read at most once per request: `null` until then.
+    let address: string | undefined | null = null
     const isOwn = auth.authenticate === own
     if (cached !== undefined && isOwn) {
       let passcode: HeaderValue
@@ -59,13 +63,13 @@ export function createAuthenticateRequest<Source>(
         accountId = typeof passcode === 'string' ? header(request, ACCOUNT_ID_HEADER) : undefined
       }
       if (typeof passcode === 'string' && typeof accountId === 'string') {
-        const principal = cached(accountId, passcode)
+        const principal = cachedReadsAddress ? cached(accountId, passcode, (address = clientAddress(request))) : cached(accountId, passcode)
         if (principal !== undefined) return principal
       }
     }
     const hints = isOwn ? ownHints : adapterHintsOf(auth.authenticate)
     const credentials = readCredentials(request, header) ?? NO_CREDENTIALS
-    const address = hints === undefined || hints.usesClientAddress ? clientAddress(request) : undefined
+    if (address === null) address = hints === undefined || hints.usesClientAddress ? clientAddress(request) : undefined
     return Promise.resolve(auth.authenticate(address === undefined ? credentials : { ...credentials, clientAddress: address }))
   }
 }

@@ -12,11 +12,12 @@ export interface AdapterHints {
    */
   readonly usesClientAddress: boolean
   /**
-   * The principal when the verification cache holds these credentials, else
-   * `undefined`; emits the same `auth.succeeded` event as `authenticate`. Absent when
-   * the cache is off or the limiter is on (it may refuse cached credentials).
+   * The principal when the verification cache holds these credentials (and the
+   * limiter, if any, lets the caller's address through), else `undefined`; emits the
+   * same `auth.succeeded` event as `authenticate`. Given the address when
+   * `usesClientAddress`. Absent when the cache is off.
    */
-  readonly cached?: ((accountId: string, passcode: string) => Principal | undefined) | undefined
+  readonly cached?: ((accountId: string, passcode: string, clientAddress?: string) => Principal | undefined) | undefined
 }
 
 // A registered symbol, so that an adapter loaded from the other build (ESM or CJS) of

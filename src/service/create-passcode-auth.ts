@@ -17,7 +17,7 @@ import { resolveOptions, type PasscodeAuthOptions } from './options'
 import { staticPartners } from './connect/partners'
 import { createPartnersApi, type PartnersApi } from './connect/partners-api'
 import { createPasscodesApi, type PasscodesApi } from './passcodes/passcodes'
-import { withRateLimit } from './limiter/rate-limit'
+import { createLimiter } from './limiter/rate-limit'
 import { UsageRecorder } from './usage/usage-recorder'
 import { createUserPasscodeCrypto } from './user-passcodes/user-passcode-crypto'
 import { createUserPasscodesApi, type UserPasscodesApi } from './user-passcodes/user-passcodes'
@@ -122,13 +122,15 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     })
   }
   const unsubscribe = cache !== undefined ? resolved.store.subscribe?.(invalidate) : undefined
-  const limited = withRateLimit(context, createAuthenticate(context), resolved.rateLimit)
+  const limiter = resolved.rateLimit === false ? undefined : createLimiter(context, resolved.rateLimit)
+  const limited = limiter === undefined ? createAuthenticate(context) : limiter.limit(createAuthenticate(context))
   // For the HTTP adapters: they read the request's address only when the limiter
   // counts by address, so a service without it pays nothing for it; and they take
-  // the synchronous cache-hit path, unless the limiter is on (it may refuse even
-  // cached credentials with a 429), so then every request takes the full path.
+  // the synchronous cache-hit path, behind the limiter's gate when there is one (a
+  // limited address must get its 429 even for cached credentials).
   const usesClientAddress = resolved.rateLimit !== false && resolved.rateLimit.maxFailuresPerAddress !== false
-  const cached = resolved.rateLimit === false ? createAuthenticateCached(context) : undefined
+  const cachedHit = createAuthenticateCached(context)
+  const cached = limiter === undefined ? cachedHit : limiter.gate(cachedHit)
   const traced = telemetry === undefined ? limited : traceAuthenticate(telemetry, limited)
   // The public function takes the input only: what a caller passes second is not a budget.
   const authenticate = withAdapterHints((input: CredentialsInput) => traced(input), { usesClientAddress, cached })

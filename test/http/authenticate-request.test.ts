@@ -96,14 +96,71 @@ describe('createAuthenticateRequest (the one warm path of every requirePasscode)
     expect(reads).toBe(1)
   })
 
-  it('takes the full path every time without a cache, with the rate limiter on, and for a stand-in', async () => {
-    for (const options of [{ cache: false as const }, { rateLimit: {} }]) {
+  it('takes the full path every time without a cache, with a limiter store that answers with promises, and for a stand-in', async () => {
+    const asyncStore = { retryAfterMs: vi.fn(async () => 0), recordFailure: async () => undefined }
+    for (const options of [{ cache: false as const }, { rateLimit: { store: asyncStore } }]) {
       const auth = createPasscodeAuth({ store: memoryStore(), clock: manualClock(), ...options })
       const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Partner A', expiry: 90 })
       for (let i = 0; i < 3; i++) expect(await answer(auth, headersOf('acc_1', value))).toMatchObject({ sync: false, outcome: { ok: true } })
     }
+    // The gate asked the store once (for the second request), learnt it answers later, and asks no more.
+    expect(asyncStore.retryAfterMs).toHaveBeenCalledTimes(3 + 1)
     const standIn = { authenticate: async () => ({ ok: true, principal: { accountId: 'x', kind: 'user', userId: 'u' } }) as AuthOutcome }
     expect(await answer(standIn, headersOf('acc_1', 'psc_x'))).toMatchObject({ sync: false, outcome: { ok: true } })
+  })
+
+  it('keeps the synchronous hit with the limiter on its memory store, until the address is limited: then the 429', async () => {
+    const clock = manualClock()
+    const events: AuditEvent[] = []
+    const auth = createPasscodeAuth({
+      store: memoryStore(),
+      clock,
+      onEvent: (event) => void events.push(event),
+      rateLimit: { maxFailuresPerAddress: 3, maxFailuresPerAccount: 1_000, windowMs: 5_000 },
+    })
+    const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Partner A', expiry: 90 })
+    expect((await answer(auth, headersOf('acc_1', value))).sync).toBe(false)
+    expect(await answer(auth, headersOf('acc_1', value))).toMatchObject({ sync: true, outcome: { ok: true } })
+    // Another address fails three times: only it is limited.
+    const other = (passcode: string): Request => ({ ...headersOf('acc_1', passcode), ip: '198.51.100.9' })
+    for (let i = 0; i < 3; i++) expect((await answer(auth, other('psc_wrong'))).outcome).toMatchObject({ ok: false, statusCode: 400 })
+    expect(await answer(auth, headersOf('acc_1', value))).toMatchObject({ sync: true, outcome: { ok: true } })
+    const limited = await answer(auth, other(value))
+    expect(limited).toMatchObject({ sync: false, outcome: { ok: false, reason: 'rate_limited', statusCode: 429 } })
+    expect(limited.outcome.ok === false && limited.outcome.headers).toEqual({ 'retry-after': '5' })
+    expect(events.at(-1)).toMatchObject({ type: 'auth.failed', reason: 'rate_limited', statusCode: 429 })
+    // Once the window has passed, the cached credentials hit at once from there too.
+    clock.advance(5_001)
+    expect(await answer(auth, other(value))).toMatchObject({ sync: true, outcome: { ok: true } })
+  })
+
+  it('keeps the synchronous hit with a store of the host that answers synchronously, and takes the full path while it throws', async () => {
+    let failing = false
+    const store = {
+      retryAfterMs: vi.fn(() => {
+        if (failing) throw new Error('store down')
+        return 0
+      }),
+      recordFailure: () => undefined,
+    }
+    const auth = createPasscodeAuth({ store: memoryStore(), clock: manualClock(), rateLimit: { store } })
+    const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Partner A', expiry: 90 })
+    await answer(auth, headersOf('acc_1', value))
+    expect(await answer(auth, headersOf('acc_1', value))).toMatchObject({ sync: true, outcome: { ok: true } })
+    failing = true
+    // A failing limiter store never refuses valid credentials (it lets them through the full path).
+    expect(await answer(auth, headersOf('acc_1', value))).toMatchObject({ sync: false, outcome: { ok: true } })
+    failing = false
+    expect(await answer(auth, headersOf('acc_1', value))).toMatchObject({ sync: true, outcome: { ok: true } })
+  })
+
+  it('keeps the synchronous hit with a per-account limit only: an account past its count still lets valid credentials through', async () => {
+    const auth = createPasscodeAuth({ store: memoryStore(), clock: manualClock(), rateLimit: { maxFailuresPerAddress: false, maxFailuresPerAccount: 2 } })
+    const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Partner A', expiry: 90 })
+    await answer(auth, headersOf('acc_1', value))
+    for (let i = 0; i < 3; i++) await answer(auth, headersOf('acc_1', 'psc_wrong'))
+    expect((await answer(auth, headersOf('acc_1', 'psc_wrong'))).outcome).toMatchObject({ ok: false, statusCode: 429 })
+    expect(await answer(auth, headersOf('acc_1', value))).toMatchObject({ sync: true, outcome: { ok: true } })
   })
 
   it('steps aside while auth.authenticate is replaced, so the replacement is called', async () => {

@@ -192,8 +192,11 @@ export function createAuthenticate(context: ServiceContext): BudgetedAuthenticat
   }
 }
 
-/** The synchronous cache-hit path: see {@link createAuthenticateCached}. */
-export type AuthenticateCached = (accountId: string, passcode: string) => Principal | undefined
+/**
+ * The synchronous cache-hit path: see {@link createAuthenticateCached}. The caller's
+ * address is read by the limiter's gate in front of it (`Limiter.gate`), when it has one.
+ */
+export type AuthenticateCached = (accountId: string, passcode: string, clientAddress?: string) => Principal | undefined
 
 /**
  * The warm path of every protected request, for the HTTP adapters: the principal when

@@ -1,13 +1,11 @@
 import { isVisibleAscii } from '../../core/rules'
 import { FAILURES } from '../../protocol/outcomes'
-import type { AuthOutcome, BudgetedAuthenticate } from '../authenticate/authenticate'
+import type { AuthenticateCached, AuthOutcome, BudgetedAuthenticate } from '../authenticate/authenticate'
 import { clientAddressKey } from './client-address'
 import type { ServiceContext } from '../context'
 import { startBudget } from '../deadline'
 import { MemoryRateLimitStore } from './memory-rate-limit-store'
 import type { ResolvedRateLimit } from './options'
-
-
 
 /** Failures are credential refusals only; 429, 503 and 504 are not the caller's guess. */
 const isCountedFailure = (outcome: AuthOutcome): boolean => !outcome.ok && (outcome.statusCode === 400 || outcome.statusCode === 401)
@@ -24,11 +22,39 @@ const isCountedFailure = (outcome: AuthOutcome): boolean => !outcome.ok && (outc
  * check: the limiter is a second line of defence, never a reason to refuse valid
  * credentials on its own.
  */
+export function withRateLimit(context: LimiterContext, authenticate: BudgetedAuthenticate, options: ResolvedRateLimit | false): BudgetedAuthenticate {
+  return options === false ? authenticate : createLimiter(context, options).limit(authenticate)
+}
+
 /** What the limiter needs of the service: its clock, its audit hook and its storage deadline. */
 export type LimiterContext = Pick<ServiceContext, 'now' | 'emit'> & { readonly options: { readonly timeoutMs: number } }
 
-export function withRateLimit(context: LimiterContext, authenticate: BudgetedAuthenticate, options: ResolvedRateLimit | false): BudgetedAuthenticate {
-  if (options === false) return authenticate
+/** The limiter of one service: both of its paths share one store. */
+export interface Limiter {
+  /** Wraps the full `authenticate` path: see {@link withRateLimit}. */
+  limit(authenticate: BudgetedAuthenticate): BudgetedAuthenticate
+  /**
+   * Puts the limiter in front of the synchronous cache-hit path. Once its store has
+   * answered with a promise (a store shared by a fleet may), the gate answers
+   * `undefined` from then on, and every request takes the full path. A hit is answered as the full
+   * path answers valid credentials: at once unless the caller's address is limited
+   * (then `undefined`, and the full path answers the 429). Successes are never counted,
+   * and an account's count only ever holds back failing attempts (SPEC §5.21), so
+   * without a per-address limit the cache-hit path is the same with or without it.
+   */
+  gate(cached: AuthenticateCached | undefined): AuthenticateCached | undefined
+}
+
+/**
+ * The limiter for `options`; see {@link withRateLimit} for what it does.
+ *
+ * @example
+ * ```ts
+ * const limiter = createLimiter(context, rateLimitSchema.parse({}))
+ * const authenticate = limiter.limit(createAuthenticate(context))
+ * ```
+ */
+export function createLimiter(context: LimiterContext, options: ResolvedRateLimit): Limiter {
   const { windowMs, maxFailuresPerAddress: perAddress, maxFailuresPerAccount: perAccount } = options
   const store = options.store ?? new MemoryRateLimitStore({ maxKeys: options.maxTrackedKeys })
   const timeoutMs = context.options.timeoutMs
@@ -49,7 +75,7 @@ export function withRateLimit(context: LimiterContext, authenticate: BudgetedAut
   const record = (key: string | undefined, limit: number | false, now: number): Promise<void> | undefined =>
     key === undefined || limit === false ? undefined : settle(() => store.recordFailure(key, limit, windowMs, now), undefined)
 
-  return async function limitedAuthenticate(input, budget, observation) {
+  const limit = (authenticate: BudgetedAuthenticate): BudgetedAuthenticate => async function limitedAuthenticate(input, budget, observation) {
     const accountId = input?.accountId
     const account = typeof accountId === 'string' && isVisibleAscii(accountId) ? accountId : undefined
     const addressKey = perAddress === false ? undefined : clientAddressKey(input?.clientAddress)
@@ -75,6 +101,41 @@ export function withRateLimit(context: LimiterContext, authenticate: BudgetedAut
     if (observation !== undefined) observation.limitedBy = 'account'
     return rateLimited(accountWait)
   }
+
+  const gate = (cached: AuthenticateCached | undefined): AuthenticateCached | undefined => {
+    if (cached === undefined || perAddress === false) return cached
+    // Until the store answers a promise once (then the full path takes every request).
+    let synchronous = true
+    // The last address's store key: a client's requests usually come in runs, and the
+    // same key string keeps its hash for the store's Map.
+    let lastAddress: string | undefined
+    let lastKey: string | undefined
+    return function limitedCached(accountId, passcode, clientAddress) {
+      if (!synchronous) return undefined
+      if (clientAddress !== lastAddress) {
+        const key = clientAddressKey(clientAddress)
+        lastAddress = clientAddress
+        lastKey = key === undefined ? undefined : `address:${key}`
+      }
+      const storeKey = lastKey
+      if (storeKey !== undefined) {
+        let wait: number | Promise<number>
+        try {
+          wait = store.retryAfterMs(storeKey, perAddress, windowMs, context.now())
+        } catch {
+          return undefined // the full path asks again, and lets the request through if it throws again
+        }
+        if (typeof wait !== 'number') {
+          synchronous = false
+          Promise.resolve(wait).catch(() => undefined)
+          return undefined
+        }
+        if (wait > 0) return undefined
+      }
+      return cached(accountId, passcode)
+    }
+  }
+  return { limit, gate }
 }
 
 /** The 429 refusal, with `Retry-After` in whole seconds (at least 1). */
