@@ -39,6 +39,9 @@ export function soakOptions(durationMs = 60_000, concurrency = 16): SoakOptions 
 /** The short run of the harness's own smoke test. */
 export const SHORT: SoakOptions = { durationMs: 3_000, concurrency: 8, sampleEveryMs: 500, baselineAtMs: 1_000, valid: 8, users: 3 }
 
+/** The fewest heap samples a verdict is drawn from: a run goes on until it has them. */
+const MIN_HEAP_SAMPLES = 3
+
 /** One heap sample: heap in use right after a full GC. */
 export interface HeapSample {
   readonly atMs: number
@@ -91,7 +94,9 @@ export async function runSoak(options: SoakOptions, log: (line: string) => void 
       const started = performance.now()
       const elapsed = () => performance.now() - started
       const samples: HeapSample[] = []
-      const stop = () => elapsed() >= options.durationMs || server.exited !== undefined
+      // The run lasts its duration and until the heap was sampled often enough to judge
+      // (a loaded machine can make one sample take longer than the interval).
+      const stop = () => (elapsed() >= options.durationMs && samples.length >= MIN_HEAP_SAMPLES) || server.exited !== undefined
       const sampling = (async () => {
         while (!stop()) {
           const at = elapsed()
@@ -137,7 +142,7 @@ function verdict(
   if (traffic.unexpected > 0) failures.push(`${traffic.unexpected} unexpected answers`)
   const baseline = samples.find((sample) => sample.atMs >= options.baselineAtMs) ?? samples[0]
   const last = samples.at(-1)
-  if (baseline === undefined || last === undefined || samples.length < 3) {
+  if (baseline === undefined || last === undefined || samples.length < MIN_HEAP_SAMPLES) {
     failures.push(`too few heap samples (${samples.length})`)
     const none = { atMs: 0, heapUsed: 0, rss: 0 }
     return { options, traffic, elapsedMs, heap: { samples, baseline: none, last: none, growth: 0 }, usage, serverExit, passed: false, failures }
