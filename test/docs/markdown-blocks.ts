@@ -1,6 +1,6 @@
-import { execFile } from 'node:child_process'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { typeCheckFiles } from '../helpers/type-check'
 
 /** Code blocks of the README and guides, and a type check for those that cannot run in a test. */
 
@@ -39,30 +39,19 @@ export const TYPE_CHECK_ONLY = '// readme: type-check only'
 
 /**
  * Type-checks blocks with the repository's tsconfig (strict, package names mapped to
- * src/) and resolves tsc's diagnostics, empty when all is well. Each block is its own
- * module, so top-level await and its own imports work as in a host's file.
+ * src/) and resolves with the compiler's diagnostics, empty when all is well. Each block is
+ * its own module (`node_modules/.cache/doc-blocks/<suite>/block-<n>.ts`, its name on the
+ * first line), so top-level await and its own imports work as in a host's file.
  */
-export function typeCheckBlocks(suite: string, blocks: readonly { name: string; code: string }[]): Promise<string> {
-  // One folder per suite, kept with tsc's incremental build info, so that a rerun with
-  // unchanged blocks takes seconds.
+export async function typeCheckBlocks(suite: string, blocks: readonly { name: string; code: string }[]): Promise<string> {
   const dir = path.join(root, 'node_modules/.cache/doc-blocks', suite)
   rmSync(dir, { recursive: true, force: true })
   mkdirSync(dir, { recursive: true })
-  for (const [index, block] of blocks.entries()) {
-    writeFileSync(path.join(dir, `block-${index}.ts`), `// ${block.name}\n${block.code}\nexport {}\n`)
-  }
-  writeFileSync(
-    path.join(dir, 'tsconfig.json'),
-    JSON.stringify({
-      extends: path.join(root, 'tsconfig.json'),
-      compilerOptions: { noEmit: true, noUnusedLocals: false, incremental: true, tsBuildInfoFile: path.join(dir, '..', `${suite}.tsbuildinfo`) },
-      include: ['*.ts'],
-      exclude: [],
-    }),
-  )
-  return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: root, timeout: 120_000 }, (error, stdout) => {
-      resolve(error === null ? '' : stdout || String(error))
-    })
+  const files = blocks.map((block, index) => {
+    const file = path.join(dir, `block-${index}.ts`)
+    writeFileSync(file, `// ${block.name}\n${block.code}\nexport {}\n`)
+    return file
   })
+  // A block may declare what its reader then uses elsewhere.
+  return typeCheckFiles(files, { noUnusedLocals: false })
 }
