@@ -2,6 +2,7 @@ import path from 'node:path'
 import { z } from 'zod'
 import { MIN_PEPPER_BYTES } from '../core/hashing'
 import { MAX_PEPPERS, pepperValueSchema } from '../service/authenticate/options'
+import { MAX_FAILURES_RANGE, RATE_LIMIT_DEFAULTS, WINDOW_MS_RANGE } from '../service/limiter/options'
 import { ENCRYPTION_KEY_BYTES, keyIdSchema, type EncryptionKey } from '../service/user-passcodes/options'
 import { corsPolicy } from '../http/cors'
 import { CliError } from './exit-codes'
@@ -48,6 +49,9 @@ const ADDRESS = /^[^\s@,<>]+@[^\s@,<>]+$/
 const MAX_PEPPER_TEXT_BYTES = 1024
 const PEPPER_TEXT = `${MIN_PEPPER_BYTES} to ${MAX_PEPPER_TEXT_BYTES} bytes`
 const isPepperText = (value: string): boolean => pepperValueSchema.safeParse(value).success && Buffer.byteLength(value) <= MAX_PEPPER_TEXT_BYTES
+
+// The limiter's ranges and defaults are the library's (service/limiter/options.ts).
+const MAX_FAILURES_TEXT = `must be "off" or a whole number of failed attempts from ${MAX_FAILURES_RANGE.min} to ${MAX_FAILURES_RANGE.max}`
 
 const encryptionKeys = z.string().transform((text, context): EncryptionKey[] => {
   const entries = text.split(',').map((entry) => entry.trim())
@@ -125,15 +129,15 @@ export const SETTINGS = {
     flag: 'rate-limit',
     schema: z
       .string()
-      .regex(/^(off|\d+)$/, 'must be "off" or a whole number of failed attempts from 1 to 10000')
+      .regex(/^(off|\d+)$/, MAX_FAILURES_TEXT)
       .transform((value) => (value === 'off' ? (false as const) : Number(value)))
-      .refine((value) => value === false || (value >= 1 && value <= 10_000), 'must be "off" or a whole number of failed attempts from 1 to 10000')
-      .default(50),
+      .refine((value) => value === false || (value >= MAX_FAILURES_RANGE.min && value <= MAX_FAILURES_RANGE.max), MAX_FAILURES_TEXT)
+      .default(RATE_LIMIT_DEFAULTS.maxFailures),
   },
   rateLimitWindowMs: {
     env: 'PASSCODE_AUTH_RATE_LIMIT_WINDOW_MS',
     flag: 'rate-limit-window-ms',
-    schema: whole(1_000, 86_400_000, 'milliseconds').default(900_000),
+    schema: whole(WINDOW_MS_RANGE.min, WINDOW_MS_RANGE.max, 'milliseconds').default(RATE_LIMIT_DEFAULTS.windowMs),
   },
   logFormat: {
     env: 'PASSCODE_AUTH_LOG_FORMAT',

@@ -41,7 +41,16 @@ export interface ResolvedRateLimit {
   readonly store?: RateLimitStore | undefined
 }
 
-const maxFailures = z.union([z.literal(false), z.number().int().min(1).max(10_000)])
+/** The range of `maxFailuresPerAddress` and `maxFailuresPerAccount` when a number. */
+export const MAX_FAILURES_RANGE = { min: 1, max: 10_000 } as const
+
+/** The limits `rateLimit: {}` takes: 50 failed attempts per address and per account in 15 minutes. */
+export const RATE_LIMIT_DEFAULTS = { windowMs: 900_000, maxFailures: 50 } as const
+
+/** The range of `windowMs`, in ms (1 s to 24 h). */
+export const WINDOW_MS_RANGE = { min: 1_000, max: 86_400_000 } as const
+
+const maxFailures = z.union([z.literal(false), z.number().int().min(MAX_FAILURES_RANGE.min).max(MAX_FAILURES_RANGE.max)])
 
 /**
  * The `rateLimit` option's schema, owned by the limiter: `false`, or the limits with
@@ -57,9 +66,9 @@ export const rateLimitSchema = z
     z.literal(false),
     z
       .object({
-        windowMs: z.number().int().min(1_000).max(86_400_000).default(900_000),
-        maxFailuresPerAddress: maxFailures.default(50),
-        maxFailuresPerAccount: maxFailures.default(50),
+        windowMs: z.number().int().min(WINDOW_MS_RANGE.min).max(WINDOW_MS_RANGE.max).default(RATE_LIMIT_DEFAULTS.windowMs),
+        maxFailuresPerAddress: maxFailures.default(RATE_LIMIT_DEFAULTS.maxFailures),
+        maxFailuresPerAccount: maxFailures.default(RATE_LIMIT_DEFAULTS.maxFailures),
         maxTrackedKeys: z.number().int().min(1).max(10_000_000).optional(),
         store: z
           .custom<RateLimitStore>(
