@@ -88,6 +88,12 @@ export const GROUP_OPTIONS: Readonly<Record<OptionGroup | 'output', Readonly<Rec
       multiple: true,
       description: 'let pages of this origin call /v1/connect from a browser; repeat for more (env PASSCODE_AUTH_CORS_ORIGINS, comma-separated; default none)',
     },
+    'trust-proxy': {
+      type: 'string',
+      value: '<ranges>',
+      description:
+        'proxies whose X-Forwarded-For gives the client address: IP addresses, CIDR ranges or loopback, linklocal, uniquelocal, comma-separated (env PASSCODE_AUTH_TRUST_PROXY; default none: the socket address)',
+    },
     'no-demo': { type: 'boolean', description: 'do not create the demo account on an empty data folder' },
     'log-format': {
       type: 'string',

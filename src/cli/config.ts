@@ -6,6 +6,7 @@ import { MAX_FAILURES_RANGE, RATE_LIMIT_DEFAULTS, WINDOW_MS_RANGE } from '../ser
 import { ENCRYPTION_KEY_BYTES, keyIdSchema, type EncryptionKey } from '../service/user-passcodes/options'
 import { corsPolicy } from '../http/cors'
 import { CliError } from './exit-codes'
+import { trustProxyEntry } from './server/client-address'
 import type { CliIo } from './output'
 
 /**
@@ -138,6 +139,18 @@ export const SETTINGS = {
     env: 'PASSCODE_AUTH_RATE_LIMIT_WINDOW_MS',
     flag: 'rate-limit-window-ms',
     schema: whole(WINDOW_MS_RANGE.min, WINDOW_MS_RANGE.max, 'milliseconds').default(RATE_LIMIT_DEFAULTS.windowMs),
+  },
+  trustProxy: {
+    env: 'PASSCODE_AUTH_TRUST_PROXY',
+    flag: 'trust-proxy',
+    schema: z
+      .string()
+      .transform((text) => text.split(',').map((entry) => entry.trim()))
+      .refine(
+        (entries) => entries.every((entry) => trustProxyEntry(entry) !== undefined),
+        'must be IP addresses, CIDR ranges (10.0.0.0/8) or loopback, linklocal, uniquelocal, separated by commas',
+      )
+      .optional(),
   },
   logFormat: {
     env: 'PASSCODE_AUTH_LOG_FORMAT',
@@ -274,7 +287,7 @@ function corsOrigins(io: CliIo, flags: Flags): readonly string[] {
 export function serverConfig(
   io: CliIo,
   flags: Flags,
-): { host: string; port: number; notifyIntervalMs: number; rateLimit: RateLimitConfig; corsOrigins: readonly string[]; logFormat: 'text' | 'json'; logColor: boolean } {
+): { host: string; port: number; notifyIntervalMs: number; rateLimit: RateLimitConfig; corsOrigins: readonly string[]; trustProxy: readonly string[]; logFormat: 'text' | 'json'; logColor: boolean } {
   const maxFailures = readSetting(io, flags, SETTINGS.rateLimit)
   const windowMs = readSetting(io, flags, SETTINGS.rateLimitWindowMs)
   // For a person on a terminal, for a log collector anywhere else.
@@ -285,6 +298,7 @@ export function serverConfig(
     notifyIntervalMs: readSetting(io, flags, SETTINGS.notifyIntervalMs),
     rateLimit: maxFailures === false ? false : { maxFailures, windowMs },
     corsOrigins: corsOrigins(io, flags),
+    trustProxy: readSetting(io, flags, SETTINGS.trustProxy) ?? [],
     logFormat,
     // Colours only where a terminal shows them, and not against NO_COLOR (no-color.org).
     logColor: logFormat === 'text' && io.stdoutIsTTY === true && (io.env.NO_COLOR ?? '') === '',

@@ -24,7 +24,7 @@ const curlLineIn = (stderr: string) => stderr.split('\n').find((line) => line.tr
 const linkIn = (stderr: string) => /(http:\/\/\S+\/settings\/login\?token=[A-Za-z0-9_-]+)/.exec(stderr)?.[1] ?? ''
 
 beforeAll(async () => {
-  ;[json, text] = await Promise.all([serve(path.join(folder.dir, 'json')), serve(path.join(folder.dir, 'text'), ['--log-format', 'text'])])
+  ;[json, text] = await Promise.all([serve(path.join(folder.dir, 'json')), serve(path.join(folder.dir, 'text'), ['--log-format', 'text', '--trust-proxy', 'loopback'])])
   for (let waited = 0; (curlLineIn(json.stderr()) === '' || linkIn(json.stderr()) === '') && waited < 5_000; waited += 20) await sleep(20)
   demo = headersOfCurlLine(curlLineIn(json.stderr()))
   loginLink = linkIn(json.stderr())
@@ -132,6 +132,9 @@ describe('the request log of serve', () => {
     expect(lines.find((line) => line.endsWith(' text-2'))).toMatch(/^\d\d:\d\d:\d\d\.\d{3} GET \/healthz 200 \d+(\.\d)? ms text-2$/)
     expect(text.stdout()).not.toContain('\x1b[')
     expect(requestLog(text.stdout())).toEqual([])
+    // --trust-proxy (test/cli/trust-proxy.test.ts) is named in the banner.
+    expect(text.stdout()).toContain('\n  proxies  client address from X-Forwarded-For when the peer is loopback\n')
+    expect(json.stdout()).not.toContain('proxies')
   })
 })
 

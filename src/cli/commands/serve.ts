@@ -36,7 +36,7 @@ function untilSignal(): Promise<NodeJS.Signals> {
 
 function banner(
   context: CommandContext,
-  lines: { storage: string; mailer: string; limiter: string; cors: readonly string[]; url: string; demo?: DemoSeed; socket: boolean; dashboard: { link: string; accountId: string } },
+  lines: { storage: string; mailer: string; limiter: string; proxies: readonly string[]; cors: readonly string[]; url: string; demo?: DemoSeed; socket: boolean; dashboard: { link: string; accountId: string } },
 ): void {
   const { output } = context
   output.info(`passcode-auth serve: listening on ${lines.url}`)
@@ -44,6 +44,7 @@ function banner(
   output.info(`  storage  ${lines.storage}`)
   output.info(`  mailer   ${lines.mailer}`)
   output.info(`  limiter  ${lines.limiter}`)
+  if (lines.proxies.length > 0) output.info(`  proxies  client address from X-Forwarded-For when the peer is ${lines.proxies.join(', ')}`)
   if (lines.cors.length > 0) output.info(`  cors     pages of ${lines.cors.join(', ')} may call /v1/connect`)
   if (lines.socket) output.info('  manage   other passcode-auth commands on this data folder are run by this server while it runs')
   output.info('')
@@ -90,6 +91,7 @@ const serve: CommandSpec = {
     const app = buildServer(runtime, {
       mounts: dashboardRoutes(runtime, logins),
       corsOrigins: settings.corsOrigins,
+      trustProxy: settings.trustProxy,
       ...(flags.quiet !== true && !output.json && { log }),
     })
     let address: AddressInfo
@@ -134,11 +136,11 @@ const serve: CommandSpec = {
           (runtime.storage === 'postgres' ? ', counted across every instance on this database' : '')
     if (output.json) {
       output.result(
-        { status: 'listening', url, storage, mailer, limiter, cors: settings.corsOrigins, dashboard, ...(demo && { demo: { ...demo, curl: connectCurlLine(url, demo) } }) },
+        { status: 'listening', url, storage, mailer, limiter, trustProxy: settings.trustProxy, cors: settings.corsOrigins, dashboard, ...(demo && { demo: { ...demo, curl: connectCurlLine(url, demo) } }) },
         '',
       )
     } else {
-      banner(context, { storage, mailer, limiter, cors: settings.corsOrigins, url, socket: socket !== undefined, dashboard, ...(demo && { demo }) })
+      banner(context, { storage, mailer, limiter, proxies: settings.trustProxy, cors: settings.corsOrigins, url, socket: socket !== undefined, dashboard, ...(demo && { demo }) })
     }
 
     const signal = await stopped

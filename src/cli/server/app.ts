@@ -17,6 +17,8 @@ export interface ServerOptions {
   readonly healthTimeoutMs?: number
   /** Origins whose pages may call `/v1/connect` from a browser (`--cors-origin`). @default none */
   readonly corsOrigins?: readonly string[]
+  /** Proxies whose `X-Forwarded-For` gives the client address (`--trust-proxy`). @default none: the socket's */
+  readonly trustProxy?: readonly string[]
   /**
    * Extra routes (the dashboard, say), tried before the built-in ones. A route with
    * `prefix: true` takes every path under its own.

@@ -5,6 +5,7 @@ import { nodeRequestReader } from '../../http/node/node-request'
 import { writeNodeResponse } from '../../http/node/write-response'
 import { settleWithin } from '../../service/deadline'
 import type { Runtime } from '../runtime'
+import { clientAddress, trustedProxies } from './client-address'
 import { noteRefusal } from './request-log'
 import { sendJson, type Route } from './route'
 
@@ -14,13 +15,13 @@ export interface ReferenceRouteOptions {
   readonly healthTimeoutMs?: number
   /** Origins whose pages may call `/v1/connect` from a browser (SPEC §5.30). @default none */
   readonly corsOrigins?: readonly string[]
+  /**
+   * Proxies whose `X-Forwarded-For` gives the client address the limiter counts
+   * (`--trust-proxy`; see {@link clientAddress}). @default none: the socket's address
+   */
+  readonly trustProxy?: readonly string[]
 }
 
-// A plain Node server: the caller's address is the socket's (no proxy to trust).
-const reader = nodeRequestReader(
-  (request: IncomingMessage) => request,
-  (request) => request.socket.remoteAddress,
-)
 
 /**
  * The routes a newcomer tries first, on the library's framework-neutral `http/` layer:
@@ -30,6 +31,12 @@ const reader = nodeRequestReader(
  */
 export function referenceRoutes(runtime: Runtime, options: ReferenceRouteOptions = {}): Route[] {
   const origins = options.corsOrigins ?? []
+  const proxies = options.trustProxy === undefined || options.trustProxy.length === 0 ? undefined : trustedProxies(options.trustProxy)
+  // Read only when the limiter counts per address.
+  const reader = nodeRequestReader(
+    (request: IncomingMessage) => request,
+    (request) => clientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], proxies),
+  )
   const connectRequest = createConnectRequest(runtime.auth, reader, origins.length > 0 ? { cors: { origins } } : {})
   const authenticateRequest = createAuthenticateRequest(runtime.auth, reader)
   const healthTimeoutMs = options.healthTimeoutMs ?? 2_000
