@@ -30,7 +30,7 @@ async function start(options: Parameters<typeof buildServer>[1] & { ping?: () =>
   app = buildServer(runtime, options)
   const address = await app.listen('127.0.0.1', 0)
   const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Acme', expiry: 90 })
-  return { base: `http://127.0.0.1:${address.port}`, headers: { 'x-service-account-id': 'acc_1', 'x-service-passcode': value } }
+  return { auth, base: `http://127.0.0.1:${address.port}`, headers: { 'x-service-account-id': 'acc_1', 'x-service-passcode': value } }
 }
 
 async function waitFor(condition: () => boolean) {
@@ -75,6 +75,19 @@ describe('the reference server', () => {
     expect(await call(`${base}/1/events.json`, { headers })).toMatchObject({ status: 200, body: first.body })
     expect(await call(`${base}/1/events.json`)).toMatchObject({ status: 400, body: INVALID })
     expect(await call(`${base}/1/events.json`, { method: 'POST', headers })).toMatchObject({ status: 405 })
+  })
+
+  it('carries Sunset on /1/events.json for a passcode in its last 30 days, on every call, as on /v1/connect', async () => {
+    const { auth, base } = await start()
+    const { value } = await auth.passcodes.create(admin, 'acc_2', { name: 'Soon', expiry: 10 })
+    const headers = { 'x-service-account-id': 'acc_2', 'x-service-passcode': value }
+    for (const path of ['/1/events.json', '/1/events.json', '/v1/connect?partner=acme']) {
+      const answer = await call(`${base}${path}`, { headers })
+      expect(answer.status).toBe(200)
+      const sunset = Date.parse(answer.headers.get('sunset') ?? '')
+      expect(sunset - Date.now()).toBeGreaterThan(9 * 86_400_000)
+      expect(sunset - Date.now()).toBeLessThanOrEqual(10 * 86_400_000)
+    }
   })
 
   it('reports the database on /healthz: 200, or 503 when it fails or does not answer in time', async () => {

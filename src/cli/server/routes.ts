@@ -57,10 +57,11 @@ export function referenceRoutes(runtime: Runtime, options: ReferenceRouteOptions
     methods: ['GET', 'HEAD'],
     async handle(request, response) {
       const answer = authenticateRequest(request)
-      // A warm verification cache answers the principal itself, synchronously.
+      // A warm verification cache answers the principal itself, synchronously (never
+      // for a passcode in its last days: those take the full path, for their `Sunset`).
       if (!(answer instanceof Promise)) return sendJson(response, 200, { events: [], calledBy: answer })
       const outcome = await answer
-      if (outcome.ok) sendJson(response, 200, { events: [], calledBy: outcome.principal })
+      if (outcome.ok) sendJson(response, 200, { events: [], calledBy: outcome.principal }, outcome.headers)
       else {
         noteRefusal(response, outcome.reason)
         writeNodeResponse(response, outcome)
