@@ -110,13 +110,68 @@ describe('preparedLookup (PGlite)', () => {
       })
       .catch(() => 'rolled back')
     await insertedRow
-    let settled = false
-    const during = lookup(sql, key).then((rows) => ((settled = true), rows))
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(settled).toBe(false)
-    release()
-    expect(await transaction).toBe('rolled back')
-    expect(await during).toEqual([])
+    const query = vi.spyOn(db, 'query')
+    try {
+      let settled = false
+      const during = lookup(sql, key).then((rows) => ((settled = true), rows))
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(settled).toBe(false)
+      release()
+      expect(await transaction).toBe('rolled back')
+      expect(await during).toEqual([])
+      // It saw the open transaction and left it to query(), which waits for the transaction lock.
+      expect(query).toHaveBeenCalledWith(sql, [key])
+    } finally {
+      query.mockRestore()
+    }
+  })
+
+  it('inside a transaction the host opened with BEGIN, answers as query does', async () => {
+    const lookup = preparedLookup(db)!
+    const key = hash('psc_raw-begin')
+    await lookup(sql, hash('psc_value-one')) // prepared
+    await db.exec('BEGIN')
+    try {
+      await db.query(
+        `INSERT INTO ${schema}.account_passcodes (id, account_id, name, name_key, hash, hint, expiry_days, created_at, updated_at, expires_at)
+         VALUES ('pc_raw', 'acc_1', 'raw', 'raw', $1, 'psc_…-raw', NULL, 0, 0, NULL)`,
+        [key],
+      )
+      const plain = (await db.query<Record<string, unknown>>(sql, [key])).rows
+      expect(plain).toHaveLength(1)
+      const query = vi.spyOn(db, 'query')
+      try {
+        expect(await lookup(sql, key)).toEqual(plain)
+        expect(query).toHaveBeenCalledTimes(1)
+      } finally {
+        query.mockRestore()
+      }
+    } finally {
+      await db.exec('ROLLBACK')
+    }
+    expect(await lookup(sql, key)).toEqual([])
+  })
+
+  it('takes query() on an instance without the public protocol API (an older PGlite, PGliteWorker, a wrapper)', async () => {
+    const methods = ['execProtocolStream', 'runExclusive', 'isInTransaction'] as const
+    const wrapper = (without?: (typeof methods)[number]) => {
+      const instance: Record<string, unknown> = {
+        query: db.query.bind(db),
+        transaction: db.transaction.bind(db),
+        listen: db.listen.bind(db),
+      }
+      for (const method of methods) if (method !== without) instance[method] = db[method].bind(db)
+      return instance as unknown as PGlite
+    }
+    expect(preparedLookup(wrapper())).toBeTypeOf('function')
+    for (const method of methods) expect(preparedLookup(wrapper(method)), method).toBeUndefined()
+
+    const older = wrapper('runExclusive')
+    const query = vi.spyOn(older, 'query')
+    const store = postgresStore(older, { schema, listen: false })
+    const match = await store.findCredentialByHash(hash('psc_value-one'))
+    expect(match).toMatchObject({ kind: 'account', record: { id: 'pc_1' } })
+    expect(query).toHaveBeenCalledWith(sql, [hash('psc_value-one')])
   })
 
   it('keeps notifications flowing to listen() callbacks around lookups', async () => {

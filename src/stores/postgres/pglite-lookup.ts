@@ -1,10 +1,15 @@
 import type { PGliteLike, Row } from './database-interface'
 
-/** The parts of PGlite's protocol API the fast lookup uses (all present on `PGlite` ≥ 0.3). */
+/**
+ * The parts of PGlite's public API the fast lookup uses: `execProtocolStream` (PGlite
+ * 0.4 and later), `runExclusive` (0.2.14) and `isInTransaction` (0.2.10). All three are
+ * documented; `runExclusive` exists for exactly this use, "working with the
+ * execProtocol methods".
+ */
 interface PGliteProtocol {
   execProtocolStream(message: Uint8Array, options: { syncToFs: boolean }): Promise<readonly { name?: string; fields?: readonly (string | null)[] }[]>
-  _runExclusiveTransaction<T>(fn: () => Promise<T>): Promise<T>
-  _runExclusiveQuery<T>(fn: () => Promise<T>): Promise<T>
+  runExclusive<T>(fn: () => Promise<T>): Promise<T>
+  isInTransaction(): boolean
 }
 
 const TEXT_OID = 25
@@ -12,43 +17,61 @@ const TEXT_OID = 25
 let statements = 0
 
 /**
- * The verification lookup on PGlite, many times faster than `query` and about 1.4×
- * as fast as a prepared statement run through `exec`. PGlite's `query`
- * plans the statement anew and makes six protocol round trips into the WebAssembly
- * module, then decodes every column; `exec` makes two. Here the statement is parsed
- * once per instance as a named prepared statement, so PostgreSQL keeps its plan, and
- * each lookup is one message (Bind, Execute, Sync) through `execProtocolStream`,
- * whose one row comes back as one JSON text column (`row_to_json`), decoded by
- * `JSON.parse` into the same keys and values as `query` gives (bigint columns as
- * numbers, as PGlite gives them).
+ * The verification lookup on PGlite, over PGlite's public protocol API. PGlite's
+ * `query` parses and plans the statement anew on every call and makes six protocol
+ * round trips into the WebAssembly module (parse, describe, bind, describe, execute,
+ * sync), then decodes every column: for this lookup (three index probes and a join)
+ * that is about 13× the CPU per call. A statement `PREPARE`d once and run with
+ * `exec('EXECUTE …')` keeps its plan but still costs about 1.8× (measured side by side
+ * with `npx tsx bench/pglite-lookup.ts`; figures in docs/architecture.md). Here the
+ * statement is parsed once per instance as a named prepared statement, so PostgreSQL
+ * keeps its plan, and each lookup is one message (Bind, Execute, Sync) through
+ * `execProtocolStream`, whose one row comes back as one JSON text column
+ * (`row_to_json`), decoded by `JSON.parse` into the same keys and values as `query`
+ * gives (bigint columns as numbers, as PGlite gives them).
  *
- * The message runs under both of PGlite's locks, as `exec` does: never between the
- * statements of a transaction, never beside another query. PGlite's own parser still
- * reads the answer, so notifications reach `listen` callbacks and errors throw.
- * Whatever goes wrong with the prepared statement (dropped by `DEALLOCATE ALL` or
- * `DISCARD ALL`, a table changed under it), that lookup falls back to `query`, which
- * gives the same rows or the real error, and the next lookup prepares again.
+ * The message runs inside `runExclusive`, which holds PGlite's query lock: never
+ * beside another statement. That lock is free between the statements of a
+ * transaction, so the lookup first asks `isInTransaction()`, and when a transaction is
+ * open it leaves the lock and runs `query`, which waits for the transaction to end:
+ * a lookup never joins a transaction and never sees uncommitted rows. PGlite's own
+ * parser still reads the answer, so notifications reach `listen` callbacks and errors
+ * throw. Whatever goes wrong with the prepared statement (dropped by `DEALLOCATE ALL`
+ * or `DISCARD ALL`, a table changed under it), that lookup falls back to `query`,
+ * which gives the same rows or the real error, and the next lookup prepares again.
  *
- * @returns `undefined` when the instance lacks the protocol API (then `query` is used)
+ * Only public, documented methods are called, so no PGlite version is pinned: any
+ * instance that has all three takes this path, any other takes `query`. (Earlier, this
+ * file took PGlite's private `_runExclusiveTransaction` and `_runExclusiveQuery` locks;
+ * the public lock plus `isInTransaction()` measured the same CPU per lookup.) The
+ * frontend messages are written here rather than with a library: five small messages
+ * of protocol 3.0, unchanged since PostgreSQL 7.4, and the per-lookup one is a
+ * template with the key copied in place, which a general serializer would rebuild on
+ * every call.
+ *
+ * @returns `undefined` when the instance lacks one of these methods (an older PGlite,
+ *   `PGliteWorker`, a wrapper): then the store uses `query`
  */
 export function preparedLookup(db: PGliteLike): ((text: string, key: string) => Promise<Row[]>) | undefined {
   const protocol = db as Partial<PGliteProtocol>
   if (
     typeof protocol.execProtocolStream !== 'function' ||
-    typeof protocol._runExclusiveTransaction !== 'function' ||
-    typeof protocol._runExclusiveQuery !== 'function'
+    typeof protocol.runExclusive !== 'function' ||
+    typeof protocol.isInTransaction !== 'function'
   ) {
     return undefined
   }
   const pglite = protocol as PGliteProtocol
-  const exclusive = <T>(fn: () => Promise<T>) => pglite._runExclusiveTransaction(() => pglite._runExclusiveQuery(fn))
-  const run = (message: Uint8Array) => exclusive(() => pglite.execProtocolStream(message, { syncToFs: false }))
+  /** Sends `message` under the query lock; `undefined`, sending nothing, while a transaction is open. */
+  const run = (message: Uint8Array) =>
+    pglite.runExclusive(async () => (pglite.isInTransaction() === false ? pglite.execProtocolStream(message, { syncToFs: false }) : undefined))
   const plain = async (text: string, key: string) => (await db.query<Row>(text, [key])).rows
   const prepared = new Map<string, Promise<BindTemplate>>()
 
   const prepare = async (text: string): Promise<BindTemplate> => {
     const name = `passcode_auth_lookup_${++statements}`
-    await run(concat([parseMessage(name, `SELECT row_to_json(r)::text AS json FROM (${text}) AS r`), SYNC]))
+    const answer = await run(concat([parseMessage(name, `SELECT row_to_json(r)::text AS json FROM (${text}) AS r`), SYNC]))
+    if (answer === undefined) throw new Error('a transaction is open: prepare on a later lookup')
     return new BindTemplate(name)
   }
 
@@ -66,7 +89,7 @@ export function preparedLookup(db: PGliteLike): ((text: string, key: string) => 
       if (prepared.get(text) === statement) prepared.delete(text)
       return plain(text, key)
     }
-    let messages: Awaited<ReturnType<PGliteProtocol['execProtocolStream']>>
+    let messages: Awaited<ReturnType<PGliteProtocol['execProtocolStream']>> | undefined
     try {
       messages = await run(template.message(key))
     } catch {
@@ -74,6 +97,8 @@ export function preparedLookup(db: PGliteLike): ((text: string, key: string) => 
       run(concat([closeStatementMessage(template.name), SYNC])).catch(() => undefined)
       return plain(text, key)
     }
+    // A transaction is open: `query` waits for it to end.
+    if (messages === undefined) return plain(text, key)
     const rows: Row[] = []
     for (const message of messages) {
       if (message.name === 'dataRow') rows.push(JSON.parse(String(message.fields?.[0])) as Row)
