@@ -26,7 +26,8 @@ const RULES: Readonly<Record<string, { folders: readonly string[]; packages: rea
   // Web-standard Request/Response only: no Node built-in, so they run on Bun, Deno and the edge.
   fetch: { folders: ['core', 'protocol', 'ports', 'service', 'http'], packages: [] },
   hono: { folders: ['core', 'protocol', 'ports', 'service', 'http'], packages: [/^hono$/] },
-  stores: { folders: ['core', 'ports', 'service'], packages: [NODE_BUILTIN, /^zod$/, /^@noble\/hashes(\/|$)/, /^pg$/, /^@electric-sql\/pglite(\/|$)/] },
+  // Not the service: what a store shares with it (the limiter's failure windows) is in core/.
+  stores: { folders: ['core', 'ports'], packages: [NODE_BUILTIN, /^zod$/, /^@noble\/hashes(\/|$)/, /^pg$/, /^@electric-sql\/pglite(\/|$)/] },
   mailers: { folders: ['core', 'ports'], packages: [NODE_BUILTIN, /^zod$/, /^nodemailer$/] },
   client: { folders: ['core', 'protocol'], packages: [] },
 }

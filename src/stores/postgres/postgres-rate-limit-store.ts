@@ -1,6 +1,6 @@
 import { InvalidOptionsError } from '../../core/errors'
+import { FailureWindows } from '../../core/failure-windows'
 import type { RateLimitStore } from '../../ports/rate-limit-store'
-import { MemoryRateLimitStore } from '../../service/limiter/memory-rate-limit-store'
 import { toDatabase } from './database'
 import type { PostgresDatabase, Subscription } from './database-interface'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
@@ -99,7 +99,7 @@ export function postgresRateLimitStore(db: PostgresDatabase, options: PostgresRa
   if (onError !== undefined && typeof onError !== 'function') throw new InvalidOptionsError('onError', 'must be a function')
   const database = toDatabase(db)
   const sql = rateLimitStatements(schema)
-  const own = new MemoryRateLimitStore({ maxKeys })
+  const own = new FailureWindows(maxKeys)
   // Key → the instant it stops being limited, as announced (this instance's flushes included).
   const announced = new Map<string, number>()
   let pending: Pending[] = []
