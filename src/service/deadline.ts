@@ -8,16 +8,16 @@ import { PasscodeAuthError, StorageError, StorageTimeoutError } from '../core/er
  *
  * @param ms - how long to wait, in milliseconds
  * @param onTimeout - the answer once the time is up
+ * @param mapError - turns `promise`'s rejection into the one to settle with (default: as it is)
  * @example
  * ```ts
  * const answer = await settleWithin(mailer.send(message), 30_000, () => TIMED_OUT)
  * ```
  */
-export function settleWithin<T, F>(promise: Promise<T>, ms: number, onTimeout: () => F): Promise<T | F> {
-  promise.catch(() => {})
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<F>((resolve, reject) => {
-    timer = setTimeout(() => {
+export function settleWithin<T, F>(promise: Promise<T>, ms: number, onTimeout: () => F, mapError?: (error: unknown) => unknown): Promise<T | F> {
+  // One promise and one timer (no race, no finally): the budget runs this on every cache miss.
+  return new Promise<T | F>((resolve, reject) => {
+    const timer = setTimeout(() => {
       try {
         resolve(onTimeout())
       } catch (error) {
@@ -25,8 +25,17 @@ export function settleWithin<T, F>(promise: Promise<T>, ms: number, onTimeout: (
       }
     }, Math.max(0, ms))
     timer.unref?.()
+    promise.then(
+      (value) => {
+        clearTimeout(timer)
+        resolve(value)
+      },
+      (error: unknown) => {
+        clearTimeout(timer)
+        reject(mapError === undefined ? error : mapError(error))
+      },
+    )
   })
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
 
 /**
@@ -64,9 +73,14 @@ export function startBudget(timeoutMs: number): Budget {
         promise.catch(() => {})
         return Promise.reject(new StorageTimeoutError(timeoutMs))
       }
-      return settleWithin(promise.catch(asStorageError), left, () => {
-        throw new StorageTimeoutError(timeoutMs)
-      })
+      return settleWithin(
+        promise,
+        left,
+        () => {
+          throw new StorageTimeoutError(timeoutMs)
+        },
+        storageErrorOf,
+      )
     },
   }
 }
@@ -80,7 +94,10 @@ export async function storeCall<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
+function storageErrorOf(error: unknown): unknown {
+  return error instanceof PasscodeAuthError ? error : new StorageError({ cause: error })
+}
+
 function asStorageError(error: unknown): never {
-  if (error instanceof PasscodeAuthError) throw error
-  throw new StorageError({ cause: error })
+  throw storageErrorOf(error)
 }

@@ -33,11 +33,16 @@ export class SharedReads<T> {
     }
     const entry = { generation: this.#generation, read }
     this.#inFlight.set(key, entry)
-    const settle = (): void => {
-      if (this.#inFlight.get(key) === entry) this.#inFlight.delete(key)
-    }
-    read.then(settle, settle)
+    // Inline handlers, no named closure: this runs on every cache miss.
+    read.then(
+      () => this.#settle(key, entry),
+      () => this.#settle(key, entry),
+    )
     return read
+  }
+
+  #settle(key: string, entry: { readonly read: Promise<T> }): void {
+    if (this.#inFlight.get(key) === entry) this.#inFlight.delete(key)
   }
 
   /** Lets no later caller join `read` (one whose caller gave up on it): they start their own. */
