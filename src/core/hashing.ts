@@ -26,9 +26,41 @@ export const MIN_PEPPER_BYTES = 16
  * ```
  */
 export function createPasscodeHasher(pepper?: string | Uint8Array): PasscodeHasher {
-  if (pepper === undefined) return (value) => bytesToHex(sha256(utf8ToBytes(value)))
-  const key = typeof pepper === 'string' ? utf8ToBytes(pepper) : pepper
-  if (key.length < MIN_PEPPER_BYTES) throw new TypeError(`A pepper must be at least ${MIN_PEPPER_BYTES} bytes long`)
+  const key = pepper === undefined ? undefined : typeof pepper === 'string' ? utf8ToBytes(pepper) : pepper
+  if (key !== undefined && key.length < MIN_PEPPER_BYTES) throw new TypeError(`A pepper must be at least ${MIN_PEPPER_BYTES} bytes long`)
+  return platformHasher(key, platformCrypto) ?? portableHasher(key)
+}
+
+/** The parts of `node:crypto` the hasher uses. */
+export interface PlatformCrypto {
+  createHash(algorithm: 'sha256'): PlatformDigest
+  createHmac(algorithm: 'sha256', key: Uint8Array): PlatformDigest
+}
+interface PlatformDigest {
+  update(data: string, encoding: 'utf8'): { digest(encoding: 'hex'): string }
+}
+
+/**
+ * The runtime's own `crypto` module where there is one (Node, Bun, Deno), taken with
+ * `process.getBuiltinModule`, without an import, so that bundles for browsers and
+ * the edge need nothing and fall back to `@noble/hashes`. Same bytes in, same hex
+ * out; about twice as fast (a cache miss hashes once).
+ */
+const platformCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:crypto') as
+  | PlatformCrypto
+  | undefined
+
+/** The hasher on `crypto`'s native SHA-256 and HMAC; `undefined` without it. */
+export function platformHasher(key: Uint8Array | undefined, crypto: PlatformCrypto | undefined): PasscodeHasher | undefined {
+  if (typeof crypto?.createHash !== 'function' || typeof crypto.createHmac !== 'function') return undefined
+  if (key === undefined) return (value) => crypto.createHash('sha256').update(value, 'utf8').digest('hex')
+  const copy = Uint8Array.from(key)
+  return (value) => crypto.createHmac('sha256', copy).update(value, 'utf8').digest('hex')
+}
+
+/** The hasher on `@noble/hashes`, for runtimes without `node:crypto`: the HMAC key schedule is computed once. */
+export function portableHasher(key: Uint8Array | undefined): PasscodeHasher {
+  if (key === undefined) return (value) => bytesToHex(sha256(utf8ToBytes(value)))
   const keyed = hmac.create(sha256, key)
   return (value) => bytesToHex(keyed.clone().update(utf8ToBytes(value)).digest())
 }
@@ -64,6 +96,12 @@ export function pepperId(pepper: string | Uint8Array | null): string {
  * ```
  */
 export function constantTimeEqual(a: string, b: string): boolean {
+  if (a.length === b.length) {
+    // The usual case (two hashes): no index arithmetic per character.
+    let same = 0
+    for (let i = 0; i < a.length; i++) same |= a.charCodeAt(i) ^ b.charCodeAt(i)
+    return same === 0
+  }
   let diff = a.length ^ b.length
   const length = Math.max(a.length, b.length)
   for (let i = 0; i < length; i++) {
