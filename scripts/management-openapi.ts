@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { ROUTES } from '../src/http/management/routes'
+import { MAX_IDENTIFIER_LENGTH } from '../src/core/rules'
 import { MANAGEMENT_ERROR_STATUS, type ManagementErrorCode } from '../src/protocol/management-errors'
 
 /**
@@ -24,7 +25,7 @@ const codesWith = (status: number): ManagementErrorCode[] =>
   (Object.entries(MANAGEMENT_ERROR_STATUS) as [ManagementErrorCode, number][]).filter(([, code]) => code === status).map(([code]) => code)
 
 const ERROR_TEXT: Readonly<Record<number, string>> = {
-  400: 'Invalid input; `field` names the input at fault.',
+  400: 'Invalid input: the body, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`userId` for the user ID).',
   401: 'No session: the host resolver returned nothing.',
   403: 'The signed-in user may not do this, or the request came from another site (CSRF).',
   404: 'No such passcode or user in this account (also for ids of other accounts).',
@@ -53,8 +54,10 @@ function responses(success: Record<string, unknown>, errors: number[]) {
 
 const body = (schema: unknown) => ({ required: true, content: json(schema) })
 const WRITE_ERRORS = [400, 403, 413, 415]
-const passcodeId = { name: 'id', in: 'path', required: true, schema: { type: 'string' } }
-const userId = { name: 'userId', in: 'path', required: true, schema: { type: 'string' } }
+// SPEC §5.4: IDs are 1 to 256 visible ASCII characters; anything else, an empty segment included, is a 400.
+const identifier = { type: 'string', minLength: 1, maxLength: MAX_IDENTIFIER_LENGTH, pattern: '^[\\x21-\\x7E]+$' }
+const passcodeId = { name: 'id', in: 'path', required: true, schema: identifier }
+const userId = { name: 'userId', in: 'path', required: true, schema: identifier }
 
 const expiry = { oneOf: [{ type: 'integer', minimum: 1, maximum: 3650 }, { const: 'forever' }], description: 'Whole days from now, or "forever".' }
 const validity = {
@@ -90,7 +93,7 @@ const PATHS: Record<string, Record<string, unknown>> = {
     },
     delete: {
       summary: 'Delete a passcode; calls with it fail at once',
-      responses: responses({ 204: { description: 'Deleted.' } }, [403, 404]),
+      responses: responses({ 204: { description: 'Deleted.' } }, [400, 403, 404]),
     },
   },
   '/passcodes/{id}/rotate': {
@@ -139,7 +142,7 @@ const PATHS: Record<string, Record<string, unknown>> = {
     parameters: [userId],
     get: {
       summary: "A user's passcode view (no value)",
-      responses: responses({ 200: { description: 'The view.', content: json({ type: 'object', properties: { passcode: ref('UserPasscode') } }) } }, [404]),
+      responses: responses({ 200: { description: 'The view.', content: json({ type: 'object', properties: { passcode: ref('UserPasscode') } }) } }, [400, 404]),
     },
     put: {
       summary: 'Grant a user passcode (admins); the admin never sees the value',
@@ -148,14 +151,14 @@ const PATHS: Record<string, Record<string, unknown>> = {
     },
     delete: {
       summary: 'Revoke a user passcode (admins)',
-      responses: responses({ 204: { description: 'Revoked.' } }, [403, 404]),
+      responses: responses({ 204: { description: 'Revoked.' } }, [400, 403, 404]),
     },
   },
   '/users/{userId}/passcode/reset': {
     parameters: [userId],
     post: {
       summary: 'Reset a user passcode (admins): a fresh value, the old one stops at once',
-      responses: responses({ 200: { description: 'The new view (no value).', content: json({ type: 'object', properties: { passcode: ref('UserPasscode') } }) } }, [403, 404]),
+      responses: responses({ 200: { description: 'The new view (no value).', content: json({ type: 'object', properties: { passcode: ref('UserPasscode') } }) } }, [400, 403, 404]),
     },
   },
   '/me/passcode': {

@@ -434,6 +434,35 @@ export function describeManagementConformance(targets: readonly ManagementTarget
         }
       })
 
+      it('answers 400 ERR_INVALID_INPUT on userId, not 404 "No such route", for an empty or malformed user ID in the path', async () => {
+        const invalid = { error: { code: 'ERR_INVALID_INPUT', message: 'Invalid userId: must be 1 to 256 visible ASCII characters', field: 'userId' } }
+        const grant = { validity: { type: 'infinite' } }
+        const eventsBefore = events.length
+        // The grant is checked before the directory: a malformed ID is not "no such user".
+        for (const [method, path, body] of [
+          ['PUT', '/users//passcode', grant],
+          ['PUT', '/users/%20/passcode', grant],
+          ['PUT', '/users/u%C3%A9/passcode', grant],
+          ['PUT', `/users/${'u'.repeat(257)}/passcode`, grant],
+          ['GET', '/users//passcode', undefined],
+          ['POST', '/users//passcode/reset', undefined],
+          ['DELETE', '/users//passcode', undefined],
+        ] as const) {
+          const sent = await send(method, path, { session: 'admin', body })
+          expect(sent.status, `${method} ${path}`).toBe(400)
+          expect(sent.json, `${method} ${path}`).toEqual(invalid)
+          expect(sent.headers.get('cache-control')).toBe('no-store')
+        }
+        // Permission still comes first for a grant: a member learns nothing about the ID.
+        const member = await send('PUT', '/users//passcode', { session: 'member', body: grant })
+        expect(member.status).toBe(403)
+        // A trailing slash is still the same route, and an unknown path is still 404.
+        expect((await send('GET', '/users/', { session: 'member' })).status).toBe(200)
+        expect(errorOf(await send('GET', '/users//nope', { session: 'admin' }))).toEqual({ code: 'ERR_NOT_FOUND', message: 'No such route' })
+        // Nothing was granted, reset or revoked.
+        expect(events.slice(eventsBefore)).toEqual([])
+      })
+
       it('answers 400 with field validity.days for a bad validity', async () => {
         const sent = await send('PUT', '/users/u_amy/passcode', { session: 'admin', body: { validity: { type: 'finite', days: 366 } } })
         expect(sent.status).toBe(400)

@@ -1,6 +1,7 @@
 import type { PasscodeAuth } from '../../service/create-passcode-auth'
 import { canManageAccountPasscodes, canManageUserPasscodes } from '../../core/rules'
 import { managementFailure } from '../../protocol/management-errors'
+import { parseInput } from '../../service/input'
 import { readJsonObject } from './read-json'
 import { failureAnswer, jsonAnswer, noContent } from './respond'
 import type { DashboardRequest, DashboardResponse, DashboardSession, DirectoryUser } from './types'
@@ -112,6 +113,8 @@ export const ROUTES: readonly Route[] = [
       if (!canManageUserPasscodes(session.actor)) {
         return failureAnswer(managementFailure('ERR_FORBIDDEN', 'Only admins grant, reset or revoke user passcodes'))
       }
+      // Then the ID's form, as the service checks it: an empty or malformed ID is a 400 on `userId`, not "no such user".
+      parseInput('userId', 'userId', params.userId)
       const refused = await assertInDirectory(context)
       if (refused !== undefined) return refused
       return jsonAnswer(201, { passcode: await auth.userPasscodes.grant(session.actor, session.accountId, params.userId!, body as never) })
@@ -161,7 +164,7 @@ export function matchRoute(
 ): { readonly route: Route; readonly params: Record<string, string> } | { readonly route: undefined; readonly allowed: string[] } {
   let segments: string[]
   try {
-    segments = path.split('/').filter((segment) => segment !== '').map(decodeURIComponent)
+    segments = pathSegments(path).map(decodeURIComponent)
   } catch {
     return { route: undefined, allowed: [] }
   }
@@ -173,6 +176,19 @@ export function matchRoute(
     allowed.push(candidate.method)
   }
   return { route: undefined, allowed }
+}
+
+/**
+ * The segments of a path: the leading slash and one trailing slash are not segments,
+ * but an empty segment between two slashes is one. `/users//passcode` is the grant
+ * route with an empty user ID, which the service refuses with 400 `field: userId`,
+ * not an unknown route.
+ */
+function pathSegments(path: string): string[] {
+  const segments = path.split('/')
+  if (segments[0] === '') segments.shift()
+  if (segments.at(-1) === '') segments.pop()
+  return segments
 }
 
 function matchPattern(pattern: readonly string[], segments: readonly string[]): Record<string, string> | undefined {
