@@ -176,6 +176,55 @@ describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), 
     await expect(form.getByRole('spinbutton', { name: 'Number of days' }).getAttribute('aria-invalid')).resolves.toBe('true')
   })
 
+  it('refuses an empty User ID in the grant form under the field, sending nothing; the API\'s own refusal shows there too', async () => {
+    const message = 'Invalid userId: must be 1 to 256 visible ASCII characters'
+    const admin = await signIn('admin', '/settings/users')
+    const grants: string[] = []
+    admin.on('request', (request) => {
+      if (request.method() === 'PUT') grants.push(new URL(request.url()).pathname)
+    })
+    const form = admin.getByRole('form', { name: 'Grant a user passcode' })
+    const userId = form.getByRole('textbox', { name: 'User ID' })
+    await expect(userId.getAttribute('required')).resolves.toBe('')
+    const fieldMessage = async () => {
+      const described = await userId.getAttribute('aria-describedby')
+      return described === null ? null : admin.locator(`#${described}`).textContent()
+    }
+    for (const value of ['', '   ']) {
+      await userId.fill(value)
+      await form.getByRole('button', { name: 'Grant Passcode' }).click()
+      await expect.poll(fieldMessage).toBe(message)
+      await expect(userId.getAttribute('aria-invalid')).resolves.toBe('true')
+      // Under the User ID field, not elsewhere: one message, inside the field's own box.
+      await expect(form.locator('.field:has(#grant-user-id)').getByText(message).isVisible()).resolves.toBe(true)
+      await expect(form.getByText(message).count()).resolves.toBe(1)
+      await expect(admin.evaluate(() => document.activeElement?.id)).resolves.toBe('grant-user-id')
+    }
+    expect(grants).toEqual([])
+
+    // If an empty ID reaches the API anyway (here the request is rewritten on its way), its 400 names userId and shows on the field.
+    await admin.route('**/settings/api/users/u_amy/passcode', (route) => route.continue({ url: route.request().url().replace('/users/u_amy/', '/users//') }))
+    const answers: number[] = []
+    admin.on('response', (response) => {
+      if (response.request().method() === 'PUT') answers.push(response.status())
+    })
+    await userId.fill('u_amy')
+    await form.getByRole('button', { name: 'Grant Passcode' }).click()
+    await expect.poll(fieldMessage).toBe(message)
+    expect(answers).toEqual([400])
+    await expect(admin.getByText('No such route').count()).resolves.toBe(0)
+    await expect(host.auth.userPasscodes.get(PEOPLE.admin.actor, 'acc_1', 'u_amy')).resolves.toBeNull()
+
+    // Fixing the field clears the message on the next submit.
+    await admin.unroute('**/settings/api/users/u_amy/passcode')
+    await userId.fill('u_amy')
+    await form.getByRole('button', { name: 'Grant Passcode' }).click()
+    await admin.getByRole('status').filter({ hasText: 'Passcode granted to u_amy.' }).waitFor()
+    await expect(form.getByText(message).count()).resolves.toBe(0)
+    await expect(userId.getAttribute('aria-invalid')).resolves.toBeNull()
+    await host.auth.userPasscodes.revoke(PEOPLE.admin.actor, 'acc_1', 'u_amy')
+  })
+
   it('grants, resets and revokes a user passcode; the user sees theirs on their own Settings page', async () => {
     const admin = await signIn('admin', '/settings/users')
     const accepts = admin.getByRole('combobox', { name: 'The API accepts' })

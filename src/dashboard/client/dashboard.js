@@ -37,6 +37,19 @@ class ApiError extends Error {
   }
 }
 
+/** An input the page refuses before sending anything: shown as the API's field errors are. */
+class FieldError extends Error {
+  constructor(field, message) {
+    super(message)
+    this.field = field
+  }
+}
+
+// A user ID as the server checks it (SPEC §5.4, isVisibleAscii in src/core/rules.ts):
+// 1 to 256 visible ASCII characters. The message is the API's own for it.
+const USER_ID = /^[\x21-\x7E]{1,256}$/
+const USER_ID_MESSAGE = 'Invalid userId: must be 1 to 256 visible ASCII characters'
+
 async function api(method, path, body) {
   const init = { method, headers: { accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' }
   if (body !== undefined) {
@@ -54,7 +67,7 @@ const notice = document.getElementById('notice')
 const announcer = document.getElementById('announcer')
 
 function showError(error) {
-  const message = error instanceof ApiError ? error.message : 'Something went wrong. Try again.'
+  const message = error instanceof ApiError || error instanceof FieldError ? error.message : 'Something went wrong. Try again.'
   notice.textContent = error instanceof ApiError && error.status === 401 ? 'Your session has ended. Sign in again.' : message
 }
 function clearError() {
@@ -66,20 +79,39 @@ function announce(text) {
   setTimeout(() => (announcer.textContent = text), 50)
 }
 
-/** Runs an action from a button or form, with the button disabled meanwhile. */
+let fieldErrorCount = 0
+/** Marks the field invalid and shows `message` under it, as its description; moves the focus to it. */
+function showFieldError(target, message) {
+  const id = `field-error-${++fieldErrorCount}`
+  ;(target.closest('.field, fieldset') || target.parentElement).append(h('p', { class: 'field-error', id }, message))
+  target.setAttribute('aria-invalid', 'true')
+  target.setAttribute('aria-describedby', id)
+  target.focus()
+}
+function clearFieldErrors(form) {
+  for (const input of form.querySelectorAll('[aria-invalid]')) {
+    input.removeAttribute('aria-invalid')
+    input.removeAttribute('aria-describedby')
+  }
+  for (const note of form.querySelectorAll('.field-error')) note.remove()
+}
+
+/**
+ * Runs an action from a button or form, with the button disabled meanwhile. An error
+ * shows in the notice; one that names a field of the form (from the API, or a
+ * FieldError the page raised before sending) shows under that field too.
+ */
 async function run(button, action, form) {
   clearError()
-  if (form) for (const input of form.querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid')
+  if (form) clearFieldErrors(form)
   if (button) button.disabled = true
   try {
     await action()
   } catch (error) {
     showError(error)
-    const target = form && error instanceof ApiError && error.field ? form.querySelector(`[data-field="${CSS.escape(error.field.split('.')[0])}"]`) : null
-    if (target) {
-      target.setAttribute('aria-invalid', 'true')
-      target.focus()
-    }
+    const field = (error instanceof ApiError || error instanceof FieldError) && error.field
+    const target = form && field ? form.querySelector(`[data-field="${CSS.escape(field.split('.')[0])}"]`) : null
+    if (target) showFieldError(target, error.message)
   } finally {
     if (button && button.isConnected) button.disabled = false
   }
@@ -449,7 +481,15 @@ async function usersPage() {
   section.append(accountSection)
 
   if (CAN_MANAGE_USERS) {
-    const userId = h('input', { id: 'grant-user-id', name: 'userId', required: true, autocomplete: 'off', 'data-field': 'userId' })
+    const userId = h('input', {
+      id: 'grant-user-id',
+      name: 'userId',
+      required: true,
+      autocomplete: 'off',
+      autocapitalize: 'none',
+      spellcheck: 'false',
+      'data-field': 'userId',
+    })
     const grantForm = actionForm(
       { class: 'panel', 'aria-labelledby': 'grant-title' },
       [
@@ -459,8 +499,11 @@ async function usersPage() {
       {
         submit: 'Grant Passcode',
         action: async () => {
-          await api('PUT', `/users/${encodeURIComponent(userId.value.trim())}/passcode`, { validity: readValidity(grantForm) })
-          announce(`Passcode granted to ${userId.value.trim()}.`)
+          const id = userId.value.trim()
+          // An empty ID would be PUT /users//passcode: refused here, before anything is sent.
+          if (!USER_ID.test(id)) throw new FieldError('userId', USER_ID_MESSAGE)
+          await api('PUT', `/users/${encodeURIComponent(id)}/passcode`, { validity: readValidity(grantForm) })
+          announce(`Passcode granted to ${id}.`)
           grantForm.reset()
           await load()
         },
