@@ -27,7 +27,8 @@ const LOCK_CLASS = 0x70617363
  * Creates or upgrades the passcode-auth tables. Idempotent, and safe when several
  * instances start at once: the whole run holds a transaction-scoped advisory lock
  * for the schema, and each applied version is recorded in `schema_migrations` in
- * the same transaction as its statements.
+ * the same transaction as its statements. When every version is recorded already (each
+ * start after the first), it only reads `schema_migrations` and takes no lock.
  *
  * @param db - a `pg` Pool or Client, or a PGlite instance
  * @param options - `schema` (@default 'passcode_auth'); other store options are accepted and ignored
@@ -51,6 +52,8 @@ export async function migrate(db: PostgresDatabase, options?: PostgresStoreOptio
  * database as an older release left it (`MIGRATIONS` up to some version).
  */
 export async function applyMigrations(database: Database, schema: string, migrations: readonly Migration[]): Promise<MigrationReport> {
+  const current = await currentVersion(database, schema, migrations)
+  if (current !== undefined) return { applied: [], version: current }
   return database.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, schema])
     // Checked first so that a schema made by a DBA needs no CREATE right on the database.
@@ -74,4 +77,20 @@ export async function applyMigrations(database: Database, schema: string, migrat
     }
     return { applied, version: Math.max(0, ...done, ...applied) }
   })
+}
+
+/**
+ * The schema's version when every one of `migrations` is recorded already, read without
+ * a transaction or a lock (two read-only statements, no error logged when the table is
+ * missing); `undefined` when something may be left to apply. A migration that another
+ * instance is applying right now is not visible until it commits, so the caller then
+ * takes the locked path and waits for it. This keeps the start of every process after
+ * the first one cheap.
+ */
+async function currentVersion(database: Database, schema: string, migrations: readonly Migration[]): Promise<number | undefined> {
+  const [table] = await database.query('SELECT to_regclass($1) IS NOT NULL AS present', [`${schema}.schema_migrations`])
+  if (table?.present !== true) return undefined
+  const rows = await database.query(`SELECT version FROM ${schema}.schema_migrations`)
+  const done = new Set(rows.map((row) => Number(row.version)))
+  return migrations.every((migration) => done.has(migration.version)) ? Math.max(0, ...done) : undefined
 }
