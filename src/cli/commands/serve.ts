@@ -78,13 +78,13 @@ const serve: CommandSpec = {
     const { output, io, flags } = context
     const settings = serverConfig(io, flags)
     const mail = mailConfig(io, flags)
+    // Loaded here, so that the management commands do not load the server; asked for
+    // before the store opens, so that reading the files overlaps with opening it.
+    const server = Promise.all([import('../server/app'), import('../server/dashboard-routes'), import('../server/request-log')])
+    server.catch(() => undefined)
     const runtime = await context.runtime()
     const owed = demoOwed(runtime, flags['no-demo'] !== true)
-
-    // Loaded here, so that the management commands do not load the server.
-    const { buildServer } = await import('../server/app')
-    const { dashboardRoutes } = await import('../server/dashboard-routes')
-    const { createRequestLog } = await import('../server/request-log')
+    const [{ buildServer }, { dashboardRoutes }, { createRequestLog }] = await server
     // The log has the path without the query: the login link's token is in its query.
     const log = createRequestLog({ write: io.stdout, human: settings.logFormat === 'text', color: settings.logColor })
     const logins = createDashboardLogins()
