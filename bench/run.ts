@@ -112,7 +112,7 @@ async function main(): Promise<void> {
         inProcess: { rounds: 6, sliceMs: 500, timingCalls: 3_000 },
         coldPath: { rounds: 6, sliceMs: 500 },
         refusals: { rounds: 6, sliceMs: 300, flood: 1_000_000 },
-        startup: { rounds: 5 },
+        startup: { rounds: 7 },
         fleet: { instances: 8, passcodes: 1_000, ratePerInstance: 150, seconds: 40, ttlMs: 10_000, revocations: 10 },
         scale: { sizes: [1_000, 1_000_000], rounds: 6, calls: 3_000 },
       }
