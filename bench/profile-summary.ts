@@ -3,7 +3,11 @@
  * `node --cpu-prof`, with their share of all samples: the evidence behind a missed goal.
  *
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/in-process.ts
- *   npx tsx bench/profile-summary.ts /tmp/prof/*.cpuprofile [top=25]
+ *   npx tsx bench/profile-summary.ts /tmp/prof/*.cpuprofile [top=25] [by=area] [until=<ms>]
+ *
+ * `by=area` groups the samples by where they run instead (PGlite's WebAssembly, its
+ * JavaScript, module loading, passcode-auth, each other package, idle, GC); `until`
+ * keeps the first <ms> of the profile (for `serve`: up to the time it printed its address).
  */
 import { readFileSync } from 'node:fs'
 
@@ -11,6 +15,55 @@ interface ProfileNode {
   readonly id: number
   readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number }
   readonly hitCount?: number
+  readonly children?: readonly number[]
+}
+
+interface Profile {
+  readonly nodes: readonly ProfileNode[]
+  readonly samples?: readonly number[]
+  readonly timeDeltas?: readonly number[]
+}
+
+/** Where a sample runs, from its stack (innermost first). */
+function areaOf(stack: readonly ProfileNode[]): string {
+  const [leaf] = stack
+  const name = leaf?.callFrame.functionName ?? ''
+  if (name === '(idle)') return 'idle (waiting: files, timers, other threads)'
+  if (name === '(garbage collector)') return 'GC'
+  if (name === '(program)') return '(program): V8 and Node native code'
+  if (stack.some((node) => node.callFrame.url.startsWith('node:internal/modules/'))) return 'module loading (resolve, read, compile)'
+  const url = leaf?.callFrame.url ?? ''
+  if (url.startsWith('wasm://')) return 'PGlite: its WebAssembly (PostgreSQL)'
+  const inner = stack.find((node) => node.callFrame.url !== '' && !node.callFrame.url.startsWith('node:'))?.callFrame.url ?? ''
+  const pkg = inner.match(/node_modules\/((@[^/]+\/)?[^/]+)/)?.[1]
+  if (pkg === '@electric-sql/pglite') return 'PGlite: its JavaScript (loader, file system)'
+  if (pkg !== undefined) return pkg
+  if (inner !== '') return 'passcode-auth (dist/, src/)'
+  return 'Node internals'
+}
+
+/** Shares of samples by {@link areaOf}, largest first, over the first `untilMs` of the profile. */
+export function summarizeByArea(profile: Profile, untilMs = Infinity): string[] {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]))
+  const parent = new Map<number, number>()
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id)
+  const counts = new Map<string, number>()
+  let total = 0
+  let elapsed = 0
+  const samples = profile.samples ?? []
+  for (let i = 0; i < samples.length; i++) {
+    elapsed += (profile.timeDeltas?.[i] ?? 0) / 1000
+    if (elapsed > untilMs) break
+    const stack: ProfileNode[] = []
+    for (let id: number | undefined = samples[i]; id !== undefined; id = parent.get(id)) stack.push(byId.get(id)!)
+    const area = areaOf(stack)
+    counts.set(area, (counts.get(area) ?? 0) + 1)
+    total++
+  }
+  return [
+    `${total} samples over ${Math.min(elapsed, untilMs).toFixed(0)} ms`,
+    ...[...counts].sort((a, b) => b[1] - a[1]).map(([area, hits]) => `${((100 * hits) / total).toFixed(1).padStart(5)} %  ${area}`),
+  ]
 }
 
 /** Self-time shares of one profile, largest first. */
@@ -35,10 +88,13 @@ export function summarizeProfile(profile: { nodes: readonly ProfileNode[]; sampl
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const files = process.argv.slice(2).filter((arg) => !arg.startsWith('top='))
-  const top = Number(process.argv.find((arg) => arg.startsWith('top='))?.slice(4) ?? 25)
+  const option = (name: string) => process.argv.find((arg) => arg.startsWith(`${name}=`))?.slice(name.length + 1)
+  const files = process.argv.slice(2).filter((arg) => !/^(top|by|until)=/.test(arg))
+  const top = Number(option('top') ?? 25)
   for (const file of files) {
     console.log(`\n${file}`)
-    for (const line of summarizeProfile(JSON.parse(readFileSync(file, 'utf8')), top)) console.log(line)
+    const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile
+    const lines = option('by') === 'area' ? summarizeByArea(profile, Number(option('until') ?? Infinity)) : summarizeProfile(profile, top)
+    for (const line of lines) console.log(line)
   }
 }
