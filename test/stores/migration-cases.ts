@@ -7,7 +7,7 @@ import { DAY_MS } from '../../src/core/time'
 import { createPasscodeAuth } from '../../src/service/create-passcode-auth'
 import { createUserPasscodeCrypto } from '../../src/service/user-passcodes/user-passcode-crypto'
 import { toDatabase } from '../../src/stores/postgres/database'
-import type { Database, PostgresDatabase } from '../../src/stores/postgres/database-interface'
+import type { PostgresDatabase } from '../../src/stores/postgres/database-interface'
 import { applyMigrations, migrate } from '../../src/stores/postgres/migrate'
 import { MIGRATIONS } from '../../src/stores/postgres/migrations'
 import { postgresRateLimitStore } from '../../src/stores/postgres/postgres-rate-limit-store'
@@ -163,45 +163,6 @@ export function migrationCases(name: string, connections: MigrationConnections):
         await store.close()
         await toDatabase(after.db).query(`DROP SCHEMA ${schema} CASCADE`)
         await after.close()
-        await storage.drop()
-      }
-    })
-  })
-
-  describe(`${name}: starting on an up-to-date schema`, () => {
-    /** The database, counting transactions and recording each statement sent outside one. */
-    const watched = (database: Database) => {
-      const seen = { transactions: 0, statements: [] as string[] }
-      const wrapped: Database = {
-        query: (text, params) => (seen.statements.push(text), database.query(text, params)),
-        transaction: (fn) => (seen.transactions++, database.transaction(fn)),
-        listen: (channel, onPayload, onGap) => database.listen(channel, onPayload, onGap),
-      }
-      return { wrapped, seen }
-    }
-
-    it('reads the recorded versions only (no lock, no DDL); a missing version or schema takes the locked path', async () => {
-      const storage = await connections.storage()
-      const { db, close } = await storage.open()
-      const schema = uniqueSchema()
-      const latest = Math.max(...MIGRATIONS.map((migration) => migration.version))
-      try {
-        const fresh = watched(toDatabase(db))
-        expect(await applyMigrations(fresh.wrapped, schema, MIGRATIONS.slice(0, -1))).toMatchObject({ applied: MIGRATIONS.slice(0, -1).map((m) => m.version) })
-        expect(fresh.seen.transactions).toBe(1)
-
-        const behind = watched(toDatabase(db))
-        expect(await applyMigrations(behind.wrapped, schema, MIGRATIONS)).toEqual({ applied: [latest], version: latest })
-        expect(behind.seen.transactions).toBe(1)
-
-        const current = watched(toDatabase(db))
-        expect(await applyMigrations(current.wrapped, schema, MIGRATIONS)).toEqual({ applied: [], version: latest })
-        expect(current.seen.transactions).toBe(0)
-        expect(current.seen.statements).toHaveLength(2)
-        for (const statement of current.seen.statements) expect(statement.trimStart()).toMatch(/^SELECT /)
-      } finally {
-        await toDatabase(db).query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-        await close()
         await storage.drop()
       }
     })

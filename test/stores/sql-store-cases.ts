@@ -7,8 +7,9 @@ import { generatePasscode } from '../../src/core/passcode-format'
 import type { Invalidation } from '../../src/ports/passcode-store'
 import { createPasscodeAuth } from '../../src/service/create-passcode-auth'
 import { toDatabase } from '../../src/stores/postgres/database'
-import type { PostgresDatabase } from '../../src/stores/postgres/database-interface'
+import type { Database, PostgresDatabase } from '../../src/stores/postgres/database-interface'
 import { migrate, postgresPartners, postgresStore } from '../../src/stores/postgres/index'
+import { applyMigrations } from '../../src/stores/postgres/migrate'
 import { MIGRATIONS } from '../../src/stores/postgres/migrations'
 import { eventually, subscribeReady } from '../conformance/store/fixtures'
 import { openSqlFixture, uniqueSchema } from './sql-fixture'
@@ -45,6 +46,39 @@ export function sqlStoreCases(name: string, connections: SqlCaseConnections): vo
       expect(reports.map((report) => report.applied).sort()).toEqual([[], [], VERSIONS])
       await Promise.all(others.map((other) => other.close()))
       await toDatabase(connections.main()).query(`DROP SCHEMA ${schema} CASCADE`)
+    })
+
+    it('reads the recorded versions only on an up-to-date schema (no lock, no DDL); a missing version or schema takes the locked path', async () => {
+      /** The database, counting transactions and recording each statement sent outside one. */
+      const watched = () => {
+        const database = toDatabase(connections.main())
+        const seen = { transactions: 0, statements: [] as string[] }
+        const wrapped: Database = {
+          query: (text, params) => (seen.statements.push(text), database.query(text, params)),
+          transaction: (fn) => (seen.transactions++, database.transaction(fn)),
+          listen: (channel, onPayload, onGap) => database.listen(channel, onPayload, onGap),
+        }
+        return { wrapped, seen }
+      }
+      const schema = uniqueSchema()
+      const allButLast = MIGRATIONS.slice(0, -1)
+      try {
+        const fresh = watched()
+        expect(await applyMigrations(fresh.wrapped, schema, allButLast)).toMatchObject({ applied: allButLast.map((m) => m.version) })
+        expect(fresh.seen.transactions).toBe(1)
+
+        const behind = watched()
+        expect(await applyMigrations(behind.wrapped, schema, MIGRATIONS)).toEqual({ applied: [LATEST], version: LATEST })
+        expect(behind.seen.transactions).toBe(1)
+
+        const current = watched()
+        expect(await applyMigrations(current.wrapped, schema, MIGRATIONS)).toEqual({ applied: [], version: LATEST })
+        expect(current.seen.transactions).toBe(0)
+        expect(current.seen.statements).toHaveLength(2)
+        for (const statement of current.seen.statements) expect(statement.trimStart()).toMatch(/^SELECT /)
+      } finally {
+        await toDatabase(connections.main()).query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+      }
     })
   })
 
