@@ -56,6 +56,8 @@ export interface FrameworkResult {
   readonly connectPgliteOverStatic?: number
   /** The same in requests per server CPU-second. */
   readonly connectPgliteOverStaticCpu?: number
+  /** Each round's connect on PGlite / connect with a static list, req/s. */
+  readonly connectPgliteRoundRatios?: readonly number[]
 }
 
 /** Which variants run on which framework. */
@@ -72,10 +74,10 @@ interface Target {
   readonly headers: Record<string, string>
 }
 
-async function startTargets(framework: Framework): Promise<Target[]> {
+async function startTargets(framework: Framework, only: readonly Variant[] | undefined): Promise<Target[]> {
   const targets: Target[] = []
   try {
-    for (const variant of VARIANTS_OF[framework]) {
+    for (const variant of VARIANTS_OF[framework].filter((v) => only === undefined || only.includes(v))) {
       const child = startChild('http-server.ts', { args: [framework, variant] })
       // Pushed before waiting, so that a failed start still stops what did start.
       targets.push({ variant, child, url: '', headers: {} })
@@ -110,18 +112,26 @@ interface Pair {
   readonly variant: Target
 }
 
-/** Runs the interleaved rounds for one framework and returns the medians. */
-export async function benchmarkFramework(framework: Framework, settings: HttpSettings, log: (line: string) => void): Promise<FrameworkResult> {
-  const targets = await startTargets(framework)
+/**
+ * Runs the interleaved rounds for one framework and returns the medians: every
+ * variant, or only those of `only` (without `bare`, only the pairs of its variants).
+ */
+export async function benchmarkFramework(
+  framework: Framework,
+  settings: HttpSettings,
+  log: (line: string) => void,
+  only?: readonly Variant[],
+): Promise<FrameworkResult> {
+  const targets = await startTargets(framework, only)
   try {
     for (const target of targets) await load(target, settings.warmupSeconds, settings.connections)
     const byVariant = new Map(targets.map((target) => [target.variant, target]))
-    const bare = byVariant.get('bare')!
+    const bare = byVariant.get('bare')
     // Every ratio comes from two runs made back to back, so that the machine's noise,
     // which swings throughput by up to 2× from one few-second stretch to the next on
     // 2 shared cores, hits both sides of a ratio alike: each variant against the bare
     // route, and passcode-auth against the peer.
-    const pairs: Pair[] = targets.filter((target) => target !== bare).map((target) => ({ over: bare, variant: target }))
+    const pairs: Pair[] = bare === undefined ? [] : targets.filter((target) => target !== bare).map((target) => ({ over: bare, variant: target }))
     const auth = byVariant.get('auth')
     const peer = byVariant.get('better-auth')
     if (auth !== undefined && peer !== undefined) pairs.push({ over: peer, variant: auth })
@@ -156,7 +166,7 @@ export async function benchmarkFramework(framework: Framework, settings: HttpSet
     const ratios: Partial<Record<Variant, number>> = {}
     const cpuRatios: Partial<Record<Variant, number>> = {}
     for (const pair of pairs) {
-      if (pair.over !== bare) continue
+      if (bare === undefined || pair.over !== bare) continue
       ratios[pair.variant.variant] = median(ratioOf(pair.variant.variant, 'bare').perSecond)
       cpuRatios[pair.variant.variant] = median(ratioOf(pair.variant.variant, 'bare').perCpu)
     }
@@ -170,7 +180,7 @@ export async function benchmarkFramework(framework: Framework, settings: HttpSet
         p99Ms: median(runs.get(variant)!.map((run) => run.p99Ms)),
         requestsPerCpuSecond: median(runs.get(variant)!.map(perCpu)),
         runs: runs.get(variant)!,
-        ...(variant === 'bare' ? {} : { roundRatios: ratioOf(variant, 'bare').perSecond }),
+        ...(variant === 'bare' || bare === undefined ? {} : { roundRatios: ratioOf(variant, 'bare').perSecond }),
       })),
       ratios,
       cpuRatios,
@@ -181,6 +191,7 @@ export async function benchmarkFramework(framework: Framework, settings: HttpSet
         ? {
             connectPgliteOverStatic: median(ratioOf('connect-pglite', 'connect').perSecond),
             connectPgliteOverStaticCpu: median(ratioOf('connect-pglite', 'connect').perCpu),
+            connectPgliteRoundRatios: ratioOf('connect-pglite', 'connect').perSecond,
           }
         : {}),
     }

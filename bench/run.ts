@@ -6,6 +6,7 @@
  *   npm run bench -- --quick      # smoke run, about 3 minutes; writes nothing
  *   npm run bench -- --only=http,in-process,cold-path,refusals,scale,memory --frameworks=fastify,koa --write
  *   npm run bench -- --only=hook-cost   # requirePasscode's own cost, with and without telemetry (a minute)
+ *   npm run bench -- --only=connect     # GET /v1/connect on PGlite's stored whitelist next to a static one, per framework (3 minutes)
  *
  * Servers, the in-process loops and the memory probe each run in a child process of
  * their own; autocannon runs here, so load generator and server never share an event
@@ -20,7 +21,7 @@ import { runChild } from './child'
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url))
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const SECTIONS = ['http', 'hook-cost', 'in-process', 'cold-path', 'refusals', 'scale', 'memory', 'startup', 'fleet'] as const
+const SECTIONS = ['http', 'connect', 'hook-cost', 'in-process', 'cold-path', 'refusals', 'scale', 'memory', 'startup', 'fleet'] as const
 type Section = (typeof SECTIONS)[number]
 
 interface Options {
@@ -125,6 +126,15 @@ async function main(): Promise<void> {
         http.push(await benchmarkFramework(framework, settings.http, log))
       }
       results.http = http
+    }
+    if (options.sections.includes('connect') && !options.sections.includes('http')) {
+      // The connect pair alone (the http section runs it among its other pairs).
+      const connect = []
+      for (const framework of options.frameworks) {
+        log(`HTTP: ${framework}, connect on PGlite next to connect with a static whitelist (${settings.http.rounds} paired rounds of ${settings.http.seconds} s per side)`)
+        connect.push(await benchmarkFramework(framework, settings.http, log, ['connect', 'connect-pglite']))
+      }
+      results.connect = connect
     }
     if (options.sections.includes('http') || options.sections.includes('hook-cost')) {
       log("requirePasscode's own cost next to a no-op hook, in process, with and without telemetry")

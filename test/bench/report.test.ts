@@ -89,6 +89,45 @@ describe('the benchmark report', () => {
     expect(markdown).not.toContain('### Scale')
   })
 
+  it('checks and renders the connect section run alone, and the cold path with its per-round ratios', () => {
+    const connect = {
+      framework: 'koa' as const,
+      version: '3.0.0',
+      variants: [
+        { variant: 'connect' as const, requestsPerSecond: 20_000, p99Ms: 4, requestsPerCpuSecond: 21_000, runs: [] },
+        { variant: 'connect-pglite' as const, requestsPerSecond: 19_000, p99Ms: 4, requestsPerCpuSecond: 20_500, runs: [] },
+      ],
+      ratios: {},
+      cpuRatios: {},
+      connectPgliteOverStatic: 0.95,
+      connectPgliteOverStaticCpu: 0.976,
+      connectPgliteRoundRatios: [0.9, 0.95, 1.01],
+    }
+    const coldPath = {
+      passcodes: 100,
+      poolSize: 10,
+      stores: [
+        {
+          store: 'postgres' as const,
+          scenarios: [],
+          ratios: [
+            { concurrency: 16, against: "the store's lookup SQL, prepared", reference: false, ratio: 0.82, rounds: [0.8, 0.82, 0.9] },
+            { concurrency: 16, against: 'one-column prepared indexed read', reference: true, ratio: 0.4 },
+            { concurrency: 16, against: 'store lookup alone', reference: true, ratio: 0.7 },
+          ],
+        },
+      ],
+    }
+    const alone = { ...results, http: undefined, connect: [connect], coldPath }
+    const goal = checkGoals(alone).find((g) => g.goal.startsWith('koa: GET /v1/connect on PGlite'))
+    expect(goal).toMatchObject({ measured: '0.950', met: true })
+    const cold = checkGoals(alone).find((g) => g.goal.includes('PostgreSQL (pg.Pool of 10), 16 in flight'))
+    expect(cold).toMatchObject({ measured: "0.82 (rounds 0.80 0.82 0.90); 0.40 of a one-column read, 0.70 of the store's own lookup call", met: true })
+    const markdown = renderMarkdown(alone)
+    expect(markdown).toContain('### HTTP: connect on PGlite next to connect with a static whitelist')
+    expect(markdown).toContain('| koa 3.0.0 | 20.0k | 19.0k | 0.95× | 0.98× | 0.90 0.95 1.01 |')
+  })
+
   it('replaces only the generated part of docs/benchmarks.md', () => {
     const document = `# Benchmarks\n\nHand-written method.\n\n${RESULTS_START}\nold\n${RESULTS_END}\n\n## Analysis\n`
     const updated = spliceResults(document, 'new')
