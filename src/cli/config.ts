@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { z } from 'zod'
 import { MIN_PEPPER_BYTES } from '../core/hashing'
-import { MAX_PEPPERS, pepperValueSchema } from '../service/authenticate/options'
+import { hasRepeatedPepper, MAX_PEPPERS, pepperValueSchema } from '../service/authenticate/options'
 import { MAX_FAILURES_RANGE, RATE_LIMIT_DEFAULTS, WINDOW_MS_RANGE } from '../service/limiter/options'
 import { ENCRYPTION_KEY_BYTES, keyIdSchema, type EncryptionKey } from '../service/user-passcodes/options'
 import { corsPolicy } from '../http/cors'
@@ -217,11 +217,22 @@ export type StorageConfig =
       readonly encryptionKeys?: EncryptionKey[]
     }
 
+/** The error for PASSCODE_AUTH_PREVIOUS_PEPPERS holding `current` (named for a person) or one pepper twice. */
+export function repeatedPepper(current: string): CliError {
+  return new CliError(
+    'ERR_SETTING',
+    `Invalid setting PASSCODE_AUTH_PREVIOUS_PEPPERS (environment variable): must not hold the current pepper (${current}) or the same pepper twice`,
+    { setting: 'PASSCODE_AUTH_PREVIOUS_PEPPERS' },
+  )
+}
+
 /** The storage settings of every command that opens the store. */
 export function storageConfig(io: CliIo, flags: Flags): StorageConfig {
   const pepper = readSetting(io, flags, SETTINGS.pepper)
   const keys = readSetting(io, flags, SETTINGS.encryptionKeys)
   const previousPeppers = readSetting(io, flags, SETTINGS.previousPeppers)
+  // The service refuses a pepper listed twice: say which setting holds it, before anything is opened.
+  if (previousPeppers !== undefined && hasRepeatedPepper(pepper === undefined ? previousPeppers : [pepper, ...previousPeppers])) throw repeatedPepper('PASSCODE_AUTH_PEPPER')
   const secrets = {
     ...(pepper !== undefined && { pepper }),
     ...(keys !== undefined && { encryptionKeys: keys }),

@@ -1,8 +1,9 @@
 import { createPasscodeAuth, type PasscodeAuth } from '../index'
 import { migrate, postgresPartners, postgresRateLimitStore, postgresStore, type MigrationReport, type PostgresPartners, type PostgresDatabase } from '../stores/postgres/index'
 import type { Mailer } from '../ports/mailer'
+import { hasRepeatedPepper } from '../service/authenticate/options'
 import type { EncryptionKey } from '../service/options'
-import type { RateLimitConfig, StorageConfig } from './config'
+import { repeatedPepper, type RateLimitConfig, type StorageConfig } from './config'
 import { dataFolderPaths, prepareDataFolder } from './data-folder'
 import { CliError } from './exit-codes'
 import { restrictTree } from './folder-permissions'
@@ -116,6 +117,9 @@ async function openPostgres(config: Extract<StorageConfig, { kind: 'postgres' }>
 export async function openRuntime(config: StorageConfig, options: RuntimeOptions): Promise<Runtime> {
   const opened = config.kind === 'embedded' ? await openEmbedded(config, options.output) : await openPostgres(config)
   try {
+    // The settings were checked against PASSCODE_AUTH_PEPPER; a data folder's own pepper is known only now.
+    const peppers = [opened.pepper, ...(config.previousPeppers ?? [])]
+    if (hasRepeatedPepper(peppers)) throw repeatedPepper(`the pepper of ${opened.location}`)
     const schema = opened.schema === undefined ? {} : { schema: opened.schema }
     if (options.migrate) {
       await migrate(opened.db, schema).catch((error: unknown) => {
@@ -142,7 +146,7 @@ export async function openRuntime(config: StorageConfig, options: RuntimeOptions
         limit === false
           ? false
           : { windowMs: limit.windowMs, maxFailuresPerAddress: limit.maxFailures, maxFailuresPerAccount: limit.maxFailures, ...(limiterStore && { store: limiterStore }) },
-      pepper: [opened.pepper, ...(config.previousPeppers ?? [])],
+      pepper: peppers,
       // The reference server has a pepper always; should that change, it says so.
       onEvent: (event) => {
         if (event.type === 'config.no_pepper') options.output.notice(`warning: ${event.message}`)

@@ -125,6 +125,12 @@ describe('settings', () => {
       // The service's own rules (a pepper of 16 bytes or more, at most 8 in all, key ids of 1 to 64 visible characters).
       [['partners', 'list'], { PASSCODE_AUTH_PREVIOUS_PEPPERS: 'none,tiny-pepper' }, 'Invalid setting PASSCODE_AUTH_PREVIOUS_PEPPERS (environment variable): must be up to 7 older peppers (16 to 1024 bytes each'],
       [['partners', 'list'], { PASSCODE_AUTH_PREVIOUS_PEPPERS: Array(8).fill('none').join(',') }, 'Invalid setting PASSCODE_AUTH_PREVIOUS_PEPPERS (environment variable): must be up to 7 older peppers'],
+      [
+        ['partners', 'list'],
+        { PASSCODE_AUTH_PEPPER: 'pepper-secret-0123456789', PASSCODE_AUTH_PREVIOUS_PEPPERS: 'none,pepper-secret-0123456789' },
+        'Invalid setting PASSCODE_AUTH_PREVIOUS_PEPPERS (environment variable): must not hold the current pepper (PASSCODE_AUTH_PEPPER) or the same pepper twice',
+      ],
+      [['partners', 'list'], { PASSCODE_AUTH_PREVIOUS_PEPPERS: 'none,none' }, 'Invalid setting PASSCODE_AUTH_PREVIOUS_PEPPERS (environment variable): must not hold the current pepper'],
       [['partners', 'list'], { PASSCODE_AUTH_ENCRYPTION_KEYS: `${'k'.repeat(65)}:${validKey}` }, 'Invalid setting PASSCODE_AUTH_ENCRYPTION_KEYS (environment variable): entry 1 must be <key id>:<32 bytes in base64url>'],
       [['partners', 'list'], { PASSCODE_AUTH_ENCRYPTION_KEYS: `k1:${validKey},k1:${validKey}` }, 'Invalid setting PASSCODE_AUTH_ENCRYPTION_KEYS (environment variable): key ids must be unique'],
       [['partners', 'list'], { DATABASE_URL: 'mysql://root:db-secret-99@db/app' }, 'Invalid setting DATABASE_URL (environment variable): must be a postgres:// or postgresql:// URL'],
@@ -136,7 +142,7 @@ describe('settings', () => {
       const { code, stderr } = results[index]!
       expect(code, `${args.join(' ')} ${JSON.stringify(env)}`).toBe(2)
       expect(stderr).toContain(message)
-      for (const secret of ['db-secret-99', 'key-secret-77', 'tiny-pepper']) expect(stderr).not.toContain(secret)
+      for (const secret of ['db-secret-99', 'key-secret-77', 'tiny-pepper', 'pepper-secret']) expect(stderr).not.toContain(secret)
     }
   })
 
