@@ -37,9 +37,9 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     // Test files in parallel: twice the cores, between 4 and 8. Vitest's default (cores
-    // - 1) runs one file at a time on a 2-core machine, while much of the suite waits on
-    // PostgreSQL, child processes and browsers rather than on the CPU: four files at a
-    // time there took the suite from about 24 to about 10 minutes on a loaded machine.
+    // - 1) runs one file at a time on a 2-core machine. Measured there: quiet, one or four
+    // files at a time take about the same (337 s, 356 s: the suite is CPU-bound); shared
+    // with other work, four took about 10 minutes where one took about 24.
     maxWorkers: Math.min(8, Math.max(4, 2 * availableParallelism())),
     // The default reporter prints the summary as the last lines of `npm test`.
     reporters: ['default'],
