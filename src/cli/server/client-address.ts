@@ -40,7 +40,7 @@ const family = (address: string) => (isIP(address) === 6 ? 'ipv6' : 'ipv4')
  * ```
  */
 export function trustProxyEntry(entry: string): string | undefined {
-  if (entry in NAMED) return entry
+  if (Object.hasOwn(NAMED, entry)) return entry
   const [address = '', prefix, ...rest] = entry.split('/')
   const version = isIP(address)
   if (version === 0 || rest.length > 0) return undefined
@@ -61,7 +61,7 @@ export function trustProxyEntry(entry: string): string | undefined {
 export function trustedProxies(entries: readonly string[]): BlockList {
   const list = new BlockList()
   for (const entry of entries) {
-    const named = NAMED[entry]
+    const named = Object.hasOwn(NAMED, entry) ? NAMED[entry] : undefined
     if (named !== undefined) {
       for (const [network, bits] of named) list.addSubnet(network, bits, family(network))
       continue
