@@ -363,6 +363,28 @@ describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), 
     await expect(page.getByRole('button', { name: 'Edit Phone' }).isVisible()).resolves.toBe(true)
   })
 
+  it('keeps a user\'s ID and email whole at phone width: lines break between words only', async () => {
+    const page = await signIn('admin', '/settings/users', { width: 375, height: 740 })
+    await page.getByRole('row').filter({ hasText: 'Amy Example' }).waitFor()
+    // Each text without a space must lie on one line (one box of the range), here "u_amy" and the email.
+    const broken = await page.evaluate(() => {
+      const found: string[] = []
+      for (const cell of document.querySelectorAll('td.name')) {
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT)
+        for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+          const text = node.textContent ?? ''
+          if (text.trim() === '' || /\s/.test(text.trim())) continue
+          const range = document.createRange()
+          range.selectNodeContents(node)
+          if (range.getClientRects().length > 1) found.push(text)
+        }
+      }
+      return found
+    })
+    expect(broken).toEqual([])
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0)
+  })
+
   it('shows a sign-in page without a session, and the API answers 401', async () => {
     const context = await browser.newContext()
     contexts.push(context)

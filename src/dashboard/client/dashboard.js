@@ -537,7 +537,8 @@ async function usersPage() {
     const row = h(
       'tr',
       {},
-      h('td', { class: 'name', 'data-label': 'User' }, ...who, user.email ? [h('br'), h('span', { class: 'muted' }, user.email)] : null),
+      // One element in the cell: on a phone the cell lays its label and content side by side.
+      h('td', { class: 'name', 'data-label': 'User' }, h('div', {}, ...who, user.email ? [h('br'), h('span', { class: 'muted' }, user.email)] : null)),
       cell('Passcode', passcode ? [badge(passcode.status), ' ', h('code', {}, passcode.hint)] : badge(null)),
       cell('Validity', passcode ? (passcode.validity.type === 'infinite' ? 'Infinite' : `${passcode.validity.days} days`) : ''),
       cell('Expires', passcode && passcode.status !== 'revoked' ? day(passcode.expiresAt) : ''),
