@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { once } from 'node:events'
-import { build } from 'esbuild'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildServer, type ReferenceServer } from '../../src/cli/server/app'
@@ -9,6 +8,7 @@ import type { RequestLogEntry } from '../../src/cli/server/request-log'
 import type { Runtime } from '../../src/cli/runtime'
 import { createPasscodeAuth } from '../../src/index'
 import { memoryStore } from '../../src/memory'
+import { bundleClient } from '../../scripts/client-bundle-size'
 import { browserAvailability, launchBrowser } from '../helpers/browser'
 
 /**
@@ -62,17 +62,8 @@ describe.skipIf(availability.skip)(availability.title('the connect client in Chr
     passcode = (await auth.passcodes.create({ userId: 'u_admin', role: 'admin' }, 'acc_1', { name: 'Acme', expiry: 90 })).value
 
     // The page server first: its port makes the allowed origin.
-    const bundle = await build({
-      entryPoints: ['src/client/index.ts'],
-      bundle: true,
-      minify: true,
-      format: 'esm',
-      platform: 'browser',
-      target: 'es2022',
-      write: false,
-      logLevel: 'silent',
-    })
-    const clientCode = bundle.outputFiles[0]!.text
+    // The client as a user's bundler makes it for the browser (the bundle-size script's own build).
+    const clientCode = (await bundleClient()).code
     pages = createServer((request, response) => {
       if (request.url === '/client.js') {
         response.writeHead(200, { 'content-type': 'text/javascript' }).end(clientCode)
