@@ -51,6 +51,16 @@ describe('the data folder', () => {
     chmodSync(secrets, 0o600)
   })
 
+  it('refuses PASSCODE_AUTH_PREVIOUS_PEPPERS holding the data folder\'s own pepper, naming the setting, never the pepper', async () => {
+    const { pepper } = JSON.parse(readFileSync(path.join(folder.dir, 'secrets.json'), 'utf8')) as { pepper: string }
+    const result = await run(['partners', 'list'], { PASSCODE_AUTH_PREVIOUS_PEPPERS: `none,${pepper}` })
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(
+      `Invalid setting PASSCODE_AUTH_PREVIOUS_PEPPERS (environment variable): must not hold the current pepper (the pepper of ${folder.dir}) or the same pepper twice`,
+    )
+    expect(result.stdout + result.stderr).not.toContain(pepper)
+  })
+
   it('refuses a database whose pepper is lost, and opens it again with PASSCODE_AUTH_PEPPER', async () => {
     const file = path.join(folder.dir, 'secrets.json')
     const { pepper } = JSON.parse(readFileSync(file, 'utf8')) as { pepper: string }
