@@ -33,11 +33,9 @@ export class SharedReads<T> {
     }
     const entry = { generation: this.#generation, read }
     this.#inFlight.set(key, entry)
-    // Inline handlers, no named closure: this runs on every cache miss.
-    read.then(
-      () => this.#settle(key, entry),
-      () => this.#settle(key, entry),
-    )
+    // One handler for both outcomes (this runs on every cache miss).
+    const settle = (): void => this.#settle(key, entry)
+    read.then(settle, settle)
     return read
   }
 
