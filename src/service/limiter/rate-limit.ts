@@ -78,9 +78,8 @@ export function createLimiter(context: LimiterContext, options: ResolvedRateLimi
   const limit = (authenticate: BudgetedAuthenticate): BudgetedAuthenticate => async function limitedAuthenticate(input, budget, observation) {
     const accountId = input?.accountId
     const account = typeof accountId === 'string' && isVisibleAscii(accountId) ? accountId : undefined
-    const addressKey = perAddress === false ? undefined : clientAddressKey(input?.clientAddress)
     const accountKey = account === undefined ? undefined : `account:${account}`
-    const addressStoreKey = addressKey === undefined ? undefined : `address:${addressKey}`
+    const addressStoreKey = perAddress === false ? undefined : addressStoreKeyOf(input?.clientAddress)
 
     // A flooding address is shed entirely, before any hashing or store read.
     const addressWait = await waitMs(addressStoreKey, perAddress, context.now())
@@ -113,9 +112,8 @@ export function createLimiter(context: LimiterContext, options: ResolvedRateLimi
     return function limitedCached(accountId, passcode, clientAddress) {
       if (!synchronous) return undefined
       if (clientAddress !== lastAddress) {
-        const key = clientAddressKey(clientAddress)
         lastAddress = clientAddress
-        lastKey = key === undefined ? undefined : `address:${key}`
+        lastKey = addressStoreKeyOf(clientAddress)
       }
       const storeKey = lastKey
       if (storeKey !== undefined) {
@@ -136,6 +134,12 @@ export function createLimiter(context: LimiterContext, options: ResolvedRateLimi
     }
   }
   return { limit, gate }
+}
+
+/** The limiter store's key for a client address (namespaced apart from accounts), or `undefined` for none. */
+function addressStoreKeyOf(address: unknown): string | undefined {
+  const key = clientAddressKey(address)
+  return key === undefined ? undefined : `address:${key}`
 }
 
 /** The 429 refusal, with `Retry-After` in whole seconds (at least 1). */
