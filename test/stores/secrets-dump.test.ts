@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { inspect } from 'node:util'
 import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createPasscodeAuth, DAY_MS, type Invalidation } from '../../src/index'
 import { memoryMailer } from '../../src/memory'
 import { toDatabase } from '../../src/stores/postgres/database'
@@ -76,8 +76,9 @@ async function scenarioAndDump(db: PostgresDatabase): Promise<void> {
     // The dump is what it claims to be: hashes, hints and ciphertext are in it.
     expect(dump).toContain(kept.passcode.hint)
     expect(dump).toMatch(/eyJ[\w-]+\.\.[\w-]+\.[\w-]+\.[\w-]+/) // a compact JWE (dir: empty encrypted key)
+    // Invalidations come back through LISTEN, after the writes: wait for them rather than race them.
+    await vi.waitFor(() => expect(published.length).toBeGreaterThan(3), { timeout: 10_000 })
     const rendered = inspect(published, { depth: 8 }) + JSON.stringify(published)
-    expect(published.length).toBeGreaterThan(3)
 
     for (const secret of [...values.flatMap(forms), ...forms(pepper), ...forms(key)]) {
       if (dump.includes(secret)) expect.fail(`a secret is stored in clear: ${dump.replaceAll(secret, '[SECRET]').slice(0, 500)}`)
