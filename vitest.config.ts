@@ -21,15 +21,51 @@ const packageAliases = Object.entries(entries).map(([name, source]) => ({
  */
 export const nodeIndependentTests = ['test/browser/**', 'test/**/*.browser.test.ts', 'test/package/tarball.test.ts']
 
+/**
+ * Test files that run in a fresh worker each (vitest's `isolate`, the default): those
+ * that change process-wide state (the umask set by the in-process CLI, environment
+ * variables, `process.on` listeners, OpenTelemetry's globals, module mocks), start
+ * processes, browsers or databases, or are slow enough that sharing a worker saves
+ * nothing. Every other file shares its worker's module cache with the files run before
+ * it (`isolate: false`): loading zod, the frameworks and src/ once per worker instead of
+ * once per file halves the CPU those small files cost. A file that needs isolation and
+ * is not listed here fails in a full run only: add it here.
+ */
+export const isolatedTests = [
+  'test/browser/**/*.test.ts',
+  'test/**/*.browser.test.ts',
+  'test/cli/**/*.test.ts',
+  'test/dashboard/browser.test.ts',
+  'test/docs/**/*.test.ts',
+  'test/examples/**/*.test.ts',
+  'test/faults/**/*.test.ts',
+  'test/http/hostile-input.test.ts',
+  'test/http/no-framework-import.test.ts',
+  'test/http/warm-path.test.ts',
+  'test/package/**/*.test.ts',
+  'test/readme/**/*.test.ts',
+  'test/revocation/**/*.test.ts',
+  'test/runtimes/**/*.test.ts',
+  'test/service/peppers.test.ts',
+  'test/service/telemetry.test.ts',
+  'test/soak/**/*.test.ts',
+  'test/stores/**/*.test.ts',
+  'test/types/**/*.test.ts',
+]
+
+const excluded = [
+  '**/node_modules/**',
+  'dist/**',
+  'bench/**',
+  ...(process.env.PASSCODE_AUTH_TESTS === 'node-dependent' ? nodeIndependentTests : []),
+]
+
 export default defineConfig({
   resolve: { alias: packageAliases },
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: [
-      '**/node_modules/**',
-      'dist/**',
-      'bench/**',
-      ...(process.env.PASSCODE_AUTH_TESTS === 'node-dependent' ? nodeIndependentTests : []),
+    projects: [
+      { extends: true, test: { name: 'isolated', include: isolatedTests, exclude: excluded } },
+      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: [...excluded, ...isolatedTests], isolate: false } },
     ],
     environment: 'node',
     // Integration tests start Postgres clusters, SMTP servers and HTTP servers.
