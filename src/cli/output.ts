@@ -10,6 +10,11 @@ export interface CliIo {
   readonly cwd: string
   /** stdout is a terminal: `serve` then logs requests for a person rather than as JSON. @default false */
   readonly stdoutIsTTY?: boolean
+  /**
+   * Resolves, with a signal's name, when `serve` is to shut down: a test that runs
+   * `serve` in its own process stops it this way. @default the process's first SIGINT or SIGTERM
+   */
+  readonly stopped?: Promise<NodeJS.Signals>
 }
 
 /**

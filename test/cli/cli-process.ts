@@ -216,13 +216,19 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** A running `serve` (or `npm start`). */
-export interface RunningServer {
-  readonly child: ChildProcess
+/** A running `serve`: a process ({@link RunningServer}) or in this process ({@link serveInProcess}). */
+export interface ServeUnderTest {
   /** The base URL it printed. */
   readonly url: string
   stdout(): string
   stderr(): string
+  /** Stops it as `signal` would (SIGTERM by default) and resolves its exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>
+}
+
+/** A running `serve` (or `npm start`) process. */
+export interface RunningServer extends ServeUnderTest {
+  readonly child: ChildProcess
   /**
    * Sends a signal and resolves the exit code: to `pid` when given (the server under
    * `npm start`, so that npm reports how it ended), else to the whole process group.
@@ -284,6 +290,49 @@ export async function serve(
   const command = [process.execPath, await commandFile(), 'serve', '--port', '0', ...args]
   const withUmask = options.umask === undefined ? command : ['/bin/sh', '-c', `umask ${options.umask} && exec "$0" "$@"`, ...command]
   return startServer(withUmask, cleanEnv({ PASSCODE_AUTH_DATA_DIR: dataDir, ...env }))
+}
+
+/**
+ * `passcode-auth serve` on a data folder (or with `env`'s DATABASE_URL), on a free port,
+ * run by `runCli` in this process, as {@link cli} runs the other commands: for tests of
+ * what the server does, where its process is not what is tested. Each such process
+ * costs over a second of CPU (Node, the command's modules, PGlite's WebAssembly).
+ * Resolves once it printed "Stop with Ctrl+C."; `stop` ends it as a signal would.
+ */
+export async function serveInProcess(dataDir: string, args: readonly string[] = [], env: Record<string, string> = {}): Promise<ServeUnderTest> {
+  const { runCli } = await import('../../src/cli/run-cli')
+  let stdout = ''
+  let stderr = ''
+  let stopWith!: (signal: NodeJS.Signals) => void
+  const stopped = new Promise<NodeJS.Signals>((resolve) => (stopWith = resolve))
+  let ready!: () => void
+  const listening = new Promise<void>((resolve) => (ready = resolve))
+  const io = {
+    stdout: (text: string) => {
+      stdout += text
+      if (text.includes('Stop with Ctrl+C.')) ready()
+    },
+    stderr: (text: string) => void (stderr += text),
+    env: cliEnv({ dataDir, env }),
+    cwd: root,
+    stopped,
+  }
+  const exited = runCli(['serve', '--port', '0', ...args], io)
+  await Promise.race([
+    listening,
+    exited.then((code) => {
+      throw new Error(`serve exited (${code}) before it was ready:\n${stdout}\n${stderr}`)
+    }),
+  ])
+  return {
+    url: /listening on (http:\/\/\S+)/.exec(stdout)?.[1] ?? '',
+    stdout: () => stdout,
+    stderr: () => stderr,
+    stop(signal = 'SIGTERM') {
+      stopWith(signal)
+      return exited
+    },
+  }
 }
 
 /** The request log lines of a server's stdout (JSON when stdout is not a terminal), parsed; the banner's lines left out. */

@@ -125,7 +125,7 @@ const serve: CommandSpec = {
 
     // Listen for signals before the banner says how to stop: a signal sent as soon as
     // "Stop with Ctrl+C." is read must find the handler in place.
-    const stopped = untilSignal()
+    const stopped = io.stopped ?? untilSignal()
     const mailer = mail.kind === 'console' ? `console (expiry emails to ${mail.to.join(', ')} are printed here)` : `SMTP ${mail.url.host}`
     const storage = runtime.storage === 'embedded' ? `embedded PostgreSQL (PGlite) in ${runtime.location}` : runtime.location
     const { rateLimit } = settings
