@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cli, migratedDataFolder, serve, type RunningServer } from './cli-process'
+import { cli, migratedDataFolder, serveInProcess, type ServeUnderTest } from './cli-process'
 
 /**
  * `users`, `accounts` and `partners`, run while `serve` runs on the data folder (the
@@ -8,7 +8,7 @@ import { cli, migratedDataFolder, serve, type RunningServer } from './cli-proces
  */
 
 let folder: { dir: string; remove(): void }
-let server: RunningServer
+let server: ServeUnderTest
 const run = (...args: string[]) => cli(args, { dataDir: folder.dir })
 const connect = async (passcode: string, partner = 'acme') => {
   const response = await fetch(`${server.url}/v1/connect?partner=${partner}`, {
@@ -24,7 +24,7 @@ const reveal = async (userId: string) => {
 
 beforeAll(async () => {
   folder = await migratedDataFolder()
-  server = await serve(folder.dir, ['--quiet'])
+  server = await serveInProcess(folder.dir, ['--quiet'])
 }, 120_000)
 
 afterAll(async () => {

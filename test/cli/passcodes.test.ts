@@ -3,18 +3,18 @@ import { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPasscodeAuth, PASSCODE_PATTERN } from '../../src/index'
 import { postgresStore } from '../../src/stores/postgres/index'
-import { cli, migratedDataFolder, serve, type RunningServer } from './cli-process'
+import { cli, migratedDataFolder, serveInProcess, type ServeUnderTest } from './cli-process'
 
 /**
- * `passcodes create|list|edit|delete`, good and bad input, as child processes on a data
- * folder. Most run while `serve` holds the folder (each command is handed to it, which
- * spares every process opening the database); the 101st passcode is refused on a folder
- * the command opens itself.
+ * `passcodes create|list|edit|delete`, good and bad input, on a data folder. Most run
+ * while `serve` holds the folder (each command is handed to it over its control socket,
+ * which spares every command opening the database); the 101st passcode is refused on a
+ * folder the command opens itself. The commands and the server run in this process.
  */
 
 let folder: { dir: string; remove(): void }
 let full: { dir: string; remove(): void }
-let server: RunningServer
+let server: ServeUnderTest
 const run = (...args: string[]) => cli(args, { dataDir: folder.dir })
 const listJson = async (account = 'acc_1') => {
   const result = await cli(['passcodes', 'list', '--account', account, '--json'], { dataDir: folder.dir })
@@ -30,7 +30,7 @@ beforeAll(async () => {
   const admin = { userId: 'setup', role: 'admin' } as const
   for (let i = 1; i <= 100; i++) await auth.passcodes.create(admin, 'acc_full', { name: `Partner ${i}`, expiry: 30 })
   await db.close()
-  server = await serve(folder.dir, ['--quiet'])
+  server = await serveInProcess(folder.dir, ['--quiet'])
 }, 120_000)
 
 afterAll(async () => {
