@@ -139,6 +139,18 @@ export async function migratedDataFolder(): Promise<{ dir: string; remove(): voi
   return copy
 }
 
+/**
+ * A migrated data folder that still owes the demo, as after a first start that could
+ * not listen (src/cli/server/demo.ts): its `serve` seeds the demo account and prints
+ * the curl line, as on a new folder, without the seconds of creating a database. The
+ * first start itself is tested in first-start.test.ts and data-folder.test.ts.
+ */
+export async function demoOwingDataFolder(): Promise<{ dir: string; remove(): void }> {
+  const folder = await migratedDataFolder()
+  writeFileSync(path.join(folder.dir, 'demo-pending'), '', { mode: 0o600 })
+  return folder
+}
+
 let templateBuilt: Promise<string> | undefined
 
 /**

@@ -1,33 +1,34 @@
-import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { browserAvailability, launchBrowser } from '../helpers/browser'
-import { cli, requestLog, serve, temporaryFolder, type RunningServer } from './cli-process'
+import { cli, demoOwingDataFolder, requestLog, serveInProcess, type ServeUnderTest } from './cli-process'
 
 /**
  * The reference server's dashboard: `serve` prints a one-time login link for the
  * operator on stderr (never in the request log), the link sets an HttpOnly,
  * SameSite=Strict session cookie, and `dashboard link` prints one for any user while
- * the server runs. On the embedded store, out of the box.
+ * the server runs. On the embedded store, out of the box (a data folder that owes the
+ * demo, so that the server seeds it), with the server in this process.
  */
 
-const folder = temporaryFolder()
-const dataDir = path.join(folder.dir, 'data')
-let server: RunningServer
+let folder: { dir: string; remove(): void }
+let dataDir: string
+let server: ServeUnderTest
 let operatorLink: string
 
 const linkIn = (text: string) => /(http:\/\/\S+\/settings\/login\?token=[A-Za-z0-9_-]+)/.exec(text)?.[1] ?? ''
 
 beforeAll(async () => {
-  server = await serve(dataDir)
-  for (let waited = 0; linkIn(server.stderr()) === '' && waited < 5_000; waited += 20) await sleep(20)
+  folder = await demoOwingDataFolder()
+  dataDir = folder.dir
+  server = await serveInProcess(dataDir)
   operatorLink = linkIn(server.stderr())
 }, 120_000)
 
 afterAll(async () => {
   await server?.stop()
-  folder.remove()
+  folder?.remove()
 })
 
 const open = (url: string, cookie?: string) => fetch(url, { redirect: 'manual', headers: cookie === undefined ? {} : { cookie } })
