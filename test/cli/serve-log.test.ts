@@ -5,18 +5,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { serverConfig } from '../../src/cli/config'
 import { parseCommandLine } from '../../src/cli/run-cli'
 import { codeBlocks } from '../docs/markdown-blocks'
-import { headersOfCurlLine, requestLog, root, serve, temporaryFolder, type RunningServer } from './cli-process'
+import { demoOwingDataFolder, headersOfCurlLine, migratedDataFolder, requestLog, root, serve, serveInProcess, type ServeUnderTest } from './cli-process'
 
 /**
- * The request log of `passcode-auth serve`, from the real command in its own process
- * (whether stdout is a terminal is the process's own business): one JSON line per
- * request on stdout when stdout is not a terminal, one line for a person with
- * `--log-format text`; secrets shown to a person stay on stderr.
+ * The request log of `passcode-auth serve`: one JSON line per request on stdout when
+ * stdout is not a terminal, from the real command in its own process (whether stdout
+ * is a terminal is the process's own business); one line for a person with
+ * `--log-format text`, from `serve` in this process; secrets shown to a person stay on
+ * stderr. Both serve copies of a migrated data folder, the first one owing the demo.
  */
 
-const folder = temporaryFolder()
-let json: RunningServer
-let text: RunningServer
+const folders: { dir: string; remove(): void }[] = []
+let json: ServeUnderTest
+let text: ServeUnderTest
 let demo: { url: string; headers: Record<string, string> }
 let loginLink: string
 
@@ -24,7 +25,8 @@ const curlLineIn = (stderr: string) => stderr.split('\n').find((line) => line.tr
 const linkIn = (stderr: string) => /(http:\/\/\S+\/settings\/login\?token=[A-Za-z0-9_-]+)/.exec(stderr)?.[1] ?? ''
 
 beforeAll(async () => {
-  ;[json, text] = await Promise.all([serve(path.join(folder.dir, 'json')), serve(path.join(folder.dir, 'text'), ['--log-format', 'text', '--trust-proxy', 'loopback'])])
+  folders.push(...(await Promise.all([demoOwingDataFolder(), migratedDataFolder()])))
+  ;[json, text] = await Promise.all([serve(folders[0]!.dir), serveInProcess(folders[1]!.dir, ['--log-format', 'text', '--trust-proxy', 'loopback'])])
   for (let waited = 0; (curlLineIn(json.stderr()) === '' || linkIn(json.stderr()) === '') && waited < 5_000; waited += 20) await sleep(20)
   demo = headersOfCurlLine(curlLineIn(json.stderr()))
   loginLink = linkIn(json.stderr())
@@ -32,17 +34,17 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([json?.stop(), text?.stop()])
-  folder.remove()
+  for (const folder of folders) folder.remove()
 })
 
 /** The log entries of `server` with this request ID, once there are `count` of them (or 5 s passed). */
-async function logged(server: RunningServer, requestId: string, count = 1): Promise<Record<string, unknown>[]> {
+async function logged(server: ServeUnderTest, requestId: string, count = 1): Promise<Record<string, unknown>[]> {
   const find = () => requestLog(server.stdout()).filter((entry) => entry.requestId === requestId)
   for (let waited = 0; find().length < count && waited < 5_000; waited += 20) await sleep(20)
   return find()
 }
 
-const send = (server: RunningServer, target: string, requestId: string, init: RequestInit = {}) =>
+const send = (server: ServeUnderTest, target: string, requestId: string, init: RequestInit = {}) =>
   fetch(`${server.url}${target}`, { redirect: 'manual', ...init, headers: { 'x-request-id': requestId, ...(init.headers as Record<string, string>) } })
 
 describe('the request log of serve', () => {
