@@ -102,13 +102,17 @@ export async function cli(args: readonly string[], options: CliOptions = {}): Pr
   return { code, stdout, stderr }
 }
 
-/** Runs `passcode-auth <args>` to completion as a child process (the bundled command). */
-export function cliProcess(args: readonly string[], options: CliOptions = {}): Promise<CliRun> {
+/**
+ * Runs `passcode-auth <args>` to completion as a child process (the bundled command);
+ * with `umask`, started under that umask (through `sh`, which then becomes the command).
+ */
+export function cliProcess(args: readonly string[], options: CliOptions & { umask?: string } = {}): Promise<CliRun> {
   const env = cliEnv(options)
   return commandFile().then(
     (file) =>
       new Promise((resolve) => {
-        execFile(process.execPath, [file, ...args], { cwd: root, env, timeout: 90_000 }, (error, stdout, stderr) => {
+        const [command, ...commandArgs] = underUmask([process.execPath, file, ...args], options.umask)
+        execFile(command!, commandArgs, { cwd: root, env, timeout: 90_000 }, (error, stdout, stderr) => {
           const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1
           resolve({ code, stdout, stderr })
         })
@@ -300,8 +304,12 @@ export async function serve(
   options: { umask?: string } = {},
 ): Promise<RunningServer> {
   const command = [process.execPath, await commandFile(), 'serve', '--port', '0', ...args]
-  const withUmask = options.umask === undefined ? command : ['/bin/sh', '-c', `umask ${options.umask} && exec "$0" "$@"`, ...command]
-  return startServer(withUmask, cleanEnv({ PASSCODE_AUTH_DATA_DIR: dataDir, ...env }))
+  return startServer(underUmask(command, options.umask), cleanEnv({ PASSCODE_AUTH_DATA_DIR: dataDir, ...env }))
+}
+
+/** `command`, run under `umask` when given: through `sh`, which then becomes the command with `exec`. */
+function underUmask(command: readonly string[], umask: string | undefined): readonly string[] {
+  return umask === undefined ? command : ['/bin/sh', '-c', `umask ${umask} && exec "$0" "$@"`, ...command]
 }
 
 /**

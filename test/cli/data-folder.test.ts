@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MIGRATIONS } from '../../src/stores/postgres/migrations'
 import { createServer } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { cli, migratedDataFolder, serve, temporaryFolder } from './cli-process'
+import { cli, cliProcess, migratedDataFolder, serve, temporaryFolder, type CliRun, type RunningServer } from './cli-process'
 
 /** The embedded data folder: migrations, its lock, its secrets. */
 
@@ -73,28 +73,6 @@ describe('the data folder', () => {
     expect(opened.stderr).toBe('')
   })
 
-  it('still owes the demo after a first start that could not listen', async () => {
-    const empty = temporaryFolder()
-    const busy = createServer()
-    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
-    try {
-      const port = (busy.address() as { port: number }).port
-      const failed = await cli(['serve', '--port', String(port)], { dataDir: empty.dir })
-      expect(failed.code).toBe(2)
-      expect(failed.stderr).toContain(`error: Cannot listen on 127.0.0.1:${port} (EADDRINUSE); choose another --port or --host`)
-      const server = await serve(empty.dir)
-      try {
-        for (let waited = 0; !server.stderr().includes('curl ') && waited < 5_000; waited += 20) await sleep(20)
-        expect(server.stderr()).toMatch(/^ {2}curl -i .*partner=demo-partner'$/m)
-      } finally {
-        expect(await server.stop()).toBe(0)
-      }
-    } finally {
-      busy.close()
-      empty.remove()
-    }
-  }, 120_000)
-
   it('refuses, with exit 5, a data folder or database folder that other users can write to, saying how to fix it', async () => {
     const database = path.join(folder.dir, 'pgdata')
     for (const [target, what] of [
@@ -136,29 +114,6 @@ describe('the data folder', () => {
     }
   })
 
-  it('creates everything in a new data folder owner-only, even under umask 000', async () => {
-    const empty = temporaryFolder()
-    const dir = path.join(empty.dir, 'data')
-    try {
-      const server = await serve(dir, ['--quiet'], {}, { umask: '000' })
-      const open: string[] = []
-      try {
-        const walk = (at: string): void => {
-          const mode = lstatSync(at).mode
-          if ((mode & 0o077) !== 0) open.push(`${path.relative(dir, at) || '.'} ${(mode & 0o777).toString(8)}`)
-          if (lstatSync(at).isDirectory()) for (const name of readdirSync(at)) walk(path.join(at, name))
-        }
-        walk(dir)
-        expect(readdirSync(dir)).toEqual(expect.arrayContaining(['pgdata', 'secrets.json', 'lock', 'serve.sock']))
-      } finally {
-        expect(await server.stop()).toBe(0)
-      }
-      expect(open).toEqual([])
-    } finally {
-      empty.remove()
-    }
-  }, 120_000)
-
   it('reports a data folder that cannot be one', async () => {
     const parent = temporaryFolder()
     try {
@@ -170,5 +125,57 @@ describe('the data folder', () => {
     } finally {
       parent.remove()
     }
+  })
+})
+
+describe('a new data folder, started twice under umask 000, first on a port in use', () => {
+  // Both cases on one new folder (creating a database costs about 5 CPU-seconds): its
+  // first start cannot listen, the second one serves. Both are processes under umask 000,
+  // so that everything in the folder was created under it.
+  let empty: { dir: string; remove(): void }
+  let dir: string
+  let port: number
+  let failed: CliRun
+  let server: RunningServer | undefined
+  let stopped: number | null | undefined
+
+  beforeAll(async () => {
+    empty = temporaryFolder()
+    dir = path.join(empty.dir, 'data')
+    const busy = createServer()
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
+    try {
+      port = (busy.address() as { port: number }).port
+      failed = await cliProcess(['serve', '--port', String(port)], { dataDir: dir, umask: '000' })
+    } finally {
+      busy.close()
+    }
+    server = await serve(dir, [], {}, { umask: '000' })
+    for (let waited = 0; !server.stderr().includes('curl ') && waited < 5_000; waited += 20) await sleep(20)
+  }, 120_000)
+
+  afterAll(async () => {
+    if (stopped === undefined) await server?.stop()
+    empty?.remove()
+  })
+
+  it('still owes the demo after a first start that could not listen', () => {
+    expect(failed.code).toBe(2)
+    expect(failed.stderr).toContain(`error: Cannot listen on 127.0.0.1:${port} (EADDRINUSE); choose another --port or --host`)
+    expect(server!.stderr()).toMatch(/^ {2}curl -i .*partner=demo-partner'$/m)
+  })
+
+  it('creates everything in it owner-only, even under umask 000', async () => {
+    const open: string[] = []
+    const walk = (at: string): void => {
+      const mode = lstatSync(at).mode
+      if ((mode & 0o077) !== 0) open.push(`${path.relative(dir, at) || '.'} ${(mode & 0o777).toString(8)}`)
+      if (lstatSync(at).isDirectory()) for (const name of readdirSync(at)) walk(path.join(at, name))
+    }
+    walk(dir)
+    expect(readdirSync(dir)).toEqual(expect.arrayContaining(['pgdata', 'secrets.json', 'lock', 'serve.sock']))
+    stopped = await server!.stop()
+    expect(stopped).toBe(0)
+    expect(open).toEqual([])
   })
 })
