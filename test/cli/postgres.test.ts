@@ -4,12 +4,13 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MIGRATIONS } from '../../src/stores/postgres/migrations'
 import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
-import { cli, serve, type RunningServer } from './cli-process'
+import { cli, serveInProcess, type ServeUnderTest } from './cli-process'
 
 /**
  * The command on PostgreSQL (DATABASE_URL): migrations, management, and two `serve`
  * instances sharing one database, where a delete made by the CLI reaches both
- * instances' caches at once (LISTEN/NOTIFY).
+ * instances' caches at once (LISTEN/NOTIFY). The commands and the servers run in this
+ * process; each server has its own connections, caches and limiter, as in its own.
  */
 
 const availability = postgresAvailability()
@@ -19,7 +20,7 @@ describe.skipIf(!availability.available)(title, () => {
   let database: TestPostgres
   const schema = `cli_${randomBytes(4).toString('hex')}`
   let env: Record<string, string>
-  const servers: RunningServer[] = []
+  const servers: ServeUnderTest[] = []
   const run = (...args: string[]) => cli(args, { env })
 
   beforeAll(async () => {
@@ -59,8 +60,8 @@ describe.skipIf(!availability.available)(title, () => {
     const created = await run('passcodes', 'create', '--account', 'acc_1', '--name', 'Acme', '--expiry', '90', '--json')
     expect(created.code).toBe(0)
     const { value } = JSON.parse(created.stdout) as { value: string }
-    servers.push(...(await Promise.all([serve('/nonexistent', ['--quiet'], env), serve('/nonexistent', ['--quiet'], env)])))
-    const status = async (server: RunningServer) =>
+    servers.push(...(await Promise.all([serveInProcess('/nonexistent', ['--quiet'], env), serveInProcess('/nonexistent', ['--quiet'], env)])))
+    const status = async (server: ServeUnderTest) =>
       (await fetch(`${server.url}/v1/connect?partner=acme`, { headers: { 'X-Service-Account-Id': 'acc_1', 'X-Service-Passcode': value } })).status
     // Both instances verify it, and keep it in their verification caches (30 s).
     expect(await Promise.all(servers.map(status))).toEqual([200, 200])
@@ -78,7 +79,7 @@ describe.skipIf(!availability.available)(title, () => {
     expect(servers).toHaveLength(2)
     const created = await run('passcodes', 'create', '--account', 'acc_2', '--name', 'Globex', '--expiry', '90', '--json')
     const { value } = JSON.parse(created.stdout) as { value: string }
-    const status = async (server: RunningServer) =>
+    const status = async (server: ServeUnderTest) =>
       (await fetch(`${server.url}/v1/connect?partner=globex`, { headers: { 'X-Service-Account-Id': 'acc_2', 'X-Service-Passcode': value } })).status
     const until = async (expected: number) => {
       const deadline = Date.now() + 5_000
@@ -102,11 +103,11 @@ describe.skipIf(!availability.available)(title, () => {
   it('limits failed attempts for the sum of two instances, with a correct Retry-After; valid credentials still pass (SPEC 5.21)', async () => {
     const created = await run('passcodes', 'create', '--account', 'acc_limited', '--name', 'Partner', '--expiry', '90', '--json')
     const { value } = JSON.parse(created.stdout) as { value: string }
-    const limited = await Promise.all([0, 1].map(() => serve('/nonexistent', ['--quiet', '--rate-limit', '4', '--rate-limit-window-ms', '60000'], env)))
+    const limited = await Promise.all([0, 1].map(() => serveInProcess('/nonexistent', ['--quiet', '--rate-limit', '4', '--rate-limit-window-ms', '60000'], env)))
     servers.push(...limited)
     expect(limited[0]!.stdout()).toContain('limiter  4 failed attempts per client address and per account in 60 s, then 429, counted across every instance')
     // From a chosen loopback address, so that the attacker and the partner are two clients.
-    const call = (server: RunningServer, passcode: string, from: string) =>
+    const call = (server: ServeUnderTest, passcode: string, from: string) =>
       new Promise<{ status: number; retryAfter: string | undefined }>((resolve, reject) => {
         const url = new URL(`${server.url}/v1/connect?partner=acme`)
         const request = httpRequest(
@@ -155,7 +156,7 @@ describe.skipIf(!availability.available)(title, () => {
     expect(human.stdout).toContain(`${before.current} under PASSCODE_AUTH_PREVIOUS_PEPPERS entry 1`)
     expect(human.stdout + human.stderr).not.toContain(rotatedEnv.PASSCODE_AUTH_PEPPER)
 
-    const server = await serve('/nonexistent', ['--quiet'], rotatedEnv)
+    const server = await serveInProcess('/nonexistent', ['--quiet'], rotatedEnv)
     servers.push(server)
     const response = await fetch(`${server.url}/1/events.json`, { headers: { 'X-Service-Account-Id': 'acc_pepper', 'X-Service-Passcode': value } })
     expect(response.status).toBe(200)
