@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { typeCheckFiles } from '../helpers/type-check'
+import { typeCheckEachFile } from '../helpers/type-check'
 
 /** Code blocks of the README and guides, and a type check for those that cannot run in a test. */
 
@@ -44,6 +44,16 @@ export const TYPE_CHECK_ONLY = '// readme: type-check only'
  * first line), so top-level await and its own imports work as in a host's file.
  */
 export async function typeCheckBlocks(suite: string, blocks: readonly { name: string; code: string }[]): Promise<string> {
+  const { program, each } = await typeCheckEachBlock(suite, blocks)
+  return program + each.join('')
+}
+
+/**
+ * {@link typeCheckBlocks} in one program, with each block's diagnostics apart (`each[i]`
+ * for `blocks[i]`, empty when it compiles) so that a test per block fails on its own block;
+ * `program` holds those of no one block (options, globals).
+ */
+export async function typeCheckEachBlock(suite: string, blocks: readonly { name: string; code: string }[]): Promise<{ program: string; each: string[] }> {
   const dir = path.join(root, 'node_modules/.cache/doc-blocks', suite)
   rmSync(dir, { recursive: true, force: true })
   mkdirSync(dir, { recursive: true })
@@ -53,5 +63,6 @@ export async function typeCheckBlocks(suite: string, blocks: readonly { name: st
     return file
   })
   // A block may declare what its reader then uses elsewhere.
-  return typeCheckFiles(files, { noUnusedLocals: false })
+  const { program, each } = typeCheckEachFile(files, { noUnusedLocals: false })
+  return { program, each: files.map((file) => each.get(file) ?? '') }
 }

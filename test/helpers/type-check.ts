@@ -16,6 +16,18 @@ const root = path.resolve(import.meta.dirname, '../..')
  * tests, that took about a minute of CPU per suite.
  */
 export function typeCheckFiles(files: readonly string[], overrides: ts.CompilerOptions = {}): string {
+  const { program, each } = typeCheckEachFile(files, overrides)
+  return program + [...each.values()].join('')
+}
+
+/**
+ * {@link typeCheckFiles}, with the diagnostics of each file apart: one program for all the
+ * files (parsing and binding the standard library, @types/node and the frameworks' types
+ * takes most of the CPU of a check, and is done once), and each file's own diagnostics,
+ * so that a test per file fails only on its own file. `program` holds the diagnostics
+ * that belong to no one file (options, globals), or the files missing from the program.
+ */
+export function typeCheckEachFile(files: readonly string[], overrides: ts.CompilerOptions = {}): { program: string; each: Map<string, string> } {
   const config = ts.getParsedCommandLineOfConfigFile(path.join(root, 'tsconfig.json'), overrides, {
     ...ts.sys,
     onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
@@ -23,18 +35,23 @@ export function typeCheckFiles(files: readonly string[], overrides: ts.CompilerO
     },
   })
   if (config === undefined) throw new Error('tsconfig.json could not be read')
-  const program = ts.createProgram({ rootNames: files.map((file) => path.resolve(file)), options: config.options })
-  const checked = files.map((file) => program.getSourceFile(path.resolve(file)))
-  const diagnostics = [
-    ...program.getOptionsDiagnostics(),
-    ...program.getGlobalDiagnostics(),
-    ...checked.flatMap((source) => (source === undefined ? [] : [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)])),
-  ]
-  const missing = files.filter((_, index) => checked[index] === undefined)
-  if (missing.length > 0) return `not in the program: ${missing.join(', ')}\n`
-  return ts.formatDiagnostics(diagnostics, {
-    getCanonicalFileName: (file) => file,
-    getCurrentDirectory: () => root,
-    getNewLine: () => '\n',
-  })
+  const host = ts.createCompilerHost(config.options)
+  // As tsc does (since TypeScript 5.3): JSDoc comments of .ts and .d.ts files are parsed
+  // only where they change a diagnostic, not for the editor's hover texts.
+  host.jsDocParsingMode = ts.JSDocParsingMode.ParseForTypeErrors
+  const program = ts.createProgram({ rootNames: files.map((file) => path.resolve(file)), options: config.options, host })
+  const format = (diagnostics: readonly ts.Diagnostic[]) =>
+    ts.formatDiagnostics(diagnostics, {
+      getCanonicalFileName: (file) => file,
+      getCurrentDirectory: () => root,
+      getNewLine: () => '\n',
+    })
+  const missing = files.filter((file) => program.getSourceFile(path.resolve(file)) === undefined)
+  const each = new Map<string, string>()
+  for (const file of files) {
+    const source = program.getSourceFile(path.resolve(file))
+    each.set(file, source === undefined ? `${file}: not in the program\n` : format([...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]))
+  }
+  const global = format([...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()])
+  return { program: missing.length > 0 ? `${global}not in the program: ${missing.join(', ')}\n` : global, each }
 }
