@@ -1,9 +1,10 @@
-import { readFileSync, mkdtempSync, writeFileSync, symlinkSync, rmSync } from 'node:fs'
-import { execFileSync } from 'node:child_process'
+import { readFileSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs'
+import { execFile } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { describe, expect, it } from 'vitest'
-import { TYPE_CHECK_ONLY, typeCheckBlocks } from '../docs/markdown-blocks'
+import { afterAll, describe, expect, it } from 'vitest'
+import { TYPE_CHECK_ONLY, typeCheckEachBlock } from '../docs/markdown-blocks'
+import { bundleForNode, type NodeBundles } from '../helpers/node-bundle'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const readme = readFileSync(path.join(root, 'README.md'), 'utf8')
@@ -27,56 +28,70 @@ function tsBlocks(): { heading: string; code: string }[] {
 
 describe('README code blocks', () => {
   const blocks = tsBlocks()
+  const checked = blocks.filter((block) => block.code.includes(TYPE_CHECK_ONLY))
+  const runnable = blocks.filter((block) => !block.code.includes(TYPE_CHECK_ONLY))
 
   it('has code blocks to test', () => {
     expect(blocks.length).toBeGreaterThan(0)
+    expect(checked.length).toBeGreaterThan(0)
   })
 
-  // Blocks that need a server or a secret (marked TYPE_CHECK_ONLY) are compiled, not run.
-  it('type-checks the blocks that cannot run here', async () => {
-    const checked = blocks.filter((block) => block.code.includes(TYPE_CHECK_ONLY))
-    expect(checked.length).toBeGreaterThan(0)
-    expect(await typeCheckBlocks('readme', checked.map((block) => ({ name: block.heading, code: block.code })))).toBe('')
-  }, 120_000)
+  // Blocks that need a server or a secret (marked TYPE_CHECK_ONLY) are compiled, not run:
+  // all in one program (the cases share it: a check changes nothing), each block's own
+  // diagnostics in its own test.
+  let typeCheck: ReturnType<typeof typeCheckEachBlock> | undefined
+  const typeChecked = () => (typeCheck ??= typeCheckEachBlock('readme', checked.map((block) => ({ name: block.heading, code: block.code }))))
 
-  // Each block runs as an ES module that imports the package by name from src/ through tsx.
-  it.each(blocks.filter((block) => !block.code.includes(TYPE_CHECK_ONLY)).map((block) => [block.heading, block.code]))(
-    'runs the "%s" block',
-    (_, code) => {
-      const dir = mkdtempSync(path.join(tmpdir(), 'readme-'))
-      try {
-        const aliases = {
-          'passcode-auth': 'src/index.ts',
-          'passcode-auth/memory': 'src/memory.ts',
-          'passcode-auth/express': 'src/express/index.ts',
-          'passcode-auth/fastify': 'src/fastify/index.ts',
-          'passcode-auth/koa': 'src/koa/index.ts',
-          'passcode-auth/client': 'src/client/index.ts',
-          'passcode-auth/postgres': 'src/stores/postgres/index.ts',
-          'passcode-auth/smtp': 'src/mailers/smtp/index.ts',
-          'passcode-auth/dashboard': 'src/dashboard/index.ts',
-        }
-        let source = code
-        for (const [name, file] of Object.entries(aliases)) {
-          source = source.replaceAll(`'${name}'`, `'${path.join(root, file)}'`)
-        }
-        const file = path.join(dir, 'block.mts')
+  it.each(checked.map((block, index) => [block.heading, index] as const))(
+    'type-checks the "%s" block, which cannot run here',
+    async (_, index) => {
+      const { program, each } = await typeChecked()
+      expect(program + each[index]).toBe('')
+    },
+    120_000,
+  )
+
+  // Each block runs as an ES module in its own node process, the package's names
+  // resolving to src/ (bundled with esbuild, as under tsx; see node-bundle.ts). A block
+  // that does not bundle fails its own case with esbuild's errors.
+  let sources: { dir: string; remove(): void } | undefined
+  let bundles: Promise<NodeBundles> | undefined
+  const bundled = () =>
+    (bundles ??= (() => {
+      sources = { dir: mkdtempSync(path.join(tmpdir(), 'readme-')), remove: () => rmSync(sources!.dir, { recursive: true, force: true }) }
+      const entries: Record<string, string> = {}
+      runnable.forEach((block, index) => {
+        const file = path.join(sources!.dir, `block-${index}.ts`)
         // A block must leave nothing open (a server, a database, a timer), or a reader's
         // program would not end after its last line. The watchdog does not keep the
         // process alive itself: it fires only when something else does.
         writeFileSync(
           file,
-          `${source}\nsetTimeout(() => {\n` +
+          `${block.code}\nsetTimeout(() => {\n` +
             `  console.error('still running 5 s after the block ended: ' + process.getActiveResourcesInfo().join(', '))\n` +
             `  process.exit(3)\n` +
             `}, 5_000).unref()\n`,
         )
-        symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'))
-        const output = execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: root, encoding: 'utf8', timeout: 60_000 })
-        expect(typeof output).toBe('string')
-      } finally {
-        rmSync(dir, { recursive: true, force: true })
-      }
+        entries[`block-${index}`] = file
+      })
+      return bundleForNode(entries)
+    })())
+
+  afterAll(async () => {
+    if (bundles !== undefined) (await bundles).remove()
+    sources?.remove()
+  })
+
+  it.each(runnable.map((block, index) => [block.heading, index] as const))(
+    'runs the "%s" block',
+    async (_, index) => {
+      const file = (await bundled()).file(`block-${index}`)
+      const output = await new Promise<string>((resolve, reject) => {
+        execFile(process.execPath, [file], { cwd: root, encoding: 'utf8', timeout: 60_000 }, (error, stdout, stderr) =>
+          error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stdout}${stderr}`)),
+        )
+      })
+      expect(typeof output).toBe('string')
     },
     60_000,
   )
