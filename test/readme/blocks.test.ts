@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cleanEnv, migratedDataFolder, root, serve, type RunningServer } from '../cli/cli-process'
+import { cleanEnv, cli, migratedDataFolder, root, serve, type RunningServer } from '../cli/cli-process'
 import { codeBlocks } from '../docs/markdown-blocks'
 
 /**
@@ -14,13 +14,14 @@ import { codeBlocks } from '../docs/markdown-blocks'
 
 const readme = readFileSync(path.join(root, 'README.md'), 'utf8')
 const blocks = codeBlocks(readme)
+const packageJson = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
 
 /** Who runs each kind of shell line. A line no handler claims fails the test. */
 const SHELL_LINES: readonly { pattern: RegExp; exercisedBy: string }[] = [
   { pattern: /^npm ci && npm start$/, exercisedBy: 'test/cli/first-start.test.ts' },
   { pattern: /^npm test$/, exercisedBy: 'this suite itself' },
   { pattern: /^npm install passcode-auth$/, exercisedBy: 'not run: it installs from the registry (test/package/ loads the built package instead)' },
-  { pattern: /^npm run cli -- /, exercisedBy: 'the test below, against a running server' },
+  { pattern: /^npm run cli -- /, exercisedBy: 'the test below, against a running server (the first through npm, the others in-process)' },
   {
     pattern: /^(?:npm install passcode-auth @electric-sql\/pglite|npx passcode-auth serve)$/,
     exercisedBy: 'test/package/tarball.test.ts, with the packed tarball in an empty folder',
@@ -72,15 +73,29 @@ describe('README.md "npm run cli" lines, while the server runs', () => {
 
   it('each succeed, as pasted into a shell', async () => {
     const lines = shellLines.filter((line) => line.startsWith('npm run cli -- '))
-    expect(lines.length).toBeGreaterThan(0)
-    for (const line of lines) {
-      const result = await new Promise<{ code: number; output: string }>((resolve) => {
-        execFile('sh', ['-c', line], { cwd: root, env: cleanEnv({ PASSCODE_AUTH_DATA_DIR: folder.dir }), timeout: 60_000 }, (error, stdout, stderr) =>
-          resolve({ code: error === null ? 0 : Number(error.code), output: stdout + stderr }),
-        )
-      })
-      expect(result.code, `${line}\n${result.output}`).toBe(0)
+    expect(lines.length).toBeGreaterThan(1)
+    const [first, ...others] = lines
+    // The first line runs as pasted: sh, npm, the package's "cli" script (tsx on src/cli/index.ts).
+    const result = await shell(first!)
+    expect(result.code, `${first}\n${result.output}`).toBe(0)
+    // The others, parsed by the same shell (an `npm` function in place of npm prints the
+    // words it gets), run in this process with runCli, the command that script runs: a
+    // process each would cost npm, tsx and the command's start-up, seconds of CPU a line.
+    expect(packageJson.scripts.cli).toBe('node --import tsx src/cli/index.ts')
+    for (const line of others) {
+      const words = (await shell(`npm() { printf '%s\\0' "$@"; }\n${line}`)).output.split('\0').slice(0, -1)
+      expect(words.slice(0, 3), line).toEqual(['run', 'cli', '--'])
+      const run = await cli(words.slice(3), { dataDir: folder.dir })
+      expect(run.code, `${line}\n${run.stdout}${run.stderr}`).toBe(0)
     }
     expect(server.stdout()).toContain('passcode-auth serve: listening on')
   }, 120_000)
+
+  function shell(script: string): Promise<{ code: number; output: string }> {
+    return new Promise((resolve) => {
+      execFile('sh', ['-c', script], { cwd: root, env: cleanEnv({ PASSCODE_AUTH_DATA_DIR: folder.dir }), timeout: 60_000 }, (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : Number(error.code), output: stdout + stderr }),
+      )
+    })
+  }
 })
