@@ -4,7 +4,8 @@ import { defineConfig } from 'tsup'
  * The package's entry points, in ONE place: the key is the file name under dist/
  * (and the subpath in package.json "exports"), the value the source file.
  * Adding an entry here means adding the matching "exports" block in package.json,
- * an entry in typedoc.json and a case in test/package/load.test.ts.
+ * the source file to "files" in tsconfig.build.json, an entry in typedoc.json and a
+ * case in test/package/load.test.ts.
  */
 export const entries = {
   index: 'src/index.ts',
@@ -27,14 +28,28 @@ export const entries = {
  */
 export const commandEntries = { cli: 'src/cli/index.ts' } as const
 
+/**
+ * Where `tsc --project tsconfig.build.json` (the first step of `npm run build`) writes
+ * the declarations of src/, one .d.ts per source file; the `dts` step below bundles
+ * them from there. The folder is emptied before each build and never shipped.
+ */
+export const declarationsFolder = '.declarations'
+
+/** `src/express/index.ts` → `.declarations/express/index.d.ts`. */
+const declarationOf = (source: string): string => source.replace(/^src\//, `${declarationsFolder}/`).replace(/\.ts$/, '.d.ts')
+
 export default defineConfig({
   entry: { ...entries, ...commandEntries },
   format: ['esm', 'cjs'],
   // .js for ESM and .cjs for CommonJS ("type": "module"); tsup names the
   // declarations to match: .d.ts and .d.cts.
   outDir: 'dist',
-  // Declarations for the public entries only: the command has no API.
-  dts: { entry: entries },
+  // Declarations for the public entries only (the command has no API), bundled per
+  // entry with shared chunks like the JavaScript, as .d.ts and .d.cts. Their input is
+  // what tsc emitted, not src/: given .ts files, tsup's bundler would compile them
+  // again in its own TypeScript program, which cost four times as much CPU as tsc
+  // (docs/architecture.md, Decisions).
+  dts: { entry: Object.fromEntries(Object.entries(entries).map(([name, source]) => [name, declarationOf(source)])) },
   clean: true,
   // No source maps: dist/ is unminified and keeps every name, and maps were 59 % of the unpacked package.
   sourcemap: false,

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build, type Options } from 'tsup'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import tsupConfig, { entries } from '../../tsup.config'
+import tsupConfig, { declarationsFolder, entries } from '../../tsup.config'
 
 /**
  * The package as a user gets it, loaded by name: once with `import` (ESM) and once
@@ -187,6 +187,18 @@ describe('entry list in tsup.config.ts', () => {
       Object.entries(entries).map(([name, source]) => [name === 'index' ? 'passcode-auth' : `passcode-auth/${name}`, [`./${source}`]]),
     )
     expect(compilerOptions.paths).toEqual(expected)
+  })
+
+  // `npm run build` emits declarations with tsc for these files only, then bundles them per entry.
+  it('is mirrored by tsconfig.build.json "files", which emits into the folder the dts step reads', () => {
+    const { files, include, compilerOptions } = readJson('tsconfig.build.json') as {
+      files: string[]
+      include: string[]
+      compilerOptions: { rootDir: string; outDir: string }
+    }
+    expect([...files].sort()).toEqual(Object.values(entries).sort())
+    expect(include).toEqual([])
+    expect(compilerOptions).toMatchObject({ rootDir: 'src', outDir: declarationsFolder })
   })
 
   it('is mirrored by typedoc.json "entryPoints"', () => {
