@@ -4,11 +4,20 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
+import { bundleForNode, type NodeBundles } from '../helpers/node-bundle'
 
 const root = join(import.meta.dirname, '../..')
 const FRAMEWORKS = ['express', 'express4', 'fastify', 'fastify4', 'fastify-plugin', 'koa', 'koa2', 'hono', '@hono/node-server', '@opentelemetry/api']
+const ENTRIES = ['src/index.ts', 'src/memory.ts', 'src/express/index.ts', 'src/koa/index.ts', 'src/fastify/index.ts', 'src/fetch/index.ts', 'src/hono/index.ts']
 const directory = mkdtempSync(join(tmpdir(), 'passcode-auth-imports-'))
-afterAll(() => rmSync(directory, { recursive: true, force: true }))
+// The entries, bundled as tsup bundles the package (a module loaded with import() stays a
+// separate file, loaded only when called; packages stay imports); see node-bundle.ts.
+let bundles: Promise<NodeBundles> | undefined
+const bundled = () => (bundles ??= bundleForNode(Object.fromEntries(ENTRIES.map((entry) => [entry.replaceAll('/', '_'), join(root, entry)]))))
+afterAll(async () => {
+  rmSync(directory, { recursive: true, force: true })
+  if (bundles !== undefined) (await bundles).remove()
+})
 
 // A module-resolution hook that logs every URL resolved, so the test sees every
 // module the import graph actually loads (static and dynamic imports alike).
@@ -27,12 +36,12 @@ writeFileSync(
   `import { register } from 'node:module'\nregister(${JSON.stringify(pathToFileURL(join(directory, 'hooks.mjs')).href)})\n`,
 )
 
-/** Every module URL resolved when importing `entry` from src/ in a fresh Node process. */
-function urlsLoadedBy(entry: string): string[] {
+/** Every module URL resolved when importing `entry` of src/ (bundled) in a fresh Node process. */
+async function urlsLoadedBy(entry: string): Promise<string[]> {
   const log = join(directory, `${entry.replaceAll('/', '_')}.log`)
   writeFileSync(log, '')
-  const script = `await import(${JSON.stringify(pathToFileURL(join(root, entry)).href)})`
-  execFileSync(process.execPath, ['--import', 'tsx', '--import', join(directory, 'register.mjs'), '--input-type=module', '-e', script], {
+  const script = `await import(${JSON.stringify(pathToFileURL((await bundled()).file(entry.replaceAll('/', '_'))).href)})`
+  execFileSync(process.execPath, ['--import', join(directory, 'register.mjs'), '--input-type=module', '-e', script], {
     cwd: root,
     env: { ...process.env, RESOLVE_LOG: log },
     timeout: 30_000,
@@ -40,40 +49,41 @@ function urlsLoadedBy(entry: string): string[] {
   return readFileSync(log, 'utf8').split('\n').filter((url) => url !== '')
 }
 
-/** The node_modules packages loaded when importing `entry` from src/ in a fresh Node process. */
-function packagesLoadedBy(entry: string): string[] {
+/** The node_modules packages loaded when importing `entry` of src/ (bundled) in a fresh Node process, or among `urls`. */
+async function packagesLoadedBy(entry: string, urls?: readonly string[]): Promise<string[]> {
   const packages = new Set<string>()
-  for (const url of urlsLoadedBy(entry)) {
+  for (const url of urls ?? (await urlsLoadedBy(entry))) {
     const match = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)
-    if (match) packages.add(match[1]!)
+    // node_modules/.cache/ holds the bundles themselves.
+    if (match && match[1] !== '.cache') packages.add(match[1]!)
   }
   return [...packages].sort()
 }
 
 describe('framework packages stay optional', () => {
-  it('importing passcode-auth loads no web framework and nothing of OpenTelemetry', () => {
-    const loaded = packagesLoadedBy('src/index.ts')
+  it('importing passcode-auth loads no web framework and nothing of OpenTelemetry', async () => {
+    const loaded = await packagesLoadedBy('src/index.ts')
     expect(loaded).toContain('zod') // the hook does see package imports
     expect(loaded.filter((name) => FRAMEWORKS.includes(name))).toEqual([])
   })
 
-  it('importing passcode-auth/memory loads no web framework', () => {
-    expect(packagesLoadedBy('src/memory.ts').filter((name) => FRAMEWORKS.includes(name))).toEqual([])
+  it('importing passcode-auth/memory loads no web framework', async () => {
+    expect((await packagesLoadedBy('src/memory.ts')).filter((name) => FRAMEWORKS.includes(name))).toEqual([])
   })
 
-  it('the Express and Koa entries import their framework for types only', () => {
-    expect(packagesLoadedBy('src/express/index.ts').filter((name) => FRAMEWORKS.includes(name))).toEqual([])
-    expect(packagesLoadedBy('src/koa/index.ts').filter((name) => FRAMEWORKS.includes(name))).toEqual([])
+  it('the Express and Koa entries import their framework for types only', async () => {
+    expect((await packagesLoadedBy('src/express/index.ts')).filter((name) => FRAMEWORKS.includes(name))).toEqual([])
+    expect((await packagesLoadedBy('src/koa/index.ts')).filter((name) => FRAMEWORKS.includes(name))).toEqual([])
   })
 
-  it('the Fastify entry loads fastify-plugin and not fastify itself', () => {
-    expect(packagesLoadedBy('src/fastify/index.ts').filter((name) => FRAMEWORKS.includes(name))).toEqual(['fastify-plugin'])
+  it('the Fastify entry loads fastify-plugin and not fastify itself', async () => {
+    expect((await packagesLoadedBy('src/fastify/index.ts')).filter((name) => FRAMEWORKS.includes(name))).toEqual(['fastify-plugin'])
   })
 
-  it('the fetch and Hono entries import hono for types only, and no Node built-in module', () => {
+  it('the fetch and Hono entries import hono for types only, and no Node built-in module', async () => {
     for (const entry of ['src/fetch/index.ts', 'src/hono/index.ts']) {
-      const urls = urlsLoadedBy(entry)
-      expect(packagesLoadedBy(entry).filter((name) => FRAMEWORKS.includes(name)), entry).toEqual([])
+      const urls = await urlsLoadedBy(entry)
+      expect((await packagesLoadedBy(entry, urls)).filter((name) => FRAMEWORKS.includes(name)), entry).toEqual([])
       expect(urls.filter((url) => url.startsWith('node:')), entry).toEqual([])
     }
   })
