@@ -5,21 +5,18 @@ import { COMMANDS } from '../../src/cli/commands/index'
 import { SETTINGS } from '../../src/cli/config'
 import { EXIT_CODES } from '../../src/cli/exit-codes'
 import { parseCommandLine } from '../../src/cli/run-cli'
-import { codeBlocks, typeCheckBlocks } from './markdown-blocks'
+import { CHECKED_GUIDES, codeBlocks } from './markdown-blocks'
 
 /**
- * The guides in docs/: their links resolve, the README links each of them, their
- * TypeScript compiles against the package as it is, and the CLI guide matches the
- * command (every command line in it parses, every command and setting is described).
+ * The guides in docs/: their links resolve, the README links each of them, and the CLI
+ * guide matches the command (every command line in it parses, every command and setting
+ * is described). That their TypeScript compiles against the package as it is, is tested
+ * by test/types/type-tests.test.ts, in one program with the README's and the type tests.
  */
 
 const root = path.resolve(import.meta.dirname, '../..')
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8')
 const guides = readdirSync(path.join(root, 'docs')).filter((file) => file.endsWith('.md'))
-// The guides whose code this file checks: those of the CLI-and-docs issue. Others
-// (client.md, security.md's hardening sections, the reports) use fragments with the
-// reader's own variables, checked by their own issues.
-const checkedGuides = ['cli.md', 'concepts.md', 'dashboard.md', 'express.md', 'fastify.md', 'koa.md', 'notifications.md', 'postgres.md', 'spec-decisions.md']
 
 /** Splits a shell command line into words (quotes, no expansions). */
 function shellWords(line: string): string[] {
@@ -45,21 +42,11 @@ describe('docs/', () => {
     const readme = read('README.md')
     for (const file of [...guides, 'openapi.json']) expect(readme, file).toContain(`(docs/${file})`)
   })
-
-  it('has TypeScript that compiles against the package', async () => {
-    const blocks = checkedGuides.flatMap((file) =>
-      codeBlocks(read(`docs/${file}`))
-        .filter((block) => block.lang === 'ts')
-        .map((block) => ({ name: `docs/${file}:${block.line}`, code: block.code })),
-    )
-    expect(blocks.length).toBeGreaterThan(8)
-    expect(await typeCheckBlocks('guides', blocks)).toBe('')
-  }, 120_000)
 })
 
 describe('docs/cli.md', () => {
   const guide = read('docs/cli.md')
-  const lines = checkedGuides.flatMap((file) =>
+  const lines = CHECKED_GUIDES.flatMap((file) =>
     codeBlocks(read(`docs/${file}`))
       .filter((block) => block.lang === 'sh')
       .flatMap((block) => block.code.split('\n')),

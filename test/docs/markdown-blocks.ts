@@ -34,24 +34,24 @@ export function codeBlocks(markdown: string): CodeBlock[] {
   return blocks
 }
 
+/**
+ * The guides whose code is checked (their TypeScript type-checked by
+ * test/types/type-tests.test.ts, their command lines parsed by guides.test.ts): those of
+ * the CLI-and-docs issue. Others (client.md, security.md's hardening sections, the
+ * reports) use fragments with the reader's own variables, checked by their own issues.
+ */
+export const CHECKED_GUIDES = ['cli.md', 'concepts.md', 'dashboard.md', 'express.md', 'fastify.md', 'koa.md', 'notifications.md', 'postgres.md', 'spec-decisions.md']
+
 /** The marker of a TypeScript block that is type-checked but not run (it needs a server, a secret…). */
 export const TYPE_CHECK_ONLY = '// readme: type-check only'
 
 /**
  * Type-checks blocks with the repository's tsconfig (strict, package names mapped to
- * src/) and resolves with the compiler's diagnostics, empty when all is well. Each block is
- * its own module (`node_modules/.cache/doc-blocks/<suite>/block-<n>.ts`, its name on the
- * first line), so top-level await and its own imports work as in a host's file.
- */
-export async function typeCheckBlocks(suite: string, blocks: readonly { name: string; code: string }[]): Promise<string> {
-  const { program, each } = await typeCheckEachBlock(suite, blocks)
-  return program + each.join('')
-}
-
-/**
- * {@link typeCheckBlocks} in one program, with each block's diagnostics apart (`each[i]`
- * for `blocks[i]`, empty when it compiles) so that a test per block fails on its own block;
- * `program` holds those of no one block (options, globals).
+ * src/), all in one program, and resolves with each block's diagnostics apart (`each[i]`
+ * for `blocks[i]`, empty when it compiles) so that a test per block fails on its own
+ * block; `program` holds those of no one block (options, globals). Each block is its own
+ * module (`node_modules/.cache/doc-blocks/<suite>/block-<n>.ts`, its name on the first
+ * line), so top-level await and its own imports work as in a host's file.
  */
 export async function typeCheckEachBlock(suite: string, blocks: readonly { name: string; code: string }[]): Promise<{ program: string; each: string[] }> {
   const dir = path.join(root, 'node_modules/.cache/doc-blocks', suite)

@@ -35,11 +35,7 @@ export function typeCheckEachFile(files: readonly string[], overrides: ts.Compil
     },
   })
   if (config === undefined) throw new Error('tsconfig.json could not be read')
-  const host = ts.createCompilerHost(config.options)
-  // As tsc does (since TypeScript 5.3): JSDoc comments of .ts and .d.ts files are parsed
-  // only where they change a diagnostic, not for the editor's hover texts.
-  host.jsDocParsingMode = ts.JSDocParsingMode.ParseForTypeErrors
-  const program = ts.createProgram({ rootNames: files.map((file) => path.resolve(file)), options: config.options, host })
+  const program = ts.createProgram({ rootNames: files.map((file) => path.resolve(file)), options: config.options, host: compilerHost(config.options) })
   const format = (diagnostics: readonly ts.Diagnostic[]) =>
     ts.formatDiagnostics(diagnostics, {
       getCanonicalFileName: (file) => file,
@@ -54,4 +50,35 @@ export function typeCheckEachFile(files: readonly string[], overrides: ts.Compil
   }
   const global = format([...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()])
   return { program: missing.length > 0 ? `${global}not in the program: ${missing.join(', ')}\n` : global, each }
+}
+
+/**
+ * Files of node_modules/ (the standard library's included) parsed and bound by an earlier
+ * program of this process, by path and parsing options: they do not change during a run,
+ * and parsing and binding them is most of a check's CPU. Programs share source files as
+ * the language service does; each program's checker keeps its own types.
+ */
+const packageFiles = new Map<string, ts.SourceFile>()
+
+function compilerHost(options: ts.CompilerOptions): ts.CompilerHost {
+  const host = ts.createCompilerHost(options)
+  // As tsc does (since TypeScript 5.3): JSDoc comments of .ts and .d.ts files are parsed
+  // only where they change a diagnostic, not for the editor's hover texts.
+  host.jsDocParsingMode = ts.JSDocParsingMode.ParseForTypeErrors
+  // Options that change only which diagnostics are reported, not how a file is parsed or bound.
+  const { noUnusedLocals: _locals, noUnusedParameters: _parameters, typeRoots: _typeRoots, ...bindingOptions } = options
+  const optionsKey = JSON.stringify(bindingOptions)
+  const getSourceFile = host.getSourceFile.bind(host)
+  host.getSourceFile = (fileName, languageVersionOrOptions, onError, shouldCreateNewSourceFile) => {
+    // node_modules/.cache/ holds files the tests write, the documentation's blocks.
+    if (!fileName.includes('/node_modules/') || fileName.includes('/node_modules/.cache/')) return getSourceFile(fileName, languageVersionOrOptions, onError, shouldCreateNewSourceFile)
+    const key = `${fileName}\0${JSON.stringify(languageVersionOrOptions)}\0${optionsKey}`
+    let file = shouldCreateNewSourceFile === true ? undefined : packageFiles.get(key)
+    if (file === undefined) {
+      file = getSourceFile(fileName, languageVersionOrOptions, onError, shouldCreateNewSourceFile)
+      if (file !== undefined) packageFiles.set(key, file)
+    }
+    return file
+  }
+  return host
 }

@@ -6,8 +6,8 @@ import { cleanEnv, cli, migratedDataFolder, root, serve, type RunningServer } fr
 import { codeBlocks } from '../docs/markdown-blocks'
 
 /**
- * Every code block of README.md is exercised somewhere: ```ts blocks by readme.test.ts
- * (run, or type-checked when marked), the framework quick starts also by
+ * Every code block of README.md is exercised somewhere: ```ts blocks run by readme.test.ts
+ * (or, when marked, type-checked by test/types/type-tests.test.ts), the framework quick starts also by
  * quickstarts.test.ts, the sample output of `npm start` by test/cli/first-start.test.ts,
  * the request log sample by test/cli/serve-log.test.ts, and each ```sh line by the handler below that claims it.
  */

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { TYPE_CHECK_ONLY, typeCheckEachBlock } from '../docs/markdown-blocks'
+import { TYPE_CHECK_ONLY } from '../docs/markdown-blocks'
 import { bundleForNode, type NodeBundles } from '../helpers/node-bundle'
 
 const root = path.resolve(import.meta.dirname, '../..')
@@ -36,21 +36,8 @@ describe('README code blocks', () => {
     expect(checked.length).toBeGreaterThan(0)
   })
 
-  // Blocks that need a server or a secret (marked TYPE_CHECK_ONLY) are compiled, not run:
-  // all in one program (the cases share it: a check changes nothing), each block's own
-  // diagnostics in its own test.
-  let typeCheck: ReturnType<typeof typeCheckEachBlock> | undefined
-  const typeChecked = () => (typeCheck ??= typeCheckEachBlock('readme', checked.map((block) => ({ name: block.heading, code: block.code }))))
-
-  it.each(checked.map((block, index) => [block.heading, index] as const))(
-    'type-checks the "%s" block, which cannot run here',
-    async (_, index) => {
-      const { program, each } = await typeChecked()
-      expect(program + each[index]).toBe('')
-    },
-    120_000,
-  )
-
+  // Blocks that need a server or a secret (marked TYPE_CHECK_ONLY) are compiled, not run,
+  // by test/types/type-tests.test.ts (one program with the guides' blocks and the type tests).
   // Each block runs as an ES module in its own node process, the package's names
   // resolving to src/ (bundled with esbuild, as under tsx; see node-bundle.ts). A block
   // that does not bundle fails its own case with esbuild's errors.
