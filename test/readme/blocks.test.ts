@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cleanEnv, cli, migratedDataFolder, root, serve, type RunningServer } from '../cli/cli-process'
+import { cleanEnv, cliProcess, migratedDataFolder, root, serve, type RunningServer } from '../cli/cli-process'
 import { codeBlocks } from '../docs/markdown-blocks'
 
 /**
@@ -21,7 +21,7 @@ const SHELL_LINES: readonly { pattern: RegExp; exercisedBy: string }[] = [
   { pattern: /^npm ci && npm start$/, exercisedBy: 'test/cli/first-start.test.ts' },
   { pattern: /^npm test$/, exercisedBy: 'this suite itself' },
   { pattern: /^npm install passcode-auth$/, exercisedBy: 'not run: it installs from the registry (test/package/ loads the built package instead)' },
-  { pattern: /^npm run cli -- /, exercisedBy: 'the test below, against a running server (the first through npm, the others in-process)' },
+  { pattern: /^npm run cli -- /, exercisedBy: 'the test below, against a running server (the first through npm and tsx, the others on the bundled command)' },
   {
     pattern: /^(?:npm install passcode-auth @electric-sql\/pglite|npx passcode-auth serve)$/,
     exercisedBy: 'test/package/tarball.test.ts, with the packed tarball in an empty folder',
@@ -79,13 +79,13 @@ describe('README.md "npm run cli" lines, while the server runs', () => {
     const result = await shell(first!)
     expect(result.code, `${first}\n${result.output}`).toBe(0)
     // The others, parsed by the same shell (an `npm` function in place of npm prints the
-    // words it gets), run in this process with runCli, the command that script runs: a
-    // process each would cost npm, tsx and the command's start-up, seconds of CPU a line.
+    // words it gets), run as the command that script runs, bundled (cli-process.ts): npm
+    // and tsx would cost each line over a second of CPU more.
     expect(packageJson.scripts.cli).toBe('node --import tsx src/cli/index.ts')
     for (const line of others) {
       const words = (await shell(`npm() { printf '%s\\0' "$@"; }\n${line}`)).output.split('\0').slice(0, -1)
       expect(words.slice(0, 3), line).toEqual(['run', 'cli', '--'])
-      const run = await cli(words.slice(3), { dataDir: folder.dir })
+      const run = await cliProcess(words.slice(3), { dataDir: folder.dir })
       expect(run.code, `${line}\n${run.stdout}${run.stderr}`).toBe(0)
     }
     expect(server.stdout()).toContain('passcode-auth serve: listening on')
