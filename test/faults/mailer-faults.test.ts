@@ -1,9 +1,10 @@
-import { PGlite } from '@electric-sql/pglite'
+import type { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPasscodeAuth, type Mailer, type PasscodeStore } from '../../src/index'
 import { memoryStore } from '../../src/memory'
 import { migrate, postgresStore } from '../../src/stores/postgres/index'
 import { eventually } from '../conformance/store/fixtures'
+import { freshPglite } from '../helpers/pglite'
 import { admin } from '../helpers/service'
 import { uniqueSchema } from '../stores/sql-fixture'
 
@@ -36,7 +37,7 @@ function faultyMailer(mode: 'hangs' | 'throws') {
 let pglite: PGlite | undefined
 
 beforeAll(async () => {
-  pglite = await PGlite.create()
+  pglite = await freshPglite()
 })
 afterAll(async () => {
   await pglite?.close()

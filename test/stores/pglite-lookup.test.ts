@@ -1,9 +1,10 @@
-import { PGlite } from '@electric-sql/pglite'
+import type { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createPasscodeHasher } from '../../src/index'
 import { migrate, postgresStore } from '../../src/stores/postgres/index'
 import { preparedLookup } from '../../src/stores/postgres/pglite-lookup'
 import { statements } from '../../src/stores/postgres/statements'
+import { freshPglite } from '../helpers/pglite'
 
 // The prepared, JSON-row verification lookup must answer exactly as the plain query.
 let db: PGlite
@@ -12,7 +13,7 @@ const sql = statements(schema).findCredentialByHash
 const hash = createPasscodeHasher()
 
 beforeAll(async () => {
-  db = new PGlite()
+  db = await freshPglite()
   await migrate(db, { schema })
   const store = postgresStore(db, { schema, listen: false })
   const now = Date.UTC(2026, 0, 1)

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto'
 import { inspect } from 'node:util'
-import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createPasscodeAuth, DAY_MS, type Invalidation } from '../../src/index'
@@ -8,6 +7,7 @@ import { memoryMailer } from '../../src/memory'
 import { toDatabase } from '../../src/stores/postgres/database'
 import type { PostgresDatabase } from '../../src/stores/postgres/database-interface'
 import { migrate, postgresPartners, postgresStore } from '../../src/stores/postgres/index'
+import { freshPglite } from '../helpers/pglite'
 import { admin, manualClock } from '../helpers/service'
 import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
 import { uniqueSchema } from './sql-fixture'
@@ -93,7 +93,7 @@ async function scenarioAndDump(db: PostgresDatabase): Promise<void> {
 
 describe('a dump of the SQL store holds no passcode in clear', () => {
   it('on PGlite', async () => {
-    const db = new PGlite()
+    const db = await freshPglite()
     try {
       await scenarioAndDump(db)
     } finally {
