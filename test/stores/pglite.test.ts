@@ -6,15 +6,17 @@ import { afterAll, beforeAll } from 'vitest'
 import { storeConformance } from '../conformance/store'
 import { freshPglite } from '../helpers/pglite'
 import { migrationCases } from './migration-cases'
-import { openSqlFixture } from './sql-fixture'
+import { openSqlFixture, schemaPool } from './sql-fixture'
 import { rateLimitStoreCases } from './rate-limit-cases'
 import { sqlStoreCases } from './sql-store-cases'
 
 // One PGlite instance for the file (it takes seconds to start, even from the cached
-// initdb of test/helpers/pglite.ts); every test gets a fresh schema in it. A PGlite
-// instance is one session, so a "peer" is another store over the same instance, as
-// several services in one process would share it.
+// initdb of test/helpers/pglite.ts); every test gets an empty, migrated schema of its
+// own in it (one an earlier test emptied, see SchemaPool). A PGlite instance is one
+// session, so a "peer" is another store over the same instance, as several services in
+// one process would share it.
 let db: PGlite
+const schemas = schemaPool()
 
 beforeAll(async () => {
   db = await freshPglite()
@@ -26,12 +28,13 @@ afterAll(async () => {
 
 storeConformance('postgresStore on PGlite', {
   queryPlan: true,
-  open: () => openSqlFixture({ main: db, another: async () => ({ db, close: async () => {} }) }),
+  open: () => openSqlFixture({ main: db, another: async () => ({ db, close: async () => {} }) }, schemas),
 })
 
 sqlStoreCases('postgresStore on PGlite', {
   main: () => db,
   another: async () => ({ db, close: async () => {} }),
+  schemas,
 })
 
 // A data folder, as the reference server keeps one: written by one PGlite instance,

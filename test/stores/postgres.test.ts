@@ -9,7 +9,7 @@ import { storeConformance } from '../conformance/store'
 import { eventually, subscribeReady } from '../conformance/store/fixtures'
 import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
 import { migrationCases } from './migration-cases'
-import { openSqlFixture } from './sql-fixture'
+import { openSqlFixture, schemaPool } from './sql-fixture'
 import { rateLimitStoreCases } from './rate-limit-cases'
 import { sqlStoreCases } from './sql-store-cases'
 
@@ -20,6 +20,10 @@ describe.skipIf(!availability.available)(title, () => {
   let server: TestPostgres
   let main: pg.Pool
   const pools = new Set<pg.Pool>()
+  // The suites' cases hand their emptied schema on to the next (see SchemaPool); the
+  // PostgreSQL-only cases below count the backends listening on their schema's channel,
+  // so they keep a new schema each.
+  const schemas = schemaPool()
 
   const newPool = (): pg.Pool => {
     const pool = new pg.Pool({ connectionString: server.connectionString, max: 10 })
@@ -53,13 +57,14 @@ describe.skipIf(!availability.available)(title, () => {
   })
 
   afterAll(async () => {
+    if (main !== undefined) await schemas.drop(main)
     await Promise.all([...pools].map((pool) => pool.end()))
     await server?.stop()
   })
 
   storeConformance('postgresStore on a pg Pool (peers: one pool each)', {
     queryPlan: true,
-    open: () => openSqlFixture({ main, another: anotherPool }),
+    open: () => openSqlFixture({ main, another: anotherPool }, schemas),
   })
 
   storeConformance('postgresStore on a pg Client (peers: one client each)', {
@@ -72,12 +77,12 @@ describe.skipIf(!availability.available)(title, () => {
           const client = await newClient()
           return { db: client, close: () => client.end() }
         },
-      })
+      }, schemas)
       return { ...fixture, close: () => fixture.close().finally(() => clients[0]!.end()) }
     },
   })
 
-  sqlStoreCases('postgresStore on a pg Pool', { main: () => main, another: anotherPool })
+  sqlStoreCases('postgresStore on a pg Pool', { main: () => main, another: anotherPool, schemas: schemas })
   rateLimitStoreCases('a pg Pool', { main: () => main, another: anotherPool })
 
   // The schema outlives the pools: one writes version 1, the next migrates and uses it.

@@ -12,7 +12,7 @@ import { migrate, postgresPartners, postgresStore } from '../../src/stores/postg
 import { applyMigrations } from '../../src/stores/postgres/migrate'
 import { MIGRATIONS } from '../../src/stores/postgres/migrations'
 import { eventually, subscribeReady } from '../conformance/store/fixtures'
-import { openSqlFixture, uniqueSchema } from './sql-fixture'
+import { openSqlFixture, uniqueSchema, type SchemaPool } from './sql-fixture'
 
 const admin: Actor = { userId: 'u_admin', role: 'admin' }
 const VERSIONS = MIGRATIONS.map((migration) => migration.version)
@@ -23,11 +23,13 @@ const UNUSED = { partners: null, previousHash: null, previousHashEndsAt: null, l
 export interface SqlCaseConnections {
   main(): PostgresDatabase
   another(): Promise<{ db: PostgresDatabase; close(): Promise<void> }>
+  /** Where fixtures hand their emptied schema on to the next case (the file drops them at the end). */
+  readonly schemas?: SchemaPool
 }
 
 /** What only the SQL store has: migrations, what lands in the tables, the channel, options, partners. */
 export function sqlStoreCases(name: string, connections: SqlCaseConnections): void {
-  const open = () => openSqlFixture({ main: connections.main(), another: connections.another })
+  const open = () => openSqlFixture({ main: connections.main(), another: connections.another }, connections.schemas)
 
   describe(`${name}: migrations`, () => {
     it('migrates once and is a no-op after', async () => {
