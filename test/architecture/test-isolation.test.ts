@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { globSync } from 'tinyglobby'
 import { describe, expect, it } from 'vitest'
-import { isolatedTests } from '../../vitest.config'
+import { isolatedTests, slowTests } from '../../vitest.config'
 
 /**
  * Test files outside `isolatedTests` (vitest.config.ts) share a worker, and so a module
@@ -78,5 +78,12 @@ describe('test files that share a worker', () => {
     expect(processWideChanges(join(ROOT, 'test/http/hostile-input.test.ts')).join('\n')).toContain('a process listener')
     expect(processWideChanges(join(ROOT, 'test/service/telemetry.test.ts')).join('\n')).toContain("OpenTelemetry's globals")
     expect(processWideChanges(join(ROOT, 'test/cli/usage.test.ts')).join('\n')).toContain('the in-process CLI')
+  })
+})
+
+describe('the files started first on a fresh clone', () => {
+  it('are test files that exist, each in a worker of its own', () => {
+    const isolated = globSync(isolatedTests, { cwd: ROOT })
+    expect(slowTests.filter((file) => !isolated.includes(file))).toEqual([])
   })
 })
