@@ -19,6 +19,14 @@ export const root = path.resolve(import.meta.dirname, '../..')
 const entry = path.join(root, 'src/cli/index.ts')
 const cache = path.join(root, 'node_modules/.cache/passcode-auth-cli')
 
+/**
+ * Node's flags for the bundled command: V8 compiles WebAssembly (PGlite's) with its
+ * baseline compiler only, without optimising it again on background threads. The same
+ * program; opening a data folder costs about half a second of CPU less (1.3 → 0.75 s), a
+ * new in-memory PGlite about 2 s (4.3 → 2.3 s on Node 20).
+ */
+const NODE_FLAGS = ['--liftoff-only']
+
 let bundled: Promise<string> | undefined
 
 /** The bundled command's entry file, built once per test file from the current sources. */
@@ -111,7 +119,7 @@ export function cliProcess(args: readonly string[], options: CliOptions & { umas
   return commandFile().then(
     (file) =>
       new Promise((resolve) => {
-        const [command, ...commandArgs] = underUmask([process.execPath, file, ...args], options.umask)
+        const [command, ...commandArgs] = underUmask([process.execPath, ...NODE_FLAGS, file, ...args], options.umask)
         execFile(command!, commandArgs, { cwd: root, env, timeout: 90_000 }, (error, stdout, stderr) => {
           const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1
           resolve({ code, stdout, stderr })
@@ -303,7 +311,7 @@ export async function serve(
   env: Record<string, string> = {},
   options: { umask?: string } = {},
 ): Promise<RunningServer> {
-  const command = [process.execPath, await commandFile(), 'serve', '--port', '0', ...args]
+  const command = [process.execPath, ...NODE_FLAGS, await commandFile(), 'serve', '--port', '0', ...args]
   return startServer(underUmask(command, options.umask), cleanEnv({ PASSCODE_AUTH_DATA_DIR: dataDir, ...env }))
 }
 
