@@ -1,5 +1,6 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process'
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -95,6 +96,40 @@ function freePort(): Promise<number> {
   })
 }
 
+const INITDB_ARGS = ['-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync']
+
+/**
+ * Makes `data` a new cluster: a copy of one initdb made once per installation (kept in
+ * the temp folder, where the `postgres` OS user can read it), as copying costs about a
+ * third of initdb's CPU. The template is used only if this user (or `runAs`) owns it.
+ */
+function initCluster(binDir: string, runAs: { uid: number; gid: number } | undefined, dir: string, data: string): void {
+  const initdb = join(binDir, 'initdb')
+  const { size, mtimeMs } = statSync(initdb)
+  const key = createHash('sha256').update(JSON.stringify([initdb, size, mtimeMs, INITDB_ARGS])).digest('hex').slice(0, 16)
+  const template = join(tmpdir(), `passcode-auth-pg-initdb-${key}`)
+  const owner = runAs?.uid ?? process.getuid?.()
+  const run = (file: string, args: string[], cwd: string) => execFileSync(file, args, { stdio: 'pipe', cwd, ...(runAs ?? {}), timeout: 60_000 })
+  const usable = () => statSync(join(template, 'data', 'PG_VERSION'), { throwIfNoEntry: false })?.uid === owner
+  if (!usable()) {
+    // Built aside and renamed, so that a test file starting at the same time never copies half of one.
+    const building = mkdtempSync(`${template}.building-`)
+    try {
+      if (runAs !== undefined) chownSync(building, runAs.uid, runAs.gid)
+      run(initdb, ['-D', join(building, 'data'), ...INITDB_ARGS], building)
+      try {
+        renameSync(building, template)
+      } catch {
+        // Another test file's template won the rename (or a foreign folder is in the way).
+      }
+      if (!usable()) return renameSync(join(building, 'data'), data)
+    } finally {
+      rmSync(building, { recursive: true, force: true })
+    }
+  }
+  run('cp', ['-a', join(template, 'data'), data], dir)
+}
+
 /**
  * Starts PostgreSQL for a test file (or returns `DATABASE_URL`). Call from
  * `beforeAll` and `stop()` in `afterAll`.
@@ -113,7 +148,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     execFileSync(join(binDir, command), args, { stdio: 'pipe', cwd: dir, ...(runAs ?? {}), timeout: 60_000 })
 
   try {
-    run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync'])
+    initCluster(binDir, runAs, dir, data)
   } catch (error) {
     rmSync(dir, { recursive: true, force: true })
     throw error
