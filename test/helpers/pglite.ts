@@ -21,6 +21,9 @@ const STALE_LOCK_MS = 120_000
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** The database this process ran initdb for to make the dump: still empty, handed to the first caller that wants one in memory. */
+let built: PGlite | undefined
+
 async function build(): Promise<void> {
   const db = await PGlite.create()
   try {
@@ -28,9 +31,11 @@ async function build(): Promise<void> {
     const building = `${dumpFile}.${process.pid}`
     writeFileSync(building, Buffer.from(await dump.arrayBuffer()))
     renameSync(building, dumpFile) // atomic: a reader never sees half a dump
-  } finally {
+  } catch (error) {
     await db.close()
+    throw error
   }
+  built = db
 }
 
 let ready: Promise<void> | undefined
@@ -73,6 +78,10 @@ function initdbDump(): Promise<void> {
  */
 export async function freshPglite(dataDir?: string): Promise<PGlite> {
   await initdbDump()
+  const own = built
+  built = undefined
+  if (own !== undefined && dataDir === undefined) return own
+  await own?.close()
   const loadDataDir = await openAsBlob(dumpFile)
   return dataDir === undefined ? PGlite.create({ loadDataDir }) : PGlite.create(dataDir, { loadDataDir })
 }
