@@ -4,6 +4,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, r
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import v8 from 'node:v8'
 import { build } from 'esbuild'
 
 /**
@@ -20,12 +21,19 @@ const entry = path.join(root, 'src/cli/index.ts')
 const cache = path.join(root, 'node_modules/.cache/passcode-auth-cli')
 
 /**
- * Node's flags for the bundled command: V8 compiles WebAssembly (PGlite's) with its
- * baseline compiler only, without optimising it again on background threads. The same
- * program; opening a data folder costs about half a second of CPU less (1.3 → 0.75 s), a
- * new in-memory PGlite about 2 s (4.3 → 2.3 s on Node 20).
+ * Node's flags for the bundled command, and for this process when it runs the command
+ * ({@link inProcessCommand}): V8 compiles WebAssembly (PGlite's) with its baseline
+ * compiler only, without optimising it again on background threads. The same program;
+ * opening a data folder costs about half a second of CPU less (1.3 → 0.75 s), a new
+ * in-memory PGlite about 2 s (4.3 → 2.3 s on Node 20).
  */
 const NODE_FLAGS = ['--liftoff-only']
+
+/** `runCli`, loaded into this process, with {@link NODE_FLAGS} set for it before PGlite's WebAssembly is compiled here. */
+async function inProcessCommand(): Promise<typeof import('../../src/cli/run-cli').runCli> {
+  v8.setFlagsFromString(NODE_FLAGS.join(' '))
+  return (await import('../../src/cli/run-cli')).runCli
+}
 
 let bundled: Promise<string> | undefined
 
@@ -98,7 +106,7 @@ export interface CliOptions {
  * use {@link cliProcess} where the process boundary itself is under test.
  */
 export async function cli(args: readonly string[], options: CliOptions = {}): Promise<CliRun> {
-  const { runCli } = await import('../../src/cli/run-cli')
+  const runCli = await inProcessCommand()
   let stdout = ''
   let stderr = ''
   const code = await runCli(args, {
@@ -328,7 +336,7 @@ function underUmask(command: readonly string[], umask: string | undefined): read
  * Resolves once it printed "Stop with Ctrl+C."; `stop` ends it as a signal would.
  */
 export async function serveInProcess(dataDir: string, args: readonly string[] = [], env: Record<string, string> = {}): Promise<ServeUnderTest> {
-  const { runCli } = await import('../../src/cli/run-cli')
+  const runCli = await inProcessCommand()
   let stdout = ''
   let stderr = ''
   let stopWith!: (signal: NodeJS.Signals) => void
