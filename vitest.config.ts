@@ -25,34 +25,31 @@ export const nodeIndependentTests = ['test/browser/**', 'test/**/*.browser.test.
 
 /**
  * Test files that run in a fresh worker each (vitest's `isolate`, the default): those
- * that change process-wide state (the umask set by the in-process CLI, environment
- * variables, `process.on` listeners, OpenTelemetry's globals, module mocks), start
- * processes, browsers or databases, or are slow enough that sharing a worker saves
- * nothing. Every other file shares its worker's module cache with the files run before
- * it (`isolate: false`): loading zod, the frameworks and src/ once per worker instead of
- * once per file halves the CPU those small files cost. A file that needs isolation and
- * is not listed here fails in a full run only: add it here.
+ * that change process-wide state: the umask and V8 flags the in-process CLI
+ * (test/cli/cli-process.ts) sets, environment variables, `process.on` listeners,
+ * OpenTelemetry's globals, module mocks. Every other file shares its worker, and the
+ * modules loaded in it, with the files run there before it (`isolate: false`): zod,
+ * the frameworks, PGlite and src/ load once per worker instead of once per file, which
+ * halves what a small file costs. test/architecture/test-isolation.test.ts fails when a
+ * file that is not listed here makes one of those changes.
  */
 export const isolatedTests = [
-  'test/browser/**/*.test.ts',
-  'test/**/*.browser.test.ts',
-  'test/cli/**/*.test.ts',
-  'test/dashboard/browser.test.ts',
-  'test/docs/**/*.test.ts',
-  'test/examples/**/*.test.ts',
-  'test/faults/**/*.test.ts',
+  'test/cli/dashboard-login.test.ts',
+  'test/cli/data-folder.test.ts',
+  'test/cli/first-start.test.ts',
+  'test/cli/management.test.ts',
+  'test/cli/notify.test.ts',
+  'test/cli/passcodes.test.ts',
+  'test/cli/postgres.test.ts',
+  'test/cli/serve-log.test.ts',
+  'test/cli/usage.test.ts',
+  'test/examples/examples.test.ts',
   'test/http/hostile-input.test.ts',
-  'test/http/no-framework-import.test.ts',
   'test/http/warm-path.test.ts',
-  'test/package/**/*.test.ts',
-  'test/readme/**/*.test.ts',
-  'test/revocation/**/*.test.ts',
-  'test/runtimes/**/*.test.ts',
+  'test/package/tarball.test.ts',
+  'test/readme/blocks.test.ts',
   'test/service/peppers.test.ts',
   'test/service/telemetry.test.ts',
-  'test/soak/**/*.test.ts',
-  'test/stores/**/*.test.ts',
-  'test/types/**/*.test.ts',
 ]
 
 /**
