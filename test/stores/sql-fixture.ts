@@ -56,7 +56,7 @@ export interface SqlConnections {
  * again cost more than most cases do (about 50 ms of CPU on PGlite, and DDL work on the
  * server): a suite's fixtures hand their schema on instead. A schema is handed on only
  * after its fixture closed every store it opened and emptied every table but the
- * migrations record (TRUNCATE), so the next case starts as on a freshly migrated schema:
+ * migrations record, so the next case starts as on a freshly migrated schema:
  * same tables, no rows. Writes a case leaves running after its close would address rows
  * by their own random IDs, which the next case never has. Cases within a file run one
  * after another, so one schema is never used by two cases at once.
@@ -81,7 +81,9 @@ export function schemaPool(): SchemaPool {
 async function emptySchema(db: PostgresDatabase, schema: string): Promise<void> {
   const database = toDatabase(db)
   const tables = await database.query(`SELECT tablename FROM pg_tables WHERE schemaname = $1 AND tablename <> 'schema_migrations'`, [schema])
-  await database.query(`TRUNCATE ${tables.map((row) => `${schema}.${String(row.tablename)}`).join(', ')}`)
+  // DELETE, not TRUNCATE: on tables this small it is cheaper (TRUNCATE makes new files for
+  // every table and index). Any order: the one reference cascades.
+  for (const row of tables) await database.query(`DELETE FROM ${schema}.${String(row.tablename)}`)
 }
 
 /**
