@@ -1,11 +1,11 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import v8 from 'node:v8'
 import { build } from 'esbuild'
+import { buildOnce } from '../helpers/build-once'
 
 /**
  * The `passcode-auth` command as a child process, with an environment cleaned of the
@@ -173,11 +173,7 @@ export async function demoOwingDataFolder(): Promise<{ dir: string; remove(): vo
 
 let templateBuilt: Promise<string> | undefined
 
-/**
- * The cached template's folder, built once: by the first caller in this process, and,
- * among test files starting at the same time on a fresh clone, by the one that takes
- * the build lock while the others wait for it (each build would cost the same seconds).
- */
+/** The cached template's folder, built once for all test files (see {@link buildOnce}). */
 function migratedTemplate(): Promise<string> {
   templateBuilt ??= (async () => {
     const fingerprint = createHash('sha256')
@@ -186,67 +182,15 @@ function migratedTemplate(): Promise<string> {
       .digest('hex')
       .slice(0, 16)
     const template = path.join(cache, `data-${fingerprint}`)
-    const lock = `${template}.building`
     mkdirSync(cache, { recursive: true })
-    for (const started = Date.now(); !existsSync(template); ) {
-      if (!takeBuildLock(lock)) {
-        // Another test file builds it: wait, unless it died or hangs.
-        if (Date.now() - started > 180_000) throw new Error(`gave up waiting for ${lock}`)
-        await sleep(100)
-        continue
-      }
-      try {
-        if (existsSync(template)) break
-        const building = mkdtempSync(path.join(cache, 'building-'))
-        // In a process of its own, under NODE_FLAGS: a new database costs seconds of CPU less there than in a test worker.
-        const result = await cliProcess(['migrate'], { dataDir: building })
-        if (result.code !== 0) throw new Error(`migrate failed: ${result.stderr}`)
-        try {
-          // Atomic: whoever reads the template finds it whole.
-          renameSync(building, template)
-        } catch (error) {
-          // Built twice after taking over a lock: the other copy is as good.
-          rmSync(building, { recursive: true, force: true })
-          if (!existsSync(template)) throw error
-        }
-      } finally {
-        rmSync(lock, { force: true })
-      }
-    }
+    await buildOnce(template, async (building) => {
+      // In a process of its own, under NODE_FLAGS: a new database costs seconds of CPU less there than in a test worker.
+      const result = await cliProcess(['migrate'], { dataDir: building })
+      if (result.code !== 0) throw new Error(`migrate failed: ${result.stderr}`)
+    })
     return template
   })()
   return templateBuilt
-}
-
-/**
- * Creates `lock` holding this process's id. Removes one left by a process that is gone
- * (or older than two minutes, or empty for five seconds) so that the next try takes it.
- */
-function takeBuildLock(lock: string): boolean {
-  try {
-    writeFileSync(lock, String(process.pid), { flag: 'wx' })
-    return true
-  } catch {
-    let holder: number
-    let age: number
-    try {
-      holder = Number(readFileSync(lock, 'utf8'))
-      age = Date.now() - statSync(lock).mtimeMs
-    } catch {
-      return false // released meanwhile
-    }
-    if (age > 120_000 || (holder > 0 ? !isAlive(holder) : age > 5_000)) rmSync(lock, { force: true })
-    return false
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 /** A running `serve`: a process ({@link RunningServer}) or in this process ({@link serveInProcess}). */
