@@ -15,7 +15,11 @@ import { uniqueSchema } from '../stores/sql-fixture'
  * a `pg` Pool has several, so it is the weaker test and is left out.
  */
 
-const SEND_TIMEOUT_MS = 1_500
+/**
+ * Long beside the 100 authentications (tens of milliseconds), so that on a loaded machine
+ * they still end before the hung send times out; the test waits this long for the pass.
+ */
+const SEND_TIMEOUT_MS = 5_000
 const AUTHENTICATIONS = 100
 
 /** A mailer whose sends hang (never settle) or throw; counts the calls. */
@@ -80,17 +84,14 @@ describe.each(stores)('$name', ({ open }) => {
       })
       await eventually(() => expect(mailer.calls).toBe(1), 5_000)
 
-      const started = Date.now()
       const outcomes = []
       for (let i = 0; i < AUTHENTICATIONS; i++) {
         outcomes.push(await auth.authenticate({ accountId: 'acc_mail', passcode: value }))
       }
-      const elapsedMs = Date.now() - started
       for (const outcome of outcomes) expect(outcome).toMatchObject({ ok: true })
       if (mode === 'hangs') {
         // All done while the pass still waits on the mailer: nothing waited for it.
         expect(passSettled).toBe(false)
-        expect(elapsedMs).toBeLessThan(SEND_TIMEOUT_MS)
       }
 
       const report = await pass
