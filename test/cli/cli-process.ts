@@ -6,6 +6,7 @@ import path from 'node:path'
 import v8 from 'node:v8'
 import { build } from 'esbuild'
 import { buildOnce } from '../helpers/build-once'
+import { forNode } from '../helpers/node-bundle'
 
 /**
  * The `passcode-auth` command as a child process, with an environment cleaned of the
@@ -41,14 +42,8 @@ let bundled: Promise<string> | undefined
 export function commandFile(): Promise<string> {
   bundled ??= (async () => {
     const result = await build({
+      ...forNode,
       entryPoints: { cli: entry },
-      bundle: true,
-      splitting: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      // Dependencies stay imports, resolved from the repository's node_modules.
-      packages: 'external',
       outdir: 'out',
       write: false,
       logLevel: 'silent',

@@ -56,17 +56,26 @@ export async function bundleForNode(programs: Readonly<Record<string, string>>):
   }
 }
 
+/**
+ * esbuild's settings for a program that plain `node` runs from inside the repository, as
+ * tsup builds dist/: ES modules with shared chunks, and every package (dependencies,
+ * frameworks) left an import resolved from the repository's node_modules.
+ */
+export const forNode = {
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+} as const satisfies BuildOptions
+
 async function bundle(programs: Readonly<Record<string, string>>, outdir: string): Promise<void> {
   const options: BuildOptions = {
+    ...forNode,
     entryPoints: programs,
     absWorkingDir: root,
     tsconfig: path.join(root, 'tsconfig.json'),
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
     outdir,
     outExtension: { '.js': '.mjs' },
     logLevel: 'silent',
