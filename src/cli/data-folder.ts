@@ -50,7 +50,8 @@ export interface FolderLock {
   release(): void
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this id exists (someone else's counts). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

@@ -1,5 +1,6 @@
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { isAlive } from '../../src/cli/data-folder'
 
 /**
  * Makes `target` (a file or a folder, under a cache folder that exists) once for every
@@ -63,14 +64,5 @@ function takeLock(lock: string): boolean {
     // Empty for five seconds: its process died between creating and writing it.
     if (age > 120_000 || (holder > 0 ? !isAlive(holder) : age > 5_000)) rmSync(lock, { force: true })
     return false
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
