@@ -1,10 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
-import path from 'node:path'
-import { typeCheckEachFile } from '../helpers/type-check'
-
-/** Code blocks of the README and guides, and a type check for those that cannot run in a test. */
-
-const root = path.resolve(import.meta.dirname, '../..')
+/** Code blocks of the README and guides (their TypeScript is type-checked by test/types/type-tests.test.ts). */
 
 /** A fenced code block of a Markdown file. */
 export interface CodeBlock {
@@ -44,25 +38,3 @@ export const CHECKED_GUIDES = ['cli.md', 'concepts.md', 'dashboard.md', 'express
 
 /** The marker of a TypeScript block that is type-checked but not run (it needs a server, a secret…). */
 export const TYPE_CHECK_ONLY = '// readme: type-check only'
-
-/**
- * Type-checks blocks with the repository's tsconfig (strict, package names mapped to
- * src/), all in one program, and resolves with each block's diagnostics apart (`each[i]`
- * for `blocks[i]`, empty when it compiles) so that a test per block fails on its own
- * block; `program` holds those of no one block (options, globals). Each block is its own
- * module (`node_modules/.cache/doc-blocks/<suite>/block-<n>.ts`, its name on the first
- * line), so top-level await and its own imports work as in a host's file.
- */
-export async function typeCheckEachBlock(suite: string, blocks: readonly { name: string; code: string }[]): Promise<{ program: string; each: string[] }> {
-  const dir = path.join(root, 'node_modules/.cache/doc-blocks', suite)
-  rmSync(dir, { recursive: true, force: true })
-  mkdirSync(dir, { recursive: true })
-  const files = blocks.map((block, index) => {
-    const file = path.join(dir, `block-${index}.ts`)
-    writeFileSync(file, `// ${block.name}\n${block.code}\nexport {}\n`)
-    return file
-  })
-  // A block may declare what its reader then uses elsewhere.
-  const { program, each } = typeCheckEachFile(files, { noUnusedLocals: false })
-  return { program, each: files.map((file) => each.get(file) ?? '') }
-}

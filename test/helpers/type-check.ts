@@ -1,42 +1,38 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import ts from 'typescript'
+import type TS from 'typescript'
+import { ts } from './typescript'
 
 const root = path.resolve(import.meta.dirname, '../..')
 
 /**
- * Type-checks `files` in this process with the repository's tsconfig.json (plus
- * `overrides`) and returns their diagnostics in tsc's plain format
- * (`file(line,col): error TSnnnn: …`, paths relative to the repository), empty when all is
- * well.
+ * Type-checks `files` in this process, in one program, with the repository's
+ * tsconfig.json, and returns each file's diagnostics apart, in tsc's plain format
+ * (`file(line,col): error TSnnnn: …`, paths relative to the repository), empty when all
+ * is well: a test per file fails only on its own file. `program` holds the diagnostics
+ * that belong to no one file (options, globals), or the files missing from the program.
  *
  * Only the given files are checked, with everything they use from src/ and the packages:
  * the checker looks at a declaration of src/ only when a file needs its type. A whole
  * `tsc -p` would also check every file of src/ those files reach, which `npm run
- * typecheck` already does; repeated by each suite that checks documentation blocks or type
- * tests, that took about a minute of CPU per suite.
+ * typecheck` already does. Parsing and binding the standard library, @types/node and the
+ * frameworks' types, and checking the types of src/ the files share, is most of a
+ * check's CPU: check files together, in one call, rather than one call each.
  */
-export function typeCheckFiles(files: readonly string[], overrides: ts.CompilerOptions = {}): string {
-  const { program, each } = typeCheckEachFile(files, overrides)
-  return program + [...each.values()].join('')
-}
-
-/**
- * {@link typeCheckFiles}, with the diagnostics of each file apart: one program for all the
- * files (parsing and binding the standard library, @types/node and the frameworks' types
- * takes most of the CPU of a check, and is done once), and each file's own diagnostics,
- * so that a test per file fails only on its own file. `program` holds the diagnostics
- * that belong to no one file (options, globals), or the files missing from the program.
- */
-export function typeCheckEachFile(files: readonly string[], overrides: ts.CompilerOptions = {}): { program: string; each: Map<string, string> } {
-  const config = ts.getParsedCommandLineOfConfigFile(path.join(root, 'tsconfig.json'), overrides, {
+export function typeCheckEachFile(files: readonly string[]): { program: string; each: Map<string, string> } {
+  const config = ts.getParsedCommandLineOfConfigFile(path.join(root, 'tsconfig.json'), {}, {
     ...ts.sys,
     onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
       throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
     },
   })
   if (config === undefined) throw new Error('tsconfig.json could not be read')
-  const program = ts.createProgram({ rootNames: files.map((file) => path.resolve(file)), options: config.options, host: compilerHost(config.options) })
-  const format = (diagnostics: readonly ts.Diagnostic[]) =>
+  const host = ts.createCompilerHost(config.options)
+  // As tsc does (since TypeScript 5.3): JSDoc comments of .ts and .d.ts files are parsed
+  // only where they change a diagnostic, not for the editor's hover texts.
+  host.jsDocParsingMode = ts.JSDocParsingMode.ParseForTypeErrors
+  const program = ts.createProgram({ rootNames: files.map((file) => path.resolve(file)), options: config.options, host })
+  const format = (diagnostics: readonly TS.Diagnostic[]) =>
     ts.formatDiagnostics(diagnostics, {
       getCanonicalFileName: (file) => file,
       getCurrentDirectory: () => root,
@@ -53,32 +49,37 @@ export function typeCheckEachFile(files: readonly string[], overrides: ts.Compil
 }
 
 /**
- * Files of node_modules/ (the standard library's included) parsed and bound by an earlier
- * program of this process, by path and parsing options: they do not change during a run,
- * and parsing and binding them is most of a check's CPU. Programs share source files as
- * the language service does; each program's checker keeps its own types.
+ * Writes documentation blocks as modules for {@link typeCheckEachFile}, and returns their
+ * files (`node_modules/.cache/doc-blocks/<suite>/block-<n>.ts`, in the order of
+ * `blocks`). Each block is a module of its own, its name on the first line, so that
+ * top-level await and its own imports work as in a host's file. Its top-level
+ * declarations are exported: a reader's program uses what a block declares elsewhere, so
+ * an unused one is no error, while an unused import or an unused local inside a function
+ * is, as in any file of the repository.
  */
-const packageFiles = new Map<string, ts.SourceFile>()
-
-function compilerHost(options: ts.CompilerOptions): ts.CompilerHost {
-  const host = ts.createCompilerHost(options)
-  // As tsc does (since TypeScript 5.3): JSDoc comments of .ts and .d.ts files are parsed
-  // only where they change a diagnostic, not for the editor's hover texts.
-  host.jsDocParsingMode = ts.JSDocParsingMode.ParseForTypeErrors
-  // Options that change only which diagnostics are reported, not how a file is parsed or bound.
-  const { noUnusedLocals: _locals, noUnusedParameters: _parameters, typeRoots: _typeRoots, ...bindingOptions } = options
-  const optionsKey = JSON.stringify(bindingOptions)
-  const getSourceFile = host.getSourceFile.bind(host)
-  host.getSourceFile = (fileName, languageVersionOrOptions, onError, shouldCreateNewSourceFile) => {
-    // node_modules/.cache/ holds files the tests write, the documentation's blocks.
-    if (!fileName.includes('/node_modules/') || fileName.includes('/node_modules/.cache/')) return getSourceFile(fileName, languageVersionOrOptions, onError, shouldCreateNewSourceFile)
-    const key = `${fileName}\0${JSON.stringify(languageVersionOrOptions)}\0${optionsKey}`
-    let file = shouldCreateNewSourceFile === true ? undefined : packageFiles.get(key)
-    if (file === undefined) {
-      file = getSourceFile(fileName, languageVersionOrOptions, onError, shouldCreateNewSourceFile)
-      if (file !== undefined) packageFiles.set(key, file)
-    }
+export function blockModules(suite: string, blocks: readonly { name: string; code: string }[]): string[] {
+  const dir = path.join(root, 'node_modules/.cache/doc-blocks', suite)
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true })
+  return blocks.map((block, index) => {
+    const file = path.join(dir, `block-${index}.ts`)
+    writeFileSync(file, `// ${block.name}\n${block.code}\n${exportsOf(block.code)}\n`)
     return file
+  })
+}
+
+/** An `export` statement for the top-level declarations of `code` that it does not export itself. */
+function exportsOf(code: string): string {
+  const source = ts.createSourceFile('block.ts', code, ts.ScriptTarget.Latest)
+  const values: string[] = []
+  const types: string[] = []
+  const bindings = (name: TS.BindingName): string[] =>
+    ts.isIdentifier(name) ? [name.text] : name.elements.flatMap((element) => (ts.isBindingElement(element) ? bindings(element.name) : []))
+  for (const statement of source.statements) {
+    if (ts.canHaveModifiers(statement) && ts.getModifiers(statement)?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)) continue
+    if (ts.isVariableStatement(statement)) values.push(...statement.declarationList.declarations.flatMap((declaration) => bindings(declaration.name)))
+    else if (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement)) types.push(statement.name.text)
+    else if ((ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement) || ts.isEnumDeclaration(statement)) && statement.name !== undefined) values.push(statement.name.text)
   }
-  return host
+  return `export { ${values.join(', ')} }${types.length > 0 ? `\nexport type { ${types.join(', ')} }` : ''}`
 }

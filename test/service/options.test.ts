@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import ts from 'typescript'
+import type TS from 'typescript'
 import { describe, expect, it } from 'vitest'
+import { ts } from '../helpers/typescript'
 import { createPasscodeAuth, InvalidOptionsError, type PasscodeAuthOptions } from '../../src/index'
 import { memoryStore } from '../../src/memory'
 import { resolveOptions } from '../../src/service/options'
@@ -120,7 +121,7 @@ function documentedDefaults(): { path: string[]; value: unknown }[] {
   const file = fileURLToPath(new URL('../../src/service/options.ts', import.meta.url))
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true)
   const found: { path: string[]; value: unknown }[] = []
-  const visit = (members: ts.NodeArray<ts.TypeElement>, prefix: string[]): void => {
+  const visit = (members: TS.NodeArray<TS.TypeElement>, prefix: string[]): void => {
     for (const member of members) {
       if (!ts.isPropertySignature(member) || member.name === undefined) continue
       const path = [...prefix, member.name.getText(source)]
