@@ -38,3 +38,17 @@ export const CHECKED_GUIDES = ['cli.md', 'concepts.md', 'dashboard.md', 'express
 
 /** The marker of a TypeScript block that is type-checked but not run (it needs a server, a secret…). */
 export const TYPE_CHECK_ONLY = '// readme: type-check only'
+
+/**
+ * The README's framework quick starts: each one's heading and framework. The block is the
+ * file test/readme/<framework>-quickstart.ts, byte for byte (test/readme/blocks.test.ts),
+ * so that `tsc -p .` checks it; test/readme/readme.test.ts runs it with the README's other
+ * blocks and checks what it prints.
+ */
+export const QUICK_STARTS = [
+  { heading: 'Express (4 and 5)', framework: 'express' },
+  { heading: 'Fastify (4 and 5)', framework: 'fastify' },
+  { heading: 'Koa (2 and 3)', framework: 'koa' },
+  { heading: 'Hono (4)', framework: 'hono' },
+  { heading: 'Fetch: Bun, Deno, Workers, Next.js', framework: 'fetch' },
+] as const
