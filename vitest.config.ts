@@ -25,8 +25,7 @@ export const nodeIndependentTests = ['test/browser/**', 'test/**/*.browser.test.
 
 /**
  * Test files that run in a fresh worker each (vitest's `isolate`, the default): those
- * that change process-wide state: the umask and V8 flags the in-process CLI
- * (test/cli/cli-process.ts) sets, environment variables, `process.on` listeners,
+ * that change process-wide state: environment variables, `process.on` listeners,
  * OpenTelemetry's globals, module mocks. Every other file shares its worker, and the
  * modules loaded in it, with the files run there before it (`isolate: false`): zod,
  * the frameworks, PGlite and src/ load once per worker instead of once per file, which
@@ -34,6 +33,21 @@ export const nodeIndependentTests = ['test/browser/**', 'test/**/*.browser.test.
  * file that is not listed here makes one of those changes.
  */
 export const isolatedTests = [
+  'test/http/hostile-input.test.ts',
+  'test/http/warm-path.test.ts',
+  'test/service/peppers.test.ts',
+  'test/service/telemetry.test.ts',
+]
+
+/**
+ * Test files that load the in-process CLI (test/cli/cli-process.ts), and change nothing
+ * else process-wide: the CLI makes the process's files owner-only (umask 077) and sets
+ * V8's `--liftoff-only`, the same two changes in every one of them, whatever it runs.
+ * So they share workers with each other (`isolate: false`), never with the other
+ * files, which expect neither. A fresh worker costs about a second of CPU.
+ * test/architecture/test-isolation.test.ts fails when one of them makes another change.
+ */
+export const inProcessCliTests = [
   'test/cli/dashboard-login.test.ts',
   'test/cli/data-folder.test.ts',
   'test/cli/first-start.test.ts',
@@ -44,12 +58,8 @@ export const isolatedTests = [
   'test/cli/serve-log.test.ts',
   'test/cli/usage.test.ts',
   'test/examples/examples.test.ts',
-  'test/http/hostile-input.test.ts',
-  'test/http/warm-path.test.ts',
   'test/package/tarball.test.ts',
   'test/readme/blocks.test.ts',
-  'test/service/peppers.test.ts',
-  'test/service/telemetry.test.ts',
 ]
 
 /**
@@ -106,7 +116,11 @@ export default defineConfig({
   test: {
     projects: [
       { extends: true, test: { name: 'isolated', include: isolatedTests, exclude: excluded } },
-      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: [...excluded, ...isolatedTests], isolate: false } },
+      { extends: true, test: { name: 'cli', include: inProcessCliTests, exclude: excluded, isolate: false } },
+      {
+        extends: true,
+        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: [...excluded, ...isolatedTests, ...inProcessCliTests], isolate: false },
+      },
     ],
     environment: 'node',
     // Integration tests start Postgres clusters, SMTP servers and HTTP servers.

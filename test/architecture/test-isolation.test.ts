@@ -3,17 +3,21 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { globSync } from 'tinyglobby'
 import { describe, expect, it } from 'vitest'
-import { isolatedTests, slowTests } from '../../vitest.config'
+import { inProcessCliTests, isolatedTests, slowTests } from '../../vitest.config'
 
 /**
  * Test files outside `isolatedTests` (vitest.config.ts) share a worker, and so a module
- * cache and a process, with the files run before them. A file that changes what the
+ * cache and a process, with the files run before them: the files of `inProcessCliTests`
+ * with each other, the rest with each other. A file that changes what the
  * process is (a module mock, an environment variable, a process listener, the umask and
  * V8 flags the in-process CLI sets, OpenTelemetry's globals) would leak that into the
  * next file and fail, or pass, only in a full run. This finds those calls in the shared files, and in
  * the test helpers they import, before that happens.
  */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+
+const IN_PROCESS_CLI = 'the in-process CLI (it sets the umask)'
+const V8_FLAGS = 'V8 flags set'
 
 const PROCESS_WIDE: readonly { readonly what: string; readonly pattern: RegExp }[] = [
   { what: 'a module mock', pattern: /\bvi\.(?:mock|doMock|unmock|resetModules)\(/ },
@@ -22,11 +26,11 @@ const PROCESS_WIDE: readonly { readonly what: string; readonly pattern: RegExp }
   // A cleanup at exit (a throw-away database cluster's) is harmless: it only runs at the end.
   { what: 'a process listener', pattern: /(?<![\w.])process\.(?:on|once|addListener|prependListener)\((?!\s*'exit')/ },
   { what: 'the umask or working folder changed', pattern: /(?<![\w.])process\.(?:umask|chdir)\(/ },
-  { what: 'V8 flags set', pattern: /\bsetFlagsFromString\(/ },
+  { what: V8_FLAGS, pattern: /\bsetFlagsFromString\(/ },
   { what: "fetch's global dispatcher set", pattern: /\bsetGlobalDispatcher\(/ },
   { what: "OpenTelemetry's globals set", pattern: /\.setGlobal(?:TracerProvider|MeterProvider|ContextManager|Propagator)\(/ },
   // runCli makes the process's files owner-only (umask 077), as the command does.
-  { what: 'the in-process CLI (it sets the umask)', pattern: /\brunCli\b|from '(?:\.\.\/)+(?:test\/)?cli\/cli-process'|from '\.\/cli-process'/ },
+  { what: IN_PROCESS_CLI, pattern: /\brunCli\b|from '(?:\.\.\/)+(?:test\/)?cli\/cli-process'|from '\.\/cli-process'/ },
 ]
 
 /** The file and the test helpers (relative imports outside src/) it loads, transitively; type-only imports load nothing. */
@@ -60,13 +64,13 @@ export function processWideChanges(file: string): string[] {
 
 const THIS_FILE = relative(ROOT, fileURLToPath(import.meta.url))
 // This file names the calls it looks for, in its patterns; it makes none of them.
-const shared = globSync('test/**/*.test.ts', { cwd: ROOT, ignore: isolatedTests }).filter((file) => file !== THIS_FILE)
+const shared = globSync('test/**/*.test.ts', { cwd: ROOT, ignore: [...isolatedTests, ...inProcessCliTests] }).filter((file) => file !== THIS_FILE)
 
 describe('test files that share a worker', () => {
-  it('are most of the suite, and none of the isolated ones', () => {
-    const isolated = globSync(isolatedTests, { cwd: ROOT })
+  it('are most of the suite, and none of the isolated or in-process CLI ones', () => {
+    const apart = globSync([...isolatedTests, ...inProcessCliTests], { cwd: ROOT })
     expect(shared.length).toBeGreaterThan(80)
-    expect(shared.filter((file) => isolated.includes(file))).toEqual([])
+    expect(shared.filter((file) => apart.includes(file))).toEqual([])
   })
 
   it.each(shared)('%s changes nothing process-wide (else list it in isolatedTests, vitest.config.ts)', (file) => {
@@ -83,9 +87,32 @@ describe('test files that share a worker', () => {
   })
 })
 
+/** What in `file` changes process-wide state, but for the umask and V8 flags that the in-process CLI sets. */
+const beyondTheCli = (file: string): string[] =>
+  processWideChanges(join(ROOT, file)).filter((change) => !change.endsWith(`: ${IN_PROCESS_CLI}`) && !change.endsWith(`: ${V8_FLAGS}`))
+
+describe('test files that share a worker with the in-process CLI', () => {
+  // Each leaves the process as every other one does (umask 077, V8's --liftoff-only),
+  // so the next file in the worker finds what it would have made itself.
+  it.each(inProcessCliTests)('%s makes no process-wide change but the in-process CLI\'s (else list it in isolatedTests)', (file) => {
+    expect(beyondTheCli(file)).toEqual([])
+    const loadsCli = processWideChanges(join(ROOT, file)).some((change) => change.endsWith(`: ${IN_PROCESS_CLI}`))
+    expect(loadsCli, `${file} loads no in-process CLI: it belongs with the shared files`).toBe(true)
+  })
+
+  it('tells the CLI\'s changes from the others', () => {
+    expect(beyondTheCli('test/service/peppers.test.ts').join('\n')).toContain('a stubbed environment variable')
+    expect(beyondTheCli('test/http/hostile-input.test.ts').join('\n')).toContain('a process listener')
+  })
+
+  it('are none of the isolated ones', () => {
+    expect(inProcessCliTests.filter((file) => isolatedTests.includes(file))).toEqual([])
+  })
+})
+
 describe('the files listed in vitest.config.ts', () => {
   it('are test files that exist', () => {
     const files = globSync('test/**/*.test.ts', { cwd: ROOT })
-    expect([...isolatedTests, ...slowTests].filter((file) => !files.includes(file))).toEqual([])
+    expect([...isolatedTests, ...inProcessCliTests, ...slowTests].filter((file) => !files.includes(file))).toEqual([])
   })
 })
