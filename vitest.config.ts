@@ -57,9 +57,6 @@ export const inProcessCliTests = [
   'test/cli/postgres.test.ts',
   'test/cli/serve-log.test.ts',
   'test/cli/usage.test.ts',
-  'test/examples/examples.test.ts',
-  'test/package/tarball.test.ts',
-  'test/readme/blocks.test.ts',
 ]
 
 /**

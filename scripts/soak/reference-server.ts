@@ -53,10 +53,16 @@ async function emptyDatabaseTemplate(): Promise<string> {
 /**
  * Fills a new data folder the way `serve` will open it (PGlite in `<dir>/pgdata`, the
  * default schema), before the server starts: PGlite is one process's database. Expired
- * passcodes are created with a clock two days back and a one-day expiry.
+ * passcodes are created with a clock two days back and a one-day expiry. The database
+ * is a copy of `template` (a migrated, empty PGlite database folder) when given.
  */
-export async function seedDataFolder(dir: string, secrets: SoakSecrets, sizes: { valid: number; users: number }): Promise<SoakCredentials> {
-  cpSync(await emptyDatabaseTemplate(), join(dir, 'pgdata'), { recursive: true })
+export async function seedDataFolder(
+  dir: string,
+  secrets: SoakSecrets,
+  sizes: { valid: number; users: number },
+  template?: string,
+): Promise<SoakCredentials> {
+  cpSync(template ?? (await emptyDatabaseTemplate()), join(dir, 'pgdata'), { recursive: true })
   const db = await PGlite.create(join(dir, 'pgdata'))
   try {
     const partner = 'soak-partner'

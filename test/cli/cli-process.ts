@@ -1,96 +1,20 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { createHash } from 'node:crypto'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import v8 from 'node:v8'
-import { build } from 'esbuild'
-import { buildOnce } from '../helpers/build-once'
-import { forNode } from '../helpers/node-bundle'
+import { cliEnv, NODE_FLAGS, root, type CliOptions, type CliRun, type ServeUnderTest } from '../helpers/cli-command'
 
 /**
- * The `passcode-auth` command as a child process, with an environment cleaned of the
- * caller's settings (CI may set DATABASE_URL for other suites). The command is
- * src/cli/index.ts bundled with esbuild, as tsup bundles it into dist/cli.js (no
- * build of the package needed): loading TypeScript through tsx would cost each
- * process most of a second of CPU. `npm start` in first-start.test.ts runs the
- * sources through tsx, as a newcomer does.
+ * The `passcode-auth` command run in the test process (`runCli`), for the tests of what
+ * the command does where its process is not what is tested: it sets the umask and V8
+ * flags of the process it runs in (vitest.config.ts keeps the files that load it apart).
+ * The command as a child process, the servers and the data folders are in
+ * test/helpers/cli-command.ts, re-exported here.
  */
 
-export const root = path.resolve(import.meta.dirname, '../..')
-const entry = path.join(root, 'src/cli/index.ts')
-const cache = path.join(root, 'node_modules/.cache/passcode-auth-cli')
-
-/**
- * Node's flags for the bundled command, and for this process when it runs the command
- * ({@link inProcessCommand}): V8 compiles WebAssembly (PGlite's) with its baseline
- * compiler only, without optimising it again on background threads. The same program;
- * opening a data folder costs about half a second of CPU less (1.3 → 0.75 s), a new
- * in-memory PGlite about 2 s (4.3 → 2.3 s on Node 20).
- */
-const NODE_FLAGS = ['--liftoff-only']
+export * from '../helpers/cli-command'
 
 /** `runCli`, loaded into this process, with {@link NODE_FLAGS} set for it before PGlite's WebAssembly is compiled here. */
 async function inProcessCommand(): Promise<typeof import('../../src/cli/run-cli').runCli> {
   v8.setFlagsFromString(NODE_FLAGS.join(' '))
   return (await import('../../src/cli/run-cli')).runCli
-}
-
-let bundled: Promise<string> | undefined
-
-/** The bundled command's entry file, built once per test file from the current sources. */
-export function commandFile(): Promise<string> {
-  bundled ??= (async () => {
-    const result = await build({
-      ...forNode,
-      entryPoints: { cli: entry },
-      outdir: 'out',
-      write: false,
-      logLevel: 'silent',
-    })
-    const hash = createHash('sha256')
-    for (const file of result.outputFiles) hash.update(file.path).update(file.contents)
-    const dir = path.join(cache, `bundle-${hash.digest('hex').slice(0, 16)}`)
-    if (!existsSync(dir)) {
-      mkdirSync(cache, { recursive: true })
-      const building = mkdtempSync(path.join(cache, 'bundling-'))
-      const outdir = path.resolve('out')
-      for (const file of result.outputFiles) writeFileSync(path.join(building, path.relative(outdir, file.path)), file.contents)
-      try {
-        renameSync(building, dir)
-      } catch {
-        rmSync(building, { recursive: true, force: true })
-      }
-    }
-    return path.join(dir, 'cli.js')
-  })()
-  return bundled
-}
-
-/** What a finished command left behind. */
-export interface CliRun {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** The environment of the test process without any setting the command reads. */
-export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [name, value] of Object.entries(process.env)) {
-    if (name === 'DATABASE_URL' || name === 'PORT' || name.startsWith('PASSCODE_AUTH_')) continue
-    env[name] = value
-  }
-  for (const [name, value] of Object.entries(extra)) if (value !== undefined) env[name] = value
-  return env
-}
-
-/** Options of {@link cli} and {@link cliProcess}. */
-export interface CliOptions {
-  /** `PASSCODE_AUTH_DATA_DIR`. */
-  readonly dataDir?: string
-  /** More environment; `undefined` leaves a name out. */
-  readonly env?: Record<string, string | undefined>
 }
 
 /**
@@ -111,161 +35,6 @@ export async function cli(args: readonly string[], options: CliOptions = {}): Pr
     cwd: root,
   })
   return { code, stdout, stderr }
-}
-
-/**
- * Runs `passcode-auth <args>` to completion as a child process (the bundled command);
- * with `umask`, started under that umask (through `sh`, which then becomes the command).
- */
-export function cliProcess(args: readonly string[], options: CliOptions & { umask?: string } = {}): Promise<CliRun> {
-  const env = cliEnv(options)
-  return commandFile().then(
-    (file) =>
-      new Promise((resolve) => {
-        const [command, ...commandArgs] = underUmask([process.execPath, ...NODE_FLAGS, file, ...args], options.umask)
-        execFile(command!, commandArgs, { cwd: root, env, timeout: 90_000 }, (error, stdout, stderr) => {
-          const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1
-          resolve({ code, stdout, stderr })
-        })
-      }),
-  )
-}
-
-function cliEnv(options: CliOptions): NodeJS.ProcessEnv {
-  return cleanEnv({ ...(options.dataDir !== undefined && { PASSCODE_AUTH_DATA_DIR: options.dataDir }), ...options.env })
-}
-
-/** A new temporary folder, removed by the returned function. */
-export function temporaryFolder(prefix = 'passcode-auth-cli-'): { dir: string; remove(): void } {
-  const dir = mkdtempSync(path.join(tmpdir(), prefix))
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) }
-}
-
-/**
- * A data folder that `migrate` has already initialised. Creating a PGlite database
- * costs seconds of CPU, so it is done once per migration set and PGlite version,
- * cached under node_modules/.cache, and copied for each test. The first start on an
- * empty folder is tested for real in first-start.test.ts.
- */
-export async function migratedDataFolder(): Promise<{ dir: string; remove(): void }> {
-  const template = await migratedTemplate()
-  const copy = temporaryFolder()
-  cpSync(template, copy.dir, { recursive: true })
-  return copy
-}
-
-/**
- * A migrated data folder that still owes the demo, as after a first start that could
- * not listen (src/cli/server/demo.ts): its `serve` seeds the demo account and prints
- * the curl line, as on a new folder, without the seconds of creating a database. The
- * first start itself is tested in first-start.test.ts and data-folder.test.ts.
- */
-export async function demoOwingDataFolder(): Promise<{ dir: string; remove(): void }> {
-  const folder = await migratedDataFolder()
-  writeFileSync(path.join(folder.dir, 'demo-pending'), '', { mode: 0o600 })
-  return folder
-}
-
-let templateBuilt: Promise<string> | undefined
-
-/** The cached template's folder, built once for all test files (see {@link buildOnce}). */
-function migratedTemplate(): Promise<string> {
-  templateBuilt ??= (async () => {
-    const fingerprint = createHash('sha256')
-      .update(readFileSync(path.join(root, 'src/stores/postgres/migrations.ts')))
-      .update(readFileSync(path.join(root, 'node_modules/@electric-sql/pglite/package.json')))
-      .digest('hex')
-      .slice(0, 16)
-    const template = path.join(cache, `data-${fingerprint}`)
-    mkdirSync(cache, { recursive: true })
-    await buildOnce(template, async (building) => {
-      // In a process of its own, under NODE_FLAGS: a new database costs seconds of CPU less there than in a test worker.
-      const result = await cliProcess(['migrate'], { dataDir: building })
-      if (result.code !== 0) throw new Error(`migrate failed: ${result.stderr}`)
-    })
-    return template
-  })()
-  return templateBuilt
-}
-
-/** A running `serve`: a process ({@link RunningServer}) or in this process ({@link serveInProcess}). */
-export interface ServeUnderTest {
-  /** The base URL it printed. */
-  readonly url: string
-  stdout(): string
-  stderr(): string
-  /** Stops it as `signal` would (SIGTERM by default) and resolves its exit code. */
-  stop(signal?: NodeJS.Signals): Promise<number | null>
-}
-
-/** A running `serve` (or `npm start`) process. */
-export interface RunningServer extends ServeUnderTest {
-  readonly child: ChildProcess
-  /**
-   * Sends a signal and resolves the exit code: to `pid` when given (the server under
-   * `npm start`, so that npm reports how it ended), else to the whole process group.
-   */
-  stop(signal?: NodeJS.Signals, pid?: number): Promise<number | null>
-}
-
-/**
- * Starts a server command in its own process group (in `cwd`, the repository by
- * default) and resolves once it printed "Stop with Ctrl+C." (or rejects with its
- * output when it exits first).
- */
-export function startServer(command: readonly string[], env: NodeJS.ProcessEnv, cwd = root): Promise<RunningServer> {
-  const child = spawn(command[0]!, command.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => void (stdout += chunk))
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => void (stderr += chunk))
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      process.kill(-child.pid!, 'SIGKILL')
-      reject(new Error(`server did not start in time:\n${stdout}\n${stderr}`))
-    }, 90_000)
-    const onData = () => {
-      if (!stdout.includes('Stop with Ctrl+C.')) return
-      clearTimeout(timer)
-      child.stdout!.off('data', onData)
-      const url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1] ?? ''
-      resolve({
-        child,
-        url,
-        stdout: () => stdout,
-        stderr: () => stderr,
-        async stop(signal = 'SIGTERM', pid) {
-          if (child.exitCode === null && child.signalCode === null) process.kill(pid ?? -child.pid!, signal)
-          return exited
-        },
-      })
-    }
-    child.stdout!.on('data', onData)
-    void exited.then(() => {
-      clearTimeout(timer)
-      reject(new Error(`server exited before it was ready:\n${stdout}\n${stderr}`))
-    })
-  })
-}
-
-/**
- * `passcode-auth serve` on a data folder, on a free port; with `umask`, started under
- * that umask (through `sh`, which then becomes the server with `exec`).
- */
-export async function serve(
-  dataDir: string,
-  args: readonly string[] = [],
-  env: Record<string, string> = {},
-  options: { umask?: string } = {},
-): Promise<RunningServer> {
-  const command = [process.execPath, ...NODE_FLAGS, await commandFile(), 'serve', '--port', '0', ...args]
-  return startServer(underUmask(command, options.umask), cleanEnv({ PASSCODE_AUTH_DATA_DIR: dataDir, ...env }))
-}
-
-/** `command`, run under `umask` when given: through `sh`, which then becomes the command with `exec`. */
-function underUmask(command: readonly string[], umask: string | undefined): readonly string[] {
-  return umask === undefined ? command : ['/bin/sh', '-c', `umask ${umask} && exec "$0" "$@"`, ...command]
 }
 
 /**
@@ -309,19 +78,4 @@ export async function serveInProcess(dataDir: string, args: readonly string[] = 
       return exited
     },
   }
-}
-
-/** The request log lines of a server's stdout (JSON when stdout is not a terminal), parsed; the banner's lines left out. */
-export function requestLog(stdout: string): Record<string, unknown>[] {
-  return stdout
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-}
-
-/** The two credential headers of a `curl` line the server printed. */
-export function headersOfCurlLine(line: string): { url: string; headers: Record<string, string> } {
-  const headers = Object.fromEntries([...line.matchAll(/-H '([^:']+): ([^']*)'/g)].map((match) => [match[1]!, match[2]!]))
-  const url = /'(http:\/\/[^']+)'\s*$/.exec(line)?.[1] ?? ''
-  return { url, headers }
 }

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { headersOfCurlLine, root } from '../cli/cli-process'
+import { headersOfCurlLine, root } from '../helpers/cli-command'
 import { bundleForNode, type NodeBundles } from '../helpers/node-bundle'
 
 /**

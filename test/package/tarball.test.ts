@@ -4,7 +4,7 @@ import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cleanEnv, headersOfCurlLine, startServer, type RunningServer } from '../cli/cli-process'
+import { cleanEnv, headersOfCurlLine, startServer, type RunningServer } from '../helpers/cli-command'
 import { cleanNpmEnvironment, packRepository, removePackedTarball, repositoryRoot, type PackedTarball } from '../helpers/packed-tarball'
 import { commandAvailability } from '../helpers/requirement'
 

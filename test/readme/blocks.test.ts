@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cleanEnv, cliProcess, migratedDataFolder, root, serve, type RunningServer } from '../cli/cli-process'
+import { cleanEnv, cliProcess, migratedDataFolder, root, serve, type RunningServer } from '../helpers/cli-command'
 import { codeBlocks, QUICK_STARTS } from '../docs/markdown-blocks'
 
 /**

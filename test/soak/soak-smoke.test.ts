@@ -1,16 +1,19 @@
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { runSoak, SHORT } from '../../scripts/soak/soak'
 import { MIX } from '../../scripts/soak/traffic'
+import { migratedTemplate } from '../helpers/cli-command'
 
 /**
  * The soak harness itself (`npm run soak`, kept out of `npm test`), in its short mode:
  * it starts the reference server, sends every kind of request of the mix, checks every
  * answer and samples the server's heap after forced GCs. The one-minute run and its
- * memory verdict are in docs/soak.md.
+ * memory verdict are in docs/soak.md. It seeds a copy of the CLI tests' migrated data
+ * folder's database, which the run makes once, instead of making one of its own.
  */
 describe('soak harness (short mode)', () => {
   it('runs the reference server under the mix: every answer expected, heap sampled after GC', async () => {
-    const result = await runSoak(SHORT)
+    const result = await runSoak({ ...SHORT, databaseTemplate: path.join(await migratedTemplate(), 'pgdata') })
 
     expect(result.serverExit).toBeUndefined()
     expect(result.traffic.examples).toEqual([])
