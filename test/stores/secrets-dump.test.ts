@@ -8,6 +8,7 @@ import { toDatabase } from '../../src/stores/postgres/database'
 import type { PostgresDatabase } from '../../src/stores/postgres/database-interface'
 import { migrate, postgresPartners, postgresStore } from '../../src/stores/postgres/index'
 import { freshPglite } from '../helpers/pglite'
+import { subscribeReady } from '../conformance/store/fixtures'
 import { admin, manualClock } from '../helpers/service'
 import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
 import { uniqueSchema } from './sql-fixture'
@@ -31,8 +32,10 @@ async function scenarioAndDump(db: PostgresDatabase): Promise<void> {
   const schema = uniqueSchema()
   await migrate(db, { schema })
   const store = postgresStore(db, { schema })
-  const published: Invalidation[] = []
-  store.subscribe((invalidation) => void published.push(invalidation))
+  // Subscribed once the store's LISTEN is active (a probe write came back): PostgreSQL
+  // drops a notification committed before it, and a slow start then lost some of the
+  // scenario's invalidations, whatever the wait below.
+  const published: Invalidation[] = await subscribeReady(store, store)
   const pepper = randomBytes(24).toString('base64url')
   const key = randomBytes(32)
   const clock = manualClock()
