@@ -23,8 +23,8 @@ const entry = path.join(root, 'src/cli/index.ts')
 const cache = path.join(root, 'node_modules/.cache/passcode-auth-cli')
 
 /**
- * Node's flags for the bundled command, and for this process when it runs the command
- * ({@link inProcessCommand}): V8 compiles WebAssembly (PGlite's) with its baseline
+ * Node's flags for the bundled command, and for a test process that runs the command
+ * in itself (test/cli/cli-process.ts sets them there): V8 compiles WebAssembly (PGlite's) with its baseline
  * compiler only, without optimising it again on background threads. The same program;
  * opening a data folder costs about half a second of CPU less (1.3 → 0.75 s), a new
  * in-memory PGlite about 2 s (4.3 → 2.3 s on Node 20).
