@@ -1,11 +1,12 @@
 import { fork, type ChildProcess } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
+import { NEW_DATABASE_SETTINGS } from '../../src/cli/data-folder'
 import { createPasscodeAuth } from '../../src/index'
 import { migrate, postgresPartners, postgresStore } from '../../src/stores/postgres/index'
 import { MIGRATIONS } from '../../src/stores/postgres/migrations'
@@ -29,16 +30,18 @@ export function soakSecrets(): SoakSecrets {
 /**
  * A migrated, empty PGlite database folder, made once per PGlite version and schema
  * version and copied for each run: creating one runs initdb in WebAssembly, which
- * takes seconds, while copying it takes milliseconds. It holds no secret and no row.
+ * takes seconds, while copying it takes milliseconds. It holds no secret and no row,
+ * and has the settings `serve` gives the database of a new data folder.
  */
 async function emptyDatabaseTemplate(): Promise<string> {
   const manifest = join(ROOT, 'node_modules/@electric-sql/pglite/package.json')
   const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }
-  const template = join(tmpdir(), `passcode-auth-soak-template-pglite${version}-schema${MIGRATIONS.length}`)
+  const template = join(tmpdir(), `passcode-auth-soak-template-pglite${version}-schema${MIGRATIONS.length}-${createHash('sha256').update(NEW_DATABASE_SETTINGS.join(' ')).digest('hex').slice(0, 8)}`)
   if (existsSync(join(template, 'PG_VERSION'))) return template
   // Built aside and renamed, so that a concurrent run never copies half a template.
   const building = mkdtempSync(`${template}.building-`)
-  const db = await PGlite.create(building)
+  // As `serve` makes the database of a new data folder.
+  const db = await PGlite.create(building, { initDbStartParams: [...NEW_DATABASE_SETTINGS] })
   await migrate(db)
   await db.close()
   try {

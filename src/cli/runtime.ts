@@ -4,7 +4,7 @@ import type { Mailer } from '../ports/mailer'
 import { hasRepeatedPepper } from '../service/authenticate/options'
 import type { EncryptionKey } from '../service/options'
 import { repeatedPepper, type RateLimitConfig, type StorageConfig } from './config'
-import { dataFolderPaths, prepareDataFolder } from './data-folder'
+import { dataFolderPaths, NEW_DATABASE_SETTINGS, prepareDataFolder } from './data-folder'
 import { CliError } from './exit-codes'
 import { restrictTree } from './folder-permissions'
 import type { Output } from './output'
@@ -68,7 +68,7 @@ async function openEmbedded(config: Extract<StorageConfig, { kind: 'embedded' }>
   const { PGlite } = await import('@electric-sql/pglite')
   let db: InstanceType<typeof PGlite>
   try {
-    db = await PGlite.create(dataFolderPaths(config.dataDir).database)
+    db = await PGlite.create(dataFolderPaths(config.dataDir).database, { initDbStartParams: [...NEW_DATABASE_SETTINGS] })
   } catch (error) {
     throw new CliError('ERR_DATABASE', `Cannot open the database in ${config.dataDir}: ${(error as Error).message}`, { cause: error })
   }

@@ -165,6 +165,11 @@ describe('a new data folder, started twice under umask 000, first on a port in u
     expect(server!.stderr()).toMatch(/^ {2}curl -i .*partner=demo-partner'$/m)
   })
 
+  it('gives the new database a 16MB buffer pool, in its postgresql.conf where the owner may change it', () => {
+    const settings = readFileSync(path.join(dir, 'pgdata', 'postgresql.conf'), 'utf8')
+    expect(settings.match(/^shared_buffers = \S+/gm)).toEqual(['shared_buffers = 16MB'])
+  })
+
   it('creates everything in it owner-only, even under umask 000', async () => {
     const open: string[] = []
     const walk = (at: string): void => {

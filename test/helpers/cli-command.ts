@@ -4,6 +4,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, r
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { build } from 'esbuild'
+import { NEW_DATABASE_SETTINGS } from '../../src/cli/data-folder'
 import { buildOnce } from './build-once'
 import { forNode } from './node-bundle'
 
@@ -154,6 +155,7 @@ export function migratedTemplate(): Promise<string> {
     const fingerprint = createHash('sha256')
       .update(readFileSync(path.join(root, 'src/stores/postgres/migrations.ts')))
       .update(readFileSync(path.join(root, 'node_modules/@electric-sql/pglite/package.json')))
+      .update(NEW_DATABASE_SETTINGS.join(' '))
       .digest('hex')
       .slice(0, 16)
     const template = path.join(cache, `data-${fingerprint}`)
