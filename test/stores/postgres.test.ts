@@ -52,21 +52,19 @@ describe.skipIf(!availability.available)(title, () => {
     return { db: pool, close }
   }
   const clients = new Set<pg.Client>()
+  const broken = new WeakSet<pg.Client>()
   const newClient = async (): Promise<pg.Client> => {
     const spare = spareClients.pop()
     if (spare !== undefined) return spare
     const client = new pg.Client({ connectionString: server.connectionString })
-    let broken = false
-    client.on('error', () => void (broken = true))
-    client.on('end', () => void (broken = true))
+    client.on('error', () => broken.add(client))
+    client.on('end', () => broken.add(client))
     await client.connect()
     clients.add(client)
-    brokenClient.set(client, () => broken)
     return client
   }
-  const brokenClient = new WeakMap<pg.Client, () => boolean>()
   const releaseClient = async (client: pg.Client): Promise<void> => {
-    if (brokenClient.get(client)?.() === false) return void spareClients.push(client)
+    if (!broken.has(client)) return void spareClients.push(client)
     clients.delete(client)
     await client.end().catch(() => {})
   }
