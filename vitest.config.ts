@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { relative } from 'node:path'
 import { defineConfig } from 'vitest/config'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
+import { NODE_FLAGS } from './test/helpers/node-flags.ts'
 import { entries } from './tsup.config.ts'
 
 // Tests may import the package by name ('passcode-auth', 'passcode-auth/memory', …),
@@ -41,9 +42,8 @@ export const isolatedTests = [
 
 /**
  * Test files that load the in-process CLI (test/cli/cli-process.ts), and change nothing
- * else process-wide: the CLI makes the process's files owner-only (umask 077) and sets
- * V8's `--liftoff-only`, the same two changes in every one of them, whatever it runs.
- * So they share workers with each other (`isolate: false`), never with the other
+ * else process-wide: the CLI makes the process's files owner-only (umask 077), the same
+ * change in every one of them, whatever it runs. So they share workers with each other (`isolate: false`), never with the other
  * files, which expect neither. A fresh worker costs about a second of CPU.
  * test/architecture/test-isolation.test.ts fails when one of them makes another change.
  */
@@ -134,6 +134,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Every worker compiles PGlite's WebAssembly with V8's baseline compiler only (see
+    // test/helpers/node-flags.ts): about 1.5 CPU-s less per file that starts a PGlite.
+    execArgv: [...NODE_FLAGS],
     // Test files in parallel: twice the cores, between 4 and 8. Vitest's default (cores
     // - 1) runs one file at a time on a 2-core machine. Measured there: quiet, one or four
     // files at a time take about the same (337 s, 356 s: the suite is CPU-bound); shared

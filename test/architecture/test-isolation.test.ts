@@ -4,20 +4,20 @@ import { fileURLToPath } from 'node:url'
 import { globSync } from 'tinyglobby'
 import { describe, expect, it } from 'vitest'
 import { inProcessCliTests, isolatedTests, slowTests } from '../../vitest.config'
+import { NODE_FLAGS } from '../helpers/node-flags'
 
 /**
  * Test files outside `isolatedTests` (vitest.config.ts) share a worker, and so a module
  * cache and a process, with the files run before them: the files of `inProcessCliTests`
  * with each other, the rest with each other. A file that changes what the
- * process is (a module mock, an environment variable, a process listener, the umask and
- * V8 flags the in-process CLI sets, OpenTelemetry's globals) would leak that into the
+ * process is (a module mock, an environment variable, a process listener, V8 flags, the
+ * umask the in-process CLI sets, OpenTelemetry's globals) would leak that into the
  * next file and fail, or pass, only in a full run. This finds those calls in the shared files, and in
  * the test helpers they import, before that happens.
  */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
 const IN_PROCESS_CLI = 'the in-process CLI (it sets the umask)'
-const V8_FLAGS = 'V8 flags set'
 
 const PROCESS_WIDE: readonly { readonly what: string; readonly pattern: RegExp }[] = [
   { what: 'a module mock', pattern: /\bvi\.(?:mock|doMock|unmock|resetModules)\(/ },
@@ -26,7 +26,7 @@ const PROCESS_WIDE: readonly { readonly what: string; readonly pattern: RegExp }
   // A cleanup at exit (a throw-away database cluster's) is harmless: it only runs at the end.
   { what: 'a process listener', pattern: /(?<![\w.])process\.(?:on|once|addListener|prependListener)\((?!\s*'exit')/ },
   { what: 'the umask or working folder changed', pattern: /(?<![\w.])process\.(?:umask|chdir)\(/ },
-  { what: V8_FLAGS, pattern: /\bsetFlagsFromString\(/ },
+  { what: 'V8 flags set', pattern: /\bsetFlagsFromString\(/ },
   { what: "fetch's global dispatcher set", pattern: /\bsetGlobalDispatcher\(/ },
   { what: "OpenTelemetry's globals set", pattern: /\.setGlobal(?:TracerProvider|MeterProvider|ContextManager|Propagator)\(/ },
   // runCli makes the process's files owner-only (umask 077), as the command does.
@@ -87,14 +87,14 @@ describe('test files that share a worker', () => {
   })
 })
 
-/** Whether `change` (a line of {@link processWideChanges}) is one the in-process CLI makes: the umask, V8 flags. */
-const byTheCli = (change: string): boolean => change.endsWith(`: ${IN_PROCESS_CLI}`) || change.endsWith(`: ${V8_FLAGS}`)
+/** Whether `change` (a line of {@link processWideChanges}) is the one the in-process CLI makes: the umask. */
+const byTheCli = (change: string): boolean => change.endsWith(`: ${IN_PROCESS_CLI}`)
 
 /** What in `file` changes process-wide state, but for what the in-process CLI changes. */
 const beyondTheCli = (file: string): string[] => processWideChanges(join(ROOT, file)).filter((change) => !byTheCli(change))
 
 describe('test files that share a worker with the in-process CLI', () => {
-  // Each leaves the process as every other one does (umask 077, V8's --liftoff-only),
+  // Each leaves the process as every other one does (umask 077),
   // so the next file in the worker finds what it would have made itself.
   it.each(inProcessCliTests)('%s makes no process-wide change but the in-process CLI\'s (else list it in isolatedTests)', (file) => {
     const changes = processWideChanges(join(ROOT, file))
@@ -117,5 +117,11 @@ describe('the files listed in vitest.config.ts', () => {
   it('are test files that exist', () => {
     const files = globSync('test/**/*.test.ts', { cwd: ROOT })
     expect([...isolatedTests, ...inProcessCliTests, ...slowTests].filter((file) => !files.includes(file))).toEqual([])
+  })
+})
+
+describe('the workers', () => {
+  it("run with the suite's Node flags (execArgv in vitest.config.ts)", () => {
+    expect(process.execArgv).toEqual(expect.arrayContaining([...NODE_FLAGS]))
   })
 })

@@ -1,19 +1,17 @@
-import v8 from 'node:v8'
-import { cliEnv, NODE_FLAGS, root, type CliOptions, type CliRun, type ServeUnderTest } from '../helpers/cli-command'
+import { cliEnv, root, type CliOptions, type CliRun, type ServeUnderTest } from '../helpers/cli-command'
 
 /**
  * The `passcode-auth` command run in the test process (`runCli`), for the tests of what
- * the command does where its process is not what is tested: it sets the umask and V8
- * flags of the process it runs in (vitest.config.ts keeps the files that load it apart).
+ * the command does where its process is not what is tested: it sets the umask of the
+ * process it runs in (vitest.config.ts keeps the files that load it apart).
  * The command as a child process, the servers and the data folders are in
  * test/helpers/cli-command.ts, re-exported here.
  */
 
 export * from '../helpers/cli-command'
 
-/** `runCli`, loaded into this process, with {@link NODE_FLAGS} set for it before PGlite's WebAssembly is compiled here. */
+/** `runCli`, loaded into this process (a vitest worker, started with test/helpers/node-flags.ts). */
 async function inProcessCommand(): Promise<typeof import('../../src/cli/run-cli').runCli> {
-  v8.setFlagsFromString(NODE_FLAGS.join(' '))
   return (await import('../../src/cli/run-cli')).runCli
 }
 

@@ -7,6 +7,7 @@ import { build } from 'esbuild'
 import { NEW_DATABASE_SETTINGS } from '../../src/cli/data-folder'
 import { buildOnce } from './build-once'
 import { forNode } from './node-bundle'
+import { NODE_FLAGS } from './node-flags'
 
 /**
  * The `passcode-auth` command as a child process, with an environment cleaned of the
@@ -22,15 +23,6 @@ import { forNode } from './node-bundle'
 export const root = path.resolve(import.meta.dirname, '../..')
 const entry = path.join(root, 'src/cli/index.ts')
 const cache = path.join(root, 'node_modules/.cache/passcode-auth-cli')
-
-/**
- * Node's flags for the bundled command, and for a test process that runs the command
- * in itself (test/cli/cli-process.ts sets them there): V8 compiles WebAssembly (PGlite's) with its baseline
- * compiler only, without optimising it again on background threads. The same program;
- * opening a data folder costs about half a second of CPU less (1.3 → 0.75 s), a new
- * in-memory PGlite about 2 s (4.3 → 2.3 s on Node 20).
- */
-export const NODE_FLAGS = ['--liftoff-only']
 
 let bundled: Promise<string> | undefined
 
@@ -161,7 +153,7 @@ export function migratedTemplate(): Promise<string> {
     const template = path.join(cache, `data-${fingerprint}`)
     mkdirSync(cache, { recursive: true })
     await buildOnce(template, async (building) => {
-      // In a process of its own, under NODE_FLAGS: a new database costs seconds of CPU less there than in a test worker.
+      // Made by the command itself, as a first `passcode-auth migrate` makes a data folder.
       const result = await cliProcess(['migrate'], { dataDir: building })
       if (result.code !== 0) throw new Error(`migrate failed: ${result.stderr}`)
     })
