@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
@@ -94,9 +94,10 @@ describe('npm pack on a fresh clone', () => {
 })
 
 /**
- * What a new user does: `npm i passcode-auth @electric-sql/pglite` in an empty folder,
- * then `npx passcode-auth serve`, then pastes the printed curl line. Without PGlite the
- * command must say what to install and leave no data folder behind.
+ * What a new user does, as README.md says: `npm install passcode-auth @electric-sql/pglite`
+ * in an empty folder, then `npx passcode-auth serve`, then pastes the printed curl line.
+ * Without PGlite (its folder moved out of node_modules for that case, as if never
+ * installed) the command must say what to install and leave no data folder behind.
  */
 describe('npx passcode-auth serve from the tarball, in an empty folder', () => {
   let consumer: string
@@ -110,7 +111,8 @@ describe('npx passcode-auth serve from the tarball, in an empty folder', () => {
   beforeAll(async () => {
     consumer = path.join(tarball!.scratch, 'consumer')
     mkdirSync(consumer)
-    await npm(['install', tarball!.file])
+    const pglite = JSON.parse(readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')).devDependencies['@electric-sql/pglite'] as string
+    await npm(['install', tarball!.file, `@electric-sql/pglite@${pglite}`])
   }, 600_000)
 
   afterAll(async () => {
@@ -118,19 +120,22 @@ describe('npx passcode-auth serve from the tarball, in an empty folder', () => {
   })
 
   it('without @electric-sql/pglite, says what to install and writes nothing', async () => {
+    const installed = path.join(consumer, 'node_modules', '@electric-sql', 'pglite')
+    const aside = path.join(tarball!.scratch, 'pglite-aside')
     const [command, ...args] = npx(['serve', '--data-dir', dataDir(), '--port', '0'])
-    const result = await run(command!, args, { cwd: consumer, env: environment(), timeout: 120_000 }).then(
-      () => ({ code: 0, stderr: '' }),
-      (error: { code?: number; stderr?: string }) => ({ code: error.code, stderr: error.stderr ?? '' }),
-    )
+    renameSync(installed, aside)
+    const result = await run(command!, args, { cwd: consumer, env: environment(), timeout: 120_000 })
+      .then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code?: number; stderr?: string }) => ({ code: error.code, stderr: error.stderr ?? '' }),
+      )
+      .finally(() => renameSync(aside, installed))
     expect(result.code).toBe(5)
     expect(result.stderr).toContain('npm install @electric-sql/pglite')
     expect(existsSync(dataDir())).toBe(false)
   }, 120_000)
 
   it(`with it, starts on an empty data folder and prints a curl line that works${curl.skip ? ' (curl is not installed: the line is sent with fetch)' : ''}`, async () => {
-    const pglite = JSON.parse(readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')).devDependencies['@electric-sql/pglite'] as string
-    await npm(['install', `@electric-sql/pglite@${pglite}`])
     server = await startServer(npx(['serve', '--data-dir', dataDir(), '--port', '0']), environment(), consumer)
     for (let waited = 0; !server.stderr().includes('curl ') && waited < 5_000; waited += 20) await sleep(20)
     const curlLine = server.stderr().split('\n').find((line) => line.trim().startsWith('curl '))?.trim() ?? ''
