@@ -1,8 +1,11 @@
 import { execFile } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { InvalidOptionsError, startExpiryNotifier, type AuditEvent, type NotificationReport } from '../../src/index'
 import { memoryMailer } from '../../src/memory'
+import { bundleForNode } from '../helpers/node-bundle'
 import { admin, setup } from '../helpers/service'
 import { everyone } from './notify-fixtures'
 
@@ -138,24 +141,27 @@ describe('startExpiryNotifier', () => {
   })
 
   it('does not keep the process alive (timers are unref’d)', async () => {
-    const entry = fileURLToPath(new URL('../../src/index.ts', import.meta.url))
-    const memory = fileURLToPath(new URL('../../src/memory.ts', import.meta.url))
-    const script = `
-      const { createPasscodeAuth, startExpiryNotifier } = await import(${JSON.stringify(entry)})
-      const { memoryStore, memoryMailer } = await import(${JSON.stringify(memory)})
+    // A program of its own, bundled for plain node as README blocks are (node-bundle.ts).
+    const folder = mkdtempSync(path.join(tmpdir(), 'passcode-auth-notifier-'))
+    const program = path.join(folder, 'program.ts')
+    writeFileSync(
+      program,
+      `import { createPasscodeAuth, startExpiryNotifier } from 'passcode-auth'
+      import { memoryStore, memoryMailer } from 'passcode-auth/memory'
       const auth = createPasscodeAuth({ store: memoryStore(), mailer: memoryMailer(), recipients: () => ['a@b.example'] })
       startExpiryNotifier(auth, { intervalMs: 3_600_000 })
       startExpiryNotifier(auth, { intervalMs: 3_600_000, runImmediately: false })
       console.log('started')
-    `
+    `,
+    )
+    const bundles = await bundleForNode({ program })
     const result = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-      const child = execFile(
-        process.execPath,
-        ['--import', 'tsx', '--input-type=module', '-e', script],
-        { timeout: 60_000, cwd: fileURLToPath(new URL('../..', import.meta.url)) },
-        (error, stdout) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout }),
+      execFile(process.execPath, [bundles.file('program')], { timeout: 60_000 }, (error, stdout) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout }),
       )
-      child.stdin?.end()
+    }).finally(() => {
+      bundles.remove()
+      rmSync(folder, { recursive: true, force: true })
     })
     // Killed by the 60 s timeout it would have a non-zero code: it exited on its own.
     expect(result).toEqual({ code: 0, stdout: 'started\n' })
