@@ -43,8 +43,9 @@ export const isolatedTests = [
 /**
  * Test files that load the in-process CLI (test/cli/cli-process.ts), and change nothing
  * else process-wide: the CLI makes the process's files owner-only (umask 077), the same
- * change in every one of them, whatever it runs. So they share workers with each other (`isolate: false`), never with the other
- * files, which expect neither. A fresh worker costs about a second of CPU.
+ * change in every one of them, whatever it runs. So they share workers with each other
+ * (`isolate: false`), never with the other files, which do not expect it. A fresh worker
+ * costs about a second of CPU.
  * test/architecture/test-isolation.test.ts fails when one of them makes another change.
  */
 export const inProcessCliTests = [

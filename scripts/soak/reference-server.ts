@@ -36,7 +36,8 @@ export function soakSecrets(): SoakSecrets {
 async function emptyDatabaseTemplate(): Promise<string> {
   const manifest = join(ROOT, 'node_modules/@electric-sql/pglite/package.json')
   const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }
-  const template = join(tmpdir(), `passcode-auth-soak-template-pglite${version}-schema${MIGRATIONS.length}-${createHash('sha256').update(NEW_DATABASE_SETTINGS.join(' ')).digest('hex').slice(0, 8)}`)
+  const settings = createHash('sha256').update(NEW_DATABASE_SETTINGS.join(' ')).digest('hex').slice(0, 8)
+  const template = join(tmpdir(), `passcode-auth-soak-template-pglite${version}-schema${MIGRATIONS.length}-${settings}`)
   if (existsSync(join(template, 'PG_VERSION'))) return template
   // Built aside and renamed, so that a concurrent run never copies half a template.
   const building = mkdtempSync(`${template}.building-`)
