@@ -31,33 +31,15 @@ export const nodeIndependentTests = ['test/browser/**', 'test/**/*.browser.test.
  * modules loaded in it, with the files run there before it (`isolate: false`): zod,
  * the frameworks, PGlite and src/ load once per worker instead of once per file, which
  * halves what a small file costs. test/architecture/test-isolation.test.ts fails when a
- * file that is not listed here makes one of those changes.
+ * file that is not listed here makes one of those changes. The in-process CLI
+ * (test/cli/cli-process.ts) sets the umask only while a command runs; each shared file
+ * must leave the umask as it found it (test/helpers/umask-unchanged.ts).
  */
 export const isolatedTests = [
   'test/http/hostile-input.test.ts',
   'test/http/warm-path.test.ts',
   'test/service/peppers.test.ts',
   'test/service/telemetry.test.ts',
-]
-
-/**
- * Test files that load the in-process CLI (test/cli/cli-process.ts), and change nothing
- * else process-wide: the CLI makes the process's files owner-only (umask 077), the same
- * change in every one of them, whatever it runs. So they share workers with each other
- * (`isolate: false`), never with the other files, which do not expect it. A fresh worker
- * costs about a second of CPU.
- * test/architecture/test-isolation.test.ts fails when one of them makes another change.
- */
-export const inProcessCliTests = [
-  'test/cli/dashboard-login.test.ts',
-  'test/cli/data-folder.test.ts',
-  'test/cli/first-start.test.ts',
-  'test/cli/management.test.ts',
-  'test/cli/notify.test.ts',
-  'test/cli/passcodes.test.ts',
-  'test/cli/postgres.test.ts',
-  'test/cli/serve-log.test.ts',
-  'test/cli/usage.test.ts',
 ]
 
 /**
@@ -73,6 +55,7 @@ export const slowTests = [
   'test/stores/pglite.test.ts',
   'test/http/hostile-input.test.ts',
   'test/cli/data-folder.test.ts',
+  'test/cli/first-start.test.ts',
   'test/runtimes/runtimes.test.ts',
   'test/soak/soak-smoke.test.ts',
   'test/dashboard/browser.test.ts',
@@ -84,7 +67,7 @@ export const slowTests = [
 const root = fileURLToPath(new URL('.', import.meta.url))
 
 /** The projects below, in the order their files are queued. */
-const projectOrder = ['isolated', 'cli', 'shared']
+const projectOrder = ['isolated', 'shared']
 
 /**
  * Vitest's order (files that failed last time first, then the longest last time, from
@@ -94,7 +77,7 @@ const projectOrder = ['isolated', 'cli', 'shared']
  * worker of an `isolate: false` project for the next file only when the next file
  * queued is of the same project; otherwise it stops the worker, and a later file of
  * that project starts a new one and imports its modules again (a second or two of CPU
- * each time). Mixed, a run started 15 workers; together, 12.
+ * each time). Together, a run starts eight: one per isolated file, four shared.
  */
 class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -124,10 +107,15 @@ export default defineConfig({
   test: {
     projects: [
       { extends: true, test: { name: 'isolated', include: isolatedTests, exclude: excluded } },
-      { extends: true, test: { name: 'cli', include: inProcessCliTests, exclude: excluded, isolate: false } },
       {
         extends: true,
-        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: [...excluded, ...isolatedTests, ...inProcessCliTests], isolate: false },
+        test: {
+          name: 'shared',
+          include: ['test/**/*.test.ts'],
+          exclude: [...excluded, ...isolatedTests],
+          isolate: false,
+          setupFiles: ['test/helpers/umask-unchanged.ts'],
+        },
       },
     ],
     environment: 'node',

@@ -2,9 +2,11 @@ import { cliEnv, root, type CliOptions, type CliRun, type ServeUnderTest } from 
 
 /**
  * The `passcode-auth` command run in the test process (`runCli`), for the tests of what
- * the command does where its process is not what is tested: it sets the umask of the
- * process it runs in (vitest.config.ts keeps the files that load it apart).
- * The command as a child process, the servers and the data folders are in
+ * the command does where its process is not what is tested. The command makes the files
+ * of its process owner-only (umask 077); here that lasts while a command runs, and the
+ * umask the test process had comes back when the last one ends, so that a file using
+ * these shares its worker with any other (test/helpers/process-state.ts checks it after
+ * every file). The command as a child process, the servers and the data folders are in
  * test/helpers/cli-command.ts, re-exported here.
  */
 
@@ -13,6 +15,27 @@ export * from '../helpers/cli-command'
 /** `runCli`, loaded into this process (a vitest worker, started with test/helpers/node-flags.ts). */
 async function inProcessCommand(): Promise<typeof import('../../src/cli/run-cli').runCli> {
   return (await import('../../src/cli/run-cli')).runCli
+}
+
+/** In-process commands running now, and the umask this process had before the first of them. */
+let running = 0
+let umaskBefore = 0
+
+/**
+ * `exited`, the end of an in-process command started after this call: once no other is
+ * running, the umask goes back to what it was before any ran.
+ */
+function restoreUmaskAfter<T>(exited: Promise<T>): Promise<T> {
+  if (running++ === 0) umaskBefore = process.umask()
+  const restore = () => {
+    if (--running === 0) process.umask(umaskBefore)
+  }
+  return exited.finally(restore)
+}
+
+/** The umask of this process now, in octal ('22', '77'), without changing it. */
+export function currentUmask(): string {
+  return process.umask().toString(8)
 }
 
 /**
@@ -26,12 +49,14 @@ export async function cli(args: readonly string[], options: CliOptions = {}): Pr
   const runCli = await inProcessCommand()
   let stdout = ''
   let stderr = ''
-  const code = await runCli(args, {
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stderr += text),
-    env: cliEnv(options),
-    cwd: root,
-  })
+  const code = await restoreUmaskAfter(
+    runCli(args, {
+      stdout: (text) => void (stdout += text),
+      stderr: (text) => void (stderr += text),
+      env: cliEnv(options),
+      cwd: root,
+    }),
+  )
   return { code, stdout, stderr }
 }
 
@@ -60,7 +85,7 @@ export async function serveInProcess(dataDir: string, args: readonly string[] = 
     cwd: root,
     stopped,
   }
-  const exited = runCli(['serve', '--port', '0', ...args], io)
+  const exited = restoreUmaskAfter(runCli(['serve', '--port', '0', ...args], io))
   await Promise.race([
     listening,
     exited.then((code) => {

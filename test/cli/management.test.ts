@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cli, migratedDataFolder, serveInProcess, type ServeUnderTest } from './cli-process'
+import { cli, currentUmask, migratedDataFolder, serveInProcess, type ServeUnderTest } from './cli-process'
 
 /**
  * `users`, `accounts` and `partners`, run while `serve` runs on the data folder (the
@@ -30,6 +30,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop()
   folder?.remove()
+})
+
+describe('commands run in the test process (test/cli/cli-process.ts)', () => {
+  it('keep the umask 077 the command sets while another still runs: one that ends beside the server leaves it', async () => {
+    expect((await run('partners', 'list')).code).toBe(0)
+    expect(currentUmask()).toBe('77')
+  })
 })
 
 describe('partners add|list|remove', () => {

@@ -2,31 +2,19 @@ import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { COMMANDS } from '../../src/cli/commands/index'
-import { runCli } from '../../src/cli/run-cli'
-import { cleanEnv, cliProcess, root, temporaryFolder, type CliRun } from './cli-process'
+import { cli, cliProcess, temporaryFolder, type CliRun } from './cli-process'
 
 /**
  * Help, unknown words and flags, and settings: all answered before any store is opened,
- * so these runs never create a data folder. The tables run `runCli` in this process
- * (the command is the same function the binary calls, with the same output and exit
- * code); a sample of each table also runs as a child process.
+ * so these runs never create a data folder. The tables run the command in this process
+ * (`runCli`, the same function the binary calls, with the same output and exit code);
+ * a sample of each table also runs as a child process.
  */
 
 const folder = temporaryFolder()
 const dataDir = path.join(folder.dir, 'never-created')
 const child = (args: string[], env: Record<string, string> = {}) => cliProcess(args, { dataDir, env })
-async function run(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  let stdout = ''
-  let stderr = ''
-  const io = {
-    stdout: (text: string) => void (stdout += text),
-    stderr: (text: string) => void (stderr += text),
-    env: cleanEnv({ PASSCODE_AUTH_DATA_DIR: dataDir, ...env }),
-    cwd: root,
-  }
-  const code = await runCli(args, io)
-  return { code, stdout, stderr }
-}
+const run = (args: string[], env: Record<string, string> = {}): Promise<CliRun> => cli(args, { dataDir, env })
 
 afterAll(() => {
   expect(existsSync(dataDir)).toBe(false)
