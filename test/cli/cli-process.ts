@@ -5,7 +5,7 @@ import { cliEnv, root, type CliOptions, type CliRun, type ServeUnderTest } from 
  * the command does where its process is not what is tested. The command makes the files
  * of its process owner-only (umask 077); here that lasts while a command runs, and the
  * umask the test process had comes back when the last one ends, so that a file using
- * these shares its worker with any other (test/helpers/process-state.ts checks it after
+ * these shares its worker with any other (test/helpers/umask-unchanged.ts checks it after
  * every file). The command as a child process, the servers and the data folders are in
  * test/helpers/cli-command.ts, re-exported here.
  */
@@ -22,15 +22,16 @@ let running = 0
 let umaskBefore = 0
 
 /**
- * `exited`, the end of an in-process command started after this call: once no other is
- * running, the umask goes back to what it was before any ran.
+ * Starts an in-process command (`start` calls `runCli`) and resolves its exit code; once
+ * no other is running, the umask goes back to what it was before any ran.
  */
-function restoreUmaskAfter<T>(exited: Promise<T>): Promise<T> {
+function restoringUmask(start: () => Promise<number>): Promise<number> {
   if (running++ === 0) umaskBefore = process.umask()
   const restore = () => {
     if (--running === 0) process.umask(umaskBefore)
   }
-  return exited.finally(restore)
+  // runCli is async: it never throws before returning its promise.
+  return start().finally(restore)
 }
 
 /** The umask of this process now, in octal ('22', '77'), without changing it. */
@@ -49,7 +50,7 @@ export async function cli(args: readonly string[], options: CliOptions = {}): Pr
   const runCli = await inProcessCommand()
   let stdout = ''
   let stderr = ''
-  const code = await restoreUmaskAfter(
+  const code = await restoringUmask(() =>
     runCli(args, {
       stdout: (text) => void (stdout += text),
       stderr: (text) => void (stderr += text),
@@ -85,7 +86,7 @@ export async function serveInProcess(dataDir: string, args: readonly string[] = 
     cwd: root,
     stopped,
   }
-  const exited = restoreUmaskAfter(runCli(['serve', '--port', '0', ...args], io))
+  const exited = restoringUmask(() => runCli(['serve', '--port', '0', ...args], io))
   await Promise.race([
     listening,
     exited.then((code) => {
