@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { InvalidOptionsError, startExpiryNotifier, type AuditEvent, type NotificationReport } from '../../src/index'
 import { memoryMailer } from '../../src/memory'
+import { temporaryFolder } from '../helpers/cli-command'
 import { bundleForNode } from '../helpers/node-bundle'
 import { admin, setup } from '../helpers/service'
 import { everyone } from './notify-fixtures'
@@ -142,27 +142,29 @@ describe('startExpiryNotifier', () => {
 
   it('does not keep the process alive (timers are unref’d)', async () => {
     // A program of its own, bundled for plain node as README blocks are (node-bundle.ts).
-    const folder = mkdtempSync(path.join(tmpdir(), 'passcode-auth-notifier-'))
-    const program = path.join(folder, 'program.ts')
-    writeFileSync(
-      program,
-      `import { createPasscodeAuth, startExpiryNotifier } from 'passcode-auth'
-      import { memoryStore, memoryMailer } from 'passcode-auth/memory'
-      const auth = createPasscodeAuth({ store: memoryStore(), mailer: memoryMailer(), recipients: () => ['a@b.example'] })
-      startExpiryNotifier(auth, { intervalMs: 3_600_000 })
-      startExpiryNotifier(auth, { intervalMs: 3_600_000, runImmediately: false })
-      console.log('started')
-    `,
-    )
-    const bundles = await bundleForNode({ program })
-    const result = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-      execFile(process.execPath, [bundles.file('program')], { timeout: 60_000 }, (error, stdout) =>
-        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout }),
+    const folder = temporaryFolder('passcode-auth-notifier-')
+    let result: { code: number | null; stdout: string }
+    try {
+      const program = path.join(folder.dir, 'program.ts')
+      writeFileSync(
+        program,
+        `import { createPasscodeAuth, startExpiryNotifier } from 'passcode-auth'
+        import { memoryStore, memoryMailer } from 'passcode-auth/memory'
+        const auth = createPasscodeAuth({ store: memoryStore(), mailer: memoryMailer(), recipients: () => ['a@b.example'] })
+        startExpiryNotifier(auth, { intervalMs: 3_600_000 })
+        startExpiryNotifier(auth, { intervalMs: 3_600_000, runImmediately: false })
+        console.log('started')
+      `,
       )
-    }).finally(() => {
-      bundles.remove()
-      rmSync(folder, { recursive: true, force: true })
-    })
+      const bundles = await bundleForNode({ program })
+      result = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        execFile(process.execPath, [bundles.file('program')], { timeout: 60_000 }, (error, stdout) =>
+          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout }),
+        )
+      }).finally(() => bundles.remove())
+    } finally {
+      folder.remove()
+    }
     // Killed by the 60 s timeout it would have a non-zero code: it exited on its own.
     expect(result).toEqual({ code: 0, stdout: 'started\n' })
   })
