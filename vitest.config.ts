@@ -26,21 +26,19 @@ export const nodeIndependentTests = ['test/browser/**', 'test/**/*.browser.test.
 
 /**
  * Test files that run in a fresh worker each (vitest's `isolate`, the default): those
- * that change process-wide state: environment variables, `process.on` listeners,
- * OpenTelemetry's globals, module mocks. Every other file shares its worker, and the
- * modules loaded in it, with the files run there before it (`isolate: false`): zod,
- * the frameworks, PGlite and src/ load once per worker instead of once per file, which
- * halves what a small file costs. test/architecture/test-isolation.test.ts fails when a
- * file that is not listed here makes one of those changes. The in-process CLI
- * (test/cli/cli-process.ts) sets the umask only while a command runs; each shared file
- * must leave the umask as it found it (test/helpers/umask-unchanged.ts).
+ * that change process-wide state and cannot give it back, such as a module mock (the
+ * mocked module would stay in the worker's module cache). Every other file shares its
+ * worker, and the modules loaded in it, with the files run there before it (`isolate:
+ * false`): zod, the frameworks, PGlite and src/ load once per worker instead of once per
+ * file, which halves what a small file costs. A shared file may change an environment
+ * variable through `vi.stubEnv`, add a process listener or set OpenTelemetry's globals
+ * only if it gives the change back itself (`vi.unstubAllEnvs()`, `process.off` with the
+ * same function, `trace.disable()`). test/architecture/test-isolation.test.ts fails when
+ * a file that is not listed here makes a change it does not give back. The in-process
+ * CLI (test/cli/cli-process.ts) sets the umask only while a command runs; each shared
+ * file must leave the umask as it found it (test/helpers/umask-unchanged.ts).
  */
-export const isolatedTests = [
-  'test/http/hostile-input.test.ts',
-  'test/http/warm-path.test.ts',
-  'test/service/peppers.test.ts',
-  'test/service/telemetry.test.ts',
-]
+export const isolatedTests = ['test/http/warm-path.test.ts']
 
 /**
  * The files that take longest alone (tens of seconds each, mostly waiting on a child:
@@ -77,7 +75,7 @@ const projectOrder = ['isolated', 'shared']
  * worker of an `isolate: false` project for the next file only when the next file
  * queued is of the same project; otherwise it stops the worker, and a later file of
  * that project starts a new one and imports its modules again (a second or two of CPU
- * each time). Together, a run starts eight: one per isolated file, four shared.
+ * each time). Together, a run starts five: one for the isolated file, four shared.
  */
 class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

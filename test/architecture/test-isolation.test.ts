@@ -19,16 +19,61 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const UMASK = 'the umask or working folder changed'
 const RUN_CLI = 'the command run in this process (it sets the umask)'
 
-const PROCESS_WIDE: readonly { readonly what: string; readonly pattern: RegExp }[] = [
+/**
+ * A process-wide change, how to find it in a file's source, and, where the change can
+ * be given back, how a file gives it back: a file that makes the change and undoes all
+ * of it (each listener it adds removed with the same function, each OpenTelemetry
+ * global it sets disabled) may share a worker.
+ */
+interface ProcessWideChange {
+  readonly what: string
+  readonly pattern: RegExp
+  /** The calls, in a source that makes the change, that are not given back; without it, nothing is. */
+  readonly notUndone?: (source: string) => string[]
+}
+
+/**
+ * The `process.on('event', handler)` calls of `source` that no `process.off('event',
+ * handler)` (or `removeListener`) in it undoes; a listener not added by name (an inline
+ * function, an event in a variable) cannot be removed, so it counts as kept.
+ */
+function listenersKept(source: string): string[] {
+  return [...source.matchAll(/(?<![\w.])process\.(?:on|once|addListener|prependListener)\((?!\s*'exit')([^)]*)\)/g)]
+    .filter(([, args]) => {
+      const named = /^\s*('[^']+')\s*,\s*(\w+)\s*$/.exec(args!)
+      if (named === null) return true
+      const event = named[1]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      return !new RegExp(`process\\.(?:off|removeListener)\\(\\s*${event}\\s*,\\s*${named[2]}\\s*\\)`).test(source)
+    })
+    .map(([call]) => call)
+}
+
+/** OpenTelemetry globals set with no `disable()` of their API in the same file. */
+function telemetryKept(source: string): string[] {
+  const api = { TracerProvider: 'trace', MeterProvider: 'metrics', ContextManager: 'context', Propagator: 'propagation' } as const
+  return [...source.matchAll(/\.setGlobal(TracerProvider|MeterProvider|ContextManager|Propagator)\(/g)]
+    .map(([call, kind]) => ({ call, disable: `${api[kind as keyof typeof api]}.disable()` }))
+    .filter(({ disable }) => !source.includes(disable))
+    .map(({ call }) => call)
+}
+
+const PROCESS_WIDE: readonly ProcessWideChange[] = [
   { what: 'a module mock', pattern: /\bvi\.(?:mock|doMock|unmock|resetModules)\(/ },
-  { what: 'a stubbed environment variable or global', pattern: /\bvi\.(?:stubEnv|stubGlobal)\(/ },
+  {
+    what: 'a stubbed environment variable or global',
+    pattern: /\bvi\.(?:stubEnv|stubGlobal)\(/,
+    notUndone: (source) => [
+      ...(/\bvi\.stubEnv\(/.test(source) && !/\bvi\.unstubAllEnvs\(\)/.test(source) ? ['vi.stubEnv without vi.unstubAllEnvs()'] : []),
+      ...(/\bvi\.stubGlobal\(/.test(source) && !/\bvi\.unstubAllGlobals\(\)/.test(source) ? ['vi.stubGlobal without vi.unstubAllGlobals()'] : []),
+    ],
+  },
   { what: 'an environment variable set', pattern: /\bprocess\.env(?:\.\w+|\[[^\]]+\])\s*=(?!=)|\bdelete\s+process\.env\b/ },
   // A cleanup at exit (a throw-away database cluster's) is harmless: it only runs at the end.
-  { what: 'a process listener', pattern: /(?<![\w.])process\.(?:on|once|addListener|prependListener)\((?!\s*'exit')/ },
+  { what: 'a process listener', pattern: /(?<![\w.])process\.(?:on|once|addListener|prependListener)\((?!\s*'exit')/, notUndone: listenersKept },
   { what: UMASK, pattern: /(?<![\w.])process\.(?:umask|chdir)\(/ },
   { what: 'V8 flags set', pattern: /\bsetFlagsFromString\(/ },
   { what: "fetch's global dispatcher set", pattern: /\bsetGlobalDispatcher\(/ },
-  { what: "OpenTelemetry's globals set", pattern: /\.setGlobal(?:TracerProvider|MeterProvider|ContextManager|Propagator)\(/ },
+  { what: "OpenTelemetry's globals set", pattern: /\.setGlobal(?:TracerProvider|MeterProvider|ContextManager|Propagator)\(/, notUndone: telemetryKept },
   // runCli makes the process's files owner-only (umask 077), as the command does.
   { what: RUN_CLI, pattern: /\brunCli\(/ },
 ]
@@ -64,13 +109,26 @@ function withTestHelpers(file: string, seen = new Set<string>()): string[] {
   return [...seen]
 }
 
-/** What in `file` (or a helper it loads) changes process-wide state; with `undone`, also what a helper of {@link UNDONE} gives back. */
+/**
+ * What `source` changes process-wide and does not give back; with `undone`, also what
+ * it gives back.
+ */
+export function changesIn(source: string, { undone = false } = {}): string[] {
+  return PROCESS_WIDE.filter(({ pattern, notUndone }) => pattern.test(source) && (undone || notUndone === undefined || notUndone(source).length > 0)).map(({ what }) => what)
+}
+
+/**
+ * What in `file` (or a helper it loads) changes process-wide state and is not given
+ * back; with `undone`, also what is given back (by the file itself, or by a helper of
+ * {@link UNDONE}).
+ */
 export function processWideChanges(file: string, { undone = false } = {}): string[] {
   return withTestHelpers(file).flatMap((loaded) => {
-    const source = readFileSync(loaded, 'utf8')
     const name = relative(ROOT, loaded)
     const given = undone ? [] : (UNDONE.get(name) ?? [])
-    return PROCESS_WIDE.filter(({ what, pattern }) => !given.includes(what) && pattern.test(source)).map(({ what }) => `${name}: ${what}`)
+    return changesIn(readFileSync(loaded, 'utf8'), { undone })
+      .filter((what) => !given.includes(what))
+      .map((what) => `${name}: ${what}`)
   })
 }
 
@@ -85,16 +143,38 @@ describe('test files that share a worker', () => {
     expect(shared.filter((file) => apart.includes(file))).toEqual([])
   })
 
-  it.each(shared)('%s changes nothing process-wide (else list it in isolatedTests, vitest.config.ts)', (file) => {
+  it.each(shared)('%s leaves nothing changed process-wide (else list it in isolatedTests, vitest.config.ts)', (file) => {
     expect(processWideChanges(join(ROOT, file))).toEqual([])
   })
 
   it('finds each kind of process-wide change in a file that makes it', () => {
     // The detector itself, on files known to make such changes.
     expect(processWideChanges(join(ROOT, 'test/http/warm-path.test.ts')).join('\n')).toContain('a module mock')
-    expect(processWideChanges(join(ROOT, 'test/service/peppers.test.ts')).join('\n')).toContain('a stubbed environment variable')
-    expect(processWideChanges(join(ROOT, 'test/http/hostile-input.test.ts')).join('\n')).toContain('a process listener')
-    expect(processWideChanges(join(ROOT, 'test/service/telemetry.test.ts')).join('\n')).toContain("OpenTelemetry's globals")
+    expect(processWideChanges(join(ROOT, 'test/service/peppers.test.ts'), { undone: true }).join('\n')).toContain('a stubbed environment variable')
+    expect(processWideChanges(join(ROOT, 'test/http/hostile-input.test.ts'), { undone: true }).join('\n')).toContain('a process listener')
+    expect(processWideChanges(join(ROOT, 'test/service/telemetry.test.ts'), { undone: true }).join('\n')).toContain("OpenTelemetry's globals")
+  })
+
+  it('lets a file share a worker only when it gives back all it changes', () => {
+    const listener = "const onError = () => {}\nbeforeAll(() => process.on('uncaughtException', onError))\n"
+    expect(changesIn(listener)).toEqual(['a process listener'])
+    expect(changesIn(`${listener}afterAll(() => process.off('uncaughtException', onError))`)).toEqual([])
+    expect(changesIn(`${listener}afterAll(() => process.off('unhandledRejection', onError))`)).toEqual(['a process listener'])
+    expect(changesIn(`${listener}process.on('warning', () => {})\nafterAll(() => process.off('uncaughtException', onError))`)).toEqual(['a process listener'])
+    expect(changesIn("process.on('exit', () => cluster.stop())")).toEqual([])
+
+    expect(changesIn("vi.stubEnv('NODE_ENV', 'production')")).toEqual(['a stubbed environment variable or global'])
+    expect(changesIn("afterEach(() => vi.unstubAllEnvs())\nvi.stubEnv('NODE_ENV', 'production')")).toEqual([])
+    expect(changesIn("afterEach(() => vi.unstubAllEnvs())\nvi.stubGlobal('fetch', fake)")).toEqual(['a stubbed environment variable or global'])
+
+    expect(changesIn('trace.setGlobalTracerProvider(provider)\ncontext.disable()')).toEqual(["OpenTelemetry's globals set"])
+    expect(changesIn('trace.setGlobalTracerProvider(provider)\ntrace.disable()')).toEqual([])
+
+    // No undo is looked for: a mocked module stays in the shared module cache.
+    expect(changesIn("vi.mock('../../src/core/hashing')\nvi.unmock('../../src/core/hashing')")).toEqual(['a module mock'])
+    expect(changesIn("process.env.TZ = 'UTC'\ndelete process.env.TZ")).toEqual(['an environment variable set'])
+    // What is given back is still found when asked for.
+    expect(changesIn('trace.setGlobalTracerProvider(provider)\ntrace.disable()', { undone: true })).toEqual(["OpenTelemetry's globals set"])
   })
 
   it('lets a file load the in-process CLI only because that helper gives the umask back', () => {
