@@ -28,33 +28,30 @@ const RUN_CLI = 'the command run in this process (it sets the umask)'
 interface ProcessWideChange {
   readonly what: string
   readonly pattern: RegExp
-  /** The calls, in a source that makes the change, that are not given back; without it, nothing is. */
-  readonly notUndone?: (source: string) => string[]
+  /** Whether a source that makes the change gives all of it back; without it, a change is never given back. */
+  readonly givenBack?: (source: string) => boolean
 }
 
 /**
- * The `process.on('event', handler)` calls of `source` that no `process.off('event',
- * handler)` (or `removeListener`) in it undoes; a listener not added by name (an inline
- * function, an event in a variable) cannot be removed, so it counts as kept.
+ * Whether each `process.on('event', handler)` call of `source` is undone by a
+ * `process.off('event', handler)` (or `removeListener`) in it; a listener not added by
+ * name (an inline function, an event in a variable) cannot be removed, so it is not.
  */
-function listenersKept(source: string): string[] {
-  return [...source.matchAll(/(?<![\w.])process\.(?:on|once|addListener|prependListener)\((?!\s*'exit')([^)]*)\)/g)]
-    .filter(([, args]) => {
-      const named = /^\s*('[^']+')\s*,\s*(\w+)\s*$/.exec(args!)
-      if (named === null) return true
-      const event = named[1]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-      return !new RegExp(`process\\.(?:off|removeListener)\\(\\s*${event}\\s*,\\s*${named[2]}\\s*\\)`).test(source)
-    })
-    .map(([call]) => call)
+function listenersRemoved(source: string): boolean {
+  return [...source.matchAll(/(?<![\w.])process\.(?:on|once|addListener|prependListener)\((?!\s*'exit')([^)]*)\)/g)].every(([, args]) => {
+    const named = /^\s*('[^']+')\s*,\s*(\w+)\s*$/.exec(args!)
+    if (named === null) return false
+    const event = named[1]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    return new RegExp(`process\\.(?:off|removeListener)\\(\\s*${event}\\s*,\\s*${named[2]}\\s*\\)`).test(source)
+  })
 }
 
-/** OpenTelemetry globals set with no `disable()` of their API in the same file. */
-function telemetryKept(source: string): string[] {
+/** Whether each OpenTelemetry global `source` sets is reset by the `disable()` of its API in it. */
+function telemetryDisabled(source: string): boolean {
   const api = { TracerProvider: 'trace', MeterProvider: 'metrics', ContextManager: 'context', Propagator: 'propagation' } as const
-  return [...source.matchAll(/\.setGlobal(TracerProvider|MeterProvider|ContextManager|Propagator)\(/g)]
-    .map(([call, kind]) => ({ call, disable: `${api[kind as keyof typeof api]}.disable()` }))
-    .filter(({ disable }) => !source.includes(disable))
-    .map(({ call }) => call)
+  return [...source.matchAll(/\.setGlobal(TracerProvider|MeterProvider|ContextManager|Propagator)\(/g)].every(([, kind]) =>
+    source.includes(`${api[kind as keyof typeof api]}.disable()`),
+  )
 }
 
 const PROCESS_WIDE: readonly ProcessWideChange[] = [
@@ -62,18 +59,17 @@ const PROCESS_WIDE: readonly ProcessWideChange[] = [
   {
     what: 'a stubbed environment variable or global',
     pattern: /\bvi\.(?:stubEnv|stubGlobal)\(/,
-    notUndone: (source) => [
-      ...(/\bvi\.stubEnv\(/.test(source) && !/\bvi\.unstubAllEnvs\(\)/.test(source) ? ['vi.stubEnv without vi.unstubAllEnvs()'] : []),
-      ...(/\bvi\.stubGlobal\(/.test(source) && !/\bvi\.unstubAllGlobals\(\)/.test(source) ? ['vi.stubGlobal without vi.unstubAllGlobals()'] : []),
-    ],
+    givenBack: (source) =>
+      (!/\bvi\.stubEnv\(/.test(source) || /\bvi\.unstubAllEnvs\(\)/.test(source)) &&
+      (!/\bvi\.stubGlobal\(/.test(source) || /\bvi\.unstubAllGlobals\(\)/.test(source)),
   },
   { what: 'an environment variable set', pattern: /\bprocess\.env(?:\.\w+|\[[^\]]+\])\s*=(?!=)|\bdelete\s+process\.env\b/ },
   // A cleanup at exit (a throw-away database cluster's) is harmless: it only runs at the end.
-  { what: 'a process listener', pattern: /(?<![\w.])process\.(?:on|once|addListener|prependListener)\((?!\s*'exit')/, notUndone: listenersKept },
+  { what: 'a process listener', pattern: /(?<![\w.])process\.(?:on|once|addListener|prependListener)\((?!\s*'exit')/, givenBack: listenersRemoved },
   { what: UMASK, pattern: /(?<![\w.])process\.(?:umask|chdir)\(/ },
   { what: 'V8 flags set', pattern: /\bsetFlagsFromString\(/ },
   { what: "fetch's global dispatcher set", pattern: /\bsetGlobalDispatcher\(/ },
-  { what: "OpenTelemetry's globals set", pattern: /\.setGlobal(?:TracerProvider|MeterProvider|ContextManager|Propagator)\(/, notUndone: telemetryKept },
+  { what: "OpenTelemetry's globals set", pattern: /\.setGlobal(?:TracerProvider|MeterProvider|ContextManager|Propagator)\(/, givenBack: telemetryDisabled },
   // runCli makes the process's files owner-only (umask 077), as the command does.
   { what: RUN_CLI, pattern: /\brunCli\(/ },
 ]
@@ -114,7 +110,7 @@ function withTestHelpers(file: string, seen = new Set<string>()): string[] {
  * it gives back.
  */
 export function changesIn(source: string, { undone = false } = {}): string[] {
-  return PROCESS_WIDE.filter(({ pattern, notUndone }) => pattern.test(source) && (undone || notUndone === undefined || notUndone(source).length > 0)).map(({ what }) => what)
+  return PROCESS_WIDE.filter(({ pattern, givenBack }) => pattern.test(source) && (undone || givenBack?.(source) !== true)).map(({ what }) => what)
 }
 
 /**
