@@ -134,7 +134,7 @@ export type AuditEvent =
       readonly at: Date
       /** How many passcodes the failed flush held. */
       readonly passcodes: number
-      /** How many of them were dropped (already retried once, or the service is closing). */
+      /** How many of them were dropped (already retried once; `close()` retries at once instead of at the next flush). */
       readonly dropped: number
       /** What went wrong, without secrets. */
       readonly error: string
