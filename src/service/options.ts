@@ -61,13 +61,32 @@ export interface PasscodeAuthOptions {
    */
   encryptionKeys?: readonly EncryptionKey[]
   /**
-   * Server secret (≥ 16 bytes) that keys the passcode hash (HMAC-SHA256), or a list of
-   * them for rotation (SPEC §5.28): the first keys new hashes, every one verifies, and a
-   * passcode that verifies under a later one is re-hashed under the first. `null` in the
-   * list stands for "no pepper" (plain SHA-256), so a deployment that ran without one
+   * Server secret (≥ 16 bytes) that keys the passcode hash (HMAC-SHA256), or several
+   * while one replaces another, at most 8 in all, each once:
+   * - a list (SPEC §5.28): the first keys new hashes, every one verifies, and a passcode
+   *   that verifies under a later one is re-hashed under the first (the later ones are
+   *   `previous` peppers below);
+   * - `{ current, next, previous }` for a rolling change across a fleet (SPEC §5.34):
+   *   `current` keys new hashes; each `previous` pepper verifies and a passcode that
+   *   verifies under it is re-hashed to `current`; each `next` pepper verifies only and
+   *   is never re-hashed to or away from, so instances one step apart in a rolling
+   *   deploy both accept every passcode (docs/security.md, "Rotating the pepper").
+   *
+   * `null` stands for "no pepper" (plain SHA-256), so a deployment that ran without one
    * adds one with `[newPepper, null]`. @default none: SHA-256
    */
-  pepper?: string | Uint8Array | readonly (string | Uint8Array | null)[]
+  pepper?:
+    | string
+    | Uint8Array
+    | readonly (string | Uint8Array | null)[]
+    | {
+        /** Keys new hashes; `null` is plain SHA-256. */
+        current: string | Uint8Array | null
+        /** Peppers that verify only: the one a rolling change is about to make current. None when left out. */
+        next?: readonly (string | Uint8Array | null)[]
+        /** Peppers that verify and whose hashes are re-hashed to `current` on use. None when left out. */
+        previous?: readonly (string | Uint8Array | null)[]
+      }
   /** Prefix of generated passcodes. @default 'psc' */
   prefix?: string
   /** Rule limits. @default { maxAccountPasscodes: 100, expiringSoonDays: 30 } */
