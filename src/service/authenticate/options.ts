@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { bytesOption } from '../option-checks'
+import { bytesOption, noOptions } from '../option-checks'
 import { MIN_PEPPER_BYTES, pepperId } from '../../core/hashing'
 
 /**
@@ -30,7 +30,7 @@ export const cacheSchema = z.union([
     .object({
       ttlMs: z.number().int().min(1).max(86_400_000).default(30_000),
       maxEntries: z.number().int().min(1).max(10_000_000).default(10_000),
-      refusals: refusalsSchema.prefault({}),
+      refusals: refusalsSchema.prefault(noOptions),
     })
     .strict(),
 ])
