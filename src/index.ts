@@ -1,6 +1,7 @@
 /**
  * The service: `createPasscodeAuth()` (passcodes, user passcodes, authentication and
- * `GET /v1/connect` without any framework), its types and errors, the core helpers
+ * `GET /v1/connect` without any framework), its mounts on Node's own `http` server
+ * (`nodeRequirePasscode`, `nodeConnectHandler`), its types and errors, the core helpers
  * (passcode format, status, rules), the expiry notifier and the zod schemas of the
  * connect answers.
  *
@@ -39,6 +40,8 @@ export type { AccountsApi } from './service/accounts'
 export type { PepperReport } from './service/authenticate/peppers'
 export { IssuedPasscode } from './service/issued-passcode'
 export { staticPartners } from './service/connect/partners'
+export { nodeConnectHandler, nodeRequirePasscode } from './http/node/node-handlers'
+export type { NodeConnectOptions, NodeHandler, NodePasscodeGuard, NodeRequirePasscodeOptions } from './http/node/node-handlers'
 export { startExpiryNotifier } from './service/notifier/expiry-notifier'
 export type { ExpiryNotifier, ExpiryNotifierOptions } from './service/notifier/expiry-notifier'
 export { defaultNotificationTemplates, escapeHtml } from './service/notifier/notification-messages'
