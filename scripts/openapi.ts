@@ -12,6 +12,7 @@ import {
   serverErrorBodySchema,
 } from '../src/protocol/connect-response-schemas'
 import { CONNECT_SUCCESS, FAILURES, partnerNotWhitelisted, RESPONSE_HEADERS } from '../src/protocol/outcomes'
+import { JSON_SCHEMA_OPTIONS } from './json-schema-options'
 
 /**
  * Generates docs/openapi.json, the OpenAPI 3.1 document of `GET /v1/connect`, from the
@@ -37,13 +38,7 @@ const NAMED: readonly (readonly [string, z.ZodType])[] = [
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of a body, as clients should read it: extra fields allowed. */
 function jsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
-    io: 'input',
-    override: ({ jsonSchema }) => {
-      // zod's own format name for startsWith; the pattern beside it says the same in standard terms.
-      if (jsonSchema.format === 'starts_with') delete jsonSchema.format
-    },
-  }) as Record<string, unknown>
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, JSON_SCHEMA_OPTIONS) as Record<string, unknown>
   return rest
 }
 
@@ -82,6 +77,13 @@ const RETRY_AFTER = {
   schema: { type: 'integer', minimum: 1 },
 }
 
+/** The header of a 200 authenticated by a passcode in its last days (src/protocol/sunset.ts). */
+const SUNSET = {
+  description:
+    'Only when the passcode sent is in its last days (`limits.expiringSoonDays`, 30 by default) and the service keeps its `sunsetHeader` option on: the instant it stops working, as an HTTP-date (RFC 8594).',
+  schema: { type: 'string', examples: ['Sat, 31 Jan 2026 00:00:00 GMT'] },
+}
+
 /** The OpenAPI 3.1 document of `GET /v1/connect`. */
 export function buildOpenApiDocument(): Record<string, unknown> {
   const responses = Object.fromEntries(
@@ -93,6 +95,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           description: DESCRIPTIONS[code],
           headers: {
             'Cache-Control': { schema: { type: 'string', const: RESPONSE_HEADERS['cache-control'] } },
+            ...(code === 200 ? { Sunset: SUNSET } : {}),
             ...(code === 429 ? { 'Retry-After': RETRY_AFTER } : {}),
           },
           content: { 'application/json': { schema: reference(schema), examples: EXAMPLES[code] } },
