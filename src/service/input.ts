@@ -42,7 +42,7 @@ const expiry = z.union(
       .max(ACCOUNT_EXPIRY_DAYS.max, `must be at most ${ACCOUNT_EXPIRY_DAYS.max} days`),
   ],
   { error: `must be a whole number of days (${ACCOUNT_EXPIRY_DAYS.min} to ${ACCOUNT_EXPIRY_DAYS.max}) or "forever"` },
-)
+).describe('Whole days from now, or "forever".')
 
 const partnerName = z
   .string({ error: 'must be a list of partner names' })
@@ -51,6 +51,7 @@ const partnerName = z
   .refine(isPartnerNameLookable, {
     message: `must hold partner names of at most ${MAX_PARTNER_NAME_LENGTH} characters without control characters`,
   })
+  .describe(`A whitelisted partner's name, compared trimmed and case-insensitively: at most ${MAX_PARTNER_NAME_LENGTH} characters, no control characters.`)
 
 // null: unbound. An empty list would make a passcode that works for no partner.
 const partners = z
@@ -83,7 +84,8 @@ export const inputSchemas = {
     .strictObject({ name: name.optional(), expiry: expiry.optional(), partners: partners.optional() })
     .refine((patch) => patch.name !== undefined || patch.expiry !== undefined || patch.partners !== undefined, {
       message: 'must change the name, the expiry or the partners',
-    }),
+    })
+    .describe('At least one of `name`, `expiry`, `partners`; `partners: null` unbinds.'),
   rotate: z.strictObject(
     {
       overlapMinutes: z
