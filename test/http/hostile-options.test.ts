@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createPasscodeAuth, InvalidOptionsError, type AuditEvent } from '../../src/index'
+import { createPasscodeAuth, InvalidOptionsError, nodeConnectHandler, nodeRequirePasscode, type AuditEvent } from '../../src/index'
 import { memoryStore } from '../../src/memory'
 import { connectHandler as fetchConnectHandler, requirePasscode as fetchRequirePasscode } from '../../src/fetch/index'
 import { requirePasscode as honoRequirePasscode } from '../../src/hono/index'
@@ -103,6 +103,8 @@ describe('adapter options', () => {
       ['express requirePasscode', (options) => expressRequirePasscode(auth, options)],
       ['fetch connectHandler', (options) => fetchConnectHandler(auth, options)],
       ['hono requirePasscode', (options) => honoRequirePasscode(auth, options)],
+      ['node nodeRequirePasscode', (options) => nodeRequirePasscode(auth, options)],
+      ['node nodeConnectHandler', (options) => nodeConnectHandler(auth, options)],
     ]
     for (const [name, create] of adapters) {
       for (const key of ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty']) {
