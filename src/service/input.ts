@@ -3,10 +3,12 @@ import type { AcceptedPasscodes, AccountPasscodeExpiry, Actor, UserPasscodeValid
 import { InvalidInputError } from '../core/errors'
 import {
   ACCOUNT_EXPIRY_DAYS,
+  checkPasscodeDescription,
   checkPasscodeName,
   isPartnerNameLookable,
   isVisibleAscii,
   MAX_BOUND_PARTNERS,
+  MAX_DESCRIPTION_LENGTH,
   MAX_IDENTIFIER_LENGTH,
   MAX_PARTNER_NAME_LENGTH,
   ROTATION_OVERLAP_MINUTES,
@@ -23,6 +25,18 @@ const name = z.string({ error: 'must be a string' }).transform((value, context) 
   context.addIssue({ code: 'custom', message: checked.reason })
   return z.NEVER
 })
+
+// null clears it, as '' does.
+const description = z
+  .string({ error: `must be text of at most ${MAX_DESCRIPTION_LENGTH} characters, or null` })
+  .nullable()
+  .transform((value, context) => {
+    if (value === null) return ''
+    const checked = checkPasscodeDescription(value)
+    if (checked.ok) return checked.description
+    context.addIssue({ code: 'custom', message: checked.reason })
+    return z.NEVER
+  })
 
 const expiry = z.union(
   [
@@ -60,12 +74,13 @@ const schemas = {
   accountId: identifier,
   userId: identifier,
   passcodeId: identifier,
-  create: z.strictObject({ name, expiry, partners: partners.optional() }),
+  create: z.strictObject({ name, expiry, partners: partners.optional(), description: description.optional() }),
   update: z
-    .strictObject({ name: name.optional(), expiry: expiry.optional(), partners: partners.optional() })
-    .refine((patch) => patch.name !== undefined || patch.expiry !== undefined || patch.partners !== undefined, {
-      message: 'must change the name, the expiry or the partners',
-    }),
+    .strictObject({ name: name.optional(), expiry: expiry.optional(), partners: partners.optional(), description: description.optional() })
+    .refine(
+      (patch) => patch.name !== undefined || patch.expiry !== undefined || patch.partners !== undefined || patch.description !== undefined,
+      { message: 'must change the name, the expiry, the partners or the description' },
+    ),
   rotate: z.strictObject(
     {
       overlapMinutes: z
@@ -145,6 +160,12 @@ export interface CreatePasscodeInput {
    * @default null
    */
   readonly partners?: readonly string[] | null
+  /**
+   * What the passcode is for (SPEC §5.39): up to 500 characters after trimming, in NFC,
+   * newlines allowed (`\r\n` is stored as `\n`), no other control character.
+   * @default '' (none)
+   */
+  readonly description?: string | null
 }
 
 /** Input of `passcodes.update`: at least one field. */
@@ -155,6 +176,8 @@ export interface UpdatePasscodeInput {
   readonly expiry?: AccountPasscodeExpiry
   /** A new binding to whitelisted partners, or `null` to unbind. Takes effect at once on every instance. */
   readonly partners?: readonly string[] | null
+  /** A new description, as at create; `''` or `null` removes it. */
+  readonly description?: string | null
 }
 
 /** Input of `passcodes.rotate`. */
