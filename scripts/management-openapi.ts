@@ -66,7 +66,13 @@ const validity = {
     { type: 'object', required: ['type'], additionalProperties: false, properties: { type: { const: 'infinite' } } },
   ],
 }
-const status = { enum: ['active', 'expiring_soon', 'expired', 'revoked'] }
+const status = { enum: ['active', 'expiring_soon', 'expired', 'revoked', 'disabled'] }
+const description = {
+  type: 'string',
+  maxLength: 500,
+  description: 'What the passcode is for: up to 500 characters, newlines allowed (`\\r\\n` is stored as `\\n`), no other control character; stored trimmed, in NFC.',
+}
+const passcodeAnswer = json({ type: 'object', required: ['passcode'], properties: { passcode: ref('Passcode') } })
 
 const PATHS: Record<string, Record<string, unknown>> = {
   '/passcodes': {
@@ -79,7 +85,7 @@ const PATHS: Record<string, Record<string, unknown>> = {
       requestBody: body({
         type: 'object',
         required: ['name', 'expiry'],
-        properties: { name: { type: 'string', minLength: 1, maxLength: 64 }, expiry, partners: { type: 'array', items: { type: 'string' } } },
+        properties: { name: { type: 'string', minLength: 1, maxLength: 64 }, expiry, partners: { type: 'array', items: { type: 'string' } }, description },
       }),
       responses: responses({ 201: { description: 'Created. `Cache-Control: no-store`.', content: json(ref('IssuedPasscode')) } }, [...WRITE_ERRORS, 409]),
     },
@@ -87,8 +93,17 @@ const PATHS: Record<string, Record<string, unknown>> = {
   '/passcodes/{id}': {
     parameters: [passcodeId],
     patch: {
-      summary: 'Edit the name, expiry (counted from now) or partner binding',
-      requestBody: body({ type: 'object', minProperties: 1, properties: { name: { type: 'string' }, expiry, partners: nullable({ type: 'array', items: { type: 'string' } }) } }),
+      summary: 'Edit the name, expiry (counted from now), partner binding or description',
+      requestBody: body({
+        type: 'object',
+        minProperties: 1,
+        properties: {
+          name: { type: 'string' },
+          expiry,
+          partners: nullable({ type: 'array', items: { type: 'string' } }),
+          description: { ...nullable(description), description: 'A new description; `""` or null removes it.' },
+        },
+      }),
       responses: responses({ 200: { description: 'The new view.', content: json({ type: 'object', required: ['passcode'], properties: { passcode: ref('Passcode') } }) } }, [...WRITE_ERRORS, 404, 409]),
     },
     delete: {
@@ -102,6 +117,26 @@ const PATHS: Record<string, Record<string, unknown>> = {
       summary: 'Issue a new value; the old one keeps working for the overlap',
       requestBody: body({ type: 'object', required: ['overlapMinutes'], properties: { overlapMinutes: { type: 'integer', minimum: 0, maximum: 10080 } } }),
       responses: responses({ 201: { description: 'Rotated. `Cache-Control: no-store`.', content: json(ref('IssuedPasscode')) } }, [...WRITE_ERRORS, 404, 409]),
+    },
+  },
+  '/passcodes/{id}/disable': {
+    parameters: [passcodeId],
+    post: {
+      summary: 'Disable without deleting: calls with it fail at once, as with an unknown passcode; it keeps its value, name, binding and expiry',
+      responses: responses(
+        { 200: { description: 'The view, status `disabled`. Also 200 when it was disabled already (nothing changes).', content: passcodeAnswer } },
+        [400, 403, 404],
+      ),
+    },
+  },
+  '/passcodes/{id}/enable': {
+    parameters: [passcodeId],
+    post: {
+      summary: 'Enable a disabled passcode: it works again at once',
+      responses: responses(
+        { 200: { description: 'The view. Also 200 when it was enabled already (nothing changes).', content: passcodeAnswer } },
+        [400, 403, 404],
+      ),
     },
   },
   '/users': {
@@ -213,7 +248,7 @@ const SCHEMAS = {
   },
   Passcode: {
     type: 'object',
-    required: ['id', 'accountId', 'name', 'hint', 'expiry', 'createdAt', 'updatedAt', 'expiresAt', 'status'],
+    required: ['id', 'accountId', 'name', 'hint', 'expiry', 'createdAt', 'updatedAt', 'expiresAt', 'status', 'disabledAt', 'description'],
     properties: {
       id: { type: 'string' },
       accountId: { type: 'string' },
@@ -224,6 +259,8 @@ const SCHEMAS = {
       updatedAt: dateTime,
       expiresAt: nullable(dateTime),
       status,
+      disabledAt: { ...nullable(dateTime), description: 'When it was disabled; null while enabled.' },
+      description: { ...description, description: 'What the passcode is for; `""` when none.' },
       partners: nullable({ type: 'array', items: { type: 'string' } }),
       lastUsedAt: nullable(dateTime),
       lastUsedPartner: nullable({ type: 'string' }),
