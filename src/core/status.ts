@@ -56,6 +56,11 @@ export function passcodeStatus(
  * Whether a passcode's expiry has been reached at `now` (SPEC §5.7), whatever else its
  * status says: a disabled passcode is still expired for the rules that depend on it
  * (reactivation by an edit, rotation).
+ *
+ * @example
+ * ```ts
+ * isExpired({ expiresAt: Date.UTC(2026, 0, 1) }, Date.UTC(2026, 0, 1)) // true: at the instant itself
+ * ```
  */
 export function isExpired(passcode: { readonly expiresAt: Date | number | null }, now: Date | number): boolean {
   return passcode.expiresAt !== null && toMs(now) >= toMs(passcode.expiresAt)
