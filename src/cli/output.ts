@@ -106,6 +106,7 @@ const STATUS_LABELS: Readonly<Record<string, string>> = {
   expiring_soon: 'Expiring soon',
   expired: 'Expired',
   revoked: 'Revoked',
+  disabled: 'Disabled',
 }
 
 /** The dashboard's words for a status: `expiring_soon` → "Expiring soon". */

@@ -114,10 +114,12 @@ export function memoryStore(): PasscodeStore {
         ...(patch.expiry !== undefined && { expiry: patch.expiry }),
         ...(patch.expiresAt !== undefined && { expiresAt: patch.expiresAt }),
         ...(patch.partners !== undefined && { partners: patch.partners === null ? null : Object.freeze([...patch.partners]) }),
+        ...(patch.description !== undefined && { description: patch.description }),
+        ...(patch.disabledAt !== undefined && { disabledAt: patch.disabledAt }),
         updatedAt: patch.updatedAt,
       }
       passcodes.set(passcodeId, next)
-      if (patch.expiresAt !== undefined || patch.name !== undefined || patch.partners !== undefined) {
+      if (patch.expiresAt !== undefined || patch.name !== undefined || patch.partners !== undefined || patch.disabledAt !== undefined) {
         publish({ type: 'account_passcode', accountId, passcodeId })
       }
       return { ok: true, record: { ...next } }
@@ -287,6 +289,7 @@ export function memoryStore(): PasscodeStore {
       const claims: NotificationClaim[] = []
       for (const record of passcodes.values()) {
         if (claims.length >= request.limit) break
+        if (record.disabledAt != null) continue
         const kind = dueNotification(record.expiresAt, request.now, request.windowMs)
         if (kind === null) continue
         const expiresAt = record.expiresAt as number

@@ -116,4 +116,15 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE ${s}.user_passcodes ADD COLUMN pepper_id text`,
     ],
   },
+  {
+    version: 4,
+    name: 'disable without delete, description',
+    statements: (s) => [
+      // NULL while enabled (SPEC §5.38). The notifier's claim skips disabled rows.
+      `ALTER TABLE ${s}.account_passcodes ADD COLUMN disabled_at bigint`,
+      // SPEC §5.39; the service checks and normalises it, the CHECK is a backstop.
+      `ALTER TABLE ${s}.account_passcodes ADD COLUMN description text NOT NULL DEFAULT ''
+        CHECK (char_length(description) <= 500)`,
+    ],
+  },
 ]

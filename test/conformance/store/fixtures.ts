@@ -57,6 +57,8 @@ export function accountPasscode(overrides: Partial<AccountPasscodeRecord> = {}):
     previousHashEndsAt: null,
     lastUsedAt: null,
     lastUsedPartner: null,
+    disabledAt: null,
+    description: '',
     ...overrides,
   }
 }
