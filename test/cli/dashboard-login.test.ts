@@ -2,13 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { browserAvailability, launchBrowser } from '../helpers/browser'
-import { cli, demoOwingDataFolder, requestLog, serveInProcess, type ServeUnderTest } from './cli-process'
+import { cli, demoOwingDataFolder, loginLinkIn, requestLog, serveInProcess, shownText, type ServeUnderTest } from './cli-process'
 
 /**
- * The reference server's dashboard: `serve` prints a one-time login link for the
- * operator on stderr (never in the request log), the link sets an HttpOnly,
- * SameSite=Strict session cookie, and `dashboard link` prints one for any user while
- * the server runs. On the embedded store, out of the box (a data folder that owes the
+ * The reference server's dashboard: `serve` shows a one-time login link to the
+ * operator (on a terminal's stderr, else in the data folder's owner-only shown.txt;
+ * never in the request log), the link sets an HttpOnly, SameSite=Strict session
+ * cookie, and `dashboard link` prints one for any user on stdout. On the embedded store, out of the box (a data folder that owes the
  * demo, so that the server seeds it), with the server in this process.
  */
 
@@ -17,13 +17,13 @@ let dataDir: string
 let server: ServeUnderTest
 let operatorLink: string
 
-const linkIn = (text: string) => /(http:\/\/\S+\/settings\/login\?token=[A-Za-z0-9_-]+)/.exec(text)?.[1] ?? ''
+const linkIn = loginLinkIn
 
 beforeAll(async () => {
   folder = await demoOwingDataFolder()
   dataDir = folder.dir
   server = await serveInProcess(dataDir)
-  operatorLink = linkIn(server.stderr())
+  operatorLink = linkIn(await shownText(dataDir, 'token='))
 }, 120_000)
 
 afterAll(async () => {
@@ -34,9 +34,10 @@ afterAll(async () => {
 const open = (url: string, cookie?: string) => fetch(url, { redirect: 'manual', headers: cookie === undefined ? {} : { cookie } })
 
 describe('the dashboard of the reference server', () => {
-  it('prints a one-time login link on stderr only, and keeps its token out of the request log', async () => {
+  it('shows a one-time login link in the data folder (stderr is no terminal here), and keeps its token out of the request log', async () => {
     expect(operatorLink.startsWith(`${server.url}/settings/login?token=`)).toBe(true)
     expect(server.stdout()).not.toContain('token=')
+    expect(server.stderr()).not.toContain('token=')
     const response = await open(operatorLink)
     expect(response.status).toBe(303)
     expect(response.headers.get('location')).toBe('/settings/')
@@ -63,11 +64,12 @@ describe('the dashboard of the reference server', () => {
     expect(server.stdout()).not.toContain(cookie.split('=')[1])
   })
 
-  it('prints a login link for a user with `dashboard link` while the server runs; it opens their own page', async () => {
+  it('prints a login link for a user with `dashboard link` on stdout, and nothing else anywhere; it opens their own page', async () => {
     const run = await cli(['dashboard', 'link', '--account', 'acc_demo', '--as', 'u_42', '--role', 'member'], { dataDir })
     expect(run.code).toBe(0)
-    expect(run.stdout).toBe('')
-    const link = linkIn(run.stderr)
+    expect(run.stderr).toBe('')
+    const link = linkIn(run.stdout)
+    expect(run.stdout).toBe(`${link}\n`)
     expect(link).not.toBe('')
     const response = await open(link)
     expect(response.status).toBe(303)
@@ -96,7 +98,7 @@ describe('the dashboard of the reference server', () => {
     it('lets the operator create a passcode on the embedded store after opening a fresh link', async () => {
       const run = await cli(['dashboard', 'link', '--account', 'acc_demo'], { dataDir })
       const page = await browser.newPage()
-      await page.goto(linkIn(run.stderr))
+      await page.goto(linkIn(run.stdout))
       await page.getByRole('cell', { name: 'Demo passcode', exact: true }).waitFor()
       await page.getByRole('button', { name: '+ Passcode' }).click()
       await page.getByRole('textbox', { name: 'Passcode Name' }).fill('From the browser')

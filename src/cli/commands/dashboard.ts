@@ -24,9 +24,8 @@ const link: CommandSpec = {
     }
     const accountId = String(context.flags.account)
     const url = `${running.url}${running.logins.link({ accountId, actor: context.actor })}`
-    // On stderr, like every secret the command shows; stdout may be a log.
-    context.output.showSecret(`Dashboard login link for ${context.actor.userId} (${context.actor.role}) in account ${accountId}, one use within 15 minutes:`)
-    context.output.showSecret(`  ${url}`)
+    // The link is what was asked for: on stdout, and nowhere else (SPEC §5.35).
+    context.output.result({ url, expiresAt: new Date(Date.now() + 15 * 60_000).toISOString() }, url)
   },
 }
 

@@ -4,6 +4,7 @@ import type { DashboardResponse } from '../../http/management/types'
 import { nodeBody, nodeHeader, writeNodeDashboardResponse } from '../../http/node/dashboard-io'
 import type { Runtime } from '../runtime'
 import { DASHBOARD_BASE, LOGIN_PATH, type DashboardLogins } from './dashboard-logins'
+import { PAGE_HEADERS } from '../../http/dashboard/pages'
 import { requestPath, type Route } from './route'
 
 const write = (request: IncomingMessage, response: ServerResponse, answer: DashboardResponse) =>
@@ -33,7 +34,15 @@ export function dashboardRoutes(runtime: Runtime, logins: DashboardLogins): Rout
     {
       path: LOGIN_PATH,
       methods: ['GET', 'HEAD'],
-      handle: (request, response) => write(request, response, logins.login(new URL(request.url ?? '/', 'http://localhost').searchParams.get('token') ?? undefined)),
+      // A HEAD (a link preview, a scanner) never uses the link up: only the person's GET does (SPEC §5.35).
+      handle: (request, response) =>
+        write(
+          request,
+          response,
+          request.method === 'HEAD'
+            ? { statusCode: 200, headers: { ...PAGE_HEADERS, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, body: '' }
+            : logins.login(new URL(request.url ?? '/', 'http://localhost').searchParams.get('token') ?? undefined),
+        ),
     },
     { path: DASHBOARD_BASE, methods: '*', handle },
     { path: `${DASHBOARD_BASE}/`, prefix: true, methods: '*', handle },
