@@ -6,6 +6,7 @@ import { MAX_FAILURES_RANGE, RATE_LIMIT_DEFAULTS, WINDOW_MS_RANGE } from '../ser
 import { ENCRYPTION_KEY_BYTES, keyIdSchema, type EncryptionKey } from '../service/user-passcodes/options'
 import { corsPolicy } from '../http/cors'
 import { CliError } from './exit-codes'
+import { legacyEncryptionKeys, MAKE_A_KEY } from './encryption-keys'
 import { trustProxyEntry } from './server/client-address'
 import type { CliIo } from './output'
 
@@ -65,7 +66,7 @@ const encryptionKeys = z.string().transform((text, context): EncryptionKey[] => 
     if (separator < 1 || !keyIdSchema.safeParse(id).success || bytes !== ENCRYPTION_KEY_BYTES) {
       context.addIssue({
         code: 'custom',
-        message: `entry ${index + 1} must be <key id>:<${ENCRYPTION_KEY_BYTES} bytes in base64url>, entries separated by commas`,
+        message: `entry ${index + 1} must be <key id>:<${ENCRYPTION_KEY_BYTES} bytes in base64url>, entries separated by commas (${MAKE_A_KEY})`,
       })
       return z.NEVER
     }
@@ -242,7 +243,7 @@ export function repeatedPepper(current: string): CliError {
 /** The storage settings of every command that opens the store. */
 export function storageConfig(io: CliIo, flags: Flags): StorageConfig {
   const pepper = readSetting(io, flags, SETTINGS.pepper)
-  const keys = readSetting(io, flags, SETTINGS.encryptionKeys)
+  const keys = readSetting(io, flags, SETTINGS.encryptionKeys) ?? legacyEncryptionKeys(io.env, (text) => io.stderr(`${text}\n`))
   const previousPeppers = readSetting(io, flags, SETTINGS.previousPeppers)
   // The service refuses a pepper listed twice: say which setting holds it, before anything is opened.
   if (previousPeppers !== undefined && hasRepeatedPepper(pepper === undefined ? previousPeppers : [pepper, ...previousPeppers])) throw repeatedPepper('PASSCODE_AUTH_PEPPER')
@@ -261,7 +262,7 @@ export function storageConfig(io: CliIo, flags: Flags): StorageConfig {
   if (pepper === undefined) {
     throw new CliError(
       'ERR_SETTING',
-      `PASSCODE_AUTH_PEPPER is required with DATABASE_URL: every instance that shares the database must use the same pepper (${MIN_PEPPER_BYTES} bytes or more, for example \`openssl rand -base64 32\`)`,
+      `PASSCODE_AUTH_PEPPER is required with DATABASE_URL: every instance that shares the database must use the same pepper (${MIN_PEPPER_BYTES} bytes or more; make one with \`passcode-auth keys generate --pepper\`)`,
       { setting: 'PASSCODE_AUTH_PEPPER' },
     )
   }

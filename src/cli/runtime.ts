@@ -20,6 +20,8 @@ export interface Runtime {
   readonly location: string
   /** Whether an embedded data folder had no database before this run. */
   readonly fresh: boolean
+  /** Whether user passcodes can be encrypted: PASSCODE_AUTH_ENCRYPTION_KEYS or the data folder's `secrets.json` holds a key. */
+  readonly hasEncryptionKeys: boolean
   /** Applies pending migrations (idempotent). */
   migrate(): Promise<MigrationReport>
   /** Throws when the database does not answer. */
@@ -162,6 +164,7 @@ export async function openRuntime(config: StorageConfig, options: RuntimeOptions
       storage: config.kind,
       location: opened.location,
       fresh: opened.fresh,
+      hasEncryptionKeys: opened.encryptionKeys !== undefined && opened.encryptionKeys.length > 0,
       migrate: () => migrate(opened.db, schema),
       ping: opened.ping,
       close() {

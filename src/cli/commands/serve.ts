@@ -9,6 +9,7 @@ import { createDashboardLogins, DASHBOARD_BASE, registerDashboardLogins } from '
 import { connectCurlLine, DEMO, demoOwed, seedDemo, type DemoSeed } from '../server/demo'
 import { showToPerson } from '../server/shown-once'
 import { commandName } from '../command-name'
+import { missingKeyError } from '../encryption-keys'
 
 /** The URL a local client reaches the server at: a wildcard address means this machine. */
 function baseUrl(host: string, port: number): string {
@@ -99,6 +100,7 @@ const serve: CommandSpec = {
     server.catch(() => undefined)
     const runtime = await context.runtime()
     const owed = demoOwed(runtime, flags['no-demo'] !== true)
+    if (!runtime.hasEncryptionKeys) output.notice(`warning: ${missingKeyError().message}. Until then, granting or revealing a user passcode fails.`)
     const [{ buildServer }, { dashboardRoutes }, { createRequestLog }] = await server
     // The log has the path without the query: the login link's token is in its query.
     const log = createRequestLog({ write: io.stdout, human: settings.logFormat === 'text', color: settings.logColor })
