@@ -17,23 +17,29 @@ function baseUrl(host: string, port: number): string {
   return `http://${local.includes(':') ? `[${local}]` : local}:${port}`
 }
 
+/** The signals that stop `serve` cleanly (SPEC §5.36). */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP']
+
 /**
- * Resolves at the first SIGINT or SIGTERM. A later one ends the process at once, unless
- * it comes within a second: under `npm start`, Ctrl+C reaches this process both from
+ * Resolves at the first SIGTERM, SIGINT or SIGHUP. A second one ends the process at
+ * once with a non-zero code (the shutdown is not waited for), except a SIGINT within a
+ * second of a first SIGINT: under `npm start`, Ctrl+C reaches this process both from
  * the terminal and relayed by npm.
  */
 function untilSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const first = (signal: NodeJS.Signals) => {
       const at = Date.now()
-      process.off('SIGINT', first).off('SIGTERM', first)
-      const again = () => {
-        if (Date.now() - at > 1_000) process.exit(EXIT_CODES.unexpected)
+      for (const name of STOP_SIGNALS) process.off(name, first)
+      const again = (next: NodeJS.Signals) => {
+        if (next === 'SIGINT' && signal === 'SIGINT' && Date.now() - at <= 1_000) return
+        process.stderr.write(`${next} again: exiting without waiting for the shutdown\n`)
+        process.exit(EXIT_CODES.unexpected)
       }
-      process.on('SIGINT', again).on('SIGTERM', again)
+      for (const name of STOP_SIGNALS) process.on(name, again)
       resolve(signal)
     }
-    process.on('SIGINT', first).on('SIGTERM', first)
+    for (const name of STOP_SIGNALS) process.on(name, first)
   })
 }
 
@@ -188,8 +194,10 @@ const serve: CommandSpec = {
 
     const signal = await stopped
     output.info(`${signal}: shutting down…`)
-    await socket?.close()
-    await app.close()
+    // No new connections or forwarded commands; the requests in flight finish (or are cut
+    // after the grace), then the notifier's pass; runCli then closes the store, which
+    // flushes pending usage records (auth.close()), and releases the folder's lock.
+    await Promise.all([socket?.close(), app.close(settings.shutdownGraceMs)])
     await notifier.stop()
     output.info('Stopped.')
   },
