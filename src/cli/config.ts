@@ -6,7 +6,8 @@ import { MAX_FAILURES_RANGE, RATE_LIMIT_DEFAULTS, WINDOW_MS_RANGE } from '../ser
 import { ENCRYPTION_KEY_BYTES, keyIdSchema, type EncryptionKey } from '../service/user-passcodes/options'
 import { corsPolicy } from '../http/cors'
 import { CliError } from './exit-codes'
-import { legacyEncryptionKeys, MAKE_A_KEY } from './encryption-keys'
+import { legacyEncryptionKeys, makeAKey } from './encryption-keys'
+import { commandName } from './command-name'
 import { trustProxyEntry } from './server/client-address'
 import type { CliIo } from './output'
 
@@ -66,7 +67,7 @@ const encryptionKeys = z.string().transform((text, context): EncryptionKey[] => 
     if (separator < 1 || !keyIdSchema.safeParse(id).success || bytes !== ENCRYPTION_KEY_BYTES) {
       context.addIssue({
         code: 'custom',
-        message: `entry ${index + 1} must be <key id>:<${ENCRYPTION_KEY_BYTES} bytes in base64url>, entries separated by commas (${MAKE_A_KEY})`,
+        message: `entry ${index + 1} must be <key id>:<${ENCRYPTION_KEY_BYTES} bytes in base64url>, entries separated by commas (${makeAKey()})`,
       })
       return z.NEVER
     }
@@ -262,7 +263,7 @@ export function storageConfig(io: CliIo, flags: Flags): StorageConfig {
   if (pepper === undefined) {
     throw new CliError(
       'ERR_SETTING',
-      `PASSCODE_AUTH_PEPPER is required with DATABASE_URL: every instance that shares the database must use the same pepper (${MIN_PEPPER_BYTES} bytes or more; make one with \`passcode-auth keys generate --pepper\`)`,
+      `PASSCODE_AUTH_PEPPER is required with DATABASE_URL: every instance that shares the database must use the same pepper (${MIN_PEPPER_BYTES} bytes or more; make one with \`${commandName()} keys generate --pepper\`)`,
       { setting: 'PASSCODE_AUTH_PEPPER' },
     )
   }

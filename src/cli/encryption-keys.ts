@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { EncryptionKey } from '../index'
+import { commandName } from './command-name'
 import { CliError } from './exit-codes'
 import type { CliIo } from './output'
 
@@ -13,8 +14,8 @@ import type { CliIo } from './output'
 /** The variable that holds the keys. */
 export const KEYS_VARIABLE = 'PASSCODE_AUTH_ENCRYPTION_KEYS'
 
-/** How an operator makes a key, for every message that asks for one. */
-export const MAKE_A_KEY = 'make one with `passcode-auth keys generate`'
+/** How an operator makes a key, for every message that asks for one: a command that works as printed, here. */
+export const makeAKey = (): string => `make one with \`${commandName()} keys generate\``
 
 const KEY_BYTES = 32
 const LEGACY_ONE = 'PASSCODE_KEY'
@@ -43,7 +44,7 @@ export function legacyEncryptionKeys(env: CliIo['env'], warn: (text: string) => 
   if (keys.length === 0) return undefined
   warn(
     `warning: ${[...named, ...(single !== '' ? [LEGACY_ONE] : [])].join(', ')} ${named.length + (single !== '' ? 1 : 0) === 1 ? 'is' : 'are'} read for one more release: ` +
-      `set ${KEYS_VARIABLE} instead (${keys.map((key) => `${key.id}:<key>`).join(',')}, base64url; ${MAKE_A_KEY})`,
+      `set ${KEYS_VARIABLE} instead (${keys.map((key) => `${key.id}:<key>`).join(',')}, base64url; ${makeAKey()})`,
   )
   return keys
 }
@@ -52,7 +53,7 @@ function legacyKey(name: string, text: string, encoding: 'base64' | 'base64url')
   const pattern = encoding === 'base64' ? /^[A-Za-z0-9+/]+={0,2}$/ : /^[A-Za-z0-9_-]+$/
   const bytes = pattern.test(text.trim()) ? Buffer.from(text.trim(), encoding) : Buffer.alloc(0)
   if (bytes.length !== KEY_BYTES) {
-    throw new CliError('ERR_SETTING', `Invalid setting ${name} (environment variable): must be ${KEY_BYTES} bytes in ${encoding}; better, set ${KEYS_VARIABLE} (${MAKE_A_KEY})`, {
+    throw new CliError('ERR_SETTING', `Invalid setting ${name} (environment variable): must be ${KEY_BYTES} bytes in ${encoding}; better, set ${KEYS_VARIABLE} (${makeAKey()})`, {
       setting: name,
     })
   }
@@ -71,7 +72,7 @@ function legacyKey(name: string, text: string, encoding: 'base64' | 'base64url')
 export function missingKeyError(): CliError {
   return new CliError(
     'ERR_SETTING',
-    `${KEYS_VARIABLE} is not set: user passcodes are encrypted with it (the same list on every instance); ${MAKE_A_KEY} and set ${KEYS_VARIABLE}=<that line>`,
+    `${KEYS_VARIABLE} is not set: user passcodes are encrypted with it (the same list on every instance); ${makeAKey()} and set ${KEYS_VARIABLE}=<that line>`,
     { setting: KEYS_VARIABLE },
   )
 }

@@ -16,12 +16,17 @@ let folder: { dir: string; remove(): void }
 let dataDir: string
 let server: ServeUnderTest
 let operatorLink: string
+let madeBeforeStart: { url: string; expiresAt: string }
 
 const linkIn = loginLinkIn
 
 beforeAll(async () => {
   folder = await demoOwingDataFolder()
   dataDir = folder.dir
+  // Made in the data folder's store, with no server running: the server accepts it once it runs.
+  const early = await cli(['dashboard', 'link', '--account', 'acc_demo', '--json'], { dataDir })
+  expect(early).toMatchObject({ code: 0, stderr: '' })
+  madeBeforeStart = JSON.parse(early.stdout) as { url: string; expiresAt: string }
   server = await serveInProcess(dataDir)
   operatorLink = linkIn(await shownText(dataDir, 'token='))
 }, 120_000)
@@ -83,6 +88,21 @@ describe('the dashboard of the reference server', () => {
       body: JSON.stringify({ name: 'Nope', expiry: 1 }),
     })
     expect(refused.status).toBe(403)
+  })
+
+  it('opens a link that `dashboard link --json` made before the server started (at the default URL)', async () => {
+    expect(madeBeforeStart.url).toMatch(/^http:\/\/127\.0\.0\.1:3000\/settings\/login\?token=[A-Za-z0-9_-]{43}$/)
+    const url = madeBeforeStart.url.replace('http://127.0.0.1:3000', server.url)
+    expect((await open(url)).status).toBe(303)
+    expect((await open(url)).status).toBe(401)
+  })
+
+  it('is not used up by a HEAD (a link preview), only by the GET', async () => {
+    const run = await cli(['dashboard', 'link', '--account', 'acc_demo', '--json'], { dataDir })
+    const { url } = JSON.parse(run.stdout) as { url: string }
+    const head = await fetch(url, { method: 'HEAD', redirect: 'manual' })
+    expect([head.status, head.headers.get('set-cookie')]).toEqual([200, null])
+    expect((await open(url)).status).toBe(303)
   })
 
   const availability = browserAvailability()

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSetting, SETTINGS, storageConfig } from '../../src/cli/config'
+import { commandName } from '../../src/cli/command-name'
 import { cli, migratedDataFolder } from './cli-process'
 
 /**
@@ -44,7 +45,7 @@ describe('the old names of the key', () => {
     const several = storageConfig(io({ PASSCODE_AUTH_KEY_K1: key.toString('base64url'), PASSCODE_AUTH_KEY_K2: Buffer.alloc(32, 3).toString('base64url') }, warnings), {})
     expect(several.encryptionKeys?.map((entry) => entry.id)).toEqual(['k2', 'k1'])
     expect(warnings).toEqual([
-      expect.stringContaining('warning: PASSCODE_KEY is read for one more release: set PASSCODE_AUTH_ENCRYPTION_KEYS instead (k1:<key>, base64url; make one with `passcode-auth keys generate`)'),
+      expect.stringContaining(`warning: PASSCODE_KEY is read for one more release: set PASSCODE_AUTH_ENCRYPTION_KEYS instead (k1:<key>, base64url; make one with \`${commandName()} keys generate\`)`),
       expect.stringContaining('warning: PASSCODE_AUTH_KEY_K2, PASSCODE_AUTH_KEY_K1 are read for one more release: set PASSCODE_AUTH_ENCRYPTION_KEYS instead (k2:<key>,k1:<key>'),
     ])
     for (const warning of warnings) expect(warning).not.toContain(key.toString('base64').slice(0, 12))
@@ -59,9 +60,9 @@ describe('the old names of the key', () => {
 
   it('refuses a malformed one, naming it and how to make a key, never echoing it', () => {
     expect(() => storageConfig(io({ PASSCODE_KEY: 'key-secret-77' }), {})).toThrow(
-      'Invalid setting PASSCODE_KEY (environment variable): must be 32 bytes in base64; better, set PASSCODE_AUTH_ENCRYPTION_KEYS (make one with `passcode-auth keys generate`)',
+      `Invalid setting PASSCODE_KEY (environment variable): must be 32 bytes in base64; better, set PASSCODE_AUTH_ENCRYPTION_KEYS (make one with \`${commandName()} keys generate\`)`,
     )
-    expect(() => storageConfig(io({ PASSCODE_AUTH_ENCRYPTION_KEYS: 'k1:short' }), {})).toThrow('(make one with `passcode-auth keys generate`)')
+    expect(() => storageConfig(io({ PASSCODE_AUTH_ENCRYPTION_KEYS: 'k1:short' }), {})).toThrow(`(make one with \`${commandName()} keys generate\`)`)
   })
 })
 
@@ -78,7 +79,16 @@ describe('a missing key', () => {
   it('is a configuration error (exit 2) for a command that encrypts a user passcode, naming the variable and how to make one', async () => {
     const granted = await cli(['users', 'grant', 'u_1', '--account', 'acc_1', '--validity', '30'], { dataDir: folder.dir })
     expect(granted.code).toBe(2)
-    expect(granted.stderr).toContain('error: PASSCODE_AUTH_ENCRYPTION_KEYS is not set: user passcodes are encrypted with it (the same list on every instance); make one with `passcode-auth keys generate`')
+    expect(granted.stderr).toContain(`error: PASSCODE_AUTH_ENCRYPTION_KEYS is not set: user passcodes are encrypted with it (the same list on every instance); make one with \`${commandName()} keys generate\``)
     expect((await cli(['users', 'reveal', '--account', 'acc_1', '--as', 'u_1'], { dataDir: folder.dir })).code).toBe(2)
+  })
+})
+
+describe('the command in printed hints', () => {
+  it('is npx passcode-auth where the package is installed, npm run cli -- in a clone', () => {
+    expect(commandName('/srv/app/node_modules/.bin/passcode-auth')).toBe('npx passcode-auth')
+    expect(commandName('/srv/app/node_modules/passcode-auth/dist/cli.js')).toBe('npx passcode-auth')
+    expect(commandName('/home/me/passcode-auth/src/cli/index.ts')).toBe('npm run cli --')
+    expect(commandName('/home/me/passcode-auth/dist/cli.js')).toBe('npm run cli --')
   })
 })

@@ -110,9 +110,9 @@ const serve: CommandSpec = {
     const [{ buildServer }, { dashboardRoutes }, { createRequestLog }] = await server
     // The log has the path without the query: the login link's token is in its query.
     const log = createRequestLog({ write: io.stdout, human: settings.logFormat === 'text', color: settings.logColor })
-    const logins = createDashboardLogins()
+    const logins = createDashboardLogins(runtime)
     const app = buildServer(runtime, {
-      mounts: settings.dashboard ? dashboardRoutes(runtime, logins) : [],
+      mounts: settings.dashboard ? dashboardRoutes(runtime, logins, { trustProxy: settings.trustProxy }) : [],
       corsOrigins: settings.corsOrigins,
       trustProxy: settings.trustProxy,
       ...(flags.quiet !== true && !output.json && { log }),
@@ -160,7 +160,7 @@ const serve: CommandSpec = {
     // A login link is made only where a person will see it: on a terminal, or in the data folder's file.
     const dataDir = runtime.storage === 'embedded' ? runtime.location : undefined
     const linkShown = settings.dashboard && (io.stderrIsTTY === true || dataDir !== undefined)
-    const dashboard = linkShown ? { accountId: dashboardAccount, link: `${url}${logins.link({ accountId: dashboardAccount, actor: context.actor })}` } : undefined
+    const dashboard = linkShown ? { accountId: dashboardAccount, link: `${url}${(await logins.link({ accountId: dashboardAccount, actor: context.actor })).path}` } : undefined
     const dashboardSummary = settings.dashboard ? { enabled: true, url: `${url}${DASHBOARD_BASE}/`, accountId: dashboardAccount } : { enabled: false }
     if (!output.json) {
       banner(context, { storage, mailer, limiter, proxies: settings.trustProxy, cors: settings.corsOrigins, url, socket: socket !== undefined, dashboard: settings.dashboard })
@@ -188,7 +188,7 @@ const serve: CommandSpec = {
       const what = [demo && 'the demo passcode', dashboard && 'a dashboard login link'].filter(Boolean).join(' and ')
       output.notice(`stderr is not a terminal: ${what} ${demo && dashboard ? 'are' : 'is'} in ${shown.file} (readable by you only), not printed.`)
     } else if (settings.dashboard && dashboard === undefined) {
-      output.notice(`Make a dashboard login link with: ${command} dashboard link --account ${dashboardAccount}`)
+      output.notice(`Make a dashboard login link with: ${command} dashboard link --account ${dashboardAccount} --url ${url}`)
     }
     output.info('Stop with Ctrl+C.')
 

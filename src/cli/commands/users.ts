@@ -3,6 +3,7 @@ import type { CommandSpec } from '../command'
 import { CliError } from '../exit-codes'
 import { formatInstant, statusLabel } from '../output'
 import { missingKeyError } from '../encryption-keys'
+import { commandName } from '../command-name'
 import type { CommandContext } from '../command'
 import type { Runtime } from '../runtime'
 
@@ -46,7 +47,7 @@ const grant: CommandSpec = {
     const view = await auth.userPasscodes.grant(actor, String(flags.account), context.positionals[0]!, { validity })
     output.result(
       { userPasscode: view },
-      `Granted a user passcode to ${describe(view)}.\nThe user sees its value with: passcode-auth users reveal --account ${view.accountId} --as ${view.userId}`,
+      `Granted a user passcode to ${describe(view)}.\nThe user sees its value with: ${commandName()} users reveal --account ${view.accountId} --as ${view.userId}`,
     )
   },
 }
