@@ -7,6 +7,7 @@ import { settleWithin } from '../../service/deadline'
 import type { Runtime } from '../runtime'
 import { clientAddress, trustedProxies } from './client-address'
 import { noteRefusal } from './request-log'
+import { favicon } from './favicon'
 import { sendJson, type Route } from './route'
 
 /** Options of {@link referenceRoutes}. */
@@ -27,7 +28,8 @@ export interface ReferenceRouteOptions {
  * The routes a newcomer tries first, on the library's framework-neutral `http/` layer:
  * `/v1/connect` (every method, so that the SPEC §5.20 405 comes from the library),
  * `GET /1/events.json`, which stands for any protected route of the service and answers
- * with who called, and `GET /healthz`, which checks the database for load balancers.
+ * with who called, `GET /healthz`, which checks the database for load balancers, and
+ * `GET /favicon.ico`, so that a browser's first request is not a 404.
  */
 export function referenceRoutes(runtime: Runtime, options: ReferenceRouteOptions = {}): Route[] {
   const origins = options.corsOrigins ?? []
@@ -83,5 +85,5 @@ export function referenceRoutes(runtime: Runtime, options: ReferenceRouteOptions
     },
   }
 
-  return [connect, events, health]
+  return [connect, events, health, favicon]
 }
