@@ -134,13 +134,6 @@ const serve: CommandSpec = {
     registerDashboardLogins(runtime, logins, url)
     const dashboardAccount = typeof flags.account === 'string' ? flags.account : DEMO.accountId
     const command = commandName()
-    const notifier = startExpiryNotifier(runtime.auth, {
-      intervalMs: settings.notifyIntervalMs,
-      onReport: (report) => {
-        if (report.sent.length + report.failed.length > 0) output.notice(`notifier: ${report.sent.length} sent, ${report.failed.length} failed`)
-      },
-      onError: (error) => output.notice(`notifier: pass failed: ${(error as Error).message}`),
-    })
     let socket: ControlSocket | undefined
     if (runtime.storage === 'embedded') {
       socket = await listenControlSocket(dataFolderPaths(runtime.location).socket, (argv) => context.execute(argv, runtime)).catch(() => undefined)
@@ -191,6 +184,15 @@ const serve: CommandSpec = {
       output.notice(`Make a dashboard login link with: ${command} dashboard link --account ${dashboardAccount} --url ${url}`)
     }
     output.info('Stop with Ctrl+C.')
+    // Its first pass (a scan of the store) starts once the server is up and has said so,
+    // not in the middle of its start.
+    const notifier = startExpiryNotifier(runtime.auth, {
+      intervalMs: settings.notifyIntervalMs,
+      onReport: (report) => {
+        if (report.sent.length + report.failed.length > 0) output.notice(`notifier: ${report.sent.length} sent, ${report.failed.length} failed`)
+      },
+      onError: (error) => output.notice(`notifier: pass failed: ${(error as Error).message}`),
+    })
 
     const signal = await stopped
     output.info(`${signal}: shutting down…`)

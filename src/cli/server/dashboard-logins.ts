@@ -63,17 +63,15 @@ export function createDashboardLogins(database: LoginDatabase, now: () => number
   const table = `"${database.schema}".dashboard_logins`
   const cookie = (value: string, maxAgeS: number, secure: boolean) =>
     `${COOKIE}=${value}; Path=${DASHBOARD_BASE}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure ? '; Secure' : ''}`
+  // One statement: the expired rows go as new ones come, so the table stays as small as its live logins.
   const insert = async (kind: 'link' | 'session', session: DashboardSession, ttlMs: number) => {
     const token = randomBytes(32).toString('base64url')
     const at = now()
-    await database.query(`INSERT INTO ${table} (token_hash, kind, account_id, actor, created_at, expires_at) VALUES ($1, $2, $3, $4::jsonb, $5, $6)`, [
-      hash(token),
-      kind,
-      session.accountId,
-      JSON.stringify(session.actor),
-      at,
-      at + ttlMs,
-    ])
+    await database.query(
+      `WITH expired AS (DELETE FROM ${table} WHERE expires_at <= $5) ` +
+        `INSERT INTO ${table} (token_hash, kind, account_id, actor, created_at, expires_at) VALUES ($1, $2, $3, $4::jsonb, $5, $6)`,
+      [hash(token), kind, session.accountId, JSON.stringify(session.actor), at, at + ttlMs],
+    )
     return { token, expiresAt: at + ttlMs }
   }
   const sessionOf = (row: Record<string, unknown>): DashboardSession => {
@@ -83,8 +81,6 @@ export function createDashboardLogins(database: LoginDatabase, now: () => number
 
   return {
     async link(session) {
-      // Expired rows go when new ones come: the table stays as small as its live logins.
-      await database.query(`DELETE FROM ${table} WHERE expires_at <= $1`, [now()])
       const { token, expiresAt } = await insert('link', session, LINK_TTL_MS)
       return { path: `${LOGIN_PATH}?token=${token}`, expiresAt: new Date(expiresAt) }
     },
