@@ -127,4 +127,22 @@ export const MIGRATIONS: readonly Migration[] = [
         CHECK (char_length(description) <= 500)`,
     ],
   },
+  {
+    version: 5,
+    name: 'dashboard login links and sessions of the reference server',
+    statements: (s) => [
+      // The reference server's own operator login (SPEC §5.35): one-time links and
+      // sessions, as SHA-256 hashes of their tokens (never a token), so that every
+      // instance on one database accepts them and a link works once across the fleet.
+      `CREATE TABLE ${s}.dashboard_logins (
+        token_hash text PRIMARY KEY,
+        kind text NOT NULL CHECK (kind IN ('link', 'session')),
+        account_id text NOT NULL,
+        actor jsonb NOT NULL,
+        created_at bigint NOT NULL,
+        expires_at bigint NOT NULL
+      )`,
+      `CREATE INDEX dashboard_logins_expires_at ON ${s}.dashboard_logins (expires_at)`,
+    ],
+  },
 ]
