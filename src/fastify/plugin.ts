@@ -47,7 +47,8 @@ const send = (reply: FastifyReply, answer: Answer): FastifyReply =>
 // Fastify's request wraps Node's as `request.raw`; `request.ip` honours `trustProxy`.
 const fastifyReader = nodeRequestReader((request: FastifyRequest) => request.raw, (request) => request.ip)
 
-function checkOptions(options: PasscodeAuthPluginOptions): void {
+// `unknown`: JavaScript hosts can register the plugin with anything.
+function checkOptions(options: unknown): asserts options is PasscodeAuthPluginOptions {
   if (typeof options === 'object' && options !== null && 'prefix' in options) {
     // Fastify ignores `prefix` for fastify-plugin plugins; failing beats a route at the wrong path.
     throw new InvalidOptionsError('prefix', 'is ignored for this plugin; register passcodeAuthPlugin inside a plugin registered with the prefix')
@@ -57,7 +58,7 @@ function checkOptions(options: PasscodeAuthPluginOptions): void {
     connectRoute: (value) => (value === undefined || typeof value === 'boolean' ? undefined : 'must be a boolean'),
     cors: () => undefined, // checked by createConnectRequest
   })
-  assertPasscodeAuth(options.auth, 'passcodeAuthPlugin')
+  assertPasscodeAuth((options as PasscodeAuthPluginOptions).auth, 'passcodeAuthPlugin')
 }
 
 const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, options, done) => {

@@ -60,7 +60,8 @@ function checkedOrigin(value: unknown, index: number): string {
  */
 export function corsPolicy(options: CorsOptions | undefined): CorsPolicy | undefined {
   if (options === undefined) return undefined
-  if (typeof options !== 'object' || options === null || !Array.isArray(options.origins)) {
+  const given: unknown = options // JavaScript hosts can pass anything
+  if (typeof given !== 'object' || given === null || !Array.isArray((given as Partial<CorsOptions>).origins)) {
     throw new InvalidOptionsError('cors', `must be { origins: [...] }, each ${ORIGIN_FORM}`)
   }
   for (const key of Object.keys(options)) {
