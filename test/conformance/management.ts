@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createPasscodeAuth, PASSCODE_PATTERN, type AuditEvent, type PasscodeAuth, type PasscodeStore } from '../../src/index'
+import { createPasscodeAuth, PASSCODE_PATTERN, type AuditEvent, type PasscodeAuth } from '../../src/index'
 import { memoryStore } from '../../src/memory'
 import type { DashboardSession, DirectoryUser, SessionResult } from '../../src/dashboard/index'
 import { manualClock, TEST_KEY } from '../helpers/service'
@@ -73,7 +73,7 @@ export function describeManagementConformance(targets: readonly ManagementTarget
           return (value as (...a: unknown[]) => unknown).apply(target, args)
         }
       },
-    }) as PasscodeStore
+    })
     const auth = createPasscodeAuth({
       store,
       partners: ['acme', 'globex'],

@@ -194,8 +194,8 @@ export function startServer(command: readonly string[], env: NodeJS.ProcessEnv, 
   const child = spawn(command[0]!, command.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => void (stdout += chunk))
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => void (stderr += chunk))
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => void (stdout += chunk))
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => void (stderr += chunk))
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -205,7 +205,7 @@ export function startServer(command: readonly string[], env: NodeJS.ProcessEnv, 
     const onData = () => {
       if (!isReady(stdout)) return
       clearTimeout(timer)
-      child.stdout!.off('data', onData)
+      child.stdout.off('data', onData)
       const url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1] ?? /^ {2}"url": "(http:\/\/[^"]+)"/m.exec(stdout)?.[1] ?? ''
       resolve({
         child,
@@ -218,7 +218,7 @@ export function startServer(command: readonly string[], env: NodeJS.ProcessEnv, 
         },
       })
     }
-    child.stdout!.on('data', onData)
+    child.stdout.on('data', onData)
     void exited.then(() => {
       clearTimeout(timer)
       reject(new Error(`server exited before it was ready:\n${stdout}\n${stderr}`))

@@ -104,7 +104,7 @@ describe('npx passcode-auth serve from the tarball, in an empty folder', () => {
   const npm = (args: readonly string[]) =>
     run('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline'], { cwd: consumer, env: cleanNpmEnvironment(), timeout: 300_000 })
   const npx = (args: readonly string[]) => ['npx', '--no-install', 'passcode-auth', ...args]
-  const environment = () => cleanEnv(cleanNpmEnvironment() as Record<string, string>)
+  const environment = () => cleanEnv(cleanNpmEnvironment())
   const dataDir = () => path.join(consumer, 'data')
 
   beforeAll(async () => {
@@ -126,7 +126,10 @@ describe('npx passcode-auth serve from the tarball, in an empty folder', () => {
     const result = await run(command!, args, { cwd: consumer, env: environment(), timeout: 120_000 })
       .then(
         () => ({ code: 0, stderr: '' }),
-        (error: { code?: number; stderr?: string }) => ({ code: error.code, stderr: error.stderr ?? '' }),
+        (error: unknown) => {
+          const { code, stderr } = error as { code?: number; stderr?: string }
+          return { code, stderr: stderr ?? '' }
+        },
       )
       .finally(() => renameSync(aside, installed))
     expect(result.code).toBe(5)
