@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { z } from 'zod'
 import { MIN_PEPPER_BYTES } from '../core/hashing'
-import { hasRepeatedPepper, MAX_PEPPERS, pepperValueSchema } from '../service/authenticate/options'
+import { hasRepeatedPepper, MAX_PEPPERS, pepperValueSchema } from '../service/verify/options'
 import { MAX_FAILURES_RANGE, RATE_LIMIT_DEFAULTS, WINDOW_MS_RANGE } from '../service/limiter/options'
 import { ENCRYPTION_KEY_BYTES, keyIdSchema, type EncryptionKey } from '../service/user-passcodes/options'
 import { corsPolicy } from '../http/cors'

@@ -1,7 +1,7 @@
 import { createPasscodeAuth, type PasscodeAuth } from '../index'
 import { migrate, postgresPartners, postgresRateLimitStore, postgresStore, type MigrationReport, type PostgresPartners, type PostgresDatabase } from '../stores/postgres/index'
 import type { Mailer } from '../ports/mailer'
-import { hasRepeatedPepper } from '../service/authenticate/options'
+import { hasRepeatedPepper } from '../service/verify/options'
 import type { EncryptionKey } from '../service/options'
 import { repeatedPepper, type RateLimitConfig, type StorageConfig } from './config'
 import { dataFolderPaths, NEW_DATABASE_SETTINGS, prepareDataFolder } from './data-folder'

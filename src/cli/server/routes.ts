@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http'
-import { createAuthenticateRequest } from '../../http/authenticate-request'
 import { createConnectRequest } from '../../http/connect-request'
 import { nodeRequestReader } from '../../http/node/node-request'
 import { writeNodeResponse } from '../../http/node/write-response'
@@ -38,7 +37,6 @@ export function referenceRoutes(runtime: Runtime, options: ReferenceRouteOptions
     (request) => clientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], proxies),
   )
   const connectRequest = createConnectRequest(runtime.auth, reader, origins.length > 0 ? { cors: { origins } } : {})
-  const authenticateRequest = createAuthenticateRequest(runtime.auth, reader)
   const healthTimeoutMs = options.healthTimeoutMs ?? 2_000
 
   const connect: Route = {
@@ -56,7 +54,7 @@ export function referenceRoutes(runtime: Runtime, options: ReferenceRouteOptions
     path: '/1/events.json',
     methods: ['GET', 'HEAD'],
     async handle(request, response) {
-      const answer = authenticateRequest(request)
+      const answer = runtime.auth.verifyRequest(request, reader)
       // A warm verification cache answers the principal itself, synchronously (never
       // for a passcode in its last days: those take the full path, for their `Sunset`).
       if (!(answer instanceof Promise)) return sendJson(response, 200, { events: [], calledBy: answer })
