@@ -5,7 +5,7 @@ import { DAY_MS } from '../core/time'
 import { createAccountsApi, type AccountsApi } from './accounts'
 import type { AuthOutcome, CredentialsInput } from './auth-outcome'
 import { createConnect, type ConnectInput, type ConnectResult } from './connect/connect'
-import type { ServiceContext } from './context'
+import type { ManagementContext, PasscodeIssuer } from './context'
 import { createEmitter } from './events'
 import type { NotificationReport } from './notifier/notification-report'
 import { createNotifyExpirations } from './notifier/notify-expirations'
@@ -115,19 +115,10 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   const telemetry = createTelemetry(resolved.telemetry)
   const store = telemetry === undefined ? resolved.store : traceStore(telemetry, resolved.store)
   const peppers = resolvePeppers(resolved.pepper)
-  const context: ServiceContext = {
-    options: resolved,
-    store,
-    partners: partners as ServiceContext['partners'],
-    hash: peppers.current.hash,
-    peppers,
-    now,
-    crypto: createUserPasscodeCrypto(resolved.encryptionKeys),
-    emit,
-    telemetry,
-    invalidate: caches.invalidate,
-    usage,
-  }
+  const invalidate = caches.invalidate
+  // What each job receives: the management jobs share these four, the ones that issue values the issuer.
+  const management: ManagementContext = { store, now, emit, invalidate }
+  const issuer: PasscodeIssuer = { prefix: resolved.prefix, hash: peppers.current.hash, pepperId: peppers.current.id }
   if (peppers.current.id === NO_PEPPER_ID && globalThis.process?.env?.NODE_ENV === 'production') {
     emit?.({
       type: 'config.no_pepper',
@@ -157,15 +148,28 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   })
 
   const auth: PasscodeAuth = {
-    passcodes: createPasscodesApi(context),
-    userPasscodes: createUserPasscodesApi(context),
-    accounts: createAccountsApi(context),
-    partners: createPartnersApi(context),
+    passcodes: createPasscodesApi({
+      ...management,
+      issuer,
+      partners,
+      limits: resolved.limits,
+      allowReactivation: resolved.allowReactivation,
+      pendingUse: usage === undefined ? undefined : (passcodeId) => usage.pendingAccount(passcodeId),
+    }),
+    userPasscodes: createUserPasscodesApi({
+      ...management,
+      issuer,
+      expiringSoonDays: resolved.limits.expiringSoonDays,
+      crypto: createUserPasscodeCrypto(resolved.encryptionKeys),
+      pendingUse: usage === undefined ? undefined : (accountId, userId) => usage.pendingUser(accountId, userId),
+    }),
+    accounts: createAccountsApi(management),
+    partners: createPartnersApi(partners),
     // The input only: what a caller passes second is not a budget.
     authenticate: (input) => verifier.authenticate(input),
     verifyRequest: verifier.request,
     connect: telemetry === undefined ? connect : traceConnect(telemetry, connect),
-    notifyExpirations: createNotifyExpirations(context),
+    notifyExpirations: createNotifyExpirations({ store, now, emit, telemetry, options: resolved }),
     async pepperReport() {
       const report = await pepperReport(resolved.store, peppers)
       if (report === undefined) throw new ConfigurationError('The passcode store cannot count its hashes by pepper (no countHashesByPepper)')
