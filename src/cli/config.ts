@@ -44,7 +44,7 @@ const url = (protocols: readonly string[], message: string) =>
 
 const ADDRESS = /^[^\s@,<>]+@[^\s@,<>]+$/
 
-// The pepper and key rules are the service's own (service/authenticate/options.ts and
+// The pepper and key rules are the service's own (service/verify/options.ts and
 // service/user-passcodes/options.ts); the CLI adds only what an environment variable
 // needs: a length bound for the pepper text and the comma-separated forms.
 const MAX_PEPPER_TEXT_BYTES = 1024
