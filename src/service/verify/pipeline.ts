@@ -3,13 +3,14 @@ import { StorageTimeoutError } from '../../core/errors'
 import { isWellFormedPasscode } from '../../core/passcode-format'
 import { isVisibleAscii } from '../../core/rules'
 import type { PasscodeStore } from '../../ports/passcode-store'
+import { ACCOUNT_ID_HEADER, PASSCODE_HEADER } from '../../protocol/credentials'
 import { sunsetHeaders } from '../../protocol/sunset'
 import { rateLimited, type AuthObservation, type AuthOutcome, type CredentialsInput } from '../auth-outcome'
 import { startBudget, type Budget } from '../deadline'
 import type { EventInput } from '../events'
 import { Expiring, type VerifyCaches } from './caches'
 import { rehashIfOlder, type CredentialRead, type Peppers } from './peppers'
-import { parsedCredentials, sentAccountId, sentPasscode, type CredentialReader } from './read-headers'
+import { headerRecordOf, parsedCredentials, sentHeader, type CredentialReader } from './read-headers'
 import { recordUse, type UseRecorder } from './record-use'
 import { ownerRefusalOf, principalOf, verifiedUntil } from './rules'
 import { readCredential } from './store-read'
@@ -200,8 +201,9 @@ export function createVerifier(deps: VerifyDeps): Verifier {
   return {
     request(request, reader) {
       // 1. Read the headers: a hit needs the two values as sent, single strings.
-      const passcode = sentPasscode(request, reader)
-      const accountId = typeof passcode === 'string' ? sentAccountId(request, reader) : undefined
+      const headers = headerRecordOf(request, reader)
+      const passcode = sentHeader(request, reader, headers, PASSCODE_HEADER)
+      const accountId = typeof passcode === 'string' ? sentHeader(request, reader, headers, ACCOUNT_ID_HEADER) : undefined
       // 2. The per-address limiter, read within this call (a fetch adapter's address lives only that long).
       const clientAddress = readsAddress ? reader.clientAddress(request) : undefined
       const at = now()

@@ -1,4 +1,4 @@
-import { ACCOUNT_ID_HEADER, PASSCODE_HEADER, readCredentials, type Credentials, type HeaderValue } from '../../protocol/credentials'
+import { readCredentials, type Credentials, type HeaderValue } from '../../protocol/credentials'
 
 /**
  * Step 1 of the verification pipeline (see pipeline.ts): reading the two credential
@@ -35,16 +35,15 @@ export interface CredentialReader<Source> {
   clientAddress(request: Source): string | undefined
 }
 
-/** The `X-Service-Passcode` value as sent: only a single string can be cached. */
-export function sentPasscode<Source>(request: Source, reader: CredentialReader<Source>): HeaderValue {
+/** The request's header record, when the reader has one: the two reads are then plain property loads. */
+export function headerRecordOf<Source>(request: Source, reader: CredentialReader<Source>): Readonly<Record<string, HeaderValue>> | undefined {
   const { headerRecord } = reader
-  return headerRecord === undefined ? reader.header(request, PASSCODE_HEADER) : headerRecord(request)[PASSCODE_HEADER]
+  return headerRecord === undefined ? undefined : headerRecord(request)
 }
 
-/** The `X-Service-Account-Id` value as sent. */
-export function sentAccountId<Source>(request: Source, reader: CredentialReader<Source>): HeaderValue {
-  const { headerRecord } = reader
-  return headerRecord === undefined ? reader.header(request, ACCOUNT_ID_HEADER) : headerRecord(request)[ACCOUNT_ID_HEADER]
+/** One header's value as sent (`PASSCODE_HEADER`, `ACCOUNT_ID_HEADER`): from the record when there is one. */
+export function sentHeader<Source>(request: Source, reader: CredentialReader<Source>, record: Readonly<Record<string, HeaderValue>> | undefined, name: string): HeaderValue {
+  return record === undefined ? reader.header(request, name) : record[name]
 }
 
 // Empty credentials are refused as malformed, through the same path (and audit event) as any other refusal.
