@@ -1,13 +1,21 @@
 import path from 'node:path'
 import { z } from 'zod'
-import { MIN_PEPPER_BYTES } from '../core/hashing'
-import { hasRepeatedPepper, MAX_PEPPERS, pepperValueSchema } from '../service/verify/options'
-import { MAX_FAILURES_RANGE, RATE_LIMIT_DEFAULTS, WINDOW_MS_RANGE } from '../service/limiter/options'
-import { ENCRYPTION_KEY_BYTES, keyIdSchema, type EncryptionKey } from '../service/user-passcodes/options'
-import { corsPolicy } from '../http/cors'
+import type { EncryptionKey } from '../index'
 import { CliError } from './exit-codes'
 import { trustProxyEntry } from './server/client-address'
 import type { CliIo } from './output'
+import {
+  ENCRYPTION_KEY_BYTES,
+  hasRepeatedPepper,
+  isOrigin,
+  KEY_ID,
+  MAX_FAILURES_RANGE,
+  MAX_PEPPERS,
+  MIN_PEPPER_BYTES,
+  ORIGIN_FORM,
+  RATE_LIMIT_DEFAULTS,
+  WINDOW_MS_RANGE,
+} from './setting-rules'
 
 /**
  * The command's settings: each from a flag or an environment variable (the flag wins),
@@ -44,14 +52,17 @@ const url = (protocols: readonly string[], message: string) =>
 
 const ADDRESS = /^[^\s@,<>]+@[^\s@,<>]+$/
 
-// The pepper and key rules are the service's own (service/verify/options.ts and
-// service/user-passcodes/options.ts); the CLI adds only what an environment variable
-// needs: a length bound for the pepper text and the comma-separated forms.
+// The pepper and key rules are the service's (./setting-rules.ts); the CLI adds only
+// what an environment variable needs: a length bound for the pepper text and the
+// comma-separated forms.
 const MAX_PEPPER_TEXT_BYTES = 1024
 const PEPPER_TEXT = `${MIN_PEPPER_BYTES} to ${MAX_PEPPER_TEXT_BYTES} bytes`
-const isPepperText = (value: string): boolean => pepperValueSchema.safeParse(value).success && Buffer.byteLength(value) <= MAX_PEPPER_TEXT_BYTES
+const isPepperText = (value: string): boolean => {
+  const bytes = Buffer.byteLength(value)
+  return bytes >= MIN_PEPPER_BYTES && bytes <= MAX_PEPPER_TEXT_BYTES
+}
 
-// The limiter's ranges and defaults are the library's (service/limiter/options.ts).
+// The limiter's ranges and defaults are the library's (./setting-rules.ts).
 const MAX_FAILURES_TEXT = `must be "off" or a whole number of failed attempts from ${MAX_FAILURES_RANGE.min} to ${MAX_FAILURES_RANGE.max}`
 
 const encryptionKeys = z.string().transform((text, context): EncryptionKey[] => {
@@ -62,7 +73,7 @@ const encryptionKeys = z.string().transform((text, context): EncryptionKey[] => 
     const id = entry.slice(0, separator)
     const key = entry.slice(separator + 1)
     const bytes = /^[A-Za-z0-9_-]+$/.test(key) ? Buffer.from(key, 'base64url').length : 0
-    if (separator < 1 || !keyIdSchema.safeParse(id).success || bytes !== ENCRYPTION_KEY_BYTES) {
+    if (separator < 1 || !KEY_ID.test(id) || bytes !== ENCRYPTION_KEY_BYTES) {
       context.addIssue({
         code: 'custom',
         message: `entry ${index + 1} must be <key id>:<${ENCRYPTION_KEY_BYTES} bytes in base64url>, entries separated by commas`,
@@ -285,11 +296,8 @@ function corsOrigins(io: CliIo, flags: Flags): readonly string[] {
   const fromEnv = io.env.PASSCODE_AUTH_CORS_ORIGINS
   const origins = Array.isArray(fromFlags) ? fromFlags : fromEnv === undefined || fromEnv === '' ? [] : fromEnv.split(',').map((origin) => origin.trim())
   const setting = Array.isArray(fromFlags) ? '--cors-origin' : 'PASSCODE_AUTH_CORS_ORIGINS'
-  try {
-    corsPolicy({ origins })
-  } catch (error) {
-    const message = (error as Error).message.replace(/^Invalid passcode-auth option `[^`]+`: /, '')
-    throw new CliError('ERR_SETTING', `Invalid setting ${setting}${setting.startsWith('--') ? '' : ' (environment variable)'}: ${message}`, { setting })
+  if (!origins.every(isOrigin)) {
+    throw new CliError('ERR_SETTING', `Invalid setting ${setting}${setting.startsWith('--') ? '' : ' (environment variable)'}: must be ${ORIGIN_FORM}`, { setting })
   }
   return origins
 }

@@ -1,14 +1,12 @@
-import { createPasscodeAuth, type PasscodeAuth } from '../index'
+import { createPasscodeAuth, type EncryptionKey, type Mailer, type PasscodeAuth } from '../index'
 import { migrate, postgresPartners, postgresRateLimitStore, postgresStore, type MigrationReport, type PostgresPartners, type PostgresDatabase } from '../stores/postgres/index'
-import type { Mailer } from '../ports/mailer'
-import { hasRepeatedPepper } from '../service/verify/options'
-import type { EncryptionKey } from '../service/options'
 import { repeatedPepper, type RateLimitConfig, type StorageConfig } from './config'
 import { dataFolderPaths, NEW_DATABASE_SETTINGS, prepareDataFolder } from './data-folder'
 import { CliError } from './exit-codes'
 import { restrictTree } from './folder-permissions'
 import type { Output } from './output'
 import { embeddedSecrets } from './secrets'
+import { hasRepeatedPepper } from './setting-rules'
 
 /** The opened store and the service over it, for one command or one `serve`. */
 export interface Runtime {

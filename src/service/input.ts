@@ -1,28 +1,36 @@
 import { z } from 'zod'
 import type { AcceptedPasscodes, AccountPasscodeExpiry, Actor, UserPasscodeValidity } from '../core/entities'
 import { InvalidInputError } from '../core/errors'
+import { acceptedPasscodesSchema } from '../protocol/management-schemas'
 import {
   ACCOUNT_EXPIRY_DAYS,
   checkPasscodeName,
   isPartnerNameLookable,
-  isVisibleAscii,
   MAX_BOUND_PARTNERS,
   MAX_IDENTIFIER_LENGTH,
+  MAX_NAME_LENGTH,
   MAX_PARTNER_NAME_LENGTH,
   ROTATION_OVERLAP_MINUTES,
   USER_VALIDITY_DAYS,
 } from '../core/rules'
 
+// isVisibleAscii (core/rules.ts) in checks that JSON Schema can show: minLength, maxLength, pattern.
+const IDENTIFIER_RULE = `must be 1 to ${MAX_IDENTIFIER_LENGTH} visible ASCII characters`
 const identifier = z
   .string({ error: 'must be a string' })
-  .refine(isVisibleAscii, { message: `must be 1 to ${MAX_IDENTIFIER_LENGTH} visible ASCII characters` })
+  .min(1, IDENTIFIER_RULE)
+  .max(MAX_IDENTIFIER_LENGTH, IDENTIFIER_RULE)
+  .regex(/^[\x21-\x7E]*$/, IDENTIFIER_RULE)
 
-const name = z.string({ error: 'must be a string' }).transform((value, context) => {
-  const checked = checkPasscodeName(value)
-  if (checked.ok) return checked.name
-  context.addIssue({ code: 'custom', message: checked.reason })
-  return z.NEVER
-})
+const name = z
+  .string({ error: 'must be a string' })
+  .transform((value, context) => {
+    const checked = checkPasscodeName(value)
+    if (checked.ok) return checked.name
+    context.addIssue({ code: 'custom', message: checked.reason })
+    return z.NEVER
+  })
+  .describe(`1 to ${MAX_NAME_LENGTH} characters once trimmed, none invisible; unique in the account, case-insensitively.`)
 
 const expiry = z.union(
   [
@@ -34,7 +42,7 @@ const expiry = z.union(
       .max(ACCOUNT_EXPIRY_DAYS.max, `must be at most ${ACCOUNT_EXPIRY_DAYS.max} days`),
   ],
   { error: `must be a whole number of days (${ACCOUNT_EXPIRY_DAYS.min} to ${ACCOUNT_EXPIRY_DAYS.max}) or "forever"` },
-)
+).describe('Whole days from now, or "forever".')
 
 const partnerName = z
   .string({ error: 'must be a list of partner names' })
@@ -43,6 +51,7 @@ const partnerName = z
   .refine(isPartnerNameLookable, {
     message: `must hold partner names of at most ${MAX_PARTNER_NAME_LENGTH} characters without control characters`,
   })
+  .describe(`A whitelisted partner's name, compared trimmed and case-insensitively: at most ${MAX_PARTNER_NAME_LENGTH} characters, no control characters.`)
 
 // null: unbound. An empty list would make a passcode that works for no partner.
 const partners = z
@@ -51,7 +60,17 @@ const partners = z
   .max(MAX_BOUND_PARTNERS, `must name at most ${MAX_BOUND_PARTNERS} partners`)
   .nullable()
 
-const schemas = {
+/**
+ * The schema of each input of the management operations, by kind. {@link parseInput}
+ * checks with them; scripts/management-openapi.ts turns the request bodies among them
+ * into docs/management-openapi.json. Not part of the package's entry points.
+ *
+ * @example
+ * ```ts
+ * inputSchemas.rotate.safeParse({ overlapMinutes: 60 }).success // true
+ * ```
+ */
+export const inputSchemas = {
   actor: z.object({
     userId: identifier,
     role: z.enum(['admin', 'member'], { error: 'must be "admin" or "member"' }),
@@ -65,7 +84,8 @@ const schemas = {
     .strictObject({ name: name.optional(), expiry: expiry.optional(), partners: partners.optional() })
     .refine((patch) => patch.name !== undefined || patch.expiry !== undefined || patch.partners !== undefined, {
       message: 'must change the name, the expiry or the partners',
-    }),
+    })
+    .describe('At least one of `name`, `expiry`, `partners`; `partners: null` unbinds.'),
   rotate: z.strictObject(
     {
       overlapMinutes: z
@@ -96,17 +116,17 @@ const schemas = {
       { error: 'must be { type: "finite", days } or { type: "infinite" }' },
     ),
   }),
-  accepted: z.enum(['account', 'user', 'both'], { error: 'must be "account", "user" or "both"' }),
+  accepted: acceptedPasscodesSchema,
 }
 
-type Schemas = typeof schemas
+type Schemas = typeof inputSchemas
 
 /**
  * Validates one input with its schema; the error names the field (`expiry`,
  * `validity.days`, `actor.role`) and the rule, never the value.
  */
 export function parseInput<K extends keyof Schemas>(kind: K, field: string, value: unknown): z.output<Schemas[K]> {
-  const result = schemas[kind].safeParse(ownData(value, 0))
+  const result = inputSchemas[kind].safeParse(ownData(value, 0))
   if (result.success) return result.data as z.output<Schemas[K]>
   const issue = result.error.issues[0]!
   const path = [field, ...issue.path.map(String)].filter((part) => part !== '').join('.')

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { DAY_MS, type PasscodeStore, type UsageEntry } from '../../src/index'
+import { type PasscodeStore, type UsageEntry } from '../../src/index'
+import { DAY_MS } from '../../src/core/time'
 import { memoryStore } from '../../src/memory'
 import { admin, setup } from '../helpers/service'
 
