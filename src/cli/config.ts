@@ -124,6 +124,17 @@ export const SETTINGS = {
       .transform((list) => list.map((entry) => (entry === 'none' ? null : entry)))
       .optional(),
   },
+  nextPeppers: {
+    env: 'PASSCODE_AUTH_NEXT_PEPPERS',
+    schema: z
+      .string()
+      .transform((text) => text.split(',').map((entry) => entry.trim()))
+      .refine(
+        (list) => list.length <= MAX_PEPPERS - 1 && list.every(isPepperText),
+        `must be up to ${MAX_PEPPERS - 1} peppers that verify only (${PEPPER_TEXT} each), separated by commas`,
+      )
+      .optional(),
+  },
   encryptionKeys: { env: 'PASSCODE_AUTH_ENCRYPTION_KEYS', schema: encryptionKeys.optional() },
   lockWaitMs: {
     env: 'PASSCODE_AUTH_LOCK_WAIT_MS',
@@ -215,6 +226,8 @@ export type StorageConfig =
       readonly pepper?: string
       /** Older peppers that still verify, re-hashed under the current one (SPEC §5.28); `null` for none. */
       readonly previousPeppers?: readonly (string | null)[]
+      /** Peppers that verify only, for a rolling pepper change (SPEC §5.34). */
+      readonly nextPeppers?: readonly string[]
       readonly encryptionKeys?: EncryptionKey[]
     }
   | {
@@ -225,16 +238,26 @@ export type StorageConfig =
       readonly pepper: string
       /** Older peppers that still verify, re-hashed under the current one (SPEC §5.28); `null` for none. */
       readonly previousPeppers?: readonly (string | null)[]
+      /** Peppers that verify only, for a rolling pepper change (SPEC §5.34). */
+      readonly nextPeppers?: readonly string[]
       readonly encryptionKeys?: EncryptionKey[]
     }
 
-/** The error for PASSCODE_AUTH_PREVIOUS_PEPPERS holding `current` (named for a person) or one pepper twice. */
-export function repeatedPepper(current: string): CliError {
+/** The error for PASSCODE_AUTH_PREVIOUS_PEPPERS (or `setting`) holding `current` (named for a person) or one pepper twice. */
+export function repeatedPepper(current: string, setting = 'PASSCODE_AUTH_PREVIOUS_PEPPERS'): CliError {
   return new CliError(
     'ERR_SETTING',
-    `Invalid setting PASSCODE_AUTH_PREVIOUS_PEPPERS (environment variable): must not hold the current pepper (${current}) or the same pepper twice`,
-    { setting: 'PASSCODE_AUTH_PREVIOUS_PEPPERS' },
+    `Invalid setting ${setting} (environment variable): must not hold the current pepper (${current}) or the same pepper twice`,
+    { setting },
   )
+}
+
+/** The setting to name when the peppers of `previous` and `next` hold one twice: the one that holds the repeat. */
+function repeatedPepperSetting(current: string | null | undefined, previous: readonly (string | null)[] = [], next: readonly string[] = []): string | undefined {
+  const before = current === undefined ? [] : [current]
+  if (hasRepeatedPepper([...before, ...previous])) return 'PASSCODE_AUTH_PREVIOUS_PEPPERS'
+  if (hasRepeatedPepper([...before, ...previous, ...next])) return 'PASSCODE_AUTH_NEXT_PEPPERS'
+  return undefined
 }
 
 /** The storage settings of every command that opens the store. */
@@ -242,12 +265,15 @@ export function storageConfig(io: CliIo, flags: Flags): StorageConfig {
   const pepper = readSetting(io, flags, SETTINGS.pepper)
   const keys = readSetting(io, flags, SETTINGS.encryptionKeys)
   const previousPeppers = readSetting(io, flags, SETTINGS.previousPeppers)
+  const nextPeppers = readSetting(io, flags, SETTINGS.nextPeppers)
   // The service refuses a pepper listed twice: say which setting holds it, before anything is opened.
-  if (previousPeppers !== undefined && hasRepeatedPepper(pepper === undefined ? previousPeppers : [pepper, ...previousPeppers])) throw repeatedPepper('PASSCODE_AUTH_PEPPER')
+  const repeated = repeatedPepperSetting(pepper, previousPeppers, nextPeppers)
+  if (repeated !== undefined) throw repeatedPepper('PASSCODE_AUTH_PEPPER', repeated)
   const secrets = {
     ...(pepper !== undefined && { pepper }),
     ...(keys !== undefined && { encryptionKeys: keys }),
     ...(previousPeppers !== undefined && { previousPeppers }),
+    ...(nextPeppers !== undefined && { nextPeppers }),
   }
   const databaseUrl = readSetting(io, flags, SETTINGS.databaseUrl)
   if (databaseUrl === undefined) {

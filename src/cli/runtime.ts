@@ -116,8 +116,11 @@ export async function openRuntime(config: StorageConfig, options: RuntimeOptions
   const opened = config.kind === 'embedded' ? await openEmbedded(config, options.output) : await openPostgres(config)
   try {
     // The settings were checked against PASSCODE_AUTH_PEPPER; a data folder's own pepper is known only now.
-    const peppers = [opened.pepper, ...(config.previousPeppers ?? [])]
-    if (hasRepeatedPepper(peppers)) throw repeatedPepper(`the pepper of ${opened.location}`)
+    const pepper = { current: opened.pepper, previous: config.previousPeppers ?? [], next: config.nextPeppers ?? [] }
+    if (hasRepeatedPepper([pepper.current, ...pepper.previous, ...pepper.next])) {
+      const setting = hasRepeatedPepper([pepper.current, ...pepper.previous]) ? 'PASSCODE_AUTH_PREVIOUS_PEPPERS' : 'PASSCODE_AUTH_NEXT_PEPPERS'
+      throw repeatedPepper(`the pepper of ${opened.location}`, setting)
+    }
     const schema = opened.schema === undefined ? {} : { schema: opened.schema }
     if (options.migrate) {
       await migrate(opened.db, schema).catch((error: unknown) => {
@@ -144,7 +147,7 @@ export async function openRuntime(config: StorageConfig, options: RuntimeOptions
         limit === false
           ? false
           : { windowMs: limit.windowMs, maxFailuresPerAddress: limit.maxFailures, maxFailuresPerAccount: limit.maxFailures, ...(limiterStore && { store: limiterStore }) },
-      pepper: peppers,
+      pepper,
       // The reference server has a pepper always; should that change, it says so.
       onEvent: (event) => {
         if (event.type === 'config.no_pepper') options.output.notice(`warning: ${event.message}`)

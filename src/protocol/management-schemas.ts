@@ -43,7 +43,7 @@ export const acceptedPasscodesSchema = z
  * setAcceptedPasscodesBodySchema.parse({ acceptedPasscodes: 'user' })
  * ```
  */
-export const setAcceptedPasscodesBodySchema = z.object({ acceptedPasscodes: acceptedPasscodesSchema })
+export const setAcceptedPasscodesBodySchema = z.strictObject({ acceptedPasscodes: acceptedPasscodesSchema })
 
 const status = z
   .enum(['active', 'expiring_soon', 'expired', 'revoked'])

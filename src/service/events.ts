@@ -3,7 +3,7 @@ import type { NotificationFailureReason, NotificationKind } from '../core/notifi
 import type { FailureReason } from '../protocol/outcomes'
 
 /**
- * What every {@link AuditEvent} but `notifier.failed` and `usage.flush_failed` carries.
+ * What every {@link AuditEvent} but `notifier.failed`, `usage.flush_failed`, `config.no_pepper` and `limiter.no_client_address` carries.
  *
  * @example
  * ```ts
@@ -133,7 +133,7 @@ export type AuditEvent =
       readonly at: Date
       /** How many passcodes the failed flush held. */
       readonly passcodes: number
-      /** How many of them were dropped (already retried once, or the service is closing). */
+      /** How many of them were dropped (already retried once; `close()` retries at once instead of at the next flush). */
       readonly dropped: number
       /** What went wrong, without secrets. */
       readonly error: string
@@ -148,6 +148,21 @@ export type AuditEvent =
       /** When it was reported. */
       readonly at: Date
       /** What to do about it, for an operator; names no secret. */
+      readonly message: string
+    }
+
+  | {
+      /**
+       * Reported once per service, at the first request that reaches the per-address
+       * limiter without a client address (SPEC §5.37): the adapter cannot see one (a
+       * Fetch handler called without it, a Hono app without `clientAddress`) or the
+       * caller of `authenticate` passed none. Such requests share one count, `unknown`,
+       * so the per-address limit still applies to them, together.
+       */
+      readonly type: 'limiter.no_client_address'
+      /** When it was reported. */
+      readonly at: Date
+      /** What it means and how to pass the address, for an operator. */
       readonly message: string
     }
 

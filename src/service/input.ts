@@ -1,7 +1,8 @@
 import { z } from 'zod'
 import type { AcceptedPasscodes, AccountPasscodeExpiry, Actor, UserPasscodeValidity } from '../core/entities'
 import { InvalidInputError } from '../core/errors'
-import { acceptedPasscodesSchema } from '../protocol/management-schemas'
+import { ownData, printableName } from '../core/own-data'
+import { acceptedPasscodesSchema, setAcceptedPasscodesBodySchema } from '../protocol/management-schemas'
 import {
   ACCOUNT_EXPIRY_DAYS,
   checkPasscodeName,
@@ -117,6 +118,8 @@ export const inputSchemas = {
     ),
   }),
   accepted: acceptedPasscodesSchema,
+  // The body of the management API's `PUT /account`: the setting, and nothing else.
+  accountSettings: setAcceptedPasscodesBodySchema,
 }
 
 type Schemas = typeof inputSchemas
@@ -126,32 +129,27 @@ type Schemas = typeof inputSchemas
  * `validity.days`, `actor.role`) and the rule, never the value.
  */
 export function parseInput<K extends keyof Schemas>(kind: K, field: string, value: unknown): z.output<Schemas[K]> {
-  const result = inputSchemas[kind].safeParse(ownData(value, 0))
+  const result = inputSchemas[kind].safeParse(ownData(value))
   if (result.success) return result.data as z.output<Schemas[K]>
-  const issue = result.error.issues[0]!
-  const path = [field, ...issue.path.map(String)].filter((part) => part !== '').join('.')
+  // An unknown field first: it is the likelier mistake (a typo) than the field it leaves out.
+  const issue = result.error.issues.find((candidate) => candidate.code === 'unrecognized_keys') ?? result.error.issues[0]!
+  const path = [field, ...issue.path.map((part) => printableName(String(part)))].filter((part) => part !== '').join('.')
   throw new InvalidInputError(path || 'input', issueMessage(issue))
 }
 
 function issueMessage(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}`
+  // The caller chose the name: escaped, so no control character reaches a message or a log line.
+  if (issue.code === 'unrecognized_keys') return `unknown field ${issue.keys.map((k) => `"${printableName(k)}"`).join(', ')}`
   // zod's own text would read "Invalid input: Invalid input: expected object, received null".
   if (issue.code === 'invalid_type' && issue.expected === 'object') return 'must be an object'
   return issue.message
 }
 
-/**
- * The input's own enumerable properties only, copied: a `role: 'admin'` inherited from a
- * prototype is not the actor's role (zod reads inherited properties too), and a getter
- * cannot answer differently to the check and to the use.
- */
-function ownData(value: unknown, depth: number): unknown {
-  if (typeof value !== 'object' || value === null || depth > 4) return value
-  if (Array.isArray(value)) return value.map((item) => ownData(item, depth + 1))
-  const copy: Record<string, unknown> = {}
-  for (const key of Object.keys(value)) copy[key] = ownData((value as Record<string, unknown>)[key], depth + 1)
-  return copy
-}
+// Input is read through `ownData` (core/own-data.ts): its own enumerable properties only,
+// copied into objects without a prototype. A `role: 'admin'` inherited from a prototype
+// (a polluted `Object.prototype` included) is not the actor's role (zod reads inherited
+// properties too), a `__proto__` key is an unknown field rather than a new prototype, and
+// a getter cannot answer differently to the check and to the use.
 
 /** Input of `passcodes.create`. */
 export interface CreatePasscodeInput {

@@ -230,7 +230,7 @@ describe('rateLimit option: brute-force limiter', () => {
   it('adds no step when off, so the hot path is untouched: no address read, no limiter store call', async () => {
     const store = { retryAfterMs: vi.fn(() => 0), recordFailure: vi.fn() }
     const { createLimiter } = await import('../../src/service/limiter/rate-limit')
-    expect(createLimiter({ timeoutMs: 1_000 }, { windowMs: 60_000, maxFailuresPerAddress: false, maxFailuresPerAccount: 5, store }).admit('192.0.2.1', 0)).toBe(0)
+    expect(createLimiter({ timeoutMs: 1_000, emit: undefined }, { windowMs: 60_000, maxFailuresPerAddress: false, maxFailuresPerAccount: 5, store }).admit('192.0.2.1', 0)).toBe(0)
     expect(store.retryAfterMs).not.toHaveBeenCalled()
     expect(await readsClientAddress(createPasscodeAuth({ store: memoryStore(), rateLimit: false }))).toBe(false)
   })

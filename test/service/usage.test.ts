@@ -86,6 +86,51 @@ describe('SPEC 5.27 usage', () => {
     expect((await store.getAccountPasscode('acc', passcode.id))?.lastUsedAt).not.toBeNull()
   })
 
+  it('auth.close() is idempotent, stops every timer and loses no recorded use, even when its first write fails', async () => {
+    const { store, writes, failNext } = countingStore()
+    const { auth, clock, events } = setup({ store })
+    const created = []
+    for (const name of ['A', 'B', 'C']) created.push(await auth.passcodes.create(admin, 'acc', { name, expiry: 30 }))
+    for (const { value } of created) {
+      clock.advance(1_000)
+      expect((await auth.authenticate({ accountId: 'acc', passcode: value })).ok).toBe(true)
+    }
+    expect(vi.getTimerCount()).toBe(1)
+    failNext(1)
+    // Twice at once, and once more after: one close, every call resolves.
+    const first = auth.close()
+    expect(auth.close()).toBe(first)
+    await Promise.all([first, auth.close()])
+    await auth.close()
+    expect(writes).toHaveLength(2)
+    expect(events.filter((event) => event.type === 'usage.flush_failed')).toEqual([expect.objectContaining({ passcodes: 3, dropped: 0 })])
+    for (const [index, { passcode }] of created.entries()) {
+      expect((await store.getAccountPasscode('acc', passcode.id))?.lastUsedAt).toBe(clock.ms - (created.length - 1 - index) * 1_000)
+    }
+    // No timer left, and a use after close is not recorded (nothing to write it).
+    expect(vi.getTimerCount()).toBe(0)
+    expect((await auth.authenticate({ accountId: 'acc', passcode: created[0]!.value })).ok).toBe(true)
+    expect(vi.getTimerCount()).toBe(0)
+    await auth.close()
+    expect(writes).toHaveLength(2)
+  })
+
+  it('auth.close() stops listening to the store once', async () => {
+    const inner = memoryStore()
+    const unsubscribed = vi.fn()
+    const subscribe: PasscodeStore['subscribe'] = (listener) => {
+      const stop = inner.subscribe!(listener)
+      return () => {
+        unsubscribed()
+        stop()
+      }
+    }
+    const { auth } = setup({ store: { ...inner, subscribe } })
+    await Promise.all([auth.close(), auth.close()])
+    await auth.close()
+    expect(unsubscribed).toHaveBeenCalledTimes(1)
+  })
+
   it('records user passcodes too, with the partner of their last connect', async () => {
     const { store } = countingStore()
     const { auth, clock } = setup({ store })

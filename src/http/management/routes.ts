@@ -147,7 +147,9 @@ export const ROUTES: readonly Route[] = [
     'PUT',
     '/account',
     withBody(async ({ auth, session }, body) => {
-      await auth.accounts.setAcceptedPasscodes(session.actor, session.accountId, body.acceptedPasscodes as never)
+      // The body holds the setting and nothing else: an unknown field is a 400 naming it, as on POST.
+      const { acceptedPasscodes } = parseInput('accountSettings', '', body)
+      await auth.accounts.setAcceptedPasscodes(session.actor, session.accountId, acceptedPasscodes)
       return schemaAnswer(200, accountAnswerSchema, await accountBody(auth, session))
     }),
     { accepted: 'acceptedPasscodes' },

@@ -57,7 +57,8 @@ export type NodeHandler = (request: IncomingMessage, response: ServerResponse) =
 
 const socketAddress = (request: IncomingMessage): string | undefined => request.socket.remoteAddress
 
-const checkOptions = (options: NodeConnectOptions | undefined, factory: string, cors: boolean): void =>
+// Returns the options to use: their own properties only (see checkAdapterOptions).
+const checkOptions = <T extends NodeRequirePasscodeOptions | NodeConnectOptions | undefined>(options: T, factory: string, cors: boolean): T =>
   checkAdapterOptions(options, factory, {
     clientAddress: (value) => (value === undefined || typeof value === 'function' ? undefined : 'must be a function (request) => string | undefined'),
     onRefusal: (value) => (value === undefined || typeof value === 'function' ? undefined : 'must be a function (reason, request, response) => void'),
@@ -90,7 +91,7 @@ const checkOptions = (options: NodeConnectOptions | undefined, factory: string, 
  */
 export function nodeRequirePasscode(auth: PasscodeAuth, options?: NodeRequirePasscodeOptions): NodePasscodeGuard {
   assertPasscodeAuth(auth, 'nodeRequirePasscode')
-  checkOptions(options, 'nodeRequirePasscode', false)
+  options = checkOptions(options, 'nodeRequirePasscode', false)
   const onRefusal = options?.onRefusal
   const reader = nodeRequestReader((request: IncomingMessage) => request, options?.clientAddress ?? socketAddress)
   return function checkPasscode(request, response) {
@@ -132,7 +133,7 @@ export function nodeRequirePasscode(auth: PasscodeAuth, options?: NodeRequirePas
  */
 export function nodeConnectHandler(auth: PasscodeAuth, options?: NodeConnectOptions): NodeHandler {
   assertPasscodeAuth(auth, 'nodeConnectHandler')
-  checkOptions(options, 'nodeConnectHandler', true)
+  options = checkOptions(options, 'nodeConnectHandler', true)
   const onRefusal = options?.onRefusal
   const reader = nodeRequestReader((request: IncomingMessage) => request, options?.clientAddress ?? socketAddress)
   const connectRequest = createConnectRequest(auth, reader, options?.cors === undefined ? {} : { cors: options.cors })

@@ -1,11 +1,14 @@
-import { clientAddressKey } from './client-address'
+import { addressStoreKeys } from './client-address'
 import { startBudget } from '../deadline'
+import type { EventInput } from '../events'
 import { MemoryRateLimitStore } from './memory-rate-limit-store'
 import type { ResolvedRateLimit } from './options'
 
-/** What the limiter needs of the service: its storage deadline (each limiter store call gets its own). */
+/** What the limiter needs of the service: its storage deadline (each limiter store call gets its own) and the audit hook. */
 export interface LimiterDeps {
   readonly timeoutMs: number
+  /** Reports once that a request came without a client address (`limiter.no_client_address`). */
+  readonly emit: ((event: EventInput) => void) | undefined
 }
 
 /**
@@ -26,7 +29,7 @@ export interface LimiterDeps {
  *
  * @example
  * ```ts
- * const limiter = createLimiter({ timeoutMs: 5_000 }, rateLimitSchema.parse({}))
+ * const limiter = createLimiter({ timeoutMs: 5_000, emit: undefined }, rateLimitSchema.parse({}))
  * const wait = limiter.admit('192.0.2.1', Date.now()) // 0: not limited
  * ```
  */
@@ -34,6 +37,7 @@ export function createLimiter(deps: LimiterDeps, options: ResolvedRateLimit): Ra
   const { windowMs, maxFailuresPerAddress: perAddress, maxFailuresPerAccount: perAccount } = options
   const store = options.store ?? new MemoryRateLimitStore({ maxKeys: options.maxTrackedKeys })
   const { timeoutMs } = deps
+  const addressStoreKeyOf = addressStoreKeys(deps.emit)
 
   // Each limiter store call has its own deadline, outside the request's budget: a hung
   // limiter store must let requests through (see above), not spend their time.
@@ -52,7 +56,8 @@ export function createLimiter(deps: LimiterDeps, options: ResolvedRateLimit): Ra
 
   // The last address's store key: a client's requests usually come in runs, and the
   // same key string keeps its hash for the store's Map.
-  let lastAddress: string | undefined
+  // (`null` before the first request: a request without an address has a key too.)
+  let lastAddress: string | undefined | null = null
   let lastKey: string | undefined
   const addressKey = (clientAddress: string | undefined): string | undefined => {
     if (clientAddress !== lastAddress) {
@@ -98,10 +103,4 @@ export interface RateLimiter {
   admit(clientAddress: string | undefined, now: number): number | Promise<number>
   /** Counts a failed attempt against the address and the account; answers how long the account must still wait. */
   failed(accountId: string | undefined, clientAddress: string | undefined, now: number): Promise<number>
-}
-
-/** The limiter store's key for a client address (namespaced apart from accounts), or `undefined` for none. */
-function addressStoreKeyOf(address: unknown): string | undefined {
-  const key = clientAddressKey(address)
-  return key === undefined ? undefined : `address:${key}`
 }
