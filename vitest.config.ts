@@ -99,6 +99,7 @@ export const notUnitTests = [
   'test/http/enumeration.test.ts',
   'test/http/hostile-input.test.ts',
   'test/http/no-framework-import.test.ts',
+  'test/http/node-mounts.test.ts',
   'test/http/node-request.test.ts',
   'test/http/write-result.test.ts',
   'test/service/notify-postgres.test.ts',
