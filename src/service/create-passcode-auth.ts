@@ -88,15 +88,20 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   const cache = resolved.cache === false ? undefined : new VerificationCache({ ...resolved.cache, warnWithinMs })
   const refusals = resolved.cache === false || resolved.cache.refusals === false ? undefined : new RefusalCache<OwnerRefusal>(resolved.cache.refusals)
   const reads = new SharedReads<CredentialRead>()
-  const invalidate = (invalidation: Invalidation): void => {
-    reads.invalidate()
-    cache?.invalidate(invalidation)
-    refusals?.invalidate(invalidation)
-  }
   const partners = Array.isArray(resolved.partners) ? staticPartners(resolved.partners) : resolved.partners
   const emit = createEmitter(resolved.onEvent, now)
   const usage = resolved.usage === false ? undefined : new UsageRecorder(resolved.store, resolved.usage, emit)
   const telemetry = createTelemetry(resolved.telemetry)
+  // SPEC §5.32: the caches stop (and restart) trusting themselves on `unproven` (`proven`); the operator is told here.
+  const invalidate = (invalidation: Invalidation): void => {
+    reads.invalidate()
+    cache?.invalidate(invalidation)
+    refusals?.invalidate(invalidation)
+    if (invalidation.type === 'unproven' || invalidation.type === 'proven') {
+      telemetry?.delivery(invalidation.type === 'proven')
+      emit?.(invalidation.type === 'proven' ? { type: 'invalidations.proven' } : { type: 'invalidations.unproven', message: invalidation.message })
+    }
+  }
 
   const peppers = resolvePeppers(resolved.pepper)
   const context: ServiceContext = {

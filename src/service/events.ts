@@ -152,6 +152,27 @@ export type AuditEvent =
       readonly message: string
     }
 
+  | {
+      /**
+       * The store can no longer prove that it hears other instances' changes (SPEC §5.32):
+       * its listening connection did not deliver a notification it sent itself. Until
+       * `invalidations.proven`, no cached verification is trusted (each reads the store).
+       * Reported once at start, with the fix, when `LISTEN` never worked (a pooler in
+       * transaction mode without `listenConnectionString`, §5.33).
+       */
+      readonly type: 'invalidations.unproven'
+      /** When it was reported. */
+      readonly at: Date
+      /** Why, and what an operator can do about it; names no secret. */
+      readonly message: string
+    }
+  | {
+      /** Delivery is proven again after `invalidations.unproven`: the caches were emptied and are trusted again. */
+      readonly type: 'invalidations.proven'
+      /** When it was reported. */
+      readonly at: Date
+    }
+
 /** The type names of {@link AuditEvent}. */
 export type AuditEventType = AuditEvent['type']
 

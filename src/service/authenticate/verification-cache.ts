@@ -106,8 +106,9 @@ export class VerificationCache {
     this.#entries.store(passcode, cached)
   }
 
-  /** Drops every entry the invalidation concerns. */
+  /** Drops every entry the invalidation concerns; on `unproven`, everything, and caches nothing until `proven` (SPEC §5.32). */
   invalidate(invalidation: Invalidation): void {
+    if (invalidation.type === 'unproven' || invalidation.type === 'proven') return this.#entries.trust(invalidation.type === 'proven')
     if (invalidation.type === 'all') return this.clear()
     this.#entries.deleteWhere((cached) => {
       const principal = principalOf(cached)

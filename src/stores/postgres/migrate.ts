@@ -76,7 +76,8 @@ export async function applyMigrations(database: Database, schema: string, migrat
       applied.push(migration.version)
     }
     return { applied, version: Math.max(0, ...done, ...applied) }
-  })
+    // A migration may build an index on a large table: no statement deadline.
+  }, { unbounded: true })
 }
 
 /**
