@@ -6,7 +6,7 @@ import type { PostgresDatabase, Subscription } from './database-interface'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
 import { rateLimitStatements } from './rate-limit-statements'
 
-/** Options of {@link postgresRateLimitStore}: the store's `schema`, `channel` and `listen`, and the batching. */
+/** Options of {@link postgresRateLimitStore}: the store's `schema`, `channel`, `listen` and `listenConnectionString`, and the batching. */
 export interface PostgresRateLimitStoreOptions extends PostgresStoreOptions {
   /**
    * How long failures wait in this instance before one statement writes them all, in ms
@@ -93,7 +93,7 @@ function parseAnnouncement(payload: string): { key: string; until: number } | un
  */
 export function postgresRateLimitStore(db: PostgresDatabase, options: PostgresRateLimitStoreOptions = {}): PostgresRateLimitStore {
   const { flushIntervalMs: flushOption, maxKeys: keysOption, onError, ...storeOptions } = options
-  const { schema, channel, listen } = resolvePostgresOptions(storeOptions)
+  const { schema, channel, listen, listenConnectionString } = resolvePostgresOptions(storeOptions)
   const flushIntervalMs = positiveInteger('flushIntervalMs', flushOption, 200, 10_000)
   const maxKeys = positiveInteger('maxKeys', keysOption, 10_000, 10_000_000)
   if (onError !== undefined && typeof onError !== 'function') throw new InvalidOptionsError('onError', 'must be a function')
@@ -128,10 +128,15 @@ export function postgresRateLimitStore(db: PostgresDatabase, options: PostgresRa
   }
 
   const subscription: Subscription | undefined = listen
-    ? database.listen(channel, (payload) => {
-        const announcement = parseAnnouncement(payload)
-        if (announcement !== undefined) announce(announcement.key, announcement.until)
-      })
+    ? database.listen(
+        channel,
+        (payload) => {
+          const announcement = parseAnnouncement(payload)
+          if (announcement !== undefined) announce(announcement.key, announcement.until)
+        },
+        undefined,
+        { connectionString: listenConnectionString },
+      )
     : undefined
 
   const cleanup = async (now: number): Promise<void> => {
