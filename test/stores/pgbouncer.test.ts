@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPasscodeAuth, type AuditEvent } from '../../src/index'
-import { postgresStore } from '../../src/stores/postgres/index'
+import { postgresRateLimitStore, postgresStore } from '../../src/stores/postgres/index'
 import { storeConformance } from '../conformance/store'
 import { eventually } from '../conformance/store/fixtures'
 import { pgbouncerAvailability, startTestPgBouncer, type TestPgBouncer } from '../helpers/pgbouncer'
@@ -101,6 +101,25 @@ describe.skipIf(!availability.available)(title, () => {
       const reported = events.filter((event) => event.type.startsWith('invalidations.'))
       expect(reported).toEqual([{ type: 'invalidations.unproven', at: expect.any(Date), message: expect.stringContaining('listenConnectionString') }])
       await auth.close()
+      await other.close()
+      await fixture.close()
+    })
+
+    it('the limiter without it: announcements cannot arrive, so each check reads the shared count', async () => {
+      const fixture = await openSqlFixture({ main, another: anotherPool })
+      const other = await anotherPool()
+      const a = postgresRateLimitStore(main, { schema: fixture.schema, proofIntervalMs: 200 })
+      const b = postgresRateLimitStore(other.db, { schema: fixture.schema, proofIntervalMs: 200 })
+      const key = `address:shared-${Date.now()}`
+      const now = Date.now()
+      await eventually(() => expect(b.retryAfterMs(key, 3, 60_000, now)).toBeInstanceOf(Promise), 5_000)
+      expect(await b.retryAfterMs(key, 3, 60_000, now)).toBe(0)
+      for (let i = 0; i < 3; i++) a.recordFailure(key, 3, 60_000, now + i)
+      await a.flush()
+      // B never hears A's announcement through PgBouncer; it reads the count instead.
+      expect(await b.retryAfterMs(key, 3, 60_000, now + 3)).toBe(60_000 - 3)
+      await a.close()
+      await b.close()
       await other.close()
       await fixture.close()
     })
