@@ -2,7 +2,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createPasscodeAuth, type AuditEvent } from '../../src/index'
 import type { Invalidation, PasscodeStore } from '../../src/ports/passcode-store'
 import { memoryStore } from '../../src/memory'
+import type { Database } from '../../src/stores/postgres/database-interface'
 import { deliveryProof, type ProofState } from '../../src/stores/postgres/delivery-proof'
+import { whitelistCache } from '../../src/stores/postgres/whitelist-cache'
+import { eventually } from '../conformance/store/fixtures'
 import { admin } from '../helpers/service'
 
 /**
@@ -83,6 +86,58 @@ describe('deliveryProof', () => {
   })
 })
 
+describe('the partner whitelist while delivery is unproven', () => {
+  it('reads the database per lookup until proven again, then loads the list afresh', async () => {
+    let onPayload: ((payload: string) => void) | undefined
+    let delivering = true
+    const database: Database = {
+      async query(_text, params) {
+        const payload = String(params?.[1])
+        if (delivering) setTimeout(() => onPayload?.(payload), 1)
+        return []
+      },
+      transaction: async (fn) => fn({ query: async () => [] }),
+      listen(_channel, payloads) {
+        onPayload = payloads
+        return { ready: Promise.resolve(), stop: async () => {} }
+      },
+    }
+    let loads = 0
+    let lookups = 0
+    const cache = whitelistCache({
+      database,
+      channel: 'proof_channel',
+      listen: true,
+      listenOptions: { proofIntervalMs: 100 },
+      loadAll: async () => {
+        loads++
+        return ['acme']
+      },
+      loadOne: async (name) => {
+        lookups++
+        return name === 'acme'
+      },
+    })
+    const fromMemory = async () => {
+      await cache.has('acme')
+      return cache.has('acme') === true
+    }
+    await eventually(async () => expect(await fromMemory()).toBe(true), 2_000)
+
+    delivering = false
+    await eventually(async () => expect(await fromMemory()).toBe(false), 2_000)
+    const before = lookups
+    expect(await cache.has('acme')).toBe(true)
+    expect(lookups).toBe(before + 1) // read from the database
+    const loadsWhileUnproven = loads
+
+    delivering = true
+    await eventually(async () => expect(await fromMemory()).toBe(true), 2_000)
+    expect(loads).toBe(loadsWhileUnproven + 1)
+    await cache.close()
+  })
+})
+
 describe('the service while delivery is unproven', () => {
   /** A memory store whose subscribers the test reaches, counting verification reads. */
   function storeWithChannel() {
@@ -141,6 +196,23 @@ describe('the service while delivery is unproven', () => {
     const cachedAgain = reads()
     expect(await verify(value)).toMatchObject({ ok: true })
     expect(reads()).toBe(cachedAgain)
+    await auth.close()
+  })
+
+  it('counts each change on passcode_auth.invalidations.delivery_changes, by passcode_auth.invalidations.proven', async () => {
+    const { store, send } = storeWithChannel()
+    const added: { name: string; value: number; attributes: unknown }[] = []
+    const meter = {
+      createCounter: (name: string) => ({ add: (value: number, attributes?: unknown) => void added.push({ name, value, attributes }) }),
+      createHistogram: () => ({ record: () => {} }),
+    }
+    const auth = createPasscodeAuth({ store, partners: ['acme'], telemetry: { meter: meter as never } })
+    send({ type: 'unproven', message: 'test: delivery lost' })
+    send({ type: 'proven' })
+    expect(added.filter((entry) => entry.name === 'passcode_auth.invalidations.delivery_changes')).toEqual([
+      { name: 'passcode_auth.invalidations.delivery_changes', value: 1, attributes: { 'passcode_auth.invalidations.proven': false } },
+      { name: 'passcode_auth.invalidations.delivery_changes', value: 1, attributes: { 'passcode_auth.invalidations.proven': true } },
+    ])
     await auth.close()
   })
 })
