@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import type { Actor } from '../core/entities'
+import type { Actor } from '../index'
 import type { Flags } from './config'
 import { CliError } from './exit-codes'
 import type { ForwardedResult } from './control-socket'

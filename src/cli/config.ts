@@ -1,13 +1,21 @@
 import path from 'node:path'
 import { z } from 'zod'
-import { MIN_PEPPER_BYTES } from '../core/hashing'
-import { hasRepeatedPepper, MAX_PEPPERS, pepperValueSchema } from '../service/authenticate/options'
-import { MAX_FAILURES_RANGE, RATE_LIMIT_DEFAULTS, WINDOW_MS_RANGE } from '../service/limiter/options'
-import { ENCRYPTION_KEY_BYTES, keyIdSchema, type EncryptionKey } from '../service/user-passcodes/options'
-import { corsPolicy } from '../http/cors'
+import type { EncryptionKey } from '../index'
 import { CliError } from './exit-codes'
 import { trustProxyEntry } from './server/client-address'
 import type { CliIo } from './output'
+import {
+  ENCRYPTION_KEY_BYTES,
+  hasRepeatedPepper,
+  isOrigin,
+  KEY_ID,
+  MAX_FAILURES_RANGE,
+  MAX_PEPPERS,
+  MIN_PEPPER_BYTES,
+  ORIGIN_FORM,
+  RATE_LIMIT_DEFAULTS,
+  WINDOW_MS_RANGE,
+} from './setting-rules'
 
 /**
  * The command's settings: each from a flag or an environment variable (the flag wins),
@@ -44,14 +52,17 @@ const url = (protocols: readonly string[], message: string) =>
 
 const ADDRESS = /^[^\s@,<>]+@[^\s@,<>]+$/
 
-// The pepper and key rules are the service's own (service/authenticate/options.ts and
-// service/user-passcodes/options.ts); the CLI adds only what an environment variable
-// needs: a length bound for the pepper text and the comma-separated forms.
+// The pepper and key rules are the service's (./setting-rules.ts); the CLI adds only
+// what an environment variable needs: a length bound for the pepper text and the
+// comma-separated forms.
 const MAX_PEPPER_TEXT_BYTES = 1024
 const PEPPER_TEXT = `${MIN_PEPPER_BYTES} to ${MAX_PEPPER_TEXT_BYTES} bytes`
-const isPepperText = (value: string): boolean => pepperValueSchema.safeParse(value).success && Buffer.byteLength(value) <= MAX_PEPPER_TEXT_BYTES
+const isPepperText = (value: string): boolean => {
+  const bytes = Buffer.byteLength(value)
+  return bytes >= MIN_PEPPER_BYTES && bytes <= MAX_PEPPER_TEXT_BYTES
+}
 
-// The limiter's ranges and defaults are the library's (service/limiter/options.ts).
+// The limiter's ranges and defaults are the library's (./setting-rules.ts).
 const MAX_FAILURES_TEXT = `must be "off" or a whole number of failed attempts from ${MAX_FAILURES_RANGE.min} to ${MAX_FAILURES_RANGE.max}`
 
 const encryptionKeys = z.string().transform((text, context): EncryptionKey[] => {
@@ -62,7 +73,7 @@ const encryptionKeys = z.string().transform((text, context): EncryptionKey[] => 
     const id = entry.slice(0, separator)
     const key = entry.slice(separator + 1)
     const bytes = /^[A-Za-z0-9_-]+$/.test(key) ? Buffer.from(key, 'base64url').length : 0
-    if (separator < 1 || !keyIdSchema.safeParse(id).success || bytes !== ENCRYPTION_KEY_BYTES) {
+    if (separator < 1 || !KEY_ID.test(id) || bytes !== ENCRYPTION_KEY_BYTES) {
       context.addIssue({
         code: 'custom',
         message: `entry ${index + 1} must be <key id>:<${ENCRYPTION_KEY_BYTES} bytes in base64url>, entries separated by commas`,
@@ -111,6 +122,17 @@ export const SETTINGS = {
         `must be up to ${MAX_PEPPERS - 1} older peppers (${PEPPER_TEXT} each, or "none" for hashes made without one), separated by commas`,
       )
       .transform((list) => list.map((entry) => (entry === 'none' ? null : entry)))
+      .optional(),
+  },
+  nextPeppers: {
+    env: 'PASSCODE_AUTH_NEXT_PEPPERS',
+    schema: z
+      .string()
+      .transform((text) => text.split(',').map((entry) => entry.trim()))
+      .refine(
+        (list) => list.length <= MAX_PEPPERS - 1 && list.every(isPepperText),
+        `must be up to ${MAX_PEPPERS - 1} peppers that verify only (${PEPPER_TEXT} each), separated by commas`,
+      )
       .optional(),
   },
   encryptionKeys: { env: 'PASSCODE_AUTH_ENCRYPTION_KEYS', schema: encryptionKeys.optional() },
@@ -204,6 +226,8 @@ export type StorageConfig =
       readonly pepper?: string
       /** Older peppers that still verify, re-hashed under the current one (SPEC §5.28); `null` for none. */
       readonly previousPeppers?: readonly (string | null)[]
+      /** Peppers that verify only, for a rolling pepper change (SPEC §5.34). */
+      readonly nextPeppers?: readonly string[]
       readonly encryptionKeys?: EncryptionKey[]
     }
   | {
@@ -214,16 +238,26 @@ export type StorageConfig =
       readonly pepper: string
       /** Older peppers that still verify, re-hashed under the current one (SPEC §5.28); `null` for none. */
       readonly previousPeppers?: readonly (string | null)[]
+      /** Peppers that verify only, for a rolling pepper change (SPEC §5.34). */
+      readonly nextPeppers?: readonly string[]
       readonly encryptionKeys?: EncryptionKey[]
     }
 
-/** The error for PASSCODE_AUTH_PREVIOUS_PEPPERS holding `current` (named for a person) or one pepper twice. */
-export function repeatedPepper(current: string): CliError {
+/** The error for PASSCODE_AUTH_PREVIOUS_PEPPERS (or `setting`) holding `current` (named for a person) or one pepper twice. */
+export function repeatedPepper(current: string, setting = 'PASSCODE_AUTH_PREVIOUS_PEPPERS'): CliError {
   return new CliError(
     'ERR_SETTING',
-    `Invalid setting PASSCODE_AUTH_PREVIOUS_PEPPERS (environment variable): must not hold the current pepper (${current}) or the same pepper twice`,
-    { setting: 'PASSCODE_AUTH_PREVIOUS_PEPPERS' },
+    `Invalid setting ${setting} (environment variable): must not hold the current pepper (${current}) or the same pepper twice`,
+    { setting },
   )
+}
+
+/** The setting to name when the peppers of `previous` and `next` hold one twice: the one that holds the repeat. */
+function repeatedPepperSetting(current: string | null | undefined, previous: readonly (string | null)[] = [], next: readonly string[] = []): string | undefined {
+  const before = current === undefined ? [] : [current]
+  if (hasRepeatedPepper([...before, ...previous])) return 'PASSCODE_AUTH_PREVIOUS_PEPPERS'
+  if (hasRepeatedPepper([...before, ...previous, ...next])) return 'PASSCODE_AUTH_NEXT_PEPPERS'
+  return undefined
 }
 
 /** The storage settings of every command that opens the store. */
@@ -231,12 +265,15 @@ export function storageConfig(io: CliIo, flags: Flags): StorageConfig {
   const pepper = readSetting(io, flags, SETTINGS.pepper)
   const keys = readSetting(io, flags, SETTINGS.encryptionKeys)
   const previousPeppers = readSetting(io, flags, SETTINGS.previousPeppers)
+  const nextPeppers = readSetting(io, flags, SETTINGS.nextPeppers)
   // The service refuses a pepper listed twice: say which setting holds it, before anything is opened.
-  if (previousPeppers !== undefined && hasRepeatedPepper(pepper === undefined ? previousPeppers : [pepper, ...previousPeppers])) throw repeatedPepper('PASSCODE_AUTH_PEPPER')
+  const repeated = repeatedPepperSetting(pepper, previousPeppers, nextPeppers)
+  if (repeated !== undefined) throw repeatedPepper('PASSCODE_AUTH_PEPPER', repeated)
   const secrets = {
     ...(pepper !== undefined && { pepper }),
     ...(keys !== undefined && { encryptionKeys: keys }),
     ...(previousPeppers !== undefined && { previousPeppers }),
+    ...(nextPeppers !== undefined && { nextPeppers }),
   }
   const databaseUrl = readSetting(io, flags, SETTINGS.databaseUrl)
   if (databaseUrl === undefined) {
@@ -285,11 +322,8 @@ function corsOrigins(io: CliIo, flags: Flags): readonly string[] {
   const fromEnv = io.env.PASSCODE_AUTH_CORS_ORIGINS
   const origins = Array.isArray(fromFlags) ? fromFlags : fromEnv === undefined || fromEnv === '' ? [] : fromEnv.split(',').map((origin) => origin.trim())
   const setting = Array.isArray(fromFlags) ? '--cors-origin' : 'PASSCODE_AUTH_CORS_ORIGINS'
-  try {
-    corsPolicy({ origins })
-  } catch (error) {
-    const message = (error as Error).message.replace(/^Invalid passcode-auth option `[^`]+`: /, '')
-    throw new CliError('ERR_SETTING', `Invalid setting ${setting}${setting.startsWith('--') ? '' : ' (environment variable)'}: ${message}`, { setting })
+  if (!origins.every(isOrigin)) {
+    throw new CliError('ERR_SETTING', `Invalid setting ${setting}${setting.startsWith('--') ? '' : ' (environment variable)'}: must be ${ORIGIN_FORM}`, { setting })
   }
   return origins
 }

@@ -1,4 +1,4 @@
-import { PasscodeAuthError, type PasscodeAuthErrorCode } from '../core/errors'
+import { PasscodeAuthError, type PasscodeAuthErrorCode } from '../index'
 
 /**
  * The exit codes of `passcode-auth`, the same for every subcommand, so that scripts

@@ -1,4 +1,4 @@
-import { InvalidInputError, InvalidOptionsError, PasscodeAuthError } from '../core/errors'
+import { InvalidInputError, InvalidOptionsError, PasscodeAuthError } from '../index'
 import { CliError, EXIT_CODES, exitCodeFor } from './exit-codes'
 
 /** Where the command writes and what it reads from its environment; a real process or a test's capture. */

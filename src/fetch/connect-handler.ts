@@ -37,7 +37,7 @@ export interface FetchConnectOptions {
  */
 export function connectHandler(auth: PasscodeAuth, options?: FetchConnectOptions): FetchHandler {
   assertPasscodeAuth(auth, 'connectHandler')
-  checkAdapterOptions(options, 'connectHandler', { cors: () => undefined })
+  options = checkAdapterOptions(options, 'connectHandler', { cors: () => undefined })
   const connectRequest = withClientAddress((reader) => createConnectRequest(auth, reader, options))
   return function connect(request, clientAddress) {
     return connectRequest(request, clientAddress).then((result) => fetchResponse(result, request.method === 'HEAD'))

@@ -29,7 +29,7 @@ declare module 'hono' {
  */
 export function requirePasscode(auth: PasscodeAuth, options?: HonoAdapterOptions): MiddlewareHandler {
   assertPasscodeAuth(auth, 'requirePasscode')
-  checkAdapterOptions(options, 'requirePasscode', HONO_OPTION_CHECKS)
+  options = checkAdapterOptions(options, 'requirePasscode', HONO_OPTION_CHECKS)
   const authenticateRequest = createAuthenticateRequest(auth, honoReader(options))
   // Not an async function: a cache hit hands on next()'s own promise.
   return function requirePasscodeMiddleware(c, next) {

@@ -4,7 +4,7 @@ import type { FailureReason } from '../protocol/outcomes'
 import type { NotificationFailureReason } from './notifier/notification-report'
 
 /**
- * What every {@link AuditEvent} but `notifier.failed` and `usage.flush_failed` carries.
+ * What every {@link AuditEvent} but `notifier.failed`, `usage.flush_failed`, `config.no_pepper`, `limiter.no_client_address` and `invalidations.*` carries.
  *
  * @example
  * ```ts
@@ -134,7 +134,7 @@ export type AuditEvent =
       readonly at: Date
       /** How many passcodes the failed flush held. */
       readonly passcodes: number
-      /** How many of them were dropped (already retried once, or the service is closing). */
+      /** How many of them were dropped (already retried once; `close()` retries at once instead of at the next flush). */
       readonly dropped: number
       /** What went wrong, without secrets. */
       readonly error: string
@@ -152,6 +152,20 @@ export type AuditEvent =
       readonly message: string
     }
 
+  | {
+      /**
+       * Reported once per service, at the first request that reaches the per-address
+       * limiter without a client address (SPEC §5.37): the adapter cannot see one (a
+       * Fetch handler called without it, a Hono app without `clientAddress`) or the
+       * caller of `authenticate` passed none. Such requests share one count, `unknown`,
+       * so the per-address limit still applies to them, together.
+       */
+      readonly type: 'limiter.no_client_address'
+      /** When it was reported. */
+      readonly at: Date
+      /** What it means and how to pass the address, for an operator. */
+      readonly message: string
+    }
   | {
       /**
        * The store can no longer prove that it hears other instances' changes (SPEC §5.32):

@@ -61,6 +61,25 @@ describe('the data folder', () => {
     expect(result.stdout + result.stderr).not.toContain(pepper)
   })
 
+  it('takes PASSCODE_AUTH_NEXT_PEPPERS for a rolling pepper change: verify-only peppers, reported apart, never the data folder\'s own', async () => {
+    const { pepper } = JSON.parse(readFileSync(path.join(folder.dir, 'secrets.json'), 'utf8')) as { pepper: string }
+    const refused = await run(['partners', 'list'], { PASSCODE_AUTH_NEXT_PEPPERS: pepper })
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain(
+      `Invalid setting PASSCODE_AUTH_NEXT_PEPPERS (environment variable): must not hold the current pepper (the pepper of ${folder.dir}) or the same pepper twice`,
+    )
+    expect(refused.stdout + refused.stderr).not.toContain(pepper)
+    expect((await run(['peppers'], { PASSCODE_AUTH_NEXT_PEPPERS: 'none' })).stderr).toContain('PASSCODE_AUTH_NEXT_PEPPERS (environment variable): must be up to 7 peppers')
+
+    const next = 'n'.repeat(32)
+    const report = await run(['peppers', '--json'], { PASSCODE_AUTH_NEXT_PEPPERS: next })
+    expect(report.code).toBe(0)
+    expect(JSON.parse(report.stdout)).toMatchObject({ older: [], next: [0], unknown: 0 })
+    const human = await run(['peppers'], { PASSCODE_AUTH_NEXT_PEPPERS: next })
+    expect(human.stdout).toContain('0 under PASSCODE_AUTH_NEXT_PEPPERS entry 1 (verifies only')
+    expect(human.stdout + human.stderr).not.toContain(next)
+  })
+
   it('refuses a database whose pepper is lost, and opens it again with PASSCODE_AUTH_PEPPER', async () => {
     const file = path.join(folder.dir, 'secrets.json')
     const { pepper } = JSON.parse(readFileSync(file, 'utf8')) as { pepper: string }

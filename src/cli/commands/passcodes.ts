@@ -1,5 +1,4 @@
-import type { PasscodeView } from '../../core/entities'
-import { MAX_ACCOUNT_PASSCODES, passcodeNameKey } from '../../core/rules'
+import { MAX_ACCOUNT_PASSCODES, passcodeNameKey, type PasscodeView } from '../../index'
 import type { CommandContext, CommandSpec } from '../command'
 import { CliError } from '../exit-codes'
 import { formatInstant, statusLabel, table } from '../output'

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net'
-import { startExpiryNotifier } from '../../service/notifier/expiry-notifier'
+import { startExpiryNotifier } from '../../index'
 import type { CommandContext, CommandSpec } from '../command'
 import { mailConfig, serverConfig } from '../config'
 import { listenControlSocket, type ControlSocket } from '../control-socket'

@@ -1,4 +1,4 @@
-import type { UserPasscodeValidity, UserPasscodeView } from '../../core/entities'
+import type { UserPasscodeValidity, UserPasscodeView } from '../../index'
 import type { CommandSpec } from '../command'
 import { CliError } from '../exit-codes'
 import { formatInstant, statusLabel } from '../output'

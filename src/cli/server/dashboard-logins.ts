@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import type { DashboardResponse, DashboardSession } from '../../http/management/types'
-import { escapeHtml, PAGE_HEADERS } from '../../http/dashboard/pages'
+import type { DashboardResponse, DashboardSession } from '../../dashboard/index'
 import type { Runtime } from '../runtime'
 
 /** Where the reference server mounts the dashboard. */
@@ -11,6 +10,15 @@ const COOKIE = 'passcode_auth_dashboard'
 const LINK_TTL_MS = 15 * 60_000
 const SESSION_TTL_MS = 12 * 3_600_000
 const MAX_ENTRIES = 1_000
+// The refused link's page: static HTML, no script, no style, not to be framed or cached.
+const REFUSAL_HEADERS = Object.freeze({
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+})
 
 /**
  * The reference server's own operator login (the host service has its own; SPEC §6):
@@ -67,8 +75,8 @@ export function createDashboardLogins(now: () => number = Date.now): DashboardLo
       if (key !== undefined) links.delete(key)
       if (entry === undefined || entry.expiresAt <= now()) {
         const body = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Login link not valid · Settings</title>
-<h1>This login link is not valid</h1><p>It was used already or is older than 15 minutes. Ask for a new one with <code>${escapeHtml('passcode-auth dashboard link --account <accountId>')}</code>.</p></html>`
-        return { statusCode: 401, headers: PAGE_HEADERS, body }
+<h1>This login link is not valid</h1><p>It was used already or is older than 15 minutes. Ask for a new one with <code>passcode-auth dashboard link --account &lt;accountId&gt;</code>.</p></html>`
+        return { statusCode: 401, headers: REFUSAL_HEADERS, body }
       }
       const id = randomBytes(32).toString('base64url')
       remember(sessions, id, { session: entry.session, expiresAt: now() + SESSION_TTL_MS })

@@ -1,34 +1,25 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { createDashboard } from '../../http/dashboard/create-dashboard'
-import type { DashboardResponse } from '../../http/management/types'
-import { nodeBody, nodeHeader, writeNodeDashboardResponse } from '../../http/node/dashboard-io'
+import { nodeDashboard, type DashboardResponse } from '../../dashboard/index'
 import type { Runtime } from '../runtime'
 import { DASHBOARD_BASE, LOGIN_PATH, type DashboardLogins } from './dashboard-logins'
-import { requestPath, type Route } from './route'
+import type { Route } from './route'
 
-const write = (request: IncomingMessage, response: ServerResponse, answer: DashboardResponse) =>
-  writeNodeDashboardResponse(response, answer, request.method === 'HEAD')
+/** Writes the login route's answer (its own page or redirect); no body on `HEAD`. */
+function write(request: IncomingMessage, response: ServerResponse, answer: DashboardResponse): void {
+  response.statusCode = answer.statusCode
+  for (const name in answer.headers) response.setHeader(name, answer.headers[name]!)
+  response.setHeader('content-length', Buffer.byteLength(answer.body))
+  response.end(request.method === 'HEAD' ? undefined : answer.body)
+}
 
 /**
  * The dashboard of the reference server at /settings, over Node's request and
  * response like every route of it: the one-time login route first, then the pages and
- * the management API, whose session is the login cookie and nothing else.
+ * the management API (`nodeDashboard` of `passcode-auth/dashboard`), whose session is
+ * the login cookie and nothing else.
  */
 export function dashboardRoutes(runtime: Runtime, logins: DashboardLogins): Route[] {
-  const dashboard = createDashboard(runtime.auth)
-  const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    const answer = await dashboard.handle(
-      {
-        method: (request.method ?? 'GET').toUpperCase(),
-        base: DASHBOARD_BASE,
-        path: requestPath(request.url).slice(DASHBOARD_BASE.length) || '/',
-        header: (name) => nodeHeader(request.headers, name),
-        body: () => nodeBody(request, () => undefined),
-      },
-      () => logins.session(request.headers.cookie),
-    )
-    write(request, response, answer)
-  }
+  const handle = nodeDashboard(runtime.auth, { basePath: DASHBOARD_BASE, session: (request) => logins.session(request.headers.cookie) })
   return [
     {
       path: LOGIN_PATH,

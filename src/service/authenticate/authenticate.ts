@@ -49,7 +49,8 @@ export interface CredentialsInput {
   /**
    * The caller's address, for the `rateLimit` option's per-address limit. The HTTP
    * adapters pass the framework's `req.ip` / `request.ip` / `ctx.ip`, which honour
-   * its trust-proxy settings; ignored while the limiter is off.
+   * its trust-proxy settings; ignored while the limiter is off. Without it, the
+   * request is counted with every other one that has none (SPEC §5.37).
    */
   readonly clientAddress?: string | undefined
 }
