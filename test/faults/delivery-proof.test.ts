@@ -59,7 +59,7 @@ describe('deliveryProof', () => {
     expect(h.states).toHaveLength(1) // reported once, however long it lasts
 
     h.deliver(true)
-    h.proof.listening() // the renewed connection's LISTEN is active: proven at once
+    h.proof.listening() // the renewed connection's LISTEN is active: proven at once (two proofs in a row)
     await vi.advanceTimersByTimeAsync(0)
     expect(h.states).toEqual([{ proven: false, message: expect.any(String) }, { proven: true }])
     h.proof.stop()

@@ -35,8 +35,9 @@ const failedMessage = (waitedMs: number, everProven: boolean): string =>
  * within half the interval. The first failure after a success (or since the start) is
  * reported as `{ proven: false }` and the listening connection is replaced (`renew`: a
  * connection cut without a FIN or RST never fails by itself); the first success after a
- * failure is reported as `{ proven: true }`. A success that follows no failure reports
- * nothing: until the first proof the instance runs as it always did. So through a
+ * failure is reported as `{ proven: true }` once two proofs in a row came back (behind a
+ * transaction pooler one may come back by accident now and then). A success that follows
+ * no failure reports nothing: until the first proof the instance runs as it always did. So through a
  * pooler in transaction mode, where `LISTEN` never delivers, it says so once, at start.
  *
  * With the default 5 s, delivery lost at some instant is reported within 7.5 s.
@@ -55,10 +56,13 @@ export function deliveryProof(options: {
   let current: ProofState | undefined
   let everProven = false
   let stopped = false
+  /** Proofs in a row since the last failure: trust comes back after two. */
+  let successes = 0
 
   const fail = (): void => {
     if (pending !== undefined) clearTimeout(pending.timer)
     pending = undefined
+    successes = 0
     if (stopped) return
     if (current === undefined || current.proven) {
       current = { proven: false, message: failedMessage(waitMs, everProven) }
@@ -87,10 +91,12 @@ export function deliveryProof(options: {
         clearTimeout(pending.timer)
         pending = undefined
         everProven = true
-        if (current !== undefined && !current.proven) {
+        successes++
+        if (current === undefined) current = { proven: true }
+        else if (!current.proven && successes >= 2) {
           current = { proven: true }
           report(current)
-        } else current = { proven: true }
+        } else if (!current.proven) prove() // the second in a row, at once
       }
       return true
     },

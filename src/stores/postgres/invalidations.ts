@@ -1,6 +1,5 @@
 import type { Invalidation } from '../../ports/passcode-store'
 import type { Database, Subscription } from './database-interface'
-import { DEFAULT_PROOF_INTERVAL_MS } from './options'
 import { listenShared, type SharedListenOptions } from './shared-listen'
 
 /** Subscribers of one store and, when listening, the `LISTEN` that feeds them. */
@@ -37,7 +36,7 @@ export function parseInvalidation(payload: string): Invalidation | undefined {
  * proof's state changes reach the subscribers as `{ type: 'unproven' }` and
  * `{ type: 'proven' }` (SPEC §5.32); one who subscribes while it is unproven hears so at once.
  */
-export function invalidationHub(database: Database, channel: string, listen: boolean, listenOptions: SharedListenOptions = { proofIntervalMs: DEFAULT_PROOF_INTERVAL_MS }): InvalidationHub {
+export function invalidationHub(database: Database, channel: string, listen: boolean, listenOptions: SharedListenOptions = {}): InvalidationHub {
   const listeners = new Set<(invalidation: Invalidation) => void>()
   let subscription: Subscription | undefined
   let closed = false

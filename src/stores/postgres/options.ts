@@ -48,9 +48,10 @@ export interface PostgresStoreOptions {
    * (SPEC §5.32): it sends itself a notification through the pool and expects it back on
    * the listening connection within half this interval. Without that proof its
    * subscribers are told `{ type: 'unproven' }` and trust no cache until it comes back
-   * (`{ type: 'proven' }`). 100 to 60 000; with the default, a credential deleted on
-   * another instance is refused within 10 s even through a silent network cut. The first
-   * store or partner registry that listens on a pool and channel sets it for both.
+   * (`{ type: 'proven' }`, after two proofs in a row). 100 to 60 000; with the default,
+   * a credential deleted on another instance is refused within 10 s even through a
+   * silent network cut. The first store, partner registry or limiter store that listens
+   * on a pool and channel sets it for all of them.
    * @default 5000
    */
   readonly proofIntervalMs?: number
@@ -62,7 +63,8 @@ export interface ResolvedPostgresOptions {
   readonly channel: string
   readonly listen: boolean
   readonly listenConnectionString: string | undefined
-  readonly proofIntervalMs: number
+  /** `undefined`: {@link DEFAULT_PROOF_INTERVAL_MS}. */
+  readonly proofIntervalMs: number | undefined
 }
 
 /** The default of {@link PostgresStoreOptions.proofIntervalMs}. */
@@ -116,6 +118,6 @@ export function resolvePostgresOptions(options: unknown): ResolvedPostgresOption
     channel,
     listen: given.listen ?? true,
     listenConnectionString,
-    proofIntervalMs: proofIntervalMs ?? DEFAULT_PROOF_INTERVAL_MS,
+    proofIntervalMs,
   }
 }

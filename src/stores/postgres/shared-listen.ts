@@ -1,5 +1,6 @@
 import type { Database, Subscription } from './database-interface'
 import { deliveryProof, type ProofState } from './delivery-proof'
+import { DEFAULT_PROOF_INTERVAL_MS } from './options'
 
 export type { ProofState }
 
@@ -17,8 +18,8 @@ export interface ChannelSubscriber {
 export interface SharedListenOptions {
   /** `listenConnectionString`. */
   readonly connectionString?: string | undefined
-  /** `proofIntervalMs`. */
-  readonly proofIntervalMs: number
+  /** `proofIntervalMs`; @default {@link DEFAULT_PROOF_INTERVAL_MS} */
+  readonly proofIntervalMs?: number | undefined
 }
 
 interface SharedChannel {
@@ -75,7 +76,7 @@ export function listenShared(database: Database, channel: string, subscriber: Ch
       proof = deliveryProof({
         send: (payload) => database.query('SELECT pg_notify($1::text, $2::text)', [channel, payload]),
         renew: () => subscription.renew?.(),
-        intervalMs: options.proofIntervalMs,
+        intervalMs: options.proofIntervalMs ?? DEFAULT_PROOF_INTERVAL_MS,
         report: (state) => each(subscribers, (one) => one.onProof?.(state)),
       })
       subscription.ready.then(() => proof?.listening(), () => undefined)

@@ -1,5 +1,4 @@
 import type { Database, Subscription } from './database-interface'
-import { DEFAULT_PROOF_INTERVAL_MS } from './options'
 import { listenShared, type SharedListenOptions } from './shared-listen'
 
 /** The payload `postgresPartners` publishes on the channel when the whitelist changed. */
@@ -42,7 +41,7 @@ export function whitelistCache(options: {
   readonly now?: () => number
 }): WhitelistCache {
   const { database, channel, listen, loadAll, loadOne } = options
-  const listenOptions = options.listenOptions ?? { proofIntervalMs: DEFAULT_PROOF_INTERVAL_MS }
+  const listenOptions = options.listenOptions ?? {}
   const now = options.now ?? Date.now
   let names: ReadonlySet<string> | undefined
   let loadedAt = 0
