@@ -54,7 +54,8 @@ export function requirePasscode(auth: PasscodeAuth, options?: RequirePasscodeOpt
     const answer = authenticateRequest(req)
     if (!(answer instanceof Promise)) {
       req.passcodeAuth = answer
-      return next()
+      next()
+      return
     }
     answer.then((outcome) => {
       if (outcome.ok) {

@@ -47,7 +47,8 @@ const send = (reply: FastifyReply, answer: Answer): FastifyReply =>
 // Fastify's request wraps Node's as `request.raw`; `request.ip` honours `trustProxy`.
 const fastifyReader = nodeRequestReader((request: FastifyRequest) => request.raw, (request) => request.ip)
 
-function checkOptions(options: PasscodeAuthPluginOptions): PasscodeAuthPluginOptions {
+// `unknown`: JavaScript hosts can register the plugin with anything.
+function checkOptions(options: unknown): PasscodeAuthPluginOptions {
   if (typeof options === 'object' && options !== null && Object.hasOwn(options, 'prefix')) {
     // Fastify ignores `prefix` for fastify-plugin plugins; failing beats a route at the wrong path.
     throw new InvalidOptionsError('prefix', 'is ignored for this plugin; register passcodeAuthPlugin inside a plugin registered with the prefix')
@@ -57,8 +58,9 @@ function checkOptions(options: PasscodeAuthPluginOptions): PasscodeAuthPluginOpt
     connectRoute: (value) => (value === undefined || typeof value === 'boolean' ? undefined : 'must be a boolean'),
     cors: () => undefined, // checked by createConnectRequest
   })
-  assertPasscodeAuth(own.auth, 'passcodeAuthPlugin')
-  return own
+  const checked = own as PasscodeAuthPluginOptions
+  assertPasscodeAuth(checked.auth, 'passcodeAuthPlugin')
+  return checked
 }
 
 const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, options, done) => {

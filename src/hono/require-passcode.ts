@@ -38,7 +38,7 @@ export function requirePasscode(auth: PasscodeAuth, options?: HonoAdapterOptions
       c.set('passcodeAuth', answer)
       return next()
     }
-    return answer.then<Response | void>((outcome) => {
+    return answer.then((outcome) => {
       if (!outcome.ok) return fetchResponse(outcome, c.req.method === 'HEAD')
       c.set('passcodeAuth', outcome.principal)
       const { headers } = outcome

@@ -25,6 +25,22 @@ export function assertPasscodeAuth(auth: unknown, factory: string): asserts auth
 }
 
 /**
+ * Checks, when a dashboard mount is created, that its options carry a `session`
+ * function (JavaScript hosts can pass anything).
+ *
+ * @param signature - the function's shape for the message, e.g. `(req) => { accountId, actor } | undefined`
+ * @example
+ * ```ts
+ * assertSessionOption(options, '(req) => { accountId, actor } | undefined')
+ * ```
+ */
+export function assertSessionOption(options: unknown, signature: string): void {
+  if (typeof (options as { session?: unknown } | null | undefined)?.session !== 'function') {
+    throw new InvalidOptionsError('session', `must be a function ${signature}`)
+  }
+}
+
+/**
  * Checks an adapter's options object: absent or a plain object with only the known
  * keys, each accepted by its check. Unknown keys are refused so a typo does not
  * silently fall back to a default; a `__proto__`, `constructor` or `prototype` key is

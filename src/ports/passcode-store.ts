@@ -54,6 +54,10 @@ export interface AccountPasscodePatch {
   readonly expiresAt?: number | null
   /** A new binding (normalised names), or `null` to unbind (SPEC §5.25). */
   readonly partners?: readonly string[] | null
+  /** A new description (checked and normalised), `''` for none (SPEC §5.39). */
+  readonly description?: string
+  /** Disables (the instant) or enables (`null`) the passcode (SPEC §5.38). */
+  readonly disabledAt?: number | null
   /** The time of the edit, UTC milliseconds. */
   readonly updatedAt: number
 }
@@ -274,7 +278,11 @@ export type Invalidation =
 export interface PasscodeStore {
   /** Inserts a passcode unless the account is at `maxPerAccount` or the name key is taken. Atomic. */
   createAccountPasscode(record: AccountPasscodeRecord, maxPerAccount: number): Promise<CreateResult>
-  /** Applies a patch; keeps name uniqueness atomic. Publishes an invalidation when the name, expiry or binding changes. */
+  /**
+   * Applies a patch; keeps name uniqueness atomic. Publishes an invalidation when the
+   * name, expiry, binding or disabled state changes (a description alone changes
+   * nothing a verification reads).
+   */
   updateAccountPasscode(accountId: string, passcodeId: string, patch: AccountPasscodePatch): Promise<UpdateResult>
   /**
    * Replaces the passcode's hash and hint, keeping the old hash as the previous one
@@ -341,8 +349,9 @@ export interface PasscodeStore {
   setAcceptedPasscodes(accountId: string, accepted: AcceptedPasscodes): Promise<void>
 
   /**
-   * Claims due notifications that are neither sent nor claimed by a live lease. Two
-   * concurrent callers never receive the same claim.
+   * Claims due notifications that are neither sent nor claimed by a live lease, of
+   * passcodes that are not disabled (SPEC §5.38). Two concurrent callers never receive
+   * the same claim.
    */
   claimNotifications(request: ClaimRequest): Promise<NotificationClaim[]>
   /** Records that the claimed notification was sent. `false` when the claim was lost. */

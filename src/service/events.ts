@@ -38,12 +38,12 @@ export interface ManagementEventBase extends EventBase {
 
 /**
  * What the `onEvent` hook receives (SPEC §5.18). Events carry IDs, names, hints and
- * reasons, never a passcode value, pepper or key.
+ * reasons, never a passcode value, pepper or key (nor a description: it is free text).
  */
 export type AuditEvent =
   | (ManagementEventBase & {
-      /** What happened. */
-      readonly type: 'passcode.created' | 'passcode.deleted'
+      /** What happened; `passcode.disabled` and `passcode.enabled` only when the state changed (SPEC §5.38). */
+      readonly type: 'passcode.created' | 'passcode.deleted' | 'passcode.disabled' | 'passcode.enabled'
       /** The passcode concerned. */
       readonly passcodeId: string
       /** Its name (after the change, for an update). */
@@ -61,7 +61,7 @@ export type AuditEvent =
       /** Its hint (prefix and last 4 characters), never the value. */
       readonly hint: string
       /** Which fields the update changed. */
-      readonly changed: readonly ('name' | 'expiry' | 'partners')[]
+      readonly changed: readonly ('name' | 'expiry' | 'partners' | 'description')[]
     })
   | (ManagementEventBase & {
       /** What happened. */

@@ -116,4 +116,33 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE ${s}.user_passcodes ADD COLUMN pepper_id text`,
     ],
   },
+  {
+    version: 4,
+    name: 'disable without delete, description',
+    statements: (s) => [
+      // NULL while enabled (SPEC §5.38). The notifier's claim skips disabled rows.
+      `ALTER TABLE ${s}.account_passcodes ADD COLUMN disabled_at bigint`,
+      // SPEC §5.39; the service checks and normalises it, the CHECK is a backstop.
+      `ALTER TABLE ${s}.account_passcodes ADD COLUMN description text NOT NULL DEFAULT ''
+        CHECK (char_length(description) <= 500)`,
+    ],
+  },
+  {
+    version: 5,
+    name: 'dashboard login links and sessions of the reference server',
+    statements: (s) => [
+      // The reference server's own operator login (SPEC §5.35): one-time links and
+      // sessions, as SHA-256 hashes of their tokens (never a token), so that every
+      // instance on one database accepts them and a link works once across the fleet.
+      `CREATE TABLE ${s}.dashboard_logins (
+        token_hash text PRIMARY KEY,
+        kind text NOT NULL CHECK (kind IN ('link', 'session')),
+        account_id text NOT NULL,
+        actor jsonb NOT NULL,
+        created_at bigint NOT NULL,
+        expires_at bigint NOT NULL
+      )`,
+      `CREATE INDEX dashboard_logins_expires_at ON ${s}.dashboard_logins (expires_at)`,
+    ],
+  },
 ]
