@@ -78,7 +78,7 @@ describe('deliveryProof', () => {
     h.proof.stop()
   })
 
-  it('recognises every proof payload, its own or another instance\'s, and no invalidation', () => {
+  it("recognises every proof payload, its own or another instance's, and no invalidation", () => {
     const h = harness()
     expect(h.proof.heard('{"type":"proof","id":"someone-else.1"}')).toBe(true)
     expect(h.proof.heard('{"type":"account","accountId":"acc_1"}')).toBe(false)

@@ -20,7 +20,9 @@ import { openSqlFixture, schemaPool } from './sql-fixture'
  */
 
 const availability = pgbouncerAvailability()
-const title = availability.available ? 'PostgreSQL through PgBouncer (transaction mode)' : `PostgreSQL through PgBouncer (skipped: ${availability.reason})`
+const title = availability.available
+  ? 'PostgreSQL through PgBouncer (transaction mode)'
+  : `PostgreSQL through PgBouncer (skipped: ${availability.reason})`
 
 describe.skipIf(!availability.available)(title, () => {
   let server: TestPostgres
@@ -99,7 +101,11 @@ describe.skipIf(!availability.available)(title, () => {
       expect(await auth.authenticate({ accountId: 'acc_1', passcode: value })).toMatchObject({ ok: false, statusCode: 400 })
       await new Promise((resolve) => setTimeout(resolve, 1_000))
       const reported = events.filter((event) => event.type.startsWith('invalidations.'))
-      expect(reported[0]).toEqual({ type: 'invalidations.unproven', at: expect.any(Date), message: expect.stringContaining('listenConnectionString') })
+      expect(reported[0]).toEqual({
+        type: 'invalidations.unproven',
+        at: expect.any(Date),
+        message: expect.stringContaining('listenConnectionString'),
+      })
       // Said once. (Through the pooler a proof may come back by accident now and then: a later loss is reported without the start's fix.)
       expect(reported.filter((event) => event.type === 'invalidations.unproven' && event.message.includes('listenConnectionString'))).toHaveLength(1)
       await auth.close()

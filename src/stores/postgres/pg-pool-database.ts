@@ -119,7 +119,11 @@ export function pgPoolDatabase(pool: PgPoolLike): Database {
     // Named statements are per connection: the config object is passed through as it is.
     lookup: pgPreparedLookup({
       query: (config: unknown, values?: unknown[]) =>
-        onConnection(pool, (client) => (client.query as (config: unknown, values?: unknown[]) => Promise<PgResultLike>)(config, values), STATEMENT_DEADLINE_MS),
+        onConnection(
+          pool,
+          (client) => (client.query as (config: unknown, values?: unknown[]) => Promise<PgResultLike>)(config, values),
+          STATEMENT_DEADLINE_MS,
+        ),
     } as PgConnectionLike),
 
     transaction(fn, options) {
@@ -151,7 +155,10 @@ export function pgPoolDatabase(pool: PgPoolLike): Database {
         // A cut the kernel can see ends the connection; the proof (SPEC §5.32) catches the rest.
         keepAlive: true,
         keepAliveInitialDelayMillis: typeof own.keepAliveInitialDelayMillis === 'number' ? own.keepAliveInitialDelayMillis : 10_000,
-        connectionTimeoutMillis: typeof own.connectionTimeoutMillis === 'number' && own.connectionTimeoutMillis > 0 ? own.connectionTimeoutMillis : LISTEN_CONNECT_TIMEOUT_MS,
+        connectionTimeoutMillis:
+          typeof own.connectionTimeoutMillis === 'number' && own.connectionTimeoutMillis > 0
+            ? own.connectionTimeoutMillis
+            : LISTEN_CONNECT_TIMEOUT_MS,
       }
       return pgChannelListener(() => new Client(settings), channel, onPayload, onGap)
     },

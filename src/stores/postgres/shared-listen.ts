@@ -79,7 +79,10 @@ export function listenShared(database: Database, channel: string, subscriber: Ch
         intervalMs: options.proofIntervalMs ?? DEFAULT_PROOF_INTERVAL_MS,
         report: (state) => each(subscribers, (one) => one.onProof?.(state)),
       })
-      subscription.ready.then(() => proof?.listening(), () => undefined)
+      subscription.ready.then(
+        () => proof?.listening(),
+        () => undefined,
+      )
     }
     const created: SharedChannel = { subscribers, subscription, proof }
     entry = created
