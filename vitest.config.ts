@@ -51,6 +51,8 @@ export const isolatedTests = ['test/http/warm-path.test.ts']
 export const slowTests = [
   'test/package/tarball.test.ts',
   'test/stores/postgres.test.ts',
+  'test/faults/silent-cut.test.ts',
+  'test/stores/pgbouncer.test.ts',
   'test/stores/pglite.test.ts',
   'test/http/hostile-input.test.ts',
   'test/cli/data-folder.test.ts',

@@ -207,6 +207,22 @@ export interface ClaimRequest {
  * A message from the store that a credential changed, for verification caches.
  * `{ type: 'all' }` means the store may have missed changes (its listening
  * connection dropped and came back): subscribers drop everything they cached.
+ *
+ * A store shared by a fleet proves that it still hears the others (SPEC §5.32; the
+ * PostgreSQL store sends itself a notification every `proofIntervalMs`). When it cannot,
+ * it says `{ type: 'unproven' }`: subscribers drop everything and trust no cache (each
+ * verification reads the store) until `{ type: 'proven' }`, after which they drop
+ * everything once more and cache again. A store that cannot miss anything (memory,
+ * PGlite) never says either.
+ *
+ * @example
+ * ```ts
+ * let trusted = true
+ * store.subscribe?.((invalidation) => {
+ *   if (invalidation.type === 'unproven' || invalidation.type === 'proven') trusted = invalidation.type === 'proven'
+ *   cache.clear() // or drop only what a credential invalidation names
+ * })
+ * ```
  */
 export type Invalidation =
   | {
@@ -234,6 +250,16 @@ export type Invalidation =
   | {
       /** Everything cached (the store may have missed invalidations, e.g. after a reconnect). */
       readonly type: 'all'
+    }
+  | {
+      /** The store can no longer prove it hears other instances' changes: drop everything and cache nothing until `proven`. */
+      readonly type: 'unproven'
+      /** Why, and what an operator can do about it; no secret. */
+      readonly message: string
+    }
+  | {
+      /** Delivery is proven again: drop everything (changes may have been missed meanwhile), then cache again. */
+      readonly type: 'proven'
     }
 
 /**

@@ -2,6 +2,7 @@ import { ConfigurationError } from '../core/errors'
 import { NO_PEPPER_ID } from '../core/hashing'
 import type { Principal } from '../core/entities'
 import { DAY_MS } from '../core/time'
+import type { Invalidation } from '../ports/passcode-store'
 import { createAccountsApi, type AccountsApi } from './accounts'
 import type { AuthOutcome, CredentialsInput } from './auth-outcome'
 import { createConnect, type ConnectInput, type ConnectResult } from './connect/connect'
@@ -116,7 +117,14 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   const telemetry = createTelemetry(resolved.telemetry)
   const store = telemetry === undefined ? resolved.store : traceStore(telemetry, resolved.store)
   const peppers = resolvePeppers(resolved.pepper)
-  const invalidate = caches.invalidate
+  // SPEC §5.32: the caches stop (and restart) trusting themselves on `unproven` (`proven`); the operator is told here.
+  const invalidate = (invalidation: Invalidation): void => {
+    caches.invalidate(invalidation)
+    if (invalidation.type === 'unproven' || invalidation.type === 'proven') {
+      telemetry?.delivery(invalidation.type === 'proven')
+      emit?.(invalidation.type === 'proven' ? { type: 'invalidations.proven' } : { type: 'invalidations.unproven', message: invalidation.message })
+    }
+  }
   // What each job receives: the management jobs share these four, the ones that issue values the issuer.
   const management: ManagementContext = { store, now, emit, invalidate }
   const issuer: PasscodeIssuer = { prefix: resolved.prefix, hash: peppers.current.hash, pepperId: peppers.current.id }
@@ -126,7 +134,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
       message: 'NODE_ENV is production and passcode hashes are plain SHA-256: set the pepper option (a list to add one to a running deployment, SPEC §5.28)',
     })
   }
-  const unsubscribe = caches.accepted !== undefined ? resolved.store.subscribe?.(caches.invalidate) : undefined
+  const unsubscribe = caches.accepted !== undefined ? resolved.store.subscribe?.(invalidate) : undefined
   const verifier = createVerifier({
     store,
     peppers,

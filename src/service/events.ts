@@ -3,7 +3,7 @@ import type { NotificationFailureReason, NotificationKind } from '../core/notifi
 import type { FailureReason } from '../protocol/outcomes'
 
 /**
- * What every {@link AuditEvent} but `notifier.failed`, `usage.flush_failed`, `config.no_pepper` and `limiter.no_client_address` carries.
+ * What every {@link AuditEvent} but `notifier.failed`, `usage.flush_failed`, `config.no_pepper`, `limiter.no_client_address` and `invalidations.*` carries.
  *
  * @example
  * ```ts
@@ -164,6 +164,26 @@ export type AuditEvent =
       readonly at: Date
       /** What it means and how to pass the address, for an operator. */
       readonly message: string
+    }
+  | {
+      /**
+       * The store can no longer prove that it hears other instances' changes (SPEC §5.32):
+       * its listening connection did not deliver a notification it sent itself. Until
+       * `invalidations.proven`, no cached verification is trusted (each reads the store).
+       * Reported once at start, with the fix, when `LISTEN` never worked (a pooler in
+       * transaction mode without `listenConnectionString`, §5.33).
+       */
+      readonly type: 'invalidations.unproven'
+      /** When it was reported. */
+      readonly at: Date
+      /** Why, and what an operator can do about it; names no secret. */
+      readonly message: string
+    }
+  | {
+      /** Delivery is proven again after `invalidations.unproven`: the caches were emptied and are trusted again. */
+      readonly type: 'invalidations.proven'
+      /** When it was reported. */
+      readonly at: Date
     }
 
 /** The type names of {@link AuditEvent}. */

@@ -116,8 +116,9 @@ export class VerificationCache {
     this.#entries.store(passcode, cached)
   }
 
-  /** Drops every entry the invalidation concerns. */
+  /** Drops every entry the invalidation concerns; on `unproven`, everything, and caches nothing until `proven` (SPEC §5.32). */
   invalidate(invalidation: Invalidation): void {
+    if (invalidation.type === 'unproven' || invalidation.type === 'proven') return this.#entries.trust(invalidation.type === 'proven')
     if (invalidation.type === 'all') return this.clear()
     this.#entries.deleteWhere((cached) => {
       const principal = principalOf(cached)
@@ -218,8 +219,9 @@ export class RefusalCache<Reason extends string> {
     this.#entries.set(passcode, owner === undefined ? RefusalCache.#unknown : new Refusal(owner, ownerRefusal), now, generation)
   }
 
-  /** Drops the entries the invalidation concerns: every entry of its account. */
+  /** Drops the entries the invalidation concerns: every entry of its account; on `unproven`, everything, and caches nothing until `proven`. */
   invalidate(invalidation: Invalidation): void {
+    if (invalidation.type === 'unproven' || invalidation.type === 'proven') return this.#entries.trust(invalidation.type === 'proven')
     if (invalidation.type === 'all') return this.clear()
     const { accountId } = invalidation
     this.#entries.deleteWhere((refusal) => refusal.owner === accountId)

@@ -54,29 +54,33 @@ export async function migrate(db: PostgresDatabase, options?: PostgresStoreOptio
 export async function applyMigrations(database: Database, schema: string, migrations: readonly Migration[]): Promise<MigrationReport> {
   const current = await currentVersion(database, schema, migrations)
   if (current !== undefined) return { applied: [], version: current }
-  return database.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, schema])
-    // Checked first so that a schema made by a DBA needs no CREATE right on the database.
-    const existing = await tx.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])
-    if (existing.length === 0) await tx.query(`CREATE SCHEMA ${schema}`)
-    await tx.query(
-      `CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (
+  return database.transaction(
+    async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, schema])
+      // Checked first so that a schema made by a DBA needs no CREATE right on the database.
+      const existing = await tx.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])
+      if (existing.length === 0) await tx.query(`CREATE SCHEMA ${schema}`)
+      await tx.query(
+        `CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (
         version integer PRIMARY KEY,
         name text NOT NULL,
         applied_at timestamptz NOT NULL DEFAULT now()
       )`,
-    )
-    const rows = await tx.query(`SELECT version FROM ${schema}.schema_migrations`)
-    const done = new Set(rows.map((row) => Number(row.version)))
-    const applied: number[] = []
-    for (const migration of migrations) {
-      if (done.has(migration.version)) continue
-      for (const statement of migration.statements(schema)) await tx.query(statement)
-      await tx.query(`INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name])
-      applied.push(migration.version)
-    }
-    return { applied, version: Math.max(0, ...done, ...applied) }
-  })
+      )
+      const rows = await tx.query(`SELECT version FROM ${schema}.schema_migrations`)
+      const done = new Set(rows.map((row) => Number(row.version)))
+      const applied: number[] = []
+      for (const migration of migrations) {
+        if (done.has(migration.version)) continue
+        for (const statement of migration.statements(schema)) await tx.query(statement)
+        await tx.query(`INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name])
+        applied.push(migration.version)
+      }
+      return { applied, version: Math.max(0, ...done, ...applied) }
+      // A migration may build an index on a large table: no statement deadline.
+    },
+    { unbounded: true },
+  )
 }
 
 /**

@@ -60,10 +60,10 @@ function isNameConflict(error: unknown): boolean {
  * ```
  */
 export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptions): PostgresStore {
-  const { schema, channel, listen } = resolvePostgresOptions(options)
+  const { schema, channel, listen, listenConnectionString, proofIntervalMs } = resolvePostgresOptions(options)
   const database = toDatabase(db)
   const sql = statements(schema)
-  const hub = invalidationHub(database, channel, listen)
+  const hub = invalidationHub(database, channel, listen, { connectionString: listenConnectionString, proofIntervalMs })
 
   // The NOTIFY is part of the write's transaction: PostgreSQL delivers it on commit only.
   const write = async <T>(fn: (tx: Queryable) => Promise<{ result: T; invalidation?: Invalidation | undefined }>): Promise<T> => {
