@@ -60,6 +60,7 @@ export const slowTests = [
   'test/readme/readme.test.ts',
   'test/types/type-tests.test.ts',
   'test/stores/secrets-dump.test.ts',
+  'test/stores/scale-postgres.test.ts',
 ]
 
 const root = fileURLToPath(new URL('.', import.meta.url))
