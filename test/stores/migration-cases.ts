@@ -126,6 +126,14 @@ export function migrationCases(name: string, connections: MigrationConnections):
         expect((await auth.userPasscodes.reveal({ userId: 'u_old', role: 'member' }, 'acc_old')).value).toBe(data.user.value)
         const sent = await toDatabase(after.db).query(`SELECT kind FROM ${schema}.notifications WHERE passcode_id = $1`, [data.expired.id])
         expect(sent).toEqual([{ kind: 'expired' }])
+        // Versions 4 and 5: the email sent before is known on the row, and not claimed again.
+        const [filled] = await toDatabase(after.db).query(
+          `SELECT expired_sent_for::float8 AS at, soon_sent_for FROM ${schema}.account_passcodes WHERE id = $1`,
+          [data.expired.id],
+        )
+        expect(filled).toEqual({ at: NOW - 9 * DAY_MS, soon_sent_for: null })
+        const claims = await store.claimNotifications({ now: NOW, windowMs: 30 * DAY_MS, leaseMs: 60_000, limit: 100, token: randomUUID() })
+        expect(claims).toEqual([])
 
         // Version 2 on the old rows: binding, rotation with overlap, last use.
         const bound = await auth.passcodes.update(admin, 'acc_old', data.account.id, { partners: ['globex'] })
