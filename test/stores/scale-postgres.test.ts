@@ -89,6 +89,21 @@ describe.skipIf(!availability.available)(
       for (const claim of due) await store.releaseNotification(claim)
     })
 
+    it('a due row whose email the notifications table holds as sent (an earlier release wrote it) gets its column, not a claim', async () => {
+      const store = postgresStore(pool, { schema, listen: false })
+      const id = seededPasscodeId(10) // expired, both emails sent
+      await database.query(`UPDATE ${schema}.account_passcodes SET soon_sent_for = NULL, expired_sent_for = NULL WHERE id = $1`, [id])
+      const request = { now: NOW, windowMs: 30 * DAY_MS, leaseMs: 60_000, limit: 100, token: randomUUID() }
+      expect(await store.claimNotifications(request)).toEqual([])
+      const [row] = await database.query(
+        `SELECT expired_sent_for = expires_at AS expired, soon_sent_for IS NULL AS soon_unset FROM ${schema}.account_passcodes WHERE id = $1`,
+        [id],
+      )
+      // The "expired" email is the one due for an expired passcode: its column is filled.
+      expect(row).toEqual({ expired: true, soon_unset: true })
+      expect(await store.claimNotifications(request)).toEqual([])
+    })
+
     it('the notifier claim, completion and release read the due end of an index', async () => {
       const sql = statements(schema)
       const request = [NOW + 25 * DAY_MS, 30 * DAY_MS, 100, randomUUID(), 60_000]
