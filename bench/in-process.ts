@@ -7,7 +7,8 @@
  *   node --import tsx bench/in-process.ts '{"rounds":2,"sliceMs":300}'
  */
 import { PGlite } from '@electric-sql/pglite'
-import { createPasscodeHasher, generatePasscode, type AuthOutcome } from '../src/index'
+import { generatePasscode, type AuthOutcome } from '../src/index'
+import { createPasscodeHasher } from '../src/core/hashing'
 import { runAsChild } from './child'
 import { createBenchService, type BenchService } from './fixtures'
 import { createBetterAuthPeer } from './peers'

@@ -16,7 +16,8 @@
  * 500 ms later) and its cleanup every 60 s.
  */
 import pg from 'pg'
-import { createPasscodeAuth, DAY_MS, startExpiryNotifier } from '../src/index'
+import { DAY_MS } from '../src/core/time'
+import { createPasscodeAuth, startExpiryNotifier } from '../src/index'
 import { memoryMailer } from '../src/memory'
 import { migrate, postgresRateLimitStore, postgresStore } from '../src/stores/postgres/index'
 import { postgresAvailability, startTestPostgres } from '../test/helpers/postgres'
@@ -45,7 +46,10 @@ function kindOf(text: string): string {
 
 async function main(): Promise<void> {
   const availability = postgresAvailability()
-  if (!availability.available) return console.log(`skipped: ${availability.reason}`)
+  if (!availability.available) {
+    console.log(`skipped: ${availability.reason}`)
+    return
+  }
   const server = await startTestPostgres()
   const schema = `periodic_${process.pid}`
   const pool = new pg.Pool({ connectionString: server.connectionString, max: 4 })
@@ -54,7 +58,7 @@ async function main(): Promise<void> {
   let counting = false
   const count = (query: unknown): void => {
     if (!counting) return
-    const text = typeof query === 'string' ? query : String((query as { text?: string }).text ?? '')
+    const text = typeof query === 'string' ? query : ((query as { text?: string }).text ?? '')
     const kind = kindOf(text)
     counts.set(kind, (counts.get(kind) ?? 0) + 1)
   }
@@ -139,7 +143,9 @@ async function main(): Promise<void> {
     ['limiter: cleanup', 1 + Math.floor(elapsed / 60)],
   ]
   const measured = (kind: string) => counts.get(kind) ?? 0
-  console.log(`one instance, ${elapsed.toFixed(1)} s, ${pass} notifier passes (I = ${INTERVAL_MS / 1_000} s, b = ${BATCH}, d = ${DUE}), F = ${FLUSH_MS / 1_000} s, ${FAILURES_PER_SECOND} failures/s`)
+  console.log(
+    `one instance, ${elapsed.toFixed(1)} s, ${pass} notifier passes (I = ${INTERVAL_MS / 1_000} s, b = ${BATCH}, d = ${DUE}), F = ${FLUSH_MS / 1_000} s, ${FAILURES_PER_SECOND} failures/s`,
+  )
   console.log('| job | statements, measured | model | measured / model | per second, measured |')
   console.log('|---|---:|---:|---:|---:|')
   let periodic = 0
@@ -147,10 +153,13 @@ async function main(): Promise<void> {
   for (const [kind, expected] of model) {
     periodic += measured(kind)
     predicted += expected
-    console.log(`| ${kind} | ${measured(kind)} | ${expected} | ${(measured(kind) / expected).toFixed(2)} | ${(measured(kind) / elapsed).toFixed(3)} |`)
+    console.log(
+      `| ${kind} | ${measured(kind)} | ${expected} | ${(measured(kind) / expected).toFixed(2)} | ${(measured(kind) / elapsed).toFixed(3)} |`,
+    )
   }
   console.log(`| periodic, all | ${periodic} | ${predicted} | ${(periodic / predicted).toFixed(2)} | ${(periodic / elapsed).toFixed(2)} |`)
-  for (const [kind, value] of counts) if (!model.some(([name]) => name === kind)) console.log(`(${kind}: ${value}, ${(value / elapsed).toFixed(2)}/s)`)
+  for (const [kind, value] of counts)
+    if (!model.some(([name]) => name === kind)) console.log(`(${kind}: ${value}, ${(value / elapsed).toFixed(2)}/s)`)
   await auth.close()
   await notifying.close()
   await limiter.close()

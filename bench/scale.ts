@@ -31,7 +31,8 @@
 import { randomUUID } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import pg from 'pg'
-import { createPasscodeAuth, DAY_MS, type NotificationReport } from '../src/index'
+import { DAY_MS } from '../src/core/time'
+import { createPasscodeAuth, type NotificationReport } from '../src/index'
 import { memoryMailer } from '../src/memory'
 import { toDatabase } from '../src/stores/postgres/database'
 import { migrate, postgresStore } from '../src/stores/postgres/index'
@@ -69,7 +70,10 @@ async function seedTier(pool: pg.Pool, size: number): Promise<void> {
   const [done] = await database.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [`${schema}.scale_seed`])
   if (done?.present === true) {
     const [row] = await database.query(`SELECT rows FROM ${schema}.scale_seed`)
-    if (Number(row?.rows) === size) return log(`tier ${size}: seeded already`)
+    if (Number(row?.rows) === size) {
+      log(`tier ${size}: seeded already`)
+      return
+    }
     await database.query(`DROP SCHEMA ${schema} CASCADE`)
   } else {
     await database.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
@@ -188,7 +192,13 @@ async function measureRound(tier: Tier, round: number, connectionString: string)
 
   const entries = Array.from({ length: FLUSH }, (_, i) => {
     const index = Math.floor((i * tier.size) / FLUSH)
-    return { kind: 'account' as const, accountId: `acc_${Math.floor(index / 100)}`, passcodeId: seededPasscodeId(index), at: tier.clock, partner: null }
+    return {
+      kind: 'account' as const,
+      accountId: `acc_${Math.floor(index / 100)}`,
+      passcodeId: seededPasscodeId(index),
+      at: tier.clock,
+      partner: null,
+    }
   })
   started = process.hrtime.bigint()
   const written = await store.recordUsage(entries)
@@ -290,7 +300,8 @@ async function main(): Promise<void> {
     }
     console.log(lines.join('\n'))
     const json = args.get('json')
-    if (json !== undefined) writeFileSync(json, JSON.stringify({ rounds, tiers: prepared.map((tier) => ({ size: tier.size, samples: tier.samples })) }))
+    if (json !== undefined)
+      writeFileSync(json, JSON.stringify({ rounds, tiers: prepared.map((tier) => ({ size: tier.size, samples: tier.samples })) }))
     for (const tier of prepared) await tier.auth.close()
     await Promise.all(prepared.map((tier) => tier.pool.end()))
   } finally {

@@ -1,25 +1,91 @@
 import { writeFileSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { z } from 'zod'
 import { ROUTES } from '../src/http/management/routes'
-import { MAX_IDENTIFIER_LENGTH } from '../src/core/rules'
-import { MANAGEMENT_ERROR_STATUS, type ManagementErrorCode } from '../src/protocol/management-errors'
+import { DuplicateNameError, ForbiddenError, InvalidInputError, NotFoundError, StorageError, StorageTimeoutError } from '../src/core/errors'
+import { MAX_BODY_BYTES } from '../src/http/management/read-json'
+import {
+  MANAGEMENT_ERROR_STATUS,
+  managementErrorAnswer,
+  managementErrorBodySchema,
+  managementFailure,
+  type ManagementErrorCode,
+  type ManagementFailure,
+} from '../src/protocol/management-errors'
+import {
+  accountAnswerSchema,
+  issuedPasscodeSchema,
+  issuedUserPasscodeSchema,
+  partnerListSchema,
+  passcodeAnswerSchema,
+  passcodeListSchema,
+  passcodeViewSchema,
+  setAcceptedPasscodesBodySchema,
+  userListSchema,
+  userPasscodeAnswerSchema,
+  userPasscodeViewSchema,
+} from '../src/protocol/management-schemas'
+import { inputSchemas } from '../src/service/input'
+import { JSON_SCHEMA_OPTIONS } from './json-schema-options'
 
 /**
  * Generates docs/management-openapi.json, the OpenAPI 3.1 document of the management
  * API (SPEC §5.29) that the dashboard and the framework mounts serve under
- * `<mount>/api`. The error codes of each status come from the one error table
- * (src/protocol/management-errors.ts); test/docs/management-openapi.test.ts checks
- * that every route of src/http/management/routes.ts is described, and that the
- * committed file is this output (`npm run openapi` rewrites both documents).
+ * `<mount>/api`. Every schema in it is `z.toJSONSchema` of a zod schema the code uses:
+ * the request bodies are the service's input schemas (src/service/input.ts), the
+ * answers those the routes encode their bodies with (src/protocol/management-schemas.ts),
+ * the error body and the codes of each status the one error table
+ * (src/protocol/management-errors.ts). This file adds only prose, operation IDs and
+ * which route answers with which schema. test/docs/management-openapi.test.ts checks
+ * that every route of src/http/management/routes.ts is described, that the committed
+ * file is this output (`npm run openapi` rewrites both documents), and replays requests
+ * against the committed document.
  */
 
 /** Where the document is written. */
 export const MANAGEMENT_OPENAPI_FILE = fileURLToPath(new URL('../docs/management-openapi.json', import.meta.url))
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
-const json = (schema: unknown) => ({ 'application/json': { schema } })
-const dateTime = { type: 'string', format: 'date-time' }
-const nullable = (schema: object) => ({ oneOf: [schema, { type: 'null' }] })
+/** The named schemas, in `components.schemas`, in this order; operations refer to them by name. */
+const COMPONENTS = {
+  Error: managementErrorBodySchema,
+  Passcode: passcodeViewSchema,
+  UserPasscode: userPasscodeViewSchema,
+  PasscodeList: passcodeListSchema,
+  PasscodeAnswer: passcodeAnswerSchema,
+  IssuedPasscode: issuedPasscodeSchema,
+  UserList: userListSchema,
+  UserPasscodeAnswer: userPasscodeAnswerSchema,
+  IssuedUserPasscode: issuedUserPasscodeSchema,
+  Account: accountAnswerSchema,
+  PartnerList: partnerListSchema,
+  CreatePasscode: inputSchemas.create,
+  UpdatePasscode: inputSchemas.update,
+  RotatePasscode: inputSchemas.rotate,
+  GrantUserPasscode: inputSchemas.grant,
+  SetAcceptedPasscodes: setAcceptedPasscodesBodySchema,
+} as const satisfies Record<string, z.ZodType>
+
+type ComponentName = keyof typeof COMPONENTS
+
+const ref = (name: ComponentName) => ({ $ref: `#/components/schemas/${name}` })
+
+/**
+ * JSON Schema of every component (see {@link JSON_SCHEMA_OPTIONS}), each reference to
+ * another component a `$ref`.
+ */
+function componentSchemas(): Record<string, Record<string, unknown>> {
+  const registry = z.registry<{ id: string }>()
+  for (const [id, schema] of Object.entries(COMPONENTS)) registry.add(schema, { id })
+  const { schemas } = z.toJSONSchema(registry, { ...JSON_SCHEMA_OPTIONS, uri: (id) => `#/components/schemas/${id}` })
+  return Object.fromEntries(
+    Object.keys(COMPONENTS).map((id) => {
+      const { $schema: _dialect, $id: _id, ...schema } = schemas[id] as Record<string, unknown>
+      return [id, schema]
+    }),
+  )
+}
+
+const json = (schema: unknown, example?: unknown) => ({ 'application/json': { schema, ...(example === undefined ? {} : { example }) } })
 
 const codesWith = (status: number): ManagementErrorCode[] =>
   (Object.entries(MANAGEMENT_ERROR_STATUS) as [ManagementErrorCode, number][]).filter(([, code]) => code === status).map(([code]) => code)
@@ -29,7 +95,6 @@ const ERROR_TEXT: Readonly<Record<number, string>> = {
   401: 'No session: the host resolver returned nothing.',
   403: 'The signed-in user may not do this, or the request came from another site (CSRF).',
   404: 'No such passcode or user in this account (also for ids of other accounts).',
-  405: 'Not a method of this route; `Allow` lists those that are.',
   409: 'Conflicts with the current state: duplicate name, cap reached, already granted, reactivation or rotation refused.',
   413: 'The body is larger than 16 KiB.',
   415: 'The body is not `application/json`.',
@@ -38,220 +103,183 @@ const ERROR_TEXT: Readonly<Record<number, string>> = {
   504: 'The passcode store did not answer in time.',
 }
 
+/** One example failure per status, built by the functions the API answers with. */
+const ERROR_EXAMPLES: Readonly<Record<number, ManagementFailure>> = {
+  400: managementErrorAnswer(new InvalidInputError('expiry', 'must be at least 1 day')),
+  401: managementFailure('ERR_UNAUTHENTICATED', 'Sign in first'),
+  403: managementErrorAnswer(new ForbiddenError('Only admins grant, reset or revoke user passcodes')),
+  404: managementErrorAnswer(new NotFoundError('No such passcode in this account')),
+  409: managementErrorAnswer(new DuplicateNameError('Acme')),
+  413: managementFailure('ERR_PAYLOAD_TOO_LARGE', `The body is larger than ${MAX_BODY_BYTES} bytes`),
+  415: managementFailure('ERR_UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json'),
+  500: managementErrorAnswer(new Error('not shown')),
+  503: managementErrorAnswer(new StorageError()),
+  504: managementErrorAnswer(new StorageTimeoutError(2000)),
+}
+
 function errorResponse(status: number) {
+  const example = ERROR_EXAMPLES[status]
+  if (example?.statusCode !== status) throw new Error(`no example failure for ${status}`)
   return {
     description: `${ERROR_TEXT[status]} Codes: ${codesWith(status).join(', ')}.`,
-    content: json(ref('Error')),
+    content: json(ref('Error'), example.body),
   }
 }
 
 const COMMON_ERRORS = [401, 500, 503, 504]
-function responses(success: Record<string, unknown>, errors: number[]) {
-  const out: Record<string, unknown> = { ...success }
-  for (const status of [...errors, ...COMMON_ERRORS].sort()) out[String(status)] = errorResponse(status)
-  return out
-}
-
-const body = (schema: unknown) => ({ required: true, content: json(schema) })
 const WRITE_ERRORS = [400, 403, 413, 415]
-// SPEC §5.4: IDs are 1 to 256 visible ASCII characters; anything else, an empty segment included, is a 400.
-const identifier = { type: 'string', minLength: 1, maxLength: MAX_IDENTIFIER_LENGTH, pattern: '^[\\x21-\\x7E]+$' }
-const passcodeId = { name: 'id', in: 'path', required: true, schema: identifier }
-const userId = { name: 'userId', in: 'path', required: true, schema: identifier }
 
-const expiry = { oneOf: [{ type: 'integer', minimum: 1, maximum: 3650 }, { const: 'forever' }], description: 'Whole days from now, or "forever".' }
-const validity = {
-  oneOf: [
-    { type: 'object', required: ['type', 'days'], additionalProperties: false, properties: { type: { const: 'finite' }, days: { type: 'integer', minimum: 1, maximum: 365 } } },
-    { type: 'object', required: ['type'], additionalProperties: false, properties: { type: { const: 'infinite' } } },
-  ],
+/** What the document says of one route; the schemas are named, never written here. */
+interface Operation {
+  readonly operationId: string
+  readonly summary: string
+  readonly body?: ComponentName
+  /** The success status, its text, and the schema of its body (none for 204). */
+  readonly success: readonly [status: number, description: string, schema?: ComponentName]
+  /** Failure statuses besides {@link COMMON_ERRORS}. */
+  readonly errors: readonly number[]
 }
-const status = { enum: ['active', 'expiring_soon', 'expired', 'revoked'] }
 
-const PATHS: Record<string, Record<string, unknown>> = {
-  '/passcodes': {
-    get: {
-      summary: "List the account's passcodes (any member; never a value)",
-      responses: responses({ 200: { description: 'Every passcode, expired ones included.', content: json({ type: 'object', required: ['passcodes'], properties: { passcodes: { type: 'array', items: ref('Passcode') } } }) } }, []),
-    },
-    post: {
-      summary: 'Create a passcode; its value is in this answer only',
-      requestBody: body({
-        type: 'object',
-        required: ['name', 'expiry'],
-        properties: { name: { type: 'string', minLength: 1, maxLength: 64 }, expiry, partners: { type: 'array', items: { type: 'string' } } },
-      }),
-      responses: responses({ 201: { description: 'Created. `Cache-Control: no-store`.', content: json(ref('IssuedPasscode')) } }, [...WRITE_ERRORS, 409]),
-    },
+/** Every route of src/http/management/routes.ts, as `METHOD /path` in OpenAPI path syntax. */
+const OPERATIONS: Readonly<Record<string, Operation>> = {
+  'GET /passcodes': {
+    operationId: 'listPasscodes',
+    summary: "List the account's passcodes (any member; never a value)",
+    success: [200, 'Every passcode, expired ones included.', 'PasscodeList'],
+    errors: [],
   },
-  '/passcodes/{id}': {
-    parameters: [passcodeId],
-    patch: {
-      summary: 'Edit the name, expiry (counted from now) or partner binding',
-      requestBody: body({ type: 'object', minProperties: 1, properties: { name: { type: 'string' }, expiry, partners: nullable({ type: 'array', items: { type: 'string' } }) } }),
-      responses: responses({ 200: { description: 'The new view.', content: json({ type: 'object', required: ['passcode'], properties: { passcode: ref('Passcode') } }) } }, [...WRITE_ERRORS, 404, 409]),
-    },
-    delete: {
-      summary: 'Delete a passcode; calls with it fail at once',
-      responses: responses({ 204: { description: 'Deleted.' } }, [400, 403, 404]),
-    },
+  'POST /passcodes': {
+    operationId: 'createPasscode',
+    summary: 'Create a passcode; its value is in this answer only',
+    body: 'CreatePasscode',
+    success: [201, 'Created. `Cache-Control: no-store`.', 'IssuedPasscode'],
+    errors: [...WRITE_ERRORS, 409],
   },
-  '/passcodes/{id}/rotate': {
-    parameters: [passcodeId],
-    post: {
-      summary: 'Issue a new value; the old one keeps working for the overlap',
-      requestBody: body({ type: 'object', required: ['overlapMinutes'], properties: { overlapMinutes: { type: 'integer', minimum: 0, maximum: 10080 } } }),
-      responses: responses({ 201: { description: 'Rotated. `Cache-Control: no-store`.', content: json(ref('IssuedPasscode')) } }, [...WRITE_ERRORS, 404, 409]),
-    },
+  'PATCH /passcodes/{id}': {
+    operationId: 'updatePasscode',
+    summary: 'Edit the name, expiry (counted from now) or partner binding',
+    body: 'UpdatePasscode',
+    success: [200, 'The new view.', 'PasscodeAnswer'],
+    errors: [...WRITE_ERRORS, 404, 409],
   },
-  '/users': {
-    get: {
-      summary: "The account's user passcodes (no values), with the host's directory when it has one",
-      responses: responses(
-        {
-          200: {
-            description: '`directory` says whether the host gave a user directory.',
-            content: json({
-              type: 'object',
-              required: ['users', 'directory'],
-              properties: {
-                directory: { type: 'boolean' },
-                users: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    required: ['id', 'inDirectory', 'passcode'],
-                    properties: {
-                      id: { type: 'string' },
-                      name: { type: 'string' },
-                      email: { type: 'string' },
-                      inDirectory: { type: 'boolean', description: "Whether the host's directory lists the user; false without a directory." },
-                      passcode: nullable(ref('UserPasscode')),
-                    },
-                  },
-                },
-              },
-            }),
-          },
-        },
-        [],
-      ),
-    },
+  'DELETE /passcodes/{id}': {
+    operationId: 'deletePasscode',
+    summary: 'Delete a passcode; calls with it fail at once',
+    success: [204, 'Deleted.'],
+    errors: [400, 403, 404],
   },
-  '/users/{userId}/passcode': {
-    parameters: [userId],
-    get: {
-      summary: "A user's passcode view (no value)",
-      responses: responses({ 200: { description: 'The view.', content: json({ type: 'object', properties: { passcode: ref('UserPasscode') } }) } }, [400, 404]),
-    },
-    put: {
-      summary: 'Grant a user passcode (admins); the admin never sees the value',
-      requestBody: body({ type: 'object', required: ['validity'], properties: { validity } }),
-      responses: responses({ 201: { description: 'Granted.', content: json({ type: 'object', properties: { passcode: ref('UserPasscode') } }) } }, [...WRITE_ERRORS, 404, 409]),
-    },
-    delete: {
-      summary: 'Revoke a user passcode (admins)',
-      responses: responses({ 204: { description: 'Revoked.' } }, [400, 403, 404]),
-    },
+  'POST /passcodes/{id}/rotate': {
+    operationId: 'rotatePasscode',
+    summary: 'Issue a new value; the old one keeps working for the overlap',
+    body: 'RotatePasscode',
+    success: [201, 'Rotated. `Cache-Control: no-store`.', 'IssuedPasscode'],
+    errors: [...WRITE_ERRORS, 404, 409],
   },
-  '/users/{userId}/passcode/reset': {
-    parameters: [userId],
-    post: {
-      summary: 'Reset a user passcode (admins): a fresh value, the old one stops at once',
-      responses: responses({ 200: { description: 'The new view (no value).', content: json({ type: 'object', properties: { passcode: ref('UserPasscode') } }) } }, [400, 403, 404]),
-    },
+  'POST /passcodes/{id}/disable': {
+    operationId: 'disablePasscode',
+    summary: 'Disable a passcode: refused everywhere, kept with its value, name, binding and expiry (no body; already disabled answers 200 too)',
+    success: [200, 'The view, status `disabled`.', 'PasscodeAnswer'],
+    errors: [400, 403, 404],
   },
-  '/me/passcode': {
-    get: {
-      summary: "The caller's own user passcode with its value",
-      responses: responses({ 200: { description: '`Cache-Control: no-store`.', content: json(ref('IssuedUserPasscode')) } }, [404]),
-    },
+  'POST /passcodes/{id}/enable': {
+    operationId: 'enablePasscode',
+    summary: 'Enable a disabled passcode: it works again at once on every instance (no body; already enabled answers 200 too)',
+    success: [200, 'The view.', 'PasscodeAnswer'],
+    errors: [400, 403, 404],
   },
-  '/account': {
-    get: {
-      summary: "The account's setting and what the caller may do",
-      responses: responses({ 200: { description: 'The account.', content: json(ref('Account')) } }, []),
-    },
-    put: {
-      summary: 'Which passcodes the account accepts (admins)',
-      requestBody: body({ type: 'object', required: ['acceptedPasscodes'], properties: { acceptedPasscodes: { enum: ['account', 'user', 'both'] } } }),
-      responses: responses({ 200: { description: 'The account with its new setting.', content: json(ref('Account')) } }, WRITE_ERRORS),
-    },
+  'GET /users': {
+    operationId: 'listUsers',
+    summary: "The account's user passcodes (no values), with the host's directory when it has one",
+    success: [200, '`directory` says whether the host gave a user directory.', 'UserList'],
+    errors: [],
   },
-  '/partners': {
-    get: {
-      summary: "The operator's partner whitelist, read-only",
-      responses: responses(
-        {
-          200: {
-            description: '`listed` is false when the registry cannot list its names.',
-            content: json({ type: 'object', required: ['partners', 'listed'], properties: { partners: { type: 'array', items: { type: 'string' } }, listed: { type: 'boolean' } } }),
-          },
-        },
-        [],
-      ),
-    },
+  'GET /users/{userId}/passcode': {
+    operationId: 'getUserPasscode',
+    summary: "A user's passcode view (no value)",
+    success: [200, 'The view.', 'UserPasscodeAnswer'],
+    errors: [400, 404],
+  },
+  'PUT /users/{userId}/passcode': {
+    operationId: 'grantUserPasscode',
+    summary: 'Grant a user passcode (admins); the admin never sees the value',
+    body: 'GrantUserPasscode',
+    success: [201, 'Granted.', 'UserPasscodeAnswer'],
+    errors: [...WRITE_ERRORS, 404, 409],
+  },
+  'DELETE /users/{userId}/passcode': {
+    operationId: 'revokeUserPasscode',
+    summary: 'Revoke a user passcode (admins)',
+    success: [204, 'Revoked.'],
+    errors: [400, 403, 404],
+  },
+  'POST /users/{userId}/passcode/reset': {
+    operationId: 'resetUserPasscode',
+    summary: 'Reset a user passcode (admins): a fresh value, the old one stops at once',
+    success: [200, 'The new view (no value).', 'UserPasscodeAnswer'],
+    errors: [400, 403, 404],
+  },
+  'GET /me/passcode': {
+    operationId: 'revealOwnUserPasscode',
+    summary: "The caller's own user passcode with its value",
+    success: [200, '`Cache-Control: no-store`.', 'IssuedUserPasscode'],
+    errors: [404],
+  },
+  'GET /account': {
+    operationId: 'getAccount',
+    summary: "The account's setting and what the caller may do",
+    success: [200, 'The account.', 'Account'],
+    errors: [],
+  },
+  'PUT /account': {
+    operationId: 'setAcceptedPasscodes',
+    summary: 'Which passcodes the account accepts (admins)',
+    body: 'SetAcceptedPasscodes',
+    success: [200, 'The account with its new setting.', 'Account'],
+    errors: WRITE_ERRORS,
+  },
+  'GET /partners': {
+    operationId: 'listPartners',
+    summary: "The operator's partner whitelist, read-only",
+    success: [200, '`listed` is false when the registry cannot list its names.', 'PartnerList'],
+    errors: [],
   },
 }
 
-const SCHEMAS = {
-  Error: {
-    type: 'object',
-    required: ['error'],
-    properties: {
-      error: {
-        type: 'object',
-        required: ['code', 'message'],
-        properties: {
-          code: { enum: Object.keys(MANAGEMENT_ERROR_STATUS) },
-          message: { type: 'string' },
-          field: { type: 'string', description: 'The input field at fault, for ERR_INVALID_INPUT.' },
-        },
-      },
-    },
-    examples: [{ error: { code: 'ERR_INVALID_INPUT', message: 'Invalid expiry: must be at least 1 day', field: 'expiry' } }],
-  },
-  Passcode: {
-    type: 'object',
-    required: ['id', 'accountId', 'name', 'hint', 'expiry', 'createdAt', 'updatedAt', 'expiresAt', 'status'],
-    properties: {
-      id: { type: 'string' },
-      accountId: { type: 'string' },
-      name: { type: 'string' },
-      hint: { type: 'string', description: 'Prefix and last 4 characters.' },
-      expiry,
-      createdAt: dateTime,
-      updatedAt: dateTime,
-      expiresAt: nullable(dateTime),
-      status,
-      partners: nullable({ type: 'array', items: { type: 'string' } }),
-      lastUsedAt: nullable(dateTime),
-      lastUsedPartner: nullable({ type: 'string' }),
-    },
-  },
-  UserPasscode: {
-    type: 'object',
-    required: ['accountId', 'userId', 'hint', 'validity', 'grantedAt', 'expiresAt', 'revokedAt', 'status'],
-    properties: { accountId: { type: 'string' }, userId: { type: 'string' }, hint: { type: 'string' }, validity, grantedAt: dateTime, expiresAt: dateTime, revokedAt: nullable(dateTime), status },
-  },
-  IssuedPasscode: {
-    type: 'object',
-    required: ['passcode', 'value'],
-    properties: { passcode: ref('Passcode'), value: { type: 'string', description: 'Shown once; the service keeps only its hash.' } },
-  },
-  IssuedUserPasscode: { type: 'object', required: ['passcode', 'value'], properties: { passcode: ref('UserPasscode'), value: { type: 'string' } } },
-  Account: {
-    type: 'object',
-    required: ['account', 'actor'],
-    properties: {
-      account: { type: 'object', required: ['id', 'acceptedPasscodes'], properties: { id: { type: 'string' }, acceptedPasscodes: { enum: ['account', 'user', 'both'] } } },
-      actor: {
-        type: 'object',
-        required: ['userId', 'role', 'canManagePasscodes', 'canManageUsers'],
-        properties: { userId: { type: 'string' }, role: { enum: ['admin', 'member'] }, canManagePasscodes: { type: 'boolean' }, canManageUsers: { type: 'boolean' } },
-      },
-    },
-  },
+/** The path parameters, each the service's own schema of that ID. */
+const PARAMETERS: Readonly<Record<string, { readonly schema: z.ZodType; readonly description: string }>> = {
+  id: { schema: inputSchemas.passcodeId, description: 'The passcode ID.' },
+  userId: { schema: inputSchemas.userId, description: 'The user ID (an empty one is a 400 on `userId`).' },
+}
+
+function parameter(name: string) {
+  const known = PARAMETERS[name]
+  if (known === undefined) throw new Error(`no schema for path parameter ${name}`)
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(known.schema, JSON_SCHEMA_OPTIONS) as Record<string, unknown>
+  return { name, in: 'path', required: true, description: known.description, schema }
+}
+
+function operationObject(operation: Operation) {
+  const [status, description, schema] = operation.success
+  const responses: Record<string, unknown> = { [status]: { description, ...(schema === undefined ? {} : { content: json(ref(schema)) }) } }
+  for (const code of [...operation.errors, ...COMMON_ERRORS].sort()) responses[String(code)] = errorResponse(code)
+  return {
+    operationId: operation.operationId,
+    summary: operation.summary,
+    ...(operation.body === undefined ? {} : { requestBody: { required: true, content: json(ref(operation.body)) } }),
+    responses,
+  }
+}
+
+function paths(): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {}
+  for (const [key, operation] of Object.entries(OPERATIONS)) {
+    const [method, path] = key.split(' ') as [string, string]
+    const item = (out[path] ??= {})
+    const names = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!)
+    if (names.length > 0) item.parameters ??= names.map(parameter)
+    item[method.toLowerCase()] = operationObject(operation)
+  }
+  return out
 }
 
 /** The OpenAPI 3.1 document of the management API. */
@@ -262,10 +290,30 @@ export function buildManagementOpenApi(): Record<string, unknown> {
       title: 'passcode-auth management API',
       version: '1',
       description:
-        "JSON routes behind the dashboard (SPEC §5.29), served at `<mount>/api`. The account and the caller come from the host's session (`session` option of each mount), never from the URL or body. State-changing requests from another site are refused with 403 ERR_CROSS_SITE; bodies are `application/json` only. Every answer is `Cache-Control: no-store`.",
+        "JSON routes behind the dashboard (SPEC §5.29), served at `<mount>/api`. The account and the caller come from the host's session (`session` option of each mount), never from the URL or body. State-changing requests from another site are refused with 403 ERR_CROSS_SITE; bodies are `application/json` only; a method a path does not have gets 405 ERR_METHOD_NOT_ALLOWED with `Allow`, an unknown path 404 ERR_NOT_FOUND. Every answer is `Cache-Control: no-store`. Generated by `npm run openapi` from the zod schemas the service validates with and the routes answer with.",
+      license: { name: 'MIT', identifier: 'MIT' },
     },
-    paths: PATHS,
-    components: { schemas: SCHEMAS },
+    servers: [
+      {
+        url: '{mount}/api',
+        description: "Below the path where the host mounts the dashboard, on the host's own origin.",
+        variables: { mount: { default: '/settings', description: 'The mount path the host chose (`/settings` in docs/dashboard.md).' } },
+      },
+    ],
+    security: [{ hostSession: [] }],
+    paths: paths(),
+    components: {
+      securitySchemes: {
+        hostSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'session',
+          description:
+            "The host's own sign-in session, whatever carries it (usually a cookie, under a name the host chose): the mount's `session` function reads it and says which account and user it is. passcode-auth defines no credential of its own here; without a session the API answers 401 ERR_UNAUTHENTICATED.",
+        },
+      },
+      schemas: componentSchemas(),
+    },
   }
 }
 

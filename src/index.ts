@@ -1,8 +1,10 @@
 /**
  * The service: `createPasscodeAuth()` (passcodes, user passcodes, authentication and
- * `GET /v1/connect` without any framework), its types and errors, the core helpers
- * (passcode format, status, rules), the expiry notifier and the zod schemas of the
- * connect answers.
+ * `GET /v1/connect` without any framework), its mounts on Node's own `http` server
+ * (`nodeRequirePasscode`, `nodeConnectHandler`), its types and errors, the passcode
+ * format and status helpers and the expiry notifier. README.md ("What `passcode-auth` exports")
+ * lists every value exported here; `test/architecture/root-entry.test.ts` keeps them
+ * at most 32.
  *
  * @module passcode-auth
  */
@@ -38,10 +40,11 @@ export type { PartnersApi } from './service/connect/partners-api'
 export type { AccountsApi } from './service/accounts'
 export type { PepperReport } from './service/authenticate/peppers'
 export { IssuedPasscode } from './service/issued-passcode'
-export { staticPartners } from './service/connect/partners'
+export { nodeConnectHandler, nodeRequirePasscode } from './http/node/node-handlers'
+export type { NodeConnectOptions, NodeHandler, NodePasscodeGuard, NodeRequirePasscodeOptions } from './http/node/node-handlers'
 export { startExpiryNotifier } from './service/notifier/expiry-notifier'
 export type { ExpiryNotifier, ExpiryNotifierOptions } from './service/notifier/expiry-notifier'
-export { defaultNotificationTemplates, escapeHtml } from './service/notifier/notification-messages'
+export { defaultNotificationTemplates } from './service/notifier/notification-messages'
 export type {
   NotificationContent,
   NotificationMessageData,
@@ -58,31 +61,12 @@ export type {
   SkippedNotification,
 } from './service/notifier/notification-report'
 
-export {
-  DEFAULT_PASSCODE_PREFIX,
-  PASSCODE_PATTERN,
-  generatePasscode,
-  isWellFormedPasscode,
-  passcodeHint,
-  passcodePattern,
-} from './core/passcode-format'
-export { constantTimeEqual, createPasscodeHasher, pepperId } from './core/hashing'
+export { PASSCODE_PATTERN, generatePasscode, isWellFormedPasscode, passcodePattern } from './core/passcode-format'
 export type { PasscodeHasher } from './core/hashing'
 export { EXPIRING_SOON_DAYS, passcodeStatus } from './core/status'
 export type { PasscodeStatus, StatusInput } from './core/status'
-export { dueNotification } from './core/notifications'
 export type { NotificationKind } from './core/notifications'
-export { DAY_MS } from './core/time'
-export {
-  ACCOUNT_EXPIRY_DAYS,
-  INFINITE_VALIDITY_YEARS,
-  MAX_ACCOUNT_PASSCODES,
-  MAX_NAME_LENGTH,
-  ROTATION_OVERLAP_MINUTES,
-  UNUSED_AFTER_DAYS,
-  USER_VALIDITY_DAYS,
-  passcodeNameKey,
-} from './core/rules'
+export { MAX_ACCOUNT_PASSCODES, MAX_NAME_LENGTH, passcodeNameKey } from './core/rules'
 export type {
   AcceptedPasscodes,
   AccountPasscodeExpiry,
@@ -134,15 +118,4 @@ export type {
 } from './ports/index'
 export type { FailureBody, FailureReason, HttpResult, SuccessBody } from './protocol/outcomes'
 export type { CorsOptions } from './http/cors'
-export {
-  connectFailureBodySchema,
-  connectResponseSchemas,
-  connectSuccessBodySchema,
-  invalidCredentialsBodySchema,
-  missingPartnerBodySchema,
-  partnerNotWhitelistedBodySchema,
-  passcodeExpiredBodySchema,
-  rateLimitedBodySchema,
-  serverErrorBodySchema,
-} from './protocol/connect-response-schemas'
 export type { ConnectResponseSchemas, ConnectSuccessBody } from './protocol/connect-response-schemas'

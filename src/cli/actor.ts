@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { Actor } from '../core/entities'
+import type { Actor } from '../index'
 import type { Flags } from './config'
 import { CliError } from './exit-codes'
 

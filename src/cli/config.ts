@@ -1,13 +1,23 @@
 import path from 'node:path'
 import { z } from 'zod'
-import { MIN_PEPPER_BYTES } from '../core/hashing'
-import { hasRepeatedPepper, MAX_PEPPERS, pepperValueSchema } from '../service/authenticate/options'
-import { MAX_FAILURES_RANGE, RATE_LIMIT_DEFAULTS, WINDOW_MS_RANGE } from '../service/limiter/options'
-import { ENCRYPTION_KEY_BYTES, keyIdSchema, type EncryptionKey } from '../service/user-passcodes/options'
-import { corsPolicy } from '../http/cors'
+import type { EncryptionKey } from '../index'
 import { CliError } from './exit-codes'
+import { legacyEncryptionKeys, makeAKey } from './encryption-keys'
+import { commandName } from './command-name'
 import { trustProxyEntry } from './server/client-address'
 import type { CliIo } from './output'
+import {
+  ENCRYPTION_KEY_BYTES,
+  hasRepeatedPepper,
+  isOrigin,
+  KEY_ID,
+  MAX_FAILURES_RANGE,
+  MAX_PEPPERS,
+  MIN_PEPPER_BYTES,
+  ORIGIN_FORM,
+  RATE_LIMIT_DEFAULTS,
+  WINDOW_MS_RANGE,
+} from './setting-rules'
 
 /**
  * The command's settings: each from a flag or an environment variable (the flag wins),
@@ -44,14 +54,17 @@ const url = (protocols: readonly string[], message: string) =>
 
 const ADDRESS = /^[^\s@,<>]+@[^\s@,<>]+$/
 
-// The pepper and key rules are the service's own (service/authenticate/options.ts and
-// service/user-passcodes/options.ts); the CLI adds only what an environment variable
-// needs: a length bound for the pepper text and the comma-separated forms.
+// The pepper and key rules are the service's (./setting-rules.ts); the CLI adds only
+// what an environment variable needs: a length bound for the pepper text and the
+// comma-separated forms.
 const MAX_PEPPER_TEXT_BYTES = 1024
 const PEPPER_TEXT = `${MIN_PEPPER_BYTES} to ${MAX_PEPPER_TEXT_BYTES} bytes`
-const isPepperText = (value: string): boolean => pepperValueSchema.safeParse(value).success && Buffer.byteLength(value) <= MAX_PEPPER_TEXT_BYTES
+const isPepperText = (value: string): boolean => {
+  const bytes = Buffer.byteLength(value)
+  return bytes >= MIN_PEPPER_BYTES && bytes <= MAX_PEPPER_TEXT_BYTES
+}
 
-// The limiter's ranges and defaults are the library's (service/limiter/options.ts).
+// The limiter's ranges and defaults are the library's (./setting-rules.ts).
 const MAX_FAILURES_TEXT = `must be "off" or a whole number of failed attempts from ${MAX_FAILURES_RANGE.min} to ${MAX_FAILURES_RANGE.max}`
 
 const encryptionKeys = z.string().transform((text, context): EncryptionKey[] => {
@@ -62,10 +75,10 @@ const encryptionKeys = z.string().transform((text, context): EncryptionKey[] => 
     const id = entry.slice(0, separator)
     const key = entry.slice(separator + 1)
     const bytes = /^[A-Za-z0-9_-]+$/.test(key) ? Buffer.from(key, 'base64url').length : 0
-    if (separator < 1 || !keyIdSchema.safeParse(id).success || bytes !== ENCRYPTION_KEY_BYTES) {
+    if (separator < 1 || !KEY_ID.test(id) || bytes !== ENCRYPTION_KEY_BYTES) {
       context.addIssue({
         code: 'custom',
-        message: `entry ${index + 1} must be <key id>:<${ENCRYPTION_KEY_BYTES} bytes in base64url>, entries separated by commas`,
+        message: `entry ${index + 1} must be <key id>:<${ENCRYPTION_KEY_BYTES} bytes in base64url>, entries separated by commas (${makeAKey()})`,
       })
       return z.NEVER
     }
@@ -113,6 +126,17 @@ export const SETTINGS = {
       .transform((list) => list.map((entry) => (entry === 'none' ? null : entry)))
       .optional(),
   },
+  nextPeppers: {
+    env: 'PASSCODE_AUTH_NEXT_PEPPERS',
+    schema: z
+      .string()
+      .transform((text) => text.split(',').map((entry) => entry.trim()))
+      .refine(
+        (list) => list.length <= MAX_PEPPERS - 1 && list.every(isPepperText),
+        `must be up to ${MAX_PEPPERS - 1} peppers that verify only (${PEPPER_TEXT} each), separated by commas`,
+      )
+      .optional(),
+  },
   encryptionKeys: { env: 'PASSCODE_AUTH_ENCRYPTION_KEYS', schema: encryptionKeys.optional() },
   lockWaitMs: {
     env: 'PASSCODE_AUTH_LOCK_WAIT_MS',
@@ -151,6 +175,19 @@ export const SETTINGS = {
         'must be IP addresses, CIDR ranges (10.0.0.0/8) or loopback, linklocal, uniquelocal, separated by commas',
       )
       .optional(),
+  },
+  dashboard: {
+    env: 'PASSCODE_AUTH_DASHBOARD',
+    schema: z
+      .string()
+      .regex(/^(on|off|true|false|1|0)$/, 'must be "on" or "off"')
+      .transform((value) => ['on', 'true', '1'].includes(value))
+      .optional(),
+  },
+  shutdownGrace: {
+    env: 'PASSCODE_AUTH_SHUTDOWN_GRACE',
+    flag: 'shutdown-grace',
+    schema: whole(0, 3_600, 'seconds').default(10),
   },
   logFormat: {
     env: 'PASSCODE_AUTH_LOG_FORMAT',
@@ -204,6 +241,8 @@ export type StorageConfig =
       readonly pepper?: string
       /** Older peppers that still verify, re-hashed under the current one (SPEC §5.28); `null` for none. */
       readonly previousPeppers?: readonly (string | null)[]
+      /** Peppers that verify only, for a rolling pepper change (SPEC §5.34). */
+      readonly nextPeppers?: readonly string[]
       readonly encryptionKeys?: EncryptionKey[]
     }
   | {
@@ -214,29 +253,42 @@ export type StorageConfig =
       readonly pepper: string
       /** Older peppers that still verify, re-hashed under the current one (SPEC §5.28); `null` for none. */
       readonly previousPeppers?: readonly (string | null)[]
+      /** Peppers that verify only, for a rolling pepper change (SPEC §5.34). */
+      readonly nextPeppers?: readonly string[]
       readonly encryptionKeys?: EncryptionKey[]
     }
 
-/** The error for PASSCODE_AUTH_PREVIOUS_PEPPERS holding `current` (named for a person) or one pepper twice. */
-export function repeatedPepper(current: string): CliError {
+/** The error for PASSCODE_AUTH_PREVIOUS_PEPPERS (or `setting`) holding `current` (named for a person) or one pepper twice. */
+export function repeatedPepper(current: string, setting = 'PASSCODE_AUTH_PREVIOUS_PEPPERS'): CliError {
   return new CliError(
     'ERR_SETTING',
-    `Invalid setting PASSCODE_AUTH_PREVIOUS_PEPPERS (environment variable): must not hold the current pepper (${current}) or the same pepper twice`,
-    { setting: 'PASSCODE_AUTH_PREVIOUS_PEPPERS' },
+    `Invalid setting ${setting} (environment variable): must not hold the current pepper (${current}) or the same pepper twice`,
+    { setting },
   )
+}
+
+/** The setting to name when the peppers of `previous` and `next` hold one twice: the one that holds the repeat. */
+function repeatedPepperSetting(current: string | null | undefined, previous: readonly (string | null)[] = [], next: readonly string[] = []): string | undefined {
+  const before = current === undefined ? [] : [current]
+  if (hasRepeatedPepper([...before, ...previous])) return 'PASSCODE_AUTH_PREVIOUS_PEPPERS'
+  if (hasRepeatedPepper([...before, ...previous, ...next])) return 'PASSCODE_AUTH_NEXT_PEPPERS'
+  return undefined
 }
 
 /** The storage settings of every command that opens the store. */
 export function storageConfig(io: CliIo, flags: Flags): StorageConfig {
   const pepper = readSetting(io, flags, SETTINGS.pepper)
-  const keys = readSetting(io, flags, SETTINGS.encryptionKeys)
+  const keys = readSetting(io, flags, SETTINGS.encryptionKeys) ?? legacyEncryptionKeys(io.env, (text) => io.stderr(`${text}\n`))
   const previousPeppers = readSetting(io, flags, SETTINGS.previousPeppers)
+  const nextPeppers = readSetting(io, flags, SETTINGS.nextPeppers)
   // The service refuses a pepper listed twice: say which setting holds it, before anything is opened.
-  if (previousPeppers !== undefined && hasRepeatedPepper(pepper === undefined ? previousPeppers : [pepper, ...previousPeppers])) throw repeatedPepper('PASSCODE_AUTH_PEPPER')
+  const repeated = repeatedPepperSetting(pepper, previousPeppers, nextPeppers)
+  if (repeated !== undefined) throw repeatedPepper('PASSCODE_AUTH_PEPPER', repeated)
   const secrets = {
     ...(pepper !== undefined && { pepper }),
     ...(keys !== undefined && { encryptionKeys: keys }),
     ...(previousPeppers !== undefined && { previousPeppers }),
+    ...(nextPeppers !== undefined && { nextPeppers }),
   }
   const databaseUrl = readSetting(io, flags, SETTINGS.databaseUrl)
   if (databaseUrl === undefined) {
@@ -248,7 +300,7 @@ export function storageConfig(io: CliIo, flags: Flags): StorageConfig {
   if (pepper === undefined) {
     throw new CliError(
       'ERR_SETTING',
-      `PASSCODE_AUTH_PEPPER is required with DATABASE_URL: every instance that shares the database must use the same pepper (${MIN_PEPPER_BYTES} bytes or more, for example \`openssl rand -base64 32\`)`,
+      `PASSCODE_AUTH_PEPPER is required with DATABASE_URL: every instance that shares the database must use the same pepper (${MIN_PEPPER_BYTES} bytes or more; make one with \`${commandName()} keys generate --pepper\`)`,
       { setting: 'PASSCODE_AUTH_PEPPER' },
     )
   }
@@ -285,11 +337,8 @@ function corsOrigins(io: CliIo, flags: Flags): readonly string[] {
   const fromEnv = io.env.PASSCODE_AUTH_CORS_ORIGINS
   const origins = Array.isArray(fromFlags) ? fromFlags : fromEnv === undefined || fromEnv === '' ? [] : fromEnv.split(',').map((origin) => origin.trim())
   const setting = Array.isArray(fromFlags) ? '--cors-origin' : 'PASSCODE_AUTH_CORS_ORIGINS'
-  try {
-    corsPolicy({ origins })
-  } catch (error) {
-    const message = (error as Error).message.replace(/^Invalid passcode-auth option `[^`]+`: /, '')
-    throw new CliError('ERR_SETTING', `Invalid setting ${setting}${setting.startsWith('--') ? '' : ' (environment variable)'}: ${message}`, { setting })
+  if (!origins.every(isOrigin)) {
+    throw new CliError('ERR_SETTING', `Invalid setting ${setting}${setting.startsWith('--') ? '' : ' (environment variable)'}: must be ${ORIGIN_FORM}`, { setting })
   }
   return origins
 }
@@ -298,13 +347,25 @@ function corsOrigins(io: CliIo, flags: Flags): readonly string[] {
 export function serverConfig(
   io: CliIo,
   flags: Flags,
-): { host: string; port: number; notifyIntervalMs: number; rateLimit: RateLimitConfig; corsOrigins: readonly string[]; trustProxy: readonly string[]; logFormat: 'text' | 'json'; logColor: boolean } {
+): {
+  host: string
+  port: number
+  notifyIntervalMs: number
+  rateLimit: RateLimitConfig
+  corsOrigins: readonly string[]
+  trustProxy: readonly string[]
+  logFormat: 'text' | 'json'
+  logColor: boolean
+  dashboard: boolean
+  shutdownGraceMs: number
+} {
   const maxFailures = readSetting(io, flags, SETTINGS.rateLimit)
+  const host = readSetting(io, flags, SETTINGS.host)
   const windowMs = readSetting(io, flags, SETTINGS.rateLimitWindowMs)
   // For a person on a terminal, for a log collector anywhere else.
   const logFormat = readSetting(io, flags, SETTINGS.logFormat) ?? (io.stdoutIsTTY === true ? 'text' : 'json')
   return {
-    host: readSetting(io, flags, SETTINGS.host),
+    host,
     port: readSetting(io, flags, SETTINGS.port),
     notifyIntervalMs: readSetting(io, flags, SETTINGS.notifyIntervalMs),
     rateLimit: maxFailures === false ? false : { maxFailures, windowMs },
@@ -313,5 +374,37 @@ export function serverConfig(
     logFormat,
     // Colours only where a terminal shows them, and not against NO_COLOR (no-color.org).
     logColor: logFormat === 'text' && io.stdoutIsTTY === true && (io.env.NO_COLOR ?? '') === '',
+    dashboard: dashboardEnabled(io, flags, host),
+    shutdownGraceMs: readSetting(io, flags, SETTINGS.shutdownGrace) * 1_000,
   }
+}
+
+/**
+ * Whether `serve` serves the operator dashboard: `--dashboard` or `--no-dashboard`, else
+ * `PASSCODE_AUTH_DASHBOARD` (`on` or `off`), else on only for a loopback `--host`: a
+ * server bound to every interface does not offer an operator login to the network
+ * unless told to (SPEC §5.35).
+ */
+function dashboardEnabled(io: CliIo, flags: Flags, host: string): boolean {
+  if (flags.dashboard === true && flags['no-dashboard'] === true) {
+    throw new CliError('ERR_USAGE', '--dashboard and --no-dashboard cannot be given together', { setting: '--dashboard' })
+  }
+  if (flags.dashboard === true) return true
+  if (flags['no-dashboard'] === true) return false
+  return readSetting(io, flags, SETTINGS.dashboard) ?? isLoopbackHost(host)
+}
+
+/** `localhost`, `127.0.0.0/8` and `::1` (also IPv4-mapped): addresses only this machine reaches. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase()
+  if (bare === 'localhost') return true
+  let hostname: string
+  try {
+    // The URL parser writes every spelling of an address one way: [::1], 127.0.0.1, [::ffff:7f00:1].
+    hostname = new URL(`http://${bare.includes(':') ? `[${bare}]` : bare}/`).hostname
+  } catch {
+    return false
+  }
+  const mapped = /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(hostname)
+  return hostname === '[::1]' || mapped || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
 }

@@ -1,5 +1,4 @@
-import { InvalidOptionsError } from '../core/errors'
-import type { Mailer, MailMessage } from '../ports/mailer'
+import { InvalidOptionsError, type Mailer, type MailMessage } from '../index'
 import type { MailConfig } from './config'
 import { CliError } from './exit-codes'
 

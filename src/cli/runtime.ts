@@ -1,14 +1,12 @@
-import { createPasscodeAuth, type PasscodeAuth } from '../index'
+import { createPasscodeAuth, type EncryptionKey, type Mailer, type PasscodeAuth } from '../index'
 import { migrate, postgresPartners, postgresRateLimitStore, postgresStore, type MigrationReport, type PostgresPartners, type PostgresDatabase } from '../stores/postgres/index'
-import type { Mailer } from '../ports/mailer'
-import { hasRepeatedPepper } from '../service/authenticate/options'
-import type { EncryptionKey } from '../service/options'
 import { repeatedPepper, type RateLimitConfig, type StorageConfig } from './config'
 import { dataFolderPaths, NEW_DATABASE_SETTINGS, prepareDataFolder } from './data-folder'
 import { CliError } from './exit-codes'
 import { restrictTree } from './folder-permissions'
 import type { Output } from './output'
 import { embeddedSecrets } from './secrets'
+import { hasRepeatedPepper } from './setting-rules'
 
 /** The opened store and the service over it, for one command or one `serve`. */
 export interface Runtime {
@@ -20,6 +18,15 @@ export interface Runtime {
   readonly location: string
   /** Whether an embedded data folder had no database before this run. */
   readonly fresh: boolean
+  /** Whether user passcodes can be encrypted: PASSCODE_AUTH_ENCRYPTION_KEYS or the data folder's `secrets.json` holds a key. */
+  readonly hasEncryptionKeys: boolean
+  /** The PostgreSQL schema of the tables (`passcode_auth` in a data folder). */
+  readonly schema: string
+  /**
+   * Runs one statement on the store's database, for the reference server's own table
+   * (`dashboard_logins`); the library's tables are the library's.
+   */
+  query(text: string, values?: unknown[]): Promise<readonly Record<string, unknown>[]>
   /** Applies pending migrations (idempotent). */
   migrate(): Promise<MigrationReport>
   /** Throws when the database does not answer. */
@@ -118,8 +125,11 @@ export async function openRuntime(config: StorageConfig, options: RuntimeOptions
   const opened = config.kind === 'embedded' ? await openEmbedded(config, options.output) : await openPostgres(config)
   try {
     // The settings were checked against PASSCODE_AUTH_PEPPER; a data folder's own pepper is known only now.
-    const peppers = [opened.pepper, ...(config.previousPeppers ?? [])]
-    if (hasRepeatedPepper(peppers)) throw repeatedPepper(`the pepper of ${opened.location}`)
+    const pepper = { current: opened.pepper, previous: config.previousPeppers ?? [], next: config.nextPeppers ?? [] }
+    if (hasRepeatedPepper([pepper.current, ...pepper.previous, ...pepper.next])) {
+      const setting = hasRepeatedPepper([pepper.current, ...pepper.previous]) ? 'PASSCODE_AUTH_PREVIOUS_PEPPERS' : 'PASSCODE_AUTH_NEXT_PEPPERS'
+      throw repeatedPepper(`the pepper of ${opened.location}`, setting)
+    }
     const schema = opened.schema === undefined ? {} : { schema: opened.schema }
     if (options.migrate) {
       await migrate(opened.db, schema).catch((error: unknown) => {
@@ -146,7 +156,7 @@ export async function openRuntime(config: StorageConfig, options: RuntimeOptions
         limit === false
           ? false
           : { windowMs: limit.windowMs, maxFailuresPerAddress: limit.maxFailures, maxFailuresPerAccount: limit.maxFailures, ...(limiterStore && { store: limiterStore }) },
-      pepper: peppers,
+      pepper,
       // The reference server has a pepper always; should that change, it says so.
       onEvent: (event) => {
         if (event.type === 'config.no_pepper') options.output.notice(`warning: ${event.message}`)
@@ -162,6 +172,13 @@ export async function openRuntime(config: StorageConfig, options: RuntimeOptions
       storage: config.kind,
       location: opened.location,
       fresh: opened.fresh,
+      hasEncryptionKeys: opened.encryptionKeys !== undefined && opened.encryptionKeys.length > 0,
+      schema: opened.schema ?? 'passcode_auth',
+      async query(text, values) {
+        // A pg Pool and a PGlite instance both take one statement with $1… parameters.
+        const db = opened.db as { query(text: string, values?: unknown[]): Promise<{ rows: readonly unknown[] }> }
+        return (await db.query(text, values)).rows as readonly Record<string, unknown>[]
+      },
       migrate: () => migrate(opened.db, schema),
       ping: opened.ping,
       close() {

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { z } from 'zod'
-import { ENCRYPTION_KEY_BYTES, type EncryptionKey } from '../service/user-passcodes/options'
+import type { EncryptionKey } from '../index'
 import { SETTINGS } from './config'
 import { dataFolderPaths } from './data-folder'
 import { CliError } from './exit-codes'
+import { ENCRYPTION_KEY_BYTES } from './setting-rules'
 
 /** The pepper and encryption keys an embedded data folder runs with. */
 export interface EmbeddedSecrets {

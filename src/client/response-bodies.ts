@@ -1,8 +1,9 @@
 /*
  * The bodies of GET /v1/connect (SPEC §4, §5.1, §5.3, §5.15, and the 429 of the optional
  * brute-force limiter), checked by hand rather than with zod so that the client bundles
- * for a browser in a few kilobytes. The zod schemas of the same bodies, for OpenAPI, are
- * exported by `passcode-auth`; test/client/response-bodies.test.ts checks that both
+ * for a browser in a few kilobytes. The zod schemas of the same bodies, from which
+ * docs/openapi.json is generated, are in src/protocol/connect-response-schemas.ts;
+ * test/client/response-bodies.test.ts checks that both
  * accept exactly the same bodies. Extra fields are allowed, so a server that adds one
  * later does not break older clients.
  */

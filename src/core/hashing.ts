@@ -19,8 +19,6 @@ export const MIN_PEPPER_BYTES = 16
  * @param pepper - optional server secret, at least 16 bytes; keep it out of the database
  * @example
  * ```ts
- * import { createPasscodeHasher } from 'passcode-auth'
- *
  * const hash = createPasscodeHasher(process.env.PASSCODE_PEPPER)
  * hash('psc_…') // '3f1c…' (64 hex characters)
  * ```

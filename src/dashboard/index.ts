@@ -3,12 +3,16 @@
  * Settings pages and the JSON API behind one handler), `createManagementApi()` (the API
  * alone) and the one error table. The framework mounts are `dashboard` in
  * `passcode-auth/express` and `passcode-auth/koa`, `dashboardPlugin` in
- * `passcode-auth/fastify`.
+ * `passcode-auth/fastify`; for Node's own `http` server with no framework, `nodeDashboard`
+ * here.
  *
  * @module passcode-auth/dashboard
  */
 export { createDashboard } from '../http/dashboard/create-dashboard'
 export type { Dashboard, DashboardOptions } from '../http/dashboard/create-dashboard'
+export { nodeDashboard } from '../http/node/node-dashboard'
+export type { NodeDashboardOptions } from '../http/node/node-dashboard'
+export type { NodeHandler } from '../http/node/node-handlers'
 export { createManagementApi } from '../http/management/management-api'
 export type { ManagementApi, ManagementApiOptions } from '../http/management/management-api'
 export type {

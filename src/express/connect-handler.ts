@@ -32,7 +32,7 @@ export interface ConnectHandlerOptions {
  */
 export function connectHandler(auth: PasscodeAuth, options?: ConnectHandlerOptions): RequestHandler {
   assertPasscodeAuth(auth, 'connectHandler')
-  checkAdapterOptions(options, 'connectHandler', { cors: () => undefined })
+  options = checkAdapterOptions(options, 'connectHandler', { cors: () => undefined })
   const connectRequest = createConnectRequest(auth, expressReader, options)
   return function connectRequestHandler(req, res, next) {
     connectRequest(req).then((result) => writeNodeResponse(res, result), next)

@@ -44,7 +44,7 @@ export interface RequirePasscodeOptions {
  */
 export function requirePasscode(auth: PasscodeAuth, options?: RequirePasscodeOptions): RequestHandler {
   assertPasscodeAuth(auth, 'requirePasscode')
-  checkAdapterOptions(options, 'requirePasscode', {
+  options = checkAdapterOptions(options, 'requirePasscode', {
     onRefusal: (value) => (value === undefined || value === 'respond' || value === 'next' ? undefined : "must be 'respond' or 'next'"),
   })
   const passRefusals = options?.onRefusal === 'next'
@@ -54,7 +54,8 @@ export function requirePasscode(auth: PasscodeAuth, options?: RequirePasscodeOpt
     const answer = authenticateRequest(req)
     if (!(answer instanceof Promise)) {
       req.passcodeAuth = answer
-      return next()
+      next()
+      return
     }
     answer.then((outcome) => {
       if (outcome.ok) {

@@ -47,23 +47,26 @@ const send = (reply: FastifyReply, answer: Answer): FastifyReply =>
 // Fastify's request wraps Node's as `request.raw`; `request.ip` honours `trustProxy`.
 const fastifyReader = nodeRequestReader((request: FastifyRequest) => request.raw, (request) => request.ip)
 
-function checkOptions(options: PasscodeAuthPluginOptions): void {
-  if (typeof options === 'object' && options !== null && 'prefix' in options) {
+// `unknown`: JavaScript hosts can register the plugin with anything.
+function checkOptions(options: unknown): PasscodeAuthPluginOptions {
+  if (typeof options === 'object' && options !== null && Object.hasOwn(options, 'prefix')) {
     // Fastify ignores `prefix` for fastify-plugin plugins; failing beats a route at the wrong path.
     throw new InvalidOptionsError('prefix', 'is ignored for this plugin; register passcodeAuthPlugin inside a plugin registered with the prefix')
   }
-  checkAdapterOptions(options, 'passcodeAuthPlugin', {
+  const own = checkAdapterOptions(options, 'passcodeAuthPlugin', {
     auth: () => undefined, // checked below, also when absent
     connectRoute: (value) => (value === undefined || typeof value === 'boolean' ? undefined : 'must be a boolean'),
     cors: () => undefined, // checked by createConnectRequest
   })
-  assertPasscodeAuth(options.auth, 'passcodeAuthPlugin')
+  const checked = own as PasscodeAuthPluginOptions
+  assertPasscodeAuth(checked.auth, 'passcodeAuthPlugin')
+  return checked
 }
 
 const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, options, done) => {
   let connectRequest: ReturnType<typeof createConnectRequest<FastifyRequest>> | undefined
   try {
-    checkOptions(options)
+    options = checkOptions(options)
     if (options.connectRoute !== false) connectRequest = createConnectRequest(options.auth, fastifyReader, { cors: options.cors })
   } catch (error) {
     // A callback plugin reports failure through done: a throw would hang app.ready().

@@ -4,7 +4,6 @@ import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options
 import { withClientAddress } from '../http/fetch/fetch-request'
 import { fetchResponse } from '../http/fetch/fetch-response'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
-import type { FetchPasscodeGuard } from './require-passcode'
 
 /**
  * A fetch handler of passcode-auth. `clientAddress` is the caller's address, for the
@@ -37,7 +36,7 @@ export interface FetchConnectOptions {
  */
 export function connectHandler(auth: PasscodeAuth, options?: FetchConnectOptions): FetchHandler {
   assertPasscodeAuth(auth, 'connectHandler')
-  checkAdapterOptions(options, 'connectHandler', { cors: () => undefined })
+  options = checkAdapterOptions(options, 'connectHandler', { cors: () => undefined })
   const connectRequest = withClientAddress((reader) => createConnectRequest(auth, reader, options))
   return function connect(request, clientAddress) {
     return connectRequest(request, clientAddress).then((result) => fetchResponse(result, request.method === 'HEAD'))

@@ -24,8 +24,9 @@ export type PasscodeCheck =
 
 /**
  * A fetch {@link requirePasscode} check. `clientAddress` is the caller's address, for
- * the service's `rateLimit` option (its per-address limit counts only requests that
- * give one): fetch has no standard way to tell it, so pass Bun's
+ * the service's `rateLimit` option (requests without one share one per-address count,
+ * reported once as `limiter.no_client_address`): fetch has no standard way to tell
+ * it, so pass Bun's
  * `server.requestIP(request)?.address`, Deno's `info.remoteAddr.hostname`, or what the
  * host's trusted proxy says.
  */

@@ -27,7 +27,7 @@ export interface HonoConnectOptions extends HonoAdapterOptions {
  */
 export function connectHandler(auth: PasscodeAuth, options?: HonoConnectOptions): Handler {
   assertPasscodeAuth(auth, 'connectHandler')
-  checkAdapterOptions(options, 'connectHandler', { ...HONO_OPTION_CHECKS, cors: () => undefined })
+  options = checkAdapterOptions(options, 'connectHandler', { ...HONO_OPTION_CHECKS, cors: () => undefined })
   const connectRequest = createConnectRequest(auth, honoReader(options), options?.cors === undefined ? undefined : { cors: options.cors })
   return function connectRequestHandler(c) {
     return connectRequest(c).then((result) => fetchResponse(result, c.req.method === 'HEAD'))

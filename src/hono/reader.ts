@@ -5,8 +5,9 @@ import type { RequestReader } from '../http/request-reader'
 /** Options of the Hono adapters. */
 export interface HonoAdapterOptions {
   /**
-   * The caller's address, for the service's `rateLimit` option (its per-address limit
-   * counts only requests that give one): `getConnInfo(c).remote.address` from Hono's
+   * The caller's address, for the service's `rateLimit` option (requests without one
+   * share one per-address count, reported once as `limiter.no_client_address`):
+   * `getConnInfo(c).remote.address` from Hono's
    * helper of the runtime (`hono/bun`, `hono/deno`, `@hono/node-server/conninfo`).
    * @default none
    */

@@ -29,7 +29,7 @@ declare module 'hono' {
  */
 export function requirePasscode(auth: PasscodeAuth, options?: HonoAdapterOptions): MiddlewareHandler {
   assertPasscodeAuth(auth, 'requirePasscode')
-  checkAdapterOptions(options, 'requirePasscode', HONO_OPTION_CHECKS)
+  options = checkAdapterOptions(options, 'requirePasscode', HONO_OPTION_CHECKS)
   const authenticateRequest = createAuthenticateRequest(auth, honoReader(options))
   // Not an async function: a cache hit hands on next()'s own promise.
   return function requirePasscodeMiddleware(c, next) {
@@ -38,7 +38,7 @@ export function requirePasscode(auth: PasscodeAuth, options?: HonoAdapterOptions
       c.set('passcodeAuth', answer)
       return next()
     }
-    return answer.then<Response | void>((outcome) => {
+    return answer.then((outcome) => {
       if (!outcome.ok) return fetchResponse(outcome, c.req.method === 'HEAD')
       c.set('passcodeAuth', outcome.principal)
       const { headers } = outcome

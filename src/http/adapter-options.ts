@@ -1,4 +1,5 @@
 import { InvalidOptionsError } from '../core/errors'
+import { ownOptions, printableName } from '../core/own-data'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 
 /**
@@ -24,33 +25,53 @@ export function assertPasscodeAuth(auth: unknown, factory: string): asserts auth
 }
 
 /**
+ * Checks, when a dashboard mount is created, that its options carry a `session`
+ * function (JavaScript hosts can pass anything).
+ *
+ * @param signature - the function's shape for the message, e.g. `(req) => { accountId, actor } | undefined`
+ * @example
+ * ```ts
+ * assertSessionOption(options, '(req) => { accountId, actor } | undefined')
+ * ```
+ */
+export function assertSessionOption(options: unknown, signature: string): void {
+  if (typeof (options as { session?: unknown } | null | undefined)?.session !== 'function') {
+    throw new InvalidOptionsError('session', `must be a function ${signature}`)
+  }
+}
+
+/**
  * Checks an adapter's options object: absent or a plain object with only the known
  * keys, each accepted by its check. Unknown keys are refused so a typo does not
- * silently fall back to a default.
+ * silently fall back to a default; a `__proto__`, `constructor` or `prototype` key is
+ * one. Returns the options to use: their own properties in an object without a
+ * prototype, so that a polluted `Object.prototype` sets no option (`ownOptions`).
  *
  * @param checks - option name → returns an error message, or `undefined` when the value is fine
  * @example
  * ```ts
- * checkAdapterOptions(options, 'requirePasscode', {
+ * options = checkAdapterOptions(options, 'requirePasscode', {
  *   onRefusal: (value) => (value === undefined || value === 'respond' || value === 'next' ? undefined : "must be 'respond' or 'next'"),
  * })
  * ```
  */
-export function checkAdapterOptions(
-  options: unknown,
+export function checkAdapterOptions<T>(
+  options: T,
   factory: string,
   checks: Readonly<Record<string, (value: unknown) => string | undefined>>,
-): void {
-  if (options === undefined) return
+): T {
+  if (options === undefined) return options
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new InvalidOptionsError('options', `${factory} options must be an object`)
   }
-  for (const [key, value] of Object.entries(options)) {
-    const check = checks[key]
+  const own = ownOptions(options)
+  for (const [key, value] of Object.entries(own)) {
+    const check = Object.hasOwn(checks, key) ? checks[key] : undefined
     if (check === undefined) {
-      throw new InvalidOptionsError(key, `unknown option of ${factory}; known: ${Object.keys(checks).join(', ')}`)
+      throw new InvalidOptionsError(printableName(key), `unknown option of ${factory}; known: ${Object.keys(checks).join(', ')}`)
     }
     const problem = check(value)
     if (problem !== undefined) throw new InvalidOptionsError(key, problem)
   }
+  return own
 }

@@ -1,4 +1,5 @@
 import { FAILURES, type FailureReason } from '../protocol/outcomes'
+import { ownOptions } from '../core/own-data'
 import { headerValue, readCredentials, readPartner } from '../protocol/credentials'
 import { adapterHintsOf } from '../service/adapter-hints'
 import type { ConnectResult } from '../service/connect/connect'
@@ -40,7 +41,8 @@ export function createConnectRequest<Source>(
   options: ConnectRequestOptions = {},
 ): (request: Source) => Promise<ConnectResult | PreflightAnswer> {
   const { header, clientAddress, method, target } = reader
-  const cors = corsPolicy(options.cors)
+  // Own properties only: a polluted Object.prototype turns no CORS on (core/own-data.ts).
+  const cors = corsPolicy(ownOptions(options).cors)
   function answer(request: Source): Promise<ConnectResult | PreflightAnswer> {
     const verb = method(request)
     if (verb !== undefined && verb !== 'GET' && verb !== 'HEAD') {

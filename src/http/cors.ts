@@ -1,4 +1,5 @@
 import { InvalidOptionsError } from '../core/errors'
+import { ownOptions, printableName } from '../core/own-data'
 import { corsPreflightHeaders, corsResponseHeaders, DEFAULT_CORS_MAX_AGE_SECONDS } from '../protocol/cors'
 import type { HttpResult } from '../protocol/outcomes'
 
@@ -58,13 +59,17 @@ function checkedOrigin(value: unknown, index: number): string {
  * const cors = corsPolicy({ origins: ['https://dashboard.partner.example'] })
  * ```
  */
-export function corsPolicy(options: CorsOptions | undefined): CorsPolicy | undefined {
-  if (options === undefined) return undefined
-  if (typeof options !== 'object' || options === null || !Array.isArray(options.origins)) {
+export function corsPolicy(given: CorsOptions | undefined): CorsPolicy | undefined {
+  if (given === undefined) return undefined
+  // Own properties only: a polluted Object.prototype turns no CORS on (core/own-data.ts).
+  // `unknown`: JavaScript hosts can pass anything.
+  const copy: unknown = ownOptions(given)
+  if (typeof copy !== 'object' || copy === null || !Array.isArray((copy as Partial<CorsOptions>).origins)) {
     throw new InvalidOptionsError('cors', `must be { origins: [...] }, each ${ORIGIN_FORM}`)
   }
+  const options = copy as CorsOptions
   for (const key of Object.keys(options)) {
-    if (key !== 'origins' && key !== 'maxAgeSeconds') throw new InvalidOptionsError(`cors.${key}`, 'unknown option; known: origins, maxAgeSeconds')
+    if (key !== 'origins' && key !== 'maxAgeSeconds') throw new InvalidOptionsError(`cors.${printableName(key)}`, 'unknown option; known: origins, maxAgeSeconds')
   }
   const origins = new Set(options.origins.map(checkedOrigin))
   const maxAge = options.maxAgeSeconds ?? DEFAULT_CORS_MAX_AGE_SECONDS

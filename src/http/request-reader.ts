@@ -17,7 +17,7 @@ import type { HeaderValue } from '../protocol/credentials'
  */
 export interface RequestReader<Source> {
   /** A header's value by lower-case name, as the host holds it (repeated: an array, or joined with `", "`). */
-  header(request: Source, lowerCaseName: string): HeaderValue
+  header(this: void, request: Source, lowerCaseName: string): HeaderValue
   /**
    * The request's headers as an object keyed by lower-case name, when the host has one
    * (Node's `req.headers`): the warm path then reads the two credential headers as
@@ -25,9 +25,9 @@ export interface RequestReader<Source> {
    */
   readonly headerRecord?: ((request: Source) => Readonly<Record<string, HeaderValue>>) | undefined
   /** The caller's address as the framework sees it (its trust-proxy settings applied). */
-  clientAddress(request: Source): string | undefined
+  clientAddress(this: void, request: Source): string | undefined
   /** The request method; `undefined` counts as `GET`. */
-  method(request: Source): string | undefined
+  method(this: void, request: Source): string | undefined
   /** The request target (path and query) or the full URL. */
-  target(request: Source): string
+  target(this: void, request: Source): string
 }

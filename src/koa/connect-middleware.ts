@@ -31,7 +31,7 @@ export interface ConnectMiddlewareOptions {
  */
 export function connectMiddleware(auth: PasscodeAuth, options?: ConnectMiddlewareOptions): Middleware {
   assertPasscodeAuth(auth, 'connectMiddleware')
-  checkAdapterOptions(options, 'connectMiddleware', { cors: () => undefined })
+  options = checkAdapterOptions(options, 'connectMiddleware', { cors: () => undefined })
   const connectRequest = createConnectRequest(auth, koaReader, options)
   return async function connectRequestMiddleware(ctx) {
     respond(ctx, await connectRequest(ctx))

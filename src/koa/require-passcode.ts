@@ -34,11 +34,14 @@ export function requirePasscode(auth: PasscodeAuth): Middleware {
   const authenticateRequest = createAuthenticateRequest(auth, koaReader)
   const authenticated = async (ctx: Parameters<Middleware>[0], next: Parameters<Middleware>[1], pending: Promise<AuthOutcome>) => {
     const outcome = await pending
-    if (!outcome.ok) return respond(ctx, outcome)
+    if (!outcome.ok) {
+      respond(ctx, outcome)
+      return
+    }
     ctx.state.passcodeAuth = outcome.principal
     // `Sunset` while the passcode is in its last days, on the host's own answer.
     if (outcome.headers !== undefined) ctx.set(outcome.headers)
-    return next()
+    await next()
   }
   // Not an async function: a cache hit hands on next()'s own promise, adding no
   // promise of its own (Koa's compose turns a synchronous throw into a rejection).

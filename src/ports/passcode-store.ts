@@ -1,9 +1,4 @@
-import type {
-  AcceptedPasscodes,
-  AccountPasscodeExpiry,
-  AccountPasscodeRecord,
-  UserPasscodeRecord,
-} from '../core/entities'
+import type { AcceptedPasscodes, AccountPasscodeExpiry, AccountPasscodeRecord, UserPasscodeRecord } from '../core/entities'
 import type { NotificationKind } from '../core/notifications'
 
 export type { NotificationKind }
@@ -54,6 +49,10 @@ export interface AccountPasscodePatch {
   readonly expiresAt?: number | null
   /** A new binding (normalised names), or `null` to unbind (SPEC §5.25). */
   readonly partners?: readonly string[] | null
+  /** A new description (checked and normalised), `''` for none (SPEC §5.39). */
+  readonly description?: string
+  /** Disables (the instant) or enables (`null`) the passcode (SPEC §5.38). */
+  readonly disabledAt?: number | null
   /** The time of the edit, UTC milliseconds. */
   readonly updatedAt: number
 }
@@ -162,7 +161,6 @@ export type GrantResult =
       readonly reason: 'already_granted'
     }
 
-
 /**
  * A notification a runner has claimed and must now send, then complete or release.
  * Deduplication is per passcode, kind and expiry instant, so an edit that moves the
@@ -248,7 +246,11 @@ export type Invalidation =
 export interface PasscodeStore {
   /** Inserts a passcode unless the account is at `maxPerAccount` or the name key is taken. Atomic. */
   createAccountPasscode(record: AccountPasscodeRecord, maxPerAccount: number): Promise<CreateResult>
-  /** Applies a patch; keeps name uniqueness atomic. Publishes an invalidation when the name, expiry or binding changes. */
+  /**
+   * Applies a patch; keeps name uniqueness atomic. Publishes an invalidation when the
+   * name, expiry, binding or disabled state changes (a description alone changes
+   * nothing a verification reads).
+   */
   updateAccountPasscode(accountId: string, passcodeId: string, patch: AccountPasscodePatch): Promise<UpdateResult>
   /**
    * Replaces the passcode's hash and hint, keeping the old hash as the previous one
@@ -317,10 +319,11 @@ export interface PasscodeStore {
   setAcceptedPasscodes(accountId: string, accepted: AcceptedPasscodes): Promise<void>
 
   /**
-   * Claims due notifications that are neither sent nor claimed by a live lease. Two
-   * concurrent callers never receive the same claim. Its cost follows what is due, not
-   * what is stored: a store reads only passcodes whose email is not sent for their
-   * current expiry (the SQL store through partial indexes, with `SKIP LOCKED`).
+   * Claims due notifications that are neither sent nor claimed by a live lease, of
+   * passcodes that are not disabled (SPEC §5.38). Two concurrent callers never receive
+   * the same claim. Its cost follows what is due, not what is stored: a store reads
+   * only passcodes whose email is not sent for their current expiry (the SQL store
+   * through partial indexes, with `SKIP LOCKED`).
    */
   claimNotifications(request: ClaimRequest): Promise<NotificationClaim[]>
   /** Records that the claimed notification was sent. `false` when the claim was lost. */

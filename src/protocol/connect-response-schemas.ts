@@ -145,7 +145,7 @@ export const serverErrorBodySchema: z.ZodType<FailureBody> = failureBody(z.liter
  * @example
  * ```ts
  * import { z } from 'zod'
- * import { connectResponseSchemas } from 'passcode-auth'
+ * import { connectResponseSchemas } from './connect-response-schemas'
  *
  * const responses = Object.fromEntries(
  *   Object.entries(connectResponseSchemas).map(([status, schema]) => [status, z.toJSONSchema(schema)]),

@@ -1,3 +1,4 @@
+import { z } from 'zod'
 import { InvalidInputError, PasscodeAuthError, type PasscodeAuthErrorCode } from '../core/errors'
 
 /**
@@ -67,6 +68,25 @@ export const MANAGEMENT_ERROR_STATUS: Readonly<Record<ManagementErrorCode, numbe
   ERR_STORAGE_UNAVAILABLE: 503,
   ERR_STORAGE_TIMEOUT: 504,
 })
+
+/**
+ * The schema of {@link ManagementErrorBody}, from which docs/management-openapi.json
+ * describes every failure; its codes are the keys of {@link MANAGEMENT_ERROR_STATUS}.
+ *
+ * @example
+ * ```ts
+ * managementErrorBodySchema.parse(managementFailure('ERR_NOT_FOUND', 'No such route').body)
+ * ```
+ */
+export const managementErrorBodySchema: z.ZodType<ManagementErrorBody> = z
+  .object({
+    error: z.object({
+      code: z.enum(Object.keys(MANAGEMENT_ERROR_STATUS) as [ManagementErrorCode, ...ManagementErrorCode[]]).describe('Machine-readable.'),
+      message: z.string().describe('For people; never a passcode value, key or stack.'),
+      field: z.string().optional().describe('The input field at fault (`name`, `expiry`, `validity.days`), for ERR_INVALID_INPUT.'),
+    }),
+  })
+  .describe('Every failure of the management API.')
 
 /**
  * A management API failure before serialisation.

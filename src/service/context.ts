@@ -12,7 +12,7 @@ import type { UsageRecorder } from './usage/usage-recorder'
 import type { ServiceTelemetry } from './telemetry/telemetry'
 
 /** Why a credential's own account is refused with it; none of these changes by time passing alone, save into `expired`. */
-export type OwnerRefusal = 'not_accepted' | 'revoked' | 'expired'
+export type OwnerRefusal = 'not_accepted' | 'revoked' | 'disabled' | 'expired'
 
 /** One verification read: what the store found for the passcode's hash, and that hash. */
 export interface CredentialRead {

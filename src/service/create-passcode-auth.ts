@@ -56,9 +56,10 @@ export interface PasscodeAuth {
    */
   pepperReport(): Promise<PepperReport>
   /**
-   * Stops listening to store invalidations and writes the last uses this instance has
-   * not flushed yet (SPEC §5.27). Call it before closing the store. The store itself
-   * stays open.
+   * Stops listening to store invalidations and every timer of this instance, and
+   * writes the last uses it has not flushed yet (SPEC §5.27), retrying a failed write
+   * once. Call it before closing the store; the store itself stays open. Idempotent:
+   * a second call, or one made while the first runs, returns the same promise.
    */
   close(): Promise<void>
 }
@@ -136,6 +137,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   const authenticate = withAdapterHints((input: CredentialsInput) => traced(input), { usesClientAddress, cached })
   const connect = createConnect(context, traced)
 
+  let closing: Promise<void> | undefined
   const auth: PasscodeAuth = {
     passcodes: createPasscodesApi(context),
     userPasscodes: createUserPasscodesApi(context),
@@ -149,9 +151,12 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
       if (report === undefined) throw new ConfigurationError('The passcode store cannot count its hashes by pepper (no countHashesByPepper)')
       return report
     },
-    async close() {
-      unsubscribe?.()
-      await usage?.close()
+    close() {
+      closing ??= (async () => {
+        unsubscribe?.()
+        await usage?.close()
+      })()
+      return closing
     },
   }
   return auth

@@ -4,7 +4,7 @@ import type { FailureReason } from '../protocol/outcomes'
 import type { NotificationFailureReason } from './notifier/notification-report'
 
 /**
- * What every {@link AuditEvent} but `notifier.failed` and `usage.flush_failed` carries.
+ * What every {@link AuditEvent} but `notifier.failed`, `usage.flush_failed`, `config.no_pepper` and `limiter.no_client_address` carries.
  *
  * @example
  * ```ts
@@ -38,12 +38,12 @@ export interface ManagementEventBase extends EventBase {
 
 /**
  * What the `onEvent` hook receives (SPEC §5.18). Events carry IDs, names, hints and
- * reasons, never a passcode value, pepper or key.
+ * reasons, never a passcode value, pepper or key (nor a description: it is free text).
  */
 export type AuditEvent =
   | (ManagementEventBase & {
-      /** What happened. */
-      readonly type: 'passcode.created' | 'passcode.deleted'
+      /** What happened; `passcode.disabled` and `passcode.enabled` only when the state changed (SPEC §5.38). */
+      readonly type: 'passcode.created' | 'passcode.deleted' | 'passcode.disabled' | 'passcode.enabled'
       /** The passcode concerned. */
       readonly passcodeId: string
       /** Its name (after the change, for an update). */
@@ -61,7 +61,7 @@ export type AuditEvent =
       /** Its hint (prefix and last 4 characters), never the value. */
       readonly hint: string
       /** Which fields the update changed. */
-      readonly changed: readonly ('name' | 'expiry' | 'partners')[]
+      readonly changed: readonly ('name' | 'expiry' | 'partners' | 'description')[]
     })
   | (ManagementEventBase & {
       /** What happened. */
@@ -134,7 +134,7 @@ export type AuditEvent =
       readonly at: Date
       /** How many passcodes the failed flush held. */
       readonly passcodes: number
-      /** How many of them were dropped (already retried once, or the service is closing). */
+      /** How many of them were dropped (already retried once; `close()` retries at once instead of at the next flush). */
       readonly dropped: number
       /** What went wrong, without secrets. */
       readonly error: string
@@ -149,6 +149,21 @@ export type AuditEvent =
       /** When it was reported. */
       readonly at: Date
       /** What to do about it, for an operator; names no secret. */
+      readonly message: string
+    }
+
+  | {
+      /**
+       * Reported once per service, at the first request that reaches the per-address
+       * limiter without a client address (SPEC §5.37): the adapter cannot see one (a
+       * Fetch handler called without it, a Hono app without `clientAddress`) or the
+       * caller of `authenticate` passed none. Such requests share one count, `unknown`,
+       * so the per-address limit still applies to them, together.
+       */
+      readonly type: 'limiter.no_client_address'
+      /** When it was reported. */
+      readonly at: Date
+      /** What it means and how to pass the address, for an operator. */
       readonly message: string
     }
 

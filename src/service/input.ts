@@ -1,28 +1,52 @@
 import { z } from 'zod'
 import type { AcceptedPasscodes, AccountPasscodeExpiry, Actor, UserPasscodeValidity } from '../core/entities'
 import { InvalidInputError } from '../core/errors'
+import { ownData, printableName } from '../core/own-data'
+import { acceptedPasscodesSchema, setAcceptedPasscodesBodySchema } from '../protocol/management-schemas'
 import {
   ACCOUNT_EXPIRY_DAYS,
+  checkPasscodeDescription,
   checkPasscodeName,
   isPartnerNameLookable,
-  isVisibleAscii,
   MAX_BOUND_PARTNERS,
+  MAX_DESCRIPTION_LENGTH,
   MAX_IDENTIFIER_LENGTH,
+  MAX_NAME_LENGTH,
   MAX_PARTNER_NAME_LENGTH,
   ROTATION_OVERLAP_MINUTES,
   USER_VALIDITY_DAYS,
 } from '../core/rules'
 
+// isVisibleAscii (core/rules.ts) in checks that JSON Schema can show: minLength, maxLength, pattern.
+const IDENTIFIER_RULE = `must be 1 to ${MAX_IDENTIFIER_LENGTH} visible ASCII characters`
 const identifier = z
   .string({ error: 'must be a string' })
-  .refine(isVisibleAscii, { message: `must be 1 to ${MAX_IDENTIFIER_LENGTH} visible ASCII characters` })
+  .min(1, IDENTIFIER_RULE)
+  .max(MAX_IDENTIFIER_LENGTH, IDENTIFIER_RULE)
+  .regex(/^[\x21-\x7E]*$/, IDENTIFIER_RULE)
 
-const name = z.string({ error: 'must be a string' }).transform((value, context) => {
-  const checked = checkPasscodeName(value)
-  if (checked.ok) return checked.name
-  context.addIssue({ code: 'custom', message: checked.reason })
-  return z.NEVER
-})
+const name = z
+  .string({ error: 'must be a string' })
+  .transform((value, context) => {
+    const checked = checkPasscodeName(value)
+    if (checked.ok) return checked.name
+    context.addIssue({ code: 'custom', message: checked.reason })
+    return z.NEVER
+  })
+  .describe(`1 to ${MAX_NAME_LENGTH} characters once trimmed, none invisible; unique in the account, case-insensitively.`)
+
+// null clears it, as '' does.
+const description = z
+  .string({ error: `must be text of at most ${MAX_DESCRIPTION_LENGTH} characters, or null` })
+  .nullable()
+  .transform((value, context) => {
+    if (value === null) return ''
+    const checked = checkPasscodeDescription(value)
+    if (checked.ok) return checked.description
+    context.addIssue({ code: 'custom', message: checked.reason })
+    return z.NEVER
+  })
+  .describe(`What the passcode is for: 0 to ${MAX_DESCRIPTION_LENGTH} characters once trimmed, in NFC; newlines allowed (\\r\\n is stored as \\n), no other control character; null or '' clears it.`)
 
 const expiry = z.union(
   [
@@ -34,7 +58,7 @@ const expiry = z.union(
       .max(ACCOUNT_EXPIRY_DAYS.max, `must be at most ${ACCOUNT_EXPIRY_DAYS.max} days`),
   ],
   { error: `must be a whole number of days (${ACCOUNT_EXPIRY_DAYS.min} to ${ACCOUNT_EXPIRY_DAYS.max}) or "forever"` },
-)
+).describe('Whole days from now, or "forever".')
 
 const partnerName = z
   .string({ error: 'must be a list of partner names' })
@@ -43,6 +67,7 @@ const partnerName = z
   .refine(isPartnerNameLookable, {
     message: `must hold partner names of at most ${MAX_PARTNER_NAME_LENGTH} characters without control characters`,
   })
+  .describe(`A whitelisted partner's name, compared trimmed and case-insensitively: at most ${MAX_PARTNER_NAME_LENGTH} characters, no control characters.`)
 
 // null: unbound. An empty list would make a passcode that works for no partner.
 const partners = z
@@ -51,7 +76,17 @@ const partners = z
   .max(MAX_BOUND_PARTNERS, `must name at most ${MAX_BOUND_PARTNERS} partners`)
   .nullable()
 
-const schemas = {
+/**
+ * The schema of each input of the management operations, by kind. {@link parseInput}
+ * checks with them; scripts/management-openapi.ts turns the request bodies among them
+ * into docs/management-openapi.json. Not part of the package's entry points.
+ *
+ * @example
+ * ```ts
+ * inputSchemas.rotate.safeParse({ overlapMinutes: 60 }).success // true
+ * ```
+ */
+export const inputSchemas = {
   actor: z.object({
     userId: identifier,
     role: z.enum(['admin', 'member'], { error: 'must be "admin" or "member"' }),
@@ -60,12 +95,14 @@ const schemas = {
   accountId: identifier,
   userId: identifier,
   passcodeId: identifier,
-  create: z.strictObject({ name, expiry, partners: partners.optional() }),
+  create: z.strictObject({ name, expiry, partners: partners.optional(), description: description.optional() }),
   update: z
-    .strictObject({ name: name.optional(), expiry: expiry.optional(), partners: partners.optional() })
-    .refine((patch) => patch.name !== undefined || patch.expiry !== undefined || patch.partners !== undefined, {
-      message: 'must change the name, the expiry or the partners',
-    }),
+    .strictObject({ name: name.optional(), expiry: expiry.optional(), partners: partners.optional(), description: description.optional() })
+    .refine(
+      (patch) => patch.name !== undefined || patch.expiry !== undefined || patch.partners !== undefined || patch.description !== undefined,
+      { message: 'must change the name, the expiry, the partners or the description' },
+    )
+    .describe('At least one of `name`, `expiry`, `partners`, `description`; `partners: null` unbinds, `description: null` or `\'\'` clears.'),
   rotate: z.strictObject(
     {
       overlapMinutes: z
@@ -96,42 +133,39 @@ const schemas = {
       { error: 'must be { type: "finite", days } or { type: "infinite" }' },
     ),
   }),
-  accepted: z.enum(['account', 'user', 'both'], { error: 'must be "account", "user" or "both"' }),
+  accepted: acceptedPasscodesSchema,
+  // The body of the management API's `PUT /account`: the setting, and nothing else.
+  accountSettings: setAcceptedPasscodesBodySchema,
 }
 
-type Schemas = typeof schemas
+type Schemas = typeof inputSchemas
 
 /**
  * Validates one input with its schema; the error names the field (`expiry`,
  * `validity.days`, `actor.role`) and the rule, never the value.
  */
 export function parseInput<K extends keyof Schemas>(kind: K, field: string, value: unknown): z.output<Schemas[K]> {
-  const result = schemas[kind].safeParse(ownData(value, 0))
+  const result = inputSchemas[kind].safeParse(ownData(value))
   if (result.success) return result.data as z.output<Schemas[K]>
-  const issue = result.error.issues[0]!
-  const path = [field, ...issue.path.map(String)].filter((part) => part !== '').join('.')
+  // An unknown field first: it is the likelier mistake (a typo) than the field it leaves out.
+  const issue = result.error.issues.find((candidate) => candidate.code === 'unrecognized_keys') ?? result.error.issues[0]!
+  const path = [field, ...issue.path.map((part) => printableName(String(part)))].filter((part) => part !== '').join('.')
   throw new InvalidInputError(path || 'input', issueMessage(issue))
 }
 
 function issueMessage(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}`
+  // The caller chose the name: escaped, so no control character reaches a message or a log line.
+  if (issue.code === 'unrecognized_keys') return `unknown field ${issue.keys.map((k) => `"${printableName(k)}"`).join(', ')}`
   // zod's own text would read "Invalid input: Invalid input: expected object, received null".
   if (issue.code === 'invalid_type' && issue.expected === 'object') return 'must be an object'
   return issue.message
 }
 
-/**
- * The input's own enumerable properties only, copied: a `role: 'admin'` inherited from a
- * prototype is not the actor's role (zod reads inherited properties too), and a getter
- * cannot answer differently to the check and to the use.
- */
-function ownData(value: unknown, depth: number): unknown {
-  if (typeof value !== 'object' || value === null || depth > 4) return value
-  if (Array.isArray(value)) return value.map((item) => ownData(item, depth + 1))
-  const copy: Record<string, unknown> = {}
-  for (const key of Object.keys(value)) copy[key] = ownData((value as Record<string, unknown>)[key], depth + 1)
-  return copy
-}
+// Input is read through `ownData` (core/own-data.ts): its own enumerable properties only,
+// copied into objects without a prototype. A `role: 'admin'` inherited from a prototype
+// (a polluted `Object.prototype` included) is not the actor's role (zod reads inherited
+// properties too), a `__proto__` key is an unknown field rather than a new prototype, and
+// a getter cannot answer differently to the check and to the use.
 
 /** Input of `passcodes.create`. */
 export interface CreatePasscodeInput {
@@ -145,6 +179,12 @@ export interface CreatePasscodeInput {
    * @default null
    */
   readonly partners?: readonly string[] | null
+  /**
+   * What the passcode is for (SPEC §5.39): up to 500 characters after trimming, in NFC,
+   * newlines allowed (`\r\n` is stored as `\n`), no other control character.
+   * @default '' (none)
+   */
+  readonly description?: string | null
 }
 
 /** Input of `passcodes.update`: at least one field. */
@@ -155,6 +195,8 @@ export interface UpdatePasscodeInput {
   readonly expiry?: AccountPasscodeExpiry
   /** A new binding to whitelisted partners, or `null` to unbind. Takes effect at once on every instance. */
   readonly partners?: readonly string[] | null
+  /** A new description, as at create; `''` or `null` removes it. */
+  readonly description?: string | null
 }
 
 /** Input of `passcodes.rotate`. */

@@ -17,6 +17,13 @@ export const objectWithMethods = <T>(what: string, ...names: string[]) =>
   z.custom<T>((value) => hasMethods(value, ...names), { message: `must be ${what}` })
 
 /**
+ * What an option group left out is parsed from (`.prefault(noOptions)`): `{}` without a
+ * prototype, so a polluted `Object.prototype` adds no option to it (zod's strict check
+ * lists inherited keys too).
+ */
+export const noOptions = (): Record<string, never> => Object.create(null) as Record<string, never>
+
+/**
  * Bytes: any `Uint8Array` (Node's `Buffer` included), whatever buffer it views. Unlike
  * `z.instanceof(Uint8Array)`, its type is the documented `Uint8Array`, not only the
  * ones over an `ArrayBuffer`.

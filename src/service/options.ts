@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { InvalidOptionsError } from '../core/errors'
+import { ownOptions, printableName, type OptionGroups } from '../core/own-data'
 import { DEFAULT_PASSCODE_PREFIX, isValidPrefix } from '../core/passcode-format'
 import { MAX_ACCOUNT_PASSCODES } from '../core/rules'
 import { EXPIRING_SOON_DAYS } from '../core/status'
@@ -13,7 +14,7 @@ import type { AuditEvent } from './events'
 import { rateLimitSchema, type RateLimitOptions } from './limiter/options'
 import type { NotificationTemplate } from './notifier/notification-messages'
 import { mailerSchema, notifierSchema, recipientsSchema, templatesSchema } from './notifier/options'
-import { functionOption, hasMethods, objectWithMethods } from './option-checks'
+import { functionOption, hasMethods, noOptions, objectWithMethods } from './option-checks'
 import type { SameOptions } from './same-options'
 import type { TelemetryOptions } from './telemetry/otel-api'
 import { telemetrySchema } from './telemetry/options'
@@ -61,13 +62,32 @@ export interface PasscodeAuthOptions {
    */
   encryptionKeys?: readonly EncryptionKey[]
   /**
-   * Server secret (≥ 16 bytes) that keys the passcode hash (HMAC-SHA256), or a list of
-   * them for rotation (SPEC §5.28): the first keys new hashes, every one verifies, and a
-   * passcode that verifies under a later one is re-hashed under the first. `null` in the
-   * list stands for "no pepper" (plain SHA-256), so a deployment that ran without one
+   * Server secret (≥ 16 bytes) that keys the passcode hash (HMAC-SHA256), or several
+   * while one replaces another, at most 8 in all, each once:
+   * - a list (SPEC §5.28): the first keys new hashes, every one verifies, and a passcode
+   *   that verifies under a later one is re-hashed under the first (the later ones are
+   *   `previous` peppers below);
+   * - `{ current, next, previous }` for a rolling change across a fleet (SPEC §5.34):
+   *   `current` keys new hashes; each `previous` pepper verifies and a passcode that
+   *   verifies under it is re-hashed to `current`; each `next` pepper verifies only and
+   *   is never re-hashed to or away from, so instances one step apart in a rolling
+   *   deploy both accept every passcode (docs/security.md, "Rotating the pepper").
+   *
+   * `null` stands for "no pepper" (plain SHA-256), so a deployment that ran without one
    * adds one with `[newPepper, null]`. @default none: SHA-256
    */
-  pepper?: string | Uint8Array | readonly (string | Uint8Array | null)[]
+  pepper?:
+    | string
+    | Uint8Array
+    | readonly (string | Uint8Array | null)[]
+    | {
+        /** Keys new hashes; `null` is plain SHA-256. */
+        current: string | Uint8Array | null
+        /** Peppers that verify only: the one a rolling change is about to make current. None when left out. */
+        next?: readonly (string | Uint8Array | null)[]
+        /** Peppers that verify and whose hashes are re-hashed to `current` on use. None when left out. */
+        previous?: readonly (string | Uint8Array | null)[]
+      }
   /** Prefix of generated passcodes. @default 'psc' */
   prefix?: string
   /** Rule limits. @default { maxAccountPasscodes: 100, expiringSoonDays: 30 } */
@@ -174,7 +194,7 @@ const limitsSchema = z
 
 // Each feature owns the schema of its options (and states their defaults once); this
 // object only composes them, with the few options that belong to the service as a whole.
-// An object option left out is parsed from `{}` (`prefault`), so its fields' own
+// An object option left out is parsed from `{}` (`prefault(noOptions)`), so its fields' own
 // defaults fill it.
 export const optionsSchema = z
   .object({
@@ -191,13 +211,13 @@ export const optionsSchema = z
       .string()
       .refine(isValidPrefix, { message: 'must be 2 to 16 characters of [a-z0-9] starting with a letter' })
       .default(DEFAULT_PASSCODE_PREFIX),
-    limits: limitsSchema.prefault({}),
-    cache: cacheSchema.prefault({}),
+    limits: limitsSchema.prefault(noOptions),
+    cache: cacheSchema.prefault(noOptions),
     timeoutMs: z.number().int().min(1).max(600_000).default(2_000),
     allowReactivation: z.boolean().default(false),
     sunsetHeader: z.boolean().default(true),
     rateLimit: rateLimitSchema.default(false),
-    usage: usageSchema.prefault({}),
+    usage: usageSchema.prefault(noOptions),
     onEvent: functionOption<(event: AuditEvent) => void | Promise<void>>('a function').optional(),
     telemetry: telemetrySchema.optional(),
   })
@@ -212,15 +232,33 @@ void schemaAcceptsExactlyTheDocumentedOptions
 export type ResolvedOptions = z.output<typeof optionsSchema>
 
 /**
+ * The options objects nested in the options, read like the options themselves: own
+ * properties only (see `ownOptions`). Their other values (the store, the mailer, a
+ * tracer) are the host's objects, kept as they are.
+ */
+const OPTION_GROUPS: OptionGroups = {
+  templates: {},
+  notifier: {},
+  limits: {},
+  cache: { refusals: {} },
+  rateLimit: {},
+  usage: {},
+  telemetry: {},
+  pepper: {},
+}
+
+/**
  * Validates options once, at construction. The error names the first bad option and
- * never echoes its value (it may be a secret).
+ * never echoes its value (it may be a secret). Only the options' own properties are
+ * read, and the result has no prototype: a polluted `Object.prototype` neither adds
+ * an option nor fills one left out, and a `__proto__` key is an unknown option.
  */
 export function resolveOptions(options: unknown): ResolvedOptions {
-  const result = optionsSchema.safeParse(options)
-  if (result.success) return result.data
+  const result = optionsSchema.safeParse(ownOptions(options, OPTION_GROUPS))
+  if (result.success) return ownOptions(result.data, OPTION_GROUPS)
   const issue = deepestIssue(result.error.issues[0]!)
-  const path = issue.path.length > 0 ? issue.path.join('.') : 'options'
-  const message = issue.code === 'unrecognized_keys' ? `unknown option ${issue.keys.map((k) => `\`${k}\``).join(', ')}` : issue.message
+  const path = issue.path.length > 0 ? issue.path.map((part) => printableName(String(part))).join('.') : 'options'
+  const message = issue.code === 'unrecognized_keys' ? `unknown option ${issue.keys.map((k) => `\`${printableName(k)}\``).join(', ')}` : issue.message
   throw new InvalidOptionsError(path, message)
 }
 

@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { DAY_MS, PASSCODE_PATTERN } from '../../src/index'
+import { PASSCODE_PATTERN } from '../../src/index'
+import { DAY_MS } from '../../src/core/time'
 import { browserAvailability, launchBrowser } from '../helpers/browser'
 import { PEOPLE, startBrowserHost, type BrowserHost } from './browser-host'
 
@@ -299,6 +300,21 @@ describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), 
     await expect(cell.textContent()).resolves.toBe(hostile.slice(0, 64).trim())
     await expect(page.locator('main img, main script').count()).resolves.toBe(0)
     await expect(page.evaluate(() => (window as { __xss?: number }).__xss)).resolves.toBeUndefined()
+  })
+
+  it('shows a disabled passcode as "Disabled", and its description as text under its name, newlines kept', async () => {
+    const description = 'For <b>Acme</b> <img src=x onerror="window.__xss=3">\nsecond line'
+    const { passcode } = await host.auth.passcodes.create(PEOPLE.admin.actor, 'acc_1', { name: 'Paused export', expiry: 90, description })
+    await host.auth.passcodes.disable(PEOPLE.admin.actor, 'acc_1', passcode.id)
+    const page = await signIn('admin')
+    const line = page.getByRole('row').filter({ hasText: 'Paused export' })
+    await line.getByRole('cell', { name: 'Disabled' }).waitFor()
+    const shown = line.locator('.description')
+    await expect(shown.textContent()).resolves.toBe(description)
+    await expect(shown.evaluate((element) => element.getClientRects().length > 0 && getComputedStyle(element).whiteSpace)).resolves.toBe('pre-line')
+    await expect(page.locator('main img, main b').count()).resolves.toBe(0)
+    await expect(page.evaluate(() => (window as { __xss?: number }).__xss)).resolves.toBeUndefined()
+    await host.auth.passcodes.delete(PEOPLE.admin.actor, 'acc_1', passcode.id)
   })
 
   it('refuses a cross-site request that rides on the signed-in cookie (CSRF) and cannot be framed', async () => {

@@ -22,7 +22,9 @@ class FakeConnection extends EventEmitter implements ListenConnection {
   async connect(): Promise<void> {
     if (this.fails) throw new Error('connect ECONNREFUSED (simulated)')
   }
-  async query(): Promise<void> {}
+  async query(): Promise<void> {
+      // nothing to run
+    }
   async end(): Promise<void> {
     this.ended = true
   }

@@ -22,14 +22,14 @@ export interface ScaleSeed {
   readonly to: number
   /** UTC milliseconds the statuses are relative to. */
   readonly now: number
-  /** A schema before version 4: the emails sent are in the notifications table only. */
-  readonly beforeVersion4?: boolean
+  /** A schema before version 6: the emails sent are in the notifications table only. */
+  readonly beforeVersion6?: boolean
 }
 
 const DAY = '86400000::bigint'
 
 /** The statements that seed one range, in order (each set-based, one round trip). */
-export function scaleSeedStatements({ schema: s, from, to, now, beforeVersion4 = false }: ScaleSeed): { text: string; params: unknown[] }[] {
+export function scaleSeedStatements({ schema: s, from, to, now, beforeVersion6 = false }: ScaleSeed): { text: string; params: unknown[] }[] {
   const last = to - 1
   const accountRows = `
     SELECT i, i % 100 AS g,
@@ -50,14 +50,14 @@ export function scaleSeedStatements({ schema: s, from, to, now, beforeVersion4 =
     {
       text: `INSERT INTO ${s}.account_passcodes
           (id, account_id, name, name_key, hash, hint, expiry_days, created_at, updated_at, expires_at, pepper_id,
-           last_used_at${beforeVersion4 ? '' : ', soon_sent_for, expired_sent_for'})
+           last_used_at${beforeVersion6 ? '' : ', soon_sent_for, expired_sent_for'})
         SELECT 'pc_' || lpad(i::text, 10, '0'), 'acc_' || (i / 100), 'Passcode ' || i, 'passcode ' || i,
           md5('a' || i) || md5('A' || i), '…' || substr(md5('a' || i), 1, 4),
           CASE WHEN expires_at IS NULL THEN NULL ELSE 365 END,
           coalesce(expires_at - 365 * ${DAY}, $3::bigint - 800 * ${DAY}), coalesce(expires_at - 365 * ${DAY}, $3::bigint - 800 * ${DAY}),
           expires_at, CASE WHEN i % 10 = 0 THEN 'p0' ELSE 'p1' END,
           CASE WHEN i % 3 = 0 THEN NULL ELSE $3::bigint - (i % 1000) * 60000 END
-          ${beforeVersion4 ? '' : ', CASE WHEN g >= 10 AND g < 60 OR g >= 90 THEN expires_at END, CASE WHEN g >= 10 AND g < 60 THEN expires_at END'}
+          ${beforeVersion6 ? '' : ', CASE WHEN g >= 10 AND g < 60 OR g >= 90 THEN expires_at END, CASE WHEN g >= 10 AND g < 60 THEN expires_at END'}
         FROM (${accountRows}) AS r`,
       params: [from, last, now],
     },

@@ -127,7 +127,7 @@ describe('createAuthenticateRequest (the one warm path of every requirePasscode)
     expect(await answer(auth, headersOf('acc_1', value))).toMatchObject({ sync: true, outcome: { ok: true } })
     const limited = await answer(auth, other(value))
     expect(limited).toMatchObject({ sync: false, outcome: { ok: false, reason: 'rate_limited', statusCode: 429 } })
-    expect(limited.outcome.ok === false && limited.outcome.headers).toEqual({ 'retry-after': '5' })
+    expect(!limited.outcome.ok && limited.outcome.headers).toEqual({ 'retry-after': '5' })
     expect(events.at(-1)).toMatchObject({ type: 'auth.failed', reason: 'rate_limited', statusCode: 429 })
     // Once the window has passed, the cached credentials hit at once from there too.
     clock.advance(5_001)

@@ -1,5 +1,5 @@
 import { once } from 'node:events'
-import { createServer, type RequestListener } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express5 from 'express'
 import express4 from 'express4'
@@ -7,14 +7,16 @@ import fastify5, { type FastifyInstance } from 'fastify'
 import fastify4 from 'fastify4'
 import Koa3 from 'koa'
 import Koa2 from 'koa2'
-import type { CorsOptions, PasscodeAuth } from '../../src/index'
+import { nodeConnectHandler, nodeRequirePasscode, type CorsOptions, type PasscodeAuth } from '../../src/index'
 import { connectHandler, requirePasscode as expressRequirePasscode } from '../../src/express/index'
 import { passcodeAuthPlugin } from '../../src/fastify/index'
 import { connectMiddleware, requirePasscode as koaRequirePasscode } from '../../src/koa/index'
 import type { HttpTarget, RunningApp } from '../conformance/http'
 
 /** Adapter options the conformance suite varies: CORS on `/v1/connect`. */
-type AdapterOptions = { readonly cors?: CorsOptions }
+interface AdapterOptions {
+  readonly cors?: CorsOptions
+}
 
 /** The Express app of the suite: `GET /v1/connect` and the protected example route. */
 export function expressApp(express: typeof express5, auth: PasscodeAuth, options?: AdapterOptions) {
@@ -44,6 +46,27 @@ export function koaApp(Koa: typeof Koa3, auth: PasscodeAuth, options?: AdapterOp
   return app
 }
 
+/** The suite's app on Node's own `http` server, no framework: `nodeConnectHandler` and `nodeRequirePasscode`. */
+export function nodeApp(auth: PasscodeAuth, options?: AdapterOptions): (request: IncomingMessage, response: ServerResponse) => Promise<unknown> {
+  const connect = nodeConnectHandler(auth, options)
+  const guard = nodeRequirePasscode(auth)
+  return async (request, response) => {
+    const path = (request.url ?? '/').split('?', 1)[0]
+    if (path === '/v1/connect') return connect(request, response)
+    if ((request.method === 'GET' || request.method === 'HEAD') && path === '/1/events.json') {
+      const answer = guard(request, response)
+      const principal = answer instanceof Promise ? await answer : answer
+      if (principal === undefined) return
+      const body = JSON.stringify(principal)
+      response.setHeader('content-type', 'application/json; charset=utf-8')
+      response.setHeader('content-length', Buffer.byteLength(body))
+      return void response.end(body)
+    }
+    response.statusCode = 404
+    response.end('Not Found')
+  }
+}
+
 /** The Fastify app of the suite: the plugin plus the protected example route; `configure` runs before `ready()`. */
 export async function fastifyApp(
   fastify: typeof fastify5,
@@ -59,8 +82,12 @@ export async function fastifyApp(
   return app
 }
 
-/** Serves a Node request listener on 127.0.0.1, port 0. */
-export async function listen(listener: RequestListener): Promise<RunningApp> {
+/**
+ * Serves a Node request listener on 127.0.0.1, port 0. The listener may return a promise
+ * (Koa's `app.callback()`, a Fetch adapter's): it answers its own errors, and Node ignores
+ * what a listener returns.
+ */
+export async function listen(listener: (request: IncomingMessage, response: ServerResponse) => unknown): Promise<RunningApp> {
   const server = createServer(listener)
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
@@ -83,7 +110,7 @@ export async function listenFastify(app: FastifyInstance): Promise<RunningApp> {
 // fastify4's instance type is its own package's; at run time the plugin works on both.
 const asFastify = (factory: unknown) => factory as typeof fastify5
 
-/** Express 4 and 5, Fastify 4 and 5, Koa 2 and 3. */
+/** Express 4 and 5, Fastify 4 and 5, Koa 2 and 3, and Node's own `http` with no framework. */
 export const FRAMEWORKS: readonly HttpTarget[] = [
   { name: 'express 4', start: (auth, options) => listen(expressApp(express4, auth, options)) },
   { name: 'express 5', start: (auth, options) => listen(expressApp(express5, auth, options)) },
@@ -95,4 +122,5 @@ export const FRAMEWORKS: readonly HttpTarget[] = [
   { name: 'fastify 5', start: async (auth, options) => listenFastify(await fastifyApp(fastify5, auth, undefined, options)) },
   { name: 'koa 2', start: (auth, options) => listen(koaApp(Koa2, auth, options).callback()) },
   { name: 'koa 3', start: (auth, options) => listen(koaApp(Koa3, auth, options).callback()) },
+  { name: 'node http', start: (auth, options) => listen(nodeApp(auth, options)) },
 ]

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { DAY_MS, InvalidOptionsError, MailerError as CoreMailerError } from '../../src/index'
+import { InvalidOptionsError, MailerError as CoreMailerError } from '../../src/index'
+import { DAY_MS } from '../../src/core/time'
 import { MailerError, SMTP_DEFAULT_TIMEOUTS, smtpMailer, type SmtpMailerOptions } from '../../src/mailers/smtp/index'
 import { admin, setup } from '../helpers/service'
 import { bodyOf, parseMime } from './mime'

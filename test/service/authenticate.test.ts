@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
-import { createPasscodeAuth, DAY_MS, generatePasscode, type PasscodeStore } from '../../src/index'
+import { createPasscodeAuth, generatePasscode, type PasscodeStore } from '../../src/index'
+import { DAY_MS } from '../../src/core/time'
 import { memoryStore } from '../../src/memory'
 import { admin, INVALID_CREDENTIALS, setup } from '../helpers/service'
 

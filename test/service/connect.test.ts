@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
-import { DAY_MS, generatePasscode, type PasscodeStore } from '../../src/index'
+import { generatePasscode, type PasscodeStore } from '../../src/index'
+import { DAY_MS } from '../../src/core/time'
 import { memoryStore } from '../../src/memory'
 import { admin, INVALID_CREDENTIALS, setup } from '../helpers/service'
 

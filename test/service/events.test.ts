@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createPasscodeAuth, DAY_MS, generatePasscode } from '../../src/index'
+import { createPasscodeAuth, generatePasscode } from '../../src/index'
+import { DAY_MS } from '../../src/core/time'
 import { memoryStore } from '../../src/memory'
 import { admin, setup, TEST_KEY } from '../helpers/service'
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigurationError, DAY_MS, type AuditEvent } from '../../src/index'
+import { ConfigurationError, type AuditEvent } from '../../src/index'
+import { DAY_MS } from '../../src/core/time'
 import { memoryMailer } from '../../src/memory'
 import { admin, setup } from '../helpers/service'
 import { everyOtherCall, everyone, reportKey, scriptedMailer, sentKeys, tally } from './notify-fixtures'

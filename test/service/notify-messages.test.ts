@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { DAY_MS, defaultNotificationTemplates, escapeHtml, type NotificationMessageData } from '../../src/index'
+import { defaultNotificationTemplates, type NotificationMessageData } from '../../src/index'
+import { DAY_MS } from '../../src/core/time'
+import { escapeHtml } from '../../src/service/notifier/notification-messages'
 import { memoryMailer } from '../../src/memory'
 import { admin, setup } from '../helpers/service'
 import { everyone } from './notify-fixtures'

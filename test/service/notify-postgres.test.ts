@@ -1,6 +1,7 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createPasscodeAuth, DAY_MS, startExpiryNotifier, type NotificationReport, type PasscodeAuth } from '../../src/index'
+import { createPasscodeAuth, startExpiryNotifier, type NotificationReport, type PasscodeAuth } from '../../src/index'
+import { DAY_MS } from '../../src/core/time'
 import { migrate, postgresStore } from '../../src/stores/postgres/index'
 import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
 import { admin, manualClock } from '../helpers/service'

@@ -1,14 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import {
-  CapReachedError,
-  DAY_MS,
-  DuplicateNameError,
-  ForbiddenError,
-  InvalidInputError,
-  NotFoundError,
-  ReactivationRefusedError,
-} from '../../src/index'
+import { CapReachedError, DuplicateNameError, ForbiddenError, InvalidInputError, NotFoundError, ReactivationRefusedError } from '../../src/index'
+import { DAY_MS } from '../../src/core/time'
 import { admin, member, settingsWriter, setup } from '../helpers/service'
 
 describe('SPEC 2 account passcodes', () => {

@@ -35,6 +35,29 @@ describe('SPEC 5.28 the pepper option', () => {
     expect(create(Array.from({ length: 9 }, (_, i) => `${i}`.repeat(16)))).toThrow(InvalidOptionsError)
   })
 
+  it('validates the roles of a rolling change (SPEC 5.34): 8 peppers at most in all, none twice across the roles', () => {
+    const create = (pepper: unknown) => () => createPasscodeAuth({ store: memoryStore(), pepper: pepper as string })
+    const [a, b, c] = ['a'.repeat(16), 'b'.repeat(16), 'c'.repeat(16)]
+    expect(create({ current: a })).not.toThrow()
+    expect(create({ current: a, next: [b] })).not.toThrow()
+    expect(create({ current: b, previous: [a, null], next: [c] })).not.toThrow()
+    expect(create({ current: null, next: [a] })).not.toThrow()
+    expect(create({ current: a, next: [a] })).toThrow(/`pepper`: must not hold the same pepper twice/)
+    expect(create({ current: a, next: [b], previous: [b] })).toThrow(/twice/)
+    expect(create({ current: a, next: ['short'] })).toThrow(/`pepper\.next\.0`: must be at least 16 bytes/)
+    expect(create({ next: [a] })).toThrow(/pepper/)
+    expect(create({ current: a, later: [b] })).toThrow(/unknown option `later`/)
+    expect(create({ current: a, previous: Array.from({ length: 8 }, (_, i) => `${i}`.repeat(16)) })).toThrow(/at most 8 peppers in all/)
+    expect(create({ current: a, previous: Array.from({ length: 6 }, (_, i) => `${i}`.repeat(16)), next: [b] })).not.toThrow()
+  })
+
+  it('reports running without a pepper for { current: null } too', () => {
+    vi.stubEnv('NODE_ENV', 'production')
+    const events: AuditEvent[] = []
+    createPasscodeAuth({ store: memoryStore(), pepper: { current: null, next: ['p'.repeat(32)] }, onEvent: (event) => void events.push(event) })
+    expect(events).toEqual([expect.objectContaining({ type: 'config.no_pepper' })])
+  })
+
   it('throws a ConfigurationError for the report when the store cannot count', async () => {
     const { countHashesByPepper: _, ...store } = memoryStore() as PasscodeStore & Record<string, unknown>
     const auth = createPasscodeAuth({ store: store as PasscodeStore })

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
-import { createPasscodeAuth, DAY_MS, generatePasscode, InvalidOptionsError, type PasscodeStore, type RateLimitStore } from '../../src/index'
+import { createPasscodeAuth, generatePasscode, InvalidOptionsError, type PasscodeStore, type RateLimitStore } from '../../src/index'
+import { DAY_MS } from '../../src/core/time'
 import { memoryRateLimitStore, memoryStore } from '../../src/memory'
 import { adapterHintsOf } from '../../src/service/adapter-hints'
 import { admin, setup } from '../helpers/service'

@@ -1,6 +1,7 @@
 import { inspect } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { DAY_MS, ForbiddenError, NotFoundError, RotationRefusedError } from '../../src/index'
+import { ForbiddenError, NotFoundError, RotationRefusedError } from '../../src/index'
+import { DAY_MS } from '../../src/core/time'
 import { memoryStore } from '../../src/memory'
 import { admin, member, settingsWriter, setup } from '../helpers/service'
 

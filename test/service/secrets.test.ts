@@ -1,6 +1,7 @@
 import { inspect } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { DAY_MS, generatePasscode, PasscodeAuthError, type PasscodeStore } from '../../src/index'
+import { generatePasscode, PasscodeAuthError, type PasscodeStore } from '../../src/index'
+import { DAY_MS } from '../../src/core/time'
 import { memoryStore } from '../../src/memory'
 import { admin, setup } from '../helpers/service'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { DAY_MS } from '../../src/index'
+import { DAY_MS } from '../../src/core/time'
 import { admin, setup, TEST_KEY } from '../helpers/service'
 
 /**

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { DAY_MS, type PasscodeStore, type UsageEntry } from '../../src/index'
+import { type PasscodeStore, type UsageEntry } from '../../src/index'
+import { DAY_MS } from '../../src/core/time'
 import { memoryStore } from '../../src/memory'
 import { admin, setup } from '../helpers/service'
 
@@ -83,6 +84,51 @@ describe('SPEC 5.27 usage', () => {
     await auth.close()
     expect(writes).toHaveLength(1)
     expect((await store.getAccountPasscode('acc', passcode.id))?.lastUsedAt).not.toBeNull()
+  })
+
+  it('auth.close() is idempotent, stops every timer and loses no recorded use, even when its first write fails', async () => {
+    const { store, writes, failNext } = countingStore()
+    const { auth, clock, events } = setup({ store })
+    const created = []
+    for (const name of ['A', 'B', 'C']) created.push(await auth.passcodes.create(admin, 'acc', { name, expiry: 30 }))
+    for (const { value } of created) {
+      clock.advance(1_000)
+      expect((await auth.authenticate({ accountId: 'acc', passcode: value })).ok).toBe(true)
+    }
+    expect(vi.getTimerCount()).toBe(1)
+    failNext(1)
+    // Twice at once, and once more after: one close, every call resolves.
+    const first = auth.close()
+    expect(auth.close()).toBe(first)
+    await Promise.all([first, auth.close()])
+    await auth.close()
+    expect(writes).toHaveLength(2)
+    expect(events.filter((event) => event.type === 'usage.flush_failed')).toEqual([expect.objectContaining({ passcodes: 3, dropped: 0 })])
+    for (const [index, { passcode }] of created.entries()) {
+      expect((await store.getAccountPasscode('acc', passcode.id))?.lastUsedAt).toBe(clock.ms - (created.length - 1 - index) * 1_000)
+    }
+    // No timer left, and a use after close is not recorded (nothing to write it).
+    expect(vi.getTimerCount()).toBe(0)
+    expect((await auth.authenticate({ accountId: 'acc', passcode: created[0]!.value })).ok).toBe(true)
+    expect(vi.getTimerCount()).toBe(0)
+    await auth.close()
+    expect(writes).toHaveLength(2)
+  })
+
+  it('auth.close() stops listening to the store once', async () => {
+    const inner = memoryStore()
+    const unsubscribed = vi.fn()
+    const subscribe: PasscodeStore['subscribe'] = (listener) => {
+      const stop = inner.subscribe!(listener)
+      return () => {
+        unsubscribed()
+        stop()
+      }
+    }
+    const { auth } = setup({ store: { ...inner, subscribe } })
+    await Promise.all([auth.close(), auth.close()])
+    await auth.close()
+    expect(unsubscribed).toHaveBeenCalledTimes(1)
   })
 
   it('records user passcodes too, with the partner of their last connect', async () => {

@@ -1,13 +1,7 @@
 import { compactDecrypt, decodeProtectedHeader } from 'jose'
 import { describe, expect, it } from 'vitest'
-import {
-  AlreadyGrantedError,
-  ConfigurationError,
-  DAY_MS,
-  ForbiddenError,
-  InvalidInputError,
-  NotFoundError,
-} from '../../src/index'
+import { AlreadyGrantedError, ConfigurationError, ForbiddenError, InvalidInputError, NotFoundError } from '../../src/index'
+import { DAY_MS } from '../../src/core/time'
 import { memoryStore } from '../../src/memory'
 import { admin, setup, TEST_KEY } from '../helpers/service'
 

@@ -1,6 +1,6 @@
 import type { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { createPasscodeHasher } from '../../src/index'
+import { createPasscodeHasher } from '../../src/core/hashing'
 import { migrate, postgresStore } from '../../src/stores/postgres/index'
 import { preparedLookup } from '../../src/stores/postgres/pglite-lookup'
 import { statements } from '../../src/stores/postgres/statements'

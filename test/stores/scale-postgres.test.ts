@@ -39,8 +39,12 @@ describe.skipIf(!availability.available)(
       server = await startTestPostgres()
       pool = new pg.Pool({ connectionString: server.connectionString, max: 4 })
       database = toDatabase(pool)
-      await applyMigrations(database, schema, MIGRATIONS.filter((migration) => migration.version <= 3))
-      await seedScale(database, { schema, from: 0, to: SIZE, now: NOW, beforeVersion4: true }, 100_000)
+      await applyMigrations(
+        database,
+        schema,
+        MIGRATIONS.filter((migration) => migration.version <= 3),
+      )
+      await seedScale(database, { schema, from: 0, to: SIZE, now: NOW, beforeVersion6: true }, 100_000)
       report = await migrate(pool, { schema })
       for (const table of LARGE) await database.query(`ANALYZE ${schema}.${table}`)
     }, 300_000)
@@ -74,7 +78,9 @@ describe.skipIf(!availability.available)(
         [schema],
       )
       const names = indexes.map((row) => row.name)
-      expect(names).toEqual(expect.arrayContaining(['account_passcodes_first_email_due', 'account_passcodes_expired_email_due', 'notifications_unsent']))
+      expect(names).toEqual(
+        expect.arrayContaining(['account_passcodes_first_email_due', 'account_passcodes_expired_email_due', 'notifications_unsent']),
+      )
       expect(names).not.toContain('account_passcodes_expires')
       expect(indexes.every((row) => row.valid === true)).toBe(true)
       const store = postgresStore(pool, { schema, listen: false })

@@ -114,7 +114,10 @@ export async function openSqlFixture(connections: SqlConnections, pool?: SchemaP
         await peer.store.close()
         await peer.close()
       }
-      if (pool === undefined) return void (await toDatabase(connections.main).query(`DROP SCHEMA ${schema} CASCADE`))
+      if (pool === undefined) {
+        await toDatabase(connections.main).query(`DROP SCHEMA ${schema} CASCADE`)
+        return
+      }
       await emptySchema(connections.main, schema)
       pool.free.push(schema)
     },

@@ -17,7 +17,7 @@ import { openSqlFixture, uniqueSchema, type SchemaPool } from './sql-fixture'
 const admin: Actor = { userId: 'u_admin', role: 'admin' }
 const VERSIONS = MIGRATIONS.map((migration) => migration.version)
 const LATEST = Math.max(...VERSIONS)
-const UNUSED = { partners: null, previousHash: null, previousHashEndsAt: null, lastUsedAt: null, lastUsedPartner: null }
+const UNUSED = { partners: null, previousHash: null, previousHashEndsAt: null, lastUsedAt: null, lastUsedPartner: null, disabledAt: null, description: '' }
 
 /** Connections for the SQL-only cases: the file's database and further connections to it. */
 export interface SqlCaseConnections {

@@ -1,4 +1,4 @@
-import type { AcceptedPasscodes } from '../../core/entities'
+import type { AcceptedPasscodes } from '../../index'
 import type { CommandSpec } from '../command'
 
 const WHAT: Readonly<Record<AcceptedPasscodes, string>> = {

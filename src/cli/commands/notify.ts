@@ -1,4 +1,4 @@
-import type { NotificationReport } from '../../service/notifier/notification-report'
+import type { NotificationReport } from '../../index'
 import type { CommandSpec } from '../command'
 import { EXIT_CODES } from '../exit-codes'
 import { formatInstant } from '../output'

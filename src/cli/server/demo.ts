@@ -1,8 +1,6 @@
 import { existsSync, unlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import type { Actor } from '../../core/entities'
-import { DuplicateNameError } from '../../core/errors'
-import { passcodeNameKey } from '../../core/rules'
+import { DuplicateNameError, passcodeNameKey, type Actor } from '../../index'
 import type { Runtime } from '../runtime'
 
 /** What the first start on an empty data folder creates. */

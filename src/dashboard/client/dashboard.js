@@ -117,7 +117,7 @@ async function run(button, action, form) {
   }
 }
 
-const STATUS_LABELS = { active: 'Active', expiring_soon: 'Expiring soon', expired: 'Expired', revoked: 'Revoked' }
+const STATUS_LABELS = { active: 'Active', expiring_soon: 'Expiring soon', expired: 'Expired', revoked: 'Revoked', disabled: 'Disabled' }
 function badge(status) {
   return h('span', { class: `badge ${status || 'none'}` }, STATUS_LABELS[status] || 'None')
 }
@@ -395,7 +395,12 @@ async function passcodesPage() {
     const row = h(
       'tr',
       {},
-      h('td', { class: 'name', 'data-label': 'Name' }, passcode.name),
+      // The description under the name, as text (newlines kept by CSS); dir="auto" keeps its direction to itself.
+      h(
+        'td',
+        { class: 'name', 'data-label': 'Name' },
+        passcode.description ? h('div', {}, passcode.name, h('p', { class: 'description', dir: 'auto' }, passcode.description)) : passcode.name,
+      ),
       cell('Status', badge(passcode.status)),
       cell('Passcode', h('code', {}, passcode.hint)),
       cell('Expires', passcode.expiresAt ? day(passcode.expiresAt) : 'Never'),

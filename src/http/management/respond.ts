@@ -1,4 +1,5 @@
 import type { ManagementFailure } from '../../protocol/management-errors'
+import { encodeAnswer, type AnswerSchema, type AnswerValue } from '../../protocol/management-schemas'
 import type { DashboardResponse } from './types'
 
 /**
@@ -13,9 +14,14 @@ const API_HEADERS = Object.freeze({
   'referrer-policy': 'no-referrer',
 })
 
-/** A JSON answer of the management API. */
-export function jsonAnswer(statusCode: number, body: unknown, headers?: Readonly<Record<string, string>>): DashboardResponse {
+/** A JSON answer of the management API; success bodies come through {@link schemaAnswer}. */
+function jsonAnswer(statusCode: number, body: unknown, headers?: Readonly<Record<string, string>>): DashboardResponse {
   return { statusCode, headers: headers === undefined ? API_HEADERS : { ...API_HEADERS, ...headers }, body: JSON.stringify(body) }
+}
+
+/** A JSON answer whose body is written through its schema (src/protocol/management-schemas.ts): only the fields it lists. */
+export function schemaAnswer<Schema extends AnswerSchema>(statusCode: number, schema: Schema, value: AnswerValue<Schema>): DashboardResponse {
+  return jsonAnswer(statusCode, encodeAnswer(schema, value))
 }
 
 /** A 204 of the management API. */

@@ -1,9 +1,20 @@
 import type { PasscodeAuth } from '../../service/create-passcode-auth'
 import { canManageAccountPasscodes, canManageUserPasscodes } from '../../core/rules'
 import { managementFailure } from '../../protocol/management-errors'
+import {
+  accountAnswerSchema,
+  issuedPasscodeSchema,
+  issuedUserPasscodeSchema,
+  partnerListSchema,
+  passcodeAnswerSchema,
+  passcodeListSchema,
+  userListSchema,
+  userPasscodeAnswerSchema,
+  type AnswerValue,
+} from '../../protocol/management-schemas'
 import { parseInput } from '../../service/input'
 import { readJsonObject } from './read-json'
-import { failureAnswer, jsonAnswer, noContent } from './respond'
+import { failureAnswer, noContent, schemaAnswer } from './respond'
 import type { DashboardRequest, DashboardResponse, DashboardSession, DirectoryUser } from './types'
 
 /** What a route handler gets. */
@@ -28,8 +39,11 @@ export interface Route {
 
 // A value-carrying answer: `IssuedPasscode` hides `value` from JSON.stringify on
 // purpose, so it is copied out explicitly, here and nowhere else.
-const issued = (statusCode: number, result: { passcode: unknown; value: string }) =>
-  jsonAnswer(statusCode, { passcode: result.passcode, value: result.value })
+const issued = <Schema extends typeof issuedPasscodeSchema | typeof issuedUserPasscodeSchema>(
+  statusCode: number,
+  schema: Schema,
+  result: AnswerValue<Schema>,
+) => schemaAnswer(statusCode, schema, { passcode: result.passcode, value: result.value })
 
 const withBody = (handler: (context: RouteContext, body: Record<string, unknown>) => Promise<DashboardResponse>): Handler =>
   async (context) => {
@@ -57,7 +71,7 @@ async function listUsers({ auth, session, users }: RouteContext): Promise<Dashbo
   const known = new Set(listed.map((user) => user.id))
   // Holders the directory no longer lists (they left, or there is no directory) stay visible, so they can be revoked.
   for (const view of views) if (!known.has(view.userId)) listed.push({ id: view.userId, inDirectory: false, passcode: view })
-  return jsonAnswer(200, { users: listed, directory: directory !== undefined })
+  return schemaAnswer(200, userListSchema, { users: listed, directory: directory !== undefined })
 }
 
 async function assertInDirectory({ session, params, users }: RouteContext): Promise<DashboardResponse | undefined> {
@@ -76,24 +90,31 @@ const notFound = (message: string) => failureAnswer(managementFailure('ERR_NOT_F
  */
 export const ROUTES: readonly Route[] = [
   route('GET', '/passcodes', async ({ auth, session }) =>
-    jsonAnswer(200, { passcodes: await auth.passcodes.list(session.actor, session.accountId) }),
+    schemaAnswer(200, passcodeListSchema, { passcodes: await auth.passcodes.list(session.actor, session.accountId) }),
   ),
   route(
     'POST',
     '/passcodes',
-    withBody(async ({ auth, session }, body) => issued(201, await auth.passcodes.create(session.actor, session.accountId, body as never))),
+    withBody(async ({ auth, session }, body) => issued(201, issuedPasscodeSchema, await auth.passcodes.create(session.actor, session.accountId, body as never))),
   ),
   route(
     'PATCH',
     '/passcodes/:id',
     withBody(async ({ auth, session, params }, body) =>
-      jsonAnswer(200, { passcode: await auth.passcodes.update(session.actor, session.accountId, params.id!, body as never) }),
+      schemaAnswer(200, passcodeAnswerSchema, { passcode: await auth.passcodes.update(session.actor, session.accountId, params.id!, body as never) }),
     ),
   ),
   route(
     'POST',
     '/passcodes/:id/rotate',
-    withBody(async ({ auth, session, params }, body) => issued(201, await auth.passcodes.rotate(session.actor, session.accountId, params.id!, body as never))),
+    withBody(async ({ auth, session, params }, body) => issued(201, issuedPasscodeSchema, await auth.passcodes.rotate(session.actor, session.accountId, params.id!, body as never))),
+  ),
+  // SPEC §5.38: no body; asking for the state a passcode is in already answers 200 as well.
+  route('POST', '/passcodes/:id/disable', async ({ auth, session, params }) =>
+    schemaAnswer(200, passcodeAnswerSchema, { passcode: await auth.passcodes.disable(session.actor, session.accountId, params.id!) }),
+  ),
+  route('POST', '/passcodes/:id/enable', async ({ auth, session, params }) =>
+    schemaAnswer(200, passcodeAnswerSchema, { passcode: await auth.passcodes.enable(session.actor, session.accountId, params.id!) }),
   ),
   route('DELETE', '/passcodes/:id', async ({ auth, session, params }) => {
     await auth.passcodes.delete(session.actor, session.accountId, params.id!)
@@ -102,7 +123,7 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/users', listUsers),
   route('GET', '/users/:userId/passcode', async ({ auth, session, params }) => {
     const view = await auth.userPasscodes.get(session.actor, session.accountId, params.userId!)
-    return view === null ? notFound('The user has no user passcode') : jsonAnswer(200, { passcode: view })
+    return view === null ? notFound('The user has no user passcode') : schemaAnswer(200, userPasscodeAnswerSchema, { passcode: view })
   }),
   route(
     'PUT',
@@ -117,30 +138,32 @@ export const ROUTES: readonly Route[] = [
       parseInput('userId', 'userId', params.userId)
       const refused = await assertInDirectory(context)
       if (refused !== undefined) return refused
-      return jsonAnswer(201, { passcode: await auth.userPasscodes.grant(session.actor, session.accountId, params.userId!, body as never) })
+      return schemaAnswer(201, userPasscodeAnswerSchema, { passcode: await auth.userPasscodes.grant(session.actor, session.accountId, params.userId!, body as never) })
     }),
   ),
   route('POST', '/users/:userId/passcode/reset', async ({ auth, session, params }) =>
-    jsonAnswer(200, { passcode: await auth.userPasscodes.reset(session.actor, session.accountId, params.userId!) }),
+    schemaAnswer(200, userPasscodeAnswerSchema, { passcode: await auth.userPasscodes.reset(session.actor, session.accountId, params.userId!) }),
   ),
   route('DELETE', '/users/:userId/passcode', async ({ auth, session, params }) => {
     await auth.userPasscodes.revoke(session.actor, session.accountId, params.userId!)
     return noContent()
   }),
-  route('GET', '/me/passcode', async ({ auth, session }) => issued(200, await auth.userPasscodes.reveal(session.actor, session.accountId))),
-  route('GET', '/account', async ({ auth, session }) => jsonAnswer(200, await accountBody(auth, session))),
+  route('GET', '/me/passcode', async ({ auth, session }) => issued(200, issuedUserPasscodeSchema, await auth.userPasscodes.reveal(session.actor, session.accountId))),
+  route('GET', '/account', async ({ auth, session }) => schemaAnswer(200, accountAnswerSchema, await accountBody(auth, session))),
   route(
     'PUT',
     '/account',
     withBody(async ({ auth, session }, body) => {
-      await auth.accounts.setAcceptedPasscodes(session.actor, session.accountId, body.acceptedPasscodes as never)
-      return jsonAnswer(200, await accountBody(auth, session))
+      // The body holds the setting and nothing else: an unknown field is a 400 naming it, as on POST.
+      const { acceptedPasscodes } = parseInput('accountSettings', '', body)
+      await auth.accounts.setAcceptedPasscodes(session.actor, session.accountId, acceptedPasscodes)
+      return schemaAnswer(200, accountAnswerSchema, await accountBody(auth, session))
     }),
     { accepted: 'acceptedPasscodes' },
   ),
   route('GET', '/partners', async ({ auth }) => {
     const partners = await auth.partners.list()
-    return jsonAnswer(200, { partners: partners ?? [], listed: partners !== null })
+    return schemaAnswer(200, partnerListSchema, { partners: partners ?? [], listed: partners !== null })
   }),
 ]
 

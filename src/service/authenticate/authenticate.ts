@@ -49,7 +49,8 @@ export interface CredentialsInput {
   /**
    * The caller's address, for the `rateLimit` option's per-address limit. The HTTP
    * adapters pass the framework's `req.ip` / `request.ip` / `ctx.ip`, which honour
-   * its trust-proxy settings; ignored while the limiter is off.
+   * its trust-proxy settings; ignored while the limiter is off. Without it, the
+   * request is counted with every other one that has none (SPEC §5.37).
    */
   readonly clientAddress?: string | undefined
 }
@@ -74,6 +75,8 @@ function isAccepted(match: CredentialMatch): boolean {
 function ownerRefusalOf(match: CredentialMatch, now: number): OwnerRefusal | undefined {
   if (!isAccepted(match)) return 'not_accepted'
   if (match.kind === 'user' && match.record.revokedAt !== null) return 'revoked'
+  // Before expiry: a disabled passcode gets the 400 of an unknown one, never the 401 (SPEC §5.38).
+  if (match.kind === 'account' && match.record.disabledAt != null) return 'disabled'
   const { expiresAt } = match.record
   if (expiresAt !== null && now >= expiresAt) return 'expired'
   return undefined

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { bytesOption } from '../option-checks'
+import { bytesOption, noOptions } from '../option-checks'
 import { MIN_PEPPER_BYTES, pepperId } from '../../core/hashing'
 
 /**
@@ -30,7 +30,7 @@ export const cacheSchema = z.union([
     .object({
       ttlMs: z.number().int().min(1).max(86_400_000).default(30_000),
       maxEntries: z.number().int().min(1).max(10_000_000).default(10_000),
-      refusals: refusalsSchema.prefault({}),
+      refusals: refusalsSchema.prefault(noOptions),
     })
     .strict(),
 ])
@@ -51,15 +51,26 @@ export const pepperValueSchema = z
 export const hasRepeatedPepper = (list: readonly (string | Uint8Array | null)[]): boolean =>
   new Set(list.map((item) => pepperId(item))).size !== list.length
 
+const pepperListSchema = z.array(pepperValueSchema.nullable())
+
 /**
- * The `pepper` option: one pepper, or a list (SPEC §5.28) whose first keys new hashes,
- * `null` standing for "no pepper", each at most once.
+ * The `pepper` option: one pepper; a list (SPEC §5.28) whose first keys new hashes and
+ * whose others are previous peppers, `null` standing for "no pepper"; or the roles of a
+ * rolling change (SPEC §5.34), `{ current, next?, previous? }`. At most
+ * {@link MAX_PEPPERS} in all, each at most once.
  */
 export const pepperSchema = z.union([
   pepperValueSchema,
-  z
-    .array(pepperValueSchema.nullable())
+  pepperListSchema
     .min(1, 'must hold at least one pepper (or null) when a list')
     .max(MAX_PEPPERS, `must hold at most ${MAX_PEPPERS} peppers`)
     .refine((list) => !hasRepeatedPepper(list), { message: 'must not hold the same pepper twice' }),
+  z
+    .strictObject({ current: pepperValueSchema.nullable(), next: pepperListSchema.optional(), previous: pepperListSchema.optional() })
+    .refine((roles) => 1 + (roles.next?.length ?? 0) + (roles.previous?.length ?? 0) <= MAX_PEPPERS, {
+      message: `must hold at most ${MAX_PEPPERS} peppers in all`,
+    })
+    .refine((roles) => !hasRepeatedPepper([roles.current, ...(roles.previous ?? []), ...(roles.next ?? [])]), {
+      message: 'must not hold the same pepper twice (current, next and previous together)',
+    }),
 ])

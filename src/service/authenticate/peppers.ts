@@ -1,29 +1,39 @@
 import { createPasscodeHasher, pepperId, type PasscodeHasher } from '../../core/hashing'
 import type { CredentialMatch, PasscodeStore } from '../../ports/passcode-store'
+import { pepperRoles, pepperWriteBack, type PepperOption, type PepperRole } from './pepper-policy'
 
 /** One pepper of the `pepper` option, as the service uses it. */
 export interface Pepper {
   /** {@link pepperId} of it, stored next to each hash it keys. */
   readonly id: string
   readonly hash: PasscodeHasher
+  /** What it is for during a pepper change (SPEC §5.34). */
+  readonly role: PepperRole
 }
 
-/** The `pepper` option resolved: the first keys new hashes, the older ones only verify (SPEC §5.28). */
+/**
+ * The `pepper` option resolved (SPEC §5.28, §5.34): the current one keys new hashes;
+ * the previous ones verify and are re-hashed to it; the next ones only verify.
+ */
 export interface Peppers {
   readonly current: Pepper
+  /** The peppers other than the current one that verify, in the order they are tried: the previous ones, then the next ones. */
   readonly older: readonly Pepper[]
+  readonly previous: readonly Pepper[]
+  readonly next: readonly Pepper[]
 }
-
-type PepperOption = string | Uint8Array | readonly (string | Uint8Array | null)[] | undefined
 
 /** Resolves the (validated) `pepper` option; no option is "no pepper", plain SHA-256. */
 export function resolvePeppers(option: PepperOption): Peppers {
-  const list = option === undefined ? [null] : Array.isArray(option) ? option : [option as string | Uint8Array]
-  const [current, ...older] = list.map((pepper: string | Uint8Array | null) => ({
+  const roles = pepperRoles(option)
+  const resolve = (role: PepperRole) => (pepper: string | Uint8Array | null): Pepper => ({
     id: pepperId(pepper),
     hash: createPasscodeHasher(pepper ?? undefined),
-  }))
-  return { current: current!, older }
+    role,
+  })
+  const previous = roles.previous.map(resolve('previous'))
+  const next = roles.next.map(resolve('next'))
+  return { current: resolve('current')(roles.current), older: [...previous, ...next], previous, next }
 }
 
 /**
@@ -33,8 +43,13 @@ export function resolvePeppers(option: PepperOption): Peppers {
 export interface PepperReport {
   /** Hashes keyed by the current (first) pepper. */
   readonly current: number
-  /** Hashes keyed by each older pepper, in the order of the `pepper` list after the first. */
+  /**
+   * Hashes keyed by each previous pepper: in the order of the `pepper` list after the
+   * first, or of `pepper.previous`.
+   */
   readonly older: readonly number[]
+  /** Hashes keyed by each pepper of `pepper.next`, in its order; only when it names any. */
+  readonly next?: readonly number[]
   /**
    * Hashes whose pepper is not known: written before schema version 3 (by whatever
    * pepper was configured then), or by a pepper no longer in the list. Each is labelled,
@@ -50,7 +65,9 @@ export async function pepperReport(store: PasscodeStore, peppers: Peppers): Prom
   const known = new Set([peppers.current.id, ...peppers.older.map((pepper) => pepper.id)])
   let unknown = 0
   for (const [id, count] of counts) if (id === null || !known.has(id)) unknown += count
-  return { current: counts.get(peppers.current.id) ?? 0, older: peppers.older.map((pepper) => counts.get(pepper.id) ?? 0), unknown }
+  const count = (pepper: Pepper) => counts.get(pepper.id) ?? 0
+  const next = peppers.next.length === 0 ? {} : { next: peppers.next.map(count) }
+  return { current: count(peppers.current), older: peppers.previous.map(count), ...next, unknown }
 }
 
 /**
@@ -76,18 +93,17 @@ export async function findUnderPeppers(
 
 /**
  * After a successful verification: stores the hash under the current pepper when it
- * matched under an older one, or labels it when its pepper was not known. Not awaited
- * by the request; a failure leaves the hash as it was, to be tried at the next verify.
+ * matched under a previous one, or labels it when its pepper was not known; a match
+ * under a next pepper is never re-hashed (see `pepperWriteBack`). Not awaited by the
+ * request; a failure leaves the hash as it was, to be tried at the next verify.
  */
 export function rehashIfOlder(store: PasscodeStore, peppers: Peppers, match: CredentialMatch, matched: { hash: string; pepper: Pepper }, passcode: string): void {
   const { record } = match
   // A previous value within a rotation overlap is left alone: it stops at the overlap's end.
   if (record.hash !== matched.hash) return
-  if (matched.pepper === peppers.current && record.pepperId === peppers.current.id) return
-  if (store.rehashCredential === undefined) return
-  const currentHash = matched.pepper === peppers.current ? matched.hash : peppers.current.hash(passcode)
+  const writeBack = pepperWriteBack(matched.pepper.role, matched.pepper.id, record.pepperId ?? null)
+  if (writeBack.kind === 'none' || store.rehashCredential === undefined) return
+  const to = writeBack.kind === 'rehash' ? { toHash: peppers.current.hash(passcode), pepperId: peppers.current.id } : { toHash: matched.hash, pepperId: matched.pepper.id }
   const id = match.kind === 'account' ? match.record.id : match.record.userId
-  store
-    .rehashCredential({ kind: match.kind, accountId: record.accountId, id, fromHash: matched.hash, toHash: currentHash, pepperId: peppers.current.id })
-    .catch(() => undefined)
+  store.rehashCredential({ kind: match.kind, accountId: record.accountId, id, fromHash: matched.hash, ...to }).catch(() => undefined)
 }

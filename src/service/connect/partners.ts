@@ -6,8 +6,6 @@ import type { PartnerRegistry } from '../../ports/partner-registry'
  *
  * @example
  * ```ts
- * import { staticPartners } from 'passcode-auth'
- *
  * const partners = staticPartners(['Acme', 'globex'])
  * partners.isWhitelisted('acme') // true
  * ```

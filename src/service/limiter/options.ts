@@ -15,7 +15,9 @@ export interface RateLimitOptions {
   windowMs?: number
   /**
    * Failed attempts one client address may make within the window; `false` for no
-   * per-address limit. IPv6 addresses count by their /64 prefix.
+   * per-address limit. An IPv4 caller is one address however it arrives (IPv4-mapped,
+   * NAT64); other IPv6 addresses count by their /64 prefix; requests without an
+   * address share one count, `unknown` (SPEC §5.37).
    * @default 50
    */
   maxFailuresPerAddress?: number | false

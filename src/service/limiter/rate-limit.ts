@@ -1,7 +1,7 @@
 import { isVisibleAscii } from '../../core/rules'
 import { FAILURES } from '../../protocol/outcomes'
 import type { AuthenticateCached, AuthOutcome, BudgetedAuthenticate } from '../authenticate/authenticate'
-import { clientAddressKey } from './client-address'
+import { addressStoreKeys } from './client-address'
 import type { ServiceContext } from '../context'
 import { startBudget } from '../deadline'
 import { MemoryRateLimitStore } from './memory-rate-limit-store'
@@ -58,6 +58,7 @@ export function createLimiter(context: LimiterContext, options: ResolvedRateLimi
   const { windowMs, maxFailuresPerAddress: perAddress, maxFailuresPerAccount: perAccount } = options
   const store = options.store ?? new MemoryRateLimitStore({ maxKeys: options.maxTrackedKeys })
   const timeoutMs = context.options.timeoutMs
+  const addressStoreKeyOf = addressStoreKeys(context.emit)
 
   // Sync answers (the memory store) skip the deadline timer; a failing store counts as "not limited".
   // Each limiter store call has its own deadline, outside the request's budget: a hung
@@ -107,7 +108,8 @@ export function createLimiter(context: LimiterContext, options: ResolvedRateLimi
     let synchronous = true
     // The last address's store key: a client's requests usually come in runs, and the
     // same key string keeps its hash for the store's Map.
-    let lastAddress: string | undefined
+    // (`null` before the first request: a request without an address has a key too.)
+    let lastAddress: string | undefined | null = null
     let lastKey: string | undefined
     return function limitedCached(accountId, passcode, clientAddress) {
       if (!synchronous) return undefined
@@ -134,12 +136,6 @@ export function createLimiter(context: LimiterContext, options: ResolvedRateLimi
     }
   }
   return { limit, gate }
-}
-
-/** The limiter store's key for a client address (namespaced apart from accounts), or `undefined` for none. */
-function addressStoreKeyOf(address: unknown): string | undefined {
-  const key = clientAddressKey(address)
-  return key === undefined ? undefined : `address:${key}`
 }
 
 /** The 429 refusal, with `Retry-After` in whole seconds (at least 1). */

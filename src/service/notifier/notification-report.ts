@@ -20,10 +20,12 @@ export type NotificationFailureReason =
  * Why a claimed notification was let go without trying to send it.
  * - `passcode_deleted`: the passcode was deleted after it was claimed.
  * - `expiry_changed`: an edit moved the expiry; the new expiry has its own notifications.
+ * - `passcode_disabled`: the passcode was disabled after it was claimed (SPEC §5.38); it
+ *   gets no email while disabled, and is due again once enabled.
  * - `lease_too_short`: too little of the claim's lease was left to send safely; the
  *   next pass takes it.
  */
-export type NotificationSkipReason = 'passcode_deleted' | 'expiry_changed' | 'lease_too_short'
+export type NotificationSkipReason = 'passcode_deleted' | 'expiry_changed' | 'passcode_disabled' | 'lease_too_short'
 
 /** The notification a report line is about. */
 export interface NotificationReportItem {

@@ -64,6 +64,8 @@ export function createNotifyExpirations(context: ServiceContext): () => Promise<
         }
         if (current === null) return skip('passcode_deleted')
         if (current.expiresAt !== claim.expiresAt) return skip('expiry_changed')
+        // Disabled after the claim: no email (SPEC §5.38); claims skip it from now on.
+        if (current.disabledAt != null) return skip('passcode_disabled')
 
         let to: string[]
         try {

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { Mailer } from '../../ports/mailer'
 import type { NotificationRecipients } from '../../ports/recipients'
-import { functionOption, objectWithMethods } from '../option-checks'
+import { functionOption, noOptions, objectWithMethods } from '../option-checks'
 import type { NotificationTemplate } from './notification-messages'
 
 /**
@@ -18,7 +18,7 @@ export const recipientsSchema = functionOption<NotificationRecipients>('a functi
 const template = functionOption<NotificationTemplate>('a function (data) => { subject, text, html }')
 
 /** The `templates` option: either built-in email replaced, or none. */
-export const templatesSchema = z.object({ expiring_soon: template.optional(), expired: template.optional() }).strict().prefault({})
+export const templatesSchema = z.object({ expiring_soon: template.optional(), expired: template.optional() }).strict().prefault(noOptions)
 
 /**
  * The `notifier` option: lease, batch size and send timeout with their defaults. The
@@ -36,4 +36,4 @@ export const notifierSchema = z
     message: 'leaseMs must be greater than sendTimeoutMs',
     path: ['leaseMs'],
   })
-  .prefault({})
+  .prefault(noOptions)

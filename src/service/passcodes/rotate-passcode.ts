@@ -1,7 +1,7 @@
 import type { Actor, PasscodeView } from '../../core/entities'
 import { NotFoundError, RotationRefusedError } from '../../core/errors'
 import { generatePasscode, passcodeHint } from '../../core/passcode-format'
-import { passcodeStatus } from '../../core/status'
+import { isExpired } from '../../core/status'
 import type { ServiceContext } from '../context'
 import { storeCall } from '../deadline'
 import { parseInput, type RotatePasscodeInput } from '../input'
@@ -18,7 +18,8 @@ const MINUTE_MS = 60_000
  * dropped now (here and, through the store's invalidation, elsewhere), and a lookup
  * after that caches it only until the overlap ends. Rotating again during an overlap
  * ends the older one: the store keeps one previous value. An expired passcode is
- * refused (the new value would be expired too): give it a new expiry first.
+ * refused (the new value would be expired too): give it a new expiry first. A disabled
+ * passcode may be rotated and stays disabled, new value included, until enabled.
  */
 export function createRotatePasscode(
   context: ServiceContext,
@@ -32,7 +33,7 @@ export function createRotatePasscode(
     const now = context.now()
     const current = await storeCall(() => store.getAccountPasscode(account, id))
     if (current === null) throw new NotFoundError('No such passcode in this account')
-    if (passcodeStatus(current, now, options.limits.expiringSoonDays) === 'expired') throw new RotationRefusedError()
+    if (isExpired(current, now)) throw new RotationRefusedError()
 
     const value = generatePasscode({ prefix: options.prefix })
     const previousHashEndsAt = overlapMinutes === 0 ? null : now + overlapMinutes * MINUTE_MS

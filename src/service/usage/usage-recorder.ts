@@ -63,6 +63,7 @@ export class UsageRecorder {
   #flushing: Promise<void> | undefined
   #timer: ReturnType<typeof setTimeout> | undefined
   #closed = false
+  #closing: Promise<void> | undefined
   readonly #store: PasscodeStore
   readonly #intervalMs: number
   readonly #emit: ((event: EventInput) => void) | undefined
@@ -121,10 +122,21 @@ export class UsageRecorder {
     return settled
   }
 
-  /** Flushes what is pending; later uses are no longer recorded. */
-  async close(): Promise<void> {
+  /**
+   * Flushes what is pending, trying a failed write once more (there is no next
+   * interval to retry it), and records no later use. Calling it again, or while it
+   * runs, returns the same promise.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close()
+    return this.#closing
+  }
+
+  async #close(): Promise<void> {
     this.#closed = true
     await this.flush()
+    // A failed write was put back once (see #requeue): its one retry is now.
+    if (this.#pending.size > 0) await this.flush()
   }
 
   #user(accountId: string, userId: string): Seen | undefined {
@@ -183,7 +195,7 @@ export class UsageRecorder {
   #requeue(batch: Batch): number {
     let dropped = 0
     const keep = (seen: Seen, current: Seen | undefined, put: (seen: Seen) => void): void => {
-      if (seen.retried || this.#closed) {
+      if (seen.retried) {
         dropped++
         return
       }

@@ -115,7 +115,10 @@ export async function applyMigrations(database: Database, schema: string, migrat
       query: async (text, params) => {
         if (Date.now() - renewedAt > 60_000) {
           renewedAt = Date.now()
-          await database.query(`UPDATE ${schema}.schema_migration_leases SET until = now() + $2::interval WHERE version = $1`, [online.version, LEASE])
+          await database.query(`UPDATE ${schema}.schema_migration_leases SET until = now() + $2::interval WHERE version = $1`, [
+            online.version,
+            LEASE,
+          ])
         }
         return database.query(text, params)
       },

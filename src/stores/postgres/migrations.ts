@@ -168,18 +168,47 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 4,
+    name: 'disable without delete, description',
+    statements: (s) => [
+      // NULL while enabled (SPEC §5.38). The notifier's claim skips disabled rows.
+      `ALTER TABLE ${s}.account_passcodes ADD COLUMN disabled_at bigint`,
+      // SPEC §5.39; the service checks and normalises it, the CHECK is a backstop.
+      `ALTER TABLE ${s}.account_passcodes ADD COLUMN description text NOT NULL DEFAULT ''
+        CHECK (char_length(description) <= 500)`,
+    ],
+  },
+  {
+    version: 5,
+    name: 'dashboard login links and sessions of the reference server',
+    statements: (s) => [
+      // The reference server's own operator login (SPEC §5.35): one-time links and
+      // sessions, as SHA-256 hashes of their tokens (never a token), so that every
+      // instance on one database accepts them and a link works once across the fleet.
+      `CREATE TABLE ${s}.dashboard_logins (
+        token_hash text PRIMARY KEY,
+        kind text NOT NULL CHECK (kind IN ('link', 'session')),
+        account_id text NOT NULL,
+        actor jsonb NOT NULL,
+        created_at bigint NOT NULL,
+        expires_at bigint NOT NULL
+      )`,
+      `CREATE INDEX dashboard_logins_expires_at ON ${s}.dashboard_logins (expires_at)`,
+    ],
+  },
+  {
+    version: 6,
     name: 'notifications claimed through what is due',
     statements: (s) => [
       // The expiry instant each email was last sent for (NULL: never). An email is due
       // while its column differs from expires_at, so a new expiry re-arms both at once
       // without any write having to reset them; a pass reads only the rows whose email
-      // is due (the partial indexes of version 5), never those notified already.
+      // is due (the partial indexes of version 7), never those notified already.
       `ALTER TABLE ${s}.account_passcodes ADD COLUMN soon_sent_for bigint`,
       `ALTER TABLE ${s}.account_passcodes ADD COLUMN expired_sent_for bigint`,
     ],
   },
   {
-    version: 5,
+    version: 7,
     name: 'fill the notification columns, index what is due',
     statements: () => [],
     online: async (database, s) => {
@@ -208,9 +237,10 @@ export const MIGRATIONS: readonly Migration[] = [
            SELECT max(id) AS last, count(*)::integer AS rows FROM batch`,
           [after, FILL_BATCH],
         )
-        if (batch === undefined || batch.last === null || batch.last === undefined) break
-        after = String(batch.last)
-        if (Number(batch.rows) < FILL_BATCH) break
+        const last = batch?.last
+        if (typeof last !== 'string') break
+        after = last
+        if (Number(batch?.rows) < FILL_BATCH) break
       }
       // The rows whose first email (expiring soon, or expired for a passcode first seen
       // expired) is not sent, and those whose "expired" email is not: a claim reads the
@@ -221,19 +251,19 @@ export const MIGRATIONS: readonly Migration[] = [
         'account_passcodes_first_email_due',
         'account_passcodes',
         `(expires_at, id)
-           WHERE soon_sent_for IS DISTINCT FROM expires_at AND expired_sent_for IS DISTINCT FROM expires_at`,
+           WHERE soon_sent_for IS DISTINCT FROM expires_at AND expired_sent_for IS DISTINCT FROM expires_at AND disabled_at IS NULL`,
       )
       await createIndexOnline(
         database,
         s,
         'account_passcodes_expired_email_due',
         'account_passcodes',
-        '(expires_at, id) WHERE expired_sent_for IS DISTINCT FROM expires_at',
+        '(expires_at, id) WHERE expired_sent_for IS DISTINCT FROM expires_at AND disabled_at IS NULL',
       )
       // The notifications not sent yet: the live leases a claim passes over (few at any
       // time), read without the rows of every email ever sent.
       await createIndexOnline(database, s, 'notifications_unsent', 'notifications', '(passcode_id, kind, expires_at) WHERE sent_at IS NULL')
-      // Read by the claim before version 5 only.
+      // Read by the claim before version 7 only.
       const concurrently = await concurrentlyOn(database, `${s}.account_passcodes`)
       await database.query(`DROP INDEX ${concurrently}IF EXISTS ${s}.account_passcodes_expires`)
     },

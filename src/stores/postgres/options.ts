@@ -1,4 +1,5 @@
 import { InvalidOptionsError } from '../../core/errors'
+import { ownOptions, printableName } from '../../core/own-data'
 
 /**
  * Options of `postgresStore`, `migrate` and `postgresPartners`. Give every one of
@@ -64,10 +65,11 @@ export function resolvePostgresOptions(options: unknown): ResolvedPostgresOption
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new InvalidOptionsError('options', 'must be an object')
   }
-  const given = options as Record<string, unknown>
+  // Own properties only: a polluted Object.prototype names no schema (core/own-data.ts).
+  const given = ownOptions(options as Record<string, unknown>)
   const unknown = Object.keys(given).filter((key) => !['schema', 'channel', 'listen'].includes(key))
   if (unknown.length > 0) {
-    throw new InvalidOptionsError('options', `unknown option ${unknown.map((key) => `\`${key}\``).join(', ')}`)
+    throw new InvalidOptionsError('options', `unknown option ${unknown.map((key) => `\`${printableName(key)}\``).join(', ')}`)
   }
   const schema = given.schema === undefined ? DEFAULT_SCHEMA : identifier('schema', given.schema, 48)
   const channel = given.channel === undefined ? `${schema}_invalidations` : identifier('channel', given.channel, 63)

@@ -1,4 +1,5 @@
 import { InvalidOptionsError } from '../../core/errors'
+import { ownOptions } from '../../core/own-data'
 import { FailureWindows } from '../../core/failure-windows'
 import type { RateLimitStore } from '../../ports/rate-limit-store'
 import { toDatabase } from './database'
@@ -94,7 +95,8 @@ function parseAnnouncement(payload: string): { key: string; until: number } | un
  * ```
  */
 export function postgresRateLimitStore(db: PostgresDatabase, options: PostgresRateLimitStoreOptions = {}): PostgresRateLimitStore {
-  const { flushIntervalMs: flushOption, maxKeys: keysOption, onError, ...storeOptions } = options
+  // Own properties only: a polluted Object.prototype sets no option (core/own-data.ts).
+  const { flushIntervalMs: flushOption, maxKeys: keysOption, onError, ...storeOptions } = ownOptions(options)
   const { schema, channel, listen } = resolvePostgresOptions(storeOptions)
   const flushIntervalMs = positiveInteger('flushIntervalMs', flushOption, 200, 10_000)
   const maxKeys = positiveInteger('maxKeys', keysOption, 10_000, 10_000_000)

@@ -1,4 +1,5 @@
-const ACCOUNT_INSERT_COLUMNS = 'id, account_id, name, name_key, hash, hint, expiry_days, created_at, updated_at, expires_at, partners, pepper_id'
+const ACCOUNT_INSERT_COLUMNS =
+  'id, account_id, name, name_key, hash, hint, expiry_days, created_at, updated_at, expires_at, partners, pepper_id, disabled_at, description'
 const ACCOUNT_COLUMNS = `${ACCOUNT_INSERT_COLUMNS}, previous_hash, previous_hash_ends_at, last_used_at, last_used_partner`
 const USER_INSERT_COLUMNS = 'account_id, user_id, hash, ciphertext, hint, validity_type, validity_days, granted_at, expires_at, revoked_at, pepper_id'
 const USER_COLUMNS = `${USER_INSERT_COLUMNS}, last_used_at, last_used_partner`
@@ -8,7 +9,7 @@ const ACCOUNT_BRANCH = `p.account_id, p.id, NULL::text AS user_id, p.name, p.nam
                p.expiry_days, p.created_at, p.updated_at, p.expires_at, p.partners, p.previous_hash, p.previous_hash_ends_at,
                p.last_used_at, p.last_used_partner, NULL::text AS ciphertext,
                NULL::text AS validity_type, NULL::integer AS validity_days, NULL::bigint AS granted_at, NULL::bigint AS revoked_at,
-               p.pepper_id`
+               p.pepper_id, p.disabled_at, p.description`
 
 /**
  * Every statement of the store, for one schema: the same SQL for `pg` and PGlite.
@@ -31,7 +32,7 @@ export function statements(s: string) {
         UNION ALL
         SELECT 'user', u.account_id, NULL, u.user_id, NULL, NULL, u.hash, u.hint,
                NULL, NULL, NULL, u.expires_at, NULL, NULL, NULL, u.last_used_at, u.last_used_partner, u.ciphertext,
-               u.validity_type, u.validity_days, u.granted_at, u.revoked_at, u.pepper_id
+               u.validity_type, u.validity_days, u.granted_at, u.revoked_at, u.pepper_id, NULL, NULL
         FROM ${s}.user_passcodes u WHERE u.hash = $1::text
       ) AS c
       LEFT JOIN ${s}.accounts a ON a.account_id = c.account_id
@@ -44,7 +45,8 @@ export function statements(s: string) {
       FROM ${s}.account_passcodes WHERE account_id = $1::text`,
     insertAccountPasscode: `
       INSERT INTO ${s}.account_passcodes (${ACCOUNT_INSERT_COLUMNS})
-      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text[], $12::text)
+      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text[], $12::text,
+              $13::bigint, $14::text)
       RETURNING ${ACCOUNT_COLUMNS}`,
     updateAccountPasscode: `
       UPDATE ${s}.account_passcodes SET
@@ -53,6 +55,8 @@ export function statements(s: string) {
         expiry_days = CASE WHEN $5::boolean THEN $6::integer ELSE expiry_days END,
         expires_at = CASE WHEN $7::boolean THEN $8::bigint ELSE expires_at END,
         partners = CASE WHEN $10::boolean THEN $11::text[] ELSE partners END,
+        description = coalesce($12::text, description),
+        disabled_at = CASE WHEN $13::boolean THEN $14::bigint ELSE disabled_at END,
         updated_at = $9::bigint
       WHERE account_id = $1::text AND id = $2::text
       RETURNING ${ACCOUNT_COLUMNS}`,
@@ -137,21 +141,22 @@ export function statements(s: string) {
       ON CONFLICT (account_id) DO UPDATE SET accepted_passcodes = excluded.accepted_passcodes`,
 
     // Due = dueNotification(): expired once now >= expires_at, else expiring soon inside
-    // the window. A passcode's email is due while the instant it was sent for
-    // (soon_sent_for, expired_sent_for) differs from expires_at, so each branch reads
-    // only the due end of a partial index (the predicates repeat the indexes' own, word
+    // the window; a disabled passcode gets no email (SPEC §5.38). A passcode's email is
+    // due while the instant it was sent for (soon_sent_for, expired_sent_for) differs
+    // from expires_at, so each branch reads only the due end of a partial index (the predicates repeat the indexes' own, word
     // for word): the cost follows what is due, not what is stored. Each branch locks up
     // to `limit` rows with SKIP LOCKED, so that concurrent runners split the work, and
     // passes over notifications under a live lease; the upsert is what makes a claim
     // exclusive: it re-checks the notification row's latest version, so a row sent or
     // under a live lease is never taken, and an expired lease is taken over. A due row
     // whose email the notifications table holds as sent already (written before
-    // version 5, or by an earlier release) gets its column filled instead of a claim.
+    // version 7, or by an earlier release) gets its column filled instead of a claim.
     claimNotifications: `
       WITH first_email AS (
         SELECT p.id, p.account_id, p.name, p.hint, p.expires_at, 'expiring_soon'::text AS kind
         FROM ${s}.account_passcodes p
         WHERE p.soon_sent_for IS DISTINCT FROM p.expires_at AND p.expired_sent_for IS DISTINCT FROM p.expires_at
+          AND p.disabled_at IS NULL
           AND p.expires_at > $1::bigint AND p.expires_at <= $1::bigint + $2::bigint
           AND NOT EXISTS (
             SELECT 1 FROM ${s}.notifications n
@@ -165,6 +170,7 @@ export function statements(s: string) {
         SELECT p.id, p.account_id, p.name, p.hint, p.expires_at, 'expired'::text AS kind
         FROM ${s}.account_passcodes p
         WHERE p.expired_sent_for IS DISTINCT FROM p.expires_at
+          AND p.disabled_at IS NULL
           AND p.expires_at <= $1::bigint
           AND NOT EXISTS (
             SELECT 1 FROM ${s}.notifications n

@@ -130,7 +130,12 @@ export function notificationCases(fixture: () => StoreFixture): void {
       const [last, ...none] = await store.claimNotifications(claimRequest(NOW + 1, { limit: 1 }))
       expect(none).toEqual([])
       expect(last?.passcodeId).toBe(records[4]!.id)
-      expect([...sent, ...leased].map((claim) => claim.passcodeId).sort()).toEqual(records.slice(0, 4).map((record) => record.id).sort())
+      expect([...sent, ...leased].map((claim) => claim.passcodeId).sort()).toEqual(
+        records
+          .slice(0, 4)
+          .map((record) => record.id)
+          .sort(),
+      )
     })
 
     it('drops pending claims of a deleted passcode', async () => {

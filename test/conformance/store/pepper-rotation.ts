@@ -2,11 +2,33 @@ import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import type { Actor } from '../../../src/core/entities'
 import { createPasscodeHasher, pepperId } from '../../../src/core/hashing'
-import { createPasscodeAuth } from '../../../src/service/create-passcode-auth'
+import type { PasscodeStore, Rehash } from '../../../src/ports/passcode-store'
+import { createPasscodeAuth, type PasscodeAuth } from '../../../src/service/create-passcode-auth'
+import type { PasscodeAuthOptions } from '../../../src/service/options'
 import { eventually, type StoreFixture } from './fixtures'
 
 const admin: Actor = { userId: 'u_admin', role: 'admin' }
 const keys = [{ id: 'k1', key: randomBytes(32) }]
+
+/** A view of `store` that records each re-hash it wrote and keeps the writes in flight, to wait for them. */
+function watchRehashes(store: PasscodeStore, written: Rehash[], inFlight: Promise<unknown>[]): PasscodeStore {
+  return new Proxy(store, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target)
+      if (property === 'rehashCredential' && typeof value === 'function') {
+        return (rehash: Rehash) => {
+          const write = (value as (rehash: Rehash) => Promise<boolean>).call(target, rehash).then((done) => {
+            if (done) written.push(rehash)
+            return done
+          })
+          inFlight.push(write)
+          return write
+        }
+      }
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
+    },
+  })
+}
 
 /** SPEC §5.28 through the service: a pepper list, re-hashing on verify, the report. */
 export function pepperRotationCases(fixture: () => StoreFixture): void {
@@ -41,6 +63,82 @@ export function pepperRotationCases(fixture: () => StoreFixture): void {
       const { value: fresh } = await rotating.passcodes.create(admin, 'acc_1', { name: 'New', expiry: 90 })
       expect((await replaced.authenticate({ accountId: 'acc_1', passcode: fresh })).ok).toBe(true)
       await Promise.all([replaced.close(), rotating.close()])
+    })
+
+    it('SPEC 5.34 a rolling pepper change: two instances on each pair of adjacent steps refuse no valid passcode, and re-hash each row at most once', async () => {
+      const { store, peer } = fixture()
+      const other = await peer()
+      const written: Rehash[] = []
+      const inFlight: Promise<unknown>[] = []
+      const stores = [watchRehashes(store, written, inFlight), watchRehashes(other, written, inFlight)] as const
+      const [old, fresh] = [randomBytes(32).toString('base64url'), randomBytes(32).toString('base64url')]
+      // docs/security.md, "Rotating the pepper".
+      const steps: readonly NonNullable<PasscodeAuthOptions['pepper']>[] = [
+        old,
+        { current: old, next: [fresh] },
+        { current: fresh, previous: [old] },
+        fresh,
+      ]
+      const instance = (on: 0 | 1, step: number) => createPasscodeAuth({ store: stores[on], pepper: steps[step]!, cache: false, encryptionKeys: keys })
+      const values: string[] = []
+      const refused: string[] = []
+      const verifyAll = async (instances: readonly PasscodeAuth[], label: string) => {
+        const outcomes = await Promise.all(instances.flatMap((auth) => values.map((passcode) => auth.authenticate({ accountId: 'acc_1', passcode }))))
+        for (const outcome of outcomes) if (!outcome.ok) refused.push(`${label}: ${outcome.reason}`)
+      }
+
+      const first = instance(0, 0)
+      await first.accounts.setAcceptedPasscodes(admin, 'acc_1', 'both')
+      await first.userPasscodes.grant(admin, 'acc_1', 'u_1', { validity: { type: 'infinite' } })
+      values.push((await first.userPasscodes.reveal({ userId: 'u_1', role: 'member' }, 'acc_1')).value)
+      values.push((await first.passcodes.create(admin, 'acc_1', { name: 'Before', expiry: 90 })).value)
+      await first.close()
+
+      for (let step = 0; step < 3; step++) {
+        // The deploy is under way: one instance still on `step`, the other on the next one.
+        const behind = instance(0, step)
+        const ahead = instance(1, step + 1)
+        for (let round = 0; round < 3; round++) {
+          values.push((await behind.passcodes.create(admin, 'acc_1', { name: `Behind ${step}.${round}`, expiry: 90 })).value)
+          values.push((await ahead.passcodes.create(admin, 'acc_1', { name: `Ahead ${step}.${round}`, expiry: 90 })).value)
+          await verifyAll([behind, ahead], `steps ${step} and ${step + 1}`)
+        }
+        await Promise.all(inFlight)
+        await Promise.all([behind.close(), ahead.close()])
+        // The deploy is done: every instance on the next step.
+        const done = [instance(0, step + 1), instance(1, step + 1)]
+        await verifyAll(done, `step ${step + 1}`)
+        await Promise.all(inFlight)
+        if (step + 1 === 2) {
+          // The report says when the old pepper can go: nothing left under it.
+          expect(await done[0]!.pepperReport()).toEqual({ current: values.length, older: [0], unknown: 0 })
+        }
+        await Promise.all(done.map((auth) => auth.close()))
+      }
+
+      expect(refused).toEqual([])
+      // Each row moved once, from the old pepper to the new one, never back.
+      const moved = written.filter((rehash) => rehash.fromHash !== rehash.toHash)
+      expect(new Set(moved.map((rehash) => `${rehash.kind}:${rehash.id}`)).size).toBe(moved.length)
+      expect(moved.every((rehash) => rehash.pepperId === pepperId(fresh))).toBe(true)
+      const last = createPasscodeAuth({ store, pepper: fresh, encryptionKeys: keys })
+      expect(await last.pepperReport()).toEqual({ current: values.length, older: [], unknown: 0 })
+      await last.close()
+    })
+
+    it('SPEC 5.34 a next pepper verifies only: its hashes are never re-hashed to the current one, and it is reported apart', async () => {
+      const { store } = fixture()
+      const [old, fresh] = [randomBytes(32), randomBytes(32)]
+      const ahead = createPasscodeAuth({ store, pepper: fresh })
+      const { value } = await ahead.passcodes.create(admin, 'acc_1', { name: 'A', expiry: 90 })
+      const written: Rehash[] = []
+      const inFlight: Promise<unknown>[] = []
+      const behind = createPasscodeAuth({ store: watchRehashes(store, written, inFlight), pepper: { current: old, next: [fresh] }, cache: false })
+      for (let i = 0; i < 3; i++) expect((await behind.authenticate({ accountId: 'acc_1', passcode: value })).ok).toBe(true)
+      await Promise.all(inFlight)
+      expect(written).toEqual([])
+      expect(await behind.pepperReport()).toEqual({ current: 0, older: [], next: [1], unknown: 0 })
+      await Promise.all([ahead.close(), behind.close()])
     })
 
     it('rotates from one pepper to the next; wrong passcodes stay wrong under every pepper', async () => {

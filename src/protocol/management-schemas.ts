@@ -1,0 +1,262 @@
+import { z } from 'zod'
+import type { PasscodeView, UserPasscodeView } from '../core/entities'
+
+/*
+ * The bodies the management API (SPEC §5.29) answers with, as zod schemas: the routes
+ * (src/http/management/routes.ts) write every success body through `encodeAnswer` with
+ * these, so a field reaches the wire only if it is here, and `npm run openapi`
+ * (scripts/management-openapi.ts) turns the same schemas into docs/management-openapi.json.
+ * The request bodies are the service's input schemas (src/service/input.ts); the error
+ * body is in management-errors.ts, beside the one code → status table.
+ *
+ * A schema's input is the JSON on the wire, its output what the service returns (a
+ * `Date` where the wire has an ISO 8601 text). Objects are not strict: a client should
+ * accept fields added later.
+ */
+
+/** A moment: an ISO 8601 UTC text on the wire, a `Date` in the service's views. */
+const dateTime = z.codec(z.iso.datetime(), z.date(), {
+  decode: (text) => new Date(text),
+  encode: (date) => date.toISOString(),
+})
+
+const nullableDateTime = (description: string) => dateTime.nullable().describe(description)
+
+/**
+ * Which passcodes an account accepts on its API (SPEC §5.11): in `PUT /account`'s body,
+ * in its answer, and as the service's `accepted` input (src/service/input.ts).
+ *
+ * @example
+ * ```ts
+ * acceptedPasscodesSchema.parse('both') // 'both'
+ * ```
+ */
+export const acceptedPasscodesSchema = z
+  .enum(['account', 'user', 'both'], { error: 'must be "account", "user" or "both"' })
+  .describe('Which passcodes the account accepts on its API.')
+
+/**
+ * The body of `PUT /account`.
+ *
+ * @example
+ * ```ts
+ * setAcceptedPasscodesBodySchema.parse({ acceptedPasscodes: 'user' })
+ * ```
+ */
+export const setAcceptedPasscodesBodySchema = z.strictObject({ acceptedPasscodes: acceptedPasscodesSchema })
+
+const status = z
+  .enum(['active', 'expiring_soon', 'expired', 'revoked', 'disabled'])
+  .describe('At the time of the answer; `expiring_soon`: 30 days or fewer left; `disabled`: refused everywhere until enabled.')
+
+const partnerNames = z.array(z.string())
+
+const lastUse = {
+  lastUsedAt: nullableDateTime('When it last authenticated (recorded about once a minute); null if never.'),
+  lastUsedPartner: z.string().nullable().describe('The partner of its last recorded `/v1/connect`; null if none.'),
+  unused: z.boolean().describe('Never used, or not used for 90 days: a candidate for deletion.'),
+}
+
+/**
+ * An account passcode as the management API shows it (no value, no hash).
+ *
+ * @example
+ * ```ts
+ * passcodeViewSchema.encode(view).createdAt // '2026-01-05T09:00:00.000Z'
+ * ```
+ */
+export const passcodeViewSchema = z
+  .object({
+    id: z.string(),
+    accountId: z.string(),
+    name: z.string(),
+    description: z.string().describe('What the passcode is for: 0 to 500 characters, newlines kept; empty when none.'),
+    hint: z.string().describe('Prefix and last 4 characters of the value.'),
+    expiry: z
+      .union([z.int(), z.literal('forever')])
+      .describe('As chosen: whole days, counted from creation or the last edit, or "forever".'),
+    createdAt: dateTime,
+    updatedAt: dateTime.describe('The last edit or rotation.'),
+    expiresAt: nullableDateTime('null for "forever".'),
+    status,
+    partners: partnerNames.nullable().describe('The partners it is bound to (trimmed, lower-cased); null: every whitelisted partner.'),
+    partnersNotWhitelisted: partnerNames.describe('Bound partners that are no longer whitelisted; empty when unbound.'),
+    disabledAt: nullableDateTime('When it was disabled (SPEC §5.38); null while enabled.'),
+    previousValueEndsAt: nullableDateTime('Until when the value replaced by the last rotation still works; null when it no longer does.'),
+    ...lastUse,
+  })
+  .describe('An account passcode (never its value).')
+
+/**
+ * A user passcode as the management API shows it (no value, no hash).
+ *
+ * @example
+ * ```ts
+ * userPasscodeViewSchema.encode(view).grantedAt // '2026-01-05T09:00:00.000Z'
+ * ```
+ */
+export const userPasscodeViewSchema = z
+  .object({
+    accountId: z.string(),
+    userId: z.string(),
+    hint: z.string().describe('Prefix and last 4 characters of the value.'),
+    validity: z
+      .discriminatedUnion('type', [z.object({ type: z.literal('finite'), days: z.int() }), z.object({ type: z.literal('infinite') })])
+      .describe('Chosen at grant, kept by resets; `infinite` is 10 calendar years.'),
+    grantedAt: dateTime.describe('The grant or the last reset.'),
+    expiresAt: dateTime,
+    revokedAt: nullableDateTime('null while not revoked.'),
+    status,
+    ...lastUse,
+  })
+  .describe('A user passcode (never its value).')
+
+const issued = <View extends z.ZodType>(view: View) =>
+  z.object({ passcode: view, value: z.string().describe('The passcode value, in this answer only: the service keeps only its hash.') })
+
+// The service's views and these schemas have the same fields and types: encoding drops a
+// field the schema does not list, so a field added to a view without its schema, or the
+// other way round, fails to compile here.
+type BothWays<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+const viewsAreTheirSchemas: [
+  BothWays<ReadonlyDeep<PasscodeView>, AnswerValue<typeof passcodeViewSchema>>,
+  BothWays<ReadonlyDeep<UserPasscodeView>, AnswerValue<typeof userPasscodeViewSchema>>,
+] = [true, true]
+void viewsAreTheirSchemas
+
+/**
+ * The answer that carries a new account passcode's value, once (create, rotate).
+ *
+ * @example
+ * ```ts
+ * issuedPasscodeSchema.encode({ passcode: view, value })
+ * ```
+ */
+export const issuedPasscodeSchema = issued(passcodeViewSchema).describe('A new account passcode and its value (`Cache-Control: no-store`).')
+
+/**
+ * The answer that carries the caller's own user passcode value.
+ *
+ * @example
+ * ```ts
+ * issuedUserPasscodeSchema.encode({ passcode: view, value })
+ * ```
+ */
+export const issuedUserPasscodeSchema = issued(userPasscodeViewSchema).describe(
+  "The caller's user passcode and its value (`Cache-Control: no-store`).",
+)
+
+/**
+ * `GET /passcodes`: every passcode of the account, expired ones included.
+ *
+ * @example
+ * ```ts
+ * passcodeListSchema.encode({ passcodes: views })
+ * ```
+ */
+export const passcodeListSchema = z.object({ passcodes: z.array(passcodeViewSchema) })
+
+/**
+ * One account passcode's new view (edit).
+ *
+ * @example
+ * ```ts
+ * passcodeAnswerSchema.encode({ passcode: view })
+ * ```
+ */
+export const passcodeAnswerSchema = z.object({ passcode: passcodeViewSchema })
+
+/**
+ * One user passcode's view (read, grant, reset).
+ *
+ * @example
+ * ```ts
+ * userPasscodeAnswerSchema.encode({ passcode: view })
+ * ```
+ */
+export const userPasscodeAnswerSchema = z.object({ passcode: userPasscodeViewSchema })
+
+/**
+ * `GET /users`: the user passcodes, joined with the host's directory when it has one.
+ *
+ * @example
+ * ```ts
+ * userListSchema.encode({ users: [{ id: 'u_1', inDirectory: true, passcode: null }], directory: true })
+ * ```
+ */
+export const userListSchema = z.object({
+  users: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string().optional().describe("From the host's directory."),
+      email: z.string().optional().describe("From the host's directory."),
+      inDirectory: z.boolean().describe("Whether the host's directory lists the user; false without a directory."),
+      passcode: userPasscodeViewSchema.nullable(),
+    }),
+  ),
+  directory: z.boolean().describe('Whether the host gave a user directory.'),
+})
+
+/**
+ * `GET /account` and `PUT /account`: the account's setting and what the caller may do.
+ *
+ * @example
+ * ```ts
+ * accountAnswerSchema.encode({ account: { id: 'acc_1', acceptedPasscodes: 'both' }, actor })
+ * ```
+ */
+export const accountAnswerSchema = z
+  .object({
+    account: z.object({
+      id: z.string(),
+      acceptedPasscodes: acceptedPasscodesSchema,
+    }),
+    actor: z.object({
+      userId: z.string(),
+      role: z.enum(['admin', 'member']),
+      canManagePasscodes: z.boolean(),
+      canManageUsers: z.boolean(),
+    }),
+  })
+  .describe("The account's setting and what the signed-in user may do.")
+
+/**
+ * `GET /partners`: the operator's partner whitelist, read-only.
+ *
+ * @example
+ * ```ts
+ * partnerListSchema.encode({ partners: ['acme'], listed: true })
+ * ```
+ */
+export const partnerListSchema = z.object({
+  partners: partnerNames,
+  listed: z.boolean().describe('false when the registry cannot list its names (then `partners` is empty).'),
+})
+
+/** Any answer schema of this module, for code that may not import zod itself. */
+export type AnswerSchema = z.ZodType
+
+/** What a route hands to {@link encodeAnswer}: the schema's output, arrays possibly read-only. */
+export type AnswerValue<Schema extends z.ZodType> = ReadonlyDeep<z.output<Schema>>
+
+type ReadonlyDeep<T> = T extends Date
+  ? T
+  : T extends readonly (infer Item)[]
+    ? readonly ReadonlyDeep<Item>[]
+    : T extends object
+      ? { readonly [Key in keyof T]: ReadonlyDeep<T[Key]> }
+      : T
+
+/**
+ * The JSON body of an answer: `value` written through its schema, so the wire holds
+ * exactly the schema's fields (dates as ISO 8601 texts). Throws if `value` does not fit,
+ * which the management API answers as a 500 `ERR_INTERNAL`.
+ *
+ * @example
+ * ```ts
+ * encodeAnswer(partnerListSchema, { partners: ['acme'], listed: true }) // { partners: ['acme'], listed: true }
+ * ```
+ */
+export function encodeAnswer<Schema extends z.ZodType>(schema: Schema, value: AnswerValue<Schema>): z.input<Schema> {
+  return z.encode(schema, value as z.output<Schema>)
+}
