@@ -63,6 +63,7 @@ export const slowTests = [
   'test/readme/readme.test.ts',
   'test/types/type-tests.test.ts',
   'test/stores/secrets-dump.test.ts',
+  'test/stores/scale-postgres.test.ts',
 ]
 
 /**
@@ -105,6 +106,7 @@ export const notUnitTests = [
   'test/http/node-request.test.ts',
   'test/http/write-result.test.ts',
   'test/service/notify-postgres.test.ts',
+  'test/service/notify-processes.test.ts',
   'test/service/notify-scheduler.test.ts',
   'test/service/secrets-scenario.test.ts',
 ]
@@ -143,12 +145,7 @@ class SlowFirstSequencer extends BaseSequencer {
   }
 }
 
-const excluded = [
-  '**/node_modules/**',
-  'dist/**',
-  'bench/**',
-  ...(process.env.PASSCODE_AUTH_TESTS === 'node-dependent' ? nodeIndependentTests : []),
-]
+const excluded = ['**/node_modules/**', 'dist/**', 'bench/**', ...(process.env.PASSCODE_AUTH_TESTS === 'node-dependent' ? nodeIndependentTests : [])]
 
 export default defineConfig({
   resolve: { alias: packageAliases },
