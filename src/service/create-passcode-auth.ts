@@ -16,6 +16,7 @@ import { createNotifyExpirations } from './notifier/notify-expirations'
 import { resolveOptions, type PasscodeAuthOptions } from './options'
 import { staticPartners } from './connect/partners'
 import { createPartnersApi, type PartnersApi } from './connect/partners-api'
+import { createLeaksApi, type LeaksApi } from './leaks/report-leaks'
 import { createPasscodesApi, type PasscodesApi } from './passcodes/passcodes'
 import { createLimiter } from './limiter/rate-limit'
 import { UsageRecorder } from './usage/usage-recorder'
@@ -36,6 +37,8 @@ export interface PasscodeAuth {
   readonly accounts: AccountsApi
   /** The operator's partner whitelist, read-only. */
   readonly partners: PartnersApi
+  /** Leak reports (SPEC §5.42): labels reported tokens and disables or revokes the live ones. */
+  readonly leaks: LeaksApi
   /** Verifies credentials; resolves an outcome and never throws for bad credentials. */
   authenticate(input: CredentialsInput): Promise<AuthOutcome>
   /** `GET /v1/connect` without HTTP: the status code and body to send. */
@@ -138,9 +141,13 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   const connect = createConnect(context, traced)
 
   let closing: Promise<void> | undefined
+  const passcodes = createPasscodesApi(context)
+  const userPasscodes = createUserPasscodesApi(context)
   const auth: PasscodeAuth = {
-    passcodes: createPasscodesApi(context),
-    userPasscodes: createUserPasscodesApi(context),
+    passcodes,
+    userPasscodes,
+    // recordAudit: the audit trail's writer (SPEC §5.40) is wired here when it lands.
+    leaks: createLeaksApi(context, { passcodes, userPasscodes, recordAudit: undefined }),
     accounts: createAccountsApi(context),
     partners: createPartnersApi(context),
     authenticate,
