@@ -32,11 +32,16 @@ export interface LeakReportInput {
   header(lowerCaseName: string): string | readonly string[] | undefined
   /** The request method. */
   readonly method: string | undefined
-  /** The raw body, read only after the signature headers were checked, and no further than 1 MiB. */
-  readonly body: BodySource
+  /**
+   * The raw body, read only after the signature headers were checked, and no further
+   * than 1 MiB; `'parsed'` when a body parser of the host consumed it already (the
+   * signature covers the raw bytes, so the report cannot be checked: a 500 that says so).
+   */
+  readonly body: BodySource | 'parsed'
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }
+// Frozen: a Response polyfill (@hono/node-server's) writes into the headers object it is given.
+const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })
 
 function answer(statusCode: number, body: unknown, headers: Readonly<Record<string, string>> = JSON_HEADERS): LeakReportAnswer {
   return { statusCode, headers, body: JSON.stringify(body) }
@@ -48,6 +53,7 @@ const UNSIGNED = failure(managementFailure('ERR_UNAUTHENTICATED', 'The report mu
 const BAD_SIGNATURE = failure(managementFailure('ERR_UNAUTHENTICATED', 'The signature does not verify with a configured key'))
 const TOO_LARGE = failure(managementFailure('ERR_PAYLOAD_TOO_LARGE', `A leak report is at most ${MAX_LEAK_REPORT_BYTES} bytes`))
 const NOT_POST = failure(managementFailure('ERR_METHOD_NOT_ALLOWED', 'Leak reports are sent with POST'), { allow: 'POST' })
+const PARSED = failure(managementFailure('ERR_CONFIGURATION', 'A body parser read the leak report first: mount leakReportHandler before any body parser'))
 const malformed = (message: string) => failure(managementFailure('ERR_INVALID_INPUT', message))
 
 function single(value: string | readonly string[] | undefined): string | undefined {
@@ -93,6 +99,7 @@ export function createLeakReport(auth: PasscodeAuth, options: LeakReportOptions,
     const keyId = single(input.header(LEAK_KEY_ID_HEADER))
     const signature = single(input.header(LEAK_SIGNATURE_HEADER))
     if (keyId === undefined || signature === undefined) return UNSIGNED
+    if (input.body === 'parsed') return PARSED
     try {
       const key = await keyFor(keyId)
       if (key === undefined) return BAD_SIGNATURE
