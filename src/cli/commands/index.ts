@@ -2,6 +2,7 @@ import type { CommandSpec } from '../command'
 import { accountsCommands } from './accounts'
 import { dashboardCommands } from './dashboard'
 import { keysCommands } from './keys'
+import { leaksCommands } from './leaks'
 import { migrateCommands } from './migrate'
 import { notifyCommands } from './notify'
 import { partnersCommands } from './partners'
@@ -19,6 +20,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...dashboardCommands,
   ...partnersCommands,
   ...notifyCommands,
+  ...leaksCommands,
   ...migrateCommands,
   ...peppersCommands,
   ...keysCommands,
