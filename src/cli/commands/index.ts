@@ -20,8 +20,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...dashboardCommands,
   ...partnersCommands,
   ...notifyCommands,
-  ...leaksCommands,
   ...migrateCommands,
   ...peppersCommands,
   ...keysCommands,
+  ...leaksCommands,
 ]
