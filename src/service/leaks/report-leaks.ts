@@ -1,4 +1,5 @@
 import type { Actor } from '../../core/entities'
+import { InvalidInputError } from '../../core/errors'
 import { isWellFormedPasscode } from '../../core/passcode-format'
 import type { CredentialMatch } from '../../ports/passcode-store'
 import { findUnderPeppers } from '../authenticate/peppers'
@@ -151,6 +152,12 @@ export function createLeaksApi(
 
   return {
     async report(tokens, reportOptions) {
+      if (!Array.isArray(tokens)) throw new InvalidInputError('tokens', 'Invalid tokens: must be an array of values or { token, url?, source? }')
+      for (const entry of tokens as unknown[]) {
+        const token = typeof entry === 'string' ? entry : (entry as { token?: unknown } | null)?.token
+        if (typeof token !== 'string') throw new InvalidInputError('tokens', 'Invalid tokens: each must be a string or { token: string }')
+      }
+      if (typeof reportOptions?.source !== 'string') throw new InvalidInputError('source', 'Invalid source: must be a string (who found the tokens)')
       const source = clean(reportOptions?.source) ?? 'unknown'
       const url = clean(reportOptions?.url)
       const action = reportOptions?.action ?? options.leaks.action

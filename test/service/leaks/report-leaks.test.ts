@@ -127,4 +127,11 @@ describe('SPEC 5.42 auth.leaks.report', () => {
     await auth.leaks.report([value], { source: 'github' })
     expect(events.find((event) => event.type === 'passcode.leaked')).toMatchObject({ notified: false, action: 'disabled' })
   })
+
+  it('refuses tokens that are not an array of values, and a missing source, before any read', async () => {
+    const { auth } = setup()
+    await expect(auth.leaks.report('psc_x' as unknown as string[], { source: 'x' })).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'tokens' })
+    await expect(auth.leaks.report([1 as unknown as string], { source: 'x' })).rejects.toMatchObject({ field: 'tokens' })
+    await expect(auth.leaks.report([], undefined as unknown as { source: string })).rejects.toMatchObject({ field: 'source' })
+  })
 })
