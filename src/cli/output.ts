@@ -20,6 +20,8 @@ export interface CliIo {
    * `serve` in its own process stops it this way. @default the process's first SIGINT or SIGTERM
    */
   readonly stopped?: Promise<NodeJS.Signals>
+  /** What `leaks report` reads its values from. @default process.stdin */
+  readonly stdin?: AsyncIterable<string | Uint8Array>
 }
 
 /**
