@@ -9,6 +9,9 @@ const API = main.dataset.api
 const ME = main.dataset.userId
 const CAN_MANAGE_PASSCODES = main.dataset.canManagePasscodes === 'true'
 const CAN_MANAGE_USERS = main.dataset.canManageUsers === 'true'
+const BASE = main.dataset.base
+/** The most account passcodes an account may have (SPEC §2, MAX_ACCOUNT_PASSCODES). */
+const MAX_PASSCODES = 100
 
 // ---------------------------------------------------------------- small helpers
 
@@ -21,7 +24,7 @@ function h(tag, attributes, ...children) {
     else if (value === true) element.setAttribute(name, '')
     else element.setAttribute(name, String(value))
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue
     element.append(child instanceof Node ? child : document.createTextNode(String(child)))
   }
@@ -66,24 +69,55 @@ async function api(method, path, body) {
 const notice = document.getElementById('notice')
 const announcer = document.getElementById('announcer')
 
+function errorMessage(error) {
+  return error instanceof ApiError || error instanceof FieldError ? error.message : 'Something went wrong. Try again.'
+}
+/** Shows an error at the top of the page; it replaces any earlier message. */
 function showError(error) {
-  const message = error instanceof ApiError || error instanceof FieldError ? error.message : 'Something went wrong. Try again.'
-  notice.textContent = error instanceof ApiError && error.status === 401 ? 'Your session has ended. Sign in again.' : message
+  clearMessages()
+  if (error instanceof ApiError && error.status === 401) {
+    notice.append('Your session has ended. ', h('a', { href: `${BASE}/` }, 'Sign in again'), '.')
+    return
+  }
+  notice.textContent = errorMessage(error)
+}
+let announcement = 0
+/** Clears every message of the page: each new one replaces the last. */
+function clearMessages() {
+  notice.replaceChildren()
+  announcer.textContent = ''
+  announcement++
+  for (const element of main.querySelectorAll('.form-error')) element.remove()
 }
 function clearError() {
-  notice.textContent = ''
+  notice.replaceChildren()
 }
 function announce(text) {
-  announcer.textContent = ''
+  clearMessages()
+  const mine = announcement
   // A fresh text node makes screen readers read the same message twice in a row too.
-  setTimeout(() => (announcer.textContent = text), 50)
+  setTimeout(() => {
+    if (mine === announcement) announcer.textContent = text
+  }, 50)
 }
 
 let fieldErrorCount = 0
+/** The name a person sees for a field: its label, or its group's legend. */
+function labelOf(target) {
+  const label = target.labels && target.labels[0]
+  const text = target.getAttribute('aria-label') || (label && label.textContent) || (target.querySelector && target.querySelector('legend')?.textContent)
+  return text ? text.trim() : null
+}
+/** An API message "Invalid <field>: why" told with the field's label: "<Label>: why". */
+function labelledMessage(target, field, message) {
+  const label = labelOf(target)
+  const prefix = `Invalid ${field}: `
+  return label && message.startsWith(prefix) ? `${label}: ${message.slice(prefix.length)}` : message
+}
 /** Marks the field invalid and shows `message` under it, as its description; moves the focus to it. */
 function showFieldError(target, message) {
   const id = `field-error-${++fieldErrorCount}`
-  ;(target.closest('.field, fieldset') || target.parentElement).append(h('p', { class: 'field-error', id }, message))
+  ;(target.closest('.field, fieldset') || target.parentElement).append(h('p', { class: 'field-error', id, role: 'alert' }, message))
   target.setAttribute('aria-invalid', 'true')
   target.setAttribute('aria-describedby', id)
   target.focus()
@@ -108,25 +142,96 @@ async function run(button, action, form) {
   try {
     await action()
   } catch (error) {
-    showError(error)
-    const field = (error instanceof ApiError || error instanceof FieldError) && error.field
-    const target = form && field ? form.querySelector(`[data-field="${CSS.escape(field.split('.')[0])}"]`) : null
-    if (target) showFieldError(target, error.message)
+    const known = error instanceof ApiError || error instanceof FieldError
+    const field = known && (error.field || CODE_FIELDS[error.code])
+    const target = form && field ? fieldTarget(form, field) : null
+    // Once, where it belongs: under its field, else in the open form, else at the top of the page.
+    if (target) {
+      clearMessages()
+      showFieldError(target, field ? labelledMessage(target, field, error.message) : error.message)
+    } else if (form && known && !(error instanceof ApiError && error.status === 401)) {
+      clearMessages()
+      form.querySelector('.actions').before(h('p', { class: 'form-error', role: 'alert' }, errorMessage(error)))
+    } else showError(error)
   } finally {
     if (button && button.isConnected) button.disabled = false
   }
+}
+
+const ACCEPTED_LABELS = { account: 'Account passcodes only', user: 'User passcodes only', both: 'Both' }
+/** Whether the account's setting lets a passcode of this kind ('account' or 'user') authenticate. */
+function accepts(accepted, kind) {
+  return accepted === 'both' || accepted === kind
+}
+/** Whether a passcode of this status would authenticate, the account's setting aside. */
+function works(status) {
+  return status === 'active' || status === 'expiring_soon'
+}
+/**
+ * The status of a passcode the account does not accept: what a request meets (400), said
+ * in the row, with the way to the setting that changes it.
+ */
+function notAccepted(kind) {
+  return [
+    h('span', { class: 'badge not_accepted' }, 'Not accepted'),
+    h(
+      'p',
+      { class: 'why' },
+      `This account accepts only ${kind === 'account' ? 'user' : 'account'} passcodes: requests with this one are refused. `,
+      h('a', { href: `${BASE}/users#accepted-passcodes` }, 'Change which passcodes the API accepts'),
+    ),
+  ]
 }
 
 const STATUS_LABELS = { active: 'Active', expiring_soon: 'Expiring soon', expired: 'Expired', revoked: 'Revoked' }
 function badge(status) {
   return h('span', { class: `badge ${status || 'none'}` }, STATUS_LABELS[status] || 'None')
 }
-/** A date as YYYY-MM-DD in UTC: the same for everyone, whatever their time zone. */
-function day(iso) {
-  return iso ? iso.slice(0, 10) : ''
+const LOCAL_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+const RELATIVE_TIME = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' })
+const UNITS = [
+  ['year', 365 * 86_400_000],
+  ['month', 30 * 86_400_000],
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+]
+/** "in 3 months", "5 minutes ago", "just now": the largest unit that fits at least once (days up to 60). */
+function relative(ms) {
+  const diff = ms - Date.now()
+  const size = Math.abs(diff)
+  if (size < 60_000) return 'just now'
+  for (const [unit, length] of UNITS) {
+    if (unit === 'month' && size < 60 * 86_400_000) continue
+    if (size >= length) return RELATIVE_TIME.format(Math.round(diff / length), unit)
+  }
+  return 'just now'
+}
+/**
+ * A time as people read it: relative ("in 3 months") and in their own time zone, with the
+ * UTC time on hover and in `datetime`.
+ */
+function time(iso) {
+  if (!iso) return ''
+  const at = new Date(iso)
+  return h(
+    'time',
+    { datetime: iso, title: `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` },
+    relative(at.getTime()),
+    ' ',
+    h('span', { class: 'local' }, LOCAL_TIME.format(at)),
+  )
 }
 function cell(label, ...children) {
   return h('td', { 'data-label': label }, ...children)
+}
+
+/** The field that an error without `field` is about. */
+const CODE_FIELDS = { ERR_DUPLICATE_NAME: 'name', ERR_ALREADY_GRANTED: 'userId' }
+
+/** The input of a form that an API field name points at (`validity.days` → `validity`). */
+function fieldTarget(form, field) {
+  return form.querySelector(`[data-field="${CSS.escape(field.split('.')[0])}"]`)
 }
 
 /**
@@ -149,6 +254,16 @@ function actionForm(attributes, children, { submit, primary = true, onCancel, ac
   form.addEventListener('submit', (event) => {
     event.preventDefault()
     run(form.querySelector('button[type="submit"]'), action, form)
+  })
+  // Back to the defaults after reset(): the radios change without a change event, so tell the inputs that follow them.
+  form.addEventListener('reset', () => {
+    clearFieldErrors(form)
+    queueMicrotask(() => {
+      for (const radio of form.querySelectorAll('input[type="radio"]')) radio.dispatchEvent(new Event('change'))
+    })
+  })
+  if (onCancel) form.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') onCancel()
   })
   return form
 }
@@ -284,7 +399,14 @@ async function passcodesPage() {
   const section = document.getElementById('content')
   const rows = h('tbody', {})
   let createForm = null
-  const { partners: partnerNames } = await api('GET', '/partners').catch(() => ({ partners: [] }))
+  const [{ partners: partnerNames }, { account }] = await Promise.all([
+    api('GET', '/partners').catch(() => ({ partners: [] })),
+    api('GET', '/account').catch(() => ({ account: { acceptedPasscodes: 'both' } })),
+  ])
+  const accepted = account.acceptedPasscodes
+  const count = h('p', { class: 'count', id: 'passcode-count' })
+  document.querySelector('.toolbar h2').after(count)
+  let showCap = () => {}
   const columns = ['Name', 'Status', 'Passcode', 'Expires', 'Partners', 'Last used']
   if (CAN_MANAGE_PASSCODES) columns.push('Actions')
   const table = h(
@@ -325,7 +447,23 @@ async function passcodesPage() {
     )
     const newButton = document.getElementById('new-passcode')
     newButton.hidden = false
-    newButton.addEventListener('click', () => toggleCreate(createForm.hidden))
+    const capNote = h('p', { class: 'cap-note', id: 'cap-note', hidden: true }, `This account has ${MAX_PASSCODES} passcodes, the most it may have: delete one to add another.`)
+    document.querySelector('.toolbar').after(capNote)
+    newButton.addEventListener('click', () => {
+      if (newButton.getAttribute('aria-disabled') !== 'true') toggleCreate(createForm.hidden)
+    })
+    // Off at the cap, but still focusable, so that its description (why it is off) is read.
+    showCap = (full) => {
+      capNote.hidden = !full
+      if (full) {
+        newButton.setAttribute('aria-disabled', 'true')
+        newButton.setAttribute('aria-describedby', 'cap-note')
+        if (!createForm.hidden) toggleCreate(false)
+      } else {
+        newButton.removeAttribute('aria-disabled')
+        newButton.removeAttribute('aria-describedby')
+      }
+    }
     function toggleCreate(open) {
       createForm.hidden = !open
       newButton.setAttribute('aria-expanded', String(open))
@@ -374,15 +512,36 @@ async function passcodesPage() {
   }
 
   function rotateRow(passcode, row) {
-    const minutes = h('input', { type: 'number', name: 'overlapMinutes', min: 0, max: 10080, value: 60, 'data-field': 'overlapMinutes', id: `overlap-${passcode.id}` })
+    const minutes = h('input', { type: 'number', name: 'overlapMinutes', min: 0, max: 10080, step: 1, value: 60, inputmode: 'numeric', 'data-field': 'overlapMinutes', id: `overlap-${passcode.id}` })
+    const overlapping = passcode.previousValueEndsAt !== null && passcode.previousValueEndsAt !== undefined
+    const overlapWarning = overlapping
+      ? h(
+          'p',
+          { class: 'warning' },
+          'The value replaced by the last rotation still works until ',
+          time(passcode.previousValueEndsAt),
+          '. Rotating again stops the previous value at once.',
+        )
+      : null
     const form = actionForm(
       { class: 'fields', 'aria-label': `Rotate ${passcode.name}` },
-      h('div', { class: 'field' }, h('label', { for: `overlap-${passcode.id}` }, 'Old value keeps working for (minutes)'), minutes),
+      [overlapWarning, h('div', { class: 'field' }, h('label', { for: `overlap-${passcode.id}` }, 'Old value keeps working for (minutes)'), minutes)],
       {
         submit: 'Rotate & View',
         onCancel: () => load(),
         action: async () => {
-          const rotated = await api('POST', `/passcodes/${encodeURIComponent(passcode.id)}/rotate`, { overlapMinutes: Number(minutes.value) })
+          const text = minutes.value.trim()
+          // Empty is not zero: ending the current value at once must be chosen.
+          if (text === '') throw new FieldError('overlapMinutes', 'Old value keeps working for (minutes): enter a number of minutes, 0 to stop the current value at once')
+          const overlap = /^\d+$/.test(text) ? Number(text) : text
+          const question = [
+            `Rotate “${passcode.name}”? A new value replaces the current one, which ${overlap === 0 ? 'stops working at once' : `keeps working for ${overlap} minutes`}.`,
+            overlapping ? 'The previous value, from the last rotation, stops working at once.' : '',
+          ]
+            .filter(Boolean)
+            .join(' ')
+          if (typeof overlap === 'number' && !window.confirm(question)) return
+          const rotated = await api('POST', `/passcodes/${encodeURIComponent(passcode.id)}/rotate`, { overlapMinutes: overlap })
           await load()
           revealValue(`New value for “${rotated.passcode.name}”`, rotated.value, 'Copy this passcode now: you will not see it again.')
         },
@@ -396,13 +555,17 @@ async function passcodesPage() {
       'tr',
       {},
       h('td', { class: 'name', 'data-label': 'Name' }, passcode.name),
-      cell('Status', badge(passcode.status)),
-      cell('Passcode', h('code', {}, passcode.hint)),
-      cell('Expires', passcode.expiresAt ? day(passcode.expiresAt) : 'Never'),
+      cell('Status', works(passcode.status) && !accepts(accepted, 'account') ? notAccepted('account') : badge(passcode.status)),
+      cell(
+        'Passcode',
+        h('code', {}, passcode.hint),
+        passcode.previousValueEndsAt ? h('span', { class: 'overlap' }, 'Previous value works until ', time(passcode.previousValueEndsAt)) : null,
+      ),
+      cell('Expires', passcode.expiresAt ? time(passcode.expiresAt) : 'Never'),
       cell('Partners', partnersCell(passcode)),
       cell(
         'Last used',
-        passcode.lastUsedAt ? `${day(passcode.lastUsedAt)}${passcode.lastUsedPartner ? ` (${passcode.lastUsedPartner})` : ''}` : h('span', { class: 'muted' }, 'Never'),
+        passcode.lastUsedAt ? [time(passcode.lastUsedAt), passcode.lastUsedPartner ? h('span', { class: 'muted' }, ` (${passcode.lastUsedPartner})`) : null] : h('span', { class: 'muted' }, 'Never'),
       ),
     )
     if (CAN_MANAGE_PASSCODES) {
@@ -435,6 +598,8 @@ async function passcodesPage() {
 
   async function load() {
     const { passcodes } = await api('GET', '/passcodes')
+    count.textContent = `${passcodes.length} of ${MAX_PASSCODES}`
+    showCap(passcodes.length >= MAX_PASSCODES)
     rows.replaceChildren(
       ...(passcodes.length === 0
         ? [h('tr', {}, h('td', { colspan: columns.length, class: 'empty' }, 'No passcodes yet.'))]
@@ -478,6 +643,8 @@ async function usersPage() {
   if (CAN_MANAGE_USERS) columns.push('Actions')
 
   const accountSection = h('section', { class: 'panel', 'aria-labelledby': 'account-title' }, h('h3', { id: 'account-title' }, 'Accepted passcodes'))
+  let accepted = 'both'
+  let listed = []
   section.append(accountSection)
 
   if (CAN_MANAGE_USERS) {
@@ -539,10 +706,15 @@ async function usersPage() {
       {},
       // One element in the cell: on a phone the cell lays its label and content side by side.
       h('td', { class: 'name', 'data-label': 'User' }, h('div', {}, ...who, user.email ? [h('br'), h('span', { class: 'muted' }, user.email)] : null)),
-      cell('Passcode', passcode ? [badge(passcode.status), ' ', h('code', {}, passcode.hint)] : badge(null)),
+      cell(
+        'Passcode',
+        passcode
+          ? [works(passcode.status) && !accepts(accepted, 'user') ? notAccepted('user') : badge(passcode.status), ' ', h('code', {}, passcode.hint)]
+          : badge(null),
+      ),
       cell('Validity', passcode ? (passcode.validity.type === 'infinite' ? 'Infinite' : `${passcode.validity.days} days`) : ''),
-      cell('Expires', passcode && passcode.status !== 'revoked' ? day(passcode.expiresAt) : ''),
-      cell('Last used', passcode && passcode.lastUsedAt ? day(passcode.lastUsedAt) : h('span', { class: 'muted' }, passcode ? 'Never' : '')),
+      cell('Expires', passcode && passcode.status !== 'revoked' ? (passcode.validity.type === 'infinite' ? 'Never' : time(passcode.expiresAt)) : ''),
+      cell('Last used', passcode && passcode.lastUsedAt ? time(passcode.lastUsedAt) : h('span', { class: 'muted' }, passcode ? 'Never' : '')),
     )
     if (CAN_MANAGE_USERS) {
       const label = (verb) => `${verb} for ${user.name || user.id}`
@@ -579,14 +751,13 @@ async function usersPage() {
 
   async function loadAccount() {
     const { account } = await api('GET', '/account')
-    const choices = [
-      ['account', 'Account passcodes only'],
-      ['user', 'User passcodes only'],
-      ['both', 'Both'],
-    ]
+    accepted = account.acceptedPasscodes
+    const choices = Object.entries(ACCEPTED_LABELS)
     if (!CAN_MANAGE_USERS) {
-      const current = choices.find(([value]) => value === account.acceptedPasscodes)
-      accountSection.replaceChildren(accountSection.firstChild, h('p', {}, 'This account accepts: ', h('strong', {}, current ? current[1] : account.acceptedPasscodes)))
+      accountSection.replaceChildren(
+        accountSection.firstChild,
+        h('p', { id: 'accepted-passcodes', tabindex: '-1' }, 'This account accepts: ', h('strong', {}, ACCEPTED_LABELS[accepted] || accepted)),
+      )
       return
     }
     const select = h(
@@ -598,8 +769,21 @@ async function usersPage() {
       submit: 'Save',
       primary: false,
       action: async () => {
-        await api('PUT', '/account', { acceptedPasscodes: select.value })
-        announce('Saved.')
+        const chosen = select.value
+        // What stops working: the kind the new setting no longer accepts, counted as a request would meet it.
+        const kind = accepts(accepted, 'account') && !accepts(chosen, 'account') ? 'account' : accepts(accepted, 'user') && !accepts(chosen, 'user') ? 'user' : null
+        let stopping = 0
+        if (kind === 'account') stopping = (await api('GET', '/passcodes')).passcodes.filter((passcode) => works(passcode.status)).length
+        if (kind === 'user') stopping = listed.filter((user) => user.passcode && works(user.passcode.status)).length
+        const many = `${stopping} ${kind} passcode${stopping === 1 ? '' : 's'}`
+        if (stopping > 0) {
+          const question = `Accept ${ACCEPTED_LABELS[chosen].toLowerCase()}? ${many} stop${stopping === 1 ? 's' : ''} working at once: requests with ${stopping === 1 ? 'it' : 'them'} are refused until the setting changes back.`
+          if (!window.confirm(question)) return
+        }
+        await api('PUT', '/account', { acceptedPasscodes: chosen })
+        accepted = chosen
+        await load()
+        announce(stopping > 0 ? `Saved. ${many} no longer work${stopping === 1 ? 's' : ''}.` : 'Saved.')
       },
     })
     accountSection.replaceChildren(accountSection.firstChild, form)
@@ -607,6 +791,7 @@ async function usersPage() {
 
   async function load() {
     const { users } = await api('GET', '/users')
+    listed = users
     rows.replaceChildren(
       ...(users.length === 0
         ? [h('tr', {}, h('td', { colspan: columns.length, class: 'empty' }, 'No user passcodes yet.'))]
@@ -614,7 +799,10 @@ async function usersPage() {
     )
   }
   await run(null, async () => {
-    await Promise.all([loadAccount(), load()])
+    await loadAccount()
+    await load()
+    // A link to #accepted-passcodes (from a "Not accepted" row) lands on the setting once it is there.
+    if (location.hash === '#accepted-passcodes') document.getElementById('accepted-passcodes')?.focus()
   })
 }
 
@@ -632,9 +820,13 @@ async function mePage() {
     } catch (error) {
       if (!(error instanceof ApiError && error.status === 404)) throw error
     }
+    const { account } = await api('GET', '/account')
+    const accepted = account.acceptedPasscodes
+    const acceptance = h('p', { class: 'acceptance' }, 'This account accepts: ', h('strong', {}, ACCEPTED_LABELS[accepted] || accepted), '.')
     if (!passcode || passcode.status === 'revoked') {
       details.replaceChildren(
         h('p', {}, passcode ? 'Your passcode was revoked. ' : 'You have no passcode. ', 'An admin of this account can grant you one.'),
+        acceptance,
       )
       return
     }
@@ -656,15 +848,16 @@ async function mePage() {
         'dl',
         {},
         h('dt', {}, 'Status'),
-        h('dd', {}, badge(passcode.status)),
+        h('dd', {}, works(passcode.status) && !accepts(accepted, 'user') ? notAccepted('user') : badge(passcode.status)),
         h('dt', {}, 'Passcode'),
         h('dd', {}, h('code', {}, passcode.hint)),
         h('dt', {}, 'Validity'),
         h('dd', {}, passcode.validity.type === 'infinite' ? 'Infinite' : `${passcode.validity.days} days`),
         h('dt', {}, 'Expires'),
-        h('dd', {}, day(passcode.expiresAt)),
+        h('dd', {}, passcode.validity.type === 'infinite' ? 'Never' : time(passcode.expiresAt)),
       ),
-      passcode.status === 'expired' ? h('p', {}, 'It has expired. Ask an admin to reset it.') : show,
+      acceptance,
+      passcode.status === 'expired' ? h('p', {}, 'It has expired. Ask an admin of this account to grant you a new one.') : show,
     )
   }
   await run(null, load)

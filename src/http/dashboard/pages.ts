@@ -91,6 +91,7 @@ export function renderPage(path: PagePath, base: string, session: DashboardSessi
   const attributes = [
     ['page', page],
     ['api', `${base}/api`],
+    ['base', base],
     ['user-id', actor.userId],
     ['can-manage-passcodes', String(canManagePasscodes)],
     ['can-manage-users', String(actor.role === 'admin')],
