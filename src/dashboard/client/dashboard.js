@@ -354,6 +354,7 @@ function expiryFieldset(idPrefix, current) {
     h('input', { type: 'radio', name: 'expiry-kind', value: 'days', checked: !forever }),
     h('input', { type: 'radio', name: 'expiry-kind', value: 'forever', checked: forever }),
   ]
+  const soon = soonNote(days, `${idPrefix}-soon`)
   for (const radio of radios) radio.addEventListener('change', () => (days.disabled = radios[1].checked))
   return h(
     'fieldset',
@@ -362,7 +363,25 @@ function expiryFieldset(idPrefix, current) {
     h('label', {}, radios[0], 'Days'),
     days,
     h('label', {}, radios[1], 'Forever'),
+    soon,
   )
+}
+
+/**
+ * The note a days input carries while 30 days or fewer are chosen: such a passcode is
+ * "Expiring soon" from the start (SPEC §2).
+ */
+function soonNote(days, id) {
+  const note = h('p', { class: 'hint', id, 'aria-live': 'polite' })
+  const update = () => {
+    const value = Number(days.value)
+    note.textContent = !days.disabled && Number.isInteger(value) && value >= 1 && value <= 30 ? '30 days or fewer: it shows as “Expiring soon” from the start.' : ''
+  }
+  days.setAttribute('aria-describedby', id)
+  days.addEventListener('input', update)
+  // A radio or a reset changes the input without an input event: look again after each change in the group.
+  queueMicrotask(() => days.closest('fieldset')?.addEventListener('change', () => queueMicrotask(update)))
+  return note
 }
 
 function readExpiry(form) {
@@ -417,7 +436,8 @@ async function passcodesPage() {
   )
 
   if (CAN_MANAGE_PASSCODES) {
-    const name = h('input', { id: 'create-name', name: 'name', required: true, maxlength: 64, autocomplete: 'off', 'data-field': 'name' })
+    // No maxlength: a pasted name is not cut silently; the API's refusal names the field and the limit.
+    const name = h('input', { id: 'create-name', name: 'name', required: true, autocomplete: 'off', 'data-field': 'name' })
     createForm = actionForm(
       { class: 'panel', id: 'create-form', hidden: true, 'aria-labelledby': 'create-title' },
       [
@@ -479,7 +499,8 @@ async function passcodesPage() {
   section.append(table)
 
   function editRow(passcode, row) {
-    const name = h('input', { name: 'name', value: passcode.name, maxlength: 64, 'aria-label': 'Passcode Name', 'data-field': 'name' })
+    const nameId = `edit-name-${passcode.id}`
+    const name = h('input', { name: 'name', id: nameId, value: passcode.name, autocomplete: 'off', 'data-field': 'name' })
     const keepExpiry = h('input', { type: 'checkbox', name: 'keep-expiry', checked: true })
     const expiry = expiryFieldset(`edit-${passcode.id}`, passcode.expiry)
     expiry.disabled = true
@@ -487,7 +508,14 @@ async function passcodesPage() {
     const form = actionForm(
       { class: 'fields', 'aria-label': `Edit ${passcode.name}` },
       [
-        h('div', { class: 'field' }, h('label', {}, 'Passcode Name'), name),
+        h('div', { class: 'field' }, h('label', { for: nameId }, 'Passcode Name'), name),
+        h(
+          'p',
+          { class: 'hint current-expiry' },
+          'Expires: ',
+          passcode.expiresAt ? time(passcode.expiresAt) : 'Never',
+          '. A new number of days counts from today.',
+        ),
         h('label', {}, keepExpiry, 'Keep the current expiry'),
         expiry,
         partnersFieldset(partnerNames, passcode.partners),
@@ -627,7 +655,8 @@ function validityFieldset(idPrefix) {
   const finite = h('input', { type: 'radio', name: 'validity-type', value: 'finite', checked: true })
   const infinite = h('input', { type: 'radio', name: 'validity-type', value: 'infinite' })
   for (const radio of [finite, infinite]) radio.addEventListener('change', () => (days.disabled = infinite.checked))
-  return h('fieldset', {}, h('legend', {}, 'Validity'), h('label', {}, finite, 'Finite'), days, h('label', {}, infinite, 'Infinite'))
+  const soon = soonNote(days, `${idPrefix}-soon`)
+  return h('fieldset', {}, h('legend', {}, 'Validity'), h('label', {}, finite, 'Finite'), days, h('label', {}, infinite, 'Infinite'), soon)
 }
 
 function readValidity(form) {
@@ -709,10 +738,14 @@ async function usersPage() {
       cell(
         'Passcode',
         passcode
-          ? [works(passcode.status) && !accepts(accepted, 'user') ? notAccepted('user') : badge(passcode.status), ' ', h('code', {}, passcode.hint)]
+          ? [
+              works(passcode.status) && !accepts(accepted, 'user') ? notAccepted('user') : badge(passcode.status),
+              // A revoked passcode has no value any more: no hint, no validity.
+              passcode.status === 'revoked' ? null : [' ', h('code', {}, passcode.hint)],
+            ]
           : badge(null),
       ),
-      cell('Validity', passcode ? (passcode.validity.type === 'infinite' ? 'Infinite' : `${passcode.validity.days} days`) : ''),
+      cell('Validity', passcode && passcode.status !== 'revoked' ? (passcode.validity.type === 'infinite' ? 'Infinite' : `${passcode.validity.days} days`) : ''),
       cell('Expires', passcode && passcode.status !== 'revoked' ? (passcode.validity.type === 'infinite' ? 'Never' : time(passcode.expiresAt)) : ''),
       cell('Last used', passcode && passcode.lastUsedAt ? time(passcode.lastUsedAt) : h('span', { class: 'muted' }, passcode ? 'Never' : '')),
     )

@@ -57,11 +57,12 @@ function layout(base: string, title: string, header: string, mainAttributes: str
 <script type="module" src="${asset('dashboard.js')}"></script>
 </head>
 <body>
+<a class="skip" href="#main">Skip to content</a>
 <header>
 <h1>Settings</h1>
 ${header}
 </header>
-<main id="main"${mainAttributes}>
+<main id="main" tabindex="-1"${mainAttributes}>
 ${content}
 </main>
 </body>
