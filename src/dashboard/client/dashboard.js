@@ -183,7 +183,7 @@ function notAccepted(kind) {
   ]
 }
 
-const STATUS_LABELS = { active: 'Active', expiring_soon: 'Expiring soon', expired: 'Expired', revoked: 'Revoked' }
+const STATUS_LABELS = { active: 'Active', expiring_soon: 'Expiring soon', expired: 'Expired', revoked: 'Revoked', disabled: 'Disabled' }
 function badge(status) {
   return h('span', { class: `badge ${status || 'none'}` }, STATUS_LABELS[status] || 'None')
 }
@@ -414,6 +414,43 @@ function partnersCell(passcode) {
   return [passcode.partners.join(', '), stale.length > 0 ? h('span', { class: 'muted' }, ` (no longer whitelisted: ${stale.join(', ')})`) : null]
 }
 
+/** The status filter's choices: the statuses a request would meet. */
+const FILTERS = {
+  '': 'All',
+  active: 'Active',
+  expiring_soon: 'Expiring soon',
+  expired: 'Expired',
+  disabled: 'Disabled',
+  not_accepted: 'Not accepted by this account',
+}
+const byName = (a, b) => a.name.localeCompare(b.name, undefined, { numeric: true, sensitivity: 'base' })
+/** Compares two times, the missing one (never) last, then by name. */
+const byTime = (key, direction) => (a, b) => {
+  const x = a[key] ? Date.parse(a[key]) : null
+  const y = b[key] ? Date.parse(b[key]) : null
+  if (x === y) return byName(a, b)
+  if (x === null) return 1
+  if (y === null) return -1
+  return direction * (x - y) || byName(a, b)
+}
+/** The sort choices: name A–Z, newest first, soonest expiry first, most recent use first. */
+const SORTS = {
+  name: { label: 'Name', compare: byName },
+  created: { label: 'Created (newest first)', compare: byTime('createdAt', -1) },
+  expiry: { label: 'Expiry (soonest first)', compare: byTime('expiresAt', 1) },
+  used: { label: 'Last used (most recent first)', compare: byTime('lastUsedAt', -1) },
+}
+
+/** A description (0 to 500 characters, SPEC §5.39), optional. */
+function descriptionField(id, current) {
+  return h(
+    'div',
+    { class: 'field description-field' },
+    h('label', { for: id }, 'Description (optional)'),
+    h('textarea', { id, name: 'description', rows: 2, 'data-field': 'description' }, current),
+  )
+}
+
 async function passcodesPage() {
   const section = document.getElementById('content')
   const rows = h('tbody', {})
@@ -448,6 +485,7 @@ async function passcodesPage() {
           h('div', { class: 'field' }, h('label', { for: 'create-name' }, 'Passcode Name'), name),
           expiryFieldset('create'),
           partnersFieldset(partnerNames),
+          descriptionField('create-description', ''),
         ),
       ],
       {
@@ -457,6 +495,8 @@ async function passcodesPage() {
           const input = { name: name.value, expiry: readExpiry(createForm) }
           const bound = readPartners(createForm)
           if (bound) input.partners = bound
+          const description = createForm.querySelector('textarea[name="description"]').value
+          if (description !== '') input.description = description
           const created = await api('POST', '/passcodes', input)
           createForm.reset()
           toggleCreate(false)
@@ -496,7 +536,64 @@ async function passcodesPage() {
       h('p', { class: 'readonly-note' }, 'You can see this account’s passcodes. Only admins and users with write access to User Settings change them.'),
     )
   }
-  section.append(table)
+  // Finding one of 100: search, status filter and sort, kept in the URL (?q=&status=&sort=).
+  const params = new URLSearchParams(location.search)
+  const search = h('input', { type: 'search', id: 'find-q', name: 'q', value: params.get('q') || '', autocomplete: 'off', spellcheck: 'false' })
+  const statusFilter = h(
+    'select',
+    { id: 'find-status', name: 'status' },
+    Object.entries(FILTERS).map(([value, text]) => h('option', { value, selected: value === (params.get('status') || '') }, text)),
+  )
+  const sortBy = h(
+    'select',
+    { id: 'find-sort', name: 'sort' },
+    Object.entries(SORTS).map(([value, { label }]) => h('option', { value, selected: value === (params.get('sort') || 'name') }, label)),
+  )
+  const shown = h('p', { class: 'shown', id: 'find-shown', role: 'status' })
+  const finder = h(
+    'form',
+    { class: 'finder', role: 'search', 'aria-label': 'Find passcodes' },
+    h('div', { class: 'field' }, h('label', { for: 'find-q' }, 'Search'), search),
+    h('div', { class: 'field' }, h('label', { for: 'find-status' }, 'Status'), statusFilter),
+    h('div', { class: 'field' }, h('label', { for: 'find-sort' }, 'Sort by'), sortBy),
+    shown,
+  )
+  finder.addEventListener('submit', (event) => event.preventDefault())
+  for (const control of [search, statusFilter, sortBy]) control.addEventListener(control === search ? 'input' : 'change', () => render(true))
+  section.append(finder, table)
+
+  let all = []
+  /** The status a request would meet: "not accepted" before the passcode's own. */
+  const effective = (passcode) => (works(passcode.status) && !accepts(accepted, 'account') ? 'not_accepted' : passcode.status)
+  function render(remember) {
+    const query = search.value.trim().toLowerCase()
+    const status = statusFilter.value
+    const sort = SORTS[sortBy.value] ? sortBy.value : 'name'
+    if (remember) {
+      const next = new URLSearchParams()
+      if (query) next.set('q', search.value.trim())
+      if (status) next.set('status', status)
+      if (sort !== 'name') next.set('sort', sort)
+      const text = next.toString()
+      history.replaceState(null, '', text ? `?${text}` : location.pathname)
+    }
+    const matching = all
+      .filter((passcode) => !status || effective(passcode) === status)
+      .filter((passcode) => {
+        if (!query) return true
+        const haystack = [passcode.name, passcode.hint, passcode.description || '', ...(passcode.partners || []), passcode.lastUsedPartner || '']
+        return haystack.some((text) => text.toLowerCase().includes(query))
+      })
+      .sort(SORTS[sort].compare)
+    shown.textContent = matching.length === all.length ? '' : `Showing ${matching.length} of ${all.length}`
+    rows.replaceChildren(
+      ...(all.length === 0
+        ? [h('tr', {}, h('td', { colspan: columns.length, class: 'empty' }, 'No passcodes yet.'))]
+        : matching.length === 0
+          ? [h('tr', {}, h('td', { colspan: columns.length, class: 'empty' }, 'No passcode matches.'))]
+          : matching.map(passcodeRow)),
+    )
+  }
 
   function editRow(passcode, row) {
     const nameId = `edit-name-${passcode.id}`
@@ -519,6 +616,7 @@ async function passcodesPage() {
         h('label', {}, keepExpiry, 'Keep the current expiry'),
         expiry,
         partnersFieldset(partnerNames, passcode.partners),
+        descriptionField(`edit-description-${passcode.id}`, passcode.description || ''),
       ],
       {
         submit: 'Save',
@@ -527,6 +625,8 @@ async function passcodesPage() {
           const patch = {}
           if (name.value.trim() !== passcode.name) patch.name = name.value
           if (!keepExpiry.checked) patch.expiry = readExpiry(form)
+          const description = form.querySelector('textarea[name="description"]').value
+          if (description !== (passcode.description || '')) patch.description = description
           const bound = partnerNames.length > 0 ? readPartners(form) : passcode.partners
           if (JSON.stringify(bound) !== JSON.stringify(passcode.partners || null)) patch.partners = bound
           if (Object.keys(patch).length === 0) return load()
@@ -582,7 +682,11 @@ async function passcodesPage() {
     const row = h(
       'tr',
       {},
-      h('td', { class: 'name', 'data-label': 'Name' }, passcode.name),
+      h(
+        'td',
+        { class: 'name', 'data-label': 'Name' },
+        passcode.description ? h('div', {}, passcode.name, h('span', { class: 'description' }, passcode.description)) : passcode.name,
+      ),
       cell('Status', works(passcode.status) && !accepts(accepted, 'account') ? notAccepted('account') : badge(passcode.status)),
       cell(
         'Passcode',
@@ -607,6 +711,25 @@ async function passcodesPage() {
             { class: 'actions' },
             h('button', { type: 'button', 'aria-label': label('Edit'), onclick: () => editRow(passcode, row) }, 'Edit'),
             h('button', { type: 'button', 'aria-label': label('Rotate'), onclick: () => rotateRow(passcode, row) }, 'Rotate'),
+            passcode.status === 'disabled'
+              ? confirmButton('Enable', {
+                  label: label('Enable'),
+                  question: `Enable the passcode “${passcode.name}”? Calls with it work again at once.`,
+                  action: async () => {
+                    await api('POST', `/passcodes/${encodeURIComponent(passcode.id)}/enable`)
+                    await load()
+                    announce('Passcode enabled.')
+                  },
+                })
+              : confirmButton('Disable', {
+                  label: label('Disable'),
+                  question: `Disable the passcode “${passcode.name}”? Calls with it are refused until you enable it again; its value, name, partners and expiry are kept.`,
+                  action: async () => {
+                    await api('POST', `/passcodes/${encodeURIComponent(passcode.id)}/disable`)
+                    await load()
+                    announce('Passcode disabled.')
+                  },
+                }),
             confirmButton('Delete', {
               label: label('Delete'),
               danger: true,
@@ -628,11 +751,8 @@ async function passcodesPage() {
     const { passcodes } = await api('GET', '/passcodes')
     count.textContent = `${passcodes.length} of ${MAX_PASSCODES}`
     showCap(passcodes.length >= MAX_PASSCODES)
-    rows.replaceChildren(
-      ...(passcodes.length === 0
-        ? [h('tr', {}, h('td', { colspan: columns.length, class: 'empty' }, 'No passcodes yet.'))]
-        : passcodes.map(passcodeRow)),
-    )
+    all = passcodes
+    render(false)
   }
   await run(null, load)
 }
