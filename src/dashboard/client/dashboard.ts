@@ -1,48 +1,105 @@
 // passcode-auth dashboard: the Settings > Passcodes, Users and own-passcode pages.
-// Plain browser JavaScript, no build step, no framework. Every string from the
-// server is put into the page as text (textContent, attribute values), never as
-// HTML, so a passcode named <img src=x onerror=alert(1)> shows as those characters.
-// The CSP of the page allows this file and nothing inline.
+// Browser TypeScript, no framework, bundled and minified by esbuild at build time
+// (`npm run dashboard:assets`). Every string from the server is put into the page as
+// text (textContent, attribute values), never as HTML, so a passcode named
+// <img src=x onerror=alert(1)> shows as those characters. The CSP of the page allows
+// this file and nothing inline.
 
-const main = document.getElementById('main')
-const API = main.dataset.api
-const ME = main.dataset.userId
+/** A status as the management API sends it (SPEC §5.38 adds `disabled`). */
+type Status = 'active' | 'expiring_soon' | 'expired' | 'revoked' | 'disabled'
+/** Which passcodes the account accepts. */
+type Accepted = 'account' | 'user' | 'both'
+
+/** An account passcode as `GET /passcodes` sends it (times as ISO strings). */
+interface Passcode {
+  readonly id: string
+  readonly name: string
+  readonly hint: string
+  readonly description?: string
+  readonly expiry: number | 'forever'
+  readonly createdAt: string
+  readonly expiresAt: string | null
+  readonly status: Status
+  readonly partners: readonly string[] | null
+  readonly partnersNotWhitelisted?: readonly string[]
+  readonly previousValueEndsAt?: string | null
+  readonly lastUsedAt: string | null
+  readonly lastUsedPartner: string | null
+}
+
+/** A user passcode as the management API sends it. */
+interface UserPasscode {
+  readonly hint: string
+  readonly validity: { readonly type: 'finite'; readonly days: number } | { readonly type: 'infinite' }
+  readonly expiresAt: string
+  readonly status: Status
+  readonly lastUsedAt: string | null
+}
+
+/** A row of `GET /users`. */
+interface User {
+  readonly id: string
+  readonly name?: string
+  readonly email?: string
+  readonly passcode: UserPasscode | null
+}
+
+/** A passcode value shown once. */
+interface Issued<T> {
+  readonly passcode: T
+  readonly value: string
+}
+
+const main = document.getElementById('main')!
+const API = main.dataset.api ?? ''
+const ME = main.dataset.userId ?? ''
 const CAN_MANAGE_PASSCODES = main.dataset.canManagePasscodes === 'true'
 const CAN_MANAGE_USERS = main.dataset.canManageUsers === 'true'
-const BASE = main.dataset.base
+const BASE = main.dataset.base ?? ''
 /** The most account passcodes an account may have (SPEC §2, MAX_ACCOUNT_PASSCODES). */
 const MAX_PASSCODES = 100
 
 // ---------------------------------------------------------------- small helpers
 
+/** An attribute value: `true` sets it empty, `false`, `null` and `undefined` leave it out; `on…` takes a listener. */
+type Attribute = string | number | boolean | null | undefined | ((event: Event) => unknown)
+/** A child: text, an element, nothing, or a list of them. */
+type Child = string | number | Node | null | undefined | false | readonly Child[]
+
 /** Creates an element; strings among the children become text nodes. */
-function h(tag, attributes, ...children) {
+function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes?: Readonly<Record<string, Attribute>> | null, ...children: Child[]): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag)
   for (const [name, value] of Object.entries(attributes ?? {})) {
     if (value === undefined || value === null || value === false) continue
-    if (name.startsWith('on')) element.addEventListener(name.slice(2), value)
+    if (typeof value === 'function') element.addEventListener(name.slice(2), value)
     else if (value === true) element.setAttribute(name, '')
     else element.setAttribute(name, String(value))
   }
-  for (const child of children.flat(Infinity)) {
+  for (const child of (children as Child[]).flat(Infinity as 1) as (Exclude<Child, readonly Child[]>)[]) {
     if (child === undefined || child === null || child === false) continue
     element.append(child instanceof Node ? child : document.createTextNode(String(child)))
   }
   return element
 }
 
+/** An error answer of the management API: `{ error: { code, message, field? } }`. */
 class ApiError extends Error {
-  constructor(status, error) {
+  readonly status: number
+  readonly code: string | undefined
+  readonly field: string | undefined
+  constructor(status: number, error: { code?: string; message?: string; field?: string } | null | undefined) {
     super(error && typeof error.message === 'string' ? error.message : `The server answered ${status}`)
     this.status = status
-    this.code = error && error.code
-    this.field = error && error.field
+    this.code = error?.code
+    this.field = error?.field
   }
 }
 
 /** An input the page refuses before sending anything: shown as the API's field errors are. */
 class FieldError extends Error {
-  constructor(field, message) {
+  readonly field: string
+  readonly code = undefined
+  constructor(field: string, message: string) {
     super(message)
     this.field = field
   }
@@ -53,27 +110,29 @@ class FieldError extends Error {
 const USER_ID = /^[\x21-\x7E]{1,256}$/
 const USER_ID_MESSAGE = 'Invalid userId: must be 1 to 256 visible ASCII characters'
 
-async function api(method, path, body) {
-  const init = { method, headers: { accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' }
+/** Calls the management API; an error answer throws an {@link ApiError}. */
+async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' }
+  const init: RequestInit = { method, headers, credentials: 'same-origin', cache: 'no-store' }
   if (body !== undefined) {
-    init.headers['content-type'] = 'application/json'
+    headers['content-type'] = 'application/json'
     init.body = JSON.stringify(body)
   }
   const response = await fetch(API + path, init)
-  if (response.status === 204) return null
-  const data = await response.json().catch(() => null)
-  if (!response.ok) throw new ApiError(response.status, data && data.error)
-  return data
+  if (response.status === 204) return null as T
+  const data = (await response.json().catch(() => null)) as { error?: { code?: string; message?: string; field?: string } } | null
+  if (!response.ok) throw new ApiError(response.status, data?.error)
+  return data as T
 }
 
-const notice = document.getElementById('notice')
-const announcer = document.getElementById('announcer')
+const notice = document.getElementById('notice')!
+const announcer = document.getElementById('announcer')!
 
-function errorMessage(error) {
+function errorMessage(error: unknown): string {
   return error instanceof ApiError || error instanceof FieldError ? error.message : 'Something went wrong. Try again.'
 }
 /** Shows an error at the top of the page; it replaces any earlier message. */
-function showError(error) {
+function showError(error: unknown): void {
   clearMessages()
   if (error instanceof ApiError && error.status === 401) {
     notice.append('Your session has ended. ', h('a', { href: `${BASE}/` }, 'Sign in again'), '.')
@@ -92,7 +151,7 @@ function clearMessages() {
 function clearError() {
   notice.replaceChildren()
 }
-function announce(text) {
+function announce(text: string): void {
   clearMessages()
   const mine = announcement
   // A fresh text node makes screen readers read the same message twice in a row too.
@@ -103,29 +162,33 @@ function announce(text) {
 
 let fieldErrorCount = 0
 /** The name a person sees for a field: its label, or its group's legend. */
-function labelOf(target) {
-  const label = target.labels && target.labels[0]
-  const text = target.getAttribute('aria-label') || (label && label.textContent) || (target.querySelector && target.querySelector('legend')?.textContent)
+function labelOf(target: HTMLElement): string | null {
+  const label = 'labels' in target ? (target as HTMLInputElement).labels?.[0] : undefined
+  const text = target.getAttribute('aria-label') || label?.textContent || target.querySelector('legend')?.textContent
   return text ? text.trim() : null
 }
 /** An API message "Invalid <field>: why" told with the field's label: "<Label>: why". */
-function labelledMessage(target, field, message) {
+function labelledMessage(target: HTMLElement, field: string, message: string): string {
   const label = labelOf(target)
   const prefix = `Invalid ${field}: `
   return label && message.startsWith(prefix) ? `${label}: ${message.slice(prefix.length)}` : message
 }
 /** Marks the field invalid and shows `message` under it, as its description; moves the focus to it. */
-function showFieldError(target, message) {
+function showFieldError(target: HTMLElement, message: string): void {
   const id = `field-error-${++fieldErrorCount}`
-  ;(target.closest('.field, fieldset') || target.parentElement).append(h('p', { class: 'field-error', id, role: 'alert' }, message))
+  ;(target.closest('.field, fieldset') ?? target.parentElement)?.append(h('p', { class: 'field-error', id, role: 'alert' }, message))
   target.setAttribute('aria-invalid', 'true')
-  target.setAttribute('aria-describedby', id)
+  // The error first, then what described the field before (a hint), restored when the error goes.
+  const before = target.getAttribute('aria-describedby')
+  if (before !== null) target.dataset.describedby = before
+  target.setAttribute('aria-describedby', before === null ? id : `${id} ${before}`)
   target.focus()
 }
-function clearFieldErrors(form) {
-  for (const input of form.querySelectorAll('[aria-invalid]')) {
+function clearFieldErrors(form: HTMLElement): void {
+  for (const input of form.querySelectorAll<HTMLElement>('[aria-invalid]')) {
     input.removeAttribute('aria-invalid')
-    input.removeAttribute('aria-describedby')
+    if (input.dataset.describedby === undefined) input.removeAttribute('aria-describedby')
+    else input.setAttribute('aria-describedby', input.dataset.describedby)
   }
   for (const note of form.querySelectorAll('.field-error')) note.remove()
 }
@@ -135,7 +198,7 @@ function clearFieldErrors(form) {
  * shows in the notice; one that names a field of the form (from the API, or a
  * FieldError the page raised before sending) shows under that field too.
  */
-async function run(button, action, form) {
+async function run(button: HTMLButtonElement | null, action: () => Promise<unknown>, form?: HTMLFormElement): Promise<void> {
   clearError()
   if (form) clearFieldErrors(form)
   if (button) button.disabled = true
@@ -143,35 +206,35 @@ async function run(button, action, form) {
     await action()
   } catch (error) {
     const known = error instanceof ApiError || error instanceof FieldError
-    const field = known && (error.field || CODE_FIELDS[error.code])
+    const field = known ? error.field || CODE_FIELDS[error.code ?? ''] : undefined
     const target = form && field ? fieldTarget(form, field) : null
     // Once, where it belongs: under its field, else in the open form, else at the top of the page.
     if (target) {
       clearMessages()
-      showFieldError(target, field ? labelledMessage(target, field, error.message) : error.message)
+      showFieldError(target, labelledMessage(target, field!, errorMessage(error)))
     } else if (form && known && !(error instanceof ApiError && error.status === 401)) {
       clearMessages()
-      form.querySelector('.actions').before(h('p', { class: 'form-error', role: 'alert' }, errorMessage(error)))
+      form.querySelector('.actions')?.before(h('p', { class: 'form-error', role: 'alert' }, errorMessage(error)))
     } else showError(error)
   } finally {
     if (button && button.isConnected) button.disabled = false
   }
 }
 
-const ACCEPTED_LABELS = { account: 'Account passcodes only', user: 'User passcodes only', both: 'Both' }
+const ACCEPTED_LABELS: Readonly<Record<Accepted, string>> = { account: 'Account passcodes only', user: 'User passcodes only', both: 'Both' }
 /** Whether the account's setting lets a passcode of this kind ('account' or 'user') authenticate. */
-function accepts(accepted, kind) {
+function accepts(accepted: Accepted, kind: 'account' | 'user'): boolean {
   return accepted === 'both' || accepted === kind
 }
 /** Whether a passcode of this status would authenticate, the account's setting aside. */
-function works(status) {
+function works(status: Status): boolean {
   return status === 'active' || status === 'expiring_soon'
 }
 /**
  * The status of a passcode the account does not accept: what a request meets (400), said
  * in the row, with the way to the setting that changes it.
  */
-function notAccepted(kind) {
+function notAccepted(kind: 'account' | 'user'): Child {
   return [
     h('span', { class: 'badge not_accepted' }, 'Not accepted'),
     h(
@@ -183,13 +246,13 @@ function notAccepted(kind) {
   ]
 }
 
-const STATUS_LABELS = { active: 'Active', expiring_soon: 'Expiring soon', expired: 'Expired', revoked: 'Revoked', disabled: 'Disabled' }
-function badge(status) {
-  return h('span', { class: `badge ${status || 'none'}` }, STATUS_LABELS[status] || 'None')
+const STATUS_LABELS: Readonly<Record<string, string>> = { active: 'Active', expiring_soon: 'Expiring soon', expired: 'Expired', revoked: 'Revoked', disabled: 'Disabled' }
+function badge(status: Status | null): HTMLElement {
+  return h('span', { class: `badge ${status || 'none'}` }, (status && STATUS_LABELS[status]) || 'None')
 }
 const LOCAL_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
 const RELATIVE_TIME = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' })
-const UNITS = [
+const UNITS: readonly (readonly [Intl.RelativeTimeFormatUnit, number])[] = [
   ['year', 365 * 86_400_000],
   ['month', 30 * 86_400_000],
   ['day', 86_400_000],
@@ -197,7 +260,7 @@ const UNITS = [
   ['minute', 60_000],
 ]
 /** "in 3 months", "5 minutes ago", "just now": the largest unit that fits at least once (days up to 60). */
-function relative(ms) {
+function relative(ms: number): string {
   const diff = ms - Date.now()
   const size = Math.abs(diff)
   if (size < 60_000) return 'just now'
@@ -211,7 +274,7 @@ function relative(ms) {
  * A time as people read it: relative ("in 3 months") and in their own time zone, with the
  * UTC time on hover and in `datetime`.
  */
-function time(iso) {
+function time(iso: string | null | undefined): Child {
   if (!iso) return ''
   const at = new Date(iso)
   return h(
@@ -222,16 +285,21 @@ function time(iso) {
     h('span', { class: 'local' }, LOCAL_TIME.format(at)),
   )
 }
-function cell(label, ...children) {
+function cell(label: string, ...children: Child[]): HTMLTableCellElement {
   return h('td', { 'data-label': label }, ...children)
 }
 
+/** The element the page itself put there (a form's own input, a region of the page). */
+function $<T extends Element = HTMLInputElement>(root: ParentNode, selector: string): T {
+  return root.querySelector(selector) as T
+}
+
 /** The field that an error without `field` is about. */
-const CODE_FIELDS = { ERR_DUPLICATE_NAME: 'name', ERR_ALREADY_GRANTED: 'userId' }
+const CODE_FIELDS: Readonly<Record<string, string>> = { ERR_DUPLICATE_NAME: 'name', ERR_ALREADY_GRANTED: 'userId' }
 
 /** The input of a form that an API field name points at (`validity.days` → `validity`). */
-function fieldTarget(form, field) {
-  return form.querySelector(`[data-field="${CSS.escape(field.split('.')[0])}"]`)
+function fieldTarget(form: HTMLElement, field: string): HTMLElement | null {
+  return form.querySelector(`[data-field="${CSS.escape(field.split('.')[0] ?? field)}"]`)
 }
 
 /**
@@ -239,7 +307,11 @@ function fieldTarget(form, field) {
  * false) and, when `onCancel` is given, Cancel. Submitting runs `action` through run(),
  * so errors show and point at their field.
  */
-function actionForm(attributes, children, { submit, primary = true, onCancel, action }) {
+function actionForm(
+  attributes: Readonly<Record<string, Attribute>>,
+  children: Child,
+  { submit, primary = true, onCancel, action }: { submit: string; primary?: boolean; onCancel?: () => unknown; action: () => Promise<unknown> },
+): HTMLFormElement {
   const form = h(
     'form',
     { ...attributes, novalidate: true },
@@ -253,13 +325,13 @@ function actionForm(attributes, children, { submit, primary = true, onCancel, ac
   )
   form.addEventListener('submit', (event) => {
     event.preventDefault()
-    run(form.querySelector('button[type="submit"]'), action, form)
+    void run(form.querySelector('button[type="submit"]'), action, form)
   })
   // Back to the defaults after reset(): the radios change without a change event, so tell the inputs that follow them.
   form.addEventListener('reset', () => {
     clearFieldErrors(form)
     queueMicrotask(() => {
-      for (const radio of form.querySelectorAll('input[type="radio"]')) radio.dispatchEvent(new Event('change'))
+      for (const radio of form.querySelectorAll('input[type="radio"]')) radio.dispatchEvent(new Event('change', { bubbles: true }))
     })
   })
   if (onCancel) form.addEventListener('keydown', (event) => {
@@ -269,15 +341,18 @@ function actionForm(attributes, children, { submit, primary = true, onCancel, ac
 }
 
 /** A button that asks `question` in the browser's confirm dialog, then runs `action`. */
-function confirmButton(text, { label, danger = false, question, action }) {
-  const onclick = (event) => {
-    if (window.confirm(question)) run(event.currentTarget, action)
+function confirmButton(
+  text: string,
+  { label, danger = false, question, action }: { label: string; danger?: boolean; question: string; action: () => Promise<unknown> },
+): HTMLButtonElement {
+  const onclick = (event: Event) => {
+    if (window.confirm(question)) void run(event.currentTarget as HTMLButtonElement, action)
   }
   return h('button', { type: 'button', class: danger ? 'danger' : undefined, 'aria-label': label, onclick }, text)
 }
 
 /** Puts a form in place of a table row's cells and moves the focus into it. */
-function openRowForm(row, columnCount, form, focus) {
+function openRowForm(row: HTMLTableRowElement, columnCount: number, form: HTMLElement, focus: HTMLElement): void {
   row.replaceChildren(h('td', { colspan: columnCount }, form))
   row.className = 'row-form'
   focus.focus()
@@ -285,10 +360,10 @@ function openRowForm(row, columnCount, form, focus) {
 
 // ---------------------------------------------------------------- value shown once
 
-const revealSlot = document.getElementById('reveal-slot')
+const revealSlot = document.getElementById('reveal-slot')!
 
 /** Shows a passcode value once, with a copy button; Done removes it from the page. */
-function revealValue(title, value, warning) {
+function revealValue(title: string, value: string, warning: string): void {
   revealSlot.replaceChildren()
   const input = h('input', { class: 'value', readonly: true, value, 'aria-label': 'Passcode value', spellcheck: 'false', autocomplete: 'off' })
   const copied = h('span', { role: 'status', class: 'muted' })
@@ -315,7 +390,7 @@ function revealValue(title, value, warning) {
       type: 'button',
       onclick: () => {
         revealSlot.replaceChildren()
-        main.querySelector('h2').focus()
+        $<HTMLElement>(main, 'h2').focus()
       },
     },
     'Done',
@@ -334,7 +409,7 @@ function revealValue(title, value, warning) {
 
 // ---------------------------------------------------------------- Passcodes page
 
-function expiryFieldset(idPrefix, current) {
+function expiryFieldset(idPrefix: string, current?: number | 'forever'): HTMLFieldSetElement {
   const forever = current === 'forever'
   const days = h('input', {
     type: 'number',
@@ -355,7 +430,7 @@ function expiryFieldset(idPrefix, current) {
     h('input', { type: 'radio', name: 'expiry-kind', value: 'forever', checked: forever }),
   ]
   const soon = soonNote(days, `${idPrefix}-soon`)
-  for (const radio of radios) radio.addEventListener('change', () => (days.disabled = radios[1].checked))
+  for (const radio of radios) radio.addEventListener('change', () => (days.disabled = radios[1]!.checked))
   return h(
     'fieldset',
     {},
@@ -371,7 +446,7 @@ function expiryFieldset(idPrefix, current) {
  * The note a days input carries while 30 days or fewer are chosen: such a passcode is
  * "Expiring soon" from the start (SPEC §2).
  */
-function soonNote(days, id) {
+function soonNote(days: HTMLInputElement, id: string): HTMLElement {
   const note = h('p', { class: 'hint', id, 'aria-live': 'polite' })
   const update = () => {
     const value = Number(days.value)
@@ -384,14 +459,14 @@ function soonNote(days, id) {
   return note
 }
 
-function readExpiry(form) {
-  if (form.querySelector('input[name="expiry-kind"][value="forever"]').checked) return 'forever'
-  const text = form.querySelector('input[name="days"]').value.trim()
+function readExpiry(form: HTMLElement): number | string {
+  if ($(form, 'input[name="expiry-kind"][value="forever"]').checked) return 'forever'
+  const text = $(form, 'input[name="days"]').value.trim()
   return /^\d+$/.test(text) ? Number(text) : text
 }
 
 /** Checkboxes of the whitelisted partners; none checked means "every partner". */
-function partnersFieldset(names, current) {
+function partnersFieldset(names: readonly string[], current?: readonly string[] | null): HTMLElement | null {
   if (names.length === 0) return null
   const bound = new Set(current || [])
   return h(
@@ -403,19 +478,19 @@ function partnersFieldset(names, current) {
 }
 
 /** The checked partners, or null when none is checked (unbound). */
-function readPartners(form) {
-  const checked = [...form.querySelectorAll('input[name="partner"]:checked')].map((input) => input.value)
+function readPartners(form: HTMLElement): string[] | null {
+  const checked = [...form.querySelectorAll<HTMLInputElement>('input[name="partner"]:checked')].map((input) => input.value)
   return checked.length === 0 ? null : checked
 }
 
-function partnersCell(passcode) {
+function partnersCell(passcode: Passcode): Child {
   if (!passcode.partners) return h('span', { class: 'muted' }, 'Any')
   const stale = passcode.partnersNotWhitelisted || []
   return [passcode.partners.join(', '), stale.length > 0 ? h('span', { class: 'muted' }, ` (no longer whitelisted: ${stale.join(', ')})`) : null]
 }
 
 /** The status filter's choices: the statuses a request would meet. */
-const FILTERS = {
+const FILTERS: Readonly<Record<string, string>> = {
   '': 'All',
   active: 'Active',
   expiring_soon: 'Expiring soon',
@@ -423,9 +498,12 @@ const FILTERS = {
   disabled: 'Disabled',
   not_accepted: 'Not accepted by this account',
 }
-const byName = (a, b) => a.name.localeCompare(b.name, undefined, { numeric: true, sensitivity: 'base' })
+type Compare = (a: Passcode, b: Passcode) => number
+const byName: Compare = (a, b) => a.name.localeCompare(b.name, undefined, { numeric: true, sensitivity: 'base' })
 /** Compares two times, the missing one (never) last, then by name. */
-const byTime = (key, direction) => (a, b) => {
+const byTime =
+  (key: 'createdAt' | 'expiresAt' | 'lastUsedAt', direction: 1 | -1): Compare =>
+  (a, b) => {
   const x = a[key] ? Date.parse(a[key]) : null
   const y = b[key] ? Date.parse(b[key]) : null
   if (x === y) return byName(a, b)
@@ -434,7 +512,7 @@ const byTime = (key, direction) => (a, b) => {
   return direction * (x - y) || byName(a, b)
 }
 /** The sort choices: name A–Z, newest first, soonest expiry first, most recent use first. */
-const SORTS = {
+const SORTS: Readonly<Record<string, { readonly label: string; readonly compare: Compare }>> = {
   name: { label: 'Name', compare: byName },
   created: { label: 'Created (newest first)', compare: byTime('createdAt', -1) },
   expiry: { label: 'Expiry (soonest first)', compare: byTime('expiresAt', 1) },
@@ -442,7 +520,7 @@ const SORTS = {
 }
 
 /** A description (0 to 500 characters, SPEC §5.39), optional. */
-function descriptionField(id, current) {
+function descriptionField(id: string, current: string): HTMLElement {
   return h(
     'div',
     { class: 'field description-field' },
@@ -451,18 +529,22 @@ function descriptionField(id, current) {
   )
 }
 
-async function passcodesPage() {
-  const section = document.getElementById('content')
+/** `GET /account`. */
+interface AccountAnswer {
+  readonly account: { readonly acceptedPasscodes: Accepted }
+}
+
+async function passcodesPage(): Promise<void> {
+  const section = $<HTMLElement>(document, '#content')
   const rows = h('tbody', {})
-  let createForm = null
   const [{ partners: partnerNames }, { account }] = await Promise.all([
-    api('GET', '/partners').catch(() => ({ partners: [] })),
-    api('GET', '/account').catch(() => ({ account: { acceptedPasscodes: 'both' } })),
+    api<{ partners: string[] }>('GET', '/partners').catch(() => ({ partners: [] as string[] })),
+    api<AccountAnswer>('GET', '/account').catch((): AccountAnswer => ({ account: { acceptedPasscodes: 'both' } })),
   ])
   const accepted = account.acceptedPasscodes
   const count = h('p', { class: 'count', id: 'passcode-count' })
-  document.querySelector('.toolbar h2').after(count)
-  let showCap = () => {}
+  $(document, '.toolbar h2').after(count)
+  let showCap = (full: boolean): void => void full
   const columns = ['Name', 'Status', 'Passcode', 'Expires', 'Partners', 'Last used']
   if (CAN_MANAGE_PASSCODES) columns.push('Actions')
   const table = h(
@@ -475,7 +557,7 @@ async function passcodesPage() {
   if (CAN_MANAGE_PASSCODES) {
     // No maxlength: a pasted name is not cut silently; the API's refusal names the field and the limit.
     const name = h('input', { id: 'create-name', name: 'name', required: true, autocomplete: 'off', 'data-field': 'name' })
-    createForm = actionForm(
+    const createForm: HTMLFormElement = actionForm(
       { class: 'panel', id: 'create-form', hidden: true, 'aria-labelledby': 'create-title' },
       [
         h('h3', { id: 'create-title' }, 'New passcode'),
@@ -492,12 +574,12 @@ async function passcodesPage() {
         submit: 'Create & View',
         onCancel: () => toggleCreate(false),
         action: async () => {
-          const input = { name: name.value, expiry: readExpiry(createForm) }
+          const input: Record<string, unknown> = { name: name.value, expiry: readExpiry(createForm) }
           const bound = readPartners(createForm)
           if (bound) input.partners = bound
-          const description = createForm.querySelector('textarea[name="description"]').value
+          const description = $<HTMLTextAreaElement>(createForm, 'textarea[name="description"]').value
           if (description !== '') input.description = description
-          const created = await api('POST', '/passcodes', input)
+          const created = await api<Issued<Passcode>>('POST', '/passcodes', input)
           createForm.reset()
           toggleCreate(false)
           await load()
@@ -505,10 +587,10 @@ async function passcodesPage() {
         },
       },
     )
-    const newButton = document.getElementById('new-passcode')
+    const newButton = $<HTMLButtonElement>(document, '#new-passcode')
     newButton.hidden = false
     const capNote = h('p', { class: 'cap-note', id: 'cap-note', hidden: true }, `This account has ${MAX_PASSCODES} passcodes, the most it may have: delete one to add another.`)
-    document.querySelector('.toolbar').after(capNote)
+    $(document, '.toolbar').after(capNote)
     newButton.addEventListener('click', () => {
       if (newButton.getAttribute('aria-disabled') !== 'true') toggleCreate(createForm.hidden)
     })
@@ -524,7 +606,7 @@ async function passcodesPage() {
         newButton.removeAttribute('aria-describedby')
       }
     }
-    function toggleCreate(open) {
+    function toggleCreate(open: boolean): void {
       createForm.hidden = !open
       newButton.setAttribute('aria-expanded', String(open))
       if (open) name.focus()
@@ -562,10 +644,10 @@ async function passcodesPage() {
   for (const control of [search, statusFilter, sortBy]) control.addEventListener(control === search ? 'input' : 'change', () => render(true))
   section.append(finder, table)
 
-  let all = []
+  let all: readonly Passcode[] = []
   /** The status a request would meet: "not accepted" before the passcode's own. */
-  const effective = (passcode) => (works(passcode.status) && !accepts(accepted, 'account') ? 'not_accepted' : passcode.status)
-  function render(remember) {
+  const effective = (passcode: Passcode): string => (works(passcode.status) && !accepts(accepted, 'account') ? 'not_accepted' : passcode.status)
+  function render(remember: boolean): void {
     const query = search.value.trim().toLowerCase()
     const status = statusFilter.value
     const sort = SORTS[sortBy.value] ? sortBy.value : 'name'
@@ -584,7 +666,7 @@ async function passcodesPage() {
         const haystack = [passcode.name, passcode.hint, passcode.description || '', ...(passcode.partners || []), passcode.lastUsedPartner || '']
         return haystack.some((text) => text.toLowerCase().includes(query))
       })
-      .sort(SORTS[sort].compare)
+      .sort(SORTS[sort]!.compare)
     shown.textContent = matching.length === all.length ? '' : `Showing ${matching.length} of ${all.length}`
     rows.replaceChildren(
       ...(all.length === 0
@@ -595,7 +677,7 @@ async function passcodesPage() {
     )
   }
 
-  function editRow(passcode, row) {
+  function editRow(passcode: Passcode, row: HTMLTableRowElement): void {
     const nameId = `edit-name-${passcode.id}`
     const name = h('input', { name: 'name', id: nameId, value: passcode.name, autocomplete: 'off', 'data-field': 'name' })
     const keepExpiry = h('input', { type: 'checkbox', name: 'keep-expiry', checked: true })
@@ -622,10 +704,10 @@ async function passcodesPage() {
         submit: 'Save',
         onCancel: () => load(),
         action: async () => {
-          const patch = {}
+          const patch: Record<string, unknown> = {}
           if (name.value.trim() !== passcode.name) patch.name = name.value
           if (!keepExpiry.checked) patch.expiry = readExpiry(form)
-          const description = form.querySelector('textarea[name="description"]').value
+          const description = $<HTMLTextAreaElement>(form, 'textarea[name="description"]').value
           if (description !== (passcode.description || '')) patch.description = description
           const bound = partnerNames.length > 0 ? readPartners(form) : passcode.partners
           if (JSON.stringify(bound) !== JSON.stringify(passcode.partners || null)) patch.partners = bound
@@ -639,7 +721,7 @@ async function passcodesPage() {
     openRowForm(row, columns.length, form, name)
   }
 
-  function rotateRow(passcode, row) {
+  function rotateRow(passcode: Passcode, row: HTMLTableRowElement): void {
     const minutes = h('input', { type: 'number', name: 'overlapMinutes', min: 0, max: 10080, step: 1, value: 60, inputmode: 'numeric', 'data-field': 'overlapMinutes', id: `overlap-${passcode.id}` })
     const overlapping = passcode.previousValueEndsAt !== null && passcode.previousValueEndsAt !== undefined
     const overlapWarning = overlapping
@@ -669,7 +751,7 @@ async function passcodesPage() {
             .filter(Boolean)
             .join(' ')
           if (typeof overlap === 'number' && !window.confirm(question)) return
-          const rotated = await api('POST', `/passcodes/${encodeURIComponent(passcode.id)}/rotate`, { overlapMinutes: overlap })
+          const rotated = await api<Issued<Passcode>>('POST', `/passcodes/${encodeURIComponent(passcode.id)}/rotate`, { overlapMinutes: overlap })
           await load()
           revealValue(`New value for “${rotated.passcode.name}”`, rotated.value, 'Copy this passcode now: you will not see it again.')
         },
@@ -678,7 +760,7 @@ async function passcodesPage() {
     openRowForm(row, columns.length, form, minutes)
   }
 
-  function passcodeRow(passcode) {
+  function passcodeRow(passcode: Passcode): HTMLTableRowElement {
     const row = h(
       'tr',
       {},
@@ -701,7 +783,7 @@ async function passcodesPage() {
       ),
     )
     if (CAN_MANAGE_PASSCODES) {
-      const label = (verb) => `${verb} ${passcode.name}`
+      const label = (verb: string): string => `${verb} ${passcode.name}`
       row.append(
         h(
           'td',
@@ -748,7 +830,7 @@ async function passcodesPage() {
   }
 
   async function load() {
-    const { passcodes } = await api('GET', '/passcodes')
+    const { passcodes } = await api<{ passcodes: Passcode[] }>('GET', '/passcodes')
     count.textContent = `${passcodes.length} of ${MAX_PASSCODES}`
     showCap(passcodes.length >= MAX_PASSCODES)
     all = passcodes
@@ -759,7 +841,7 @@ async function passcodesPage() {
 
 // ---------------------------------------------------------------- Users page
 
-function validityFieldset(idPrefix) {
+function validityFieldset(idPrefix: string): HTMLFieldSetElement {
   const days = h('input', {
     type: 'number',
     name: 'validity-days',
@@ -779,21 +861,21 @@ function validityFieldset(idPrefix) {
   return h('fieldset', {}, h('legend', {}, 'Validity'), h('label', {}, finite, 'Finite'), days, h('label', {}, infinite, 'Infinite'), soon)
 }
 
-function readValidity(form) {
-  if (form.querySelector('input[name="validity-type"][value="infinite"]').checked) return { type: 'infinite' }
-  const text = form.querySelector('input[name="validity-days"]').value.trim()
+function readValidity(form: HTMLElement): { type: 'infinite' } | { type: 'finite'; days: number | string } {
+  if ($(form, 'input[name="validity-type"][value="infinite"]').checked) return { type: 'infinite' }
+  const text = $(form, 'input[name="validity-days"]').value.trim()
   return { type: 'finite', days: /^\d+$/.test(text) ? Number(text) : text }
 }
 
 async function usersPage() {
-  const section = document.getElementById('content')
+  const section = $<HTMLElement>(document, '#content')
   const rows = h('tbody', {})
   const columns = ['User', 'Passcode', 'Validity', 'Expires', 'Last used']
   if (CAN_MANAGE_USERS) columns.push('Actions')
 
   const accountSection = h('section', { class: 'panel', 'aria-labelledby': 'account-title' }, h('h3', { id: 'account-title' }, 'Accepted passcodes'))
-  let accepted = 'both'
-  let listed = []
+  let accepted: Accepted = 'both'
+  let listed: readonly User[] = []
   section.append(accountSection)
 
   if (CAN_MANAGE_USERS) {
@@ -833,7 +915,7 @@ async function usersPage() {
     h('table', { 'aria-labelledby': 'page-title' }, h('thead', {}, h('tr', {}, columns.map((name) => h('th', { scope: 'col' }, name)))), rows),
   )
 
-  function grantRow(user, row) {
+  function grantRow(user: User, row: HTMLTableRowElement): void {
     const form = actionForm({ class: 'fields', 'aria-label': `Grant a passcode to ${user.name || user.id}` }, validityFieldset(`grant-${user.id}`), {
       submit: 'Grant Passcode',
       onCancel: () => load(),
@@ -843,10 +925,10 @@ async function usersPage() {
         announce('Passcode granted.')
       },
     })
-    openRowForm(row, columns.length, form, form.querySelector('input'))
+    openRowForm(row, columns.length, form, $(form, 'input'))
   }
 
-  function userRow(user) {
+  function userRow(user: User): HTMLTableRowElement {
     const passcode = user.passcode
     const live = passcode && passcode.status !== 'revoked' && passcode.status !== 'expired'
     const who = user.name ? [user.name, ' ', h('span', { class: 'muted mono' }, user.id)] : [h('span', { class: 'mono' }, user.id)]
@@ -870,7 +952,7 @@ async function usersPage() {
       cell('Last used', passcode && passcode.lastUsedAt ? time(passcode.lastUsedAt) : h('span', { class: 'muted' }, passcode ? 'Never' : '')),
     )
     if (CAN_MANAGE_USERS) {
-      const label = (verb) => `${verb} for ${user.name || user.id}`
+      const label = (verb: string): string => `${verb} for ${user.name || user.id}`
       const actions = h('div', { class: 'actions' })
       if (live) {
         actions.append(
@@ -903,12 +985,12 @@ async function usersPage() {
   }
 
   async function loadAccount() {
-    const { account } = await api('GET', '/account')
+    const { account } = await api<AccountAnswer>('GET', '/account')
     accepted = account.acceptedPasscodes
     const choices = Object.entries(ACCEPTED_LABELS)
     if (!CAN_MANAGE_USERS) {
       accountSection.replaceChildren(
-        accountSection.firstChild,
+        accountSection.firstChild!,
         h('p', { id: 'accepted-passcodes', tabindex: '-1' }, 'This account accepts: ', h('strong', {}, ACCEPTED_LABELS[accepted] || accepted)),
       )
       return
@@ -922,11 +1004,11 @@ async function usersPage() {
       submit: 'Save',
       primary: false,
       action: async () => {
-        const chosen = select.value
+        const chosen = select.value as Accepted
         // What stops working: the kind the new setting no longer accepts, counted as a request would meet it.
         const kind = accepts(accepted, 'account') && !accepts(chosen, 'account') ? 'account' : accepts(accepted, 'user') && !accepts(chosen, 'user') ? 'user' : null
         let stopping = 0
-        if (kind === 'account') stopping = (await api('GET', '/passcodes')).passcodes.filter((passcode) => works(passcode.status)).length
+        if (kind === 'account') stopping = (await api<{ passcodes: Passcode[] }>('GET', '/passcodes')).passcodes.filter((passcode) => works(passcode.status)).length
         if (kind === 'user') stopping = listed.filter((user) => user.passcode && works(user.passcode.status)).length
         const many = `${stopping} ${kind} passcode${stopping === 1 ? '' : 's'}`
         if (stopping > 0) {
@@ -939,11 +1021,11 @@ async function usersPage() {
         announce(stopping > 0 ? `Saved. ${many} no longer work${stopping === 1 ? 's' : ''}.` : 'Saved.')
       },
     })
-    accountSection.replaceChildren(accountSection.firstChild, form)
+    accountSection.replaceChildren(accountSection.firstChild!, form)
   }
 
   async function load() {
-    const { users } = await api('GET', '/users')
+    const { users } = await api<{ users: User[] }>('GET', '/users')
     listed = users
     rows.replaceChildren(
       ...(users.length === 0
@@ -962,18 +1044,18 @@ async function usersPage() {
 // ---------------------------------------------------------------- the user's own Settings
 
 async function mePage() {
-  const section = document.getElementById('content')
+  const section = $<HTMLElement>(document, '#content')
   const details = h('div', {})
   section.append(details)
 
   async function load() {
-    let passcode = null
+    let passcode: UserPasscode | null = null
     try {
-      ;({ passcode } = await api('GET', `/users/${encodeURIComponent(ME)}/passcode`))
+      ;({ passcode } = await api<{ passcode: UserPasscode }>('GET', `/users/${encodeURIComponent(ME)}/passcode`))
     } catch (error) {
       if (!(error instanceof ApiError && error.status === 404)) throw error
     }
-    const { account } = await api('GET', '/account')
+    const { account } = await api<AccountAnswer>('GET', '/account')
     const accepted = account.acceptedPasscodes
     const acceptance = h('p', { class: 'acceptance' }, 'This account accepts: ', h('strong', {}, ACCEPTED_LABELS[accepted] || accepted), '.')
     if (!passcode || passcode.status === 'revoked') {
@@ -989,8 +1071,8 @@ async function mePage() {
         type: 'button',
         class: 'primary',
         onclick: (event) =>
-          run(event.currentTarget, async () => {
-            const revealed = await api('GET', '/me/passcode')
+          run(event.currentTarget as HTMLButtonElement, async () => {
+            const revealed = await api<Issued<UserPasscode>>('GET', '/me/passcode')
             revealValue('Your passcode', revealed.value, 'Keep it secret: it calls the API as you. Click Done to hide it.')
           }),
       },
@@ -1016,5 +1098,5 @@ async function mePage() {
   await run(null, load)
 }
 
-const pages = { passcodes: passcodesPage, users: usersPage, me: mePage }
-pages[main.dataset.page]?.()
+const pages: Readonly<Record<string, () => Promise<void>>> = { passcodes: passcodesPage, users: usersPage, me: mePage }
+void pages[main.dataset.page ?? '']?.()
