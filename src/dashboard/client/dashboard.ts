@@ -728,7 +728,7 @@ async function passcodesPage(): Promise<void> {
       ? h(
           'p',
           { class: 'warning' },
-          'The value replaced by the last rotation still works until ',
+          'The value replaced by the last rotation stops working ',
           time(passcode.previousValueEndsAt),
           '. Rotating again stops the previous value at once.',
         )
