@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { relative } from 'node:path'
+import { globSync } from 'tinyglobby'
 import { defineConfig } from 'vitest/config'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 import { NODE_FLAGS } from './test/helpers/node-flags.ts'
@@ -50,6 +51,8 @@ export const isolatedTests = ['test/http/warm-path.test.ts']
 export const slowTests = [
   'test/package/tarball.test.ts',
   'test/stores/postgres.test.ts',
+  'test/faults/silent-cut.test.ts',
+  'test/stores/pgbouncer.test.ts',
   'test/stores/pglite.test.ts',
   'test/http/hostile-input.test.ts',
   'test/cli/data-folder.test.ts',
@@ -60,12 +63,61 @@ export const slowTests = [
   'test/readme/readme.test.ts',
   'test/types/type-tests.test.ts',
   'test/stores/secrets-dump.test.ts',
+  'test/stores/scale-postgres.test.ts',
+]
+
+/**
+ * The unit tests, `npm run test:unit` (vitest's `unit` project), for the edit-test
+ * loop: core, protocol, the service on the memory store, the HTTP layer through
+ * in-process requests. They need no server, browser, database or child process:
+ * test/helpers/no-server-or-child.ts, one of their setup files, fails a unit file that
+ * starts a child process or listens on a socket, in `npm test` too. They share workers
+ * as the `shared` files do. A new file in these folders is a unit test unless it is
+ * listed in {@link notUnitTests}.
+ */
+export const unitTests = [
+  'test/core/**/*.test.ts',
+  'test/protocol/**/*.test.ts',
+  'test/service/**/*.test.ts',
+  'test/http/**/*.test.ts',
+  'test/fetch/**/*.test.ts',
+  'test/client/**/*.test.ts',
+  'test/dashboard/*.test.ts',
+  'test/docs/*.test.ts',
+  'test/stores/memory.test.ts',
+]
+
+/** The files in {@link unitTests}' folders that start a server, a database or a child process. */
+export const notUnitTests = [
+  'test/client/check.test.ts',
+  'test/client/e2e.test.ts',
+  'test/client/expires-at.test.ts',
+  'test/client/faults.test.ts',
+  'test/client/responses.test.ts',
+  'test/client/secrets.test.ts',
+  'test/dashboard/browser.test.ts',
+  'test/dashboard/*.browser.test.ts',
+  'test/dashboard/management-conformance.test.ts',
+  'test/fetch/conformance.test.ts',
+  'test/http/conformance.test.ts',
+  'test/http/enumeration.test.ts',
+  'test/http/hostile-input.test.ts',
+  'test/http/no-framework-import.test.ts',
+  'test/http/node-mounts.test.ts',
+  'test/http/node-request.test.ts',
+  'test/http/write-result.test.ts',
+  'test/service/notify-postgres.test.ts',
+  'test/service/notify-processes.test.ts',
+  'test/service/notify-scheduler.test.ts',
+  'test/service/secrets-scenario.test.ts',
 ]
 
 const root = fileURLToPath(new URL('.', import.meta.url))
 
+const unitFiles = globSync(unitTests, { cwd: root, ignore: notUnitTests })
+
 /** The projects below, in the order their files are queued. */
-const projectOrder = ['isolated', 'shared']
+const projectOrder = ['isolated', 'shared', 'unit']
 
 /**
  * Vitest's order (files that failed last time first, then the longest last time, from
@@ -75,7 +127,8 @@ const projectOrder = ['isolated', 'shared']
  * worker of an `isolate: false` project for the next file only when the next file
  * queued is of the same project; otherwise it stops the worker, and a later file of
  * that project starts a new one and imports its modules again (a second or two of CPU
- * each time). Together, a run starts five: one for the isolated file, four shared.
+ * each time). Together, a run starts one worker for the isolated file, four for the
+ * shared files and, once those are all started, four for the unit files.
  */
 class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -93,12 +146,7 @@ class SlowFirstSequencer extends BaseSequencer {
   }
 }
 
-const excluded = [
-  '**/node_modules/**',
-  'dist/**',
-  'bench/**',
-  ...(process.env.PASSCODE_AUTH_TESTS === 'node-dependent' ? nodeIndependentTests : []),
-]
+const excluded = ['**/node_modules/**', 'dist/**', 'bench/**', ...(process.env.PASSCODE_AUTH_TESTS === 'node-dependent' ? nodeIndependentTests : [])]
 
 export default defineConfig({
   resolve: { alias: packageAliases },
@@ -110,9 +158,19 @@ export default defineConfig({
         test: {
           name: 'shared',
           include: ['test/**/*.test.ts'],
-          exclude: [...excluded, ...isolatedTests],
+          exclude: [...excluded, ...isolatedTests, ...unitFiles],
           isolate: false,
           setupFiles: ['test/helpers/umask-unchanged.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: unitFiles,
+          exclude: [...excluded, ...isolatedTests],
+          isolate: false,
+          setupFiles: ['test/helpers/umask-unchanged.ts', 'test/helpers/no-server-or-child.ts'],
         },
       },
     ],

@@ -101,8 +101,7 @@ process.on('message', (message: ToInstance) => {
     else if (message.type === 'check') {
       const outcome = await auth!.authenticate({ accountId: message.accountId, passcode: message.passcode })
       send({ type: 'checked', statusCode: outcome.ok ? 200 : outcome.statusCode })
-    }
-    else if (message.type === 'stop') {
+    } else {
       await auth?.close()
       await store?.close()
       await pool?.end()

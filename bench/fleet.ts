@@ -233,7 +233,7 @@ export async function runFleet(given: FleetSettings = {}): Promise<FleetReport> 
         await new Promise((resolve) => setTimeout(resolve, 1))
       }
       instances.forEach((instance, i) => {
-        const arrivals = instance.invalidations.slice(seen[i]!)
+        const arrivals = instance.invalidations.slice(seen[i])
         deliveries += arrivals.length
         if (arrivals[0] !== undefined) delays.push(Math.max(0, arrivals[0] - committed))
       })

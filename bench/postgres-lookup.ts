@@ -143,7 +143,7 @@ export async function runScale(settings: ScaleSettings = {}): Promise<ScaleRepor
   pool.on('error', () => {})
   const fixtures: SizeFixture[] = []
   try {
-    const postgresVersion = String((await pool.query('SHOW server_version')).rows[0].server_version)
+    const postgresVersion = (await pool.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version
     for (const size of sizes) fixtures.push(await prepareSize(pool, size))
     // Call by call, the sizes take turns, so a burst of noise on the machine hits both alike;
     // percentiles are over every call of every round.

@@ -35,7 +35,7 @@ function areaOf(stack: readonly ProfileNode[]): string {
   const url = leaf?.callFrame.url ?? ''
   if (url.startsWith('wasm://')) return 'PGlite: its WebAssembly (PostgreSQL)'
   const inner = stack.find((node) => node.callFrame.url !== '' && !node.callFrame.url.startsWith('node:'))?.callFrame.url ?? ''
-  const pkg = inner.match(/node_modules\/((@[^/]+\/)?[^/]+)/)?.[1]
+  const pkg = /node_modules\/((@[^/]+\/)?[^/]+)/.exec(inner)?.[1]
   if (pkg === '@electric-sql/pglite') return 'PGlite: its JavaScript (loader, file system)'
   if (pkg !== undefined) return pkg
   if (inner !== '') return 'passcode-auth (dist/, src/)'

@@ -131,7 +131,7 @@ export function checkGoals(results: BenchResults): GoalCheck[] {
   })
   for (const framework of ['fastify', 'express', 'koa']) {
     const result = [...(results.http ?? []), ...(results.connect ?? [])].find((f) => f.framework === framework && f.connectPgliteOverStatic !== undefined)
-    if (result === undefined || result.connectPgliteOverStatic === undefined) continue
+    if (result?.connectPgliteOverStatic === undefined) continue
     const ratio = result.connectPgliteOverStatic
     const cpu = result.connectPgliteOverStaticCpu
     goals.push({

@@ -55,7 +55,10 @@ function slice(call: Call): number {
 
 /** Median over alternating rounds of `measured` − `baseline`, after a warm-up. */
 function extraNs(measured: Call, baseline: Call): number {
-  for (let i = 0; i < 10; i++) slice(measured), slice(baseline)
+  for (let i = 0; i < 10; i++) {
+    slice(measured)
+    slice(baseline)
+  }
   const extra: number[] = []
   for (let round = 0; round < ROUNDS; round++) {
     if (round % 2 === 0) {

@@ -175,6 +175,18 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     success: [201, 'Rotated. `Cache-Control: no-store`.', 'IssuedPasscode'],
     errors: [...WRITE_ERRORS, 404, 409],
   },
+  'POST /passcodes/{id}/disable': {
+    operationId: 'disablePasscode',
+    summary: 'Disable a passcode: refused everywhere, kept with its value, name, binding and expiry (no body; already disabled answers 200 too)',
+    success: [200, 'The view, status `disabled`.', 'PasscodeAnswer'],
+    errors: [400, 403, 404],
+  },
+  'POST /passcodes/{id}/enable': {
+    operationId: 'enablePasscode',
+    summary: 'Enable a disabled passcode: it works again at once on every instance (no body; already enabled answers 200 too)',
+    success: [200, 'The view.', 'PasscodeAnswer'],
+    errors: [400, 403, 404],
+  },
   'GET /users': {
     operationId: 'listUsers',
     summary: "The account's user passcodes (no values), with the host's directory when it has one",

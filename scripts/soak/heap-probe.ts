@@ -13,7 +13,8 @@ interface HeapRequest {
 
 const gc = (globalThis as { gc?: () => void }).gc
 
-process.on('message', (message: HeapRequest) => {
+// Any message may arrive; only a heap request is answered.
+process.on('message', (message: Partial<HeapRequest> | undefined) => {
   if (message?.type !== 'heap' || process.send === undefined) return
   if (gc === undefined) {
     process.send({ type: 'heap', id: message.id, error: 'start the server with --expose-gc' })

@@ -186,7 +186,7 @@ export async function startReferenceServer(dir: string, secrets: SoakSecrets): P
     heapAfterGc() {
       const id = ++nextId
       return new Promise((resolve, reject) => {
-        const onMessage = (message: { type?: string; id?: number; heapUsed?: number; rss?: number; error?: string }) => {
+        const onMessage = (message: { type?: string; id?: number; heapUsed?: number; rss?: number; error?: string } | undefined) => {
           if (message?.type !== 'heap' || message.id !== id) return
           child.off('message', onMessage)
           if (message.error !== undefined) reject(new Error(message.error))

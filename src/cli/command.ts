@@ -95,6 +95,16 @@ export const GROUP_OPTIONS: Readonly<Record<OptionGroup | 'output', Readonly<Rec
         'proxies whose X-Forwarded-For gives the client address: IP addresses, CIDR ranges or loopback, linklocal, uniquelocal, comma-separated (env PASSCODE_AUTH_TRUST_PROXY; default none: the socket address)',
     },
     'no-demo': { type: 'boolean', description: 'do not create the demo account on an empty data folder' },
+    dashboard: {
+      type: 'boolean',
+      description: 'serve the operator dashboard at /settings (env PASSCODE_AUTH_DASHBOARD=on|off; default on only for a loopback --host)',
+    },
+    'no-dashboard': { type: 'boolean', description: 'do not serve it: its routes answer 404 and no login link is made' },
+    'shutdown-grace': {
+      type: 'string',
+      value: '<s>',
+      description: 'on SIGTERM, SIGINT or SIGHUP, how long requests in flight may take to finish (env PASSCODE_AUTH_SHUTDOWN_GRACE; default 10)',
+    },
     'log-format': {
       type: 'string',
       value: '<text|json>',

@@ -2,6 +2,8 @@ import path from 'node:path'
 import { z } from 'zod'
 import type { EncryptionKey } from '../index'
 import { CliError } from './exit-codes'
+import { legacyEncryptionKeys, makeAKey } from './encryption-keys'
+import { commandName } from './command-name'
 import { trustProxyEntry } from './server/client-address'
 import type { CliIo } from './output'
 import {
@@ -76,7 +78,7 @@ const encryptionKeys = z.string().transform((text, context): EncryptionKey[] => 
     if (separator < 1 || !KEY_ID.test(id) || bytes !== ENCRYPTION_KEY_BYTES) {
       context.addIssue({
         code: 'custom',
-        message: `entry ${index + 1} must be <key id>:<${ENCRYPTION_KEY_BYTES} bytes in base64url>, entries separated by commas`,
+        message: `entry ${index + 1} must be <key id>:<${ENCRYPTION_KEY_BYTES} bytes in base64url>, entries separated by commas (${makeAKey()})`,
       })
       return z.NEVER
     }
@@ -174,6 +176,19 @@ export const SETTINGS = {
       )
       .optional(),
   },
+  dashboard: {
+    env: 'PASSCODE_AUTH_DASHBOARD',
+    schema: z
+      .string()
+      .regex(/^(on|off|true|false|1|0)$/, 'must be "on" or "off"')
+      .transform((value) => ['on', 'true', '1'].includes(value))
+      .optional(),
+  },
+  shutdownGrace: {
+    env: 'PASSCODE_AUTH_SHUTDOWN_GRACE',
+    flag: 'shutdown-grace',
+    schema: whole(0, 3_600, 'seconds').default(10),
+  },
   logFormat: {
     env: 'PASSCODE_AUTH_LOG_FORMAT',
     flag: 'log-format',
@@ -263,7 +278,7 @@ function repeatedPepperSetting(current: string | null | undefined, previous: rea
 /** The storage settings of every command that opens the store. */
 export function storageConfig(io: CliIo, flags: Flags): StorageConfig {
   const pepper = readSetting(io, flags, SETTINGS.pepper)
-  const keys = readSetting(io, flags, SETTINGS.encryptionKeys)
+  const keys = readSetting(io, flags, SETTINGS.encryptionKeys) ?? legacyEncryptionKeys(io.env, (text) => io.stderr(`${text}\n`))
   const previousPeppers = readSetting(io, flags, SETTINGS.previousPeppers)
   const nextPeppers = readSetting(io, flags, SETTINGS.nextPeppers)
   // The service refuses a pepper listed twice: say which setting holds it, before anything is opened.
@@ -285,7 +300,7 @@ export function storageConfig(io: CliIo, flags: Flags): StorageConfig {
   if (pepper === undefined) {
     throw new CliError(
       'ERR_SETTING',
-      `PASSCODE_AUTH_PEPPER is required with DATABASE_URL: every instance that shares the database must use the same pepper (${MIN_PEPPER_BYTES} bytes or more, for example \`openssl rand -base64 32\`)`,
+      `PASSCODE_AUTH_PEPPER is required with DATABASE_URL: every instance that shares the database must use the same pepper (${MIN_PEPPER_BYTES} bytes or more; make one with \`${commandName()} keys generate --pepper\`)`,
       { setting: 'PASSCODE_AUTH_PEPPER' },
     )
   }
@@ -332,13 +347,25 @@ function corsOrigins(io: CliIo, flags: Flags): readonly string[] {
 export function serverConfig(
   io: CliIo,
   flags: Flags,
-): { host: string; port: number; notifyIntervalMs: number; rateLimit: RateLimitConfig; corsOrigins: readonly string[]; trustProxy: readonly string[]; logFormat: 'text' | 'json'; logColor: boolean } {
+): {
+  host: string
+  port: number
+  notifyIntervalMs: number
+  rateLimit: RateLimitConfig
+  corsOrigins: readonly string[]
+  trustProxy: readonly string[]
+  logFormat: 'text' | 'json'
+  logColor: boolean
+  dashboard: boolean
+  shutdownGraceMs: number
+} {
   const maxFailures = readSetting(io, flags, SETTINGS.rateLimit)
+  const host = readSetting(io, flags, SETTINGS.host)
   const windowMs = readSetting(io, flags, SETTINGS.rateLimitWindowMs)
   // For a person on a terminal, for a log collector anywhere else.
   const logFormat = readSetting(io, flags, SETTINGS.logFormat) ?? (io.stdoutIsTTY === true ? 'text' : 'json')
   return {
-    host: readSetting(io, flags, SETTINGS.host),
+    host,
     port: readSetting(io, flags, SETTINGS.port),
     notifyIntervalMs: readSetting(io, flags, SETTINGS.notifyIntervalMs),
     rateLimit: maxFailures === false ? false : { maxFailures, windowMs },
@@ -347,5 +374,37 @@ export function serverConfig(
     logFormat,
     // Colours only where a terminal shows them, and not against NO_COLOR (no-color.org).
     logColor: logFormat === 'text' && io.stdoutIsTTY === true && (io.env.NO_COLOR ?? '') === '',
+    dashboard: dashboardEnabled(io, flags, host),
+    shutdownGraceMs: readSetting(io, flags, SETTINGS.shutdownGrace) * 1_000,
   }
+}
+
+/**
+ * Whether `serve` serves the operator dashboard: `--dashboard` or `--no-dashboard`, else
+ * `PASSCODE_AUTH_DASHBOARD` (`on` or `off`), else on only for a loopback `--host`: a
+ * server bound to every interface does not offer an operator login to the network
+ * unless told to (SPEC §5.35).
+ */
+function dashboardEnabled(io: CliIo, flags: Flags, host: string): boolean {
+  if (flags.dashboard === true && flags['no-dashboard'] === true) {
+    throw new CliError('ERR_USAGE', '--dashboard and --no-dashboard cannot be given together', { setting: '--dashboard' })
+  }
+  if (flags.dashboard === true) return true
+  if (flags['no-dashboard'] === true) return false
+  return readSetting(io, flags, SETTINGS.dashboard) ?? isLoopbackHost(host)
+}
+
+/** `localhost`, `127.0.0.0/8` and `::1` (also IPv4-mapped): addresses only this machine reaches. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase()
+  if (bare === 'localhost') return true
+  let hostname: string
+  try {
+    // The URL parser writes every spelling of an address one way: [::1], 127.0.0.1, [::ffff:7f00:1].
+    hostname = new URL(`http://${bare.includes(':') ? `[${bare}]` : bare}/`).hostname
+  } catch {
+    return false
+  }
+  const mapped = /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(hostname)
+  return hostname === '[::1]' || mapped || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
 }

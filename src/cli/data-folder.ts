@@ -1,12 +1,14 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import { CliError } from './exit-codes'
 import { assertPrivateFolder, createOwnerOnly } from './folder-permissions'
 
 /**
  * The embedded data folder: `pgdata/` (the PGlite database), `secrets.json` (pepper and
- * encryption keys, mode 0600), `lock` (the process using the folder) and, while `serve`
- * runs, `serve.sock` (where other commands hand their work to it). PGlite is one
+ * encryption keys, mode 0600), `lock` (the process using the folder), while `serve`
+ * runs, `serve.sock` (where other commands hand their work to it), and `shown.txt`
+ * (mode 0600: the demo passcode and the login link that `serve` shows a person on a
+ * terminal, written there instead when its stderr is not one). PGlite is one
  * process's database: two processes opening `pgdata/` at once would corrupt it, hence
  * the lock.
  */
@@ -15,6 +17,7 @@ export const dataFolderPaths = (dir: string) => ({
   secrets: path.join(dir, 'secrets.json'),
   lock: path.join(dir, 'lock'),
   socket: path.join(dir, 'serve.sock'),
+  shown: path.join(dir, 'shown.txt'),
 })
 
 /**
@@ -47,7 +50,12 @@ export function prepareDataFolder(dir: string): { fresh: boolean } {
   assertPrivateFolder(dir, 'data folder')
   const { database } = dataFolderPaths(dir)
   if (existsSync(database)) assertPrivateFolder(database, 'database folder')
-  return { fresh: !existsSync(path.join(database, 'PG_VERSION')) }
+  const fresh = !existsSync(path.join(database, 'PG_VERSION'))
+  // Inside a project, `git add .` must not commit the database (hashes, encrypted
+  // values) or secrets.json: the folder ignores itself from the day it is made.
+  const ignore = path.join(dir, '.gitignore')
+  if (fresh && !existsSync(ignore)) writeFileSync(ignore, '# Made by passcode-auth: nothing in this data folder belongs in version control.\n*\n')
+  return { fresh }
 }
 
 /** Who holds a data folder's lock. */

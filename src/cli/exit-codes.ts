@@ -9,7 +9,7 @@ export const EXIT_CODES = Object.freeze({
   ok: 0,
   /** A bug or an error nobody planned for; the message says what happened. */
   unexpected: 1,
-  /** The command line or the configuration is wrong: unknown flag, missing argument, bad setting. */
+  /** The command line or the configuration is wrong: unknown flag, missing argument, bad setting, a missing or malformed key or pepper. */
   usage: 2,
   /** A rule refused the operation: invalid input, duplicate name, cap reached, forbidden… */
   refused: 3,
@@ -45,7 +45,8 @@ const EXIT_BY_CLI_CODE: Readonly<Record<CliErrorCode, ExitCode>> = {
 const EXIT_BY_LIBRARY_CODE: Readonly<Record<PasscodeAuthErrorCode, ExitCode>> = {
   ERR_INVALID_INPUT: EXIT_CODES.refused,
   ERR_INVALID_OPTIONS: EXIT_CODES.usage,
-  ERR_CONFIGURATION: EXIT_CODES.refused,
+  // A missing or malformed key, pepper or mailer is the operator's setting to fix.
+  ERR_CONFIGURATION: EXIT_CODES.usage,
   ERR_FORBIDDEN: EXIT_CODES.refused,
   ERR_NOT_FOUND: EXIT_CODES.notFound,
   ERR_CAP_REACHED: EXIT_CODES.refused,

@@ -72,7 +72,8 @@ export function topHelp(commands: readonly CommandSpec[], version: string): stri
     '(PASSCODE_AUTH_DATA_DIR), or PostgreSQL when DATABASE_URL is set. Management commands act',
     'as --as <userId> (default operator) with --role admin unless told otherwise.',
     '',
-    'Exit codes: 0 done, 1 unexpected error, 2 bad command line or setting, 3 refused by a rule,',
+    'Exit codes: 0 done, 1 unexpected error, 2 bad command line or setting (a missing or malformed',
+    'key or pepper included: "passcode-auth keys generate" makes them), 3 refused by a rule,',
     '4 not found, 5 storage or mailer unavailable. Guide: docs/cli.md',
     '',
   ].join('\n')

@@ -19,6 +19,7 @@ void runCli(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   stdoutIsTTY: process.stdout.isTTY === true,
+  stderrIsTTY: process.stderr.isTTY === true,
 }).then(async (code) => {
   await Promise.all([flush(process.stdout), flush(process.stderr)])
   process.exit(code)

@@ -11,6 +11,11 @@ export interface CliIo {
   /** stdout is a terminal: `serve` then logs requests for a person rather than as JSON. @default false */
   readonly stdoutIsTTY?: boolean
   /**
+   * stderr is a terminal: only then does `serve` show a person the demo passcode and a
+   * login link there; elsewhere they go to an owner-only file. @default false
+   */
+  readonly stderrIsTTY?: boolean
+  /**
    * Resolves, with a signal's name, when `serve` is to shut down: a test that runs
    * `serve` in its own process stops it this way. @default the process's first SIGINT or SIGTERM
    */
@@ -30,11 +35,6 @@ export interface Output {
   notice(text: string): void
   /** Progress of a long-running command (serve): stdout for humans, left out with `--json`. */
   info(text: string): void
-  /**
-   * Text with a secret that the server shows a person (the demo passcode's `curl` line, a
-   * login link): stderr, so it never lands in the request log, which goes to stdout.
-   */
-  showSecret(text: string): void
   /** Reports the error that ended the command and returns its exit code. */
   fail(error: unknown, commandPath?: string): number
 }
@@ -61,9 +61,6 @@ export function createOutput(io: CliIo, json: boolean): Output {
     },
     info(text) {
       if (!json) io.stdout(`${text}\n`)
-    },
-    showSecret(text) {
-      io.stderr(`${text}\n`)
     },
     fail(error, commandPath) {
       const exitCode = exitCodeFor(error)
@@ -106,6 +103,7 @@ const STATUS_LABELS: Readonly<Record<string, string>> = {
   expiring_soon: 'Expiring soon',
   expired: 'Expired',
   revoked: 'Revoked',
+  disabled: 'Disabled',
 }
 
 /** The dashboard's words for a status: `expiring_soon` → "Expiring soon". */

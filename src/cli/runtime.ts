@@ -18,6 +18,15 @@ export interface Runtime {
   readonly location: string
   /** Whether an embedded data folder had no database before this run. */
   readonly fresh: boolean
+  /** Whether user passcodes can be encrypted: PASSCODE_AUTH_ENCRYPTION_KEYS or the data folder's `secrets.json` holds a key. */
+  readonly hasEncryptionKeys: boolean
+  /** The PostgreSQL schema of the tables (`passcode_auth` in a data folder). */
+  readonly schema: string
+  /**
+   * Runs one statement on the store's database, for the reference server's own table
+   * (`dashboard_logins`); the library's tables are the library's.
+   */
+  query(text: string, values?: unknown[]): Promise<readonly Record<string, unknown>[]>
   /** Applies pending migrations (idempotent). */
   migrate(): Promise<MigrationReport>
   /** Throws when the database does not answer. */
@@ -163,6 +172,13 @@ export async function openRuntime(config: StorageConfig, options: RuntimeOptions
       storage: config.kind,
       location: opened.location,
       fresh: opened.fresh,
+      hasEncryptionKeys: opened.encryptionKeys !== undefined && opened.encryptionKeys.length > 0,
+      schema: opened.schema ?? 'passcode_auth',
+      async query(text, values) {
+        // A pg Pool and a PGlite instance both take one statement with $1… parameters.
+        const db = opened.db as { query(text: string, values?: unknown[]): Promise<{ rows: readonly unknown[] }> }
+        return (await db.query(text, values)).rows as readonly Record<string, unknown>[]
+      },
       migrate: () => migrate(opened.db, schema),
       ping: opened.ping,
       close() {

@@ -10,13 +10,13 @@ export interface CallScope {
   /** Passed to `fetch`; its `reason` is the ConnectError to throw once it fired. */
   readonly signal: AbortSignal
   /** Milliseconds left before the deadline. */
-  remainingMs(): number
+  remainingMs(this: void): number
   /** Settles like `promise`, or rejects with the scope's error as soon as it fires. */
-  guard<T>(promise: Promise<T>): Promise<T>
+  guard<T>(this: void, promise: Promise<T>): Promise<T>
   /** Waits `ms`, or rejects with the scope's error as soon as it fires. */
-  sleep(ms: number): Promise<void>
+  sleep(this: void, ms: number): Promise<void>
   /** Clears the timer and detaches from the caller's signals (they may outlive the call). */
-  dispose(): void
+  dispose(this: void): void
 }
 
 /** Opens the scope of one call. Signals already aborted abort it at once. */

@@ -10,7 +10,7 @@ export function encodeBase62(value: number, width: number): string {
   let out = ''
   let rest = value
   do {
-    out = ALPHABET[rest % 62] + out
+    out = ALPHABET.charAt(rest % 62) + out
     rest = Math.floor(rest / 62)
   } while (rest > 0)
   return out.padStart(width, '0')
@@ -29,7 +29,7 @@ export function randomBase62(length: number, randomBytes: (n: number) => Uint8Ar
     const bytes = randomBytes(length + 8)
     for (let i = 0; i < bytes.length && out.length < length; i++) {
       const byte = bytes[i]!
-      if (byte < 248) out += ALPHABET[byte % 62]
+      if (byte < 248) out += ALPHABET.charAt(byte % 62)
     }
   }
   return out

@@ -99,6 +99,13 @@ export interface AccountPasscodeRecord {
    * when unknown (a hash written before schema version 3).
    */
   readonly pepperId?: string | null
+  /**
+   * When it was disabled, UTC milliseconds; `null` while enabled (SPEC §5.38). A disabled
+   * passcode keeps everything else and authenticates nowhere.
+   */
+  readonly disabledAt: number | null
+  /** What it is for (SPEC §5.39): NFC, 0 to 500 characters, newlines allowed; `''` when none. */
+  readonly description: string
 }
 
 /** A user passcode as stored: the hash and the value encrypted as a JWE. */
@@ -150,8 +157,15 @@ export interface PasscodeView {
   readonly updatedAt: Date
   /** When it expires; `null` for `'forever'`. */
   readonly expiresAt: Date | null
-  /** `active`, `expiring_soon` (30 days or fewer left) or `expired`, at the time of the call. */
+  /**
+   * `active`, `expiring_soon` (30 days or fewer left) or `expired`, at the time of the
+   * call; `disabled` while it is disabled, whatever its expiry (SPEC §5.38).
+   */
   readonly status: PasscodeStatus
+  /** When it was disabled; `null` while enabled. */
+  readonly disabledAt: Date | null
+  /** What it is for (SPEC §5.39): up to 500 characters, newlines kept; `''` when none. */
+  readonly description: string
   /**
    * The partners this passcode is bound to (trimmed, lower-cased), or `null` when it
    * works for every whitelisted partner (SPEC §5.25).

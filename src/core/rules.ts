@@ -93,6 +93,37 @@ export function checkPasscodeName(name: string): { ok: true; name: string } | { 
   return { ok: true, name: normalized }
 }
 
+/** Longest passcode description, in characters (code points) after normalising (SPEC §5.39). */
+export const MAX_DESCRIPTION_LENGTH = 500
+
+// Every control character (C0, DEL, C1) but the newline.
+const DESCRIPTION_CONTROL = /[^\P{Cc}\n]/u
+
+/**
+ * Checks a passcode description (SPEC §5.39) and returns it as stored: line breaks as
+ * `\n` (a `\r\n` or lone `\r`, as forms and Windows clipboards send them, becomes
+ * `\n`), Unicode NFC, trimmed, at most 500 characters, with no control character but
+ * the newline (a tab is refused) and no unpaired surrogate. `''` is no description.
+ * Otherwise returns the reason.
+ *
+ * @example
+ * ```ts
+ * checkPasscodeDescription('For the Acme\r\nnightly export ') // { ok: true, description: 'For the Acme\nnightly export' }
+ * checkPasscodeDescription('a\tb').ok // false
+ * ```
+ */
+export function checkPasscodeDescription(description: string): { ok: true; description: string } | { ok: false; reason: string } {
+  if (!description.isWellFormed()) return { ok: false, reason: DESCRIPTION_CONTROL_REASON }
+  const normalized = description.replace(/\r\n?/g, '\n').normalize('NFC').trim()
+  if (normalized.length > MAX_DESCRIPTION_LENGTH && characterCount(normalized) > MAX_DESCRIPTION_LENGTH) {
+    return { ok: false, reason: `must be at most ${MAX_DESCRIPTION_LENGTH} characters` }
+  }
+  if (DESCRIPTION_CONTROL.test(normalized)) return { ok: false, reason: DESCRIPTION_CONTROL_REASON }
+  return { ok: true, description: normalized }
+}
+
+const DESCRIPTION_CONTROL_REASON = 'must not contain control characters other than newlines (no tabs), nor unpaired surrogates'
+
 const INVISIBLE_REASON = 'must not contain control or invisible characters (zero-width, bidi controls, unpaired surrogates)'
 
 /**

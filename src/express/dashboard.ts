@@ -1,6 +1,5 @@
 import type { NextFunction, Request, Response } from 'express'
-import { InvalidOptionsError } from '../core/errors'
-import { assertPasscodeAuth } from '../http/adapter-options'
+import { assertPasscodeAuth, assertSessionOption } from '../http/adapter-options'
 import { createDashboard, type DashboardOptions } from '../http/dashboard/create-dashboard'
 import { failureAnswer } from '../http/management/respond'
 import type { SessionResult } from '../http/management/types'
@@ -42,7 +41,7 @@ export interface ExpressDashboardOptions extends DashboardOptions {
  */
 export function dashboard(auth: PasscodeAuth, options: ExpressDashboardOptions): ExpressDashboardHandlers {
   assertPasscodeAuth(auth, 'dashboard')
-  if (typeof options?.session !== 'function') throw new InvalidOptionsError('session', 'must be a function (req) => { accountId, actor } | undefined')
+  assertSessionOption(options, '(req) => { accountId, actor } | undefined')
   const handler = createDashboard(auth, options)
   const handle = (req: Request, res: Response, next: NextFunction): void => {
     const method = req.method.toUpperCase()

@@ -45,7 +45,7 @@ const send = (reply: FastifyReply, answer: DashboardResponse): FastifyReply =>
  * ```
  */
 export const dashboardPlugin: FastifyPluginAsync<DashboardPluginOptions> = async (app, options) => {
-  assertPasscodeAuth(options?.auth, 'dashboardPlugin')
+  assertPasscodeAuth(options.auth, 'dashboardPlugin')
   if (typeof options.session !== 'function') {
     throw new InvalidOptionsError('session', 'must be a function (request) => { accountId, actor } | undefined')
   }

@@ -3,7 +3,6 @@ import fastifyPlugin from 'fastify-plugin'
 import type { Principal } from '../core/entities'
 import { InvalidOptionsError } from '../core/errors'
 import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
-import { createAuthenticateRequest } from '../http/authenticate-request'
 import { createConnectRequest } from '../http/connect-request'
 import type { CorsOptions } from '../http/cors'
 import { nodeRequestReader } from '../http/node/node-request'
@@ -47,7 +46,8 @@ const send = (reply: FastifyReply, answer: Answer): FastifyReply =>
 // Fastify's request wraps Node's as `request.raw`; `request.ip` honours `trustProxy`.
 const fastifyReader = nodeRequestReader((request: FastifyRequest) => request.raw, (request) => request.ip)
 
-function checkOptions(options: PasscodeAuthPluginOptions): PasscodeAuthPluginOptions {
+// `unknown`: JavaScript hosts can register the plugin with anything.
+function checkOptions(options: unknown): PasscodeAuthPluginOptions {
   if (typeof options === 'object' && options !== null && Object.hasOwn(options, 'prefix')) {
     // Fastify ignores `prefix` for fastify-plugin plugins; failing beats a route at the wrong path.
     throw new InvalidOptionsError('prefix', 'is ignored for this plugin; register passcodeAuthPlugin inside a plugin registered with the prefix')
@@ -57,8 +57,9 @@ function checkOptions(options: PasscodeAuthPluginOptions): PasscodeAuthPluginOpt
     connectRoute: (value) => (value === undefined || typeof value === 'boolean' ? undefined : 'must be a boolean'),
     cors: () => undefined, // checked by createConnectRequest
   })
-  assertPasscodeAuth(own.auth, 'passcodeAuthPlugin')
-  return own
+  const checked = own as PasscodeAuthPluginOptions
+  assertPasscodeAuth(checked.auth, 'passcodeAuthPlugin')
+  return checked
 }
 
 const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, options, done) => {
@@ -71,11 +72,10 @@ const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, optio
     return done(error as Error)
   }
   const { auth } = options
-  const authenticateRequest = createAuthenticateRequest(auth, fastifyReader)
 
   fastify.decorateRequest('passcodeAuth', null)
   fastify.decorate('requirePasscode', function requirePasscode(request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) {
-    const answer = authenticateRequest(request)
+    const answer = auth.verifyRequest(request, fastifyReader)
     if (!(answer instanceof Promise)) {
       request.passcodeAuth = answer
       return next()

@@ -4,7 +4,6 @@ import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options
 import { withClientAddress } from '../http/fetch/fetch-request'
 import { fetchResponse } from '../http/fetch/fetch-response'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
-import type { FetchPasscodeGuard } from './require-passcode'
 
 /**
  * A fetch handler of passcode-auth. `clientAddress` is the caller's address, for the

@@ -1,5 +1,5 @@
 import { InvalidOptionsError } from '../core/errors'
-import { assertPasscodeAuth } from '../http/adapter-options'
+import { assertPasscodeAuth, assertSessionOption } from '../http/adapter-options'
 import { createDashboard, type DashboardOptions } from '../http/dashboard/create-dashboard'
 import type { DashboardResponse, SessionResult } from '../http/management/types'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
@@ -44,7 +44,7 @@ const toResponse = (answer: DashboardResponse, head: boolean): Response =>
  */
 export function dashboard(auth: PasscodeAuth, options: FetchDashboardOptions): (request: Request) => Promise<Response> {
   assertPasscodeAuth(auth, 'dashboard')
-  if (typeof options?.session !== 'function') throw new InvalidOptionsError('session', 'must be a function (request) => { accountId, actor } | undefined')
+  assertSessionOption(options, '(request) => { accountId, actor } | undefined')
   const base = typeof options.basePath === 'string' ? options.basePath.replace(/\/+$/, '') : undefined
   if (base === undefined || (base !== '' && !base.startsWith('/'))) throw new InvalidOptionsError('basePath', 'must be a path such as "/settings"')
   const handler = createDashboard(auth, options)

@@ -18,9 +18,26 @@ export function assertPasscodeAuth(auth: unknown, factory: string): asserts auth
     typeof candidate !== 'object' ||
     candidate === null ||
     typeof candidate.authenticate !== 'function' ||
+    typeof candidate.verifyRequest !== 'function' ||
     typeof candidate.connect !== 'function'
   ) {
     throw new InvalidOptionsError('auth', `${factory} needs the object that createPasscodeAuth() returns`)
+  }
+}
+
+/**
+ * Checks, when a dashboard mount is created, that its options carry a `session`
+ * function (JavaScript hosts can pass anything).
+ *
+ * @param signature - the function's shape for the message, e.g. `(req) => { accountId, actor } | undefined`
+ * @example
+ * ```ts
+ * assertSessionOption(options, '(req) => { accountId, actor } | undefined')
+ * ```
+ */
+export function assertSessionOption(options: unknown, signature: string): void {
+  if (typeof (options as { session?: unknown } | null | undefined)?.session !== 'function') {
+    throw new InvalidOptionsError('session', `must be a function ${signature}`)
   }
 }
 

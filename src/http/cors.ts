@@ -62,10 +62,12 @@ function checkedOrigin(value: unknown, index: number): string {
 export function corsPolicy(given: CorsOptions | undefined): CorsPolicy | undefined {
   if (given === undefined) return undefined
   // Own properties only: a polluted Object.prototype turns no CORS on (core/own-data.ts).
-  const options = ownOptions(given)
-  if (typeof options !== 'object' || options === null || !Array.isArray(options.origins)) {
+  // `unknown`: JavaScript hosts can pass anything.
+  const copy: unknown = ownOptions(given)
+  if (typeof copy !== 'object' || copy === null || !Array.isArray((copy as Partial<CorsOptions>).origins)) {
     throw new InvalidOptionsError('cors', `must be { origins: [...] }, each ${ORIGIN_FORM}`)
   }
+  const options = copy as CorsOptions
   for (const key of Object.keys(options)) {
     if (key !== 'origins' && key !== 'maxAgeSeconds') throw new InvalidOptionsError(`cors.${printableName(key)}`, 'unknown option; known: origins, maxAgeSeconds')
   }

@@ -1,6 +1,6 @@
 import type { Context, Middleware, Next } from 'koa'
 import { InvalidOptionsError } from '../core/errors'
-import { assertPasscodeAuth } from '../http/adapter-options'
+import { assertPasscodeAuth, assertSessionOption } from '../http/adapter-options'
 import { createDashboard, type DashboardOptions } from '../http/dashboard/create-dashboard'
 import type { SessionResult } from '../http/management/types'
 import { nodeBody, nodeHeader } from '../http/node/dashboard-io'
@@ -41,14 +41,17 @@ export interface KoaDashboardOptions extends DashboardOptions {
  */
 export function dashboard(auth: PasscodeAuth, options: KoaDashboardOptions): Middleware {
   assertPasscodeAuth(auth, 'dashboard')
-  if (typeof options?.session !== 'function') throw new InvalidOptionsError('session', 'must be a function (ctx) => { accountId, actor } | undefined')
+  assertSessionOption(options, '(ctx) => { accountId, actor } | undefined')
   const base = typeof options.basePath === 'string' ? options.basePath.replace(/\/+$/, '') : undefined
   if (base === undefined || (base !== '' && !base.startsWith('/'))) throw new InvalidOptionsError('basePath', 'must be a path such as "/settings"')
   const handler = createDashboard(auth, options)
 
   return async (ctx: Context, next: Next) => {
     const path = ctx.path
-    if (path !== base && !path.startsWith(`${base}/`)) return next()
+    if (path !== base && !path.startsWith(`${base}/`)) {
+      await next()
+      return
+    }
     const answer = await handler.handle(
       {
         method: ctx.method.toUpperCase(),

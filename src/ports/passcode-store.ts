@@ -1,9 +1,4 @@
-import type {
-  AcceptedPasscodes,
-  AccountPasscodeExpiry,
-  AccountPasscodeRecord,
-  UserPasscodeRecord,
-} from '../core/entities'
+import type { AcceptedPasscodes, AccountPasscodeExpiry, AccountPasscodeRecord, UserPasscodeRecord } from '../core/entities'
 import type { NotificationKind } from '../core/notifications'
 
 export type { NotificationKind }
@@ -54,6 +49,10 @@ export interface AccountPasscodePatch {
   readonly expiresAt?: number | null
   /** A new binding (normalised names), or `null` to unbind (SPEC §5.25). */
   readonly partners?: readonly string[] | null
+  /** A new description (checked and normalised), `''` for none (SPEC §5.39). */
+  readonly description?: string
+  /** Disables (the instant) or enables (`null`) the passcode (SPEC §5.38). */
+  readonly disabledAt?: number | null
   /** The time of the edit, UTC milliseconds. */
   readonly updatedAt: number
 }
@@ -162,7 +161,6 @@ export type GrantResult =
       readonly reason: 'already_granted'
     }
 
-
 /**
  * A notification a runner has claimed and must now send, then complete or release.
  * Deduplication is per passcode, kind and expiry instant, so an edit that moves the
@@ -203,6 +201,22 @@ export interface ClaimRequest {
  * A message from the store that a credential changed, for verification caches.
  * `{ type: 'all' }` means the store may have missed changes (its listening
  * connection dropped and came back): subscribers drop everything they cached.
+ *
+ * A store shared by a fleet proves that it still hears the others (SPEC §5.32; the
+ * PostgreSQL store sends itself a notification every `proofIntervalMs`). When it cannot,
+ * it says `{ type: 'unproven' }`: subscribers drop everything and trust no cache (each
+ * verification reads the store) until `{ type: 'proven' }`, after which they drop
+ * everything once more and cache again. A store that cannot miss anything (memory,
+ * PGlite) never says either.
+ *
+ * @example
+ * ```ts
+ * let trusted = true
+ * store.subscribe?.((invalidation) => {
+ *   if (invalidation.type === 'unproven' || invalidation.type === 'proven') trusted = invalidation.type === 'proven'
+ *   cache.clear() // or drop only what a credential invalidation names
+ * })
+ * ```
  */
 export type Invalidation =
   | {
@@ -231,6 +245,16 @@ export type Invalidation =
       /** Everything cached (the store may have missed invalidations, e.g. after a reconnect). */
       readonly type: 'all'
     }
+  | {
+      /** The store can no longer prove it hears other instances' changes: drop everything and cache nothing until `proven`. */
+      readonly type: 'unproven'
+      /** Why, and what an operator can do about it; no secret. */
+      readonly message: string
+    }
+  | {
+      /** Delivery is proven again: drop everything (changes may have been missed meanwhile), then cache again. */
+      readonly type: 'proven'
+    }
 
 /**
  * Where passcodes live. The store owns atomicity: the cap and name uniqueness are
@@ -248,7 +272,11 @@ export type Invalidation =
 export interface PasscodeStore {
   /** Inserts a passcode unless the account is at `maxPerAccount` or the name key is taken. Atomic. */
   createAccountPasscode(record: AccountPasscodeRecord, maxPerAccount: number): Promise<CreateResult>
-  /** Applies a patch; keeps name uniqueness atomic. Publishes an invalidation when the name, expiry or binding changes. */
+  /**
+   * Applies a patch; keeps name uniqueness atomic. Publishes an invalidation when the
+   * name, expiry, binding or disabled state changes (a description alone changes
+   * nothing a verification reads).
+   */
   updateAccountPasscode(accountId: string, passcodeId: string, patch: AccountPasscodePatch): Promise<UpdateResult>
   /**
    * Replaces the passcode's hash and hint, keeping the old hash as the previous one
@@ -279,7 +307,9 @@ export interface PasscodeStore {
   rehashCredential?(rehash: Rehash): Promise<boolean>
   /**
    * How many stored hashes (account and user passcodes, not deleted) each pepper id
-   * keyed; hashes whose pepper is unknown are counted under `null`. Optional.
+   * keyed; hashes whose pepper is unknown are counted under `null`. Optional. It counts
+   * every hash, so its cost grows with the tables (on PostgreSQL one read of each table:
+   * about 5 s at 10 million passcodes): for a pepper rotation, not for a schedule.
    */
   countHashesByPepper?(): Promise<ReadonlyMap<string | null, number>>
 
@@ -315,8 +345,11 @@ export interface PasscodeStore {
   setAcceptedPasscodes(accountId: string, accepted: AcceptedPasscodes): Promise<void>
 
   /**
-   * Claims due notifications that are neither sent nor claimed by a live lease. Two
-   * concurrent callers never receive the same claim.
+   * Claims due notifications that are neither sent nor claimed by a live lease, of
+   * passcodes that are not disabled (SPEC §5.38). Two concurrent callers never receive
+   * the same claim. Its cost follows what is due, not what is stored: a store reads
+   * only passcodes whose email is not sent for their current expiry (the SQL store
+   * through partial indexes, with `SKIP LOCKED`).
    */
   claimNotifications(request: ClaimRequest): Promise<NotificationClaim[]>
   /** Records that the claimed notification was sent. `false` when the claim was lost. */

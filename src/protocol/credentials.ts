@@ -40,7 +40,7 @@ export interface Credentials {
  */
 export function headerValue(value: HeaderValue): string | undefined {
   if (typeof value === 'string') return isVisibleAscii(value) ? value : undefined
-  if (value !== undefined && value.length === 1 && typeof value[0] === 'string' && isVisibleAscii(value[0])) {
+  if (value?.length === 1 && typeof value[0] === 'string' && isVisibleAscii(value[0])) {
     return value[0]
   }
   return undefined
@@ -84,7 +84,9 @@ export type HeaderSource =
     }
   | Readonly<Record<string, HeaderValue>>
 
-type FetchHeaders = { get(name: string): string | null }
+interface FetchHeaders {
+  get(name: string): string | null
+}
 
 const fromFetchHeaders = (headers: FetchHeaders, name: string): HeaderValue => headers.get(name) ?? undefined
 

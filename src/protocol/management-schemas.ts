@@ -46,8 +46,8 @@ export const acceptedPasscodesSchema = z
 export const setAcceptedPasscodesBodySchema = z.strictObject({ acceptedPasscodes: acceptedPasscodesSchema })
 
 const status = z
-  .enum(['active', 'expiring_soon', 'expired', 'revoked'])
-  .describe('At the time of the answer; `expiring_soon`: 30 days or fewer left.')
+  .enum(['active', 'expiring_soon', 'expired', 'revoked', 'disabled'])
+  .describe('At the time of the answer; `expiring_soon`: 30 days or fewer left; `disabled`: refused everywhere until enabled.')
 
 const partnerNames = z.array(z.string())
 
@@ -70,6 +70,7 @@ export const passcodeViewSchema = z
     id: z.string(),
     accountId: z.string(),
     name: z.string(),
+    description: z.string().describe('What the passcode is for: 0 to 500 characters, newlines kept; empty when none.'),
     hint: z.string().describe('Prefix and last 4 characters of the value.'),
     expiry: z
       .union([z.int(), z.literal('forever')])
@@ -80,6 +81,7 @@ export const passcodeViewSchema = z
     status,
     partners: partnerNames.nullable().describe('The partners it is bound to (trimmed, lower-cased); null: every whitelisted partner.'),
     partnersNotWhitelisted: partnerNames.describe('Bound partners that are no longer whitelisted; empty when unbound.'),
+    disabledAt: nullableDateTime('When it was disabled (SPEC §5.38); null while enabled.'),
     previousValueEndsAt: nullableDateTime('Until when the value replaced by the last rotation still works; null when it no longer does.'),
     ...lastUse,
   })

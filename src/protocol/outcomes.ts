@@ -29,6 +29,7 @@ export type FailureReason =
   | 'unknown_passcode'
   | 'wrong_account'
   | 'revoked'
+  | 'disabled'
   | 'not_accepted'
   | 'expired'
   | 'missing_partner'
@@ -64,6 +65,7 @@ export const FAILURES: Readonly<Record<Exclude<FailureReason, 'partner_not_white
     unknown_passcode: INVALID_CREDENTIALS,
     wrong_account: INVALID_CREDENTIALS,
     revoked: INVALID_CREDENTIALS,
+    disabled: INVALID_CREDENTIALS,
     not_accepted: INVALID_CREDENTIALS,
     expired: failure(401, 'Passcode expired'),
     missing_partner: failure(400, 'Missing partner'),

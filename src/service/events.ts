@@ -1,10 +1,9 @@
 import type { Principal } from '../core/entities'
-import type { NotificationKind } from '../core/notifications'
+import type { NotificationFailureReason, NotificationKind } from '../core/notifications'
 import type { FailureReason } from '../protocol/outcomes'
-import type { NotificationFailureReason } from './notifier/notification-report'
 
 /**
- * What every {@link AuditEvent} but `notifier.failed`, `usage.flush_failed`, `config.no_pepper` and `limiter.no_client_address` carries.
+ * What every {@link AuditEvent} but `notifier.failed`, `usage.flush_failed`, `config.no_pepper`, `limiter.no_client_address` and `invalidations.*` carries.
  *
  * @example
  * ```ts
@@ -38,12 +37,12 @@ export interface ManagementEventBase extends EventBase {
 
 /**
  * What the `onEvent` hook receives (SPEC §5.18). Events carry IDs, names, hints and
- * reasons, never a passcode value, pepper or key.
+ * reasons, never a passcode value, pepper or key (nor a description: it is free text).
  */
 export type AuditEvent =
   | (ManagementEventBase & {
-      /** What happened. */
-      readonly type: 'passcode.created' | 'passcode.deleted'
+      /** What happened; `passcode.disabled` and `passcode.enabled` only when the state changed (SPEC §5.38). */
+      readonly type: 'passcode.created' | 'passcode.deleted' | 'passcode.disabled' | 'passcode.enabled'
       /** The passcode concerned. */
       readonly passcodeId: string
       /** Its name (after the change, for an update). */
@@ -61,7 +60,7 @@ export type AuditEvent =
       /** Its hint (prefix and last 4 characters), never the value. */
       readonly hint: string
       /** Which fields the update changed. */
-      readonly changed: readonly ('name' | 'expiry' | 'partners')[]
+      readonly changed: readonly ('name' | 'expiry' | 'partners' | 'description')[]
     })
   | (ManagementEventBase & {
       /** What happened. */
@@ -165,6 +164,26 @@ export type AuditEvent =
       readonly at: Date
       /** What it means and how to pass the address, for an operator. */
       readonly message: string
+    }
+  | {
+      /**
+       * The store can no longer prove that it hears other instances' changes (SPEC §5.32):
+       * its listening connection did not deliver a notification it sent itself. Until
+       * `invalidations.proven`, no cached verification is trusted (each reads the store).
+       * Reported once at start, with the fix, when `LISTEN` never worked (a pooler in
+       * transaction mode without `listenConnectionString`, §5.33).
+       */
+      readonly type: 'invalidations.unproven'
+      /** When it was reported. */
+      readonly at: Date
+      /** Why, and what an operator can do about it; names no secret. */
+      readonly message: string
+    }
+  | {
+      /** Delivery is proven again after `invalidations.unproven`: the caches were emptied and are trusted again. */
+      readonly type: 'invalidations.proven'
+      /** When it was reported. */
+      readonly at: Date
     }
 
 /** The type names of {@link AuditEvent}. */

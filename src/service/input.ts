@@ -5,9 +5,11 @@ import { ownData, printableName } from '../core/own-data'
 import { acceptedPasscodesSchema, setAcceptedPasscodesBodySchema } from '../protocol/management-schemas'
 import {
   ACCOUNT_EXPIRY_DAYS,
+  checkPasscodeDescription,
   checkPasscodeName,
   isPartnerNameLookable,
   MAX_BOUND_PARTNERS,
+  MAX_DESCRIPTION_LENGTH,
   MAX_IDENTIFIER_LENGTH,
   MAX_NAME_LENGTH,
   MAX_PARTNER_NAME_LENGTH,
@@ -32,6 +34,19 @@ const name = z
     return z.NEVER
   })
   .describe(`1 to ${MAX_NAME_LENGTH} characters once trimmed, none invisible; unique in the account, case-insensitively.`)
+
+// null clears it, as '' does.
+const description = z
+  .string({ error: `must be text of at most ${MAX_DESCRIPTION_LENGTH} characters, or null` })
+  .nullable()
+  .transform((value, context) => {
+    if (value === null) return ''
+    const checked = checkPasscodeDescription(value)
+    if (checked.ok) return checked.description
+    context.addIssue({ code: 'custom', message: checked.reason })
+    return z.NEVER
+  })
+  .describe(`What the passcode is for: 0 to ${MAX_DESCRIPTION_LENGTH} characters once trimmed, in NFC; newlines allowed (\\r\\n is stored as \\n), no other control character; null or '' clears it.`)
 
 const expiry = z.union(
   [
@@ -80,13 +95,14 @@ export const inputSchemas = {
   accountId: identifier,
   userId: identifier,
   passcodeId: identifier,
-  create: z.strictObject({ name, expiry, partners: partners.optional() }),
+  create: z.strictObject({ name, expiry, partners: partners.optional(), description: description.optional() }),
   update: z
-    .strictObject({ name: name.optional(), expiry: expiry.optional(), partners: partners.optional() })
-    .refine((patch) => patch.name !== undefined || patch.expiry !== undefined || patch.partners !== undefined, {
-      message: 'must change the name, the expiry or the partners',
-    })
-    .describe('At least one of `name`, `expiry`, `partners`; `partners: null` unbinds.'),
+    .strictObject({ name: name.optional(), expiry: expiry.optional(), partners: partners.optional(), description: description.optional() })
+    .refine(
+      (patch) => patch.name !== undefined || patch.expiry !== undefined || patch.partners !== undefined || patch.description !== undefined,
+      { message: 'must change the name, the expiry, the partners or the description' },
+    )
+    .describe('At least one of `name`, `expiry`, `partners`, `description`; `partners: null` unbinds, `description: null` or `\'\'` clears.'),
   rotate: z.strictObject(
     {
       overlapMinutes: z
@@ -163,6 +179,12 @@ export interface CreatePasscodeInput {
    * @default null
    */
   readonly partners?: readonly string[] | null
+  /**
+   * What the passcode is for (SPEC §5.39): up to 500 characters after trimming, in NFC,
+   * newlines allowed (`\r\n` is stored as `\n`), no other control character.
+   * @default '' (none)
+   */
+  readonly description?: string | null
 }
 
 /** Input of `passcodes.update`: at least one field. */
@@ -173,6 +195,8 @@ export interface UpdatePasscodeInput {
   readonly expiry?: AccountPasscodeExpiry
   /** A new binding to whitelisted partners, or `null` to unbind. Takes effect at once on every instance. */
   readonly partners?: readonly string[] | null
+  /** A new description, as at create; `''` or `null` removes it. */
+  readonly description?: string | null
 }
 
 /** Input of `passcodes.rotate`. */

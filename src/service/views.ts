@@ -38,6 +38,8 @@ export function toPasscodeView(
     updatedAt: new Date(record.updatedAt),
     expiresAt: record.expiresAt === null ? null : new Date(record.expiresAt),
     status: passcodeStatus(record, now, expiringSoonDays),
+    disabledAt: record.disabledAt == null ? null : new Date(record.disabledAt),
+    description: record.description ?? '',
     partners: record.partners === null ? null : [...record.partners],
     partnersNotWhitelisted: extra.partnersNotWhitelisted ?? [],
     previousValueEndsAt: previousEnds !== null && previousEnds > now ? new Date(previousEnds) : null,

@@ -2,13 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { browserAvailability, launchBrowser } from '../helpers/browser'
-import { cli, demoOwingDataFolder, requestLog, serveInProcess, type ServeUnderTest } from './cli-process'
+import { cli, demoOwingDataFolder, loginLinkIn, requestLog, serveInProcess, shownText, type ServeUnderTest } from './cli-process'
 
 /**
- * The reference server's dashboard: `serve` prints a one-time login link for the
- * operator on stderr (never in the request log), the link sets an HttpOnly,
- * SameSite=Strict session cookie, and `dashboard link` prints one for any user while
- * the server runs. On the embedded store, out of the box (a data folder that owes the
+ * The reference server's dashboard: `serve` shows a one-time login link to the
+ * operator (on a terminal's stderr, else in the data folder's owner-only shown.txt;
+ * never in the request log), the link sets an HttpOnly, SameSite=Strict session
+ * cookie, and `dashboard link` prints one for any user on stdout. On the embedded store, out of the box (a data folder that owes the
  * demo, so that the server seeds it), with the server in this process.
  */
 
@@ -16,14 +16,19 @@ let folder: { dir: string; remove(): void }
 let dataDir: string
 let server: ServeUnderTest
 let operatorLink: string
+let madeBeforeStart: { url: string; expiresAt: string }
 
-const linkIn = (text: string) => /(http:\/\/\S+\/settings\/login\?token=[A-Za-z0-9_-]+)/.exec(text)?.[1] ?? ''
+const linkIn = loginLinkIn
 
 beforeAll(async () => {
   folder = await demoOwingDataFolder()
   dataDir = folder.dir
+  // Made in the data folder's store, with no server running: the server accepts it once it runs.
+  const early = await cli(['dashboard', 'link', '--account', 'acc_demo', '--json'], { dataDir })
+  expect(early).toMatchObject({ code: 0, stderr: '' })
+  madeBeforeStart = JSON.parse(early.stdout) as { url: string; expiresAt: string }
   server = await serveInProcess(dataDir)
-  operatorLink = linkIn(server.stderr())
+  operatorLink = linkIn(await shownText(dataDir, 'token='))
 }, 120_000)
 
 afterAll(async () => {
@@ -34,9 +39,10 @@ afterAll(async () => {
 const open = (url: string, cookie?: string) => fetch(url, { redirect: 'manual', headers: cookie === undefined ? {} : { cookie } })
 
 describe('the dashboard of the reference server', () => {
-  it('prints a one-time login link on stderr only, and keeps its token out of the request log', async () => {
+  it('shows a one-time login link in the data folder (stderr is no terminal here), and keeps its token out of the request log', async () => {
     expect(operatorLink.startsWith(`${server.url}/settings/login?token=`)).toBe(true)
     expect(server.stdout()).not.toContain('token=')
+    expect(server.stderr()).not.toContain('token=')
     const response = await open(operatorLink)
     expect(response.status).toBe(303)
     expect(response.headers.get('location')).toBe('/settings/')
@@ -63,11 +69,12 @@ describe('the dashboard of the reference server', () => {
     expect(server.stdout()).not.toContain(cookie.split('=')[1])
   })
 
-  it('prints a login link for a user with `dashboard link` while the server runs; it opens their own page', async () => {
+  it('prints a login link for a user with `dashboard link` on stdout, and nothing else anywhere; it opens their own page', async () => {
     const run = await cli(['dashboard', 'link', '--account', 'acc_demo', '--as', 'u_42', '--role', 'member'], { dataDir })
     expect(run.code).toBe(0)
-    expect(run.stdout).toBe('')
-    const link = linkIn(run.stderr)
+    expect(run.stderr).toBe('')
+    const link = linkIn(run.stdout)
+    expect(run.stdout).toBe(`${link}\n`)
     expect(link).not.toBe('')
     const response = await open(link)
     expect(response.status).toBe(303)
@@ -83,6 +90,21 @@ describe('the dashboard of the reference server', () => {
     expect(refused.status).toBe(403)
   })
 
+  it('opens a link that `dashboard link --json` made before the server started (at the default URL)', async () => {
+    expect(madeBeforeStart.url).toMatch(/^http:\/\/127\.0\.0\.1:3000\/settings\/login\?token=[A-Za-z0-9_-]{43}$/)
+    const url = madeBeforeStart.url.replace('http://127.0.0.1:3000', server.url)
+    expect((await open(url)).status).toBe(303)
+    expect((await open(url)).status).toBe(401)
+  })
+
+  it('is not used up by a HEAD (a link preview), only by the GET', async () => {
+    const run = await cli(['dashboard', 'link', '--account', 'acc_demo', '--json'], { dataDir })
+    const { url } = JSON.parse(run.stdout) as { url: string }
+    const head = await fetch(url, { method: 'HEAD', redirect: 'manual' })
+    expect([head.status, head.headers.get('set-cookie')]).toEqual([200, null])
+    expect((await open(url)).status).toBe(303)
+  })
+
   const availability = browserAvailability()
   describe.skipIf(availability.skip)(availability.title('in Chromium'), { timeout: 90_000 }, () => {
     let browser: Browser
@@ -96,7 +118,7 @@ describe('the dashboard of the reference server', () => {
     it('lets the operator create a passcode on the embedded store after opening a fresh link', async () => {
       const run = await cli(['dashboard', 'link', '--account', 'acc_demo'], { dataDir })
       const page = await browser.newPage()
-      await page.goto(linkIn(run.stderr))
+      await page.goto(linkIn(run.stdout))
       await page.getByRole('cell', { name: 'Demo passcode', exact: true }).waitFor()
       await page.getByRole('button', { name: '+ Passcode' }).click()
       await page.getByRole('textbox', { name: 'Passcode Name' }).fill('From the browser')

@@ -4,8 +4,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MIGRATIONS } from '../../src/stores/postgres/migrations'
 import { createServer } from 'node:net'
-import { setTimeout as sleep } from 'node:timers/promises'
-import { cli, cliProcess, migratedDataFolder, serve, temporaryFolder, type CliRun, type RunningServer } from './cli-process'
+import { cli, cliProcess, migratedDataFolder, serve, shownText, temporaryFolder, type CliRun, type RunningServer } from './cli-process'
 
 /** The embedded data folder: migrations, its lock, its secrets. */
 
@@ -170,7 +169,6 @@ describe('a new data folder, started twice under umask 000, first on a port in u
       busy.close()
     }
     server = await serve(dir, [], {}, { umask: '000' })
-    for (let waited = 0; !server.stderr().includes('curl ') && waited < 5_000; waited += 20) await sleep(20)
   }, 120_000)
 
   afterAll(async () => {
@@ -178,10 +176,10 @@ describe('a new data folder, started twice under umask 000, first on a port in u
     empty?.remove()
   })
 
-  it('still owes the demo after a first start that could not listen', () => {
+  it('still owes the demo after a first start that could not listen', async () => {
     expect(failed.code).toBe(2)
     expect(failed.stderr).toContain(`error: Cannot listen on 127.0.0.1:${port} (EADDRINUSE); choose another --port or --host`)
-    expect(server!.stderr()).toMatch(/^ {2}curl -i .*partner=demo-partner'$/m)
+    expect(await shownText(dir, 'curl ')).toMatch(/^ {2}curl -i .*partner=demo-partner'$/m)
   })
 
   it('gives the new database a 16MB buffer pool, in its postgresql.conf where the owner may change it', () => {
@@ -197,7 +195,9 @@ describe('a new data folder, started twice under umask 000, first on a port in u
       if (lstatSync(at).isDirectory()) for (const name of readdirSync(at)) walk(path.join(at, name))
     }
     walk(dir)
-    expect(readdirSync(dir)).toEqual(expect.arrayContaining(['pgdata', 'secrets.json', 'lock', 'serve.sock']))
+    expect(readdirSync(dir)).toEqual(expect.arrayContaining(['pgdata', 'secrets.json', 'lock', 'serve.sock', 'shown.txt', '.gitignore']))
+    // `git add .` in the project around it commits nothing of it.
+    expect(readFileSync(path.join(dir, '.gitignore'), 'utf8').split('\n')).toContain('*')
     stopped = await server!.stop()
     expect(stopped).toBe(0)
     expect(open).toEqual([])

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectResponseSchemas } from '../../src/protocol/connect-response-schemas'
 import { codeBlocks } from '../docs/markdown-blocks'
 import { commandAvailability } from '../helpers/requirement'
-import { cleanEnv, cli, cliProcess, headersOfCurlLine, requestLog, root, serve, startServer, temporaryFolder, type RunningServer } from './cli-process'
+import { cleanEnv, cli, cliProcess, curlLineIn, headersOfCurlLine, requestLog, root, serve, shownText, startServer, temporaryFolder, type RunningServer } from './cli-process'
 
 /**
  * The newcomer's path, for real: `npm start` on an empty data folder seeds a demo and
@@ -24,14 +24,14 @@ let first: RunningServer
 let curlLine: string
 let demo: { url: string; headers: Record<string, string> }
 let banner: string
+let shown: string
 
 beforeAll(async () => {
   first = await startServer(['npm', 'start', '--silent', '--', '--port', '0'], cleanEnv({ PASSCODE_AUTH_DATA_DIR: dataDir }))
-  // The demo block is on stderr, written before "Stop with Ctrl+C." on stdout; the two
-  // pipes may reach this process in either order.
-  for (let waited = 0; !first.stderr().includes('curl ') && waited < 5_000; waited += 20) await sleep(20)
+  // stderr is a pipe here, not a terminal: the demo block is in the data folder's shown.txt.
+  shown = await shownText(dataDir, 'curl ')
   banner = first.stdout()
-  curlLine = first.stderr().split('\n').find((line) => line.trim().startsWith('curl '))?.trim() ?? ''
+  curlLine = curlLineIn(shown)
   demo = headersOfCurlLine(curlLine)
 }, 120_000)
 
@@ -57,23 +57,29 @@ describe('the first npm start on an empty data folder', () => {
       const escaped = line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
       return new RegExp(`^${escaped.replace('<data folder>', '.+').replace('psc_<value>', 'psc_[A-Za-z0-9]+').replace('token=<token>', 'token=[A-Za-z0-9_-]+').replaceAll('3000', '\\d+')}$`)
     })
-    // What a terminal shows: the stdout banner with the demo and dashboard blocks (stderr) before its last line.
+    // What a terminal shows: the stdout banner with the demo and dashboard blocks (stderr
+    // on a terminal, shown.txt here) before its last line.
     const stdoutLines = banner.trimEnd().split('\n')
-    const demoLines = first.stderr().slice(first.stderr().indexOf('New data folder')).split('\n').slice(0, 9)
+    const demoLines = shown.slice(shown.indexOf('New data folder')).split('\n').slice(0, 9)
     const lines = [...stdoutLines.slice(0, -1), ...demoLines, ...stdoutLines.slice(-1)]
     expect(lines).toHaveLength(patterns.length)
     lines.forEach((line, index) => expect(line).toMatch(patterns[index]!))
   })
 
-  it('shows the demo value on stderr only: never on stdout, where the request log goes', async () => {
+  it('shows the demo value in an owner-only file of the data folder, whose path it prints: never on stdout or stderr, which are not terminals', async () => {
     const value = demo.headers['X-Service-Passcode']!
     expect(value).toMatch(/^psc_/)
+    const file = path.join(dataDir, 'shown.txt')
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    for (let waited = 0; !first.stderr().includes('shown.txt') && waited < 5_000; waited += 20) await sleep(20)
+    expect(first.stderr()).toContain(`the demo passcode and a dashboard login link are in ${file} (readable by you only), not printed.`)
     await get(demo.url, demo.headers)
     await get(`${first.url}/1/events.json`, demo.headers)
     for (let waited = 0; !first.stdout().includes('/1/events.json') && waited < 5_000; waited += 20) await sleep(20)
     expect(requestLog(first.stdout())).toContainEqual(expect.objectContaining({ method: 'GET', path: '/v1/connect', status: 200 }))
     expect(first.stdout()).not.toContain(value)
-    expect(first.stderr()).toContain(value)
+    expect(first.stderr()).not.toContain(value)
+    expect(readFileSync(file, 'utf8')).toContain(value)
   })
 
   it('answers that line with the success body, exactly, as the OpenAPI schema says', async () => {

@@ -217,3 +217,52 @@ describe('passcodes with partners, rotate, last use', () => {
     expect(listed.stdout).toContain('globex (not whitelisted): works for no partner')
   })
 })
+
+describe('passcodes disable, enable and --description', () => {
+  const connect = (value: string) =>
+    fetch(`${server.url}/v1/connect?partner=acme`, { headers: { 'X-Service-Account-Id': 'acc_disable', 'X-Service-Passcode': value } })
+
+  it('disables by name: connect answers the 400 of an unknown passcode at once; enable undoes it; both say when nothing changed', async () => {
+    await run('partners', 'add', 'acme')
+    const created = JSON.parse((await run('passcodes', 'create', '--account', 'acc_disable', '--name', 'Paused', '--expiry', '90', '--json')).stdout)
+    expect((await connect(created.value)).status).toBe(200)
+
+    const disabled = await run('passcodes', 'disable', 'paused', '--account', 'acc_disable')
+    expect(disabled.code).toBe(0)
+    expect(disabled.stdout).toMatch(/^Disabled passcode "Paused" in account acc_disable \(id [0-9a-f-]+, psc_…\w{4}\): Disabled, expires /)
+    const refused = await connect(created.value)
+    expect(refused.status).toBe(400)
+    expect(await refused.text()).toBe('{"status":"fail","error":"Invalid Credentials","code":400}')
+    const listed = await run('passcodes', 'list', '--account', 'acc_disable')
+    expect(listed.stdout.split('\n').find((line) => / Paused /.test(line))).toMatch(/ Disabled /)
+
+    const again = await run('passcodes', 'disable', created.passcode.id, '--account', 'acc_disable', '--json')
+    expect(again.code).toBe(0)
+    expect(JSON.parse(again.stdout)).toMatchObject({ changed: false, passcode: { status: 'disabled' } })
+
+    const enabled = await run('passcodes', 'enable', 'Paused', '--account', 'acc_disable', '--json')
+    expect(JSON.parse(enabled.stdout)).toMatchObject({ changed: true, passcode: { status: 'active', disabledAt: null } })
+    expect((await connect(created.value)).status).toBe(200)
+    expect((await run('passcodes', 'enable', 'Paused', '--account', 'acc_disable')).stdout).toContain('was not disabled; nothing changed.')
+    expect((await run('passcodes', 'disable', 'Nope', '--account', 'acc_disable')).code).toBe(4)
+    expect((await run('passcodes', 'disable', 'Paused', '--account', 'acc_disable', '--as', 'u_7', '--role', 'member')).code).toBe(3)
+  })
+
+  it('sets a description at create and edit ("" removes it), shows its first line in the list, and refuses a bad one naming the field', async () => {
+    const created = await run('passcodes', 'create', '--account', 'acc_described', '--name', 'Export', '--expiry', '30', '--description', 'Nightly export to Acme, run by the data team at 02:00 UTC\nSecond line')
+    expect(created.code).toBe(0)
+    expect(created.stdout).toContain('\n  Nightly export to Acme, run by the data team at 02:00 UTC\n  Second line\n')
+    await run('passcodes', 'create', '--account', 'acc_described', '--name', 'Plain', '--expiry', '30')
+    const listed = (await run('passcodes', 'list', '--account', 'acc_described')).stdout.split('\n')
+    expect(listed[0]).toMatch(/\sLAST USED\s+DESCRIPTION$/)
+    expect(listed.find((line) => / Export /.test(line))).toMatch(/ Nightly export to Acme, run by the data…$/)
+    const edited = await run('passcodes', 'edit', 'Export', '--account', 'acc_described', '--description', 'Short', '--json')
+    expect(JSON.parse(edited.stdout)).toMatchObject({ passcode: { description: 'Short' } })
+    const cleared = await run('passcodes', 'edit', 'Export', '--account', 'acc_described', '--description', '', '--json')
+    expect(JSON.parse(cleared.stdout)).toMatchObject({ passcode: { description: '' } })
+    expect((await run('passcodes', 'list', '--account', 'acc_described')).stdout.split('\n')[0]).toMatch(/LAST USED$/)
+    const bad = await run('passcodes', 'edit', 'Export', '--account', 'acc_described', '--description', 'a\tb', '--json')
+    expect(bad.code).toBe(3)
+    expect(JSON.parse(bad.stderr)).toMatchObject({ error: { code: 'ERR_INVALID_INPUT', field: 'description' } })
+  })
+})

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { serverConfig } from '../../src/cli/config'
 import { parseCommandLine } from '../../src/cli/run-cli'
 import { codeBlocks } from '../docs/markdown-blocks'
-import { demoOwingDataFolder, headersOfCurlLine, migratedDataFolder, requestLog, root, serve, serveInProcess, type ServeUnderTest } from './cli-process'
+import { curlLineIn, demoOwingDataFolder, headersOfCurlLine, loginLinkIn, migratedDataFolder, requestLog, root, serve, serveInProcess, shownText, type ServeUnderTest } from './cli-process'
 
 /**
  * The request log of `passcode-auth serve`: one JSON line per request on stdout when
@@ -21,15 +21,14 @@ let text: ServeUnderTest
 let demo: { url: string; headers: Record<string, string> }
 let loginLink: string
 
-const curlLineIn = (stderr: string) => stderr.split('\n').find((line) => line.trim().startsWith('curl '))?.trim() ?? ''
-const linkIn = (stderr: string) => /(http:\/\/\S+\/settings\/login\?token=[A-Za-z0-9_-]+)/.exec(stderr)?.[1] ?? ''
 
 beforeAll(async () => {
   folders.push(...(await Promise.all([demoOwingDataFolder(), migratedDataFolder()])))
   ;[json, text] = await Promise.all([serve(folders[0]!.dir), serveInProcess(folders[1]!.dir, ['--log-format', 'text', '--trust-proxy', 'loopback'])])
-  for (let waited = 0; (curlLineIn(json.stderr()) === '' || linkIn(json.stderr()) === '') && waited < 5_000; waited += 20) await sleep(20)
-  demo = headersOfCurlLine(curlLineIn(json.stderr()))
-  loginLink = linkIn(json.stderr())
+  // Not on stderr, which is a pipe: in the data folder's owner-only shown.txt.
+  const shown = await shownText(folders[0]!.dir, 'token=')
+  demo = headersOfCurlLine(curlLineIn(shown))
+  loginLink = loginLinkIn(shown)
 }, 120_000)
 
 afterAll(async () => {
@@ -106,9 +105,12 @@ describe('the request log of serve', () => {
       expect(stdout).not.toContain(secret)
     }
     expect(stdout).not.toContain('token=')
-    // What is shown to a person is on stderr.
-    expect(json.stderr()).toContain(demo.headers['X-Service-Passcode'])
-    expect(json.stderr()).toContain(loginLink)
+    // What is shown to a person is in the data folder's shown.txt, never on stderr (a pipe here).
+    const shown = await shownText(folders[0]!.dir)
+    expect(shown).toContain(demo.headers['X-Service-Passcode'])
+    expect(shown).toContain(loginLink)
+    expect(json.stderr()).not.toContain(demo.headers['X-Service-Passcode'])
+    expect(json.stderr()).not.toContain('token=')
   })
 
   it('writes what README.md shows: a terminal line, and a JSON line with the same fields in the same order', async () => {

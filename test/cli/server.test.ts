@@ -101,6 +101,13 @@ describe('the reference server', () => {
     expect(await call(`${hanging.base}/healthz`)).toMatchObject({ status: 503, body: '{"status":"unavailable"}' })
   })
 
+  it('answers /favicon.ico with a small PNG, so that a browser\u2019s first request is no 404', async () => {
+    const { base } = await start()
+    const response = await fetch(`${base}/favicon.ico`)
+    expect([response.status, response.headers.get('content-type')]).toEqual([200, 'image/png'])
+    expect(Buffer.from(await response.arrayBuffer()).subarray(1, 4).toString()).toBe('PNG')
+  })
+
   it('answers 404 elsewhere', async () => {
     const { base } = await start()
     expect(await call(`${base}/nothing`)).toMatchObject({ status: 404, body: '{"error":"Not Found"}' })

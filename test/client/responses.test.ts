@@ -145,7 +145,10 @@ describe('answers that are not /v1/connect answers', () => {
         {
           async pull(controller) {
             const { done, value } = await reader.read()
-            if (done) return controller.close()
+            if (done) {
+          controller.close()
+          return
+        }
             pulled += value.byteLength
             controller.enqueue(value)
           },

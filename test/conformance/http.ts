@@ -120,6 +120,7 @@ export const HTTP_CASES: readonly HttpCase[] = [
   { name: '§5.1 user passcode of another account: 400', request: (f) => connect(credentials(f.otherAccountId, f.passcodes.user)), expected: () => INVALID_CREDENTIALS },
   { name: '§5.1 deleted passcode: 400', request: (f) => connect(credentials(f.accountId, f.passcodes.deleted)), expected: () => INVALID_CREDENTIALS },
   { name: '§5.1 revoked user passcode: 400', request: (f) => connect(credentials(f.accountId, f.passcodes.revokedUser)), expected: () => INVALID_CREDENTIALS },
+  { name: '§5.38 disabled passcode (expired too): 400, never the 401', request: (f) => connect(credentials(f.accountId, f.passcodes.disabled)), expected: () => INVALID_CREDENTIALS },
   { name: '§5.1 expired passcode: 401', request: (f) => connect(credentials(f.accountId, f.passcodes.expired)), expected: () => EXPIRED },
   { name: '§5.1 expired passcode sent with another account ID: 400', request: (f) => connect(credentials(f.otherAccountId, f.passcodes.expired)), expected: () => INVALID_CREDENTIALS },
   { name: '§5.11 user passcode when the account accepts only account passcodes: 400', request: (f) => connect(credentials(f.otherAccountId, f.passcodes.userNotAccepted)), expected: () => INVALID_CREDENTIALS },
@@ -176,6 +177,7 @@ export const HTTP_CASES: readonly HttpCase[] = [
   { name: '§5.17 protected route with an account passcode: the account principal', request: (f) => events(credentials(f.accountId, f.passcodes.active)), expected: (f) => principal(f.principals.account) },
   { name: '§5.17 protected route with a user passcode: the user principal (with Sunset: 28 days left)', request: (f) => events(credentials(f.accountId, f.passcodes.user)), expected: (f) => principal(f.principals.user, f.sunsets.user) },
   { name: '§5.25 protected route with a bound passcode: the principal carries the binding', request: (f) => events(credentials(f.accountId, f.passcodes.bound)), expected: (f) => principal(f.principals.bound) },
+  { name: '§5.38 protected route with a disabled passcode: 400', request: (f) => events(credentials(f.accountId, f.passcodes.disabled)), expected: () => INVALID_CREDENTIALS },
   { name: '§5.26 protected route with a value replaced by a rotation without overlap: 400', request: (f) => events(credentials(f.accountId, f.passcodes.rotatedAway)), expected: () => INVALID_CREDENTIALS },
 
   // Expiry warnings (RFC 8594): answers authenticated by a passcode in its last 30 days carry Sunset.

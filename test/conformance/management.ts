@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createPasscodeAuth, PASSCODE_PATTERN, type AuditEvent, type PasscodeAuth, type PasscodeStore } from '../../src/index'
+import { createPasscodeAuth, PASSCODE_PATTERN, type AuditEvent, type PasscodeAuth } from '../../src/index'
 import { memoryStore } from '../../src/memory'
 import type { DashboardSession, DirectoryUser, SessionResult } from '../../src/dashboard/index'
 import { manualClock, TEST_KEY } from '../helpers/service'
@@ -73,7 +73,7 @@ export function describeManagementConformance(targets: readonly ManagementTarget
           return (value as (...a: unknown[]) => unknown).apply(target, args)
         }
       },
-    }) as PasscodeStore
+    })
     const auth = createPasscodeAuth({
       store,
       partners: ['acme', 'globex'],
@@ -288,6 +288,49 @@ export function describeManagementConformance(targets: readonly ManagementTarget
         const empty = await send('PATCH', `/passcodes/${sent.json.passcode.id}`, { session: 'admin', body: { partners: [] } })
         expect(empty.status).toBe(400)
         expect(errorOf(empty).field).toBe('partners')
+      })
+
+      it('disables and enables with 200 and the view (again 200 when already so); 403 for members, 404 for other accounts', async () => {
+        const { passcode, value } = await create('Disabled over HTTP')
+        const disabled = await send('POST', `/passcodes/${passcode.id}/disable`, { session: 'writer' })
+        expect(disabled.status, disabled.text).toBe(200)
+        expect(disabled.json.passcode).toMatchObject({ id: passcode.id, name: 'Disabled over HTTP', hint: passcode.hint, status: 'disabled' })
+        expect(disabled.json.passcode.disabledAt).toEqual(expect.any(String))
+        expect(await auth.authenticate({ accountId: 'acc_1', passcode: value })).toMatchObject({ ok: false, statusCode: 400 })
+        const again = await send('POST', `/passcodes/${passcode.id}/disable`, { session: 'admin' })
+        expect(again.status).toBe(200)
+        expect(again.json.passcode.disabledAt).toBe(disabled.json.passcode.disabledAt)
+        const listed = (await send('GET', '/passcodes', { session: 'member' })).json.passcodes.find((p: { id: string }) => p.id === passcode.id)
+        expect(listed.status).toBe('disabled')
+        expect(JSON.stringify(listed)).not.toContain(value)
+
+        expect((await send('POST', `/passcodes/${passcode.id}/enable`, { session: 'member' })).status).toBe(403)
+        const theirs = await create('Their disable', 30, 'other')
+        expect((await send('POST', `/passcodes/${theirs.passcode.id}/disable`, { session: 'admin' })).status).toBe(404)
+        expect((await send('POST', '/passcodes/pc_none/enable', { session: 'admin' })).status).toBe(404)
+        const enabled = await send('POST', `/passcodes/${passcode.id}/enable`, { session: 'admin' })
+        expect(enabled.status).toBe(200)
+        expect(enabled.json.passcode).toMatchObject({ status: 'active', disabledAt: null })
+        expect((await send('POST', `/passcodes/${passcode.id}/enable`, { session: 'admin' })).status).toBe(200)
+        expect(await auth.authenticate({ accountId: 'acc_1', passcode: value })).toMatchObject({ ok: true })
+        expect(events.filter((event) => event.type === 'passcode.disabled' || event.type === 'passcode.enabled').length).toBeGreaterThanOrEqual(2)
+      })
+
+      it('takes a description at create and edit (null clears it), lists it, and answers 400 field description for a bad one', async () => {
+        const sent = await send('POST', '/passcodes', { session: 'admin', body: { name: 'Described', expiry: 30, description: 'For <b>Acme</b>\r\nnightly' } })
+        expect(sent.status, sent.text).toBe(201)
+        expect(sent.json.passcode.description).toBe('For <b>Acme</b>\nnightly')
+        const edited = await send('PATCH', `/passcodes/${sent.json.passcode.id}`, { session: 'admin', body: { description: 'Second' } })
+        expect(edited.json.passcode.description).toBe('Second')
+        const listed = (await send('GET', '/passcodes', { session: 'member' })).json.passcodes.find((p: { name: string }) => p.name === 'Described')
+        expect(listed.description).toBe('Second')
+        const cleared = await send('PATCH', `/passcodes/${sent.json.passcode.id}`, { session: 'admin', body: { description: null } })
+        expect(cleared.json.passcode.description).toBe('')
+        for (const description of ['x'.repeat(501), 'tab\there', 7]) {
+          const bad = await send('PATCH', `/passcodes/${sent.json.passcode.id}`, { session: 'admin', body: { description } })
+          expect(bad.status).toBe(400)
+          expect(errorOf(bad)).toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'description' })
+        }
       })
 
       it('answers 503 ERR_STORAGE_UNAVAILABLE, without internals, when the store fails', async () => {

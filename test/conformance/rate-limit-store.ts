@@ -11,7 +11,11 @@ export function modelRetryAfterMs(failures: readonly number[], limit: number, wi
   return inWindow[inWindow.length - limit]! + windowMs - now
 }
 
-type Step = { readonly advanceMs: number; readonly key: 0 | 1; readonly fail: boolean }
+interface Step {
+  readonly advanceMs: number
+  readonly key: 0 | 1
+  readonly fail: boolean
+}
 
 /** One rate-limit store under test, and how to let it go. */
 export interface RateLimitStoreFixture {

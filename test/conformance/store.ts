@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe } from 'vitest'
 import { accountPasscodeCases } from './store/account-passcodes'
 import { bindingRotationUsageCases } from './store/binding-rotation-usage'
 import { concurrencyCases } from './store/concurrency'
+import { disableDescriptionCases } from './store/disable-description'
 import { endToEndCases } from './store/end-to-end'
 import type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
 import { invalidationCases } from './store/invalidations'
@@ -59,5 +60,6 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     lookupCases(fixture, options.queryPlan ?? false)
     endToEndCases(fixture)
     pepperRotationCases(fixture)
+    disableDescriptionCases(fixture)
   })
 }

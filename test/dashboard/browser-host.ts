@@ -44,12 +44,12 @@ export async function startBrowserHost(): Promise<BrowserHost> {
   const sessions = new Map<string, DashboardSession>()
   const app = express()
   app.get('/login', (req, res) => {
-    const person = PEOPLE[String(req.query.as) as keyof typeof PEOPLE]
+    const person = PEOPLE[req.query.as as keyof typeof PEOPLE]
     if (person === undefined) return void res.status(400).send('who?')
     const sid = crypto.randomUUID()
     sessions.set(sid, person)
     res.setHeader('set-cookie', `sid=${sid}; Path=/; HttpOnly; SameSite=Lax`)
-    res.redirect(303, String(req.query.to ?? '/settings/'))
+    res.redirect(303, (req.query.to as string | undefined) ?? '/settings/')
   })
   const cookie = (header: string | undefined, name: string) =>
     header

@@ -306,6 +306,21 @@ describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), 
     await expect(page.evaluate(() => (window as { __xss?: number }).__xss)).resolves.toBeUndefined()
   })
 
+  it('shows a disabled passcode as "Disabled", and its description as text under its name, newlines kept', async () => {
+    const description = 'For <b>Acme</b> <img src=x onerror="window.__xss=3">\nsecond line'
+    const { passcode } = await host.auth.passcodes.create(PEOPLE.admin.actor, 'acc_1', { name: 'Paused export', expiry: 90, description })
+    await host.auth.passcodes.disable(PEOPLE.admin.actor, 'acc_1', passcode.id)
+    const page = await signIn('admin')
+    const line = page.getByRole('row').filter({ hasText: 'Paused export' })
+    await line.getByRole('cell', { name: 'Disabled' }).waitFor()
+    const shown = line.locator('.description')
+    await expect(shown.textContent()).resolves.toBe(description)
+    await expect(shown.evaluate((element) => element.getClientRects().length > 0 && getComputedStyle(element).whiteSpace)).resolves.toBe('pre-line')
+    await expect(page.locator('main img, main b').count()).resolves.toBe(0)
+    await expect(page.evaluate(() => (window as { __xss?: number }).__xss)).resolves.toBeUndefined()
+    await host.auth.passcodes.delete(PEOPLE.admin.actor, 'acc_1', passcode.id)
+  })
+
   it('refuses a cross-site request that rides on the signed-in cookie (CSRF) and cannot be framed', async () => {
     // Another port of 127.0.0.1 is another origin but the same site, so even a
     // SameSite cookie travels: exactly the case the Origin/Sec-Fetch-Site check is for.

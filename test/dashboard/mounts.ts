@@ -82,12 +82,12 @@ function fetchTarget(): ManagementTarget {
 
 /** Every framework version the dashboard mounts on. */
 export const DASHBOARD_TARGETS: readonly ManagementTarget[] = [
-  expressTarget('express 4', express4 as unknown as typeof express5, false),
+  expressTarget('express 4', express4, false),
   expressTarget('express 5', express5, false),
   expressTarget('express 5 with express.json()', express5, true),
   fastifyTarget('fastify 4', asFastify(fastify4)),
   fastifyTarget('fastify 5', fastify5),
-  koaTarget('koa 2', Koa2 as unknown as typeof Koa3),
+  koaTarget('koa 2', Koa2),
   koaTarget('koa 3', Koa3),
   fetchTarget(),
 ]

@@ -120,6 +120,8 @@ describe('docs/management-openapi.json as a contract', () => {
     await send(200, 'GET', '/passcodes')
     await send(200, 'PATCH', `/passcodes/${id}`, { body: { name: 'Acme Corp', partners: null } })
     await send(201, 'POST', `/passcodes/${id}/rotate`, { body: { overlapMinutes: 60 } })
+    await send(200, 'POST', `/passcodes/${id}/disable`)
+    await send(200, 'POST', `/passcodes/${id}/enable`)
     await send(201, 'PUT', '/users/u_amy/passcode', { body: { validity: { type: 'finite', days: 30 } } })
     await send(201, 'PUT', '/users/u_admin/passcode', { body: { validity: { type: 'infinite' } } })
     await send(200, 'GET', '/users')

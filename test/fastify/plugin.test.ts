@@ -161,7 +161,7 @@ describe.each([
         (reason: unknown) => reason,
       )
       expect(error).toBeInstanceOf(InvalidOptionsError)
-      expect(String((error as Error).message)).toMatch(message)
+      expect((error as Error).message).toMatch(message)
     }
   })
 })

@@ -11,7 +11,7 @@ import { sendRaw } from '../http/raw-client'
 import { uniqueSchema } from '../stores/sql-fixture'
 import express from 'express'
 import { pgInstance, sleep } from './pg-instances'
-import { startTcpProxy, type TcpProxy } from './tcp-proxy'
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy'
 
 /**
  * The connection to PostgreSQL breaks while a request is being served: the backend is

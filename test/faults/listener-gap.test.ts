@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import type { Principal } from '../../src/core/entities'
 import type { Invalidation } from '../../src/ports/passcode-store'
-import { VerificationCache } from '../../src/service/authenticate/verification-cache'
+import { VerificationCache } from '../../src/service/verify/caches'
 import { invalidationHub } from '../../src/stores/postgres/invalidations'
 import { pgChannelListener, type ListenConnection } from '../../src/stores/postgres/pg-listener'
 import type { Database } from '../../src/stores/postgres/database-interface'
@@ -22,7 +22,9 @@ class FakeConnection extends EventEmitter implements ListenConnection {
   async connect(): Promise<void> {
     if (this.fails) throw new Error('connect ECONNREFUSED (simulated)')
   }
-  async query(): Promise<void> {}
+  async query(): Promise<void> {
+      // nothing to run
+    }
   async end(): Promise<void> {
     this.ended = true
   }

@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { createPasscodeAuth, type PasscodeAuth, type PasscodeAuthOptions } from '../../src/index'
 import type { Invalidation } from '../../src/ports/passcode-store'
-import { postgresStore, type PostgresStore } from '../../src/stores/postgres/index'
+import { postgresStore, type PostgresStore, type PostgresStoreOptions } from '../../src/stores/postgres/index'
 import { TEST_KEY } from '../helpers/service'
 
 /** Same on every instance, as a deployment requires; obviously not a real pepper. */
@@ -25,12 +25,18 @@ export interface PgInstance {
 export function pgInstance(
   connectionString: string,
   schema: string,
-  options: Partial<PasscodeAuthOptions> & { readonly applicationName?: string } = {},
+  options: Partial<PasscodeAuthOptions> & {
+    readonly applicationName?: string
+    /** More `pg.Pool` settings (docs/operations.md recommends some). */
+    readonly pool?: pg.PoolConfig
+    /** More `postgresStore` options (`listenConnectionString`, `proofIntervalMs`). */
+    readonly storeOptions?: Omit<PostgresStoreOptions, 'schema'>
+  } = {},
 ): PgInstance {
-  const { applicationName, ...authOptions } = options
-  const pool = new pg.Pool({ connectionString, max: 8, ...(applicationName !== undefined && { application_name: applicationName }) })
+  const { applicationName, pool: poolOptions, storeOptions, ...authOptions } = options
+  const pool = new pg.Pool({ connectionString, max: 8, ...(applicationName !== undefined && { application_name: applicationName }), ...poolOptions })
   pool.on('error', () => {})
-  const store = postgresStore(pool, { schema })
+  const store = postgresStore(pool, { ...storeOptions, schema })
   const invalidations: Invalidation[] = []
   store.subscribe((invalidation) => invalidations.push(invalidation))
   const auth = createPasscodeAuth({

@@ -182,17 +182,20 @@ export interface RunningServer extends ServeUnderTest {
   stop(signal?: NodeJS.Signals, pid?: number): Promise<number | null>
 }
 
+/** Whether a server's stdout says it is ready: "Stop with Ctrl+C.", or with `--json` its whole document. */
+const isReady = (stdout: string): boolean => stdout.includes('Stop with Ctrl+C.') || /^\{\n {2}"status": "listening"[^]*\n\}\n/.test(stdout)
+
 /**
  * Starts a server command in its own process group (in `cwd`, the repository by
- * default) and resolves once it printed "Stop with Ctrl+C." (or rejects with its
- * output when it exits first).
+ * default) and resolves once it printed "Stop with Ctrl+C." (with `--json`, its one
+ * JSON document), or rejects with its output when it exits first.
  */
 export function startServer(command: readonly string[], env: NodeJS.ProcessEnv, cwd = root): Promise<RunningServer> {
   const child = spawn(command[0]!, command.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => void (stdout += chunk))
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => void (stderr += chunk))
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => void (stdout += chunk))
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => void (stderr += chunk))
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -200,10 +203,10 @@ export function startServer(command: readonly string[], env: NodeJS.ProcessEnv, 
       reject(new Error(`server did not start in time:\n${stdout}\n${stderr}`))
     }, 90_000)
     const onData = () => {
-      if (!stdout.includes('Stop with Ctrl+C.')) return
+      if (!isReady(stdout)) return
       clearTimeout(timer)
-      child.stdout!.off('data', onData)
-      const url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1] ?? ''
+      child.stdout.off('data', onData)
+      const url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1] ?? /^ {2}"url": "(http:\/\/[^"]+)"/m.exec(stdout)?.[1] ?? ''
       resolve({
         child,
         url,
@@ -215,7 +218,7 @@ export function startServer(command: readonly string[], env: NodeJS.ProcessEnv, 
         },
       })
     }
-    child.stdout!.on('data', onData)
+    child.stdout.on('data', onData)
     void exited.then(() => {
       clearTimeout(timer)
       reject(new Error(`server exited before it was ready:\n${stdout}\n${stderr}`))
@@ -256,3 +259,24 @@ export function headersOfCurlLine(line: string): { url: string; headers: Record<
   const url = /'(http:\/\/[^']+)'\s*$/.exec(line)?.[1] ?? ''
   return { url, headers }
 }
+
+/**
+ * What `serve` showed a person in `shown.txt` of its data folder (the demo's curl line,
+ * the login link), where it writes them when its stderr is not a terminal, as under a
+ * test (SPEC §5.35); waits up to 5 s for it to hold `needle`. '' when it never did.
+ */
+export async function shownText(dataDir: string, needle = ''): Promise<string> {
+  const file = path.join(dataDir, 'shown.txt')
+  for (let waited = 0; waited < 5_000; waited += 20) {
+    const text = existsSync(file) ? readFileSync(file, 'utf8') : ''
+    if (text !== '' && text.includes(needle)) return text
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  return ''
+}
+
+/** The `curl` line of a server's shown text ({@link shownText}). */
+export const curlLineIn = (text: string): string => text.split('\n').find((line) => line.trim().startsWith('curl '))?.trim() ?? ''
+
+/** The one-time dashboard login link in a text. */
+export const loginLinkIn = (text: string): string => /(http:\/\/\S+\/settings\/login\?token=[A-Za-z0-9_-]+)/.exec(text)?.[1] ?? ''

@@ -35,7 +35,7 @@ export interface TestPostgres {
 
 function runAsync(file: string, args: string[], options: { cwd: string; uid?: number; gid?: number }): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile(file, args, { ...options, timeout: 60_000 }, (error) => (error ? reject(error) : resolve()))
+    execFile(file, args, { ...options, timeout: 60_000 }, (error: Error | null) => (error ? reject(error) : resolve()))
   })
 }
 

@@ -8,7 +8,7 @@ describe('assertPasscodeAuth', () => {
     expect(() => assertPasscodeAuth(setup().auth, 'requirePasscode')).not.toThrow()
   })
 
-  it.each([undefined, null, {}, 'auth', { authenticate() {} }])('refuses %j with a message naming the factory', (value) => {
+  it.each([undefined, null, {}, 'auth', { authenticate: () => undefined }])('refuses %j with a message naming the factory', (value) => {
     expect(() => assertPasscodeAuth(value, 'requirePasscode')).toThrow(InvalidOptionsError)
     expect(() => assertPasscodeAuth(value, 'requirePasscode')).toThrow(/`auth`: requirePasscode needs the object that createPasscodeAuth\(\) returns/)
   })

@@ -29,6 +29,7 @@ const REFUSALS: Readonly<Record<string, (f: HttpFixture) => readonly [string, st
   'wrong passcode': (f) => [f.accountId, f.passcodes.unknown],
   "another account's passcode": (f) => [f.accountId, f.passcodes.otherAccount],
   'deleted passcode': (f) => [f.accountId, f.passcodes.deleted],
+  'disabled (and expired) passcode': (f) => [f.accountId, f.passcodes.disabled],
   'revoked user passcode': (f) => [f.accountId, f.passcodes.revokedUser],
 }
 const INVALID_CREDENTIALS = '{"status":"fail","error":"Invalid Credentials","code":400}'

@@ -40,6 +40,8 @@ export interface HttpFixture {
     readonly expiring: string
     /** Account passcode of `accountId`, deleted. */
     readonly deleted: string
+    /** Account passcode of `accountId`, disabled (SPEC §5.38); also past its expiry, which must not show. */
+    readonly disabled: string
     /** Active account passcode of `otherAccountId`. */
     readonly otherAccount: string
     /** Active account passcode of `longAccountId`. */
@@ -116,6 +118,8 @@ export async function createHttpFixture(options: Pick<PasscodeAuthOptions, 'rate
   const expiring = await auth.passcodes.create(admin, accountId, { name: 'Expiring', expiry: 20 })
   const deleted = await auth.passcodes.create(admin, accountId, { name: 'Deleted', expiry: 90 })
   await auth.passcodes.delete(admin, accountId, deleted.passcode.id)
+  const disabled = await auth.passcodes.create(admin, accountId, { name: 'Disabled', expiry: 1 })
+  await auth.passcodes.disable(admin, accountId, disabled.passcode.id)
   const otherAccount = await auth.passcodes.create(admin, otherAccountId, { name: 'Partner B', expiry: 90 })
   const longAccount = await auth.passcodes.create(admin, longAccountId, { name: 'Long account', expiry: 90 })
   const bound = await auth.passcodes.create(admin, accountId, { name: 'Initech only', expiry: 90, partners: [BOUND_PARTNER] })
@@ -151,6 +155,7 @@ export async function createHttpFixture(options: Pick<PasscodeAuthOptions, 'rate
       expired: expired.value,
       expiring: expiring.value,
       deleted: deleted.value,
+      disabled: disabled.value,
       otherAccount: otherAccount.value,
       longAccount: longAccount.value,
       user,

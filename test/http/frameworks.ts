@@ -1,5 +1,5 @@
 import { once } from 'node:events'
-import { createServer, type RequestListener } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express5 from 'express'
 import express4 from 'express4'
@@ -14,7 +14,9 @@ import { connectMiddleware, requirePasscode as koaRequirePasscode } from '../../
 import type { HttpTarget, RunningApp } from '../conformance/http'
 
 /** Adapter options the conformance suite varies: CORS on `/v1/connect`. */
-type AdapterOptions = { readonly cors?: CorsOptions }
+interface AdapterOptions {
+  readonly cors?: CorsOptions
+}
 
 /** The Express app of the suite: `GET /v1/connect` and the protected example route. */
 export function expressApp(express: typeof express5, auth: PasscodeAuth, options?: AdapterOptions) {
@@ -45,7 +47,7 @@ export function koaApp(Koa: typeof Koa3, auth: PasscodeAuth, options?: AdapterOp
 }
 
 /** The suite's app on Node's own `http` server, no framework: `nodeConnectHandler` and `nodeRequirePasscode`. */
-export function nodeApp(auth: PasscodeAuth, options?: AdapterOptions): RequestListener {
+export function nodeApp(auth: PasscodeAuth, options?: AdapterOptions): (request: IncomingMessage, response: ServerResponse) => Promise<unknown> {
   const connect = nodeConnectHandler(auth, options)
   const guard = nodeRequirePasscode(auth)
   return async (request, response) => {
@@ -80,8 +82,12 @@ export async function fastifyApp(
   return app
 }
 
-/** Serves a Node request listener on 127.0.0.1, port 0. */
-export async function listen(listener: RequestListener): Promise<RunningApp> {
+/**
+ * Serves a Node request listener on 127.0.0.1, port 0. The listener may return a promise
+ * (Koa's `app.callback()`, a Fetch adapter's): it answers its own errors, and Node ignores
+ * what a listener returns.
+ */
+export async function listen(listener: (request: IncomingMessage, response: ServerResponse) => unknown): Promise<RunningApp> {
   const server = createServer(listener)
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')

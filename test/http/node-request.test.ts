@@ -51,7 +51,7 @@ describe('readNodeCredentials', () => {
   })
 
   it('refuses an array value of two (how some frameworks expose a repeated header)', () => {
-    expect(readNodeCredentials({ 'x-service-account-id': 'acc_1', 'x-service-passcode': ['psc_x', 'psc_x'] as unknown as string })).toBeUndefined()
+    expect(readNodeCredentials({ 'x-service-account-id': 'acc_1', 'x-service-passcode': ['psc_x', 'psc_x'] })).toBeUndefined()
   })
 
   it('accepts exactly the values of 1 to 256 visible ASCII characters (property)', () => {

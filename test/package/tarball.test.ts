@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs'
 import path from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cleanEnv, headersOfCurlLine, startServer, type RunningServer } from '../helpers/cli-command'
+import { cleanEnv, curlLineIn, headersOfCurlLine, shownText, startServer, type RunningServer } from '../helpers/cli-command'
 import { cleanNpmEnvironment, packRepository, removePackedTarball, repositoryRoot, type PackedTarball } from '../helpers/packed-tarball'
 import { commandAvailability } from '../helpers/requirement'
 
@@ -105,7 +104,7 @@ describe('npx passcode-auth serve from the tarball, in an empty folder', () => {
   const npm = (args: readonly string[]) =>
     run('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline'], { cwd: consumer, env: cleanNpmEnvironment(), timeout: 300_000 })
   const npx = (args: readonly string[]) => ['npx', '--no-install', 'passcode-auth', ...args]
-  const environment = () => cleanEnv(cleanNpmEnvironment() as Record<string, string>)
+  const environment = () => cleanEnv(cleanNpmEnvironment())
   const dataDir = () => path.join(consumer, 'data')
 
   beforeAll(async () => {
@@ -127,7 +126,10 @@ describe('npx passcode-auth serve from the tarball, in an empty folder', () => {
     const result = await run(command!, args, { cwd: consumer, env: environment(), timeout: 120_000 })
       .then(
         () => ({ code: 0, stderr: '' }),
-        (error: { code?: number; stderr?: string }) => ({ code: error.code, stderr: error.stderr ?? '' }),
+        (error: unknown) => {
+          const { code, stderr } = error as { code?: number; stderr?: string }
+          return { code, stderr: stderr ?? '' }
+        },
       )
       .finally(() => renameSync(aside, installed))
     expect(result.code).toBe(5)
@@ -137,8 +139,8 @@ describe('npx passcode-auth serve from the tarball, in an empty folder', () => {
 
   it(`with it, starts on an empty data folder and prints a curl line that works${curl.skip ? ' (curl is not installed: the line is sent with fetch)' : ''}`, async () => {
     server = await startServer(npx(['serve', '--data-dir', dataDir(), '--port', '0']), environment(), consumer)
-    for (let waited = 0; !server.stderr().includes('curl ') && waited < 5_000; waited += 20) await sleep(20)
-    const curlLine = server.stderr().split('\n').find((line) => line.trim().startsWith('curl '))?.trim() ?? ''
+    // stderr is a pipe, not a terminal: the curl line is in the data folder's shown.txt.
+    const curlLine = curlLineIn(await shownText(dataDir(), 'curl '))
     expect(curlLine).toMatch(/^curl -i -H 'X-Service-Account-Id: acc_demo' -H 'X-Service-Passcode: psc_[A-Za-z0-9]+' 'http:\/\/127\.0\.0\.1:\d+\/v1\/connect\?partner=demo-partner'$/)
     if (curl.skip) {
       // No curl here (CI installs it): the same request through fetch.

@@ -8,7 +8,7 @@ import { admin } from '../helpers/service'
 import { uniqueSchema } from '../stores/sql-fixture'
 
 /**
- * Revocation: after a delete, a reset or a revoke resolves on instance A, the old
+ * Revocation: after a delete, a reset, a revoke or a disable resolves on instance A, the old
  * passcode fails on A at once and on B (its own pool and store, same database, the
  * passcode cached there) within a second. B is polled every 5 ms from the moment the
  * operation resolved; the delay is when B first refuses. `REVOCATION_REPORT=1` prints
@@ -22,14 +22,14 @@ const TRIALS = 30
 const POLL_MS = 5
 const LIMIT_MS = 1_000
 
-type Operation = 'delete' | 'reset' | 'revoke'
+type Operation = 'delete' | 'reset' | 'revoke' | 'disable' | 'enable'
 
 describe.skipIf(!availability.available)(title, () => {
   let server: TestPostgres
   let main: pg.Pool
   let a: PgInstance
   let b: PgInstance
-  const delays: Record<Operation, number[]> = { delete: [], reset: [], revoke: [] }
+  const delays: Record<Operation, number[]> = { delete: [], reset: [], revoke: [], disable: [], enable: [] }
 
   beforeAll(async () => {
     server = await startTestPostgres()
@@ -98,6 +98,30 @@ describe.skipIf(!availability.available)(title, () => {
       // The new value works on both.
       const { value: fresh } = await a.auth.userPasscodes.reveal({ userId, role: 'member' }, 'acc_rev')
       expect(await b.auth.authenticate({ accountId: 'acc_rev', passcode: fresh })).toMatchObject({ ok: true })
+    }
+  })
+
+  it(`disable: the passcode fails on A at once and on B within ${LIMIT_MS} ms; enable: it works again on both within ${LIMIT_MS} ms (${TRIALS} trials)`, async () => {
+    for (let i = 0; i < TRIALS; i++) {
+      const { passcode, value } = await a.auth.passcodes.create(admin, 'acc_rev', { name: `Disabled ${i}`, expiry: 90 })
+      const delay = await trial('disable', value, () => a.auth.passcodes.disable(admin, 'acc_rev', passcode.id))
+      expect(delay).toBeLessThan(LIMIT_MS)
+      // B now remembers the refusal; the enable on A must lift it there too.
+      const credentials = { accountId: 'acc_rev', passcode: value }
+      expect(await b.auth.authenticate(credentials)).toMatchObject({ ok: false, statusCode: 400 })
+      await a.auth.passcodes.enable(admin, 'acc_rev', passcode.id)
+      const resolved = performance.now()
+      expect(await a.auth.authenticate(credentials), 'enable: same instance, at once').toMatchObject({ ok: true })
+      for (;;) {
+        const outcome = await b.auth.authenticate(credentials)
+        const waited = performance.now() - resolved
+        if (outcome.ok) {
+          delays.enable.push(waited)
+          break
+        }
+        expect(waited, 'enable reaches B').toBeLessThan(LIMIT_MS)
+        await sleep(POLL_MS)
+      }
     }
   })
 

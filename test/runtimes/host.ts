@@ -46,7 +46,13 @@ async function openStore(): Promise<{ store: PasscodeStore; close(): Promise<voi
   const options = { schema: env('HOST_SCHEMA') ?? 'passcode_auth' }
   await migrate(pool, options)
   const store = postgresStore(pool, options)
-  return { store, close: async () => (await store.close(), await pool.end()) }
+  return {
+    store,
+    close: async () => {
+      await store.close()
+      await pool.end()
+    },
+  }
 }
 
 const { store, close } = await openStore()

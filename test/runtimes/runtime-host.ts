@@ -87,11 +87,11 @@ export async function startRuntimeHost(runtime: RuntimeName, binary: string, bun
     },
   })
   let stderr = ''
-  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4_000)))
-  const lines = createInterface({ input: child.stdout! })
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4_000)))
+  const lines = createInterface({ input: child.stdout })
   const stop = async () => {
     lines.close()
-    child.stdin!.end()
+    child.stdin.end()
     if (!(await exited(child, 5_000))) {
       child.kill('SIGKILL')
       await exited(child, 5_000)

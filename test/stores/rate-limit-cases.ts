@@ -19,7 +19,7 @@ export function rateLimitStoreCases(name: string, connections: SqlCaseConnection
   rateLimitStoreConformance(
     `postgresRateLimitStore on ${name}`,
     async () => {
-      const store = postgresRateLimitStore(connections.main(), { schema: await migrated() })
+      const store = postgresRateLimitStore(connections.main(), { ...connections.storeOptions, schema: await migrated() })
       return { store, close: () => store.close() }
     },
     40,
@@ -30,8 +30,8 @@ export function rateLimitStoreCases(name: string, connections: SqlCaseConnection
       const shared = await migrated()
       const other = await connections.another()
       const stores: PostgresRateLimitStore[] = [
-        postgresRateLimitStore(connections.main(), { schema: shared, ...options }),
-        postgresRateLimitStore(other.db, { schema: shared, ...options }),
+        postgresRateLimitStore(connections.main(), { ...connections.storeOptions, schema: shared, ...options }),
+        postgresRateLimitStore(other.db, { ...connections.storeOptions, schema: shared, ...options }),
       ]
       await Promise.all(stores.map((store) => store.ready()))
       const rows = async (key: string) =>

@@ -3,6 +3,7 @@ import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../src/core/e
 import { toDatabase } from '../../src/stores/postgres/database'
 import type { PostgresDatabase } from '../../src/stores/postgres/database-interface'
 import { migrate } from '../../src/stores/postgres/migrate'
+import type { PostgresStoreOptions } from '../../src/stores/postgres/options'
 import { postgresStore, type PostgresStore } from '../../src/stores/postgres/postgres-store'
 import { accountPasscodeParams, userPasscodeParams } from '../../src/stores/postgres/rows'
 import { statements } from '../../src/stores/postgres/statements'
@@ -91,18 +92,22 @@ async function emptySchema(db: PostgresDatabase, schema: string): Promise<void> 
  * and cleanup. Without `pool` the schema is new and dropped at close; with it, it may be
  * one an earlier case of the suite emptied (see {@link SchemaPool}).
  */
-export async function openSqlFixture(connections: SqlConnections, pool?: SchemaPool): Promise<StoreFixture & { schema: string; store: PostgresStore }> {
+export async function openSqlFixture(
+  connections: SqlConnections,
+  pool?: SchemaPool,
+  storeOptions: PostgresStoreOptions = {},
+): Promise<StoreFixture & { schema: string; store: PostgresStore }> {
   const reused = pool?.free.pop()
   const schema = reused ?? uniqueSchema()
   if (reused === undefined) await migrate(connections.main, { schema })
-  const store = postgresStore(connections.main, { schema })
+  const store = postgresStore(connections.main, { ...storeOptions, schema })
   const opened: { store: PostgresStore; close(): Promise<void> }[] = []
   return {
     schema,
     store,
     async peer() {
       const connection = await connections.another()
-      const peer = postgresStore(connection.db, { schema })
+      const peer = postgresStore(connection.db, { ...storeOptions, schema })
       opened.push({ store: peer, close: connection.close })
       return peer
     },
@@ -114,7 +119,10 @@ export async function openSqlFixture(connections: SqlConnections, pool?: SchemaP
         await peer.store.close()
         await peer.close()
       }
-      if (pool === undefined) return void (await toDatabase(connections.main).query(`DROP SCHEMA ${schema} CASCADE`))
+      if (pool === undefined) {
+        await toDatabase(connections.main).query(`DROP SCHEMA ${schema} CASCADE`)
+        return
+      }
       await emptySchema(connections.main, schema)
       pool.free.push(schema)
     },

@@ -1,3 +1,4 @@
+import type { PostgresStoreOptions } from '../../src/stores/postgres/options'
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it, vi } from 'vitest'
 import type { Actor } from '../../src/core/entities'
@@ -17,7 +18,7 @@ import { openSqlFixture, uniqueSchema, type SchemaPool } from './sql-fixture'
 const admin: Actor = { userId: 'u_admin', role: 'admin' }
 const VERSIONS = MIGRATIONS.map((migration) => migration.version)
 const LATEST = Math.max(...VERSIONS)
-const UNUSED = { partners: null, previousHash: null, previousHashEndsAt: null, lastUsedAt: null, lastUsedPartner: null }
+const UNUSED = { partners: null, previousHash: null, previousHashEndsAt: null, lastUsedAt: null, lastUsedPartner: null, disabledAt: null, description: '' }
 
 /** Connections for the SQL-only cases: the file's database and further connections to it. */
 export interface SqlCaseConnections {
@@ -25,6 +26,8 @@ export interface SqlCaseConnections {
   another(): Promise<{ db: PostgresDatabase; close(): Promise<void> }>
   /** Where fixtures hand their emptied schema on to the next case (the file drops them at the end). */
   readonly schemas?: SchemaPool
+  /** Options every store gets besides its schema (e.g. `listenConnectionString` through a pooler). */
+  readonly storeOptions?: PostgresStoreOptions
 }
 
 /** What only the SQL store has: migrations, what lands in the tables, the channel, options, partners. */

@@ -65,7 +65,7 @@ describe('whitelistCache', () => {
     /** LISTEN active and the list loaded into memory. */
     const loaded = async (names: string[]) => {
       db.listening()
-      cache.has('acme')
+      void cache.has('acme')
       await tick()
       const first = cache.has('acme')
       loads.answer(names)
@@ -80,7 +80,7 @@ describe('whitelistCache', () => {
     expect(oneReads()).toBe(1)
     db.listening()
     await tick()
-    const waiting = [cache.has('acme'), cache.has('initech'), cache.has('acme')]
+    const waiting = [cache.has('acme'), cache.has('initech'), cache.has('acme')].map((answer) => Promise.resolve(answer))
     expect(loads.count()).toBe(1)
     loads.answer(['acme'])
     expect(await Promise.all(waiting)).toEqual([true, false, true])
@@ -114,7 +114,7 @@ describe('whitelistCache', () => {
   it('does not keep a load that a change overtook, and lookups after the change wait for a load of their own', async () => {
     const { db, loads, cache } = setup()
     db.listening()
-    cache.has('acme')
+    void cache.has('acme')
     await tick()
     const before = cache.has('acme') // load 1 starts: it may read the list from before the change
     db.notify(PARTNERS_CHANGED) // acme removed meanwhile

@@ -43,7 +43,7 @@ describe('type tests (compiled, never run)', () => {
     'adapters.ts compiles: the principal is typed on req, request and ctx.state, and misuse does not compile',
     () => {
       const { program, each } = typeChecked()
-      expect(program + each.get(adapters)).toBe('')
+      expect(program + each.get(adapters)!).toBe('')
     },
     timeout,
   )
@@ -60,7 +60,7 @@ describe('TypeScript blocks of the documentation compile against the package', (
     '%s',
     (_, index) => {
       const { files, program, each } = typeChecked()
-      expect(program + each.get(files[index]!)).toBe('')
+      expect(program + each.get(files[index]!)!).toBe('')
     },
     timeout,
   )

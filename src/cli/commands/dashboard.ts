@@ -1,32 +1,58 @@
 import type { CommandSpec } from '../command'
+import { readSetting, SETTINGS } from '../config'
 import { CliError } from '../exit-codes'
-import { dashboardLoginsOf } from '../server/dashboard-logins'
+import { createDashboardLogins, dashboardLoginsOf } from '../server/dashboard-logins'
+
+/** `http://127.0.0.1:3000`: where a local server is reached, from PASSCODE_AUTH_HOST and PORT as `serve` reads them. */
+function localUrl(host: string, port: number): string {
+  const local = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host
+  return `http://${local.includes(':') ? `[${local}]` : local}:${port === 0 ? 3000 : port}`
+}
 
 const link: CommandSpec = {
   path: ['dashboard', 'link'],
-  summary: 'print a one-time login link to the running server\'s dashboard, as a given user',
+  summary: 'print a one-time login link to the dashboard of serve, as a given user (made in the store: no running server needed)',
   options: {
     account: { type: 'string', value: '<accountId>', description: 'the account the session manages', required: true },
+    url: {
+      type: 'string',
+      value: '<url>',
+      description: 'the server\'s URL as the browser reaches it (default: the running serve\'s on this data folder, else http://<PASSCODE_AUTH_HOST>:<PORT>)',
+    },
   },
   groups: ['storage', 'actor'],
   examples: [
     'passcode-auth dashboard link --account acc_demo',
     'passcode-auth dashboard link --account acc_demo --as u_42 --role member',
+    'passcode-auth dashboard link --account acc_1 --url https://auth.example.com --json',
   ],
-  async run(context) {
-    const runtime = await context.runtime()
-    const running = context.forwarded ? dashboardLoginsOf(runtime) : undefined
-    if (running === undefined) {
-      throw new CliError(
-        'ERR_USAGE',
-        'Login links are made by the running server: start `passcode-auth serve` on this data folder first (its banner prints the operator\'s link). With DATABASE_URL, use that link.',
-      )
+  check(flags) {
+    if (typeof flags.url !== 'string') return
+    let parsed: URL | undefined
+    try {
+      parsed = new URL(flags.url)
+    } catch {
+      parsed = undefined
     }
-    const accountId = String(context.flags.account)
-    const url = `${running.url}${running.logins.link({ accountId, actor: context.actor })}`
-    // On stderr, like every secret the command shows; stdout may be a log.
-    context.output.showSecret(`Dashboard login link for ${context.actor.userId} (${context.actor.role}) in account ${accountId}, one use within 15 minutes:`)
-    context.output.showSecret(`  ${url}`)
+    if (parsed === undefined || !['http:', 'https:'].includes(parsed.protocol) || parsed.search !== '' || parsed.hash !== '') {
+      throw new CliError('ERR_USAGE', 'Invalid --url: must be the server\'s http:// or https:// URL, without a query', { setting: '--url' })
+    }
+  },
+  async run(context) {
+    const { flags, io } = context
+    const runtime = await context.runtime()
+    // A serve running on this data folder runs this command: its URL is known. Otherwise
+    // the link is a row of the store, which every serve on it accepts.
+    const running = context.forwarded ? dashboardLoginsOf(runtime) : undefined
+    const logins = running?.logins ?? createDashboardLogins(runtime)
+    const base =
+      typeof flags.url === 'string'
+        ? flags.url.replace(/\/+$/, '')
+        : (running?.url ?? localUrl(readSetting(io, flags, SETTINGS.host), readSetting(io, flags, SETTINGS.port)))
+    const made = await logins.link({ accountId: String(flags.account), actor: context.actor })
+    const url = `${base}${made.path}`
+    // The link is what was asked for: on stdout, and nowhere else (SPEC §5.35).
+    context.output.result({ url, expiresAt: made.expiresAt.toISOString() }, url)
   },
 }
 

@@ -1,6 +1,7 @@
 import type { CommandSpec } from '../command'
 import { accountsCommands } from './accounts'
 import { dashboardCommands } from './dashboard'
+import { keysCommands } from './keys'
 import { migrateCommands } from './migrate'
 import { notifyCommands } from './notify'
 import { partnersCommands } from './partners'
@@ -20,4 +21,5 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...notifyCommands,
   ...migrateCommands,
   ...peppersCommands,
+  ...keysCommands,
 ]

@@ -36,6 +36,21 @@ function describe(passcode: PasscodeView): string {
   return `"${passcode.name}" in account ${passcode.accountId} (id ${passcode.id}, ${passcode.hint}): ${statusLabel(passcode.status)}, ${expires}${bound}`
 }
 
+/** The description under a result line, indented; nothing when there is none. */
+function descriptionLines(passcode: PasscodeView): string {
+  return passcode.description === '' ? '' : `\n${passcode.description.replace(/^/gm, '  ')}`
+}
+
+const DESCRIPTION_COLUMN_WIDTH = 40
+
+/** The DESCRIPTION column: its first line, cut to 40 characters, "…" when there is more. */
+function descriptionCell(passcode: PasscodeView): string {
+  const characters = [...passcode.description]
+  const firstLine = characters.indexOf('\n')
+  const end = Math.min(firstLine === -1 ? characters.length : firstLine, DESCRIPTION_COLUMN_WIDTH)
+  return end < characters.length ? `${characters.slice(0, end).join('').trimEnd()}…` : passcode.description
+}
+
 /** `--overlap`: whole minutes; the range (0 to 10080) is the service's rule to check. */
 function parseOverlap(text: string): number {
   if (/^\s*-?\d+\s*$/.test(text)) return Number(text)
@@ -61,6 +76,7 @@ function parseSort(value: unknown): 'createdAt' | 'lastUsedAt' {
 
 const account = { type: 'string', value: '<accountId>', description: 'the account', required: true } as const
 const expiryHelp = 'whole days from now (1 to 3650) or "forever"'
+const descriptionHelp = 'what it is for: up to 500 characters, newlines allowed'
 const partnersHelp = 'whitelisted partners it works for on /v1/connect, separated by commas (default: any)'
 
 const create: CommandSpec = {
@@ -71,11 +87,13 @@ const create: CommandSpec = {
     name: { type: 'string', value: '<name>', description: 'unique in the account, 1 to 64 characters', required: true },
     expiry: { type: 'string', value: '<days|forever>', description: expiryHelp, required: true },
     partners: { type: 'string', value: '<names>', description: partnersHelp },
+    description: { type: 'string', value: '<text>', description: descriptionHelp },
   },
   groups: ['storage', 'actor'],
   examples: [
     'passcode-auth passcodes create --account acc_1 --name "Acme" --expiry 90',
     'passcode-auth passcodes create --account acc_1 --name "Acme only" --expiry 90 --partners acme',
+    'passcode-auth passcodes create --account acc_1 --name "Acme export" --expiry 90 --description "Nightly export to Acme"',
   ],
   check: (flags) => void parseExpiry(String(flags.expiry)),
   async run(context) {
@@ -86,11 +104,12 @@ const create: CommandSpec = {
       name: String(flags.name),
       expiry,
       ...(flags.partners !== undefined && { partners: parsePartners(String(flags.partners)) }),
+      ...(flags.description !== undefined && { description: String(flags.description) }),
     })
     output.result(
       { passcode, value },
       [
-        `Created passcode ${describe(passcode)}.`,
+        `Created passcode ${describe(passcode)}.${descriptionLines(passcode)}`,
         '',
         `  ${value}`,
         '',
@@ -118,14 +137,26 @@ const list: CommandSpec = {
     const accountId = String(context.flags.account)
     const { auth } = await context.runtime()
     const passcodes = await auth.passcodes.list(context.actor, accountId, { sortBy: parseSort(context.flags.sort) })
-    const rows = passcodes.map((p) => [p.id, p.name, p.hint, statusLabel(p.status), formatInstant(p.expiresAt), partnersLabel(p), lastUsedLabel(p)])
+    // The DESCRIPTION column only when one of them has a description.
+    const described = passcodes.some((p) => p.description !== '')
+    const rows = passcodes.map((p) => [
+      p.id,
+      p.name,
+      p.hint,
+      statusLabel(p.status),
+      formatInstant(p.expiresAt),
+      partnersLabel(p),
+      lastUsedLabel(p),
+      ...(described ? [descriptionCell(p)] : []),
+    ])
+    const headers = ['ID', 'NAME', 'HINT', 'STATUS', 'EXPIRES', 'PARTNERS', 'LAST USED', ...(described ? ['DESCRIPTION'] : [])]
     const unused = passcodes.filter((p) => p.unused).length
     context.output.result(
       { accountId, passcodes },
       passcodes.length === 0
         ? `No passcodes in account ${accountId}.`
         : [
-            table(['ID', 'NAME', 'HINT', 'STATUS', 'EXPIRES', 'PARTNERS', 'LAST USED'], rows),
+            table(headers, rows),
             '',
             `${passcodes.length} of ${MAX_ACCOUNT_PASSCODES} passcodes; ${unused} never used or unused for 90 days.`,
           ].join('\n'),
@@ -135,7 +166,7 @@ const list: CommandSpec = {
 
 const edit: CommandSpec = {
   path: ['passcodes', 'edit'],
-  summary: 'rename a passcode, give it a new expiry counted from now, or change its partners',
+  summary: 'rename a passcode, give it a new expiry counted from now, change its partners or its description',
   positionals: [{ name: 'passcode', description: 'the passcode\'s id or current name' }],
   options: {
     account,
@@ -143,16 +174,18 @@ const edit: CommandSpec = {
     expiry: { type: 'string', value: '<days|forever>', description: `the new expiry: ${expiryHelp}` },
     partners: { type: 'string', value: '<names>', description: 'bind it to these whitelisted partners, separated by commas' },
     unbind: { type: 'boolean', description: 'let it work for any whitelisted partner again' },
+    description: { type: 'string', value: '<text>', description: `the new description (${descriptionHelp}); "" removes it` },
   },
   groups: ['storage', 'actor'],
   examples: [
     'passcode-auth passcodes edit Acme --account acc_1 --expiry 365',
     'passcode-auth passcodes edit Acme --account acc_1 --name "Acme EU"',
     'passcode-auth passcodes edit Acme --account acc_1 --partners acme,acme-eu',
+    'passcode-auth passcodes edit Acme --account acc_1 --description "Nightly export; owner: data team"',
   ],
   check(flags) {
-    if (flags.name === undefined && flags.expiry === undefined && flags.partners === undefined && flags.unbind !== true) {
-      throw new CliError('ERR_USAGE', '"passcodes edit" needs --name, --expiry, --partners or --unbind')
+    if (flags.name === undefined && flags.expiry === undefined && flags.partners === undefined && flags.unbind !== true && flags.description === undefined) {
+      throw new CliError('ERR_USAGE', '"passcodes edit" needs --name, --expiry, --partners or --unbind, or --description')
     }
     if (flags.partners !== undefined && flags.unbind === true) {
       throw new CliError('ERR_USAGE', '"passcodes edit" takes --partners or --unbind, not both')
@@ -170,8 +203,9 @@ const edit: CommandSpec = {
       ...(expiry !== undefined && { expiry }),
       ...(flags.partners !== undefined && { partners: parsePartners(String(flags.partners)) }),
       ...(flags.unbind === true && { partners: null }),
+      ...(flags.description !== undefined && { description: String(flags.description) }),
     })
-    output.result({ passcode: updated }, `Updated passcode ${describe(updated)}.`)
+    output.result({ passcode: updated }, `Updated passcode ${describe(updated)}.${descriptionLines(updated)}`)
   },
 }
 
@@ -215,6 +249,48 @@ const rotate: CommandSpec = {
   },
 }
 
+const disable: CommandSpec = {
+  path: ['passcodes', 'disable'],
+  summary: 'disable a passcode without deleting it: calls with it fail at once until "passcodes enable"',
+  positionals: [{ name: 'passcode', description: 'the passcode\'s id or name' }],
+  options: { account },
+  groups: ['storage', 'actor'],
+  examples: ['passcode-auth passcodes disable Acme --account acc_1'],
+  async run(context) {
+    const accountId = String(context.flags.account)
+    const target = await findPasscode(context, accountId, context.positionals[0]!)
+    const { auth } = await context.runtime()
+    const passcode = await auth.passcodes.disable(context.actor, accountId, target.id)
+    const changed = target.status !== 'disabled'
+    context.output.result(
+      { passcode, changed },
+      changed
+        ? `Disabled passcode ${describe(passcode)}. Calls with it fail from now on; it keeps its value, name, partners and expiry ("passcodes enable" undoes it).`
+        : `Passcode ${describe(passcode)} was disabled already; nothing changed.`,
+    )
+  },
+}
+
+const enable: CommandSpec = {
+  path: ['passcodes', 'enable'],
+  summary: 'enable a disabled passcode: calls with it work again at once',
+  positionals: [{ name: 'passcode', description: 'the passcode\'s id or name' }],
+  options: { account },
+  groups: ['storage', 'actor'],
+  examples: ['passcode-auth passcodes enable Acme --account acc_1'],
+  async run(context) {
+    const accountId = String(context.flags.account)
+    const target = await findPasscode(context, accountId, context.positionals[0]!)
+    const { auth } = await context.runtime()
+    const passcode = await auth.passcodes.enable(context.actor, accountId, target.id)
+    const changed = target.status === 'disabled'
+    context.output.result(
+      { passcode, changed },
+      changed ? `Enabled passcode ${describe(passcode)}.` : `Passcode ${describe(passcode)} was not disabled; nothing changed.`,
+    )
+  },
+}
+
 const remove: CommandSpec = {
   path: ['passcodes', 'delete'],
   summary: 'delete a passcode; calls with it fail at once',
@@ -234,5 +310,5 @@ const remove: CommandSpec = {
   },
 }
 
-/** `passcodes create|list|edit|rotate|delete`. */
-export const passcodesCommands: readonly CommandSpec[] = [create, list, edit, rotate, remove]
+/** `passcodes create|list|edit|rotate|delete|disable|enable`. */
+export const passcodesCommands: readonly CommandSpec[] = [create, list, edit, rotate, remove, disable, enable]

@@ -7,6 +7,9 @@ import { dataFolderPaths } from '../data-folder'
 import { CliError, EXIT_CODES } from '../exit-codes'
 import { createDashboardLogins, DASHBOARD_BASE, registerDashboardLogins } from '../server/dashboard-logins'
 import { connectCurlLine, DEMO, demoOwed, seedDemo, type DemoSeed } from '../server/demo'
+import { showToPerson } from '../server/shown-once'
+import { commandName } from '../command-name'
+import { missingKeyError } from '../encryption-keys'
 
 /** The URL a local client reaches the server at: a wildcard address means this machine. */
 function baseUrl(host: string, port: number): string {
@@ -14,55 +17,74 @@ function baseUrl(host: string, port: number): string {
   return `http://${local.includes(':') ? `[${local}]` : local}:${port}`
 }
 
+/** The signals that stop `serve` cleanly (SPEC §5.36). */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP']
+
 /**
- * Resolves at the first SIGINT or SIGTERM. A later one ends the process at once, unless
- * it comes within a second: under `npm start`, Ctrl+C reaches this process both from
+ * Resolves at the first SIGTERM, SIGINT or SIGHUP. A second one ends the process at
+ * once with a non-zero code (the shutdown is not waited for), except a SIGINT within a
+ * second of a first SIGINT: under `npm start`, Ctrl+C reaches this process both from
  * the terminal and relayed by npm.
  */
 function untilSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const first = (signal: NodeJS.Signals) => {
       const at = Date.now()
-      process.off('SIGINT', first).off('SIGTERM', first)
-      const again = () => {
-        if (Date.now() - at > 1_000) process.exit(EXIT_CODES.unexpected)
+      for (const name of STOP_SIGNALS) process.off(name, first)
+      const again = (next: NodeJS.Signals) => {
+        if (next === 'SIGINT' && signal === 'SIGINT' && Date.now() - at <= 1_000) return
+        process.stderr.write(`${next} again: exiting without waiting for the shutdown\n`)
+        process.exit(EXIT_CODES.unexpected)
       }
-      process.on('SIGINT', again).on('SIGTERM', again)
+      for (const name of STOP_SIGNALS) process.on(name, again)
       resolve(signal)
     }
-    process.on('SIGINT', first).on('SIGTERM', first)
+    for (const name of STOP_SIGNALS) process.on(name, first)
   })
 }
 
 function banner(
   context: CommandContext,
-  lines: { storage: string; mailer: string; limiter: string; proxies: readonly string[]; cors: readonly string[]; url: string; demo?: DemoSeed; socket: boolean; dashboard: { link: string; accountId: string } },
+  lines: { storage: string; mailer: string; limiter: string; proxies: readonly string[]; cors: readonly string[]; url: string; socket: boolean; dashboard: boolean },
 ): void {
   const { output } = context
   output.info(`passcode-auth serve: listening on ${lines.url}`)
-  output.info(`  routes   GET /v1/connect?partner=<name>, GET /1/events.json (protected), GET /healthz, ${DASHBOARD_BASE} (dashboard)`)
+  output.info(`  routes   GET /v1/connect?partner=<name>, GET /1/events.json (protected), GET /healthz${lines.dashboard ? `, ${DASHBOARD_BASE} (dashboard)` : ''}`)
   output.info(`  storage  ${lines.storage}`)
   output.info(`  mailer   ${lines.mailer}`)
   output.info(`  limiter  ${lines.limiter}`)
   if (lines.proxies.length > 0) output.info(`  proxies  client address from X-Forwarded-For when the peer is ${lines.proxies.join(', ')}`)
   if (lines.cors.length > 0) output.info(`  cors     pages of ${lines.cors.join(', ')} may call /v1/connect`)
   if (lines.socket) output.info('  manage   other passcode-auth commands on this data folder are run by this server while it runs')
+  if (!lines.dashboard) output.info('  dashboard off (--dashboard serves it; on by default only for a loopback --host)')
   output.info('')
-  if (lines.demo !== undefined) {
-    // On stderr: the request log goes to stdout, and a value must never land in a log.
-    const { demo } = lines
-    output.showSecret(`New data folder: created account ${demo.accountId} with the passcode "${demo.passcodeName}" and whitelisted partner ${demo.partner}.`)
-    output.showSecret('The passcode value is shown only here (on stderr, apart from the request log). Try it:')
-    output.showSecret('')
-    output.showSecret(`  ${connectCurlLine(lines.url, demo)}`)
-    output.showSecret('')
+}
+
+/**
+ * What a person is shown once (SPEC §5.35): the demo passcode's `curl` line and the
+ * operator's login link, on a terminal's stderr or in the data folder's `shown.txt`
+ * (see {@link showToPerson}); never on stdout, in the request log or in `--json`.
+ */
+function shownOnce(demo: DemoSeed | undefined, url: string, dashboard: { link: string; accountId: string } | undefined, command: string): string[] {
+  const lines: string[] = []
+  if (demo !== undefined) {
+    lines.push(
+      `New data folder: created account ${demo.accountId} with the passcode "${demo.passcodeName}" and whitelisted partner ${demo.partner}.`,
+      'The passcode value is shown only here, once. Try it:',
+      '',
+      `  ${connectCurlLine(url, demo)}`,
+      '',
+    )
   }
-  // Also on stderr: the link signs in as the operator, once.
-  output.showSecret(`Dashboard for account ${lines.dashboard.accountId} (one-time login link, valid 15 minutes):`)
-  output.showSecret(`  ${lines.dashboard.link}`)
-  output.showSecret(`  More links, also for a user's own page: passcode-auth dashboard link --account ${lines.dashboard.accountId} [--as <userId> --role member]`)
-  output.showSecret('')
-  output.info('Stop with Ctrl+C.')
+  if (dashboard !== undefined) {
+    lines.push(
+      `Dashboard for account ${dashboard.accountId} (one-time login link, valid 15 minutes):`,
+      `  ${dashboard.link}`,
+      `  More links, also for a user's own page: ${command} dashboard link --account ${dashboard.accountId} [--as <userId> --role member]`,
+      '',
+    )
+  }
+  return lines
 }
 
 const serve: CommandSpec = {
@@ -84,12 +106,13 @@ const serve: CommandSpec = {
     server.catch(() => undefined)
     const runtime = await context.runtime()
     const owed = demoOwed(runtime, flags['no-demo'] !== true)
+    if (!runtime.hasEncryptionKeys) output.notice(`warning: ${missingKeyError().message}. Until then, granting or revealing a user passcode fails.`)
     const [{ buildServer }, { dashboardRoutes }, { createRequestLog }] = await server
     // The log has the path without the query: the login link's token is in its query.
     const log = createRequestLog({ write: io.stdout, human: settings.logFormat === 'text', color: settings.logColor })
-    const logins = createDashboardLogins()
+    const logins = createDashboardLogins(runtime)
     const app = buildServer(runtime, {
-      mounts: dashboardRoutes(runtime, logins),
+      mounts: settings.dashboard ? dashboardRoutes(runtime, logins, { trustProxy: settings.trustProxy }) : [],
       corsOrigins: settings.corsOrigins,
       trustProxy: settings.trustProxy,
       ...(flags.quiet !== true && !output.json && { log }),
@@ -110,14 +133,7 @@ const serve: CommandSpec = {
     const url = baseUrl(settings.host, address.port)
     registerDashboardLogins(runtime, logins, url)
     const dashboardAccount = typeof flags.account === 'string' ? flags.account : DEMO.accountId
-    const dashboard = { accountId: dashboardAccount, link: `${url}${logins.link({ accountId: dashboardAccount, actor: context.actor })}` }
-    const notifier = startExpiryNotifier(runtime.auth, {
-      intervalMs: settings.notifyIntervalMs,
-      onReport: (report) => {
-        if (report.sent.length + report.failed.length > 0) output.notice(`notifier: ${report.sent.length} sent, ${report.failed.length} failed`)
-      },
-      onError: (error) => output.notice(`notifier: pass failed: ${(error as Error).message}`),
-    })
+    const command = commandName()
     let socket: ControlSocket | undefined
     if (runtime.storage === 'embedded') {
       socket = await listenControlSocket(dataFolderPaths(runtime.location).socket, (argv) => context.execute(argv, runtime)).catch(() => undefined)
@@ -134,19 +150,56 @@ const serve: CommandSpec = {
         ? 'off (--rate-limit off)'
         : `${rateLimit.maxFailures} failed attempts per client address and per account in ${rateLimit.windowMs / 1000} s, then 429` +
           (runtime.storage === 'postgres' ? ', counted across every instance on this database' : '')
+    // A login link is made only where a person will see it: on a terminal, or in the data folder's file.
+    const dataDir = runtime.storage === 'embedded' ? runtime.location : undefined
+    const linkShown = settings.dashboard && (io.stderrIsTTY === true || dataDir !== undefined)
+    const dashboard = linkShown ? { accountId: dashboardAccount, link: `${url}${(await logins.link({ accountId: dashboardAccount, actor: context.actor })).path}` } : undefined
+    const dashboardSummary = settings.dashboard ? { enabled: true, url: `${url}${DASHBOARD_BASE}/`, accountId: dashboardAccount } : { enabled: false }
+    if (!output.json) {
+      banner(context, { storage, mailer, limiter, proxies: settings.trustProxy, cors: settings.corsOrigins, url, socket: socket !== undefined, dashboard: settings.dashboard })
+    }
+    const shown = showToPerson(io, dataDir, shownOnce(demo, url, dashboard, command))
     if (output.json) {
       output.result(
-        { status: 'listening', url, storage, mailer, limiter, trustProxy: settings.trustProxy, cors: settings.corsOrigins, dashboard, ...(demo && { demo: { ...demo, curl: connectCurlLine(url, demo) } }) },
+        {
+          status: 'listening',
+          url,
+          storage,
+          mailer,
+          limiter,
+          trustProxy: settings.trustProxy,
+          cors: settings.corsOrigins,
+          dashboard: dashboardSummary,
+          ...(demo && { demo: { accountId: demo.accountId, partner: demo.partner, passcodeName: demo.passcodeName } }),
+          ...(shown.on === 'file' && { shownFile: shown.file }),
+        },
         '',
       )
-    } else {
-      banner(context, { storage, mailer, limiter, proxies: settings.trustProxy, cors: settings.corsOrigins, url, socket: socket !== undefined, dashboard, ...(demo && { demo }) })
     }
+    // Where it went, never what it is: stdout and stderr may both be collected.
+    if (shown.on === 'file') {
+      const what = [demo && 'the demo passcode', dashboard && 'a dashboard login link'].filter(Boolean).join(' and ')
+      output.notice(`stderr is not a terminal: ${what} ${demo && dashboard ? 'are' : 'is'} in ${shown.file} (readable by you only), not printed.`)
+    } else if (settings.dashboard && dashboard === undefined) {
+      output.notice(`Make a dashboard login link with: ${command} dashboard link --account ${dashboardAccount} --url ${url}`)
+    }
+    output.info('Stop with Ctrl+C.')
+    // Its first pass (a scan of the store) starts once the server is up and has said so,
+    // not in the middle of its start.
+    const notifier = startExpiryNotifier(runtime.auth, {
+      intervalMs: settings.notifyIntervalMs,
+      onReport: (report) => {
+        if (report.sent.length + report.failed.length > 0) output.notice(`notifier: ${report.sent.length} sent, ${report.failed.length} failed`)
+      },
+      onError: (error) => output.notice(`notifier: pass failed: ${(error as Error).message}`),
+    })
 
     const signal = await stopped
     output.info(`${signal}: shutting down…`)
-    await socket?.close()
-    await app.close()
+    // No new connections or forwarded commands; the requests in flight finish (or are cut
+    // after the grace), then the notifier's pass; runCli then closes the store, which
+    // flushes pending usage records (auth.close()), and releases the folder's lock.
+    await Promise.all([socket?.close(), app.close(settings.shutdownGraceMs)])
     await notifier.stop()
     output.info('Stopped.')
   },

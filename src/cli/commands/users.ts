@@ -2,6 +2,17 @@ import type { UserPasscodeValidity, UserPasscodeView } from '../../index'
 import type { CommandSpec } from '../command'
 import { CliError } from '../exit-codes'
 import { formatInstant, statusLabel } from '../output'
+import { missingKeyError } from '../encryption-keys'
+import { commandName } from '../command-name'
+import type { CommandContext } from '../command'
+import type { Runtime } from '../runtime'
+
+/** The store, for a command that encrypts or decrypts user passcodes: a missing key is a setting to fix (exit 2). */
+async function keyedRuntime(context: CommandContext): Promise<Runtime> {
+  const runtime = await context.runtime()
+  if (!runtime.hasEncryptionKeys) throw missingKeyError()
+  return runtime
+}
 
 /** `--validity`: whole days (the service checks 1 to 365) or "infinite". */
 function parseValidity(text: string): UserPasscodeValidity {
@@ -32,11 +43,11 @@ const grant: CommandSpec = {
   async run(context) {
     const { flags, actor, output } = context
     const validity = parseValidity(String(flags.validity))
-    const { auth } = await context.runtime()
+    const { auth } = await keyedRuntime(context)
     const view = await auth.userPasscodes.grant(actor, String(flags.account), context.positionals[0]!, { validity })
     output.result(
       { userPasscode: view },
-      `Granted a user passcode to ${describe(view)}.\nThe user sees its value with: passcode-auth users reveal --account ${view.accountId} --as ${view.userId}`,
+      `Granted a user passcode to ${describe(view)}.\nThe user sees its value with: ${commandName()} users reveal --account ${view.accountId} --as ${view.userId}`,
     )
   },
 }
@@ -49,7 +60,7 @@ const reset: CommandSpec = {
   groups: ['storage', 'actor'],
   examples: ['passcode-auth users reset u_42 --account acc_1'],
   async run(context) {
-    const { auth } = await context.runtime()
+    const { auth } = await keyedRuntime(context)
     const view = await auth.userPasscodes.reset(context.actor, String(context.flags.account), context.positionals[0]!)
     context.output.result({ userPasscode: view }, `Reset the user passcode of ${describe(view)}; the old value no longer works.`)
   },
@@ -76,7 +87,7 @@ const reveal: CommandSpec = {
   groups: ['storage', 'actor'],
   examples: ['passcode-auth users reveal --account acc_1 --as u_42'],
   async run(context) {
-    const { auth } = await context.runtime()
+    const { auth } = await keyedRuntime(context)
     const { passcode, value } = await auth.userPasscodes.reveal(context.actor, String(context.flags.account))
     context.output.result({ userPasscode: passcode, value }, `Your user passcode, ${describe(passcode)}:\n\n  ${value}\n`)
   },

@@ -31,8 +31,11 @@ export interface ReferenceServer {
   readonly server: Server
   /** Listens; resolves the address once bound, rejects (`EADDRINUSE`…) when it cannot. */
   listen(host: string, port: number): Promise<AddressInfo>
-  /** Stops accepting connections, lets the requests in flight finish, then resolves. */
-  close(): Promise<void>
+  /**
+   * Stops accepting connections, lets the requests in flight finish, then resolves.
+   * With `graceMs`, connections still busy after that long are cut.
+   */
+  close(graceMs?: number): Promise<void>
 }
 
 /**
@@ -84,11 +87,19 @@ export function buildServer(runtime: Runtime, options: ServerOptions = {}): Refe
       await once(server, 'listening')
       return server.address() as AddressInfo
     },
-    close() {
+    close(graceMs) {
       return new Promise((resolve, reject) => {
         if (!server.listening) return resolve()
-        server.close((error) => (error === undefined ? resolve() : reject(error)))
-        // Keep-alive connections with no request in flight would hold close() open.
+        // Keep-alive connections with no request in flight would hold close() open; one
+        // whose request ends meanwhile goes idle and is closed at the next tick.
+        const idle = setInterval(() => server.closeIdleConnections(), 50)
+        const cut = graceMs === undefined ? undefined : setTimeout(() => server.closeAllConnections(), graceMs)
+        server.close((error) => {
+          clearInterval(idle)
+          clearTimeout(cut)
+          if (error === undefined) resolve()
+          else reject(error)
+        })
         server.closeIdleConnections()
       })
     },

@@ -73,7 +73,15 @@ export function trustedProxies(entries: readonly string[]): BlockList {
   return list
 }
 
-const isTrusted = (proxies: BlockList, address: string) => isIP(address) !== 0 && proxies.check(address, family(address))
+/**
+ * Whether `address` is one of the trusted proxies.
+ *
+ * @example
+ * ```ts
+ * isTrusted(trustedProxies(['loopback']), '127.0.0.1') // true
+ * ```
+ */
+export const isTrusted = (proxies: BlockList, address: string): boolean => isIP(address) !== 0 && proxies.check(address, family(address))
 
 /**
  * The client address of a request: the socket's peer, unless that peer is a trusted

@@ -1,45 +1,54 @@
 import { createHash, randomBytes } from 'node:crypto'
+import type { Actor } from '../../index'
 import type { DashboardResponse, DashboardSession } from '../../dashboard/index'
+import { commandName } from '../command-name'
 import type { Runtime } from '../runtime'
 
 /** Where the reference server mounts the dashboard. */
 export const DASHBOARD_BASE = '/settings'
 /** The login route, below {@link DASHBOARD_BASE}. Its query carries the token, so the request log drops it. */
 export const LOGIN_PATH = `${DASHBOARD_BASE}/login`
+/** The logout route (POST, from the pages' "Sign out" button). */
+export const LOGOUT_PATH = `${DASHBOARD_BASE}/logout`
 const COOKIE = 'passcode_auth_dashboard'
-const LINK_TTL_MS = 15 * 60_000
+/** How long a login link works, in ms. */
+export const LINK_TTL_MS = 15 * 60_000
 const SESSION_TTL_MS = 12 * 3_600_000
-const MAX_ENTRIES = 1_000
-// The refused link's page: static HTML, no script, no style, not to be framed or cached.
-const REFUSAL_HEADERS = Object.freeze({
+
+/** The headers of the login routes' own pages: static HTML, no script, no style, not to be framed. */
+export const PAGE_HEADERS = Object.freeze({
   'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
   'content-security-policy': "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
 })
 
+const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character]!)
+
 /**
- * The reference server's own operator login (the host service has its own; SPEC §6):
- * one-time links, like Jupyter's token URL. A link holds a random token, good for one
- * use within 15 minutes; opening it sets an `HttpOnly; SameSite=Strict` session cookie
- * for 12 hours. Everything lives in this process's memory and ends with it. Tokens and
- * session IDs are kept as SHA-256 hashes, so a heap dump does not hand them out.
+ * The reference server's own operator login (the host service has its own; SPEC §6 and
+ * §5.35): one-time links, like Jupyter's token URL. A link holds a random token, good
+ * for one use within 15 minutes; opening it (a GET: a HEAD never does) sets an
+ * `HttpOnly; SameSite=Strict` session cookie for 12 hours, `Secure` when the request
+ * came over HTTPS. Links and sessions are rows of the store's `dashboard_logins` table,
+ * keyed by the SHA-256 of their token (never the token), so every instance on one
+ * database accepts them, a link is used up by one `DELETE … RETURNING` across the
+ * fleet, and a logout ends the session everywhere at once.
  */
 export interface DashboardLogins {
-  /** A one-time login path (`/settings/login?token=…`) for `session`, to show the operator (on stderr) after the server's URL. */
-  link(session: DashboardSession): string
+  /** Makes a one-time login path (`/settings/login?token=…`) for `session`, to show after the server's URL. */
+  link(session: DashboardSession): Promise<{ readonly path: string; readonly expiresAt: Date }>
   /** Answers `GET /settings/login?token=…`: a cookie and a redirect, or 401. */
-  login(token: string | undefined): DashboardResponse
+  login(token: string | undefined, secure: boolean): Promise<DashboardResponse>
   /** The session of a request's `Cookie` header, for the dashboard's resolver. */
-  session(cookieHeader: string | undefined): DashboardSession | undefined
+  session(cookieHeader: string | undefined): Promise<DashboardSession | undefined>
+  /** Answers `POST /settings/logout`: ends the session on every instance and clears the cookie. */
+  logout(cookieHeader: string | undefined, secure: boolean): Promise<DashboardResponse>
 }
 
-interface Entry {
-  readonly session: DashboardSession
-  readonly expiresAt: number
-}
+/** What the logins need of the store: one statement at a time, and the schema of the tables. */
+export type LoginDatabase = Pick<Runtime, 'query' | 'schema'>
 
 const hash = (secret: string) => createHash('sha256').update(secret).digest('base64url')
 
@@ -51,53 +60,71 @@ function cookieValue(header: string | undefined, name: string): string | undefin
   return undefined
 }
 
-/** Creates the login store of one server. */
-export function createDashboardLogins(now: () => number = Date.now): DashboardLogins {
-  const links = new Map<string, Entry>()
-  const sessions = new Map<string, Entry>()
-  const remember = (map: Map<string, Entry>, secret: string, entry: Entry) => {
-    for (const [key, old] of map) if (old.expiresAt <= now()) map.delete(key)
-    // Oldest first: Map keeps insertion order.
-    while (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value!)
-    map.set(hash(secret), entry)
+const page = (statusCode: number, title: string, body: string, headers: Record<string, string> = {}): DashboardResponse => ({
+  statusCode,
+  headers: { ...PAGE_HEADERS, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', ...headers },
+  body: `<!doctype html><html lang="en"><meta charset="utf-8"><title>${escapeHtml(title)} · Settings</title>\n${body}</html>`,
+})
+
+const askForLink = () => `Ask for a new one with <code>${escapeHtml(`${commandName()} dashboard link --account <accountId>`)}</code>.`
+
+/** Creates the logins of a server (or of `dashboard link`) over the store's database. */
+export function createDashboardLogins(database: LoginDatabase, now: () => number = Date.now): DashboardLogins {
+  const table = `"${database.schema}".dashboard_logins`
+  const cookie = (value: string, maxAgeS: number, secure: boolean) =>
+    `${COOKIE}=${value}; Path=${DASHBOARD_BASE}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure ? '; Secure' : ''}`
+  // One statement: the expired rows go as new ones come, so the table stays as small as its live logins.
+  const insert = async (kind: 'link' | 'session', session: DashboardSession, ttlMs: number) => {
+    const token = randomBytes(32).toString('base64url')
+    const at = now()
+    await database.query(
+      `WITH expired AS (DELETE FROM ${table} WHERE expires_at <= $5) ` +
+        `INSERT INTO ${table} (token_hash, kind, account_id, actor, created_at, expires_at) VALUES ($1, $2, $3, $4::jsonb, $5, $6)`,
+      [hash(token), kind, session.accountId, JSON.stringify(session.actor), at, at + ttlMs],
+    )
+    return { token, expiresAt: at + ttlMs }
+  }
+  const sessionOf = (row: Record<string, unknown>): DashboardSession => {
+    const actor = (typeof row.actor === 'string' ? JSON.parse(row.actor) : row.actor) as Actor
+    return { accountId: String(row.account_id), actor }
   }
 
   return {
-    link(session) {
-      const token = randomBytes(32).toString('base64url')
-      remember(links, token, { session, expiresAt: now() + LINK_TTL_MS })
-      return `${LOGIN_PATH}?token=${token}`
+    async link(session) {
+      const { token, expiresAt } = await insert('link', session, LINK_TTL_MS)
+      return { path: `${LOGIN_PATH}?token=${token}`, expiresAt: new Date(expiresAt) }
     },
 
-    login(token) {
-      const key = token === undefined ? undefined : hash(token)
-      const entry = key === undefined ? undefined : links.get(key)
-      if (key !== undefined) links.delete(key)
-      if (entry === undefined || entry.expiresAt <= now()) {
-        const body = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Login link not valid · Settings</title>
-<h1>This login link is not valid</h1><p>It was used already or is older than 15 minutes. Ask for a new one with <code>passcode-auth dashboard link --account &lt;accountId&gt;</code>.</p></html>`
-        return { statusCode: 401, headers: REFUSAL_HEADERS, body }
+    async login(token, secure) {
+      const rows =
+        token === undefined || token === ''
+          ? []
+          : await database.query(`DELETE FROM ${table} WHERE token_hash = $1 AND kind = 'link' RETURNING account_id, actor, expires_at`, [hash(token)])
+      const row = rows[0]
+      if (row === undefined || Number(row.expires_at) <= now()) {
+        return page(401, 'Login link not valid', `<h1>This login link is not valid</h1><p>It was used already or is older than 15 minutes. ${askForLink()}</p>`)
       }
-      const id = randomBytes(32).toString('base64url')
-      remember(sessions, id, { session: entry.session, expiresAt: now() + SESSION_TTL_MS })
-      const landing = entry.session.actor.role === 'admin' ? `${DASHBOARD_BASE}/` : `${DASHBOARD_BASE}/me`
+      const session = sessionOf(row)
+      const { token: id } = await insert('session', session, SESSION_TTL_MS)
+      const landing = session.actor.role === 'admin' ? `${DASHBOARD_BASE}/` : `${DASHBOARD_BASE}/me`
       return {
         statusCode: 303,
-        headers: {
-          location: landing,
-          'set-cookie': `${COOKIE}=${id}; Path=${DASHBOARD_BASE}; HttpOnly; SameSite=Strict; Max-Age=${SESSION_TTL_MS / 1000}`,
-          'cache-control': 'no-store',
-          'referrer-policy': 'no-referrer',
-        },
+        headers: { location: landing, 'set-cookie': cookie(id, SESSION_TTL_MS / 1000, secure), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
         body: '',
       }
     },
 
-    session(cookieHeader) {
+    async session(cookieHeader) {
       const id = cookieValue(cookieHeader, COOKIE)
-      if (id === undefined) return undefined
-      const entry = sessions.get(hash(id))
-      return entry !== undefined && entry.expiresAt > now() ? entry.session : undefined
+      if (id === undefined || id === '') return undefined
+      const rows = await database.query(`SELECT account_id, actor FROM ${table} WHERE token_hash = $1 AND kind = 'session' AND expires_at > $2`, [hash(id), now()])
+      return rows[0] === undefined ? undefined : sessionOf(rows[0])
+    },
+
+    async logout(cookieHeader, secure) {
+      const id = cookieValue(cookieHeader, COOKIE)
+      if (id !== undefined && id !== '') await database.query(`DELETE FROM ${table} WHERE token_hash = $1 AND kind = 'session'`, [hash(id)])
+      return page(200, 'Signed out', `<h1>Signed out</h1><p>The session has ended on every instance. ${askForLink()}</p>`, { 'set-cookie': cookie('', 0, secure) })
     },
   }
 }

@@ -3,6 +3,7 @@ import { nodeConnectHandler, nodeRequirePasscode } from '../../index'
 import type { Runtime } from '../runtime'
 import { clientAddress, trustedProxies } from './client-address'
 import { noteRefusal } from './request-log'
+import { favicon } from './favicon'
 import { sendJson, type Route } from './route'
 
 /** Options of {@link referenceRoutes}. */
@@ -24,8 +25,8 @@ export interface ReferenceRouteOptions {
  * server (`nodeConnectHandler`, `nodeRequirePasscode`), as any host without a framework
  * would write them: `/v1/connect` (every method, so that the SPEC §5.20 405 comes from
  * the library), `GET /1/events.json`, which stands for any protected route of the
- * service and answers with who called, and `GET /healthz`, which checks the database
- * for load balancers.
+ * service and answers with who called, `GET /healthz`, which checks the database for
+ * load balancers, and `GET /favicon.ico`, so that a browser's first request is not a 404.
  */
 export function referenceRoutes(runtime: Runtime, options: ReferenceRouteOptions = {}): Route[] {
   const origins = options.corsOrigins ?? []
@@ -64,7 +65,7 @@ export function referenceRoutes(runtime: Runtime, options: ReferenceRouteOptions
     },
   }
 
-  return [connect, events, health]
+  return [connect, events, health, favicon]
 }
 
 /** `check`'s answer, or `false` once `ms` have passed first; the timer never holds the process open. */

@@ -767,7 +767,8 @@ async function passcodesPage(): Promise<void> {
       h(
         'td',
         { class: 'name', 'data-label': 'Name' },
-        passcode.description ? h('div', {}, passcode.name, h('span', { class: 'description' }, passcode.description)) : passcode.name,
+        // The description under the name, as text (newlines kept by CSS); dir="auto" keeps its direction to itself.
+        passcode.description ? h('div', {}, passcode.name, h('p', { class: 'description', dir: 'auto' }, passcode.description)) : passcode.name,
       ),
       cell('Status', works(passcode.status) && !accepts(accepted, 'account') ? notAccepted('account') : badge(passcode.status)),
       cell(

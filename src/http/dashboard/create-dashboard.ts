@@ -20,6 +20,12 @@ export interface DashboardOptions extends ManagementApiOptions {
    * @default undefined (no link)
    */
   readonly loginUrl?: string
+  /**
+   * Where the pages' "Sign out" button posts (a same-origin form POST that ends the
+   * host's session); without it the pages have no such button.
+   * @default undefined (no button)
+   */
+  readonly logoutUrl?: string
 }
 
 /**
@@ -96,6 +102,9 @@ export function createDashboard(auth: PasscodeAuth, options: DashboardOptions = 
   if (options.loginUrl !== undefined && typeof options.loginUrl !== 'string') {
     throw new InvalidOptionsError('loginUrl', 'must be a URL string')
   }
+  if (options.logoutUrl !== undefined && typeof options.logoutUrl !== 'string') {
+    throw new InvalidOptionsError('logoutUrl', 'must be a URL string')
+  }
   const api = createManagementApi(auth, options)
 
   return {
@@ -118,7 +127,7 @@ export function createDashboard(auth: PasscodeAuth, options: DashboardOptions = 
       }
       if (session === undefined || session === null) return html(401, renderSignIn(base, options.loginUrl))
       if (!isValidSession(session)) return html(500, renderNotFound(base))
-      return html(200, renderPage(path as PagePath, base, session))
+      return html(200, renderPage(path as PagePath, base, session, options.logoutUrl))
     },
   }
 }

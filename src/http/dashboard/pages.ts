@@ -76,8 +76,9 @@ ${content}
  * What the user may do travels as `data-` attributes; the API checks it again.
  *
  * @param base - the mount point's path (`/settings`), or `''` at the root
+ * @param logoutUrl - where the "Sign out" button posts; no button without it
  */
-export function renderPage(path: PagePath, base: string, session: DashboardSession): string {
+export function renderPage(path: PagePath, base: string, session: DashboardSession, logoutUrl?: string): string {
   const { page, title } = PAGES[path]
   const { actor } = session
   const canManagePasscodes = actor.role === 'admin' || actor.canWriteUserSettings === true
@@ -87,7 +88,8 @@ export function renderPage(path: PagePath, base: string, session: DashboardSessi
       return `<li><a href="${escapeHtml(`${base}${target === '/' ? '/' : target}`)}"${current}>${escapeHtml(entry.title)}</a></li>`
     })
     .join('')
-  const header = `<p class="who">Signed in as <strong>${escapeHtml(actor.userId)}</strong> (${actor.role === 'admin' ? 'admin' : 'member'}) · account <span class="mono">${escapeHtml(session.accountId)}</span></p>
+  const signOut = logoutUrl === undefined ? '' : `\n<form class="sign-out" method="post" action="${escapeHtml(logoutUrl)}"><button type="submit">Sign out</button></form>`
+  const header = `<p class="who">Signed in as <strong>${escapeHtml(actor.userId)}</strong> (${actor.role === 'admin' ? 'admin' : 'member'}) · account <span class="mono">${escapeHtml(session.accountId)}</span></p>${signOut}
 <nav aria-label="Settings"><ul>${nav}</ul></nav>`
   const attributes = [
     ['page', page],

@@ -109,6 +109,13 @@ export const ROUTES: readonly Route[] = [
     '/passcodes/:id/rotate',
     withBody(async ({ auth, session, params }, body) => issued(201, issuedPasscodeSchema, await auth.passcodes.rotate(session.actor, session.accountId, params.id!, body as never))),
   ),
+  // SPEC §5.38: no body; asking for the state a passcode is in already answers 200 as well.
+  route('POST', '/passcodes/:id/disable', async ({ auth, session, params }) =>
+    schemaAnswer(200, passcodeAnswerSchema, { passcode: await auth.passcodes.disable(session.actor, session.accountId, params.id!) }),
+  ),
+  route('POST', '/passcodes/:id/enable', async ({ auth, session, params }) =>
+    schemaAnswer(200, passcodeAnswerSchema, { passcode: await auth.passcodes.enable(session.actor, session.accountId, params.id!) }),
+  ),
   route('DELETE', '/passcodes/:id', async ({ auth, session, params }) => {
     await auth.passcodes.delete(session.actor, session.accountId, params.id!)
     return noContent()

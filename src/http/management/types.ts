@@ -64,13 +64,13 @@ export interface DashboardRequest {
   /** The path below the mount point, starting with `/`, without the query string. */
   readonly path: string
   /** A header by lower-case name; a repeated header may come joined with `", "`. */
-  header(lowerCaseName: string): string | undefined
+  header(this: void, lowerCaseName: string): string | undefined
   /**
    * The request body: `{ text }` when the mount read the raw bytes, `{ parsed }` when
    * the framework already parsed JSON, `undefined` when there is none. Read only for
    * routes that take a body.
    */
-  body(): Promise<DashboardBody>
+  body(this: void): Promise<DashboardBody>
 }
 
 /**

@@ -1,29 +1,17 @@
-import type { NotificationKind } from '../../core/notifications'
+import type { NotificationFailureReason, NotificationKind } from '../../core/notifications'
 
-/**
- * Why a notification was not sent on this pass. Every failed notification is given
- * back to the store and retried on the next pass.
- * - `ERR_MAILER_FAILED`: the mailer threw (an SMTP error, a refused connection…).
- * - `ERR_MAILER_TIMEOUT`: the mailer did not finish within `notifier.sendTimeoutMs`.
- * - `ERR_NO_RECIPIENTS`: `recipients(accountId)` returned no address.
- * - `ERR_RECIPIENTS_FAILED`: `recipients(accountId)` threw, timed out or returned something that is not an address.
- * - `ERR_TEMPLATE_FAILED`: a host template threw or returned no subject, text or HTML.
- */
-export type NotificationFailureReason =
-  | 'ERR_MAILER_FAILED'
-  | 'ERR_MAILER_TIMEOUT'
-  | 'ERR_NO_RECIPIENTS'
-  | 'ERR_RECIPIENTS_FAILED'
-  | 'ERR_TEMPLATE_FAILED'
+export type { NotificationFailureReason }
 
 /**
  * Why a claimed notification was let go without trying to send it.
  * - `passcode_deleted`: the passcode was deleted after it was claimed.
  * - `expiry_changed`: an edit moved the expiry; the new expiry has its own notifications.
+ * - `passcode_disabled`: the passcode was disabled after it was claimed (SPEC §5.38); it
+ *   gets no email while disabled, and is due again once enabled.
  * - `lease_too_short`: too little of the claim's lease was left to send safely; the
  *   next pass takes it.
  */
-export type NotificationSkipReason = 'passcode_deleted' | 'expiry_changed' | 'lease_too_short'
+export type NotificationSkipReason = 'passcode_deleted' | 'expiry_changed' | 'passcode_disabled' | 'lease_too_short'
 
 /** The notification a report line is about. */
 export interface NotificationReportItem {

@@ -2,8 +2,7 @@ import type { Actor, PasscodeView } from '../../core/entities'
 import { CapReachedError, DuplicateNameError, NotFoundError, ReactivationRefusedError } from '../../core/errors'
 import { generatePasscode, passcodeHint } from '../../core/passcode-format'
 import { accountPasscodeExpiresAt, passcodeNameKey } from '../../core/rules'
-import { passcodeStatus } from '../../core/status'
-import type { ServiceContext } from '../context'
+import { isExpired } from '../../core/status'
 import { storeCall } from '../deadline'
 import {
   parseInput,
@@ -13,10 +12,12 @@ import {
   type UpdatePasscodeInput,
 } from '../input'
 import { IssuedPasscode } from '../issued-passcode'
+import type { PasscodesContext } from './passcodes-context'
 import { authorizeManager as authorize } from './authorize'
 import { checkedBinding } from './partner-binding'
 import { passcodeView, passcodeViews, sortViews } from './passcode-views'
 import { createRotatePasscode } from './rotate-passcode'
+import { createSetDisabled } from './set-disabled'
 
 /** Management of account passcodes: `auth.passcodes`. */
 export interface PasscodesApi {
@@ -27,8 +28,9 @@ export interface PasscodesApi {
    */
   create(actor: Actor, accountId: string, input: CreatePasscodeInput): Promise<IssuedPasscode<PasscodeView>>
   /**
-   * Renames a passcode and/or gives it a new expiry counted from now (which re-arms both
-   * notifications). An expired passcode keeps its expiry unless `allowReactivation`.
+   * Renames a passcode, gives it a new expiry counted from now (which re-arms both
+   * notifications), a new partner binding or a new description (`''` or `null` removes
+   * it). An expired passcode keeps its expiry unless `allowReactivation`.
    */
   update(actor: Actor, accountId: string, passcodeId: string, patch: UpdatePasscodeInput): Promise<PasscodeView>
   /**
@@ -38,6 +40,19 @@ export interface PasscodesApi {
    * expired passcode.
    */
   rotate(actor: Actor, accountId: string, passcodeId: string, input: RotatePasscodeInput): Promise<IssuedPasscode<PasscodeView>>
+  /**
+   * Disables a passcode without deleting it (SPEC §5.38): calls with it fail at once on
+   * every instance with the 400 of an unknown passcode, it is listed as `disabled`, gets
+   * no emails and keeps its value, name, binding, expiry and place under the cap. Whoever
+   * may edit it may disable it. Disabling a disabled passcode changes nothing and
+   * succeeds (the state asked for holds), so a retry is safe.
+   */
+  disable(actor: Actor, accountId: string, passcodeId: string): Promise<PasscodeView>
+  /**
+   * Enables a disabled passcode: it works again at once on every instance (unless it
+   * expired meanwhile). Enabling an enabled passcode changes nothing and succeeds.
+   */
+  enable(actor: Actor, accountId: string, passcodeId: string): Promise<PasscodeView>
   /** Deletes a passcode; calls with it (and with a value it replaced during an overlap) fail at once. */
   delete(actor: Actor, accountId: string, passcodeId: string): Promise<void>
   /**
@@ -48,18 +63,17 @@ export interface PasscodesApi {
   list(actor: Actor, accountId: string, options?: ListPasscodesOptions): Promise<PasscodeView[]>
 }
 
-/** Builds `auth.passcodes` over a service context. */
-export function createPasscodesApi(context: ServiceContext): PasscodesApi {
-  const { store, options, emit } = context
-  const soonDays = options.limits.expiringSoonDays
+/** Builds `auth.passcodes`. */
+export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
+  const { store, emit, issuer, limits } = context
 
   return {
     async create(actor, accountId, input) {
       const who = authorize(actor)
       const account = parseInput('accountId', 'accountId', accountId)
-      const { name, expiry, partners } = parseInput('create', '', input)
+      const { name, expiry, partners, description = '' } = parseInput('create', '', input)
       const binding = await checkedBinding(context.partners, partners ?? null)
-      const value = generatePasscode({ prefix: options.prefix })
+      const value = generatePasscode({ prefix: issuer.prefix })
       const now = context.now()
       const hint = passcodeHint(value)
       const result = await storeCall(() =>
@@ -69,8 +83,8 @@ export function createPasscodesApi(context: ServiceContext): PasscodesApi {
             accountId: account,
             name,
             nameKey: passcodeNameKey(name),
-            hash: context.hash(value),
-            pepperId: context.peppers.current.id,
+            hash: issuer.hash(value),
+            pepperId: issuer.pepperId,
             hint,
             expiry,
             createdAt: now,
@@ -81,12 +95,14 @@ export function createPasscodesApi(context: ServiceContext): PasscodesApi {
             previousHashEndsAt: null,
             lastUsedAt: null,
             lastUsedPartner: null,
+            disabledAt: null,
+            description,
           },
-          options.limits.maxAccountPasscodes,
+          limits.maxAccountPasscodes,
         ),
       )
       if (!result.ok) {
-        throw result.reason === 'cap_reached' ? new CapReachedError(options.limits.maxAccountPasscodes) : new DuplicateNameError(name)
+        throw result.reason === 'cap_reached' ? new CapReachedError(limits.maxAccountPasscodes) : new DuplicateNameError(name)
       }
       const { record } = result
       emit?.({ type: 'passcode.created', accountId: account, actorUserId: who.userId, passcodeId: record.id, name, hint })
@@ -104,8 +120,8 @@ export function createPasscodesApi(context: ServiceContext): PasscodesApi {
       if (current === null) throw new NotFoundError('No such passcode in this account')
       if (
         changes.expiry !== undefined &&
-        !options.allowReactivation &&
-        passcodeStatus(current, now, soonDays) === 'expired'
+        !context.allowReactivation &&
+        isExpired(current, now)
       ) {
         throw new ReactivationRefusedError()
       }
@@ -117,6 +133,7 @@ export function createPasscodesApi(context: ServiceContext): PasscodesApi {
             expiresAt: accountPasscodeExpiresAt(now, changes.expiry),
           }),
           ...(binding !== undefined && { partners: binding }),
+          ...(changes.description !== undefined && { description: changes.description }),
           updatedAt: now,
         }),
       )
@@ -128,6 +145,7 @@ export function createPasscodesApi(context: ServiceContext): PasscodesApi {
         ...(changes.name !== undefined ? (['name'] as const) : []),
         ...(changes.expiry !== undefined ? (['expiry'] as const) : []),
         ...(binding !== undefined ? (['partners'] as const) : []),
+        ...(changes.description !== undefined ? (['description'] as const) : []),
       ]
       emit?.({
         type: 'passcode.updated',
@@ -142,6 +160,8 @@ export function createPasscodesApi(context: ServiceContext): PasscodesApi {
     },
 
     rotate: createRotatePasscode(context),
+    disable: createSetDisabled(context, true),
+    enable: createSetDisabled(context, false),
 
     async delete(actor, accountId, passcodeId) {
       const who = authorize(actor)

@@ -1,13 +1,13 @@
 import type { Actor, PasscodeView } from '../../core/entities'
 import { NotFoundError, RotationRefusedError } from '../../core/errors'
 import { generatePasscode, passcodeHint } from '../../core/passcode-format'
-import { passcodeStatus } from '../../core/status'
-import type { ServiceContext } from '../context'
+import { isExpired } from '../../core/status'
 import { storeCall } from '../deadline'
 import { parseInput, type RotatePasscodeInput } from '../input'
 import { IssuedPasscode } from '../issued-passcode'
 import { authorizeManager } from './authorize'
 import { passcodeView } from './passcode-views'
+import type { PasscodesContext } from './passcodes-context'
 
 const MINUTE_MS = 60_000
 
@@ -18,12 +18,13 @@ const MINUTE_MS = 60_000
  * dropped now (here and, through the store's invalidation, elsewhere), and a lookup
  * after that caches it only until the overlap ends. Rotating again during an overlap
  * ends the older one: the store keeps one previous value. An expired passcode is
- * refused (the new value would be expired too): give it a new expiry first.
+ * refused (the new value would be expired too): give it a new expiry first. A disabled
+ * passcode may be rotated and stays disabled, new value included, until enabled.
  */
 export function createRotatePasscode(
-  context: ServiceContext,
+  context: PasscodesContext,
 ): (actor: Actor, accountId: string, passcodeId: string, input: RotatePasscodeInput) => Promise<IssuedPasscode<PasscodeView>> {
-  const { store, options, emit } = context
+  const { store, emit, issuer } = context
   return async function rotate(actor, accountId, passcodeId, input) {
     const who = authorizeManager(actor)
     const account = parseInput('accountId', 'accountId', accountId)
@@ -32,12 +33,12 @@ export function createRotatePasscode(
     const now = context.now()
     const current = await storeCall(() => store.getAccountPasscode(account, id))
     if (current === null) throw new NotFoundError('No such passcode in this account')
-    if (passcodeStatus(current, now, options.limits.expiringSoonDays) === 'expired') throw new RotationRefusedError()
+    if (isExpired(current, now)) throw new RotationRefusedError()
 
-    const value = generatePasscode({ prefix: options.prefix })
+    const value = generatePasscode({ prefix: issuer.prefix })
     const previousHashEndsAt = overlapMinutes === 0 ? null : now + overlapMinutes * MINUTE_MS
     const rotated = await storeCall(() =>
-      store.rotateAccountPasscode(account, id, { hash: context.hash(value), pepperId: context.peppers.current.id, hint: passcodeHint(value), previousHashEndsAt, updatedAt: now }),
+      store.rotateAccountPasscode(account, id, { hash: issuer.hash(value), pepperId: issuer.pepperId, hint: passcodeHint(value), previousHashEndsAt, updatedAt: now }),
     )
     if (rotated === null) throw new NotFoundError('No such passcode in this account')
     context.invalidate({ type: 'account_passcode', accountId: account, passcodeId: id })

@@ -20,6 +20,7 @@ export const METRICS = {
   cacheLookups: 'passcode_auth.cache.lookups',
   notifications: 'passcode_auth.notifications',
   limiterRefusals: 'passcode_auth.limiter.refusals',
+  deliveryChanges: 'passcode_auth.invalidations.delivery_changes',
 } as const
 
 /** Attribute names on spans and metrics. */
@@ -39,4 +40,5 @@ export const ATTRIBUTES = {
   limiterScope: 'passcode_auth.limiter.scope',
   storeOperation: 'passcode_auth.store.operation',
   errorType: 'error.type',
+  deliveryProven: 'passcode_auth.invalidations.proven',
 } as const

@@ -1,14 +1,7 @@
 import type { Principal } from '../../core/entities'
 import type { TelemetryAttributes, TelemetryCounter, TelemetryHistogram, TelemetryOptions, TelemetrySpan, TelemetrySpanOptions, TelemetryTracer } from './otel-api'
 import { ATTRIBUTES, METRICS, SPANS } from './names'
-
-/** What one `authenticate` call tells its telemetry, filled in by the service as it goes. */
-export interface AuthObservation {
-  /** Whether the verification cache held the credentials; unset when it was not asked. */
-  cache?: 'hit' | 'miss'
-  /** Which limit refused the request with 429. */
-  limitedBy?: 'address' | 'account'
-}
+import type { AuthObservation } from '../auth-outcome'
 
 /** An outcome as telemetry reads it: `authenticate`'s and `connect`'s both fit. */
 export interface ObservedOutcome {
@@ -31,6 +24,8 @@ export interface ServiceTelemetry {
   record(operation: 'authenticate' | 'connect', outcome: ObservedOutcome, observation: AuthObservation | undefined, seconds: number): void
   /** Counts one notification sent or failed. */
   notification(kind: string, result: 'sent' | 'failed'): void
+  /** Counts one change of the store's delivery proof (SPEC §5.32): lost (`false`) or regained. */
+  delivery(proven: boolean): void
 }
 
 /** How often, in requests, a service whose tracer reaches no SDK checks whether one has been registered since. */
@@ -95,6 +90,11 @@ export function createTelemetry(options: TelemetryOptions | undefined): ServiceT
   const outcomes = counter(METRICS.outcomes, 'Answers of authenticate (every credential check) and connect, by outcome and failure reason', '{request}')
   const cacheLookups = counter(METRICS.cacheLookups, 'Verification cache lookups, by result (hit or miss)', '{lookup}')
   const notifications = counter(METRICS.notifications, 'Expiry notifications sent or failed, by kind', '{notification}')
+  const deliveryChanges = counter(
+    METRICS.deliveryChanges,
+    "Changes of the store's proof that it hears other instances' invalidations: lost (proven=false, caches not trusted) or regained",
+    '{change}',
+  )
   const limiterRefusals = counter(METRICS.limiterRefusals, 'Requests the brute-force limiter refused with 429, by the limit that refused', '{request}')
   const verifyDuration: TelemetryHistogram | undefined = meter?.createHistogram(METRICS.verifyDuration, {
     description: 'Time to verify credentials the cache did not hold: hashing and the store lookup',
@@ -140,6 +140,9 @@ export function createTelemetry(options: TelemetryOptions | undefined): ServiceT
     },
     notification(kind, result) {
       notifications?.add(1, freeze({ [ATTRIBUTES.notificationKind]: kind, [ATTRIBUTES.notificationResult]: result }))
+    },
+    delivery(proven) {
+      deliveryChanges?.add(1, freeze({ [ATTRIBUTES.deliveryProven]: proven }))
     },
   }
 }

@@ -114,10 +114,12 @@ export function memoryStore(): PasscodeStore {
         ...(patch.expiry !== undefined && { expiry: patch.expiry }),
         ...(patch.expiresAt !== undefined && { expiresAt: patch.expiresAt }),
         ...(patch.partners !== undefined && { partners: patch.partners === null ? null : Object.freeze([...patch.partners]) }),
+        ...(patch.description !== undefined && { description: patch.description }),
+        ...(patch.disabledAt !== undefined && { disabledAt: patch.disabledAt }),
         updatedAt: patch.updatedAt,
       }
       passcodes.set(passcodeId, next)
-      if (patch.expiresAt !== undefined || patch.name !== undefined || patch.partners !== undefined) {
+      if (patch.expiresAt !== undefined || patch.name !== undefined || patch.partners !== undefined || patch.disabledAt !== undefined) {
         publish({ type: 'account_passcode', accountId, passcodeId })
       }
       return { ok: true, record: { ...next } }
@@ -191,7 +193,7 @@ export function memoryStore(): PasscodeStore {
     async rehashCredential({ kind, accountId, id, fromHash, toHash, pepperId }: Rehash) {
       const key = kind === 'account' ? id : userKey(accountId, id)
       const current = kind === 'account' ? ownPasscode(accountId, id) : users.get(key)
-      if (current === undefined || current.accountId !== accountId || current.hash !== fromHash) return false
+      if (current?.accountId !== accountId || current.hash !== fromHash) return false
       byHash.delete(fromHash)
       if (kind === 'account') {
         passcodes.set(id, { ...(current as AccountPasscodeRecord), hash: toHash, pepperId })
@@ -244,7 +246,7 @@ export function memoryStore(): PasscodeStore {
     async resetUserPasscode(accountId, userId, fields) {
       const key = userKey(accountId, userId)
       const current = users.get(key)
-      if (current === undefined || current.revokedAt !== null) return null
+      if (current?.revokedAt !== null) return null
       const next: UserPasscodeRecord = { ...current, ...fields }
       byHash.delete(current.hash)
       users.set(key, next)
@@ -256,7 +258,7 @@ export function memoryStore(): PasscodeStore {
     async revokeUserPasscode(accountId, userId, revokedAt) {
       const key = userKey(accountId, userId)
       const current = users.get(key)
-      if (current === undefined || current.revokedAt !== null) return null
+      if (current?.revokedAt !== null) return null
       const next: UserPasscodeRecord = { ...current, revokedAt }
       users.set(key, next)
       publish({ type: 'user_passcode', accountId, userId })
@@ -287,9 +289,10 @@ export function memoryStore(): PasscodeStore {
       const claims: NotificationClaim[] = []
       for (const record of passcodes.values()) {
         if (claims.length >= request.limit) break
+        if (record.disabledAt != null) continue
         const kind = dueNotification(record.expiresAt, request.now, request.windowMs)
         if (kind === null) continue
-        const expiresAt = record.expiresAt as number
+        const expiresAt = record.expiresAt!
         const key = notificationKey(record.id, kind, expiresAt)
         const state = notifications.get(key)
         if (state !== undefined && (state.sentAt !== null || state.claimedUntil > request.now)) continue
@@ -309,7 +312,7 @@ export function memoryStore(): PasscodeStore {
 
     async completeNotification(claim, sentAt) {
       const state = notifications.get(notificationKey(claim.passcodeId, claim.kind, claim.expiresAt))
-      if (state === undefined || state.token !== claim.token || state.sentAt !== null) return false
+      if (state?.token !== claim.token || state.sentAt !== null) return false
       state.sentAt = sentAt
       state.token = null
       return true
@@ -318,7 +321,7 @@ export function memoryStore(): PasscodeStore {
     async releaseNotification(claim) {
       const key = notificationKey(claim.passcodeId, claim.kind, claim.expiresAt)
       const state = notifications.get(key)
-      if (state !== undefined && state.token === claim.token && state.sentAt === null) notifications.delete(key)
+      if (state?.token === claim.token && state.sentAt === null) notifications.delete(key)
     },
 
     subscribe(listener) {

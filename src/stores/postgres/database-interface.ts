@@ -19,7 +19,18 @@ export interface Queryable {
  * and a channel listener.
  */
 export interface Database extends Queryable {
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>
+  /**
+   * Runs `fn` in a transaction. On a `pg` Pool the whole transaction has a deadline
+   * ({@link STATEMENT_DEADLINE_MS}) unless `unbounded` (migrations): past it, its
+   * connection is destroyed rather than handed back.
+   */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: { readonly unbounded?: boolean }): Promise<T>
+  /**
+   * Runs one statement with no deadline: the online steps of a migration (batches and
+   * `CREATE INDEX CONCURRENTLY` on tables that may be large), which cannot run in a
+   * transaction. Absent where statements have no deadline: use `query`.
+   */
+  queryUnbounded?(text: string, params?: readonly unknown[]): Promise<Row[]>
   /**
    * Runs a read-only statement whose one parameter is `key`, hex text, the fastest
    * way this database can (the verification lookup); the same rows as `query`.
@@ -31,8 +42,27 @@ export interface Database extends Queryable {
    * `onGap` is called each time listening resumes after a time without it (the
    * connection dropped or could not be made), during which payloads were lost.
    */
-  listen(channel: string, onPayload: (payload: string) => void, onGap?: () => void): Subscription
+  listen(channel: string, onPayload: (payload: string) => void, onGap?: () => void, options?: ListenOptions): Subscription
+  /**
+   * `true` when notifications never leave this process (PGlite): they cannot be lost on
+   * the way, so the store proves nothing (SPEC §5.32).
+   */
+  readonly local?: boolean
 }
+
+/** How a `pg` database opens its listening connection. */
+export interface ListenOptions {
+  /** A direct connection for `LISTEN` only (`listenConnectionString`). */
+  readonly connectionString?: string | undefined
+}
+
+/**
+ * How long a statement (or a transaction) on a `pg` Pool may take before its connection
+ * is destroyed and the call fails: a connection that stopped answering (a silent
+ * network cut) is never handed out again, so the pool serves again soon after the
+ * network heals (issue 32, item 8).
+ */
+export const STATEMENT_DEADLINE_MS = 5_000
 
 /** A running `LISTEN`. */
 export interface Subscription {
@@ -40,6 +70,11 @@ export interface Subscription {
   readonly ready: Promise<void>
   /** Stops listening; never waits for a connection that is still being made. */
   stop(): Promise<void>
+  /**
+   * Replaces the listening connection (it failed to prove delivery, SPEC §5.32), when
+   * this driver owns it; absent for a host's own `pg` Client.
+   */
+  renew?(): void
 }
 
 /** A {@link Subscription} over a `LISTEN` that resolves to its stop function. */

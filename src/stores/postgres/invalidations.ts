@@ -1,6 +1,6 @@
 import type { Invalidation } from '../../ports/passcode-store'
 import type { Database, Subscription } from './database-interface'
-import { listenShared } from './shared-listen'
+import { listenShared, type SharedListenOptions } from './shared-listen'
 
 /** Subscribers of one store and, when listening, the `LISTEN` that feeds them. */
 export interface InvalidationHub {
@@ -32,12 +32,15 @@ export function parseInvalidation(payload: string): Invalidation | undefined {
 /**
  * With `listen`, every instance (this one included) hears committed writes through
  * `LISTEN`, started at the first subscription; without it, only this instance's
- * writes reach its subscribers, directly after commit.
+ * writes reach its subscribers, directly after commit. While listening, the delivery
+ * proof's state changes reach the subscribers as `{ type: 'unproven' }` and
+ * `{ type: 'proven' }` (SPEC §5.32); one who subscribes while it is unproven hears so at once.
  */
-export function invalidationHub(database: Database, channel: string, listen: boolean): InvalidationHub {
+export function invalidationHub(database: Database, channel: string, listen: boolean, listenOptions: SharedListenOptions = {}): InvalidationHub {
   const listeners = new Set<(invalidation: Invalidation) => void>()
   let subscription: Subscription | undefined
   let closed = false
+  let unproven: Invalidation | undefined
 
   const deliver = (invalidation: Invalidation): void => {
     for (const listener of listeners) {
@@ -55,12 +58,19 @@ export function invalidationHub(database: Database, channel: string, listen: boo
       const started = listenShared(
         database,
         channel,
-        (payload) => {
-          const invalidation = parseInvalidation(payload)
-          if (invalidation !== undefined) deliver(invalidation)
+        {
+          onPayload(payload) {
+            const invalidation = parseInvalidation(payload)
+            if (invalidation !== undefined) deliver(invalidation)
+          },
+          // Changes committed while no LISTEN was active were never heard: drop everything.
+          onGap: () => deliver({ type: 'all' }),
+          onProof(state) {
+            unproven = state.proven ? undefined : { type: 'unproven', message: state.message }
+            deliver(unproven ?? { type: 'proven' })
+          },
         },
-        // Changes committed while no LISTEN was active were never heard: drop everything.
-        () => deliver({ type: 'all' }),
+        listenOptions,
       )
       subscription = started
       // A failed LISTEN is tried again by the next subscribe() or ready().
@@ -75,6 +85,13 @@ export function invalidationHub(database: Database, channel: string, listen: boo
     subscribe(listener) {
       listeners.add(listener)
       start().catch(() => undefined)
+      if (unproven !== undefined && listeners.has(listener)) {
+        try {
+          listener(unproven)
+        } catch {
+          // As in deliver.
+        }
+      }
       return () => {
         listeners.delete(listener)
       }

@@ -33,6 +33,28 @@ export interface PostgresStoreOptions {
    * @default true
    */
   readonly listen?: boolean
+  /**
+   * A connection string for the listening connection only: a direct (session) connection
+   * to PostgreSQL, when the pool goes through a pooler in transaction mode (PgBouncer,
+   * Supabase's transaction pooler, Neon's pooled host…) where `LISTEN` cannot deliver
+   * (SPEC §5.33; docs/operations.md). Every other statement still goes through the pool.
+   * For a `pg` Pool or Client; the rest of the pool's options (user, password, TLS) apply
+   * to it too unless the string sets them.
+   * @default the pool's own connection settings
+   */
+  readonly listenConnectionString?: string
+  /**
+   * How often, in milliseconds, the store proves that its `LISTEN` still delivers
+   * (SPEC §5.32): it sends itself a notification through the pool and expects it back on
+   * the listening connection within half this interval. Without that proof its
+   * subscribers are told `{ type: 'unproven' }` and trust no cache until it comes back
+   * (`{ type: 'proven' }`, after two proofs in a row). 100 to 60 000; with the default,
+   * a credential deleted on another instance is refused within 10 s even through a
+   * silent network cut. The first store, partner registry or limiter store that listens
+   * on a pool and channel sets it for all of them.
+   * @default 5000
+   */
+  readonly proofIntervalMs?: number
 }
 
 /** Options after validation and defaults. */
@@ -40,7 +62,13 @@ export interface ResolvedPostgresOptions {
   readonly schema: string
   readonly channel: string
   readonly listen: boolean
+  readonly listenConnectionString: string | undefined
+  /** `undefined`: {@link DEFAULT_PROOF_INTERVAL_MS}. */
+  readonly proofIntervalMs: number | undefined
 }
+
+/** The default of {@link PostgresStoreOptions.proofIntervalMs}. */
+export const DEFAULT_PROOF_INTERVAL_MS = 5_000
 
 /** The default schema name. */
 export const DEFAULT_SCHEMA = 'passcode_auth'
@@ -59,6 +87,8 @@ function identifier(option: string, value: unknown, maxLength: number): string {
   return value
 }
 
+const OPTION_NAMES = ['schema', 'channel', 'listen', 'listenConnectionString', 'proofIntervalMs']
+
 /** Validates the options of the PostgreSQL adapter; throws `InvalidOptionsError` naming the bad one. */
 export function resolvePostgresOptions(options: unknown): ResolvedPostgresOptions {
   if (options === undefined) options = {}
@@ -67,7 +97,7 @@ export function resolvePostgresOptions(options: unknown): ResolvedPostgresOption
   }
   // Own properties only: a polluted Object.prototype names no schema (core/own-data.ts).
   const given = ownOptions(options as Record<string, unknown>)
-  const unknown = Object.keys(given).filter((key) => !['schema', 'channel', 'listen'].includes(key))
+  const unknown = Object.keys(given).filter((key) => !OPTION_NAMES.includes(key))
   if (unknown.length > 0) {
     throw new InvalidOptionsError('options', `unknown option ${unknown.map((key) => `\`${printableName(key)}\``).join(', ')}`)
   }
@@ -76,5 +106,18 @@ export function resolvePostgresOptions(options: unknown): ResolvedPostgresOption
   if (given.listen !== undefined && typeof given.listen !== 'boolean') {
     throw new InvalidOptionsError('listen', 'must be a boolean')
   }
-  return { schema, channel, listen: given.listen ?? true }
+  const { listenConnectionString, proofIntervalMs } = given
+  if (listenConnectionString !== undefined && (typeof listenConnectionString !== 'string' || listenConnectionString.trim() === '')) {
+    throw new InvalidOptionsError('listenConnectionString', 'must be a non-empty connection string')
+  }
+  if (proofIntervalMs !== undefined && (typeof proofIntervalMs !== 'number' || !Number.isInteger(proofIntervalMs) || proofIntervalMs < 100 || proofIntervalMs > 60_000)) {
+    throw new InvalidOptionsError('proofIntervalMs', 'must be a whole number of milliseconds from 100 to 60000')
+  }
+  return {
+    schema,
+    channel,
+    listen: given.listen ?? true,
+    listenConnectionString,
+    proofIntervalMs,
+  }
 }

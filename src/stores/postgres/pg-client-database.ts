@@ -1,4 +1,5 @@
 import { inTransaction, pgQueryable, subscriptionOf, type Database, type PgClientLike } from './database-interface'
+import { pgChannelListener, type ListenConnection } from './pg-listener'
 import { pgPreparedLookup } from './pg-prepared-lookup'
 
 type NotificationMessage = { channel: string; payload?: string | undefined }
@@ -6,7 +7,9 @@ type NotificationMessage = { channel: string; payload?: string | undefined }
 /**
  * A single `pg` Client: one connection, so every statement and transaction runs in
  * turn (otherwise a statement issued during a transaction would join it). Listening
- * happens on the same connection; the host owns it and its reconnection.
+ * happens on the same connection; the host owns it and its reconnection. With
+ * `listenConnectionString`, listening happens on a connection of its own instead,
+ * made with the client's class, with TCP keepalive, reconnected when it drops.
  */
 export function pgClientDatabase(client: PgClientLike): Database {
   const connection = pgQueryable(client)
@@ -56,6 +59,12 @@ export function pgClientDatabase(client: PgClientLike): Database {
         throw outcome.error
       }),
 
-    listen: (channel, onPayload) => subscriptionOf(listen(channel, onPayload)),
+    listen(channel, onPayload, onGap, options) {
+      const connectionString = options?.connectionString
+      if (connectionString === undefined) return subscriptionOf(listen(channel, onPayload))
+      const Client = (client as unknown as { constructor: new (options: unknown) => ListenConnection }).constructor
+      const settings = { connectionString, keepAlive: true, keepAliveInitialDelayMillis: 10_000, connectionTimeoutMillis: 5_000 }
+      return pgChannelListener(() => new Client(settings), channel, onPayload, onGap)
+    },
   }
 }

@@ -22,6 +22,8 @@ const noop = (): void => {}
  * PostgreSQL does not queue them for a session that is gone. So whenever a `LISTEN`
  * becomes active after an earlier attempt failed or dropped, `onGap` is called once
  * it is active, for subscribers to forget whatever they may have missed.
+ * `renew` drops the current connection (one that failed to prove delivery, SPEC §5.32,
+ * and may hang without ever failing) and makes another the same way.
  */
 export function pgChannelListener(
   open: () => ListenConnection,
@@ -31,6 +33,7 @@ export function pgChannelListener(
 ): Subscription {
   let closed = false
   let current: ListenConnection | undefined
+  let loseCurrent: (() => void) | undefined
   let timer: ReturnType<typeof setTimeout> | undefined
   let delay = FIRST_RETRY_MS
   // Set by the first attempt: every later LISTEN follows a time without one.
@@ -45,6 +48,7 @@ export function pgChannelListener(
     clearTimeout(timer)
     const connection = current
     current = undefined
+    loseCurrent = undefined
     resolveReady()
     if (connection !== undefined) await connection.end().catch(noop)
   }
@@ -66,7 +70,10 @@ export function pgChannelListener(
     const lose = (): void => {
       if (lost) return
       lost = true
-      if (current === connection) current = undefined
+      if (current === connection) {
+        current = undefined
+        loseCurrent = undefined
+      }
       connection.end().catch(noop)
       retry()
     }
@@ -88,6 +95,7 @@ export function pgChannelListener(
             return
           }
           current = connection
+          loseCurrent = lose
           delay = FIRST_RETRY_MS
           resolveReady()
           if (afterGap) {
@@ -103,5 +111,11 @@ export function pgChannelListener(
   }
 
   attempt()
-  return { ready, stop }
+  return {
+    ready,
+    stop,
+    renew() {
+      loseCurrent?.()
+    },
+  }
 }

@@ -1,55 +1,168 @@
-import { inTransaction, pgQueryable, subscriptionOf, type Database, type PgPoolLike } from './database-interface'
+import {
+  inTransaction,
+  pgQueryable,
+  STATEMENT_DEADLINE_MS,
+  subscriptionOf,
+  type Database,
+  type PgConnectionLike,
+  type PgPoolClientLike,
+  type PgPoolLike,
+  type PgResultLike,
+} from './database-interface'
 import { pgChannelListener, type ListenConnection } from './pg-listener'
 import { pgPreparedLookup } from './pg-prepared-lookup'
 
 interface PoolInternals {
   /** pg-pool keeps the Client class and its options: a listener connects the same way. */
   readonly Client?: new (options: unknown) => ListenConnection
-  readonly options?: unknown
+  readonly options?: Record<string, unknown>
+}
+
+/** How long the listening connection may take to connect when the pool sets no `connectionTimeoutMillis`. */
+const LISTEN_CONNECT_TIMEOUT_MS = 5_000
+
+/** Thrown when a statement on a `pg` Pool passed {@link STATEMENT_DEADLINE_MS}; its connection was destroyed. */
+export class StatementDeadlineError extends Error {
+  constructor() {
+    super(`The database did not answer within ${STATEMENT_DEADLINE_MS} ms; the connection was destroyed`)
+    this.name = 'StatementDeadlineError'
+  }
+}
+
+/** A server's answer carries a SQLSTATE: the connection is fine. Anything else may have broken it. */
+const isServerError = (error: unknown): boolean => typeof (error as { code?: unknown } | null)?.code === 'string'
+
+/**
+ * Borrows a connection, runs `work` on it and hands it back, unless `work` has not
+ * settled within `deadlineMs` (or the connection failed): then the connection is
+ * destroyed, never handed out again (a connection cut without a FIN or RST would
+ * otherwise hang every statement given to it), and the call fails. A checkout that
+ * passes the deadline fails too; the connection, should it come later, goes back to
+ * the pool.
+ */
+function onConnection<T>(
+  pool: PgPoolLike,
+  work: (client: PgPoolClientLike) => Promise<T>,
+  deadlineMs: number | undefined,
+  destroyAfter: (error: unknown) => boolean = (error) => !isServerError(error),
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let client: PgPoolClientLike | undefined
+    let settled = false
+    let dropped = false
+    // pg-pool listens for errors of idle clients only: a connection that drops while on
+    // loan would otherwise emit an unhandled 'error' and crash the host. Its statement fails instead.
+    const onError = (): void => {
+      dropped = true
+    }
+    const giveBack = (destroy: boolean): void => {
+      client?.removeListener?.('error', onError)
+      client?.release(destroy || dropped ? true : undefined)
+    }
+    const timer =
+      deadlineMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            settled = true
+            giveBack(true)
+            reject(new StatementDeadlineError())
+          }, deadlineMs)
+    timer?.unref?.()
+    pool.connect().then(
+      (connection) => {
+        if (settled) return connection.release()
+        client = connection
+        connection.on?.('error', onError)
+        work(connection).then(
+          (value) => {
+            if (settled) return
+            settled = true
+            clearTimeout(timer)
+            giveBack(false)
+            resolve(value)
+          },
+          (error: unknown) => {
+            if (settled) return
+            settled = true
+            clearTimeout(timer)
+            giveBack(destroyAfter(error))
+            reject(error)
+          },
+        )
+      },
+      (error: unknown) => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        reject(error)
+      },
+    )
+  })
 }
 
 /**
- * A `pg` Pool: statements go through the pool (the verification lookup as a named
- * prepared statement), a transaction borrows one
- * connection, and listening uses a dedicated connection outside the pool (opened
- * like the pool's own, reconnected when it drops).
+ * A `pg` Pool: each statement borrows a connection for itself (the verification lookup
+ * as a named prepared statement), a transaction borrows one for its statements, and
+ * listening uses a dedicated connection outside the pool (opened like the pool's own,
+ * or with `listenConnectionString`, with TCP keepalive, reconnected when it drops or
+ * fails its proof). Every statement and every transaction but a migration's has
+ * {@link STATEMENT_DEADLINE_MS}: past it, its connection is destroyed.
  */
 export function pgPoolDatabase(pool: PgPoolLike): Database {
-  const queryable = pgQueryable(pool)
+  const bounded: PgConnectionLike = {
+    query: (text, values) => onConnection(pool, (client) => client.query(text, values), STATEMENT_DEADLINE_MS),
+  }
+  const queryable = pgQueryable(bounded)
+  const unbounded = pgQueryable({ query: (text, values) => onConnection(pool, (client) => client.query(text, values), undefined) })
   return {
     query: queryable.query,
+    queryUnbounded: unbounded.query,
 
-    lookup: pgPreparedLookup(pool),
+    // Named statements are per connection: the config object is passed through as it is.
+    lookup: pgPreparedLookup({
+      query: (config: unknown, values?: unknown[]) =>
+        onConnection(
+          pool,
+          (client) => (client.query as (config: unknown, values?: unknown[]) => Promise<PgResultLike>)(config, values),
+          STATEMENT_DEADLINE_MS,
+        ),
+    } as PgConnectionLike),
 
-    async transaction(fn) {
-      const client = await pool.connect()
-      // pg-pool listens for errors of idle clients only: a connection that drops
-      // between two statements of this transaction would otherwise emit an
-      // unhandled 'error' and crash the host. The next statement fails instead.
-      let dropped = false
-      const onError = (): void => {
-        dropped = true
-      }
-      client.on?.('error', onError)
-      const outcome = await inTransaction(pgQueryable(client), fn)
-      client.removeListener?.('error', onError)
-      if ('value' in outcome && !dropped) {
-        client.release()
-        return outcome.value
-      }
-      // A connection that failed is destroyed, never handed out again.
-      client.release(dropped || ('broken' in outcome && outcome.broken) ? true : undefined)
-      if ('value' in outcome) return outcome.value
-      throw outcome.error
+    transaction(fn, options) {
+      let broken = false
+      return onConnection(
+        pool,
+        async (client) => {
+          const outcome = await inTransaction(pgQueryable(client), fn)
+          if ('value' in outcome) return outcome.value
+          broken = outcome.broken
+          throw outcome.error
+        },
+        options?.unbounded === true ? undefined : STATEMENT_DEADLINE_MS,
+        // Rolled back: the connection is fine. A connection that failed is destroyed, never handed out again.
+        () => broken,
+      )
     },
 
-    listen(channel, onPayload, onGap) {
+    listen(channel, onPayload, onGap, options) {
       const internals = pool as unknown as PoolInternals
       const Client = internals.Client
       if (typeof Client !== 'function') {
         return subscriptionOf(Promise.reject(new Error('This pool cannot open a listening connection; pass { listen: false }')))
       }
-      return pgChannelListener(() => new Client(internals.options), channel, onPayload, onGap)
+      const own = internals.options ?? {}
+      const settings = {
+        ...own,
+        ...(options?.connectionString === undefined ? {} : { connectionString: options.connectionString }),
+        // A cut the kernel can see ends the connection; the proof (SPEC §5.32) catches the rest.
+        keepAlive: true,
+        keepAliveInitialDelayMillis: typeof own.keepAliveInitialDelayMillis === 'number' ? own.keepAliveInitialDelayMillis : 10_000,
+        connectionTimeoutMillis:
+          typeof own.connectionTimeoutMillis === 'number' && own.connectionTimeoutMillis > 0
+            ? own.connectionTimeoutMillis
+            : LISTEN_CONNECT_TIMEOUT_MS,
+      }
+      return pgChannelListener(() => new Client(settings), channel, onPayload, onGap)
     },
   }
 }

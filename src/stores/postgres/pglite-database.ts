@@ -31,5 +31,8 @@ export function pgliteDatabase(db: PGliteLike): Database {
     listen(channel, onPayload) {
       return subscriptionOf(db.listen(channel, onPayload))
     },
+
+    // In process: a notification cannot be lost on the way, so there is nothing to prove.
+    local: true,
   }
 }

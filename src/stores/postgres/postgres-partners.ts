@@ -59,7 +59,7 @@ function normalize(name: unknown): string {
  * {@link PostgresPartners.close} before ending a `pg` pool.
  *
  * @param db - a `pg` Pool or Client, or a PGlite instance
- * @param options - `schema` (@default 'passcode_auth'), `channel` and `listen`, as for `postgresStore`
+ * @param options - `schema` (@default 'passcode_auth'), `channel`, `listen`, `listenConnectionString` and `proofIntervalMs`, as for `postgresStore`
  * @example
  * ```ts
  * import { createPasscodeAuth } from 'passcode-auth'
@@ -71,7 +71,7 @@ function normalize(name: unknown): string {
  * ```
  */
 export function postgresPartners(db: PostgresDatabase, options?: PostgresStoreOptions): PostgresPartners {
-  const { schema, channel, listen } = resolvePostgresOptions(options)
+  const { schema, channel, listen, listenConnectionString, proofIntervalMs } = resolvePostgresOptions(options)
   const database = toDatabase(db)
   const list = async (): Promise<string[]> => {
     const rows = await database.query(`SELECT name FROM ${schema}.partners ORDER BY name COLLATE "C"`)
@@ -81,6 +81,7 @@ export function postgresPartners(db: PostgresDatabase, options?: PostgresStoreOp
     database,
     channel,
     listen,
+    listenOptions: { connectionString: listenConnectionString, proofIntervalMs },
     loadAll: list,
     async loadOne(normalizedName) {
       const rows = await database.query(`SELECT 1 FROM ${schema}.partners WHERE name = $1::text`, [normalizedName])

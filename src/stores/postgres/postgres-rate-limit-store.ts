@@ -5,9 +5,10 @@ import type { RateLimitStore } from '../../ports/rate-limit-store'
 import { toDatabase } from './database'
 import type { PostgresDatabase, Subscription } from './database-interface'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
+import { listenShared } from './shared-listen'
 import { rateLimitStatements } from './rate-limit-statements'
 
-/** Options of {@link postgresRateLimitStore}: the store's `schema`, `channel` and `listen`, and the batching. */
+/** Options of {@link postgresRateLimitStore}: the store's `schema`, `channel`, `listen` and `listenConnectionString`, and the batching. */
 export interface PostgresRateLimitStoreOptions extends PostgresStoreOptions {
   /**
    * How long failures wait in this instance before one statement writes them all, in ms
@@ -24,7 +25,8 @@ export interface PostgresRateLimitStoreOptions extends PostgresStoreOptions {
 
 /** The store {@link postgresRateLimitStore} returns. */
 export interface PostgresRateLimitStore extends RateLimitStore {
-  retryAfterMs(key: string, limit: number, windowMs: number, now: number): number
+  /** Synchronous from memory; a promise (the shared count, read) while the store cannot prove its `LISTEN` delivers (SPEC §5.32). */
+  retryAfterMs(key: string, limit: number, windowMs: number, now: number): number | Promise<number>
   recordFailure(key: string, limit: number, windowMs: number, now: number): void
   /** Writes the failures still waiting now, rather than at the end of the interval. */
   flush(): Promise<void>
@@ -35,6 +37,8 @@ export interface PostgresRateLimitStore extends RateLimitStore {
 }
 
 const CLEANUP_INTERVAL_MS = 60_000
+/** Rows per statement of the cleanup: it loops until a statement deletes fewer. */
+const CLEANUP_BATCH = 1_000
 const FLUSH_AT_PENDING = 1_000
 
 interface Pending {
@@ -76,7 +80,9 @@ function parseAnnouncement(payload: string): { key: string; until: number } | un
  * instance refuses it from then on. A request that succeeds never touches the store.
  * Rows whose window has passed are deleted by a flush at most once a minute, and every
  * 5 minutes while idle. A database that fails only loses sharing: each instance still
- * counts its own failures.
+ * counts its own failures. It listens on the connection the store and the partner
+ * registry on the same pool share, and while that connection cannot prove it delivers
+ * (SPEC §5.32) each check reads the key's shared count instead of relying on what was announced.
  *
  * @param db - a `pg` Pool or Client, or a PGlite instance (the one of `postgresStore`)
  * @param options - `schema`, `channel`, `listen` as for `postgresStore`; `flushIntervalMs` (@default 200), `maxKeys` (@default 10000), `onError`
@@ -95,7 +101,7 @@ function parseAnnouncement(payload: string): { key: string; until: number } | un
 export function postgresRateLimitStore(db: PostgresDatabase, options: PostgresRateLimitStoreOptions = {}): PostgresRateLimitStore {
   // Own properties only: a polluted Object.prototype sets no option (core/own-data.ts).
   const { flushIntervalMs: flushOption, maxKeys: keysOption, onError, ...storeOptions } = ownOptions(options)
-  const { schema, channel, listen } = resolvePostgresOptions(storeOptions)
+  const { schema, channel, listen, listenConnectionString, proofIntervalMs } = resolvePostgresOptions(storeOptions)
   const flushIntervalMs = positiveInteger('flushIntervalMs', flushOption, 200, 10_000)
   const maxKeys = positiveInteger('maxKeys', keysOption, 10_000, 10_000_000)
   if (onError !== undefined && typeof onError !== 'function') throw new InvalidOptionsError('onError', 'must be a function')
@@ -129,16 +135,43 @@ export function postgresRateLimitStore(db: PostgresDatabase, options: PostgresRa
     announced.set(key, until)
   }
 
+  // While the LISTEN cannot prove it delivers (SPEC §5.32), announcements may be missed:
+  // each check then reads the shared count instead of trusting what was heard.
+  let proven = true
   const subscription: Subscription | undefined = listen
-    ? database.listen(channel, (payload) => {
-        const announcement = parseAnnouncement(payload)
-        if (announcement !== undefined) announce(announcement.key, announcement.until)
-      })
+    ? listenShared(
+        database,
+        channel,
+        {
+          onPayload(payload) {
+            const announcement = parseAnnouncement(payload)
+            if (announcement !== undefined) announce(announcement.key, announcement.until)
+          },
+          onProof(state) {
+            proven = state.proven
+          },
+        },
+        { connectionString: listenConnectionString, proofIntervalMs },
+      )
     : undefined
+
+  const sharedWait = async (key: string, limit: number, windowMs: number, now: number, wait: number): Promise<number> => {
+    try {
+      const [row] = await database.query(sql.limitedUntil, [key, limit, windowMs, now])
+      const until = row?.until === null || row?.until === undefined ? 0 : Number(row.until)
+      return Math.max(wait, until - now)
+    } catch (error) {
+      report(error)
+      return wait
+    }
+  }
 
   const cleanup = async (now: number): Promise<void> => {
     lastCleanup = now
-    await database.query(sql.deleteExpired, [now])
+    for (;;) {
+      const [row] = await database.query(sql.deleteExpired, [now, CLEANUP_BATCH])
+      if (Number(row?.deleted ?? 0) < CLEANUP_BATCH) break
+    }
   }
 
   const write = async (): Promise<void> => {
@@ -177,14 +210,11 @@ export function postgresRateLimitStore(db: PostgresDatabase, options: PostgresRa
 
   return {
     retryAfterMs(key, limit, windowMs, now) {
-      const wait = own.retryAfterMs(key, limit, windowMs, now)
+      let wait = own.retryAfterMs(key, limit, windowMs, now)
       const until = announced.get(key)
-      if (until === undefined) return wait
-      if (until <= now) {
-        announced.delete(key)
-        return wait
-      }
-      return Math.max(wait, until - now)
+      if (until !== undefined && until <= now) announced.delete(key)
+      else if (until !== undefined) wait = Math.max(wait, until - now)
+      return proven || subscription === undefined ? wait : sharedWait(key, limit, windowMs, now, wait)
     },
     recordFailure(key, limit, windowMs, now) {
       own.recordFailure(key, limit, windowMs, now)

@@ -42,7 +42,7 @@ function isNameConflict(error: unknown): boolean {
  * instances sharing a server) and for PGlite (embedded). Run {@link migrate} first.
  * The cap and name checks of a create run under a row lock on the account, backed by
  * a unique index; verification is one indexed read by hash; each delete, reset,
- * revoke, rotation, rename, expiry or binding edit and setting change is published with `NOTIFY` in its
+ * revoke, rotation, rename, expiry or binding edit, disable, enable and setting change is published with `NOTIFY` in its
  * own transaction, so other instances drop the credential from their caches. Driver
  * errors are thrown as they are; the service turns them into `StorageError` (503).
  *
@@ -60,10 +60,10 @@ function isNameConflict(error: unknown): boolean {
  * ```
  */
 export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptions): PostgresStore {
-  const { schema, channel, listen } = resolvePostgresOptions(options)
+  const { schema, channel, listen, listenConnectionString, proofIntervalMs } = resolvePostgresOptions(options)
   const database = toDatabase(db)
   const sql = statements(schema)
-  const hub = invalidationHub(database, channel, listen)
+  const hub = invalidationHub(database, channel, listen, { connectionString: listenConnectionString, proofIntervalMs })
 
   // The NOTIFY is part of the write's transaction: PostgreSQL delivers it on commit only.
   const write = async <T>(fn: (tx: Queryable) => Promise<{ result: T; invalidation?: Invalidation | undefined }>): Promise<T> => {
@@ -97,7 +97,7 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     },
 
     async updateAccountPasscode(accountId, passcodeId, patch): Promise<UpdateResult> {
-      const changes = patch.name !== undefined || patch.expiresAt !== undefined || patch.partners !== undefined
+      const changes = patch.name !== undefined || patch.expiresAt !== undefined || patch.partners !== undefined || patch.disabledAt !== undefined
       try {
         return await write<UpdateResult>(async (tx) => {
           const row = one(
@@ -113,6 +113,9 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
               patch.updatedAt,
               patch.partners !== undefined,
               patch.partners === undefined || patch.partners === null ? null : [...patch.partners],
+              patch.description ?? null,
+              patch.disabledAt !== undefined,
+              patch.disabledAt ?? null,
             ]),
           )
           if (row === null) return { result: { ok: false, reason: 'not_found' } as const }

@@ -31,6 +31,8 @@ export function toAccountPasscode(row: Row): AccountPasscodeRecord {
     lastUsedAt: optionalMs(row.last_used_at),
     lastUsedPartner: optionalText(row.last_used_partner),
     ...pepperOf(row),
+    disabledAt: optionalMs(row.disabled_at),
+    description: row.description === null || row.description === undefined ? '' : text(row.description),
   }
 }
 
@@ -70,6 +72,8 @@ export function accountPasscodeParams(record: AccountPasscodeRecord): unknown[] 
     record.expiresAt,
     record.partners == null ? null : [...record.partners],
     record.pepperId ?? null,
+    record.disabledAt ?? null,
+    record.description ?? '',
   ]
 }
 

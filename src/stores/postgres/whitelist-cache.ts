@@ -1,5 +1,5 @@
 import type { Database, Subscription } from './database-interface'
-import { listenShared } from './shared-listen'
+import { listenShared, type SharedListenOptions } from './shared-listen'
 
 /** The payload `postgresPartners` publishes on the channel when the whitelist changed. */
 export const PARTNERS_CHANGED = '{"type":"partners"}'
@@ -27,17 +27,21 @@ export interface WhitelistCache {
  * is active, and for good without `listen`, each lookup reads the database, as
  * without a cache. A loaded list is also dropped after {@link WHITELIST_TTL_MS}:
  * a listening connection that dropped unnoticed cannot keep a removed partner
- * whitelisted for longer.
+ * whitelisted for longer. While the store's delivery proof is lost (SPEC §5.32) the
+ * list is dropped and each lookup reads the database, as before `LISTEN`; once it is
+ * proven again the list is loaded afresh.
  */
 export function whitelistCache(options: {
   readonly database: Database
   readonly channel: string
   readonly listen: boolean
+  readonly listenOptions?: SharedListenOptions
   readonly loadAll: () => Promise<readonly string[]>
   readonly loadOne: (normalizedName: string) => Promise<boolean>
   readonly now?: () => number
 }): WhitelistCache {
   const { database, channel, listen, loadAll, loadOne } = options
+  const listenOptions = options.listenOptions ?? {}
   const now = options.now ?? Date.now
   let names: ReadonlySet<string> | undefined
   let loadedAt = 0
@@ -46,6 +50,7 @@ export function whitelistCache(options: {
   let loading: { readonly generation: number; readonly promise: Promise<ReadonlySet<string>> } | undefined
   let subscription: Subscription | undefined
   let listening = false
+  let proven = true
   let closed = false
 
   const drop = (): void => {
@@ -55,7 +60,19 @@ export function whitelistCache(options: {
 
   const subscribe = (): void => {
     if (!listen || closed || subscription !== undefined) return
-    const started = listenShared(database, channel, (payload) => payload === PARTNERS_CHANGED && drop(), drop)
+    const started = listenShared(
+      database,
+      channel,
+      {
+        onPayload: (payload) => payload === PARTNERS_CHANGED && drop(),
+        onGap: drop,
+        onProof(state) {
+          proven = state.proven
+          drop()
+        },
+      },
+      listenOptions,
+    )
     subscription = started
     started.ready.then(
       () => {
@@ -93,7 +110,7 @@ export function whitelistCache(options: {
     has(normalizedName) {
       if (names !== undefined && now() - loadedAt < WHITELIST_TTL_MS) return names.has(normalizedName)
       subscribe()
-      if (!listening) return loadOne(normalizedName)
+      if (!listening || !proven) return loadOne(normalizedName)
       const shared = loading !== undefined && loading.generation === generation ? loading.promise : load()
       return shared.then((set) => set.has(normalizedName))
     },

@@ -35,7 +35,7 @@ let counter = 0
 const run = randomUUID().slice(0, 8)
 
 /** A lowercase hex SHA-256, like the service's hashes (of a throw-away string, not a passcode). */
-export const fakeHash = (seed: string = `${run}-${++counter}`): string => createHash('sha256').update(seed).digest('hex')
+export const fakeHash = (seed = `${run}-${++counter}`): string => createHash('sha256').update(seed).digest('hex')
 
 /** An account passcode record; `createdAt` grows with each call so lists have an order. */
 export function accountPasscode(overrides: Partial<AccountPasscodeRecord> = {}): AccountPasscodeRecord {
@@ -57,6 +57,8 @@ export function accountPasscode(overrides: Partial<AccountPasscodeRecord> = {}):
     previousHashEndsAt: null,
     lastUsedAt: null,
     lastUsedPartner: null,
+    disabledAt: null,
+    description: '',
     ...overrides,
   }
 }

@@ -26,6 +26,7 @@ export class TwoGenerationMap<Value> {
   /** min(#rotateAt, #olderEnd): the one comparison the hot path makes. */
   #nextCheck = Number.NEGATIVE_INFINITY
   #generation = 0
+  #trusted = true
   readonly #ttlMs: number
   readonly #maxEntries: number
   readonly #name: string
@@ -64,7 +65,7 @@ export class TwoGenerationMap<Value> {
    * ignored when the generation moved since `generation` was read.
    */
   set(key: string, value: Value, now: number, generation: number): void {
-    if (generation !== this.#generation) return
+    if (generation !== this.#generation || !this.#trusted) return
     if (now >= this.#nextCheck) this.#age(now)
     this.#store(key, value)
   }
@@ -72,7 +73,7 @@ export class TwoGenerationMap<Value> {
   /** Whether {@link set} at `generation` would keep its value; ages the halves to `now` first, so {@link newerEnd} is the one `set` will use. */
   accepts(now: number, generation: number): boolean {
     if (now >= this.#nextCheck) this.#age(now)
-    return generation === this.#generation
+    return generation === this.#generation && this.#trusted
   }
 
   /** {@link set} after {@link accepts} answered true for the same `now` and generation. */
@@ -99,6 +100,16 @@ export class TwoGenerationMap<Value> {
     this.#generation++
     this.#newer.clear()
     this.#older.clear()
+  }
+
+  /**
+   * Empties the map and, with `false`, keeps it empty: every `set` is ignored and so
+   * every `get` misses, at no cost to `get`, until `trust(true)` (SPEC §5.32: the store
+   * cannot prove it hears invalidations, then can again).
+   */
+  trust(trusted: boolean): void {
+    this.clear()
+    this.#trusted = trusted
   }
 
   /** Keeps the values out of `util.inspect` and `console.log`. */

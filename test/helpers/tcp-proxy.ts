@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net'
 /**
  * A TCP proxy on 127.0.0.1 that a test puts between a `pg` Pool and PostgreSQL, to
  * break the connection on purpose: refuse new connections, hold what the client sends
- * (a query stays in flight), or cut every open connection at once.
+ * (a query stays in flight), cut every open connection at once, or go silent: a
+ * silent cut, as a dropped NAT entry, a load balancer's idle timeout or a blackholed
+ * route make one, where nothing arrives and nothing says so (no FIN, no RST).
  */
 export interface TcpProxy {
   readonly port: number
@@ -19,6 +21,13 @@ export interface TcpProxy {
   heldBytes(): number
   /** Destroys every open connection, both sides, without a goodbye. */
   cut(): void
+  /**
+   * While on, every byte either way is dropped, on open connections and on new ones
+   * (accepted, then never answered), and every socket stays open: no FIN, no RST.
+   * Off forwards again; what was dropped is lost, so a connection that sent anything
+   * meanwhile stays broken (as after a real cut), and one that did not works again.
+   */
+  silence(on: boolean): void
   /** Number of open client connections. */
   readonly connections: number
   close(): Promise<void>
@@ -35,6 +44,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const pairs = new Set<Pair>()
   let refusing = false
   let holding = false
+  let silent = false
   let held = 0
 
   const server = createServer((client) => {
@@ -53,6 +63,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     client.on('error', drop).on('close', drop)
     upstream.on('error', drop).on('close', drop)
     client.on('data', (chunk: Buffer) => {
+      if (silent) return
       if (holding) {
         pair.held.push(chunk)
         held += chunk.length
@@ -60,7 +71,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         upstream.write(chunk)
       }
     })
-    upstream.on('data', (chunk: Buffer) => client.write(chunk))
+    upstream.on('data', (chunk: Buffer) => {
+      if (!silent) client.write(chunk)
+    })
   })
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
@@ -98,6 +111,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     heldBytes: () => held,
     cut,
+    silence(on) {
+      silent = on
+    },
     get connections() {
       return pairs.size
     },

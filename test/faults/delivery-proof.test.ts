@@ -1,0 +1,218 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createPasscodeAuth, type AuditEvent } from '../../src/index'
+import type { Invalidation, PasscodeStore } from '../../src/ports/passcode-store'
+import { memoryStore } from '../../src/memory'
+import type { Database } from '../../src/stores/postgres/database-interface'
+import { deliveryProof, type ProofState } from '../../src/stores/postgres/delivery-proof'
+import { whitelistCache } from '../../src/stores/postgres/whitelist-cache'
+import { eventually } from '../conformance/store/fixtures'
+import { admin } from '../helpers/service'
+
+/**
+ * The liveness proof of a listening connection (SPEC §5.32), on fake timers: what it
+ * reports and when, and what the service does with it. The real faults (a silent cut,
+ * a transaction pooler) are in silent-cut.test.ts and pgbouncer.test.ts.
+ */
+
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+/** A proof whose notifications come back only while `delivering`. */
+function harness(intervalMs = 1_000) {
+  const states: ProofState[] = []
+  let renewals = 0
+  let delivering = true
+  const proof = deliveryProof({
+    send: async (payload) => {
+      if (delivering) queueMicrotask(() => proof.heard(payload))
+    },
+    renew: () => renewals++,
+    intervalMs,
+    report: (state) => states.push(state),
+  })
+  return {
+    proof,
+    states,
+    renewals: () => renewals,
+    deliver: (on: boolean) => {
+      delivering = on
+    },
+  }
+}
+
+describe('deliveryProof', () => {
+  it('says nothing while delivery holds; once it fails, says so within 1.5 intervals, renews the connection, and says when it is back', async () => {
+    vi.useFakeTimers()
+    const h = harness(1_000)
+    h.proof.listening()
+    await vi.advanceTimersByTimeAsync(3_000)
+    expect(h.states).toEqual([])
+    expect(h.proof.state()).toEqual({ proven: true })
+
+    h.deliver(false)
+    // The next proof leaves at most one interval later and is given half an interval.
+    await vi.advanceTimersByTimeAsync(1_500)
+    expect(h.states).toEqual([{ proven: false, message: expect.stringContaining('stopped delivering') }])
+    expect(h.renewals()).toBe(1)
+    await vi.advanceTimersByTimeAsync(3_000)
+    expect(h.states).toHaveLength(1) // reported once, however long it lasts
+
+    h.deliver(true)
+    h.proof.listening() // the renewed connection's LISTEN is active: proven at once (two proofs in a row)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(h.states).toEqual([{ proven: false, message: expect.any(String) }, { proven: true }])
+    h.proof.stop()
+  })
+
+  it('when delivery never worked (a transaction pooler), says so once, with the fix', async () => {
+    vi.useFakeTimers()
+    const h = harness(5_000)
+    h.deliver(false)
+    h.proof.listening()
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(h.states).toHaveLength(1)
+    const [state] = h.states
+    expect(state).toMatchObject({ proven: false })
+    expect(state!.proven === false && state!.message).toContain('listenConnectionString')
+    h.proof.stop()
+  })
+
+  it("recognises every proof payload, its own or another instance's, and no invalidation", () => {
+    const h = harness()
+    expect(h.proof.heard('{"type":"proof","id":"someone-else.1"}')).toBe(true)
+    expect(h.proof.heard('{"type":"account","accountId":"acc_1"}')).toBe(false)
+    h.proof.stop()
+  })
+})
+
+describe('the partner whitelist while delivery is unproven', () => {
+  it('reads the database per lookup until proven again, then loads the list afresh', async () => {
+    let onPayload: ((payload: string) => void) | undefined
+    let delivering = true
+    const database: Database = {
+      async query(_text, params) {
+        const payload = String(params?.[1])
+        if (delivering) setTimeout(() => onPayload?.(payload), 1)
+        return []
+      },
+      transaction: async (fn) => fn({ query: async () => [] }),
+      listen(_channel, payloads) {
+        onPayload = payloads
+        return { ready: Promise.resolve(), stop: async () => {} }
+      },
+    }
+    let loads = 0
+    let lookups = 0
+    const cache = whitelistCache({
+      database,
+      channel: 'proof_channel',
+      listen: true,
+      listenOptions: { proofIntervalMs: 100 },
+      loadAll: async () => {
+        loads++
+        return ['acme']
+      },
+      loadOne: async (name) => {
+        lookups++
+        return name === 'acme'
+      },
+    })
+    const fromMemory = async () => {
+      await cache.has('acme')
+      return cache.has('acme') === true
+    }
+    await eventually(async () => expect(await fromMemory()).toBe(true), 2_000)
+
+    delivering = false
+    await eventually(async () => expect(await fromMemory()).toBe(false), 2_000)
+    const before = lookups
+    expect(await cache.has('acme')).toBe(true)
+    expect(lookups).toBe(before + 1) // read from the database
+    const loadsWhileUnproven = loads
+
+    delivering = true
+    await eventually(async () => expect(await fromMemory()).toBe(true), 2_000)
+    expect(loads).toBe(loadsWhileUnproven + 1)
+    await cache.close()
+  })
+})
+
+describe('the service while delivery is unproven', () => {
+  /** A memory store whose subscribers the test reaches, counting verification reads. */
+  function storeWithChannel() {
+    const inner = memoryStore()
+    const listeners = new Set<(invalidation: Invalidation) => void>()
+    let reads = 0
+    const store: PasscodeStore = {
+      ...inner,
+      findCredentialByHash(hash) {
+        reads++
+        return inner.findCredentialByHash(hash)
+      },
+      subscribe(listener) {
+        listeners.add(listener)
+        const off = inner.subscribe!(listener)
+        return () => {
+          listeners.delete(listener)
+          off()
+        }
+      },
+    }
+    return { store, reads: () => reads, send: (invalidation: Invalidation) => listeners.forEach((listener) => listener(invalidation)) }
+  }
+
+  it('trusts no cached acceptance or refusal until proven again, then caches afresh; each change is an event', async () => {
+    const { store, reads, send } = storeWithChannel()
+    const events: AuditEvent[] = []
+    const auth = createPasscodeAuth({ store, partners: ['acme'], onEvent: (event) => void events.push(event) })
+    const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'One', expiry: 90 })
+    const { value: other } = await auth.passcodes.create(admin, 'acc_2', { name: 'Two', expiry: 90 })
+    const verify = (passcode: string, accountId = 'acc_1') => auth.authenticate({ accountId, passcode })
+
+    expect(await verify(value)).toMatchObject({ ok: true })
+    expect(await verify(other)).toMatchObject({ ok: false }) // another account's: a cached refusal
+    const warm = reads()
+    expect(await verify(value)).toMatchObject({ ok: true })
+    expect(await verify(other)).toMatchObject({ ok: false })
+    expect(reads()).toBe(warm)
+
+    send({ type: 'unproven', message: 'test: delivery lost' })
+    expect(events.filter((event) => event.type.startsWith('invalidations.'))).toEqual([
+      { type: 'invalidations.unproven', at: expect.any(Date), message: 'test: delivery lost' },
+    ])
+    for (let i = 1; i <= 3; i++) {
+      expect(await verify(value)).toMatchObject({ ok: true })
+      expect(await verify(other)).toMatchObject({ ok: false })
+      expect(reads()).toBe(warm + 2 * i) // every verification reads the store
+    }
+
+    send({ type: 'proven' })
+    expect(events.filter((event) => event.type.startsWith('invalidations.')).map((event) => event.type)).toEqual([
+      'invalidations.unproven',
+      'invalidations.proven',
+    ])
+    expect(await verify(value)).toMatchObject({ ok: true })
+    const cachedAgain = reads()
+    expect(await verify(value)).toMatchObject({ ok: true })
+    expect(reads()).toBe(cachedAgain)
+    await auth.close()
+  })
+
+  it('counts each change on passcode_auth.invalidations.delivery_changes, by passcode_auth.invalidations.proven', async () => {
+    const { store, send } = storeWithChannel()
+    const added: { name: string; value: number; attributes: unknown }[] = []
+    const meter = {
+      createCounter: (name: string) => ({ add: (value: number, attributes?: unknown) => void added.push({ name, value, attributes }) }),
+      createHistogram: () => ({ record: () => {} }),
+    }
+    const auth = createPasscodeAuth({ store, partners: ['acme'], telemetry: { meter: meter as never } })
+    send({ type: 'unproven', message: 'test: delivery lost' })
+    send({ type: 'proven' })
+    expect(added.filter((entry) => entry.name === 'passcode_auth.invalidations.delivery_changes')).toEqual([
+      { name: 'passcode_auth.invalidations.delivery_changes', value: 1, attributes: { 'passcode_auth.invalidations.proven': false } },
+      { name: 'passcode_auth.invalidations.delivery_changes', value: 1, attributes: { 'passcode_auth.invalidations.proven': true } },
+    ])
+    await auth.close()
+  })
+})
