@@ -106,7 +106,8 @@ describe.skipIf(availability.skip)(availability.title('disable, enable and descr
     await description.fill('Weekly billing export')
     await edit.getByRole('button', { name: 'Save' }).click()
     await page.getByRole('row').filter({ hasText: 'Weekly billing export' }).waitFor()
-    const stored = (await host.auth.passcodes.list(admin, 'acc_1')).find((passcode) => passcode.name === 'Described') as { description?: string } | undefined
+    const stored = (await host.auth.passcodes.list(admin, 'acc_1')).find((passcode) => passcode.name === 'Described') as
+      { description?: string } | undefined
     expect(stored?.description).toBe('Weekly billing export')
   })
 })

@@ -142,7 +142,8 @@ describe.skipIf(availability.skip)(availability.title('dashboard accessibility (
 
   it('has no violations at 100 passcodes, at the cap, filtered, and with a user passcode the account does not accept', async () => {
     const count = (await host.auth.passcodes.list(admin, 'acc_1')).length
-    for (let i = count; i < 100; i++) await host.auth.passcodes.create(admin, 'acc_1', { name: `Bulk ${String(i).padStart(3, '0')}`, expiry: 1 + (i % 60) })
+    for (let i = count; i < 100; i++)
+      await host.auth.passcodes.create(admin, 'acc_1', { name: `Bulk ${String(i).padStart(3, '0')}`, expiry: 1 + (i % 60) })
     await host.auth.accounts.setAcceptedPasscodes(admin, 'acc_1', 'account')
     await everyPage('100 passcodes')
     for (const viewport of WIDTHS) {

@@ -23,7 +23,11 @@ describe.skipIf(availability.skip)(availability.title('finding a passcode in Chr
     // 100 passcodes: created a day apart, expiring 1 to 100 days after creation (some expired by now), a few bound.
     for (let i = 1; i <= 100; i++) {
       const partners = i % 10 === 0 ? ['globex'] : undefined
-      await host.auth.passcodes.create(admin, 'acc_1', { name: `Service ${String(i).padStart(3, '0')}`, expiry: i, ...(partners ? { partners } : {}) })
+      await host.auth.passcodes.create(admin, 'acc_1', {
+        name: `Service ${String(i).padStart(3, '0')}`,
+        expiry: i,
+        ...(partners ? { partners } : {}),
+      })
       host.clock.advance(86_400_000)
     }
   })
@@ -77,7 +81,10 @@ describe.skipIf(availability.skip)(availability.title('finding a passcode in Chr
     const page = await signIn('admin')
     await page.getByText('100 of 100', { exact: true }).waitFor()
     const list = await host.auth.passcodes.list(admin, 'acc_1')
-    const expired = list.filter((passcode) => passcode.status === 'expired').map((passcode) => passcode.name).sort()
+    const expired = list
+      .filter((passcode) => passcode.status === 'expired')
+      .map((passcode) => passcode.name)
+      .sort()
     await page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'Expired' })
     await expect.poll(() => names(page)).toEqual(expired)
     expect(new URL(page.url()).searchParams.get('status')).toBe('expired')
@@ -94,7 +101,20 @@ describe.skipIf(availability.skip)(availability.title('finding a passcode in Chr
     expect(new URL(link).searchParams.get('q')).toBe('Service 09')
     expect(new URL(link).searchParams.get('sort')).toBe('created')
     const again = await signIn('admin', new URL(link).pathname + new URL(link).search)
-    await expect.poll(() => names(again)).toEqual(['Service 099', 'Service 098', 'Service 097', 'Service 096', 'Service 095', 'Service 094', 'Service 093', 'Service 092', 'Service 091', 'Service 090'])
+    await expect
+      .poll(() => names(again))
+      .toEqual([
+        'Service 099',
+        'Service 098',
+        'Service 097',
+        'Service 096',
+        'Service 095',
+        'Service 094',
+        'Service 093',
+        'Service 092',
+        'Service 091',
+        'Service 090',
+      ])
     await expect(again.getByRole('searchbox', { name: 'Search' }).inputValue()).resolves.toBe('Service 09')
 
     await host.auth.accounts.setAcceptedPasscodes(admin, 'acc_1', 'user')

@@ -87,12 +87,13 @@ describe.skipIf(availability.skip)(availability.title('dashboard minors in Chrom
     await expect(form.textContent()).resolves.toContain('A new number of days counts from today.')
     await expect(form.locator('.current-expiry time').count()).resolves.toBe(1)
     await expect(form.locator('input[name="name"]').evaluate((input: HTMLInputElement) => input.labels?.length ?? 0)).resolves.toBe(1)
-    const broken = await page.evaluate(() =>
-      [...document.querySelectorAll('th')].filter((th) => {
-        const range = document.createRange()
-        range.selectNodeContents(th)
-        return range.getClientRects().length > 1
-      }).length,
+    const broken = await page.evaluate(
+      () =>
+        [...document.querySelectorAll('th')].filter((th) => {
+          const range = document.createRange()
+          range.selectNodeContents(th)
+          return range.getClientRects().length > 1
+        }).length,
     )
     expect(broken).toBe(0)
     await page.keyboard.press('Escape')
@@ -154,8 +155,10 @@ describe.skipIf(availability.skip)(availability.title('dashboard minors in Chrom
     await badge.waitFor()
     const box = await badge.boundingBox()
     expect(box!.height).toBeLessThan(30)
-    const wrapped = await page.evaluate(() =>
-      [...document.querySelectorAll('td code')].filter((code) => code.getClientRects().length > 1 || code.getBoundingClientRect().height > 30).length,
+    const wrapped = await page.evaluate(
+      () =>
+        [...document.querySelectorAll('td code')].filter((code) => code.getClientRects().length > 1 || code.getBoundingClientRect().height > 30)
+          .length,
     )
     expect(wrapped).toBe(0)
     expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0)

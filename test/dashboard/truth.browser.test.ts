@@ -54,7 +54,7 @@ describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromi
   const row = (page: Page, name: string) => page.getByRole('row').filter({ has: page.getByRole('cell', { name, exact: true }) })
   const userRow = (page: Page, text: string) => page.getByRole('row').filter({ hasText: text })
 
-  it('M1: a user passcode the account does not accept says so in its row and on the member\'s page, with a link to the setting', async () => {
+  it("M1: a user passcode the account does not accept says so in its row and on the member's page, with a link to the setting", async () => {
     await host.auth.accounts.setAcceptedPasscodes(admin, 'acc_1', 'account')
     await host.auth.userPasscodes.grant(admin, 'acc_1', 'u_amy', { validity: { type: 'finite', days: 90 } })
     const adminPage = await signIn('admin', '/settings/users')
@@ -62,7 +62,9 @@ describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromi
     await amyRow.getByText('Not accepted').waitFor()
     await expect(amyRow.getByText('Active').count()).resolves.toBe(0)
     await expect(amyRow.textContent()).resolves.toContain('This account accepts only account passcodes')
-    await expect(amyRow.getByRole('link', { name: 'Change which passcodes the API accepts' }).getAttribute('href')).resolves.toBe('/settings/users#accepted-passcodes')
+    await expect(amyRow.getByRole('link', { name: 'Change which passcodes the API accepts' }).getAttribute('href')).resolves.toBe(
+      '/settings/users#accepted-passcodes',
+    )
 
     const amy = await signIn('amy', '/settings/me')
     await amy.getByText('Not accepted').waitFor()
@@ -82,7 +84,9 @@ describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromi
 
   it('M2: saving "User passcodes only" says first how many account passcodes stop working; Passcodes then says "Not accepted"', async () => {
     await host.auth.passcodes.create(admin, 'acc_1', { name: 'M2 sync', expiry: 90 })
-    const live = (await host.auth.passcodes.list(admin, 'acc_1')).filter((passcode) => passcode.status === 'active' || passcode.status === 'expiring_soon').length
+    const live = (await host.auth.passcodes.list(admin, 'acc_1')).filter(
+      (passcode) => passcode.status === 'active' || passcode.status === 'expiring_soon',
+    ).length
     const page = await signIn('admin', '/settings/users')
     await page.getByRole('combobox', { name: 'The API accepts' }).selectOption('user')
     const asked: string[] = []
@@ -94,7 +98,9 @@ describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromi
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor()
     expect(asked).toHaveLength(1)
     expect(asked[0]).toContain(`${live} account passcode${live === 1 ? '' : 's'} stop${live === 1 ? 's' : ''} working`)
-    await expect(page.getByRole('status').textContent()).resolves.toContain(`${live === 1 ? '1 account passcode no longer works' : `${live} account passcodes no longer work`}`)
+    await expect(page.getByRole('status').textContent()).resolves.toContain(
+      `${live === 1 ? '1 account passcode no longer works' : `${live} account passcodes no longer work`}`,
+    )
 
     await page.getByRole('link', { name: 'Passcodes', exact: true }).click()
     const m2 = row(page, 'M2 sync')
@@ -187,7 +193,9 @@ describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromi
     const iso = created.passcode.expiresAt!.toISOString()
     await expect(time.getAttribute('datetime')).resolves.toBe(iso)
     await expect(time.getAttribute('title')).resolves.toBe(`${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`)
-    const local = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'America/Los_Angeles' }).format(created.passcode.expiresAt!)
+    const local = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'America/Los_Angeles' }).format(
+      created.passcode.expiresAt!,
+    )
     const text = await time.textContent()
     expect(text).toContain('in 3 months')
     expect(text).toContain(local)

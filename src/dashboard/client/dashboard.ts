@@ -67,7 +67,11 @@ type Attribute = string | number | boolean | null | undefined | ((event: Event) 
 type Child = string | number | Node | null | undefined | false | readonly Child[]
 
 /** Creates an element; strings among the children become text nodes. */
-function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes?: Readonly<Record<string, Attribute>> | null, ...children: Child[]): HTMLElementTagNameMap[K] {
+function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes?: Readonly<Record<string, Attribute>> | null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag)
   for (const [name, value] of Object.entries(attributes ?? {})) {
     if (value === undefined || value === null || value === false) continue
@@ -75,7 +79,7 @@ function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes?: Readonly<
     else if (value === true) element.setAttribute(name, '')
     else element.setAttribute(name, String(value))
   }
-  for (const child of (children as Child[]).flat(Infinity as 1) as (Exclude<Child, readonly Child[]>)[]) {
+  for (const child of (children as Child[]).flat(Infinity as 1) as Exclude<Child, readonly Child[]>[]) {
     if (child === undefined || child === null || child === false) continue
     element.append(child instanceof Node ? child : document.createTextNode(String(child)))
   }
@@ -246,7 +250,13 @@ function notAccepted(kind: 'account' | 'user'): Child {
   ]
 }
 
-const STATUS_LABELS: Readonly<Record<string, string>> = { active: 'Active', expiring_soon: 'Expiring soon', expired: 'Expired', revoked: 'Revoked', disabled: 'Disabled' }
+const STATUS_LABELS: Readonly<Record<string, string>> = {
+  active: 'Active',
+  expiring_soon: 'Expiring soon',
+  expired: 'Expired',
+  revoked: 'Revoked',
+  disabled: 'Disabled',
+}
 function badge(status: Status | null): HTMLElement {
   return h('span', { class: `badge ${status || 'none'}` }, (status && STATUS_LABELS[status]) || 'None')
 }
@@ -334,9 +344,10 @@ function actionForm(
       for (const radio of form.querySelectorAll('input[type="radio"]')) radio.dispatchEvent(new Event('change', { bubbles: true }))
     })
   })
-  if (onCancel) form.addEventListener('keydown', (event) => {
-    if (event.key === 'Escape') onCancel()
-  })
+  if (onCancel)
+    form.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape') onCancel()
+    })
   return form
 }
 
@@ -431,15 +442,7 @@ function expiryFieldset(idPrefix: string, current?: number | 'forever'): HTMLFie
   ]
   const soon = soonNote(days, `${idPrefix}-soon`)
   for (const radio of radios) radio.addEventListener('change', () => (days.disabled = radios[1]!.checked))
-  return h(
-    'fieldset',
-    {},
-    h('legend', {}, 'Expiry'),
-    h('label', {}, radios[0], 'Days'),
-    days,
-    h('label', {}, radios[1], 'Forever'),
-    soon,
-  )
+  return h('fieldset', {}, h('legend', {}, 'Expiry'), h('label', {}, radios[0], 'Days'), days, h('label', {}, radios[1], 'Forever'), soon)
 }
 
 /**
@@ -450,7 +453,8 @@ function soonNote(days: HTMLInputElement, id: string): HTMLElement {
   const note = h('p', { class: 'hint', id, 'aria-live': 'polite' })
   const update = () => {
     const value = Number(days.value)
-    note.textContent = !days.disabled && Number.isInteger(value) && value >= 1 && value <= 30 ? '30 days or fewer: it shows as “Expiring soon” from the start.' : ''
+    note.textContent =
+      !days.disabled && Number.isInteger(value) && value >= 1 && value <= 30 ? '30 days or fewer: it shows as “Expiring soon” from the start.' : ''
   }
   days.setAttribute('aria-describedby', id)
   days.addEventListener('input', update)
@@ -504,13 +508,13 @@ const byName: Compare = (a, b) => a.name.localeCompare(b.name, undefined, { nume
 const byTime =
   (key: 'createdAt' | 'expiresAt' | 'lastUsedAt', direction: 1 | -1): Compare =>
   (a, b) => {
-  const x = a[key] ? Date.parse(a[key]) : null
-  const y = b[key] ? Date.parse(b[key]) : null
-  if (x === y) return byName(a, b)
-  if (x === null) return 1
-  if (y === null) return -1
-  return direction * (x - y) || byName(a, b)
-}
+    const x = a[key] ? Date.parse(a[key]) : null
+    const y = b[key] ? Date.parse(b[key]) : null
+    if (x === y) return byName(a, b)
+    if (x === null) return 1
+    if (y === null) return -1
+    return direction * (x - y) || byName(a, b)
+  }
 /** The sort choices: name A–Z, newest first, soonest expiry first, most recent use first. */
 const SORTS: Readonly<Record<string, { readonly label: string; readonly compare: Compare }>> = {
   name: { label: 'Name', compare: byName },
@@ -550,7 +554,15 @@ async function passcodesPage(): Promise<void> {
   const table = h(
     'table',
     { 'aria-labelledby': 'page-title' },
-    h('thead', {}, h('tr', {}, columns.map((name) => h('th', { scope: 'col' }, name)))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        columns.map((name) => h('th', { scope: 'col' }, name)),
+      ),
+    ),
     rows,
   )
 
@@ -589,7 +601,11 @@ async function passcodesPage(): Promise<void> {
     )
     const newButton = $<HTMLButtonElement>(document, '#new-passcode')
     newButton.hidden = false
-    const capNote = h('p', { class: 'cap-note', id: 'cap-note', hidden: true }, `This account has ${MAX_PASSCODES} passcodes, the most it may have: delete one to add another.`)
+    const capNote = h(
+      'p',
+      { class: 'cap-note', id: 'cap-note', hidden: true },
+      `This account has ${MAX_PASSCODES} passcodes, the most it may have: delete one to add another.`,
+    )
     $(document, '.toolbar').after(capNote)
     newButton.addEventListener('click', () => {
       if (newButton.getAttribute('aria-disabled') !== 'true') toggleCreate(createForm.hidden)
@@ -615,7 +631,11 @@ async function passcodesPage(): Promise<void> {
     section.append(createForm)
   } else {
     section.append(
-      h('p', { class: 'readonly-note' }, 'You can see this account’s passcodes. Only admins and users with write access to User Settings change them.'),
+      h(
+        'p',
+        { class: 'readonly-note' },
+        'You can see this account’s passcodes. Only admins and users with write access to User Settings change them.',
+      ),
     )
   }
   // Finding one of 100: search, status filter and sort, kept in the URL (?q=&status=&sort=).
@@ -722,7 +742,17 @@ async function passcodesPage(): Promise<void> {
   }
 
   function rotateRow(passcode: Passcode, row: HTMLTableRowElement): void {
-    const minutes = h('input', { type: 'number', name: 'overlapMinutes', min: 0, max: 10080, step: 1, value: 60, inputmode: 'numeric', 'data-field': 'overlapMinutes', id: `overlap-${passcode.id}` })
+    const minutes = h('input', {
+      type: 'number',
+      name: 'overlapMinutes',
+      min: 0,
+      max: 10080,
+      step: 1,
+      value: 60,
+      inputmode: 'numeric',
+      'data-field': 'overlapMinutes',
+      id: `overlap-${passcode.id}`,
+    })
     const overlapping = passcode.previousValueEndsAt !== null && passcode.previousValueEndsAt !== undefined
     const overlapWarning = overlapping
       ? h(
@@ -742,7 +772,11 @@ async function passcodesPage(): Promise<void> {
         action: async () => {
           const text = minutes.value.trim()
           // Empty is not zero: ending the current value at once must be chosen.
-          if (text === '') throw new FieldError('overlapMinutes', 'Old value keeps working for (minutes): enter a number of minutes, 0 to stop the current value at once')
+          if (text === '')
+            throw new FieldError(
+              'overlapMinutes',
+              'Old value keeps working for (minutes): enter a number of minutes, 0 to stop the current value at once',
+            )
           const overlap = /^\d+$/.test(text) ? Number(text) : text
           const question = [
             `Rotate “${passcode.name}”? A new value replaces the current one, which ${overlap === 0 ? 'stops working at once' : `keeps working for ${overlap} minutes`}.`,
@@ -780,7 +814,9 @@ async function passcodesPage(): Promise<void> {
       cell('Partners', partnersCell(passcode)),
       cell(
         'Last used',
-        passcode.lastUsedAt ? [time(passcode.lastUsedAt), passcode.lastUsedPartner ? h('span', { class: 'muted' }, ` (${passcode.lastUsedPartner})`) : null] : h('span', { class: 'muted' }, 'Never'),
+        passcode.lastUsedAt
+          ? [time(passcode.lastUsedAt), passcode.lastUsedPartner ? h('span', { class: 'muted' }, ` (${passcode.lastUsedPartner})`) : null]
+          : h('span', { class: 'muted' }, 'Never'),
       ),
     )
     if (CAN_MANAGE_PASSCODES) {
@@ -893,7 +929,12 @@ async function usersPage() {
       { class: 'panel', 'aria-labelledby': 'grant-title' },
       [
         h('h3', { id: 'grant-title' }, 'Grant a user passcode'),
-        h('div', { class: 'fields' }, h('div', { class: 'field' }, h('label', { for: 'grant-user-id' }, 'User ID'), userId), validityFieldset('grant')),
+        h(
+          'div',
+          { class: 'fields' },
+          h('div', { class: 'field' }, h('label', { for: 'grant-user-id' }, 'User ID'), userId),
+          validityFieldset('grant'),
+        ),
       ],
       {
         submit: 'Grant Passcode',
@@ -913,7 +954,20 @@ async function usersPage() {
     section.append(h('p', { class: 'readonly-note' }, 'Only admins grant, reset or revoke user passcodes.'))
   }
   section.append(
-    h('table', { 'aria-labelledby': 'page-title' }, h('thead', {}, h('tr', {}, columns.map((name) => h('th', { scope: 'col' }, name)))), rows),
+    h(
+      'table',
+      { 'aria-labelledby': 'page-title' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          columns.map((name) => h('th', { scope: 'col' }, name)),
+        ),
+      ),
+      rows,
+    ),
   )
 
   function grantRow(user: User, row: HTMLTableRowElement): void {
@@ -937,7 +991,11 @@ async function usersPage() {
       'tr',
       {},
       // One element in the cell: on a phone the cell lays its label and content side by side.
-      h('td', { class: 'name', 'data-label': 'User' }, h('div', {}, ...who, user.email ? [h('br'), h('span', { class: 'muted' }, user.email)] : null)),
+      h(
+        'td',
+        { class: 'name', 'data-label': 'User' },
+        h('div', {}, ...who, user.email ? [h('br'), h('span', { class: 'muted' }, user.email)] : null),
+      ),
       cell(
         'Passcode',
         passcode
@@ -948,7 +1006,10 @@ async function usersPage() {
             ]
           : badge(null),
       ),
-      cell('Validity', passcode && passcode.status !== 'revoked' ? (passcode.validity.type === 'infinite' ? 'Infinite' : `${passcode.validity.days} days`) : ''),
+      cell(
+        'Validity',
+        passcode && passcode.status !== 'revoked' ? (passcode.validity.type === 'infinite' ? 'Infinite' : `${passcode.validity.days} days`) : '',
+      ),
       cell('Expires', passcode && passcode.status !== 'revoked' ? (passcode.validity.type === 'infinite' ? 'Never' : time(passcode.expiresAt)) : ''),
       cell('Last used', passcode && passcode.lastUsedAt ? time(passcode.lastUsedAt) : h('span', { class: 'muted' }, passcode ? 'Never' : '')),
     )
@@ -1007,9 +1068,15 @@ async function usersPage() {
       action: async () => {
         const chosen = select.value as Accepted
         // What stops working: the kind the new setting no longer accepts, counted as a request would meet it.
-        const kind = accepts(accepted, 'account') && !accepts(chosen, 'account') ? 'account' : accepts(accepted, 'user') && !accepts(chosen, 'user') ? 'user' : null
+        const kind =
+          accepts(accepted, 'account') && !accepts(chosen, 'account')
+            ? 'account'
+            : accepts(accepted, 'user') && !accepts(chosen, 'user')
+              ? 'user'
+              : null
         let stopping = 0
-        if (kind === 'account') stopping = (await api<{ passcodes: Passcode[] }>('GET', '/passcodes')).passcodes.filter((passcode) => works(passcode.status)).length
+        if (kind === 'account')
+          stopping = (await api<{ passcodes: Passcode[] }>('GET', '/passcodes')).passcodes.filter((passcode) => works(passcode.status)).length
         if (kind === 'user') stopping = listed.filter((user) => user.passcode && works(user.passcode.status)).length
         const many = `${stopping} ${kind} passcode${stopping === 1 ? '' : 's'}`
         if (stopping > 0) {
@@ -1029,9 +1096,7 @@ async function usersPage() {
     const { users } = await api<{ users: User[] }>('GET', '/users')
     listed = users
     rows.replaceChildren(
-      ...(users.length === 0
-        ? [h('tr', {}, h('td', { colspan: columns.length, class: 'empty' }, 'No user passcodes yet.'))]
-        : users.map(userRow)),
+      ...(users.length === 0 ? [h('tr', {}, h('td', { colspan: columns.length, class: 'empty' }, 'No user passcodes yet.'))] : users.map(userRow)),
     )
   }
   await run(null, async () => {
