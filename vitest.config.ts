@@ -96,6 +96,7 @@ export const notUnitTests = [
   'test/client/responses.test.ts',
   'test/client/secrets.test.ts',
   'test/dashboard/browser.test.ts',
+  'test/dashboard/*.browser.test.ts',
   'test/dashboard/management-conformance.test.ts',
   'test/fetch/conformance.test.ts',
   'test/http/conformance.test.ts',
