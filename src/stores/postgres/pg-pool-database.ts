@@ -126,7 +126,7 @@ export function pgPoolDatabase(pool: PgPoolLike): Database {
           (client) => (client.query as (config: unknown, values?: unknown[]) => Promise<PgResultLike>)(config, values),
           STATEMENT_DEADLINE_MS,
         ),
-    } as PgConnectionLike),
+    }),
 
     transaction(fn, options) {
       let broken = false
