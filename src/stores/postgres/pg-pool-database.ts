@@ -1,3 +1,4 @@
+import { unrefTimer } from '../../core/time'
 import {
   inTransaction,
   pgQueryable,
@@ -67,7 +68,7 @@ function onConnection<T>(
             giveBack(true)
             reject(new StatementDeadlineError())
           }, deadlineMs)
-    timer?.unref?.()
+    unrefTimer(timer)
     pool.connect().then(
       (connection) => {
         if (settled) return connection.release()
