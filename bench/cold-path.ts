@@ -11,6 +11,7 @@
  *
  *   node --import tsx bench/cold-path.ts '{"rounds":3,"sliceMs":500}'
  *   DATABASE_URL=postgres://… node --import tsx bench/cold-path.ts
+ *   node --import tsx bench/cold-path.ts '{"stores":["postgres","pgbouncer"]}'   # also through PgBouncer (transaction mode)
  */
 import { createHash } from 'node:crypto'
 import { PGlite } from '@electric-sql/pglite'
@@ -18,6 +19,7 @@ import pg from 'pg'
 import { createPasscodeAuth, type PasscodeAuth, type PasscodeStore } from '../src/index'
 import { createPasscodeHasher } from '../src/core/hashing'
 import { migrate, postgresPartners, postgresStore } from '../src/stores/postgres/index'
+import { startTestPgBouncer, type TestPgBouncer } from '../test/helpers/pgbouncer'
 import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres'
 import { runAsChild } from './child'
 import { statements } from '../src/stores/postgres/statements'
@@ -31,9 +33,16 @@ export interface ColdPathSettings {
   /** Length of one scenario's slice per round. */
   readonly sliceMs?: number
   readonly connectionString?: string
-  /** Which stores to run. @default ['postgres', 'pglite'] */
-  readonly stores?: readonly ('postgres' | 'pglite')[]
+  /**
+   * Which stores to run. `pgbouncer`: the PostgreSQL store through PgBouncer in
+   * transaction mode (Debian's `pgbouncer`, started here in front of the same server).
+   * @default ['postgres', 'pglite']
+   */
+  readonly stores?: readonly ColdPathStoreName[]
 }
+
+/** The stores the cold path is measured on. */
+export type ColdPathStoreName = 'postgres' | 'pgbouncer' | 'pglite'
 
 /** One scenario's medians over rounds. */
 export interface ColdPathScenario {
@@ -48,7 +57,7 @@ export interface ColdPathScenario {
 
 /** One store's results. */
 export interface ColdPathStore {
-  readonly store: 'postgres' | 'pglite'
+  readonly store: ColdPathStoreName
   readonly scenarios: readonly ColdPathScenario[]
   /** Median per-round ratio authenticate / a bare read, per concurrency and bare read. */
   readonly ratios: readonly {
@@ -142,7 +151,7 @@ async function seed(
 }
 
 async function measure(
-  store: 'postgres' | 'pglite',
+  store: ColdPathStoreName,
   scenarios: readonly Scenario[],
   settings: Required<Pick<ColdPathSettings, 'rounds' | 'sliceMs'>>,
   serverCpu?: () => number,
@@ -297,6 +306,70 @@ async function onPostgres(connectionString: string, settings: Required<Pick<Cold
   }
 }
 
+/**
+ * The same cache miss through PgBouncer in transaction mode, next to bare reads through
+ * the same PgBouncer and pool. A transaction pooler hands each statement any server
+ * connection, so a named prepared statement cannot be relied on (PgBouncer 1.18 does
+ * not track them): the store falls back to its unnamed lookup, and the bare reads are
+ * unnamed too, the only way a host can read through it. The goal's bare read is the
+ * one-column indexed read; the store's lookup SQL, unnamed, is the reference.
+ */
+async function onPgBouncer(connectionString: string, settings: Required<Pick<ColdPathSettings, 'rounds' | 'sliceMs'>>): Promise<ColdPathStore> {
+  const schema = 'bench_cold_path_pgbouncer'
+  const direct = new pg.Pool({ connectionString, max: 1 })
+  direct.on('error', () => {})
+  let bouncer: TestPgBouncer | undefined
+  let pool: pg.Pool | undefined
+  try {
+    await direct.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+    await migrate(direct, { schema })
+    bouncer = await startTestPgBouncer(connectionString)
+    const through = new pg.Pool({ connectionString: bouncer.connectionString, max: POOL_SIZE })
+    pool = through
+    through.on('error', () => {})
+    const sent = countStatements(through)
+    const store = postgresStore(through, { schema, listen: false })
+    const { auth, credentials, hashes } = await seed(store)
+    await Promise.all(Array.from({ length: POOL_SIZE }, () => through.query('SELECT 1')))
+    const bareText = `SELECT account_id FROM ${schema}.account_passcodes WHERE hash = $1`
+    const storeText = statements(schema).findCredentialByHash
+    const scenarios: Scenario[] = [
+      {
+        name: 'authenticate(), cache off, through PgBouncer',
+        kind: 'authenticate',
+        call: async (i) => (await auth.authenticate(credentials[i % PASSCODES]!)).ok,
+      },
+      {
+        name: 'one-column indexed read, unnamed, through PgBouncer',
+        kind: 'bare',
+        call: async (i) => (await through.query(bareText, [hashes[i % PASSCODES]])).rows.length === 1,
+      },
+      {
+        name: "the store's lookup SQL, unnamed, through PgBouncer",
+        kind: 'reference',
+        call: async (i) => (await through.query(storeText, [hashes[i % PASSCODES]])).rows.length === 1,
+      },
+      {
+        name: 'store lookup alone',
+        kind: 'own',
+        call: async (i) => (await store.findCredentialByHash(hashes[i % PASSCODES]!)) !== null,
+      },
+    ]
+    // Also lets the store find that named statements do not work here (its fallback).
+    const before = sent.count
+    for (let i = 0; i < 200; i++) await auth.authenticate(credentials[i % PASSCODES]!)
+    const roundTripsPerMiss = (sent.count - before) / 200
+    const result = await measure('pgbouncer', scenarios, settings, await postgresCpuSampler(direct))
+    await auth.close()
+    return { ...result, roundTripsPerMiss }
+  } finally {
+    await pool?.end().catch(() => {})
+    await bouncer?.stop()
+    await direct.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {})
+    await direct.end()
+  }
+}
+
 async function onPGlite(settings: Required<Pick<ColdPathSettings, 'rounds' | 'sliceMs'>>): Promise<ColdPathStore> {
   const db = new PGlite()
   try {
@@ -371,6 +444,10 @@ export async function runColdPath(settings: ColdPathSettings = {}): Promise<Cold
     if (stores.includes('postgres')) {
       const connectionString = settings.connectionString ?? process.env.DATABASE_URL ?? (server = await startTestPostgres()).connectionString
       results.push(await onPostgres(connectionString, resolved))
+    }
+    if (stores.includes('pgbouncer')) {
+      const connectionString = settings.connectionString ?? process.env.DATABASE_URL ?? (server ??= await startTestPostgres()).connectionString
+      results.push(await onPgBouncer(connectionString, resolved))
     }
     if (stores.includes('pglite')) results.push(await onPGlite(resolved))
   } finally {

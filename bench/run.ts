@@ -7,6 +7,7 @@
  *   npm run bench -- --only=http,in-process,cold-path,refusals,scale,memory --frameworks=fastify,koa --write
  *   npm run bench -- --only=hook-cost   # requirePasscode's own cost, with and without telemetry (a minute)
  *   npm run bench -- --only=connect     # GET /v1/connect on PGlite's stored whitelist next to a static one, per framework (3 minutes)
+ *   npm run bench -- --only=cold-path --pgbouncer   # the cache miss also through PgBouncer in transaction mode (pgbouncer installed)
  *
  * Servers, the in-process loops and the memory probe each run in a child process of
  * their own; autocannon runs here, so load generator and server never share an event
@@ -29,6 +30,8 @@ interface Options {
   readonly write: boolean
   readonly sections: readonly Section[]
   readonly frameworks: readonly ('fastify' | 'express' | 'koa')[]
+  /** The cold path also through PgBouncer in transaction mode. */
+  readonly pgbouncer: boolean
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -38,9 +41,10 @@ function parseOptions(argv: readonly string[]): Options {
   const frameworks = (value('frameworks')?.split(',') ?? ['fastify', 'express', 'koa']) as Options['frameworks']
   for (const section of sections) if (!SECTIONS.includes(section)) throw new Error(`unknown section ${section}; known: ${SECTIONS.join(', ')}`)
   for (const argument of argv) {
-    if (!/^--(quick|write|only=.+|frameworks=.+)$/.test(argument)) throw new Error(`unknown argument ${argument}`)
+    if (!/^--(quick|write|pgbouncer|only=.+|frameworks=.+)$/.test(argument)) throw new Error(`unknown argument ${argument}`)
   }
-  return { quick, write: argv.includes('--write') || (!quick && sections.length === SECTIONS.length), sections, frameworks }
+  const pgbouncer = argv.includes('--pgbouncer')
+  return { quick, write: argv.includes('--write') || (!quick && sections.length === SECTIONS.length), sections, frameworks, pgbouncer }
 }
 
 /** Installs bench/package.json's dependencies (autocannon and the peers) when missing. */
@@ -82,6 +86,7 @@ async function main(): Promise<void> {
   const { benchmarkFramework } = await import('./http-throughput')
   const { checkGoals, renderMarkdown, spliceResults } = await import('./report')
   const { postgresAvailability, startTestPostgres } = await import('../test/helpers/postgres')
+  const { pgbouncerAvailability } = await import('../test/helpers/pgbouncer')
   const started = Date.now()
   const loadBefore = load()
   const log = (line: string) => console.log(line)
@@ -96,6 +101,15 @@ async function main(): Promise<void> {
     console.log(`PostgreSQL parts skipped: ${availability.reason}`)
   } else if (wantsPostgres) {
     postgres = await startTestPostgres()
+  }
+
+  const coldPathStores = (): string[] => {
+    if (postgres === undefined) return ['pglite']
+    if (!options.pgbouncer) return ['postgres', 'pglite']
+    const bouncer = pgbouncerAvailability()
+    if (bouncer.available) return ['postgres', 'pgbouncer', 'pglite']
+    skipped.push(`the cache miss through PgBouncer: ${bouncer.reason}`)
+    return ['postgres', 'pglite']
   }
 
   const settings = options.quick
@@ -151,7 +165,7 @@ async function main(): Promise<void> {
     if (options.sections.includes('cold-path')) {
       log(`Cold path: cache-miss authenticate() next to the bare lookup read (${settings.coldPath.rounds} interleaved rounds of ${settings.coldPath.sliceMs} ms per scenario)`)
       results.coldPath = await runChild('cold-path.ts', {
-        args: [JSON.stringify({ ...settings.coldPath, stores: postgres === undefined ? ['pglite'] : ['postgres', 'pglite'], connectionString: postgres?.connectionString })],
+        args: [JSON.stringify({ ...settings.coldPath, stores: coldPathStores(), connectionString: postgres?.connectionString })],
       })
     }
     if (options.sections.includes('refusals')) {
