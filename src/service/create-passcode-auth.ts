@@ -4,6 +4,7 @@ import { pepperReport, resolvePeppers, type PepperReport } from './authenticate/
 import { DAY_MS } from '../core/time'
 import type { Invalidation } from '../ports/passcode-store'
 import { createAccountsApi, type AccountsApi } from './accounts'
+import { createAuditApi, type AuditApi } from './audit/audit-api'
 import { withAdapterHints } from './adapter-hints'
 import { createAuthenticate, createAuthenticateCached, type AuthOutcome, type CredentialsInput } from './authenticate/authenticate'
 import { RefusalCache } from './authenticate/refusal-cache'
@@ -36,6 +37,12 @@ export interface PasscodeAuth {
   readonly accounts: AccountsApi
   /** The operator's partner whitelist, read-only. */
   readonly partners: PartnersApi
+  /**
+   * The audit trail (SPEC §5.40): list, export, verify, prune. Records are written by
+   * the store in each management action's own transaction, never buffered, so
+   * `close()` has none to flush.
+   */
+  readonly audit: AuditApi
   /** Verifies credentials; resolves an outcome and never throws for bad credentials. */
   authenticate(input: CredentialsInput): Promise<AuthOutcome>
   /** `GET /v1/connect` without HTTP: the status code and body to send. */
@@ -141,6 +148,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     userPasscodes: createUserPasscodesApi(context),
     accounts: createAccountsApi(context),
     partners: createPartnersApi(context),
+    audit: createAuditApi(context),
     authenticate,
     connect: withAdapterHints(telemetry === undefined ? connect : traceConnect(telemetry, connect), { usesClientAddress }),
     notifyExpirations: createNotifyExpirations(context),

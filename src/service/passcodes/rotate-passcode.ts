@@ -6,6 +6,7 @@ import type { ServiceContext } from '../context'
 import { storeCall } from '../deadline'
 import { parseInput, type RotatePasscodeInput } from '../input'
 import { IssuedPasscode } from '../issued-passcode'
+import { auditEntry, passcodeTarget } from '../audit/audit-entry'
 import { authorizeManager } from './authorize'
 import { passcodeView } from './passcode-views'
 
@@ -36,8 +37,12 @@ export function createRotatePasscode(
 
     const value = generatePasscode({ prefix: options.prefix })
     const previousHashEndsAt = overlapMinutes === 0 ? null : now + overlapMinutes * MINUTE_MS
+    // The replaced value's end is what a rotation changes that a record may show.
+    const audit = auditEntry(who, account, now, 'passcode.rotated', passcodeTarget(current), {
+      previousValueEndsAt: { before: current.previousHashEndsAt, after: previousHashEndsAt },
+    })
     const rotated = await storeCall(() =>
-      store.rotateAccountPasscode(account, id, { hash: context.hash(value), pepperId: context.peppers.current.id, hint: passcodeHint(value), previousHashEndsAt, updatedAt: now }),
+      store.rotateAccountPasscode(account, id, { hash: context.hash(value), pepperId: context.peppers.current.id, hint: passcodeHint(value), previousHashEndsAt, updatedAt: now }, audit),
     )
     if (rotated === null) throw new NotFoundError('No such passcode in this account')
     context.invalidate({ type: 'account_passcode', accountId: account, passcodeId: id })

@@ -1,0 +1,108 @@
+import { canonicalJson, chainAuditEntry, GENESIS_HASH, type AuditAction, type AuditEntry, type AuditRecord } from '../../core/audit'
+import type { AuditLog } from '../../ports/audit-log'
+import type { Database, Queryable, Row } from './database-interface'
+import { auditStatements } from './audit-statements'
+
+const optionalText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value))
+// Text edited into something that is not JSON reads as that text: its hash then no longer matches.
+const parsed = <T>(value: unknown): T => {
+  try {
+    return JSON.parse(String(value)) as T
+  } catch {
+    return String(value) as T
+  }
+}
+
+/** A row of `audit_records` as a record; the JSON columns are parsed back as they were hashed. */
+function toAuditRecord(row: Row): AuditRecord {
+  return {
+    accountId: String(row.account_id),
+    sequence: Number(row.sequence),
+    at: Number(row.at),
+    actor: parsed<AuditRecord['actor']>(row.actor),
+    action: String(row.action) as AuditAction,
+    target: parsed<AuditRecord['target']>(row.target),
+    changes: parsed<AuditRecord['changes']>(row.changes),
+    requestId: optionalText(row.request_id),
+    clientAddress: optionalText(row.client_address),
+    previousHash: String(row.previous_hash),
+    hash: String(row.hash),
+  }
+}
+
+/** The SQL store's audit trail, and the append its write methods run inside their transactions. */
+export interface PostgresAuditLog {
+  readonly log: AuditLog
+  /** Appends the entry to its account's chain inside `tx`, the change's transaction. */
+  appendIn(tx: Queryable, entry: AuditEntry): Promise<AuditRecord>
+}
+
+/**
+ * The audit trail over PostgreSQL or PGlite (SPEC §5.40). An append locks the account's
+ * head row, places the record after it, inserts it and moves the head, all in the
+ * caller's transaction: two round trips, and appends to one account from any number of
+ * processes take turns on that row lock, so each account keeps one chain.
+ */
+export function postgresAuditLog(database: Database, schema: string): PostgresAuditLog {
+  const sql = auditStatements(schema)
+
+  const appendIn = async (tx: Queryable, entry: AuditEntry): Promise<AuditRecord> => {
+    const [head] = await tx.query(sql.lockHead, [entry.accountId, GENESIS_HASH])
+    const record = chainAuditEntry(entry, { sequence: Number(head!.sequence), hash: String(head!.hash) })
+    await tx.query(sql.insertRecord, [
+      record.accountId,
+      record.sequence,
+      record.at,
+      canonicalJson(record.actor),
+      record.action,
+      canonicalJson(record.target),
+      'id' in record.target ? record.target.id : null,
+      canonicalJson(record.changes),
+      record.requestId,
+      record.clientAddress,
+      record.previousHash,
+      record.hash,
+    ])
+    return record
+  }
+
+  const log: AuditLog = {
+    append: (entry) => database.transaction((tx) => appendIn(tx, entry)),
+
+    async list(accountId, query) {
+      const rows = await database.query(query.order === 'newest' ? sql.newest : sql.oldest, [
+        accountId,
+        query.after ?? null,
+        query.limit,
+        query.actions === undefined ? null : [...query.actions],
+        query.targetId ?? null,
+        query.from ?? null,
+        query.to ?? null,
+      ])
+      return rows.map(toAuditRecord)
+    },
+
+    async ends(accountId) {
+      const [row] = await database.query(sql.ends, [accountId])
+      if (row === undefined) return { start: { sequence: 0, hash: GENESIS_HASH }, head: { sequence: 0, hash: GENESIS_HASH } }
+      return {
+        start: { sequence: Number(row.start_sequence), hash: String(row.start_hash) },
+        head: { sequence: Number(row.sequence), hash: String(row.hash) },
+      }
+    },
+
+    async prune(before) {
+      let removed = 0
+      for (const candidate of await database.query(sql.pruneCandidates, [before])) {
+        const accountId = String(candidate.account_id)
+        removed += await database.transaction(async (tx) => {
+          await tx.query(sql.lockHeadForPrune, [accountId])
+          const [row] = await tx.query(sql.pruneThrough, [accountId, Number(candidate.through)])
+          return Number(row?.removed ?? 0)
+        })
+      }
+      return removed
+    },
+  }
+  return { log, appendIn }
+}
