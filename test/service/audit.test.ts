@@ -223,3 +223,31 @@ describe.each(Object.keys(stores))('SPEC 5.40 the audit trail in the service (%s
     expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 1, head: { sequence: 7 } })
   })
 })
+
+describe('SPEC 5.40 the management API names the request in the record', () => {
+  it('keeps a well-formed X-Request-Id and drops any other', async () => {
+    const { createManagementApi } = await import('../../src/dashboard/index')
+    const { auth } = setup()
+    const api = createManagementApi(auth)
+    const session = { accountId: ACCOUNT, actor: admin }
+    const post = (name: string, requestId: string | undefined) =>
+      api.handle(
+        {
+          method: 'POST',
+          path: '/passcodes',
+          header: (header) => (header === 'x-request-id' ? requestId : header === 'content-type' ? 'application/json' : undefined),
+          body: async () => ({ parsed: { name, expiry: 30 } }),
+        },
+        () => session,
+      )
+    expect((await post('With id', 'req-42')).statusCode).toBe(201)
+    expect((await post('Odd id', 'has spaces and\nnewline')).statusCode).toBe(201)
+    expect((await post('No id', undefined)).statusCode).toBe(201)
+    const { records } = await auth.audit.list(admin, ACCOUNT)
+    expect(records.map((record) => [record.target.type === 'passcode' && record.target.name, record.requestId])).toEqual([
+      ['No id', null],
+      ['Odd id', null],
+      ['With id', 'req-42'],
+    ])
+  })
+})
