@@ -1,5 +1,6 @@
 import type { CommandSpec } from '../command'
 import { accountsCommands } from './accounts'
+import { auditCommands } from './audit'
 import { dashboardCommands } from './dashboard'
 import { migrateCommands } from './migrate'
 import { notifyCommands } from './notify'
@@ -15,6 +16,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...passcodesCommands,
   ...usersCommands,
   ...accountsCommands,
+  ...auditCommands,
   ...dashboardCommands,
   ...partnersCommands,
   ...notifyCommands,
