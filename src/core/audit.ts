@@ -174,22 +174,34 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * What a record's hash covers: every field but `sequence` (the row's place, which the
- * chain itself proves) and `hash`, plus the encoding version `v`.
+ * What a record's hash covers, in two parts around the `previousHash` value: every
+ * field but `sequence` (the row's place, which the chain itself proves) and `hash`,
+ * plus the encoding version `v`. The SQL store joins them around the chain head's hash
+ * inside its append statement; {@link auditHashInput} joins them here.
  */
-export function auditHashInput(record: AuditEntry & { readonly previousHash: string }): string {
-  return canonicalJson({
+export function auditHashInputAround(entry: AuditEntry): readonly [before: string, after: string] {
+  const fields: Record<string, unknown> = {
     v: AUDIT_ENCODING_VERSION,
-    accountId: record.accountId,
-    at: record.at,
-    actor: record.actor,
-    action: record.action,
-    target: record.target,
-    changes: record.changes,
-    requestId: record.requestId,
-    clientAddress: record.clientAddress,
-    previousHash: record.previousHash,
-  })
+    accountId: entry.accountId,
+    at: entry.at,
+    actor: entry.actor,
+    action: entry.action,
+    target: entry.target,
+    changes: entry.changes,
+    requestId: entry.requestId,
+    clientAddress: entry.clientAddress,
+  }
+  const pair = (key: string) => `${JSON.stringify(key)}:${canonicalJson(fields[key])}`
+  const keys = Object.keys(fields).sort()
+  const lower = keys.filter((key) => key < 'previousHash').map(pair)
+  const higher = keys.filter((key) => key > 'previousHash').map(pair)
+  return [`{${[...lower, ''].join(',')}"previousHash":"`, `"${['', ...higher].join(',')}}`]
+}
+
+/** The canonical encoding a record's hash covers (see {@link auditHashInputAround}). */
+export function auditHashInput(record: AuditEntry & { readonly previousHash: string }): string {
+  const [before, after] = auditHashInputAround(record)
+  return `${before}${record.previousHash}${after}`
 }
 
 /**

@@ -122,11 +122,13 @@ export const MIGRATIONS: readonly Migration[] = [
     statements: (s) => [
       // One row per account with audit records: the newest record (the chain's head,
       // locked by every append, so concurrent appends to one account take turns and the
-      // chain never forks) and the point before the oldest kept one (moved by pruning).
+      // chain never forks; with the hash before it, which the append returns) and the
+      // point before the oldest kept one (moved by pruning).
       `CREATE TABLE ${s}.audit_heads (
         account_id text PRIMARY KEY,
         sequence bigint NOT NULL,
         hash text NOT NULL,
+        previous_hash text NOT NULL,
         start_sequence bigint NOT NULL,
         start_hash text NOT NULL
       )`,

@@ -1,4 +1,4 @@
-import { canonicalJson, chainAuditEntry, GENESIS_HASH, type AuditAction, type AuditEntry, type AuditRecord } from '../../core/audit'
+import { auditHashInputAround, canonicalJson, GENESIS_HASH, type AuditAction, type AuditEntry, type AuditRecord } from '../../core/audit'
 import type { AuditLog } from '../../ports/audit-log'
 import type { Database, Queryable, Row } from './database-interface'
 import { auditStatements } from './audit-statements'
@@ -47,23 +47,22 @@ export function postgresAuditLog(database: Database, schema: string): PostgresAu
   const sql = auditStatements(schema)
 
   const appendIn = async (tx: Queryable, entry: AuditEntry): Promise<AuditRecord> => {
-    const [head] = await tx.query(sql.lockHead, [entry.accountId, GENESIS_HASH])
-    const record = chainAuditEntry(entry, { sequence: Number(head!.sequence), hash: String(head!.hash) })
-    await tx.query(sql.insertRecord, [
-      record.accountId,
-      record.sequence,
-      record.at,
-      canonicalJson(record.actor),
-      record.action,
-      canonicalJson(record.target),
-      'id' in record.target ? record.target.id : null,
-      canonicalJson(record.changes),
-      record.requestId,
-      record.clientAddress,
-      record.previousHash,
-      record.hash,
+    const [before, after] = auditHashInputAround(entry)
+    const [row] = await tx.query(sql.append, [
+      entry.accountId,
+      entry.at,
+      canonicalJson(entry.actor),
+      entry.action,
+      canonicalJson(entry.target),
+      'id' in entry.target ? entry.target.id : null,
+      canonicalJson(entry.changes),
+      entry.requestId,
+      entry.clientAddress,
+      GENESIS_HASH,
+      before,
+      after,
     ])
-    return record
+    return { ...entry, sequence: Number(row!.sequence), previousHash: String(row!.previous_hash), hash: String(row!.hash) }
   }
 
   const log: AuditLog = {
