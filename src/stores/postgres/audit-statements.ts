@@ -11,14 +11,7 @@ const FILTERS = `($4::text[] IS NULL OR action = ANY($4::text[]))
  * bound, so its cost does not grow with other accounts' records nor with the page's depth.
  */
 export function auditStatements(s: string) {
-  return {
-    // One statement, one round trip: the upsert locks the account's head row (DO UPDATE
-    // waits for a concurrent append's commit and then works on the head that one left),
-    // moves it one record on and hashes the new record in SQL: SHA-256 of the canonical
-    // encoding, whose two parts around the previous hash ($11, $12) the caller made with
-    // auditHashInputAround(). The record is inserted from the head's new values.
-    append: `
-      WITH head AS (
+  const head = `head AS (
         INSERT INTO ${s}.audit_heads AS h (account_id, sequence, hash, previous_hash, start_sequence, start_hash)
         VALUES ($1::text, 1, encode(sha256(convert_to($11::text || $10::text || $12::text, 'UTF8')), 'hex'), $10::text, 0, $10::text)
         ON CONFLICT (account_id) DO UPDATE SET
@@ -26,11 +19,25 @@ export function auditStatements(s: string) {
           hash = encode(sha256(convert_to($11::text || h.hash || $12::text, 'UTF8')), 'hex'),
           previous_hash = h.hash
         RETURNING sequence, hash, previous_hash
-      )
-      INSERT INTO ${s}.audit_records (${AUDIT_COLUMNS})
-      SELECT $1::text, head.sequence, $2::bigint, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, head.previous_hash, head.hash
-      FROM head
-      RETURNING sequence, previous_hash, hash`,
+      )`
+  const insert = `
+        INSERT INTO ${s}.audit_records (${AUDIT_COLUMNS})
+        SELECT $1::text, head.sequence, $2::bigint, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, head.previous_hash, head.hash
+        FROM head
+        RETURNING sequence, previous_hash, hash`
+  return {
+    // One statement, one round trip: the upsert locks the account's head row (DO UPDATE
+    // waits for a concurrent append's commit and then works on the head that one left),
+    // moves it one record on and hashes the new record in SQL: SHA-256 of the canonical
+    // encoding, whose two parts around the previous hash ($11, $12) the caller made with
+    // auditHashInputAround(). The record is inserted from the head's new values.
+    append: `
+      WITH ${head}, record AS (${insert})
+      SELECT sequence, previous_hash, hash FROM record`,
+    // The same, and the write's NOTIFY ($13 channel, $14 payload) in that round trip.
+    appendAndNotify: `
+      WITH ${head}, record AS (${insert})
+      SELECT sequence, previous_hash, hash, pg_notify($13::text, $14::text) FROM record`,
     newest: `
       SELECT ${AUDIT_COLUMNS} FROM ${s}.audit_records
       WHERE account_id = $1::text AND sequence < coalesce($2::bigint, 9223372036854775807)

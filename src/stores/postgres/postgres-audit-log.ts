@@ -33,8 +33,11 @@ function toAuditRecord(row: Row): AuditRecord {
 /** The SQL store's audit trail, and the append its write methods run inside their transactions. */
 export interface PostgresAuditLog {
   readonly log: AuditLog
-  /** Appends the entry to its account's chain inside `tx`, the change's transaction. */
-  appendIn(tx: Queryable, entry: AuditEntry): Promise<AuditRecord>
+  /**
+   * Appends the entry to its account's chain inside `tx`, the change's transaction,
+   * and sends the change's `NOTIFY` in the same statement when `notify` is given.
+   */
+  appendIn(tx: Queryable, entry: AuditEntry, notify?: { readonly channel: string; readonly payload: string }): Promise<AuditRecord>
 }
 
 /**
@@ -46,9 +49,9 @@ export interface PostgresAuditLog {
 export function postgresAuditLog(database: Database, schema: string): PostgresAuditLog {
   const sql = auditStatements(schema)
 
-  const appendIn = async (tx: Queryable, entry: AuditEntry): Promise<AuditRecord> => {
+  const appendIn = async (tx: Queryable, entry: AuditEntry, notify?: { readonly channel: string; readonly payload: string }): Promise<AuditRecord> => {
     const [before, after] = auditHashInputAround(entry)
-    const [row] = await tx.query(sql.append, [
+    const [row] = await tx.query(notify === undefined ? sql.append : sql.appendAndNotify, [
       entry.accountId,
       entry.at,
       canonicalJson(entry.actor),
@@ -61,6 +64,7 @@ export function postgresAuditLog(database: Database, schema: string): PostgresAu
       GENESIS_HASH,
       before,
       after,
+      ...(notify === undefined ? [] : [notify.channel, notify.payload]),
     ])
     return { ...entry, sequence: Number(row!.sequence), previousHash: String(row!.previous_hash), hash: String(row!.hash) }
   }

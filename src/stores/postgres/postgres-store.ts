@@ -75,8 +75,10 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
   const write = async <T>(fn: (tx: Queryable) => Promise<Outcome<T>>, entry?: AuditEntry): Promise<T> => {
     const { result, invalidation } = await database.transaction(async (tx) => {
       const outcome = await fn(tx)
-      if (entry !== undefined && outcome.changed !== false) await audit.appendIn(tx, entry)
-      if (outcome.invalidation !== undefined) await tx.query(sql.notify, [channel, JSON.stringify(outcome.invalidation)])
+      const notify = outcome.invalidation === undefined ? undefined : { channel, payload: JSON.stringify(outcome.invalidation) }
+      // With a record to append, the NOTIFY rides in the same statement: no extra round trip.
+      if (entry !== undefined && outcome.changed !== false) await audit.appendIn(tx, entry, notify)
+      else if (notify !== undefined) await tx.query(sql.notify, [notify.channel, notify.payload])
       return outcome
     })
     if (invalidation !== undefined) hub.committed(invalidation)
