@@ -1,6 +1,13 @@
 import { auditRecordHash, type AuditRecord } from './audit'
 
-/** A point in an account's chain: a record's sequence and hash. */
+/**
+ * A point in an account's chain: a record's sequence and hash.
+ *
+ * @example
+ * ```ts
+ * const genesis: AuditChainPoint = { sequence: 0, hash: '0'.repeat(64) }
+ * ```
+ */
 export interface AuditChainPoint {
   /** The record's sequence; 0 before the first record. */
   readonly sequence: number
@@ -15,6 +22,11 @@ export interface AuditChainPoint {
  * missing), `reordered` (records are not in the order they were appended),
  * `tail_removed` (the newest records are gone: the chain ends before the store's own
  * head or before the caller's anchor).
+ *
+ * @example
+ * ```ts
+ * const reason: AuditBreak = 'reordered'
+ * ```
  */
 export type AuditBreak = 'changed' | 'removed' | 'reordered' | 'tail_removed'
 
@@ -44,7 +56,14 @@ export type AuditVerification =
       readonly reason: AuditBreak
     }
 
-/** Where a walk starts and what it must end at. */
+/**
+ * Where a walk starts and what it must end at.
+ *
+ * @example
+ * ```ts
+ * const bounds: AuditChainBounds = { start: { sequence: 0, hash: '0'.repeat(64) }, anchor: keptHash }
+ * ```
+ */
 export interface AuditChainBounds {
   /** The point before the oldest kept record: sequence 0 and the genesis hash, or the last pruned record. */
   readonly start: AuditChainPoint

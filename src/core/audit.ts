@@ -81,7 +81,14 @@ export type AuditTarget =
       readonly type: 'account'
     }
 
-/** A field's value before or after an action: never a passcode value, hash, ciphertext or key. */
+/**
+ * A field's value before or after an action: never a passcode value, hash, ciphertext or key.
+ *
+ * @example
+ * ```ts
+ * const partners: AuditValue = ['acme', 'globex']
+ * ```
+ */
 export type AuditValue = string | number | boolean | null | readonly string[]
 
 /**

@@ -66,9 +66,10 @@ export interface AuditLog {
   /** Both ends of the account's chain. */
   ends(accountId: string): Promise<AuditChainEnds>
   /**
-   * Deletes, in every account, the records older than `before` (epoch ms) that have no
-   * newer kept record before them, and moves each chain's `start` to the last one
-   * deleted, in the same transaction. Resolves how many records went.
+   * Deletes, in every account, the records up to (by sequence) the newest one older than
+   * `before` (epoch ms), and moves the chain's `start` to the last one deleted, in the
+   * same transaction, so the chain still verifies from its oldest kept record. Resolves
+   * how many records went.
    */
   prune(before: number): Promise<number>
 }

@@ -46,7 +46,15 @@ export interface AuditPruneReport {
   readonly before: Date
 }
 
-/** The audit trail (SPEC §5.40): `auth.audit`. */
+/**
+ * The audit trail (SPEC §5.40): `auth.audit`.
+ *
+ * @example
+ * ```ts
+ * const { records, cursor } = await auth.audit.list(admin, 'acc_1', { action: 'passcode.rotated' })
+ * const check = await auth.audit.verify('acc_1', { anchor: keptHash })
+ * ```
+ */
 export interface AuditApi {
   /**
    * One page of the account's audit records, newest first (admins only; others get a

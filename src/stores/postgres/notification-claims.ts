@@ -9,8 +9,8 @@ type ClaimMethods = Pick<PasscodeStore, 'claimNotifications' | 'completeNotifica
 const claimKey = (claim: NotificationClaim): unknown[] => [claim.passcodeId, claim.kind, claim.expiresAt, claim.token]
 
 /**
- * The expiry notifier's claims. Each call is one statement, so a runner that dies
- * mid-call leaves nothing half done; one that dies after claiming leaves a lease that
+ * The expiry notifier's claims. Each call is one statement (a completion with its audit
+ * record: one transaction), so a runner that dies mid-call leaves nothing half done; one that dies after claiming leaves a lease that
  * lapses after `leaseMs`, when the next pass takes the notification over.
  */
 export function notificationClaims(
