@@ -37,7 +37,16 @@ async function seedChain(pool: pg.Pool, schema: string, accountId: string, count
       const record = chainAuditEntry(entry(accountId, i), head)
       previous = head.hash
       head = { sequence: record.sequence, hash: record.hash }
-      const values = [record.sequence, record.at, canonicalJson(record.actor), canonicalJson(record.target), canonicalJson(record.changes), record.previousHash, record.hash, 'pc_bench']
+      const values = [
+        record.sequence,
+        record.at,
+        canonicalJson(record.actor),
+        canonicalJson(record.target),
+        canonicalJson(record.changes),
+        record.previousHash,
+        record.hash,
+        'pc_bench',
+      ]
       values.forEach((value, column) => rows[column]!.push(value))
     }
     await pool.query(
@@ -82,7 +91,9 @@ if (!availability.available) {
     const rename = (audited: boolean) => {
       n++
       const patch = { name: `Bench ${n}`, nameKey: `bench ${n}`, updatedAt: Date.now() }
-      return audited ? store.updateAccountPasscode('acc_bench', passcode.id, patch, entry('acc_bench', Date.now())) : store.updateAccountPasscode('acc_bench', passcode.id, patch)
+      return audited
+        ? store.updateAccountPasscode('acc_bench', passcode.id, patch, entry('acc_bench', Date.now()))
+        : store.updateAccountPasscode('acc_bench', passcode.id, patch)
     }
     const slice = async (audited: boolean, count: number) => {
       const start = performance.now()
@@ -103,12 +114,17 @@ if (!availability.available) {
       plain.push(without)
       audited.push(withRecord)
     }
-    console.log(`write (rename) on PostgreSQL: ${median(plain).toFixed(3)} ms without a record, ${median(audited).toFixed(3)} ms with it; ratio ${median(ratios).toFixed(2)}x (goal <= 1.3x)`)
+    console.log(
+      `write (rename) on PostgreSQL: ${median(plain).toFixed(3)} ms without a record, ${median(audited).toFixed(3)} ms with it; ratio ${median(ratios).toFixed(2)}x (goal <= 1.3x)`,
+    )
 
     // 2. A page of 50 next to 1k and 1M other records.
     const pages: Record<string, number[]> = {}
     const services: [string, ReturnType<typeof createPasscodeAuth>][] = []
-    for (const [label, others] of [['1k', 1_000], ['1M', 1_000_000]] as const) {
+    for (const [label, others] of [
+      ['1k', 1_000],
+      ['1M', 1_000_000],
+    ] as const) {
       const pageSchema = `bench_audit_${label.toLowerCase()}`
       await pool.query(`DROP SCHEMA IF EXISTS ${pageSchema} CASCADE`)
       await migrate(pool, { schema: pageSchema })
@@ -128,7 +144,9 @@ if (!availability.available) {
     }
     const p1k = median(pages['1k']!)
     const p1m = median(pages['1M']!)
-    console.log(`audit.list page of 50: ${p1k.toFixed(3)} ms next to 1k other records, ${p1m.toFixed(3)} ms next to 1M; ratio ${(p1m / p1k).toFixed(2)}x (goal <= 1.5x)`)
+    console.log(
+      `audit.list page of 50: ${p1k.toFixed(3)} ms next to 1k other records, ${p1m.toFixed(3)} ms next to 1M; ratio ${(p1m / p1k).toFixed(2)}x (goal <= 1.5x)`,
+    )
 
     // 3. verify per record.
     const chainSchema = 'bench_audit_chain'
@@ -145,7 +163,8 @@ if (!availability.available) {
       if (!result.ok || result.records !== records) throw new Error(`the seeded chain should verify: ${JSON.stringify(result)}`)
     }
     console.log(`audit.verify: ${median(times).toFixed(0)} ms for ${records} records, ${((median(times) / records) * 1000).toFixed(1)} µs per record`)
-    for (const name of ['bench_audit_write', 'bench_audit_1k', 'bench_audit_1m', chainSchema]) await pool.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`)
+    for (const name of ['bench_audit_write', 'bench_audit_1k', 'bench_audit_1m', chainSchema])
+      await pool.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`)
   } finally {
     await pool.end()
     await server?.stop()

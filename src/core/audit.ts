@@ -175,7 +175,10 @@ export function canonicalJson(value: unknown): string {
   if (typeof value === 'object') {
     const keys = Object.keys(value).sort()
     const object = value as Record<string, unknown>
-    return `{${keys.filter((key) => object[key] !== undefined).map((key) => `${JSON.stringify(key)}:${canonicalJson(object[key])}`).join(',')}}`
+    return `{${keys
+      .filter((key) => object[key] !== undefined)
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson(object[key])}`)
+      .join(',')}}`
   }
   throw new TypeError(`An audit record cannot hold a ${typeof value}`)
 }

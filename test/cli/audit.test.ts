@@ -38,8 +38,14 @@ describe('passcode-auth audit', () => {
   it('exports JSON lines, oldest first, with no passcode value', async () => {
     const result = await run('audit', 'export', '--account', 'acc_1', '--action', 'passcode.created', '--action', 'passcode.rotated')
     expect(result.code).toBe(0)
-    const records = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { sequence: number; action: string })
-    expect(records.map((record) => [record.sequence, record.action])).toEqual([[1, 'passcode.created'], [3, 'passcode.rotated']])
+    const records = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { sequence: number; action: string })
+    expect(records.map((record) => [record.sequence, record.action])).toEqual([
+      [1, 'passcode.created'],
+      [3, 'passcode.rotated'],
+    ])
     expect(result.stdout).not.toMatch(/psc_/)
     expect((await run('audit', 'export', '--account', 'acc_1', '--from', 'yesterday')).code).toBe(2)
   })

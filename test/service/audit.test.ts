@@ -76,7 +76,7 @@ describe.each(Object.keys(stores))('SPEC 5.40 the audit trail in the service (%s
     clock.advance(25 * DAY)
     // The scripted mailer fails its second call: one sent, one failed.
     const report = await auth.notifyExpirations()
-    const secrets = await secretsOf(opened.store, [first, second, third.toString()])
+    const secrets = await secretsOf(opened.store, [first, second, third])
     await auth.passcodes.delete(admin, ACCOUNT, passcode.id)
 
     const records = await all(auth)
@@ -99,7 +99,10 @@ describe.each(Object.keys(stores))('SPEC 5.40 the audit trail in the service (%s
     // One record per notification sent or failed, about that passcode, by the system.
     const noticeKey = (action: string, id: string) => `${action} ${id}`
     expect(notices.map((record) => noticeKey(record.action, (record.target as { id: string }).id)).sort()).toEqual(
-      [...report.sent.map((line) => noticeKey('notification.sent', line.passcodeId)), ...report.failed.map((line) => noticeKey('notification.failed', line.passcodeId))].sort(),
+      [
+        ...report.sent.map((line) => noticeKey('notification.sent', line.passcodeId)),
+        ...report.failed.map((line) => noticeKey('notification.failed', line.passcodeId)),
+      ].sort(),
     )
     expect(report.failed).toHaveLength(1)
     expect(notices.every((record) => record.actor.type === 'system' && record.requestId === null)).toBe(true)
@@ -110,7 +113,11 @@ describe.each(Object.keys(stores))('SPEC 5.40 the audit trail in the service (%s
       at: Date.UTC(2026, 0, 1),
       actor: { type: 'user', userId: 'u_admin', role: 'admin' },
       target: { type: 'passcode', id: passcode.id, name: 'Acme sync' },
-      changes: { name: { before: null, after: 'Acme sync' }, expiry: { before: null, after: 30 }, expiresAt: { before: null, after: Date.UTC(2026, 0, 31) } },
+      changes: {
+        name: { before: null, after: 'Acme sync' },
+        expiry: { before: null, after: 30 },
+        expiresAt: { before: null, after: Date.UTC(2026, 0, 31) },
+      },
       requestId: 'req-1',
       clientAddress: '203.0.113.9',
     })
@@ -127,14 +134,21 @@ describe.each(Object.keys(stores))('SPEC 5.40 the audit trail in the service (%s
     expect(records[4]).toMatchObject({ target: { type: 'user', id: 'u_member' }, changes: { validity: { before: null, after: '30 days' } } })
     expect(records[6]).toMatchObject({ actor: { userId: 'u_member', role: 'member' }, target: { type: 'user', id: 'u_member' }, changes: {} })
     expect(records[8]).toMatchObject({ target: { type: 'account' }, changes: { acceptedPasscodes: { before: 'account', after: 'both' } } })
-    expect(records.at(-1)).toMatchObject({ target: { type: 'passcode', id: passcode.id, name: 'Acme nightly' }, changes: { name: { before: 'Acme nightly', after: null } } })
+    expect(records.at(-1)).toMatchObject({
+      target: { type: 'passcode', id: passcode.id, name: 'Acme nightly' },
+      changes: { name: { before: 'Acme nightly', after: null } },
+    })
 
     // Each record covers the one before.
     for (const [index, record] of records.entries()) {
       expect(record.hash).toBe(auditRecordHash(record))
       expect(record.previousHash).toBe(index === 0 ? '0'.repeat(64) : records[index - 1]!.hash)
     }
-    expect(await auth.audit.verify(ACCOUNT)).toEqual({ ok: true, records: records.length, head: { sequence: records.length, hash: records.at(-1)!.hash } })
+    expect(await auth.audit.verify(ACCOUNT)).toEqual({
+      ok: true,
+      records: records.length,
+      head: { sequence: records.length, hash: records.at(-1)!.hash },
+    })
 
     // No value, hash, ciphertext, hint or key, in the records or the export.
     expectNoSecret(JSON.stringify(records), secrets)
@@ -191,7 +205,9 @@ describe.each(Object.keys(stores))('SPEC 5.40 the audit trail in the service (%s
     expect(second.records.map((record) => record.sequence)).toEqual([2, 1])
     expect(second.cursor).toBeNull()
     await expect(auth.audit.list(admin, ACCOUNT, { cursor: 'garbage' })).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'cursor' })
-    await expect(auth.audit.list(admin, ACCOUNT, { action: 'passcode.exploded' as 'passcode.created' })).rejects.toMatchObject({ field: 'options.action' })
+    await expect(auth.audit.list(admin, ACCOUNT, { action: 'passcode.exploded' as 'passcode.created' })).rejects.toMatchObject({
+      field: 'options.action',
+    })
 
     expect((await auth.audit.list(admin, ACCOUNT, { action: 'passcode.rotated' })).records.map((record) => record.sequence)).toEqual([6])
     expect((await auth.audit.list(admin, ACCOUNT, { target: ids[2]! })).records.map((record) => record.sequence)).toEqual([6, 3])

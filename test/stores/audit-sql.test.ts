@@ -55,8 +55,22 @@ function tamperCases(open: () => Promise<Opened>): void {
     // Someone who knows the encoding rewrites record 3 and its hash: record 4 no longer follows it.
     const [row] = await sql(`SELECT * FROM ${schema}.audit_records WHERE account_id = $1 AND sequence = 3`, [ACCOUNT])
     const { auditRecordHash } = await import('../../src/core/audit')
-    const forged = { accountId: ACCOUNT, at: Number(row!.at), actor: { type: 'system' as const }, action: 'passcode.rotated' as const, target: JSON.parse(String(row!.target)), changes: {}, requestId: null, clientAddress: null, previousHash: String(row!.previous_hash) }
-    await sql(`UPDATE ${schema}.audit_records SET actor = $2, changes = '{}', hash = $3 WHERE account_id = $1 AND sequence = 3`, [ACCOUNT, '{"type":"system"}', auditRecordHash(forged)])
+    const forged = {
+      accountId: ACCOUNT,
+      at: Number(row!.at),
+      actor: { type: 'system' as const },
+      action: 'passcode.rotated' as const,
+      target: JSON.parse(String(row!.target)),
+      changes: {},
+      requestId: null,
+      clientAddress: null,
+      previousHash: String(row!.previous_hash),
+    }
+    await sql(`UPDATE ${schema}.audit_records SET actor = $2, changes = '{}', hash = $3 WHERE account_id = $1 AND sequence = 3`, [
+      ACCOUNT,
+      '{"type":"system"}',
+      auditRecordHash(forged),
+    ])
     expect(await auth.audit.verify(ACCOUNT)).toEqual({ ok: false, at: 3, reason: 'changed' })
   })
 
@@ -67,7 +81,8 @@ function tamperCases(open: () => Promise<Opened>): void {
     await sql(`DELETE FROM ${schema}.audit_records WHERE account_id = $1 AND sequence = 3`, [ACCOUNT])
     expect(await auth.audit.verify(ACCOUNT)).toEqual({ ok: false, at: 3, reason: 'removed' })
     // Renumbered to hide the gap: record 4 now claims sequence 3.
-    for (const sequence of [4, 5]) await sql(`UPDATE ${schema}.audit_records SET sequence = $2 WHERE account_id = $1 AND sequence = $3`, [ACCOUNT, sequence - 1, sequence])
+    for (const sequence of [4, 5])
+      await sql(`UPDATE ${schema}.audit_records SET sequence = $2 WHERE account_id = $1 AND sequence = $3`, [ACCOUNT, sequence - 1, sequence])
     await sql(`UPDATE ${schema}.audit_heads SET sequence = 4 WHERE account_id = $1`, [ACCOUNT])
     expect(await auth.audit.verify(ACCOUNT)).toEqual({ ok: false, at: 2, reason: 'changed' })
 
@@ -75,11 +90,19 @@ function tamperCases(open: () => Promise<Opened>): void {
     await sql(`DELETE FROM ${schema}.audit_records WHERE account_id = $1`, [ACCOUNT])
     for (const row of rows) {
       const columns = Object.keys(row)
-      await sql(`INSERT INTO ${schema}.audit_records (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`, columns.map((column) => row[column]))
+      await sql(
+        `INSERT INTO ${schema}.audit_records (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
+        columns.map((column) => row[column]),
+      )
     }
     await sql(`UPDATE ${schema}.audit_heads SET sequence = 5 WHERE account_id = $1`, [ACCOUNT])
     expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true })
-    for (const [from, to] of [[2, -2], [3, 2], [-2, 3]]) await sql(`UPDATE ${schema}.audit_records SET sequence = $2 WHERE account_id = $1 AND sequence = $3`, [ACCOUNT, to, from])
+    for (const [from, to] of [
+      [2, -2],
+      [3, 2],
+      [-2, 3],
+    ])
+      await sql(`UPDATE ${schema}.audit_records SET sequence = $2 WHERE account_id = $1 AND sequence = $3`, [ACCOUNT, to, from])
     expect(await auth.audit.verify(ACCOUNT)).toEqual({ ok: false, at: 2, reason: 'reordered' })
   })
 
@@ -160,7 +183,9 @@ describe('SPEC 5.40 audit trail tampering, on PGlite', () => {
 })
 
 const availability = postgresAvailability()
-const title = availability.available ? 'SPEC 5.40 audit trail on a PostgreSQL server' : `SPEC 5.40 audit trail on a PostgreSQL server (skipped: ${availability.reason})`
+const title = availability.available
+  ? 'SPEC 5.40 audit trail on a PostgreSQL server'
+  : `SPEC 5.40 audit trail on a PostgreSQL server (skipped: ${availability.reason})`
 
 describe.skipIf(!availability.available)(title, () => {
   let server: TestPostgres
@@ -197,8 +222,11 @@ describe.skipIf(!availability.available)(title, () => {
         ['a', 'b', 'c'].map(
           (label) =>
             new Promise<void>((resolve, reject) => {
-              execFile(process.execPath, [bundles.file('writer'), server.connectionString, schema, ACCOUNT, String(perProcess), label], { timeout: 120_000 }, (error, _stdout, stderr) =>
-                error ? reject(new Error(`writer ${label} failed: ${stderr}`)) : resolve(),
+              execFile(
+                process.execPath,
+                [bundles.file('writer'), server.connectionString, schema, ACCOUNT, String(perProcess), label],
+                { timeout: 120_000 },
+                (error, _stdout, stderr) => (error ? reject(new Error(`writer ${label} failed: ${stderr}`)) : resolve()),
               )
             }),
         ),
@@ -209,7 +237,9 @@ describe.skipIf(!availability.available)(title, () => {
     const auth = createPasscodeAuth({ store: postgresStore(pool, { schema, listen: false }), partners: ['acme'] })
     const expected = 3 * perProcess * 3
     expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: expected, head: { sequence: expected } })
-    const [counts] = await pool.query(`SELECT count(*)::int AS n, count(DISTINCT previous_hash)::int AS links FROM ${schema}.audit_records`).then((result) => result.rows)
+    const [counts] = await pool
+      .query(`SELECT count(*)::int AS n, count(DISTINCT previous_hash)::int AS links FROM ${schema}.audit_records`)
+      .then((result) => result.rows)
     expect(counts).toEqual({ n: expected, links: expected })
   }, 180_000)
 })

@@ -7,7 +7,12 @@ import { formatInstant } from '../output'
 const account: OptionSpec = { type: 'string', value: '<accountId>', description: 'the account', required: true }
 const filterOptions: Readonly<Record<string, OptionSpec>> = {
   account,
-  action: { type: 'string', value: '<action>', multiple: true, description: 'only this action (passcode.created, passcode.rotated…); repeat for more' },
+  action: {
+    type: 'string',
+    value: '<action>',
+    multiple: true,
+    description: 'only this action (passcode.created, passcode.rotated…); repeat for more',
+  },
   target: { type: 'string', value: '<id>', description: 'only records about this passcode ID or user ID' },
   from: { type: 'string', value: '<ISO time>', description: 'only records at or after this instant' },
   to: { type: 'string', value: '<ISO time>', description: 'only records before this instant' },
@@ -16,7 +21,8 @@ const filterOptions: Readonly<Record<string, OptionSpec>> = {
 function instant(flags: Flags, name: 'from' | 'to'): Date | undefined {
   if (flags[name] === undefined) return undefined
   const date = new Date(String(flags[name]))
-  if (Number.isNaN(date.getTime())) throw new CliError('ERR_USAGE', `Invalid --${name}: must be an ISO 8601 time such as 2026-01-31T00:00:00Z`, { setting: `--${name}` })
+  if (Number.isNaN(date.getTime()))
+    throw new CliError('ERR_USAGE', `Invalid --${name}: must be an ISO 8601 time such as 2026-01-31T00:00:00Z`, { setting: `--${name}` })
   return date
 }
 
@@ -62,10 +68,14 @@ const list: CommandSpec = {
     limit: { type: 'string', value: '<n>', description: 'records per page, 1 to 200 (default 50)' },
   },
   groups: ['storage', 'actor'],
-  examples: ['passcode-auth audit list --account acc_1', 'passcode-auth audit list --account acc_1 --action passcode.rotated --from 2026-01-01T00:00:00Z'],
+  examples: [
+    'passcode-auth audit list --account acc_1',
+    'passcode-auth audit list --account acc_1 --action passcode.rotated --from 2026-01-01T00:00:00Z',
+  ],
   check(flags) {
     checkFilters(flags)
-    if (flags.limit !== undefined && !/^\d{1,3}$/.test(String(flags.limit))) throw new CliError('ERR_USAGE', 'Invalid --limit: must be a whole number (1 to 200)', { setting: '--limit' })
+    if (flags.limit !== undefined && !/^\d{1,3}$/.test(String(flags.limit)))
+      throw new CliError('ERR_USAGE', 'Invalid --limit: must be a whole number (1 to 200)', { setting: '--limit' })
   },
   async run(context) {
     const { auth } = await context.runtime()
@@ -138,7 +148,10 @@ const prune: CommandSpec = {
     const { auth } = await context.runtime()
     const keepDays = context.flags['keep-days'] === undefined ? undefined : Number(context.flags['keep-days'])
     const report = await auth.audit.prune(keepDays === undefined ? {} : { keepDays })
-    context.output.result(report, `Deleted ${report.removed} audit record${report.removed === 1 ? '' : 's'} older than ${formatInstant(report.before)}.`)
+    context.output.result(
+      report,
+      `Deleted ${report.removed} audit record${report.removed === 1 ? '' : 's'} older than ${formatInstant(report.before)}.`,
+    )
   },
 }
 

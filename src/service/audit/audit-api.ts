@@ -90,10 +90,13 @@ function ownOptions(value: unknown): unknown {
 
 function parseListOptions(value: unknown): AuditListOptions {
   const result = auditListSchema.safeParse(ownOptions(value))
-  if (result.success) return (result.data ?? {}) as AuditListOptions
+  if (result.success) return result.data ?? {}
   const issue = result.error.issues[0]!
   const field = ['options', ...issue.path.map(String)].join('.')
-  throw new InvalidInputError(field, issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}` : issue.message)
+  throw new InvalidInputError(
+    field,
+    issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}` : issue.message,
+  )
 }
 
 function query(filters: AuditFilters): Omit<AuditQuery, 'order' | 'limit'> {

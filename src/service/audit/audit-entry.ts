@@ -30,7 +30,11 @@ export function auditEntry(
 }
 
 /** An account passcode as an audit target: its ID and its name at the time. */
-export const passcodeTarget = (record: Pick<AccountPasscodeRecord, 'id' | 'name'>): AuditTarget => ({ type: 'passcode', id: record.id, name: record.name })
+export const passcodeTarget = (record: Pick<AccountPasscodeRecord, 'id' | 'name'>): AuditTarget => ({
+  type: 'passcode',
+  id: record.id,
+  name: record.name,
+})
 
 /** A user's passcode as an audit target. */
 export const userTarget = (userId: string): AuditTarget => ({ type: 'user', id: userId })

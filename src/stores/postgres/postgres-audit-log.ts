@@ -3,13 +3,15 @@ import type { AuditLog } from '../../ports/audit-log'
 import type { Database, Queryable, Row } from './database-interface'
 import { auditStatements } from './audit-statements'
 
-const optionalText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value))
+// Text columns: both drivers return strings.
+const optionalText = (value: unknown): string | null => (typeof value === 'string' ? value : null)
 // Text edited into something that is not JSON reads as that text: its hash then no longer matches.
-const parsed = <T>(value: unknown): T => {
+const parsed = (value: unknown): unknown => {
+  const text = typeof value === 'string' ? value : ''
   try {
-    return JSON.parse(String(value)) as T
+    return JSON.parse(text)
   } catch {
-    return String(value) as T
+    return text
   }
 }
 
@@ -19,10 +21,10 @@ function toAuditRecord(row: Row): AuditRecord {
     accountId: String(row.account_id),
     sequence: Number(row.sequence),
     at: Number(row.at),
-    actor: parsed<AuditRecord['actor']>(row.actor),
+    actor: parsed(row.actor) as AuditRecord['actor'],
     action: String(row.action) as AuditAction,
-    target: parsed<AuditRecord['target']>(row.target),
-    changes: parsed<AuditRecord['changes']>(row.changes),
+    target: parsed(row.target) as AuditRecord['target'],
+    changes: parsed(row.changes) as AuditRecord['changes'],
     requestId: optionalText(row.request_id),
     clientAddress: optionalText(row.client_address),
     previousHash: String(row.previous_hash),
@@ -49,7 +51,11 @@ export interface PostgresAuditLog {
 export function postgresAuditLog(database: Database, schema: string): PostgresAuditLog {
   const sql = auditStatements(schema)
 
-  const appendIn = async (tx: Queryable, entry: AuditEntry, notify?: { readonly channel: string; readonly payload: string }): Promise<AuditRecord> => {
+  const appendIn = async (
+    tx: Queryable,
+    entry: AuditEntry,
+    notify?: { readonly channel: string; readonly payload: string },
+  ): Promise<AuditRecord> => {
     const [before, after] = auditHashInputAround(entry)
     const [row] = await tx.query(notify === undefined ? sql.append : sql.appendAndNotify, [
       entry.accountId,

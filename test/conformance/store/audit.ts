@@ -28,32 +28,58 @@ async function chain(store: PasscodeStore, accountId = 'acc_1'): Promise<AuditRe
 async function verify(store: PasscodeStore, accountId = 'acc_1') {
   const records = await chain(store, accountId)
   const ends = await log(store).ends(accountId)
-  return verifyAuditChain((async function* () {
-    yield* records
-  })(), ends)
+  return verifyAuditChain(
+    (async function* () {
+      yield* records
+    })(),
+    ends,
+  )
 }
 
 /** The audit trail (SPEC §5.40): records with their change only, one chain per account, pages, pruning. */
 export function auditCases(fixture: () => StoreFixture): void {
   describe('audit trail', () => {
-    it('appends a write\'s record with its change, and none when the write changes nothing', async () => {
+    it("appends a write's record with its change, and none when the write changes nothing", async () => {
       const { store } = fixture()
       const record = accountPasscode()
       const other = accountPasscode({ name: record.name })
       expect((await store.createAccountPasscode(record, 100, entry('passcode.created'))).ok).toBe(true)
       expect((await store.createAccountPasscode(other, 100, entry('passcode.created'))).ok).toBe(false)
       expect((await store.createAccountPasscode(accountPasscode(), 1, entry('passcode.created'))).ok).toBe(false)
-      expect((await store.updateAccountPasscode('acc_1', record.id, { name: 'Renamed', nameKey: 'renamed', updatedAt: NOW }, entry('passcode.updated'))).ok).toBe(true)
-      expect((await store.updateAccountPasscode('acc_1', 'pc_missing', { name: 'X', nameKey: 'x', updatedAt: NOW }, entry('passcode.updated'))).ok).toBe(false)
-      expect(await store.rotateAccountPasscode('acc_1', record.id, { hash: fakeHash(), hint: 'psc_…Cd34', previousHashEndsAt: null, updatedAt: NOW }, entry('passcode.rotated'))).not.toBeNull()
-      expect(await store.rotateAccountPasscode('acc_2', record.id, { hash: fakeHash(), hint: 'psc_…Cd34', previousHashEndsAt: null, updatedAt: NOW }, entry('passcode.rotated'))).toBeNull()
+      expect(
+        (await store.updateAccountPasscode('acc_1', record.id, { name: 'Renamed', nameKey: 'renamed', updatedAt: NOW }, entry('passcode.updated')))
+          .ok,
+      ).toBe(true)
+      expect(
+        (await store.updateAccountPasscode('acc_1', 'pc_missing', { name: 'X', nameKey: 'x', updatedAt: NOW }, entry('passcode.updated'))).ok,
+      ).toBe(false)
+      expect(
+        await store.rotateAccountPasscode(
+          'acc_1',
+          record.id,
+          { hash: fakeHash(), hint: 'psc_…Cd34', previousHashEndsAt: null, updatedAt: NOW },
+          entry('passcode.rotated'),
+        ),
+      ).not.toBeNull()
+      expect(
+        await store.rotateAccountPasscode(
+          'acc_2',
+          record.id,
+          { hash: fakeHash(), hint: 'psc_…Cd34', previousHashEndsAt: null, updatedAt: NOW },
+          entry('passcode.rotated'),
+        ),
+      ).toBeNull()
       await store.grantUserPasscode(userPasscode(), NOW, entry('user_passcode.granted'))
       expect((await store.grantUserPasscode(userPasscode(), NOW, entry('user_passcode.granted'))).ok).toBe(false)
       const { hash, ciphertext, hint, grantedAt, expiresAt } = userPasscode()
-      expect(await store.resetUserPasscode('acc_1', 'u_1', { hash, ciphertext, hint, grantedAt, expiresAt }, entry('user_passcode.reset'))).not.toBeNull()
+      expect(
+        await store.resetUserPasscode('acc_1', 'u_1', { hash, ciphertext, hint, grantedAt, expiresAt }, entry('user_passcode.reset')),
+      ).not.toBeNull()
       expect(await store.revokeUserPasscode('acc_1', 'u_1', NOW, entry('user_passcode.revoked'))).not.toBeNull()
       expect(await store.revokeUserPasscode('acc_1', 'u_1', NOW, entry('user_passcode.revoked'))).toBeNull()
-      expect(await store.resetUserPasscode('acc_1', 'u_1', { hash: fakeHash(), ciphertext, hint, grantedAt, expiresAt }, entry('user_passcode.reset'))).toBeNull()
+      expect(
+        await store.resetUserPasscode('acc_1', 'u_1', { hash: fakeHash(), ciphertext, hint, grantedAt, expiresAt }, entry('user_passcode.reset')),
+      ).toBeNull()
       await store.setAcceptedPasscodes('acc_1', 'both', entry('account.accepted_passcodes_changed'))
       await log(store).append(entry('user_passcode.revealed'))
       expect(await store.deleteAccountPasscode('acc_1', record.id, entry('passcode.deleted'))).not.toBeNull()
@@ -102,7 +128,9 @@ export function auditCases(fixture: () => StoreFixture): void {
       const { store, peer } = fixture()
       const other = await peer()
       await Promise.all(
-        Array.from({ length: 40 }, (_, i) => log(i % 2 === 0 ? store : other).append(entry('user_passcode.revealed', { at: NOW + i, accountId: i % 4 < 2 ? 'acc_1' : 'acc_2' }))),
+        Array.from({ length: 40 }, (_, i) =>
+          log(i % 2 === 0 ? store : other).append(entry('user_passcode.revealed', { at: NOW + i, accountId: i % 4 < 2 ? 'acc_1' : 'acc_2' })),
+        ),
       )
       for (const accountId of ['acc_1', 'acc_2']) {
         const records = await chain(store, accountId)
@@ -115,7 +143,10 @@ export function auditCases(fixture: () => StoreFixture): void {
       const { store } = fixture()
       for (let i = 0; i < 6; i++) {
         await log(store).append(
-          entry(i % 2 === 0 ? 'passcode.created' : 'passcode.rotated', { at: NOW + i * 1000, target: { type: 'passcode', id: `pc_${i % 3}`, name: `P${i}` } }),
+          entry(i % 2 === 0 ? 'passcode.created' : 'passcode.rotated', {
+            at: NOW + i * 1000,
+            target: { type: 'passcode', id: `pc_${i % 3}`, name: `P${i}` },
+          }),
         )
       }
       await log(store).append(entry('passcode.created', { accountId: 'acc_2' }))
