@@ -1,5 +1,6 @@
 import type { CommandSpec } from '../command'
 import { accountsCommands } from './accounts'
+import { auditCommands } from './audit'
 import { dashboardCommands } from './dashboard'
 import { keysCommands } from './keys'
 import { migrateCommands } from './migrate'
@@ -16,6 +17,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...passcodesCommands,
   ...usersCommands,
   ...accountsCommands,
+  ...auditCommands,
   ...dashboardCommands,
   ...partnersCommands,
   ...notifyCommands,
