@@ -10,7 +10,11 @@ export const AUDIT_ACTIONS = [
   'passcode.updated',
   'passcode.partners_changed',
   'passcode.rotated',
+  'passcode.disabled',
+  'passcode.enabled',
   'passcode.deleted',
+  // For the leak reports of SPEC §5.42, which nothing writes yet.
+  'passcode.leak_reported',
   'user_passcode.granted',
   'user_passcode.reset',
   'user_passcode.revoked',

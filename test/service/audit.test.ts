@@ -185,6 +185,49 @@ describe.each(Object.keys(stores))('SPEC 5.40 the audit trail in the service (%s
     expect(records.map((record) => record.action)).toEqual(['user_passcode.granted', 'passcode.created'])
   })
 
+  it('SPEC 5.38 writes one record per disable and per enable, and none when the passcode is already in that state', async () => {
+    const { auth, clock } = setup({ store: opened.store })
+    const { passcode } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Acme sync', expiry: 30 })
+    const actions = async () => (await auth.audit.list(admin, ACCOUNT)).records.map((record) => record.action)
+
+    await auth.passcodes.disable(settingsWriter, ACCOUNT, passcode.id)
+    clock.advance(60_000)
+    await auth.passcodes.disable(admin, ACCOUNT, passcode.id)
+    expect(await actions()).toEqual(['passcode.disabled', 'passcode.created'])
+
+    await auth.passcodes.enable(admin, ACCOUNT, passcode.id)
+    await auth.passcodes.enable(admin, ACCOUNT, passcode.id)
+    expect(await actions()).toEqual(['passcode.enabled', 'passcode.disabled', 'passcode.created'])
+
+    const [enabled, disabled] = (await auth.audit.list(admin, ACCOUNT)).records
+    expect(disabled).toMatchObject({
+      actor: { type: 'user', userId: 'u_writer', role: 'member' },
+      target: { type: 'passcode', id: passcode.id, name: 'Acme sync' },
+      changes: { disabled: { before: false, after: true } },
+    })
+    expect(enabled).toMatchObject({
+      actor: { type: 'user', userId: 'u_admin', role: 'admin' },
+      target: { type: 'passcode', id: passcode.id, name: 'Acme sync' },
+      changes: { disabled: { before: true, after: false } },
+    })
+    expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true })
+  })
+
+  it('SPEC 5.39 records a description with the passcode, and an edit of the description alone as an update', async () => {
+    const { auth } = setup({ store: opened.store })
+    const { passcode } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Plain', expiry: 30 })
+    const { passcode: described } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Described', expiry: 30, description: 'Nightly export' })
+    await auth.passcodes.update(admin, ACCOUNT, passcode.id, { description: 'Now described' })
+    await auth.passcodes.update(admin, ACCOUNT, described.id, { description: '' })
+
+    const records = (await auth.audit.list(admin, ACCOUNT)).records.reverse()
+    expect(records.map((record) => record.action)).toEqual(['passcode.created', 'passcode.created', 'passcode.updated', 'passcode.updated'])
+    expect(records[0]!.changes).not.toHaveProperty('description')
+    expect(records[1]!.changes).toMatchObject({ description: { before: null, after: 'Nightly export' } })
+    expect(records[2]!.changes).toEqual({ description: { before: null, after: 'Now described' } })
+    expect(records[3]!.changes).toEqual({ description: { before: 'Nightly export', after: null } })
+  })
+
   it('lists for admins only, newest first, paged, filtered by action, target and time', async () => {
     const { auth, clock } = setup({ store: opened.store })
     const ids: string[] = []
