@@ -71,7 +71,11 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
   // The NOTIFY and the audit record are part of the write's transaction: PostgreSQL
   // delivers the NOTIFY on commit only, and the record commits with the change or not
   // at all. `changed` says whether there was a change to record.
-  type Outcome<T> = { result: T; invalidation?: Invalidation | undefined; changed?: boolean }
+  interface Outcome<T> {
+    result: T
+    invalidation?: Invalidation | undefined
+    changed?: boolean
+  }
   const write = async <T>(fn: (tx: Queryable) => Promise<Outcome<T>>, entry?: AuditEntry): Promise<T> => {
     const { result, invalidation } = await database.transaction(async (tx) => {
       const outcome = await fn(tx)
@@ -246,7 +250,7 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       }, entry)
     },
 
-    ...notificationClaims(database, sql, audit.appendIn),
+    ...notificationClaims(database, sql, (tx, entry) => audit.appendIn(tx, entry)),
 
     audit: audit.log,
 
