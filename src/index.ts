@@ -37,6 +37,7 @@ export type {
 export type { PasscodesApi } from './service/passcodes/passcodes'
 export type { UserPasscodesApi } from './service/user-passcodes/user-passcodes'
 export type { PartnersApi } from './service/connect/partners-api'
+export type { LeakReportOptions, LeakVerdict, LeakedToken, LeaksApi } from './service/leaks/report-leaks'
 export type { AccountsApi } from './service/accounts'
 export type { PepperReport } from './service/verify/peppers'
 export type { AuditApi, AuditPage, AuditPruneReport } from './service/audit/audit-api'

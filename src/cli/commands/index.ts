@@ -3,6 +3,7 @@ import { accountsCommands } from './accounts'
 import { auditCommands } from './audit'
 import { dashboardCommands } from './dashboard'
 import { keysCommands } from './keys'
+import { leaksCommands } from './leaks'
 import { migrateCommands } from './migrate'
 import { notifyCommands } from './notify'
 import { partnersCommands } from './partners'
@@ -24,4 +25,5 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...migrateCommands,
   ...peppersCommands,
   ...keysCommands,
+  ...leaksCommands,
 ]
