@@ -17,6 +17,8 @@ export const EXIT_CODES = Object.freeze({
   notFound: 4,
   /** The database, the data folder or the mailer is unavailable, or its package is not installed (also: `notify` with failed sends). */
   unavailable: 5,
+  /** `audit verify`: the audit trail was changed, cut or reordered. */
+  broken: 6,
 })
 
 /** One of {@link EXIT_CODES}. */

@@ -30,6 +30,10 @@ export interface Actor {
   readonly role: 'admin' | 'member'
   /** Whether the member has write access to the User Settings page. @default false */
   readonly canWriteUserSettings?: boolean
+  /** The HTTP request's ID, when the action came over HTTP: kept in the audit record (SPEC §5.40). */
+  readonly requestId?: string
+  /** The client's address, when known: kept in the audit record (SPEC §5.40). */
+  readonly clientAddress?: string
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { AcceptedPasscodes, AccountPasscodeExpiry, AccountPasscodeRecord, UserPasscodeRecord } from '../core/entities'
 import type { NotificationKind } from '../core/notifications'
+import type { AuditEntry } from '../core/audit'
+import type { AuditLog } from './audit-log'
 
 export type { NotificationKind }
 
@@ -262,6 +264,10 @@ export type Invalidation =
  * lookup by hash. Instants are epoch milliseconds (UTC). Implementations: memory
  * (reference) and PostgreSQL/PGlite; `test/conformance/store.ts` is the contract.
  *
+ * Each write method takes an optional trailing `audit` entry (SPEC §5.40): the store
+ * appends it to the account's audit chain in the same transaction as the change, and
+ * only when the change happens (a refusal or a `null` result writes none).
+ *
  * @example
  * ```ts
  * import { memoryStore } from 'passcode-auth/memory'
@@ -271,21 +277,21 @@ export type Invalidation =
  */
 export interface PasscodeStore {
   /** Inserts a passcode unless the account is at `maxPerAccount` or the name key is taken. Atomic. */
-  createAccountPasscode(record: AccountPasscodeRecord, maxPerAccount: number): Promise<CreateResult>
+  createAccountPasscode(record: AccountPasscodeRecord, maxPerAccount: number, audit?: AuditEntry): Promise<CreateResult>
   /**
    * Applies a patch; keeps name uniqueness atomic. Publishes an invalidation when the
    * name, expiry, binding or disabled state changes (a description alone changes
    * nothing a verification reads).
    */
-  updateAccountPasscode(accountId: string, passcodeId: string, patch: AccountPasscodePatch): Promise<UpdateResult>
+  updateAccountPasscode(accountId: string, passcodeId: string, patch: AccountPasscodePatch, audit?: AuditEntry): Promise<UpdateResult>
   /**
    * Replaces the passcode's hash and hint, keeping the old hash as the previous one
    * for the overlap (see {@link PasscodeRotation}). `null` when there is no such
    * passcode. Publishes an invalidation.
    */
-  rotateAccountPasscode(accountId: string, passcodeId: string, rotation: PasscodeRotation): Promise<AccountPasscodeRecord | null>
+  rotateAccountPasscode(accountId: string, passcodeId: string, rotation: PasscodeRotation, audit?: AuditEntry): Promise<AccountPasscodeRecord | null>
   /** Deletes at once (its current and previous value); returns the deleted record, or `null`. Publishes an invalidation. */
-  deleteAccountPasscode(accountId: string, passcodeId: string): Promise<AccountPasscodeRecord | null>
+  deleteAccountPasscode(accountId: string, passcodeId: string, audit?: AuditEntry): Promise<AccountPasscodeRecord | null>
   /** One passcode of the account, or `null`. */
   getAccountPasscode(accountId: string, passcodeId: string): Promise<AccountPasscodeRecord | null>
   /** Every non-deleted passcode of the account, oldest first. */
@@ -325,15 +331,16 @@ export interface PasscodeStore {
    * Stores a user passcode unless the user holds one that is neither revoked nor
    * expired at `now`; a revoked or expired one is replaced.
    */
-  grantUserPasscode(record: UserPasscodeRecord, now: number): Promise<GrantResult>
+  grantUserPasscode(record: UserPasscodeRecord, now: number, audit?: AuditEntry): Promise<GrantResult>
   /** Replaces the value of a live user passcode; `null` when none is live. Publishes an invalidation. */
   resetUserPasscode(
     accountId: string,
     userId: string,
     fields: Pick<UserPasscodeRecord, 'hash' | 'ciphertext' | 'hint' | 'grantedAt' | 'expiresAt' | 'pepperId'>,
+    audit?: AuditEntry,
   ): Promise<UserPasscodeRecord | null>
   /** Marks the user passcode revoked; `null` when there is none or it is revoked already. Publishes an invalidation. */
-  revokeUserPasscode(accountId: string, userId: string, revokedAt: number): Promise<UserPasscodeRecord | null>
+  revokeUserPasscode(accountId: string, userId: string, revokedAt: number, audit?: AuditEntry): Promise<UserPasscodeRecord | null>
   /** The user's passcode, revoked or not, or `null`. */
   getUserPasscode(accountId: string, userId: string): Promise<UserPasscodeRecord | null>
   /** Every user passcode of the account, revoked and expired ones included, by user ID (code-point order). */
@@ -342,7 +349,7 @@ export interface PasscodeStore {
   /** The account's setting; `'account'` when never set. */
   getAcceptedPasscodes(accountId: string): Promise<AcceptedPasscodes>
   /** Changes the account's setting. Publishes an invalidation. */
-  setAcceptedPasscodes(accountId: string, accepted: AcceptedPasscodes): Promise<void>
+  setAcceptedPasscodes(accountId: string, accepted: AcceptedPasscodes, audit?: AuditEntry): Promise<void>
 
   /**
    * Claims due notifications that are neither sent nor claimed by a live lease, of
@@ -353,7 +360,7 @@ export interface PasscodeStore {
    */
   claimNotifications(request: ClaimRequest): Promise<NotificationClaim[]>
   /** Records that the claimed notification was sent. `false` when the claim was lost. */
-  completeNotification(claim: NotificationClaim, sentAt: number): Promise<boolean>
+  completeNotification(claim: NotificationClaim, sentAt: number, audit?: AuditEntry): Promise<boolean>
   /** Gives a claim back after a failed send, so the next pass retries it. */
   releaseNotification(claim: NotificationClaim): Promise<void>
 
@@ -362,6 +369,13 @@ export interface PasscodeStore {
    * Returns the unsubscribe function.
    */
   subscribe?(listener: (invalidation: Invalidation) => void): () => void
+  /**
+   * The audit trail (SPEC §5.40): reading, appending what changes nothing, pruning.
+   * Optional for stores written before it; without it `auth.audit` throws a
+   * `ConfigurationError` and write methods ignore their `audit` argument.
+   */
+  readonly audit?: AuditLog
+
   /** Releases connections or listeners the store opened itself. */
   close?(): Promise<void>
 }

@@ -4,6 +4,7 @@ import { canManageUserPasscodes } from '../core/rules'
 import type { ManagementContext } from './context'
 import { storeCall } from './deadline'
 import { parseInput } from './input'
+import { auditEntry } from './audit-entry'
 
 /** Account settings: `auth.accounts`. */
 export interface AccountsApi {
@@ -14,14 +15,25 @@ export interface AccountsApi {
 }
 
 /** Builds `auth.accounts`: it stores the setting, drops cached credentials of the account and emits the event. */
-export function createAccountsApi(context: Pick<ManagementContext, 'store' | 'invalidate' | 'emit'>): AccountsApi {
+export function createAccountsApi(context: Pick<ManagementContext, 'store' | 'now' | 'invalidate' | 'emit'>): AccountsApi {
   return {
     async setAcceptedPasscodes(actor, accountId, accepted) {
       const who = parseInput('actor', 'actor', actor)
       if (!canManageUserPasscodes(who)) throw new ForbiddenError('Only admins change which passcodes an account accepts')
       const account = parseInput('accountId', 'accountId', accountId)
       const value = parseInput('accepted', 'accepted', accepted)
-      await storeCall(() => context.store.setAcceptedPasscodes(account, value))
+      const before = await storeCall(() => context.store.getAcceptedPasscodes(account))
+      const audit = auditEntry(
+        who,
+        account,
+        context.now(),
+        'account.accepted_passcodes_changed',
+        { type: 'account' },
+        {
+          acceptedPasscodes: { before, after: value },
+        },
+      )
+      await storeCall(() => context.store.setAcceptedPasscodes(account, value, audit))
       context.invalidate({ type: 'account', accountId: account })
       context.emit?.({ type: 'account.accepted_passcodes_changed', accountId: account, actorUserId: who.userId, acceptedPasscodes: value })
     },

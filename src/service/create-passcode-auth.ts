@@ -4,6 +4,7 @@ import type { Principal } from '../core/entities'
 import { DAY_MS } from '../core/time'
 import type { Invalidation } from '../ports/passcode-store'
 import { createAccountsApi, type AccountsApi } from './accounts'
+import { createAuditApi, type AuditApi } from './audit/audit-api'
 import type { AuthOutcome, CredentialsInput } from './auth-outcome'
 import { createConnect, type ConnectInput, type ConnectResult } from './connect/connect'
 import type { ManagementContext, PasscodeIssuer } from './context'
@@ -39,6 +40,12 @@ export interface PasscodeAuth {
   readonly accounts: AccountsApi
   /** The operator's partner whitelist, read-only. */
   readonly partners: PartnersApi
+  /**
+   * The audit trail (SPEC §5.40): list, export, verify, prune. Records are written by
+   * the store in each management action's own transaction, never buffered, so
+   * `close()` has none to flush.
+   */
+  readonly audit: AuditApi
   /** Leak reports (SPEC §5.42): labels reported tokens and disables or revokes the live ones. */
   readonly leaks: LeaksApi
   /** Verifies credentials; resolves an outcome and never throws for bad credentials. */
@@ -202,6 +209,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     }),
     accounts: createAccountsApi(management),
     partners: createPartnersApi(partners),
+    audit: createAuditApi({ store, now }),
     // The input only: what a caller passes second is not a budget.
     authenticate: (input) => verifier.authenticate(input),
     verifyRequest: verifier.request,

@@ -91,6 +91,8 @@ export const inputSchemas = {
     userId: identifier,
     role: z.enum(['admin', 'member'], { error: 'must be "admin" or "member"' }),
     canWriteUserSettings: z.boolean().optional(),
+    requestId: z.string({ error: 'must be a string' }).max(200, 'must be at most 200 characters').optional(),
+    clientAddress: z.string({ error: 'must be a string' }).max(100, 'must be at most 100 characters').optional(),
   }),
   accountId: identifier,
   userId: identifier,

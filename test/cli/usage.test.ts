@@ -64,7 +64,7 @@ describe('--help', () => {
 describe('a wrong command line', () => {
   it('names what is wrong and exits 2', async () => {
     const cases: [string[], string][] = [
-      [['frobnicate'], 'error: unknown command "frobnicate"; commands: serve, passcodes, users, accounts, dashboard, partners, notify, migrate, peppers'],
+      [['frobnicate'], 'error: unknown command "frobnicate"; commands: serve, passcodes, users, accounts, audit, dashboard, partners, notify, migrate, peppers'],
       [['passcodes'], 'error: "passcodes" needs a subcommand: create, list, edit, rotate, delete'],
       [['passcodes', 'remove'], 'error: unknown subcommand "passcodes remove"; subcommands: create, list, edit, rotate, delete'],
       [['partners', 'add'], 'error: "partners add" needs <name>'],

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe } from 'vitest'
 import { accountPasscodeCases } from './store/account-passcodes'
+import { auditCases } from './store/audit'
 import { bindingRotationUsageCases } from './store/binding-rotation-usage'
 import { concurrencyCases } from './store/concurrency'
 import { disableDescriptionCases } from './store/disable-description'
@@ -59,6 +60,7 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     concurrencyCases(fixture)
     lookupCases(fixture, options.queryPlan ?? false)
     endToEndCases(fixture)
+    auditCases(fixture)
     pepperRotationCases(fixture)
     disableDescriptionCases(fixture)
   })

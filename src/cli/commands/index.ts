@@ -1,5 +1,6 @@
 import type { CommandSpec } from '../command'
 import { accountsCommands } from './accounts'
+import { auditCommands } from './audit'
 import { dashboardCommands } from './dashboard'
 import { keysCommands } from './keys'
 import { leaksCommands } from './leaks'
@@ -17,6 +18,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...passcodesCommands,
   ...usersCommands,
   ...accountsCommands,
+  ...auditCommands,
   ...dashboardCommands,
   ...partnersCommands,
   ...notifyCommands,

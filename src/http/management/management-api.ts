@@ -4,6 +4,7 @@ import type { PasscodeAuth } from '../../service/create-passcode-auth'
 import { isCrossSite } from './cross-site'
 import { failureAnswer } from './respond'
 import { isValidSession } from './session'
+import { withRequestContext } from './audit-context'
 import { matchRoute } from './routes'
 import type { DashboardRequest, DashboardResponse, DirectoryUser, SessionResult } from './types'
 
@@ -100,7 +101,7 @@ export function createManagementApi(auth: PasscodeAuth, options: ManagementApiOp
         return failureAnswer(managementFailure('ERR_CONFIGURATION', 'The session resolver returned no valid { accountId, actor }'))
       }
       try {
-        return await match.route.handler({ auth, session, params: match.params, request, users })
+        return await match.route.handler({ auth, session: withRequestContext(session, request), params: match.params, request, users })
       } catch (error) {
         return failureAnswer(managementErrorAnswer(error, match.route.rename))
       }

@@ -5,6 +5,7 @@ import type { z } from 'zod'
 import type { PasscodeStore } from '../../ports/passcode-store'
 import { storeCall } from '../deadline'
 import type { EventInput } from '../events'
+import { auditEntry, passcodeTarget } from '../audit-entry'
 import { DeliveryFailure, render, resolveRecipients, sendWithin } from './notification-delivery'
 import { defaultNotificationTemplates, notificationMessageData } from './notification-messages'
 import type { mailerSchema, notifierSchema, recipientsSchema, templatesSchema } from './options'
@@ -104,6 +105,12 @@ export function createNotifyExpirations(context: NotifierContext): () => Promise
         } catch (error) {
           if (!(error instanceof DeliveryFailure)) throw error
           failed.push({ ...item, reason: error.reason, message: error.message })
+          const log = store.audit
+          const record = auditEntry('system', claim.accountId, context.now(), 'notification.failed', passcodeTarget(current), {
+            notification: { before: null, after: claim.kind },
+            reason: { before: null, after: error.reason },
+          })
+          if (log !== undefined) await storeCall(() => log.append(record))
           emit?.({ type: 'notification.failed', ...eventFields(item), reason: error.reason, error: error.message })
           telemetry?.notification(item.kind, 'failed')
           return
@@ -112,7 +119,9 @@ export function createNotifyExpirations(context: NotifierContext): () => Promise
         unsent.delete(claim)
         let recorded = false
         try {
-          recorded = await store.completeNotification(claim, context.now())
+          const at = context.now()
+          const record = auditEntry('system', claim.accountId, at, 'notification.sent', passcodeTarget(current), { notification: { before: null, after: claim.kind } })
+          recorded = await store.completeNotification(claim, at, record)
         } catch {
           // The email went out; an unrecorded send may repeat once the lease ends,
           // which the spec prefers to a lost notification.

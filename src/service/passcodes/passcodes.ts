@@ -12,6 +12,7 @@ import {
   type UpdatePasscodeInput,
 } from '../input'
 import { IssuedPasscode } from '../issued-passcode'
+import { auditEntry, changedFields, passcodeFields, passcodeTarget } from '../audit-entry'
 import type { PasscodesContext } from './passcodes-context'
 import { authorizeManager as authorize } from './authorize'
 import { checkedBinding } from './partner-binding'
@@ -76,10 +77,13 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
       const value = generatePasscode({ prefix: issuer.prefix })
       const now = context.now()
       const hint = passcodeHint(value)
+      const id = crypto.randomUUID()
+      const fields = { name, expiry, expiresAt: accountPasscodeExpiresAt(now, expiry), partners: binding, description }
+      const audit = auditEntry(who, account, now, 'passcode.created', passcodeTarget({ id, name }), changedFields(null, passcodeFields(fields)))
       const result = await storeCall(() =>
         store.createAccountPasscode(
           {
-            id: crypto.randomUUID(),
+            id,
             accountId: account,
             name,
             nameKey: passcodeNameKey(name),
@@ -99,6 +103,7 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
             description,
           },
           limits.maxAccountPasscodes,
+          audit,
         ),
       )
       if (!result.ok) {
@@ -125,18 +130,22 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
       ) {
         throw new ReactivationRefusedError()
       }
-      const result = await storeCall(() =>
-        store.updateAccountPasscode(account, id, {
-          ...(changes.name !== undefined && { name: changes.name, nameKey: passcodeNameKey(changes.name) }),
-          ...(changes.expiry !== undefined && {
-            expiry: changes.expiry,
-            expiresAt: accountPasscodeExpiresAt(now, changes.expiry),
-          }),
-          ...(binding !== undefined && { partners: binding }),
-          ...(changes.description !== undefined && { description: changes.description }),
-          updatedAt: now,
+      const edit = {
+        ...(changes.name !== undefined && { name: changes.name, nameKey: passcodeNameKey(changes.name) }),
+        ...(changes.expiry !== undefined && {
+          expiry: changes.expiry,
+          expiresAt: accountPasscodeExpiresAt(now, changes.expiry),
         }),
-      )
+        ...(binding !== undefined && { partners: binding }),
+        ...(changes.description !== undefined && { description: changes.description }),
+        updatedAt: now,
+      }
+      const edited = changedFields(passcodeFields(current), passcodeFields({ ...current, ...edit }))
+      // A change of the binding alone is the "partner change" of SPEC §5.40.
+      const bindingOnly = binding !== undefined && changes.name === undefined && changes.expiry === undefined && changes.description === undefined
+      const action = bindingOnly ? 'passcode.partners_changed' : 'passcode.updated'
+      const audit = auditEntry(who, account, now, action, passcodeTarget({ id, name: edit.name ?? current.name }), edited)
+      const result = await storeCall(() => store.updateAccountPasscode(account, id, edit, audit))
       if (!result.ok) {
         throw result.reason === 'not_found' ? new NotFoundError('No such passcode in this account') : new DuplicateNameError(changes.name ?? current.name)
       }
@@ -167,7 +176,11 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
       const who = authorize(actor)
       const account = parseInput('accountId', 'accountId', accountId)
       const id = parseInput('passcodeId', 'passcodeId', passcodeId)
-      const deleted = await storeCall(() => store.deleteAccountPasscode(account, id))
+      // Read first for the record's name and fields; a concurrent delete then finds nothing.
+      const current = await storeCall(() => store.getAccountPasscode(account, id))
+      if (current === null) throw new NotFoundError('No such passcode in this account')
+      const audit = auditEntry(who, account, context.now(), 'passcode.deleted', passcodeTarget(current), changedFields(passcodeFields(current), null))
+      const deleted = await storeCall(() => store.deleteAccountPasscode(account, id, audit))
       if (deleted === null) throw new NotFoundError('No such passcode in this account')
       context.invalidate({ type: 'account_passcode', accountId: account, passcodeId: id })
       emit?.({

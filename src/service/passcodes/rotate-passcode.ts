@@ -5,6 +5,7 @@ import { isExpired } from '../../core/status'
 import { storeCall } from '../deadline'
 import { parseInput, type RotatePasscodeInput } from '../input'
 import { IssuedPasscode } from '../issued-passcode'
+import { auditEntry, passcodeTarget } from '../audit-entry'
 import { authorizeManager } from './authorize'
 import { passcodeView } from './passcode-views'
 import type { PasscodesContext } from './passcodes-context'
@@ -37,8 +38,12 @@ export function createRotatePasscode(
 
     const value = generatePasscode({ prefix: issuer.prefix })
     const previousHashEndsAt = overlapMinutes === 0 ? null : now + overlapMinutes * MINUTE_MS
+    // The replaced value's end is what a rotation changes that a record may show.
+    const audit = auditEntry(who, account, now, 'passcode.rotated', passcodeTarget(current), {
+      previousValueEndsAt: { before: current.previousHashEndsAt, after: previousHashEndsAt },
+    })
     const rotated = await storeCall(() =>
-      store.rotateAccountPasscode(account, id, { hash: issuer.hash(value), pepperId: issuer.pepperId, hint: passcodeHint(value), previousHashEndsAt, updatedAt: now }),
+      store.rotateAccountPasscode(account, id, { hash: issuer.hash(value), pepperId: issuer.pepperId, hint: passcodeHint(value), previousHashEndsAt, updatedAt: now }, audit),
     )
     if (rotated === null) throw new NotFoundError('No such passcode in this account')
     context.invalidate({ type: 'account_passcode', accountId: account, passcodeId: id })

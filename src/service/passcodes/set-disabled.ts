@@ -1,6 +1,7 @@
 import type { Actor, PasscodeView } from '../../core/entities'
 import { ConfigurationError, NotFoundError } from '../../core/errors'
 import type { PasscodesContext } from './passcodes-context'
+import { auditEntry, passcodeTarget } from '../audit-entry'
 import { storeCall } from '../deadline'
 import { parseInput } from '../input'
 import { authorizeManager } from './authorize'
@@ -14,7 +15,8 @@ import { passcodeView } from './passcode-views'
  * passcode with the 400 of an unknown one (`authenticate`'s owner refusals). Asking for
  * the state the passcode is already in writes nothing, emits nothing and answers the
  * view: the caller wanted that state and has it, so retries and scripts need no
- * special case (a 409 would make "disable it" fail exactly when it holds).
+ * special case (a 409 would make "disable it" fail exactly when it holds). A change
+ * writes one audit record (SPEC §5.40) with it, in the store's transaction; a no-op none.
  */
 export function createSetDisabled(
   context: PasscodesContext,
@@ -30,7 +32,10 @@ export function createSetDisabled(
     if ((current.disabledAt != null) === disabled) return passcodeView(context, current)
 
     const now = context.now()
-    const result = await storeCall(() => store.updateAccountPasscode(account, id, { disabledAt: disabled ? now : null, updatedAt: now }))
+    const audit = auditEntry(who, account, now, disabled ? 'passcode.disabled' : 'passcode.enabled', passcodeTarget(current), {
+      disabled: { before: !disabled, after: disabled },
+    })
+    const result = await storeCall(() => store.updateAccountPasscode(account, id, { disabledAt: disabled ? now : null, updatedAt: now }, audit))
     if (!result.ok) throw new NotFoundError('No such passcode in this account')
     context.invalidate({ type: 'account_passcode', accountId: account, passcodeId: id })
     // A store written before SPEC §5.38 would drop the field and leave the passcode working.

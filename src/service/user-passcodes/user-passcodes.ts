@@ -8,6 +8,7 @@ import { parseInput, type GrantUserPasscodeInput } from '../input'
 import { IssuedPasscode } from '../issued-passcode'
 import { missingKeysError, type UserPasscodeCrypto } from './user-passcode-crypto'
 import { toUserPasscodeView, type PendingUse } from '../views'
+import { auditEntry, userTarget } from '../audit-entry'
 
 /** Management of user passcodes: `auth.userPasscodes`. */
 export interface UserPasscodesApi {
@@ -79,10 +80,16 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       const { validity } = parseInput('grant', '', input)
       encryption()
       const now = context.now()
+      const expiresAt = userPasscodeExpiresAt(now, validity)
+      const audit = auditEntry(who, owner.accountId, now, 'user_passcode.granted', userTarget(owner.userId), {
+        validity: { before: null, after: validity.type === 'finite' ? `${validity.days} days` : 'infinite' },
+        expiresAt: { before: null, after: expiresAt },
+      })
       const result = await storeCall(async () =>
         store.grantUserPasscode(
-          { ...owner, ...(await freshValue(owner)), validity, grantedAt: now, expiresAt: userPasscodeExpiresAt(now, validity), revokedAt: null, lastUsedAt: null, lastUsedPartner: null },
+          { ...owner, ...(await freshValue(owner)), validity, grantedAt: now, expiresAt, revokedAt: null, lastUsedAt: null, lastUsedPartner: null },
           now,
+          audit,
         ),
       )
       if (!result.ok) throw new AlreadyGrantedError()
@@ -99,13 +106,11 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       const current = await storeCall(() => store.getUserPasscode(owner.accountId, owner.userId))
       if (current === null || current.revokedAt !== null) throw notFound()
       const fresh = await freshValue(owner)
-      const record = await storeCall(() =>
-        store.resetUserPasscode(owner.accountId, owner.userId, {
-          ...fresh,
-          grantedAt: now,
-          expiresAt: userPasscodeExpiresAt(now, current.validity),
-        }),
-      )
+      const expiresAt = userPasscodeExpiresAt(now, current.validity)
+      const audit = auditEntry(who, owner.accountId, now, 'user_passcode.reset', userTarget(owner.userId), {
+        expiresAt: { before: current.expiresAt, after: expiresAt },
+      })
+      const record = await storeCall(() => store.resetUserPasscode(owner.accountId, owner.userId, { ...fresh, grantedAt: now, expiresAt }, audit))
       if (record === null) throw notFound()
       context.invalidate({ type: 'user_passcode', ...owner })
       emit?.({ type: 'user_passcode.reset', ...owner, actorUserId: who.userId })
@@ -116,7 +121,8 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       const who = adminOnly(actor)
       const owner = ids(accountId, userId)
       const now = context.now()
-      const record = await storeCall(() => store.revokeUserPasscode(owner.accountId, owner.userId, now))
+      const audit = auditEntry(who, owner.accountId, now, 'user_passcode.revoked', userTarget(owner.userId), { revokedAt: { before: null, after: now } })
+      const record = await storeCall(() => store.revokeUserPasscode(owner.accountId, owner.userId, now, audit))
       if (record === null) throw notFound()
       context.invalidate({ type: 'user_passcode', ...owner })
       emit?.({ type: 'user_passcode.revoked', ...owner, actorUserId: who.userId })
@@ -131,6 +137,9 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       const record = await storeCall(() => store.getUserPasscode(owner.accountId, owner.userId))
       if (record === null || record.revokedAt !== null) throw notFound()
       const value = await crypto.decrypt(record.ciphertext, owner)
+      // Recorded before the value is handed out: a reveal the trail cannot hold does not happen.
+      const log = store.audit
+      if (log !== undefined) await storeCall(() => log.append(auditEntry(who, owner.accountId, context.now(), 'user_passcode.revealed', userTarget(owner.userId))))
       emit?.({ type: 'user_passcode.revealed', ...owner, actorUserId: who.userId })
       return new IssuedPasscode(userView(record, context.now()), value)
     },

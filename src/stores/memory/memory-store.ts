@@ -18,6 +18,7 @@ import type {
   UsageEntry,
 } from '../../ports/passcode-store'
 import { dueNotification } from '../../core/notifications'
+import { memoryAuditLog } from './memory-audit-log'
 
 interface NotificationState {
   sentAt: number | null
@@ -53,6 +54,7 @@ export function memoryStore(): PasscodeStore {
   const accepted = new Map<string, AcceptedPasscodes>()
   const notifications = new Map<string, NotificationState>()
   const listeners = new Set<(invalidation: Invalidation) => void>()
+  const audit = memoryAuditLog()
 
   const publish = (invalidation: Invalidation): void => {
     for (const listener of listeners) {
@@ -89,24 +91,27 @@ export function memoryStore(): PasscodeStore {
     record.revokedAt === null && record.expiresAt > now
 
   return {
-    async createAccountPasscode(record, maxPerAccount): Promise<CreateResult> {
+    async createAccountPasscode(record, maxPerAccount, entry): Promise<CreateResult> {
       const ids = accountIds(record.accountId)
       if (nameTaken(record.accountId, record.nameKey)) return { ok: false, reason: 'duplicate_name' }
       if (ids.size >= maxPerAccount) return { ok: false, reason: 'cap_reached' }
+      const recorded = audit.prepare(entry)
       // Frozen: records handed out share the binding instead of copying it on every read.
       const stored = { ...record, partners: record.partners === null ? null : Object.freeze([...record.partners]) }
       passcodes.set(stored.id, stored)
       byHash.set(stored.hash, { kind: 'account', id: stored.id })
       ids.add(stored.id)
+      recorded()
       return { ok: true, record: { ...stored } }
     },
 
-    async updateAccountPasscode(accountId, passcodeId, patch: AccountPasscodePatch): Promise<UpdateResult> {
+    async updateAccountPasscode(accountId, passcodeId, patch: AccountPasscodePatch, entry): Promise<UpdateResult> {
       const current = ownPasscode(accountId, passcodeId)
       if (current === undefined) return { ok: false, reason: 'not_found' }
       if (patch.nameKey !== undefined && nameTaken(accountId, patch.nameKey, passcodeId)) {
         return { ok: false, reason: 'duplicate_name' }
       }
+      const recorded = audit.prepare(entry)
       const next: AccountPasscodeRecord = {
         ...current,
         ...(patch.name !== undefined && { name: patch.name }),
@@ -119,15 +124,17 @@ export function memoryStore(): PasscodeStore {
         updatedAt: patch.updatedAt,
       }
       passcodes.set(passcodeId, next)
+      recorded()
       if (patch.expiresAt !== undefined || patch.name !== undefined || patch.partners !== undefined || patch.disabledAt !== undefined) {
         publish({ type: 'account_passcode', accountId, passcodeId })
       }
       return { ok: true, record: { ...next } }
     },
 
-    async rotateAccountPasscode(accountId, passcodeId, rotation) {
+    async rotateAccountPasscode(accountId, passcodeId, rotation, entry) {
       const current = ownPasscode(accountId, passcodeId)
       if (current === undefined) return null
+      const recorded = audit.prepare(entry)
       // Only one previous value: a rotation during an overlap ends the older one.
       if (current.previousHash !== null) byHash.delete(current.previousHash)
       const keepsCurrent = rotation.previousHashEndsAt !== null
@@ -145,13 +152,15 @@ export function memoryStore(): PasscodeStore {
       }
       passcodes.set(passcodeId, next)
       byHash.set(next.hash, { kind: 'account', id: passcodeId })
+      recorded()
       publish({ type: 'account_passcode', accountId, passcodeId })
       return { ...next }
     },
 
-    async deleteAccountPasscode(accountId, passcodeId) {
+    async deleteAccountPasscode(accountId, passcodeId, entry) {
       const current = ownPasscode(accountId, passcodeId)
       if (current === undefined) return null
+      const recorded = audit.prepare(entry)
       passcodes.delete(passcodeId)
       byHash.delete(current.hash)
       if (current.previousHash !== null) byHash.delete(current.previousHash)
@@ -159,6 +168,7 @@ export function memoryStore(): PasscodeStore {
       for (const key of notifications.keys()) {
         if (key.startsWith(`${passcodeId}\u0000`)) notifications.delete(key)
       }
+      recorded()
       publish({ type: 'account_passcode', accountId, passcodeId })
       return { ...current }
     },
@@ -232,35 +242,41 @@ export function memoryStore(): PasscodeStore {
       return written
     },
 
-    async grantUserPasscode(record, now): Promise<GrantResult> {
+    async grantUserPasscode(record, now, entry): Promise<GrantResult> {
       const key = userKey(record.accountId, record.userId)
       const current = users.get(key)
       if (current !== undefined && isLive(current, now)) return { ok: false, reason: 'already_granted' }
+      const recorded = audit.prepare(entry)
       if (current !== undefined) byHash.delete(current.hash)
       users.set(key, { ...record })
       byHash.set(record.hash, { kind: 'user', key })
+      recorded()
       if (current !== undefined) publish({ type: 'user_passcode', accountId: record.accountId, userId: record.userId })
       return { ok: true, record: { ...record } }
     },
 
-    async resetUserPasscode(accountId, userId, fields) {
+    async resetUserPasscode(accountId, userId, fields, entry) {
       const key = userKey(accountId, userId)
       const current = users.get(key)
       if (current?.revokedAt !== null) return null
+      const recorded = audit.prepare(entry)
       const next: UserPasscodeRecord = { ...current, ...fields }
       byHash.delete(current.hash)
       users.set(key, next)
       byHash.set(next.hash, { kind: 'user', key })
+      recorded()
       publish({ type: 'user_passcode', accountId, userId })
       return { ...next }
     },
 
-    async revokeUserPasscode(accountId, userId, revokedAt) {
+    async revokeUserPasscode(accountId, userId, revokedAt, entry) {
       const key = userKey(accountId, userId)
       const current = users.get(key)
       if (current?.revokedAt !== null) return null
+      const recorded = audit.prepare(entry)
       const next: UserPasscodeRecord = { ...current, revokedAt }
       users.set(key, next)
+      recorded()
       publish({ type: 'user_passcode', accountId, userId })
       return { ...next }
     },
@@ -280,8 +296,10 @@ export function memoryStore(): PasscodeStore {
       return accepted.get(accountId) ?? 'account'
     },
 
-    async setAcceptedPasscodes(accountId, value) {
+    async setAcceptedPasscodes(accountId, value, entry) {
+      const recorded = audit.prepare(entry)
       accepted.set(accountId, value)
+      recorded()
       publish({ type: 'account', accountId })
     },
 
@@ -310,11 +328,13 @@ export function memoryStore(): PasscodeStore {
       return claims
     },
 
-    async completeNotification(claim, sentAt) {
+    async completeNotification(claim, sentAt, entry) {
       const state = notifications.get(notificationKey(claim.passcodeId, claim.kind, claim.expiresAt))
       if (state?.token !== claim.token || state.sentAt !== null) return false
+      const recorded = audit.prepare(entry)
       state.sentAt = sentAt
       state.token = null
+      recorded()
       return true
     },
 
@@ -323,6 +343,8 @@ export function memoryStore(): PasscodeStore {
       const state = notifications.get(key)
       if (state?.token === claim.token && state.sentAt === null) notifications.delete(key)
     },
+
+    audit: audit.log,
 
     subscribe(listener) {
       listeners.add(listener)

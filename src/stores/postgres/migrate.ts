@@ -32,8 +32,9 @@ const LEASE = '10 minutes'
  * the same transaction as its statements. A version that works on populated tables
  * (filling a column, building an index) runs after the versions before it committed,
  * in short statements that never hold a lock on a table for long, and is recorded
- * when it finished. One instance runs it under a lease (renewed as it goes) while the
- * others wait for it; a start interrupted during it is taken over once its lease lapses. When every version is recorded already (each
+ * when it finished, with the versions after it when there are any (in their
+ * transaction: the others see it done once all are). One instance runs it under a
+ * lease (renewed as it goes) while the others wait for it; a start interrupted during it is taken over once its lease lapses. When every version is recorded already (each
  * start after the first), it only reads `schema_migrations` and takes no lock.
  *
  * @param db - a `pg` Pool or Client, or a PGlite instance
@@ -62,6 +63,9 @@ export async function applyMigrations(database: Database, schema: string, migrat
   if (current !== undefined) return { applied: [], version: current }
   const applied: number[] = []
   let version = 0
+  // An online migration this instance ran, recorded by the next step's transaction with
+  // the versions after it: others see it done only once those are applied too.
+  let ran: Migration | undefined
   for (;;) {
     // The versions up to the next online one, under the lock, in one transaction; the
     // online one is taken with a lease, so that one instance runs it and the others wait.
@@ -77,6 +81,10 @@ export async function applyMigrations(database: Database, schema: string, migrat
           applied_at timestamptz NOT NULL DEFAULT now()
         )`,
       )
+      if (ran !== undefined) {
+        await tx.query(`INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, $2) ON CONFLICT (version) DO NOTHING`, [ran.version, ran.name])
+        await tx.query(`DELETE FROM ${schema}.schema_migration_leases WHERE version = $1`, [ran.version])
+      }
       const rows = await tx.query(`SELECT version FROM ${schema}.schema_migrations`)
       const done = new Set(rows.map((row) => Number(row.version)))
       const appliedNow: number[] = []
@@ -99,6 +107,7 @@ export async function applyMigrations(database: Database, schema: string, migrat
       return { applied: appliedNow, done, online: undefined, mine: false }
       // A migration may build an index on a large table: no statement deadline.
     }, { unbounded: true })
+    ran = undefined
     applied.push(...step.applied)
     version = Math.max(version, ...step.done, ...step.applied)
     const { online } = step
@@ -127,15 +136,20 @@ export async function applyMigrations(database: Database, schema: string, migrat
     }
     for (const statement of online.statements(schema)) await leased.query(statement)
     await online.online!(leased, schema)
+    applied.push(online.version)
+    version = Math.max(version, online.version)
+    const left = migrations.some((migration) => migration.version > online.version && !step.done.has(migration.version))
+    if (left) {
+      // Still under its lease: the others keep waiting while this instance applies the rest.
+      ran = online
+      continue
+    }
     await database.query(`INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, $2) ON CONFLICT (version) DO NOTHING`, [
       online.version,
       online.name,
     ])
     await database.query(`DELETE FROM ${schema}.schema_migration_leases WHERE version = $1`, [online.version])
-    applied.push(online.version)
-    version = Math.max(version, online.version)
-    const left = migrations.some((migration) => migration.version > online.version && !step.done.has(migration.version))
-    if (!left) break
+    break
   }
   return { applied, version }
 }

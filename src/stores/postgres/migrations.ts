@@ -268,4 +268,41 @@ export const MIGRATIONS: readonly Migration[] = [
       await database.query(`DROP INDEX ${concurrently}IF EXISTS ${s}.account_passcodes_expires`)
     },
   },
+  {
+    version: 8,
+    name: 'audit trail',
+    statements: (s) => [
+      // One row per account with audit records: the newest record (the chain's head,
+      // locked by every append, so concurrent appends to one account take turns and the
+      // chain never forks; with the hash before it, which the append returns) and the
+      // point before the oldest kept one (moved by pruning).
+      `CREATE TABLE ${s}.audit_heads (
+        account_id text PRIMARY KEY,
+        sequence bigint NOT NULL,
+        hash text NOT NULL,
+        previous_hash text NOT NULL,
+        start_sequence bigint NOT NULL,
+        start_hash text NOT NULL
+      )`,
+      // Append-only; actor, target and changes are canonical JSON (core/audit.ts), so the
+      // text the hash covers is the text stored. Never a passcode value, hash or key.
+      `CREATE TABLE ${s}.audit_records (
+        account_id text NOT NULL,
+        sequence bigint NOT NULL,
+        at bigint NOT NULL,
+        actor text NOT NULL,
+        action text NOT NULL,
+        target text NOT NULL,
+        target_id text,
+        changes text NOT NULL,
+        request_id text,
+        client_address text,
+        previous_hash text NOT NULL,
+        hash text NOT NULL,
+        PRIMARY KEY (account_id, sequence)
+      )`,
+      // Pruning by age across accounts.
+      `CREATE INDEX audit_records_at ON ${s}.audit_records (at)`,
+    ],
+  },
 ]

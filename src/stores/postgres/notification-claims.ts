@@ -1,5 +1,6 @@
 import type { NotificationClaim, PasscodeStore } from '../../ports/passcode-store'
-import type { Database } from './database-interface'
+import type { AuditEntry } from '../../core/audit'
+import type { Database, Queryable } from './database-interface'
 import { toKind } from './rows'
 import type { Statements } from './statements'
 
@@ -8,11 +9,15 @@ type ClaimMethods = Pick<PasscodeStore, 'claimNotifications' | 'completeNotifica
 const claimKey = (claim: NotificationClaim): unknown[] => [claim.passcodeId, claim.kind, claim.expiresAt, claim.token]
 
 /**
- * The expiry notifier's claims. Each call is one statement, so a runner that dies
- * mid-call leaves nothing half done; one that dies after claiming leaves a lease that
+ * The expiry notifier's claims. Each call is one statement (a completion with its audit
+ * record: one transaction), so a runner that dies mid-call leaves nothing half done; one that dies after claiming leaves a lease that
  * lapses after `leaseMs`, when the next pass takes the notification over.
  */
-export function notificationClaims(database: Database, sql: Statements): ClaimMethods {
+export function notificationClaims(
+  database: Database,
+  sql: Statements,
+  appendAudit: (tx: Queryable, entry: AuditEntry) => Promise<unknown>,
+): ClaimMethods {
   return {
     async claimNotifications(request) {
       const rows = await database.query(sql.claimNotifications, [
@@ -33,9 +38,14 @@ export function notificationClaims(database: Database, sql: Statements): ClaimMe
       }))
     },
 
-    async completeNotification(claim, sentAt) {
-      const rows = await database.query(sql.completeNotification, [...claimKey(claim), sentAt])
-      return rows.length > 0
+    async completeNotification(claim, sentAt, entry) {
+      if (entry === undefined) return (await database.query(sql.completeNotification, [...claimKey(claim), sentAt])).length > 0
+      // With its audit record: both in one transaction, the record only when the claim held.
+      return database.transaction(async (tx) => {
+        const rows = await tx.query(sql.completeNotification, [...claimKey(claim), sentAt])
+        if (rows.length > 0) await appendAudit(tx, entry)
+        return rows.length > 0
+      })
     },
 
     async releaseNotification(claim) {

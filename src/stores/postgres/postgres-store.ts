@@ -3,6 +3,8 @@ import type { CreateResult, GrantResult, Invalidation, PasscodeStore, UpdateResu
 import { toDatabase } from './database'
 import type { PostgresDatabase, Queryable } from './database-interface'
 import { invalidationHub } from './invalidations'
+import { postgresAuditLog } from './postgres-audit-log'
+import type { AuditEntry } from '../../core/audit'
 import { notificationClaims } from './notification-claims'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
 import { accountPasscodeParams, toAccepted, toAccountPasscode, toUserPasscode, usageParams, userPasscodeParams } from './rows'
@@ -64,12 +66,23 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
   const database = toDatabase(db)
   const sql = statements(schema)
   const hub = invalidationHub(database, channel, listen, { connectionString: listenConnectionString, proofIntervalMs })
+  const audit = postgresAuditLog(database, schema)
 
-  // The NOTIFY is part of the write's transaction: PostgreSQL delivers it on commit only.
-  const write = async <T>(fn: (tx: Queryable) => Promise<{ result: T; invalidation?: Invalidation | undefined }>): Promise<T> => {
+  // The NOTIFY and the audit record are part of the write's transaction: PostgreSQL
+  // delivers the NOTIFY on commit only, and the record commits with the change or not
+  // at all. `changed` says whether there was a change to record.
+  interface Outcome<T> {
+    result: T
+    invalidation?: Invalidation | undefined
+    changed?: boolean
+  }
+  const write = async <T>(fn: (tx: Queryable) => Promise<Outcome<T>>, entry?: AuditEntry): Promise<T> => {
     const { result, invalidation } = await database.transaction(async (tx) => {
       const outcome = await fn(tx)
-      if (outcome.invalidation !== undefined) await tx.query(sql.notify, [channel, JSON.stringify(outcome.invalidation)])
+      const notify = outcome.invalidation === undefined ? undefined : { channel, payload: JSON.stringify(outcome.invalidation) }
+      // With a record to append, the NOTIFY rides in the same statement: no extra round trip.
+      if (entry !== undefined && outcome.changed !== false) await audit.appendIn(tx, entry, notify)
+      else if (notify !== undefined) await tx.query(sql.notify, [notify.channel, notify.payload])
       return outcome
     })
     if (invalidation !== undefined) hub.committed(invalidation)
@@ -78,7 +91,7 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
   const one = <T>(rows: readonly T[]): T | null => rows[0] ?? null
 
   return {
-    async createAccountPasscode(record, maxPerAccount): Promise<CreateResult> {
+    async createAccountPasscode(record, maxPerAccount, entry): Promise<CreateResult> {
       try {
         return await database.transaction(async (tx) => {
           await tx.query(sql.ensureAccount, [record.accountId])
@@ -87,6 +100,7 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
           if (Number(counts?.same_name) > 0) return { ok: false, reason: 'duplicate_name' } as const
           if (Number(counts?.total) >= maxPerAccount) return { ok: false, reason: 'cap_reached' } as const
           const [row] = await tx.query(sql.insertAccountPasscode, accountPasscodeParams(record))
+          if (entry !== undefined) await audit.appendIn(tx, entry)
           return { ok: true, record: toAccountPasscode(row!) } as const
         })
       } catch (error) {
@@ -96,7 +110,7 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       }
     },
 
-    async updateAccountPasscode(accountId, passcodeId, patch): Promise<UpdateResult> {
+    async updateAccountPasscode(accountId, passcodeId, patch, entry): Promise<UpdateResult> {
       const changes = patch.name !== undefined || patch.expiresAt !== undefined || patch.partners !== undefined || patch.disabledAt !== undefined
       try {
         return await write<UpdateResult>(async (tx) => {
@@ -118,33 +132,33 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
               patch.disabledAt ?? null,
             ]),
           )
-          if (row === null) return { result: { ok: false, reason: 'not_found' } as const }
+          if (row === null) return { result: { ok: false, reason: 'not_found' } as const, changed: false }
           return {
             result: { ok: true, record: toAccountPasscode(row) } as const,
             invalidation: changes ? { type: 'account_passcode', accountId, passcodeId } : undefined,
           }
-        })
+        }, entry)
       } catch (error) {
         if (isNameConflict(error)) return { ok: false, reason: 'duplicate_name' }
         throw error
       }
     },
 
-    rotateAccountPasscode(accountId, passcodeId, rotation) {
+    rotateAccountPasscode(accountId, passcodeId, rotation, entry) {
       return write(async (tx) => {
         const params = [accountId, passcodeId, rotation.hash, rotation.hint, rotation.previousHashEndsAt, rotation.updatedAt, rotation.pepperId ?? null]
         const row = one(await tx.query(sql.rotateAccountPasscode, params))
-        if (row === null) return { result: null }
+        if (row === null) return { result: null, changed: false }
         return { result: toAccountPasscode(row), invalidation: { type: 'account_passcode', accountId, passcodeId } }
-      })
+      }, entry)
     },
 
-    deleteAccountPasscode(accountId, passcodeId) {
+    deleteAccountPasscode(accountId, passcodeId, entry) {
       return write(async (tx) => {
         const row = one(await tx.query(sql.deleteAccountPasscode, [accountId, passcodeId]))
-        if (row === null) return { result: null }
+        if (row === null) return { result: null, changed: false }
         return { result: toAccountPasscode(row), invalidation: { type: 'account_passcode', accountId, passcodeId } }
-      })
+      }, entry)
     },
 
     async getAccountPasscode(accountId, passcodeId) {
@@ -183,36 +197,36 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       return Number(row?.written ?? 0)
     },
 
-    grantUserPasscode(record, now) {
+    grantUserPasscode(record, now, entry) {
       const owner = { type: 'user_passcode', accountId: record.accountId, userId: record.userId } as const
       return write<GrantResult>(async (tx) => {
         const current = one(await tx.query(sql.lockUserPasscode, [record.accountId, record.userId]))
         if (current !== null && current.revoked_at === null && Number(current.expires_at) > now) {
-          return { result: { ok: false, reason: 'already_granted' } as const }
+          return { result: { ok: false, reason: 'already_granted' } as const, changed: false }
         }
         const statement = current === null ? sql.insertUserPasscode : sql.replaceUserPasscode
         const row = one(await tx.query(statement, userPasscodeParams(record)))
         // No row: a concurrent grant inserted first, and its passcode is live.
-        if (row === null) return { result: { ok: false, reason: 'already_granted' } as const }
+        if (row === null) return { result: { ok: false, reason: 'already_granted' } as const, changed: false }
         return { result: { ok: true, record: toUserPasscode(row) } as const, invalidation: current === null ? undefined : owner }
-      })
+      }, entry)
     },
 
-    resetUserPasscode(accountId, userId, fields) {
+    resetUserPasscode(accountId, userId, fields, entry) {
       return write(async (tx) => {
         const params = [accountId, userId, fields.hash, fields.ciphertext, fields.hint, fields.grantedAt, fields.expiresAt, fields.pepperId ?? null]
         const row = one(await tx.query(sql.resetUserPasscode, params))
-        if (row === null) return { result: null }
+        if (row === null) return { result: null, changed: false }
         return { result: toUserPasscode(row), invalidation: { type: 'user_passcode', accountId, userId } }
-      })
+      }, entry)
     },
 
-    revokeUserPasscode(accountId, userId, revokedAt) {
+    revokeUserPasscode(accountId, userId, revokedAt, entry) {
       return write(async (tx) => {
         const row = one(await tx.query(sql.revokeUserPasscode, [accountId, userId, revokedAt]))
-        if (row === null) return { result: null }
+        if (row === null) return { result: null, changed: false }
         return { result: toUserPasscode(row), invalidation: { type: 'user_passcode', accountId, userId } }
-      })
+      }, entry)
     },
 
     async getUserPasscode(accountId, userId) {
@@ -229,14 +243,16 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       return toAccepted(row?.accepted_passcodes)
     },
 
-    setAcceptedPasscodes(accountId, accepted) {
+    setAcceptedPasscodes(accountId, accepted, entry) {
       return write(async (tx) => {
         await tx.query(sql.setAcceptedPasscodes, [accountId, accepted])
         return { result: undefined, invalidation: { type: 'account', accountId } }
-      })
+      }, entry)
     },
 
-    ...notificationClaims(database, sql),
+    ...notificationClaims(database, sql, (tx, entry) => audit.appendIn(tx, entry)),
+
+    audit: audit.log,
 
     subscribe: hub.subscribe,
     ready: hub.ready,

@@ -1,0 +1,172 @@
+/**
+ * The audit trail's costs (SPEC §5.40), side by side in one run:
+ * - a management write (a rename) with its audit record next to the same write without
+ *   one, on a PostgreSQL server, in interleaved slices;
+ * - `audit.list` of 50 records of one account next to 1k and to 1M records of other
+ *   accounts, alternating call by call;
+ * - `audit.verify` per record, over a chain of 20 000 records.
+ *
+ *   npx tsx bench/audit-cost.ts            # DATABASE_URL, or a temporary cluster
+ */
+import pg from 'pg'
+import { createPasscodeAuth } from '../src/index'
+import { chainAuditEntry, GENESIS_HASH, canonicalJson, type AuditEntry } from '../src/core/audit'
+import { migrate, postgresStore } from '../src/stores/postgres/index'
+import { postgresAvailability, startTestPostgres } from '../test/helpers/postgres'
+import { ADMIN } from './fixtures'
+import { median } from './stats'
+
+const entry = (accountId: string, at: number): AuditEntry => ({
+  accountId,
+  at,
+  actor: { type: 'user', userId: ADMIN.userId, role: 'admin' },
+  action: 'passcode.updated',
+  target: { type: 'passcode', id: 'pc_bench', name: 'Bench' },
+  changes: { name: { before: 'Before', after: 'After' } },
+  requestId: null,
+  clientAddress: null,
+})
+
+/** Inserts a valid chain of `count` records for `accountId` in a few statements. */
+async function seedChain(pool: pg.Pool, schema: string, accountId: string, count: number): Promise<void> {
+  let head = { sequence: 0, hash: GENESIS_HASH }
+  let previous = GENESIS_HASH
+  for (let start = 0; start < count; start += 5_000) {
+    const rows: unknown[][] = [[], [], [], [], [], [], [], []]
+    for (let i = start; i < Math.min(count, start + 5_000); i++) {
+      const record = chainAuditEntry(entry(accountId, i), head)
+      previous = head.hash
+      head = { sequence: record.sequence, hash: record.hash }
+      const values = [
+        record.sequence,
+        record.at,
+        canonicalJson(record.actor),
+        canonicalJson(record.target),
+        canonicalJson(record.changes),
+        record.previousHash,
+        record.hash,
+        'pc_bench',
+      ]
+      values.forEach((value, column) => rows[column]!.push(value))
+    }
+    await pool.query(
+      `INSERT INTO ${schema}.audit_records (account_id, sequence, at, actor, action, target, changes, previous_hash, hash, target_id)
+       SELECT $1, s, a, ac, 'passcode.updated', t, c, p, h, ti FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) AS u(s, a, ac, t, c, p, h, ti)`,
+      [accountId, ...rows],
+    )
+  }
+  await pool.query(
+    `INSERT INTO ${schema}.audit_heads (account_id, sequence, hash, previous_hash, start_sequence, start_hash) VALUES ($1, $2, $3, $4, 0, $5)
+     ON CONFLICT (account_id) DO UPDATE SET sequence = excluded.sequence, hash = excluded.hash, previous_hash = excluded.previous_hash`,
+    [accountId, head.sequence, head.hash, previous, GENESIS_HASH],
+  )
+}
+
+/** Other accounts' records, 20 per account, not chained (only their volume matters here). */
+async function seedOthers(pool: pg.Pool, schema: string, count: number): Promise<void> {
+  await pool.query(
+    `INSERT INTO ${schema}.audit_records (account_id, sequence, at, actor, action, target, changes, previous_hash, hash)
+     SELECT 'acc_other_' || (i / 20), i % 20 + 1, i, '{}', 'passcode.created', '{}', '{}', '', '' FROM generate_series(0, $1::integer - 1) AS i`,
+    [count],
+  )
+  await pool.query(`ANALYZE ${schema}.audit_records`)
+}
+
+const availability = postgresAvailability()
+if (!availability.available) {
+  console.log(`skipped: ${availability.reason}`)
+} else {
+  const server = process.env.DATABASE_URL === undefined ? await startTestPostgres() : undefined
+  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL ?? server!.connectionString, max: 4 })
+  pool.on('error', () => {})
+  try {
+    // 1. A write with and without its record.
+    const schema = 'bench_audit_write'
+    await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+    await migrate(pool, { schema })
+    const store = postgresStore(pool, { schema, listen: false })
+    const auth = createPasscodeAuth({ store, partners: ['acme'] })
+    const { passcode } = await auth.passcodes.create(ADMIN, 'acc_bench', { name: 'Bench 0', expiry: 30 })
+    let n = 0
+    const rename = (audited: boolean) => {
+      n++
+      const patch = { name: `Bench ${n}`, nameKey: `bench ${n}`, updatedAt: Date.now() }
+      return audited
+        ? store.updateAccountPasscode('acc_bench', passcode.id, patch, entry('acc_bench', Date.now()))
+        : store.updateAccountPasscode('acc_bench', passcode.id, patch)
+    }
+    const slice = async (audited: boolean, count: number) => {
+      const start = performance.now()
+      for (let i = 0; i < count; i++) await rename(audited)
+      return (performance.now() - start) / count
+    }
+    await slice(true, 200)
+    await slice(false, 200)
+    const ratios: number[] = []
+    const plain: number[] = []
+    const audited: number[] = []
+    for (let round = 0; round < 20; round++) {
+      const first = round % 2 === 0
+      const a = await slice(first, 100)
+      const b = await slice(!first, 100)
+      const [withRecord, without] = first ? [a, b] : [b, a]
+      ratios.push(withRecord / without)
+      plain.push(without)
+      audited.push(withRecord)
+    }
+    console.log(
+      `write (rename) on PostgreSQL: ${median(plain).toFixed(3)} ms without a record, ${median(audited).toFixed(3)} ms with it; ratio ${median(ratios).toFixed(2)}x (goal <= 1.3x)`,
+    )
+
+    // 2. A page of 50 next to 1k and 1M other records.
+    const pages: Record<string, number[]> = {}
+    const services: [string, ReturnType<typeof createPasscodeAuth>][] = []
+    for (const [label, others] of [
+      ['1k', 1_000],
+      ['1M', 1_000_000],
+    ] as const) {
+      const pageSchema = `bench_audit_${label.toLowerCase()}`
+      await pool.query(`DROP SCHEMA IF EXISTS ${pageSchema} CASCADE`)
+      await migrate(pool, { schema: pageSchema })
+      await seedOthers(pool, pageSchema, others)
+      await seedChain(pool, pageSchema, 'acc_bench', 500)
+      services.push([label, createPasscodeAuth({ store: postgresStore(pool, { schema: pageSchema, listen: false }), partners: ['acme'] })])
+      pages[label] = []
+    }
+    for (let i = 0; i < 2_000; i++) {
+      for (const [label, service] of i % 2 === 0 ? services : [...services].reverse()) {
+        const start = performance.now()
+        const page = await service.audit.list(ADMIN, 'acc_bench', { limit: 50 })
+        const elapsed = performance.now() - start
+        if (page.records.length !== 50) throw new Error('a page of 50 was expected')
+        if (i >= 200) pages[label]!.push(elapsed)
+      }
+    }
+    const p1k = median(pages['1k']!)
+    const p1m = median(pages['1M']!)
+    console.log(
+      `audit.list page of 50: ${p1k.toFixed(3)} ms next to 1k other records, ${p1m.toFixed(3)} ms next to 1M; ratio ${(p1m / p1k).toFixed(2)}x (goal <= 1.5x)`,
+    )
+
+    // 3. verify per record.
+    const chainSchema = 'bench_audit_chain'
+    await pool.query(`DROP SCHEMA IF EXISTS ${chainSchema} CASCADE`)
+    await migrate(pool, { schema: chainSchema })
+    const records = 20_000
+    await seedChain(pool, chainSchema, 'acc_chain', records)
+    const verifier = createPasscodeAuth({ store: postgresStore(pool, { schema: chainSchema, listen: false }), partners: ['acme'] })
+    const times: number[] = []
+    for (let i = 0; i < 5; i++) {
+      const start = performance.now()
+      const result = await verifier.audit.verify('acc_chain')
+      times.push(performance.now() - start)
+      if (!result.ok || result.records !== records) throw new Error(`the seeded chain should verify: ${JSON.stringify(result)}`)
+    }
+    console.log(`audit.verify: ${median(times).toFixed(0)} ms for ${records} records, ${((median(times) / records) * 1000).toFixed(1)} µs per record`)
+    for (const name of ['bench_audit_write', 'bench_audit_1k', 'bench_audit_1m', chainSchema])
+      await pool.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`)
+  } finally {
+    await pool.end()
+    await server?.stop()
+  }
+}

@@ -1,0 +1,67 @@
+import type { AuditAction, AuditChanges, AuditEntry, AuditTarget, AuditValue } from '../core/audit'
+import type { AccountPasscodeRecord, Actor } from '../core/entities'
+
+/** Who acted, as a record keeps it; `system` for the library's own work (the notifier). */
+export type AuditWho = Actor | 'system'
+
+/**
+ * Builds the audit entry a management action hands to the store with its change
+ * (SPEC §5.40): the actor's user ID and role (never more of the session), the
+ * request ID and client address when the actor carries them.
+ */
+export function auditEntry(
+  who: AuditWho,
+  accountId: string,
+  at: number,
+  action: AuditAction,
+  target: AuditTarget,
+  changes: AuditChanges = {},
+): AuditEntry {
+  return {
+    accountId,
+    at,
+    actor: who === 'system' ? { type: 'system' } : { type: 'user', userId: who.userId, role: who.role },
+    action,
+    target,
+    changes,
+    requestId: who === 'system' ? null : (who.requestId ?? null),
+    clientAddress: who === 'system' ? null : (who.clientAddress ?? null),
+  }
+}
+
+/** An account passcode as an audit target: its ID and its name at the time. */
+export const passcodeTarget = (record: Pick<AccountPasscodeRecord, 'id' | 'name'>): AuditTarget => ({
+  type: 'passcode',
+  id: record.id,
+  name: record.name,
+})
+
+/** A user's passcode as an audit target. */
+export const userTarget = (userId: string): AuditTarget => ({ type: 'user', id: userId })
+
+/**
+ * The fields of an account passcode a record may show: never its hash, hint or value.
+ * An empty description is no description (absent, so `null` in a change).
+ */
+export function passcodeFields(
+  record: Pick<AccountPasscodeRecord, 'name' | 'expiry' | 'expiresAt' | 'partners' | 'description'>,
+): Record<string, AuditValue> {
+  return {
+    name: record.name,
+    expiry: record.expiry,
+    expiresAt: record.expiresAt,
+    partners: record.partners === null ? null : [...record.partners],
+    ...(record.description !== '' && { description: record.description }),
+  }
+}
+
+/** `before`/`after` for the fields whose values differ (arrays compared by content). */
+export function changedFields(before: Record<string, AuditValue> | null, after: Record<string, AuditValue> | null): AuditChanges {
+  const changes: Record<string, { before: AuditValue; after: AuditValue }> = {}
+  for (const field of new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])) {
+    const from = before?.[field] ?? null
+    const to = after?.[field] ?? null
+    if (JSON.stringify(from) !== JSON.stringify(to)) changes[field] = { before: from, after: to }
+  }
+  return changes
+}

@@ -1,0 +1,74 @@
+import path from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { cli, migratedDataFolder } from './cli-process'
+
+/**
+ * `audit list|export|verify|prune` on a data folder, in this process: the records the
+ * other commands leave, paging, JSON lines, and a break made with SQL that `verify`
+ * names and exits 6 for.
+ */
+
+let folder: { dir: string; remove(): void }
+const run = (...args: string[]) => cli(args, { dataDir: folder.dir })
+
+beforeAll(async () => {
+  folder = await migratedDataFolder()
+  expect((await run('passcodes', 'create', '--account', 'acc_1', '--name', 'Acme', '--expiry', '90')).code).toBe(0)
+  expect((await run('passcodes', 'edit', 'Acme', '--account', 'acc_1', '--name', 'Acme sync')).code).toBe(0)
+  expect((await run('passcodes', 'rotate', 'Acme sync', '--account', 'acc_1', '--overlap', '0')).code).toBe(0)
+}, 120_000)
+
+afterAll(() => folder?.remove())
+
+describe('passcode-auth audit', () => {
+  it('lists what the commands did, newest first, with the next page', async () => {
+    const page = await run('audit', 'list', '--account', 'acc_1', '--limit', '2')
+    expect(page.code).toBe(0)
+    const lines = page.stdout.trim().split('\n')
+    expect(lines[0]).toMatch(/^#3 \d{4}-\d\d-\d\d \d\d:\d\d UTC passcode\.rotated passcode "Acme sync" \([0-9a-f-]+\) by operator \(admin\)/)
+    expect(lines[1]).toMatch(/^#2 .* passcode\.updated .* \[name: "Acme" -> "Acme sync"\]$/)
+    const cursor = /^More: --cursor (\S+)$/.exec(lines[2]!)?.[1]
+    const rest = await run('audit', 'list', '--account', 'acc_1', '--cursor', cursor!, '--json')
+    expect(JSON.parse(rest.stdout)).toMatchObject({ records: [{ sequence: 1, action: 'passcode.created' }], cursor: null })
+    const member = await run('audit', 'list', '--account', 'acc_1', '--role', 'member')
+    expect(member.code).toBe(3)
+  })
+
+  it('exports JSON lines, oldest first, with no passcode value', async () => {
+    const result = await run('audit', 'export', '--account', 'acc_1', '--action', 'passcode.created', '--action', 'passcode.rotated')
+    expect(result.code).toBe(0)
+    const records = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { sequence: number; action: string })
+    expect(records.map((record) => [record.sequence, record.action])).toEqual([
+      [1, 'passcode.created'],
+      [3, 'passcode.rotated'],
+    ])
+    expect(result.stdout).not.toMatch(/psc_/)
+    expect((await run('audit', 'export', '--account', 'acc_1', '--from', 'yesterday')).code).toBe(2)
+  })
+
+  it('verifies, prints the hash to keep, and exits 6 once a record was changed with SQL', async () => {
+    const good = await run('audit', 'verify', '--account', 'acc_1')
+    expect(good.code).toBe(0)
+    const anchor = /--anchor: ([0-9a-f]{64})$/m.exec(good.stdout)?.[1]
+    expect(anchor).toBeDefined()
+    expect((await run('audit', 'verify', '--account', 'acc_1', '--anchor', anchor!)).code).toBe(0)
+
+    const db = await PGlite.create(path.join(folder.dir, 'pgdata'))
+    await db.query(`UPDATE passcode_auth.audit_records SET changes = replace(changes, 'Acme sync', 'Other') WHERE sequence = 2`)
+    await db.close()
+    const broken = await run('audit', 'verify', '--account', 'acc_1', '--json')
+    expect(broken.code).toBe(6)
+    expect(JSON.parse(broken.stdout)).toEqual({ ok: false, at: 2, reason: 'changed' })
+  })
+
+  it('prunes by age', async () => {
+    const result = await run('audit', 'prune', '--keep-days', '1')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^Deleted 0 audit records older than /)
+    expect((await run('audit', 'prune', '--keep-days', '0')).code).toBe(2)
+  })
+})

@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest'
+import type { AuditAction, AuditEntry, AuditRecord } from '../../../src/core/audit'
+import { verifyAuditChain } from '../../../src/core/audit-chain'
+import type { PasscodeStore } from '../../../src/ports/passcode-store'
+import { NOW, WINDOW_MS, accountPasscode, fakeHash, userPasscode, type StoreFixture } from './fixtures'
+
+const entry = (action: AuditAction, overrides: Partial<AuditEntry> = {}): AuditEntry => ({
+  accountId: 'acc_1',
+  at: NOW,
+  actor: { type: 'user', userId: 'u_admin', role: 'admin' },
+  action,
+  target: { type: 'account' },
+  changes: {},
+  requestId: null,
+  clientAddress: null,
+  ...overrides,
+})
+
+const log = (store: PasscodeStore) => {
+  if (store.audit === undefined) throw new Error('the store keeps no audit trail')
+  return store.audit
+}
+
+async function chain(store: PasscodeStore, accountId = 'acc_1'): Promise<AuditRecord[]> {
+  return log(store).list(accountId, { order: 'oldest', limit: 10_000 })
+}
+
+async function verify(store: PasscodeStore, accountId = 'acc_1') {
+  const records = await chain(store, accountId)
+  const ends = await log(store).ends(accountId)
+  return verifyAuditChain(
+    (async function* () {
+      yield* records
+    })(),
+    ends,
+  )
+}
+
+/** The audit trail (SPEC §5.40): records with their change only, one chain per account, pages, pruning. */
+export function auditCases(fixture: () => StoreFixture): void {
+  describe('audit trail', () => {
+    it("appends a write's record with its change, and none when the write changes nothing", async () => {
+      const { store } = fixture()
+      const record = accountPasscode()
+      const other = accountPasscode({ name: record.name })
+      expect((await store.createAccountPasscode(record, 100, entry('passcode.created'))).ok).toBe(true)
+      expect((await store.createAccountPasscode(other, 100, entry('passcode.created'))).ok).toBe(false)
+      expect((await store.createAccountPasscode(accountPasscode(), 1, entry('passcode.created'))).ok).toBe(false)
+      expect(
+        (await store.updateAccountPasscode('acc_1', record.id, { name: 'Renamed', nameKey: 'renamed', updatedAt: NOW }, entry('passcode.updated')))
+          .ok,
+      ).toBe(true)
+      expect(
+        (await store.updateAccountPasscode('acc_1', 'pc_missing', { name: 'X', nameKey: 'x', updatedAt: NOW }, entry('passcode.updated'))).ok,
+      ).toBe(false)
+      expect(
+        await store.rotateAccountPasscode(
+          'acc_1',
+          record.id,
+          { hash: fakeHash(), hint: 'psc_…Cd34', previousHashEndsAt: null, updatedAt: NOW },
+          entry('passcode.rotated'),
+        ),
+      ).not.toBeNull()
+      expect(
+        await store.rotateAccountPasscode(
+          'acc_2',
+          record.id,
+          { hash: fakeHash(), hint: 'psc_…Cd34', previousHashEndsAt: null, updatedAt: NOW },
+          entry('passcode.rotated'),
+        ),
+      ).toBeNull()
+      await store.grantUserPasscode(userPasscode(), NOW, entry('user_passcode.granted'))
+      expect((await store.grantUserPasscode(userPasscode(), NOW, entry('user_passcode.granted'))).ok).toBe(false)
+      const { hash, ciphertext, hint, grantedAt, expiresAt } = userPasscode()
+      expect(
+        await store.resetUserPasscode('acc_1', 'u_1', { hash, ciphertext, hint, grantedAt, expiresAt }, entry('user_passcode.reset')),
+      ).not.toBeNull()
+      expect(await store.revokeUserPasscode('acc_1', 'u_1', NOW, entry('user_passcode.revoked'))).not.toBeNull()
+      expect(await store.revokeUserPasscode('acc_1', 'u_1', NOW, entry('user_passcode.revoked'))).toBeNull()
+      expect(
+        await store.resetUserPasscode('acc_1', 'u_1', { hash: fakeHash(), ciphertext, hint, grantedAt, expiresAt }, entry('user_passcode.reset')),
+      ).toBeNull()
+      await store.setAcceptedPasscodes('acc_1', 'both', entry('account.accepted_passcodes_changed'))
+      await log(store).append(entry('user_passcode.revealed'))
+      expect(await store.deleteAccountPasscode('acc_1', record.id, entry('passcode.deleted'))).not.toBeNull()
+      expect(await store.deleteAccountPasscode('acc_1', record.id, entry('passcode.deleted'))).toBeNull()
+
+      const records = await chain(store)
+      expect(records.map((r) => r.action)).toEqual([
+        'passcode.created',
+        'passcode.updated',
+        'passcode.rotated',
+        'user_passcode.granted',
+        'user_passcode.reset',
+        'user_passcode.revoked',
+        'account.accepted_passcodes_changed',
+        'user_passcode.revealed',
+        'passcode.deleted',
+      ])
+      expect(records.map((r) => r.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9])
+      expect(await verify(store)).toMatchObject({ ok: true, records: 9, head: { sequence: 9, hash: records[8]!.hash } })
+    })
+
+    it('records a notification sent with its completion, and none for a lost claim', async () => {
+      const { store } = fixture()
+      await store.createAccountPasscode(accountPasscode({ expiresAt: NOW + 1000 }), 100)
+      const [claim] = await store.claimNotifications({ now: NOW, windowMs: WINDOW_MS, leaseMs: 60_000, limit: 10, token: 'token-a' })
+      const sent = entry('notification.sent', { actor: { type: 'system' } })
+      expect(await store.completeNotification({ ...claim!, token: 'someone-else' }, NOW, sent)).toBe(false)
+      expect(await store.completeNotification(claim!, NOW, sent)).toBe(true)
+      expect(await store.completeNotification(claim!, NOW, sent)).toBe(false)
+      expect((await chain(store)).map((r) => [r.action, r.actor.type])).toEqual([['notification.sent', 'system']])
+    })
+
+    it('writes neither the change nor the record when the record cannot be stored', async () => {
+      const { store } = fixture()
+      const record = accountPasscode()
+      const unencodable = entry('passcode.created', { changes: { expiresAt: { before: null, after: 1.5 } } })
+      await expect(store.createAccountPasscode(record, 100, unencodable)).rejects.toThrow()
+      expect(await store.getAccountPasscode('acc_1', record.id)).toBeNull()
+      await store.createAccountPasscode(record, 100)
+      await expect(store.deleteAccountPasscode('acc_1', record.id, unencodable)).rejects.toThrow()
+      expect(await store.getAccountPasscode('acc_1', record.id)).not.toBeNull()
+      expect(await chain(store)).toEqual([])
+    })
+
+    it('keeps one chain per account under concurrent appends from two instances', async () => {
+      const { store, peer } = fixture()
+      const other = await peer()
+      await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          log(i % 2 === 0 ? store : other).append(entry('user_passcode.revealed', { at: NOW + i, accountId: i % 4 < 2 ? 'acc_1' : 'acc_2' })),
+        ),
+      )
+      for (const accountId of ['acc_1', 'acc_2']) {
+        const records = await chain(store, accountId)
+        expect(records.map((r) => r.sequence)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
+        expect(await verify(store, accountId)).toMatchObject({ ok: true, records: 20 })
+      }
+    })
+
+    it('reads pages in either order from a bound, filtered by action, target and time', async () => {
+      const { store } = fixture()
+      for (let i = 0; i < 6; i++) {
+        await log(store).append(
+          entry(i % 2 === 0 ? 'passcode.created' : 'passcode.rotated', {
+            at: NOW + i * 1000,
+            target: { type: 'passcode', id: `pc_${i % 3}`, name: `P${i}` },
+          }),
+        )
+      }
+      await log(store).append(entry('passcode.created', { accountId: 'acc_2' }))
+      const sequences = (records: AuditRecord[]) => records.map((r) => r.sequence)
+      expect(sequences(await log(store).list('acc_1', { order: 'newest', limit: 4 }))).toEqual([6, 5, 4, 3])
+      expect(sequences(await log(store).list('acc_1', { order: 'newest', limit: 4, after: 3 }))).toEqual([2, 1])
+      expect(sequences(await log(store).list('acc_1', { order: 'oldest', limit: 2, after: 2 }))).toEqual([3, 4])
+      expect(sequences(await log(store).list('acc_1', { order: 'newest', limit: 10, actions: ['passcode.rotated'] }))).toEqual([6, 4, 2])
+      expect(sequences(await log(store).list('acc_1', { order: 'newest', limit: 10, targetId: 'pc_1' }))).toEqual([5, 2])
+      expect(sequences(await log(store).list('acc_1', { order: 'oldest', limit: 10, from: NOW + 1000, to: NOW + 3000 }))).toEqual([2, 3])
+      expect(sequences(await log(store).list('acc_2', { order: 'newest', limit: 10 }))).toEqual([1])
+      expect(await log(store).list('acc_none', { order: 'newest', limit: 10 })).toEqual([])
+    })
+
+    it('prunes the records older than the cut-off and moves the chain start past them', async () => {
+      const { store } = fixture()
+      // Text outside ASCII, quotes and a line separator hash the same in every store.
+      const target = { type: 'passcode', id: 'pc_1', name: 'Zürich 🚀 "sync"\u2028\\' } as const
+      for (let i = 0; i < 5; i++) await log(store).append(entry('user_passcode.revealed', { at: NOW + i, target }))
+      await log(store).append(entry('user_passcode.revealed', { accountId: 'acc_2', at: NOW + 10 }))
+      const before = await chain(store)
+      expect(await log(store).prune(NOW + 2)).toBe(2)
+      expect(await log(store).ends('acc_1')).toEqual({ start: { sequence: 2, hash: before[1]!.hash }, head: { sequence: 5, hash: before[4]!.hash } })
+      expect((await chain(store)).map((r) => r.sequence)).toEqual([3, 4, 5])
+      expect(await verify(store)).toMatchObject({ ok: true, records: 3 })
+      expect(await log(store).prune(NOW + 2)).toBe(0)
+      await log(store).append(entry('user_passcode.revealed', { at: NOW + 20 }))
+      expect(await verify(store)).toMatchObject({ ok: true, records: 4, head: { sequence: 6 } })
+      expect(await verify(store, 'acc_2')).toMatchObject({ ok: true, records: 1 })
+    })
+  })
+}

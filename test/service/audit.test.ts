@@ -1,0 +1,312 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { AuditRecord, PasscodeStore } from '../../src/index'
+import { auditRecordHash } from '../../src/core/audit'
+import { memoryStore } from '../../src/memory'
+import { migrate, postgresStore } from '../../src/stores/postgres/index'
+import { freshPglite } from '../helpers/pglite'
+import { admin, member, settingsWriter, setup, TEST_KEY } from '../helpers/service'
+import { everyone, scriptedMailer } from './notify-fixtures'
+
+const ACCOUNT = 'acc_audit'
+const PEPPER = 'pepper-for-audit-tests-only-0123456789'
+const DAY = 86_400_000
+
+/** Everything a record may never contain: the values, hashes and ciphertexts the store holds, and the keys. */
+async function secretsOf(store: PasscodeStore, values: readonly string[]): Promise<string[]> {
+  const secrets = [...values, PEPPER, Buffer.from(TEST_KEY).toString('base64'), Buffer.from(TEST_KEY).toString('hex')]
+  for (const record of await store.listAccountPasscodes(ACCOUNT)) {
+    secrets.push(record.hash, record.hint)
+    if (record.previousHash !== null) secrets.push(record.previousHash)
+  }
+  for (const record of await store.listUserPasscodes(ACCOUNT)) secrets.push(record.hash, record.ciphertext, record.hint)
+  return secrets
+}
+
+/** No passcode-shaped string, JWE or secret anywhere in `text`. */
+function expectNoSecret(text: string, secrets: readonly string[]): void {
+  for (const secret of secrets) expect(text.includes(secret), 'a secret appears in the audit trail').toBe(false)
+  expect(text).not.toMatch(/psc_[A-Za-z0-9]{10,}/)
+  expect(text).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\./)
+}
+
+const stores: Record<string, () => Promise<{ store: PasscodeStore; close(): Promise<void> }>> = {
+  memory: async () => ({ store: memoryStore(), close: async () => {} }),
+  PGlite: async () => {
+    const db = await freshPglite()
+    await migrate(db)
+    const store = postgresStore(db, { listen: false })
+    return { store, close: () => db.close() }
+  },
+}
+
+describe.each(Object.keys(stores))('SPEC 5.40 the audit trail in the service (%s store)', (kind) => {
+  let opened: { store: PasscodeStore; close(): Promise<void> }
+  beforeEach(async () => {
+    opened = await stores[kind]!()
+  })
+  afterEach(async () => {
+    await opened.close()
+  })
+  const service = () => setup({ store: opened.store, pepper: PEPPER, mailer: scriptedMailer((call) => call === 2), recipients: everyone })
+  const all = async (auth: ReturnType<typeof setup>['auth']): Promise<AuditRecord[]> => {
+    const out: AuditRecord[] = []
+    let cursor: string | undefined
+    do {
+      const page = await auth.audit.list(admin, ACCOUNT, { limit: 7, ...(cursor !== undefined && { cursor }) })
+      out.push(...page.records)
+      cursor = page.cursor ?? undefined
+    } while (cursor !== undefined)
+    return out.reverse()
+  }
+
+  it('writes exactly one record per action, with who, what, to what, and the changed fields', async () => {
+    const { auth, clock } = service()
+    const withRequest = { ...admin, requestId: 'req-1', clientAddress: '203.0.113.9' }
+    const { passcode, value: first } = await auth.passcodes.create(withRequest, ACCOUNT, { name: 'Acme sync', expiry: 30 })
+    await auth.passcodes.update(settingsWriter, ACCOUNT, passcode.id, { name: 'Acme nightly' })
+    await auth.passcodes.update(admin, ACCOUNT, passcode.id, { partners: ['acme'] })
+    const { value: second } = await auth.passcodes.rotate(admin, ACCOUNT, passcode.id, { overlapMinutes: 60 })
+    await auth.userPasscodes.grant(admin, ACCOUNT, 'u_member', { validity: { type: 'finite', days: 30 } })
+    await auth.userPasscodes.reset(admin, ACCOUNT, 'u_member')
+    const { value: third } = await auth.userPasscodes.reveal(member, ACCOUNT)
+    await auth.userPasscodes.revoke(admin, ACCOUNT, 'u_member')
+    await auth.accounts.setAcceptedPasscodes(admin, ACCOUNT, 'both')
+    const { passcode: soon } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Soon', expiry: 10 })
+    const { passcode: later } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Later', expiry: 20 })
+    clock.advance(25 * DAY)
+    // The scripted mailer fails its second call: one sent, one failed.
+    const report = await auth.notifyExpirations()
+    const secrets = await secretsOf(opened.store, [first, second, third])
+    await auth.passcodes.delete(admin, ACCOUNT, passcode.id)
+
+    const records = await all(auth)
+    const notices = records.slice(11, -1)
+    expect(records.map((record) => record.action)).toEqual([
+      'passcode.created',
+      'passcode.updated',
+      'passcode.partners_changed',
+      'passcode.rotated',
+      'user_passcode.granted',
+      'user_passcode.reset',
+      'user_passcode.revealed',
+      'user_passcode.revoked',
+      'account.accepted_passcodes_changed',
+      'passcode.created',
+      'passcode.created',
+      ...notices.map((record) => record.action),
+      'passcode.deleted',
+    ])
+    // One record per notification sent or failed, about that passcode, by the system.
+    const noticeKey = (action: string, id: string) => `${action} ${id}`
+    expect(notices.map((record) => noticeKey(record.action, (record.target as { id: string }).id)).sort()).toEqual(
+      [
+        ...report.sent.map((line) => noticeKey('notification.sent', line.passcodeId)),
+        ...report.failed.map((line) => noticeKey('notification.failed', line.passcodeId)),
+      ].sort(),
+    )
+    expect(report.failed).toHaveLength(1)
+    expect(notices.every((record) => record.actor.type === 'system' && record.requestId === null)).toBe(true)
+    expect(notices.map((record) => (record.target as { id: string }).id).sort()).toEqual([passcode.id, soon.id, later.id].sort())
+    expect(records.map((record) => record.sequence)).toEqual(records.map((_, index) => index + 1))
+    expect(records[0]).toMatchObject({
+      accountId: ACCOUNT,
+      at: Date.UTC(2026, 0, 1),
+      actor: { type: 'user', userId: 'u_admin', role: 'admin' },
+      target: { type: 'passcode', id: passcode.id, name: 'Acme sync' },
+      changes: {
+        name: { before: null, after: 'Acme sync' },
+        expiry: { before: null, after: 30 },
+        expiresAt: { before: null, after: Date.UTC(2026, 0, 31) },
+      },
+      requestId: 'req-1',
+      clientAddress: '203.0.113.9',
+    })
+    expect(records[1]).toMatchObject({
+      actor: { type: 'user', userId: 'u_writer', role: 'member' },
+      target: { name: 'Acme nightly' },
+      changes: { name: { before: 'Acme sync', after: 'Acme nightly' } },
+      requestId: null,
+      clientAddress: null,
+    })
+    expect(Object.keys(records[1]!.changes)).toEqual(['name'])
+    expect(records[2]!.changes).toEqual({ partners: { before: null, after: ['acme'] } })
+    expect(records[3]!.changes).toEqual({ previousValueEndsAt: { before: null, after: Date.UTC(2026, 0, 1) + 3_600_000 } })
+    expect(records[4]).toMatchObject({ target: { type: 'user', id: 'u_member' }, changes: { validity: { before: null, after: '30 days' } } })
+    expect(records[6]).toMatchObject({ actor: { userId: 'u_member', role: 'member' }, target: { type: 'user', id: 'u_member' }, changes: {} })
+    expect(records[8]).toMatchObject({ target: { type: 'account' }, changes: { acceptedPasscodes: { before: 'account', after: 'both' } } })
+    expect(records.at(-1)).toMatchObject({
+      target: { type: 'passcode', id: passcode.id, name: 'Acme nightly' },
+      changes: { name: { before: 'Acme nightly', after: null } },
+    })
+
+    // Each record covers the one before.
+    for (const [index, record] of records.entries()) {
+      expect(record.hash).toBe(auditRecordHash(record))
+      expect(record.previousHash).toBe(index === 0 ? '0'.repeat(64) : records[index - 1]!.hash)
+    }
+    expect(await auth.audit.verify(ACCOUNT)).toEqual({
+      ok: true,
+      records: records.length,
+      head: { sequence: records.length, hash: records.at(-1)!.hash },
+    })
+
+    // No value, hash, ciphertext, hint or key, in the records or the export.
+    expectNoSecret(JSON.stringify(records), secrets)
+    const lines: string[] = []
+    for await (const line of auth.audit.export(admin, ACCOUNT)) lines.push(line)
+    expect(lines).toHaveLength(records.length)
+    expectNoSecret(lines.join(''), secrets)
+    expect(JSON.parse(lines[0]!)).toMatchObject({ sequence: 1, action: 'passcode.created', time: '2026-01-01T00:00:00.000Z', hash: records[0]!.hash })
+  })
+
+  it('writes no record for a refused action', async () => {
+    const { auth } = setup({ store: opened.store, limits: { maxAccountPasscodes: 1 } })
+    const { passcode } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Only', expiry: 30 })
+    const refusals = [
+      auth.passcodes.create(admin, ACCOUNT, { name: 'Over the cap', expiry: 30 }),
+      auth.passcodes.create(member, ACCOUNT, { name: 'Forbidden', expiry: 30 }),
+      auth.passcodes.create(admin, ACCOUNT, { name: '', expiry: 30 }),
+      auth.passcodes.update(admin, ACCOUNT, 'no-such-id', { name: 'Nothing' }),
+      auth.passcodes.update(member, ACCOUNT, passcode.id, { name: 'Nothing' }),
+      auth.passcodes.rotate(admin, ACCOUNT, 'no-such-id', { overlapMinutes: 0 }),
+      auth.passcodes.delete(admin, ACCOUNT, 'no-such-id'),
+      auth.passcodes.delete(member, ACCOUNT, passcode.id),
+      auth.userPasscodes.reset(admin, ACCOUNT, 'u_nobody'),
+      auth.userPasscodes.revoke(admin, ACCOUNT, 'u_nobody'),
+      auth.userPasscodes.reveal(member, ACCOUNT),
+      auth.userPasscodes.grant(member, ACCOUNT, 'u_member', { validity: { type: 'infinite' } }),
+      auth.accounts.setAcceptedPasscodes(member, ACCOUNT, 'user'),
+      auth.accounts.setAcceptedPasscodes(admin, ACCOUNT, 'nonsense' as 'user'),
+    ]
+    for (const refusal of refusals) await expect(refusal).rejects.toThrow()
+    await auth.userPasscodes.grant(admin, ACCOUNT, 'u_member', { validity: { type: 'infinite' } })
+    await expect(auth.userPasscodes.grant(admin, ACCOUNT, 'u_member', { validity: { type: 'infinite' } })).rejects.toThrow()
+    const { records } = await auth.audit.list(admin, ACCOUNT)
+    expect(records.map((record) => record.action)).toEqual(['user_passcode.granted', 'passcode.created'])
+  })
+
+  it('SPEC 5.38 writes one record per disable and per enable, and none when the passcode is already in that state', async () => {
+    const { auth, clock } = setup({ store: opened.store })
+    const { passcode } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Acme sync', expiry: 30 })
+    const actions = async () => (await auth.audit.list(admin, ACCOUNT)).records.map((record) => record.action)
+
+    await auth.passcodes.disable(settingsWriter, ACCOUNT, passcode.id)
+    clock.advance(60_000)
+    await auth.passcodes.disable(admin, ACCOUNT, passcode.id)
+    expect(await actions()).toEqual(['passcode.disabled', 'passcode.created'])
+
+    await auth.passcodes.enable(admin, ACCOUNT, passcode.id)
+    await auth.passcodes.enable(admin, ACCOUNT, passcode.id)
+    expect(await actions()).toEqual(['passcode.enabled', 'passcode.disabled', 'passcode.created'])
+
+    const [enabled, disabled] = (await auth.audit.list(admin, ACCOUNT)).records
+    expect(disabled).toMatchObject({
+      actor: { type: 'user', userId: 'u_writer', role: 'member' },
+      target: { type: 'passcode', id: passcode.id, name: 'Acme sync' },
+      changes: { disabled: { before: false, after: true } },
+    })
+    expect(enabled).toMatchObject({
+      actor: { type: 'user', userId: 'u_admin', role: 'admin' },
+      target: { type: 'passcode', id: passcode.id, name: 'Acme sync' },
+      changes: { disabled: { before: true, after: false } },
+    })
+    expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true })
+  })
+
+  it('SPEC 5.39 records a description with the passcode, and an edit of the description alone as an update', async () => {
+    const { auth } = setup({ store: opened.store })
+    const { passcode } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Plain', expiry: 30 })
+    const { passcode: described } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Described', expiry: 30, description: 'Nightly export' })
+    await auth.passcodes.update(admin, ACCOUNT, passcode.id, { description: 'Now described' })
+    await auth.passcodes.update(admin, ACCOUNT, described.id, { description: '' })
+
+    const records = (await auth.audit.list(admin, ACCOUNT)).records.reverse()
+    expect(records.map((record) => record.action)).toEqual(['passcode.created', 'passcode.created', 'passcode.updated', 'passcode.updated'])
+    expect(records[0]!.changes).not.toHaveProperty('description')
+    expect(records[1]!.changes).toMatchObject({ description: { before: null, after: 'Nightly export' } })
+    expect(records[2]!.changes).toEqual({ description: { before: null, after: 'Now described' } })
+    expect(records[3]!.changes).toEqual({ description: { before: 'Nightly export', after: null } })
+  })
+
+  it('lists for admins only, newest first, paged, filtered by action, target and time', async () => {
+    const { auth, clock } = setup({ store: opened.store })
+    const ids: string[] = []
+    for (let i = 0; i < 5; i++) {
+      ids.push((await auth.passcodes.create(admin, ACCOUNT, { name: `P${i}`, expiry: 30 })).passcode.id)
+      clock.advance(DAY)
+    }
+    await auth.passcodes.rotate(admin, ACCOUNT, ids[2]!, { overlapMinutes: 0 })
+    await auth.passcodes.create(admin, 'acc_other', { name: 'Elsewhere', expiry: 30 })
+
+    await expect(auth.audit.list(member, ACCOUNT)).rejects.toMatchObject({ code: 'ERR_FORBIDDEN' })
+    await expect(auth.audit.list(settingsWriter, ACCOUNT)).rejects.toMatchObject({ code: 'ERR_FORBIDDEN' })
+    expect(() => auth.audit.export(member, ACCOUNT)).toThrow(expect.objectContaining({ code: 'ERR_FORBIDDEN' }))
+
+    const first = await auth.audit.list(admin, ACCOUNT, { limit: 4 })
+    expect(first.records.map((record) => record.sequence)).toEqual([6, 5, 4, 3])
+    const second = await auth.audit.list(admin, ACCOUNT, { limit: 4, cursor: first.cursor! })
+    expect(second.records.map((record) => record.sequence)).toEqual([2, 1])
+    expect(second.cursor).toBeNull()
+    await expect(auth.audit.list(admin, ACCOUNT, { cursor: 'garbage' })).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'cursor' })
+    await expect(auth.audit.list(admin, ACCOUNT, { action: 'passcode.exploded' as 'passcode.created' })).rejects.toMatchObject({
+      field: 'options.action',
+    })
+
+    expect((await auth.audit.list(admin, ACCOUNT, { action: 'passcode.rotated' })).records.map((record) => record.sequence)).toEqual([6])
+    expect((await auth.audit.list(admin, ACCOUNT, { target: ids[2]! })).records.map((record) => record.sequence)).toEqual([6, 3])
+    const from = new Date(Date.UTC(2026, 0, 2))
+    const to = new Date(Date.UTC(2026, 0, 4))
+    expect((await auth.audit.list(admin, ACCOUNT, { from, to })).records.map((record) => record.sequence)).toEqual([3, 2])
+    expect((await auth.audit.list(admin, 'acc_other')).records).toHaveLength(1)
+  })
+
+  it('prunes by age and the chain still verifies from the oldest kept record', async () => {
+    const { auth, clock } = setup({ store: opened.store })
+    for (let i = 0; i < 6; i++) {
+      await auth.passcodes.create(admin, ACCOUNT, { name: `P${i}`, expiry: 'forever' })
+      clock.advance(100 * DAY)
+    }
+    const before = await auth.audit.verify(ACCOUNT)
+    expect(before.ok).toBe(true)
+    // Now day 600: records of days 0, 100 are older than 400 days.
+    const report = await auth.audit.prune()
+    expect(report).toEqual({ removed: 2, before: new Date(Date.UTC(2026, 0, 1) + 200 * DAY) })
+    const { records } = await auth.audit.list(admin, ACCOUNT)
+    expect(records.map((record) => record.sequence)).toEqual([6, 5, 4, 3])
+    expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 4, head: { sequence: 6 } })
+    // An anchor kept before the prune is still the head.
+    expect(await auth.audit.verify(ACCOUNT, { anchor: (before as { head: { hash: string } }).head.hash })).toMatchObject({ ok: true })
+    await auth.passcodes.create(admin, ACCOUNT, { name: 'After', expiry: 30 })
+    expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 5 })
+    expect((await auth.audit.prune({ keepDays: 1 })).removed).toBe(4)
+    expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 1, head: { sequence: 7 } })
+  })
+})
+
+describe('SPEC 5.40 the management API names the request in the record', () => {
+  it('keeps a well-formed X-Request-Id and drops any other', async () => {
+    const { createManagementApi } = await import('../../src/dashboard/index')
+    const { auth } = setup()
+    const api = createManagementApi(auth)
+    const session = { accountId: ACCOUNT, actor: admin }
+    const post = (name: string, requestId: string | undefined) =>
+      api.handle(
+        {
+          method: 'POST',
+          path: '/passcodes',
+          header: (header) => (header === 'x-request-id' ? requestId : header === 'content-type' ? 'application/json' : undefined),
+          body: async () => ({ parsed: { name, expiry: 30 } }),
+        },
+        () => session,
+      )
+    expect((await post('With id', 'req-42')).statusCode).toBe(201)
+    expect((await post('Odd id', 'has spaces and\nnewline')).statusCode).toBe(201)
+    expect((await post('No id', undefined)).statusCode).toBe(201)
+    const { records } = await auth.audit.list(admin, ACCOUNT)
+    expect(records.map((record) => [record.target.type === 'passcode' && record.target.name, record.requestId])).toEqual([
+      ['No id', null],
+      ['Odd id', null],
+      ['With id', 'req-42'],
+    ])
+  })
+})
