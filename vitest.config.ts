@@ -64,6 +64,7 @@ export const slowTests = [
   'test/readme/readme.test.ts',
   'test/types/type-tests.test.ts',
   'test/stores/secrets-dump.test.ts',
+  'test/stores/scale-postgres.test.ts',
 ]
 
 /**
@@ -102,9 +103,11 @@ export const notUnitTests = [
   'test/http/enumeration.test.ts',
   'test/http/hostile-input.test.ts',
   'test/http/no-framework-import.test.ts',
+  'test/http/node-mounts.test.ts',
   'test/http/node-request.test.ts',
   'test/http/write-result.test.ts',
   'test/service/notify-postgres.test.ts',
+  'test/service/notify-processes.test.ts',
   'test/service/notify-scheduler.test.ts',
   'test/service/secrets-scenario.test.ts',
 ]
@@ -143,12 +146,7 @@ class SlowFirstSequencer extends BaseSequencer {
   }
 }
 
-const excluded = [
-  '**/node_modules/**',
-  'dist/**',
-  'bench/**',
-  ...(process.env.PASSCODE_AUTH_TESTS === 'node-dependent' ? nodeIndependentTests : []),
-]
+const excluded = ['**/node_modules/**', 'dist/**', 'bench/**', ...(process.env.PASSCODE_AUTH_TESTS === 'node-dependent' ? nodeIndependentTests : [])]
 
 export default defineConfig({
   resolve: { alias: packageAliases },

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { generatePasscode, type Principal } from '../src/index'
-import { VerificationCache } from '../src/service/authenticate/verification-cache'
+import { VerificationCache } from '../src/service/verify/caches'
 import { runAsChild } from './child'
 
 /** What the child reports. */

@@ -23,7 +23,7 @@ export type {
   TelemetrySpanOptions,
   TelemetryTracer,
 } from './service/telemetry/otel-api'
-export type { AuthOutcome, CredentialsInput } from './service/authenticate/authenticate'
+export type { AuthOutcome, CredentialsInput } from './service/auth-outcome'
 export type { ConnectInput, ConnectResult } from './service/connect/connect'
 export type { Credentials, HeaderSource, HeaderValue } from './protocol/credentials'
 export type { AuditEvent, AuditEventType, EventBase, ManagementEventBase } from './service/events'
@@ -38,7 +38,7 @@ export type { PasscodesApi } from './service/passcodes/passcodes'
 export type { UserPasscodesApi } from './service/user-passcodes/user-passcodes'
 export type { PartnersApi } from './service/connect/partners-api'
 export type { AccountsApi } from './service/accounts'
-export type { PepperReport } from './service/authenticate/peppers'
+export type { PepperReport } from './service/verify/peppers'
 export { IssuedPasscode } from './service/issued-passcode'
 export { nodeConnectHandler, nodeRequirePasscode } from './http/node/node-handlers'
 export type { NodeConnectOptions, NodeHandler, NodePasscodeGuard, NodeRequirePasscodeOptions } from './http/node/node-handlers'

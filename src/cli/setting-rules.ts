@@ -3,7 +3,7 @@
  * again here so that a bad value is refused naming its flag or environment variable,
  * before anything is opened. The service checks the same values once more when the
  * command creates it; `test/cli/setting-rules.test.ts` keeps these equal to the
- * service's own (src/service/authenticate/options.ts, src/service/limiter/options.ts,
+ * service's own (src/service/verify/options.ts, src/service/limiter/options.ts,
  * src/service/user-passcodes/options.ts, src/http/cors.ts).
  */
 

@@ -2,6 +2,22 @@
 export type NotificationKind = 'expiring_soon' | 'expired'
 
 /**
+ * Why a notification was not sent on this pass. Every failed notification is given
+ * back to the store and retried on the next pass.
+ * - `ERR_MAILER_FAILED`: the mailer threw (an SMTP error, a refused connection…).
+ * - `ERR_MAILER_TIMEOUT`: the mailer did not finish within `notifier.sendTimeoutMs`.
+ * - `ERR_NO_RECIPIENTS`: `recipients(accountId)` returned no address.
+ * - `ERR_RECIPIENTS_FAILED`: `recipients(accountId)` threw, timed out or returned something that is not an address.
+ * - `ERR_TEMPLATE_FAILED`: a host template threw or returned no subject, text or HTML.
+ */
+export type NotificationFailureReason =
+  | 'ERR_MAILER_FAILED'
+  | 'ERR_MAILER_TIMEOUT'
+  | 'ERR_NO_RECIPIENTS'
+  | 'ERR_RECIPIENTS_FAILED'
+  | 'ERR_TEMPLATE_FAILED'
+
+/**
  * Which notification a passcode is due at `now`: `expired` once the expiry instant is
  * reached, `expiring_soon` inside the window before it, `null` otherwise and always
  * for `forever` passcodes. Every store claims by this one definition of "due". A

@@ -1,7 +1,6 @@
 import type { RequestHandler } from 'express'
 import type { Principal } from '../core/entities'
 import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
-import { createAuthenticateRequest } from '../http/authenticate-request'
 import { PasscodeRefusedError } from '../http/refusal-error'
 import { writeNodeResponse } from '../http/node/write-response'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
@@ -48,10 +47,9 @@ export function requirePasscode(auth: PasscodeAuth, options?: RequirePasscodeOpt
     onRefusal: (value) => (value === undefined || value === 'respond' || value === 'next' ? undefined : "must be 'respond' or 'next'"),
   })
   const passRefusals = options?.onRefusal === 'next'
-  const authenticateRequest = createAuthenticateRequest(auth, expressReader)
 
   return function requirePasscodeMiddleware(req, res, next) {
-    const answer = authenticateRequest(req)
+    const answer = auth.verifyRequest(req, expressReader)
     if (!(answer instanceof Promise)) {
       req.passcodeAuth = answer
       next()

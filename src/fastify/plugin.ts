@@ -3,7 +3,6 @@ import fastifyPlugin from 'fastify-plugin'
 import type { Principal } from '../core/entities'
 import { InvalidOptionsError } from '../core/errors'
 import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
-import { createAuthenticateRequest } from '../http/authenticate-request'
 import { createConnectRequest } from '../http/connect-request'
 import type { CorsOptions } from '../http/cors'
 import { nodeRequestReader } from '../http/node/node-request'
@@ -73,11 +72,10 @@ const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, optio
     return done(error as Error)
   }
   const { auth } = options
-  const authenticateRequest = createAuthenticateRequest(auth, fastifyReader)
 
   fastify.decorateRequest('passcodeAuth', null)
   fastify.decorate('requirePasscode', function requirePasscode(request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) {
-    const answer = authenticateRequest(request)
+    const answer = auth.verifyRequest(request, fastifyReader)
     if (!(answer instanceof Promise)) {
       request.passcodeAuth = answer
       return next()

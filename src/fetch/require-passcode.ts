@@ -1,6 +1,5 @@
 import type { Principal } from '../core/entities'
 import { assertPasscodeAuth } from '../http/adapter-options'
-import { createAuthenticateRequest } from '../http/authenticate-request'
 import { withClientAddress } from '../http/fetch/fetch-request'
 import { fetchResponse } from '../http/fetch/fetch-response'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
@@ -56,9 +55,9 @@ const NONE: Readonly<Record<string, string>> = Object.freeze({})
  */
 export function requirePasscode(auth: PasscodeAuth): FetchPasscodeGuard {
   assertPasscodeAuth(auth, 'requirePasscode')
-  const authenticateRequest = withClientAddress((reader) => createAuthenticateRequest(auth, reader))
+  const verifyRequest = withClientAddress((reader) => (request: Request) => auth.verifyRequest(request, reader))
   return function checkPasscode(request, clientAddress) {
-    const answer = authenticateRequest(request, clientAddress)
+    const answer = verifyRequest(request, clientAddress)
     if (!(answer instanceof Promise)) return Promise.resolve({ ok: true, principal: answer, headers: NONE })
     return answer.then((outcome): PasscodeCheck =>
       outcome.ok

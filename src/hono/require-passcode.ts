@@ -1,7 +1,6 @@
 import type { MiddlewareHandler } from 'hono'
 import type { Principal } from '../core/entities'
 import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
-import { createAuthenticateRequest } from '../http/authenticate-request'
 import { fetchResponse } from '../http/fetch/fetch-response'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 import { HONO_OPTION_CHECKS, honoReader, type HonoAdapterOptions } from './reader'
@@ -30,10 +29,10 @@ declare module 'hono' {
 export function requirePasscode(auth: PasscodeAuth, options?: HonoAdapterOptions): MiddlewareHandler {
   assertPasscodeAuth(auth, 'requirePasscode')
   options = checkAdapterOptions(options, 'requirePasscode', HONO_OPTION_CHECKS)
-  const authenticateRequest = createAuthenticateRequest(auth, honoReader(options))
+  const reader = honoReader(options)
   // Not an async function: a cache hit hands on next()'s own promise.
   return function requirePasscodeMiddleware(c, next) {
-    const answer = authenticateRequest(c)
+    const answer = auth.verifyRequest(c, reader)
     if (!(answer instanceof Promise)) {
       c.set('passcodeAuth', answer)
       return next()

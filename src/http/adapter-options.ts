@@ -18,6 +18,7 @@ export function assertPasscodeAuth(auth: unknown, factory: string): asserts auth
     typeof candidate !== 'object' ||
     candidate === null ||
     typeof candidate.authenticate !== 'function' ||
+    typeof candidate.verifyRequest !== 'function' ||
     typeof candidate.connect !== 'function'
   ) {
     throw new InvalidOptionsError('auth', `${factory} needs the object that createPasscodeAuth() returns`)

@@ -1,7 +1,6 @@
 import { FAILURES, type FailureReason } from '../protocol/outcomes'
 import { ownOptions } from '../core/own-data'
 import { headerValue, readCredentials, readPartner } from '../protocol/credentials'
-import { adapterHintsOf } from '../service/adapter-hints'
 import type { ConnectResult } from '../service/connect/connect'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 import { corsPolicy, type CorsOptions, type PreflightAnswer } from './cors'
@@ -22,7 +21,7 @@ export interface ConnectRequestOptions {
  * `partner[a]=b` into an object, and frameworks differ on repeated parameters.
  * `HEAD` is answered as `GET` (the server sends no body); any other method gets 405
  * with `Allow: GET, HEAD`, without reading the credentials, in every adapter alike.
- * The caller's address is read only when the service uses it. With `cors`, an
+ * The caller's address goes with the credentials (the service uses it only with a per-address limit). With `cors`, an
  * `OPTIONS` preflight from an allowed origin gets its 204 and every answer to an
  * allowed origin its CORS headers (SPEC §5.30); every other `OPTIONS` is the 405.
  *
@@ -49,12 +48,7 @@ export function createConnectRequest<Source>(
       const preflight = verb === 'OPTIONS' ? cors?.preflight(headerValue(header(request, 'origin')), headerValue(header(request, 'access-control-request-method'))) : undefined
       return Promise.resolve(preflight ?? METHOD_NOT_ALLOWED)
     }
-    const hints = adapterHintsOf(auth.connect)
-    return auth.connect({
-      credentials: readCredentials(request, header),
-      partner: readPartner(target(request)),
-      clientAddress: hints === undefined || hints.usesClientAddress ? clientAddress(request) : undefined,
-    })
+    return auth.connect({ credentials: readCredentials(request, header), partner: readPartner(target(request)), clientAddress: clientAddress(request) })
   }
   if (cors === undefined) return answer
   return async function connectRequestWithCors(request) {

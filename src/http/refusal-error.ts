@@ -1,6 +1,6 @@
 import { setClassName } from '../core/class-name'
 import { PasscodeAuthError } from '../core/errors'
-import type { AuthOutcome } from '../service/authenticate/authenticate'
+import type { AuthOutcome } from '../service/auth-outcome'
 import { responseHeaders, type FailureBody, type FailureReason } from '../protocol/outcomes'
 
 /**

@@ -1,8 +1,7 @@
 import type { Middleware } from 'koa'
 import type { Principal } from '../core/entities'
 import { assertPasscodeAuth } from '../http/adapter-options'
-import { createAuthenticateRequest } from '../http/authenticate-request'
-import type { AuthOutcome } from '../service/authenticate/authenticate'
+import type { AuthOutcome } from '../service/auth-outcome'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 import { koaReader } from './reader'
 import { respond } from './respond'
@@ -31,7 +30,6 @@ declare module 'koa' {
  */
 export function requirePasscode(auth: PasscodeAuth): Middleware {
   assertPasscodeAuth(auth, 'requirePasscode')
-  const authenticateRequest = createAuthenticateRequest(auth, koaReader)
   const authenticated = async (ctx: Parameters<Middleware>[0], next: Parameters<Middleware>[1], pending: Promise<AuthOutcome>) => {
     const outcome = await pending
     if (!outcome.ok) {
@@ -46,7 +44,7 @@ export function requirePasscode(auth: PasscodeAuth): Middleware {
   // Not an async function: a cache hit hands on next()'s own promise, adding no
   // promise of its own (Koa's compose turns a synchronous throw into a rejection).
   return function requirePasscodeMiddleware(ctx, next) {
-    const answer = authenticateRequest(ctx)
+    const answer = auth.verifyRequest(ctx, koaReader)
     if (answer instanceof Promise) return authenticated(ctx, next, answer)
     ctx.state.passcodeAuth = answer
     return next()

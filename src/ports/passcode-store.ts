@@ -1,9 +1,4 @@
-import type {
-  AcceptedPasscodes,
-  AccountPasscodeExpiry,
-  AccountPasscodeRecord,
-  UserPasscodeRecord,
-} from '../core/entities'
+import type { AcceptedPasscodes, AccountPasscodeExpiry, AccountPasscodeRecord, UserPasscodeRecord } from '../core/entities'
 import type { NotificationKind } from '../core/notifications'
 
 export type { NotificationKind }
@@ -166,7 +161,6 @@ export type GrantResult =
       readonly reason: 'already_granted'
     }
 
-
 /**
  * A notification a runner has claimed and must now send, then complete or release.
  * Deduplication is per passcode, kind and expiry instant, so an edit that moves the
@@ -313,7 +307,9 @@ export interface PasscodeStore {
   rehashCredential?(rehash: Rehash): Promise<boolean>
   /**
    * How many stored hashes (account and user passcodes, not deleted) each pepper id
-   * keyed; hashes whose pepper is unknown are counted under `null`. Optional.
+   * keyed; hashes whose pepper is unknown are counted under `null`. Optional. It counts
+   * every hash, so its cost grows with the tables (on PostgreSQL one read of each table:
+   * about 5 s at 10 million passcodes): for a pepper rotation, not for a schedule.
    */
   countHashesByPepper?(): Promise<ReadonlyMap<string | null, number>>
 
@@ -351,7 +347,9 @@ export interface PasscodeStore {
   /**
    * Claims due notifications that are neither sent nor claimed by a live lease, of
    * passcodes that are not disabled (SPEC §5.38). Two concurrent callers never receive
-   * the same claim.
+   * the same claim. Its cost follows what is due, not what is stored: a store reads
+   * only passcodes whose email is not sent for their current expiry (the SQL store
+   * through partial indexes, with `SKIP LOCKED`).
    */
   claimNotifications(request: ClaimRequest): Promise<NotificationClaim[]>
   /** Records that the claimed notification was sent. `false` when the claim was lost. */

@@ -1,7 +1,7 @@
 import type { AcceptedPasscodes, Actor } from '../core/entities'
 import { ForbiddenError } from '../core/errors'
 import { canManageUserPasscodes } from '../core/rules'
-import type { ServiceContext } from './context'
+import type { ManagementContext } from './context'
 import { storeCall } from './deadline'
 import { parseInput } from './input'
 
@@ -13,8 +13,8 @@ export interface AccountsApi {
   getAcceptedPasscodes(accountId: string): Promise<AcceptedPasscodes>
 }
 
-/** Builds `auth.accounts` over a service context. */
-export function createAccountsApi(context: ServiceContext): AccountsApi {
+/** Builds `auth.accounts`: it stores the setting, drops cached credentials of the account and emits the event. */
+export function createAccountsApi(context: Pick<ManagementContext, 'store' | 'invalidate' | 'emit'>): AccountsApi {
   return {
     async setAcceptedPasscodes(actor, accountId, accepted) {
       const who = parseInput('actor', 'actor', actor)

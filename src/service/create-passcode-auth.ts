@@ -1,15 +1,12 @@
 import { ConfigurationError } from '../core/errors'
 import { NO_PEPPER_ID } from '../core/hashing'
-import { pepperReport, resolvePeppers, type PepperReport } from './authenticate/peppers'
+import type { Principal } from '../core/entities'
 import { DAY_MS } from '../core/time'
 import type { Invalidation } from '../ports/passcode-store'
 import { createAccountsApi, type AccountsApi } from './accounts'
-import { withAdapterHints } from './adapter-hints'
-import { createAuthenticate, createAuthenticateCached, type AuthOutcome, type CredentialsInput } from './authenticate/authenticate'
-import { RefusalCache } from './authenticate/refusal-cache'
-import { SharedReads } from './authenticate/shared-reads'
+import type { AuthOutcome, CredentialsInput } from './auth-outcome'
 import { createConnect, type ConnectInput, type ConnectResult } from './connect/connect'
-import type { CredentialRead, OwnerRefusal, ServiceContext } from './context'
+import type { ManagementContext, PasscodeIssuer } from './context'
 import { createEmitter } from './events'
 import type { NotificationReport } from './notifier/notification-report'
 import { createNotifyExpirations } from './notifier/notify-expirations'
@@ -24,7 +21,11 @@ import { createUserPasscodesApi, type UserPasscodesApi } from './user-passcodes/
 import { createTelemetry } from './telemetry/telemetry'
 import { traceAuthenticate, traceConnect } from './telemetry/traced-operations'
 import { traceStore } from './telemetry/traced-store'
-import { VerificationCache } from './authenticate/verification-cache'
+import { VerifyCaches } from './verify/caches'
+import { pepperReport, resolvePeppers, type PepperReport } from './verify/peppers'
+import { createVerifier } from './verify/pipeline'
+import type { CredentialReader } from './verify/read-headers'
+import { partnerAllowed } from './verify/rules'
 
 /** A configured passcode-auth service: what {@link createPasscodeAuth} returns. */
 export interface PasscodeAuth {
@@ -38,6 +39,24 @@ export interface PasscodeAuth {
   readonly partners: PartnersApi
   /** Verifies credentials; resolves an outcome and never throws for bad credentials. */
   authenticate(input: CredentialsInput): Promise<AuthOutcome>
+  /**
+   * Verifies the credential headers of one request of any shape, through the same
+   * pipeline as {@link PasscodeAuth.authenticate}: synchronously the principal itself
+   * when the verification cache holds the credentials (and the limiter, if on, lets
+   * the caller's address through), else a promise of the outcome, which never rejects
+   * for bad credentials. The `reader` says how to read the request: two header reads
+   * (plain property loads with a `headerRecord`) and, only when the `rateLimit` option
+   * limits per address, the caller's address. This is what every `requirePasscode` of
+   * the package calls; a host's own adapter calls it the same way.
+   *
+   * @example
+   * ```ts
+   * const reader = { header: (req: Request, name: string) => req.headers.get(name) ?? undefined, clientAddress: () => undefined }
+   * const answer = auth.verifyRequest(request, reader)
+   * const principal = answer instanceof Promise ? await answer.then((o) => (o.ok ? o.principal : undefined)) : answer
+   * ```
+   */
+  verifyRequest<Source>(request: Source, reader: CredentialReader<Source>): Principal | Promise<AuthOutcome>
   /** `GET /v1/connect` without HTTP: the status code and body to send. */
   connect(input: ConnectInput): Promise<ConnectResult>
   /**
@@ -85,72 +104,82 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   const resolved = resolveOptions(options)
   const clock = resolved.clock
   const now = clock === undefined ? Date.now : () => clock().getTime()
-  const warnWithinMs = resolved.sunsetHeader ? resolved.limits.expiringSoonDays * DAY_MS : undefined
-  const cache = resolved.cache === false ? undefined : new VerificationCache({ ...resolved.cache, warnWithinMs })
-  const refusals = resolved.cache === false || resolved.cache.refusals === false ? undefined : new RefusalCache<OwnerRefusal>(resolved.cache.refusals)
-  const reads = new SharedReads<CredentialRead>()
+  const expiringSoonMs = resolved.limits.expiringSoonDays * DAY_MS
+  const sunsetWithinMs = resolved.sunsetHeader ? expiringSoonMs : undefined
+  const cacheOption = resolved.cache
+  const caches = new VerifyCaches({
+    accepted: cacheOption === false ? undefined : { ttlMs: cacheOption.ttlMs, maxEntries: cacheOption.maxEntries, warnWithinMs: sunsetWithinMs },
+    refused: cacheOption === false || cacheOption.refusals === false ? undefined : cacheOption.refusals,
+  })
   const partners = Array.isArray(resolved.partners) ? staticPartners(resolved.partners) : resolved.partners
   const emit = createEmitter(resolved.onEvent, now)
   const usage = resolved.usage === false ? undefined : new UsageRecorder(resolved.store, resolved.usage, emit)
   const telemetry = createTelemetry(resolved.telemetry)
+  const store = telemetry === undefined ? resolved.store : traceStore(telemetry, resolved.store)
+  const peppers = resolvePeppers(resolved.pepper)
   // SPEC §5.32: the caches stop (and restart) trusting themselves on `unproven` (`proven`); the operator is told here.
   const invalidate = (invalidation: Invalidation): void => {
-    reads.invalidate()
-    cache?.invalidate(invalidation)
-    refusals?.invalidate(invalidation)
+    caches.invalidate(invalidation)
     if (invalidation.type === 'unproven' || invalidation.type === 'proven') {
       telemetry?.delivery(invalidation.type === 'proven')
       emit?.(invalidation.type === 'proven' ? { type: 'invalidations.proven' } : { type: 'invalidations.unproven', message: invalidation.message })
     }
   }
-
-  const peppers = resolvePeppers(resolved.pepper)
-  const context: ServiceContext = {
-    options: resolved,
-    store: telemetry === undefined ? resolved.store : traceStore(telemetry, resolved.store),
-    partners: partners as ServiceContext['partners'],
-    hash: peppers.current.hash,
-    peppers,
-    now,
-    cache,
-    refusals,
-    reads,
-    crypto: createUserPasscodeCrypto(resolved.encryptionKeys),
-    emit,
-    telemetry,
-    invalidate,
-    usage,
-  }
+  // What each job receives: the management jobs share these four, the ones that issue values the issuer.
+  const management: ManagementContext = { store, now, emit, invalidate }
+  const issuer: PasscodeIssuer = { prefix: resolved.prefix, hash: peppers.current.hash, pepperId: peppers.current.id }
   if (peppers.current.id === NO_PEPPER_ID && globalThis.process?.env?.NODE_ENV === 'production') {
-    context.emit?.({
+    emit?.({
       type: 'config.no_pepper',
       message: 'NODE_ENV is production and passcode hashes are plain SHA-256: set the pepper option (a list to add one to a running deployment, SPEC §5.28)',
     })
   }
-  const unsubscribe = cache !== undefined ? resolved.store.subscribe?.(invalidate) : undefined
-  const limiter = resolved.rateLimit === false ? undefined : createLimiter(context, resolved.rateLimit)
-  const limited = limiter === undefined ? createAuthenticate(context) : limiter.limit(createAuthenticate(context))
-  // For the HTTP adapters: they read the request's address only when the limiter
-  // counts by address, so a service without it pays nothing for it; and they take
-  // the synchronous cache-hit path, behind the limiter's gate when there is one (a
-  // limited address must get its 429 even for cached credentials).
-  const usesClientAddress = resolved.rateLimit !== false && resolved.rateLimit.maxFailuresPerAddress !== false
-  const cachedHit = createAuthenticateCached(context)
-  const cached = limiter === undefined ? cachedHit : limiter.gate(cachedHit)
-  const traced = telemetry === undefined ? limited : traceAuthenticate(telemetry, limited)
-  // The public function takes the input only: what a caller passes second is not a budget.
-  const authenticate = withAdapterHints((input: CredentialsInput) => traced(input), { usesClientAddress, cached })
-  const connect = createConnect(context, traced)
+  const unsubscribe = caches.accepted !== undefined ? resolved.store.subscribe?.(invalidate) : undefined
+  const verifier = createVerifier({
+    store,
+    peppers,
+    caches,
+    limiter: resolved.rateLimit === false ? undefined : createLimiter({ timeoutMs: resolved.timeoutMs, emit }, resolved.rateLimit),
+    now,
+    timeoutMs: resolved.timeoutMs,
+    sunsetWithinMs,
+    emit,
+    usage,
+    telemetry: telemetry === undefined ? undefined : { cacheHit: (principal) => telemetry.cacheHit(principal), trace: (verify) => traceAuthenticate(telemetry, verify) },
+  })
+  const connect = createConnect({
+    authenticate: verifier.authenticate,
+    partnerAllowed,
+    partners,
+    timeoutMs: resolved.timeoutMs,
+    now,
+    seenConnect: usage === undefined ? undefined : (principal, partner, at) => usage.seenConnect(principal, partner, at),
+  })
 
   let closing: Promise<void> | undefined
   const auth: PasscodeAuth = {
-    passcodes: createPasscodesApi(context),
-    userPasscodes: createUserPasscodesApi(context),
-    accounts: createAccountsApi(context),
-    partners: createPartnersApi(context),
-    authenticate,
-    connect: withAdapterHints(telemetry === undefined ? connect : traceConnect(telemetry, connect), { usesClientAddress }),
-    notifyExpirations: createNotifyExpirations(context),
+    passcodes: createPasscodesApi({
+      ...management,
+      issuer,
+      partners,
+      limits: resolved.limits,
+      allowReactivation: resolved.allowReactivation,
+      pendingUse: usage === undefined ? undefined : (passcodeId) => usage.pendingAccount(passcodeId),
+    }),
+    userPasscodes: createUserPasscodesApi({
+      ...management,
+      issuer,
+      expiringSoonDays: resolved.limits.expiringSoonDays,
+      crypto: createUserPasscodeCrypto(resolved.encryptionKeys),
+      pendingUse: usage === undefined ? undefined : (accountId, userId) => usage.pendingUser(accountId, userId),
+    }),
+    accounts: createAccountsApi(management),
+    partners: createPartnersApi(partners),
+    // The input only: what a caller passes second is not a budget.
+    authenticate: (input) => verifier.authenticate(input),
+    verifyRequest: verifier.request,
+    connect: telemetry === undefined ? connect : traceConnect(telemetry, connect),
+    notifyExpirations: createNotifyExpirations({ store, now, emit, telemetry, options: resolved }),
     async pepperReport() {
       const report = await pepperReport(resolved.store, peppers)
       if (report === undefined) throw new ConfigurationError('The passcode store cannot count its hashes by pepper (no countHashesByPepper)')

@@ -1,7 +1,6 @@
 import type { Principal } from '../core/entities'
-import type { NotificationKind } from '../core/notifications'
+import type { NotificationFailureReason, NotificationKind } from '../core/notifications'
 import type { FailureReason } from '../protocol/outcomes'
-import type { NotificationFailureReason } from './notifier/notification-report'
 
 /**
  * What every {@link AuditEvent} but `notifier.failed`, `usage.flush_failed`, `config.no_pepper`, `limiter.no_client_address` and `invalidations.*` carries.

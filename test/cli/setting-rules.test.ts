@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import * as cli from '../../src/cli/setting-rules'
 import { MIN_PEPPER_BYTES } from '../../src/core/hashing'
 import { corsPolicy } from '../../src/http/cors'
-import { hasRepeatedPepper, MAX_PEPPERS, pepperValueSchema } from '../../src/service/authenticate/options'
+import { hasRepeatedPepper, MAX_PEPPERS, pepperValueSchema } from '../../src/service/verify/options'
 import { MAX_FAILURES_RANGE, RATE_LIMIT_DEFAULTS, WINDOW_MS_RANGE } from '../../src/service/limiter/options'
 import { ENCRYPTION_KEY_BYTES, keyIdSchema } from '../../src/service/user-passcodes/options'
 

@@ -2,7 +2,7 @@ import { inspect } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { PasscodeAuthError } from '../../src/index'
 import { PasscodeRefusedError } from '../../src/http/refusal-error'
-import { refuse } from '../../src/service/authenticate/authenticate'
+import { refuse } from '../../src/service/auth-outcome'
 
 describe('PasscodeRefusedError', () => {
   const error = new PasscodeRefusedError(refuse('wrong_account'))

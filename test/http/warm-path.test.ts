@@ -1,7 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
 import { createPasscodeAuth, type AuthOutcome, type PasscodeAuth, type PasscodeStore } from '../../src/index'
 import { memoryStore } from '../../src/memory'
-import { createAuthenticateRequest } from '../../src/http/authenticate-request'
 import { nodeRequestReader, type NodeRequestLike } from '../../src/http/node/node-request'
 import { admin, manualClock } from '../helpers/service'
 
@@ -26,11 +25,11 @@ const reader = nodeRequestReader((request: NodeRequestLike) => request, () => un
 
 /** What requirePasscode gets for a Node request, as an outcome whether or not it came synchronously. */
 async function authenticateNodeRequest(auth: PasscodeAuth, request: NodeRequestLike): Promise<AuthOutcome> {
-  const answer = createAuthenticateRequest(auth, reader)(request)
+  const answer = auth.verifyRequest(request, reader)
   return answer instanceof Promise ? answer : { ok: true, principal: answer }
 }
 
-describe('the warm-cache path of requirePasscode (createAuthenticateRequest)', () => {
+describe('the warm-cache path of requirePasscode (auth.verifyRequest)', () => {
   it('does no hashing and no storage read once the credentials are cached', async () => {
     const store = memoryStore()
     let storeReads = 0

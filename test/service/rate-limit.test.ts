@@ -2,8 +2,16 @@ import { describe, expect, it, vi } from 'vitest'
 import { createPasscodeAuth, generatePasscode, InvalidOptionsError, type PasscodeStore, type RateLimitStore } from '../../src/index'
 import { DAY_MS } from '../../src/core/time'
 import { memoryRateLimitStore, memoryStore } from '../../src/memory'
-import { adapterHintsOf } from '../../src/service/adapter-hints'
+import { nodeRequestReader } from '../../src/http/node/node-request'
 import { admin, setup } from '../helpers/service'
+
+/** Whether `auth.verifyRequest` reads the caller's address (only a per-address limit needs it). */
+async function readsClientAddress(auth: ReturnType<typeof createPasscodeAuth>): Promise<boolean> {
+  const clientAddress = vi.fn(() => '203.0.113.250')
+  const reader = { ...nodeRequestReader((request: { headers: Record<string, string> }) => request, () => undefined), clientAddress }
+  await auth.verifyRequest({ headers: { 'x-service-account-id': 'probe', 'x-service-passcode': 'psc_wrong' } }, reader)
+  return clientAddress.mock.calls.length > 0
+}
 
 const TOO_MANY = { status: 'fail', error: 'Too Many Requests', code: 429 }
 const WINDOW = 60_000
@@ -21,7 +29,7 @@ async function limited(rateLimit: Parameters<typeof createPasscodeAuth>[0]['rate
 describe('rateLimit option: brute-force limiter', () => {
   it('is off by default: a thousand failures from one address are all 400', async () => {
     const { auth } = setup()
-    expect(adapterHintsOf(auth.authenticate)?.usesClientAddress).toBe(false)
+    expect(await readsClientAddress(auth)).toBe(false)
     for (let i = 0; i < 1_000; i++) {
       const outcome = await auth.authenticate({ accountId: 'acc', passcode: 'psc_wrong', clientAddress: '192.0.2.1' })
       expect(outcome).toMatchObject({ ok: false, statusCode: 400 })
@@ -30,7 +38,7 @@ describe('rateLimit option: brute-force limiter', () => {
 
   it('answers 429 with Retry-After once an address reaches its limit, and before any store read', async () => {
     const { auth, clock, lookups, value, wrong, events } = await limited({ windowMs: WINDOW, maxFailuresPerAddress: 3, maxFailuresPerAccount: false })
-    expect(adapterHintsOf(auth.authenticate)?.usesClientAddress).toBe(true)
+    expect(await readsClientAddress(auth)).toBe(true)
     const from = (passcode: string, clientAddress = '192.0.2.1') => auth.authenticate({ accountId: 'acc', passcode, clientAddress })
     for (let i = 0; i < 3; i++) {
       expect(await from(wrong.passcode)).toMatchObject({ statusCode: 400 })
@@ -214,15 +222,17 @@ describe('rateLimit option: brute-force limiter', () => {
     expect(create(true)).toThrow(InvalidOptionsError)
   })
 
-  it('reads the address only when a per-address limit is on', () => {
-    expect(adapterHintsOf(createPasscodeAuth({ store: memoryStore(), rateLimit: {} }).authenticate)?.usesClientAddress).toBe(true)
-    expect(adapterHintsOf(createPasscodeAuth({ store: memoryStore(), rateLimit: { maxFailuresPerAddress: false } }).connect)?.usesClientAddress).toBe(false)
+  it('reads the address only when a per-address limit is on', async () => {
+    expect(await readsClientAddress(createPasscodeAuth({ store: memoryStore(), rateLimit: {} }))).toBe(true)
+    expect(await readsClientAddress(createPasscodeAuth({ store: memoryStore(), rateLimit: { maxFailuresPerAddress: false } }))).toBe(false)
   })
 
-  it('returns the same authenticate function when off, so the hot path is untouched', async () => {
-    const { withRateLimit } = await import('../../src/service/limiter/rate-limit')
-    const authenticate = async () => ({ ok: false }) as never
-    expect(withRateLimit({} as never, authenticate, false)).toBe(authenticate)
+  it('adds no step when off, so the hot path is untouched: no address read, no limiter store call', async () => {
+    const store = { retryAfterMs: vi.fn(() => 0), recordFailure: vi.fn() }
+    const { createLimiter } = await import('../../src/service/limiter/rate-limit')
+    expect(createLimiter({ timeoutMs: 1_000, emit: undefined }, { windowMs: 60_000, maxFailuresPerAddress: false, maxFailuresPerAccount: 5, store }).admit('192.0.2.1', 0)).toBe(0)
+    expect(store.retryAfterMs).not.toHaveBeenCalled()
+    expect(await readsClientAddress(createPasscodeAuth({ store: memoryStore(), rateLimit: false }))).toBe(false)
   })
 })
 

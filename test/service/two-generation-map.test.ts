@@ -1,6 +1,6 @@
 import { inspect } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { TwoGenerationMap } from '../../src/service/authenticate/two-generation-map'
+import { TwoGenerationMap } from '../../src/service/verify/two-generation-map'
 
 describe('TwoGenerationMap', () => {
   it('keeps an entry at most ttlMs and at least half of it', () => {

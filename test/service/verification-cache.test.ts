@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Principal } from '../../src/index'
-import { VerificationCache } from '../../src/service/authenticate/verification-cache'
+import { VerificationCache } from '../../src/service/verify/caches'
 
 const principal = (accountId: string, passcodeId: string): Principal => ({ accountId, kind: 'account', passcodeId, passcodeName: passcodeId })
 const A = principal('acc_1', 'pc_a')

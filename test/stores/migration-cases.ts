@@ -50,7 +50,11 @@ interface Version1Data {
 async function seedVersion1(db: PostgresDatabase): Promise<Version1Data> {
   const schema = uniqueSchema()
   const database = toDatabase(db)
-  await applyMigrations(database, schema, MIGRATIONS.filter((migration) => migration.version <= 1))
+  await applyMigrations(
+    database,
+    schema,
+    MIGRATIONS.filter((migration) => migration.version <= 1),
+  )
   const insert = `INSERT INTO ${schema}.account_passcodes
     (id, account_id, name, name_key, hash, hint, expiry_days, created_at, updated_at, expires_at)
     VALUES ($1, 'acc_old', $2, $3, $4, $5, $6, $7, $7, $8)`
@@ -126,6 +130,14 @@ export function migrationCases(name: string, connections: MigrationConnections):
         expect((await auth.userPasscodes.reveal({ userId: 'u_old', role: 'member' }, 'acc_old')).value).toBe(data.user.value)
         const sent = await toDatabase(after.db).query(`SELECT kind FROM ${schema}.notifications WHERE passcode_id = $1`, [data.expired.id])
         expect(sent).toEqual([{ kind: 'expired' }])
+        // Versions 6 and 7: the email sent before is known on the row, and not claimed again.
+        const [filled] = await toDatabase(after.db).query(
+          `SELECT expired_sent_for::float8 AS at, soon_sent_for FROM ${schema}.account_passcodes WHERE id = $1`,
+          [data.expired.id],
+        )
+        expect(filled).toEqual({ at: NOW - 9 * DAY_MS, soon_sent_for: null })
+        const claims = await store.claimNotifications({ now: NOW, windowMs: 30 * DAY_MS, leaseMs: 60_000, limit: 100, token: randomUUID() })
+        expect(claims).toEqual([])
 
         // Version 2 on the old rows: binding, rotation with overlap, last use.
         const bound = await auth.passcodes.update(admin, 'acc_old', data.account.id, { partners: ['globex'] })
@@ -148,7 +160,9 @@ export function migrationCases(name: string, connections: MigrationConnections):
         const withPepper = createPasscodeAuth({ store, pepper: [pepper, null], encryptionKeys: keys, clock, cache: false })
         expect((await withPepper.authenticate({ accountId: 'acc_old', passcode: data.account.value })).ok).toBe(true)
         await eventually(async () => expect(await withPepper.pepperReport()).toEqual({ current: 1, older: [2], unknown: 1 }))
-        expect((await createPasscodeAuth({ store, pepper, clock }).authenticate({ accountId: 'acc_old', passcode: data.account.value })).ok).toBe(true)
+        expect((await createPasscodeAuth({ store, pepper, clock }).authenticate({ accountId: 'acc_old', passcode: data.account.value })).ok).toBe(
+          true,
+        )
         await withPepper.close()
 
         // Version 3, the fleet-wide limiter's table: failures shared, rows bounded.

@@ -2,7 +2,8 @@ import type { CommandSpec } from '../command'
 
 const peppersCommand: CommandSpec = {
   path: ['peppers'],
-  summary: 'how many passcode hashes each pepper keys, to know when an older one can go',
+  // It counts every hash: both passcode tables are read whole (about 7 s at 10 million passcodes, docs/benchmarks.md).
+  summary: 'how many passcode hashes each pepper keys, to know when an older one can go (reads every passcode: seconds at millions)',
   groups: ['storage'],
   examples: ['PASSCODE_AUTH_PEPPER=<new> PASSCODE_AUTH_PREVIOUS_PEPPERS=<old> passcode-auth peppers', 'PASSCODE_AUTH_PEPPER=<old> PASSCODE_AUTH_NEXT_PEPPERS=<new> passcode-auth peppers'],
   async run(context) {

@@ -50,8 +50,8 @@ export function fetchRequestReader<Source>(
  * @param build - makes the shared-layer handler from the reader
  * @example
  * ```ts
- * const authenticate = withClientAddress((reader) => createAuthenticateRequest(auth, reader))
- * const answer = authenticate(request, '203.0.113.7')
+ * const verifyRequest = withClientAddress((reader) => (request: Request) => auth.verifyRequest(request, reader))
+ * const answer = verifyRequest(request, '203.0.113.7')
  * ```
  */
 export function withClientAddress<Result>(

@@ -3,7 +3,6 @@ import type { Principal } from '../../core/entities'
 import type { FailureReason } from '../../protocol/outcomes'
 import type { PasscodeAuth } from '../../service/create-passcode-auth'
 import { assertPasscodeAuth, checkAdapterOptions } from '../adapter-options'
-import { createAuthenticateRequest } from '../authenticate-request'
 import { createConnectRequest } from '../connect-request'
 import type { CorsOptions } from '../cors'
 import { nodeRequestReader } from './node-request'
@@ -94,9 +93,9 @@ export function nodeRequirePasscode(auth: PasscodeAuth, options?: NodeRequirePas
   assertPasscodeAuth(auth, 'nodeRequirePasscode')
   options = checkOptions(options, 'nodeRequirePasscode', false)
   const onRefusal = options?.onRefusal
-  const authenticateRequest = createAuthenticateRequest(auth, nodeRequestReader((request: IncomingMessage) => request, options?.clientAddress ?? socketAddress))
+  const reader = nodeRequestReader((request: IncomingMessage) => request, options?.clientAddress ?? socketAddress)
   return function checkPasscode(request, response) {
-    const answer = authenticateRequest(request)
+    const answer = auth.verifyRequest(request, reader)
     if (!(answer instanceof Promise)) return answer
     return answer.then((outcome) => {
       if (outcome.ok) {

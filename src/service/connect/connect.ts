@@ -1,5 +1,6 @@
 import { StorageTimeoutError } from '../../core/errors'
-import { bindingAllows, isPartnerNameLookable } from '../../core/rules'
+import type { Principal } from '../../core/entities'
+import { isPartnerNameLookable } from '../../core/rules'
 import {
   CONNECT_SUCCESS,
   partnerNotWhitelisted,
@@ -9,10 +10,9 @@ import {
   type SuccessBody,
 } from '../../protocol/outcomes'
 import { readCredentialsFrom, type Credentials, type HeaderSource } from '../../protocol/credentials'
-import type { AuthOutcome, BudgetedAuthenticate } from '../authenticate/authenticate'
-import { refuse } from '../authenticate/authenticate'
-import type { ServiceContext } from '../context'
-import { startBudget } from '../deadline'
+import type { PartnerRegistry } from '../../ports/partner-registry'
+import { refuse, type AuthOutcome, type CredentialsInput } from '../auth-outcome'
+import { startBudget, type Budget } from '../deadline'
 
 /**
  * Input of `auth.connect`: the request's headers and its `partner` query value(s).
@@ -46,19 +46,30 @@ export type ConnectResult = HttpResult<SuccessBody | FailureBody> & {
 
 const asResult = (outcome: AuthOutcome & { ok: false }): ConnectResult => outcome
 
+/** What `auth.connect` needs of the service, and nothing more. */
+export interface ConnectDeps {
+  /** The verification pipeline, given the request's deadline. */
+  readonly authenticate: (input: CredentialsInput, budget: Budget) => Promise<AuthOutcome>
+  /** The pipeline's partner-binding rule (SPEC §5.25). */
+  readonly partnerAllowed: (principal: Principal, partner: string) => boolean
+  readonly partners: PartnerRegistry
+  readonly timeoutMs: number
+  readonly now: () => number
+  /** Records a connect as a use of the passcode; `undefined` with `usage: false`. */
+  readonly seenConnect: ((principal: Principal, partner: string, now: number) => void) | undefined
+}
+
 /**
  * `GET /v1/connect` without HTTP (SPEC §4, §5.1–5.3): credentials first, so an
  * unauthenticated caller never learns whether a partner is whitelisted; then the
  * partner, trimmed and compared case-insensitively. A repeated `partner` names no
  * single partner and is answered like a missing one.
  */
-export function createConnect(
-  context: ServiceContext,
-  authenticate: BudgetedAuthenticate,
-): (input: ConnectInput) => Promise<ConnectResult> {
+export function createConnect(deps: ConnectDeps): (input: ConnectInput) => Promise<ConnectResult> {
+  const { authenticate, partnerAllowed, partners, timeoutMs, now, seenConnect } = deps
   return async function connect(input) {
     // One deadline for the credential lookup and the partner lookup together (SPEC §5.23).
-    const budget = startBudget(context.options.timeoutMs)
+    const budget = startBudget(timeoutMs)
     const partner = input.partner
     const credentials = 'credentials' in input ? input.credentials : readCredentialsFrom(input.headers)
     const clientAddress = input.clientAddress
@@ -74,7 +85,7 @@ export function createConnect(
 
     let whitelisted: boolean
     try {
-      const answer = context.partners.isWhitelisted(normalized)
+      const answer = partners.isWhitelisted(normalized)
       // A list held in memory answers at once: no deadline timer for it.
       whitelisted = typeof answer === 'boolean' ? answer : await budget.run(Promise.resolve(answer))
     } catch (error) {
@@ -82,10 +93,10 @@ export function createConnect(
     }
     // A passcode bound to other partners gets the same 403 as a partner off the list (SPEC §5.25).
     const { principal } = outcome
-    if (!whitelisted || (principal.kind === 'account' && !bindingAllows(principal.partners, normalized))) {
+    if (!whitelisted || !partnerAllowed(principal, normalized)) {
       return { ...partnerNotWhitelisted(single), reason: 'partner_not_whitelisted' }
     }
-    context.usage?.seenConnect(principal, normalized, context.now())
+    seenConnect?.(principal, normalized, now())
     return outcome.headers === undefined ? CONNECT_SUCCESS : { ...CONNECT_SUCCESS, headers: outcome.headers }
   }
 }

@@ -1,4 +1,4 @@
-import type { ServiceContext } from '../context'
+import type { PartnerRegistry } from '../../ports/partner-registry'
 import { storeCall } from '../deadline'
 
 /** The partner whitelist as the dashboard shows it: `auth.partners`. */
@@ -16,11 +16,10 @@ export interface PartnersApi {
   list(): Promise<string[] | null>
 }
 
-/** Builds `auth.partners` over a service context. */
-export function createPartnersApi(context: ServiceContext): PartnersApi {
+/** Builds `auth.partners` over the partner registry. */
+export function createPartnersApi(registry: PartnerRegistry): PartnersApi {
   return {
     async list() {
-      const registry = context.partners
       if (registry.list === undefined) return null
       const names = await storeCall(async () => registry.list!())
       return [...names].sort()

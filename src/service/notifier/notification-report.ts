@@ -1,20 +1,6 @@
-import type { NotificationKind } from '../../core/notifications'
+import type { NotificationFailureReason, NotificationKind } from '../../core/notifications'
 
-/**
- * Why a notification was not sent on this pass. Every failed notification is given
- * back to the store and retried on the next pass.
- * - `ERR_MAILER_FAILED`: the mailer threw (an SMTP error, a refused connection…).
- * - `ERR_MAILER_TIMEOUT`: the mailer did not finish within `notifier.sendTimeoutMs`.
- * - `ERR_NO_RECIPIENTS`: `recipients(accountId)` returned no address.
- * - `ERR_RECIPIENTS_FAILED`: `recipients(accountId)` threw, timed out or returned something that is not an address.
- * - `ERR_TEMPLATE_FAILED`: a host template threw or returned no subject, text or HTML.
- */
-export type NotificationFailureReason =
-  | 'ERR_MAILER_FAILED'
-  | 'ERR_MAILER_TIMEOUT'
-  | 'ERR_NO_RECIPIENTS'
-  | 'ERR_RECIPIENTS_FAILED'
-  | 'ERR_TEMPLATE_FAILED'
+export type { NotificationFailureReason }
 
 /**
  * Why a claimed notification was let go without trying to send it.

@@ -1,10 +1,13 @@
 import { ConfigurationError, PasscodeAuthError } from '../../core/errors'
 import { DAY_MS } from '../../core/time'
 import type { NotificationClaim } from '../../ports/passcode-store'
-import type { ServiceContext } from '../context'
+import type { z } from 'zod'
+import type { PasscodeStore } from '../../ports/passcode-store'
 import { storeCall } from '../deadline'
+import type { EventInput } from '../events'
 import { DeliveryFailure, render, resolveRecipients, sendWithin } from './notification-delivery'
 import { defaultNotificationTemplates, notificationMessageData } from './notification-messages'
+import type { mailerSchema, notifierSchema, recipientsSchema, templatesSchema } from './options'
 import type {
   FailedNotification,
   NotificationReport,
@@ -18,6 +21,23 @@ const claimKey = (claim: NotificationClaim): string => `${claim.passcodeId}\u000
 /** The report line's fields an audit event carries (the name stays out of notification events). */
 const eventFields = ({ accountId, passcodeId, kind, expiresAt }: NotificationReportItem) => ({ accountId, passcodeId, kind, expiresAt })
 
+/** What a notifier pass receives from the service: the store, the clock, the audit hook, its telemetry and its options. */
+export interface NotifierContext {
+  readonly store: PasscodeStore
+  /** Epoch ms from the injected clock. */
+  readonly now: () => number
+  readonly emit: ((event: EventInput) => void) | undefined
+  /** Counts a notification sent or failed; `undefined` without the `telemetry` option. */
+  readonly telemetry: { notification(kind: string, result: 'sent' | 'failed'): void } | undefined
+  readonly options: {
+    readonly limits: { readonly expiringSoonDays: number }
+    readonly notifier: z.output<typeof notifierSchema>
+    readonly templates: z.output<typeof templatesSchema>
+    readonly mailer?: z.output<typeof mailerSchema> | undefined
+    readonly recipients?: z.output<typeof recipientsSchema> | undefined
+  }
+}
+
 /**
  * Builds `auth.notifyExpirations()`: one notifier pass (SPEC §5.14). It claims due
  * notifications from the store in batches, sends each through the mailer, records a
@@ -25,7 +45,7 @@ const eventFields = ({ accountId, passcodeId, kind, expiresAt }: NotificationRep
  * of the pass, so the next pass (of this or any runner) retries it. Holding failed
  * claims until the end keeps one pass from retrying the same email over and over.
  */
-export function createNotifyExpirations(context: ServiceContext): () => Promise<NotificationReport> {
+export function createNotifyExpirations(context: NotifierContext): () => Promise<NotificationReport> {
   const { store, options, emit, telemetry } = context
   const windowMs = options.limits.expiringSoonDays * DAY_MS
   const { leaseMs, batchSize, sendTimeoutMs } = options.notifier

@@ -3,7 +3,6 @@ import { CapReachedError, DuplicateNameError, NotFoundError, ReactivationRefused
 import { generatePasscode, passcodeHint } from '../../core/passcode-format'
 import { accountPasscodeExpiresAt, passcodeNameKey } from '../../core/rules'
 import { isExpired } from '../../core/status'
-import type { ServiceContext } from '../context'
 import { storeCall } from '../deadline'
 import {
   parseInput,
@@ -13,6 +12,7 @@ import {
   type UpdatePasscodeInput,
 } from '../input'
 import { IssuedPasscode } from '../issued-passcode'
+import type { PasscodesContext } from './passcodes-context'
 import { authorizeManager as authorize } from './authorize'
 import { checkedBinding } from './partner-binding'
 import { passcodeView, passcodeViews, sortViews } from './passcode-views'
@@ -63,9 +63,9 @@ export interface PasscodesApi {
   list(actor: Actor, accountId: string, options?: ListPasscodesOptions): Promise<PasscodeView[]>
 }
 
-/** Builds `auth.passcodes` over a service context. */
-export function createPasscodesApi(context: ServiceContext): PasscodesApi {
-  const { store, options, emit } = context
+/** Builds `auth.passcodes`. */
+export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
+  const { store, emit, issuer, limits } = context
 
   return {
     async create(actor, accountId, input) {
@@ -73,7 +73,7 @@ export function createPasscodesApi(context: ServiceContext): PasscodesApi {
       const account = parseInput('accountId', 'accountId', accountId)
       const { name, expiry, partners, description = '' } = parseInput('create', '', input)
       const binding = await checkedBinding(context.partners, partners ?? null)
-      const value = generatePasscode({ prefix: options.prefix })
+      const value = generatePasscode({ prefix: issuer.prefix })
       const now = context.now()
       const hint = passcodeHint(value)
       const result = await storeCall(() =>
@@ -83,8 +83,8 @@ export function createPasscodesApi(context: ServiceContext): PasscodesApi {
             accountId: account,
             name,
             nameKey: passcodeNameKey(name),
-            hash: context.hash(value),
-            pepperId: context.peppers.current.id,
+            hash: issuer.hash(value),
+            pepperId: issuer.pepperId,
             hint,
             expiry,
             createdAt: now,
@@ -98,11 +98,11 @@ export function createPasscodesApi(context: ServiceContext): PasscodesApi {
             disabledAt: null,
             description,
           },
-          options.limits.maxAccountPasscodes,
+          limits.maxAccountPasscodes,
         ),
       )
       if (!result.ok) {
-        throw result.reason === 'cap_reached' ? new CapReachedError(options.limits.maxAccountPasscodes) : new DuplicateNameError(name)
+        throw result.reason === 'cap_reached' ? new CapReachedError(limits.maxAccountPasscodes) : new DuplicateNameError(name)
       }
       const { record } = result
       emit?.({ type: 'passcode.created', accountId: account, actorUserId: who.userId, passcodeId: record.id, name, hint })
@@ -120,7 +120,7 @@ export function createPasscodesApi(context: ServiceContext): PasscodesApi {
       if (current === null) throw new NotFoundError('No such passcode in this account')
       if (
         changes.expiry !== undefined &&
-        !options.allowReactivation &&
+        !context.allowReactivation &&
         isExpired(current, now)
       ) {
         throw new ReactivationRefusedError()

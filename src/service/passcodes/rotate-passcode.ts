@@ -2,12 +2,12 @@ import type { Actor, PasscodeView } from '../../core/entities'
 import { NotFoundError, RotationRefusedError } from '../../core/errors'
 import { generatePasscode, passcodeHint } from '../../core/passcode-format'
 import { isExpired } from '../../core/status'
-import type { ServiceContext } from '../context'
 import { storeCall } from '../deadline'
 import { parseInput, type RotatePasscodeInput } from '../input'
 import { IssuedPasscode } from '../issued-passcode'
 import { authorizeManager } from './authorize'
 import { passcodeView } from './passcode-views'
+import type { PasscodesContext } from './passcodes-context'
 
 const MINUTE_MS = 60_000
 
@@ -22,9 +22,9 @@ const MINUTE_MS = 60_000
  * passcode may be rotated and stays disabled, new value included, until enabled.
  */
 export function createRotatePasscode(
-  context: ServiceContext,
+  context: PasscodesContext,
 ): (actor: Actor, accountId: string, passcodeId: string, input: RotatePasscodeInput) => Promise<IssuedPasscode<PasscodeView>> {
-  const { store, options, emit } = context
+  const { store, emit, issuer } = context
   return async function rotate(actor, accountId, passcodeId, input) {
     const who = authorizeManager(actor)
     const account = parseInput('accountId', 'accountId', accountId)
@@ -35,10 +35,10 @@ export function createRotatePasscode(
     if (current === null) throw new NotFoundError('No such passcode in this account')
     if (isExpired(current, now)) throw new RotationRefusedError()
 
-    const value = generatePasscode({ prefix: options.prefix })
+    const value = generatePasscode({ prefix: issuer.prefix })
     const previousHashEndsAt = overlapMinutes === 0 ? null : now + overlapMinutes * MINUTE_MS
     const rotated = await storeCall(() =>
-      store.rotateAccountPasscode(account, id, { hash: context.hash(value), pepperId: context.peppers.current.id, hint: passcodeHint(value), previousHashEndsAt, updatedAt: now }),
+      store.rotateAccountPasscode(account, id, { hash: issuer.hash(value), pepperId: issuer.pepperId, hint: passcodeHint(value), previousHashEndsAt, updatedAt: now }),
     )
     if (rotated === null) throw new NotFoundError('No such passcode in this account')
     context.invalidate({ type: 'account_passcode', accountId: account, passcodeId: id })

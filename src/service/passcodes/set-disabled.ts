@@ -1,6 +1,6 @@
 import type { Actor, PasscodeView } from '../../core/entities'
 import { ConfigurationError, NotFoundError } from '../../core/errors'
-import type { ServiceContext } from '../context'
+import type { PasscodesContext } from './passcodes-context'
 import { storeCall } from '../deadline'
 import { parseInput } from '../input'
 import { authorizeManager } from './authorize'
@@ -17,7 +17,7 @@ import { passcodeView } from './passcode-views'
  * special case (a 409 would make "disable it" fail exactly when it holds).
  */
 export function createSetDisabled(
-  context: ServiceContext,
+  context: PasscodesContext,
   disabled: boolean,
 ): (actor: Actor, accountId: string, passcodeId: string) => Promise<PasscodeView> {
   const { store, emit } = context

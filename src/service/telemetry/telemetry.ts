@@ -1,14 +1,7 @@
 import type { Principal } from '../../core/entities'
 import type { TelemetryAttributes, TelemetryCounter, TelemetryHistogram, TelemetryOptions, TelemetrySpan, TelemetrySpanOptions, TelemetryTracer } from './otel-api'
 import { ATTRIBUTES, METRICS, SPANS } from './names'
-
-/** What one `authenticate` call tells its telemetry, filled in by the service as it goes. */
-export interface AuthObservation {
-  /** Whether the verification cache held the credentials; unset when it was not asked. */
-  cache?: 'hit' | 'miss'
-  /** Which limit refused the request with 429. */
-  limitedBy?: 'address' | 'account'
-}
+import type { AuthObservation } from '../auth-outcome'
 
 /** An outcome as telemetry reads it: `authenticate`'s and `connect`'s both fit. */
 export interface ObservedOutcome {

@@ -1,10 +1,19 @@
 import { isVisibleAscii } from '../../core/rules'
 import { ATTRIBUTES, SPANS } from './names'
 import type { TelemetrySpan } from './otel-api'
-import { annotateOutcome, annotatePrincipal, SPAN_OPTIONS, type AuthObservation, type ObservedOutcome, type ServiceTelemetry } from './telemetry'
+import type { AuthObservation } from '../auth-outcome'
+import { annotateOutcome, annotatePrincipal, SPAN_OPTIONS, type ObservedOutcome, type ServiceTelemetry } from './telemetry'
 
-/** `authenticate` as the service builds it: `budget` is the request's deadline; it fills in the observation when given one. */
-export type ObservedAuthenticate<Input, Budget, Outcome> = (input: Input, budget?: Budget, observation?: AuthObservation) => Promise<Outcome>
+/**
+ * A verification as the pipeline runs it: `budget` is the request's deadline; it fills
+ * in the observation when given one; `extra` is the pipeline's own, handed on as it is.
+ */
+export type ObservedAuthenticate<Input, Budget, Outcome, Extra> = (
+  input: Input,
+  budget: Budget | undefined,
+  observation: AuthObservation | undefined,
+  extra: Extra,
+) => Promise<Outcome>
 
 const now = (): number => performance.now()
 
@@ -16,16 +25,16 @@ const now = (): number => performance.now()
  * ID, the passcode ID and kind, the reason and whether the cache held the credentials;
  * never a passcode value or a header.
  */
-export function traceAuthenticate<Input extends { readonly accountId?: unknown }, Budget, Outcome extends ObservedOutcome>(
+export function traceAuthenticate<Input extends { readonly accountId?: unknown }, Budget, Outcome extends ObservedOutcome, Extra>(
   telemetry: ServiceTelemetry,
-  authenticate: ObservedAuthenticate<Input, Budget, Outcome>,
-): (input: Input, budget?: Budget) => Promise<Outcome> {
-  async function run(input: Input, budget: Budget | undefined, span: TelemetrySpan | undefined): Promise<Outcome> {
+  authenticate: ObservedAuthenticate<Input, Budget, Outcome, Extra>,
+): ObservedAuthenticate<Input, Budget, Outcome, Extra> {
+  async function run(input: Input, budget: Budget | undefined, extra: Extra, span: TelemetrySpan | undefined): Promise<Outcome> {
     const observation: AuthObservation = {}
     const started = now()
     let outcome: Outcome
     try {
-      outcome = await authenticate(input, budget, observation)
+      outcome = await authenticate(input, budget, observation, extra)
     } catch (error) {
       span?.setStatus({ code: 2 })
       span?.end()
@@ -44,11 +53,11 @@ export function traceAuthenticate<Input extends { readonly accountId?: unknown }
     }
     return outcome
   }
-  return function tracedAuthenticate(input, budget) {
-    if (!telemetry.shouldTrace()) return run(input, budget, undefined)
+  return function tracedAuthenticate(input, budget, _observation, extra) {
+    if (!telemetry.shouldTrace()) return run(input, budget, extra, undefined)
     return telemetry.tracer!.startActiveSpan(SPANS.authenticate, SPAN_OPTIONS, (span) => {
       telemetry.noteSpan(span)
-      return run(input, budget, span)
+      return run(input, budget, extra, span)
     })
   }
 }

@@ -2,12 +2,12 @@ import type { Actor, UserPasscodeRecord, UserPasscodeView } from '../../core/ent
 import { AlreadyGrantedError, ForbiddenError, NotFoundError } from '../../core/errors'
 import { generatePasscode, passcodeHint } from '../../core/passcode-format'
 import { canManageUserPasscodes, userPasscodeExpiresAt } from '../../core/rules'
-import type { ServiceContext } from '../context'
+import type { ManagementContext, PasscodeIssuer } from '../context'
 import { storeCall } from '../deadline'
 import { parseInput, type GrantUserPasscodeInput } from '../input'
 import { IssuedPasscode } from '../issued-passcode'
-import { missingKeysError } from './user-passcode-crypto'
-import { toUserPasscodeView } from '../views'
+import { missingKeysError, type UserPasscodeCrypto } from './user-passcode-crypto'
+import { toUserPasscodeView, type PendingUse } from '../views'
 
 /** Management of user passcodes: `auth.userPasscodes`. */
 export interface UserPasscodesApi {
@@ -32,12 +32,21 @@ export interface UserPasscodesApi {
   list(actor: Actor, accountId: string): Promise<UserPasscodeView[]>
 }
 
-/** Builds `auth.userPasscodes` over a service context. */
-export function createUserPasscodesApi(context: ServiceContext): UserPasscodesApi {
-  const { store, options, emit } = context
-  const soonDays = options.limits.expiringSoonDays
-  const userView = (record: UserPasscodeRecord, now: number) =>
-    toUserPasscodeView(record, now, soonDays, context.usage?.pendingUser(record.accountId, record.userId))
+/** What `auth.userPasscodes` receives from the service. */
+export interface UserPasscodesContext extends ManagementContext {
+  readonly issuer: PasscodeIssuer
+  readonly expiringSoonDays: number
+  /** Encrypts values at rest; `undefined` without `encryptionKeys`. */
+  readonly crypto: UserPasscodeCrypto | undefined
+  /** The last use of a user passcode this instance saw and has not flushed yet; `undefined` with `usage: false`. */
+  readonly pendingUse: ((accountId: string, userId: string) => PendingUse | undefined) | undefined
+}
+
+/** Builds `auth.userPasscodes`. */
+export function createUserPasscodesApi(context: UserPasscodesContext): UserPasscodesApi {
+  const { store, emit, issuer } = context
+  const soonDays = context.expiringSoonDays
+  const userView = (record: UserPasscodeRecord, now: number) => toUserPasscodeView(record, now, soonDays, context.pendingUse?.(record.accountId, record.userId))
 
   const adminOnly = (actor: unknown): Actor => {
     const checked = parseInput('actor', 'actor', actor)
@@ -53,10 +62,10 @@ export function createUserPasscodesApi(context: ServiceContext): UserPasscodesAp
     userId: parseInput('userId', 'userId', userId),
   })
   const freshValue = async (owner: { accountId: string; userId: string }) => {
-    const value = generatePasscode({ prefix: options.prefix })
+    const value = generatePasscode({ prefix: issuer.prefix })
     return {
-      hash: context.hash(value),
-      pepperId: context.peppers.current.id,
+      hash: issuer.hash(value),
+      pepperId: issuer.pepperId,
       hint: passcodeHint(value),
       ciphertext: await encryption().encrypt(value, owner),
     }

@@ -26,6 +26,12 @@ export interface Database extends Queryable {
    */
   transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: { readonly unbounded?: boolean }): Promise<T>
   /**
+   * Runs one statement with no deadline: the online steps of a migration (batches and
+   * `CREATE INDEX CONCURRENTLY` on tables that may be large), which cannot run in a
+   * transaction. Absent where statements have no deadline: use `query`.
+   */
+  queryUnbounded?(text: string, params?: readonly unknown[]): Promise<Row[]>
+  /**
    * Runs a read-only statement whose one parameter is `key`, hex text, the fastest
    * way this database can (the verification lookup); the same rows as `query`.
    * Absent: use `query`.

@@ -1,9 +1,59 @@
-/** One versioned schema change: statements run in order, in one transaction. */
+import type { Database } from './database-interface'
+
+/**
+ * One versioned schema change: statements run in order, in one transaction. A change to
+ * tables that may be large (filling a column, building an index) is `online` instead:
+ * it runs outside any transaction, after the versions before it committed, in short
+ * statements that each lock few rows (batches, `CREATE INDEX CONCURRENTLY`), and its
+ * version is recorded once it finished. It must be safe to run again from the start,
+ * and at the same time by two instances (it is, when a start was interrupted).
+ */
 export interface Migration {
   readonly version: number
   readonly name: string
   /** Single statements (PGlite's extended protocol takes one at a time); `s` is the schema. */
   readonly statements: (s: string) => readonly string[]
+  /** Work on populated tables without a long lock (see above); `s` is the schema. */
+  readonly online?: (database: Database, s: string) => Promise<void>
+}
+
+/** Rows per statement of an online migration's batched fill. */
+export const FILL_BATCH = 5_000
+
+/** Below this size a table is indexed with a plain `CREATE INDEX`: its lock lasts milliseconds. */
+const SMALL_TABLE_BYTES = 8 * 1024 * 1024
+
+/** `CONCURRENTLY ` for a table that is not small, else nothing. */
+async function concurrentlyOn(database: Database, table: string): Promise<string> {
+  const [size] = await database.query('SELECT pg_total_relation_size($1::regclass)::float8 AS bytes', [table])
+  return Number(size?.bytes) >= SMALL_TABLE_BYTES ? 'CONCURRENTLY ' : ''
+}
+
+/**
+ * Builds an index without blocking writes on a table of any size: `CONCURRENTLY`,
+ * unless the table is small (a new database: a concurrent build would wait for every
+ * open transaction of the database for nothing). An earlier build that was interrupted
+ * left an invalid index of that name: it is dropped and built again. Of two instances
+ * that build at once, the one that loses the race finds the winner's index afterwards.
+ */
+async function createIndexOnline(database: Database, s: string, name: string, table: string, definition: string): Promise<void> {
+  const state = async () => {
+    const [row] = await database.query(
+      `SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+       JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`,
+      [s, name],
+    )
+    return row === undefined ? 'absent' : row.valid === true ? 'valid' : 'invalid'
+  }
+  const before = await state()
+  if (before === 'valid') return
+  if (before === 'invalid') await database.query(`DROP INDEX CONCURRENTLY IF EXISTS ${s}.${name}`)
+  const concurrently = await concurrentlyOn(database, `${s}.${table}`)
+  try {
+    await database.query(`CREATE INDEX ${concurrently}IF NOT EXISTS ${name} ON ${s}.${table} ${definition}`)
+  } catch (error) {
+    if ((await state()) !== 'valid') throw error
+  }
 }
 
 /**
@@ -144,5 +194,78 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
       `CREATE INDEX dashboard_logins_expires_at ON ${s}.dashboard_logins (expires_at)`,
     ],
+  },
+  {
+    version: 6,
+    name: 'notifications claimed through what is due',
+    statements: (s) => [
+      // The expiry instant each email was last sent for (NULL: never). An email is due
+      // while its column differs from expires_at, so a new expiry re-arms both at once
+      // without any write having to reset them; a pass reads only the rows whose email
+      // is due (the partial indexes of version 7), never those notified already.
+      `ALTER TABLE ${s}.account_passcodes ADD COLUMN soon_sent_for bigint`,
+      `ALTER TABLE ${s}.account_passcodes ADD COLUMN expired_sent_for bigint`,
+    ],
+  },
+  {
+    version: 7,
+    name: 'fill the notification columns, index what is due',
+    statements: () => [],
+    online: async (database, s) => {
+      // Rows already notified get their columns from the notifications table, in batches
+      // along the primary key (each one a short transaction of its own). Rows left out
+      // (an interrupted start) are only slower to skip: a claim that finds a row's email
+      // sent already fills its column itself.
+      let after = ''
+      for (;;) {
+        const [batch] = await database.query(
+          `WITH batch AS (
+             SELECT id FROM ${s}.account_passcodes WHERE id > $1::text ORDER BY id LIMIT $2::integer
+           ), filled AS (
+             UPDATE ${s}.account_passcodes p SET
+               soon_sent_for = CASE WHEN EXISTS (
+                 SELECT 1 FROM ${s}.notifications n WHERE n.passcode_id = p.id AND n.kind = 'expiring_soon'
+                   AND n.expires_at = p.expires_at AND n.sent_at IS NOT NULL) THEN p.expires_at ELSE p.soon_sent_for END,
+               expired_sent_for = CASE WHEN EXISTS (
+                 SELECT 1 FROM ${s}.notifications n WHERE n.passcode_id = p.id AND n.kind = 'expired'
+                   AND n.expires_at = p.expires_at AND n.sent_at IS NOT NULL) THEN p.expires_at ELSE p.expired_sent_for END
+             FROM batch b
+             WHERE p.id = b.id AND EXISTS (
+               SELECT 1 FROM ${s}.notifications n WHERE n.passcode_id = p.id AND n.expires_at = p.expires_at AND n.sent_at IS NOT NULL)
+             RETURNING 1
+           )
+           SELECT max(id) AS last, count(*)::integer AS rows FROM batch`,
+          [after, FILL_BATCH],
+        )
+        const last = batch?.last
+        if (typeof last !== 'string') break
+        after = last
+        if (Number(batch?.rows) < FILL_BATCH) break
+      }
+      // The rows whose first email (expiring soon, or expired for a passcode first seen
+      // expired) is not sent, and those whose "expired" email is not: a claim reads the
+      // due end of each. Their predicates are repeated word for word by the claim.
+      await createIndexOnline(
+        database,
+        s,
+        'account_passcodes_first_email_due',
+        'account_passcodes',
+        `(expires_at, id)
+           WHERE soon_sent_for IS DISTINCT FROM expires_at AND expired_sent_for IS DISTINCT FROM expires_at AND disabled_at IS NULL`,
+      )
+      await createIndexOnline(
+        database,
+        s,
+        'account_passcodes_expired_email_due',
+        'account_passcodes',
+        '(expires_at, id) WHERE expired_sent_for IS DISTINCT FROM expires_at AND disabled_at IS NULL',
+      )
+      // The notifications not sent yet: the live leases a claim passes over (few at any
+      // time), read without the rows of every email ever sent.
+      await createIndexOnline(database, s, 'notifications_unsent', 'notifications', '(passcode_id, kind, expires_at) WHERE sent_at IS NULL')
+      // Read by the claim before version 7 only.
+      const concurrently = await concurrentlyOn(database, `${s}.account_passcodes`)
+      await database.query(`DROP INDEX ${concurrently}IF EXISTS ${s}.account_passcodes_expires`)
+    },
   },
 ]

@@ -113,8 +113,10 @@ export function pgPoolDatabase(pool: PgPoolLike): Database {
     query: (text, values) => onConnection(pool, (client) => client.query(text, values), STATEMENT_DEADLINE_MS),
   }
   const queryable = pgQueryable(bounded)
+  const unbounded = pgQueryable({ query: (text, values) => onConnection(pool, (client) => client.query(text, values), undefined) })
   return {
     query: queryable.query,
+    queryUnbounded: unbounded.query,
 
     // Named statements are per connection: the config object is passed through as it is.
     lookup: pgPreparedLookup({

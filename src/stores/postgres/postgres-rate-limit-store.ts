@@ -37,6 +37,8 @@ export interface PostgresRateLimitStore extends RateLimitStore {
 }
 
 const CLEANUP_INTERVAL_MS = 60_000
+/** Rows per statement of the cleanup: it loops until a statement deletes fewer. */
+const CLEANUP_BATCH = 1_000
 const FLUSH_AT_PENDING = 1_000
 
 interface Pending {
@@ -166,7 +168,10 @@ export function postgresRateLimitStore(db: PostgresDatabase, options: PostgresRa
 
   const cleanup = async (now: number): Promise<void> => {
     lastCleanup = now
-    await database.query(sql.deleteExpired, [now])
+    for (;;) {
+      const [row] = await database.query(sql.deleteExpired, [now, CLEANUP_BATCH])
+      if (Number(row?.deleted ?? 0) < CLEANUP_BATCH) break
+    }
   }
 
   const write = async (): Promise<void> => {

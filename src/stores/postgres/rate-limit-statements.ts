@@ -40,7 +40,16 @@ export function rateLimitStatements(schema: string) {
         CASE WHEN until > $5::bigint
           THEN pg_notify($6::text, jsonb_build_object('type', 'rate_limited', 'key', key, 'until', until)::text) END AS announced
       FROM limited`,
-    deleteExpired: `DELETE FROM ${table} WHERE expires_at <= $1::bigint`,
+    // At most $2 rows whose window passed, found through the expires_at index: the
+    // cost follows the rows removed, and each statement holds few row locks.
+    deleteExpired: `
+      WITH gone AS (
+        DELETE FROM ${table} WHERE key IN (
+          SELECT key FROM ${table} WHERE expires_at <= $1::bigint ORDER BY expires_at LIMIT $2::integer FOR UPDATE SKIP LOCKED
+        )
+        RETURNING 1
+      )
+      SELECT count(*)::integer AS deleted FROM gone`,
     /** The instant key $1 stops being limited at $4 under limit $2 and window $3 (NULL when it is not): the shared count, read. */
     limitedUntil: `
       SELECT CASE WHEN cardinality(kept) >= $2::integer THEN kept[cardinality(kept) - $2::integer + 1] + $3::bigint END::float8 AS until

@@ -106,6 +106,38 @@ export function notificationCases(fixture: () => StoreFixture): void {
       expect(second).toMatchObject({ passcodeId: record.id, kind: 'expiring_soon', expiresAt: NOW + 20 * DAY_MS })
     })
 
+    it('moving the expiry back to an instant already notified for sends nothing again; the rest stays due', async () => {
+      const { store } = fixture()
+      const record = accountPasscode({ expiresAt: NOW + DAY_MS })
+      await store.createAccountPasscode(record, 100)
+      const [soon] = await store.claimNotifications(claimRequest(NOW))
+      expect(await store.completeNotification(soon!, NOW)).toBe(true)
+      await store.updateAccountPasscode('acc_1', record.id, { expiry: 20, expiresAt: NOW + 20 * DAY_MS, updatedAt: NOW })
+      await store.updateAccountPasscode('acc_1', record.id, { expiry: 1, expiresAt: NOW + DAY_MS, updatedAt: NOW })
+      expect(await store.claimNotifications(claimRequest(NOW + 1))).toEqual([])
+      const [expired, ...rest] = await store.claimNotifications(claimRequest(NOW + DAY_MS))
+      expect(rest).toEqual([])
+      expect(expired).toMatchObject({ passcodeId: record.id, kind: 'expired', expiresAt: NOW + DAY_MS })
+    })
+
+    it('a limited claim reaches past notifications sent or under a live lease to the due ones after them', async () => {
+      const { store } = fixture()
+      const records = [0, 1, 2, 3, 4].map((i) => accountPasscode({ expiresAt: NOW - DAY_MS + i }))
+      for (const record of records) await store.createAccountPasscode(record, 100)
+      const sent = await store.claimNotifications(claimRequest(NOW, { limit: 2 }))
+      for (const claim of sent) expect(await store.completeNotification(claim, NOW)).toBe(true)
+      const leased = await store.claimNotifications(claimRequest(NOW, { limit: 2 }))
+      const [last, ...none] = await store.claimNotifications(claimRequest(NOW + 1, { limit: 1 }))
+      expect(none).toEqual([])
+      expect(last?.passcodeId).toBe(records[4]!.id)
+      expect([...sent, ...leased].map((claim) => claim.passcodeId).sort()).toEqual(
+        records
+          .slice(0, 4)
+          .map((record) => record.id)
+          .sort(),
+      )
+    })
+
     it('drops pending claims of a deleted passcode', async () => {
       const { store } = fixture()
       const record = accountPasscode({ expiresAt: NOW - 1 })

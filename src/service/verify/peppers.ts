@@ -36,6 +36,14 @@ export function resolvePeppers(option: PepperOption): Peppers {
   return { current: resolve('current')(roles.current), older: [...previous, ...next], previous, next }
 }
 
+/** One verification read: what the store found for the passcode's hash, and that hash. */
+export interface CredentialRead {
+  readonly match: CredentialMatch | null
+  readonly hash: string
+  /** The pepper whose hash matched (the current one when nothing did), SPEC §5.28. */
+  readonly pepper: Pepper
+}
+
 /**
  * How many stored hashes each pepper keys, for an operator who wants to know when an
  * older pepper can go (SPEC §5.28): it can once its count is 0 and `unknown` is 0.
@@ -75,12 +83,7 @@ export async function pepperReport(store: PasscodeStore, peppers: Peppers): Prom
  * one in turn: with one pepper, one hash and one lookup, as before; during a rotation a
  * passcode that is not found costs one lookup per pepper.
  */
-export async function findUnderPeppers(
-  store: PasscodeStore,
-  peppers: Peppers,
-  passcode: string,
-  currentHash: string,
-): Promise<{ match: CredentialMatch | null; hash: string; pepper: Pepper }> {
+export async function findUnderPeppers(store: PasscodeStore, peppers: Peppers, passcode: string, currentHash: string): Promise<CredentialRead> {
   let match = await store.findCredentialByHash(currentHash)
   if (match !== null || peppers.older.length === 0) return { match, hash: currentHash, pepper: peppers.current }
   for (const pepper of peppers.older) {

@@ -1,7 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
-import { createPasscodeAuth, type AuditEvent, type AuthOutcome, type CredentialsInput } from '../../src/index'
+import { createPasscodeAuth, type AuditEvent, type AuthOutcome, type CredentialsInput, type PasscodeAuth, type Principal } from '../../src/index'
 import { memoryStore } from '../../src/memory'
-import { createAuthenticateRequest } from '../../src/http/authenticate-request'
 import { nodeRequestReader, type NodeRequestLike } from '../../src/http/node/node-request'
 import { admin, manualClock } from '../helpers/service'
 
@@ -10,12 +9,12 @@ const reader = nodeRequestReader((request: Request) => request, (request) => req
 const headersOf = (accountId: string, passcode: string): Request => ({ headers: { 'x-service-account-id': accountId, 'x-service-passcode': passcode }, ip: '192.0.2.1' })
 
 /** The answer, and whether it came synchronously (a cache hit). */
-async function answer(auth: Parameters<typeof createAuthenticateRequest>[0], request: Request) {
-  const result = createAuthenticateRequest(auth, reader)(request)
+async function answer(auth: Pick<PasscodeAuth, 'verifyRequest'>, request: Request) {
+  const result = auth.verifyRequest(request, reader)
   return result instanceof Promise ? { sync: false, outcome: await result } : { sync: true, outcome: { ok: true, principal: result } as AuthOutcome }
 }
 
-describe('createAuthenticateRequest (the one warm path of every requirePasscode)', () => {
+describe('auth.verifyRequest (the one warm path of every requirePasscode)', () => {
   it('answers the principal synchronously once the full path has cached it, with the same audit event', async () => {
     const events: AuditEvent[] = []
     const auth = createPasscodeAuth({ store: memoryStore(), clock: manualClock(), onEvent: (event) => void events.push(event) })
@@ -38,7 +37,7 @@ describe('createAuthenticateRequest (the one warm path of every requirePasscode)
     const auth = createPasscodeAuth({ store: memoryStore(), clock: manualClock() })
     const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Partner A', expiry: 90 })
     const getterOnly = { ...reader, headerRecord: undefined, header: vi.fn(reader.header) }
-    const authenticateRequest = createAuthenticateRequest(auth, getterOnly)
+    const authenticateRequest = (request: Request) => auth.verifyRequest(request, getterOnly)
     expect(await authenticateRequest(headersOf('acc_1', value))).toMatchObject({ ok: true })
     getterOnly.header.mockClear()
     expect(authenticateRequest(headersOf('acc_1', value))).toMatchObject({ accountId: 'acc_1', kind: 'account' })
@@ -103,9 +102,9 @@ describe('createAuthenticateRequest (the one warm path of every requirePasscode)
       const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Partner A', expiry: 90 })
       for (let i = 0; i < 3; i++) expect(await answer(auth, headersOf('acc_1', value))).toMatchObject({ sync: false, outcome: { ok: true } })
     }
-    // The gate asked the store once (for the second request), learnt it answers later, and asks no more.
-    expect(asyncStore.retryAfterMs).toHaveBeenCalledTimes(3 + 1)
-    const standIn = { authenticate: async () => ({ ok: true, principal: { accountId: 'x', kind: 'user', userId: 'u' } }) as AuthOutcome }
+    // The pipeline asks the limiter store once per request, and waits for its answer.
+    expect(asyncStore.retryAfterMs).toHaveBeenCalledTimes(3)
+    const standIn = { verifyRequest: async () => ({ ok: true, principal: { accountId: 'x', kind: 'user', userId: 'u' } }) as AuthOutcome }
     expect(await answer(standIn, headersOf('acc_1', 'psc_x'))).toMatchObject({ sync: false, outcome: { ok: true } })
   })
 
@@ -163,22 +162,24 @@ describe('createAuthenticateRequest (the one warm path of every requirePasscode)
     expect(await answer(auth, headersOf('acc_1', value))).toMatchObject({ sync: true, outcome: { ok: true } })
   })
 
-  it('steps aside while auth.authenticate is replaced, so the replacement is called', async () => {
+  it('is a plain member: a host that replaces or wraps it gets its own called, and replacing authenticate changes nothing else', async () => {
     const auth = createPasscodeAuth({ store: memoryStore(), clock: manualClock() })
     const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Partner A', expiry: 90 })
     await answer(auth, headersOf('acc_1', value))
     expect((await answer(auth, headersOf('acc_1', value))).sync).toBe(true)
-    const original = auth.authenticate
+    // auth.authenticate and auth.verifyRequest are two entries of one pipeline: neither looks for the other.
     const replacement = vi.fn(async (_input: CredentialsInput): Promise<AuthOutcome> => ({ ok: false, reason: 'revoked', statusCode: 400, body: { status: 'fail', error: 'Invalid Credentials', code: 400 } }))
-    ;(auth as { authenticate: typeof original }).authenticate = replacement
-    expect(await answer(auth, headersOf('acc_1', value))).toMatchObject({ sync: false, outcome: { ok: false, reason: 'revoked' } })
-    // A replacement may hand the address on to a limited service, so it gets it.
-    expect(replacement).toHaveBeenCalledWith({ accountId: 'acc_1', passcode: value, clientAddress: '192.0.2.1' })
-    ;(auth as { authenticate: typeof original }).authenticate = original
+    ;(auth as { authenticate: PasscodeAuth['authenticate'] }).authenticate = replacement
     expect((await answer(auth, headersOf('acc_1', value))).sync).toBe(true)
-    // A service reached through its prototype chain, with its own authenticate, never takes the shortcut.
-    const wrapped = Object.assign(Object.create(auth) as typeof auth, { authenticate: original.bind(auth) })
-    expect((await answer(wrapped, headersOf('acc_1', value))).sync).toBe(false)
+    expect(replacement).not.toHaveBeenCalled()
+    // A host that wraps the service (here through its prototype chain) with its own verifyRequest gets it called.
+    const refused = vi.fn((): Principal | Promise<AuthOutcome> => Promise.resolve({ ok: false, reason: 'revoked', statusCode: 400, body: { status: 'fail', error: 'Invalid Credentials', code: 400 } }))
+    const wrapped = Object.assign(Object.create(auth) as typeof auth, { verifyRequest: refused })
+    expect(await answer(wrapped, headersOf('acc_1', value))).toMatchObject({ sync: false, outcome: { ok: false, reason: 'revoked' } })
+    expect(refused).toHaveBeenCalledTimes(1)
+    // One that hands the call on keeps the warm path.
+    const handingOn = { verifyRequest: auth.verifyRequest }
+    expect((await answer(handingOn, headersOf('acc_1', value))).sync).toBe(true)
   })
 
   it('reads the client address only when the service limits by address', async () => {
@@ -190,8 +191,7 @@ describe('createAuthenticateRequest (the one warm path of every requirePasscode)
     for (const [options, reads] of cases) {
       const auth = createPasscodeAuth({ store: memoryStore(), clock: manualClock(), ...options })
       const clientAddress = vi.fn((request: Request) => request.ip)
-      const authenticateRequest = createAuthenticateRequest(auth, { ...reader, clientAddress })
-      await authenticateRequest(headersOf('acc_1', 'psc_wrong'))
+      await auth.verifyRequest(headersOf('acc_1', 'psc_wrong'), { ...reader, clientAddress })
       expect(clientAddress).toHaveBeenCalledTimes(reads)
     }
   })

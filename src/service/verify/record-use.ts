@@ -1,0 +1,64 @@
+import type { Principal } from '../../core/entities'
+import type { FailureReason } from '../../protocol/outcomes'
+import { refuse, type AuthOutcome } from '../auth-outcome'
+import type { EventInput } from '../events'
+
+/**
+ * Step 7 of the verification pipeline (see pipeline.ts): what every answer leaves
+ * behind. A success records the last use (the `usage` option) and emits
+ * `auth.succeeded`; a refusal emits `auth.failed`. The warm path's hit also counts for
+ * telemetry (a verification past the caches is counted by its trace wrapper).
+ */
+
+/** Where the pipeline records a use: the usage recorder, or `undefined` with `usage: false`. */
+export interface UseRecorder {
+  seen(principal: Principal, now: number): void
+}
+
+/** What recording needs of the service. */
+export interface RecordUseDeps {
+  readonly emit: ((event: EventInput) => void) | undefined
+  readonly usage: UseRecorder | undefined
+  /** Counts a cache hit answered synchronously; `undefined` without the `telemetry` option. */
+  readonly cacheHit: ((principal: Principal) => void) | undefined
+}
+
+/** The three ways an answer is recorded. */
+export interface RecordUse {
+  /** A hit answered synchronously: the principal itself, no outcome object. */
+  hit(principal: Principal, now: number): Principal
+  /** A success past the synchronous path, with the `Sunset` header when due. */
+  success(principal: Principal, now: number, headers: Readonly<Record<string, string>> | undefined): AuthOutcome
+  /** A refusal, with the account ID as sent (or `''` when it was not well formed). */
+  refusal(reason: Exclude<FailureReason, 'partner_not_whitelisted'>, accountId: string): AuthOutcome
+}
+
+/**
+ * The recorder of one service's verifications.
+ *
+ * @example
+ * ```ts
+ * const record = recordUse({ emit, usage, cacheHit: undefined })
+ * return record.refusal('checksum_mismatch', accountId)
+ * ```
+ */
+export function recordUse({ emit, usage, cacheHit }: RecordUseDeps): RecordUse {
+  return {
+    hit(principal, now) {
+      usage?.seen(principal, now)
+      if (emit !== undefined) emit({ type: 'auth.succeeded', accountId: principal.accountId, principal })
+      if (cacheHit !== undefined) cacheHit(principal)
+      return principal
+    },
+    success(principal, now, headers) {
+      usage?.seen(principal, now)
+      emit?.({ type: 'auth.succeeded', accountId: principal.accountId, principal })
+      return headers === undefined ? { ok: true, principal } : { ok: true, principal, headers }
+    },
+    refusal(reason, accountId) {
+      const outcome = refuse(reason)
+      emit?.({ type: 'auth.failed', accountId, reason, statusCode: outcome.statusCode })
+      return outcome
+    },
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * One notifier process of test/service/notify-processes.test.ts: its own pool on the
+ * shared database, passes one after another until `until` (epoch ms) on the real clock,
+ * a mailer that fails every third call (so that claims are released and retried), then
+ * prints the keys it sent, one JSON line. Arguments: connection string, schema. Once
+ * its service is built and its pool connected it prints `ready` and waits for `until`
+ * on stdin, so that the passcodes are made only when every process can pass at once.
+ */
+import pg from 'pg'
+import { createPasscodeAuth, type NotificationReport } from '../../src/index'
+import { postgresStore } from '../../src/stores/postgres/index'
+import { everyone, scriptedMailer, sentKeys } from './notify-fixtures'
+
+const [connectionString, schema] = process.argv.slice(2)
+const pool = new pg.Pool({ connectionString, max: 2 })
+await pool.query('SELECT 1')
+const mailer = scriptedMailer(
+  (call) => call % 3 === 0,
+  () => Math.floor(Math.random() * 4),
+)
+const auth = createPasscodeAuth({
+  store: postgresStore(pool, { schema: schema!, listen: false }),
+  mailer,
+  recipients: everyone,
+  notifier: { batchSize: 4 },
+})
+process.stdout.write('ready\n')
+const until = await new Promise<string>((resolve) => process.stdin.once('data', (data) => resolve(String(data).trim())))
+const reports: NotificationReport[] = []
+let passes = 0
+while (Date.now() < Number(until)) {
+  reports.push(await auth.notifyExpirations())
+  passes += 1
+  await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 10)))
+}
+// A last pass once everything is due, so that a retry left by a failed send goes out.
+reports.push(await auth.notifyExpirations())
+await auth.close()
+await pool.end()
+process.stdout.write(`${JSON.stringify({ passes, sent: sentKeys(reports), delivered: mailer.delivered.length })}\n`)

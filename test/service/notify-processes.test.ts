@@ -1,0 +1,95 @@
+import { spawn } from 'node:child_process'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DAY_MS } from '../../src/core/time'
+import { createPasscodeAuth } from '../../src/index'
+import { migrate, postgresStore } from '../../src/stores/postgres/index'
+import { bundleForNode } from '../helpers/node-bundle'
+import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
+import { admin } from '../helpers/service'
+import { tally } from './notify-fixtures'
+
+/**
+ * SPEC 5.14 across real processes: three notifier processes (test/service/
+ * notify-process-child.ts), each with its own pool, pass at once and again and again over
+ * one PostgreSQL table whose passcodes expire one after another during the passes, on
+ * the real clock. Each "expiring soon" and each "expired" email goes out exactly once:
+ * none lost, none doubled, while failed sends release claims for the others to retry.
+ */
+const availability = postgresAvailability()
+const PASSCODES = 40
+const SPACING_MS = 100
+
+describe.skipIf(!availability.available)(
+  `three notifier processes over one PostgreSQL table${availability.available ? '' : ` (skipped: ${availability.reason})`}`,
+  () => {
+    let server: TestPostgres
+    let pool: pg.Pool
+    const schema = `notify_processes_${process.pid}`
+
+    beforeAll(async () => {
+      server = await startTestPostgres()
+      pool = new pg.Pool({ connectionString: server.connectionString, max: 2 })
+      await migrate(pool, { schema })
+    })
+
+    afterAll(async () => {
+      await pool?.end()
+      await server?.stop()
+    })
+
+    it('sends every email exactly once while rows become due during the passes', async () => {
+      const bundles = await bundleForNode({ child: 'test/service/notify-process-child.ts' })
+      try {
+        // Three processes, each with its service built and its pool connected, waiting.
+        const children = [0, 1, 2].map(() => {
+          const child = spawn(process.execPath, [bundles.file('child'), server.connectionString, schema], { timeout: 60_000 })
+          let stdout = ''
+          const ready = new Promise<void>((resolve) => {
+            child.stdout.on('data', (data: Buffer) => {
+              stdout += String(data)
+              if (stdout.startsWith('ready\n')) resolve()
+            })
+          })
+          const result = new Promise<{ passes: number; sent: string[]; delivered: number }>((resolve, reject) => {
+            child.once('error', reject)
+            child.once('exit', (code) => {
+              if (code === 0) resolve(JSON.parse(stdout.slice('ready\n'.length)) as { passes: number; sent: string[]; delivered: number })
+              else reject(new Error(`a notifier process exited with ${code}`))
+            })
+          })
+          return { child, ready, result }
+        })
+        await Promise.all(children.map(({ ready }) => ready))
+
+        // Made through the API on a clock one day back, so that with a one-day expiry
+        // they expire 3 s from now and then one every 100 ms, while the processes pass.
+        // The head start lets the "expiring soon" emails (and their retries) go out first:
+        // a passcode first notified after it expired gets the "expired" email only.
+        let clock = 0
+        const auth = createPasscodeAuth({ store: postgresStore(pool, { schema, listen: false }), clock: () => new Date(clock) })
+        const start = Date.now() + 3_000
+        const expected: string[] = []
+        for (let index = 0; index < PASSCODES; index += 1) {
+          clock = start - DAY_MS + index * SPACING_MS
+          const { passcode } = await auth.passcodes.create(admin, `acc_${index % 4}`, { name: `P${index}`, expiry: index % 10 === 9 ? 'forever' : 1 })
+          if (passcode.expiresAt === null) continue
+          const at = passcode.expiresAt.toISOString()
+          expected.push(`${passcode.id}|expiring_soon|${at}`, `${passcode.id}|expired|${at}`)
+        }
+        await auth.close()
+        const until = start + PASSCODES * SPACING_MS + 500
+        for (const { child } of children) child.stdin.end(`${until}\n`)
+        const processes = await Promise.all(children.map(({ result }) => result))
+
+        expect(tally(processes.flatMap((child) => child.sent))).toEqual(new Map(expected.map((key) => [key, 1])))
+        expect(processes.reduce((sum, child) => sum + child.delivered, 0)).toBe(expected.length)
+        // They did pass side by side, and shared the work.
+        expect(processes.every((child) => child.passes > 3)).toBe(true)
+        expect(processes.filter((child) => child.sent.length > 0).length).toBeGreaterThan(1)
+      } finally {
+        bundles.remove()
+      }
+    }, 90_000)
+  },
+)
