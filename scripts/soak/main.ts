@@ -1,8 +1,8 @@
-import { writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { arch, cpus, loadavg, platform } from 'node:os'
 import { parseArgs } from 'node:util'
 import { fleetSoakOptions, runFleetSoak } from './fleet'
-import { fleetMarkdown } from './fleet-report'
+import { fleetMarkdown, mergeReport } from './fleet-report'
 import { MAX_GROWTH, runSoak, SHORT, soakOptions, USAGE_FLUSH_INTERVAL_MS, type SoakResult } from './soak'
 import { MIX } from './traffic'
 
@@ -32,13 +32,18 @@ if (!(seconds > 0) || !Number.isInteger(concurrency) || concurrency < 1) {
   console.error('usage: npm run soak -- [--fleet] [--duration=<seconds>] [--concurrency=<n>] [--short] [--report=<file>]')
   process.exit(2)
 }
+/** The report file's text: each run rewrites its own section of it (docs/soak.md holds both). */
+function existingReport(file: string): string {
+  return existsSync(file) ? readFileSync(file, 'utf8') : ''
+}
+
 if (values.fleet) {
   const loadAtStart = loadavg()[0]!
   const result = await runFleetSoak(fleetSoakOptions(seconds * 1_000), (line) => console.error(line))
   const command = `npm run soak -- ${process.argv.slice(2).join(' ')}`
   const text = fleetMarkdown(result, { command, loadAtStart, loadAtEnd: loadavg()[0]! })
   console.log(text)
-  if (values.report !== undefined) writeFileSync(values.report, text)
+  if (values.report !== undefined) writeFileSync(values.report, mergeReport(existingReport(values.report), { fleet: text }))
   process.exit(result.passed ? 0 : 1)
 }
 const options = values.short ? SHORT : soakOptions(seconds * 1_000, concurrency)
@@ -103,5 +108,5 @@ const loadAtStart = loadavg()[0]!
 const result = await runSoak(options, (line) => console.error(line))
 const text = markdown(result)
 console.log(text)
-if (values.report !== undefined) writeFileSync(values.report, text)
+if (values.report !== undefined) writeFileSync(values.report, mergeReport(existingReport(values.report), { single: text }))
 process.exitCode = result.passed ? 0 : 1
