@@ -483,14 +483,16 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
 
     const faultLoop = async (): Promise<void> => {
       const sequence = [...(options.faults ?? [])]
-      await sleep(draw(options.faultGapMs))
+      // A pause never holds the run open past its end.
+      const pause = () => sleep(Math.min(draw(options.faultGapMs), Math.max(0, until - now())))
+      await pause()
       // No drawn fault starts in the last bound of the run: its recovery is part of the run.
       // The faults asked for all run, and the run lasts until a bound after the last one.
       while (sequence.length > 0 || now() < until - BOUND_MS) {
         const asked = sequence.shift()
         await fault(asked ?? pick(FAULT_KINDS))
         if (asked !== undefined) until = Math.max(until, now() + BOUND_MS)
-        await sleep(draw(options.faultGapMs))
+        await pause()
       }
     }
 
