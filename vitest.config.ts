@@ -51,6 +51,7 @@ export const isolatedTests = ['test/http/warm-path.test.ts']
 export const slowTests = [
   'test/package/tarball.test.ts',
   'test/stores/postgres.test.ts',
+  'test/soak/fleet-smoke.test.ts',
   'test/faults/silent-cut.test.ts',
   'test/stores/pgbouncer.test.ts',
   'test/stores/pglite.test.ts',

@@ -1,6 +1,8 @@
-import { writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { arch, cpus, loadavg, platform } from 'node:os'
 import { parseArgs } from 'node:util'
+import { fleetSoakOptions, runFleetSoak } from './fleet'
+import { fleetMarkdown, mergeReport } from './fleet-report'
 import { MAX_GROWTH, runSoak, SHORT, soakOptions, USAGE_FLUSH_INTERVAL_MS, type SoakResult } from './soak'
 import { MIX } from './traffic'
 
@@ -9,6 +11,9 @@ import { MIX } from './traffic'
  * (or SOAK_DURATION_S=<seconds>): a bounded load run against `passcode-auth serve` on
  * loopback. Prints a Markdown summary; `--report` also writes it to a file
  * (docs/soak.md keeps the last published run). Exits 1 when the run failed.
+ *
+ * `npm run soak -- --fleet [--duration=<seconds>] [--report=<file>]`: the chaos soak of
+ * a fleet (scripts/soak/fleet.ts), ten minutes by default; exits 1 when a count is not 0.
  */
 
 const { values } = parseArgs({
@@ -17,14 +22,29 @@ const { values } = parseArgs({
     concurrency: { type: 'string' },
     short: { type: 'boolean', default: false },
     report: { type: 'string' },
+    fleet: { type: 'boolean', default: false },
   },
 })
 
-const seconds = Number(values.duration ?? process.env.SOAK_DURATION_S ?? 60)
+const seconds = Number(values.duration ?? process.env.SOAK_DURATION_S ?? (values.fleet ? 600 : 60))
 const concurrency = Number(values.concurrency ?? 16)
 if (!(seconds > 0) || !Number.isInteger(concurrency) || concurrency < 1) {
-  console.error('usage: npm run soak -- [--duration=<seconds>] [--concurrency=<n>] [--short] [--report=<file>]')
+  console.error('usage: npm run soak -- [--fleet] [--duration=<seconds>] [--concurrency=<n>] [--short] [--report=<file>]')
   process.exit(2)
+}
+/** The report file's text: each run rewrites its own section of it (docs/soak.md holds both). */
+function existingReport(file: string): string {
+  return existsSync(file) ? readFileSync(file, 'utf8') : ''
+}
+
+if (values.fleet) {
+  const loadAtStart = loadavg()[0]!
+  const result = await runFleetSoak(fleetSoakOptions(seconds * 1_000), (line) => console.error(line))
+  const command = `npm run soak -- ${process.argv.slice(2).join(' ')}`
+  const text = fleetMarkdown(result, { command, loadAtStart, loadAtEnd: loadavg()[0]! })
+  console.log(text)
+  if (values.report !== undefined) writeFileSync(values.report, mergeReport(existingReport(values.report), { fleet: text }))
+  process.exit(result.passed ? 0 : 1)
 }
 const options = values.short ? SHORT : soakOptions(seconds * 1_000, concurrency)
 const args = process.argv.slice(2)
@@ -88,5 +108,5 @@ const loadAtStart = loadavg()[0]!
 const result = await runSoak(options, (line) => console.error(line))
 const text = markdown(result)
 console.log(text)
-if (values.report !== undefined) writeFileSync(values.report, text)
+if (values.report !== undefined) writeFileSync(values.report, mergeReport(existingReport(values.report), { single: text }))
 process.exitCode = result.passed ? 0 : 1

@@ -96,6 +96,10 @@ export async function startTestPgBouncer(postgresConnectionString: string): Prom
       'max_client_conn = 1000',
       'default_pool_size = 20',
       'ignore_startup_parameters = extra_float_digits, options',
+      // After a failed login to the server (PostgreSQL restarting), PgBouncer refuses
+      // every client for this long (default 15 s): past the 10 s recovery bound of a
+      // `pg_ctl restart` (docs/operations.md says to lower it).
+      'server_login_retry = 1',
       `logfile = ${join(dir, 'pgbouncer.log')}`,
       `pidfile = ${join(dir, 'pgbouncer.pid')}`,
       '',

@@ -1,0 +1,121 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import pg from 'pg'
+import { createPasscodeAuth, nodeRequirePasscode, PasscodeAuthError } from '../../src/index'
+import { postgresStore } from '../../src/stores/postgres/index'
+
+/*
+ * One instance of the fleet soak (`npm run soak -- --fleet`): a small host program that
+ * uses the package as a service would, started by the runner as a child process. It
+ * reads its settings from the environment the runner gives it:
+ * - SOAK_DATABASE_URL: the pool's PostgreSQL (through PgBouncer in transaction mode, or
+ *   direct), reached through the runner's TCP proxy so that it can be cut silently;
+ * - SOAK_LISTEN_URL (optional): the store's direct connection for LISTEN only;
+ * - SOAK_PEPPER, SOAK_ENCRYPTION_KEY (`id:key`): the fleet's secrets, never printed.
+ * Its pool has the settings docs/operations.md recommends. Routes, on 127.0.0.1 only:
+ * - `GET /verify`: the passcode headers, checked by `nodeRequirePasscode`;
+ * - `POST /manage` `{ op, accountId, passcodeId?, name? }`: the host's own management
+ *   (create, delete, rotate with no overlap, disable), as an admin, so that the writes
+ *   and their notifications come from the instances.
+ * It tells the runner its port, and each delivery state change (`invalidations.*`
+ * events), over IPC.
+ */
+
+const env = process.env
+const admin = { userId: 'u_soak_admin', role: 'admin' } as const
+
+const pool = new pg.Pool({
+  connectionString: env.SOAK_DATABASE_URL,
+  max: 10,
+  connectionTimeoutMillis: 2_000,
+  keepAlive: true,
+  keepAliveInitialDelayMillis: 10_000,
+})
+pool.on('error', () => {})
+const store = postgresStore(pool, env.SOAK_LISTEN_URL ? { listenConnectionString: env.SOAK_LISTEN_URL } : {})
+const [keyId, key] = (env.SOAK_ENCRYPTION_KEY ?? '').split(':') as [string, string]
+const auth = createPasscodeAuth({
+  store,
+  pepper: env.SOAK_PEPPER!,
+  encryptionKeys: [{ id: keyId, key }],
+  onEvent(event) {
+    if (event.type.startsWith('invalidations.')) process.send?.({ type: 'event', event: event.type, at: Date.now() })
+  },
+})
+const guard = nodeRequirePasscode(auth)
+
+interface ManageRequest {
+  readonly op: 'create' | 'delete' | 'rotate' | 'disable'
+  readonly accountId: string
+  readonly passcodeId?: string
+  readonly name?: string
+}
+
+async function manage(body: ManageRequest): Promise<{ id?: string; value?: string }> {
+  switch (body.op) {
+    case 'create': {
+      const { passcode, value } = await auth.passcodes.create(admin, body.accountId, { name: body.name!, expiry: 90 })
+      return { id: passcode.id, value }
+    }
+    case 'rotate': {
+      const { value } = await auth.passcodes.rotate(admin, body.accountId, body.passcodeId!, { overlapMinutes: 0 })
+      return { value }
+    }
+    case 'disable':
+      await auth.passcodes.disable(admin, body.accountId, body.passcodeId!)
+      return {}
+    case 'delete':
+      await auth.passcodes.delete(admin, body.accountId, body.passcodeId!)
+      return {}
+  }
+}
+
+function reply(response: ServerResponse, status: number, body: unknown): void {
+  response.statusCode = status
+  response.setHeader('content-type', 'application/json')
+  response.end(JSON.stringify(body))
+}
+
+async function readJson(request: IncomingMessage): Promise<ManageRequest> {
+  let text = ''
+  for await (const chunk of request) text += String(chunk)
+  return JSON.parse(text) as ManageRequest
+}
+
+const server = createServer((request, response) => {
+  const path = request.url?.split('?')[0]
+  if (path === '/verify') {
+    const principal = guard(request, response)
+    if (principal instanceof Promise) void principal.then((who) => who !== undefined && reply(response, 200, { ok: true }))
+    else reply(response, 200, { ok: true })
+    return
+  }
+  if (path === '/manage' && request.method === 'POST') {
+    readJson(request)
+      .then(manage)
+      .then(
+        (result) => reply(response, 200, result),
+        (error: unknown) => {
+          const code = error instanceof PasscodeAuthError ? error.code : 'ERR_UNEXPECTED'
+          // The runner only needs to know that the change may not have happened.
+          reply(response, 500, { code })
+        },
+      )
+    return
+  }
+  reply(response, 404, {})
+})
+server.keepAliveTimeout = 30_000
+server.listen(0, '127.0.0.1', () => {
+  const address = server.address()
+  process.send?.({ type: 'listening', port: typeof address === 'object' && address !== null ? address.port : 0 })
+})
+
+process.once('SIGTERM', () => {
+  server.close()
+  server.closeAllConnections()
+  void auth
+    .close()
+    .then(() => store.close())
+    .then(() => pool.end())
+    .finally(() => process.exit(0))
+})

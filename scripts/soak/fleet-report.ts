@@ -1,0 +1,93 @@
+import { arch, cpus, platform } from 'node:os'
+import { BOUND_MS, type FleetSoakResult } from './fleet'
+
+/** The heading of the fleet soak's section in a report file (docs/soak.md), which holds both runs. */
+export const FLEET_HEADING = '## Fleet soak'
+
+/**
+ * `file`'s text with the fleet section (from {@link FLEET_HEADING} to the end) replaced by
+ * `fleet`, or with everything before it replaced by `single`: each run rewrites its own part.
+ */
+export function mergeReport(existing: string, update: { fleet: string } | { single: string }): string {
+  const at = existing.indexOf(`\n${FLEET_HEADING}\n`)
+  const before = at < 0 ? existing : existing.slice(0, at + 1)
+  const after = at < 0 ? '' : existing.slice(at + 1)
+  return 'fleet' in update ? `${before.trimEnd()}\n\n${update.fleet}` : `${update.single.trimEnd()}\n\n${after}`.trimEnd() + '\n'
+}
+
+/** What the fleet soak does, for the reader of the report. */
+export const FLEET_DESCRIPTION = [
+  'Three instances of a small host program using the package (scripts/soak/fleet-instance.ts: `nodeRequirePasscode`',
+  'and management calls, a `pg` Pool with the settings of [operations](operations.md)) run as child processes on one',
+  'throw-away PostgreSQL cluster on 127.0.0.1: instances 1 and 2 through PgBouncer in transaction mode with the direct',
+  '`listenConnectionString`, instance 3 directly, each connection through a TCP proxy of its own. The runner sends',
+  'verifications to every instance (three quarters with live passcodes, a quarter with passcodes deleted, disabled or',
+  'rotated out, most recent first) and management calls (creates, deletes, rotations without overlap, disables) to a',
+  'random instance, and draws faults at random, one at a time: a silent cut of one instance (its proxies drop every',
+  'byte both ways and keep both sockets open: no FIN, no RST) and its heal, `kill -9` of one instance and its restart,',
+  '`pg_ctl restart -m fast`, and a PgBouncer restart.',
+]
+
+const seconds = (ms: number): string => `${(ms / 1_000).toFixed(1)} s`
+
+/** The fleet soak's summary in Markdown: the three counts first, then the faults and the traffic. */
+export function fleetMarkdown(result: FleetSoakResult, context: { command: string; loadAtStart: number; loadAtEnd: number }): string {
+  const { counts } = result
+  const faultKinds = new Map<string, number>()
+  for (const fault of result.faults) faultKinds.set(fault.kind, (faultKinds.get(fault.kind) ?? 0) + 1)
+  const lines = [
+    FLEET_HEADING,
+    '',
+    `Command: \`${context.command}\`  `,
+    `Date: ${new Date().toISOString()}  `,
+    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, ${platform()} ${arch()}, Node ${process.version};  `,
+    `load average ${context.loadAtStart.toFixed(1)} at the start and ${context.loadAtEnd.toFixed(1)} at the end (1 min; other work shares the machine)`,
+    '',
+    `Verdict: **${result.passed ? 'passed' : 'FAILED'}**`,
+    '',
+    ...FLEET_DESCRIPTION,
+    '',
+    '| Count (each must be 0) | Value |',
+    '| --- | ---: |',
+    `| a deleted, disabled or rotated-out passcode accepted more than ${BOUND_MS / 1_000} s after the change | ${counts.deletedAcceptedPastBound} |`,
+    `| a live passcode refused with a 4xx | ${counts.liveRefused} |`,
+    `| an instance unavailable (5xx, no answer in 5 s) outside a fault touching it and the ${BOUND_MS / 1_000} s after it ended | ${counts.unavailableOutsideFault} |`,
+    '',
+    `- Duration ${seconds(result.elapsedMs)}, ${result.verifications} verifications (${Math.round(result.verifications / (result.elapsedMs / 1_000))}/s), ${result.revokedChecks} of them with a revoked passcode`,
+    `- Revoked passcodes accepted within the bound (a request sent before the change reached that instance): ${result.revokedAcceptedWithinBound}, the latest ${Math.round(result.longestRevokedAcceptanceMs)} ms after the change`,
+    `- Management: ${Object.entries(result.management)
+      .map(([op, { ok, failed }]) => `${op} ${ok}${failed > 0 ? ` (+${failed} failed during faults)` : ''}`)
+      .join(', ')}`,
+    `- Faults: ${result.faults.length} (${[...faultKinds].map(([kind, n]) => `${kind} ${n}`).join(', ')})`,
+    '',
+    '| Instance | Connection | 200 | 4xx | 5xx | no answer | delivery events |',
+    '| ---: | --- | ---: | ---: | ---: | ---: | --- |',
+    ...result.instanceModes.map((mode, index) => {
+      const n = index + 1
+      const tally = result.answers[n]!
+      const events = Object.entries(result.deliveryEvents[n] ?? {})
+        .map(([type, count]) => `${type} ${count}`)
+        .join(', ')
+      return `| ${n} | ${mode} | ${tally.ok} | ${tally.refused} | ${tally.failed} | ${tally.noAnswer} | ${events || 'none'} |`
+    }),
+    '',
+    '### Faults (times from the start of traffic; recovery: first answer of a live passcode after the fault ended)',
+    '',
+    '| # | Fault | Instances | Start | Lasted | Recovered after |',
+    '| ---: | --- | --- | ---: | ---: | --- |',
+    ...result.faults.map(
+      (fault, index) =>
+        `| ${index + 1} | ${fault.kind} | ${fault.instances.join(', ')} | ${seconds(fault.startedAt)} | ${seconds(fault.endedAt - fault.startedAt)} | ${fault.instances
+          .map((n) => {
+            const after = fault.recoveredAfter[n]
+            return `${n}: ${after === undefined ? 'not before the end' : `${Math.round(after)} ms`}`
+          })
+          .join(', ')} |`,
+    ),
+    '',
+  ]
+  if (result.violations.length > 0) {
+    lines.push('### Violations', '', ...result.violations.map((entry) => `- instance ${entry.instance} at ${seconds(entry.at)}: ${entry.what}`), '')
+  }
+  return lines.join('\n')
+}

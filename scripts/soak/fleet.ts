@@ -1,0 +1,548 @@
+import { fork, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { once } from 'node:events'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
+import pg from 'pg'
+import { migrate } from '../../src/stores/postgres/index'
+import { startTestPgBouncer, type TestPgBouncer } from '../../test/helpers/pgbouncer'
+import { startTestPostgres, type TestPostgres } from '../../test/helpers/postgres'
+import { startTcpProxy, type TcpProxy } from '../../test/helpers/tcp-proxy'
+
+/*
+ * The fleet soak (`npm run soak -- --fleet`, issue 32 item 9): three instances of a
+ * host program (scripts/soak/fleet-instance.ts) as child processes on one throw-away
+ * PostgreSQL cluster, mixed verification and management traffic, and faults drawn at
+ * random. It counts what the fleet promises (SPEC §5.32, §5.33) never happens:
+ * - a deleted (or disabled, or rotated-out) passcode accepted past the bound: a request
+ *   sent more than 10 s after the change was answered;
+ * - a live passcode refused with a 4xx;
+ * - an instance unavailable (5xx, connection error, no answer within 5 s) outside a
+ *   fault that touches it and the 10 s after that fault ended (heal or restart done);
+ *   a fault near the end whose instance had not served again within the 10 s counts once.
+ * Instances 1 and 2 reach PostgreSQL through PgBouncer in transaction mode, with the
+ * direct `listenConnectionString`; instance 3 directly: both modes in one fleet. Each
+ * connection of an instance goes through a TCP proxy of its own, which a silent cut
+ * makes drop every byte both ways with both sockets kept open.
+ */
+
+const HERE = fileURLToPath(new URL('.', import.meta.url))
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+/** The bound of every promise the soak checks, in ms (SPEC §5.32, issue 32 item 8). */
+export const BOUND_MS = 10_000
+/** A verification without an answer after this long counts as unavailable. */
+const REQUEST_TIMEOUT_MS = 5_000
+const ACCOUNTS = 12
+const SEED_PER_ACCOUNT = 4
+
+/** The kinds of fault the soak draws. */
+export const FAULT_KINDS = ['silent-cut', 'kill', 'postgres-restart', 'pgbouncer-restart'] as const
+export type FaultKind = (typeof FAULT_KINDS)[number]
+
+/** How long and how hard a fleet soak goes. */
+export interface FleetSoakOptions {
+  readonly durationMs: number
+  /** Pause between the end of one fault and the start of the next, drawn in [min, max] ms. */
+  readonly faultGapMs: readonly [number, number]
+  /** How long a silent cut lasts, drawn in [min, max] ms. */
+  readonly cutMs: readonly [number, number]
+  /** How long a killed instance stays down before its restart, drawn in [min, max] ms. */
+  readonly downMs: readonly [number, number]
+  /**
+   * The faults in this order, each one even past the duration (the run then lasts until a
+   * bound after the last), then drawn at random; drawn at random from the start when absent.
+   */
+  readonly faults?: readonly FaultKind[]
+  /** Verification loops per instance. */
+  readonly verifiersPerInstance: number
+  /** Pause between management operations. */
+  readonly manageEveryMs: number
+}
+
+/** The defaults of `npm run soak -- --fleet`: ten minutes. */
+export function fleetSoakOptions(durationMs = 600_000): FleetSoakOptions {
+  return { durationMs, faultGapMs: [5_000, 20_000], cutMs: [3_000, 15_000], downMs: [500, 5_000], verifiersPerInstance: 2, manageEveryMs: 300 }
+}
+
+/** One fault as it happened, times in ms since the start of traffic. */
+export interface FaultRecord {
+  readonly kind: FaultKind
+  /** Instance number (1-based) for a cut or a kill; the instances it touches otherwise. */
+  readonly instances: readonly number[]
+  readonly startedAt: number
+  /** When the cut was healed or the restart completed. */
+  endedAt: number
+  /** Per instance touched: ms from `endedAt` to its first answer of a live passcode (undefined: none before the end). */
+  readonly recoveredAfter: Record<number, number | undefined>
+}
+
+/** A request that broke a promise, for the report. */
+export interface Violation {
+  readonly instance: number
+  /** ms since the start of traffic. */
+  readonly at: number
+  readonly what: string
+}
+
+export interface FleetSoakResult {
+  readonly elapsedMs: number
+  readonly faults: readonly FaultRecord[]
+  readonly counts: {
+    readonly deletedAcceptedPastBound: number
+    readonly liveRefused: number
+    readonly unavailableOutsideFault: number
+  }
+  readonly violations: readonly Violation[]
+  readonly verifications: number
+  /** Answers per instance: 200, 4xx, 5xx, no answer (connection error or timeout). */
+  readonly answers: Record<number, { ok: number; refused: number; failed: number; noAnswer: number }>
+  /** Revoked passcodes accepted within the bound, and the longest such delay after the change (ms). */
+  readonly revokedAcceptedWithinBound: number
+  readonly longestRevokedAcceptanceMs: number
+  readonly revokedChecks: number
+  readonly management: Record<string, { ok: number; failed: number }>
+  /** `invalidations.*` events per instance (delivery lost and proven again). */
+  readonly deliveryEvents: Record<number, Record<string, number>>
+  readonly instanceModes: readonly string[]
+  readonly passed: boolean
+}
+
+interface Passcode {
+  readonly accountId: string
+  readonly id: string
+  value: string
+  /** ms (run clock) from which the value is live: the change that made it answered. */
+  liveSince: number
+  /** When an operation that may end it was sent (then no longer checked as live). */
+  retiredAt?: number
+  disabled?: boolean
+}
+
+interface Revoked {
+  readonly accountId: string
+  readonly value: string
+  /** When the change was answered. */
+  readonly at: number
+}
+
+interface Instance {
+  readonly number: number
+  readonly mode: string
+  readonly proxies: TcpProxy[]
+  readonly env: Record<string, string>
+  child?: ChildProcess
+  port?: number
+  /** Deliberately down (killed, not yet restarted). */
+  down: boolean
+  stderr: string
+  crashed?: string
+}
+
+/** A window [from, to] in which an instance may be unavailable. */
+interface Excuse {
+  readonly instance: number
+  readonly from: number
+  to: number
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+const draw = ([min, max]: readonly [number, number]): number => min + Math.random() * (max - min)
+const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!
+
+/** Runs the fleet soak; `log` gets progress lines (faults as they happen). */
+export async function runFleetSoak(options: FleetSoakOptions, log: (line: string) => void = () => {}): Promise<FleetSoakResult> {
+  const postgres: TestPostgres = await startTestPostgres()
+  const cleanup: (() => Promise<void>)[] = [() => postgres.stop()]
+  try {
+    if (postgres.stopServer === undefined || postgres.startServer === undefined) {
+      throw new Error('the fleet soak needs a throw-away cluster (PostgreSQL binaries), not DATABASE_URL: it restarts the server')
+    }
+    const bouncer: TestPgBouncer = await startTestPgBouncer(postgres.connectionString)
+    cleanup.push(() => bouncer.stop())
+    const admin = new pg.Pool({ connectionString: postgres.connectionString, max: 1 })
+    admin.on('error', () => {})
+    await migrate(admin)
+    await admin.end()
+    const proxyTo = async (connectionString: string) => {
+      const url = new URL(connectionString)
+      const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port) })
+      cleanup.push(() => proxy.close())
+      return proxy
+    }
+    const secrets = { SOAK_PEPPER: randomBytes(32).toString('base64url'), SOAK_ENCRYPTION_KEY: `k1:${randomBytes(32).toString('base64url')}` }
+    const instances: Instance[] = []
+    for (let number = 1; number <= 3; number++) {
+      if (number < 3) {
+        const pool = await proxyTo(bouncer.connectionString)
+        const listen = await proxyTo(postgres.connectionString)
+        instances.push({
+          number,
+          mode: 'PgBouncer (transaction mode) + direct listenConnectionString',
+          proxies: [pool, listen],
+          env: { ...secrets, SOAK_DATABASE_URL: pool.via(bouncer.connectionString), SOAK_LISTEN_URL: listen.via(postgres.connectionString) },
+          down: false,
+          stderr: '',
+        })
+      } else {
+        const direct = await proxyTo(postgres.connectionString)
+        instances.push({
+          number,
+          mode: 'direct',
+          proxies: [direct],
+          env: { ...secrets, SOAK_DATABASE_URL: direct.via(postgres.connectionString) },
+          down: false,
+          stderr: '',
+        })
+      }
+    }
+    const deliveryEvents: Record<number, Record<string, number>> = {}
+    // The run's clock; it starts again with the traffic.
+    let origin = performance.now()
+    const now = (): number => performance.now() - origin
+    const start = async (instance: Instance): Promise<void> => {
+      const child = fork(join(HERE, 'fleet-instance.ts'), [], {
+        cwd: ROOT,
+        execArgv: ['--import', 'tsx'],
+        env: { ...process.env, ...instance.env },
+        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      })
+      instance.child = child
+      child.stderr!.on('data', (chunk: Buffer) => {
+        instance.stderr = (instance.stderr + chunk.toString('utf8')).slice(-4_000)
+      })
+      child.on('message', (message: { type: string; event?: string }) => {
+        if (message.type !== 'event') return
+        const events = (deliveryEvents[instance.number] ??= {})
+        events[message.event!] = (events[message.event!] ?? 0) + 1
+      })
+      child.once('exit', (code, signal) => {
+        if (instance.child === child && !instance.down && instance.crashed === undefined) {
+          instance.crashed = `exited (code ${code}, signal ${signal}) at ${Math.round(now())} ms: ${instance.stderr.slice(-1_000)}`
+          log(`instance ${instance.number} ${instance.crashed}`)
+        }
+      })
+      instance.port = await new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`instance ${instance.number} did not listen within 60 s: ${instance.stderr}`)), 60_000)
+        child.on('message', (message: { type: string; port?: number }) => {
+          if (message.type !== 'listening') return
+          clearTimeout(timer)
+          resolve(message.port!)
+        })
+        child.once('exit', (code) => {
+          clearTimeout(timer)
+          reject(new Error(`instance ${instance.number} exited with ${code} before listening: ${instance.stderr}`))
+        })
+      })
+    }
+    const stopAll = async (): Promise<void> => {
+      await Promise.all(
+        instances.map(async (instance) => {
+          const child = instance.child
+          if (child?.exitCode !== null || child.signalCode !== null) return
+          instance.down = true
+          const exited = once(child, 'exit')
+          child.kill('SIGTERM')
+          const timer = setTimeout(() => child.kill('SIGKILL'), 5_000)
+          await exited
+          clearTimeout(timer)
+        }),
+      )
+    }
+    cleanup.push(stopAll)
+    await Promise.all(instances.map(start))
+
+    origin = performance.now()
+    // The end of traffic: later when a fault of `options.faults` ends less than a bound before it.
+    let until = options.durationMs
+
+    const passcodes: Passcode[] = []
+    const revoked: Revoked[] = []
+    const management: Record<string, { ok: number; failed: number }> = {}
+    const excuses: Excuse[] = []
+    const faults: FaultRecord[] = []
+    const violations: Violation[] = []
+    const counts = { deletedAcceptedPastBound: 0, liveRefused: 0, unavailableOutsideFault: 0 }
+    const answers: FleetSoakResult['answers'] = {}
+    for (const instance of instances) answers[instance.number] = { ok: 0, refused: 0, failed: 0, noAnswer: 0 }
+    let verifications = 0
+    let revokedChecks = 0
+    let revokedAcceptedWithinBound = 0
+    let longestRevokedAcceptanceMs = 0
+    const violation = (entry: Violation): void => {
+      if (violations.length < 200) violations.push(entry)
+      log(`VIOLATION instance ${entry.instance} at ${(entry.at / 1_000).toFixed(1)} s: ${entry.what}`)
+    }
+
+    const call = async (instance: Instance, path: string, init: RequestInit): Promise<{ status: number; body: unknown } | undefined> => {
+      if (instance.port === undefined) return undefined
+      try {
+        const response = await fetch(`http://127.0.0.1:${instance.port}${path}`, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })
+        const text = await response.text()
+        return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) }
+      } catch {
+        return undefined
+      }
+    }
+
+    const manage = async (body: Record<string, string>): Promise<Record<string, string> | undefined> => {
+      const up = instances.filter((instance) => !instance.down)
+      const answer = await call(pick(up.length > 0 ? up : instances), '/manage', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+      const tally = (management[body.op!] ??= { ok: 0, failed: 0 })
+      if (answer?.status === 200) {
+        tally.ok++
+        return answer.body as Record<string, string>
+      }
+      tally.failed++
+      return undefined
+    }
+
+    // Seed: a few live passcodes per account, created through the instances.
+    let names = 0
+    const create = async (accountId: string): Promise<void> => {
+      const created = await manage({ op: 'create', accountId, name: `Soak ${++names}` })
+      if (created !== undefined) passcodes.push({ accountId, id: created.id!, value: created.value!, liveSince: now() })
+    }
+    const accounts = Array.from({ length: ACCOUNTS }, (_, n) => `acc_soak_${n + 1}`)
+    for (const accountId of accounts) await Promise.all(Array.from({ length: SEED_PER_ACCOUNT }, () => create(accountId)))
+
+    const live = (accountId?: string): Passcode[] =>
+      passcodes.filter(
+        (passcode) => passcode.retiredAt === undefined && !passcode.disabled && (accountId === undefined || passcode.accountId === accountId),
+      )
+    const retire = (passcode: Passcode, value: string): void => {
+      revoked.push({ accountId: passcode.accountId, value, at: now() })
+    }
+
+    /** Mixed management: creates, deletes, rotations (no overlap) and disables, a live set of 3 to 10 per account. */
+    const managementLoop = async (): Promise<void> => {
+      while (now() < until) {
+        const accountId = pick(accounts)
+        const own = live(accountId)
+        const op =
+          own.length < 3
+            ? 'create'
+            : own.length > 10
+              ? pick(['delete', 'rotate', 'disable'])
+              : pick(['create', 'create', 'delete', 'rotate', 'disable'])
+        if (op === 'create') {
+          await create(accountId)
+        } else {
+          const passcode = pick(own)
+          const old = passcode.value
+          passcode.retiredAt = now()
+          const done = await manage({ op, accountId, passcodeId: passcode.id })
+          if (done !== undefined) {
+            // The old value is revoked from the moment the change was answered.
+            retire(passcode, old)
+            if (op === 'rotate') passcodes.push({ accountId, id: passcode.id, value: done.value!, liveSince: now() })
+            if (op === 'disable') passcode.disabled = true
+          }
+          // Failed (a fault): the change may or may not have happened; neither value is checked again.
+        }
+        await sleep(options.manageEveryMs)
+      }
+    }
+
+    const excused = (instance: number, from: number, to: number): boolean =>
+      excuses.some((excuse) => excuse.instance === instance && from <= excuse.to + BOUND_MS && to >= excuse.from)
+
+    /** Verifications on one instance: mostly live passcodes, a quarter revoked ones (most recent first). */
+    const verifyLoop = async (instance: Instance): Promise<void> => {
+      while (now() < until) {
+        const alive = live()
+        const checkRevoked = revoked.length > 0 && (alive.length === 0 || Math.random() < 0.25)
+        const target = checkRevoked
+          ? revoked[Math.max(0, revoked.length - 1 - Math.floor(Math.random() ** 2 * Math.min(revoked.length, 200)))]!
+          : pick(alive)
+        const passcode = checkRevoked ? undefined : (target as Passcode)
+        if (instance.port === undefined || instance.down || (!checkRevoked && alive.length === 0)) {
+          await sleep(50)
+          continue
+        }
+        const sent = now()
+        const answer = await call(instance, '/verify', {
+          headers: { 'x-service-account-id': target.accountId, 'x-service-passcode': target.value },
+        })
+        const answered = now()
+        verifications++
+        const tally = answers[instance.number]!
+        if (answer === undefined) tally.noAnswer++
+        else if (answer.status === 200) tally.ok++
+        else if (answer.status < 500) tally.refused++
+        else tally.failed++
+        if (answer === undefined || answer.status >= 500) {
+          if (!excused(instance.number, sent, answered)) {
+            counts.unavailableOutsideFault++
+            violation({
+              instance: instance.number,
+              at: sent,
+              what: `unavailable (${answer === undefined ? 'no answer' : answer.status}) outside a fault and its ${BOUND_MS / 1_000} s`,
+            })
+          }
+        } else if (passcode !== undefined) {
+          const stillLive = passcode.retiredAt === undefined && sent >= passcode.liveSince
+          if (answer.status !== 200 && stillLive) {
+            counts.liveRefused++
+            violation({
+              instance: instance.number,
+              at: sent,
+              what: `live passcode (${passcode.accountId}/${passcode.id}) refused with ${answer.status}`,
+            })
+          }
+        } else {
+          const change = target as Revoked
+          revokedChecks++
+          if (answer.status === 200) {
+            const late = sent - change.at
+            if (late > BOUND_MS) {
+              counts.deletedAcceptedPastBound++
+              violation({
+                instance: instance.number,
+                at: sent,
+                what: `revoked passcode of ${change.accountId} accepted ${Math.round(late)} ms after the change`,
+              })
+            } else if (late > 0) {
+              revokedAcceptedWithinBound++
+              longestRevokedAcceptanceMs = Math.max(longestRevokedAcceptanceMs, late)
+            }
+          }
+        }
+        await sleep(10)
+      }
+    }
+
+    const touched = (kind: FaultKind, target: Instance): Instance[] =>
+      kind === 'postgres-restart'
+        ? instances
+        : kind === 'pgbouncer-restart'
+          ? instances.filter((instance) => instance.env.SOAK_LISTEN_URL !== undefined)
+          : [target]
+
+    /** One fault: excuses its instances from its start, runs it, records when it ended. */
+    const fault = async (kind: FaultKind): Promise<void> => {
+      const target = pick(instances.filter((instance) => instance.crashed === undefined))
+      const affected = touched(kind, target)
+      const startedAt = now()
+      const windows = affected.map((instance) => ({ instance: instance.number, from: startedAt, to: Number.POSITIVE_INFINITY }))
+      excuses.push(...windows)
+      const record: FaultRecord = { kind, instances: affected.map((instance) => instance.number), startedAt, endedAt: startedAt, recoveredAfter: {} }
+      faults.push(record)
+      log(`${(startedAt / 1_000).toFixed(1)} s: ${kind}${kind === 'silent-cut' || kind === 'kill' ? ` of instance ${target.number}` : ''}`)
+      if (kind === 'silent-cut') {
+        for (const proxy of target.proxies) proxy.silence(true)
+        await sleep(draw(options.cutMs))
+        for (const proxy of target.proxies) proxy.silence(false)
+      } else if (kind === 'kill') {
+        target.down = true
+        const child = target.child!
+        const exited = once(child, 'exit')
+        child.kill('SIGKILL')
+        await exited
+        target.port = undefined
+        await sleep(draw(options.downMs))
+        await start(target)
+        target.down = false
+      } else if (kind === 'postgres-restart') {
+        await postgres.stopServer!('fast')
+        await postgres.startServer!()
+      } else {
+        await bouncer.stopServer()
+        await bouncer.startServer()
+      }
+      record.endedAt = now()
+      for (const window of windows) window.to = record.endedAt
+      log(`${(record.endedAt / 1_000).toFixed(1)} s: ${kind} over after ${((record.endedAt - startedAt) / 1_000).toFixed(1)} s`)
+      // Recovery: the time to the first answer of a live passcode on each instance touched.
+      void Promise.all(
+        affected.map(async (instance) => {
+          while (now() < until + BOUND_MS) {
+            const alive = live()
+            if (alive.length === 0) {
+              await sleep(100)
+              continue
+            }
+            const passcode = pick(alive)
+            const answer = await call(instance, '/verify', {
+              headers: { 'x-service-account-id': passcode.accountId, 'x-service-passcode': passcode.value },
+            })
+            if (answer?.status === 200) {
+              record.recoveredAfter[instance.number] = now() - record.endedAt
+              return
+            }
+            await sleep(100)
+          }
+        }),
+      )
+    }
+
+    const faultLoop = async (): Promise<void> => {
+      const sequence = [...(options.faults ?? [])]
+      // A pause never holds the run open past its end.
+      const pause = () => sleep(Math.min(draw(options.faultGapMs), Math.max(0, until - now())))
+      await pause()
+      // No drawn fault starts in the last bound of the run: its recovery is part of the run.
+      // The faults asked for all run, and the run lasts until a bound after the last one.
+      while (sequence.length > 0 || now() < until - BOUND_MS) {
+        const asked = sequence.shift()
+        await fault(asked ?? pick(FAULT_KINDS))
+        if (asked !== undefined) until = Math.max(until, now() + BOUND_MS)
+        await pause()
+      }
+    }
+
+    log(`traffic on ${instances.length} instances for ${(until / 1_000).toFixed(0)} s`)
+    await Promise.all([
+      managementLoop(),
+      faultLoop(),
+      ...instances.flatMap((instance) => Array.from({ length: options.verifiersPerInstance }, () => verifyLoop(instance))),
+    ])
+    const elapsedMs = now()
+    // Recoveries still being timed finish within a bound past the end.
+    const pending = Date.now() + BOUND_MS
+    while (faults.some((record) => record.instances.some((n) => !(n in record.recoveredAfter))) && Date.now() < pending) await sleep(100)
+    // An instance that had not served again within the bound when the run ended: no request past its window could count it.
+    for (const record of faults) {
+      if (record.endedAt + BOUND_MS < elapsedMs) continue
+      for (const n of record.instances) {
+        const after = record.recoveredAfter[n]
+        if (after !== undefined && after <= BOUND_MS) continue
+        counts.unavailableOutsideFault++
+        violation({
+          instance: n,
+          at: record.endedAt,
+          what: `not serving ${after === undefined ? 'at all' : `until ${Math.round(after)} ms`} after the ${record.kind} that ended at ${(record.endedAt / 1_000).toFixed(1)} s (bound ${BOUND_MS / 1_000} s)`,
+        })
+      }
+    }
+    for (const instance of instances) {
+      if (instance.crashed !== undefined) violation({ instance: instance.number, at: elapsedMs, what: `crashed: ${instance.crashed}` })
+    }
+    return {
+      elapsedMs,
+      faults,
+      counts,
+      violations,
+      verifications,
+      answers,
+      revokedAcceptedWithinBound,
+      longestRevokedAcceptanceMs,
+      revokedChecks,
+      management,
+      deliveryEvents,
+      instanceModes: instances.map((instance) => instance.mode),
+      passed:
+        counts.deletedAcceptedPastBound === 0 &&
+        counts.liveRefused === 0 &&
+        counts.unavailableOutsideFault === 0 &&
+        instances.every((instance) => instance.crashed === undefined),
+    }
+  } finally {
+    for (const step of cleanup.reverse()) await step().catch(() => undefined)
+  }
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest'
+import { FAULT_KINDS, fleetSoakOptions, runFleetSoak } from '../../scripts/soak/fleet'
+import { pgbouncerAvailability } from '../helpers/pgbouncer'
+import { postgresAvailability } from '../helpers/postgres'
+
+/**
+ * The fleet soak (`npm run soak -- --fleet`, kept out of `npm test` at its ten minutes),
+ * in 20 s: three instances as child processes on a throw-away cluster (two through
+ * PgBouncer in transaction mode with the direct listening connection, one direct) under
+ * verification and management traffic, with one fault of each kind (a silent cut of
+ * one instance and its heal, `kill -9` of one and its restart, `pg_ctl restart`, a
+ * PgBouncer restart). The three counts must be 0 and every instance touched by a fault
+ * must serve again within the 10 s bound. The ten-minute run is in docs/soak.md.
+ */
+
+const postgres = postgresAvailability()
+const runnable = postgres.available && postgres.source === 'binaries' && pgbouncerAvailability().available
+const title = runnable
+  ? 'fleet soak (20 s, one fault of each kind)'
+  : 'fleet soak (skipped: needs PostgreSQL binaries for a throw-away cluster it can restart, and pgbouncer)'
+
+describe.skipIf(!runnable)(title, () => {
+  it('keeps every promise through a silent cut, a kill -9, a pg_ctl restart and a PgBouncer restart', async () => {
+    const result = await runFleetSoak({
+      ...fleetSoakOptions(20_000),
+      faults: [...FAULT_KINDS],
+      faultGapMs: [500, 1_000],
+      cutMs: [2_000, 2_500],
+      downMs: [300, 600],
+    })
+
+    expect(result.violations).toEqual([])
+    expect(result.counts).toEqual({ deletedAcceptedPastBound: 0, liveRefused: 0, unavailableOutsideFault: 0 })
+    expect(result.passed).toBe(true)
+    expect(result.faults.slice(0, FAULT_KINDS.length).map((fault) => fault.kind)).toEqual([...FAULT_KINDS])
+    for (const fault of result.faults) {
+      for (const n of fault.instances) expect(fault.recoveredAfter[n], `${fault.kind}: instance ${n} serves again`).toBeLessThanOrEqual(10_000)
+    }
+    // The traffic it judged: verifications on every instance, revoked passcodes among them, and every kind of change.
+    for (const tally of Object.values(result.answers)) expect(tally.ok).toBeGreaterThan(0)
+    expect(result.revokedChecks).toBeGreaterThan(0)
+    expect(Object.keys(result.management).sort()).toEqual(['create', 'delete', 'disable', 'rotate'])
+  }, 120_000)
+})
