@@ -71,7 +71,7 @@ function extraNs(measured: Call, baseline: Call): number {
 
 /** `seen()` as the warm path calls it, the clock moving by a millisecond every call (the worst case). */
 function recorderCost(): number {
-  const recorder = new UsageRecorder(memoryStore(), { flushIntervalMs: 3_600_000 }, undefined)
+  const recorder = new UsageRecorder(memoryStore(), { flushIntervalMs: 3_600_000, retentionDays: 90 }, undefined)
   const principal: Principal = { accountId: 'acc_bench_0', kind: 'account', passcodeId: crypto.randomUUID(), passcodeName: 'Partner 0' }
   let now = Date.now()
   const noop = (_principal: Principal, _now: number) => {}

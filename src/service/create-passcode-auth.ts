@@ -96,7 +96,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   }
   const partners = Array.isArray(resolved.partners) ? staticPartners(resolved.partners) : resolved.partners
   const emit = createEmitter(resolved.onEvent, now)
-  const usage = resolved.usage === false ? undefined : new UsageRecorder(resolved.store, resolved.usage, emit)
+  const usage = resolved.usage === false ? undefined : new UsageRecorder(resolved.store, resolved.usage, emit, now)
   const telemetry = createTelemetry(resolved.telemetry)
 
   const peppers = resolvePeppers(resolved.pepper)

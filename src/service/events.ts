@@ -4,7 +4,7 @@ import type { FailureReason } from '../protocol/outcomes'
 import type { NotificationFailureReason } from './notifier/notification-report'
 
 /**
- * What every {@link AuditEvent} but `notifier.failed`, `usage.flush_failed`, `config.no_pepper` and `limiter.no_client_address` carries.
+ * What every {@link AuditEvent} but `notifier.failed`, `usage.flush_failed`, `usage.prune_failed`, `config.no_pepper` and `limiter.no_client_address` carries.
  *
  * @example
  * ```ts
@@ -136,6 +136,14 @@ export type AuditEvent =
       readonly passcodes: number
       /** How many of them were dropped (already retried once; `close()` retries at once instead of at the next flush). */
       readonly dropped: number
+      /** What went wrong, without secrets. */
+      readonly error: string
+    }
+  | {
+      /** Deleting daily usage counts older than `usage.retentionDays` failed (SPEC §5.41); the next day's flush tries again. */
+      readonly type: 'usage.prune_failed'
+      /** When it happened, by the injected clock. */
+      readonly at: Date
       /** What went wrong, without secrets. */
       readonly error: string
     }

@@ -12,6 +12,7 @@ import { startBudget, type Budget } from '../deadline'
 import type { AuthObservation } from '../telemetry/telemetry'
 import { sunsetHeaders } from '../../protocol/sunset'
 import { Expiring } from './verification-cache'
+import { countedOutcome, isCountedByConnect } from '../usage/count-hook'
 
 /** The result of `auth.authenticate()`: never an exception for bad credentials. */
 export type AuthOutcome =
@@ -135,8 +136,9 @@ export function createAuthenticate(context: ServiceContext): BudgetedAuthenticat
     emit?.({ type: 'auth.failed', accountId, reason, statusCode: outcome.ok ? 200 : outcome.statusCode })
     return outcome
   }
-  const succeed = (principal: Principal, now: number, headers: Readonly<Record<string, string>> | undefined): AuthOutcome => {
-    usage?.seen(principal, now)
+  const succeed = (principal: Principal, now: number, headers: Readonly<Record<string, string>> | undefined, input: CredentialsInput): AuthOutcome => {
+    // Usage over time (SPEC §5.41): a connect counts its own outcome, per partner.
+    usage?.seen(principal, now, !isCountedByConnect(input))
     emit?.({ type: 'auth.succeeded', accountId: principal.accountId, principal })
     return headers === undefined ? { ok: true, principal } : { ok: true, principal, headers }
   }
@@ -153,13 +155,19 @@ export function createAuthenticate(context: ServiceContext): BudgetedAuthenticat
     if (cache !== undefined) {
       const hit = cache.lookup(passcode, accountId, now)
       if (observation !== undefined) observation.cache = hit === undefined ? 'miss' : 'hit'
-      if (hit instanceof Expiring) return succeed(hit.principal, now, now >= hit.warnFrom ? hit.headers : undefined)
-      if (hit !== undefined) return succeed(hit, now, undefined)
+      if (hit instanceof Expiring) return succeed(hit.principal, now, now >= hit.warnFrom ? hit.headers : undefined, input)
+      if (hit !== undefined) return succeed(hit, now, undefined, input)
     }
     // Only well-formed values are remembered, so a remembered one needs no checksum.
     if (refusals !== undefined) {
       const refused = refusals.get(passcode, accountId, now)
-      if (refused !== undefined) return fail(refused, accountId)
+      if (refused !== undefined) {
+        // Usage hook (SPEC §5.41): a remembered refusal that matched a credential of this account.
+        const credential = usage === undefined ? undefined : refusals.credential(passcode, now)
+        const outcome = credential === undefined ? undefined : countedOutcome(refused, credential, accountId)
+        if (outcome !== undefined) usage!.refused(credential!, outcome, now)
+        return fail(refused, accountId)
+      }
     }
     if (!isWellFormedPasscode(passcode)) return fail('checksum_mismatch', accountId)
 
@@ -177,21 +185,31 @@ export function createAuthenticate(context: ServiceContext): BudgetedAuthenticat
     const { match, hash } = read
     const validUntil = match === null ? undefined : verifiedUntil(match, hash, now)
     if (match === null || validUntil === undefined) {
-      refusals?.set(passcode, undefined, undefined, now, refusalGeneration)
+      // A match whose value is no longer verified is a value a rotation replaced, after its overlap.
+      const rotatedOut = match === null ? undefined : principalOf(match)
+      refusals?.set(passcode, undefined, undefined, now, refusalGeneration, rotatedOut)
+      // Usage hook (SPEC §5.41): the refusal matched this credential.
+      if (rotatedOut !== undefined && rotatedOut.accountId === accountId) usage?.refused(rotatedOut, 'rotated_out', now)
       return fail('unknown_passcode', accountId)
     }
     const owner = match.record.accountId
     const ownerRefusal = ownerRefusalOf(match, now)
-    if (owner !== accountId || ownerRefusal !== undefined) refusals?.set(passcode, owner, ownerRefusal, now, refusalGeneration)
+    const counted = ownerRefusal === undefined || owner !== accountId ? undefined : countedOutcome(ownerRefusal, undefined, accountId)
+    const credential = counted === undefined ? undefined : principalOf(match)
+    if (owner !== accountId || ownerRefusal !== undefined) refusals?.set(passcode, owner, ownerRefusal, now, refusalGeneration, credential)
     if (owner !== accountId) return fail('wrong_account', accountId)
-    if (ownerRefusal !== undefined) return fail(ownerRefusal, accountId)
+    if (ownerRefusal !== undefined) {
+      // Usage hook (SPEC §5.41): the refusal matched this credential.
+      if (counted !== undefined) usage?.refused(credential!, counted, now)
+      return fail(ownerRefusal, accountId)
+    }
 
     const principal = principalOf(match)
     cache?.set(passcode, principal, validUntil, now, generation)
     rehashIfOlder(store, context.peppers, match, read, passcode)
     // Until when the value sent works: its expiry, or the end of a rotation's overlap.
     const warn = sunsetHeader && validUntil !== null && validUntil - now <= warnWithinMs
-    return succeed(principal, now, warn ? sunsetHeaders(validUntil) : undefined)
+    return succeed(principal, now, warn ? sunsetHeaders(validUntil) : undefined, input)
   }
 }
 

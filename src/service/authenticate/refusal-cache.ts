@@ -1,3 +1,4 @@
+import type { Principal } from '../../core/entities'
 import type { Invalidation } from '../../ports/passcode-store'
 import { inspectCustom, TwoGenerationMap } from './two-generation-map'
 
@@ -11,6 +12,8 @@ class Refusal<Reason extends string> {
   constructor(
     readonly owner: string | undefined,
     readonly ownerRefusal: Reason | undefined,
+    /** The credential whose refusal usage over time counts (SPEC §5.41), when one matched. */
+    readonly credential: Principal | undefined = undefined,
   ) {}
 }
 
@@ -64,19 +67,38 @@ export class RefusalCache<Reason extends string> {
   }
 
   /**
+   * The credential a remembered refusal matched, for usage counts (SPEC §5.41): set
+   * only for refusals that count. Asked after {@link get} answered a refusal.
+   */
+  credential(passcode: string, now: number): Principal | undefined {
+    return this.#entries.get(passcode, now)?.credential
+  }
+
+  /**
    * Remembers a store read that refused: `owner` undefined when no credential
    * matched, else the credential's account and how its owner would be answered
-   * (`undefined`: accepted). Ignored when an invalidation happened since `generation`.
+   * (`undefined`: accepted); `credential` when usage counts the refusal against one
+   * (a value rotated out has no owner here: it is answered as unknown). Ignored when
+   * an invalidation happened since `generation`.
    */
-  set(passcode: string, owner: string | undefined, ownerRefusal: Reason | undefined, now: number, generation: number): void {
-    this.#entries.set(passcode, owner === undefined ? RefusalCache.#unknown : new Refusal(owner, ownerRefusal), now, generation)
+  set(
+    passcode: string,
+    owner: string | undefined,
+    ownerRefusal: Reason | undefined,
+    now: number,
+    generation: number,
+    credential?: Principal,
+  ): void {
+    const refusal =
+      owner === undefined && credential === undefined ? RefusalCache.#unknown : new Refusal(owner, ownerRefusal, credential)
+    this.#entries.set(passcode, refusal, now, generation)
   }
 
   /** Drops the entries the invalidation concerns: every entry of its account. */
   invalidate(invalidation: Invalidation): void {
     if (invalidation.type === 'all') return this.clear()
     const { accountId } = invalidation
-    this.#entries.deleteWhere((refusal) => refusal.owner === accountId)
+    this.#entries.deleteWhere((refusal) => refusal.owner === accountId || refusal.credential?.accountId === accountId)
   }
 
   /** Drops everything. */

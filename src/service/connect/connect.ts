@@ -13,6 +13,7 @@ import type { AuthOutcome, BudgetedAuthenticate } from '../authenticate/authenti
 import { refuse } from '../authenticate/authenticate'
 import type { ServiceContext } from '../context'
 import { startBudget } from '../deadline'
+import { COUNTED_BY_CONNECT, type ConnectCredentialsInput } from '../usage/count-hook'
 
 /**
  * Input of `auth.connect`: the request's headers and its `partner` query value(s).
@@ -63,14 +64,23 @@ export function createConnect(
     const credentials = 'credentials' in input ? input.credentials : readCredentialsFrom(input.headers)
     const clientAddress = input.clientAddress
     const given = credentials ?? { accountId: '', passcode: '' }
-    const outcome = await authenticate(clientAddress === undefined ? given : { ...given, clientAddress }, budget)
+    // Usage hook (SPEC §5.41): this request's outcome is counted here, per partner, not by authenticate.
+    const counted: ConnectCredentialsInput = { ...given, [COUNTED_BY_CONNECT]: true }
+    const outcome = await authenticate(clientAddress === undefined ? counted : { ...counted, clientAddress }, budget)
     if (!outcome.ok) return asResult(outcome)
 
+    const { usage } = context
     const single = typeof partner === 'string' ? partner : partner?.length === 1 ? partner[0] : undefined
     const normalized = single?.trim().toLowerCase()
-    if (single === undefined || normalized === undefined || normalized === '') return asResult(refuse('missing_partner'))
+    if (single === undefined || normalized === undefined || normalized === '') {
+      usage?.refusedConnect(outcome.principal, '', context.now())
+      return asResult(refuse('missing_partner'))
+    }
     // No registry can hold such a name, and a database may refuse it with an error (NUL).
-    if (!isPartnerNameLookable(normalized)) return { ...partnerNotWhitelisted(single), reason: 'partner_not_whitelisted' }
+    if (!isPartnerNameLookable(normalized)) {
+      usage?.refusedConnect(outcome.principal, '', context.now())
+      return { ...partnerNotWhitelisted(single), reason: 'partner_not_whitelisted' }
+    }
 
     let whitelisted: boolean
     try {
@@ -83,9 +93,11 @@ export function createConnect(
     // A passcode bound to other partners gets the same 403 as a partner off the list (SPEC §5.25).
     const { principal } = outcome
     if (!whitelisted || (principal.kind === 'account' && !bindingAllows(principal.partners, normalized))) {
+      // A name off the whitelist is the caller's string: it is not kept.
+      usage?.refusedConnect(principal, whitelisted ? normalized : '', context.now())
       return { ...partnerNotWhitelisted(single), reason: 'partner_not_whitelisted' }
     }
-    context.usage?.seenConnect(principal, normalized, context.now())
+    usage?.seenConnect(principal, normalized, context.now())
     return outcome.headers === undefined ? CONNECT_SUCCESS : { ...CONNECT_SUCCESS, headers: outcome.headers }
   }
 }

@@ -8,6 +8,7 @@ import { parseInput, type GrantUserPasscodeInput } from '../input'
 import { IssuedPasscode } from '../issued-passcode'
 import { missingKeysError } from './user-passcode-crypto'
 import { toUserPasscodeView } from '../views'
+import { readUsage, type PasscodeUsage } from '../usage/usage-history'
 
 /** Management of user passcodes: `auth.userPasscodes`. */
 export interface UserPasscodesApi {
@@ -30,6 +31,13 @@ export interface UserPasscodesApi {
    * included, by user ID. Any member of the account may list (SPEC §5.31).
    */
   list(actor: Actor, accountId: string): Promise<UserPasscodeView[]>
+  /**
+   * The user passcode's usage over time (SPEC §5.41), as `passcodes.usage` answers it:
+   * per kept UTC day, successes and matched refusals (expired, revoked, a partner it
+   * may not reach), across the user's grants and resets. Any member of the account
+   * may read it. `ERR_NOT_FOUND` when the user was never granted one.
+   */
+  usage(actor: Actor, accountId: string, userId: string): Promise<PasscodeUsage>
 }
 
 /** Builds `auth.userPasscodes` over a service context. */
@@ -139,6 +147,14 @@ export function createUserPasscodesApi(context: ServiceContext): UserPasscodesAp
       const records = await storeCall(() => store.listUserPasscodes(account))
       const now = context.now()
       return records.map((record) => toUserPasscodeView(record, now, soonDays))
+    },
+
+    async usage(actor, accountId, userId) {
+      parseInput('actor', 'actor', actor)
+      const owner = ids(accountId, userId)
+      const record = await storeCall(() => store.getUserPasscode(owner.accountId, owner.userId))
+      if (record === null) throw new NotFoundError('The user has no user passcode')
+      return readUsage(context, 'user', owner.accountId, owner.userId)
     },
   }
 }

@@ -1,0 +1,37 @@
+import type { Principal } from '../../core/entities'
+import type { UsageOutcome } from '../../ports/passcode-store'
+import type { CredentialsInput } from '../authenticate/authenticate'
+
+/**
+ * Marks the credentials `connect` passes to `authenticate`: their success is counted
+ * by `connect`, per partner (SPEC §5.41), not as a plain verification. Not exported
+ * from the package, so no caller of `auth.authenticate` can set it.
+ */
+export const COUNTED_BY_CONNECT: unique symbol = Symbol('passcode-auth.countedByConnect')
+
+/** Credentials as `connect` passes them to `authenticate`. */
+export type ConnectCredentialsInput = CredentialsInput & { readonly [COUNTED_BY_CONNECT]?: true }
+
+/** Whether `connect` counts this verification's success itself. */
+export function isCountedByConnect(input: CredentialsInput): boolean {
+  return (input as ConnectCredentialsInput)[COUNTED_BY_CONNECT] === true
+}
+
+const COUNTED: Partial<Record<string, Exclude<UsageOutcome, 'succeeded'>>> = {
+  expired: 'expired',
+  disabled: 'disabled',
+  revoked: 'revoked',
+}
+
+/**
+ * How usage over time counts a refusal of `accountId`'s request (SPEC §5.41): the
+ * refusals that matched a credential of that very account (expired, disabled,
+ * revoked; `unknown_passcode` with a `credential` is a value rotated out), else
+ * `undefined` (not counted: another account's credential, a credential the account
+ * does not accept, no credential at all).
+ */
+export function countedOutcome(reason: string, credential: Principal | undefined, accountId: string): Exclude<UsageOutcome, 'succeeded'> | undefined {
+  if (credential !== undefined && credential.accountId !== accountId) return undefined
+  if (reason === 'unknown_passcode') return credential === undefined ? undefined : 'rotated_out'
+  return COUNTED[reason]
+}
