@@ -51,7 +51,7 @@ describe('SPEC 5.41 usage over time', () => {
 
     clock.advance(DAY_MS)
     const day2 = new Date(clock.ms).toISOString().slice(0, 10)
-    for (let i = 0; i < 4; i++) expect((await auth.authenticate({ accountId: 'acc', passcode: plain.value })).statusCode).toBe(401)
+    for (let i = 0; i < 4; i++) expect(await auth.authenticate({ accountId: 'acc', passcode: plain.value })).toMatchObject({ statusCode: 401 })
 
     expect(writes).toEqual([])
     await auth.close()
