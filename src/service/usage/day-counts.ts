@@ -20,18 +20,24 @@ export function dayText(day: number): string {
 export class DayCounts {
   /** The day `succeeded` counts for; -1 before the first success. */
   day = -1
+  /** The UTC instants `day` starts and ends at: two comparisons, no division, per success. */
+  dayStart = 0
+  dayEnd = 0
   /** Successes on `day` outside `/v1/connect`. */
   succeeded = 0
   #other: Map<string, number> | undefined
 
-  /** Counts one success outside `/v1/connect` on `day`. */
-  success(day: number): void {
-    if (day === this.day) {
+  /** Counts one success outside `/v1/connect` at `now` (UTC ms). */
+  success(now: number): void {
+    if (now < this.dayEnd && now >= this.dayStart) {
       this.succeeded++
       return
     }
     this.#fold()
+    const day = dayOf(now)
     this.day = day
+    this.dayStart = day * DAY_MS
+    this.dayEnd = this.dayStart + DAY_MS
     this.succeeded = 1
   }
 
@@ -72,6 +78,7 @@ export class DayCounts {
     if (this.succeeded > 0) this.add(this.day, '', 'succeeded', this.succeeded)
     this.succeeded = 0
     this.day = -1
+    this.dayEnd = 0
   }
 }
 

@@ -132,7 +132,7 @@ export class UsageRecorder {
     } else if (now > seen.at) {
       seen.at = now
     }
-    if (count) seen.success(dayOf(now))
+    if (count) seen.success(now)
   }
 
   /** Records and counts a successful `/v1/connect` for `partner` (normalised) at `now`. */
