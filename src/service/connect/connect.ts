@@ -13,7 +13,7 @@ import type { AuthOutcome, BudgetedAuthenticate } from '../authenticate/authenti
 import { refuse } from '../authenticate/authenticate'
 import type { ServiceContext } from '../context'
 import { startBudget } from '../deadline'
-import { COUNTED_BY_CONNECT, type ConnectCredentialsInput } from '../usage/count-hook'
+import { COUNTED_BY_CONNECT, type CountedByConnect } from '../usage/count-hook'
 
 /**
  * Input of `auth.connect`: the request's headers and its `partner` query value(s).
@@ -65,7 +65,7 @@ export function createConnect(
     const clientAddress = input.clientAddress
     const given = credentials ?? { accountId: '', passcode: '' }
     // Usage hook (SPEC §5.41): this request's outcome is counted here, per partner, not by authenticate.
-    const counted: ConnectCredentialsInput = { ...given, [COUNTED_BY_CONNECT]: true }
+    const counted: Credentials & CountedByConnect = { ...given, [COUNTED_BY_CONNECT]: true }
     const outcome = await authenticate(clientAddress === undefined ? counted : { ...counted, clientAddress }, budget)
     if (!outcome.ok) return asResult(outcome)
 

@@ -1,6 +1,5 @@
 import type { Principal } from '../../core/entities'
 import type { UsageOutcome } from '../../ports/passcode-store'
-import type { CredentialsInput } from '../authenticate/authenticate'
 
 /**
  * Marks the credentials `connect` passes to `authenticate`: their success is counted
@@ -9,12 +8,12 @@ import type { CredentialsInput } from '../authenticate/authenticate'
  */
 export const COUNTED_BY_CONNECT: unique symbol = Symbol('passcode-auth.countedByConnect')
 
-/** Credentials as `connect` passes them to `authenticate`. */
-export type ConnectCredentialsInput = CredentialsInput & { readonly [COUNTED_BY_CONNECT]?: true }
+/** The mark on credentials as `connect` passes them to `authenticate`. */
+export type CountedByConnect = { readonly [COUNTED_BY_CONNECT]?: true }
 
 /** Whether `connect` counts this verification's success itself. */
-export function isCountedByConnect(input: CredentialsInput): boolean {
-  return (input as ConnectCredentialsInput)[COUNTED_BY_CONNECT] === true
+export function isCountedByConnect(input: object): boolean {
+  return (input as CountedByConnect)[COUNTED_BY_CONNECT] === true
 }
 
 const COUNTED: Partial<Record<string, Exclude<UsageOutcome, 'succeeded'>>> = {
