@@ -107,6 +107,23 @@ describe('SPEC 5.41 usage over time', () => {
     expect(days).toEqual([expect.objectContaining({ succeeded: 12 })])
   })
 
+  it('a failed write of the counts is written once by the retry, never twice', async () => {
+    const inner = memoryStore()
+    let failures = 1
+    const store: PasscodeStore = {
+      ...inner,
+      async recordUsageCounts(counts) {
+        if (failures-- > 0) throw new Error('database went away')
+        return inner.recordUsageCounts!(counts)
+      },
+    }
+    const { auth } = setup({ store })
+    const created = await auth.passcodes.create(admin, 'acc', { name: 'A', expiry: 30 })
+    for (let i = 0; i < 4; i++) await auth.authenticate({ accountId: 'acc', passcode: created.value })
+    await auth.close()
+    expect((await auth.passcodes.usage(admin, 'acc', created.passcode.id)).days).toEqual([expect.objectContaining({ succeeded: 4 })])
+  })
+
   it('answers ERR_NOT_FOUND for a passcode of another account', async () => {
     const { auth } = setup()
     const created = await auth.passcodes.create(admin, 'acc', { name: 'A', expiry: 30 })
