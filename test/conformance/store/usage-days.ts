@@ -63,7 +63,10 @@ export function usageDaysCases(fixture: () => StoreFixture): void {
       const off = await first.passcodes.create(admin, 'acc_1', { name: 'Off', expiry: 30 })
       await first.passcodes.disable(admin, 'acc_1', off.passcode.id)
       const sent = { succeeded: 0, connected: 0, wrongPartner: 0, disabled: 0 }
-      for (const [auth, rounds] of [[first, 6], [second, 4]] as const) {
+      for (const [auth, rounds] of [
+        [first, 6],
+        [second, 4],
+      ] as const) {
         for (let i = 0; i < rounds; i++) {
           expect((await auth.authenticate({ accountId: 'acc_1', passcode: bound.value })).ok).toBe(true)
           sent.succeeded++
