@@ -15,6 +15,7 @@ import { staticPartners } from './connect/partners'
 import { createPartnersApi, type PartnersApi } from './connect/partners-api'
 import { createPasscodesApi, type PasscodesApi } from './passcodes/passcodes'
 import { createLimiter } from './limiter/rate-limit'
+import { usageReader } from './usage/usage-history'
 import { UsageRecorder } from './usage/usage-recorder'
 import { createUserPasscodeCrypto } from './user-passcodes/user-passcode-crypto'
 import { createUserPasscodesApi, type UserPasscodesApi } from './user-passcodes/user-passcodes'
@@ -113,7 +114,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   })
   const partners = Array.isArray(resolved.partners) ? staticPartners(resolved.partners) : resolved.partners
   const emit = createEmitter(resolved.onEvent, now)
-  const usage = resolved.usage === false ? undefined : new UsageRecorder(resolved.store, resolved.usage, emit)
+  const usage = resolved.usage === false ? undefined : new UsageRecorder(resolved.store, resolved.usage, emit, now)
   const telemetry = createTelemetry(resolved.telemetry)
   const store = telemetry === undefined ? resolved.store : traceStore(telemetry, resolved.store)
   const peppers = resolvePeppers(resolved.pepper)
@@ -127,6 +128,8 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   }
   // What each job receives: the management jobs share these four, the ones that issue values the issuer.
   const management: ManagementContext = { store, now, emit, invalidate }
+  // Usage over time is read with the retention it is kept for (90 days with `usage: false`: nothing new is counted).
+  const readUsage = usageReader(store, now, resolved.usage === false ? 90 : resolved.usage.retentionDays)
   const issuer: PasscodeIssuer = { prefix: resolved.prefix, hash: peppers.current.hash, pepperId: peppers.current.id }
   if (peppers.current.id === NO_PEPPER_ID && globalThis.process?.env?.NODE_ENV === 'production') {
     emit?.({
@@ -153,7 +156,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     partners,
     timeoutMs: resolved.timeoutMs,
     now,
-    seenConnect: usage === undefined ? undefined : (principal, partner, at) => usage.seenConnect(principal, partner, at),
+    usage,
   })
 
   let closing: Promise<void> | undefined
@@ -165,6 +168,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
       limits: resolved.limits,
       allowReactivation: resolved.allowReactivation,
       pendingUse: usage === undefined ? undefined : (passcodeId) => usage.pendingAccount(passcodeId),
+      readUsage,
     }),
     userPasscodes: createUserPasscodesApi({
       ...management,
@@ -172,6 +176,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
       expiringSoonDays: resolved.limits.expiringSoonDays,
       crypto: createUserPasscodeCrypto(resolved.encryptionKeys),
       pendingUse: usage === undefined ? undefined : (accountId, userId) => usage.pendingUser(accountId, userId),
+      readUsage,
     }),
     accounts: createAccountsApi(management),
     partners: createPartnersApi(partners),
