@@ -95,6 +95,18 @@ describe('SPEC 5.41 usage over time', () => {
     await expect(auth.userPasscodes.usage(member, 'acc', 'u_8')).rejects.toMatchObject({ code: 'ERR_NOT_FOUND' })
   })
 
+  it('counts a matched refusal the refusal cache answers, also when another account filled the entry', async () => {
+    const { auth } = setup()
+    const disabled = await auth.passcodes.create(admin, 'acc', { name: 'Disabled', expiry: 30 })
+    await auth.passcodes.disable(admin, 'acc', disabled.passcode.id)
+    // The first read is another account's: the entry it leaves must still count the owner's refusals.
+    expect((await auth.authenticate({ accountId: 'other', passcode: disabled.value })).ok).toBe(false)
+    for (let i = 0; i < 3; i++) expect((await auth.authenticate({ accountId: 'acc', passcode: disabled.value })).ok).toBe(false)
+    await auth.close()
+    const [day] = (await auth.passcodes.usage(member, 'acc', disabled.passcode.id)).days
+    expect(day).toMatchObject({ succeeded: 0, disabled: 3 })
+  })
+
   it('adds up the counts of two instances on one store, and close() loses nothing', async () => {
     const store = memoryStore()
     const one = setup({ store })
