@@ -336,7 +336,7 @@ export function renderMarkdown(results: BenchResults): string {
         (usage.countingNs === undefined ? '. ' : `, of which the daily count of usage over time (SPEC §5.41) is ${usage.countingNs.toFixed(1)} ns (the same call without it, side by side). `) +
         (usage.warm === undefined
           ? ''
-          : `The warm path's own call (\`authenticateCached\`, no framework) with usage on: ${usage.warm.withUsageNs.toFixed(1)} ns, with \`usage: false\`: ${usage.warm.bareNs.toFixed(1)} ns, side by side. `) +
+          : `The warm path's own call (\`verifyRequest\` on a cache hit, no framework) with usage on: ${usage.warm.withUsageNs.toFixed(1)} ns, with \`usage: false\`: ${usage.warm.bareNs.toFixed(1)} ns, side by side. `) +
         "Each framework's requirePasscode extra over a no-op, " +
         'with recording on and with `usage: false`, each in processes of their own; their difference is within the noise of separate processes:',
       '',
