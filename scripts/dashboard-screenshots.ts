@@ -72,6 +72,8 @@ async function main(): Promise<void> {
 
   try {
     const desktop = await browser.newPage({ viewport: { width: 1180, height: 760 }, deviceScaleFactor: 1 })
+    // The browser's clock is the demo's, so "in 3 months" is counted from the same now.
+    await desktop.clock.setFixedTime(NOW)
     await desktop.goto(`${origin}/settings/`)
     await desktop.getByRole('button', { name: '+ Passcode' }).click()
     await desktop.getByRole('textbox', { name: 'Passcode Name' }).fill('Partner portal')
@@ -87,6 +89,7 @@ async function main(): Promise<void> {
     await desktop.screenshot({ path: `${OUT}dashboard-users.png`, fullPage: true })
 
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 })
+    await phone.clock.setFixedTime(NOW)
     await phone.goto(`${origin}/settings/`)
     await phone.getByRole('row').filter({ hasText: 'Acme CRM sync' }).waitFor()
     await phone.screenshot({ path: `${OUT}dashboard-phone.png` })

@@ -86,7 +86,7 @@ const SUNSET = {
 /** The OpenAPI 3.1 document of `GET /v1/connect`. */
 export function buildOpenApiDocument(): Record<string, unknown> {
   const responses = Object.fromEntries(
-    Object.entries(connectResponseSchemas).map(([status, schema]) => {
+    Object.entries(connectResponseSchemas).map(([status, schema]: [string, z.ZodType]) => {
       const code = Number(status) as keyof typeof connectResponseSchemas
       return [
         status,

@@ -88,6 +88,12 @@ export const GROUP_OPTIONS: Readonly<Record<OptionGroup | 'output', Readonly<Rec
       multiple: true,
       description: 'let pages of this origin call /v1/connect from a browser; repeat for more (env PASSCODE_AUTH_CORS_ORIGINS, comma-separated; default none)',
     },
+    'leak-keys': {
+      type: 'string',
+      value: '<file>',
+      description:
+        'serve POST /v1/leaks for GitHub secret scanning reports, signed by the keys in this JSON file ([{ id, pem }] or GitHub\'s { public_keys } list) (env PASSCODE_AUTH_LEAK_KEYS; default off)',
+    },
     'trust-proxy': {
       type: 'string',
       value: '<ranges>',

@@ -343,6 +343,14 @@ function corsOrigins(io: CliIo, flags: Flags): readonly string[] {
   return origins
 }
 
+/** The key file of `POST /v1/leaks` (SPEC §5.42): `--leak-keys`, else `PASSCODE_AUTH_LEAK_KEYS`, else off. */
+function leakKeysFile(io: CliIo, flags: Flags): { file: string; setting: string } | undefined {
+  const fromFlag = flags['leak-keys']
+  if (typeof fromFlag === 'string' && fromFlag !== '') return { file: fromFlag, setting: '--leak-keys' }
+  const fromEnv = io.env.PASSCODE_AUTH_LEAK_KEYS
+  return fromEnv === undefined || fromEnv === '' ? undefined : { file: fromEnv, setting: 'PASSCODE_AUTH_LEAK_KEYS (environment variable)' }
+}
+
 /** The settings of `serve` beyond storage and mail. */
 export function serverConfig(
   io: CliIo,
@@ -358,6 +366,7 @@ export function serverConfig(
   logColor: boolean
   dashboard: boolean
   shutdownGraceMs: number
+  leakKeysFile: { file: string; setting: string } | undefined
 } {
   const maxFailures = readSetting(io, flags, SETTINGS.rateLimit)
   const host = readSetting(io, flags, SETTINGS.host)
@@ -376,6 +385,7 @@ export function serverConfig(
     logColor: logFormat === 'text' && io.stdoutIsTTY === true && (io.env.NO_COLOR ?? '') === '',
     dashboard: dashboardEnabled(io, flags, host),
     shutdownGraceMs: readSetting(io, flags, SETTINGS.shutdownGrace) * 1_000,
+    leakKeysFile: leakKeysFile(io, flags),
   }
 }
 

@@ -82,8 +82,9 @@ export function isAlive(pid: number): boolean {
 
 function readHolder(file: string): LockHolder | undefined {
   try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<LockHolder>
-    return typeof parsed.pid === 'number' ? { pid: parsed.pid, command: String(parsed.command ?? '?') } : undefined
+    // The file is read back as written by another process: nothing in it is trusted.
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { readonly [K in keyof LockHolder]?: unknown }
+    return typeof parsed.pid === 'number' ? { pid: parsed.pid, command: typeof parsed.command === 'string' ? parsed.command : '?' } : undefined
   } catch {
     return undefined
   }

@@ -11,6 +11,9 @@ import { runCli } from './run-cli'
 process.stdout.on('error', () => undefined)
 process.stderr.on('error', () => undefined)
 
+// Node types `isTTY` as a boolean, but a stream that is not a terminal (a pipe, a file) has none.
+const isTerminal = (stream: { isTTY?: boolean }) => stream.isTTY === true
+
 const flush = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => stream.write('', () => resolve()))
 
 void runCli(process.argv.slice(2), {
@@ -18,8 +21,8 @@ void runCli(process.argv.slice(2), {
   stderr: (text) => void process.stderr.write(text),
   env: process.env,
   cwd: process.cwd(),
-  stdoutIsTTY: process.stdout.isTTY === true,
-  stderrIsTTY: process.stderr.isTTY === true,
+  stdoutIsTTY: isTerminal(process.stdout),
+  stderrIsTTY: isTerminal(process.stderr),
 }).then(async (code) => {
   await Promise.all([flush(process.stdout), flush(process.stderr)])
   process.exit(code)

@@ -19,7 +19,9 @@ export function consoleMailer(write: (text: string) => void): CliMailer {
     async send(message: MailMessage) {
       write(`--- email to ${message.to.join(', ')} ---\nSubject: ${message.subject}\n\n${message.text.trimEnd()}\n--- end of email ---\n`)
     },
-    close() {},
+    close() {
+      // Nothing to close: the text went to the stream as it was sent.
+    },
   }
 }
 

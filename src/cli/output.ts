@@ -3,8 +3,8 @@ import { CliError, EXIT_CODES, exitCodeFor } from './exit-codes'
 
 /** Where the command writes and what it reads from its environment; a real process or a test's capture. */
 export interface CliIo {
-  stdout(text: string): void
-  stderr(text: string): void
+  stdout(this: void, text: string): void
+  stderr(this: void, text: string): void
   readonly env: Readonly<Record<string, string | undefined>>
   /** The folder relative paths (the data folder) are resolved against. */
   readonly cwd: string
@@ -20,6 +20,8 @@ export interface CliIo {
    * `serve` in its own process stops it this way. @default the process's first SIGINT or SIGTERM
    */
   readonly stopped?: Promise<NodeJS.Signals>
+  /** What `leaks report` reads its values from. @default process.stdin */
+  readonly stdin?: AsyncIterable<string | Uint8Array>
 }
 
 /**

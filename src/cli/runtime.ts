@@ -30,7 +30,7 @@ export interface Runtime {
   /** Applies pending migrations (idempotent). */
   migrate(): Promise<MigrationReport>
   /** Throws when the database does not answer. */
-  ping(): Promise<void>
+  ping(this: void): Promise<void>
   close(): Promise<void>
 }
 
@@ -57,7 +57,7 @@ interface Opened {
   readonly encryptionKeys: readonly EncryptionKey[] | undefined
   readonly location: string
   readonly fresh: boolean
-  ping(): Promise<void>
+  ping(this: void): Promise<void>
   end(): Promise<void>
 }
 
@@ -87,7 +87,9 @@ async function openEmbedded(config: Extract<StorageConfig, { kind: 'embedded' }>
     encryptionKeys: secrets.encryptionKeys,
     location: config.dataDir,
     fresh,
-    ping: async () => void (await db.query('SELECT 1')),
+    ping: async () => {
+      await db.query('SELECT 1')
+    },
     end: () => db.close(),
   }
 }
@@ -115,7 +117,9 @@ async function openPostgres(config: Extract<StorageConfig, { kind: 'postgres' }>
     encryptionKeys: config.encryptionKeys,
     location: `PostgreSQL (DATABASE_URL, schema ${config.schema})`,
     fresh: false,
-    ping: async () => void (await pool.query('SELECT 1')),
+    ping: async () => {
+      await pool.query('SELECT 1')
+    },
     end: () => pool.end(),
   }
 }

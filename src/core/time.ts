@@ -2,6 +2,15 @@
 export const DAY_MS = 86_400_000
 
 /**
+ * Lets the process exit while `timer` is pending. Node's and Bun's timers have `unref`;
+ * Deno's, the browsers' and the edge runtimes' are numbers (the types say Node's), and
+ * need nothing.
+ */
+export function unrefTimer(timer: number | { unref?: () => unknown } | undefined): void {
+  if (typeof timer === 'object') timer.unref?.()
+}
+
+/**
  * Adds whole calendar years in UTC. A 29 February start lands on 28 February when the
  * target year has no leap day, so the result never spills into March.
  */

@@ -4,6 +4,7 @@ import type { Principal } from '../core/entities'
 import { InvalidOptionsError } from '../core/errors'
 import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
 import { createConnectRequest } from '../http/connect-request'
+import { createLeakReport, type LeakReportOptions } from '../http/leaks/leak-report'
 import type { CorsOptions } from '../http/cors'
 import { nodeRequestReader } from '../http/node/node-request'
 import { answerBody, answerHeaders, type Answer } from '../http/answer'
@@ -36,6 +37,16 @@ export interface PasscodeAuthPluginOptions {
   connectRoute?: boolean
   /** Origins whose pages may call `/v1/connect` from a browser (SPEC §5.30). @default off */
   cors?: CorsOptions
+  /**
+   * Registers the leak report endpoint (SPEC §5.42) at `path`: GitHub's signed secret
+   * scanning reports, answered as in every entry point (`leakReportHandler`). Its route
+   * reads the raw body itself (its own content-type parsers, in its own context).
+   * @default off
+   */
+  leakReport?: LeakReportOptions & {
+    /** Where to register it. @default '/v1/leaks' */
+    path?: string
+  }
 }
 
 // A pre-serialised string with its Content-Type set: neither Fastify's serializer nor
@@ -56,6 +67,7 @@ function checkOptions(options: unknown): PasscodeAuthPluginOptions {
     auth: () => undefined, // checked below, also when absent
     connectRoute: (value) => (value === undefined || typeof value === 'boolean' ? undefined : 'must be a boolean'),
     cors: () => undefined, // checked by createConnectRequest
+    leakReport: (value) => (value === undefined || (typeof value === 'object' && value !== null) ? undefined : 'must be { publicKeys, path? }'),
   })
   const checked = own as PasscodeAuthPluginOptions
   assertPasscodeAuth(checked.auth, 'passcodeAuthPlugin')
@@ -64,9 +76,15 @@ function checkOptions(options: unknown): PasscodeAuthPluginOptions {
 
 const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, options, done) => {
   let connectRequest: ReturnType<typeof createConnectRequest<FastifyRequest>> | undefined
+  let leakReport: { path: string; handle: ReturnType<typeof createLeakReport> } | undefined
   try {
     options = checkOptions(options)
     if (options.connectRoute !== false) connectRequest = createConnectRequest(options.auth, fastifyReader, { cors: options.cors })
+    if (options.leakReport !== undefined) {
+      const { path = '/v1/leaks', ...leakOptions } = options.leakReport
+      if (typeof path !== 'string' || !path.startsWith('/')) throw new InvalidOptionsError('leakReport.path', 'must be a path starting with /')
+      leakReport = { path, handle: createLeakReport(options.auth, leakOptions, 'passcodeAuthPlugin leakReport') }
+    }
   } catch (error) {
     // A callback plugin reports failure through done: a throw would hang app.ready().
     return done(error as Error)
@@ -95,6 +113,27 @@ const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, optio
     fastify.route({ method: 'GET', url: '/v1/connect', exposeHeadRoute: true, handler: connect })
     fastify.register(otherMethods, { prefix: '/v1/connect', connect })
   }
+  if (leakReport !== undefined) fastify.register(leakReportRoute, leakReport)
+  done()
+}
+
+/**
+ * The leak report route, in its own context: its content-type parsers hand the raw
+ * request stream on unread, so the handler reads (at most 1 MiB of) the exact bytes
+ * the signature covers, whatever parsers the host registered elsewhere.
+ */
+const leakReportRoute: FastifyPluginCallback<{ path: string; handle: ReturnType<typeof createLeakReport> }> = (fastify, { path, handle }, done) => {
+  fastify.removeAllContentTypeParsers()
+  fastify.addContentTypeParser('*', (_request, payload, parsed) => parsed(null, payload))
+  fastify.route({
+    method: 'POST',
+    url: path,
+    handler: async (request, reply) => {
+      const body = request.body ?? request.raw
+      const answer = await handle({ header: (name) => request.headers[name], method: request.method, body: body as NodeJS.ReadableStream as AsyncIterable<Uint8Array> })
+      return reply.code(answer.statusCode).headers(answer.headers).send(answer.body)
+    },
+  })
   done()
 }
 

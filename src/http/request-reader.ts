@@ -19,7 +19,7 @@ import type { CredentialReader } from '../service/verify/read-headers'
  */
 export interface RequestReader<Source> extends CredentialReader<Source> {
   /** The request method; `undefined` counts as `GET`. */
-  method(request: Source): string | undefined
+  method(this: void, request: Source): string | undefined
   /** The request target (path and query) or the full URL. */
-  target(request: Source): string
+  target(this: void, request: Source): string
 }

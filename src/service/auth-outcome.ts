@@ -90,5 +90,5 @@ export function refuse(reason: Exclude<FailureReason, 'partner_not_whitelisted'>
 export function rateLimited(waitMs: number): AuthRefusal {
   const { statusCode, body } = FAILURES.rate_limited
   const seconds = Math.max(1, Math.ceil(waitMs / 1000))
-  return Object.freeze({ ok: false, reason: 'rate_limited', statusCode, body, headers: Object.freeze({ 'retry-after': String(seconds) }) }) as AuthRefusal
+  return Object.freeze({ ok: false, reason: 'rate_limited', statusCode, body, headers: Object.freeze({ 'retry-after': String(seconds) }) })
 }

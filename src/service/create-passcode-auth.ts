@@ -9,10 +9,12 @@ import { createConnect, type ConnectInput, type ConnectResult } from './connect/
 import type { ManagementContext, PasscodeIssuer } from './context'
 import { createEmitter } from './events'
 import type { NotificationReport } from './notifier/notification-report'
+import { resolveRecipients, sendWithin } from './notifier/notification-delivery'
 import { createNotifyExpirations } from './notifier/notify-expirations'
 import { resolveOptions, type PasscodeAuthOptions } from './options'
 import { staticPartners } from './connect/partners'
 import { createPartnersApi, type PartnersApi } from './connect/partners-api'
+import { createLeaksApi, type LeaksApi } from './leaks/report-leaks'
 import { createPasscodesApi, type PasscodesApi } from './passcodes/passcodes'
 import { createLimiter } from './limiter/rate-limit'
 import { usageReader } from './usage/usage-history'
@@ -23,7 +25,7 @@ import { createTelemetry } from './telemetry/telemetry'
 import { traceAuthenticate, traceConnect } from './telemetry/traced-operations'
 import { traceStore } from './telemetry/traced-store'
 import { VerifyCaches } from './verify/caches'
-import { pepperReport, resolvePeppers, type PepperReport } from './verify/peppers'
+import { findUnderPeppers, pepperReport, resolvePeppers, type PepperReport } from './verify/peppers'
 import { createVerifier } from './verify/pipeline'
 import type { CredentialReader } from './verify/read-headers'
 import { partnerAllowed } from './verify/rules'
@@ -38,6 +40,8 @@ export interface PasscodeAuth {
   readonly accounts: AccountsApi
   /** The operator's partner whitelist, read-only. */
   readonly partners: PartnersApi
+  /** Leak reports (SPEC §5.42): labels reported tokens and disables or revokes the live ones. */
+  readonly leaks: LeaksApi
   /** Verifies credentials; resolves an outcome and never throws for bad credentials. */
   authenticate(input: CredentialsInput): Promise<AuthOutcome>
   /**
@@ -160,23 +164,46 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   })
 
   let closing: Promise<void> | undefined
+  const passcodes = createPasscodesApi({
+    ...management,
+    issuer,
+    partners,
+    limits: resolved.limits,
+    allowReactivation: resolved.allowReactivation,
+    pendingUse: usage === undefined ? undefined : (passcodeId) => usage.pendingAccount(passcodeId),
+    readUsage,
+  })
+  const userPasscodes = createUserPasscodesApi({
+    ...management,
+    issuer,
+    expiringSoonDays: resolved.limits.expiringSoonDays,
+    crypto: createUserPasscodeCrypto(resolved.encryptionKeys),
+    pendingUse: usage === undefined ? undefined : (accountId, userId) => usage.pendingUser(accountId, userId),
+    readUsage,
+  })
   const auth: PasscodeAuth = {
-    passcodes: createPasscodesApi({
-      ...management,
-      issuer,
-      partners,
-      limits: resolved.limits,
+    passcodes,
+    userPasscodes,
+    // SPEC §5.42. Its `recordAudit` hook (SPEC §5.40) is wired once the audit trail is on this service.
+    leaks: createLeaksApi({
+      read: (token) => findUnderPeppers(store, peppers, token, peppers.current.hash(token)),
+      mail: async (accountId, message) => {
+        const { mailer, recipients } = resolved
+        if (mailer === undefined || recipients === undefined) return false
+        try {
+          const to = await resolveRecipients(recipients, accountId, resolved.notifier.sendTimeoutMs)
+          await sendWithin(mailer, { to, ...message }, resolved.notifier.sendTimeoutMs)
+          return true
+        } catch {
+          return false
+        }
+      },
+      now,
+      emit,
+      action: resolved.leaks.action,
       allowReactivation: resolved.allowReactivation,
-      pendingUse: usage === undefined ? undefined : (passcodeId) => usage.pendingAccount(passcodeId),
-      readUsage,
-    }),
-    userPasscodes: createUserPasscodesApi({
-      ...management,
-      issuer,
-      expiringSoonDays: resolved.limits.expiringSoonDays,
-      crypto: createUserPasscodeCrypto(resolved.encryptionKeys),
-      pendingUse: usage === undefined ? undefined : (accountId, userId) => usage.pendingUser(accountId, userId),
-      readUsage,
+      passcodes,
+      userPasscodes,
     }),
     accounts: createAccountsApi(management),
     partners: createPartnersApi(partners),

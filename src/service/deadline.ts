@@ -1,4 +1,5 @@
 import { PasscodeAuthError, StorageError, StorageTimeoutError } from '../core/errors'
+import { unrefTimer } from '../core/time'
 
 /**
  * Settles with `promise`, or, once `ms` have passed, with what `onTimeout` returns (or
@@ -24,7 +25,7 @@ export function settleWithin<T, F>(promise: Promise<T>, ms: number, onTimeout: (
         reject(error)
       }
     }, Math.max(0, ms))
-    timer.unref?.()
+    unrefTimer(timer)
     promise.then(
       (value) => {
         clearTimeout(timer)

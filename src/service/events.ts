@@ -91,6 +91,31 @@ export type AuditEvent =
       readonly acceptedPasscodes: 'account' | 'user' | 'both'
     })
   | (EventBase & {
+      /**
+       * A live passcode was reported exposed and acted on (SPEC §5.42); once per
+       * change: a second report of it emits nothing.
+       */
+      readonly type: 'passcode.leaked'
+      /** An account passcode or a user passcode. */
+      readonly kind: 'account' | 'user'
+      /** The account passcode concerned (`kind: 'account'`). */
+      readonly passcodeId?: string
+      /** Its name (`kind: 'account'`). */
+      readonly name?: string
+      /** Its hint (prefix and last 4 characters), never the value (`kind: 'account'`). */
+      readonly hint?: string
+      /** The user whose passcode it is (`kind: 'user'`). */
+      readonly userId?: string
+      /** Who found it, as the report says. */
+      readonly source: string
+      /** Where it was found, when the report says. */
+      readonly url: string | null
+      /** What was done: an account passcode disabled or deleted, a user passcode revoked. */
+      readonly action: 'disabled' | 'deleted' | 'revoked'
+      /** Whether the account's recipients were emailed (false without a mailer, recipients, or when sending failed). */
+      readonly notified: boolean
+    })
+  | (EventBase & {
       /** What happened. */
       readonly type: 'auth.succeeded'
       /** Who authenticated. */

@@ -18,6 +18,7 @@ import { functionOption, hasMethods, noOptions, objectWithMethods } from './opti
 import type { SameOptions } from './same-options'
 import type { TelemetryOptions } from './telemetry/otel-api'
 import { telemetrySchema } from './telemetry/options'
+import { leaksSchema } from './leaks/options'
 import { usageSchema } from './usage/options'
 import { encryptionKeysSchema, type EncryptionKey } from './user-passcodes/options'
 
@@ -158,6 +159,17 @@ export interface PasscodeAuthOptions {
         /** How many UTC days of daily usage counts the store keeps (1 to 3660). @default 90 */
         retentionDays?: number
       }
+  /**
+   * The response to leak reports (SPEC §5.42, `auth.leaks.report`): `action` is what a
+   * confirmed leak of an account passcode does, `disable` (it keeps its name, binding
+   * and expiry; an admin can enable it) or `revoke` (it is deleted). A leaked user
+   * passcode is always revoked: user passcodes have no disabled state.
+   * @default { action: 'disable' }
+   */
+  leaks?: {
+    /** What a confirmed leak of an account passcode does. @default 'disable' */
+    action?: 'disable' | 'revoke'
+  }
   /** Audit hook; receives no secret values. Errors it throws are swallowed. */
   onEvent?: (event: AuditEvent) => void | Promise<void>
   /**
@@ -223,6 +235,7 @@ export const optionsSchema = z
     sunsetHeader: z.boolean().default(true),
     rateLimit: rateLimitSchema.default(false),
     usage: usageSchema.prefault(noOptions),
+    leaks: leaksSchema.prefault(noOptions),
     onEvent: functionOption<(event: AuditEvent) => void | Promise<void>>('a function').optional(),
     telemetry: telemetrySchema.optional(),
   })
@@ -248,6 +261,7 @@ const OPTION_GROUPS: OptionGroups = {
   cache: { refusals: {} },
   rateLimit: {},
   usage: {},
+  leaks: {},
   telemetry: {},
   pepper: {},
 }

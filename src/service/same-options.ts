@@ -22,6 +22,7 @@ export type Mutable<T> = T extends ((...args: never[]) => unknown) | Uint8Array
 export type MutuallyAssignable<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 
 /** `true` when `A` and `B` are the same type (not merely assignable both ways). */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the usual exact-equality test: each T appears once by design
 export type Identical<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
 
 /**

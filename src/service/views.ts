@@ -95,6 +95,7 @@ export function toPasscodeView(
     expiresAt: record.expiresAt === null ? null : new Date(record.expiresAt),
     status: passcodeStatus(record, now, expiringSoonDays),
     disabledAt: record.disabledAt == null ? null : new Date(record.disabledAt),
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a host's store written before descriptions (SPEC §5.39) has none
     description: record.description ?? '',
     partners: record.partners === null ? null : [...record.partners],
     partnersNotWhitelisted: extra.partnersNotWhitelisted ?? [],

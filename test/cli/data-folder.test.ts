@@ -40,7 +40,7 @@ describe('the data folder', () => {
   })
 
   it('takes over the lock of a process that no longer exists, and warns about a readable secrets file', async () => {
-    const gone = spawnSync(process.execPath, ['-e', '']).pid!
+    const gone = spawnSync(process.execPath, ['-e', '']).pid
     lock(gone, 'serve')
     const secrets = path.join(folder.dir, 'secrets.json')
     chmodSync(secrets, 0o644)

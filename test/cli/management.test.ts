@@ -78,11 +78,11 @@ describe('users grant|reset|revoke|reveal and accounts set-accepted', () => {
       run('accounts', 'set-accepted', 'everything', '--account', 'acc_1'),
     ])
     expect(results.map((result) => result.code)).toEqual([3, 3, 3, 3, 3])
-    expect(results[0]!.stderr).toContain('The user already has a user passcode; reset or revoke it instead')
-    expect(results[1]!.stderr).toContain('Invalid validity.days: must be at least 1 day')
-    expect(JSON.parse(results[2]!.stderr)).toMatchObject({ error: { code: 'ERR_INVALID_INPUT', field: 'validity.days' } })
-    expect(results[3]!.stderr).toContain('Only admins grant, reset or revoke user passcodes')
-    expect(results[4]!.stderr).toContain('Invalid accepted: must be "account", "user" or "both"')
+    expect(results[0].stderr).toContain('The user already has a user passcode; reset or revoke it instead')
+    expect(results[1].stderr).toContain('Invalid validity.days: must be at least 1 day')
+    expect(JSON.parse(results[2].stderr)).toMatchObject({ error: { code: 'ERR_INVALID_INPUT', field: 'validity.days' } })
+    expect(results[3].stderr).toContain('Only admins grant, reset or revoke user passcodes')
+    expect(results[4].stderr).toContain('Invalid accepted: must be "account", "user" or "both"')
     // Nothing was granted to u_2.
     expect((await run('users', 'reveal', '--account', 'acc_1', '--as', 'u_2')).code).toBe(4)
   })

@@ -212,7 +212,10 @@ describe('the reference server', () => {
     const text: string[] = []
     const jsonLog = createRequestLog({ write: (line) => json.push(line), human: false })
     const textLog = createRequestLog({ write: (line) => text.push(line), human: true })
-    const { base, headers } = await start({ log: (entry) => (jsonLog(entry), textLog(entry)) })
+    const { base, headers } = await start({ log: (entry) => {
+        jsonLog(entry)
+        textLog(entry)
+      }, })
     await call(`${base}/1/events.json`, { headers: { ...headers, 'x-request-id': 'req-42' } })
     await call(`${base}/1/events.json`, { headers: { 'x-request-id': 'req-43' } })
     await waitFor(() => json.length === 2)
@@ -225,7 +228,19 @@ describe('the reference server', () => {
   it('closes while a keep-alive connection is idle, and lets a request in flight finish', async () => {
     let release: (() => void) | undefined
     const { base } = await start({
-      mounts: [{ path: '/slow', methods: ['GET'], handle: (_request, response) => new Promise<void>((resolve) => (release = () => resolve(sendJson(response, 200, { done: true })))) }],
+      mounts: [
+        {
+          path: '/slow',
+          methods: ['GET'],
+          handle: (_request, response) =>
+            new Promise<void>((resolve) => {
+              release = () => {
+                sendJson(response, 200, { done: true })
+                resolve()
+              }
+            }),
+        },
+      ],
     })
     // An idle keep-alive connection (fetch keeps one) must not hold close() open.
     await call(`${base}/healthz`)

@@ -560,7 +560,9 @@ export function describeManagementConformance(targets: readonly ManagementTarget
           const html = await response.text()
           expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/)
           expect(html).not.toMatch(/\son[a-z]+=/i)
-          expect(html).toContain('src="/settings/assets/dashboard.js?v=')
+          // Content-hashed file names (issue 34 item 5): a new version is a new URL.
+          expect(html).toMatch(/src="\/settings\/assets\/dashboard\.[0-9a-f]{16}\.js"/)
+          expect(html).toMatch(/href="\/settings\/assets\/dashboard\.[0-9a-f]{16}\.css"/)
         }
         const anonymous = await page('/')
         expect(anonymous.status).toBe(401)

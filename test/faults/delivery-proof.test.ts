@@ -74,7 +74,7 @@ describe('deliveryProof', () => {
     expect(h.states).toHaveLength(1)
     const [state] = h.states
     expect(state).toMatchObject({ proven: false })
-    expect(state!.proven === false && state!.message).toContain('listenConnectionString')
+    expect(!state!.proven && state!.message).toContain('listenConnectionString')
     h.proof.stop()
   })
 
@@ -206,7 +206,7 @@ describe('the service while delivery is unproven', () => {
       createCounter: (name: string) => ({ add: (value: number, attributes?: unknown) => void added.push({ name, value, attributes }) }),
       createHistogram: () => ({ record: () => {} }),
     }
-    const auth = createPasscodeAuth({ store, partners: ['acme'], telemetry: { meter: meter as never } })
+    const auth = createPasscodeAuth({ store, partners: ['acme'], telemetry: { meter } })
     send({ type: 'unproven', message: 'test: delivery lost' })
     send({ type: 'proven' })
     expect(added.filter((entry) => entry.name === 'passcode_auth.invalidations.delivery_changes')).toEqual([

@@ -113,7 +113,7 @@ export async function startTestPgBouncer(postgresConnectionString: string): Prom
   const stopServer = async (): Promise<void> => {
     const running = child
     child = undefined
-    if (running === undefined || running.exitCode !== null) return
+    if (running?.exitCode !== null) return
     const exited = new Promise((resolve) => running.once('exit', resolve))
     running.kill('SIGTERM')
     await exited

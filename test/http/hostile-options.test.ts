@@ -27,7 +27,7 @@ async function polluted<T>(properties: Readonly<Record<string, unknown>>, fn: ()
     for (const [key, value] of Object.entries(properties)) prototype[key] = value
     return await fn()
   } finally {
-    for (const key of Object.keys(properties)) delete prototype[key]
+    for (const key of Object.keys(properties)) Reflect.deleteProperty(prototype, key)
   }
 }
 

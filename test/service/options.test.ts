@@ -88,6 +88,8 @@ describe('option defaults', () => {
         'cache.refusals.maxEntries',
         'cache.refusals.ttlMs',
         'cache.ttlMs',
+        'leaks',
+        'leaks.action',
         'limits',
         'limits.expiringSoonDays',
         'limits.maxAccountPasscodes',

@@ -60,7 +60,7 @@ describe('SPEC 5.28 the pepper option', () => {
 
   it('throws a ConfigurationError for the report when the store cannot count', async () => {
     const { countHashesByPepper: _, ...store } = memoryStore() as PasscodeStore & Record<string, unknown>
-    const auth = createPasscodeAuth({ store: store as PasscodeStore })
+    const auth = createPasscodeAuth({ store })
     await expect(auth.pepperReport()).rejects.toMatchObject({ code: 'ERR_CONFIGURATION' })
   })
 })

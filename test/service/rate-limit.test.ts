@@ -196,7 +196,10 @@ describe('rateLimit option: brute-force limiter', () => {
     const calls: string[] = []
     const store: RateLimitStore = {
       retryAfterMs: async (key, limit, windowMs, now) => (calls.push(`check ${key}`), memory.retryAfterMs(key, limit, windowMs, now)),
-      recordFailure: async (key, limit, windowMs, now) => (calls.push(`record ${key}`), memory.recordFailure(key, limit, windowMs, now)),
+      recordFailure: async (key, limit, windowMs, now) => {
+        calls.push(`record ${key}`)
+        memory.recordFailure(key, limit, windowMs, now)
+      },
     }
     const { auth, value } = await limited({ windowMs: WINDOW, maxFailuresPerAddress: 1, maxFailuresPerAccount: 5, store })
     await auth.authenticate({ accountId: 'acc', passcode: 'bad', clientAddress: '::ffff:192.0.2.1' })

@@ -5,7 +5,7 @@ import express from 'express'
 import fastify from 'fastify'
 import Koa from 'koa'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createPasscodeAuth, type AuditEvent, type PasscodeStore } from '../../src/index'
+import { createPasscodeAuth, type AuditEvent } from '../../src/index'
 import { DAY_MS } from '../../src/core/time'
 import { connectHandler, requirePasscode as expressRequirePasscode } from '../../src/express/index'
 import { passcodeAuthPlugin } from '../../src/fastify/index'
@@ -56,7 +56,7 @@ function captureOutput(): string[] {
     stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
       captured.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('latin1'))
       return (write as (...args: unknown[]) => boolean)(chunk, ...rest)
-    }) as typeof stream.write
+    })
     restore.push(() => {
       stream.write = write
     })
@@ -91,7 +91,7 @@ describe('secrets never reach output, events, errors or emails (SPEC §5.19)', (
         if (key !== 'findCredentialByHash' || typeof value !== 'function') return value
         return (hash: string) => (storeFails ? Promise.reject(new Error(`lookup failed for ${hash}`)) : value.call(target, hash))
       },
-    }) as PasscodeStore
+    })
     const auth = createPasscodeAuth({
       store,
       partners: ['acme'],
@@ -144,7 +144,15 @@ describe('secrets never reach output, events, errors or emails (SPEC §5.19)', (
       res.status(error.statusCode).set(error.headers).send(error.body)
     })
     const fastifyApp = fastify({
-      logger: { level: 'trace', stream: new Writable({ write: (chunk, _encoding, done) => void (output.push(String(chunk)), done()) }) },
+      logger: {
+        level: 'trace',
+        stream: new Writable({
+          write: (chunk, _encoding, done) => {
+            output.push(String(chunk))
+            done()
+          },
+        }),
+      },
     })
     await fastifyApp.register(passcodeAuthPlugin, { auth })
     fastifyApp.get('/1/events.json', { onRequest: fastifyApp.requirePasscode }, async (request) => request.passcodeAuth)

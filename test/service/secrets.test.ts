@@ -38,7 +38,7 @@ describe('SPEC 5.19 secrets never leak', () => {
           return result
         }
       },
-    }) as PasscodeStore
+    })
     const { auth, events, clock } = setup({ store, pepper })
     const record = <T>(value: T): T => {
       returned.push(value)

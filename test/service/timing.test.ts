@@ -40,10 +40,10 @@ function varghaDelaney(a: Float64Array, b: Float64Array): number {
   let i = 0
   let below = 0 // pairs (a, b) with a < b, counted as b walks up
   let total = 0
-  for (let j = 0; j < b.length; j++) {
-    while (i < a.length && a[i]! < b[j]!) i++
+  for (const value of b) {
+    while (i < a.length && a[i]! < value) i++
     let ties = i
-    while (ties < a.length && a[ties] === b[j]) ties++
+    while (ties < a.length && a[ties] === value) ties++
     below += i + (ties - i) / 2
     total += a.length
   }

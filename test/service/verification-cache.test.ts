@@ -86,6 +86,6 @@ describe('VerificationCache', () => {
     const cache = new VerificationCache({ ttlMs: 1000, maxEntries: 10 })
     cache.set('psc_secret-value', A, null, 0, cache.generation)
     expect(JSON.stringify(cache)).toBe('{"size":1}')
-    expect(String((cache as unknown as Record<symbol, () => string>)[Symbol.for('nodejs.util.inspect.custom')]!())).not.toContain('secret')
+    expect((cache as unknown as Record<symbol, () => string>)[Symbol.for('nodejs.util.inspect.custom')]!()).not.toContain('secret')
   })
 })

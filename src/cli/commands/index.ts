@@ -2,6 +2,7 @@ import type { CommandSpec } from '../command'
 import { accountsCommands } from './accounts'
 import { dashboardCommands } from './dashboard'
 import { keysCommands } from './keys'
+import { leaksCommands } from './leaks'
 import { migrateCommands } from './migrate'
 import { notifyCommands } from './notify'
 import { partnersCommands } from './partners'
@@ -22,4 +23,5 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...migrateCommands,
   ...peppersCommands,
   ...keysCommands,
+  ...leaksCommands,
 ]

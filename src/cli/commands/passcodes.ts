@@ -45,6 +45,8 @@ const DESCRIPTION_COLUMN_WIDTH = 40
 
 /** The DESCRIPTION column: its first line, cut to 40 characters, "…" when there is more. */
 function descriptionCell(passcode: PasscodeView): string {
+  // Code points on purpose: the column is cut between characters, never inside a surrogate pair.
+  // eslint-disable-next-line @typescript-eslint/no-misused-spread -- see above
   const characters = [...passcode.description]
   const firstLine = characters.indexOf('\n')
   const end = Math.min(firstLine === -1 ? characters.length : firstLine, DESCRIPTION_COLUMN_WIDTH)

@@ -102,17 +102,18 @@ const serve: CommandSpec = {
     const mail = mailConfig(io, flags)
     // Loaded here, so that the management commands do not load the server; asked for
     // before the store opens, so that reading the files overlaps with opening it.
-    const server = Promise.all([import('../server/app'), import('../server/dashboard-routes'), import('../server/request-log')])
+    const server = Promise.all([import('../server/app'), import('../server/dashboard-routes'), import('../server/request-log'), import('../server/leak-route')])
     server.catch(() => undefined)
     const runtime = await context.runtime()
     const owed = demoOwed(runtime, flags['no-demo'] !== true)
     if (!runtime.hasEncryptionKeys) output.notice(`warning: ${missingKeyError().message}. Until then, granting or revealing a user passcode fails.`)
-    const [{ buildServer }, { dashboardRoutes }, { createRequestLog }] = await server
+    const [{ buildServer }, { dashboardRoutes }, { createRequestLog }, { leakRoute, readLeakKeys }] = await server
     // The log has the path without the query: the login link's token is in its query.
     const log = createRequestLog({ write: io.stdout, human: settings.logFormat === 'text', color: settings.logColor })
     const logins = createDashboardLogins(runtime)
+    const leaks = settings.leakKeysFile === undefined ? [] : [leakRoute(runtime, readLeakKeys(settings.leakKeysFile.file, settings.leakKeysFile.setting))]
     const app = buildServer(runtime, {
-      mounts: settings.dashboard ? dashboardRoutes(runtime, logins, { trustProxy: settings.trustProxy }) : [],
+      mounts: [...leaks, ...(settings.dashboard ? dashboardRoutes(runtime, logins, { trustProxy: settings.trustProxy }) : [])],
       corsOrigins: settings.corsOrigins,
       trustProxy: settings.trustProxy,
       ...(flags.quiet !== true && !output.json && { log }),

@@ -2,7 +2,7 @@ import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Runtime } from '../runtime'
-import { CLIENT_CLOSED, refusalOf, requestIdOf, type createRequestLog, type RequestLogEntry } from './request-log'
+import { CLIENT_CLOSED, refusalOf, requestIdOf, type RequestLogEntry } from './request-log'
 import { dispatch, requestPath, type Route } from './route'
 import { referenceRoutes } from './routes'
 
@@ -10,7 +10,7 @@ import { referenceRoutes } from './routes'
 export interface ServerOptions {
   /**
    * The request log: called once per request, when its answer is finished or its
-   * connection closed, whichever comes first (see {@link createRequestLog}).
+   * connection closed, whichever comes first (see `createRequestLog` in request-log.ts).
    */
   readonly log?: (entry: RequestLogEntry) => void
   /** How long `/healthz` waits for the database, in ms. @default 2000 */

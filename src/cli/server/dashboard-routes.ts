@@ -36,7 +36,8 @@ export interface DashboardRouteOptions {
 export function dashboardRoutes(runtime: Runtime, logins: DashboardLogins, options: DashboardRouteOptions = {}): Route[] {
     const proxies = options.trustProxy === undefined || options.trustProxy.length === 0 ? undefined : trustedProxies(options.trustProxy)
   const overHttps = (request: IncomingMessage): boolean => {
-    if ((request.socket as TLSSocket).encrypted === true) return true
+    // A plain socket has no `encrypted` at all.
+    if ((request.socket as Partial<TLSSocket>).encrypted === true) return true
     const peer = request.socket.remoteAddress
     if (proxies === undefined || peer === undefined || !isTrusted(proxies, peer)) return false
     // The proxy the client reached wrote the first value.
@@ -70,7 +71,10 @@ export function dashboardRoutes(runtime: Runtime, logins: DashboardLogins, optio
         const site = headerOf(request, 'sec-fetch-site')
         const origin = headerOf(request, 'origin')
         const crossSite = site !== undefined ? site !== 'same-origin' && site !== 'none' : origin !== undefined && origin !== 'null' && new URL(origin).host !== request.headers.host
-        if (crossSite) return write(request, response, { statusCode: 403, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Cross-site request refused' })
+        if (crossSite) {
+          write(request, response, { statusCode: 403, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Cross-site request refused' })
+          return
+        }
         write(request, response, await logins.logout(request.headers.cookie, overHttps(request)))
       },
     },

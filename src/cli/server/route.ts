@@ -52,10 +52,14 @@ const matches = (route: Route, path: string): boolean => (route.prefix === true 
 export async function dispatch(routes: readonly Route[], request: IncomingMessage, response: ServerResponse): Promise<void> {
   const path = requestPath(request.url)
   const route = routes.find((candidate) => matches(candidate, path))
-  if (route === undefined) return sendJson(response, 404, { error: 'Not Found' })
+  if (route === undefined) {
+    sendJson(response, 404, { error: 'Not Found' })
+    return
+  }
   const method = request.method ?? 'GET'
   if (route.methods !== '*' && !route.methods.includes(method)) {
-    return sendJson(response, 405, { error: 'Method Not Allowed' }, { allow: route.methods.join(', ') })
+    sendJson(response, 405, { error: 'Method Not Allowed' }, { allow: route.methods.join(', ') })
+    return
   }
   try {
     await route.handle(request, response)

@@ -3,7 +3,7 @@ import type { PasscodeAuth } from '../../service/create-passcode-auth'
 import { createManagementApi, type ManagementApi, type ManagementApiOptions } from '../management/management-api'
 import { isValidSession } from '../management/session'
 import type { DashboardRequest, DashboardResponse, SessionResult } from '../management/types'
-import { ASSETS_VERSION, DASHBOARD_SCRIPT, DASHBOARD_STYLE } from './assets'
+import { DASHBOARD_SCRIPT, DASHBOARD_SCRIPT_FILE, DASHBOARD_STYLE, DASHBOARD_STYLE_FILE } from './assets'
 import { PAGE_HEADERS, PAGES, renderNotFound, renderPage, renderSignIn, type PagePath } from './pages'
 
 /**
@@ -50,21 +50,29 @@ export interface Dashboard {
   readonly api: ManagementApi
 }
 
-const asset = (type: string, body: string): DashboardResponse => ({
+const asset = (type: string, body: string, file: string, cacheControl: string): DashboardResponse => ({
   statusCode: 200,
   headers: {
     'content-type': type,
-    // Page links carry ?v=<hash of the files>, so a new version is a new URL.
-    'cache-control': 'public, max-age=86400',
+    'cache-control': cacheControl,
     'x-content-type-options': 'nosniff',
-    etag: `"${ASSETS_VERSION}"`,
+    etag: `"${file.split('.')[1]}"`,
   },
   body,
 })
 
+// The pages link the content-hashed names: a new version is a new URL, so browsers keep
+// a file for a year without asking again. The plain names stay for links made before,
+// revalidated on each use.
+const IMMUTABLE = 'public, max-age=31536000, immutable'
+const REVALIDATE = 'no-cache'
+const SCRIPT_TYPE = 'text/javascript; charset=utf-8'
+const STYLE_TYPE = 'text/css; charset=utf-8'
 const ASSETS: Readonly<Record<string, DashboardResponse>> = {
-  '/assets/dashboard.js': asset('text/javascript; charset=utf-8', DASHBOARD_SCRIPT),
-  '/assets/dashboard.css': asset('text/css; charset=utf-8', DASHBOARD_STYLE),
+  [`/assets/${DASHBOARD_SCRIPT_FILE}`]: asset(SCRIPT_TYPE, DASHBOARD_SCRIPT, DASHBOARD_SCRIPT_FILE, IMMUTABLE),
+  [`/assets/${DASHBOARD_STYLE_FILE}`]: asset(STYLE_TYPE, DASHBOARD_STYLE, DASHBOARD_STYLE_FILE, IMMUTABLE),
+  '/assets/dashboard.js': asset(SCRIPT_TYPE, DASHBOARD_SCRIPT, DASHBOARD_SCRIPT_FILE, REVALIDATE),
+  '/assets/dashboard.css': asset(STYLE_TYPE, DASHBOARD_STYLE, DASHBOARD_STYLE_FILE, REVALIDATE),
 }
 
 const html = (statusCode: number, body: string, headers?: Record<string, string>): DashboardResponse => ({
@@ -108,7 +116,7 @@ export function createDashboard(auth: PasscodeAuth, options: DashboardOptions = 
       }
       const method = request.method
       if (method !== 'GET' && method !== 'HEAD') return html(405, renderNotFound(base), { allow: 'GET, HEAD' })
-      const file = ASSETS[path]
+      const file = Object.hasOwn(ASSETS, path) ? ASSETS[path] : undefined
       if (file !== undefined) return file
       if (!Object.hasOwn(PAGES, path)) return html(404, renderNotFound(base))
       let session: SessionResult

@@ -1,5 +1,5 @@
 import type { DashboardSession } from '../management/types'
-import { ASSETS_VERSION } from './assets'
+import { DASHBOARD_SCRIPT_FILE, DASHBOARD_STYLE_FILE } from './assets'
 
 /** The dashboard's pages, by path below the mount point. */
 export const PAGES = {
@@ -45,7 +45,7 @@ export function escapeHtml(text: string): string {
 }
 
 function layout(base: string, title: string, header: string, mainAttributes: string, content: string): string {
-  const asset = (name: string) => escapeHtml(`${base}/assets/${name}?v=${ASSETS_VERSION}`)
+  const asset = (name: string) => escapeHtml(`${base}/assets/${name}`)
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -53,15 +53,16 @@ function layout(base: string, title: string, header: string, mainAttributes: str
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)} · Settings</title>
-<link rel="stylesheet" href="${asset('dashboard.css')}">
-<script type="module" src="${asset('dashboard.js')}"></script>
+<link rel="stylesheet" href="${asset(DASHBOARD_STYLE_FILE)}">
+<script type="module" src="${asset(DASHBOARD_SCRIPT_FILE)}"></script>
 </head>
 <body>
+<a class="skip" href="#main">Skip to content</a>
 <header>
 <h1>Settings</h1>
 ${header}
 </header>
-<main id="main"${mainAttributes}>
+<main id="main" tabindex="-1"${mainAttributes}>
 ${content}
 </main>
 </body>
@@ -93,6 +94,7 @@ export function renderPage(path: PagePath, base: string, session: DashboardSessi
   const attributes = [
     ['page', page],
     ['api', `${base}/api`],
+    ['base', base],
     ['user-id', actor.userId],
     ['can-manage-passcodes', String(canManagePasscodes)],
     ['can-manage-users', String(actor.role === 'admin')],

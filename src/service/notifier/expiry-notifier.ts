@@ -1,4 +1,5 @@
 import { InvalidOptionsError } from '../../core/errors'
+import { unrefTimer } from '../../core/time'
 import type { NotificationReport } from './notification-report'
 
 /** Options of {@link startExpiryNotifier}. */
@@ -57,6 +58,7 @@ export function startExpiryNotifier(
   if (!Number.isInteger(intervalMs) || intervalMs < 1 || intervalMs > MAX_TIMER_MS) {
     throw new InvalidOptionsError('intervalMs', `must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`)
   }
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a JavaScript caller may pass no service
   if (typeof auth?.notifyExpirations !== 'function') {
     throw new InvalidOptionsError('auth', 'startExpiryNotifier needs a passcode-auth service (createPasscodeAuth)')
   }
@@ -76,7 +78,7 @@ export function startExpiryNotifier(
   const schedule = (delayMs: number): void => {
     if (stopped) return
     timer = setTimeout(tick, delayMs)
-    timer.unref?.()
+    unrefTimer(timer)
   }
 
   const pass = async (): Promise<void> => {

@@ -73,6 +73,7 @@ export function render(template: NotificationTemplate, data: NotificationMessage
   } catch (error) {
     throw new DeliveryFailure('ERR_TEMPLATE_FAILED', describe(error, `The ${data.kind} template threw`))
   }
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a host's template may return nothing; what it returned is checked below
   const { subject, text, html } = (content ?? {}) as Partial<NotificationContent>
   if (typeof subject !== 'string' || typeof text !== 'string' || typeof html !== 'string' || subject.trim() === '') {
     throw new DeliveryFailure('ERR_TEMPLATE_FAILED', `The ${data.kind} template must return { subject, text, html } strings`)

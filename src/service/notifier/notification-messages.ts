@@ -1,3 +1,4 @@
+import { escapeHtml } from '../escape-html'
 import type { NotificationKind } from '../../core/notifications'
 import { DAY_MS } from '../../core/time'
 
@@ -42,26 +43,7 @@ export type NotificationTemplate = (data: NotificationMessageData) => Notificati
 /** One template per notification kind; a host overrides either or both with the `templates` option. */
 export type NotificationTemplates = Readonly<Record<NotificationKind, NotificationTemplate>>
 
-/**
- * Escapes the five characters that matter in HTML text and attribute values. Host
- * templates should pass every name through it, as the default templates do.
- *
- * @example
- * ```ts
- * escapeHtml('<Acme & "Co">') // '&lt;Acme &amp; &quot;Co&quot;&gt;'
- * ```
- */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => HTML_ENTITIES[character]!)
-}
-
-const HTML_ENTITIES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-}
+export { escapeHtml } from '../escape-html'
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday']
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']

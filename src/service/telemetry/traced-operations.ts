@@ -43,6 +43,7 @@ export function traceAuthenticate<Input extends { readonly accountId?: unknown }
     telemetry.record('authenticate', outcome, observation, (now() - started) / 1000)
     if (span !== undefined) {
       if (span.isRecording()) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a JavaScript caller may pass no input
         const accountId = input?.accountId
         if (outcome.principal !== undefined) annotatePrincipal(span, outcome.principal)
         else if (typeof accountId === 'string' && isVisibleAscii(accountId)) span.setAttribute(ATTRIBUTES.accountId, accountId)
@@ -84,7 +85,7 @@ export function traceConnect<Input extends { readonly partner?: unknown }, Resul
     if (span !== undefined) {
       if (span.isRecording()) {
         annotateOutcome(span, result)
-        const partner = Array.isArray(input.partner) ? input.partner[0] : input.partner
+        const partner: unknown = Array.isArray(input.partner) ? input.partner[0] : input.partner
         if (result.reason === undefined && typeof partner === 'string') span.setAttribute(ATTRIBUTES.partner, partner.trim().toLowerCase())
       }
       span.end()

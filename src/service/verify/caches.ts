@@ -286,7 +286,7 @@ export class SharedReads<T> {
   /** The read in flight for `key` since the last invalidation, or a new one from `start`. */
   read(key: string, start: () => Promise<T>): Promise<T> {
     const current = this.#inFlight.get(key)
-    if (current !== undefined && current.generation === this.#generation) return current.read
+    if (current?.generation === this.#generation) return current.read
     let read: Promise<T>
     try {
       read = start()

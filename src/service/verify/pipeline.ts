@@ -118,7 +118,7 @@ const isCountedFailure = (outcome: AuthOutcome): boolean => !outcome.ok && (outc
 export function createVerifier(deps: VerifyDeps): Verifier {
   const { store, peppers, caches, limiter, now, timeoutMs, sunsetWithinMs, emit, telemetry } = deps
   const { accepted, refused, reads } = caches
-  const readsAddress = limiter !== undefined && limiter.readsAddress
+  const readsAddress = limiter?.readsAddress === true
   const { usage } = deps
   const record = recordUse({ emit, usage, cacheHit: telemetry === undefined ? undefined : (principal) => telemetry.cacheHit(principal) })
 
@@ -183,11 +183,13 @@ export function createVerifier(deps: VerifyDeps): Verifier {
   /** Every step, for a verification the synchronous path could not answer. */
   const full: FullVerification = async function verify(input, budget, observation, admitted) {
     // 1. Parse the credentials (SPEC §5.4).
+    /* eslint-disable @typescript-eslint/no-unnecessary-condition -- a JavaScript caller may pass no input */
     const accountId = input?.accountId
     const passcode = input?.passcode
     const account = typeof accountId === 'string' && isVisibleAscii(accountId) ? accountId : undefined
     // 2. The per-address limiter: a flooding address is shed before any hashing or store read.
     const clientAddress = readsAddress ? input?.clientAddress : undefined
+    /* eslint-enable @typescript-eslint/no-unnecessary-condition */
     if (limiter !== undefined) {
       const wait = await (admitted ?? limiter.admit(clientAddress, now()))
       if (wait > 0) {

@@ -21,7 +21,7 @@ import { readCredentials, type Credentials, type HeaderValue } from '../../proto
  */
 export interface CredentialReader<Source> {
   /** A header's value by lower-case name, as the host holds it (repeated: an array, or joined with `", "`). */
-  header(request: Source, lowerCaseName: string): HeaderValue
+  header(this: void, request: Source, lowerCaseName: string): HeaderValue
   /**
    * The request's headers as an object keyed by lower-case name, when the host has one
    * (Node's `req.headers`): the warm path then reads the two credential headers as
@@ -32,7 +32,7 @@ export interface CredentialReader<Source> {
    * The caller's address as the framework sees it (its trust-proxy settings applied).
    * Called only when the service limits failures per address (`rateLimit`).
    */
-  clientAddress(request: Source): string | undefined
+  clientAddress(this: void, request: Source): string | undefined
 }
 
 /** The request's header record, when the reader has one: the two reads are then plain property loads. */

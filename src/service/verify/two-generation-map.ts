@@ -135,7 +135,7 @@ export class TwoGenerationMap<Value> {
   #age(now: number): void {
     if (now >= this.#rotateAt) {
       const keep = this.#newer.size > 0 && now < this.#newerEnd
-      this.#older = keep ? this.#newer : new Map()
+      this.#older = keep ? this.#newer : new Map<string, Value>()
       this.#olderEnd = keep ? this.#newerEnd : Number.POSITIVE_INFINITY
       this.#newer = new Map()
       this.#newerEnd = now + this.#ttlMs

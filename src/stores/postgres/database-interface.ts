@@ -10,7 +10,7 @@ export type Row = Record<string, unknown>
 
 /** Runs one statement (one round trip) and returns its rows. */
 export interface Queryable {
-  query(text: string, params?: readonly unknown[]): Promise<Row[]>
+  query(this: void, text: string, params?: readonly unknown[]): Promise<Row[]>
 }
 
 /**
@@ -30,7 +30,7 @@ export interface Database extends Queryable {
    * `CREATE INDEX CONCURRENTLY` on tables that may be large), which cannot run in a
    * transaction. Absent where statements have no deadline: use `query`.
    */
-  queryUnbounded?(text: string, params?: readonly unknown[]): Promise<Row[]>
+  queryUnbounded?(this: void, text: string, params?: readonly unknown[]): Promise<Row[]>
   /**
    * Runs a read-only statement whose one parameter is `key`, hex text, the fastest
    * way this database can (the verification lookup); the same rows as `query`.
@@ -130,6 +130,7 @@ export interface PgClientLike extends PgConnectionLike {
 /** What the adapter needs of a PGlite instance (`@electric-sql/pglite`). */
 export interface PGliteLike {
   /** Runs one statement with `$1`… parameters. */
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- PGlite's own signature: the caller names its rows' type
   query<T>(
     query: string,
     params?: unknown[],
@@ -138,6 +139,7 @@ export interface PGliteLike {
     rows: T[]
   }>
   /** Runs `callback` in a transaction, rolled back when it throws. */
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- as query above
   transaction<T>(callback: (tx: { query<R>(query: string, params?: unknown[]): Promise<{ rows: R[] }> }) => Promise<T>): Promise<T>
   /** Listens to a `NOTIFY` channel; resolves the function that stops listening. */
   listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>

@@ -1,3 +1,5 @@
+import { unrefTimer } from '../../core/time'
+
 /**
  * Whether the `LISTEN` of an instance is known to deliver: `proven`, or not, with a
  * message for an operator that says why and what to do.
@@ -75,19 +77,19 @@ export function deliveryProof(options: {
     if (stopped || pending !== undefined) return
     const payload = `${PREFIX}${id}.${++sequence}"}`
     const timer = setTimeout(fail, waitMs)
-    timer.unref?.()
+    unrefTimer(timer)
     pending = { payload, timer }
     // A send that fails (the database is down) leaves the verdict to the timer.
     new Promise((resolve) => resolve(send(payload))).catch(() => undefined)
   }
 
   const interval = setInterval(prove, intervalMs)
-  interval.unref?.()
+  unrefTimer(interval)
 
   return {
     heard(payload) {
       if (!payload.startsWith(PREFIX)) return false
-      if (pending !== undefined && payload === pending.payload) {
+      if (payload === pending?.payload) {
         clearTimeout(pending.timer)
         pending = undefined
         everProven = true

@@ -2,7 +2,7 @@ import { inTransaction, pgQueryable, subscriptionOf, type Database, type PgClien
 import { pgChannelListener, type ListenConnection } from './pg-listener'
 import { pgPreparedLookup } from './pg-prepared-lookup'
 
-type NotificationMessage = { channel: string; payload?: string | undefined }
+interface NotificationMessage { channel: string; payload?: string | undefined }
 
 /**
  * A single `pg` Client: one connection, so every statement and transaction runs in

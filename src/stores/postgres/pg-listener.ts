@@ -1,3 +1,4 @@
+import { unrefTimer } from '../../core/time'
 import type { Subscription } from './database-interface'
 
 /** What a dedicated listening connection needs of a `pg` `Client`. */
@@ -57,7 +58,7 @@ export function pgChannelListener(
     if (closed) return
     clearTimeout(timer)
     timer = setTimeout(attempt, delay)
-    timer.unref?.()
+    unrefTimer(timer)
     delay = Math.min(delay * 2, MAX_RETRY_MS)
   }
 

@@ -1,3 +1,4 @@
+import { unrefTimer } from '../../core/time'
 import {
   inTransaction,
   pgQueryable,
@@ -67,7 +68,7 @@ function onConnection<T>(
             giveBack(true)
             reject(new StatementDeadlineError())
           }, deadlineMs)
-    timer?.unref?.()
+    unrefTimer(timer)
     pool.connect().then(
       (connection) => {
         if (settled) return connection.release()
@@ -126,7 +127,7 @@ export function pgPoolDatabase(pool: PgPoolLike): Database {
           (client) => (client.query as (config: unknown, values?: unknown[]) => Promise<PgResultLike>)(config, values),
           STATEMENT_DEADLINE_MS,
         ),
-    } as PgConnectionLike),
+    }),
 
     transaction(fn, options) {
       let broken = false

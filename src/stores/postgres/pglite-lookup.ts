@@ -64,7 +64,7 @@ export function preparedLookup(db: PGliteLike): ((text: string, key: string) => 
   const pglite = protocol as PGliteProtocol
   /** Sends `message` under the query lock; `undefined`, sending nothing, while a transaction is open. */
   const run = (message: Uint8Array) =>
-    pglite.runExclusive(async () => (pglite.isInTransaction() === false ? pglite.execProtocolStream(message, { syncToFs: false }) : undefined))
+    pglite.runExclusive(async () => (!pglite.isInTransaction() ? pglite.execProtocolStream(message, { syncToFs: false }) : undefined))
   const plain = async (text: string, key: string) => (await db.query<Row>(text, [key])).rows
   const prepared = new Map<string, Promise<BindTemplate>>()
 

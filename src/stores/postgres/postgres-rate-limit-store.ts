@@ -1,4 +1,5 @@
 import { InvalidOptionsError } from '../../core/errors'
+import { unrefTimer } from '../../core/time'
 import { ownOptions } from '../../core/own-data'
 import { FailureWindows } from '../../core/failure-windows'
 import type { RateLimitStore } from '../../ports/rate-limit-store'
@@ -206,7 +207,7 @@ export function postgresRateLimitStore(db: PostgresDatabase, options: PostgresRa
   const idleCleanup = setInterval(() => {
     if (Date.now() - lastCleanup >= CLEANUP_INTERVAL_MS) cleanup(Date.now()).catch(report)
   }, 5 * CLEANUP_INTERVAL_MS)
-  idleCleanup.unref?.()
+  unrefTimer(idleCleanup)
 
   return {
     retryAfterMs(key, limit, windowMs, now) {
@@ -223,7 +224,7 @@ export function postgresRateLimitStore(db: PostgresDatabase, options: PostgresRa
       if (pending.length >= FLUSH_AT_PENDING) void flush()
       else if (timer === undefined) {
         timer = setTimeout(() => void flush(), flushIntervalMs)
-        timer.unref?.()
+        unrefTimer(timer)
       }
     },
     flush,

@@ -10,11 +10,11 @@ export const WHITELIST_TTL_MS = 30_000
 /** The whitelist held in memory, as the partner registry uses it. */
 export interface WhitelistCache {
   /** The answer from memory when the list is loaded and fresh; else a promise of it. */
-  has(normalizedName: string): boolean | Promise<boolean>
+  has(this: void, normalizedName: string): boolean | Promise<boolean>
   /** Forgets the list (this instance changed it); the next lookup loads it again. */
   drop(): void
   /** Stops listening. */
-  close(): Promise<void>
+  close(this: void): Promise<void>
 }
 
 /**
@@ -111,7 +111,7 @@ export function whitelistCache(options: {
       if (names !== undefined && now() - loadedAt < WHITELIST_TTL_MS) return names.has(normalizedName)
       subscribe()
       if (!listening || !proven) return loadOne(normalizedName)
-      const shared = loading !== undefined && loading.generation === generation ? loading.promise : load()
+      const shared = loading?.generation === generation ? loading.promise : load()
       return shared.then((set) => set.has(normalizedName))
     },
     drop,

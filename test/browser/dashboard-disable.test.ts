@@ -1,0 +1,113 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { browserAvailability, launchBrowser } from '../helpers/browser'
+import { PEOPLE, startBrowserHost, type BrowserHost } from '../dashboard/browser-host'
+
+/**
+ * Disable without delete (SPEC §5.38) and descriptions (§5.39) in the dashboard, in
+ * Chromium, against the real service and management API: Disable/Enable ask first, a
+ * disabled passcode is refused by /v1/connect and works again once enabled; a description
+ * is set at create and edit, shown in the row and found by search; "Disabled" filters.
+ */
+
+const availability = browserAvailability()
+const admin = PEOPLE.admin.actor
+
+describe.skipIf(availability.skip)(availability.title('disable, enable and descriptions in the dashboard'), { timeout: 90_000 }, () => {
+  let browser: Browser
+  let host: BrowserHost
+  const contexts: BrowserContext[] = []
+  const problems: string[] = []
+
+  beforeAll(async () => {
+    ;[browser, host] = await Promise.all([launchBrowser(), startBrowserHost()])
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await host?.close()
+  })
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((context) => context.close()))
+    expect(problems.splice(0)).toEqual([])
+    await host.auth.accounts.setAcceptedPasscodes(admin, 'acc_1', 'both')
+  })
+
+  async function signIn(
+    person: keyof typeof PEOPLE,
+    page = '/settings/',
+    { viewport = { width: 1280, height: 900 }, timezoneId = 'UTC' }: { viewport?: { width: number; height: number }; timezoneId?: string } = {},
+  ): Promise<Page> {
+    const context = await browser.newContext({ viewport, timezoneId, locale: 'en-US' })
+    contexts.push(context)
+    const tab = await context.newPage()
+    await tab.clock.setFixedTime(host.clock.ms)
+    tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
+    tab.on('console', (message) => {
+      if (message.type() === 'error' && !/status of 40[0-9]/.test(message.text())) problems.push(`console: ${message.text()}`)
+    })
+    await tab.goto(`${host.origin}/login?as=${person}&to=${encodeURIComponent(page)}`)
+    await tab.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
+    return tab
+  }
+
+  const connect = (passcode: string, partner = 'acme') =>
+    fetch(`${host.origin}/v1/connect?partner=${partner}`, { headers: { 'X-Service-Account-Id': 'acc_1', 'X-Service-Passcode': passcode } })
+  const row = (page: Page, name: string) => page.getByRole('row').filter({ has: page.getByRole('cell', { name, exact: true }) })
+
+  it('disables a passcode after asking: /v1/connect refuses it, the row says Disabled; Enable makes it work again at once', async () => {
+    const created = await host.auth.passcodes.create(admin, 'acc_1', { name: 'Investigate me', expiry: 90 })
+    expect((await connect(created.value)).status).toBe(200)
+    const page = await signIn('admin')
+    const asked: string[] = []
+    page.once('dialog', (dialog) => {
+      asked.push(dialog.message())
+      void dialog.accept()
+    })
+    await page.getByRole('button', { name: 'Disable Investigate me' }).click()
+    await page.getByRole('status').filter({ hasText: 'Passcode disabled.' }).waitFor()
+    expect(asked[0]).toContain('Disable the passcode “Investigate me”?')
+    await row(page, 'Investigate me').getByText('Disabled', { exact: true }).waitFor()
+    const refused = await connect(created.value)
+    expect(refused.status).toBe(400)
+    expect(await refused.json()).toEqual({ status: 'fail', error: 'Invalid Credentials', code: 400 })
+
+    await page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'Disabled' })
+    await expect.poll(() => page.locator('tbody td.name').allTextContents()).toEqual(['Investigate me'])
+
+    page.once('dialog', (dialog) => void dialog.accept())
+    await page.getByRole('button', { name: 'Enable Investigate me' }).click()
+    await page.getByRole('status').filter({ hasText: 'Passcode enabled.' }).waitFor()
+    expect((await connect(created.value)).status).toBe(200)
+  })
+
+  it('sets a description at create and edit, shows it in the row, finds the passcode by it, and names the field when it is refused', async () => {
+    const page = await signIn('admin')
+    await page.getByRole('button', { name: '+ Passcode' }).click()
+    const form = page.getByRole('form', { name: 'New passcode' })
+    await form.getByRole('textbox', { name: 'Passcode Name' }).fill('Described')
+    await form.getByRole('textbox', { name: 'Description (optional)' }).fill('Nightly billing export\nOwner: finance')
+    await form.getByRole('button', { name: 'Create & View' }).click()
+    await page.getByRole('button', { name: 'Done' }).click()
+    const described = page.getByRole('row').filter({ hasText: 'Nightly billing export' })
+    await described.waitFor()
+
+    await page.getByRole('searchbox', { name: 'Search' }).fill('billing')
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(1)
+    await page.getByRole('searchbox', { name: 'Search' }).fill('')
+
+    await page.getByRole('button', { name: 'Edit Described' }).click()
+    const edit = page.getByRole('form', { name: 'Edit Described' })
+    const description = edit.getByRole('textbox', { name: 'Description (optional)' })
+    await expect(description.inputValue()).resolves.toBe('Nightly billing export\nOwner: finance')
+    await description.fill('bad\u0007bell')
+    await edit.getByRole('button', { name: 'Save' }).click()
+    await edit.locator('.field-error').waitFor()
+    await expect(edit.locator('.field-error').textContent()).resolves.toMatch(/^Description \(optional\): /)
+    await description.fill('Weekly billing export')
+    await edit.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('row').filter({ hasText: 'Weekly billing export' }).waitFor()
+    const stored = (await host.auth.passcodes.list(admin, 'acc_1')).find((passcode) => passcode.name === 'Described') as
+      { description?: string } | undefined
+    expect(stored?.description).toBe('Weekly billing export')
+  })
+})

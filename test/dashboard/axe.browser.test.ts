@@ -1,0 +1,155 @@
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { browserAvailability, launchBrowser } from '../helpers/browser'
+import { PEOPLE, startBrowserHost, type BrowserHost } from './browser-host'
+
+/**
+ * axe-core on every page and state of the dashboard (issue 34): empty, 1 passcode, 100,
+ * with errors shown, with a form or the value panel open; at 1280 px and 375 px. axe is
+ * evaluated through the DevTools protocol, which the page's CSP does not govern, so the
+ * pages keep their strict CSP while tested.
+ */
+
+const availability = browserAvailability()
+const admin = PEOPLE.admin.actor
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+const WIDTHS = [
+  { width: 1280, height: 900 },
+  { width: 375, height: 740 },
+] as const
+
+interface Violation {
+  readonly id: string
+  readonly help: string
+  readonly nodes: readonly { readonly target: readonly string[] }[]
+}
+
+describe.skipIf(availability.skip)(availability.title('dashboard accessibility (axe-core) in Chromium'), { timeout: 120_000 }, () => {
+  let browser: Browser
+  let host: BrowserHost
+  const contexts: BrowserContext[] = []
+
+  beforeAll(async () => {
+    ;[browser, host] = await Promise.all([launchBrowser(), startBrowserHost()])
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await host?.close()
+  })
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((context) => context.close()))
+  })
+
+  async function signIn(person: keyof typeof PEOPLE, path: string, viewport: { width: number; height: number }): Promise<Page> {
+    const context = await browser.newContext({ viewport })
+    contexts.push(context)
+    const tab = await context.newPage()
+    await tab.clock.setFixedTime(host.clock.ms)
+    await tab.goto(`${host.origin}/login?as=${person}&to=${encodeURIComponent(path)}`)
+    await tab.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
+    return tab
+  }
+
+  /** axe's violations on the page as it is now: rule, help and where, for a readable failure. */
+  async function violations(page: Page): Promise<string[]> {
+    await page.evaluate(AXE)
+    const found = await page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Violation[] }> } }).axe
+      return (await axe.run(document, { resultTypes: ['violations'] })).violations
+    })
+    return found.map((violation) => `${violation.id}: ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)
+  }
+
+  const states: readonly { readonly name: string; prepare(page: Page): Promise<void> }[] = [
+    { name: 'as loaded', prepare: async () => {} },
+    {
+      name: 'with the New passcode form open and a field error shown',
+      prepare: async (page) => {
+        const button = page.getByRole('button', { name: '+ Passcode' })
+        if ((await button.getAttribute('aria-disabled')) === 'true') return
+        await button.click()
+        const form = page.getByRole('form', { name: 'New passcode' })
+        await form.getByRole('spinbutton', { name: 'Number of days' }).fill('5000')
+        await form.getByRole('button', { name: 'Create & View' }).click()
+        await form.locator('.field-error').waitFor()
+      },
+    },
+  ]
+
+  async function check(label: string, page: Page): Promise<void> {
+    expect(await violations(page), label).toEqual([])
+  }
+
+  async function everyPage(stage: string): Promise<void> {
+    for (const viewport of WIDTHS) {
+      for (const state of states) {
+        const page = await signIn('admin', '/settings/', viewport)
+        await page.locator('#passcode-count').filter({ hasText: 'of 100' }).waitFor()
+        await state.prepare(page)
+        await check(`Passcodes, ${stage}, ${state.name}, ${viewport.width} px`, page)
+      }
+      const users = await signIn('admin', '/settings/users', viewport)
+      await users.getByRole('row').filter({ hasText: 'Amy Example' }).waitFor()
+      await check(`Users, ${stage}, ${viewport.width} px`, users)
+      const me = await signIn('amy', '/settings/me', viewport)
+      await me.locator('#content p, #content dl').first().waitFor()
+      await check(`My passcode, ${stage}, ${viewport.width} px`, me)
+    }
+  }
+
+  it('has no violations with no passcode at all', async () => {
+    await everyPage('empty')
+  })
+
+  it('has no violations with one passcode, with its edit and rotate forms open, and with the value shown once', async () => {
+    await host.auth.passcodes.create(admin, 'acc_1', { name: 'Only one', expiry: 20, partners: ['acme'] })
+    await host.auth.userPasscodes.grant(admin, 'acc_1', 'u_amy', { validity: { type: 'finite', days: 30 } })
+    await everyPage('one passcode')
+    for (const viewport of WIDTHS) {
+      const page = await signIn('admin', '/settings/', viewport)
+      await page.getByRole('button', { name: 'Edit Only one' }).click()
+      await check(`Passcodes, edit open, ${viewport.width} px`, page)
+      await page.keyboard.press('Escape')
+      await page.getByRole('button', { name: 'Rotate Only one' }).click()
+      const rotate = page.getByRole('form', { name: 'Rotate Only one' })
+      await rotate.getByRole('spinbutton').fill('')
+      await rotate.getByRole('button', { name: 'Rotate & View' }).click()
+      await rotate.locator('.field-error').waitFor()
+      await check(`Passcodes, rotate open with an error, ${viewport.width} px`, page)
+      await rotate.getByRole('spinbutton').fill('0')
+      page.once('dialog', (dialog) => void dialog.accept())
+      await rotate.getByRole('button', { name: 'Rotate & View' }).click()
+      await page.getByRole('region', { name: 'New value for “Only one”' }).waitFor()
+      await check(`Passcodes, value shown once, ${viewport.width} px`, page)
+
+      const users = await signIn('admin', '/settings/users', viewport)
+      const grant = users.getByRole('form', { name: 'Grant a user passcode' })
+      await grant.getByRole('textbox', { name: 'User ID' }).fill('u_amy')
+      await grant.getByRole('button', { name: 'Grant Passcode' }).click()
+      await grant.locator('.field-error').waitFor()
+      await check(`Users, with an error shown, ${viewport.width} px`, users)
+      await users.getByRole('button', { name: 'Grant Passcode for Mo Member' }).click()
+      await check(`Users, grant row open, ${viewport.width} px`, users)
+
+      const me = await signIn('amy', '/settings/me', viewport)
+      await me.getByRole('button', { name: 'Show my passcode' }).click()
+      await me.getByRole('region', { name: 'Your passcode' }).waitFor()
+      await check(`My passcode, value shown, ${viewport.width} px`, me)
+    }
+  })
+
+  it('has no violations at 100 passcodes, at the cap, filtered, and with a user passcode the account does not accept', async () => {
+    const count = (await host.auth.passcodes.list(admin, 'acc_1')).length
+    for (let i = count; i < 100; i++)
+      await host.auth.passcodes.create(admin, 'acc_1', { name: `Bulk ${String(i).padStart(3, '0')}`, expiry: 1 + (i % 60) })
+    await host.auth.accounts.setAcceptedPasscodes(admin, 'acc_1', 'account')
+    await everyPage('100 passcodes')
+    for (const viewport of WIDTHS) {
+      const page = await signIn('admin', '/settings/?q=bulk%200&status=expiring_soon&sort=expiry', viewport)
+      await page.locator('#find-shown').filter({ hasText: 'Showing' }).waitFor()
+      await check(`Passcodes, filtered, ${viewport.width} px`, page)
+    }
+  })
+})

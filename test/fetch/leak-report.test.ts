@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest'
+import { githubPublicKeys, leakReportHandler } from '../../src/fetch/index'
+import { createPasscodeAuth, InvalidOptionsError } from '../../src/index'
+import { memoryStore } from '../../src/memory'
+import { GITHUB_SAMPLE, leakFixture, signedHeaders } from '../helpers/leak-reports'
+
+const post = (body: BodyInit, headers: Record<string, string>) => new Request('https://host.example/v1/leaks', { method: 'POST', body, headers })
+
+describe('SPEC 5.42 leakReportHandler (fetch)', () => {
+  it("verifies GitHub's published sample and answers its token false_positive", async () => {
+    const auth = createPasscodeAuth({ store: memoryStore() })
+    const handler = leakReportHandler(auth, { publicKeys: [{ id: GITHUB_SAMPLE.keyId, pem: GITHUB_SAMPLE.pem }] })
+    const response = await handler(
+      post(GITHUB_SAMPLE.payload, { 'github-public-key-identifier': GITHUB_SAMPLE.keyId, 'github-public-key-signature': GITHUB_SAMPLE.signature }),
+    )
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual([{ token_raw: 'some_token', token_type: 'some_type', label: 'false_positive' }])
+    // One byte changed: the sample no longer verifies.
+    const tampered = await handler(
+      post(GITHUB_SAMPLE.payload.replace('some_url', 'some_urm'), { 'github-public-key-identifier': GITHUB_SAMPLE.keyId, 'github-public-key-signature': GITHUB_SAMPLE.signature }),
+    )
+    expect(tampered.status).toBe(401)
+  })
+
+  it('answers the labels, disables the live value (refused on another instance), mails without the value; a replay changes nothing', async () => {
+    const fixture = await leakFixture()
+    const handler = leakReportHandler(fixture.auth, { publicKeys: fixture.publicKeys })
+    const response = await handler(post(fixture.report, signedHeaders(fixture.key, fixture.report)))
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toContain('application/json')
+    expect(await response.json()).toEqual(fixture.expectedAnswer)
+
+    const otherInstance = createPasscodeAuth({ store: fixture.store })
+    expect(await otherInstance.authenticate({ accountId: 'acc', passcode: fixture.live.value })).toMatchObject({ ok: false, statusCode: 400 })
+    expect(fixture.mailer.messages).toHaveLength(1)
+    expect(fixture.mailer.messages[0]!.text).toContain('https://github.com/octo/repo/blob/main/.env')
+    expect(JSON.stringify(fixture.mailer.messages)).not.toContain(fixture.live.value)
+
+    const events = fixture.events.length
+    const record = await fixture.store.getAccountPasscode('acc', fixture.live.passcode.id)
+    const replay = await handler(post(fixture.report, signedHeaders(fixture.key, fixture.report)))
+    expect(await replay.json()).toEqual(fixture.expectedAnswer)
+    expect(fixture.mailer.messages).toHaveLength(1)
+    expect(fixture.events).toHaveLength(events)
+    expect(await fixture.store.getAccountPasscode('acc', fixture.live.passcode.id)).toEqual(record)
+  })
+
+  it('refuses each kind of bad report with 401, 413 or 400 in the error shape, and changes nothing', async () => {
+    const fixture = await leakFixture()
+    const handler = leakReportHandler(fixture.auth, { publicKeys: fixture.publicKeys })
+    for (const bad of fixture.badReports()) {
+      const response = await handler(post(bad.body as BodyInit, bad.headers))
+      expect({ name: bad.name, status: response.status }).toEqual({ name: bad.name, status: bad.status })
+      const body = (await response.json()) as { error: { code: string; message: string } }
+      expect(Object.keys(body)).toEqual(['error'])
+      expect(typeof body.error.code).toBe('string')
+      expect(JSON.stringify(body)).not.toContain(fixture.live.value)
+    }
+    expect(await fixture.unchanged()).toBe(true)
+    expect((await handler(new Request('https://host.example/v1/leaks'))).status).toBe(405)
+  })
+
+  it('reads no further than 1 MiB + one chunk of an endless body', async () => {
+    const fixture = await leakFixture()
+    const handler = leakReportHandler(fixture.auth, { publicKeys: fixture.publicKeys })
+    let pulled = 0
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 65_536
+        controller.enqueue(new Uint8Array(65_536).fill(0x20))
+      },
+    })
+    const request = new Request('https://host.example/v1/leaks', { method: 'POST', body: endless, headers: signedHeaders(fixture.key, 'x'), duplex: 'half' } as RequestInit)
+    expect((await handler(request)).status).toBe(413)
+    expect(pulled).toBeLessThan(1_048_576 + 4 * 65_536)
+  })
+
+  it("reads GitHub's key list format, and refuses bad options at once", async () => {
+    const keys = githubPublicKeys({ public_keys: [{ key_identifier: GITHUB_SAMPLE.keyId, key: GITHUB_SAMPLE.pem, is_current: true }] })
+    expect(keys).toEqual([{ id: GITHUB_SAMPLE.keyId, pem: GITHUB_SAMPLE.pem }])
+    expect(() => githubPublicKeys({ keys: [] })).toThrow(TypeError)
+    const auth = createPasscodeAuth({ store: memoryStore() })
+    expect(() => leakReportHandler(auth, { publicKeys: [] })).toThrow(InvalidOptionsError)
+    expect(() => leakReportHandler(auth, { publicKeys: [{ id: 'k', pem: 'not a key' }] })).toThrow(InvalidOptionsError)
+    // A function is asked per report, so a host can refresh GitHub's list.
+    const handler = leakReportHandler(auth, { publicKeys: async () => keys })
+    const response = await handler(
+      post(GITHUB_SAMPLE.payload, { 'github-public-key-identifier': GITHUB_SAMPLE.keyId, 'github-public-key-signature': GITHUB_SAMPLE.signature }),
+    )
+    expect(response.status).toBe(200)
+  })
+})
