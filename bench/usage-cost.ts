@@ -13,8 +13,17 @@
  *   is the difference of their medians.
  * The goal is at most 25 ns.
  *
- * Run directly (`npx tsx bench/usage-cost.ts`, prints JSON) or as a child of
- * `npm run bench`.
+ * Usage over time (SPEC §5.41) adds a per-day count to the same call; two more figures,
+ * each side by side in one process:
+ * - `countingNs`: `seen()` counting the day next to `seen(…, false)` (the same call
+ *   without the count), on two recorders: the counter's own cost;
+ * - `warm`: the warm path's own cost (`auth.verifyRequest` answering from the cache,
+ *   what every adapter calls) of a service with usage on (last use and day counts) next to one
+ *   with `usage: false` (bare); `ratio` is bare ns over counting ns, the throughput
+ *   of the counting path as a share of bare. The goal is at least 0.99.
+ *
+ * Run directly (`npx tsx bench/usage-cost.ts`, prints JSON; with `counting`, only the
+ * in-process figures) or as a child of `npm run bench`.
  */
 import type { Principal } from '../src/index'
 import { memoryStore } from '../src/memory'
@@ -29,6 +38,15 @@ type Framework = 'fastify' | 'express' | 'koa'
 export interface UsageCost {
   /** Median over rounds of `seen()` − a no-op call, ns per call. */
   readonly recorderNs: number
+  /** Median over rounds of `seen()` − `seen(…, false)`: the day count's own cost, ns per call. */
+  readonly countingNs?: number
+  /** The warm path's own cost with usage counting and bare (`usage: false`), side by side. */
+  readonly warm?: {
+    readonly withUsageNs: number
+    readonly bareNs: number
+    /** bareNs / withUsageNs. */
+    readonly ratio: number
+  }
   readonly frameworks: readonly {
     readonly framework: Framework
     /** Median of the hook's extra ns over the no-op, usage recording on. */
@@ -74,7 +92,7 @@ function extraNs(measured: Call, baseline: Call): number {
 
 /** `seen()` as the warm path calls it, the clock moving by a millisecond every call (the worst case). */
 function recorderCost(): number {
-  const recorder = new UsageRecorder(memoryStore(), { flushIntervalMs: 3_600_000 }, undefined)
+  const recorder = new UsageRecorder(memoryStore(), { flushIntervalMs: 3_600_000, retentionDays: 90 }, undefined)
   const principal: Principal = { accountId: 'acc_bench_0', kind: 'account', passcodeId: crypto.randomUUID(), passcodeName: 'Partner 0' }
   let now = Date.now()
   const noop = (_principal: Principal, _now: number) => {}
@@ -82,6 +100,47 @@ function recorderCost(): number {
     () => recorder.seen(principal, ++now),
     () => noop(principal, ++now),
   )
+}
+
+/** `seen()` counting the day next to the same call without the count, on two recorders. */
+function countingCost(): number {
+  const counting = new UsageRecorder(memoryStore(), { flushIntervalMs: 3_600_000, retentionDays: 90 }, undefined)
+  const notCounting = new UsageRecorder(memoryStore(), { flushIntervalMs: 3_600_000, retentionDays: 90 }, undefined)
+  const principal: Principal = { accountId: 'acc_bench_0', kind: 'account', passcodeId: crypto.randomUUID(), passcodeName: 'Partner 0' }
+  let now = Date.now()
+  return extraNs(
+    () => counting.seen(principal, ++now),
+    () => notCounting.seen(principal, ++now, false),
+  )
+}
+
+/** Median ns per call of `measured` and of `baseline`, in alternating slices after a warm-up. */
+function sideBySide(measured: Call, baseline: Call): { measuredNs: number; baselineNs: number } {
+  for (let i = 0; i < 10; i++) slice(measured), slice(baseline)
+  const a: number[] = []
+  const b: number[] = []
+  for (let round = 0; round < ROUNDS; round++) {
+    if (round % 2 === 0) a.push(slice(measured)), b.push(slice(baseline))
+    else b.push(slice(baseline)), a.push(slice(measured))
+  }
+  return { measuredNs: median(a), baselineNs: median(b) }
+}
+
+/** The warm path (`verifyRequest` on a cache hit) of a service with usage on next to one with `usage: false`. */
+async function warmPathCost(): Promise<NonNullable<UsageCost['warm']>> {
+  const on = await createBenchService({ store: 'memory' })
+  const off = await createBenchService({ store: 'memory', usage: false })
+  const cachedOf = async (service: typeof on) => {
+    const { accountId, passcode } = service.credentials[0]!
+    if (!(await service.auth.authenticate({ accountId, passcode })).ok) throw new Error('the benchmark passcode was refused') // warms the cache
+    const headers: Readonly<Record<string, string>> = { 'x-service-account-id': accountId, 'x-service-passcode': passcode }
+    const reader = { header: (request: typeof headers, name: string) => request[name], headerRecord: (request: typeof headers) => request, clientAddress: () => undefined }
+    if (service.auth.verifyRequest(headers, reader) instanceof Promise) throw new Error('the warm path missed')
+    return () => void service.auth.verifyRequest(headers, reader)
+  }
+  const { measuredNs, baselineNs } = sideBySide(await cachedOf(on), await cachedOf(off))
+  await Promise.all([on.close(), off.close()])
+  return { withUsageNs: measuredNs, bareNs: baselineNs, ratio: baselineNs / measuredNs }
 }
 
 /** In a worker process: each framework's hook − no-op, with usage on or off. */
@@ -127,6 +186,8 @@ async function hookCosts(usage: boolean): Promise<Record<Framework, number>> {
 async function main(): Promise<UsageCost | Record<Framework, number>> {
   const variant = process.argv[2]
   if (variant === 'on' || variant === 'off') return hookCosts(variant === 'on')
+  // The in-process figures alone, without the framework processes: `npx tsx bench/usage-cost.ts counting`.
+  if (variant === 'counting') return { recorderNs: recorderCost(), countingNs: countingCost(), warm: await warmPathCost(), frameworks: [] }
   const on: Record<Framework, number>[] = []
   const off: Record<Framework, number>[] = []
   for (let i = 0; i < PROCESSES; i++) {
@@ -138,7 +199,7 @@ async function main(): Promise<UsageCost | Record<Framework, number>> {
     const withoutUsageNs = median(off.map((run) => run[framework]))
     return { framework, withUsageNs, withoutUsageNs, usageNs: withUsageNs - withoutUsageNs }
   })
-  return { recorderNs: recorderCost(), frameworks }
+  return { recorderNs: recorderCost(), countingNs: countingCost(), warm: await warmPathCost(), frameworks }
 }
 
 runAsChild(main)

@@ -24,6 +24,7 @@ import {
   userListSchema,
   userPasscodeAnswerSchema,
   userPasscodeViewSchema,
+  usageAnswerSchema,
 } from '../src/protocol/management-schemas'
 import { inputSchemas } from '../src/service/input'
 import { JSON_SCHEMA_OPTIONS } from './json-schema-options'
@@ -58,6 +59,7 @@ const COMPONENTS = {
   IssuedUserPasscode: issuedUserPasscodeSchema,
   Account: accountAnswerSchema,
   PartnerList: partnerListSchema,
+  UsageAnswer: usageAnswerSchema,
   CreatePasscode: inputSchemas.create,
   UpdatePasscode: inputSchemas.update,
   RotatePasscode: inputSchemas.rotate,
@@ -175,6 +177,12 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     success: [201, 'Rotated. `Cache-Control: no-store`.', 'IssuedPasscode'],
     errors: [...WRITE_ERRORS, 404, 409],
   },
+  'GET /passcodes/{id}/usage': {
+    operationId: 'getPasscodeUsage',
+    summary: 'Usage over time of a passcode (any member): per UTC day of the kept ones, successes and matched refusals, connect per partner',
+    success: [200, 'The kept days with requests, oldest first.', 'UsageAnswer'],
+    errors: [400, 404],
+  },
   'POST /passcodes/{id}/disable': {
     operationId: 'disablePasscode',
     summary: 'Disable a passcode: refused everywhere, kept with its value, name, binding and expiry (no body; already disabled answers 200 too)',
@@ -211,6 +219,12 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     summary: 'Revoke a user passcode (admins)',
     success: [204, 'Revoked.'],
     errors: [400, 403, 404],
+  },
+  'GET /users/{userId}/passcode/usage': {
+    operationId: 'getUserPasscodeUsage',
+    summary: "Usage over time of a user's passcode (any member), as for an account passcode",
+    success: [200, 'The kept days with requests, oldest first.', 'UsageAnswer'],
+    errors: [400, 404],
   },
   'POST /users/{userId}/passcode/reset': {
     operationId: 'resetUserPasscode',

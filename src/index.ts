@@ -35,6 +35,7 @@ export type {
   UpdatePasscodeInput,
 } from './service/input'
 export type { PasscodesApi } from './service/passcodes/passcodes'
+export type { PasscodeUsage, UsageDay } from './service/views'
 export type { UserPasscodesApi } from './service/user-passcodes/user-passcodes'
 export type { PartnersApi } from './service/connect/partners-api'
 export type { LeakReportOptions, LeakVerdict, LeakedToken, LeaksApi } from './service/leaks/report-leaks'
@@ -120,7 +121,11 @@ export type {
   Rehash,
   RateLimitStore,
   UpdateResult,
+  StoredUsageCount,
+  UsageCount,
   UsageEntry,
+  UsageOutcome,
+  UsageQuery,
 } from './ports/index'
 export type { FailureBody, FailureReason, HttpResult, SuccessBody } from './protocol/outcomes'
 export type { CorsOptions } from './http/cors'

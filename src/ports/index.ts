@@ -15,6 +15,10 @@ export type {
   Rehash,
   UpdateResult,
   UsageEntry,
+  UsageCount,
+  UsageOutcome,
+  UsageQuery,
+  StoredUsageCount,
 } from './passcode-store'
 export type { NotificationRecipients } from './recipients'
 export type { RateLimitStore } from './rate-limit-store'

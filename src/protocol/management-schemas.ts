@@ -156,6 +156,41 @@ export const issuedUserPasscodeSchema = issued(userPasscodeViewSchema).describe(
  */
 export const passcodeListSchema = z.object({ passcodes: z.array(passcodeViewSchema) })
 
+const count = z.int().min(0)
+const usageDaySchema = z
+  .object({
+    date: z.string().describe('The UTC day, `YYYY-MM-DD`.'),
+    succeeded: count.describe('Requests that authenticated (on `/v1/connect`: and reached their partner).'),
+    expired: count.describe('Refused: the passcode had expired.'),
+    disabled: count.describe('Refused: the account passcode was disabled.'),
+    revoked: count.describe('Refused: the user passcode was revoked.'),
+    wrongPartner: count.describe('`/v1/connect` refused: no partner, one off the whitelist, or one outside the binding.'),
+    rotatedOut: count.describe('Refused: a value a rotation replaced, after its overlap ended.'),
+    partners: z
+      .array(z.object({ partner: z.string(), succeeded: count, wrongPartner: count }))
+      .describe('`/v1/connect` per whitelisted partner (normalised name), most requests first.'),
+  })
+  .describe('One UTC day of a passcode\'s requests (SPEC §5.41).')
+
+/**
+ * A passcode's usage over time (`GET /passcodes/:id/usage`, `GET /users/:userId/passcode/usage`):
+ * the kept days with requests, oldest first, as of each instance's last usage flush.
+ *
+ * @example
+ * ```ts
+ * usageAnswerSchema.encode({ usage: await auth.passcodes.usage(actor, accountId, passcodeId) })
+ * ```
+ */
+export const usageAnswerSchema = z.object({
+  usage: z
+    .object({
+      from: z.string().describe('The first day kept, `YYYY-MM-DD`.'),
+      to: z.string().describe('Today (UTC), `YYYY-MM-DD`.'),
+      days: z.array(usageDaySchema).describe('Days with at least one counted request, oldest first.'),
+    })
+    .describe('Usage over time: successes and refusals that matched the passcode, per UTC day.'),
+})
+
 /**
  * One account passcode's new view (edit).
  *

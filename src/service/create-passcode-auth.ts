@@ -18,6 +18,7 @@ import { createPartnersApi, type PartnersApi } from './connect/partners-api'
 import { createLeaksApi, type LeaksApi } from './leaks/report-leaks'
 import { createPasscodesApi, type PasscodesApi } from './passcodes/passcodes'
 import { createLimiter } from './limiter/rate-limit'
+import { usageReader } from './usage/usage-history'
 import { UsageRecorder } from './usage/usage-recorder'
 import { createUserPasscodeCrypto } from './user-passcodes/user-passcode-crypto'
 import { createUserPasscodesApi, type UserPasscodesApi } from './user-passcodes/user-passcodes'
@@ -124,7 +125,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   })
   const partners = Array.isArray(resolved.partners) ? staticPartners(resolved.partners) : resolved.partners
   const emit = createEmitter(resolved.onEvent, now)
-  const usage = resolved.usage === false ? undefined : new UsageRecorder(resolved.store, resolved.usage, emit)
+  const usage = resolved.usage === false ? undefined : new UsageRecorder(resolved.store, resolved.usage, emit, now)
   const telemetry = createTelemetry(resolved.telemetry)
   const store = telemetry === undefined ? resolved.store : traceStore(telemetry, resolved.store)
   const peppers = resolvePeppers(resolved.pepper)
@@ -138,6 +139,8 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   }
   // What each job receives: the management jobs share these four, the ones that issue values the issuer.
   const management: ManagementContext = { store, now, emit, invalidate }
+  // Usage over time is read with the retention it is kept for (90 days with `usage: false`: nothing new is counted).
+  const readUsage = usageReader(store, now, resolved.usage === false ? 90 : resolved.usage.retentionDays)
   const issuer: PasscodeIssuer = { prefix: resolved.prefix, hash: peppers.current.hash, pepperId: peppers.current.id }
   if (peppers.current.id === NO_PEPPER_ID && globalThis.process?.env?.NODE_ENV === 'production') {
     emit?.({
@@ -164,7 +167,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     partners,
     timeoutMs: resolved.timeoutMs,
     now,
-    seenConnect: usage === undefined ? undefined : (principal, partner, at) => usage.seenConnect(principal, partner, at),
+    usage,
   })
 
   let closing: Promise<void> | undefined
@@ -175,6 +178,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     limits: resolved.limits,
     allowReactivation: resolved.allowReactivation,
     pendingUse: usage === undefined ? undefined : (passcodeId) => usage.pendingAccount(passcodeId),
+    readUsage,
   })
   const userPasscodes = createUserPasscodesApi({
     ...management,
@@ -182,6 +186,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     expiringSoonDays: resolved.limits.expiringSoonDays,
     crypto: createUserPasscodeCrypto(resolved.encryptionKeys),
     pendingUse: usage === undefined ? undefined : (accountId, userId) => usage.pendingUser(accountId, userId),
+    readUsage,
   })
   const auth: PasscodeAuth = {
     passcodes,

@@ -3,7 +3,7 @@ import type { NotificationFailureReason, NotificationKind } from '../core/notifi
 import type { FailureReason } from '../protocol/outcomes'
 
 /**
- * What every {@link AuditEvent} but `notifier.failed`, `usage.flush_failed`, `config.no_pepper`, `limiter.no_client_address` and `invalidations.*` carries.
+ * What every {@link AuditEvent} but `notifier.failed`, `usage.flush_failed`, `usage.prune_failed`, `config.no_pepper`, `limiter.no_client_address` and `invalidations.*` carries.
  *
  * @example
  * ```ts
@@ -160,6 +160,14 @@ export type AuditEvent =
       readonly passcodes: number
       /** How many of them were dropped (already retried once; `close()` retries at once instead of at the next flush). */
       readonly dropped: number
+      /** What went wrong, without secrets. */
+      readonly error: string
+    }
+  | {
+      /** Deleting daily usage counts older than `usage.retentionDays` failed (SPEC §5.41); the next day's flush tries again. */
+      readonly type: 'usage.prune_failed'
+      /** When it happened, by the injected clock. */
+      readonly at: Date
       /** What went wrong, without secrets. */
       readonly error: string
     }

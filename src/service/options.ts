@@ -145,14 +145,19 @@ export interface PasscodeAuthOptions {
    * Last-use tracking (SPEC §5.27): each instance batches the passcodes it saw
    * authenticate and writes them in one statement at most once per `flushIntervalMs`
    * (and on `close()`), so a request never waits for a usage write. `false` turns it
-   * off (views then show the last use recorded so far).
-   * @default { flushIntervalMs: 60000 }
+   * off (views then show the last use recorded so far), and usage over time with it.
+   * The same flush adds this instance's daily counts per passcode (successes, matched
+   * refusals, connect per partner: SPEC §5.41) to the store's, which keeps
+   * `retentionDays` UTC days of them.
+   * @default { flushIntervalMs: 60000, retentionDays: 90 }
    */
   usage?:
     | false
     | {
         /** Time between two flushes of the recorded uses, in ms. @default 60000 */
         flushIntervalMs?: number
+        /** How many UTC days of daily usage counts the store keeps (1 to 3660). @default 90 */
+        retentionDays?: number
       }
   /**
    * The response to leak reports (SPEC §5.42, `auth.leaks.report`): `action` is what a

@@ -8,6 +8,62 @@ export interface PendingUse {
   readonly partner: string | null
 }
 
+/**
+ * One UTC day of a passcode's requests (SPEC §5.41): successes, and the refusals that
+ * matched it, by kind. `/v1/connect` requests are counted in these totals too, and
+ * per partner in `partners`.
+ *
+ * @example
+ * ```ts
+ * const { days } = await auth.passcodes.usage(actor, 'acc_1', passcodeId)
+ * const total = days.reduce((sum, day) => sum + day.succeeded, 0)
+ * ```
+ */
+export interface UsageDay {
+  /** The UTC day, `YYYY-MM-DD`. */
+  readonly date: string
+  /** Requests that authenticated (on `/v1/connect`: and reached their partner). */
+  readonly succeeded: number
+  /** Refused: the passcode had expired. */
+  readonly expired: number
+  /** Refused: the account passcode was disabled. */
+  readonly disabled: number
+  /** Refused: the user passcode was revoked. */
+  readonly revoked: number
+  /** `/v1/connect` refused: no partner, a partner off the whitelist, or one outside the binding. */
+  readonly wrongPartner: number
+  /** Refused: a value a rotation replaced, after its overlap ended. */
+  readonly rotatedOut: number
+  /**
+   * `/v1/connect` per whitelisted partner (normalised name), most requests first;
+   * refusals for a name off the whitelist are under `wrongPartner` only.
+   */
+  readonly partners: readonly { readonly partner: string; readonly succeeded: number; readonly wrongPartner: number }[]
+}
+
+/**
+ * A passcode's usage over time (SPEC §5.41), as of the last usage flush of each
+ * instance: the days with at least one counted request, oldest first, within the
+ * kept days (`usage.retentionDays`).
+ *
+ * @example
+ * ```ts
+ * const usage = await auth.userPasscodes.usage(actor, 'acc_1', 'user_7')
+ * console.log(usage.from, usage.days.length)
+ * ```
+ */
+export interface PasscodeUsage {
+  /** The first day kept, `YYYY-MM-DD`. */
+  readonly from: string
+  /** Today (UTC), `YYYY-MM-DD`. */
+  readonly to: string
+  /** Days with requests, oldest first. */
+  readonly days: readonly UsageDay[]
+}
+
+/** Reads one credential's usage over time: an account passcode by its id, a user passcode by its user id. */
+export type UsageReader = (kind: 'account' | 'user', accountId: string, key: string) => Promise<PasscodeUsage>
+
 /** The latest of the stored use and this instance's pending one. */
 function lastUse(record: { lastUsedAt: number | null; lastUsedPartner: string | null }, pending: PendingUse | undefined) {
   if (pending === undefined || (record.lastUsedAt !== null && record.lastUsedAt >= pending.at)) {

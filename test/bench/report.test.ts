@@ -66,6 +66,11 @@ describe('the benchmark report', () => {
     expect(checkGoals(results).find((goal) => goal.target.startsWith('≤ 300'))?.met).toBe(true)
     expect(checkGoals(results).find((goal) => goal.target === '≤ 25 ns')?.met).toBe(true)
     expect(checkGoals({ ...results, usageCost: { recorderNs: 31, frameworks: [] } }).find((goal) => goal.target === '≤ 25 ns')?.met).toBe(false)
+    // Usage over time: the recorder's call set against fastify's warm path from its own cost (19.4 µs here).
+    const usageGoal = (recorderNs: number) => checkGoals({ ...results, usageCost: { recorderNs, countingNs: 1, frameworks: [] } }).find((goal) => goal.goal.startsWith('usage counting'))
+    expect(usageGoal(9.4)).toMatchObject({ target: '≥ 0.99', met: true })
+    expect(usageGoal(500)?.met).toBe(false)
+    expect(checkGoals({ ...results, http: undefined }).find((goal) => goal.goal.startsWith('usage counting'))).toMatchObject({ measured: 'not run', met: undefined })
   })
 
   it('renders the goals and every measured section as Markdown tables', () => {

@@ -12,6 +12,7 @@ import { notificationCases } from './store/notifications'
 import { pepperRotationCases } from './store/pepper-rotation'
 import { unicodeNameCases } from './store/unicode-names'
 import { userPasscodeCases } from './store/user-passcodes'
+import { usageDaysCases } from './store/usage-days'
 
 export type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
 
@@ -63,5 +64,6 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     auditCases(fixture)
     pepperRotationCases(fixture)
     disableDescriptionCases(fixture)
+    usageDaysCases(fixture)
   })
 }

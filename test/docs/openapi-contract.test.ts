@@ -120,6 +120,17 @@ describe('docs/management-openapi.json as a contract', () => {
     await send(200, 'GET', '/passcodes')
     await send(200, 'PATCH', `/passcodes/${id}`, { body: { name: 'Acme Corp', partners: null } })
     await send(201, 'POST', `/passcodes/${id}/rotate`, { body: { overlapMinutes: 60 } })
+    // Counts as a usage flush writes them, for a day with a partner (SPEC §5.41).
+    const day = new Date(Date.UTC(2026, 0, 1)).toISOString().slice(0, 10)
+    await base.recordUsageCounts!([
+      { kind: 'account', accountId: 'acc_1', key: id, day, partner: '', outcome: 'succeeded', n: 2 },
+      { kind: 'account', accountId: 'acc_1', key: id, day, partner: 'acme', outcome: 'succeeded', n: 3 },
+      { kind: 'account', accountId: 'acc_1', key: id, day, partner: '', outcome: 'expired', n: 1 },
+    ])
+    const usage = await send(200, 'GET', `/passcodes/${id}/usage`, { session: 'member' })
+    expect(usage!.usage.days).toEqual([
+      { date: day, succeeded: 5, expired: 1, disabled: 0, revoked: 0, wrongPartner: 0, rotatedOut: 0, partners: [{ partner: 'acme', succeeded: 3, wrongPartner: 0 }] },
+    ])
     await send(200, 'POST', `/passcodes/${id}/disable`)
     await send(200, 'POST', `/passcodes/${id}/enable`)
     await send(201, 'PUT', '/users/u_amy/passcode', { body: { validity: { type: 'finite', days: 30 } } })
@@ -127,6 +138,7 @@ describe('docs/management-openapi.json as a contract', () => {
     await send(200, 'GET', '/users')
     await send(200, 'GET', '/users/u_amy/passcode')
     await send(200, 'POST', '/users/u_amy/passcode/reset')
+    await send(200, 'GET', '/users/u_amy/passcode/usage', { session: 'member' })
     await send(200, 'GET', '/me/passcode')
     await send(200, 'GET', '/account')
     await send(200, 'PUT', '/account', { body: { acceptedPasscodes: 'both' } })
@@ -143,6 +155,8 @@ describe('docs/management-openapi.json as a contract', () => {
     await send(403, 'POST', '/passcodes', { session: 'member', body: { name: 'No', expiry: 1 } })
     await send(404, 'PATCH', '/passcodes/nope', { body: { name: 'X' } })
     await send(404, 'GET', '/users/u_nobody/passcode')
+    await send(404, 'GET', '/passcodes/nope/usage')
+    await send(404, 'GET', '/users/u_nobody/passcode/usage')
     await send(404, 'GET', '/me/passcode', { session: 'member' })
     await send(409, 'POST', '/passcodes', { body: { name: 'acme corp', expiry: 1 } })
     await send(409, 'PUT', '/users/u_admin/passcode', { body: { validity: { type: 'infinite' } } })

@@ -65,7 +65,7 @@ describe('option defaults', () => {
     expect(resolveOptions({ store, cache: { refusals: false } }).cache).toEqual({ ttlMs: 30_000, maxEntries: 10_000, refusals: false })
     expect(resolveOptions({ store, notifier: { batchSize: 3 } }).notifier).toEqual({ leaseMs: 300_000, batchSize: 3, sendTimeoutMs: 30_000 })
     expect(resolveOptions({ store, limits: { expiringSoonDays: 3 } }).limits).toEqual({ maxAccountPasscodes: 100, expiringSoonDays: 3 })
-    expect(resolveOptions({ store, usage: {} }).usage).toEqual({ flushIntervalMs: 60_000 })
+    expect(resolveOptions({ store, usage: {} }).usage).toEqual({ flushIntervalMs: 60_000, retentionDays: 90 })
   })
 
   it('checks a left-out object option like a given one', () => {
@@ -104,6 +104,7 @@ describe('option defaults', () => {
         'timeoutMs',
         'usage',
         'usage.flushIntervalMs',
+        'usage.retentionDays',
       ].sort(),
     )
   })

@@ -10,6 +10,7 @@ import {
   passcodeListSchema,
   userListSchema,
   userPasscodeAnswerSchema,
+  usageAnswerSchema,
   type AnswerValue,
 } from '../../protocol/management-schemas'
 import { parseInput } from '../../service/input'
@@ -116,6 +117,9 @@ export const ROUTES: readonly Route[] = [
   route('POST', '/passcodes/:id/enable', async ({ auth, session, params }) =>
     schemaAnswer(200, passcodeAnswerSchema, { passcode: await auth.passcodes.enable(session.actor, session.accountId, params.id!) }),
   ),
+  route('GET', '/passcodes/:id/usage', async ({ auth, session, params }) =>
+    schemaAnswer(200, usageAnswerSchema, { usage: await auth.passcodes.usage(session.actor, session.accountId, params.id!) }),
+  ),
   route('DELETE', '/passcodes/:id', async ({ auth, session, params }) => {
     await auth.passcodes.delete(session.actor, session.accountId, params.id!)
     return noContent()
@@ -140,6 +144,9 @@ export const ROUTES: readonly Route[] = [
       if (refused !== undefined) return refused
       return schemaAnswer(201, userPasscodeAnswerSchema, { passcode: await auth.userPasscodes.grant(session.actor, session.accountId, params.userId!, body as never) })
     }),
+  ),
+  route('GET', '/users/:userId/passcode/usage', async ({ auth, session, params }) =>
+    schemaAnswer(200, usageAnswerSchema, { usage: await auth.userPasscodes.usage(session.actor, session.accountId, params.userId!) }),
   ),
   route('POST', '/users/:userId/passcode/reset', async ({ auth, session, params }) =>
     schemaAnswer(200, userPasscodeAnswerSchema, { passcode: await auth.userPasscodes.reset(session.actor, session.accountId, params.userId!) }),

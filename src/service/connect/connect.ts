@@ -12,6 +12,7 @@ import {
 import { readCredentialsFrom, type Credentials, type HeaderSource } from '../../protocol/credentials'
 import type { PartnerRegistry } from '../../ports/partner-registry'
 import { refuse, type AuthOutcome, type CredentialsInput } from '../auth-outcome'
+import { COUNTED_BY_CONNECT, type CountedByConnect } from '../count-hook'
 import { startBudget, type Budget } from '../deadline'
 
 /**
@@ -55,8 +56,16 @@ export interface ConnectDeps {
   readonly partners: PartnerRegistry
   readonly timeoutMs: number
   readonly now: () => number
-  /** Records a connect as a use of the passcode; `undefined` with `usage: false`. */
-  readonly seenConnect: ((principal: Principal, partner: string, now: number) => void) | undefined
+  /** Records a connect as a use of the passcode and counts its outcome per partner (SPEC §5.27, §5.41); `undefined` with `usage: false`. */
+  readonly usage: ConnectUsage | undefined
+}
+
+/** How `auth.connect` records its outcome: the usage recorder, seen through what connect calls. */
+export interface ConnectUsage {
+  /** A connect that reached `partner` (normalised): a use, counted per partner. */
+  seenConnect(principal: Principal, partner: string, now: number): void
+  /** A verified connect refused for its partner: `partner` when whitelisted, else `''`. Not a use. */
+  refusedConnect(principal: Principal, partner: string, now: number): void
 }
 
 /**
@@ -66,7 +75,7 @@ export interface ConnectDeps {
  * single partner and is answered like a missing one.
  */
 export function createConnect(deps: ConnectDeps): (input: ConnectInput) => Promise<ConnectResult> {
-  const { authenticate, partnerAllowed, partners, timeoutMs, now, seenConnect } = deps
+  const { authenticate, partnerAllowed, partners, timeoutMs, now, usage } = deps
   return async function connect(input) {
     // One deadline for the credential lookup and the partner lookup together (SPEC §5.23).
     const budget = startBudget(timeoutMs)
@@ -74,14 +83,22 @@ export function createConnect(deps: ConnectDeps): (input: ConnectInput) => Promi
     const credentials = 'credentials' in input ? input.credentials : readCredentialsFrom(input.headers)
     const clientAddress = input.clientAddress
     const given = credentials ?? { accountId: '', passcode: '' }
-    const outcome = await authenticate(clientAddress === undefined ? given : { ...given, clientAddress }, budget)
+    // Usage hook (SPEC §5.41): this request's outcome is counted here, per partner, not by authenticate.
+    const counted: Credentials & CountedByConnect = { ...given, [COUNTED_BY_CONNECT]: true }
+    const outcome = await authenticate(clientAddress === undefined ? counted : { ...counted, clientAddress }, budget)
     if (!outcome.ok) return asResult(outcome)
 
     const single = typeof partner === 'string' ? partner : partner?.length === 1 ? partner[0] : undefined
     const normalized = single?.trim().toLowerCase()
-    if (single === undefined || normalized === undefined || normalized === '') return asResult(refuse('missing_partner'))
+    if (single === undefined || normalized === undefined || normalized === '') {
+      usage?.refusedConnect(outcome.principal, '', now())
+      return asResult(refuse('missing_partner'))
+    }
     // No registry can hold such a name, and a database may refuse it with an error (NUL).
-    if (!isPartnerNameLookable(normalized)) return { ...partnerNotWhitelisted(single), reason: 'partner_not_whitelisted' }
+    if (!isPartnerNameLookable(normalized)) {
+      usage?.refusedConnect(outcome.principal, '', now())
+      return { ...partnerNotWhitelisted(single), reason: 'partner_not_whitelisted' }
+    }
 
     let whitelisted: boolean
     try {
@@ -94,9 +111,11 @@ export function createConnect(deps: ConnectDeps): (input: ConnectInput) => Promi
     // A passcode bound to other partners gets the same 403 as a partner off the list (SPEC §5.25).
     const { principal } = outcome
     if (!whitelisted || !partnerAllowed(principal, normalized)) {
+      // A name off the whitelist is the caller's string: it is not kept.
+      usage?.refusedConnect(principal, whitelisted ? normalized : '', now())
       return { ...partnerNotWhitelisted(single), reason: 'partner_not_whitelisted' }
     }
-    seenConnect?.(principal, normalized, now())
+    usage?.seenConnect(principal, normalized, now())
     return outcome.headers === undefined ? CONNECT_SUCCESS : { ...CONNECT_SUCCESS, headers: outcome.headers }
   }
 }

@@ -1,6 +1,6 @@
 import type { PartnerRegistry } from '../../ports/partner-registry'
 import type { ManagementContext, PasscodeIssuer } from '../context'
-import type { PendingUse } from '../views'
+import type { PendingUse, UsageReader } from '../views'
 
 /** What `auth.passcodes` receives from the service. */
 export interface PasscodesContext extends ManagementContext {
@@ -12,4 +12,6 @@ export interface PasscodesContext extends ManagementContext {
   readonly allowReactivation: boolean
   /** The last use of a passcode this instance saw and has not flushed yet; `undefined` with `usage: false`. */
   readonly pendingUse: ((passcodeId: string) => PendingUse | undefined) | undefined
+  /** Reads a passcode's usage over time (SPEC §5.41). */
+  readonly readUsage: UsageReader
 }

@@ -13,6 +13,7 @@ import {
 } from '../input'
 import { IssuedPasscode } from '../issued-passcode'
 import { auditEntry, changedFields, passcodeFields, passcodeTarget } from '../audit-entry'
+import type { PasscodeUsage } from '../views'
 import type { PasscodesContext } from './passcodes-context'
 import { authorizeManager as authorize } from './authorize'
 import { checkedBinding } from './partner-binding'
@@ -62,6 +63,14 @@ export interface PasscodesApi {
    * of the account may list (SPEC §5.31): views never carry a value.
    */
   list(actor: Actor, accountId: string, options?: ListPasscodesOptions): Promise<PasscodeView[]>
+  /**
+   * The passcode's usage over time (SPEC §5.41): per UTC day of the kept ones
+   * (`usage.retentionDays`, 90), its successes and the refusals that matched it, and
+   * `/v1/connect` per partner, as of each instance's last usage flush. Any member of
+   * the account may read it, as for `list`: it holds no value. `ERR_NOT_FOUND` for a
+   * passcode not in the account (a deleted one's days are gone with it).
+   */
+  usage(actor: Actor, accountId: string, passcodeId: string): Promise<PasscodeUsage>
 }
 
 /** Builds `auth.passcodes`. */
@@ -199,6 +208,15 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
       const { sortBy = 'createdAt' } = parseInput('list', 'options', listOptions) ?? {}
       const records = await storeCall(() => store.listAccountPasscodes(account))
       return sortViews(await passcodeViews(context, records), sortBy)
+    },
+
+    async usage(actor, accountId, passcodeId) {
+      parseInput('actor', 'actor', actor)
+      const account = parseInput('accountId', 'accountId', accountId)
+      const id = parseInput('passcodeId', 'passcodeId', passcodeId)
+      const record = await storeCall(() => store.getAccountPasscode(account, id))
+      if (record === null) throw new NotFoundError('No such passcode in this account')
+      return context.readUsage('account', account, id)
     },
   }
 }

@@ -1,18 +1,27 @@
 import type { Principal } from '../../core/entities'
-import type { PasscodeStore, UsageEntry } from '../../ports/passcode-store'
+import type { PasscodeStore, UsageCount, UsageEntry, UsageOutcome } from '../../ports/passcode-store'
 import type { EventInput } from '../events'
 import type { PendingUse } from '../views'
+import { DayCounts, dayOf, dayText } from './day-counts'
 
-/** The latest use of one passcode that this instance saw since its last flush. */
-class Seen implements PendingUse {
+/**
+ * What this instance saw of one passcode since its last flush: its latest use (`at`,
+ * 0 when only refusals were counted) and its requests per day (SPEC §5.41).
+ */
+class Seen extends DayCounts implements PendingUse {
   /** `true` once a flush of this entry failed: a second failure drops it. */
   retried = false
   constructor(
     readonly accountId: string,
     public at: number,
     public partner: string | null,
-  ) {}
+  ) {
+    super()
+  }
 }
+
+/** A use for views: none when only refusals were counted. */
+const used = (seen: Seen | undefined): Seen | undefined => (seen === undefined || seen.at === 0 ? undefined : seen)
 
 type UserUses = Map<string, Seen>
 
@@ -30,10 +39,19 @@ class Batch {
   entries(): UsageEntry[] {
     const out: UsageEntry[] = []
     for (const [passcodeId, seen] of this.accounts) {
-      out.push({ kind: 'account', accountId: seen.accountId, passcodeId, at: seen.at, partner: seen.partner })
+      if (seen.at > 0) out.push({ kind: 'account', accountId: seen.accountId, passcodeId, at: seen.at, partner: seen.partner })
     }
     for (const [accountId, uses] of this.users) {
-      for (const [userId, seen] of uses) out.push({ kind: 'user', accountId, userId, at: seen.at, partner: seen.partner })
+      for (const [userId, seen] of uses) if (seen.at > 0) out.push({ kind: 'user', accountId, userId, at: seen.at, partner: seen.partner })
+    }
+    return out
+  }
+
+  counts(): UsageCount[] {
+    const out: UsageCount[] = []
+    for (const [passcodeId, seen] of this.accounts) seen.appendTo(out, 'account', seen.accountId, passcodeId)
+    for (const [accountId, uses] of this.users) {
+      for (const [userId, seen] of uses) seen.appendTo(out, 'user', accountId, userId)
     }
     return out
   }
@@ -42,7 +60,12 @@ class Batch {
 /** Options of the usage recorder (the service's `usage` option). */
 export interface UsageRecorderOptions {
   readonly flushIntervalMs: number
+  /** How many UTC days of counts the store keeps (SPEC §5.41); older ones are pruned after a flush, at most once a day. */
+  readonly retentionDays: number
 }
+
+/** How many daily counts one prune statement deletes at most. */
+export const PRUNE_BATCH = 1000
 
 /**
  * Last-use tracking that adds no storage write to a request (SPEC §5.27). A request
@@ -55,6 +78,15 @@ export interface UsageRecorderOptions {
  * write per passcode); if that fails too they are dropped, reported by a
  * `usage.flush_failed` event. What is lost is recency, never a credential. A use of
  * a passcode deleted before the flush matches no row and is dropped by the store.
+ *
+ * The same batch counts requests per passcode, UTC day and outcome (SPEC §5.41):
+ * successes, refusals that matched the credential, and `/v1/connect` per partner. A
+ * success on the warm path adds one field increment to the Map lookup above. The
+ * flush writes the counts after the last uses, in a statement of their own that adds
+ * them to the stored ones (many instances add up); a failed flush keeps them for the
+ * next one, as above, so a count is written once or, after two failures, dropped.
+ * After a flush, at most once a day per instance, days older than `retentionDays`
+ * are pruned in batches of {@link PRUNE_BATCH}.
  */
 export class UsageRecorder {
   #pending = new Batch()
@@ -66,43 +98,81 @@ export class UsageRecorder {
   #closing: Promise<void> | undefined
   readonly #store: PasscodeStore
   readonly #intervalMs: number
+  readonly #retentionDays: number
+  /** The day this instance last pruned old counts. */
+  #prunedDay = -1
   readonly #emit: ((event: EventInput) => void) | undefined
 
-  constructor(store: PasscodeStore, options: UsageRecorderOptions, emit: ((event: EventInput) => void) | undefined) {
+  readonly #now: () => number
+
+  constructor(store: PasscodeStore, options: UsageRecorderOptions, emit: ((event: EventInput) => void) | undefined, now: () => number = Date.now) {
     this.#store = store
+    this.#now = now
     this.#intervalMs = options.flushIntervalMs
+    this.#retentionDays = options.retentionDays
     this.#emit = emit
   }
 
-  /** Records that `principal` authenticated at `now`. The warm path calls this on every hit. */
-  seen(principal: Principal, now: number): void {
-    const seen = principal.kind === 'account' ? this.#pending.accounts.get(principal.passcodeId) : this.#user(principal.accountId, principal.userId)
+  /**
+   * Records that `principal` authenticated at `now`, and counts one success on that
+   * UTC day unless `count` is `false` (a `/v1/connect`, which counts its own outcome
+   * per partner: {@link seenConnect}, {@link refusedConnect}). The warm path calls this
+   * on every hit.
+   */
+  seen(principal: Principal, now: number, count = true): void {
+    let seen = principal.kind === 'account' ? this.#pending.accounts.get(principal.passcodeId) : this.#user(principal.accountId, principal.userId)
     if (seen === undefined) {
-      this.#add(principal, now, null)
+      seen = this.#add(principal, now, null)
+      if (seen === undefined) return
     } else if (now > seen.at) {
       seen.at = now
     }
+    if (count) seen.success(now)
   }
 
-  /** Records a successful `/v1/connect` for `partner` (normalised) at `now`. */
+  /** Records and counts a successful `/v1/connect` for `partner` (normalised) at `now`. */
   seenConnect(principal: Principal, partner: string, now: number): void {
-    const seen = principal.kind === 'account' ? this.#pending.accounts.get(principal.passcodeId) : this.#user(principal.accountId, principal.userId)
+    let seen = principal.kind === 'account' ? this.#pending.accounts.get(principal.passcodeId) : this.#user(principal.accountId, principal.userId)
     if (seen === undefined) {
-      this.#add(principal, now, partner)
+      seen = this.#add(principal, now, partner)
+      if (seen === undefined) return
     } else if (now >= seen.at) {
       seen.at = now
       seen.partner = partner
     }
+    seen.add(dayOf(now), partner, 'succeeded')
+  }
+
+  /**
+   * Counts a `/v1/connect` whose credential verified but whose partner it may not
+   * reach (missing, not whitelisted, or outside the passcode's binding): `partner` is
+   * the whitelisted partner's normalised name, `''` when the request named none on
+   * the whitelist (a caller's string is not kept). Not a use: the last use stays.
+   */
+  refusedConnect(principal: Principal, partner: string, now: number): void {
+    this.refused(principal, 'wrong_partner', now, partner)
+  }
+
+  /**
+   * Counts a refusal that matched `principal`'s credential (expired, disabled, revoked,
+   * a value rotated out, a partner it may not reach) on the UTC day of `now`. Not a
+   * use: the last use stays.
+   */
+  refused(principal: Principal, outcome: Exclude<UsageOutcome, 'succeeded'>, now: number, partner = ''): void {
+    const seen =
+      (principal.kind === 'account' ? this.#pending.accounts.get(principal.passcodeId) : this.#user(principal.accountId, principal.userId)) ??
+      this.#add(principal, 0, null)
+    seen?.add(dayOf(now), partner, outcome)
   }
 
   /** The use of an account passcode not yet in the store, for views. */
   pendingAccount(passcodeId: string): PendingUse | undefined {
-    return newest(this.#pending.accounts.get(passcodeId), this.#writing?.accounts.get(passcodeId))
+    return newest(used(this.#pending.accounts.get(passcodeId)), used(this.#writing?.accounts.get(passcodeId)))
   }
 
   /** The use of a user passcode not yet in the store, for views. */
   pendingUser(accountId: string, userId: string): PendingUse | undefined {
-    return newest(this.#pending.users.get(accountId)?.get(userId), this.#writing?.users.get(accountId)?.get(userId))
+    return newest(used(this.#pending.users.get(accountId)?.get(userId)), used(this.#writing?.users.get(accountId)?.get(userId)))
   }
 
   /**
@@ -143,8 +213,8 @@ export class UsageRecorder {
     return this.#pending.users.get(accountId)?.get(userId)
   }
 
-  #add(principal: Principal, now: number, partner: string | null): void {
-    if (this.#closed) return
+  #add(principal: Principal, now: number, partner: string | null): Seen | undefined {
+    if (this.#closed) return undefined
     const seen = new Seen(principal.accountId, now, partner)
     if (principal.kind === 'account') {
       this.#pending.accounts.set(principal.passcodeId, seen)
@@ -158,6 +228,7 @@ export class UsageRecorder {
     }
     // While a batch is being written, its end schedules the next flush.
     if (this.#timer === undefined && this.#writing === undefined) this.#schedule()
+    return seen
   }
 
   #schedule(): void {
@@ -175,7 +246,11 @@ export class UsageRecorder {
     this.#pending = new Batch()
     this.#writing = batch
     try {
-      await this.#store.recordUsage(batch.entries())
+      const entries = batch.entries()
+      if (entries.length > 0) await this.#store.recordUsage(entries)
+      // After the last uses: a batch put back after a failure is never counted twice.
+      const counts = this.#store.recordUsageCounts === undefined ? [] : batch.counts()
+      if (counts.length > 0) await this.#store.recordUsageCounts!(counts)
     } catch (error) {
       const dropped = this.#requeue(batch)
       this.#emit?.({
@@ -188,6 +263,23 @@ export class UsageRecorder {
       this.#writing = undefined
       // Uses seen while writing wait for the next interval, not for a new first use.
       if (!this.#closed && this.#timer === undefined && this.#pending.size > 0) this.#schedule()
+    }
+    await this.#pruneIfDue()
+  }
+
+  /** Deletes days older than the retention, at most once a day per instance; a failure waits for the next day. */
+  async #pruneIfDue(): Promise<void> {
+    const prune = this.#store.pruneUsageCounts
+    const today = dayOf(this.#now())
+    if (prune === undefined || this.#prunedDay === today) return
+    this.#prunedDay = today
+    const before = dayText(today - this.#retentionDays + 1)
+    try {
+      while ((await prune.call(this.#store, before, PRUNE_BATCH)) >= PRUNE_BATCH) {
+        // Bounded batches: each statement deletes at most PRUNE_BATCH rows.
+      }
+    } catch (error) {
+      this.#emit?.({ type: 'usage.prune_failed', error: error instanceof Error ? error.message : String(error) })
     }
   }
 
@@ -202,7 +294,10 @@ export class UsageRecorder {
       if (current === undefined) {
         seen.retried = true
         put(seen)
-      } else if (seen.at > current.at) {
+        return
+      }
+      seen.addTo(current)
+      if (seen.at > current.at) {
         current.at = seen.at
         current.partner = seen.partner ?? current.partner
       } else if (current.partner === null) {

@@ -7,7 +7,7 @@ import { storeCall } from '../deadline'
 import { parseInput, type GrantUserPasscodeInput } from '../input'
 import { IssuedPasscode } from '../issued-passcode'
 import { missingKeysError, type UserPasscodeCrypto } from './user-passcode-crypto'
-import { toUserPasscodeView, type PendingUse } from '../views'
+import { toUserPasscodeView, type PasscodeUsage, type PendingUse, type UsageReader } from '../views'
 import { auditEntry, userTarget } from '../audit-entry'
 
 /** Management of user passcodes: `auth.userPasscodes`. */
@@ -31,6 +31,13 @@ export interface UserPasscodesApi {
    * included, by user ID. Any member of the account may list (SPEC §5.31).
    */
   list(actor: Actor, accountId: string): Promise<UserPasscodeView[]>
+  /**
+   * The user passcode's usage over time (SPEC §5.41), as `passcodes.usage` answers it:
+   * per kept UTC day, successes and matched refusals (expired, revoked, a partner it
+   * may not reach), across the user's grants and resets. Any member of the account
+   * may read it. `ERR_NOT_FOUND` when the user was never granted one.
+   */
+  usage(actor: Actor, accountId: string, userId: string): Promise<PasscodeUsage>
 }
 
 /** What `auth.userPasscodes` receives from the service. */
@@ -41,6 +48,8 @@ export interface UserPasscodesContext extends ManagementContext {
   readonly crypto: UserPasscodeCrypto | undefined
   /** The last use of a user passcode this instance saw and has not flushed yet; `undefined` with `usage: false`. */
   readonly pendingUse: ((accountId: string, userId: string) => PendingUse | undefined) | undefined
+  /** Reads a user passcode's usage over time (SPEC §5.41). */
+  readonly readUsage: UsageReader
 }
 
 /** Builds `auth.userPasscodes`. */
@@ -157,6 +166,14 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       const records = await storeCall(() => store.listUserPasscodes(account))
       const now = context.now()
       return records.map((record) => toUserPasscodeView(record, now, soonDays))
+    },
+
+    async usage(actor, accountId, userId) {
+      parseInput('actor', 'actor', actor)
+      const owner = ids(accountId, userId)
+      const record = await storeCall(() => store.getUserPasscode(owner.accountId, owner.userId))
+      if (record === null) throw new NotFoundError('The user has no user passcode')
+      return context.readUsage('user', owner.accountId, owner.userId)
     },
   }
 }

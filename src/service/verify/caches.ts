@@ -158,6 +158,8 @@ class Refusal<Reason extends string> {
   constructor(
     readonly owner: string | undefined,
     readonly ownerRefusal: Reason | undefined,
+    /** The credential the value matched, for usage over time (SPEC §5.41); only while usage counts. */
+    readonly credential?: Principal,
   ) {}
 }
 
@@ -211,20 +213,35 @@ export class RefusalCache<Reason extends string> {
   }
 
   /**
-   * Remembers a store read that refused: `owner` undefined when no credential
-   * matched, else the credential's account and how its owner would be answered
-   * (`undefined`: accepted). Ignored when an invalidation happened since `generation`.
+   * The credential a remembered refusal matched, for usage over time (SPEC §5.41):
+   * kept only when usage counts. Asked after {@link get} answered a refusal.
    */
-  set(passcode: string, owner: string | undefined, ownerRefusal: Reason | undefined, now: number, generation: number): void {
-    this.#entries.set(passcode, owner === undefined ? RefusalCache.#unknown : new Refusal(owner, ownerRefusal), now, generation)
+  credential(passcode: string, now: number): Principal | undefined {
+    return this.#entries.get(passcode, now)?.credential
   }
 
-  /** Drops the entries the invalidation concerns: every entry of its account; on `unproven`, everything, and caches nothing until `proven`. */
+  /**
+   * Remembers a store read that refused: `owner` undefined when no credential
+   * matched (or only a value a rotation replaced, answered as unknown), else the
+   * credential's account and how its owner would be answered (`undefined`: accepted);
+   * `credential` the one matched, when usage over time counts its refusals. Ignored
+   * when an invalidation happened since `generation`.
+   */
+  set(passcode: string, owner: string | undefined, ownerRefusal: Reason | undefined, now: number, generation: number, credential?: Principal): void {
+    const refusal = owner === undefined && credential === undefined ? RefusalCache.#unknown : new Refusal(owner, ownerRefusal, credential)
+    this.#entries.set(passcode, refusal, now, generation)
+  }
+
+  /**
+   * Drops the entries the invalidation concerns: every entry of its account (as owner,
+   * or as the credential a value rotated out matched); on `unproven`, everything, and
+   * caches nothing until `proven`.
+   */
   invalidate(invalidation: Invalidation): void {
     if (invalidation.type === 'unproven' || invalidation.type === 'proven') return this.#entries.trust(invalidation.type === 'proven')
     if (invalidation.type === 'all') return this.clear()
     const { accountId } = invalidation
-    this.#entries.deleteWhere((refusal) => refusal.owner === accountId)
+    this.#entries.deleteWhere((refusal) => refusal.owner === accountId || refusal.credential?.accountId === accountId)
   }
 
   /** Drops everything. */

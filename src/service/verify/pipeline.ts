@@ -6,6 +6,7 @@ import type { PasscodeStore } from '../../ports/passcode-store'
 import { ACCOUNT_ID_HEADER, PASSCODE_HEADER } from '../../protocol/credentials'
 import { sunsetHeaders } from '../../protocol/sunset'
 import { rateLimited, type AuthObservation, type AuthOutcome, type CredentialsInput } from '../auth-outcome'
+import { isCountedByConnect } from '../count-hook'
 import { startBudget, type Budget } from '../deadline'
 import type { EventInput } from '../events'
 import { Expiring, type VerifyCaches } from './caches'
@@ -118,22 +119,30 @@ export function createVerifier(deps: VerifyDeps): Verifier {
   const { store, peppers, caches, limiter, now, timeoutMs, sunsetWithinMs, emit, telemetry } = deps
   const { accepted, refused, reads } = caches
   const readsAddress = limiter?.readsAddress === true
-  const record = recordUse({ emit, usage: deps.usage, cacheHit: telemetry === undefined ? undefined : (principal) => telemetry.cacheHit(principal) })
+  const { usage } = deps
+  const record = recordUse({ emit, usage, cacheHit: telemetry === undefined ? undefined : (principal) => telemetry.cacheHit(principal) })
 
   /** Steps 3 to 7, for parsed credentials the limiter let through. */
-  async function check(accountId: string, passcode: string, budget: Budget | undefined, observation: AuthObservation | undefined): Promise<AuthOutcome> {
+  async function check(
+    accountId: string,
+    passcode: string,
+    budget: Budget | undefined,
+    observation: AuthObservation | undefined,
+    count: boolean,
+  ): Promise<AuthOutcome> {
     const at = now()
     // 3. The refusal cache: only well-formed values are remembered, so a remembered one needs no checksum.
     if (refused !== undefined) {
       const refusal = refused.get(passcode, accountId, at)
-      if (refusal !== undefined) return record.refusal(refusal, accountId)
+      // The credential it matched is asked only when usage over time counts (SPEC §5.41).
+      if (refusal !== undefined) return record.refusal(refusal, accountId, usage === undefined ? undefined : refused.credential(passcode, at), at)
     }
     // 4. The acceptance cache: here also the entries that owe a `Sunset` header.
     if (accepted !== undefined) {
       const hit = accepted.lookup(passcode, accountId, at)
       if (observation !== undefined) observation.cache = hit === undefined ? 'miss' : 'hit'
-      if (hit instanceof Expiring) return record.success(hit.principal, at, at >= hit.warnFrom ? hit.headers : undefined)
-      if (hit !== undefined) return record.success(hit, at, undefined)
+      if (hit instanceof Expiring) return record.success(hit.principal, at, at >= hit.warnFrom ? hit.headers : undefined, count)
+      if (hit !== undefined) return record.success(hit, at, undefined, count)
     }
     if (!isWellFormedPasscode(passcode)) return record.refusal('checksum_mismatch', accountId)
 
@@ -149,15 +158,18 @@ export function createVerifier(deps: VerifyDeps): Verifier {
     // 6. The rules.
     const { match, hash } = read
     const validUntil = match === null ? undefined : verifiedUntil(match, hash, at)
+    // The credential a refusal matched, kept and counted only for usage over time (SPEC §5.41).
+    const matched = match === null || usage === undefined ? undefined : principalOf(match)
     if (match === null || validUntil === undefined) {
-      refused?.set(passcode, undefined, undefined, at, generations.refused)
-      return record.refusal('unknown_passcode', accountId)
+      // A match whose value no longer verifies is a value a rotation replaced, after its overlap.
+      refused?.set(passcode, undefined, undefined, at, generations.refused, matched)
+      return record.refusal('unknown_passcode', accountId, matched, at)
     }
     const owner = match.record.accountId
     const ownerRefusal = ownerRefusalOf(match, at)
-    if (owner !== accountId || ownerRefusal !== undefined) refused?.set(passcode, owner, ownerRefusal, at, generations.refused)
+    if (owner !== accountId || ownerRefusal !== undefined) refused?.set(passcode, owner, ownerRefusal, at, generations.refused, matched)
     if (owner !== accountId) return record.refusal('wrong_account', accountId)
-    if (ownerRefusal !== undefined) return record.refusal(ownerRefusal, accountId)
+    if (ownerRefusal !== undefined) return record.refusal(ownerRefusal, accountId, matched, at)
 
     // 7. Record the use: the acceptance cache, the hash under the current pepper, the last use and the event.
     const principal = principalOf(match)
@@ -165,7 +177,7 @@ export function createVerifier(deps: VerifyDeps): Verifier {
     rehashIfOlder(store, peppers, match, read, passcode)
     // Until when the value sent works: its expiry, or the end of a rotation's overlap.
     const warn = sunsetWithinMs !== undefined && validUntil !== null && validUntil - at <= sunsetWithinMs
-    return record.success(principal, at, warn ? sunsetHeaders(validUntil) : undefined)
+    return record.success(principal, at, warn ? sunsetHeaders(validUntil) : undefined, count)
   }
 
   /** Every step, for a verification the synchronous path could not answer. */
@@ -189,7 +201,7 @@ export function createVerifier(deps: VerifyDeps): Verifier {
     const outcome =
       account === undefined || typeof passcode !== 'string' || !isVisibleAscii(passcode)
         ? record.refusal('malformed_credentials', account ?? '')
-        : await check(account, passcode, budget, observation)
+        : await check(account, passcode, budget, observation, !isCountedByConnect(input))
     if (limiter === undefined || !isCountedFailure(outcome)) return outcome
     // The account's count is read only now, for a failing attempt (SPEC §5.21): nobody
     // can lock an account's partners out by failing against its ID, which is no secret.

@@ -1,18 +1,24 @@
 import type { Principal } from '../../core/entities'
 import type { FailureReason } from '../../protocol/outcomes'
 import { refuse, type AuthOutcome } from '../auth-outcome'
+import { countedOutcome, type CountedRefusal } from '../count-hook'
 import type { EventInput } from '../events'
 
 /**
  * Step 7 of the verification pipeline (see pipeline.ts): what every answer leaves
- * behind. A success records the last use (the `usage` option) and emits
- * `auth.succeeded`; a refusal emits `auth.failed`. The warm path's hit also counts for
+ * behind. A success records the last use (the `usage` option), counts it for usage
+ * over time (SPEC §5.41) unless `connect` counts it, and emits `auth.succeeded`; a
+ * refusal that matched a credential of the account counts against that credential,
+ * and every refusal emits `auth.failed`. The warm path's hit also counts for
  * telemetry (a verification past the caches is counted by its trace wrapper).
  */
 
 /** Where the pipeline records a use: the usage recorder, or `undefined` with `usage: false`. */
 export interface UseRecorder {
-  seen(principal: Principal, now: number): void
+  /** A use at `now`, counted as a success of that UTC day unless `count` is `false` (a connect counts its own). */
+  seen(principal: Principal, now: number, count?: boolean): void
+  /** A refusal that matched `principal`'s credential, counted on the UTC day of `now`. Not a use. */
+  refused(principal: Principal, outcome: CountedRefusal, now: number): void
 }
 
 /** What recording needs of the service. */
@@ -27,10 +33,13 @@ export interface RecordUseDeps {
 export interface RecordUse {
   /** A hit answered synchronously: the principal itself, no outcome object. */
   hit(principal: Principal, now: number): Principal
-  /** A success past the synchronous path, with the `Sunset` header when due. */
-  success(principal: Principal, now: number, headers: Readonly<Record<string, string>> | undefined): AuthOutcome
-  /** A refusal, with the account ID as sent (or `''` when it was not well formed). */
-  refusal(reason: Exclude<FailureReason, 'partner_not_whitelisted'>, accountId: string): AuthOutcome
+  /** A success past the synchronous path, with the `Sunset` header when due; `count` `false` when `connect` counts it. */
+  success(principal: Principal, now: number, headers: Readonly<Record<string, string>> | undefined, count: boolean): AuthOutcome
+  /**
+   * A refusal, with the account ID as sent (or `''` when it was not well formed);
+   * `credential` the one the value matched, if any, for usage over time.
+   */
+  refusal(reason: Exclude<FailureReason, 'partner_not_whitelisted'>, accountId: string, credential?: Principal, now?: number): AuthOutcome
 }
 
 /**
@@ -50,12 +59,17 @@ export function recordUse({ emit, usage, cacheHit }: RecordUseDeps): RecordUse {
       if (cacheHit !== undefined) cacheHit(principal)
       return principal
     },
-    success(principal, now, headers) {
-      usage?.seen(principal, now)
+    success(principal, now, headers, count) {
+      usage?.seen(principal, now, count)
       emit?.({ type: 'auth.succeeded', accountId: principal.accountId, principal })
       return headers === undefined ? { ok: true, principal } : { ok: true, principal, headers }
     },
-    refusal(reason, accountId) {
+    refusal(reason, accountId, credential, now) {
+      if (usage !== undefined && credential !== undefined && now !== undefined) {
+        // Usage over time (SPEC §5.41): a refusal that matched a credential of this very account.
+        const counted = countedOutcome(reason, credential, accountId)
+        if (counted !== undefined) usage.refused(credential, counted, now)
+      }
       const outcome = refuse(reason)
       emit?.({ type: 'auth.failed', accountId, reason, statusCode: outcome.statusCode })
       return outcome

@@ -15,6 +15,8 @@ import type {
   PasscodeStore,
   UpdateResult,
   Rehash,
+  StoredUsageCount,
+  UsageCount,
   UsageEntry,
 } from '../../ports/passcode-store'
 import { dueNotification } from '../../core/notifications'
@@ -26,6 +28,7 @@ interface NotificationState {
   claimedUntil: number
 }
 
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 const userKey = (accountId: string, userId: string): string => `${accountId}\u0000${userId}`
 const notificationKey = (passcodeId: string, kind: NotificationKind, expiresAt: number): string =>
   `${passcodeId}\u0000${kind}\u0000${expiresAt}`
@@ -55,6 +58,8 @@ export function memoryStore(): PasscodeStore {
   const notifications = new Map<string, NotificationState>()
   const listeners = new Set<(invalidation: Invalidation) => void>()
   const audit = memoryAuditLog()
+  /** Daily usage counts (SPEC §5.41) by kind, account and key, then by `day|partner|outcome`. */
+  const usageDays = new Map<string, Map<string, StoredUsageCount>>()
 
   const publish = (invalidation: Invalidation): void => {
     for (const listener of listeners) {
@@ -240,6 +245,41 @@ export function memoryStore(): PasscodeStore {
         written++
       }
       return written
+    },
+
+    async recordUsageCounts(counts: readonly UsageCount[]) {
+      for (const { kind, accountId, key, day, partner, outcome, n } of counts) {
+        const credential = `${kind}\u0000${accountId}\u0000${key}`
+        let days = usageDays.get(credential)
+        if (days === undefined) {
+          days = new Map()
+          usageDays.set(credential, days)
+        }
+        const row = `${day}\u0000${partner}\u0000${outcome}`
+        days.set(row, { day, partner, outcome, n: (days.get(row)?.n ?? 0) + n })
+      }
+    },
+
+    async listUsageCounts({ kind, accountId, key, from }) {
+      const days = usageDays.get(`${kind}\u0000${accountId}\u0000${key}`)
+      if (days === undefined) return []
+      const rows = [...days.values()].filter((row) => row.day >= from).map((row) => ({ ...row }))
+      return rows.sort((a, b) => compare(a.day, b.day) || compare(a.partner, b.partner) || compare(a.outcome, b.outcome))
+    },
+
+    async pruneUsageCounts(before: string, limit: number) {
+      let deleted = 0
+      for (const [credential, days] of usageDays) {
+        for (const [row, count] of days) {
+          if (deleted >= limit) return deleted
+          if (count.day < before) {
+            days.delete(row)
+            deleted++
+          }
+        }
+        if (days.size === 0) usageDays.delete(credential)
+      }
+      return deleted
     },
 
     async grantUserPasscode(record, now, entry): Promise<GrantResult> {

@@ -305,4 +305,25 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX audit_records_at ON ${s}.audit_records (at)`,
     ],
   },
+  {
+    version: 9,
+    name: 'usage over time',
+    statements: (s) => [
+      // SPEC §5.41: requests per credential (an account passcode's id, or a user id),
+      // UTC day, partner ('' for none) and outcome. Written only by the batched usage
+      // flushes, which add their counts (n = n + excluded.n); days older than the
+      // retention are deleted by them in bounded batches (the day index).
+      `CREATE TABLE ${s}.usage_days (
+        account_id text NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('account', 'user')),
+        key text NOT NULL,
+        day date NOT NULL,
+        partner text NOT NULL DEFAULT '',
+        outcome text NOT NULL CHECK (outcome IN ('succeeded', 'expired', 'disabled', 'revoked', 'wrong_partner', 'rotated_out')),
+        n bigint NOT NULL,
+        PRIMARY KEY (account_id, kind, key, day, partner, outcome)
+      )`,
+      `CREATE INDEX usage_days_day ON ${s}.usage_days (day)`,
+    ],
+  },
 ]

@@ -7,7 +7,16 @@ import { postgresAuditLog } from './postgres-audit-log'
 import type { AuditEntry } from '../../core/audit'
 import { notificationClaims } from './notification-claims'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
-import { accountPasscodeParams, toAccepted, toAccountPasscode, toUserPasscode, usageParams, userPasscodeParams } from './rows'
+import {
+  accountPasscodeParams,
+  toAccepted,
+  toAccountPasscode,
+  toStoredUsageCount,
+  toUserPasscode,
+  usageCountParams,
+  usageParams,
+  userPasscodeParams,
+} from './rows'
 import { NAME_INDEX, statements } from './statements'
 
 /**
@@ -195,6 +204,20 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       if (entries.length === 0) return 0
       const [row] = await database.query(sql.recordUsage, usageParams(entries))
       return Number(row?.written ?? 0)
+    },
+
+    async recordUsageCounts(counts) {
+      if (counts.length > 0) await database.query(sql.recordUsageCounts, usageCountParams(counts))
+    },
+
+    async listUsageCounts({ kind, accountId, key, from }) {
+      const rows = await database.query(sql.listUsageCounts, [accountId, kind, key, from])
+      return rows.map(toStoredUsageCount)
+    },
+
+    async pruneUsageCounts(before, limit) {
+      const [row] = await database.query(sql.pruneUsageCounts, [before, limit])
+      return Number(row?.deleted ?? 0)
     },
 
     grantUserPasscode(record, now, entry) {

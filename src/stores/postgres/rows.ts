@@ -1,6 +1,6 @@
 import type { AcceptedPasscodes, AccountPasscodeRecord, UserPasscodeRecord } from '../../core/entities'
 import type { NotificationKind } from '../../core/notifications'
-import type { UsageEntry } from '../../ports/passcode-store'
+import type { StoredUsageCount, UsageCount, UsageEntry, UsageOutcome } from '../../ports/passcode-store'
 import type { Row } from './database-interface'
 
 // `pg` returns bigint as a string, PGlite as a number: both convert exactly for
@@ -103,6 +103,35 @@ export function toAccepted(value: unknown): AcceptedPasscodes {
 export function toKind(value: unknown): NotificationKind {
   return value === 'expired' ? 'expired' : 'expiring_soon'
 }
+
+/** The parameters of `recordUsageCounts`: one array per column, rows sorted by their key. */
+export function usageCountParams(counts: readonly UsageCount[]): unknown[] {
+  const sorted = [...counts].sort(
+    (a, b) =>
+      compare(a.accountId, b.accountId) ||
+      compare(a.kind, b.kind) ||
+      compare(a.key, b.key) ||
+      compare(a.day, b.day) ||
+      compare(a.partner, b.partner) ||
+      compare(a.outcome, b.outcome),
+  )
+  return [
+    sorted.map((c) => c.accountId),
+    sorted.map((c) => c.kind),
+    sorted.map((c) => c.key),
+    sorted.map((c) => c.day),
+    sorted.map((c) => c.partner),
+    sorted.map((c) => c.outcome),
+    sorted.map((c) => c.n),
+  ]
+}
+
+/** A stored daily count as the store answers it. */
+export function toStoredUsageCount(row: Row): StoredUsageCount {
+  return { day: String(row.day), partner: String(row.partner), outcome: row.outcome as UsageOutcome, n: Number(row.n) }
+}
+
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
 /** The parameters of `recordUsage`: one array per column. */
 export function usageParams(entries: readonly UsageEntry[]): unknown[] {
