@@ -116,12 +116,20 @@ function countingCost(): number {
 
 /** Median ns per call of `measured` and of `baseline`, in alternating slices after a warm-up. */
 function sideBySide(measured: Call, baseline: Call): { measuredNs: number; baselineNs: number } {
-  for (let i = 0; i < 10; i++) slice(measured), slice(baseline)
+  for (let i = 0; i < 10; i++) {
+    slice(measured)
+    slice(baseline)
+  }
   const a: number[] = []
   const b: number[] = []
   for (let round = 0; round < ROUNDS; round++) {
-    if (round % 2 === 0) a.push(slice(measured)), b.push(slice(baseline))
-    else b.push(slice(baseline)), a.push(slice(measured))
+    if (round % 2 === 0) {
+      a.push(slice(measured))
+      b.push(slice(baseline))
+    } else {
+      b.push(slice(baseline))
+      a.push(slice(measured))
+    }
   }
   return { measuredNs: median(a), baselineNs: median(b) }
 }

@@ -122,6 +122,7 @@ const viewsAreTheirSchemas: [
   BothWays<ReadonlyDeep<PasscodeView>, AnswerValue<typeof passcodeViewSchema>>,
   BothWays<ReadonlyDeep<UserPasscodeView>, AnswerValue<typeof userPasscodeViewSchema>>,
 ] = [true, true]
+// eslint-disable-next-line @typescript-eslint/no-meaningless-void-operator -- the constant exists for its type check only: this marks it used
 void viewsAreTheirSchemas
 
 /**

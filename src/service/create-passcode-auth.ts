@@ -142,6 +142,8 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   // Usage over time is read with the retention it is kept for (90 days with `usage: false`: nothing new is counted).
   const readUsage = usageReader(store, now, resolved.usage === false ? 90 : resolved.usage.retentionDays)
   const issuer: PasscodeIssuer = { prefix: resolved.prefix, hash: peppers.current.hash, pepperId: peppers.current.id }
+  // Edge runtimes have no `process`, and some have one without `env`: the types of Node say otherwise.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
   if (peppers.current.id === NO_PEPPER_ID && globalThis.process?.env?.NODE_ENV === 'production') {
     emit?.({
       type: 'config.no_pepper',

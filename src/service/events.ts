@@ -237,10 +237,13 @@ export function createEmitter(
   if (onEvent === undefined) return undefined
   return (event) => {
     try {
+      // A host's hook may return any thenable, whatever its declared type: its rejection is not the caller's.
+      /* eslint-disable @typescript-eslint/no-unnecessary-type-assertion */
       const result = onEvent({ ...event, at: new Date(now()) } as AuditEvent)
       if (result !== undefined && typeof (result as Promise<void>).catch === 'function') {
         ;(result as Promise<void>).catch(() => {})
       }
+      /* eslint-enable @typescript-eslint/no-unnecessary-type-assertion */
     } catch {
       // The audit hook is the host's; its failure is not the caller's.
     }

@@ -244,6 +244,7 @@ export const optionsSchema = z
 // The documented interface stays the source of its TSDoc; the compiler checks that the
 // composed schema accepts exactly what it documents, at every depth (see SameOptions).
 const schemaAcceptsExactlyTheDocumentedOptions: SameOptions<PasscodeAuthOptions, z.input<typeof optionsSchema>> = true
+// eslint-disable-next-line @typescript-eslint/no-meaningless-void-operator -- the constant exists for its type check only: this marks it used
 void schemaAcceptsExactlyTheDocumentedOptions
 
 /** Options after validation and defaults. */

@@ -5,7 +5,6 @@ import { MANAGEMENT_OPENAPI_FILE } from '../../scripts/management-openapi'
 import { OPENAPI_FILE } from '../../scripts/openapi'
 import { createManagementApi, type DashboardSession, type SessionResult } from '../../src/dashboard/index'
 import { connectHandler } from '../../src/fetch/index'
-import type { PasscodeStore } from '../../src/index'
 import { memoryStore } from '../../src/memory'
 import { admin, member, setup } from '../helpers/service'
 
@@ -86,7 +85,7 @@ describe('docs/management-openapi.json as a contract', () => {
         if (typeof value !== 'function') return value
         return (...args: unknown[]) => (failing ? Promise.reject(new Error('connection refused')) : (value as (...a: unknown[]) => unknown).apply(target, args))
       },
-    }) as PasscodeStore
+    })
     const { auth } = setup({ store, partners: ['acme', 'globex'] })
     const api = createManagementApi(auth, { users: () => [{ id: 'u_amy', name: 'Amy Example', email: 'amy@example.test' }, { id: 'u_admin' }] })
     const sessions: Readonly<Record<string, DashboardSession>> = {

@@ -4,10 +4,8 @@ import { isPartnerNameLookable } from '../../core/rules'
 import {
   CONNECT_SUCCESS,
   partnerNotWhitelisted,
-  type FailureBody,
   type FailureReason,
   type HttpResult,
-  type SuccessBody,
 } from '../../protocol/outcomes'
 import { readCredentialsFrom, type Credentials, type HeaderSource } from '../../protocol/credentials'
 import type { PartnerRegistry } from '../../ports/partner-registry'
@@ -40,7 +38,7 @@ export type ConnectInput = (
 }
 
 /** The answer of `GET /v1/connect`, with the reason for audit and logs. */
-export type ConnectResult = HttpResult<SuccessBody | FailureBody> & {
+export type ConnectResult = HttpResult & {
   /** Why it was refused, for logs only; absent on success. */
   readonly reason?: FailureReason
 }

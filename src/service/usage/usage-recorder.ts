@@ -1,3 +1,4 @@
+import { unrefTimer } from '../../core/time'
 import type { Principal } from '../../core/entities'
 import type { PasscodeStore, UsageCount, UsageEntry, UsageOutcome } from '../../ports/passcode-store'
 import type { EventInput } from '../events'
@@ -237,7 +238,7 @@ export class UsageRecorder {
       this.flush().catch(() => undefined)
     }, this.#intervalMs)
     // A pending batch never keeps the process alive; close() flushes it on shutdown.
-    this.#timer.unref?.()
+    unrefTimer(this.#timer)
   }
 
   async #write(): Promise<void> {
@@ -269,13 +270,13 @@ export class UsageRecorder {
 
   /** Deletes days older than the retention, at most once a day per instance; a failure waits for the next day. */
   async #pruneIfDue(): Promise<void> {
-    const prune = this.#store.pruneUsageCounts
+    const store = this.#store
     const today = dayOf(this.#now())
-    if (prune === undefined || this.#prunedDay === today) return
+    if (store.pruneUsageCounts === undefined || this.#prunedDay === today) return
     this.#prunedDay = today
     const before = dayText(today - this.#retentionDays + 1)
     try {
-      while ((await prune.call(this.#store, before, PRUNE_BATCH)) >= PRUNE_BATCH) {
+      while ((await store.pruneUsageCounts(before, PRUNE_BATCH)) >= PRUNE_BATCH) {
         // Bounded batches: each statement deletes at most PRUNE_BATCH rows.
       }
     } catch (error) {
@@ -300,8 +301,8 @@ export class UsageRecorder {
       if (seen.at > current.at) {
         current.at = seen.at
         current.partner = seen.partner ?? current.partner
-      } else if (current.partner === null) {
-        current.partner = seen.partner
+      } else {
+        current.partner ??= seen.partner
       }
     }
     for (const [passcodeId, seen] of batch.accounts) {

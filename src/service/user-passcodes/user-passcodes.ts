@@ -113,7 +113,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       encryption()
       const now = context.now()
       const current = await storeCall(() => store.getUserPasscode(owner.accountId, owner.userId))
-      if (current === null || current.revokedAt !== null) throw notFound()
+      if (current?.revokedAt !== null) throw notFound()
       const fresh = await freshValue(owner)
       const expiresAt = userPasscodeExpiresAt(now, current.validity)
       const audit = auditEntry(who, owner.accountId, now, 'user_passcode.reset', userTarget(owner.userId), {
@@ -144,7 +144,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       const owner = ids(accountId, who.userId)
       const crypto = encryption()
       const record = await storeCall(() => store.getUserPasscode(owner.accountId, owner.userId))
-      if (record === null || record.revokedAt !== null) throw notFound()
+      if (record?.revokedAt !== null) throw notFound()
       const value = await crypto.decrypt(record.ciphertext, owner)
       // Recorded before the value is handed out: a reveal the trail cannot hold does not happen.
       const log = store.audit

@@ -92,9 +92,9 @@ export interface VerifyTelemetry {
 /** One service's pipeline. */
 export interface Verifier {
   /** `auth.verifyRequest`: the principal at once on a warm cache, else the outcome's promise. */
-  request<Source>(request: Source, reader: CredentialReader<Source>): Principal | Promise<AuthOutcome>
+  request<Source>(this: void, request: Source, reader: CredentialReader<Source>): Principal | Promise<AuthOutcome>
   /** `auth.authenticate`, and `auth.connect`'s first step with the request's deadline. */
-  authenticate(input: CredentialsInput, budget?: Budget): Promise<AuthOutcome>
+  authenticate(this: void, input: CredentialsInput, budget?: Budget): Promise<AuthOutcome>
 }
 
 const isCountedFailure = (outcome: AuthOutcome): boolean => !outcome.ok && (outcome.statusCode === 400 || outcome.statusCode === 401)

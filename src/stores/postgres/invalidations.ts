@@ -4,12 +4,12 @@ import { listenShared, type SharedListenOptions } from './shared-listen'
 
 /** Subscribers of one store and, when listening, the `LISTEN` that feeds them. */
 export interface InvalidationHub {
-  subscribe(listener: (invalidation: Invalidation) => void): () => void
+  subscribe(this: void, listener: (invalidation: Invalidation) => void): () => void
   /** Called after a write that published `invalidation` committed. */
   committed(invalidation: Invalidation): void
   /** Settles once invalidations from other instances are being received. */
-  ready(): Promise<void>
-  close(): Promise<void>
+  ready(this: void): Promise<void>
+  close(this: void): Promise<void>
 }
 
 /** Reads a payload from the channel; anything else sent on it is ignored. */

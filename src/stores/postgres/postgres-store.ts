@@ -197,6 +197,7 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
 
     async countHashesByPepper() {
       const rows = await database.query(sql.countHashesByPepper)
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a text column of the driver's row
       return new Map(rows.map((row) => [row.pepper_id === null ? null : String(row.pepper_id), Number(row.hashes)]))
     },
 

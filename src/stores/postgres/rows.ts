@@ -8,6 +8,7 @@ import type { Row } from './database-interface'
 const ms = (value: unknown): number => Number(value)
 const optionalMs = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value))
 const text = (value: unknown): string => String(value)
+// eslint-disable-next-line @typescript-eslint/no-base-to-string -- text columns of the driver's row
 const optionalText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value))
 // Both drivers parse text[] into an array (PGlite's fast lookup through JSON).
 const textList = (value: unknown): string[] | null => (Array.isArray(value) ? value.map(String) : null)
@@ -73,6 +74,8 @@ export function accountPasscodeParams(record: AccountPasscodeRecord): unknown[] 
     record.partners == null ? null : [...record.partners],
     record.pepperId ?? null,
     record.disabledAt ?? null,
+    // A record from a host's code written before SPEC §5.39 may lack the field: the column's default, not undefined.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
     record.description ?? '',
   ]
 }
