@@ -335,8 +335,8 @@ export type RateLimitConfig = false | { readonly maxFailures: number; readonly w
 function corsOrigins(io: CliIo, flags: Flags): readonly string[] {
   const fromFlags = flags['cors-origin']
   const fromEnv = io.env.PASSCODE_AUTH_CORS_ORIGINS
-  const origins = Array.isArray(fromFlags) ? fromFlags : fromEnv === undefined || fromEnv === '' ? [] : fromEnv.split(',').map((origin) => origin.trim())
-  const setting = Array.isArray(fromFlags) ? '--cors-origin' : 'PASSCODE_AUTH_CORS_ORIGINS'
+  const origins = typeof fromFlags === 'object' ? fromFlags : fromEnv === undefined || fromEnv === '' ? [] : fromEnv.split(',').map((origin) => origin.trim())
+  const setting = typeof fromFlags === 'object' ? '--cors-origin' : 'PASSCODE_AUTH_CORS_ORIGINS'
   if (!origins.every(isOrigin)) {
     throw new CliError('ERR_SETTING', `Invalid setting ${setting}${setting.startsWith('--') ? '' : ' (environment variable)'}: must be ${ORIGIN_FORM}`, { setting })
   }

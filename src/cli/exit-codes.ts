@@ -89,6 +89,6 @@ export class CliError extends Error {
 /** The exit code for an error that ended a command. */
 export function exitCodeFor(error: unknown): ExitCode {
   if (error instanceof CliError) return EXIT_BY_CLI_CODE[error.code]
-  if (error instanceof PasscodeAuthError) return EXIT_BY_LIBRARY_CODE[error.code] ?? EXIT_CODES.unexpected
+  if (error instanceof PasscodeAuthError) return EXIT_BY_LIBRARY_CODE[error.code]
   return EXIT_CODES.unexpected
 }

@@ -40,7 +40,7 @@ describe('src/http/dashboard/assets.ts', () => {
     const get = (path: string) => dashboard.handle({ method: 'GET', path, base: '/settings', header: () => undefined, body: async () => ({ text: '' }) }, session)
     const page = await get('/')
     expect(page.headers['cache-control']).toBe('no-store')
-    const links = [...String(page.body).matchAll(/(?:src|href)="\/settings(\/assets\/dashboard\.[0-9a-f]{16}\.(?:js|css))"/g)].map((match) => match[1]!)
+    const links = [...page.body.matchAll(/(?:src|href)="\/settings(\/assets\/dashboard\.[0-9a-f]{16}\.(?:js|css))"/g)].map((match) => match[1]!)
     expect(links).toHaveLength(2)
     for (const link of links) {
       const file = await get(link)

@@ -99,7 +99,7 @@ describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromi
     expect(asked).toHaveLength(1)
     expect(asked[0]).toContain(`${live} account passcode${live === 1 ? '' : 's'} stop${live === 1 ? 's' : ''} working`)
     await expect(page.getByRole('status').textContent()).resolves.toContain(
-      `${live === 1 ? '1 account passcode no longer works' : `${live} account passcodes no longer work`}`,
+      live === 1 ? '1 account passcode no longer works' : `${live} account passcodes no longer work`,
     )
 
     await page.getByRole('link', { name: 'Passcodes', exact: true }).click()

@@ -32,7 +32,7 @@ const ADAPTERS: readonly { name: string; start: Start }[] = [
   ...[express4, express5].map((express, index) => ({
     name: `express ${index + 4}`,
     start: ((auth, publicKeys) => {
-      const app = (express as typeof express5)()
+      const app = express()
       app.post('/v1/leaks', expressLeaks(auth, { publicKeys }))
       return listen(app)
     }) satisfies Start,
@@ -40,7 +40,7 @@ const ADAPTERS: readonly { name: string; start: Start }[] = [
   ...[Koa2, Koa3].map((Koa, index) => ({
     name: `koa ${index + 2}`,
     start: ((auth, publicKeys) => {
-      const app = new (Koa as typeof Koa3)()
+      const app = new Koa()
       const leaks = koaLeaks(auth, { publicKeys })
       app.use((ctx, next) => (ctx.path === '/v1/leaks' ? leaks(ctx, next) : next()))
       return listen(app.callback())

@@ -79,7 +79,7 @@ function h<K extends keyof HTMLElementTagNameMap>(
     else if (value === true) element.setAttribute(name, '')
     else element.setAttribute(name, String(value))
   }
-  for (const child of (children as Child[]).flat(Infinity as 1) as Exclude<Child, readonly Child[]>[]) {
+  for (const child of children.flat(Infinity as 1) as Exclude<Child, readonly Child[]>[]) {
     if (child === undefined || child === null || child === false) continue
     element.append(child instanceof Node ? child : document.createTextNode(String(child)))
   }
@@ -221,7 +221,7 @@ async function run(button: HTMLButtonElement | null, action: () => Promise<unkno
       form.querySelector('.actions')?.before(h('p', { class: 'form-error', role: 'alert' }, errorMessage(error)))
     } else showError(error)
   } finally {
-    if (button && button.isConnected) button.disabled = false
+    if (button?.isConnected) button.disabled = false
   }
 }
 
@@ -300,8 +300,9 @@ function cell(label: string, ...children: Child[]): HTMLTableCellElement {
 }
 
 /** The element the page itself put there (a form's own input, a region of the page). */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the element it put there
 function $<T extends Element = HTMLInputElement>(root: ParentNode, selector: string): T {
-  return root.querySelector(selector) as T
+  return root.querySelector<T>(selector)!
 }
 
 /** The field that an error without `field` is about. */
@@ -548,7 +549,7 @@ async function passcodesPage(): Promise<void> {
   const accepted = account.acceptedPasscodes
   const count = h('p', { class: 'count', id: 'passcode-count' })
   $(document, '.toolbar h2').after(count)
-  let showCap = (full: boolean): void => void full
+  let showCap = (_full: boolean): void => {}
   const columns = ['Name', 'Status', 'Passcode', 'Expires', 'Partners', 'Last used']
   if (CAN_MANAGE_PASSCODES) columns.push('Actions')
   const table = h(
@@ -1011,7 +1012,7 @@ async function usersPage() {
         passcode && passcode.status !== 'revoked' ? (passcode.validity.type === 'infinite' ? 'Infinite' : `${passcode.validity.days} days`) : '',
       ),
       cell('Expires', passcode && passcode.status !== 'revoked' ? (passcode.validity.type === 'infinite' ? 'Never' : time(passcode.expiresAt)) : ''),
-      cell('Last used', passcode && passcode.lastUsedAt ? time(passcode.lastUsedAt) : h('span', { class: 'muted' }, passcode ? 'Never' : '')),
+      cell('Last used', passcode?.lastUsedAt ? time(passcode.lastUsedAt) : h('span', { class: 'muted' }, passcode ? 'Never' : '')),
     )
     if (CAN_MANAGE_USERS) {
       const label = (verb: string): string => `${verb} for ${user.name || user.id}`

@@ -72,13 +72,16 @@ function single(value: string | readonly string[] | undefined): string | undefin
  */
 export function createLeakReport(auth: PasscodeAuth, options: LeakReportOptions, factory = 'leakReportHandler'): (input: LeakReportInput) => Promise<LeakReportAnswer> {
   assertPasscodeAuth(auth, factory)
-  if (options === undefined || options === null) throw new InvalidOptionsError('publicKeys', `${factory} needs { publicKeys }`)
-  const checked = checkAdapterOptions(options, factory, {
+  // A JavaScript caller may pass no options, or options without publicKeys.
+  const given = options as Partial<LeakReportOptions> | null | undefined
+  if (given === undefined || given === null) throw new InvalidOptionsError('publicKeys', `${factory} needs { publicKeys }`)
+  const checked = checkAdapterOptions(given, factory, {
     publicKeys: publicKeysProblem,
     source: (value) => (value === undefined || (typeof value === 'string' && value.trim() !== '') ? undefined : 'must be a non-empty string'),
   })
-  if (checked.publicKeys === undefined) throw new InvalidOptionsError('publicKeys', `${factory} needs { publicKeys }`)
-  const listKeys = typeof checked.publicKeys === 'function' ? checked.publicKeys : () => checked.publicKeys as readonly LeakReportKey[]
+  const publicKeys = checked.publicKeys
+  if (publicKeys === undefined) throw new InvalidOptionsError('publicKeys', `${factory} needs { publicKeys }`)
+  const listKeys = typeof publicKeys === 'function' ? publicKeys : () => publicKeys
   const defaultSource = checked.source ?? 'github'
   // Imported once per PEM; a key that does not import is a configuration error, answered 500.
   const imported = new Map<string, Promise<CryptoKey>>()

@@ -27,7 +27,7 @@ export function derToRaw(der: Uint8Array): Uint8Array<ArrayBuffer> | undefined {
   const r = readInteger(der, 2)
   if (r === undefined) return undefined
   const s = readInteger(der, r.next)
-  if (s === undefined || s.next !== der.length) return undefined
+  if (s?.next !== der.length) return undefined
   const raw = new Uint8Array(COORDINATE_BYTES * 2)
   raw.set(r.value, COORDINATE_BYTES - r.value.length)
   raw.set(s.value, COORDINATE_BYTES * 2 - s.value.length)

@@ -153,15 +153,18 @@ export function createLeaksApi(context: LeaksContext): LeaksApi {
 
   return {
     async report(tokens, reportOptions) {
-      if (!Array.isArray(tokens)) throw new InvalidInputError('tokens', 'Invalid tokens: must be an array of values or { token, url?, source? }')
-      for (const entry of tokens as unknown[]) {
+      // A JavaScript caller may pass anything: check it as unknown input.
+      const givenTokens: unknown = tokens
+      const given = reportOptions as LeakReportOptions | undefined
+      if (!Array.isArray(givenTokens)) throw new InvalidInputError('tokens', 'Invalid tokens: must be an array of values or { token, url?, source? }')
+      for (const entry of givenTokens as unknown[]) {
         const token = typeof entry === 'string' ? entry : (entry as { token?: unknown } | null)?.token
         if (typeof token !== 'string') throw new InvalidInputError('tokens', 'Invalid tokens: each must be a string or { token: string }')
       }
-      if (typeof reportOptions?.source !== 'string') throw new InvalidInputError('source', 'Invalid source: must be a string (who found the tokens)')
-      const source = clean(reportOptions?.source) ?? 'unknown'
-      const url = clean(reportOptions?.url)
-      const action = reportOptions?.action ?? context.action
+      if (typeof given?.source !== 'string') throw new InvalidInputError('source', 'Invalid source: must be a string (who found the tokens)')
+      const source = clean(given.source) ?? 'unknown'
+      const url = clean(given.url)
+      const action = given.action ?? context.action
       const verdicts = new Map<string, LeakVerdict['label']>()
       const answers: LeakVerdict[] = []
       for (const entry of tokens) {

@@ -83,10 +83,19 @@ export function createNotifyExpirations(context: NotifierContext): () => Promise
         const skip = (reason: SkippedNotification['reason']) => {
           skipped.push({ ...item, reason })
         }
-        if (current === null) return skip('passcode_deleted')
-        if (current.expiresAt !== claim.expiresAt) return skip('expiry_changed')
+        if (current === null) {
+          skip('passcode_deleted')
+          return
+        }
+        if (current.expiresAt !== claim.expiresAt) {
+          skip('expiry_changed')
+          return
+        }
         // Disabled after the claim: no email (SPEC §5.38); claims skip it from now on.
-        if (current.disabledAt != null) return skip('passcode_disabled')
+        if (current.disabledAt != null) {
+          skip('passcode_disabled')
+          return
+        }
 
         let to: string[]
         try {
@@ -100,7 +109,10 @@ export function createNotifyExpirations(context: NotifierContext): () => Promise
           const content = render(templates[claim.kind], data)
           // A send may take up to sendTimeoutMs; starting one on a nearly spent lease
           // would let another runner take the claim over and send it a second time.
-          if (context.now() + sendTimeoutMs >= claimedAt + leaseMs) return skip('lease_too_short')
+          if (context.now() + sendTimeoutMs >= claimedAt + leaseMs) {
+            skip('lease_too_short')
+            return
+          }
           await sendWithin(mailer, { to, ...content }, sendTimeoutMs)
         } catch (error) {
           if (!(error instanceof DeliveryFailure)) throw error
