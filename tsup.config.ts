@@ -63,5 +63,17 @@ export default defineConfig({
   // Runtime dependencies and peer dependencies stay imports; tsup externalises
   // everything in "dependencies" and "peerDependencies" by default and this list
   // is the explicit safety net (subpaths like '@noble/hashes/sha2.js' included).
-  external: [/^@noble\/hashes(\/|$)/, /^jose(\/|$)/, /^zod(\/|$)/, 'express', 'fastify', 'fastify-plugin', 'koa', 'hono', 'pg', /^@electric-sql\/pglite(\/|$)/, 'nodemailer'],
+  external: [
+    /^@noble\/hashes(\/|$)/,
+    /^jose(\/|$)/,
+    /^zod(\/|$)/,
+    'express',
+    'fastify',
+    'fastify-plugin',
+    'koa',
+    'hono',
+    'pg',
+    /^@electric-sql\/pglite(\/|$)/,
+    'nodemailer',
+  ],
 })

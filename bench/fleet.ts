@@ -64,7 +64,13 @@ export interface FleetReport {
   readonly postgresCpuMsPer1000ReadsAboveIdle?: number
   readonly instanceCpuUsPerVerification: number
   /** Time from the delete's promise resolving to the invalidation reaching each instance, over all trials, ms. */
-  readonly revocation: { readonly trials: number; readonly p50Ms: number; readonly p99Ms: number; readonly maxMs: number; readonly allRefusedAfter: boolean }
+  readonly revocation: {
+    readonly trials: number
+    readonly p50Ms: number
+    readonly p99Ms: number
+    readonly maxMs: number
+    readonly allRefusedAfter: boolean
+  }
   /** NOTIFY deliveries per management write (one per listening instance). */
   readonly notifyDeliveriesPerWrite: number
 }

@@ -52,7 +52,10 @@ type Variant = (typeof VARIANTS)[number]
 
 async function hooks(): Promise<({ framework: Framework } & Record<Variant, Call>)[]> {
   const plain = await createBenchService({ store: 'memory' })
-  const observed = await createBenchService({ store: 'memory', telemetry: { tracer: trace.getTracer('passcode-auth-bench'), meter: metrics.getMeter('passcode-auth-bench') } })
+  const observed = await createBenchService({
+    store: 'memory',
+    telemetry: { tracer: trace.getTracer('passcode-auth-bench'), meter: metrics.getMeter('passcode-auth-bench') },
+  })
   const limited = await createBenchService({ store: 'memory', rateLimit: {} })
   const done = () => {}
   const resolved = Promise.resolve()

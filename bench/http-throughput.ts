@@ -158,11 +158,14 @@ export async function benchmarkFramework(
         const ratios = pairRatios.get(pair)!
         ratios.perSecond.push(variant.requestsPerSecond / over.requestsPerSecond)
         ratios.perCpu.push(variant.requestsPerCpuSecond / over.requestsPerCpuSecond)
-        line.push(`${pair.variant.variant}/${pair.over.variant} ${ratios.perSecond.at(-1)!.toFixed(2)} (${Math.round(variant.requestsPerSecond)}/${Math.round(over.requestsPerSecond)})`)
+        line.push(
+          `${pair.variant.variant}/${pair.over.variant} ${ratios.perSecond.at(-1)!.toFixed(2)} (${Math.round(variant.requestsPerSecond)}/${Math.round(over.requestsPerSecond)})`,
+        )
       }
       log(`  ${framework} round ${round + 1}/${settings.rounds}: ${line.join(', ')}`)
     }
-    const ratioOf = (variant: Variant, over: Variant) => pairRatios.get(pairs.find((pair) => pair.variant.variant === variant && pair.over.variant === over)!)!
+    const ratioOf = (variant: Variant, over: Variant) =>
+      pairRatios.get(pairs.find((pair) => pair.variant.variant === variant && pair.over.variant === over)!)!
     const ratios: Partial<Record<Variant, number>> = {}
     const cpuRatios: Partial<Record<Variant, number>> = {}
     for (const pair of pairs) {

@@ -61,7 +61,10 @@ function scenariosOf(name: string, service: BenchService, options: { wrong?: boo
   }
   if (options.wrong !== true) return [right]
   // Well-formed passcodes (valid checksum) that were never issued: the full path.
-  const unknown = Array.from({ length: CREDENTIALS }, (_, i) => ({ accountId: credentials[i % credentials.length]!.accountId, passcode: generatePasscode() }))
+  const unknown = Array.from({ length: CREDENTIALS }, (_, i) => ({
+    accountId: credentials[i % credentials.length]!.accountId,
+    passcode: generatePasscode(),
+  }))
   // A right passcode sent with another account's ID.
   const otherAccount = credentials.map((c) => ({ accountId: `${c.accountId}_other`, passcode: c.passcode }))
   return [
@@ -129,7 +132,11 @@ async function main(): Promise<{ scenarios: ScenarioResult[]; timing: TimingComp
     scenarios.push(...scenariosOf('cache miss, PostgreSQL', service, { wrong: true }))
   }
   const peer = await createBetterAuthPeer()
-  scenarios.push({ name: 'better-auth verifyApiKey', call: () => peer.verify(peer.key).then((result) => ({ ok: result.valid })), expectAccepted: true })
+  scenarios.push({
+    name: 'better-auth verifyApiKey',
+    call: () => peer.verify(peer.key).then((result) => ({ ok: result.valid })),
+    expectAccepted: true,
+  })
 
   try {
     const rates = new Map<string, number[]>(scenarios.map((s) => [s.name, []]))
@@ -144,9 +151,11 @@ async function main(): Promise<{ scenarios: ScenarioResult[]; timing: TimingComp
     }
     const timing: TimingComparison[] = []
     for (const store of ['memory', 'PGlite', 'PostgreSQL']) {
-      const [right, wrongPasscode, wrongAccount] = [`cache miss, ${store}`, `cache miss, ${store}, wrong passcode`, `cache miss, ${store}, wrong account`].map(
-        (name) => scenarios.find((scenario) => scenario.name === name),
-      )
+      const [right, wrongPasscode, wrongAccount] = [
+        `cache miss, ${store}`,
+        `cache miss, ${store}, wrong passcode`,
+        `cache miss, ${store}, wrong account`,
+      ].map((name) => scenarios.find((scenario) => scenario.name === name))
       if (right === undefined || wrongPasscode === undefined || wrongAccount === undefined) continue
       const trio = [right, wrongPasscode, wrongAccount]
       const samples = trio.map(() => [] as number[])

@@ -42,7 +42,11 @@ try {
     const signature = sign('sha256', Buffer.from(body), privateKey).toString('base64')
     const started = performance.now()
     const response = await handler(
-      new Request('http://localhost/v1/leaks', { method: 'POST', body, headers: { 'github-public-key-identifier': 'bench', 'github-public-key-signature': signature } }),
+      new Request('http://localhost/v1/leaks', {
+        method: 'POST',
+        body,
+        headers: { 'github-public-key-identifier': 'bench', 'github-public-key-signature': signature },
+      }),
     )
     const answer = (await response.json()) as { label: string }[]
     const ms = performance.now() - started
@@ -62,7 +66,8 @@ try {
   console.log(`PostgreSQL ${version}, Node ${process.version}, ${mailer.messages.length} emails sent`)
   console.log('| report | answered in | true_positive | body |')
   console.log('|---|---:|---:|---:|')
-  for (const [name, result] of rows) console.log(`| ${name} | ${result.ms.toFixed(0)} ms | ${result.truePositives} | ${(result.bytes / 1024).toFixed(0)} KiB |`)
+  for (const [name, result] of rows)
+    console.log(`| ${name} | ${result.ms.toFixed(0)} ms | ${result.truePositives} | ${(result.bytes / 1024).toFixed(0)} KiB |`)
   await pool.query(`DROP SCHEMA ${schema} CASCADE`)
   await auth.close()
 } finally {

@@ -19,7 +19,11 @@ import { startTestPostgres } from '../test/helpers/postgres'
 import { ADMIN } from './fixtures'
 import { formatMicros, formatRate, median } from './stats'
 
-const settings = { rounds: 5, sliceMs: 400, ...(JSON.parse(process.argv[2] ?? '{}') as { rounds?: number; sliceMs?: number; connectionString?: string }) }
+const settings = {
+  rounds: 5,
+  sliceMs: 400,
+  ...(JSON.parse(process.argv[2] ?? '{}') as { rounds?: number; sliceMs?: number; connectionString?: string }),
+}
 // The highest limits allowed; failures are spread over 1 024 addresses and 256 accounts, so none is reached.
 const HIGH = { windowMs: 60_000, maxFailuresPerAddress: 10_000, maxFailuresPerAccount: 10_000 }
 
@@ -42,8 +46,17 @@ async function main(): Promise<void> {
   const services = { off: await service('off', db), memory: await service('memory', db), postgres: await service('postgres', db) }
   const wrong = Array.from({ length: 256 }, () => generatePasscode())
   const scenarios = Object.entries(services).flatMap(([limiter, { auth, value }]) => [
-    { name: `succeeds, limiter ${limiter}`, call: (i: number) => auth.authenticate({ accountId: 'acc_bench', passcode: value, clientAddress: `10.0.${(i >> 8) & 3}.${i & 255}` }), ok: true },
-    { name: `fails, limiter ${limiter}`, call: (i: number) => auth.authenticate({ accountId: `acc_${i & 255}`, passcode: wrong[i & 255]!, clientAddress: `10.0.${(i >> 8) & 3}.${i & 255}` }), ok: false },
+    {
+      name: `succeeds, limiter ${limiter}`,
+      call: (i: number) => auth.authenticate({ accountId: 'acc_bench', passcode: value, clientAddress: `10.0.${(i >> 8) & 3}.${i & 255}` }),
+      ok: true,
+    },
+    {
+      name: `fails, limiter ${limiter}`,
+      call: (i: number) =>
+        auth.authenticate({ accountId: `acc_${i & 255}`, passcode: wrong[i & 255]!, clientAddress: `10.0.${(i >> 8) & 3}.${i & 255}` }),
+      ok: false,
+    },
   ])
   const rates = new Map<string, number[]>(scenarios.map((scenario) => [scenario.name, []]))
   for (let round = 0; round < settings.rounds; round++) {

@@ -78,7 +78,10 @@ async function main(): Promise<void> {
       const other = (await import(pathToFileURL(resolve(against)).href)) as { preparedLookup: typeof preparedLookup }
       lookups.push([`fast lookup (${against})`, other.preparedLookup(db) ?? failNoProtocol()])
     }
-    const scenarios = lookups.map(([name, lookup]) => ({ name, call: async (i: number) => (await lookup(text, hashes[i % PASSCODES]!)).length === 1 }))
+    const scenarios = lookups.map(([name, lookup]) => ({
+      name,
+      call: async (i: number) => (await lookup(text, hashes[i % PASSCODES]!)).length === 1,
+    }))
     const rates = new Map<string, number[]>()
     const cpus = new Map<string, number[]>()
     const key = (name: string, concurrency: number) => `${name}@${concurrency}`

@@ -218,4 +218,3 @@ if (process.send !== undefined) {
     if (!report.indexed) process.exitCode = 1
   }
 }
-

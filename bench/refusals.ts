@@ -64,7 +64,12 @@ async function service(options: Partial<PasscodeAuthOptions> = {}) {
   const { value } = await auth.passcodes.create(ADMIN, 'acc_bench', { name: 'Valid', expiry: 365 })
   const deleted = await auth.passcodes.create(ADMIN, 'acc_bench', { name: 'Deleted', expiry: 365 })
   await auth.passcodes.delete(ADMIN, 'acc_bench', deleted.passcode.id)
-  return { auth, reads, valid: { accountId: 'acc_bench', passcode: value }, refused: { accountId: 'acc_bench', passcode: deleted.value, clientAddress: '192.0.2.1' } }
+  return {
+    auth,
+    reads,
+    valid: { accountId: 'acc_bench', passcode: value },
+    refused: { accountId: 'acc_bench', passcode: deleted.value, clientAddress: '192.0.2.1' },
+  }
 }
 
 async function rate(call: () => Promise<unknown>, sliceMs: number): Promise<number> {

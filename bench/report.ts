@@ -130,7 +130,9 @@ export function checkGoals(results: BenchResults): GoalCheck[] {
     met: growth === undefined ? undefined : growth <= 1.5,
   })
   for (const framework of ['fastify', 'express', 'koa']) {
-    const result = [...(results.http ?? []), ...(results.connect ?? [])].find((f) => f.framework === framework && f.connectPgliteOverStatic !== undefined)
+    const result = [...(results.http ?? []), ...(results.connect ?? [])].find(
+      (f) => f.framework === framework && f.connectPgliteOverStatic !== undefined,
+    )
     if (result?.connectPgliteOverStatic === undefined) continue
     const ratio = result.connectPgliteOverStatic
     const cpu = result.connectPgliteOverStaticCpu
@@ -203,7 +205,8 @@ export function checkGoals(results: BenchResults): GoalCheck[] {
   // set against the warm path's own cost on the bare route, as the HTTP goals' "from own cost".
   const fastifyHttp = results.http?.find((f) => f.framework === 'fastify')
   const ownFastify = fastifyHttp === undefined ? undefined : withHookNs(results, fastifyHttp)
-  const usageRatio = usage === undefined || ownFastify === undefined ? undefined : (ownFastify.authNs - Math.max(0, usage.recorderNs)) / ownFastify.authNs
+  const usageRatio =
+    usage === undefined || ownFastify === undefined ? undefined : (ownFastify.authNs - Math.max(0, usage.recorderNs)) / ownFastify.authNs
   goals.push({
     goal: 'usage counting (last use and daily counts): fastify warm path with it / without it, from own cost',
     target: '≥ 0.99',
@@ -244,7 +247,10 @@ export function checkGoals(results: BenchResults): GoalCheck[] {
   goals.push({
     goal: `verification cache memory at ${memory?.entries.toLocaleString('en') ?? '100,000'} entries`,
     target: '≤ 300 bytes/entry, bounded',
-    measured: memory === undefined ? 'not run' : `${memory.bytesPerEntry.toFixed(0)} bytes/entry; size after overflow ${memory.sizeAfterOverflow.toLocaleString('en')}`,
+    measured:
+      memory === undefined
+        ? 'not run'
+        : `${memory.bytesPerEntry.toFixed(0)} bytes/entry; size after overflow ${memory.sizeAfterOverflow.toLocaleString('en')}`,
     met: memory === undefined ? undefined : memory.bytesPerEntry <= 300 && memory.sizeAfterOverflow <= memory.entries,
   })
   return goals
@@ -298,7 +304,7 @@ export function renderMarkdown(results: BenchResults): string {
       "**From the middleware's own cost:** `requirePasscode` on a cache hit, called as its framework calls it, next to a hook that " +
         'does nothing, in slices of 20 000 calls alternating every few milliseconds (60 rounds, medians), so that noise hits both alike; ' +
         "its extra cost added to the bare route's server CPU per request (1 / the median requests per server CPU-second) gives the ratio. " +
-        'In the same rounds, the hook of a service with `telemetry` set to `@opentelemetry/api`\'s tracer and meter and no SDK registered: ' +
+        "In the same rounds, the hook of a service with `telemetry` set to `@opentelemetry/api`'s tracer and meter and no SDK registered: " +
         'its column is its cost over the plain hook (goal: at most 25 ns). The last column is the same for a service with the brute-force limiter on ' +
         '(`rateLimit: {}`, its memory store, a request from an address that is not limited). ' +
         'For the peer goal, the bare route / the peer in requests per server CPU-second (runs made back to back), times that ratio.',
@@ -320,7 +326,16 @@ export function renderMarkdown(results: BenchResults): string {
     })
     lines.push(
       ...table(
-        ['framework', 'requirePasscode, cache hit', 'no-op hook', 'extra per request', 'bare route, server CPU per request', 'extra / bare', 'telemetry on, no SDK: extra', 'limiter on: extra'],
+        [
+          'framework',
+          'requirePasscode, cache hit',
+          'no-op hook',
+          'extra per request',
+          'bare route, server CPU per request',
+          'extra / bare',
+          'telemetry on, no SDK: extra',
+          'limiter on: extra',
+        ],
         ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
         rows,
       ),
@@ -333,7 +348,9 @@ export function renderMarkdown(results: BenchResults): string {
     lines.push(
       "**Last-use recording's cost** (`bench/usage-cost.ts`): the recorder's call on the warm path next to a no-op function, " +
         `alternating slices as above: ${usage.recorderNs.toFixed(1)} ns per request` +
-        (usage.countingNs === undefined ? '. ' : `, of which the daily count of usage over time (SPEC §5.41) is ${usage.countingNs.toFixed(1)} ns (the same call without it, side by side). `) +
+        (usage.countingNs === undefined
+          ? '. '
+          : `, of which the daily count of usage over time (SPEC §5.41) is ${usage.countingNs.toFixed(1)} ns (the same call without it, side by side). `) +
         (usage.warm === undefined
           ? ''
           : `The warm path's own call (\`verifyRequest\` on a cache hit, no framework) with usage on: ${usage.warm.withUsageNs.toFixed(1)} ns, with \`usage: false\`: ${usage.warm.bareNs.toFixed(1)} ns, side by side. `) +
@@ -343,7 +360,12 @@ export function renderMarkdown(results: BenchResults): string {
       ...table(
         ['framework', 'extra per request, recording on', 'recording off', 'difference'],
         ['l', 'r', 'r', 'r'],
-        usage.frameworks.map((f) => [f.framework, `${f.withUsageNs.toFixed(0)} ns`, `${f.withoutUsageNs.toFixed(0)} ns`, `${f.usageNs.toFixed(0)} ns`]),
+        usage.frameworks.map((f) => [
+          f.framework,
+          `${f.withUsageNs.toFixed(0)} ns`,
+          `${f.withoutUsageNs.toFixed(0)} ns`,
+          `${f.usageNs.toFixed(0)} ns`,
+        ]),
       ),
       '',
     )
@@ -427,7 +449,14 @@ export function renderMarkdown(results: BenchResults): string {
       lines.push('Wrong credentials against right ones, cache off (every call takes the full path), timed call by call in turn:', '')
       lines.push(
         ...table(
-          ['store', 'right p50 / p99', 'wrong passcode p50 / p99', 'wrong account p50 / p99', 'wrong passcode / right, p50', 'wrong account / right, p50'],
+          [
+            'store',
+            'right p50 / p99',
+            'wrong passcode p50 / p99',
+            'wrong account p50 / p99',
+            'wrong passcode / right, p50',
+            'wrong account / right, p50',
+          ],
           ['l', 'r', 'r', 'r', 'r', 'r'],
           timing.map((t) => [
             t.store,
@@ -443,7 +472,8 @@ export function renderMarkdown(results: BenchResults): string {
     }
     const peer = scenario(results, 'better-auth verifyApiKey')
     const hit = scenario(results, 'cache hit')
-    if (peer !== undefined && hit !== undefined) lines.push(`Cache hit / better-auth \`verifyApiKey\`, calls/s: **${formatRatio(hit.callsPerSecond / peer.callsPerSecond)}**`, '')
+    if (peer !== undefined && hit !== undefined)
+      lines.push(`Cache hit / better-auth \`verifyApiKey\`, calls/s: **${formatRatio(hit.callsPerSecond / peer.callsPerSecond)}**`, '')
   }
 
   if (results.scale !== undefined) {
@@ -458,7 +488,11 @@ export function renderMarkdown(results: BenchResults): string {
       formatMicros(r.lookup.p99Us),
     ])
     lines.push(
-      ...table(['stored passcodes', 'seeded in', 'cache-miss auth/s (sequential)', 'auth p50', 'auth p99', 'lookup p50', 'lookup p99'], ['r', 'r', 'r', 'r', 'r', 'r', 'r'], rows),
+      ...table(
+        ['stored passcodes', 'seeded in', 'cache-miss auth/s (sequential)', 'auth p50', 'auth p99', 'lookup p50', 'lookup p99'],
+        ['r', 'r', 'r', 'r', 'r', 'r', 'r'],
+        rows,
+      ),
       '',
       `Plan at the largest size: ${results.scale.indexed ? 'index scans on both hash indexes' : '**not** index scans on both hash indexes'}.`,
       '',
@@ -476,7 +510,14 @@ export function renderMarkdown(results: BenchResults): string {
       "In process, memory store, one core; the same deleted passcode sent again and again, next to a valid cached one, in interleaved rounds (medians). The limiter's row counts every refusal per client address (65 536 addresses, none limited): its own accounting, apart from the refusal cache's.",
       '',
     )
-    lines.push(...table(['scenario', 'authenticate() calls/s'], ['l', 'r'], results.refusals.scenarios.map((s) => [s.name, formatRate(s.callsPerSecond)])), '')
+    lines.push(
+      ...table(
+        ['scenario', 'authenticate() calls/s'],
+        ['l', 'r'],
+        results.refusals.scenarios.map((s) => [s.name, formatRate(s.callsPerSecond)]),
+      ),
+      '',
+    )
   }
 
   if (results.startup !== undefined) {
@@ -510,19 +551,46 @@ export function renderMarkdown(results: BenchResults): string {
         ['', 'value'],
         ['l', 'r'],
         [
-          ['settings', `${f.settings.instances} processes × ${f.settings.ratePerInstance} verifications/s, K = ${f.settings.passcodes.toLocaleString('en')}, ttl ${f.settings.ttlMs / 1000} s, ${f.settings.seconds} s, pool ${f.settings.poolSize}`],
+          [
+            'settings',
+            `${f.settings.instances} processes × ${f.settings.ratePerInstance} verifications/s, K = ${f.settings.passcodes.toLocaleString('en')}, ttl ${f.settings.ttlMs / 1000} s, ${f.settings.seconds} s, pool ${f.settings.poolSize}`,
+          ],
           ['verifications', f.requests.toLocaleString('en')],
           ['store reads, measured / predicted', `${f.readsMeasured.toLocaleString('en')} / ${Math.round(f.readsPredicted).toLocaleString('en')}`],
-          ['store reads per second, measured / predicted (steady state)', `${f.readsPerSecondMeasured.toFixed(0)} / ${f.readsPerSecondPredicted.toFixed(0)} (${f.steadyReadsPerSecondPredicted.toFixed(0)})`],
+          [
+            'store reads per second, measured / predicted (steady state)',
+            `${f.readsPerSecondMeasured.toFixed(0)} / ${f.readsPerSecondPredicted.toFixed(0)} (${f.steadyReadsPerSecondPredicted.toFixed(0)})`,
+          ],
           ['hit ratio, measured / predicted', `${f.hitRatioMeasured.toFixed(3)} / ${f.hitRatioPredicted.toFixed(3)}`],
-          ['PostgreSQL CPU per 1 000 verifications', f.postgresCpuMsPer1000Verifications === undefined ? 'n/a' : `${f.postgresCpuMsPer1000Verifications.toFixed(1)} ms`],
-          ['PostgreSQL CPU per 1 000 store reads (above idle)', f.postgresCpuMsPer1000ReadsAboveIdle === undefined ? 'n/a' : `${f.postgresCpuMsPer1000Reads!.toFixed(1)} ms (${f.postgresCpuMsPer1000ReadsAboveIdle.toFixed(1)} ms)`],
-          ['PostgreSQL idle CPU with the fleet connected', f.postgresIdleCpuMsPerSecond === undefined ? 'n/a' : `${f.postgresIdleCpuMsPerSecond.toFixed(1)} ms/s`],
+          [
+            'PostgreSQL CPU per 1 000 verifications',
+            f.postgresCpuMsPer1000Verifications === undefined ? 'n/a' : `${f.postgresCpuMsPer1000Verifications.toFixed(1)} ms`,
+          ],
+          [
+            'PostgreSQL CPU per 1 000 store reads (above idle)',
+            f.postgresCpuMsPer1000ReadsAboveIdle === undefined
+              ? 'n/a'
+              : `${f.postgresCpuMsPer1000Reads!.toFixed(1)} ms (${f.postgresCpuMsPer1000ReadsAboveIdle.toFixed(1)} ms)`,
+          ],
+          [
+            'PostgreSQL idle CPU with the fleet connected',
+            f.postgresIdleCpuMsPerSecond === undefined ? 'n/a' : `${f.postgresIdleCpuMsPerSecond.toFixed(1)} ms/s`,
+          ],
           ['instance CPU per verification', formatMicros(f.instanceCpuUsPerVerification)],
-          ['revocation to each instance (from the delete’s return): p50 / p99 / max', `${f.revocation.p50Ms.toFixed(2)} / ${f.revocation.p99Ms.toFixed(2)} / ${f.revocation.maxMs.toFixed(2)} ms over ${f.revocation.trials} deletes`],
+          [
+            'revocation to each instance (from the delete’s return): p50 / p99 / max',
+            `${f.revocation.p50Ms.toFixed(2)} / ${f.revocation.p99Ms.toFixed(2)} / ${f.revocation.maxMs.toFixed(2)} ms over ${f.revocation.trials} deletes`,
+          ],
           ['NOTIFY deliveries per write', f.notifyDeliveriesPerWrite.toFixed(1)],
           ['load generators behind schedule, at most', `${f.maxLateMs.toFixed(0)} ms`],
-          ['valid credentials refused (why)', `${f.refused.toLocaleString('en')} (${Object.entries(f.refusedBy).map(([reason, n]) => `${reason} ${n}`).join(', ') || 'none'})`],
+          [
+            'valid credentials refused (why)',
+            `${f.refused.toLocaleString('en')} (${
+              Object.entries(f.refusedBy)
+                .map(([reason, n]) => `${reason} ${n}`)
+                .join(', ') || 'none'
+            })`,
+          ],
         ],
       ),
       '',
@@ -567,7 +635,10 @@ function coldPathSection(report: ColdPathReport): string[] {
     )
   }
   for (const store of report.stores) {
-    lines.push(`**${coldPathStoreLabel(store.store, false)}**${store.roundTripsPerMiss === undefined ? '' : ` (statements per cache miss: ${store.roundTripsPerMiss.toFixed(2)})`}`, '')
+    lines.push(
+      `**${coldPathStoreLabel(store.store, false)}**${store.roundTripsPerMiss === undefined ? '' : ` (statements per cache miss: ${store.roundTripsPerMiss.toFixed(2)})`}`,
+      '',
+    )
     lines.push(
       ...table(
         ['scenario', 'in flight', 'calls/s', 'client CPU per call', 'server CPU per call'],
@@ -582,10 +653,7 @@ function coldPathSection(report: ColdPathReport): string[] {
       ),
       '',
     )
-    lines.push(
-      store.ratios.map((r) => `authenticate() / ${r.against}, ${r.concurrency} in flight: **${formatRatio(r.ratio)}**`).join('; ') + '.',
-      '',
-    )
+    lines.push(store.ratios.map((r) => `authenticate() / ${r.against}, ${r.concurrency} in flight: **${formatRatio(r.ratio)}**`).join('; ') + '.', '')
     if (store.connectStoreOverStatic !== undefined) {
       lines.push(
         `\`auth.connect()\` (warm cache) with the stored whitelist / with a static list: ${store.connectStoreOverStatic

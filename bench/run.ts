@@ -77,7 +77,11 @@ function gitRevision(): string {
   }
 }
 
-const load = () => os.loadavg().map((value) => value.toFixed(2)).join(' / ')
+const load = () =>
+  os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' / ')
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2))
@@ -136,7 +140,9 @@ async function main(): Promise<void> {
     if (options.sections.includes('http')) {
       const http = []
       for (const framework of options.frameworks) {
-        log(`HTTP: ${framework} (${settings.http.rounds} interleaved rounds of ${settings.http.seconds} s per variant, ${settings.http.connections} connections)`)
+        log(
+          `HTTP: ${framework} (${settings.http.rounds} interleaved rounds of ${settings.http.seconds} s per variant, ${settings.http.connections} connections)`,
+        )
         http.push(await benchmarkFramework(framework, settings.http, log))
       }
       results.http = http
@@ -145,7 +151,9 @@ async function main(): Promise<void> {
       // The connect pair alone (the http section runs it among its other pairs).
       const connect = []
       for (const framework of options.frameworks) {
-        log(`HTTP: ${framework}, connect on PGlite next to connect with a static whitelist (${settings.http.rounds} paired rounds of ${settings.http.seconds} s per side)`)
+        log(
+          `HTTP: ${framework}, connect on PGlite next to connect with a static whitelist (${settings.http.rounds} paired rounds of ${settings.http.seconds} s per side)`,
+        )
         connect.push(await benchmarkFramework(framework, settings.http, log, ['connect', 'connect-pglite']))
       }
       results.connect = connect
@@ -163,7 +171,9 @@ async function main(): Promise<void> {
       })
     }
     if (options.sections.includes('cold-path')) {
-      log(`Cold path: cache-miss authenticate() next to the bare lookup read (${settings.coldPath.rounds} interleaved rounds of ${settings.coldPath.sliceMs} ms per scenario)`)
+      log(
+        `Cold path: cache-miss authenticate() next to the bare lookup read (${settings.coldPath.rounds} interleaved rounds of ${settings.coldPath.sliceMs} ms per scenario)`,
+      )
       results.coldPath = await runChild('cold-path.ts', {
         args: [JSON.stringify({ ...settings.coldPath, stores: coldPathStores(), connectionString: postgres?.connectionString })],
       })
@@ -174,7 +184,9 @@ async function main(): Promise<void> {
     }
     if (options.sections.includes('scale') && postgres !== undefined) {
       log(`Scale: ${settings.scale.sizes.map((size) => size.toLocaleString('en')).join(' vs ')} passcodes in PostgreSQL (seeding takes a while)`)
-      results.scale = await runChild('postgres-lookup.ts', { args: [JSON.stringify({ ...settings.scale, connectionString: postgres.connectionString })] })
+      results.scale = await runChild('postgres-lookup.ts', {
+        args: [JSON.stringify({ ...settings.scale, connectionString: postgres.connectionString })],
+      })
     }
     if (options.sections.includes('startup')) {
       log('Startup: building dist/ (npm run build), then serve on an existing data folder next to PGlite alone')
@@ -211,10 +223,16 @@ async function main(): Promise<void> {
     versions: [
       ['passcode-auth', `${packageVersion(`${ROOT}package.json`)} (${gitRevision()})`],
       ['Node.js', process.version],
-      ['fastify / express / koa', ['fastify', 'express', 'koa'].map((name) => packageVersion(`${ROOT}node_modules/${name}/package.json`)).join(' / ')],
+      [
+        'fastify / express / koa',
+        ['fastify', 'express', 'koa'].map((name) => packageVersion(`${ROOT}node_modules/${name}/package.json`)).join(' / '),
+      ],
       ['@electric-sql/pglite', packageVersion(`${ROOT}node_modules/@electric-sql/pglite/package.json`)],
       ['autocannon', packageVersion(`${BENCH_DIR}node_modules/autocannon/package.json`)],
-      ['better-auth / @better-auth/api-key', ['better-auth', '@better-auth/api-key'].map((name) => packageVersion(`${BENCH_DIR}node_modules/${name}/package.json`)).join(' / ')],
+      [
+        'better-auth / @better-auth/api-key',
+        ['better-auth', '@better-auth/api-key'].map((name) => packageVersion(`${BENCH_DIR}node_modules/${name}/package.json`)).join(' / '),
+      ],
     ],
     skipped,
     settings: JSON.stringify(settings),

@@ -142,7 +142,11 @@ async function warmPathCost(): Promise<NonNullable<UsageCost['warm']>> {
     const { accountId, passcode } = service.credentials[0]!
     if (!(await service.auth.authenticate({ accountId, passcode })).ok) throw new Error('the benchmark passcode was refused') // warms the cache
     const headers: Readonly<Record<string, string>> = { 'x-service-account-id': accountId, 'x-service-passcode': passcode }
-    const reader = { header: (request: typeof headers, name: string) => request[name], headerRecord: (request: typeof headers) => request, clientAddress: () => undefined }
+    const reader = {
+      header: (request: typeof headers, name: string) => request[name],
+      headerRecord: (request: typeof headers) => request,
+      clientAddress: () => undefined,
+    }
     if (service.auth.verifyRequest(headers, reader) instanceof Promise) throw new Error('the warm path missed')
     return () => void service.auth.verifyRequest(headers, reader)
   }
@@ -185,9 +189,18 @@ async function hookCosts(usage: boolean): Promise<Record<Framework, number>> {
   if (through !== 3) throw new Error(`requirePasscode let ${through} of 3 warm requests through synchronously`)
 
   return {
-    fastify: extraNs(() => fastifyHook(fastifyRequest, {} as never, done), () => fastifyNoop(fastifyRequest, {}, done)),
-    express: extraNs(() => expressHook(expressRequest, {} as never, done), () => expressNoop(expressRequest, {}, done)),
-    koa: extraNs(() => void koaHook(koaContext, next), () => void koaNoop(koaContext, next)),
+    fastify: extraNs(
+      () => fastifyHook(fastifyRequest, {} as never, done),
+      () => fastifyNoop(fastifyRequest, {}, done),
+    ),
+    express: extraNs(
+      () => expressHook(expressRequest, {} as never, done),
+      () => expressNoop(expressRequest, {}, done),
+    ),
+    koa: extraNs(
+      () => void koaHook(koaContext, next),
+      () => void koaNoop(koaContext, next),
+    ),
   }
 }
 

@@ -107,7 +107,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     info: {
       title: 'passcode-auth: GET /v1/connect',
       version: '1',
-      summary: 'Lets a partner check a customer\'s account ID and passcode.',
+      summary: "Lets a partner check a customer's account ID and passcode.",
       description:
         'Credentials are checked first, then the partner: a caller without valid credentials never learns whether a partner is whitelisted. ' +
         'Missing, empty, repeated, over-long (> 256 bytes) or non-ASCII credential headers are answered like wrong ones (400), not with 401. ' +
@@ -117,21 +117,27 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     servers: [
       {
         url: '{baseUrl}',
-        description: 'The service\'s base URL for the account\'s region.',
-        variables: { baseUrl: { default: 'http://127.0.0.1:3000', description: 'Regional base URL; `passcode-auth serve` listens on http://127.0.0.1:3000 by default.' } },
+        description: "The service's base URL for the account's region.",
+        variables: {
+          baseUrl: {
+            default: 'http://127.0.0.1:3000',
+            description: 'Regional base URL; `passcode-auth serve` listens on http://127.0.0.1:3000 by default.',
+          },
+        },
       },
     ],
     paths: {
       '/v1/connect': {
         get: {
           operationId: 'connect',
-          summary: 'Check a customer\'s credentials for a partner',
+          summary: "Check a customer's credentials for a partner",
           parameters: [
             {
               name: 'partner',
               in: 'query',
               required: true,
-              description: 'The partner\'s name, whitelisted by the service operator. Compared trimmed and case-insensitively. Missing, blank or repeated: 400 "Missing partner" (after authentication).',
+              description:
+                'The partner\'s name, whitelisted by the service operator. Compared trimmed and case-insensitively. Missing, blank or repeated: 400 "Missing partner" (after authentication).',
               schema: { type: 'string' },
             },
           ],
@@ -147,7 +153,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           type: 'apiKey',
           in: 'header',
           name: 'X-Service-Passcode',
-          description: 'An account passcode, or the caller\'s user passcode when the account accepts them: 1 to 256 visible ASCII characters.',
+          description: "An account passcode, or the caller's user passcode when the account accepts them: 1 to 256 visible ASCII characters.",
         },
       },
       schemas: Object.fromEntries(NAMED.map(([name, schema]) => [name, jsonSchema(schema)])),

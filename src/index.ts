@@ -27,13 +27,7 @@ export type { AuthOutcome, CredentialsInput } from './service/auth-outcome'
 export type { ConnectInput, ConnectResult } from './service/connect/connect'
 export type { Credentials, HeaderSource, HeaderValue } from './protocol/credentials'
 export type { AuditEvent, AuditEventType, EventBase, ManagementEventBase } from './service/events'
-export type {
-  CreatePasscodeInput,
-  GrantUserPasscodeInput,
-  ListPasscodesOptions,
-  RotatePasscodeInput,
-  UpdatePasscodeInput,
-} from './service/input'
+export type { CreatePasscodeInput, GrantUserPasscodeInput, ListPasscodesOptions, RotatePasscodeInput, UpdatePasscodeInput } from './service/input'
 export type { PasscodesApi } from './service/passcodes/passcodes'
 export type { PasscodeUsage, UsageDay } from './service/views'
 export type { UserPasscodesApi } from './service/user-passcodes/user-passcodes'

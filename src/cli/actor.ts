@@ -17,7 +17,10 @@ const role = z.enum(['admin', 'member'], { error: 'must be "admin" or "member"' 
  */
 export function actorFrom(flags: Flags): Actor {
   const given = { as: flags.as ?? DEFAULT_ACTOR_ID, role: flags.role ?? 'admin' }
-  for (const [flag, schema] of [['as', userId], ['role', role]] as const) {
+  for (const [flag, schema] of [
+    ['as', userId],
+    ['role', role],
+  ] as const) {
     const result = schema.safeParse(given[flag])
     if (!result.success) throw new CliError('ERR_USAGE', `Invalid --${flag}: ${result.error.issues[0]?.message}`, { setting: `--${flag}` })
   }

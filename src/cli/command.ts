@@ -58,11 +58,15 @@ export const GROUP_OPTIONS: Readonly<Record<OptionGroup | 'output', Readonly<Rec
   storage: {
     'data-dir': { type: 'string', value: '<path>', description: 'embedded data folder (env PASSCODE_AUTH_DATA_DIR; default .data/passcode-auth)' },
     'database-url': { type: 'string', value: '<url>', description: 'use this PostgreSQL instead of the data folder (env DATABASE_URL)' },
-    'db-schema': { type: 'string', value: '<name>', description: 'PostgreSQL schema of the tables (env PASSCODE_AUTH_DB_SCHEMA; default passcode_auth)' },
+    'db-schema': {
+      type: 'string',
+      value: '<name>',
+      description: 'PostgreSQL schema of the tables (env PASSCODE_AUTH_DB_SCHEMA; default passcode_auth)',
+    },
   },
   actor: {
     as: { type: 'string', value: '<userId>', description: 'the user the operation is done as (default operator)' },
-    role: { type: 'string', value: '<admin|member>', description: 'that user\'s role (default admin)' },
+    role: { type: 'string', value: '<admin|member>', description: "that user's role (default admin)" },
     'user-settings': { type: 'boolean', description: 'that member has write access to User Settings' },
   },
   mail: {
@@ -72,7 +76,11 @@ export const GROUP_OPTIONS: Readonly<Record<OptionGroup | 'output', Readonly<Rec
   server: {
     host: { type: 'string', value: '<host>', description: 'address to listen on (env PASSCODE_AUTH_HOST; default 127.0.0.1)' },
     port: { type: 'string', value: '<port>', description: 'port to listen on, 0 for any free one (env PORT; default 3000)' },
-    'notify-interval-ms': { type: 'string', value: '<ms>', description: 'time between notifier passes (env PASSCODE_AUTH_NOTIFY_INTERVAL_MS; default 3600000)' },
+    'notify-interval-ms': {
+      type: 'string',
+      value: '<ms>',
+      description: 'time between notifier passes (env PASSCODE_AUTH_NOTIFY_INTERVAL_MS; default 3600000)',
+    },
     'rate-limit': {
       type: 'string',
       value: '<n|off>',
@@ -81,19 +89,20 @@ export const GROUP_OPTIONS: Readonly<Record<OptionGroup | 'output', Readonly<Rec
     'rate-limit-window-ms': {
       type: 'string',
       value: '<ms>',
-      description: 'the limiter\'s sliding window (env PASSCODE_AUTH_RATE_LIMIT_WINDOW_MS; default 900000)',
+      description: "the limiter's sliding window (env PASSCODE_AUTH_RATE_LIMIT_WINDOW_MS; default 900000)",
     },
     'cors-origin': {
       type: 'string',
       value: '<origin>',
       multiple: true,
-      description: 'let pages of this origin call /v1/connect from a browser; repeat for more (env PASSCODE_AUTH_CORS_ORIGINS, comma-separated; default none)',
+      description:
+        'let pages of this origin call /v1/connect from a browser; repeat for more (env PASSCODE_AUTH_CORS_ORIGINS, comma-separated; default none)',
     },
     'leak-keys': {
       type: 'string',
       value: '<file>',
       description:
-        'serve POST /v1/leaks for GitHub secret scanning reports, signed by the keys in this JSON file ([{ id, pem }] or GitHub\'s { public_keys } list) (env PASSCODE_AUTH_LEAK_KEYS; default off)',
+        "serve POST /v1/leaks for GitHub secret scanning reports, signed by the keys in this JSON file ([{ id, pem }] or GitHub's { public_keys } list) (env PASSCODE_AUTH_LEAK_KEYS; default off)",
     },
     'trust-proxy': {
       type: 'string',
@@ -115,7 +124,8 @@ export const GROUP_OPTIONS: Readonly<Record<OptionGroup | 'output', Readonly<Rec
     'log-format': {
       type: 'string',
       value: '<text|json>',
-      description: 'the request log on stdout: one line for a person, or one JSON object per line (env PASSCODE_AUTH_LOG_FORMAT; default text on a terminal, else json)',
+      description:
+        'the request log on stdout: one line for a person, or one JSON object per line (env PASSCODE_AUTH_LOG_FORMAT; default text on a terminal, else json)',
     },
     quiet: { type: 'boolean', description: 'do not log requests' },
   },
@@ -141,7 +151,10 @@ export function parseCommandArgs(command: CommandSpec, args: readonly string[]):
     parsed = parseArgs({
       args: [...args],
       options: Object.fromEntries(
-        Object.entries(options).map(([flag, spec]) => [flag, { type: spec.type, ...(spec.multiple === true && { multiple: true }), ...(flag === 'help' && { short: 'h' }) }]),
+        Object.entries(options).map(([flag, spec]) => [
+          flag,
+          { type: spec.type, ...(spec.multiple === true && { multiple: true }), ...(flag === 'help' && { short: 'h' }) },
+        ]),
       ),
       allowPositionals: true,
       strict: true,
@@ -180,7 +193,13 @@ export function checkArguments(command: CommandSpec, flags: Flags, positionals: 
 function checkCounts(command: CommandSpec, flags: Flags, positionals: readonly string[]): void {
   const expected = command.positionals ?? []
   if (positionals.length < expected.length) {
-    throw new CliError('ERR_USAGE', `"${command.path.join(' ')}" needs ${expected.slice(positionals.length).map((p) => `<${p.name}>`).join(' ')}`)
+    throw new CliError(
+      'ERR_USAGE',
+      `"${command.path.join(' ')}" needs ${expected
+        .slice(positionals.length)
+        .map((p) => `<${p.name}>`)
+        .join(' ')}`,
+    )
   }
   if (positionals.length > expected.length) {
     throw new CliError('ERR_USAGE', `unexpected argument "${positionals[expected.length]}" for "${command.path.join(' ')}"`)

@@ -39,7 +39,11 @@ const MAX_TIMER_MS = 2_147_483_647
 
 const whole = (min: number, max: number, unit = '') => {
   const message = `must be a whole number${unit && ` of ${unit}`} from ${min} to ${max}`
-  return z.string().regex(/^\d+$/, message).transform(Number).refine((n) => n >= min && n <= max, message)
+  return z
+    .string()
+    .regex(/^\d+$/, message)
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, message)
 }
 
 const url = (protocols: readonly string[], message: string) =>
@@ -109,10 +113,7 @@ export const SETTINGS = {
   },
   pepper: {
     env: 'PASSCODE_AUTH_PEPPER',
-    schema: z
-      .string()
-      .refine(isPepperText, `must be ${PEPPER_TEXT}`)
-      .optional(),
+    schema: z.string().refine(isPepperText, `must be ${PEPPER_TEXT}`).optional(),
   },
   previousPeppers: {
     env: 'PASSCODE_AUTH_PREVIOUS_PEPPERS',
@@ -142,7 +143,14 @@ export const SETTINGS = {
     env: 'PASSCODE_AUTH_LOCK_WAIT_MS',
     schema: whole(0, 600_000, 'milliseconds').default(30_000),
   },
-  host: { env: 'PASSCODE_AUTH_HOST', flag: 'host', schema: z.string().regex(/^[\x21-\x7e]+$/, 'must be a host name or IP address').default('127.0.0.1') },
+  host: {
+    env: 'PASSCODE_AUTH_HOST',
+    flag: 'host',
+    schema: z
+      .string()
+      .regex(/^[\x21-\x7e]+$/, 'must be a host name or IP address')
+      .default('127.0.0.1'),
+  },
   port: { env: 'PORT', flag: 'port', schema: whole(0, 65_535).default(3000) },
   notifyIntervalMs: {
     env: 'PASSCODE_AUTH_NOTIFY_INTERVAL_MS',
@@ -268,7 +276,11 @@ export function repeatedPepper(current: string, setting = 'PASSCODE_AUTH_PREVIOU
 }
 
 /** The setting to name when the peppers of `previous` and `next` hold one twice: the one that holds the repeat. */
-function repeatedPepperSetting(current: string | null | undefined, previous: readonly (string | null)[] = [], next: readonly string[] = []): string | undefined {
+function repeatedPepperSetting(
+  current: string | null | undefined,
+  previous: readonly (string | null)[] = [],
+  next: readonly string[] = [],
+): string | undefined {
   const before = current === undefined ? [] : [current]
   if (hasRepeatedPepper([...before, ...previous])) return 'PASSCODE_AUTH_PREVIOUS_PEPPERS'
   if (hasRepeatedPepper([...before, ...previous, ...next])) return 'PASSCODE_AUTH_NEXT_PEPPERS'
@@ -335,10 +347,15 @@ export type RateLimitConfig = false | { readonly maxFailures: number; readonly w
 function corsOrigins(io: CliIo, flags: Flags): readonly string[] {
   const fromFlags = flags['cors-origin']
   const fromEnv = io.env.PASSCODE_AUTH_CORS_ORIGINS
-  const origins = typeof fromFlags === 'object' ? fromFlags : fromEnv === undefined || fromEnv === '' ? [] : fromEnv.split(',').map((origin) => origin.trim())
+  const origins =
+    typeof fromFlags === 'object' ? fromFlags : fromEnv === undefined || fromEnv === '' ? [] : fromEnv.split(',').map((origin) => origin.trim())
   const setting = typeof fromFlags === 'object' ? '--cors-origin' : 'PASSCODE_AUTH_CORS_ORIGINS'
   if (!origins.every(isOrigin)) {
-    throw new CliError('ERR_SETTING', `Invalid setting ${setting}${setting.startsWith('--') ? '' : ' (environment variable)'}: must be ${ORIGIN_FORM}`, { setting })
+    throw new CliError(
+      'ERR_SETTING',
+      `Invalid setting ${setting}${setting.startsWith('--') ? '' : ' (environment variable)'}: must be ${ORIGIN_FORM}`,
+      { setting },
+    )
   }
   return origins
 }

@@ -96,7 +96,13 @@ export function forwardToServe(file: string, argv: readonly string[], timeoutMs 
           socket.destroy()
           resolve(JSON.parse(line) as ForwardedResult)
         },
-        (error: unknown) => reject(new CliError('ERR_DATA_FOLDER', `The running passcode-auth serve ended the connection: ${error instanceof Error ? error.message : String(error)}`)),
+        (error: unknown) =>
+          reject(
+            new CliError(
+              'ERR_DATA_FOLDER',
+              `The running passcode-auth serve ended the connection: ${error instanceof Error ? error.message : String(error)}`,
+            ),
+          ),
       )
     })
   })

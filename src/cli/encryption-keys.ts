@@ -53,9 +53,13 @@ function legacyKey(name: string, text: string, encoding: 'base64' | 'base64url')
   const pattern = encoding === 'base64' ? /^[A-Za-z0-9+/]+={0,2}$/ : /^[A-Za-z0-9_-]+$/
   const bytes = pattern.test(text.trim()) ? Buffer.from(text.trim(), encoding) : Buffer.alloc(0)
   if (bytes.length !== KEY_BYTES) {
-    throw new CliError('ERR_SETTING', `Invalid setting ${name} (environment variable): must be ${KEY_BYTES} bytes in ${encoding}; better, set ${KEYS_VARIABLE} (${makeAKey()})`, {
-      setting: name,
-    })
+    throw new CliError(
+      'ERR_SETTING',
+      `Invalid setting ${name} (environment variable): must be ${KEY_BYTES} bytes in ${encoding}; better, set ${KEYS_VARIABLE} (${makeAKey()})`,
+      {
+        setting: name,
+      },
+    )
   }
   return bytes.toString('base64url')
 }

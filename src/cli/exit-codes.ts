@@ -26,13 +26,7 @@ export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES]
 
 /** Codes of the CLI's own failures, next to the library's `PasscodeAuthErrorCode`s. */
 export type CliErrorCode =
-  | 'ERR_USAGE'
-  | 'ERR_SETTING'
-  | 'ERR_DATA_FOLDER'
-  | 'ERR_DATABASE'
-  | 'ERR_MISSING_PACKAGE'
-  | 'ERR_NOT_FOUND'
-  | 'ERR_DUPLICATE_PARTNER'
+  'ERR_USAGE' | 'ERR_SETTING' | 'ERR_DATA_FOLDER' | 'ERR_DATABASE' | 'ERR_MISSING_PACKAGE' | 'ERR_NOT_FOUND' | 'ERR_DUPLICATE_PARTNER'
 
 const EXIT_BY_CLI_CODE: Readonly<Record<CliErrorCode, ExitCode>> = {
   ERR_USAGE: EXIT_CODES.usage,

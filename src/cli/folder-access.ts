@@ -31,7 +31,10 @@ export async function accessDataFolder(
     if (!('heldBy' in lock)) return { lock }
     const { heldBy } = lock
     if (command === 'serve' && heldBy.command === 'serve') {
-      throw new CliError('ERR_DATA_FOLDER', `passcode-auth serve is already running on ${dir} (pid ${heldBy.pid}); stop it first or use another --data-dir`)
+      throw new CliError(
+        'ERR_DATA_FOLDER',
+        `passcode-auth serve is already running on ${dir} (pid ${heldBy.pid}); stop it first or use another --data-dir`,
+      )
     }
     if (Date.now() > deadline) {
       throw new CliError(

@@ -47,7 +47,9 @@ async function smtpFromUrl(config: Extract<MailConfig, { kind: 'smtp' }>): Promi
   } catch (error) {
     if (error instanceof InvalidOptionsError) {
       const setting = error.option === 'from' ? 'PASSCODE_AUTH_MAIL_FROM' : 'PASSCODE_AUTH_SMTP_URL'
-      throw new CliError('ERR_SETTING', `Invalid setting ${setting}: ${error.message.replace(/^Invalid passcode-auth option `[^`]+`: /, '')}`, { setting })
+      throw new CliError('ERR_SETTING', `Invalid setting ${setting}: ${error.message.replace(/^Invalid passcode-auth option `[^`]+`: /, '')}`, {
+        setting,
+      })
     }
     throw error
   }

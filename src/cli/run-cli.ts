@@ -164,4 +164,3 @@ async function open(
     ...(mailer !== undefined && { mailer, recipients: mail!.to }),
   })
 }
-

@@ -1,5 +1,13 @@
 import { createPasscodeAuth, type EncryptionKey, type Mailer, type PasscodeAuth } from '../index'
-import { migrate, postgresPartners, postgresRateLimitStore, postgresStore, type MigrationReport, type PostgresPartners, type PostgresDatabase } from '../stores/postgres/index'
+import {
+  migrate,
+  postgresPartners,
+  postgresRateLimitStore,
+  postgresStore,
+  type MigrationReport,
+  type PostgresPartners,
+  type PostgresDatabase,
+} from '../stores/postgres/index'
 import { repeatedPepper, type RateLimitConfig, type StorageConfig } from './config'
 import { dataFolderPaths, NEW_DATABASE_SETTINGS, prepareDataFolder } from './data-folder'
 import { CliError } from './exit-codes'
@@ -159,7 +167,12 @@ export async function openRuntime(config: StorageConfig, options: RuntimeOptions
       rateLimit:
         limit === false
           ? false
-          : { windowMs: limit.windowMs, maxFailuresPerAddress: limit.maxFailures, maxFailuresPerAccount: limit.maxFailures, ...(limiterStore && { store: limiterStore }) },
+          : {
+              windowMs: limit.windowMs,
+              maxFailuresPerAddress: limit.maxFailures,
+              maxFailuresPerAccount: limit.maxFailures,
+              ...(limiterStore && { store: limiterStore }),
+            },
       pepper,
       // The reference server has a pepper always; should that change, it says so.
       onEvent: (event) => {

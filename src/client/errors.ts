@@ -294,7 +294,7 @@ export class NetworkError extends ConnectError {
     super(
       'ERR_NETWORK',
       opaque
-        ? 'The service could not be reached, or it refused this page\'s origin (CORS): a browser does not say which'
+        ? "The service could not be reached, or it refused this page's origin (CORS): a browser does not say which"
         : 'The service could not be reached',
       options,
     )
@@ -304,7 +304,9 @@ export class NetworkError extends ConnectError {
 
 /** A fetch `TypeError` with no `cause`, in a browser or a worker (Node, Deno and Bun give reasons). */
 function isOpaqueBrowserFailure(error: unknown): boolean {
-  const inBrowser = typeof (globalThis as { document?: unknown }).document !== 'undefined' || typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined'
+  const inBrowser =
+    typeof (globalThis as { document?: unknown }).document !== 'undefined' ||
+    typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined'
   return inBrowser && error instanceof TypeError && error.cause === undefined
 }
 

@@ -10,13 +10,7 @@ import {
   type UnexpectedResponseReason,
 } from './errors'
 import type { BoundedBody } from './read-body'
-import {
-  asConnectSuccess,
-  type ConnectSuccess,
-  failureText,
-  isConnectResponseStatus,
-  PARTNER_NOT_WHITELISTED_PREFIX,
-} from './response-bodies'
+import { asConnectSuccess, type ConnectSuccess, failureText, isConnectResponseStatus, PARTNER_NOT_WHITELISTED_PREFIX } from './response-bodies'
 
 /** A response with its body read (up to the limit). */
 export interface ReadResponse {

@@ -104,8 +104,7 @@ const RETRY_NAMES = ['retries', 'baseDelayMs', 'maxDelayMs'] as const
 const HEADER_TEXT = /^[\x21-\x7e]{1,256}$/
 const USER_AGENT_TEXT = /^[\x20-\x7e]{1,256}$/
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** Throws the error for one option. Messages describe what is expected and never echo the value. */
 function refuse(option: string, message: string): never {
@@ -209,10 +208,7 @@ function chooseBaseUrl(baseUrl: string | undefined, region: string | undefined, 
   const found = Object.hasOwn(regions, region) ? regions[region] : undefined
   if (found === undefined) {
     const known = Object.keys(regions)
-    throw new InvalidClientOptionsError(
-      'region',
-      `unknown region ${JSON.stringify(region)} (known: ${known.length > 0 ? known.join(', ') : 'none'})`,
-    )
+    throw new InvalidClientOptionsError('region', `unknown region ${JSON.stringify(region)} (known: ${known.length > 0 ? known.join(', ') : 'none'})`)
   }
   return found
 }

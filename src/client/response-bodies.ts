@@ -39,9 +39,7 @@ const isObject = (json: unknown): json is Record<string, unknown> => typeof json
 
 /** The 200 body (its two fields, extra ones dropped), or `undefined` when the JSON is not one. */
 export function asConnectSuccess(json: unknown): ConnectSuccess | undefined {
-  return isObject(json) && json.status === 'success' && typeof json.message === 'string'
-    ? { status: 'success', message: json.message }
-    : undefined
+  return isObject(json) && json.status === 'success' && typeof json.message === 'string' ? { status: 'success', message: json.message } : undefined
 }
 
 /**

@@ -29,9 +29,7 @@ export async function sendAttempt(request: AttemptRequest, scope: CallScope): Pr
   }
   if (request.userAgent !== undefined) headers['user-agent'] = request.userAgent
 
-  const response = await below(scope, () =>
-    request.fetch(request.url, { method: 'GET', headers, redirect: 'manual', signal: scope.signal }),
-  )
+  const response = await below(scope, () => request.fetch(request.url, { method: 'GET', headers, redirect: 'manual', signal: scope.signal }))
   const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now())
   if (response.status === 503 || response.status === 504) {
     discardBody(response.body)

@@ -237,10 +237,7 @@ export class RotationRefusedError extends PasscodeAuthError {
   }
 
   constructor() {
-    super(
-      'ERR_ROTATION_REFUSED',
-      'The passcode has expired; rotation keeps the expiry, so give it a new expiry with an edit first',
-    )
+    super('ERR_ROTATION_REFUSED', 'The passcode has expired; rotation keeps the expiry, so give it a new expiry with an edit first')
   }
 }
 

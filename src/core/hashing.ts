@@ -45,8 +45,7 @@ interface PlatformDigest {
  * out; about twice as fast (a cache miss hashes once).
  */
 const platformCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:crypto') as
-  | PlatformCrypto
-  | undefined
+  PlatformCrypto | undefined
 
 /** The hasher on `crypto`'s native SHA-256 and HMAC; `undefined` without it. */
 export function platformHasher(key: Uint8Array | undefined, crypto: PlatformCrypto | undefined): PasscodeHasher | undefined {

@@ -11,11 +11,7 @@ export type NotificationKind = 'expiring_soon' | 'expired'
  * - `ERR_TEMPLATE_FAILED`: a host template threw or returned no subject, text or HTML.
  */
 export type NotificationFailureReason =
-  | 'ERR_MAILER_FAILED'
-  | 'ERR_MAILER_TIMEOUT'
-  | 'ERR_NO_RECIPIENTS'
-  | 'ERR_RECIPIENTS_FAILED'
-  | 'ERR_TEMPLATE_FAILED'
+  'ERR_MAILER_FAILED' | 'ERR_MAILER_TIMEOUT' | 'ERR_NO_RECIPIENTS' | 'ERR_RECIPIENTS_FAILED' | 'ERR_TEMPLATE_FAILED'
 
 /**
  * Which notification a passcode is due at `now`: `expired` once the expiry instant is

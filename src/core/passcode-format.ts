@@ -81,9 +81,7 @@ function checksumOf(prefixAndSecret: string): string {
  * isWellFormedPasscode(value) // true
  * ```
  */
-export function generatePasscode(
-  options: { prefix?: string; randomBytes?: (n: number) => Uint8Array } = {},
-): string {
+export function generatePasscode(options: { prefix?: string; randomBytes?: (n: number) => Uint8Array } = {}): string {
   const prefix = options.prefix ?? DEFAULT_PASSCODE_PREFIX
   assertPrefix(prefix)
   const secret = randomBase62(SECRET_LENGTH, options.randomBytes ?? cryptoRandomBytes)

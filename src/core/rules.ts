@@ -163,9 +163,7 @@ export function accountPasscodeExpiresAt(fromMs: number, expiry: AccountPasscode
  * for `infinite` (SPEC §5.7).
  */
 export function userPasscodeExpiresAt(fromMs: number, validity: UserPasscodeValidity): number {
-  return validity.type === 'finite'
-    ? fromMs + validity.days * DAY_MS
-    : addUtcYears(fromMs, INFINITE_VALIDITY_YEARS)
+  return validity.type === 'finite' ? fromMs + validity.days * DAY_MS : addUtcYears(fromMs, INFINITE_VALIDITY_YEARS)
 }
 
 /**

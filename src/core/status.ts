@@ -38,11 +38,7 @@ export const EXPIRING_SOON_DAYS = 30
  * // 'expiring_soon'
  * ```
  */
-export function passcodeStatus(
-  passcode: StatusInput,
-  now: Date | number,
-  expiringSoonDays: number = EXPIRING_SOON_DAYS,
-): PasscodeStatus {
+export function passcodeStatus(passcode: StatusInput, now: Date | number, expiringSoonDays: number = EXPIRING_SOON_DAYS): PasscodeStatus {
   if (passcode.revokedAt != null) return 'revoked'
   if (passcode.disabledAt != null) return 'disabled'
   if (passcode.expiresAt === null) return 'active'

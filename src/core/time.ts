@@ -20,15 +20,7 @@ export function addUtcYears(fromMs: number, years: number): number {
   const month = from.getUTCMonth()
   const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate()
   const day = Math.min(from.getUTCDate(), lastDay)
-  return Date.UTC(
-    year,
-    month,
-    day,
-    from.getUTCHours(),
-    from.getUTCMinutes(),
-    from.getUTCSeconds(),
-    from.getUTCMilliseconds(),
-  )
+  return Date.UTC(year, month, day, from.getUTCHours(), from.getUTCMinutes(), from.getUTCSeconds(), from.getUTCMilliseconds())
 }
 
 /** Accepts a `Date` or epoch milliseconds and returns epoch milliseconds. */

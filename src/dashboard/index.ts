@@ -15,14 +15,7 @@ export type { NodeDashboardOptions } from '../http/node/node-dashboard'
 export type { NodeHandler } from '../http/node/node-handlers'
 export { createManagementApi } from '../http/management/management-api'
 export type { ManagementApi, ManagementApiOptions } from '../http/management/management-api'
-export type {
-  DashboardBody,
-  DashboardRequest,
-  DashboardResponse,
-  DashboardSession,
-  DirectoryUser,
-  SessionResult,
-} from '../http/management/types'
+export type { DashboardBody, DashboardRequest, DashboardResponse, DashboardSession, DirectoryUser, SessionResult } from '../http/management/types'
 export { MANAGEMENT_ERROR_STATUS, managementErrorAnswer, managementFailure } from '../protocol/management-errors'
 export type { ManagementErrorBody, ManagementErrorCode, ManagementFailure } from '../protocol/management-errors'
 export type { Actor } from '../core/entities'

@@ -25,7 +25,10 @@ export interface DashboardPluginOptions extends DashboardOptions {
 }
 
 const send = (reply: FastifyReply, answer: DashboardResponse): FastifyReply =>
-  reply.code(answer.statusCode).headers(answer.headers).send(answer.statusCode === 204 ? undefined : answer.body)
+  reply
+    .code(answer.statusCode)
+    .headers(answer.headers)
+    .send(answer.statusCode === 204 ? undefined : answer.body)
 
 /**
  * The dashboard for Fastify 4 and 5: the management API under `/api` and the Settings

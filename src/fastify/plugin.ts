@@ -55,7 +55,10 @@ const send = (reply: FastifyReply, answer: Answer): FastifyReply =>
   reply.code(answer.statusCode).headers(answerHeaders(answer)).send(answerBody(answer))
 
 // Fastify's request wraps Node's as `request.raw`; `request.ip` honours `trustProxy`.
-const fastifyReader = nodeRequestReader((request: FastifyRequest) => request.raw, (request) => request.ip)
+const fastifyReader = nodeRequestReader(
+  (request: FastifyRequest) => request.raw,
+  (request) => request.ip,
+)
 
 // `unknown`: JavaScript hosts can register the plugin with anything.
 function checkOptions(options: unknown): PasscodeAuthPluginOptions {
@@ -130,7 +133,11 @@ const leakReportRoute: FastifyPluginCallback<{ path: string; handle: ReturnType<
     url: path,
     handler: async (request, reply) => {
       const body = request.body ?? request.raw
-      const answer = await handle({ header: (name) => request.headers[name], method: request.method, body: body as NodeJS.ReadableStream as AsyncIterable<Uint8Array> })
+      const answer = await handle({
+        header: (name) => request.headers[name],
+        method: request.method,
+        body: body as NodeJS.ReadableStream as AsyncIterable<Uint8Array>,
+      })
       return reply.code(answer.statusCode).headers(answer.headers).send(answer.body)
     },
   })

@@ -24,7 +24,11 @@ import type { PasscodeAuth } from '../service/create-passcode-auth'
 export function leakReportHandler(auth: PasscodeAuth, options: LeakReportOptions): (request: Request) => Promise<Response> {
   const leakReport = createLeakReport(auth, options)
   return async function handleLeakReport(request) {
-    const result = await leakReport({ header: (name) => request.headers.get(name) ?? undefined, method: request.method, body: request.bodyUsed ? 'parsed' : request.body })
+    const result = await leakReport({
+      header: (name) => request.headers.get(name) ?? undefined,
+      method: request.method,
+      body: request.bodyUsed ? 'parsed' : request.body,
+    })
     return new Response(result.body, { status: result.statusCode, headers: new Headers(result.headers) })
   }
 }

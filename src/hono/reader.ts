@@ -23,5 +23,6 @@ export function honoReader(options: HonoAdapterOptions | undefined): RequestRead
 
 /** Checks the options of a Hono adapter at once. */
 export const HONO_OPTION_CHECKS = {
-  clientAddress: (value: unknown) => (value === undefined || typeof value === 'function' ? undefined : 'must be a function (c) => string | undefined'),
+  clientAddress: (value: unknown) =>
+    value === undefined || typeof value === 'function' ? undefined : 'must be a function (c) => string | undefined',
 } as const

@@ -56,11 +56,7 @@ export function assertSessionOption(options: unknown, signature: string): void {
  * })
  * ```
  */
-export function checkAdapterOptions<T>(
-  options: T,
-  factory: string,
-  checks: Readonly<Record<string, (value: unknown) => string | undefined>>,
-): T {
+export function checkAdapterOptions<T>(options: T, factory: string, checks: Readonly<Record<string, (value: unknown) => string | undefined>>): T {
   if (options === undefined) return options
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new InvalidOptionsError('options', `${factory} options must be an object`)

@@ -45,10 +45,17 @@ export function createConnectRequest<Source>(
   function answer(request: Source): Promise<ConnectResult | PreflightAnswer> {
     const verb = method(request)
     if (verb !== undefined && verb !== 'GET' && verb !== 'HEAD') {
-      const preflight = verb === 'OPTIONS' ? cors?.preflight(headerValue(header(request, 'origin')), headerValue(header(request, 'access-control-request-method'))) : undefined
+      const preflight =
+        verb === 'OPTIONS'
+          ? cors?.preflight(headerValue(header(request, 'origin')), headerValue(header(request, 'access-control-request-method')))
+          : undefined
       return Promise.resolve(preflight ?? METHOD_NOT_ALLOWED)
     }
-    return auth.connect({ credentials: readCredentials(request, header), partner: readPartner(target(request)), clientAddress: clientAddress(request) })
+    return auth.connect({
+      credentials: readCredentials(request, header),
+      partner: readPartner(target(request)),
+      clientAddress: clientAddress(request),
+    })
   }
   if (cors === undefined) return answer
   return async function connectRequestWithCors(request) {

@@ -69,7 +69,8 @@ export function corsPolicy(given: CorsOptions | undefined): CorsPolicy | undefin
   }
   const options = copy as CorsOptions
   for (const key of Object.keys(options)) {
-    if (key !== 'origins' && key !== 'maxAgeSeconds') throw new InvalidOptionsError(`cors.${printableName(key)}`, 'unknown option; known: origins, maxAgeSeconds')
+    if (key !== 'origins' && key !== 'maxAgeSeconds')
+      throw new InvalidOptionsError(`cors.${printableName(key)}`, 'unknown option; known: origins, maxAgeSeconds')
   }
   const origins = new Set(options.origins.map(checkedOrigin))
   const maxAge = options.maxAgeSeconds ?? DEFAULT_CORS_MAX_AGE_SECONDS

@@ -161,4 +161,3 @@ export const connectResponseSchemas: ConnectResponseSchemas = {
   503: serverErrorBodySchema,
   504: serverErrorBodySchema,
 } as const
-

@@ -16,9 +16,7 @@ const text = z.string().max(65_536)
  * secret scanning partner format). `url` and `source` are optional, as in GitHub's own
  * sample; any other field is ignored.
  */
-export const leakReportSchema = z
-  .array(z.object({ token: text, type: text, url: text.optional(), source: text.optional() }))
-  .max(10_000)
+export const leakReportSchema = z.array(z.object({ token: text, type: text, url: text.optional(), source: text.optional() })).max(10_000)
 
 /** One reported token, as parsed. */
 export type LeakReportEntry = z.output<typeof leakReportSchema>[number]

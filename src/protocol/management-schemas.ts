@@ -72,9 +72,7 @@ export const passcodeViewSchema = z
     name: z.string(),
     description: z.string().describe('What the passcode is for: 0 to 500 characters, newlines kept; empty when none.'),
     hint: z.string().describe('Prefix and last 4 characters of the value.'),
-    expiry: z
-      .union([z.int(), z.literal('forever')])
-      .describe('As chosen: whole days, counted from creation or the last edit, or "forever".'),
+    expiry: z.union([z.int(), z.literal('forever')]).describe('As chosen: whole days, counted from creation or the last edit, or "forever".'),
     createdAt: dateTime,
     updatedAt: dateTime.describe('The last edit or rotation.'),
     expiresAt: nullableDateTime('null for "forever".'),
@@ -171,7 +169,7 @@ const usageDaySchema = z
       .array(z.object({ partner: z.string(), succeeded: count, wrongPartner: count }))
       .describe('`/v1/connect` per whitelisted partner (normalised name), most requests first.'),
   })
-  .describe('One UTC day of a passcode\'s requests (SPEC §5.41).')
+  .describe("One UTC day of a passcode's requests (SPEC §5.41).")
 
 /**
  * A passcode's usage over time (`GET /passcodes/:id/usage`, `GET /users/:userId/passcode/usage`):

@@ -58,23 +58,22 @@ const INVALID_CREDENTIALS = failure(400, 'Invalid Credentials')
  * The one table from failure reason to HTTP status and body. `partner_not_whitelisted`
  * is built by {@link partnerNotWhitelisted} because its text carries the name.
  */
-export const FAILURES: Readonly<Record<Exclude<FailureReason, 'partner_not_whitelisted'>, HttpResult<FailureBody>>> =
-  Object.freeze({
-    malformed_credentials: INVALID_CREDENTIALS,
-    checksum_mismatch: INVALID_CREDENTIALS,
-    unknown_passcode: INVALID_CREDENTIALS,
-    wrong_account: INVALID_CREDENTIALS,
-    revoked: INVALID_CREDENTIALS,
-    disabled: INVALID_CREDENTIALS,
-    not_accepted: INVALID_CREDENTIALS,
-    expired: failure(401, 'Passcode expired'),
-    missing_partner: failure(400, 'Missing partner'),
-    rate_limited: failure(429, 'Too Many Requests'),
-    // `GET /v1/connect` only: any other method that reaches the connect handler.
-    method_not_allowed: Object.freeze({ ...failure(405, 'Method Not Allowed'), headers: Object.freeze({ allow: 'GET, HEAD' }) }),
-    storage_error: failure(503, 'Server Error'),
-    storage_timeout: failure(504, 'Server Error'),
-  })
+export const FAILURES: Readonly<Record<Exclude<FailureReason, 'partner_not_whitelisted'>, HttpResult<FailureBody>>> = Object.freeze({
+  malformed_credentials: INVALID_CREDENTIALS,
+  checksum_mismatch: INVALID_CREDENTIALS,
+  unknown_passcode: INVALID_CREDENTIALS,
+  wrong_account: INVALID_CREDENTIALS,
+  revoked: INVALID_CREDENTIALS,
+  disabled: INVALID_CREDENTIALS,
+  not_accepted: INVALID_CREDENTIALS,
+  expired: failure(401, 'Passcode expired'),
+  missing_partner: failure(400, 'Missing partner'),
+  rate_limited: failure(429, 'Too Many Requests'),
+  // `GET /v1/connect` only: any other method that reaches the connect handler.
+  method_not_allowed: Object.freeze({ ...failure(405, 'Method Not Allowed'), headers: Object.freeze({ allow: 'GET, HEAD' }) }),
+  storage_error: failure(503, 'Server Error'),
+  storage_timeout: failure(504, 'Server Error'),
+})
 
 /** The 200 answer of `GET /v1/connect`. */
 export const CONNECT_SUCCESS: HttpResult<SuccessBody> = Object.freeze({

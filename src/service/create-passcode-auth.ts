@@ -147,7 +147,8 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   if (peppers.current.id === NO_PEPPER_ID && globalThis.process?.env?.NODE_ENV === 'production') {
     emit?.({
       type: 'config.no_pepper',
-      message: 'NODE_ENV is production and passcode hashes are plain SHA-256: set the pepper option (a list to add one to a running deployment, SPEC §5.28)',
+      message:
+        'NODE_ENV is production and passcode hashes are plain SHA-256: set the pepper option (a list to add one to a running deployment, SPEC §5.28)',
     })
   }
   const unsubscribe = caches.accepted !== undefined ? resolved.store.subscribe?.(invalidate) : undefined
@@ -161,7 +162,10 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     sunsetWithinMs,
     emit,
     usage,
-    telemetry: telemetry === undefined ? undefined : { cacheHit: (principal) => telemetry.cacheHit(principal), trace: (verify) => traceAuthenticate(telemetry, verify) },
+    telemetry:
+      telemetry === undefined
+        ? undefined
+        : { cacheHit: (principal) => telemetry.cacheHit(principal), trace: (verify) => traceAuthenticate(telemetry, verify) },
   })
   const connect = createConnect({
     authenticate: verifier.authenticate,

@@ -18,13 +18,16 @@ import { unrefTimer } from '../core/time'
 export function settleWithin<T, F>(promise: Promise<T>, ms: number, onTimeout: () => F, mapError?: (error: unknown) => unknown): Promise<T | F> {
   // One promise and one timer (no race, no finally): the budget runs this on every cache miss.
   return new Promise<T | F>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      try {
-        resolve(onTimeout())
-      } catch (error) {
-        reject(error)
-      }
-    }, Math.max(0, ms))
+    const timer = setTimeout(
+      () => {
+        try {
+          resolve(onTimeout())
+        } catch (error) {
+          reject(error)
+        }
+      },
+      Math.max(0, ms),
+    )
     unrefTimer(timer)
     promise.then(
       (value) => {

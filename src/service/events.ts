@@ -183,7 +183,6 @@ export type AuditEvent =
       /** What to do about it, for an operator; names no secret. */
       readonly message: string
     }
-
   | {
       /**
        * Reported once per service, at the first request that reaches the per-address

@@ -46,19 +46,23 @@ const description = z
     context.addIssue({ code: 'custom', message: checked.reason })
     return z.NEVER
   })
-  .describe(`What the passcode is for: 0 to ${MAX_DESCRIPTION_LENGTH} characters once trimmed, in NFC; newlines allowed (\\r\\n is stored as \\n), no other control character; null or '' clears it.`)
+  .describe(
+    `What the passcode is for: 0 to ${MAX_DESCRIPTION_LENGTH} characters once trimmed, in NFC; newlines allowed (\\r\\n is stored as \\n), no other control character; null or '' clears it.`,
+  )
 
-const expiry = z.union(
-  [
-    z.literal('forever'),
-    z
-      .number()
-      .int('must be a whole number of days')
-      .min(ACCOUNT_EXPIRY_DAYS.min, `must be at least ${ACCOUNT_EXPIRY_DAYS.min} day`)
-      .max(ACCOUNT_EXPIRY_DAYS.max, `must be at most ${ACCOUNT_EXPIRY_DAYS.max} days`),
-  ],
-  { error: `must be a whole number of days (${ACCOUNT_EXPIRY_DAYS.min} to ${ACCOUNT_EXPIRY_DAYS.max}) or "forever"` },
-).describe('Whole days from now, or "forever".')
+const expiry = z
+  .union(
+    [
+      z.literal('forever'),
+      z
+        .number()
+        .int('must be a whole number of days')
+        .min(ACCOUNT_EXPIRY_DAYS.min, `must be at least ${ACCOUNT_EXPIRY_DAYS.min} day`)
+        .max(ACCOUNT_EXPIRY_DAYS.max, `must be at most ${ACCOUNT_EXPIRY_DAYS.max} days`),
+    ],
+    { error: `must be a whole number of days (${ACCOUNT_EXPIRY_DAYS.min} to ${ACCOUNT_EXPIRY_DAYS.max}) or "forever"` },
+  )
+  .describe('Whole days from now, or "forever".')
 
 const partnerName = z
   .string({ error: 'must be a list of partner names' })
@@ -67,7 +71,9 @@ const partnerName = z
   .refine(isPartnerNameLookable, {
     message: `must hold partner names of at most ${MAX_PARTNER_NAME_LENGTH} characters without control characters`,
   })
-  .describe(`A whitelisted partner's name, compared trimmed and case-insensitively: at most ${MAX_PARTNER_NAME_LENGTH} characters, no control characters.`)
+  .describe(
+    `A whitelisted partner's name, compared trimmed and case-insensitively: at most ${MAX_PARTNER_NAME_LENGTH} characters, no control characters.`,
+  )
 
 // null: unbound. An empty list would make a passcode that works for no partner.
 const partners = z
@@ -100,11 +106,10 @@ export const inputSchemas = {
   create: z.strictObject({ name, expiry, partners: partners.optional(), description: description.optional() }),
   update: z
     .strictObject({ name: name.optional(), expiry: expiry.optional(), partners: partners.optional(), description: description.optional() })
-    .refine(
-      (patch) => patch.name !== undefined || patch.expiry !== undefined || patch.partners !== undefined || patch.description !== undefined,
-      { message: 'must change the name, the expiry, the partners or the description' },
-    )
-    .describe('At least one of `name`, `expiry`, `partners`, `description`; `partners: null` unbinds, `description: null` or `\'\'` clears.'),
+    .refine((patch) => patch.name !== undefined || patch.expiry !== undefined || patch.partners !== undefined || patch.description !== undefined, {
+      message: 'must change the name, the expiry, the partners or the description',
+    })
+    .describe("At least one of `name`, `expiry`, `partners`, `description`; `partners: null` unbinds, `description: null` or `''` clears."),
   rotate: z.strictObject(
     {
       overlapMinutes: z
@@ -115,9 +120,7 @@ export const inputSchemas = {
     },
     { error: 'must be { overlapMinutes }' },
   ),
-  list: z
-    .strictObject({ sortBy: z.enum(['createdAt', 'lastUsedAt'], { error: 'must be "createdAt" or "lastUsedAt"' }).optional() })
-    .optional(),
+  list: z.strictObject({ sortBy: z.enum(['createdAt', 'lastUsedAt'], { error: 'must be "createdAt" or "lastUsedAt"' }).optional() }).optional(),
   grant: z.strictObject({
     validity: z.discriminatedUnion(
       'type',

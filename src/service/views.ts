@@ -107,12 +107,7 @@ export function toPasscodeView(
 }
 
 /** The public view of a user passcode, with its status at `now`. No hash, no ciphertext. */
-export function toUserPasscodeView(
-  record: UserPasscodeRecord,
-  now: number,
-  expiringSoonDays: number,
-  pending?: PendingUse,
-): UserPasscodeView {
+export function toUserPasscodeView(record: UserPasscodeRecord, now: number, expiringSoonDays: number, pending?: PendingUse): UserPasscodeView {
   const used = lastUse(record, pending)
   return {
     accountId: record.accountId,

@@ -136,7 +136,8 @@ describe('layering (docs/architecture.md)', () => {
 
   it('sees real imports, type-only ones included, and not code in comments', () => {
     const fixture = join(SRC, 'service', '__fixture__.ts')
-    const text = "import type { X } from '../http/outcomes'\n/** ```ts\n import { y } from 'express'\n``` */\nconst z = await import('../stores/memory/memory-store')\n"
+    const text =
+      "import type { X } from '../http/outcomes'\n/** ```ts\n import { y } from 'express'\n``` */\nconst z = await import('../stores/memory/memory-store')\n"
     const found = ts.preProcessFile(text, true, true).importedFiles.map((entry) => entry.fileName)
     expect(found).toEqual(['../http/outcomes', '../stores/memory/memory-store'])
     expect(relative(SRC, resolve(dirname(fixture), found[0]!)).split(sep)[0]).toBe('http')

@@ -54,6 +54,7 @@ describe('src/service/ folders (docs/architecture.md)', () => {
 
   it('finds the folders it checks', () => {
     const folders = new Set(sourceFiles(SERVICE).map((file) => placeOf(file)))
-    for (const folder of ['verify', 'connect', 'limiter', 'notifier', 'passcodes', 'user-passcodes', 'usage', 'telemetry']) expect(folders).toContain(folder)
+    for (const folder of ['verify', 'connect', 'limiter', 'notifier', 'passcodes', 'user-passcodes', 'usage', 'telemetry'])
+      expect(folders).toContain(folder)
   })
 })

@@ -69,7 +69,11 @@ const PROCESS_WIDE: readonly ProcessWideChange[] = [
   { what: UMASK, pattern: /(?<![\w.])process\.(?:umask|chdir)\(/ },
   { what: 'V8 flags set', pattern: /\bsetFlagsFromString\(/ },
   { what: "fetch's global dispatcher set", pattern: /\bsetGlobalDispatcher\(/ },
-  { what: "OpenTelemetry's globals set", pattern: /\.setGlobal(?:TracerProvider|MeterProvider|ContextManager|Propagator)\(/, givenBack: telemetryDisabled },
+  {
+    what: "OpenTelemetry's globals set",
+    pattern: /\.setGlobal(?:TracerProvider|MeterProvider|ContextManager|Propagator)\(/,
+    givenBack: telemetryDisabled,
+  },
   // runCli makes the process's files owner-only (umask 077), as the command does.
   { what: RUN_CLI, pattern: /\brunCli\(/ },
 ]
@@ -156,7 +160,9 @@ describe('test files that share a worker', () => {
     expect(changesIn(listener)).toEqual(['a process listener'])
     expect(changesIn(`${listener}afterAll(() => process.off('uncaughtException', onError))`)).toEqual([])
     expect(changesIn(`${listener}afterAll(() => process.off('unhandledRejection', onError))`)).toEqual(['a process listener'])
-    expect(changesIn(`${listener}process.on('warning', () => {})\nafterAll(() => process.off('uncaughtException', onError))`)).toEqual(['a process listener'])
+    expect(changesIn(`${listener}process.on('warning', () => {})\nafterAll(() => process.off('uncaughtException', onError))`)).toEqual([
+      'a process listener',
+    ])
     expect(changesIn("process.on('exit', () => cluster.stop())")).toEqual([])
 
     expect(changesIn("vi.stubEnv('NODE_ENV', 'production')")).toEqual(['a stubbed environment variable or global'])

@@ -16,9 +16,27 @@ const results: BenchResults = {
       framework: 'fastify',
       version: '5.0.0',
       variants: [
-        { variant: 'bare', requestsPerSecond: 50_000, p99Ms: 3, requestsPerCpuSecond: 52_000, runs: [{ requestsPerSecond: 50_000, p99Ms: 3, requestsPerCpuSecond: 52_000 }] },
-        { variant: 'auth', requestsPerSecond: 47_000, p99Ms: 3, requestsPerCpuSecond: 49_000, runs: [{ requestsPerSecond: 47_000, p99Ms: 3, requestsPerCpuSecond: 49_000 }] },
-        { variant: 'better-auth', requestsPerSecond: 3_000, p99Ms: 30, requestsPerCpuSecond: 3_100, runs: [{ requestsPerSecond: 3_000, p99Ms: 30, requestsPerCpuSecond: 3_100 }] },
+        {
+          variant: 'bare',
+          requestsPerSecond: 50_000,
+          p99Ms: 3,
+          requestsPerCpuSecond: 52_000,
+          runs: [{ requestsPerSecond: 50_000, p99Ms: 3, requestsPerCpuSecond: 52_000 }],
+        },
+        {
+          variant: 'auth',
+          requestsPerSecond: 47_000,
+          p99Ms: 3,
+          requestsPerCpuSecond: 49_000,
+          runs: [{ requestsPerSecond: 47_000, p99Ms: 3, requestsPerCpuSecond: 49_000 }],
+        },
+        {
+          variant: 'better-auth',
+          requestsPerSecond: 3_000,
+          p99Ms: 30,
+          requestsPerCpuSecond: 3_100,
+          runs: [{ requestsPerSecond: 3_000, p99Ms: 30, requestsPerCpuSecond: 3_100 }],
+        },
       ],
       ratios: { auth: 0.94, 'better-auth': 0.06 },
       cpuRatios: { auth: 0.942, 'better-auth': 0.06 },
@@ -67,10 +85,14 @@ describe('the benchmark report', () => {
     expect(checkGoals(results).find((goal) => goal.target === '≤ 25 ns')?.met).toBe(true)
     expect(checkGoals({ ...results, usageCost: { recorderNs: 31, frameworks: [] } }).find((goal) => goal.target === '≤ 25 ns')?.met).toBe(false)
     // Usage over time: the recorder's call set against fastify's warm path from its own cost (19.4 µs here).
-    const usageGoal = (recorderNs: number) => checkGoals({ ...results, usageCost: { recorderNs, countingNs: 1, frameworks: [] } }).find((goal) => goal.goal.startsWith('usage counting'))
+    const usageGoal = (recorderNs: number) =>
+      checkGoals({ ...results, usageCost: { recorderNs, countingNs: 1, frameworks: [] } }).find((goal) => goal.goal.startsWith('usage counting'))
     expect(usageGoal(9.4)).toMatchObject({ target: '≥ 0.99', met: true })
     expect(usageGoal(500)?.met).toBe(false)
-    expect(checkGoals({ ...results, http: undefined }).find((goal) => goal.goal.startsWith('usage counting'))).toMatchObject({ measured: 'not run', met: undefined })
+    expect(checkGoals({ ...results, http: undefined }).find((goal) => goal.goal.startsWith('usage counting'))).toMatchObject({
+      measured: 'not run',
+      met: undefined,
+    })
   })
 
   it('renders the goals and every measured section as Markdown tables', () => {
@@ -127,7 +149,10 @@ describe('the benchmark report', () => {
     const goal = checkGoals(alone).find((g) => g.goal.startsWith('koa: GET /v1/connect on PGlite'))
     expect(goal).toMatchObject({ measured: '0.950', met: true })
     const cold = checkGoals(alone).find((g) => g.goal.includes('PostgreSQL (pg.Pool of 10), 16 in flight'))
-    expect(cold).toMatchObject({ measured: "0.82 (rounds 0.80 0.82 0.90); 0.40 of a one-column read, 0.70 of the store's own lookup call", met: true })
+    expect(cold).toMatchObject({
+      measured: "0.82 (rounds 0.80 0.82 0.90); 0.40 of a one-column read, 0.70 of the store's own lookup call",
+      met: true,
+    })
     const markdown = renderMarkdown(alone)
     expect(markdown).toContain('### HTTP: connect on PGlite next to connect with a static whitelist')
     expect(markdown).toContain('| koa 3.0.0 | 20.0k | 19.0k | 0.95× | 0.98× | 0.90 0.95 1.01 |')

@@ -56,7 +56,11 @@ export async function cli(args: readonly string[], options: CliOptions & { stdin
       stderr: (text) => void (stderr += text),
       env: cliEnv(options),
       cwd: root,
-      ...(options.stdin !== undefined && { stdin: (async function* () { yield options.stdin! })() }),
+      ...(options.stdin !== undefined && {
+        stdin: (async function* () {
+          yield options.stdin!
+        })(),
+      }),
     }),
   )
   return { code, stdout, stderr }

@@ -107,7 +107,11 @@ describe.skipIf(!availability.available)(title, () => {
     expect((await api(a, cookie)).status).toBe(200)
     const page = await (await open(`${a.url}/settings/`, { cookie })).text()
     expect(page).toContain('<form class="sign-out" method="post" action="/settings/logout"><button type="submit">Sign out</button></form>')
-    const crossSite = await fetch(`${b.url}/settings/logout`, { method: 'POST', redirect: 'manual', headers: { cookie, origin: 'https://evil.example' } })
+    const crossSite = await fetch(`${b.url}/settings/logout`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, origin: 'https://evil.example' },
+    })
     expect(crossSite.status).toBe(403)
     expect((await api(a, cookie)).status).toBe(200)
     const out = await fetch(`${b.url}/settings/logout`, { method: 'POST', redirect: 'manual', headers: { cookie, origin: b.url } })

@@ -50,7 +50,7 @@ describe('the data folder', () => {
     chmodSync(secrets, 0o600)
   })
 
-  it('refuses PASSCODE_AUTH_PREVIOUS_PEPPERS holding the data folder\'s own pepper, naming the setting, never the pepper', async () => {
+  it("refuses PASSCODE_AUTH_PREVIOUS_PEPPERS holding the data folder's own pepper, naming the setting, never the pepper", async () => {
     const { pepper } = JSON.parse(readFileSync(path.join(folder.dir, 'secrets.json'), 'utf8')) as { pepper: string }
     const result = await run(['partners', 'list'], { PASSCODE_AUTH_PREVIOUS_PEPPERS: `none,${pepper}` })
     expect(result.code).toBe(2)
@@ -60,7 +60,7 @@ describe('the data folder', () => {
     expect(result.stdout + result.stderr).not.toContain(pepper)
   })
 
-  it('takes PASSCODE_AUTH_NEXT_PEPPERS for a rolling pepper change: verify-only peppers, reported apart, never the data folder\'s own', async () => {
+  it("takes PASSCODE_AUTH_NEXT_PEPPERS for a rolling pepper change: verify-only peppers, reported apart, never the data folder's own", async () => {
     const { pepper } = JSON.parse(readFileSync(path.join(folder.dir, 'secrets.json'), 'utf8')) as { pepper: string }
     const refused = await run(['partners', 'list'], { PASSCODE_AUTH_NEXT_PEPPERS: pepper })
     expect(refused.code).toBe(2)
@@ -68,7 +68,9 @@ describe('the data folder', () => {
       `Invalid setting PASSCODE_AUTH_NEXT_PEPPERS (environment variable): must not hold the current pepper (the pepper of ${folder.dir}) or the same pepper twice`,
     )
     expect(refused.stdout + refused.stderr).not.toContain(pepper)
-    expect((await run(['peppers'], { PASSCODE_AUTH_NEXT_PEPPERS: 'none' })).stderr).toContain('PASSCODE_AUTH_NEXT_PEPPERS (environment variable): must be up to 7 peppers')
+    expect((await run(['peppers'], { PASSCODE_AUTH_NEXT_PEPPERS: 'none' })).stderr).toContain(
+      'PASSCODE_AUTH_NEXT_PEPPERS (environment variable): must be up to 7 peppers',
+    )
 
     const next = 'n'.repeat(32)
     const report = await run(['peppers', '--json'], { PASSCODE_AUTH_NEXT_PEPPERS: next })

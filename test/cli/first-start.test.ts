@@ -6,7 +6,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectResponseSchemas } from '../../src/protocol/connect-response-schemas'
 import { codeBlocks } from '../docs/markdown-blocks'
 import { commandAvailability } from '../helpers/requirement'
-import { cleanEnv, cli, cliProcess, curlLineIn, headersOfCurlLine, requestLog, root, serve, shownText, startServer, temporaryFolder, type RunningServer } from './cli-process'
+import {
+  cleanEnv,
+  cli,
+  cliProcess,
+  curlLineIn,
+  headersOfCurlLine,
+  requestLog,
+  root,
+  serve,
+  shownText,
+  startServer,
+  temporaryFolder,
+  type RunningServer,
+} from './cli-process'
 
 /**
  * The newcomer's path, for real: `npm start` on an empty data folder seeds a demo and
@@ -47,7 +60,9 @@ const get = async (url: string, headers: Record<string, string>) => {
 
 describe('the first npm start on an empty data folder', () => {
   it('prints a ready-to-paste curl line for the demo account and partner', () => {
-    expect(curlLine).toMatch(/^curl -i -H 'X-Service-Account-Id: acc_demo' -H 'X-Service-Passcode: psc_[A-Za-z0-9]+' 'http:\/\/127\.0\.0\.1:\d+\/v1\/connect\?partner=demo-partner'$/)
+    expect(curlLine).toMatch(
+      /^curl -i -H 'X-Service-Account-Id: acc_demo' -H 'X-Service-Passcode: psc_[A-Za-z0-9]+' 'http:\/\/127\.0\.0\.1:\d+\/v1\/connect\?partner=demo-partner'$/,
+    )
     expect(demo.url.startsWith(first.url)).toBe(true)
   })
 
@@ -55,7 +70,9 @@ describe('the first npm start on an empty data folder', () => {
     const sample = codeBlocks(readFileSync(path.join(root, 'README.md'), 'utf8')).find((block) => block.lang === 'text')!
     const patterns = sample.code.split('\n').map((line) => {
       const escaped = line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-      return new RegExp(`^${escaped.replace('<data folder>', '.+').replace('psc_<value>', 'psc_[A-Za-z0-9]+').replace('token=<token>', 'token=[A-Za-z0-9_-]+').replaceAll('3000', '\\d+')}$`)
+      return new RegExp(
+        `^${escaped.replace('<data folder>', '.+').replace('psc_<value>', 'psc_[A-Za-z0-9]+').replace('token=<token>', 'token=[A-Za-z0-9_-]+').replaceAll('3000', '\\d+')}$`,
+      )
     })
     // What a terminal shows: the stdout banner with the demo and dashboard blocks (stderr
     // on a terminal, shown.txt here) before its last line.

@@ -12,7 +12,12 @@ import { cli, migratedDataFolder } from './cli-process'
  * malformed key as a configuration error (exit 2) that says how to make one.
  */
 
-const io = (env: Record<string, string>, stderr: string[] = []) => ({ stdout: () => undefined, stderr: (text: string) => void stderr.push(text), env, cwd: '/' })
+const io = (env: Record<string, string>, stderr: string[] = []) => ({
+  stdout: () => undefined,
+  stderr: (text: string) => void stderr.push(text),
+  env,
+  cwd: '/',
+})
 
 describe('passcode-auth keys generate', () => {
   it('prints one new key line on stdout, which PASSCODE_AUTH_ENCRYPTION_KEYS takes, and nothing else', async () => {
@@ -42,18 +47,28 @@ describe('the old names of the key', () => {
     const warnings: string[] = []
     const single = storageConfig(io({ PASSCODE_KEY: key.toString('base64') }, warnings), {})
     expect(single.encryptionKeys).toEqual([{ id: 'k1', key: key.toString('base64url') }])
-    const several = storageConfig(io({ PASSCODE_AUTH_KEY_K1: key.toString('base64url'), PASSCODE_AUTH_KEY_K2: Buffer.alloc(32, 3).toString('base64url') }, warnings), {})
+    const several = storageConfig(
+      io({ PASSCODE_AUTH_KEY_K1: key.toString('base64url'), PASSCODE_AUTH_KEY_K2: Buffer.alloc(32, 3).toString('base64url') }, warnings),
+      {},
+    )
     expect(several.encryptionKeys?.map((entry) => entry.id)).toEqual(['k2', 'k1'])
     expect(warnings).toEqual([
-      expect.stringContaining(`warning: PASSCODE_KEY is read for one more release: set PASSCODE_AUTH_ENCRYPTION_KEYS instead (k1:<key>, base64url; make one with \`${commandName()} keys generate\`)`),
-      expect.stringContaining('warning: PASSCODE_AUTH_KEY_K2, PASSCODE_AUTH_KEY_K1 are read for one more release: set PASSCODE_AUTH_ENCRYPTION_KEYS instead (k2:<key>,k1:<key>'),
+      expect.stringContaining(
+        `warning: PASSCODE_KEY is read for one more release: set PASSCODE_AUTH_ENCRYPTION_KEYS instead (k1:<key>, base64url; make one with \`${commandName()} keys generate\`)`,
+      ),
+      expect.stringContaining(
+        'warning: PASSCODE_AUTH_KEY_K2, PASSCODE_AUTH_KEY_K1 are read for one more release: set PASSCODE_AUTH_ENCRYPTION_KEYS instead (k2:<key>,k1:<key>',
+      ),
     ])
     for (const warning of warnings) expect(warning).not.toContain(key.toString('base64').slice(0, 12))
   })
 
   it('prefers PASSCODE_AUTH_ENCRYPTION_KEYS, silently', () => {
     const warnings: string[] = []
-    const config = storageConfig(io({ PASSCODE_AUTH_ENCRYPTION_KEYS: `k7:${key.toString('base64url')}`, PASSCODE_KEY: key.toString('base64') }, warnings), {})
+    const config = storageConfig(
+      io({ PASSCODE_AUTH_ENCRYPTION_KEYS: `k7:${key.toString('base64url')}`, PASSCODE_KEY: key.toString('base64') }, warnings),
+      {},
+    )
     expect(config.encryptionKeys?.map((entry) => entry.id)).toEqual(['k7'])
     expect(warnings).toEqual([])
   })
@@ -79,7 +94,9 @@ describe('a missing key', () => {
   it('is a configuration error (exit 2) for a command that encrypts a user passcode, naming the variable and how to make one', async () => {
     const granted = await cli(['users', 'grant', 'u_1', '--account', 'acc_1', '--validity', '30'], { dataDir: folder.dir })
     expect(granted.code).toBe(2)
-    expect(granted.stderr).toContain(`error: PASSCODE_AUTH_ENCRYPTION_KEYS is not set: user passcodes are encrypted with it (the same list on every instance); make one with \`${commandName()} keys generate\``)
+    expect(granted.stderr).toContain(
+      `error: PASSCODE_AUTH_ENCRYPTION_KEYS is not set: user passcodes are encrypted with it (the same list on every instance); make one with \`${commandName()} keys generate\``,
+    )
     expect((await cli(['users', 'reveal', '--account', 'acc_1', '--as', 'u_1'], { dataDir: folder.dir })).code).toBe(2)
   })
 })

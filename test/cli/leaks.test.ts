@@ -19,7 +19,11 @@ describe('leaks report', () => {
     const input = `${value}\nnot-a-passcode\n\n`
     const first = await run(['leaks', 'report', '--source', 'support ticket 123', '--json'], input)
     expect(first.code).toBe(0)
-    const answer = JSON.parse(first.stdout.slice(first.stdout.lastIndexOf('\n{') + 1)) as { reported: number; live: number; results: { hint: string; label: string }[] }
+    const answer = JSON.parse(first.stdout.slice(first.stdout.lastIndexOf('\n{') + 1)) as {
+      reported: number
+      live: number
+      results: { hint: string; label: string }[]
+    }
     expect(answer).toMatchObject({ reported: 2, live: 1 })
     expect(answer.results[0]).toEqual({ hint: `psc_…${value.slice(-4)}`, label: 'true_positive' })
     expect(first.stdout + first.stderr).not.toContain(value)

@@ -43,7 +43,9 @@ describe('passcodes create', () => {
   it('prints the value once, with the status and a warning that it is not kept', async () => {
     const result = await run('passcodes', 'create', '--account', 'acc_1', '--name', 'Acme', '--expiry', '90')
     expect(result.code).toBe(0)
-    expect(result.stdout).toMatch(/^Created passcode "Acme" in account acc_1 \(id [0-9a-f-]+, psc_…\w{4}\): Active, expires \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/m)
+    expect(result.stdout).toMatch(
+      /^Created passcode "Acme" in account acc_1 \(id [0-9a-f-]+, psc_…\w{4}\): Active, expires \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/m,
+    )
     const value = /^ {2}(psc_\S+)$/m.exec(result.stdout)?.[1]
     expect(value).toMatch(new RegExp(`^${PASSCODE_PATTERN.source}$`))
     expect(result.stdout).toContain('This is the only time the value is shown')
@@ -109,7 +111,21 @@ describe('passcodes create', () => {
     const member = await run('passcodes', 'create', '--account', 'acc_1', '--name', 'M', '--expiry', '9', '--as', 'u_7', '--role', 'member')
     expect(member.code).toBe(3)
     expect(member.stderr).toContain('Only admins or users with write access to User Settings manage passcodes')
-    const allowed = await run('passcodes', 'create', '--account', 'acc_1', '--name', 'M', '--expiry', '9', '--as', 'u_7', '--role', 'member', '--user-settings')
+    const allowed = await run(
+      'passcodes',
+      'create',
+      '--account',
+      'acc_1',
+      '--name',
+      'M',
+      '--expiry',
+      '9',
+      '--as',
+      'u_7',
+      '--role',
+      'member',
+      '--user-settings',
+    )
     expect(allowed.code).toBe(0)
   })
 })
@@ -164,7 +180,19 @@ describe('passcodes with partners, rotate, last use', () => {
 
   it('binds at create to whitelisted partners only, and connect follows the binding', async () => {
     await Promise.all([run('partners', 'add', 'acme'), run('partners', 'add', 'globex')])
-    const refused = await run('passcodes', 'create', '--account', 'acc_bound', '--name', 'Bad', '--expiry', '9', '--partners', 'acme,umbrella', '--json')
+    const refused = await run(
+      'passcodes',
+      'create',
+      '--account',
+      'acc_bound',
+      '--name',
+      'Bad',
+      '--expiry',
+      '9',
+      '--partners',
+      'acme,umbrella',
+      '--json',
+    )
     expect(refused.code).toBe(3)
     expect(JSON.parse(refused.stderr)).toMatchObject({ error: { code: 'ERR_INVALID_INPUT', field: 'partners' } })
     const created = await run('passcodes', 'create', '--account', 'acc_bound', '--name', 'Acme only', '--expiry', '9', '--partners', ' ACME ')
@@ -198,7 +226,9 @@ describe('passcodes with partners, rotate, last use', () => {
 
   it('lists partners and last use, sorted by last use on request; --unbind lets any partner in', async () => {
     const listed = await run('passcodes', 'list', '--account', 'acc_bound', '--sort', 'last-used', '--json')
-    const passcodes = (JSON.parse(listed.stdout) as { passcodes: { name: string; partners: string[] | null; lastUsedPartner: string | null; unused: boolean }[] }).passcodes
+    const passcodes = (
+      JSON.parse(listed.stdout) as { passcodes: { name: string; partners: string[] | null; lastUsedPartner: string | null; unused: boolean }[] }
+    ).passcodes
     // Both were used through the server, which shows what it has not flushed yet.
     expect(passcodes.map((p) => [p.name, p.partners, p.lastUsedPartner, p.unused])).toEqual([
       ['Acme only', ['acme'], 'acme', false],
@@ -249,7 +279,18 @@ describe('passcodes disable, enable and --description', () => {
   })
 
   it('sets a description at create and edit ("" removes it), shows its first line in the list, and refuses a bad one naming the field', async () => {
-    const created = await run('passcodes', 'create', '--account', 'acc_described', '--name', 'Export', '--expiry', '30', '--description', 'Nightly export to Acme, run by the data team at 02:00 UTC\nSecond line')
+    const created = await run(
+      'passcodes',
+      'create',
+      '--account',
+      'acc_described',
+      '--name',
+      'Export',
+      '--expiry',
+      '30',
+      '--description',
+      'Nightly export to Acme, run by the data team at 02:00 UTC\nSecond line',
+    )
     expect(created.code).toBe(0)
     expect(created.stdout).toContain('\n  Nightly export to Acme, run by the data team at 02:00 UTC\n  Second line\n')
     await run('passcodes', 'create', '--account', 'acc_described', '--name', 'Plain', '--expiry', '30')

@@ -103,15 +103,25 @@ describe.skipIf(!availability.available)(title, () => {
   it('limits failed attempts for the sum of two instances, with a correct Retry-After; valid credentials still pass (SPEC 5.21)', async () => {
     const created = await run('passcodes', 'create', '--account', 'acc_limited', '--name', 'Partner', '--expiry', '90', '--json')
     const { value } = JSON.parse(created.stdout) as { value: string }
-    const limited = await Promise.all([0, 1].map(() => serveInProcess('/nonexistent', ['--quiet', '--rate-limit', '4', '--rate-limit-window-ms', '60000'], env)))
+    const limited = await Promise.all(
+      [0, 1].map(() => serveInProcess('/nonexistent', ['--quiet', '--rate-limit', '4', '--rate-limit-window-ms', '60000'], env)),
+    )
     servers.push(...limited)
-    expect(limited[0]!.stdout()).toContain('limiter  4 failed attempts per client address and per account in 60 s, then 429, counted across every instance')
+    expect(limited[0]!.stdout()).toContain(
+      'limiter  4 failed attempts per client address and per account in 60 s, then 429, counted across every instance',
+    )
     // From a chosen loopback address, so that the attacker and the partner are two clients.
     const call = (server: ServeUnderTest, passcode: string, from: string) =>
       new Promise<{ status: number; retryAfter: string | undefined }>((resolve, reject) => {
         const url = new URL(`${server.url}/v1/connect?partner=acme`)
         const request = httpRequest(
-          { host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, localAddress: from, headers: { 'X-Service-Account-Id': 'acc_limited', 'X-Service-Passcode': passcode } },
+          {
+            host: url.hostname,
+            port: url.port,
+            path: `${url.pathname}${url.search}`,
+            localAddress: from,
+            headers: { 'X-Service-Account-Id': 'acc_limited', 'X-Service-Passcode': passcode },
+          },
           (response) => {
             response.resume()
             response.on('end', () => resolve({ status: response.statusCode!, retryAfter: response.headers['retry-after'] }))
@@ -149,7 +159,11 @@ describe.skipIf(!availability.available)(title, () => {
     expect(before).toMatchObject({ older: [], unknown: 0 })
     expect(before.current).toBeGreaterThanOrEqual(1)
 
-    const rotatedEnv = { ...env, PASSCODE_AUTH_PEPPER: randomBytes(32).toString('base64url'), PASSCODE_AUTH_PREVIOUS_PEPPERS: env.PASSCODE_AUTH_PEPPER! }
+    const rotatedEnv = {
+      ...env,
+      PASSCODE_AUTH_PEPPER: randomBytes(32).toString('base64url'),
+      PASSCODE_AUTH_PREVIOUS_PEPPERS: env.PASSCODE_AUTH_PEPPER!,
+    }
     const report = async () => JSON.parse((await cli(['peppers', '--json'], { env: rotatedEnv })).stdout) as unknown
     expect(await report()).toEqual({ current: 0, older: [before.current], unknown: 0 })
     const human = await cli(['peppers'], { env: rotatedEnv })
@@ -162,7 +176,8 @@ describe.skipIf(!availability.available)(title, () => {
     expect(response.status).toBe(200)
     const deadline = Date.now() + 5_000
     let now = await report()
-    while (JSON.stringify(now) !== JSON.stringify({ current: 1, older: [before.current - 1], unknown: 0 }) && Date.now() < deadline) now = await report()
+    while (JSON.stringify(now) !== JSON.stringify({ current: 1, older: [before.current - 1], unknown: 0 }) && Date.now() < deadline)
+      now = await report()
     expect(now).toEqual({ current: 1, older: [before.current - 1], unknown: 0 })
   })
 

@@ -14,8 +14,17 @@ function lines(human: boolean, entries: RequestLogEntry[], color = false): strin
 describe('the reference server request log', () => {
   it('writes one JSON object per line for a collector', () => {
     const [line, second] = lines(false, [entry, { ...entry, status: 200, reason: undefined, path: '/1/events.json' }])
-    expect(line).toBe('{"time":"2026-01-02T03:04:05.678Z","method":"GET","path":"/v1/connect","status":400,"durationMs":1.23,"reason":"unknown_passcode","requestId":"req-1"}\n')
-    expect(JSON.parse(second!)).toEqual({ time: '2026-01-02T03:04:05.678Z', method: 'GET', path: '/1/events.json', status: 200, durationMs: 1.23, requestId: 'req-1' })
+    expect(line).toBe(
+      '{"time":"2026-01-02T03:04:05.678Z","method":"GET","path":"/v1/connect","status":400,"durationMs":1.23,"reason":"unknown_passcode","requestId":"req-1"}\n',
+    )
+    expect(JSON.parse(second!)).toEqual({
+      time: '2026-01-02T03:04:05.678Z',
+      method: 'GET',
+      path: '/1/events.json',
+      status: 200,
+      durationMs: 1.23,
+      requestId: 'req-1',
+    })
   })
 
   it('writes one short line for a person on a terminal, coloured only when asked', () => {

@@ -4,7 +4,17 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isLoopbackHost, serverConfig } from '../../src/cli/config'
 import { parseCommandLine } from '../../src/cli/run-cli'
-import { cliProcess, curlLineIn, demoOwingDataFolder, headersOfCurlLine, loginLinkIn, serve, shownText, type CliRun, type RunningServer } from './cli-process'
+import {
+  cliProcess,
+  curlLineIn,
+  demoOwingDataFolder,
+  headersOfCurlLine,
+  loginLinkIn,
+  serve,
+  shownText,
+  type CliRun,
+  type RunningServer,
+} from './cli-process'
 
 /**
  * SPEC §5.35, from the outside: the built command in its own process with stdout and
@@ -45,7 +55,12 @@ function secretsOf(dir: string, shown: string): string[] {
   const stored = JSON.parse(readFileSync(path.join(dir, 'secrets.json'), 'utf8')) as { pepper: string; encryptionKeys: string }
   const token = loginLinkIn(shown).split('token=')[1]
   const value = headersOfCurlLine(curlLineIn(shown)).headers['X-Service-Passcode']
-  return [stored.pepper, ...stored.encryptionKeys.split(',').map((entry) => entry.split(':')[1]!), ...(token ? [token] : []), ...(value ? [value] : [])]
+  return [
+    stored.pepper,
+    ...stored.encryptionKeys.split(',').map((entry) => entry.split(':')[1]!),
+    ...(token ? [token] : []),
+    ...(value ? [value] : []),
+  ]
 }
 
 /** No secret, nor anything shaped like one, in `streams`. */
@@ -144,7 +159,8 @@ describe('serve --dashboard, --no-dashboard and PASSCODE_AUTH_DASHBOARD', () => 
     expect(dashboardOf(['--host', '::'])).toBe(false)
     expect(dashboardOf(['--host', '10.0.0.5'])).toBe(false)
     expect(dashboardOf([], { PASSCODE_AUTH_HOST: '0.0.0.0' })).toBe(false)
-    for (const host of ['127.0.0.1', '127.1.2.3', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', 'LOCALHOST']) expect(isLoopbackHost(host), host).toBe(true)
+    for (const host of ['127.0.0.1', '127.1.2.3', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', 'LOCALHOST'])
+      expect(isLoopbackHost(host), host).toBe(true)
     for (const host of ['0.0.0.0', '::', 'example.com', '128.0.0.1', '::2', '127.0.0.1.example.com']) expect(isLoopbackHost(host), host).toBe(false)
   })
 
@@ -154,7 +170,9 @@ describe('serve --dashboard, --no-dashboard and PASSCODE_AUTH_DASHBOARD', () => 
     expect(dashboardOf(['--host', '0.0.0.0'], { PASSCODE_AUTH_DASHBOARD: 'on' })).toBe(true)
     expect(dashboardOf([], { PASSCODE_AUTH_DASHBOARD: 'off' })).toBe(false)
     expect(dashboardOf(['--dashboard'], { PASSCODE_AUTH_DASHBOARD: 'off' })).toBe(true)
-    expect(() => dashboardOf([], { PASSCODE_AUTH_DASHBOARD: 'maybe' })).toThrow('Invalid setting PASSCODE_AUTH_DASHBOARD (environment variable): must be "on" or "off"')
+    expect(() => dashboardOf([], { PASSCODE_AUTH_DASHBOARD: 'maybe' })).toThrow(
+      'Invalid setting PASSCODE_AUTH_DASHBOARD (environment variable): must be "on" or "off"',
+    )
     expect(() => dashboardOf(['--dashboard', '--no-dashboard'])).toThrow('--dashboard and --no-dashboard cannot be given together')
   })
 })

@@ -5,7 +5,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { serverConfig } from '../../src/cli/config'
 import { parseCommandLine } from '../../src/cli/run-cli'
 import { codeBlocks } from '../docs/markdown-blocks'
-import { curlLineIn, demoOwingDataFolder, headersOfCurlLine, loginLinkIn, migratedDataFolder, requestLog, root, serve, serveInProcess, shownText, type ServeUnderTest } from './cli-process'
+import {
+  curlLineIn,
+  demoOwingDataFolder,
+  headersOfCurlLine,
+  loginLinkIn,
+  migratedDataFolder,
+  requestLog,
+  root,
+  serve,
+  serveInProcess,
+  shownText,
+  type ServeUnderTest,
+} from './cli-process'
 
 /**
  * The request log of `passcode-auth serve`: one JSON line per request on stdout when
@@ -20,7 +32,6 @@ let json: ServeUnderTest
 let text: ServeUnderTest
 let demo: { url: string; headers: Record<string, string> }
 let loginLink: string
-
 
 beforeAll(async () => {
   folders.push(...(await Promise.all([demoOwingDataFolder(), migratedDataFolder()])))
@@ -44,7 +55,11 @@ async function logged(server: ServeUnderTest, requestId: string, count = 1): Pro
 }
 
 const send = (server: ServeUnderTest, target: string, requestId: string, init: RequestInit = {}) =>
-  fetch(`${server.url}${target}`, { redirect: 'manual', ...init, headers: { 'x-request-id': requestId, ...(init.headers as Record<string, string>) } })
+  fetch(`${server.url}${target}`, {
+    redirect: 'manual',
+    ...init,
+    headers: { 'x-request-id': requestId, ...(init.headers as Record<string, string>) },
+  })
 
 describe('the request log of serve', () => {
   it('writes exactly one JSON line per request on every route: method, path, status, duration, reason, request ID', async () => {
@@ -52,7 +67,11 @@ describe('the request log of serve', () => {
     const cases: [string, RequestInit, Record<string, unknown>][] = [
       [demo.url.slice(json.url.length), { headers: demo.headers }, { method: 'GET', path: '/v1/connect', status: 200 }],
       [demo.url.slice(json.url.length), { headers: wrong }, { method: 'GET', path: '/v1/connect', status: 400, reason: 'checksum_mismatch' }],
-      ['/v1/connect?partner=globex', { headers: demo.headers }, { method: 'GET', path: '/v1/connect', status: 403, reason: 'partner_not_whitelisted' }],
+      [
+        '/v1/connect?partner=globex',
+        { headers: demo.headers },
+        { method: 'GET', path: '/v1/connect', status: 403, reason: 'partner_not_whitelisted' },
+      ],
       ['/v1/connect', { method: 'PUT' }, { method: 'PUT', path: '/v1/connect', status: 405, reason: 'method_not_allowed' }],
       ['/1/events.json', { headers: demo.headers }, { method: 'GET', path: '/1/events.json', status: 200 }],
       ['/1/events.json', {}, { method: 'GET', path: '/1/events.json', status: 400, reason: 'malformed_credentials' }],
@@ -68,7 +87,14 @@ describe('the request log of serve', () => {
       expect(response.headers.get('x-request-id')).toBe(`case-${index}`)
       await response.arrayBuffer()
       const entries = await logged(json, `case-${index}`)
-      expect(entries).toEqual([{ time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), ...expected, durationMs: expect.any(Number), requestId: `case-${index}` }])
+      expect(entries).toEqual([
+        {
+          time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+          ...expected,
+          durationMs: expect.any(Number),
+          requestId: `case-${index}`,
+        },
+      ])
     }
     // Still one line each once every answer and connection is long done.
     await sleep(100)
@@ -101,7 +127,13 @@ describe('the request log of serve', () => {
     expect((await logged(json, 'no-secrets-3')).map((entry) => entry.status)).toEqual([200])
     expect((await logged(json, 'no-secrets-2')).map((entry) => [entry.path, entry.status])).toEqual([['/settings/login', 303]])
     const stdout = json.stdout()
-    for (const secret of [...Object.values(secrets), 'query-secret', demo.headers['X-Service-Passcode']!, loginLink.split('token=')[1]!, session.split('=')[1]!]) {
+    for (const secret of [
+      ...Object.values(secrets),
+      'query-secret',
+      demo.headers['X-Service-Passcode']!,
+      loginLink.split('token=')[1]!,
+      session.split('=')[1]!,
+    ]) {
       expect(stdout).not.toContain(secret)
     }
     expect(stdout).not.toContain('token=')
@@ -118,7 +150,9 @@ describe('the request log of serve', () => {
     const [textLine, jsonLine] = sample.code.split('\n')
     expect(readFileSync(path.join(root, 'docs/cli.md'), 'utf8')).toContain(sample.code)
     expect(textLine).toMatch(/^\d\d:\d\d:\d\d\.\d{3} GET \/v1\/connect 200 \d+(\.\d)? ms [0-9a-f-]{36}$/)
-    await (await send(json, '/v1/connect?partner=demo-partner', 'readme-1', { headers: { ...demo.headers, 'X-Service-Passcode': 'psc_not-even-close' } })).arrayBuffer()
+    await (
+      await send(json, '/v1/connect?partner=demo-partner', 'readme-1', { headers: { ...demo.headers, 'X-Service-Passcode': 'psc_not-even-close' } })
+    ).arrayBuffer()
     const [real] = await logged(json, 'readme-1')
     const shown = JSON.parse(jsonLine!) as Record<string, unknown>
     expect(Object.keys(shown)).toEqual(Object.keys(real!))
@@ -132,7 +166,9 @@ describe('the request log of serve', () => {
     await (await send(text, '/healthz', 'text-2')).arrayBuffer()
     for (let waited = 0; !text.stdout().includes('text-2') && waited < 5_000; waited += 20) await sleep(20)
     const lines = text.stdout().split('\n')
-    expect(lines.find((line) => line.endsWith(' text-1'))).toMatch(/^\d\d:\d\d:\d\d\.\d{3} GET \/v1\/connect 400 \d+(\.\d)? ms malformed_credentials text-1$/)
+    expect(lines.find((line) => line.endsWith(' text-1'))).toMatch(
+      /^\d\d:\d\d:\d\d\.\d{3} GET \/v1\/connect 400 \d+(\.\d)? ms malformed_credentials text-1$/,
+    )
     expect(lines.find((line) => line.endsWith(' text-2'))).toMatch(/^\d\d:\d\d:\d\d\.\d{3} GET \/healthz 200 \d+(\.\d)? ms text-2$/)
     expect(text.stdout()).not.toContain('\x1b[')
     expect(requestLog(text.stdout())).toEqual([])
@@ -144,7 +180,10 @@ describe('the request log of serve', () => {
 
 describe('serve --log-format and PASSCODE_AUTH_LOG_FORMAT', () => {
   const logOf = (argv: string[], env: Record<string, string>, stdoutIsTTY: boolean) => {
-    const { logFormat, logColor } = serverConfig({ stdout: () => undefined, stderr: () => undefined, env, cwd: '/', stdoutIsTTY }, parseCommandLine(['serve', ...argv]).flags)
+    const { logFormat, logColor } = serverConfig(
+      { stdout: () => undefined, stderr: () => undefined, env, cwd: '/', stdoutIsTTY },
+      parseCommandLine(['serve', ...argv]).flags,
+    )
     return [logFormat, logColor]
   }
 
@@ -162,6 +201,8 @@ describe('serve --log-format and PASSCODE_AUTH_LOG_FORMAT', () => {
     expect(logOf([], { PASSCODE_AUTH_LOG_FORMAT: 'json' }, true)).toEqual(['json', false])
     expect(logOf(['--log-format', 'text'], { PASSCODE_AUTH_LOG_FORMAT: 'json' }, true)).toEqual(['text', true])
     expect(() => logOf(['--log-format', 'pretty'], {}, true)).toThrow('Invalid setting --log-format: must be "text" or "json"')
-    expect(() => logOf([], { PASSCODE_AUTH_LOG_FORMAT: 'xml' }, true)).toThrow('Invalid setting PASSCODE_AUTH_LOG_FORMAT (environment variable): must be "text" or "json"')
+    expect(() => logOf([], { PASSCODE_AUTH_LOG_FORMAT: 'xml' }, true)).toThrow(
+      'Invalid setting PASSCODE_AUTH_LOG_FORMAT (environment variable): must be "text" or "json"',
+    )
   })
 })

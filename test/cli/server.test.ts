@@ -70,7 +70,10 @@ describe('the reference server', () => {
     const { base, headers } = await start()
     const first = await call(`${base}/1/events.json`, { headers })
     expect(first.status).toBe(200)
-    expect(JSON.parse(first.body)).toEqual({ events: [], calledBy: { accountId: 'acc_1', kind: 'account', passcodeId: expect.any(String), passcodeName: 'Acme' } })
+    expect(JSON.parse(first.body)).toEqual({
+      events: [],
+      calledBy: { accountId: 'acc_1', kind: 'account', passcodeId: expect.any(String), passcodeName: 'Acme' },
+    })
     // The second call is a warm-cache hit, answered synchronously: same answer.
     expect(await call(`${base}/1/events.json`, { headers })).toMatchObject({ status: 200, body: first.body })
     expect(await call(`${base}/1/events.json`)).toMatchObject({ status: 400, body: INVALID })
@@ -105,7 +108,11 @@ describe('the reference server', () => {
     const { base } = await start()
     const response = await fetch(`${base}/favicon.ico`)
     expect([response.status, response.headers.get('content-type')]).toEqual([200, 'image/png'])
-    expect(Buffer.from(await response.arrayBuffer()).subarray(1, 4).toString()).toBe('PNG')
+    expect(
+      Buffer.from(await response.arrayBuffer())
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG')
   })
 
   it('answers 404 elsewhere', async () => {
@@ -115,9 +122,14 @@ describe('the reference server', () => {
 
   it('mounts extra routes before its own, with prefixes for a mounted app', async () => {
     const { base } = await start({
-      mounts: [{ path: '/dashboard/', prefix: true, methods: ['GET'], handle: (request, response) => sendJson(response, 200, { mounted: request.url }) }],
+      mounts: [
+        { path: '/dashboard/', prefix: true, methods: ['GET'], handle: (request, response) => sendJson(response, 200, { mounted: request.url }) },
+      ],
     })
-    expect(await call(`${base}/dashboard/settings?tab=passcodes`)).toMatchObject({ status: 200, body: '{"mounted":"/dashboard/settings?tab=passcodes"}' })
+    expect(await call(`${base}/dashboard/settings?tab=passcodes`)).toMatchObject({
+      status: 200,
+      body: '{"mounted":"/dashboard/settings?tab=passcodes"}',
+    })
     expect(await call(`${base}/dashboard/settings`, { method: 'POST' })).toMatchObject({ status: 405 })
   })
 
@@ -154,7 +166,8 @@ describe('the reference server', () => {
 
   it('echoes a well-formed X-Request-Id and replaces any other with a new UUID, even without a log', async () => {
     const { base } = await start()
-    const echoed = async (value: string | undefined) => (await fetch(`${base}/healthz`, { headers: value === undefined ? {} : { 'x-request-id': value } })).headers.get('x-request-id')
+    const echoed = async (value: string | undefined) =>
+      (await fetch(`${base}/healthz`, { headers: value === undefined ? {} : { 'x-request-id': value } })).headers.get('x-request-id')
     expect(await echoed('4bf92f3577b34da6a3ce929d0e0e4736')).toBe('4bf92f3577b34da6a3ce929d0e0e4736')
     expect(await echoed('Root=1-67891233-abcdef012345678912345678')).toBe('Root=1-67891233-abcdef012345678912345678')
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
@@ -212,14 +225,23 @@ describe('the reference server', () => {
     const text: string[] = []
     const jsonLog = createRequestLog({ write: (line) => json.push(line), human: false })
     const textLog = createRequestLog({ write: (line) => text.push(line), human: true })
-    const { base, headers } = await start({ log: (entry) => {
+    const { base, headers } = await start({
+      log: (entry) => {
         jsonLog(entry)
         textLog(entry)
-      }, })
+      },
+    })
     await call(`${base}/1/events.json`, { headers: { ...headers, 'x-request-id': 'req-42' } })
     await call(`${base}/1/events.json`, { headers: { 'x-request-id': 'req-43' } })
     await waitFor(() => json.length === 2)
-    expect(JSON.parse(json[0]!)).toEqual({ time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), method: 'GET', path: '/1/events.json', status: 200, durationMs: expect.any(Number), requestId: 'req-42' })
+    expect(JSON.parse(json[0]!)).toEqual({
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      method: 'GET',
+      path: '/1/events.json',
+      status: 200,
+      durationMs: expect.any(Number),
+      requestId: 'req-42',
+    })
     expect(JSON.parse(json[1]!)).toMatchObject({ status: 400, reason: 'malformed_credentials', requestId: 'req-43' })
     expect(text[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} GET \/1\/events\.json 200 \d+(\.\d)? ms req-42\n$/)
     expect(text[1]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} GET \/1\/events\.json 400 \d+(\.\d)? ms malformed_credentials req-43\n$/)

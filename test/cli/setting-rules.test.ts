@@ -28,7 +28,17 @@ describe('the command’s copy of the service’s rules (src/cli/setting-rules.t
     for (const list of lists) expect(cli.hasRepeatedPepper(list), JSON.stringify(list)).toBe(hasRepeatedPepper(list))
     const ids = ['', 'k1', 'k 1', 'a'.repeat(64), 'a'.repeat(65), 'ключ', '2026-01!']
     for (const id of ids) expect(cli.KEY_ID.test(id), id).toBe(keyIdSchema.safeParse(id).success)
-    const origins = ['https://a.example', 'https://a.example/', 'http://localhost:8080', 'https://A.example', 'null', 'file:///x', 'https://a.example/x', 'not a url', 'https://a.example:443']
+    const origins = [
+      'https://a.example',
+      'https://a.example/',
+      'http://localhost:8080',
+      'https://A.example',
+      'null',
+      'file:///x',
+      'https://a.example/x',
+      'not a url',
+      'https://a.example:443',
+    ]
     for (const origin of origins) {
       const service = (() => {
         try {

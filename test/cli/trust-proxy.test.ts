@@ -59,7 +59,19 @@ describe('serve --trust-proxy and PASSCODE_AUTH_TRUST_PROXY', () => {
     expect(trustOf(['--trust-proxy', 'linklocal'], { PASSCODE_AUTH_TRUST_PROXY: 'uniquelocal' })).toEqual(['linklocal'])
   })
 
-  it.each([['10.0.0.0/33'], ['::/129'], ['10.0.0.0/8/8'], ['proxy.internal'], ['*'], ['true'], ['10.0.0.0/'], ['loopback,,'], ['constructor'], ['toString'], ['__proto__']])('refuses %s', (value) => {
+  it.each([
+    ['10.0.0.0/33'],
+    ['::/129'],
+    ['10.0.0.0/8/8'],
+    ['proxy.internal'],
+    ['*'],
+    ['true'],
+    ['10.0.0.0/'],
+    ['loopback,,'],
+    ['constructor'],
+    ['toString'],
+    ['__proto__'],
+  ])('refuses %s', (value) => {
     expect(() => trustOf(['--trust-proxy', value])).toThrow(
       'Invalid setting --trust-proxy: must be IP addresses, CIDR ranges (10.0.0.0/8) or loopback, linklocal, uniquelocal, separated by commas',
     )

@@ -40,7 +40,7 @@ describe('--help', () => {
     }
   })
 
-  it('lists every command at the top, and each group\'s subcommands', async () => {
+  it("lists every command at the top, and each group's subcommands", async () => {
     // The top help, with and without --help, from a child process (its exit codes 0 and 2).
     const [top, bare, help, group, version] = await Promise.all([
       child(['--help']),
@@ -64,7 +64,10 @@ describe('--help', () => {
 describe('a wrong command line', () => {
   it('names what is wrong and exits 2', async () => {
     const cases: [string[], string][] = [
-      [['frobnicate'], 'error: unknown command "frobnicate"; commands: serve, passcodes, users, accounts, audit, dashboard, partners, notify, migrate, peppers'],
+      [
+        ['frobnicate'],
+        'error: unknown command "frobnicate"; commands: serve, passcodes, users, accounts, audit, dashboard, partners, notify, migrate, peppers',
+      ],
       [['passcodes'], 'error: "passcodes" needs a subcommand: create, list, edit, rotate, delete'],
       [['passcodes', 'remove'], 'error: unknown subcommand "passcodes remove"; subcommands: create, list, edit, rotate, delete'],
       [['partners', 'add'], 'error: "partners add" needs <name>'],
@@ -73,8 +76,14 @@ describe('a wrong command line', () => {
       [['passcodes', 'list', '--account'], 'error: --account needs a value'],
       [['passcodes', 'list', '--account', 'a', '--as', 'two words'], 'error: Invalid --as: must be 1 to 256 visible ASCII characters'],
       [['passcodes', 'list', '--account', 'a', '--role', 'owner'], 'error: Invalid --role: must be "admin" or "member"'],
-      [['users', 'grant', 'u_1', '--account', 'a', '--validity', 'forever'], 'error: Invalid --validity: must be a whole number of days (1 to 365) or "infinite"'],
-      [['passcodes', 'create', '--account', 'a', '--name', 'n', '--expiry', 'soon'], 'error: Invalid --expiry: must be a whole number of days (1 to 3650) or "forever"'],
+      [
+        ['users', 'grant', 'u_1', '--account', 'a', '--validity', 'forever'],
+        'error: Invalid --validity: must be a whole number of days (1 to 365) or "infinite"',
+      ],
+      [
+        ['passcodes', 'create', '--account', 'a', '--name', 'n', '--expiry', 'soon'],
+        'error: Invalid --expiry: must be a whole number of days (1 to 3650) or "forever"',
+      ],
       [['passcodes', 'edit', 'n', '--account', 'a'], 'error: "passcodes edit" needs --name, --expiry, --partners or --unbind'],
     ]
     const results = await inBatches(cases, 4, ([args]) => run(args))
@@ -108,21 +117,57 @@ describe('settings', () => {
     const cases: [string[], Record<string, string>, string][] = [
       [['serve'], { PORT: 'eighty' }, 'Invalid setting PORT (environment variable): must be a whole number from 0 to 65535'],
       [['serve', '--port', '70000'], {}, 'Invalid setting --port: must be a whole number from 0 to 65535'],
-      [['serve', '--notify-interval-ms', '10'], {}, 'Invalid setting --notify-interval-ms: must be a whole number of milliseconds from 1000 to 2147483647'],
-      [['partners', 'list'], { PASSCODE_AUTH_PEPPER: 'tiny-pepper' }, 'Invalid setting PASSCODE_AUTH_PEPPER (environment variable): must be 16 to 1024 bytes'],
-      [['partners', 'list'], { PASSCODE_AUTH_ENCRYPTION_KEYS: 'k1:key-secret-77' }, 'Invalid setting PASSCODE_AUTH_ENCRYPTION_KEYS (environment variable): entry 1 must be <key id>:<32 bytes in base64url>'],
+      [
+        ['serve', '--notify-interval-ms', '10'],
+        {},
+        'Invalid setting --notify-interval-ms: must be a whole number of milliseconds from 1000 to 2147483647',
+      ],
+      [
+        ['partners', 'list'],
+        { PASSCODE_AUTH_PEPPER: 'tiny-pepper' },
+        'Invalid setting PASSCODE_AUTH_PEPPER (environment variable): must be 16 to 1024 bytes',
+      ],
+      [
+        ['partners', 'list'],
+        { PASSCODE_AUTH_ENCRYPTION_KEYS: 'k1:key-secret-77' },
+        'Invalid setting PASSCODE_AUTH_ENCRYPTION_KEYS (environment variable): entry 1 must be <key id>:<32 bytes in base64url>',
+      ],
       // The service's own rules (a pepper of 16 bytes or more, at most 8 in all, key ids of 1 to 64 visible characters).
-      [['partners', 'list'], { PASSCODE_AUTH_PREVIOUS_PEPPERS: 'none,tiny-pepper' }, 'Invalid setting PASSCODE_AUTH_PREVIOUS_PEPPERS (environment variable): must be up to 7 older peppers (16 to 1024 bytes each'],
-      [['partners', 'list'], { PASSCODE_AUTH_PREVIOUS_PEPPERS: Array(8).fill('none').join(',') }, 'Invalid setting PASSCODE_AUTH_PREVIOUS_PEPPERS (environment variable): must be up to 7 older peppers'],
+      [
+        ['partners', 'list'],
+        { PASSCODE_AUTH_PREVIOUS_PEPPERS: 'none,tiny-pepper' },
+        'Invalid setting PASSCODE_AUTH_PREVIOUS_PEPPERS (environment variable): must be up to 7 older peppers (16 to 1024 bytes each',
+      ],
+      [
+        ['partners', 'list'],
+        { PASSCODE_AUTH_PREVIOUS_PEPPERS: Array(8).fill('none').join(',') },
+        'Invalid setting PASSCODE_AUTH_PREVIOUS_PEPPERS (environment variable): must be up to 7 older peppers',
+      ],
       [
         ['partners', 'list'],
         { PASSCODE_AUTH_PEPPER: 'pepper-secret-0123456789', PASSCODE_AUTH_PREVIOUS_PEPPERS: 'none,pepper-secret-0123456789' },
         'Invalid setting PASSCODE_AUTH_PREVIOUS_PEPPERS (environment variable): must not hold the current pepper (PASSCODE_AUTH_PEPPER) or the same pepper twice',
       ],
-      [['partners', 'list'], { PASSCODE_AUTH_PREVIOUS_PEPPERS: 'none,none' }, 'Invalid setting PASSCODE_AUTH_PREVIOUS_PEPPERS (environment variable): must not hold the current pepper'],
-      [['partners', 'list'], { PASSCODE_AUTH_ENCRYPTION_KEYS: `${'k'.repeat(65)}:${validKey}` }, 'Invalid setting PASSCODE_AUTH_ENCRYPTION_KEYS (environment variable): entry 1 must be <key id>:<32 bytes in base64url>'],
-      [['partners', 'list'], { PASSCODE_AUTH_ENCRYPTION_KEYS: `k1:${validKey},k1:${validKey}` }, 'Invalid setting PASSCODE_AUTH_ENCRYPTION_KEYS (environment variable): key ids must be unique'],
-      [['partners', 'list'], { DATABASE_URL: 'mysql://root:db-secret-99@db/app' }, 'Invalid setting DATABASE_URL (environment variable): must be a postgres:// or postgresql:// URL'],
+      [
+        ['partners', 'list'],
+        { PASSCODE_AUTH_PREVIOUS_PEPPERS: 'none,none' },
+        'Invalid setting PASSCODE_AUTH_PREVIOUS_PEPPERS (environment variable): must not hold the current pepper',
+      ],
+      [
+        ['partners', 'list'],
+        { PASSCODE_AUTH_ENCRYPTION_KEYS: `${'k'.repeat(65)}:${validKey}` },
+        'Invalid setting PASSCODE_AUTH_ENCRYPTION_KEYS (environment variable): entry 1 must be <key id>:<32 bytes in base64url>',
+      ],
+      [
+        ['partners', 'list'],
+        { PASSCODE_AUTH_ENCRYPTION_KEYS: `k1:${validKey},k1:${validKey}` },
+        'Invalid setting PASSCODE_AUTH_ENCRYPTION_KEYS (environment variable): key ids must be unique',
+      ],
+      [
+        ['partners', 'list'],
+        { DATABASE_URL: 'mysql://root:db-secret-99@db/app' },
+        'Invalid setting DATABASE_URL (environment variable): must be a postgres:// or postgresql:// URL',
+      ],
       [['partners', 'list'], { DATABASE_URL: postgres }, 'PASSCODE_AUTH_PEPPER is required with DATABASE_URL'],
       [['partners', 'list', '--database-url', 'db-secret-99'], {}, 'Invalid setting --database-url: must be a postgres:// or postgresql:// URL'],
     ]

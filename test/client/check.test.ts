@@ -1,11 +1,5 @@
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest'
-import {
-  createConnectClient,
-  MalformedPasscodeError,
-  RateLimitedError,
-  type CheckResult,
-  type ConnectClientOptions,
-} from '../../src/client'
+import { createConnectClient, MalformedPasscodeError, RateLimitedError, type CheckResult, type ConnectClientOptions } from '../../src/client'
 import { generatePasscode } from '../../src/core/passcode-format'
 import { BODIES, type FaultHandler, type FaultServer, sendJson, startFaultServer, TEST_PASSCODE } from './fault-server'
 

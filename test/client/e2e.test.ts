@@ -30,7 +30,8 @@ interface Row {
   readonly accountId?: (f: HttpFixture) => string
   readonly passcode: (f: HttpFixture) => string
   readonly partner: string | undefined
-  readonly expected: { readonly success: true; readonly expiresAt?: Date } | { readonly error: new (...args: never[]) => ConnectError; readonly fields: object }
+  readonly expected:
+    { readonly success: true; readonly expiresAt?: Date } | { readonly error: new (...args: never[]) => ConnectError; readonly fields: object }
 }
 
 const invalid = { error: InvalidCredentialsError, fields: { code: 'ERR_INVALID_CREDENTIALS', status: 400 } }
@@ -38,9 +39,20 @@ const invalid = { error: InvalidCredentialsError, fields: { code: 'ERR_INVALID_C
 const ROWS: readonly Row[] = [
   { name: '§4 valid credentials, whitelisted partner → success', passcode: (f) => f.passcodes.active, partner: 'Acme', expected: { success: true } },
   // The user passcode is in its last 30 days: the service's Sunset header becomes expiresAt.
-  { name: '§4 user passcode, partner in another case → success, with expiresAt', passcode: (f) => f.passcodes.user, partner: ' acme ', expected: { success: true, expiresAt: new Date(Date.UTC(2026, 0, 31)) } },
+  {
+    name: '§4 user passcode, partner in another case → success, with expiresAt',
+    passcode: (f) => f.passcodes.user,
+    partner: ' acme ',
+    expected: { success: true, expiresAt: new Date(Date.UTC(2026, 0, 31)) },
+  },
   { name: '§4 wrong passcode → InvalidCredentialsError', passcode: (f) => f.passcodes.unknown, partner: 'Acme', expected: invalid },
-  { name: '§4 wrong account ID → InvalidCredentialsError', accountId: () => 'acc_nobody', passcode: (f) => f.passcodes.active, partner: 'Acme', expected: invalid },
+  {
+    name: '§4 wrong account ID → InvalidCredentialsError',
+    accountId: () => 'acc_nobody',
+    passcode: (f) => f.passcodes.active,
+    partner: 'Acme',
+    expected: invalid,
+  },
   { name: '§4 malformed passcode → InvalidCredentialsError', passcode: () => 'not-a-passcode', partner: 'Acme', expected: invalid },
   { name: '§4 deleted passcode → InvalidCredentialsError', passcode: (f) => f.passcodes.deleted, partner: 'Acme', expected: invalid },
   { name: '§4 revoked user passcode → InvalidCredentialsError', passcode: (f) => f.passcodes.revokedUser, partner: 'Acme', expected: invalid },
@@ -50,7 +62,12 @@ const ROWS: readonly Row[] = [
     partner: 'Globex',
     expected: { error: PartnerNotWhitelistedError, fields: { code: 'ERR_PARTNER_NOT_WHITELISTED', status: 403, partner: 'Globex' } },
   },
-  { name: '§5.2 wrong credentials and an unlisted partner → InvalidCredentialsError', passcode: (f) => f.passcodes.unknown, partner: 'Globex', expected: invalid },
+  {
+    name: '§5.2 wrong credentials and an unlisted partner → InvalidCredentialsError',
+    passcode: (f) => f.passcodes.unknown,
+    partner: 'Globex',
+    expected: invalid,
+  },
   {
     name: '§4 storage failing → ServerError 503',
     storage: 'throws',
@@ -123,7 +140,12 @@ describe.each(FRAMEWORKS.map((framework) => [framework.name, framework] as const
 
   it.each(ROWS.map((row) => [row.name, row] as const))('%s', async (_rowName, row) => {
     const client = clientFor(row)
-    const outcome = await withModes(row, () => client.connect(row.partner).then((value) => ({ value }), (error: unknown) => ({ error })))
+    const outcome = await withModes(row, () =>
+      client.connect(row.partner).then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      ),
+    )
     const checked = await withModes(row, () => client.check(row.partner))
 
     if ('success' in row.expected) {
@@ -185,7 +207,9 @@ describe.each(FRAMEWORKS.map((framework) => [framework.name, framework] as const
       calls = 0
       // A limited address is shed before any credential check: the right passcode gets the 429 too
       // (SPEC §5.21; an account's failures alone never refuse valid credentials).
-      const error = await client(limited.passcodes.active).connect('Acme').catch((e: unknown) => e)
+      const error = await client(limited.passcodes.active)
+        .connect('Acme')
+        .catch((e: unknown) => e)
       expect(error).toBeInstanceOf(RateLimitedError)
       expect(error).toMatchObject({ code: 'ERR_RATE_LIMITED', status: 429, retryAfterMs: 60_000 })
       expect((error as RateLimitedError).retryAfterMs).toBeGreaterThan(0)

@@ -19,7 +19,12 @@ describe('expiresAt', () => {
   it('is the Sunset instant on connect() and check() results', async () => {
     const client = await clientAnswered({ sunset: 'Sat, 31 Jan 2026 00:00:00 GMT' })
     expect((await client.connect()).expiresAt).toEqual(new Date(Date.UTC(2026, 0, 31)))
-    expect(await client.check()).toEqual({ ok: true, status: 'success', message: 'Authorised Successfully.', expiresAt: new Date(Date.UTC(2026, 0, 31)) })
+    expect(await client.check()).toEqual({
+      ok: true,
+      status: 'success',
+      message: 'Authorised Successfully.',
+      expiresAt: new Date(Date.UTC(2026, 0, 31)),
+    })
   })
 
   it('is absent without a Sunset header, or with one that is not a date', async () => {

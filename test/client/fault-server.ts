@@ -40,8 +40,7 @@ export async function startFaultServer(handler: FaultHandler): Promise<FaultServ
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    waitForRequests: (count) =>
-      requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
+    waitForRequests: (count) => (requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

@@ -55,7 +55,9 @@ describe('retries', () => {
 
   it('gives up with a ServerError carrying the status once the retries are spent', async () => {
     const server = await serve((_request, response) => sendJson(response, 504, BODIES.serverError(504)))
-    const error = await clientFor(server).connect().catch((e: unknown) => e)
+    const error = await clientFor(server)
+      .connect()
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ServerError)
     expect(error).toMatchObject({ code: 'ERR_SERVER', status: 504 })
     expect(server.requests).toHaveLength(FAST_RETRY.retries + 1)
@@ -66,7 +68,9 @@ describe('retries', () => {
       response.writeHead(503, { 'content-type': 'text/html' })
       response.end('<html>maintenance</html>')
     })
-    const error = await clientFor(server, { retry: false }).connect().catch((e: unknown) => e)
+    const error = await clientFor(server, { retry: false })
+      .connect()
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ServerError)
     expect(server.requests).toHaveLength(1)
   })
@@ -82,26 +86,26 @@ describe('retries', () => {
   })
 
   it('does not wait for a Retry-After beyond the deadline: it fails at once with the ServerError', async () => {
-    const server = await serve((_request, response) =>
-      sendJson(response, 503, BODIES.serverError(503), { 'retry-after': '30' }),
-    )
-    const error = await clientFor(server, { timeoutMs: 2_000 }).connect().catch((e: unknown) => e)
+    const server = await serve((_request, response) => sendJson(response, 503, BODIES.serverError(503), { 'retry-after': '30' }))
+    const error = await clientFor(server, { timeoutMs: 2_000 })
+      .connect()
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ServerError)
     expect(error).toMatchObject({ status: 503, retryAfterMs: 30_000 })
     expect(server.requests).toHaveLength(1)
   })
 
   it('retries a reset connection and then succeeds', async () => {
-    const server = await serve((request, response, index) =>
-      index === 0 ? request.socket.destroy() : sendJson(response, 200, BODIES.success),
-    )
+    const server = await serve((request, response, index) => (index === 0 ? request.socket.destroy() : sendJson(response, 200, BODIES.success)))
     await expect(clientFor(server).connect()).resolves.toMatchObject({ status: 'success' })
     expect(server.requests).toHaveLength(2)
   })
 
   it('fails with a NetworkError when every attempt is reset', async () => {
     const server = await serve((request) => request.socket.destroy())
-    const error = await clientFor(server).connect().catch((e: unknown) => e)
+    const error = await clientFor(server)
+      .connect()
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(NetworkError)
     expect((error as NetworkError).cause).toBeDefined()
     expect(server.requests).toHaveLength(FAST_RETRY.retries + 1)
@@ -137,7 +141,9 @@ describe('deadline and cancellation', () => {
   it('times out at timeoutMs when the server never answers, without retrying', async () => {
     const server = await serve(() => {})
     const started = Date.now()
-    const error = await clientFor(server, { timeoutMs: 300 }).connect().catch((e: unknown) => e)
+    const error = await clientFor(server, { timeoutMs: 300 })
+      .connect()
+      .catch((e: unknown) => e)
     const elapsed = Date.now() - started
     expect(error).toBeInstanceOf(TimeoutError)
     expect(error).toMatchObject({ code: 'ERR_TIMEOUT', timeoutMs: 300 })
@@ -169,9 +175,7 @@ describe('deadline and cancellation', () => {
   })
 
   it('cancels at once during a backoff wait', async () => {
-    const server = await serve((_request, response) =>
-      sendJson(response, 503, BODIES.serverError(503), { 'retry-after': '20' }),
-    )
+    const server = await serve((_request, response) => sendJson(response, 503, BODIES.serverError(503), { 'retry-after': '20' }))
     const controller = new AbortController()
     const pending = clientFor(server, { timeoutMs: 60_000, signal: controller.signal }).connect()
     await server.waitForRequests(1)

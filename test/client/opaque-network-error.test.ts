@@ -18,7 +18,13 @@ const failingFetch = () => {
   return { calls, fetch }
 }
 const client = (fetch: (url: string) => Promise<Response>) =>
-  createConnectClient({ baseUrl: 'https://api.example.test', accountId: 'acc_1', passcode, fetch, retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 1 } })
+  createConnectClient({
+    baseUrl: 'https://api.example.test',
+    accountId: 'acc_1',
+    passcode,
+    fetch,
+    retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 1 },
+  })
 
 afterEach(() => {
   delete (globalThis as { document?: unknown }).document
@@ -28,7 +34,9 @@ describe('a fetch TypeError with no reason', () => {
   it('in a browser: one attempt, an opaque NetworkError that says it may be CORS', async () => {
     ;(globalThis as { document?: unknown }).document = {}
     const { calls, fetch } = failingFetch()
-    const error = await client(fetch).connect('acme').catch((caught: unknown) => caught)
+    const error = await client(fetch)
+      .connect('acme')
+      .catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(NetworkError)
     expect((error as NetworkError).opaque).toBe(true)
     expect((error as NetworkError).message).toMatch(/CORS/)
@@ -38,7 +46,9 @@ describe('a fetch TypeError with no reason', () => {
 
   it('elsewhere: retried as any network failure, not opaque', async () => {
     const { calls, fetch } = failingFetch()
-    const error = await client(fetch).connect('acme').catch((caught: unknown) => caught)
+    const error = await client(fetch)
+      .connect('acme')
+      .catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(NetworkError)
     expect((error as NetworkError).opaque).toBe(false)
     expect(calls).toHaveLength(3)
@@ -51,7 +61,9 @@ describe('a fetch TypeError with no reason', () => {
       calls.push(url)
       throw new TypeError('fetch failed', { cause: new Error('ECONNREFUSED') })
     }
-    const error = await client(fetch).connect('acme').catch((caught: unknown) => caught)
+    const error = await client(fetch)
+      .connect('acme')
+      .catch((caught: unknown) => caught)
     expect((error as NetworkError).opaque).toBe(false)
     expect(calls).toHaveLength(3)
   })

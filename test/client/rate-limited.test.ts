@@ -72,7 +72,9 @@ describe('a 429 through the client', () => {
 
   it('rejects with a RateLimitedError reading Retry-After in seconds, after one attempt', async () => {
     const { fetch, calls } = answering429({ 'retry-after': '60' })
-    const error = await clientWith(fetch).connect().catch((e: unknown) => e)
+    const error = await clientWith(fetch)
+      .connect()
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(RateLimitedError)
     expect(error).toMatchObject({ status: 429, retryAfterMs: 60_000 })
     expect(calls).toHaveLength(1)
@@ -87,7 +89,9 @@ describe('a 429 through the client', () => {
 
   it.each<Record<string, string>>([{}, { 'retry-after': 'soon' }])('has no retryAfterMs without a readable Retry-After (%j)', async (headers) => {
     const { fetch } = answering429(headers)
-    const error = await clientWith(fetch).connect().catch((e: unknown) => e)
+    const error = await clientWith(fetch)
+      .connect()
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(RateLimitedError)
     expect((error as RateLimitedError).retryAfterMs).toBeUndefined()
   })
@@ -100,7 +104,9 @@ describe('a 429 through the client', () => {
 
   it('rejects a 429 with a wrong body as an UnexpectedResponseError (schema), not retried', async () => {
     const { fetch, calls } = answering429({ 'retry-after': '60' }, JSON.stringify({ status: 'fail', error: 'Slow down', code: 429 }))
-    const error = await clientWith(fetch).connect().catch((e: unknown) => e)
+    const error = await clientWith(fetch)
+      .connect()
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(UnexpectedResponseError)
     expect(error).toMatchObject({ status: 429, reason: 'schema' })
     expect(calls).toHaveLength(1)

@@ -10,19 +10,31 @@ import { connectResponseSchemas } from '../../src/protocol/connect-response-sche
  * the same bodies, status by status.
  */
 
-const texts = ['Invalid Credentials', 'Missing partner', 'Passcode expired', 'Partner not whitelisted Acme', 'Partner not whitelisted', 'Too Many Requests', 'Server Error', 'Authorised Successfully.']
+const texts = [
+  'Invalid Credentials',
+  'Missing partner',
+  'Passcode expired',
+  'Partner not whitelisted Acme',
+  'Partner not whitelisted',
+  'Too Many Requests',
+  'Server Error',
+  'Authorised Successfully.',
+]
 const codes = [200, 400, 401, 403, 429, 503, 504, 400.5, '400']
 
-const fieldValue = fc.oneof(
-  fc.constantFrom<unknown>(...texts, ...codes, 'success', 'fail', null, true, [], {}),
-  fc.string(),
-  fc.integer(),
-)
+const fieldValue = fc.oneof(fc.constantFrom<unknown>(...texts, ...codes, 'success', 'fail', null, true, [], {}), fc.string(), fc.integer())
 const answers = [
   { status: 'success', message: 'Authorised Successfully.' },
-  ...([[400, 'Invalid Credentials'], [400, 'Missing partner'], [401, 'Passcode expired'], [403, 'Partner not whitelisted Acme'], [429, 'Too Many Requests'], [503, 'Server Error']] as const).map(
-    ([code, error]) => ({ status: 'fail', error, code }),
-  ),
+  ...(
+    [
+      [400, 'Invalid Credentials'],
+      [400, 'Missing partner'],
+      [401, 'Passcode expired'],
+      [403, 'Partner not whitelisted Acme'],
+      [429, 'Too Many Requests'],
+      [503, 'Server Error'],
+    ] as const
+  ).map(([code, error]) => ({ status: 'fail', error, code })),
 ]
 const body = fc.oneof(
   fc.constantFrom<unknown>(...answers),
@@ -71,7 +83,12 @@ describe('the client’s body guards', () => {
   it('resolve a 200 with the two fields zod keeps, dropping extra ones', () => {
     const json = { status: 'success', message: 'Authorised Successfully.', extra: 1 }
     const result = interpretResponse(
-      { status: 200, contentType: 'application/json', body: { bytes: new TextEncoder().encode(JSON.stringify(json)), truncated: false }, retryAfterMs: undefined },
+      {
+        status: 200,
+        contentType: 'application/json',
+        body: { bytes: new TextEncoder().encode(JSON.stringify(json)), truncated: false },
+        retryAfterMs: undefined,
+      },
       { partner: 'Acme', passcode: 'psc_x' },
     )
     expect(result).toEqual(connectResponseSchemas[200].parse(json))

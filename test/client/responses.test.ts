@@ -60,12 +60,10 @@ describe('the request', () => {
     const withDefault = clientFor(server, { partner: 'globex' })
     await withDefault.connect()
     await withDefault.connect('initech')
-    await clientFor(server).connect().catch(() => {})
-    expect(server.requests.map((r) => r.url)).toEqual([
-      '/v1/connect?partner=globex',
-      '/v1/connect?partner=initech',
-      '/v1/connect',
-    ])
+    await clientFor(server)
+      .connect()
+      .catch(() => {})
+    expect(server.requests.map((r) => r.url)).toEqual(['/v1/connect?partner=globex', '/v1/connect?partner=initech', '/v1/connect'])
   })
 })
 
@@ -146,9 +144,9 @@ describe('answers that are not /v1/connect answers', () => {
           async pull(controller) {
             const { done, value } = await reader.read()
             if (done) {
-          controller.close()
-          return
-        }
+              controller.close()
+              return
+            }
             pulled += value.byteLength
             controller.enqueue(value)
           },

@@ -67,7 +67,9 @@ describe('the passcode never leaks', () => {
     ['echoed headers in a 200 JSON body', (q, r) => sendJson(r, 200, { headers: q.headers })],
   ])('is absent from the error for %s', async (_name, handler) => {
     const server = await serve(handler)
-    const error = await clientFor(server).connect('acme').catch((e: unknown) => e)
+    const error = await clientFor(server)
+      .connect('acme')
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ConnectError)
     expectNoSecret(error)
     // The echoing servers did receive the passcode: the client blanked it out.
@@ -80,7 +82,9 @@ describe('the passcode never leaks', () => {
       // The passcode starts 10 bytes before the 1 024-byte cut.
       response.end('x'.repeat(1014) + String(request.headers['x-service-passcode']) + 'y'.repeat(100))
     })
-    const error = await clientFor(server).connect('acme').catch((e: unknown) => e)
+    const error = await clientFor(server)
+      .connect('acme')
+      .catch((e: unknown) => e)
     expectNoSecret(error)
     expect(JSON.stringify(error)).not.toContain(SECRET.slice(0, 10))
     expect((error as UnexpectedResponseError).bodyExcerpt).toBe(`${'x'.repeat(1014)}[redacted]`)

@@ -28,7 +28,12 @@ const CORS_HEADER_NAMES = [
 ] as const
 
 const NONE: CorsHeaders = Object.fromEntries(CORS_HEADER_NAMES.map((name) => [name, undefined])) as CorsHeaders
-const ON_ANSWERS: CorsHeaders = { ...NONE, 'access-control-allow-origin': ALLOWED, 'access-control-expose-headers': 'Retry-After, Sunset', vary: 'Origin' }
+const ON_ANSWERS: CorsHeaders = {
+  ...NONE,
+  'access-control-allow-origin': ALLOWED,
+  'access-control-expose-headers': 'Retry-After, Sunset',
+  vary: 'Origin',
+}
 const PREFLIGHT: CorsHeaders = {
   ...NONE,
   'access-control-allow-origin': ALLOWED,
@@ -69,7 +74,12 @@ const preflight = (origin: string | undefined, method: string | undefined): RawR
 })
 
 const CASES: readonly CorsCase[] = [
-  { name: 'preflight from an allowed origin: 204 with the allow headers', cors: true, request: () => preflight(ALLOWED, 'GET'), expected: { status: 204, body: '', headers: PREFLIGHT } },
+  {
+    name: 'preflight from an allowed origin: 204 with the allow headers',
+    cors: true,
+    request: () => preflight(ALLOWED, 'GET'),
+    expected: { status: 204, body: '', headers: PREFLIGHT },
+  },
   {
     name: 'preflight from another origin: the 405, no CORS header',
     cors: true,

@@ -56,7 +56,11 @@ const credentials = (accountId: string, passcode: string): RawRequest['headers']
   ['X-Service-Account-Id', accountId],
   ['X-Service-Passcode', passcode],
 ]
-const connect = (from: number, headers: RawRequest['headers'], query = '?partner=acme'): RawRequest => ({ from: host(from), target: `/v1/connect${query}`, headers })
+const connect = (from: number, headers: RawRequest['headers'], query = '?partner=acme'): RawRequest => ({
+  from: host(from),
+  target: `/v1/connect${query}`,
+  headers,
+})
 const events = (from: number, headers: RawRequest['headers']): RawRequest => ({ from: host(from), target: '/1/events.json', headers })
 const valid = (from: number) => (f: HttpFixture) => connect(from, credentials(f.accountId, f.passcodes.active))
 const validEvents = (from: number) => (f: HttpFixture) => events(from, credentials(f.accountId, f.passcodes.active))
@@ -167,7 +171,9 @@ export function describeRateLimitConformance(targets: readonly HttpTarget[]): vo
       // The principal route's body holds IDs of each target's own fixture: compared per target above only.
       it(`is the same bytes on all ${targets.length} targets`, () => {
         const [first, ...rest] = targets.map((target) =>
-          transcripts.get(target.name)!.map(({ response, expected }) => (expected.headers['cache-control'] === undefined ? response.status : comparable(response))),
+          transcripts
+            .get(target.name)!
+            .map(({ response, expected }) => (expected.headers['cache-control'] === undefined ? response.status : comparable(response))),
         )
         for (const other of rest) expect(other).toEqual(first)
       })

@@ -74,8 +74,7 @@ const EXPIRED = answer(401, '{"status":"fail","error":"Passcode expired","code":
 const MISSING_PARTNER = answer(400, '{"status":"fail","error":"Missing partner","code":400}')
 const SERVER_ERROR_503 = answer(503, '{"status":"fail","error":"Server Error","code":503}')
 const SERVER_ERROR_504 = answer(504, '{"status":"fail","error":"Server Error","code":504}')
-const notWhitelisted = (echo: string) =>
-  answer(403, `{"status":"fail","error":${JSON.stringify(`Partner not whitelisted ${echo}`)},"code":403}`)
+const notWhitelisted = (echo: string) => answer(403, `{"status":"fail","error":${JSON.stringify(`Partner not whitelisted ${echo}`)},"code":403}`)
 const principal = (value: object, sunset: string | null = null): ExpectedResponse => ({
   status: 200,
   body: JSON.stringify(value),
@@ -105,97 +104,406 @@ if (HOSTILE_PARTNER.length !== 500) throw new Error('the hostile partner name mu
 /** Every case, each run against every target. */
 export const HTTP_CASES: readonly HttpCase[] = [
   // SPEC §4: the four rows of the table.
-  { name: '§4 valid credentials and whitelisted partner: 200', request: (f) => connect(credentials(f.accountId, f.passcodes.active)), expected: () => SUCCESS },
+  {
+    name: '§4 valid credentials and whitelisted partner: 200',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.active)),
+    expected: () => SUCCESS,
+  },
   { name: '§4 wrong account ID: 400', request: (f) => connect(credentials('acc_nobody', f.passcodes.active)), expected: () => INVALID_CREDENTIALS },
-  { name: '§4 wrong passcode (well-formed, never issued): 400', request: (f) => connect(credentials(f.accountId, f.passcodes.unknown)), expected: () => INVALID_CREDENTIALS },
-  { name: '§4 partner not whitelisted: 403 echoing the name', request: (f) => connect(credentials(f.accountId, f.passcodes.active), '?partner=globex'), expected: () => notWhitelisted('globex') },
-  { name: '§4/§5.15 storage throwing: 503', storage: 'throws', request: (f) => connect(credentials(f.accountId, f.passcodes.unknown)), expected: () => SERVER_ERROR_503 },
-  { name: '§4/§5.15 storage hanging past the deadline: 504', storage: 'hangs', request: (f) => connect(credentials(f.accountId, f.passcodes.unknown)), expected: () => SERVER_ERROR_504 },
-  { name: '§5.15 partner registry throwing: 503', partners: 'throws', request: (f) => connect(credentials(f.accountId, f.passcodes.active)), expected: () => SERVER_ERROR_503 },
-  { name: '§5.15 partner registry hanging past the deadline: 504', partners: 'hangs', request: (f) => connect(credentials(f.accountId, f.passcodes.active)), expected: () => SERVER_ERROR_504 },
+  {
+    name: '§4 wrong passcode (well-formed, never issued): 400',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.unknown)),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§4 partner not whitelisted: 403 echoing the name',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.active), '?partner=globex'),
+    expected: () => notWhitelisted('globex'),
+  },
+  {
+    name: '§4/§5.15 storage throwing: 503',
+    storage: 'throws',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.unknown)),
+    expected: () => SERVER_ERROR_503,
+  },
+  {
+    name: '§4/§5.15 storage hanging past the deadline: 504',
+    storage: 'hangs',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.unknown)),
+    expected: () => SERVER_ERROR_504,
+  },
+  {
+    name: '§5.15 partner registry throwing: 503',
+    partners: 'throws',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.active)),
+    expected: () => SERVER_ERROR_503,
+  },
+  {
+    name: '§5.15 partner registry hanging past the deadline: 504',
+    partners: 'hangs',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.active)),
+    expected: () => SERVER_ERROR_504,
+  },
 
   // SPEC §5.1: one 400 for every failure but a matched, expired credential.
-  { name: '§5.1 passcode with a failing checksum: 400', request: (f) => connect(credentials(f.accountId, `${f.passcodes.active.slice(0, -1)}${f.passcodes.active.endsWith('A') ? 'B' : 'A'}`)), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.1 passcode of another account: 400', request: (f) => connect(credentials(f.accountId, f.passcodes.otherAccount)), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.1 user passcode of another account: 400', request: (f) => connect(credentials(f.otherAccountId, f.passcodes.user)), expected: () => INVALID_CREDENTIALS },
+  {
+    name: '§5.1 passcode with a failing checksum: 400',
+    request: (f) => connect(credentials(f.accountId, `${f.passcodes.active.slice(0, -1)}${f.passcodes.active.endsWith('A') ? 'B' : 'A'}`)),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.1 passcode of another account: 400',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.otherAccount)),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.1 user passcode of another account: 400',
+    request: (f) => connect(credentials(f.otherAccountId, f.passcodes.user)),
+    expected: () => INVALID_CREDENTIALS,
+  },
   { name: '§5.1 deleted passcode: 400', request: (f) => connect(credentials(f.accountId, f.passcodes.deleted)), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.1 revoked user passcode: 400', request: (f) => connect(credentials(f.accountId, f.passcodes.revokedUser)), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.38 disabled passcode (expired too): 400, never the 401', request: (f) => connect(credentials(f.accountId, f.passcodes.disabled)), expected: () => INVALID_CREDENTIALS },
+  {
+    name: '§5.1 revoked user passcode: 400',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.revokedUser)),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.38 disabled passcode (expired too): 400, never the 401',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.disabled)),
+    expected: () => INVALID_CREDENTIALS,
+  },
   { name: '§5.1 expired passcode: 401', request: (f) => connect(credentials(f.accountId, f.passcodes.expired)), expected: () => EXPIRED },
-  { name: '§5.1 expired passcode sent with another account ID: 400', request: (f) => connect(credentials(f.otherAccountId, f.passcodes.expired)), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.11 user passcode when the account accepts only account passcodes: 400', request: (f) => connect(credentials(f.otherAccountId, f.passcodes.userNotAccepted)), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.11 user passcode when the account accepts both: 200 (with Sunset: 28 days left)', request: (f) => connect(credentials(f.accountId, f.passcodes.user)), expected: (f) => ({ ...SUCCESS, sunset: f.sunsets.user }) },
+  {
+    name: '§5.1 expired passcode sent with another account ID: 400',
+    request: (f) => connect(credentials(f.otherAccountId, f.passcodes.expired)),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.11 user passcode when the account accepts only account passcodes: 400',
+    request: (f) => connect(credentials(f.otherAccountId, f.passcodes.userNotAccepted)),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.11 user passcode when the account accepts both: 200 (with Sunset: 28 days left)',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.user)),
+    expected: (f) => ({ ...SUCCESS, sunset: f.sunsets.user }),
+  },
 
   // SPEC §5.2: credentials before the partner.
-  { name: '§5.2 wrong credentials and an unlisted partner: 400, not 403', request: (f) => connect(credentials(f.accountId, f.passcodes.unknown), '?partner=globex'), expected: () => INVALID_CREDENTIALS },
+  {
+    name: '§5.2 wrong credentials and an unlisted partner: 400, not 403',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.unknown), '?partner=globex'),
+    expected: () => INVALID_CREDENTIALS,
+  },
   { name: '§5.2 no credentials and no partner: 400 Invalid Credentials', request: () => connect([], ''), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.2 expired passcode and an unlisted partner: 401', request: (f) => connect(credentials(f.accountId, f.passcodes.expired), '?partner=globex'), expected: () => EXPIRED },
+  {
+    name: '§5.2 expired passcode and an unlisted partner: 401',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.expired), '?partner=globex'),
+    expected: () => EXPIRED,
+  },
 
   // SPEC §5.3: the partner parameter.
-  { name: '§5.3 missing partner: 400 Missing partner', request: (f) => connect(credentials(f.accountId, f.passcodes.active), ''), expected: () => MISSING_PARTNER },
-  { name: '§5.3 empty partner: 400 Missing partner', request: (f) => connect(credentials(f.accountId, f.passcodes.active), '?partner='), expected: () => MISSING_PARTNER },
-  { name: '§5.3 blank partner: 400 Missing partner', request: (f) => connect(credentials(f.accountId, f.passcodes.active), '?partner=%20%09%20'), expected: () => MISSING_PARTNER },
-  { name: '§5.3 repeated partner: 400 Missing partner', request: (f) => connect(credentials(f.accountId, f.passcodes.active), '?partner=acme&partner=acme'), expected: () => MISSING_PARTNER },
-  { name: '§5.3 bracketed partner[a] is not partner (no qs parsing): 400 Missing partner', request: (f) => connect(credentials(f.accountId, f.passcodes.active), '?partner[a]=acme'), expected: () => MISSING_PARTNER },
-  { name: '§5.3 partner trimmed and case-insensitive: 200', request: (f) => connect(credentials(f.accountId, f.passcodes.active), '?partner=%20ACME%09'), expected: () => SUCCESS },
-  { name: '§5.3 unlisted partner echoed as sent: 403', request: (f) => connect(credentials(f.accountId, f.passcodes.active), '?partner=GloBex'), expected: () => notWhitelisted('GloBex') },
-  { name: '§5.3 "+" in the query is a space: 403 "ac me"', request: (f) => connect(credentials(f.accountId, f.passcodes.active), '?partner=ac+me'), expected: () => notWhitelisted('ac me') },
-  { name: '§5.3 unlisted 500-character partner with control characters: 403, cleaned and cut to 128', request: (f) => connect(credentials(f.accountId, f.passcodes.active), partnerQuery(HOSTILE_PARTNER)), expected: () => notWhitelisted(HOSTILE_PARTNER_ECHO) },
-  { name: '§5.3 unlisted non-ASCII partner: the cut keeps a surrogate pair whole', request: (f) => connect(credentials(f.accountId, f.passcodes.active), partnerQuery(ASTRAL_PARTNER)), expected: () => notWhitelisted(ASTRAL_PARTNER_ECHO) },
+  {
+    name: '§5.3 missing partner: 400 Missing partner',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.active), ''),
+    expected: () => MISSING_PARTNER,
+  },
+  {
+    name: '§5.3 empty partner: 400 Missing partner',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.active), '?partner='),
+    expected: () => MISSING_PARTNER,
+  },
+  {
+    name: '§5.3 blank partner: 400 Missing partner',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.active), '?partner=%20%09%20'),
+    expected: () => MISSING_PARTNER,
+  },
+  {
+    name: '§5.3 repeated partner: 400 Missing partner',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.active), '?partner=acme&partner=acme'),
+    expected: () => MISSING_PARTNER,
+  },
+  {
+    name: '§5.3 bracketed partner[a] is not partner (no qs parsing): 400 Missing partner',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.active), '?partner[a]=acme'),
+    expected: () => MISSING_PARTNER,
+  },
+  {
+    name: '§5.3 partner trimmed and case-insensitive: 200',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.active), '?partner=%20ACME%09'),
+    expected: () => SUCCESS,
+  },
+  {
+    name: '§5.3 unlisted partner echoed as sent: 403',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.active), '?partner=GloBex'),
+    expected: () => notWhitelisted('GloBex'),
+  },
+  {
+    name: '§5.3 "+" in the query is a space: 403 "ac me"',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.active), '?partner=ac+me'),
+    expected: () => notWhitelisted('ac me'),
+  },
+  {
+    name: '§5.3 unlisted 500-character partner with control characters: 403, cleaned and cut to 128',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.active), partnerQuery(HOSTILE_PARTNER)),
+    expected: () => notWhitelisted(HOSTILE_PARTNER_ECHO),
+  },
+  {
+    name: '§5.3 unlisted non-ASCII partner: the cut keeps a surrogate pair whole',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.active), partnerQuery(ASTRAL_PARTNER)),
+    expected: () => notWhitelisted(ASTRAL_PARTNER_ECHO),
+  },
 
   // SPEC §5.25: a passcode bound to partners; §5.26: a value replaced by a rotation.
-  { name: '§5.25 bound passcode, its partner: 200', request: (f) => connect(credentials(f.accountId, f.passcodes.bound), '?partner=initech'), expected: () => SUCCESS },
-  { name: '§5.25 bound passcode, its partner trimmed and in capitals: 200', request: (f) => connect(credentials(f.accountId, f.passcodes.bound), '?partner=%20INITECH'), expected: () => SUCCESS },
-  { name: '§5.25 bound passcode, another whitelisted partner: 403 echoing the name', request: (f) => connect(credentials(f.accountId, f.passcodes.bound), '?partner=Acme'), expected: () => notWhitelisted('Acme') },
-  { name: '§5.25 bound passcode, a partner not whitelisted: 403', request: (f) => connect(credentials(f.accountId, f.passcodes.bound), '?partner=globex'), expected: () => notWhitelisted('globex') },
-  { name: '§5.25 bound passcode with another account ID: 400, the binding is never told', request: (f) => connect(credentials(f.otherAccountId, f.passcodes.bound), '?partner=acme'), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.25 bound passcode, no partner: 400 Missing partner', request: (f) => connect(credentials(f.accountId, f.passcodes.bound), ''), expected: () => MISSING_PARTNER },
-  { name: '§5.25 unbound passcode, the bound passcode\'s partner: 200', request: (f) => connect(credentials(f.accountId, f.passcodes.active), '?partner=initech'), expected: () => SUCCESS },
-  { name: '§5.26 value replaced by a rotation, inside the overlap: 200, with Sunset at the overlap end', request: (f) => connect(credentials(f.accountId, f.passcodes.previous)), expected: (f) => ({ ...SUCCESS, sunset: f.sunsets.previous }) },
-  { name: '§5.26 value replaced by a rotation without overlap: 400', request: (f) => connect(credentials(f.accountId, f.passcodes.rotatedAway)), expected: () => INVALID_CREDENTIALS },
+  {
+    name: '§5.25 bound passcode, its partner: 200',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.bound), '?partner=initech'),
+    expected: () => SUCCESS,
+  },
+  {
+    name: '§5.25 bound passcode, its partner trimmed and in capitals: 200',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.bound), '?partner=%20INITECH'),
+    expected: () => SUCCESS,
+  },
+  {
+    name: '§5.25 bound passcode, another whitelisted partner: 403 echoing the name',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.bound), '?partner=Acme'),
+    expected: () => notWhitelisted('Acme'),
+  },
+  {
+    name: '§5.25 bound passcode, a partner not whitelisted: 403',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.bound), '?partner=globex'),
+    expected: () => notWhitelisted('globex'),
+  },
+  {
+    name: '§5.25 bound passcode with another account ID: 400, the binding is never told',
+    request: (f) => connect(credentials(f.otherAccountId, f.passcodes.bound), '?partner=acme'),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.25 bound passcode, no partner: 400 Missing partner',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.bound), ''),
+    expected: () => MISSING_PARTNER,
+  },
+  {
+    name: "§5.25 unbound passcode, the bound passcode's partner: 200",
+    request: (f) => connect(credentials(f.accountId, f.passcodes.active), '?partner=initech'),
+    expected: () => SUCCESS,
+  },
+  {
+    name: '§5.26 value replaced by a rotation, inside the overlap: 200, with Sunset at the overlap end',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.previous)),
+    expected: (f) => ({ ...SUCCESS, sunset: f.sunsets.previous }),
+  },
+  {
+    name: '§5.26 value replaced by a rotation without overlap: 400',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.rotatedAway)),
+    expected: () => INVALID_CREDENTIALS,
+  },
 
   // SPEC §5.4: header hygiene.
-  { name: '§5.4 header names in upper case: 200', request: (f) => connect([['X-SERVICE-ACCOUNT-ID', f.accountId], ['X-SERVICE-PASSCODE', f.passcodes.active]]), expected: () => SUCCESS },
-  { name: '§5.4 header names in lower case: 200', request: (f) => connect([['x-service-account-id', f.accountId], ['x-service-passcode', f.passcodes.active]]), expected: () => SUCCESS },
-  { name: '§5.4 256-byte account ID (the limit): 200', request: (f) => connect(credentials(f.longAccountId, f.passcodes.longAccount)), expected: () => SUCCESS },
-  { name: '§5.4 whitespace around a value is not part of it (HTTP OWS): 200', request: (f) => connect([['X-Service-Account-Id', `  ${f.accountId}\t`], ['X-Service-Passcode', f.passcodes.active]]), expected: () => SUCCESS },
-  { name: '§5.4 missing account ID header: 400', request: (f) => connect([['X-Service-Passcode', f.passcodes.active]]), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.4 missing passcode header: 400', request: (f) => connect([['X-Service-Account-Id', f.accountId]]), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.4 empty account ID header: 400', request: (f) => connect([['X-Service-Account-Id', ''], ['X-Service-Passcode', f.passcodes.active]]), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.4 empty passcode header: 400', request: (f) => connect([['X-Service-Account-Id', f.accountId], ['X-Service-Passcode', '']]), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.4 account ID header repeated with the same value: 400', request: (f) => connect([...credentials(f.accountId, f.passcodes.active), ['X-Service-Account-Id', f.accountId]]), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.4 passcode header repeated with the same value: 400', request: (f) => connect([...credentials(f.accountId, f.passcodes.active), ['X-Service-Passcode', f.passcodes.active]]), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.4 passcode header repeated under another name casing: 400', request: (f) => connect([...credentials(f.accountId, f.passcodes.active), ['x-service-passcode', f.passcodes.active]]), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.4 account ID header repeated, first one empty: 400', request: (f) => connect([['X-Service-Account-Id', ''], ...credentials(f.accountId, f.passcodes.active)]), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.4 257-byte account ID header: 400', request: (f) => connect(credentials('a'.repeat(257), f.passcodes.active)), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.4 257-byte passcode header: 400', request: (f) => connect(credentials(f.accountId, f.passcodes.active.padEnd(257, 'x'))), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.4 non-ASCII byte (latin1 0xE9) in the account ID: 400', request: (f) => connect(credentials(`${f.accountId}\xe9`, f.passcodes.active)), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.4 UTF-8 bytes in the passcode: 400', request: (f) => connect(credentials(f.accountId, `${f.passcodes.active}\xc3\xa9`)), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.4 space inside the account ID: 400', request: (f) => connect(credentials(`${f.accountId} x`, f.passcodes.active)), expected: () => INVALID_CREDENTIALS },
+  {
+    name: '§5.4 header names in upper case: 200',
+    request: (f) =>
+      connect([
+        ['X-SERVICE-ACCOUNT-ID', f.accountId],
+        ['X-SERVICE-PASSCODE', f.passcodes.active],
+      ]),
+    expected: () => SUCCESS,
+  },
+  {
+    name: '§5.4 header names in lower case: 200',
+    request: (f) =>
+      connect([
+        ['x-service-account-id', f.accountId],
+        ['x-service-passcode', f.passcodes.active],
+      ]),
+    expected: () => SUCCESS,
+  },
+  {
+    name: '§5.4 256-byte account ID (the limit): 200',
+    request: (f) => connect(credentials(f.longAccountId, f.passcodes.longAccount)),
+    expected: () => SUCCESS,
+  },
+  {
+    name: '§5.4 whitespace around a value is not part of it (HTTP OWS): 200',
+    request: (f) =>
+      connect([
+        ['X-Service-Account-Id', `  ${f.accountId}\t`],
+        ['X-Service-Passcode', f.passcodes.active],
+      ]),
+    expected: () => SUCCESS,
+  },
+  {
+    name: '§5.4 missing account ID header: 400',
+    request: (f) => connect([['X-Service-Passcode', f.passcodes.active]]),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.4 missing passcode header: 400',
+    request: (f) => connect([['X-Service-Account-Id', f.accountId]]),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.4 empty account ID header: 400',
+    request: (f) =>
+      connect([
+        ['X-Service-Account-Id', ''],
+        ['X-Service-Passcode', f.passcodes.active],
+      ]),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.4 empty passcode header: 400',
+    request: (f) =>
+      connect([
+        ['X-Service-Account-Id', f.accountId],
+        ['X-Service-Passcode', ''],
+      ]),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.4 account ID header repeated with the same value: 400',
+    request: (f) => connect([...credentials(f.accountId, f.passcodes.active), ['X-Service-Account-Id', f.accountId]]),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.4 passcode header repeated with the same value: 400',
+    request: (f) => connect([...credentials(f.accountId, f.passcodes.active), ['X-Service-Passcode', f.passcodes.active]]),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.4 passcode header repeated under another name casing: 400',
+    request: (f) => connect([...credentials(f.accountId, f.passcodes.active), ['x-service-passcode', f.passcodes.active]]),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.4 account ID header repeated, first one empty: 400',
+    request: (f) => connect([['X-Service-Account-Id', ''], ...credentials(f.accountId, f.passcodes.active)]),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.4 257-byte account ID header: 400',
+    request: (f) => connect(credentials('a'.repeat(257), f.passcodes.active)),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.4 257-byte passcode header: 400',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.active.padEnd(257, 'x'))),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.4 non-ASCII byte (latin1 0xE9) in the account ID: 400',
+    request: (f) => connect(credentials(`${f.accountId}\xe9`, f.passcodes.active)),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.4 UTF-8 bytes in the passcode: 400',
+    request: (f) => connect(credentials(f.accountId, `${f.passcodes.active}\xc3\xa9`)),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.4 space inside the account ID: 400',
+    request: (f) => connect(credentials(`${f.accountId} x`, f.passcodes.active)),
+    expected: () => INVALID_CREDENTIALS,
+  },
 
   // SPEC §5.16–5.17: the example protected route sees who called.
-  { name: '§5.17 protected route with an account passcode: the account principal', request: (f) => events(credentials(f.accountId, f.passcodes.active)), expected: (f) => principal(f.principals.account) },
-  { name: '§5.17 protected route with a user passcode: the user principal (with Sunset: 28 days left)', request: (f) => events(credentials(f.accountId, f.passcodes.user)), expected: (f) => principal(f.principals.user, f.sunsets.user) },
-  { name: '§5.25 protected route with a bound passcode: the principal carries the binding', request: (f) => events(credentials(f.accountId, f.passcodes.bound)), expected: (f) => principal(f.principals.bound) },
-  { name: '§5.38 protected route with a disabled passcode: 400', request: (f) => events(credentials(f.accountId, f.passcodes.disabled)), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.26 protected route with a value replaced by a rotation without overlap: 400', request: (f) => events(credentials(f.accountId, f.passcodes.rotatedAway)), expected: () => INVALID_CREDENTIALS },
+  {
+    name: '§5.17 protected route with an account passcode: the account principal',
+    request: (f) => events(credentials(f.accountId, f.passcodes.active)),
+    expected: (f) => principal(f.principals.account),
+  },
+  {
+    name: '§5.17 protected route with a user passcode: the user principal (with Sunset: 28 days left)',
+    request: (f) => events(credentials(f.accountId, f.passcodes.user)),
+    expected: (f) => principal(f.principals.user, f.sunsets.user),
+  },
+  {
+    name: '§5.25 protected route with a bound passcode: the principal carries the binding',
+    request: (f) => events(credentials(f.accountId, f.passcodes.bound)),
+    expected: (f) => principal(f.principals.bound),
+  },
+  {
+    name: '§5.38 protected route with a disabled passcode: 400',
+    request: (f) => events(credentials(f.accountId, f.passcodes.disabled)),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.26 protected route with a value replaced by a rotation without overlap: 400',
+    request: (f) => events(credentials(f.accountId, f.passcodes.rotatedAway)),
+    expected: () => INVALID_CREDENTIALS,
+  },
 
   // Expiry warnings (RFC 8594): answers authenticated by a passcode in its last 30 days carry Sunset.
-  { name: 'Sunset: connect with a passcode in its last 30 days: 200 with its expiry', request: (f) => connect(credentials(f.accountId, f.passcodes.expiring)), expected: (f) => ({ ...SUCCESS, sunset: f.sunsets.expiring }) },
-  { name: 'Sunset: protected route with a passcode in its last 30 days: the principal, with its expiry', request: (f) => events(credentials(f.accountId, f.passcodes.expiring)), expected: (f) => principal(f.principals.expiring, f.sunsets.expiring) },
-  { name: 'Sunset: HEAD /v1/connect with a passcode in its last 30 days: 200 with its expiry, without a body', request: (f) => withMethod('HEAD', connect(credentials(f.accountId, f.passcodes.expiring))), expected: (f) => ({ ...SUCCESS, body: '', sunset: f.sunsets.expiring }) },
-  { name: 'Sunset: never on a refusal, even for a passcode in its last 30 days (403)', request: (f) => connect(credentials(f.accountId, f.passcodes.expiring), '?partner=globex'), expected: () => notWhitelisted('globex') },
-  { name: 'Sunset: not sent for a passcode with 88 days left', request: (f) => events(credentials(f.accountId, f.passcodes.active)), expected: (f) => principal(f.principals.account) },
-  { name: '§5.16 protected route with a wrong passcode: 400', request: (f) => events(credentials(f.accountId, f.passcodes.unknown)), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.16 protected route with an expired passcode: 401', request: (f) => events(credentials(f.accountId, f.passcodes.expired)), expected: () => EXPIRED },
-  { name: '§5.16 protected route with a revoked user passcode: 400', request: (f) => events(credentials(f.accountId, f.passcodes.revokedUser)), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.16 protected route with a user passcode the account does not accept: 400', request: (f) => events(credentials(f.otherAccountId, f.passcodes.userNotAccepted)), expected: () => INVALID_CREDENTIALS },
+  {
+    name: 'Sunset: connect with a passcode in its last 30 days: 200 with its expiry',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.expiring)),
+    expected: (f) => ({ ...SUCCESS, sunset: f.sunsets.expiring }),
+  },
+  {
+    name: 'Sunset: protected route with a passcode in its last 30 days: the principal, with its expiry',
+    request: (f) => events(credentials(f.accountId, f.passcodes.expiring)),
+    expected: (f) => principal(f.principals.expiring, f.sunsets.expiring),
+  },
+  {
+    name: 'Sunset: HEAD /v1/connect with a passcode in its last 30 days: 200 with its expiry, without a body',
+    request: (f) => withMethod('HEAD', connect(credentials(f.accountId, f.passcodes.expiring))),
+    expected: (f) => ({ ...SUCCESS, body: '', sunset: f.sunsets.expiring }),
+  },
+  {
+    name: 'Sunset: never on a refusal, even for a passcode in its last 30 days (403)',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.expiring), '?partner=globex'),
+    expected: () => notWhitelisted('globex'),
+  },
+  {
+    name: 'Sunset: not sent for a passcode with 88 days left',
+    request: (f) => events(credentials(f.accountId, f.passcodes.active)),
+    expected: (f) => principal(f.principals.account),
+  },
+  {
+    name: '§5.16 protected route with a wrong passcode: 400',
+    request: (f) => events(credentials(f.accountId, f.passcodes.unknown)),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.16 protected route with an expired passcode: 401',
+    request: (f) => events(credentials(f.accountId, f.passcodes.expired)),
+    expected: () => EXPIRED,
+  },
+  {
+    name: '§5.16 protected route with a revoked user passcode: 400',
+    request: (f) => events(credentials(f.accountId, f.passcodes.revokedUser)),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.16 protected route with a user passcode the account does not accept: 400',
+    request: (f) => events(credentials(f.otherAccountId, f.passcodes.userNotAccepted)),
+    expected: () => INVALID_CREDENTIALS,
+  },
   { name: '§5.16 protected route without headers: 400', request: () => events([]), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.16 protected route with a repeated passcode header: 400', request: (f) => events([...credentials(f.accountId, f.passcodes.active), ['X-Service-Passcode', f.passcodes.active]]), expected: () => INVALID_CREDENTIALS },
-  { name: '§5.16 protected route, storage throwing: 503', storage: 'throws', request: (f) => events(credentials(f.accountId, f.passcodes.unknown)), expected: () => SERVER_ERROR_503 },
+  {
+    name: '§5.16 protected route with a repeated passcode header: 400',
+    request: (f) => events([...credentials(f.accountId, f.passcodes.active), ['X-Service-Passcode', f.passcodes.active]]),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.16 protected route, storage throwing: 503',
+    storage: 'throws',
+    request: (f) => events(credentials(f.accountId, f.passcodes.unknown)),
+    expected: () => SERVER_ERROR_503,
+  },
   // Methods: GET and HEAD get the SPEC answers; every other method on /v1/connect a 405.
-  { name: 'HEAD /v1/connect is answered as GET, without a body: 200', request: (f) => withMethod('HEAD', connect(credentials(f.accountId, f.passcodes.active))), expected: () => ({ ...SUCCESS, body: '' }) },
-  { name: 'HEAD /v1/connect with wrong credentials: 400, without a body', request: (f) => withMethod('HEAD', connect(credentials(f.accountId, f.passcodes.unknown))), expected: () => ({ ...INVALID_CREDENTIALS, body: '' }) },
+  {
+    name: 'HEAD /v1/connect is answered as GET, without a body: 200',
+    request: (f) => withMethod('HEAD', connect(credentials(f.accountId, f.passcodes.active))),
+    expected: () => ({ ...SUCCESS, body: '' }),
+  },
+  {
+    name: 'HEAD /v1/connect with wrong credentials: 400, without a body',
+    request: (f) => withMethod('HEAD', connect(credentials(f.accountId, f.passcodes.unknown))),
+    expected: () => ({ ...INVALID_CREDENTIALS, body: '' }),
+  },
   ...OTHER_METHODS.map((method) => ({
     name: `§5.20 ${method} /v1/connect with valid credentials: 405 Method Not Allowed, Allow: GET, HEAD`,
     method,
@@ -205,10 +513,16 @@ export const HTTP_CASES: readonly HttpCase[] = [
   {
     name: 'POST /v1/connect with a malformed JSON body: 405, the body is never parsed',
     method: 'POST',
-    request: (f) => withMethod('POST', connect([...credentials(f.accountId, f.passcodes.active), ['Content-Type', 'application/json'], ['Content-Length', '0']])),
+    request: (f) =>
+      withMethod('POST', connect([...credentials(f.accountId, f.passcodes.active), ['Content-Type', 'application/json'], ['Content-Length', '0']])),
     expected: () => METHOD_NOT_ALLOWED,
   },
-  { name: '§5.16 protected route, storage hanging past the deadline: 504', storage: 'hangs', request: (f) => events(credentials(f.accountId, f.passcodes.unknown)), expected: () => SERVER_ERROR_504 },
+  {
+    name: '§5.16 protected route, storage hanging past the deadline: 504',
+    storage: 'hangs',
+    request: (f) => events(credentials(f.accountId, f.passcodes.unknown)),
+    expected: () => SERVER_ERROR_504,
+  },
 ]
 
 /** The parts of a response that must be identical across targets. */

@@ -113,7 +113,11 @@ export function describeManagementConformance(targets: readonly ManagementTarget
         headers['content-type'] = 'application/json'
       }
       Object.assign(headers, options.headers)
-      const response = await fetch(`http://127.0.0.1:${options.port ?? app.port}/settings/api${path}`, { method, headers, ...(body === undefined ? {} : { body }) })
+      const response = await fetch(`http://127.0.0.1:${options.port ?? app.port}/settings/api${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+      })
       const text = await response.text()
       let json: unknown
       try {
@@ -317,7 +321,10 @@ export function describeManagementConformance(targets: readonly ManagementTarget
       })
 
       it('takes a description at create and edit (null clears it), lists it, and answers 400 field description for a bad one', async () => {
-        const sent = await send('POST', '/passcodes', { session: 'admin', body: { name: 'Described', expiry: 30, description: 'For <b>Acme</b>\r\nnightly' } })
+        const sent = await send('POST', '/passcodes', {
+          session: 'admin',
+          body: { name: 'Described', expiry: 30, description: 'For <b>Acme</b>\r\nnightly' },
+        })
         expect(sent.status, sent.text).toBe(201)
         expect(sent.json.passcode.description).toBe('For <b>Acme</b>\nnightly')
         const edited = await send('PATCH', `/passcodes/${sent.json.passcode.id}`, { session: 'admin', body: { description: 'Second' } })
@@ -419,7 +426,13 @@ export function describeManagementConformance(targets: readonly ManagementTarget
         const users = await send('GET', '/users', { session: 'member' })
         expect(users.status).toBe(200)
         expect(users.json.directory).toBe(true)
-        expect(users.json.users.map((user: { id: string; passcode: unknown; inDirectory: boolean }) => [user.id, user.passcode === null, user.inDirectory])).toEqual([
+        expect(
+          users.json.users.map((user: { id: string; passcode: unknown; inDirectory: boolean }) => [
+            user.id,
+            user.passcode === null,
+            user.inDirectory,
+          ]),
+        ).toEqual([
           ['u_amy', true, true],
           ['u_member', false, true],
         ])
@@ -447,7 +460,7 @@ export function describeManagementConformance(targets: readonly ManagementTarget
         expect(JSON.stringify(events)).not.toContain(second)
       })
 
-      it('lets only admins grant, reset or revoke (403), and reveals only the caller\'s own (404 for none)', async () => {
+      it("lets only admins grant, reset or revoke (403), and reveals only the caller's own (404 for none)", async () => {
         for (const [method, path, body] of [
           ['PUT', '/users/u_amy/passcode', { validity: { type: 'infinite' } }],
           ['POST', '/users/u_amy/passcode/reset', undefined],
@@ -478,7 +491,9 @@ export function describeManagementConformance(targets: readonly ManagementTarget
       })
 
       it('answers 400 ERR_INVALID_INPUT on userId, not 404 "No such route", for an empty or malformed user ID in the path', async () => {
-        const invalid = { error: { code: 'ERR_INVALID_INPUT', message: 'Invalid userId: must be 1 to 256 visible ASCII characters', field: 'userId' } }
+        const invalid = {
+          error: { code: 'ERR_INVALID_INPUT', message: 'Invalid userId: must be 1 to 256 visible ASCII characters', field: 'userId' },
+        }
         const grant = { validity: { type: 'infinite' } }
         const eventsBefore = events.length
         // The grant is checked before the directory: a malformed ID is not "no such user".

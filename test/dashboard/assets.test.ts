@@ -37,7 +37,8 @@ describe('src/http/dashboard/assets.ts', () => {
   it('serves the script and style sheet under content-hashed names for a year, immutable; the pages never cached', async () => {
     const dashboard = createDashboard(createPasscodeAuth({ store: memoryStore(), encryptionKeys: [{ id: 'k1', key: TEST_KEY }] }))
     const session = () => ({ accountId: 'acc_1', actor: { userId: 'u_1', role: 'admin' as const } })
-    const get = (path: string) => dashboard.handle({ method: 'GET', path, base: '/settings', header: () => undefined, body: async () => ({ text: '' }) }, session)
+    const get = (path: string) =>
+      dashboard.handle({ method: 'GET', path, base: '/settings', header: () => undefined, body: async () => ({ text: '' }) }, session)
     const page = await get('/')
     expect(page.headers['cache-control']).toBe('no-store')
     const links = [...page.body.matchAll(/(?:src|href)="\/settings(\/assets\/dashboard\.[0-9a-f]{16}\.(?:js|css))"/g)].map((match) => match[1]!)

@@ -158,7 +158,10 @@ describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), 
     await page.getByRole('button', { name: '+ Passcode' }).click()
     const form = page.getByRole('form', { name: 'New passcode' })
     await form.getByRole('textbox', { name: 'Passcode Name' }).fill('Globex only')
-    await form.getByRole('group', { name: /^Partners/ }).getByRole('checkbox', { name: 'globex' }).check()
+    await form
+      .getByRole('group', { name: /^Partners/ })
+      .getByRole('checkbox', { name: 'globex' })
+      .check()
     await form.getByRole('button', { name: 'Create & View' }).click()
     const value = await page.getByRole('textbox', { name: 'Passcode value' }).inputValue()
     await row(page, 'Globex only').getByRole('cell', { name: 'globex', exact: true }).waitFor()
@@ -180,7 +183,7 @@ describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), 
     await expect(form.getByRole('spinbutton', { name: 'Number of days' }).getAttribute('aria-invalid')).resolves.toBe('true')
   })
 
-  it('refuses an empty User ID in the grant form under the field, sending nothing; the API\'s own refusal shows there too', async () => {
+  it("refuses an empty User ID in the grant form under the field, sending nothing; the API's own refusal shows there too", async () => {
     // The API's message (Invalid userId: …) told with the field's label (issue 34).
     const message = 'User ID: must be 1 to 256 visible ASCII characters'
     const admin = await signIn('admin', '/settings/users')
@@ -208,7 +211,9 @@ describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), 
     expect(grants).toEqual([])
 
     // If an empty ID reaches the API anyway (here the request is rewritten on its way), its 400 names userId and shows on the field.
-    await admin.route('**/settings/api/users/u_amy/passcode', (route) => route.continue({ url: route.request().url().replace('/users/u_amy/', '/users//') }))
+    await admin.route('**/settings/api/users/u_amy/passcode', (route) =>
+      route.continue({ url: route.request().url().replace('/users/u_amy/', '/users//') }),
+    )
     const answers: number[] = []
     admin.on('response', (response) => {
       if (response.request().method() === 'PUT') answers.push(response.status())
@@ -350,10 +355,12 @@ describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), 
         if (response.url().endsWith('/settings/api/passcodes') && response.request().method() === 'POST') refusals.push(response.status())
       })
       await page.goto(evilOrigin)
-      await expect.poll(() => page.evaluate(() => (window as unknown as { results: Record<string, string> }).results), { timeout: 10_000 }).toMatchObject({
-        fetch: 'sent',
-        cors: 'blocked',
-      })
+      await expect
+        .poll(() => page.evaluate(() => (window as unknown as { results: Record<string, string> }).results), { timeout: 10_000 })
+        .toMatchObject({
+          fetch: 'sent',
+          cors: 'blocked',
+        })
       await page.evaluate(() => (document.getElementById('f') as HTMLFormElement).submit())
       await expect.poll(() => refusals.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2)
       expect(new Set(refusals)).toEqual(new Set([403]))
@@ -363,7 +370,13 @@ describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), 
       await page.goto(`${evilOrigin}/frame`)
       const frame = page.frame({ url: `${host.origin}/settings/` })
       // frame-ancestors 'none': Chromium replaces the dashboard with an error page.
-      const framedHeading = frame === null ? 0 : await frame.getByRole('heading', { name: 'Settings' }).count().catch(() => 0)
+      const framedHeading =
+        frame === null
+          ? 0
+          : await frame
+              .getByRole('heading', { name: 'Settings' })
+              .count()
+              .catch(() => 0)
       expect(framedHeading).toBe(0)
     } finally {
       // The evil page's own console errors (blocked CORS, refused frame) are expected: close it first, then forget them.
@@ -383,7 +396,7 @@ describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), 
     await expect(page.getByRole('button', { name: 'Edit Phone' }).isVisible()).resolves.toBe(true)
   })
 
-  it('keeps a user\'s ID and email whole at phone width: lines break between words only', async () => {
+  it("keeps a user's ID and email whole at phone width: lines break between words only", async () => {
     const page = await signIn('admin', '/settings/users', { width: 375, height: 740 })
     await page.getByRole('row').filter({ hasText: 'Amy Example' }).waitFor()
     // Each text without a space must lie on one line (one box of the range), here "u_amy" and the email.

@@ -41,7 +41,9 @@ describe('SPEC 5.29: the one table from management error to HTTP status', () => 
       message: 'Invalid validity.days: must be at most 365 days',
       field: 'validity.days',
     })
-    expect(managementErrorAnswer(new InvalidInputError('accepted', 'must be "account", "user" or "both"'), { accepted: 'acceptedPasscodes' }).body.error).toEqual({
+    expect(
+      managementErrorAnswer(new InvalidInputError('accepted', 'must be "account", "user" or "both"'), { accepted: 'acceptedPasscodes' }).body.error,
+    ).toEqual({
       code: 'ERR_INVALID_INPUT',
       message: 'Invalid acceptedPasscodes: must be "account", "user" or "both"',
       field: 'acceptedPasscodes',

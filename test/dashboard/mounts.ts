@@ -63,7 +63,11 @@ function fetchTarget(): ManagementTarget {
   return {
     name: 'fetch (Request/Response)',
     start: (auth, options) => {
-      const handle = fetchDashboard(auth, { ...options, basePath: '/settings', session: (request) => options.session((header) => request.headers.get(header) ?? undefined) })
+      const handle = fetchDashboard(auth, {
+        ...options,
+        basePath: '/settings',
+        session: (request) => options.session((header) => request.headers.get(header) ?? undefined),
+      })
       return listen(async (req, res) => {
         const chunks: Buffer[] = []
         for await (const chunk of req) chunks.push(chunk as Buffer)

@@ -61,7 +61,10 @@ describe('docs/cli.md', () => {
   it('shows every command and describes every setting and exit code', () => {
     const shown = lines.map(commandArgs).filter((args) => args !== undefined)
     for (const command of COMMANDS) {
-      expect(shown.some((args) => command.path.every((word, i) => args[i] === word)), command.path.join(' ')).toBe(true)
+      expect(
+        shown.some((args) => command.path.every((word, i) => args[i] === word)),
+        command.path.join(' '),
+      ).toBe(true)
     }
     for (const setting of Object.values(SETTINGS)) {
       expect(guide, setting.env).toContain(`| \`${setting.env}\` |`)

@@ -34,7 +34,19 @@ export function codeBlocks(markdown: string): CodeBlock[] {
  * the CLI-and-docs issue. Others (client.md, security.md's hardening sections, the
  * reports) use fragments with the reader's own variables, checked by their own issues.
  */
-export const CHECKED_GUIDES = ['audit.md', 'cli.md', 'concepts.md', 'dashboard.md', 'express.md', 'fastify.md', 'koa.md', 'notifications.md', 'operations.md', 'postgres.md', 'spec-decisions.md']
+export const CHECKED_GUIDES = [
+  'audit.md',
+  'cli.md',
+  'concepts.md',
+  'dashboard.md',
+  'express.md',
+  'fastify.md',
+  'koa.md',
+  'notifications.md',
+  'operations.md',
+  'postgres.md',
+  'spec-decisions.md',
+]
 
 /** The marker of a TypeScript block that is type-checked but not run (it needs a server, a secret…). */
 export const TYPE_CHECK_ONLY = '// readme: type-check only'

@@ -83,7 +83,8 @@ describe('docs/management-openapi.json as a contract', () => {
       get(target, property, receiver) {
         const value = Reflect.get(target, property, receiver)
         if (typeof value !== 'function') return value
-        return (...args: unknown[]) => (failing ? Promise.reject(new Error('connection refused')) : (value as (...a: unknown[]) => unknown).apply(target, args))
+        return (...args: unknown[]) =>
+          failing ? Promise.reject(new Error('connection refused')) : (value as (...a: unknown[]) => unknown).apply(target, args)
       },
     })
     const { auth } = setup({ store, partners: ['acme', 'globex'] })
@@ -100,7 +101,10 @@ describe('docs/management-openapi.json as a contract', () => {
       options: { session?: string | null; body?: unknown; raw?: string; type?: string; throwing?: boolean } = {},
     ): Promise<Json | undefined> {
       const text = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body))
-      const headers: Record<string, string> = { host: 'app.example', ...(text === undefined ? {} : { 'content-type': options.type ?? 'application/json' }) }
+      const headers: Record<string, string> = {
+        host: 'app.example',
+        ...(text === undefined ? {} : { 'content-type': options.type ?? 'application/json' }),
+      }
       const answer = await api.handle(
         { method, path, header: (name) => headers[name], body: async () => (text === undefined ? undefined : { text }) },
         (): SessionResult => {
@@ -128,7 +132,16 @@ describe('docs/management-openapi.json as a contract', () => {
     ])
     const usage = await send(200, 'GET', `/passcodes/${id}/usage`, { session: 'member' })
     expect(usage!.usage.days).toEqual([
-      { date: day, succeeded: 5, expired: 1, disabled: 0, revoked: 0, wrongPartner: 0, rotatedOut: 0, partners: [{ partner: 'acme', succeeded: 3, wrongPartner: 0 }] },
+      {
+        date: day,
+        succeeded: 5,
+        expired: 1,
+        disabled: 0,
+        revoked: 0,
+        wrongPartner: 0,
+        rotatedOut: 0,
+        partners: [{ partner: 'acme', succeeded: 3, wrongPartner: 0 }],
+      },
     ])
     await send(200, 'POST', `/passcodes/${id}/disable`)
     await send(200, 'POST', `/passcodes/${id}/enable`)
@@ -182,7 +195,8 @@ describe('docs/openapi.json as a contract', () => {
     const { value: expiring } = await auth.passcodes.create(admin, 'acc_1', { name: 'B', expiry: 1 })
 
     async function send(expected: number, query: string, credentials: readonly [string, string] | undefined, address = '192.0.2.1'): Promise<number> {
-      const headers: Record<string, string> = credentials === undefined ? {} : { 'x-service-account-id': credentials[0], 'x-service-passcode': credentials[1] }
+      const headers: Record<string, string> =
+        credentials === undefined ? {} : { 'x-service-account-id': credentials[0], 'x-service-passcode': credentials[1] }
       const response = await connect(new Request(`http://api.example/v1/connect${query}`, { headers }), address)
       const body = await response.text()
       if (expected !== ANY) expect(response.status, `${query}: ${body}`).toBe(expected)

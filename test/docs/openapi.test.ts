@@ -28,7 +28,7 @@ describe('docs/openapi.json', () => {
     for (const name of references) expect(document.components.schemas[name], name).toBeDefined()
   })
 
-  it('gives examples, taken from the server\'s table of answers, that the client\'s schemas accept', () => {
+  it("gives examples, taken from the server's table of answers, that the client's schemas accept", () => {
     for (const [status, response] of Object.entries(operation.responses as Json)) {
       const examples = Object.values(response.content['application/json'].examples as Json)
       expect(examples.length, status).toBeGreaterThan(0)

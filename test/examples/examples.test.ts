@@ -15,7 +15,8 @@ import { bundleForNode, type NodeBundles } from '../helpers/node-bundle'
 
 const THROUGH_TSX = 'express'
 let bundles: Promise<NodeBundles> | undefined
-const bundled = () => (bundles ??= bundleForNode({ fastify: path.join(root, 'examples/fastify/server.ts'), koa: path.join(root, 'examples/koa/server.ts') }))
+const bundled = () =>
+  (bundles ??= bundleForNode({ fastify: path.join(root, 'examples/fastify/server.ts'), koa: path.join(root, 'examples/koa/server.ts') }))
 afterAll(async () => {
   if (bundles !== undefined) (await bundles).remove()
 })

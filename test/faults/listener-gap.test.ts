@@ -23,8 +23,8 @@ class FakeConnection extends EventEmitter implements ListenConnection {
     if (this.fails) throw new Error('connect ECONNREFUSED (simulated)')
   }
   async query(): Promise<void> {
-      // nothing to run
-    }
+    // nothing to run
+  }
   async end(): Promise<void> {
     this.ended = true
   }

@@ -61,7 +61,10 @@ const stores: { name: string; open(): Promise<PasscodeStore & { close?(): Promis
 
 describe.each(stores)('$name', ({ open }) => {
   for (const mode of ['hangs', 'throws'] as const) {
-    const title = mode === 'hangs' ? 'a mailer that hangs: verification goes on while the notifier pass waits on it' : 'a mailer that fails: verification goes on, the pass reports it'
+    const title =
+      mode === 'hangs'
+        ? 'a mailer that hangs: verification goes on while the notifier pass waits on it'
+        : 'a mailer that fails: verification goes on, the pass reports it'
     it(title, async () => {
       const store = await open()
       const mailer = faultyMailer(mode)

@@ -91,7 +91,8 @@ describe.skipIf(!stoppable)(title, () => {
     for (let i = 0; i < 4; i++) {
       const { value } = await a.auth.passcodes.create(admin, 'acc_stable', { name: `Stable ${i}`, expiry: 90 })
       stable.push(value)
-      for (const instance of [a, b]) expect(await instance.auth.authenticate({ accountId: 'acc_stable', passcode: value })).toMatchObject({ ok: true })
+      for (const instance of [a, b])
+        expect(await instance.auth.authenticate({ accountId: 'acc_stable', passcode: value })).toMatchObject({ ok: true })
     }
 
     const answers: Answer[] = []
@@ -109,13 +110,17 @@ describe.skipIf(!stoppable)(title, () => {
         const passcode = kind === 'cached' ? stable[i % stable.length]! : generatePasscode()
         const at = now()
         try {
-          const response = await sendRaw(app.port, {
-            target: '/v1/connect?partner=acme',
-            headers: [
-              ['X-Service-Account-Id', 'acc_stable'],
-              ['X-Service-Passcode', passcode],
-            ],
-          }, 5_000)
+          const response = await sendRaw(
+            app.port,
+            {
+              target: '/v1/connect?partner=acme',
+              headers: [
+                ['X-Service-Account-Id', 'acc_stable'],
+                ['X-Service-Passcode', passcode],
+              ],
+            },
+            5_000,
+          )
           answers.push({ kind, at, status: response.status, body: response.body.toString('utf8'), elapsedMs: now() - at })
         } catch (error) {
           hangs.push(`${kind} at ${Math.round(at)} ms: ${(error as Error).message}`)

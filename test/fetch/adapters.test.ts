@@ -20,13 +20,21 @@ describe('passcode-auth/fetch', () => {
     for (let i = 0; i < 2; i++) {
       // The second is a cache hit, through the synchronous warm path.
       const check = await guard(new Request('http://localhost/1/events.json', { headers }))
-      expect(check).toEqual({ ok: true, principal: { accountId: 'acc_1', kind: 'account', passcodeId: passcode.id, passcodeName: 'Acme' }, headers: {} })
+      expect(check).toEqual({
+        ok: true,
+        principal: { accountId: 'acc_1', kind: 'account', passcodeId: passcode.id, passcodeName: 'Acme' },
+        headers: {},
+      })
     }
     const refused = await guard(new Request('http://localhost/1/events.json', { headers: { ...headers, 'X-Service-Account-Id': 'acc_2' } }))
     expect(refused.ok).toBe(false)
     if (refused.ok) return
     expect(refused.response.status).toBe(400)
-    expect(Object.fromEntries(refused.response.headers)).toEqual({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': '58' })
+    expect(Object.fromEntries(refused.response.headers)).toEqual({
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-length': '58',
+    })
     expect(await refused.response.text()).toBe('{"status":"fail","error":"Invalid Credentials","code":400}')
   })
 
@@ -36,7 +44,11 @@ describe('passcode-auth/fetch', () => {
     const head = await connect(new Request('http://localhost/v1/connect?partner=acme', { method: 'HEAD', headers }))
     expect([head.status, head.headers.get('content-length'), head.body]).toEqual([200, '57', null])
     const post = await connect(new Request('http://localhost/v1/connect?partner=acme', { method: 'POST', headers }))
-    expect([post.status, post.headers.get('allow'), await post.text()]).toEqual([405, 'GET, HEAD', '{"status":"fail","error":"Method Not Allowed","code":405}'])
+    expect([post.status, post.headers.get('allow'), await post.text()]).toEqual([
+      405,
+      'GET, HEAD',
+      '{"status":"fail","error":"Method Not Allowed","code":405}',
+    ])
   })
 
   it('refuses what is not a service at once', () => {
@@ -57,7 +69,10 @@ describe('passcode-auth/hono', () => {
     })
     expect((await app.request('/1/events.json', { headers })).status).toBe(200) // warms the cache
     let nextCalled = false
-    const context = { req: { raw: new Request('http://localhost/1/events.json', { headers }), method: 'GET' }, set: (key: string, value: unknown) => (seen = [key, value]) }
+    const context = {
+      req: { raw: new Request('http://localhost/1/events.json', { headers }), method: 'GET' },
+      set: (key: string, value: unknown) => (seen = [key, value]),
+    }
     void middleware(context as never, async () => {
       nextCalled = true
     })

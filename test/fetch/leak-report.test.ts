@@ -17,7 +17,10 @@ describe('SPEC 5.42 leakReportHandler (fetch)', () => {
     expect(await response.json()).toEqual([{ token_raw: 'some_token', token_type: 'some_type', label: 'false_positive' }])
     // One byte changed: the sample no longer verifies.
     const tampered = await handler(
-      post(GITHUB_SAMPLE.payload.replace('some_url', 'some_urm'), { 'github-public-key-identifier': GITHUB_SAMPLE.keyId, 'github-public-key-signature': GITHUB_SAMPLE.signature }),
+      post(GITHUB_SAMPLE.payload.replace('some_url', 'some_urm'), {
+        'github-public-key-identifier': GITHUB_SAMPLE.keyId,
+        'github-public-key-signature': GITHUB_SAMPLE.signature,
+      }),
     )
     expect(tampered.status).toBe(401)
   })
@@ -70,7 +73,12 @@ describe('SPEC 5.42 leakReportHandler (fetch)', () => {
         controller.enqueue(new Uint8Array(65_536).fill(0x20))
       },
     })
-    const request = new Request('https://host.example/v1/leaks', { method: 'POST', body: endless, headers: signedHeaders(fixture.key, 'x'), duplex: 'half' } as RequestInit)
+    const request = new Request('https://host.example/v1/leaks', {
+      method: 'POST',
+      body: endless,
+      headers: signedHeaders(fixture.key, 'x'),
+      duplex: 'half',
+    } as RequestInit)
     expect((await handler(request)).status).toBe(413)
     expect(pulled).toBeLessThan(1_048_576 + 4 * 65_536)
   })

@@ -14,7 +14,9 @@ export const FETCH_TARGETS: readonly HttpTarget[] = [
     name: 'fetch (node-server)',
     start: (auth, options) => {
       const host = fetchHost(auth, options)
-      return listen(getRequestListener((request: Request, env: HttpBindings | Http2Bindings) => host(request, env.incoming.socket.remoteAddress), NODE_SERVER))
+      return listen(
+        getRequestListener((request: Request, env: HttpBindings | Http2Bindings) => host(request, env.incoming.socket.remoteAddress), NODE_SERVER),
+      )
     },
   },
   {

@@ -45,7 +45,9 @@ export interface BrowserAvailability {
 
 /** Decides once whether browser suites run, skip (locally) or fail (CI). */
 export function browserAvailability(): BrowserAvailability {
-  const missing = existsSync(chromiumPath) ? undefined : `no Chromium at ${chromiumPath} (apt-get install chromium-headless-shell or chromium, or set CHROMIUM_PATH)`
+  const missing = existsSync(chromiumPath)
+    ? undefined
+    : `no Chromium at ${chromiumPath} (apt-get install chromium-headless-shell or chromium, or set CHROMIUM_PATH)`
   const skip = missing !== undefined && process.env.CI !== 'true'
   return {
     skip,

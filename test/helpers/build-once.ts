@@ -18,7 +18,7 @@ import { isAlive } from '../../src/cli/data-folder'
  */
 export async function buildOnce(target: string, make: (building: string) => Promise<void>): Promise<void> {
   const lock = `${target}.lock`
-  for (const started = Date.now(); !exists(target); ) {
+  for (const started = Date.now(); !exists(target);) {
     if (!takeLock(lock)) {
       if (Date.now() - started > 180_000) throw new Error(`gave up waiting for ${lock}`)
       await sleep(100)

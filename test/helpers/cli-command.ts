@@ -276,7 +276,11 @@ export async function shownText(dataDir: string, needle = ''): Promise<string> {
 }
 
 /** The `curl` line of a server's shown text ({@link shownText}). */
-export const curlLineIn = (text: string): string => text.split('\n').find((line) => line.trim().startsWith('curl '))?.trim() ?? ''
+export const curlLineIn = (text: string): string =>
+  text
+    .split('\n')
+    .find((line) => line.trim().startsWith('curl '))
+    ?.trim() ?? ''
 
 /** The one-time dashboard login link in a text. */
 export const loginLinkIn = (text: string): string => /(http:\/\/\S+\/settings\/login\?token=[A-Za-z0-9_-]+)/.exec(text)?.[1] ?? ''

@@ -70,8 +70,18 @@ export async function leakFixture() {
     return [
       { name: 'no signature', body: report, headers: { 'content-type': 'application/json' }, status: 401 },
       { name: 'a signature over other bytes', body: report, headers: signedHeaders(key, report + ' '), status: 401 },
-      { name: 'an unknown key id', body: report, headers: { ...signedHeaders(key, report), 'github-public-key-identifier': 'k-unknown' }, status: 401 },
-      { name: 'a signature by another key', body: report, headers: { ...signedHeaders(other, report), 'github-public-key-identifier': key.id }, status: 401 },
+      {
+        name: 'an unknown key id',
+        body: report,
+        headers: { ...signedHeaders(key, report), 'github-public-key-identifier': 'k-unknown' },
+        status: 401,
+      },
+      {
+        name: 'a signature by another key',
+        body: report,
+        headers: { ...signedHeaders(other, report), 'github-public-key-identifier': key.id },
+        status: 401,
+      },
       { name: '1 MiB + 1 byte', body: big, headers: signedHeaders(key, big), status: 413 },
       { name: 'not JSON', body: 'nope', headers: signedHeaders(key, 'nope'), status: 400 },
       { name: 'not an array', body: '{"token":"x"}', headers: signedHeaders(key, '{"token":"x"}'), status: 400 },

@@ -108,7 +108,10 @@ const INITDB_ARGS = ['-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-local
 function initCluster(binDir: string, runAs: { uid: number; gid: number } | undefined, dir: string, data: string): void {
   const initdb = join(binDir, 'initdb')
   const { size, mtimeMs } = statSync(initdb)
-  const key = createHash('sha256').update(JSON.stringify([initdb, size, mtimeMs, INITDB_ARGS])).digest('hex').slice(0, 16)
+  const key = createHash('sha256')
+    .update(JSON.stringify([initdb, size, mtimeMs, INITDB_ARGS]))
+    .digest('hex')
+    .slice(0, 16)
   const template = join(tmpdir(), `passcode-auth-pg-initdb-${key}`)
   const owner = runAs?.uid ?? process.getuid?.()
   const run = (file: string, args: string[], cwd: string) => execFileSync(file, args, { stdio: 'pipe', cwd, ...(runAs ?? {}), timeout: 60_000 })

@@ -20,12 +20,16 @@ const root = path.resolve(import.meta.dirname, '../..')
  * check's CPU: check files together, in one call, rather than one call each.
  */
 export function typeCheckEachFile(files: readonly string[]): { program: string; each: Map<string, string> } {
-  const config = ts.getParsedCommandLineOfConfigFile(path.join(root, 'tsconfig.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
+  const config = ts.getParsedCommandLineOfConfigFile(
+    path.join(root, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
+      },
     },
-  })
+  )
   if (config === undefined) throw new Error('tsconfig.json could not be read')
   const host = ts.createCompilerHost(config.options)
   // As tsc does (since TypeScript 5.3): JSDoc comments of .ts and .d.ts files are parsed
@@ -42,7 +46,12 @@ export function typeCheckEachFile(files: readonly string[]): { program: string; 
   const each = new Map<string, string>()
   for (const file of files) {
     const source = program.getSourceFile(path.resolve(file))
-    each.set(file, source === undefined ? `${file}: not in the program\n` : format([...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]))
+    each.set(
+      file,
+      source === undefined
+        ? `${file}: not in the program\n`
+        : format([...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]),
+    )
   }
   const global = format([...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()])
   return { program: missing.length > 0 ? `${global}not in the program: ${missing.join(', ')}\n` : global, each }
@@ -79,7 +88,11 @@ function exportsOf(code: string): string {
     if (ts.canHaveModifiers(statement) && ts.getModifiers(statement)?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)) continue
     if (ts.isVariableStatement(statement)) values.push(...statement.declarationList.declarations.flatMap((declaration) => bindings(declaration.name)))
     else if (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement)) types.push(statement.name.text)
-    else if ((ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement) || ts.isEnumDeclaration(statement)) && statement.name !== undefined) values.push(statement.name.text)
+    else if (
+      (ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement) || ts.isEnumDeclaration(statement)) &&
+      statement.name !== undefined
+    )
+      values.push(statement.name.text)
   }
   return `export { ${values.join(', ')} }${types.length > 0 ? `\nexport type { ${types.join(', ')} }` : ''}`
 }

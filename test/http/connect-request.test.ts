@@ -11,7 +11,10 @@ async function withPasscode() {
   return { auth, headers }
 }
 
-const reader = nodeRequestReader((request: NodeRequestLike) => request, () => undefined)
+const reader = nodeRequestReader(
+  (request: NodeRequestLike) => request,
+  () => undefined,
+)
 const connectNodeRequest = (auth: PasscodeAuth, request: NodeRequestLike) => createConnectRequest(auth, reader)(request)
 
 describe('createConnectRequest with the Node reader', () => {

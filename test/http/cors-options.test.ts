@@ -14,7 +14,13 @@ const auth = createPasscodeAuth({ store: memoryStore(), partners: ['acme'] })
 const makers: readonly [string, (cors: unknown) => Promise<unknown>][] = [
   ['express', async (cors) => connectHandler(auth, { cors } as never)],
   ['koa', async (cors) => new Koa().use(connectMiddleware(auth, { cors } as never))],
-  ['fastify', async (cors) => Fastify().register(passcodeAuthPlugin, { auth, cors } as never).ready()],
+  [
+    'fastify',
+    async (cors) =>
+      Fastify()
+        .register(passcodeAuthPlugin, { auth, cors } as never)
+        .ready(),
+  ],
 ]
 
 describe.each(makers)('%s: the cors option', (_name, make) => {
@@ -24,7 +30,11 @@ describe.each(makers)('%s: the cors option', (_name, make) => {
 
   it.each<[unknown, string, RegExp]>([
     [['https://dashboard.partner.example'], 'cors', /must be \{ origins: \[\.\.\.\] \}/],
-    [{ origins: ['https://dashboard.partner.example/'] }, 'cors.origins.0', /must be an origin such as https:\/\/dashboard\.partner\.example \(scheme, host and port only/],
+    [
+      { origins: ['https://dashboard.partner.example/'] },
+      'cors.origins.0',
+      /must be an origin such as https:\/\/dashboard\.partner\.example \(scheme, host and port only/,
+    ],
     [{ origins: ['*'] }, 'cors.origins.0', /must be an origin/],
     [{ origins: [], maxAgeSeconds: -1 }, 'cors.maxAgeSeconds', /from 0 to 86400/],
     [{ origins: [], methods: ['POST'] }, 'cors.methods', /unknown option/],

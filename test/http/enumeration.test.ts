@@ -19,7 +19,13 @@ function rawResponse(port: number, request: RawRequest): Promise<string> {
     const chunks: Buffer[] = []
     socket.on('data', (chunk: Buffer) => chunks.push(chunk))
     socket.on('error', reject)
-    socket.on('end', () => resolve(Buffer.concat(chunks).toString('latin1').replace(/\r\nDate: [^\r]*/i, '')))
+    socket.on('end', () =>
+      resolve(
+        Buffer.concat(chunks)
+          .toString('latin1')
+          .replace(/\r\nDate: [^\r]*/i, ''),
+      ),
+    )
     socket.write(requestBytes(request, port))
   })
 }
@@ -55,7 +61,16 @@ describe('enumeration: the 400 response is byte-identical for every kind of wron
       const responses = new Map<string, string>()
       for (const [kind, credentials] of Object.entries(REFUSALS)) {
         const [accountId, passcode] = credentials(fixture)
-        responses.set(kind, await rawResponse(apps.get(name)!.port, { target, headers: [['X-Service-Account-Id', accountId], ['X-Service-Passcode', passcode]] }))
+        responses.set(
+          kind,
+          await rawResponse(apps.get(name)!.port, {
+            target,
+            headers: [
+              ['X-Service-Account-Id', accountId],
+              ['X-Service-Passcode', passcode],
+            ],
+          }),
+        )
       }
       const first = responses.get('unknown account')!
       expect(first.startsWith('HTTP/1.1 400 ')).toBe(true)

@@ -1,4 +1,11 @@
-import { createPasscodeAuth, generatePasscode, type PasscodeAuth, type PasscodeAuthOptions, type PasscodeStore, type Principal } from '../../src/index'
+import {
+  createPasscodeAuth,
+  generatePasscode,
+  type PasscodeAuth,
+  type PasscodeAuthOptions,
+  type PasscodeStore,
+  type Principal,
+} from '../../src/index'
 import { memoryStore } from '../../src/memory'
 import { DAY_MS } from '../../src/core/time'
 import { admin, manualClock, TEST_KEY } from '../helpers/service'

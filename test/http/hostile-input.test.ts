@@ -51,7 +51,8 @@ const asFastify = (factory: unknown) => factory as typeof fastify5
 const recordFastifyErrors = (errors: unknown[]) => (app: FastifyInstance) => {
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, _request, reply) => {
     // Fastify's own 4xx for a request it cannot take (a body it cannot parse) is its answer, not a failure.
-    if (error.statusCode !== undefined && error.statusCode < 500) return reply.code(error.statusCode).send({ statusCode: error.statusCode, code: error.code })
+    if (error.statusCode !== undefined && error.statusCode < 500)
+      return reply.code(error.statusCode).send({ statusCode: error.statusCode, code: error.code })
     errors.push(error)
     return reply.code(500).send(`recorded ${error.code} ${error.message}`)
   })
@@ -123,7 +124,13 @@ const TARGETS: readonly Target[] = [
 ]
 
 /** Sends over a keep-alive connection; headers as a raw list, so duplicates and name case stay as given. */
-function sendKeptAlive(agent: Agent, port: number, method: string, target: string, headers: readonly (readonly [string, string])[]): Promise<RawResponse> {
+function sendKeptAlive(
+  agent: Agent,
+  port: number,
+  method: string,
+  target: string,
+  headers: readonly (readonly [string, string])[],
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const flat = ['Host', `127.0.0.1:${port}`, ...headers.flat()]
     const request = httpRequest({ agent, host: '127.0.0.1', port, method, path: target, headers: flat }, (response) => {
@@ -166,7 +173,13 @@ function check(request: HostileRequest, response: RawResponse, fixture: HttpFixt
   const body = response.body.toString('latin1')
   const count = (kind: string) => void tally.set(kind, (tally.get(kind) ?? 0) + 1)
   const fail = (what: string): never => {
-    const context = { method: request.method, target: target.slice(0, 300), credential: request.credential, status: response.status, body: body.slice(0, 300) }
+    const context = {
+      method: request.method,
+      target: target.slice(0, 300),
+      credential: request.credential,
+      status: response.status,
+      body: body.slice(0, 300),
+    }
     expect.fail(`${what}: ${JSON.stringify(context)}`)
   }
   if (response.status >= 500) fail('a 5xx answer')
@@ -190,7 +203,8 @@ function check(request: HostileRequest, response: RawResponse, fixture: HttpFixt
     return count('framework 404')
   }
   if (response.status !== expected.status) fail(`status ${response.status}, expected ${expected.status}`)
-  if (!response.body.equals(Buffer.from(request.method === 'HEAD' ? '' : expected.body, 'utf8'))) fail(`body other than ${JSON.stringify(expected.body)}`)
+  if (!response.body.equals(Buffer.from(request.method === 'HEAD' ? '' : expected.body, 'utf8')))
+    fail(`body other than ${JSON.stringify(expected.body)}`)
   if (response.headers['content-type'] !== 'application/json; charset=utf-8') fail(`Content-Type ${response.headers['content-type']}`)
   if (expected.own && response.headers['cache-control'] !== 'no-store') fail(`Cache-Control ${response.headers['cache-control']}, expected no-store`)
   if (expected.status === 405 && response.headers.allow !== 'GET, HEAD') fail(`Allow ${response.headers.allow}, expected GET, HEAD`)
@@ -213,39 +227,44 @@ describe(`hostile input through every adapter (seed ${SEED})`, () => {
     await fixture?.close()
   })
 
-  it.each(TARGETS.map((target) => [target.name, target] as const))('%s', async (name, target) => {
-    const errors: unknown[] = []
-    const app = await target.start(fixture.auth, errors)
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
-    const tally = new Map<string, number>()
-    const runs = runsFor(target.current)
-    const started = performance.now()
-    try {
-      await fc.assert(
-        fc.asyncProperty(hostileRequest, async (request) => {
-          const headers = headersOf(request, fixture)
-          const targetPath = targetOf(request)
-          // Node's client refuses what its parser would refuse: those go over a raw socket,
-          // and so do oversized heads, whose 431 (Fastify's lacks `Connection: close`)
-          // ends the connection.
-          const response = refusedByParser(headers, targetPath) || headSize(headers, targetPath) > 14_000
-            ? await sendRefused(app.port, { method: request.method, target: targetPath, headers })
-            : await sendKeptAlive(agent, app.port, request.method, targetPath, headers)
-          check(request, response, fixture, tally)
-        }),
-        { seed: SEED, numRuns: runs },
-      )
-    } finally {
-      agent.destroy()
-      await app.close()
-    }
-    // Let a late rejection surface before looking.
-    await new Promise((resolve) => setImmediate(resolve))
-    const seconds = ((performance.now() - started) / 1000).toFixed(1)
-    console.log(`${name}: ${runs} hostile cases in ${seconds} s, answers: ${JSON.stringify(Object.fromEntries([...tally].sort()))}`)
-    expect(errors).toEqual([])
-    expect(unhandled).toEqual([])
-    // The run exercised every kind of answer, not only refusals.
-    for (const kind of ['200', '400', '401', '403', '405', 'parser refused', 'framework 404']) expect(tally.get(kind) ?? 0, kind).toBeGreaterThan(0)
-  }, 600_000)
+  it.each(TARGETS.map((target) => [target.name, target] as const))(
+    '%s',
+    async (name, target) => {
+      const errors: unknown[] = []
+      const app = await target.start(fixture.auth, errors)
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+      const tally = new Map<string, number>()
+      const runs = runsFor(target.current)
+      const started = performance.now()
+      try {
+        await fc.assert(
+          fc.asyncProperty(hostileRequest, async (request) => {
+            const headers = headersOf(request, fixture)
+            const targetPath = targetOf(request)
+            // Node's client refuses what its parser would refuse: those go over a raw socket,
+            // and so do oversized heads, whose 431 (Fastify's lacks `Connection: close`)
+            // ends the connection.
+            const response =
+              refusedByParser(headers, targetPath) || headSize(headers, targetPath) > 14_000
+                ? await sendRefused(app.port, { method: request.method, target: targetPath, headers })
+                : await sendKeptAlive(agent, app.port, request.method, targetPath, headers)
+            check(request, response, fixture, tally)
+          }),
+          { seed: SEED, numRuns: runs },
+        )
+      } finally {
+        agent.destroy()
+        await app.close()
+      }
+      // Let a late rejection surface before looking.
+      await new Promise((resolve) => setImmediate(resolve))
+      const seconds = ((performance.now() - started) / 1000).toFixed(1)
+      console.log(`${name}: ${runs} hostile cases in ${seconds} s, answers: ${JSON.stringify(Object.fromEntries([...tally].sort()))}`)
+      expect(errors).toEqual([])
+      expect(unhandled).toEqual([])
+      // The run exercised every kind of answer, not only refusals.
+      for (const kind of ['200', '400', '401', '403', '405', 'parser refused', 'framework 404']) expect(tally.get(kind) ?? 0, kind).toBeGreaterThan(0)
+    },
+    600_000,
+  )
 })

@@ -12,8 +12,20 @@ export type Method = (typeof METHODS)[number]
 
 /** Which credentials the request carries, before hostile decoration. */
 export type CredentialKind =
-  | 'active' | 'user' | 'expired' | 'deleted' | 'revoked' | 'otherAccount' | 'wrongAccount' | 'unknown'
-  | 'hostile' | 'missingAccount' | 'missingPasscode' | 'none' | 'repeatedAccount' | 'repeatedPasscode'
+  | 'active'
+  | 'user'
+  | 'expired'
+  | 'deleted'
+  | 'revoked'
+  | 'otherAccount'
+  | 'wrongAccount'
+  | 'unknown'
+  | 'hostile'
+  | 'missingAccount'
+  | 'missingPasscode'
+  | 'none'
+  | 'repeatedAccount'
+  | 'repeatedPasscode'
 
 export interface HostileRequest {
   readonly method: Method
@@ -40,7 +52,12 @@ const visible = char(0x21, 0x7e)
 const whitespace = fc.constantFrom(' ', '\t')
 const obsText = char(0x80, 0xff)
 // C0 controls but TAB (allowed), CR and LF (framing: they would make another request), and DEL.
-const control = fc.constantFrom(...[...Array(32).keys()].filter((c) => c !== 9 && c !== 10 && c !== 13).concat(127).map((c) => String.fromCharCode(c)))
+const control = fc.constantFrom(
+  ...[...Array(32).keys()]
+    .filter((c) => c !== 9 && c !== 10 && c !== 13)
+    .concat(127)
+    .map((c) => String.fromCharCode(c)),
+)
 const utf8 = (text: string) => Buffer.from(text, 'utf8').toString('latin1')
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 const passcodeLike = fc
@@ -49,7 +66,28 @@ const passcodeLike = fc
 const longValue = fc
   .tuple(fc.integer({ min: 250, max: 6_000 }), fc.constantFrom('a', '\xff', 'psc_', ' ', 'é'))
   .map(([length, unit]) => unit.repeat(Math.ceil(length / unit.length)).slice(0, length))
-const SPECIAL_VALUES = ['', ' ', '\t', '""', 'null', 'undefined', '[object Object]', '__proto__', 'constructor', '%00', '../../etc/passwd', '${jndi:ldap://x}', "' OR 1=1 --", '<script>alert(1)</script>', '\\u0000', '0', '-1', 'true', '{}', '[]']
+const SPECIAL_VALUES = [
+  '',
+  ' ',
+  '\t',
+  '""',
+  'null',
+  'undefined',
+  '[object Object]',
+  '__proto__',
+  'constructor',
+  '%00',
+  '../../etc/passwd',
+  '${jndi:ldap://x}',
+  "' OR 1=1 --",
+  '<script>alert(1)</script>',
+  '\\u0000',
+  '0',
+  '-1',
+  'true',
+  '{}',
+  '[]',
+]
 
 /** Random and adversarial header values as byte strings. */
 export const headerValue: fc.Arbitrary<string> = fc.oneof(
@@ -63,22 +101,70 @@ export const headerValue: fc.Arbitrary<string> = fc.oneof(
 )
 
 // Framing and routing headers are Node's and the framework's business, not the library's.
-const RESERVED = new Set(['content-length', 'transfer-encoding', 'host', 'connection', 'expect', 'upgrade', 'te', 'trailer', 'keep-alive', 'proxy-connection', 'http2-settings', 'x-service-account-id', 'x-service-passcode'])
+const RESERVED = new Set([
+  'content-length',
+  'transfer-encoding',
+  'host',
+  'connection',
+  'expect',
+  'upgrade',
+  'te',
+  'trailer',
+  'keep-alive',
+  'proxy-connection',
+  'http2-settings',
+  'x-service-account-id',
+  'x-service-passcode',
+])
 const TOKEN = "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 const tokenName = fc.array(fc.constantFrom(...TOKEN), { minLength: 1, maxLength: 24 }).map((units) => units.join(''))
-const headerName = fc.oneof(
-  { weight: 16, arbitrary: tokenName },
-  { weight: 4, arbitrary: fc.constantFrom('Content-Type', 'Accept', 'Cookie', 'Authorization', 'X-Forwarded-For', 'X-Real-IP', 'Origin', 'Referer', 'User-Agent', 'Accept-Encoding', 'Range', 'X-HTTP-Method-Override', '__proto__', 'constructor') },
-  // Not tokens: the HTTP parser refuses them.
-  { weight: 1, arbitrary: fc.constantFrom('X A', 'X-\xe9', 'X(a)', 'X-Service-Passcode ', '', 'X\x01', '@{}') },
-).filter((name) => !RESERVED.has(name.toLowerCase()))
+const headerName = fc
+  .oneof(
+    { weight: 16, arbitrary: tokenName },
+    {
+      weight: 4,
+      arbitrary: fc.constantFrom(
+        'Content-Type',
+        'Accept',
+        'Cookie',
+        'Authorization',
+        'X-Forwarded-For',
+        'X-Real-IP',
+        'Origin',
+        'Referer',
+        'User-Agent',
+        'Accept-Encoding',
+        'Range',
+        'X-HTTP-Method-Override',
+        '__proto__',
+        'constructor',
+      ),
+    },
+    // Not tokens: the HTTP parser refuses them.
+    { weight: 1, arbitrary: fc.constantFrom('X A', 'X-\xe9', 'X(a)', 'X-Service-Passcode ', '', 'X\x01', '@{}') },
+  )
+  .filter((name) => !RESERVED.has(name.toLowerCase()))
 
 const extraHeaders = fc.oneof(
   { weight: 6, arbitrary: fc.array(fc.tuple(headerName, headerValue), { maxLength: 8 }) },
   // Many headers, up to ~100.
-  { weight: 1, arbitrary: fc.array(fc.tuple(tokenName.filter((n) => !RESERVED.has(n.toLowerCase())), bytes(visible, 16)), { minLength: 40, maxLength: 100 }) },
+  {
+    weight: 1,
+    arbitrary: fc.array(
+      fc.tuple(
+        tokenName.filter((n) => !RESERVED.has(n.toLowerCase())),
+        bytes(visible, 16),
+      ),
+      { minLength: 40, maxLength: 100 },
+    ),
+  },
   // One header repeated many times.
-  { weight: 1, arbitrary: fc.tuple(headerName, fc.oneof(bytes(visible, 40), headerValue), fc.integer({ min: 2, max: 60 })).map(([name, value, times]) => Array.from({ length: times }, () => [name, value] as [string, string])) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(headerName, fc.oneof(bytes(visible, 40), headerValue), fc.integer({ min: 2, max: 60 }))
+      .map(([name, value, times]) => Array.from({ length: times }, () => [name, value] as [string, string])),
+  },
 )
 
 // --- query -------------------------------------------------------------------------
@@ -96,10 +182,39 @@ const encodedPartner = fc.oneof(
 )
 const queryPiece = fc.oneof(
   { weight: 12, arbitrary: encodedPartner },
-  { weight: 6, arbitrary: fc.constantFrom('partner[x]=acme', 'partner[]=acme', 'partner', 'partner=', '=acme', 'a=1', '', 'PARTNER=acme', 'partner%5B%5D=acme', 'partner=%zz', 'partner=%', 'partner=%e9', 'partner=%00', 'partner=ac%00me', 'partner=%ff%fe', 'partner=acme%', 'partner=%C3%A9', 'partner=%ED%A0%80', '__proto__[partner]=acme', 'partner=acme#frag') },
+  {
+    weight: 6,
+    arbitrary: fc.constantFrom(
+      'partner[x]=acme',
+      'partner[]=acme',
+      'partner',
+      'partner=',
+      '=acme',
+      'a=1',
+      '',
+      'PARTNER=acme',
+      'partner%5B%5D=acme',
+      'partner=%zz',
+      'partner=%',
+      'partner=%e9',
+      'partner=%00',
+      'partner=ac%00me',
+      'partner=%ff%fe',
+      'partner=acme%',
+      'partner=%C3%A9',
+      'partner=%ED%A0%80',
+      '__proto__[partner]=acme',
+      'partner=acme#frag',
+    ),
+  },
   // Raw bytes the HTTP parser refuses in a request target (whitespace left out: it ends the target).
   { weight: 1, arbitrary: bytes(fc.oneof(visible, obsText, control), 12).map((text) => `partner=${text}`) },
-  { weight: 1, arbitrary: fc.tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 })).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 }))
+      .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`),
+  },
 )
 const query = fc.oneof(
   { weight: 4, arbitrary: encodedPartner },
@@ -108,7 +223,10 @@ const query = fc.oneof(
 )
 
 // --- requests ----------------------------------------------------------------------
-const randomCase = (name: string) => fc.array(fc.boolean(), { minLength: name.length, maxLength: name.length }).map((flags) => [...name].map((c, i) => (flags[i] ? c.toUpperCase() : c.toLowerCase())).join(''))
+const randomCase = (name: string) =>
+  fc
+    .array(fc.boolean(), { minLength: name.length, maxLength: name.length })
+    .map((flags) => [...name].map((c, i) => (flags[i] ? c.toUpperCase() : c.toLowerCase())).join(''))
 const padding = fc.oneof({ weight: 4, arbitrary: fc.constant('') }, { weight: 1, arbitrary: bytes(whitespace, 3) })
 
 /** One hostile request. */
@@ -116,7 +234,25 @@ export const hostileRequest: fc.Arbitrary<HostileRequest> = fc.record({
   method: fc.oneof({ weight: 10, arbitrary: fc.constant<Method>('GET') }, { weight: 5, arbitrary: fc.constantFrom<Method>(...METHODS) }),
   route: fc.oneof({ weight: 3, arbitrary: fc.constant<'connect'>('connect') }, { weight: 1, arbitrary: fc.constant<'events'>('events') }),
   query,
-  credential: fc.constantFrom<CredentialKind>('active', 'active', 'active', 'user', 'expired', 'deleted', 'revoked', 'otherAccount', 'wrongAccount', 'unknown', 'hostile', 'hostile', 'missingAccount', 'missingPasscode', 'none', 'repeatedAccount', 'repeatedPasscode'),
+  credential: fc.constantFrom<CredentialKind>(
+    'active',
+    'active',
+    'active',
+    'user',
+    'expired',
+    'deleted',
+    'revoked',
+    'otherAccount',
+    'wrongAccount',
+    'unknown',
+    'hostile',
+    'hostile',
+    'missingAccount',
+    'missingPasscode',
+    'none',
+    'repeatedAccount',
+    'repeatedPasscode',
+  ),
   accountName: randomCase('X-Service-Account-Id'),
   passcodeName: randomCase('X-Service-Passcode'),
   padding: fc.tuple(padding, padding),
@@ -134,20 +270,60 @@ export function headersOf(request: HostileRequest, f: HttpFixture): [string, str
   const account = (value: string) => credentials.push([request.accountName, value])
   const passcode = (value: string) => credentials.push([request.passcodeName, value])
   switch (request.credential) {
-    case 'active': account(pad(f.accountId)); passcode(pad(f.passcodes.active)); break
-    case 'user': account(pad(f.accountId)); passcode(pad(f.passcodes.user)); break
-    case 'expired': account(pad(f.accountId)); passcode(pad(f.passcodes.expired)); break
-    case 'deleted': account(f.accountId); passcode(f.passcodes.deleted); break
-    case 'revoked': account(f.accountId); passcode(f.passcodes.revokedUser); break
-    case 'otherAccount': account(f.accountId); passcode(f.passcodes.otherAccount); break
-    case 'wrongAccount': account('acc_nobody'); passcode(f.passcodes.active); break
-    case 'unknown': account(f.accountId); passcode(f.passcodes.unknown); break
-    case 'hostile': account(request.hostileAccount); passcode(request.hostilePasscode); break
-    case 'missingAccount': passcode(f.passcodes.active); break
-    case 'missingPasscode': account(f.accountId); break
-    case 'none': break
-    case 'repeatedAccount': account(f.accountId); passcode(f.passcodes.active); account(request.hostileAccount.length > 0 ? request.hostileAccount : f.accountId); break
-    case 'repeatedPasscode': account(f.accountId); passcode(f.passcodes.active); passcode(request.hostilePasscode.length > 0 ? request.hostilePasscode : f.passcodes.active); break
+    case 'active':
+      account(pad(f.accountId))
+      passcode(pad(f.passcodes.active))
+      break
+    case 'user':
+      account(pad(f.accountId))
+      passcode(pad(f.passcodes.user))
+      break
+    case 'expired':
+      account(pad(f.accountId))
+      passcode(pad(f.passcodes.expired))
+      break
+    case 'deleted':
+      account(f.accountId)
+      passcode(f.passcodes.deleted)
+      break
+    case 'revoked':
+      account(f.accountId)
+      passcode(f.passcodes.revokedUser)
+      break
+    case 'otherAccount':
+      account(f.accountId)
+      passcode(f.passcodes.otherAccount)
+      break
+    case 'wrongAccount':
+      account('acc_nobody')
+      passcode(f.passcodes.active)
+      break
+    case 'unknown':
+      account(f.accountId)
+      passcode(f.passcodes.unknown)
+      break
+    case 'hostile':
+      account(request.hostileAccount)
+      passcode(request.hostilePasscode)
+      break
+    case 'missingAccount':
+      passcode(f.passcodes.active)
+      break
+    case 'missingPasscode':
+      account(f.accountId)
+      break
+    case 'none':
+      break
+    case 'repeatedAccount':
+      account(f.accountId)
+      passcode(f.passcodes.active)
+      account(request.hostileAccount.length > 0 ? request.hostileAccount : f.accountId)
+      break
+    case 'repeatedPasscode':
+      account(f.accountId)
+      passcode(f.passcodes.active)
+      passcode(request.hostilePasscode.length > 0 ? request.hostilePasscode : f.passcodes.active)
+      break
   }
   const headers = request.extra.map(([name, value]) => [name, value] as [string, string])
   headers.splice(request.insertAt % (headers.length + 1), 0, ...credentials)

@@ -119,7 +119,11 @@ describe('adapter options', () => {
 
   it('read nothing a polluted Object.prototype carries: CORS stays off, refusals are answered, the address is not made up', async () => {
     const { auth, value } = await (async () => {
-      const auth = createPasscodeAuth({ store: memoryStore(), partners: ['acme'], rateLimit: { maxFailuresPerAddress: 1, maxFailuresPerAccount: false } })
+      const auth = createPasscodeAuth({
+        store: memoryStore(),
+        partners: ['acme'],
+        rateLimit: { maxFailuresPerAddress: 1, maxFailuresPerAccount: false },
+      })
       const { value } = await auth.passcodes.create(admin, 'acc', { name: 'A', expiry: 30 })
       return { auth, value }
     })()
@@ -134,7 +138,10 @@ describe('adapter options', () => {
             }),
           )
           expect(preflight.status).toBe(405)
-          const answer = await connect(new Request('http://localhost/v1/connect?partner=acme', { headers: { ...credentials('acc', value), origin: 'https://evil.example' } }), '192.0.2.1')
+          const answer = await connect(
+            new Request('http://localhost/v1/connect?partner=acme', { headers: { ...credentials('acc', value), origin: 'https://evil.example' } }),
+            '192.0.2.1',
+          )
           expect(answer.status).toBe(200)
           expect(answer.headers.get('access-control-allow-origin')).toBeNull()
         }
@@ -217,7 +224,10 @@ describe('management API JSON bodies', () => {
     for (const [method, path, body] of cases) {
       const answer = await send(method, path, body)
       expect(answer.status, `${method} ${path}`).toBe(400)
-      expect(answer.json!.error, `${method} ${path}`).toMatchObject({ code: 'ERR_INVALID_INPUT', message: expect.stringContaining('unknown field "colour"') })
+      expect(answer.json!.error, `${method} ${path}`).toMatchObject({
+        code: 'ERR_INVALID_INPUT',
+        message: expect.stringContaining('unknown field "colour"'),
+      })
     }
     expect(await auth.accounts.getAcceptedPasscodes('acc')).toBe('account')
     // The known fields alone still work.

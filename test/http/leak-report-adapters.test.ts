@@ -20,12 +20,14 @@ import { listen, listenFastify } from './frameworks'
 type Start = (auth: PasscodeAuth, publicKeys: readonly LeakReportKey[]) => Promise<RunningApp>
 
 const asFastify = (factory: unknown) => factory as typeof fastify5
-const fastifyStart = (factory: typeof fastify5): Start => async (auth, publicKeys) => {
-  const app = factory()
-  await app.register(passcodeAuthPlugin, { auth, leakReport: { publicKeys } })
-  await app.ready()
-  return listenFastify(app)
-}
+const fastifyStart =
+  (factory: typeof fastify5): Start =>
+  async (auth, publicKeys) => {
+    const app = factory()
+    await app.register(passcodeAuthPlugin, { auth, leakReport: { publicKeys } })
+    await app.ready()
+    return listenFastify(app)
+  }
 
 // Each app mounts the handler at POST /v1/leaks the way its TSDoc shows.
 const ADAPTERS: readonly { name: string; start: Start }[] = [
@@ -71,11 +73,17 @@ async function start(adapter: Start, auth: PasscodeAuth, publicKeys: readonly Le
 
 describe.each(ADAPTERS)('SPEC 5.42 leakReportHandler over a socket: $name', ({ start: adapter }) => {
   it("verifies GitHub's sample; answers the labels, disables the live value, mails once; a replay changes nothing", async () => {
-    const sampleUrl = await start(adapter, createPasscodeAuth({ store: (await leakFixture()).store }), [{ id: GITHUB_SAMPLE.keyId, pem: GITHUB_SAMPLE.pem }])
+    const sampleUrl = await start(adapter, createPasscodeAuth({ store: (await leakFixture()).store }), [
+      { id: GITHUB_SAMPLE.keyId, pem: GITHUB_SAMPLE.pem },
+    ])
     const sample = await fetch(sampleUrl, {
       method: 'POST',
       body: GITHUB_SAMPLE.payload,
-      headers: { 'content-type': 'application/json', 'github-public-key-identifier': GITHUB_SAMPLE.keyId, 'github-public-key-signature': GITHUB_SAMPLE.signature },
+      headers: {
+        'content-type': 'application/json',
+        'github-public-key-identifier': GITHUB_SAMPLE.keyId,
+        'github-public-key-signature': GITHUB_SAMPLE.signature,
+      },
     })
     expect(sample.status).toBe(200)
     expect(await sample.json()).toEqual([{ token_raw: 'some_token', token_type: 'some_type', label: 'false_positive' }])

@@ -8,7 +8,15 @@ import { bundleForNode, type NodeBundles } from '../helpers/node-bundle'
 
 const root = join(import.meta.dirname, '../..')
 const FRAMEWORKS = ['express', 'express4', 'fastify', 'fastify4', 'fastify-plugin', 'koa', 'koa2', 'hono', '@hono/node-server', '@opentelemetry/api']
-const ENTRIES = ['src/index.ts', 'src/memory.ts', 'src/express/index.ts', 'src/koa/index.ts', 'src/fastify/index.ts', 'src/fetch/index.ts', 'src/hono/index.ts']
+const ENTRIES = [
+  'src/index.ts',
+  'src/memory.ts',
+  'src/express/index.ts',
+  'src/koa/index.ts',
+  'src/fastify/index.ts',
+  'src/fetch/index.ts',
+  'src/hono/index.ts',
+]
 const directory = mkdtempSync(join(tmpdir(), 'passcode-auth-imports-'))
 // The entries, bundled as tsup bundles the package (a module loaded with import() stays a
 // separate file, loaded only when called; packages stay imports); see node-bundle.ts.
@@ -46,7 +54,9 @@ async function urlsLoadedBy(entry: string): Promise<string[]> {
     env: { ...process.env, RESOLVE_LOG: log },
     timeout: 30_000,
   })
-  return readFileSync(log, 'utf8').split('\n').filter((url) => url !== '')
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((url) => url !== '')
 }
 
 /** The node_modules packages loaded when importing `entry` of src/ (bundled) in a fresh Node process, or among `urls`. */
@@ -83,8 +93,14 @@ describe('framework packages stay optional', () => {
   it('the fetch and Hono entries import hono for types only, and no Node built-in module', async () => {
     for (const entry of ['src/fetch/index.ts', 'src/hono/index.ts']) {
       const urls = await urlsLoadedBy(entry)
-      expect((await packagesLoadedBy(entry, urls)).filter((name) => FRAMEWORKS.includes(name)), entry).toEqual([])
-      expect(urls.filter((url) => url.startsWith('node:')), entry).toEqual([])
+      expect(
+        (await packagesLoadedBy(entry, urls)).filter((name) => FRAMEWORKS.includes(name)),
+        entry,
+      ).toEqual([])
+      expect(
+        urls.filter((url) => url.startsWith('node:')),
+        entry,
+      ).toEqual([])
     }
   })
 })

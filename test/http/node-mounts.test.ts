@@ -28,7 +28,9 @@ describe('nodeRequirePasscode', () => {
   it('refuses a wrong auth and unknown or bad options at once, naming them', () => {
     const { auth } = setup()
     expect(() => nodeRequirePasscode({} as PasscodeAuth)).toThrow(/nodeRequirePasscode needs the object that createPasscodeAuth\(\) returns/)
-    expect(() => nodeRequirePasscode(auth, { cors: { origins: [] } } as never)).toThrow(/`cors`: unknown option of nodeRequirePasscode; known: clientAddress, onRefusal/)
+    expect(() => nodeRequirePasscode(auth, { cors: { origins: [] } } as never)).toThrow(
+      /`cors`: unknown option of nodeRequirePasscode; known: clientAddress, onRefusal/,
+    )
     expect(() => nodeRequirePasscode(auth, { onRefusal: 'log' } as never)).toThrow(InvalidOptionsError)
     expect(() => nodeConnectHandler(auth, { clientAddress: '10.0.0.1' } as never)).toThrow(/`clientAddress`: must be a function/)
     expect(() => nodeConnectHandler(auth, { cors: { origins: ['https://a.example/'] } })).toThrow(/`cors.origins.0`/)
@@ -110,7 +112,12 @@ describe('nodeDashboard', () => {
   it('serves the management API and the pages below `base`, with the session the host resolves', async () => {
     const { auth } = setup()
     await auth.passcodes.create(admin, 'acc_1', { name: 'Acme', expiry: 90 })
-    const url = await serve(nodeDashboard(auth, { basePath: '/settings', session: (request) => (request.headers.cookie === 'in' ? { accountId: 'acc_1', actor: admin } : undefined) }))
+    const url = await serve(
+      nodeDashboard(auth, {
+        basePath: '/settings',
+        session: (request) => (request.headers.cookie === 'in' ? { accountId: 'acc_1', actor: admin } : undefined),
+      }),
+    )
     expect((await fetch(`${url}/settings/api/passcodes`)).status).toBe(401)
     const listed = await fetch(`${url}/settings/api/passcodes`, { headers: { cookie: 'in' } })
     expect(listed.status).toBe(200)

@@ -30,7 +30,9 @@ const readNodeCredentials = (headers: IncomingHttpHeaders) => readCredentials(he
 const character = fc.integer({ min: 0, max: 0x1ff }).map((code) => String.fromCharCode(code))
 const visible = fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code))
 const anyCharacters = fc.string({ unit: character, maxLength: 40 })
-const nearTheLimit = fc.tuple(fc.string({ unit: visible, minLength: 250, maxLength: 260 }), fc.option(character)).map(([text, extra]) => text + (extra ?? ''))
+const nearTheLimit = fc
+  .tuple(fc.string({ unit: visible, minLength: 250, maxLength: 260 }), fc.option(character))
+  .map(([text, extra]) => text + (extra ?? ''))
 
 describe('readNodeCredentials', () => {
   it('reads both headers from lower-cased names', () => {

@@ -5,8 +5,14 @@ import { nodeRequestReader, type NodeRequestLike } from '../../src/http/node/nod
 import { admin, manualClock } from '../helpers/service'
 
 type Request = NodeRequestLike & { readonly ip?: string }
-const reader = nodeRequestReader((request: Request) => request, (request) => request.ip)
-const headersOf = (accountId: string, passcode: string): Request => ({ headers: { 'x-service-account-id': accountId, 'x-service-passcode': passcode }, ip: '192.0.2.1' })
+const reader = nodeRequestReader(
+  (request: Request) => request,
+  (request) => request.ip,
+)
+const headersOf = (accountId: string, passcode: string): Request => ({
+  headers: { 'x-service-account-id': accountId, 'x-service-passcode': passcode },
+  ip: '192.0.2.1',
+})
 
 /** The answer, and whether it came synchronously (a cache hit). */
 async function answer(auth: Pick<PasscodeAuth, 'verifyRequest'>, request: Request) {
@@ -55,7 +61,10 @@ describe('auth.verifyRequest (the one warm path of every requirePasscode)', () =
     expect(await answer(auth, headersOf('acc_1, acc_1', value))).toMatchObject({ sync: false, outcome: { ok: false, statusCode: 400 } })
     expect(await answer(auth, headersOf('acc_1', `${value}, ${value}`))).toMatchObject({ sync: false, outcome: { ok: false, statusCode: 400 } })
     expect(await answer(auth, { headers: { 'x-service-passcode': value } })).toMatchObject({ sync: false, outcome: { ok: false, statusCode: 400 } })
-    expect(await answer(auth, { headers: { 'x-service-account-id': 'acc_1' } })).toMatchObject({ sync: false, outcome: { ok: false, statusCode: 400 } })
+    expect(await answer(auth, { headers: { 'x-service-account-id': 'acc_1' } })).toMatchObject({
+      sync: false,
+      outcome: { ok: false, statusCode: 400 },
+    })
 
     await auth.passcodes.delete(admin, 'acc_1', passcode.id)
     expect(await answer(auth, headersOf('acc_1', value))).toMatchObject({ sync: false, outcome: { ok: false, statusCode: 400 } })
@@ -80,7 +89,9 @@ describe('auth.verifyRequest (the one warm path of every requirePasscode)', () =
     let reads = 0
     const counting = new Proxy(store, {
       get: (target, property, receiver) =>
-        property === 'findCredentialByHash' ? (hash: string) => (reads++, target.findCredentialByHash(hash)) : Reflect.get(target, property, receiver),
+        property === 'findCredentialByHash'
+          ? (hash: string) => (reads++, target.findCredentialByHash(hash))
+          : Reflect.get(target, property, receiver),
     })
     const auth = createPasscodeAuth({ store: counting, clock, cache: { ttlMs: 86_400_000, maxEntries: 10 } })
     const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Partner A', expiry: 31 })
@@ -154,7 +165,11 @@ describe('auth.verifyRequest (the one warm path of every requirePasscode)', () =
   })
 
   it('keeps the synchronous hit with a per-account limit only: an account past its count still lets valid credentials through', async () => {
-    const auth = createPasscodeAuth({ store: memoryStore(), clock: manualClock(), rateLimit: { maxFailuresPerAddress: false, maxFailuresPerAccount: 2 } })
+    const auth = createPasscodeAuth({
+      store: memoryStore(),
+      clock: manualClock(),
+      rateLimit: { maxFailuresPerAddress: false, maxFailuresPerAccount: 2 },
+    })
     const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Partner A', expiry: 90 })
     await answer(auth, headersOf('acc_1', value))
     for (let i = 0; i < 3; i++) await answer(auth, headersOf('acc_1', 'psc_wrong'))
@@ -168,12 +183,19 @@ describe('auth.verifyRequest (the one warm path of every requirePasscode)', () =
     await answer(auth, headersOf('acc_1', value))
     expect((await answer(auth, headersOf('acc_1', value))).sync).toBe(true)
     // auth.authenticate and auth.verifyRequest are two entries of one pipeline: neither looks for the other.
-    const replacement = vi.fn(async (_input: CredentialsInput): Promise<AuthOutcome> => ({ ok: false, reason: 'revoked', statusCode: 400, body: { status: 'fail', error: 'Invalid Credentials', code: 400 } }))
+    const replacement = vi.fn(async (_input: CredentialsInput): Promise<AuthOutcome> => ({
+      ok: false,
+      reason: 'revoked',
+      statusCode: 400,
+      body: { status: 'fail', error: 'Invalid Credentials', code: 400 },
+    }))
     ;(auth as { authenticate: PasscodeAuth['authenticate'] }).authenticate = replacement
     expect((await answer(auth, headersOf('acc_1', value))).sync).toBe(true)
     expect(replacement).not.toHaveBeenCalled()
     // A host that wraps the service (here through its prototype chain) with its own verifyRequest gets it called.
-    const refused = vi.fn((): Principal | Promise<AuthOutcome> => Promise.resolve({ ok: false, reason: 'revoked', statusCode: 400, body: { status: 'fail', error: 'Invalid Credentials', code: 400 } }))
+    const refused = vi.fn((): Principal | Promise<AuthOutcome> =>
+      Promise.resolve({ ok: false, reason: 'revoked', statusCode: 400, body: { status: 'fail', error: 'Invalid Credentials', code: 400 } }),
+    )
     const wrapped = Object.assign(Object.create(auth) as typeof auth, { verifyRequest: refused })
     expect(await answer(wrapped, headersOf('acc_1', value))).toMatchObject({ sync: false, outcome: { ok: false, reason: 'revoked' } })
     expect(refused).toHaveBeenCalledTimes(1)

@@ -21,7 +21,10 @@ vi.mock('../../src/core/hashing', async (importOriginal) => {
   }
 })
 
-const reader = nodeRequestReader((request: NodeRequestLike) => request, () => undefined)
+const reader = nodeRequestReader(
+  (request: NodeRequestLike) => request,
+  () => undefined,
+)
 
 /** What requirePasscode gets for a Node request, as an outcome whether or not it came synchronously. */
 async function authenticateNodeRequest(auth: PasscodeAuth, request: NodeRequestLike): Promise<AuthOutcome> {

@@ -33,7 +33,11 @@ interface EntryExpectation {
 }
 
 const expectations: readonly EntryExpectation[] = [
-  { subpath: 'passcode-auth', entry: 'index', names: ['createPasscodeAuth', 'PASSCODE_PATTERN', 'passcodeStatus', 'PasscodeAuthError', 'nodeRequirePasscode', 'nodeConnectHandler'] },
+  {
+    subpath: 'passcode-auth',
+    entry: 'index',
+    names: ['createPasscodeAuth', 'PASSCODE_PATTERN', 'passcodeStatus', 'PasscodeAuthError', 'nodeRequirePasscode', 'nodeConnectHandler'],
+  },
   { subpath: 'passcode-auth/memory', entry: 'memory', names: ['memoryStore', 'memoryMailer'] },
   { subpath: 'passcode-auth/express', entry: 'express', names: ['requirePasscode', 'connectHandler', 'dashboard'] },
   { subpath: 'passcode-auth/fastify', entry: 'fastify', names: ['passcodeAuthPlugin', 'dashboardPlugin'] },
@@ -41,7 +45,11 @@ const expectations: readonly EntryExpectation[] = [
   { subpath: 'passcode-auth/client', entry: 'client', names: ['createConnectClient'] },
   { subpath: 'passcode-auth/postgres', entry: 'postgres', names: ['postgresStore', 'migrate'] },
   { subpath: 'passcode-auth/smtp', entry: 'smtp', names: ['smtpMailer'] },
-  { subpath: 'passcode-auth/dashboard', entry: 'dashboard', names: ['createDashboard', 'createManagementApi', 'MANAGEMENT_ERROR_STATUS', 'nodeDashboard'] },
+  {
+    subpath: 'passcode-auth/dashboard',
+    entry: 'dashboard',
+    names: ['createDashboard', 'createManagementApi', 'MANAGEMENT_ERROR_STATUS', 'nodeDashboard'],
+  },
   { subpath: 'passcode-auth/fetch', entry: 'fetch', names: ['requirePasscode', 'connectHandler'] },
   { subpath: 'passcode-auth/hono', entry: 'hono', names: ['requirePasscode', 'connectHandler'] },
 ]

@@ -13,7 +13,11 @@ import { describe, expect, it } from 'vitest'
 const root = path.resolve(import.meta.dirname, '../..')
 
 function packedFiles(): Set<string> {
-  const output = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+  const output = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  })
   const [pack] = JSON.parse(output) as [{ files: { path: string }[] }]
   return new Set(pack.files.map((file) => file.path))
 }
@@ -28,7 +32,8 @@ describe('the npm package', () => {
   const files = packedFiles()
 
   it('ships the guides, their images and the examples the README links', () => {
-    for (const file of ['README.md', 'LICENSE', 'docs/cli.md', 'docs/openapi.json', 'docs/images/dashboard-passcodes.png', 'examples/README.md']) expect(files, file).toContain(file)
+    for (const file of ['README.md', 'LICENSE', 'docs/cli.md', 'docs/openapi.json', 'docs/images/dashboard-passcodes.png', 'examples/README.md'])
+      expect(files, file).toContain(file)
     // Generated API pages and test files stay out.
     expect([...files].filter((file) => file.startsWith('docs/api/') || file.startsWith('test/') || file.startsWith('src/'))).toEqual([])
   })
@@ -39,7 +44,9 @@ describe('the npm package', () => {
     for (const file of markdown) {
       for (const target of relativeLinks(readFileSync(path.join(root, file), 'utf8'))) {
         const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(file), target))
-        expect(files.has(resolved) || [...files].some((packed) => packed.startsWith(`${resolved.replace(/\/$/, '')}/`)), `${file} → ${target}`).toBe(true)
+        expect(files.has(resolved) || [...files].some((packed) => packed.startsWith(`${resolved.replace(/\/$/, '')}/`)), `${file} → ${target}`).toBe(
+          true,
+        )
       }
     }
   })

@@ -69,7 +69,10 @@ describe('npm pack on a fresh clone', () => {
   it('holds every entry of "files", and nothing else but the README, LICENSE and package.json', () => {
     const paths = [...packed()]
     for (const entry of repositoryManifest.files) {
-      expect(paths.some((file) => file === entry || file.startsWith(`${entry}/`)), `"files" names ${entry}`).toBe(true)
+      expect(
+        paths.some((file) => file === entry || file.startsWith(`${entry}/`)),
+        `"files" names ${entry}`,
+      ).toBe(true)
     }
     const outside = paths.filter((file) => !repositoryManifest.files.some((entry) => file === entry || file.startsWith(`${entry}/`)))
     expect(outside.sort()).toEqual(['LICENSE', 'README.md', 'package.json'])
@@ -141,7 +144,9 @@ describe('npx passcode-auth serve from the tarball, in an empty folder', () => {
     server = await startServer(npx(['serve', '--data-dir', dataDir(), '--port', '0']), environment(), consumer)
     // stderr is a pipe, not a terminal: the curl line is in the data folder's shown.txt.
     const curlLine = curlLineIn(await shownText(dataDir(), 'curl '))
-    expect(curlLine).toMatch(/^curl -i -H 'X-Service-Account-Id: acc_demo' -H 'X-Service-Passcode: psc_[A-Za-z0-9]+' 'http:\/\/127\.0\.0\.1:\d+\/v1\/connect\?partner=demo-partner'$/)
+    expect(curlLine).toMatch(
+      /^curl -i -H 'X-Service-Account-Id: acc_demo' -H 'X-Service-Passcode: psc_[A-Za-z0-9]+' 'http:\/\/127\.0\.0\.1:\d+\/v1\/connect\?partner=demo-partner'$/,
+    )
     if (curl.skip) {
       // No curl here (CI installs it): the same request through fetch.
       const { url, headers } = headersOfCurlLine(curlLine)

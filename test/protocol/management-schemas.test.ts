@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import {
-  encodeAnswer,
-  issuedPasscodeSchema,
-  passcodeViewSchema,
-  userPasscodeViewSchema,
-} from '../../src/protocol/management-schemas'
+import { encodeAnswer, issuedPasscodeSchema, passcodeViewSchema, userPasscodeViewSchema } from '../../src/protocol/management-schemas'
 import { admin, setup } from '../helpers/service'
 
 /** The management API writes its answers through these schemas: the bytes must be what JSON.stringify of the views gave. */

@@ -21,7 +21,10 @@ const SHELL_LINES: readonly { pattern: RegExp; exercisedBy: string }[] = [
   { pattern: /^npm ci && npm start$/, exercisedBy: 'test/cli/first-start.test.ts' },
   { pattern: /^npm test$/, exercisedBy: 'this suite itself' },
   { pattern: /^npm install passcode-auth$/, exercisedBy: 'not run: it installs from the registry (test/package/ loads the built package instead)' },
-  { pattern: /^npm run cli -- /, exercisedBy: 'the test below, against a running server (the first through npm and tsx, the others on the bundled command)' },
+  {
+    pattern: /^npm run cli -- /,
+    exercisedBy: 'the test below, against a running server (the first through npm and tsx, the others on the bundled command)',
+  },
   {
     pattern: /^(?:npm install passcode-auth @electric-sql\/pglite|npx passcode-auth serve)$/,
     exercisedBy: 'test/package/tarball.test.ts, with the packed tarball in an empty folder',
@@ -45,7 +48,11 @@ describe('README.md code blocks', () => {
   })
 
   it('have a handler for every shell line, and the first-start test does run npm start', () => {
-    for (const line of shellLines) expect(SHELL_LINES.some(({ pattern }) => pattern.test(line)), line).toBe(true)
+    for (const line of shellLines)
+      expect(
+        SHELL_LINES.some(({ pattern }) => pattern.test(line)),
+        line,
+      ).toBe(true)
     expect(readFileSync(path.join(root, 'test/cli/first-start.test.ts'), 'utf8')).toContain("['npm', 'start',")
     expect(readFileSync(path.join(root, 'test/package/tarball.test.ts'), 'utf8')).toContain("npx(['serve',")
   })

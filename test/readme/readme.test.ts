@@ -79,8 +79,11 @@ describe('README code blocks', () => {
         (bundles) =>
           new Promise<string>((resolve, reject) => {
             // NODE_FLAGS: the same program, about 2 s less CPU for the block that starts a PGlite.
-            execFile(process.execPath, [...NODE_FLAGS, bundles.file(`block-${index}`)], { cwd: root, encoding: 'utf8', timeout: 60_000 }, (error, stdout, stderr) =>
-              error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stdout}${stderr}`)),
+            execFile(
+              process.execPath,
+              [...NODE_FLAGS, bundles.file(`block-${index}`)],
+              { cwd: root, encoding: 'utf8', timeout: 60_000 },
+              (error, stdout, stderr) => (error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stdout}${stderr}`))),
             )
           }),
       )

@@ -20,7 +20,10 @@ import { fetchHost, honoHost, type FetchHost } from '../fetch/hosts'
 
 declare const Bun: {
   version: string
-  serve(options: { port: number; hostname: string; fetch(request: Request, server: BunServer): Promise<Response> }): { port: number; stop(force?: boolean): void }
+  serve(options: { port: number; hostname: string; fetch(request: Request, server: BunServer): Promise<Response> }): {
+    port: number
+    stop(force?: boolean): void
+  }
   stdin: { stream(): ReadableStream<Uint8Array> }
 }
 interface BunServer {

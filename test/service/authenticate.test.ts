@@ -103,8 +103,7 @@ describe('SPEC 5.11 accepted passcodes', () => {
 describe('SPEC 5.15 server errors', () => {
   const failing = (behaviour: 'throw' | 'hang'): PasscodeStore => ({
     ...memoryStore(),
-    findCredentialByHash: () =>
-      behaviour === 'throw' ? Promise.reject(new Error('connection refused at 10.0.0.5:5432')) : new Promise(() => {}),
+    findCredentialByHash: () => (behaviour === 'throw' ? Promise.reject(new Error('connection refused at 10.0.0.5:5432')) : new Promise(() => {})),
   })
 
   it('answers 503 when storage throws, without leaking internals', async () => {

@@ -15,9 +15,9 @@ const hex = (value: number) => value.toString(16)
 
 /** One way to write a 16-bit group: any case, with or without leading zeros. */
 const groupText = (group: number) =>
-  fc.record({ pad: fc.integer({ min: hex(group).length, max: 4 }), upper: fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }) }).map(({ pad, upper }) =>
-    [...hex(group).padStart(pad, '0')].map((char, index) => (upper[index] ? char.toUpperCase() : char)).join(''),
-  )
+  fc
+    .record({ pad: fc.integer({ min: hex(group).length, max: 4 }), upper: fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }) })
+    .map(({ pad, upper }) => [...hex(group).padStart(pad, '0')].map((char, index) => (upper[index] ? char.toUpperCase() : char)).join(''))
 
 /**
  * Every spelling of eight groups as an IPv6 literal: each group in any case and
@@ -72,7 +72,15 @@ describe('SPEC 5.37 client addresses for limits', () => {
   })
 
   it('names the spellings of the issue', () => {
-    for (const spelling of ['127.0.0.1', '::ffff:127.0.0.1', '::FFFF:127.0.0.1', '::ffff:7f00:1', '::ffff:7F00:0001', '0:0:0:0:0:ffff:127.0.0.1', '0000:0000:0000:0000:0000:ffff:7f00:0001']) {
+    for (const spelling of [
+      '127.0.0.1',
+      '::ffff:127.0.0.1',
+      '::FFFF:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:7F00:0001',
+      '0:0:0:0:0:ffff:127.0.0.1',
+      '0000:0000:0000:0000:0000:ffff:7f00:0001',
+    ]) {
       expect(clientAddressKey(spelling), spelling).toBe('127.0.0.1')
     }
     expect(clientAddressKey('64:ff9b::c000:201')).toBe('192.0.2.1')
@@ -87,8 +95,12 @@ describe('SPEC 5.37 client addresses for limits', () => {
     // Zero groups are frequent, so `::` lands in many places.
     const sparse = fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: group })
     const ipv6 = fc
-      .tuple(fc.array(sparse, { minLength: 4, maxLength: 4 }), fc.array(sparse, { minLength: 4, maxLength: 4 }), fc.array(sparse, { minLength: 4, maxLength: 4 }))
-      .filter(([prefix]) => !(prefix.every((g) => g === 0)) && !(prefix[0] === 0x64 && prefix[1] === 0xff9b))
+      .tuple(
+        fc.array(sparse, { minLength: 4, maxLength: 4 }),
+        fc.array(sparse, { minLength: 4, maxLength: 4 }),
+        fc.array(sparse, { minLength: 4, maxLength: 4 }),
+      )
+      .filter(([prefix]) => !prefix.every((g) => g === 0) && !(prefix[0] === 0x64 && prefix[1] === 0xff9b))
     const cases = ipv6.chain(([prefix, host, otherHost]) =>
       fc.tuple(fc.constant(prefix), ipv6Spelling([...prefix, ...host], false), ipv6Spelling([...prefix, ...otherHost], false)),
     )
@@ -133,12 +145,16 @@ describe('SPEC 5.37 client addresses for limits', () => {
       const { value } = await auth.passcodes.create(admin, 'acc', { name: 'A', expiry: 30 })
       const handle = host === 'fetch' ? fetchHost(auth) : honoHost(auth).fetch
       const send = async (passcode: string) =>
-        (await handle(new Request('http://localhost/1/events.json', { headers: { 'x-service-account-id': 'acc', 'x-service-passcode': passcode } }))).status
+        (await handle(new Request('http://localhost/1/events.json', { headers: { 'x-service-account-id': 'acc', 'x-service-passcode': passcode } })))
+          .status
       expect(await send(value)).toBe(200)
       expect(await send('psc_wrong')).toBe(400)
       expect(await send('psc_wrong')).toBe(400)
       expect(await send(value)).toBe(429)
-      expect(events.filter((event) => event.type === 'limiter.no_client_address'), host).toHaveLength(1)
+      expect(
+        events.filter((event) => event.type === 'limiter.no_client_address'),
+        host,
+      ).toHaveLength(1)
     }
   })
 })

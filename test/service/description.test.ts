@@ -30,7 +30,11 @@ describe('SPEC 5.39 passcode description', () => {
 
   it('is stored in NFC, trimmed, with \\r\\n and lone \\r as \\n', async () => {
     const { auth } = setup()
-    const { passcode } = await auth.passcodes.create(admin, 'acc', { name: 'Acme', expiry: 90, description: '  Cafe\u0301\r\nline two\rline three\n ' })
+    const { passcode } = await auth.passcodes.create(admin, 'acc', {
+      name: 'Acme',
+      expiry: 90,
+      description: '  Cafe\u0301\r\nline two\rline three\n ',
+    })
     expect(passcode.description).toBe('Café\nline two\nline three')
   })
 

@@ -45,7 +45,12 @@ describe('SPEC 5.38 disable without delete', () => {
 
   it('keeps the value, name, binding, expiry and description, and lists it as disabled', async () => {
     const { auth } = setup()
-    const { passcode, value } = await auth.passcodes.create(admin, 'acc', { name: 'Acme', expiry: 90, partners: ['acme'], description: 'Nightly export' })
+    const { passcode, value } = await auth.passcodes.create(admin, 'acc', {
+      name: 'Acme',
+      expiry: 90,
+      partners: ['acme'],
+      description: 'Nightly export',
+    })
     await auth.passcodes.disable(admin, 'acc', passcode.id)
     const [listed] = await auth.passcodes.list(member, 'acc')
     expect(listed).toMatchObject({
@@ -130,8 +135,22 @@ describe('SPEC 5.38 disable without delete', () => {
     await auth.passcodes.enable(admin, 'acc', passcode.id)
     const changes = events.filter((event) => event.type === 'passcode.disabled' || event.type === 'passcode.enabled')
     expect(changes).toEqual([
-      expect.objectContaining({ type: 'passcode.disabled', accountId: 'acc', actorUserId: 'u_writer', passcodeId: passcode.id, name: 'Acme', hint: passcode.hint }),
-      expect.objectContaining({ type: 'passcode.enabled', accountId: 'acc', actorUserId: 'u_admin', passcodeId: passcode.id, name: 'Acme', hint: passcode.hint }),
+      expect.objectContaining({
+        type: 'passcode.disabled',
+        accountId: 'acc',
+        actorUserId: 'u_writer',
+        passcodeId: passcode.id,
+        name: 'Acme',
+        hint: passcode.hint,
+      }),
+      expect.objectContaining({
+        type: 'passcode.enabled',
+        accountId: 'acc',
+        actorUserId: 'u_admin',
+        passcodeId: passcode.id,
+        name: 'Acme',
+        hint: passcode.hint,
+      }),
     ])
     expect(JSON.stringify(events)).not.toContain(value)
     expect(JSON.stringify(changes)).not.toContain('secret-looking words')

@@ -210,7 +210,10 @@ describe('auth.notifyExpirations: at least once, never twice', () => {
       expected.push(`${passcode.id}|expiring_soon|${passcode.expiresAt!.toISOString()}`)
     }
     const runners = [0, 1, 2, 3].map((runner) => {
-      const mailer = scriptedMailer((call) => (call + runner) % 3 === 0, () => Math.floor(Math.random() * 4))
+      const mailer = scriptedMailer(
+        (call) => (call + runner) % 3 === 0,
+        () => Math.floor(Math.random() * 4),
+      )
       return { mailer, ...setup({ store: base.store, mailer, recipients: everyone, notifier: { batchSize: 4 } }) }
     })
     const reports = []
@@ -292,11 +295,14 @@ describe('auth.notifyExpirations: failures and skips', () => {
   it('skips a claim whose passcode was edited or deleted during the pass, and a claim with too little lease left', async () => {
     const store: { edit?: () => Promise<unknown> } = {}
     const mailer = scriptedMailer()
-    const wrapped = { ...mailer, send: async (message: Parameters<typeof mailer.send>[0]) => {
-      await mailer.send(message)
-      await store.edit?.()
-      store.edit = undefined
-    } }
+    const wrapped = {
+      ...mailer,
+      send: async (message: Parameters<typeof mailer.send>[0]) => {
+        await mailer.send(message)
+        await store.edit?.()
+        store.edit = undefined
+      },
+    }
     const { auth, clock } = setup({ mailer: wrapped, recipients: everyone, notifier: { leaseMs: 60_000, sendTimeoutMs: 10_000 } })
     const a = await auth.passcodes.create(admin, 'acc', { name: 'A', expiry: 10 })
     const b = await auth.passcodes.create(admin, 'acc', { name: 'B', expiry: 10 })

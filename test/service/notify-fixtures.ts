@@ -1,7 +1,6 @@
 import type { Mailer, MailMessage, NotificationReport } from '../../src/index'
 import { MailerError } from '../../src/index'
 
-
 /**
  * A mailer that records accepted messages and fails when `shouldFail(callNumber)`
  * says so (1-based), optionally after a delay so that runners interleave.

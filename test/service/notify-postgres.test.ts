@@ -38,7 +38,10 @@ describe.skipIf(!availability.available)(
       const clock = manualClock()
       const runners = pools.map((pool, runner) => {
         // Fails every other call, on a different phase per runner, after 0 to 4 ms.
-        const mailer = scriptedMailer((call) => (call + runner) % 2 === 0, () => Math.floor(Math.random() * 5))
+        const mailer = scriptedMailer(
+          (call) => (call + runner) % 2 === 0,
+          () => Math.floor(Math.random() * 5),
+        )
         const auth: PasscodeAuth = createPasscodeAuth({
           store: postgresStore(pool, { schema, listen: false }),
           mailer,
@@ -74,9 +77,7 @@ describe.skipIf(!availability.available)(
       // Phase 2: past every finite expiry except the 365-day ones, four schedulers at once.
       clock.advance(30 * DAY_MS)
       const later: NotificationReport[] = []
-      const notifiers = runners.map((runner) =>
-        startExpiryNotifier(runner.auth, { intervalMs: 5, onReport: (report) => later.push(report) }),
-      )
+      const notifiers = runners.map((runner) => startExpiryNotifier(runner.auth, { intervalMs: 5, onReport: (report) => later.push(report) }))
       const deadline = Date.now() + 60_000
       while (sentKeys(later).length < expired.length && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 20))

@@ -60,8 +60,16 @@ describe('option defaults', () => {
   const defaults = resolveOptions({ store }) as unknown as Record<string, unknown>
 
   it('fills a partly given object option with the defaults of the rest', () => {
-    expect(resolveOptions({ store, cache: { ttlMs: 5 } }).cache).toEqual({ ttlMs: 5, maxEntries: 10_000, refusals: { ttlMs: 10_000, maxEntries: 10_000 } })
-    expect(resolveOptions({ store, cache: { refusals: { ttlMs: 7 } } }).cache).toEqual({ ttlMs: 30_000, maxEntries: 10_000, refusals: { ttlMs: 7, maxEntries: 10_000 } })
+    expect(resolveOptions({ store, cache: { ttlMs: 5 } }).cache).toEqual({
+      ttlMs: 5,
+      maxEntries: 10_000,
+      refusals: { ttlMs: 10_000, maxEntries: 10_000 },
+    })
+    expect(resolveOptions({ store, cache: { refusals: { ttlMs: 7 } } }).cache).toEqual({
+      ttlMs: 30_000,
+      maxEntries: 10_000,
+      refusals: { ttlMs: 7, maxEntries: 10_000 },
+    })
     expect(resolveOptions({ store, cache: { refusals: false } }).cache).toEqual({ ttlMs: 30_000, maxEntries: 10_000, refusals: false })
     expect(resolveOptions({ store, notifier: { batchSize: 3 } }).notifier).toEqual({ leaseMs: 300_000, batchSize: 3, sendTimeoutMs: 30_000 })
     expect(resolveOptions({ store, limits: { expiringSoonDays: 3 } }).limits).toEqual({ maxAccountPasscodes: 100, expiringSoonDays: 3 })

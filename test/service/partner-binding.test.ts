@@ -65,8 +65,12 @@ describe('SPEC 5.25 partner-bound passcodes', () => {
     await expect(unknown).rejects.toBeInstanceOf(InvalidInputError)
     await expect(unknown).rejects.toMatchObject({ field: 'partners', message: expect.stringContaining('"umbrella" is not a whitelisted partner') })
     await expect(auth.passcodes.create(admin, 'acc', { name: 'B', expiry: 30, partners: ['  '] })).rejects.toMatchObject({ field: 'partners.0' })
-    await expect(auth.passcodes.create(admin, 'acc', { name: 'C', expiry: 30, partners: ['a\u0000b'] })).rejects.toMatchObject({ field: 'partners.0' })
-    await expect(auth.passcodes.create(admin, 'acc', { name: 'S', expiry: 30, partners: 'acme' as never })).rejects.toMatchObject({ field: 'partners' })
+    await expect(auth.passcodes.create(admin, 'acc', { name: 'C', expiry: 30, partners: ['a\u0000b'] })).rejects.toMatchObject({
+      field: 'partners.0',
+    })
+    await expect(auth.passcodes.create(admin, 'acc', { name: 'S', expiry: 30, partners: 'acme' as never })).rejects.toMatchObject({
+      field: 'partners',
+    })
     expect(await auth.passcodes.list(admin, 'acc')).toEqual([])
   })
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createPasscodeAuth, StorageError } from '../../src/index'
 import { memoryStore } from '../../src/memory'
 
-describe('auth.partners.list (the dashboard\'s read-only GET /partners)', () => {
+describe("auth.partners.list (the dashboard's read-only GET /partners)", () => {
   it('lists a static whitelist normalised and sorted', async () => {
     const auth = createPasscodeAuth({ store: memoryStore(), partners: [' Globex', 'acme', 'ACME'] })
     expect(await auth.partners.list()).toEqual(['acme', 'globex'])

@@ -16,9 +16,7 @@ describe('SPEC 2 account passcodes', () => {
   it('requires an expiry of whole days or "forever"', async () => {
     const { auth } = setup()
     await expect(auth.passcodes.create(admin, 'acc', { name: 'x' } as never)).rejects.toMatchObject({ field: 'expiry' })
-    await expect(auth.passcodes.create(admin, 'acc', { name: 'x', expiry: 'never' as never })).rejects.toBeInstanceOf(
-      InvalidInputError,
-    )
+    await expect(auth.passcodes.create(admin, 'acc', { name: 'x', expiry: 'never' as never })).rejects.toBeInstanceOf(InvalidInputError)
     await expect(auth.passcodes.create(admin, 'acc', { name: 'x', expiry: 2.5 })).rejects.toMatchObject({ field: 'expiry' })
     const forever = await auth.passcodes.create(admin, 'acc', { name: 'f', expiry: 'forever' })
     expect(forever.passcode.expiresAt).toBeNull()
@@ -116,9 +114,7 @@ describe('SPEC 5.8 edits', () => {
     const { auth, clock } = setup()
     const { passcode, value } = await auth.passcodes.create(admin, 'acc', { name: 'A', expiry: 1 })
     clock.advance(DAY_MS)
-    await expect(auth.passcodes.update(admin, 'acc', passcode.id, { expiry: 30 })).rejects.toBeInstanceOf(
-      ReactivationRefusedError,
-    )
+    await expect(auth.passcodes.update(admin, 'acc', passcode.id, { expiry: 30 })).rejects.toBeInstanceOf(ReactivationRefusedError)
     // Renaming an expired passcode is allowed: it does not bring it back.
     await expect(auth.passcodes.update(admin, 'acc', passcode.id, { name: 'B' })).resolves.toMatchObject({ status: 'expired' })
     expect(await auth.authenticate({ accountId: 'acc', passcode: value })).toMatchObject({ statusCode: 401 })
@@ -220,9 +216,7 @@ describe('input validation', () => {
 
   it('rejects unknown fields, bad account IDs and bad actors', async () => {
     const { auth } = setup()
-    await expect(auth.passcodes.create(admin, 'acc', { name: 'x', expiry: 1, value: 'mine' } as never)).rejects.toBeInstanceOf(
-      InvalidInputError,
-    )
+    await expect(auth.passcodes.create(admin, 'acc', { name: 'x', expiry: 1, value: 'mine' } as never)).rejects.toBeInstanceOf(InvalidInputError)
     await expect(auth.passcodes.create(admin, 'bad id', { name: 'x', expiry: 1 })).rejects.toMatchObject({ field: 'accountId' })
     await expect(auth.passcodes.create({ userId: 'x', role: 'root' } as never, 'acc', { name: 'x', expiry: 1 })).rejects.toMatchObject({
       field: 'actor.role',
@@ -248,7 +242,7 @@ describe('input validation: hostile shapes', () => {
     }
   })
 
-  it('reads only the actor\'s own properties: a role inherited from a prototype is no role', async () => {
+  it("reads only the actor's own properties: a role inherited from a prototype is no role", async () => {
     const { auth } = setup()
     const impostor = Object.assign(Object.create({ role: 'admin', canWriteUserSettings: true }) as object, { userId: 'u_evil' })
     await expect(auth.passcodes.create(impostor as never, 'acc', { name: 'x', expiry: 1 })).rejects.toMatchObject({ field: 'actor.role' })

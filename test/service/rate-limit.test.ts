@@ -8,7 +8,13 @@ import { admin, setup } from '../helpers/service'
 /** Whether `auth.verifyRequest` reads the caller's address (only a per-address limit needs it). */
 async function readsClientAddress(auth: ReturnType<typeof createPasscodeAuth>): Promise<boolean> {
   const clientAddress = vi.fn(() => '203.0.113.250')
-  const reader = { ...nodeRequestReader((request: { headers: Record<string, string> }) => request, () => undefined), clientAddress }
+  const reader = {
+    ...nodeRequestReader(
+      (request: { headers: Record<string, string> }) => request,
+      () => undefined,
+    ),
+    clientAddress,
+  }
   await auth.verifyRequest({ headers: { 'x-service-account-id': 'probe', 'x-service-passcode': 'psc_wrong' } }, reader)
   return clientAddress.mock.calls.length > 0
 }
@@ -143,9 +149,11 @@ describe('rateLimit option: brute-force limiter', () => {
     clock.advance(DAY_MS)
     const clientAddress = '192.0.2.9'
     mode = 'throws'
-    for (let i = 0; i < 5; i++) expect(await auth.authenticate({ ...{ accountId: 'acc', passcode: generatePasscode() }, clientAddress })).toMatchObject({ statusCode: 503 })
+    for (let i = 0; i < 5; i++)
+      expect(await auth.authenticate({ ...{ accountId: 'acc', passcode: generatePasscode() }, clientAddress })).toMatchObject({ statusCode: 503 })
     mode = 'hangs'
-    for (let i = 0; i < 3; i++) expect(await auth.authenticate({ accountId: 'acc', passcode: generatePasscode(), clientAddress })).toMatchObject({ statusCode: 504 })
+    for (let i = 0; i < 3; i++)
+      expect(await auth.authenticate({ accountId: 'acc', passcode: generatePasscode(), clientAddress })).toMatchObject({ statusCode: 504 })
     mode = 'normal'
     expect(await auth.authenticate({ accountId: 'acc', passcode: fresh.value, clientAddress })).toMatchObject({ ok: true })
     expect(await auth.authenticate({ accountId: 'acc', passcode: short.value, clientAddress })).toMatchObject({ statusCode: 401 })
@@ -163,7 +171,10 @@ describe('rateLimit option: brute-force limiter', () => {
     expect(await auth.connect({ headers, partner: 'acme', clientAddress: '192.0.2.1' })).toMatchObject({ statusCode: 200 })
     const refused = await auth.connect({ headers: {}, partner: 'acme', clientAddress: '192.0.2.1' })
     expect(refused).toMatchObject({ statusCode: 400 })
-    expect(await auth.connect({ headers, partner: 'acme', clientAddress: '192.0.2.1' })).toMatchObject({ statusCode: 429, headers: { 'retry-after': '60' } })
+    expect(await auth.connect({ headers, partner: 'acme', clientAddress: '192.0.2.1' })).toMatchObject({
+      statusCode: 429,
+      headers: { 'retry-after': '60' },
+    })
   })
 
   it('counts an IPv6 /64 as one address', async () => {
@@ -185,7 +196,9 @@ describe('rateLimit option: brute-force limiter', () => {
     for (const store of [failing, hanging]) {
       const { auth, value } = await limited({ windowMs: WINDOW, maxFailuresPerAddress: 1, store }, 50)
       for (let i = 0; i < 3; i++) {
-        expect(await auth.authenticate({ accountId: 'acc', passcode: generatePasscode(), clientAddress: '192.0.2.1' })).toMatchObject({ statusCode: 400 })
+        expect(await auth.authenticate({ accountId: 'acc', passcode: generatePasscode(), clientAddress: '192.0.2.1' })).toMatchObject({
+          statusCode: 400,
+        })
       }
       expect(await auth.authenticate({ accountId: 'acc', passcode: value, clientAddress: '192.0.2.1' })).toMatchObject({ ok: true })
     }
@@ -233,7 +246,12 @@ describe('rateLimit option: brute-force limiter', () => {
   it('adds no step when off, so the hot path is untouched: no address read, no limiter store call', async () => {
     const store = { retryAfterMs: vi.fn(() => 0), recordFailure: vi.fn() }
     const { createLimiter } = await import('../../src/service/limiter/rate-limit')
-    expect(createLimiter({ timeoutMs: 1_000, emit: undefined }, { windowMs: 60_000, maxFailuresPerAddress: false, maxFailuresPerAccount: 5, store }).admit('192.0.2.1', 0)).toBe(0)
+    expect(
+      createLimiter({ timeoutMs: 1_000, emit: undefined }, { windowMs: 60_000, maxFailuresPerAddress: false, maxFailuresPerAccount: 5, store }).admit(
+        '192.0.2.1',
+        0,
+      ),
+    ).toBe(0)
     expect(store.retryAfterMs).not.toHaveBeenCalled()
     expect(await readsClientAddress(createPasscodeAuth({ store: memoryStore(), rateLimit: false }))).toBe(false)
   })

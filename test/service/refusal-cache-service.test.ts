@@ -127,7 +127,10 @@ describe('the refusal cache, through the service', () => {
   it('a flood of distinct well-formed values stays within its bound and never evicts a valid credential', async () => {
     const { auth, reads } = service({ cache: { maxEntries: 100, refusals: { maxEntries: 50 } } })
     const valid = await Promise.all(
-      Array.from({ length: 100 }, async (_, i) => ({ accountId: 'acc_1', passcode: (await auth.passcodes.create(admin, 'acc_1', { name: `P${i}`, expiry: 30 })).value })),
+      Array.from({ length: 100 }, async (_, i) => ({
+        accountId: 'acc_1',
+        passcode: (await auth.passcodes.create(admin, 'acc_1', { name: `P${i}`, expiry: 30 })).value,
+      })),
     )
     for (const credentials of valid) expect(status(await auth.authenticate(credentials))).toBe(200)
     for (let i = 0; i < 2_000; i++) await auth.authenticate({ accountId: 'acc_1', passcode: generatePasscode() })

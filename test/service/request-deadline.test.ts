@@ -68,7 +68,11 @@ describe('one deadline per request (SPEC §5.23)', () => {
   it('gives each request its own budget: a second connect after a slow first one has the full deadline', async () => {
     const { auth, credentials } = await service()
     await timed(() => auth.connect({ credentials, partner: 'acme' }))
-    const { result, afterMs } = await timed(() => auth.authenticate(credentials).then((outcome) => ({ statusCode: outcome.ok ? 200 : outcome.statusCode, body: { status: 'success', message: 'Authorised Successfully.' } })))
+    const { result, afterMs } = await timed(() =>
+      auth
+        .authenticate(credentials)
+        .then((outcome) => ({ statusCode: outcome.ok ? 200 : outcome.statusCode, body: { status: 'success', message: 'Authorised Successfully.' } })),
+    )
     expect(result.statusCode).toBe(200)
     expect(afterMs).toBeGreaterThanOrEqual(SLOW)
     expect(afterMs).toBeLessThan(DEADLINE)

@@ -53,10 +53,10 @@ function captureOutput(): string[] {
   const captured: string[] = []
   for (const stream of [process.stdout, process.stderr]) {
     const write = stream.write.bind(stream)
-    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    stream.write = (chunk: string | Uint8Array, ...rest: unknown[]) => {
       captured.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('latin1'))
       return (write as (...args: unknown[]) => boolean)(chunk, ...rest)
-    })
+    }
     restore.push(() => {
       stream.write = write
     })
@@ -96,7 +96,10 @@ describe('secrets never reach output, events, errors or emails (SPEC §5.19)', (
       store,
       partners: ['acme'],
       pepper,
-      encryptionKeys: [{ id: 'k2', key: newKey }, { id: 'k1', key: oldKey }],
+      encryptionKeys: [
+        { id: 'k2', key: newKey },
+        { id: 'k1', key: oldKey },
+      ],
       mailer,
       recipients: (accountId) => [`ops@${accountId}.example`],
       clock,
@@ -138,11 +141,18 @@ describe('secrets never reach output, events, errors or emails (SPEC §5.19)', (
     const expressApp = express()
     expressApp.get('/v1/connect', connectHandler(auth))
     expressApp.get('/1/events.json', expressRequirePasscode(auth, { onRefusal: 'next' }), (req, res) => void res.json(req.passcodeAuth))
-    expressApp.use((error: Error & { statusCode: number; headers: Record<string, string>; body: unknown }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-      errors.push(error)
-      console.error('refused', error)
-      res.status(error.statusCode).set(error.headers).send(error.body)
-    })
+    expressApp.use(
+      (
+        error: Error & { statusCode: number; headers: Record<string, string>; body: unknown },
+        _req: express.Request,
+        res: express.Response,
+        _next: express.NextFunction,
+      ) => {
+        errors.push(error)
+        console.error('refused', error)
+        res.status(error.statusCode).set(error.headers).send(error.body)
+      },
+    )
     const fastifyApp = fastify({
       logger: {
         level: 'trace',
@@ -173,7 +183,13 @@ describe('secrets never reach output, events, errors or emails (SPEC §5.19)', (
     try {
       const call = async (target: string, accountId: string, passcode: string) => {
         for (const app of apps) {
-          const response = await sendRaw(app.port, { target, headers: [['X-Service-Account-Id', accountId], ['X-Service-Passcode', passcode]] })
+          const response = await sendRaw(app.port, {
+            target,
+            headers: [
+              ['X-Service-Account-Id', accountId],
+              ['X-Service-Passcode', passcode],
+            ],
+          })
           statuses.push(response.status)
           returned.push(response.headers, response.body.toString('latin1'))
         }
@@ -208,7 +224,7 @@ describe('secrets never reach output, events, errors or emails (SPEC §5.19)', (
     returned.push(auth, store, mailer.messages)
 
     // The scenario really produced everything it is meant to search.
-    expect(new Set(statuses), statuses.join(",")).toEqual(new Set([200, 400, 401, 403, 429, 503]))
+    expect(new Set(statuses), statuses.join(',')).toEqual(new Set([200, 400, 401, 403, 429, 503]))
     expect(report?.sent.length).toBeGreaterThanOrEqual(2)
     expect(mailer.messages.length).toBeGreaterThanOrEqual(2)
     expect(events.length).toBeGreaterThan(40)
@@ -229,4 +245,3 @@ describe('secrets never reach output, events, errors or emails (SPEC §5.19)', (
     }
   }, 60_000)
 })
-

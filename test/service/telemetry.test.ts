@@ -1,6 +1,13 @@
 import { context, metrics, trace } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
-import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics'
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type DataPoint,
+  type Histogram,
+} from '@opentelemetry/sdk-metrics'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createPasscodeAuth, generatePasscode, type PasscodeAuthOptions, type PasscodeStore } from '../../src/index'
@@ -103,14 +110,21 @@ describe('telemetry: spans', () => {
     spans.reset()
     await auth.authenticate({ accountId: 'acc_2', passcode: value })
     const [span] = named('passcode_auth.authenticate')
-    expect(span?.attributes).toMatchObject({ 'passcode_auth.account.id': 'acc_2', 'passcode_auth.outcome': 'failure', 'passcode_auth.reason': 'wrong_account', 'http.response.status_code': 400 })
+    expect(span?.attributes).toMatchObject({
+      'passcode_auth.account.id': 'acc_2',
+      'passcode_auth.outcome': 'failure',
+      'passcode_auth.reason': 'wrong_account',
+      'http.response.status_code': 400,
+    })
     expect(span?.status.code).toBe(0)
   })
 
   it('storage failing: 503, the span and the store span marked as errors, with the error class only', async () => {
     const failing: PasscodeStore = new Proxy(memoryStore(), {
       get: (target, property, receiver) =>
-        property === 'findCredentialByHash' ? () => Promise.reject(new Error('connect ECONNREFUSED 10.0.0.7:5432')) : Reflect.get(target, property, receiver),
+        property === 'findCredentialByHash'
+          ? () => Promise.reject(new Error('connect ECONNREFUSED 10.0.0.7:5432'))
+          : Reflect.get(target, property, receiver),
     })
     const { auth } = setup({ store: failing })
     // Well-formed (its checksum holds), so it reaches the store.
@@ -133,7 +147,11 @@ describe('telemetry: spans', () => {
     expect((await auth.connect({ headers, partner: 'globex' })).statusCode).toBe(403)
     const [ok, refused] = named('passcode_auth.connect')
     expect(ok?.attributes).toEqual({ 'passcode_auth.outcome': 'success', 'http.response.status_code': 200, 'passcode_auth.partner': 'acme' })
-    expect(refused?.attributes).toEqual({ 'passcode_auth.outcome': 'failure', 'passcode_auth.reason': 'partner_not_whitelisted', 'http.response.status_code': 403 })
+    expect(refused?.attributes).toEqual({
+      'passcode_auth.outcome': 'failure',
+      'passcode_auth.reason': 'partner_not_whitelisted',
+      'http.response.status_code': 403,
+    })
     const inner = named('passcode_auth.authenticate')
     expect(inner.map(parentOf)).toEqual([ok!.spanContext().spanId, refused!.spanContext().spanId])
   })
@@ -149,7 +167,8 @@ describe('telemetry: spans', () => {
     const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'Acme', expiry: 90 })
     const headers = { 'X-Service-Account-Id': 'acc_1', 'X-Service-Passcode': value }
     await auth.connect({ headers, partner: 'acme', clientAddress: '10.0.0.1' })
-    for (let i = 0; i < 4; i++) await auth.authenticate({ accountId: 'acc_1', passcode: `${value.slice(0, -1)}${value.endsWith('x') ? 'y' : 'x'}`, clientAddress: '10.0.0.1' })
+    for (let i = 0; i < 4; i++)
+      await auth.authenticate({ accountId: 'acc_1', passcode: `${value.slice(0, -1)}${value.endsWith('x') ? 'y' : 'x'}`, clientAddress: '10.0.0.1' })
     await reader.forceFlush()
     const everything = JSON.stringify([finished().map((s) => [s.name, s.attributes, s.events, s.status]), metricExporter.getMetrics()])
     expect(everything).not.toContain(value)
@@ -173,8 +192,14 @@ describe('telemetry: metrics', () => {
     expect(await sumOf('passcode_auth.outcomes', { 'passcode_auth.reason': 'malformed_credentials' })).toBe(1)
     expect(await sumOf('passcode_auth.cache.lookups', { 'passcode_auth.cache.result': 'hit' })).toBe(2)
     expect(await sumOf('passcode_auth.cache.lookups', { 'passcode_auth.cache.result': 'miss' })).toBe(2)
-    const histogram = (await points('passcode_auth.verify.duration')).map(([attributes, v]) => [attributes['passcode_auth.outcome'], (v as Histogram).count])
-    expect(histogram.sort()).toEqual([['failure', 1], ['success', 1]])
+    const histogram = (await points('passcode_auth.verify.duration')).map(([attributes, v]) => [
+      attributes['passcode_auth.outcome'],
+      (v as Histogram).count,
+    ])
+    expect(histogram.sort()).toEqual([
+      ['failure', 1],
+      ['success', 1],
+    ])
   })
 
   it('connect answers by reason', async () => {
@@ -208,9 +233,18 @@ describe('telemetry: metrics', () => {
     await auth.notifyExpirations()
     clock.advance(11 * DAY_MS)
     await auth.notifyExpirations()
-    expect(await sumOf('passcode_auth.notifications', { 'passcode_auth.notification.kind': 'expiring_soon', 'passcode_auth.notification.result': 'failed' })).toBe(1)
-    expect(await sumOf('passcode_auth.notifications', { 'passcode_auth.notification.kind': 'expiring_soon', 'passcode_auth.notification.result': 'sent' })).toBe(1)
-    expect(await sumOf('passcode_auth.notifications', { 'passcode_auth.notification.kind': 'expired', 'passcode_auth.notification.result': 'sent' })).toBe(1)
+    expect(
+      await sumOf('passcode_auth.notifications', {
+        'passcode_auth.notification.kind': 'expiring_soon',
+        'passcode_auth.notification.result': 'failed',
+      }),
+    ).toBe(1)
+    expect(
+      await sumOf('passcode_auth.notifications', { 'passcode_auth.notification.kind': 'expiring_soon', 'passcode_auth.notification.result': 'sent' }),
+    ).toBe(1)
+    expect(
+      await sumOf('passcode_auth.notifications', { 'passcode_auth.notification.kind': 'expired', 'passcode_auth.notification.result': 'sent' }),
+    ).toBe(1)
   })
 })
 

@@ -51,7 +51,12 @@ function varghaDelaney(a: Float64Array, b: Float64Array): number {
 }
 
 /** Times `authenticate` on two inputs, interleaved, and applies the verdict. */
-async function compare(authenticate: (input: CredentialsInput) => Promise<unknown>, a: () => CredentialsInput, b: () => CredentialsInput, pairs: number): Promise<Comparison> {
+async function compare(
+  authenticate: (input: CredentialsInput) => Promise<unknown>,
+  a: () => CredentialsInput,
+  b: () => CredentialsInput,
+  pairs: number,
+): Promise<Comparison> {
   const timesA = new Float64Array(pairs)
   const timesB = new Float64Array(pairs)
   const time = async (input: CredentialsInput) => {

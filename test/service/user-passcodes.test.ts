@@ -23,9 +23,7 @@ describe('SPEC 3 user passcodes', () => {
         field: 'validity.days',
       })
     }
-    await expect(auth.userPasscodes.grant(admin, 'acc', 'u1', { validity: { type: 'forever' } as never })).rejects.toBeInstanceOf(
-      InvalidInputError,
-    )
+    await expect(auth.userPasscodes.grant(admin, 'acc', 'u1', { validity: { type: 'forever' } as never })).rejects.toBeInstanceOf(InvalidInputError)
     await expect(auth.userPasscodes.grant(admin, 'acc', 'u1', { validity: { type: 'finite', days: 365 } })).resolves.toMatchObject({
       status: 'active',
     })
@@ -42,13 +40,9 @@ describe('SPEC 3 user passcodes', () => {
 
   it('is unique to one user; only an admin grants, resets or revokes it', async () => {
     const { auth } = await granted()
-    await expect(auth.userPasscodes.grant(admin, 'acc', 'u1', { validity: { type: 'infinite' } })).rejects.toBeInstanceOf(
-      AlreadyGrantedError,
-    )
+    await expect(auth.userPasscodes.grant(admin, 'acc', 'u1', { validity: { type: 'infinite' } })).rejects.toBeInstanceOf(AlreadyGrantedError)
     const writer = { userId: 'w', role: 'member', canWriteUserSettings: true } as const
-    await expect(auth.userPasscodes.grant(writer, 'acc', 'u2', { validity: { type: 'infinite' } })).rejects.toBeInstanceOf(
-      ForbiddenError,
-    )
+    await expect(auth.userPasscodes.grant(writer, 'acc', 'u2', { validity: { type: 'infinite' } })).rejects.toBeInstanceOf(ForbiddenError)
     await expect(auth.userPasscodes.reset(writer, 'acc', 'u1')).rejects.toBeInstanceOf(ForbiddenError)
     await expect(auth.userPasscodes.revoke(user, 'acc', 'u1')).rejects.toBeInstanceOf(ForbiddenError)
   })
@@ -119,7 +113,19 @@ describe('SPEC 5.13 who sees what', () => {
   it('does not show the granting admin the value', async () => {
     const { view } = await granted()
     expect(view).not.toHaveProperty('value')
-    expect(Object.keys(view).sort()).toEqual(['accountId', 'expiresAt', 'grantedAt', 'hint', 'lastUsedAt', 'lastUsedPartner', 'revokedAt', 'status', 'unused', 'userId', 'validity'])
+    expect(Object.keys(view).sort()).toEqual([
+      'accountId',
+      'expiresAt',
+      'grantedAt',
+      'hint',
+      'lastUsedAt',
+      'lastUsedPartner',
+      'revokedAt',
+      'status',
+      'unused',
+      'userId',
+      'validity',
+    ])
   })
 
   it('reveals only the actor’s own passcode', async () => {

@@ -17,31 +17,37 @@ beforeAll(async () => {
   await migrate(db, { schema })
   const store = postgresStore(db, { schema, listen: false })
   const now = Date.UTC(2026, 0, 1)
-  await store.createAccountPasscode({
-    id: 'pc_1',
-    accountId: 'acc_1',
-    name: 'Ünïcode "name" \\ with\ttab',
-    nameKey: 'ünïcode "name" \\ with\ttab',
-    hash: hash('psc_value-one'),
-    hint: 'psc_…-one',
-    expiry: 'forever',
-    createdAt: now,
-    updatedAt: now,
-    expiresAt: null,
-  } as never, 100)
-  await store.grantUserPasscode({
-    accountId: 'acc_1',
-    userId: 'u_1',
-    hash: hash('psc_value-two'),
-    ciphertext: 'jwe-text',
-    hint: 'psc_…-two',
-    validity: { type: 'finite', days: 30 },
-    grantedAt: now,
-    expiresAt: now + 30 * 86_400_000,
-    revokedAt: null,
-    lastUsedAt: null,
-    lastUsedPartner: null,
-  }, now)
+  await store.createAccountPasscode(
+    {
+      id: 'pc_1',
+      accountId: 'acc_1',
+      name: 'Ünïcode "name" \\ with\ttab',
+      nameKey: 'ünïcode "name" \\ with\ttab',
+      hash: hash('psc_value-one'),
+      hint: 'psc_…-one',
+      expiry: 'forever',
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: null,
+    } as never,
+    100,
+  )
+  await store.grantUserPasscode(
+    {
+      accountId: 'acc_1',
+      userId: 'u_1',
+      hash: hash('psc_value-two'),
+      ciphertext: 'jwe-text',
+      hint: 'psc_…-two',
+      validity: { type: 'finite', days: 30 },
+      grantedAt: now,
+      expiresAt: now + 30 * 86_400_000,
+      revokedAt: null,
+      lastUsedAt: null,
+      lastUsedPartner: null,
+    },
+    now,
+  )
 })
 
 afterAll(async () => {

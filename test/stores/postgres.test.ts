@@ -94,13 +94,16 @@ describe.skipIf(!availability.available)(title, () => {
     queryPlan: true,
     open: async () => {
       const client = await newClient()
-      const fixture = await openSqlFixture({
-        main: client,
-        another: async () => {
-          const peer = await newClient()
-          return { db: peer, close: () => releaseClient(peer) }
+      const fixture = await openSqlFixture(
+        {
+          main: client,
+          another: async () => {
+            const peer = await newClient()
+            return { db: peer, close: () => releaseClient(peer) }
+          },
         },
-      }, schemas)
+        schemas,
+      )
       return { ...fixture, close: () => fixture.close().finally(() => releaseClient(client)) }
     },
   })

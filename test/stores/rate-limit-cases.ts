@@ -35,7 +35,10 @@ export function rateLimitStoreCases(name: string, connections: SqlCaseConnection
       ]
       await Promise.all(stores.map((store) => store.ready()))
       const rows = async (key: string) =>
-        toDatabase(connections.main()).query(`SELECT instants::text AS instants, expires_at::text AS expires_at FROM ${shared}.rate_limit_failures WHERE key = $1`, [key])
+        toDatabase(connections.main()).query(
+          `SELECT instants::text AS instants, expires_at::text AS expires_at FROM ${shared}.rate_limit_failures WHERE key = $1`,
+          [key],
+        )
       return {
         stores,
         rows,
@@ -72,7 +75,10 @@ export function rateLimitStoreCases(name: string, connections: SqlCaseConnection
       const key = `account:bounded-${now}`
       for (let i = 0; i < 100; i++) a.recordFailure(key, 3, 1_000, now + i)
       expect(await rows(key)).toEqual([]) // nothing written on the request
-      await eventually(async () => expect(await rows(key)).toEqual([{ instants: `{${now + 97},${now + 98},${now + 99}}`, expires_at: String(now + 1_099) }]), 5_000)
+      await eventually(
+        async () => expect(await rows(key)).toEqual([{ instants: `{${now + 97},${now + 98},${now + 99}}`, expires_at: String(now + 1_099) }]),
+        5_000,
+      )
       // A flush more than a minute later removes the rows whose window has passed.
       const later = `account:later-${now}`
       a.recordFailure(later, 3, 1_000, now + 120_000)

@@ -43,7 +43,15 @@ async function scenarioAndDump(db: PostgresDatabase): Promise<void> {
   const mailer = memoryMailer()
   const partners = postgresPartners(db, { schema })
   await partners.add('Acme')
-  const auth = createPasscodeAuth({ store, partners, pepper, encryptionKeys: [{ id: 'k1', key }], clock, mailer, recipients: () => ['ops@example.com'] })
+  const auth = createPasscodeAuth({
+    store,
+    partners,
+    pepper,
+    encryptionKeys: [{ id: 'k1', key }],
+    clock,
+    mailer,
+    recipients: () => ['ops@example.com'],
+  })
   const member = (userId: string) => ({ userId, role: 'member' }) as const
   try {
     const values: string[] = []
@@ -60,7 +68,9 @@ async function scenarioAndDump(db: PostgresDatabase): Promise<void> {
     await auth.userPasscodes.reset(admin, 'acc', 'u1')
     values.push((await auth.userPasscodes.reveal(member('u1'), 'acc')).value)
     await auth.userPasscodes.revoke(admin, 'acc', 'u2')
-    expect((await auth.connect({ headers: { 'x-service-account-id': 'acc', 'x-service-passcode': kept.value }, partner: 'acme' })).statusCode).toBe(200)
+    expect((await auth.connect({ headers: { 'x-service-account-id': 'acc', 'x-service-passcode': kept.value }, partner: 'acme' })).statusCode).toBe(
+      200,
+    )
     expect((await auth.authenticate({ accountId: 'acc', passcode: values[3]! })).ok).toBe(false) // u1's value before the reset
     await auth.passcodes.delete(admin, 'acc', gone.passcode.id)
     clock.advance(6 * DAY_MS)
@@ -68,9 +78,9 @@ async function scenarioAndDump(db: PostgresDatabase): Promise<void> {
     expect(report.sent.length).toBeGreaterThan(0)
 
     const database = toDatabase(db)
-    const tables = (await database.query('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [schema])).map(
-      (row) => String(row.table_name),
-    )
+    const tables = (
+      await database.query('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [schema])
+    ).map((row) => String(row.table_name))
     expect(tables).toEqual(expect.arrayContaining(['account_passcodes', 'user_passcodes', 'notifications', 'accounts', 'partners']))
     let dump = ''
     for (const table of tables) {
@@ -106,18 +116,21 @@ describe('a dump of the SQL store holds no passcode in clear', () => {
   }, 120_000)
 
   const availability = postgresAvailability()
-  describe.skipIf(!availability.available)(availability.available ? 'on a PostgreSQL server' : `on a PostgreSQL server (skipped: ${availability.reason})`, () => {
-    let server: TestPostgres
-    let pool: pg.Pool
-    beforeAll(async () => {
-      server = await startTestPostgres()
-      pool = new pg.Pool({ connectionString: server.connectionString, max: 4 })
-      pool.on('error', () => {})
-    })
-    afterAll(async () => {
-      await pool?.end()
-      await server?.stop()
-    })
-    it('every table, every row', () => scenarioAndDump(pool), 120_000)
-  })
+  describe.skipIf(!availability.available)(
+    availability.available ? 'on a PostgreSQL server' : `on a PostgreSQL server (skipped: ${availability.reason})`,
+    () => {
+      let server: TestPostgres
+      let pool: pg.Pool
+      beforeAll(async () => {
+        server = await startTestPostgres()
+        pool = new pg.Pool({ connectionString: server.connectionString, max: 4 })
+        pool.on('error', () => {})
+      })
+      afterAll(async () => {
+        await pool?.end()
+        await server?.stop()
+      })
+      it('every table, every row', () => scenarioAndDump(pool), 120_000)
+    },
+  )
 })

@@ -18,7 +18,15 @@ import { openSqlFixture, uniqueSchema, type SchemaPool } from './sql-fixture'
 const admin: Actor = { userId: 'u_admin', role: 'admin' }
 const VERSIONS = MIGRATIONS.map((migration) => migration.version)
 const LATEST = Math.max(...VERSIONS)
-const UNUSED = { partners: null, previousHash: null, previousHashEndsAt: null, lastUsedAt: null, lastUsedPartner: null, disabledAt: null, description: '' }
+const UNUSED = {
+  partners: null,
+  previousHash: null,
+  previousHashEndsAt: null,
+  lastUsedAt: null,
+  lastUsedPartner: null,
+  disabledAt: null,
+  description: '',
+}
 
 /** Connections for the SQL-only cases: the file's database and further connections to it. */
 export interface SqlCaseConnections {
@@ -115,7 +123,19 @@ export function sqlStoreCases(name: string, connections: SqlCaseConnections): vo
       await listening.ready
       const { store } = fixture
       const created = await store.createAccountPasscode(
-        { id: 'pc_1', accountId: 'acc_1', name: 'N', nameKey: 'n', hash: 'a'.repeat(64), hint: 'psc_…Wire', expiry: 1, createdAt: 1, updatedAt: 1, expiresAt: 2, ...UNUSED },
+        {
+          id: 'pc_1',
+          accountId: 'acc_1',
+          name: 'N',
+          nameKey: 'n',
+          hash: 'a'.repeat(64),
+          hint: 'psc_…Wire',
+          expiry: 1,
+          createdAt: 1,
+          updatedAt: 1,
+          expiresAt: 2,
+          ...UNUSED,
+        },
         100,
       )
       expect(created.ok).toBe(true)

@@ -50,7 +50,7 @@ describe('type tests (compiled, never run)', () => {
 })
 
 describe('TypeScript blocks of the documentation compile against the package', () => {
-  it('has the README blocks that cannot run in a test, the guides\' and docs/observability.md\'s', () => {
+  it("has the README blocks that cannot run in a test, the guides' and docs/observability.md's", () => {
     expect(readme.length).toBeGreaterThan(0)
     expect(guides.length).toBeGreaterThan(8)
     expect(observability.length).toBeGreaterThan(0)

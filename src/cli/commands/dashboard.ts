@@ -17,7 +17,8 @@ const link: CommandSpec = {
     url: {
       type: 'string',
       value: '<url>',
-      description: 'the server\'s URL as the browser reaches it (default: the running serve\'s on this data folder, else http://<PASSCODE_AUTH_HOST>:<PORT>)',
+      description:
+        "the server's URL as the browser reaches it (default: the running serve's on this data folder, else http://<PASSCODE_AUTH_HOST>:<PORT>)",
     },
   },
   groups: ['storage', 'actor'],
@@ -35,7 +36,7 @@ const link: CommandSpec = {
       parsed = undefined
     }
     if (parsed === undefined || !['http:', 'https:'].includes(parsed.protocol) || parsed.search !== '' || parsed.hash !== '') {
-      throw new CliError('ERR_USAGE', 'Invalid --url: must be the server\'s http:// or https:// URL, without a query', { setting: '--url' })
+      throw new CliError('ERR_USAGE', "Invalid --url: must be the server's http:// or https:// URL, without a query", { setting: '--url' })
     }
   },
   async run(context) {

@@ -12,20 +12,17 @@ const generate: CommandSpec = {
   path: ['keys', 'generate'],
   summary: `print a new encryption key line for ${KEYS_VARIABLE} (--pepper: a new pepper for PASSCODE_AUTH_PEPPER)`,
   options: {
-    id: { type: 'string', value: '<keyId>', description: 'the key id (default k and today\'s date in UTC, like k20261126)' },
+    id: { type: 'string', value: '<keyId>', description: "the key id (default k and today's date in UTC, like k20261126)" },
     pepper: { type: 'boolean', description: 'print a pepper (32 random bytes in base64url) instead of a key line' },
   },
   groups: [],
-  examples: [
-    'passcode-auth keys generate',
-    'passcode-auth keys generate --id k2',
-    'passcode-auth keys generate --pepper',
-  ],
+  examples: ['passcode-auth keys generate', 'passcode-auth keys generate --id k2', 'passcode-auth keys generate --pepper'],
   check(flags) {
     if (typeof flags.id === 'string' && !KEY_ID.test(flags.id)) {
       throw new CliError('ERR_USAGE', 'Invalid --id: must be 1 to 64 visible ASCII characters, without "," or ":"', { setting: '--id' })
     }
-    if (flags.pepper === true && flags.id !== undefined) throw new CliError('ERR_USAGE', '--id is for a key line, not with --pepper', { setting: '--id' })
+    if (flags.pepper === true && flags.id !== undefined)
+      throw new CliError('ERR_USAGE', '--id is for a key line, not with --pepper', { setting: '--id' })
   },
   async run(context) {
     const { flags, output } = context

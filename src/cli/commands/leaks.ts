@@ -20,7 +20,12 @@ const report: CommandSpec = {
   path: ['leaks', 'report'],
   summary: 'report passcode values found exposed, read from stdin: live ones are disabled and their admins emailed',
   options: {
-    source: { type: 'string', value: '<text>', description: 'where they were found, for the email: "pastebin", "support ticket 123"', required: true },
+    source: {
+      type: 'string',
+      value: '<text>',
+      description: 'where they were found, for the email: "pastebin", "support ticket 123"',
+      required: true,
+    },
     url: { type: 'string', value: '<url>', description: 'the address where they were found, if there is one' },
   },
   groups: ['storage', 'mail'],

@@ -6,7 +6,9 @@ import { formatInstant } from '../output'
 function summary(report: NotificationReport): string {
   const lines = [`Notifier pass: ${report.sent.length} sent, ${report.failed.length} failed, ${report.skipped.length} skipped.`]
   for (const item of report.sent) {
-    lines.push(`  sent     ${item.kind} for "${item.name}" (account ${item.accountId}, expires ${formatInstant(item.expiresAt)}) to ${item.to.join(', ')}`)
+    lines.push(
+      `  sent     ${item.kind} for "${item.name}" (account ${item.accountId}, expires ${formatInstant(item.expiresAt)}) to ${item.to.join(', ')}`,
+    )
   }
   for (const item of report.failed) {
     lines.push(`  failed   ${item.kind} for "${item.name}" (account ${item.accountId}): ${item.reason}, ${item.message}`)

@@ -12,7 +12,10 @@ function parseExpiry(text: string): number | 'forever' {
 
 /** `--partners acme,globex`: names separated by commas; whether each is whitelisted is the service's rule. */
 function parsePartners(text: string): string[] {
-  return text.split(',').map((name) => name.trim()).filter((name) => name !== '')
+  return text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '')
 }
 
 /** The PARTNERS column and line: who the passcode works for on /v1/connect. */
@@ -157,11 +160,9 @@ const list: CommandSpec = {
       { accountId, passcodes },
       passcodes.length === 0
         ? `No passcodes in account ${accountId}.`
-        : [
-            table(headers, rows),
-            '',
-            `${passcodes.length} of ${MAX_ACCOUNT_PASSCODES} passcodes; ${unused} never used or unused for 90 days.`,
-          ].join('\n'),
+        : [table(headers, rows), '', `${passcodes.length} of ${MAX_ACCOUNT_PASSCODES} passcodes; ${unused} never used or unused for 90 days.`].join(
+            '\n',
+          ),
     )
   },
 }
@@ -169,7 +170,7 @@ const list: CommandSpec = {
 const edit: CommandSpec = {
   path: ['passcodes', 'edit'],
   summary: 'rename a passcode, give it a new expiry counted from now, change its partners or its description',
-  positionals: [{ name: 'passcode', description: 'the passcode\'s id or current name' }],
+  positionals: [{ name: 'passcode', description: "the passcode's id or current name" }],
   options: {
     account,
     name: { type: 'string', value: '<name>', description: 'the new name' },
@@ -186,7 +187,13 @@ const edit: CommandSpec = {
     'passcode-auth passcodes edit Acme --account acc_1 --description "Nightly export; owner: data team"',
   ],
   check(flags) {
-    if (flags.name === undefined && flags.expiry === undefined && flags.partners === undefined && flags.unbind !== true && flags.description === undefined) {
+    if (
+      flags.name === undefined &&
+      flags.expiry === undefined &&
+      flags.partners === undefined &&
+      flags.unbind !== true &&
+      flags.description === undefined
+    ) {
       throw new CliError('ERR_USAGE', '"passcodes edit" needs --name, --expiry, --partners or --unbind, or --description')
     }
     if (flags.partners !== undefined && flags.unbind === true) {
@@ -214,7 +221,7 @@ const edit: CommandSpec = {
 const rotate: CommandSpec = {
   path: ['passcodes', 'rotate'],
   summary: 'give a passcode a new value, printed once; the old value works for --overlap minutes more',
-  positionals: [{ name: 'passcode', description: 'the passcode\'s id or name' }],
+  positionals: [{ name: 'passcode', description: "the passcode's id or name" }],
   options: {
     account,
     overlap: {
@@ -254,7 +261,7 @@ const rotate: CommandSpec = {
 const disable: CommandSpec = {
   path: ['passcodes', 'disable'],
   summary: 'disable a passcode without deleting it: calls with it fail at once until "passcodes enable"',
-  positionals: [{ name: 'passcode', description: 'the passcode\'s id or name' }],
+  positionals: [{ name: 'passcode', description: "the passcode's id or name" }],
   options: { account },
   groups: ['storage', 'actor'],
   examples: ['passcode-auth passcodes disable Acme --account acc_1'],
@@ -276,7 +283,7 @@ const disable: CommandSpec = {
 const enable: CommandSpec = {
   path: ['passcodes', 'enable'],
   summary: 'enable a disabled passcode: calls with it work again at once',
-  positionals: [{ name: 'passcode', description: 'the passcode\'s id or name' }],
+  positionals: [{ name: 'passcode', description: "the passcode's id or name" }],
   options: { account },
   groups: ['storage', 'actor'],
   examples: ['passcode-auth passcodes enable Acme --account acc_1'],
@@ -296,7 +303,7 @@ const enable: CommandSpec = {
 const remove: CommandSpec = {
   path: ['passcodes', 'delete'],
   summary: 'delete a passcode; calls with it fail at once',
-  positionals: [{ name: 'passcode', description: 'the passcode\'s id or name' }],
+  positionals: [{ name: 'passcode', description: "the passcode's id or name" }],
   options: { account },
   groups: ['storage', 'actor'],
   examples: ['passcode-auth passcodes delete Acme --account acc_1'],

@@ -5,15 +5,22 @@ const peppersCommand: CommandSpec = {
   // It counts every hash: both passcode tables are read whole (about 7 s at 10 million passcodes, docs/benchmarks.md).
   summary: 'how many passcode hashes each pepper keys, to know when an older one can go (reads every passcode: seconds at millions)',
   groups: ['storage'],
-  examples: ['PASSCODE_AUTH_PEPPER=<new> PASSCODE_AUTH_PREVIOUS_PEPPERS=<old> passcode-auth peppers', 'PASSCODE_AUTH_PEPPER=<old> PASSCODE_AUTH_NEXT_PEPPERS=<new> passcode-auth peppers'],
+  examples: [
+    'PASSCODE_AUTH_PEPPER=<new> PASSCODE_AUTH_PREVIOUS_PEPPERS=<old> passcode-auth peppers',
+    'PASSCODE_AUTH_PEPPER=<old> PASSCODE_AUTH_NEXT_PEPPERS=<new> passcode-auth peppers',
+  ],
   async run(context) {
     const runtime = await context.runtime()
     const report = await runtime.auth.pepperReport()
     const lines = [
       `${report.current} hash${report.current === 1 ? '' : 'es'} under the current pepper (PASSCODE_AUTH_PEPPER)`,
-      ...report.older.map((count, index) => `${count} under PASSCODE_AUTH_PREVIOUS_PEPPERS entry ${index + 1}${count === 0 ? ': it can be removed' : ''}`),
+      ...report.older.map(
+        (count, index) => `${count} under PASSCODE_AUTH_PREVIOUS_PEPPERS entry ${index + 1}${count === 0 ? ': it can be removed' : ''}`,
+      ),
       // A next pepper verifies only (SPEC §5.34): its hashes come from instances a step ahead, or from before a step back.
-      ...(report.next ?? []).map((count, index) => `${count} under PASSCODE_AUTH_NEXT_PEPPERS entry ${index + 1} (verifies only; make it current on every instance next)`),
+      ...(report.next ?? []).map(
+        (count, index) => `${count} under PASSCODE_AUTH_NEXT_PEPPERS entry ${index + 1} (verifies only; make it current on every instance next)`,
+      ),
       `${report.unknown} under a pepper not known (written before schema version 3, or by a pepper no longer listed; each is labelled when it next verifies)`,
     ]
     context.output.result(report, lines.join('\n'))

@@ -45,11 +45,22 @@ function untilSignal(): Promise<NodeJS.Signals> {
 
 function banner(
   context: CommandContext,
-  lines: { storage: string; mailer: string; limiter: string; proxies: readonly string[]; cors: readonly string[]; url: string; socket: boolean; dashboard: boolean },
+  lines: {
+    storage: string
+    mailer: string
+    limiter: string
+    proxies: readonly string[]
+    cors: readonly string[]
+    url: string
+    socket: boolean
+    dashboard: boolean
+  },
 ): void {
   const { output } = context
   output.info(`passcode-auth serve: listening on ${lines.url}`)
-  output.info(`  routes   GET /v1/connect?partner=<name>, GET /1/events.json (protected), GET /healthz${lines.dashboard ? `, ${DASHBOARD_BASE} (dashboard)` : ''}`)
+  output.info(
+    `  routes   GET /v1/connect?partner=<name>, GET /1/events.json (protected), GET /healthz${lines.dashboard ? `, ${DASHBOARD_BASE} (dashboard)` : ''}`,
+  )
   output.info(`  storage  ${lines.storage}`)
   output.info(`  mailer   ${lines.mailer}`)
   output.info(`  limiter  ${lines.limiter}`)
@@ -91,10 +102,18 @@ const serve: CommandSpec = {
   path: ['serve'],
   summary: 'run the reference server: GET /v1/connect, GET /1/events.json, GET /healthz',
   options: {
-    account: { type: 'string', value: '<accountId>', description: `the account the operator's dashboard login link manages (default ${DEMO.accountId})` },
+    account: {
+      type: 'string',
+      value: '<accountId>',
+      description: `the account the operator's dashboard login link manages (default ${DEMO.accountId})`,
+    },
   },
   groups: ['storage', 'mail', 'server', 'actor'],
-  examples: ['passcode-auth serve', 'passcode-auth serve --account acc_1', 'PORT=8080 DATABASE_URL=postgres://app@db/app PASSCODE_AUTH_PEPPER=… passcode-auth serve --host 0.0.0.0'],
+  examples: [
+    'passcode-auth serve',
+    'passcode-auth serve --account acc_1',
+    'PORT=8080 DATABASE_URL=postgres://app@db/app PASSCODE_AUTH_PEPPER=… passcode-auth serve --host 0.0.0.0',
+  ],
   async run(context) {
     if (context.forwarded) throw new CliError('ERR_USAGE', 'passcode-auth serve is already running on this data folder')
     const { output, io, flags } = context
@@ -102,7 +121,12 @@ const serve: CommandSpec = {
     const mail = mailConfig(io, flags)
     // Loaded here, so that the management commands do not load the server; asked for
     // before the store opens, so that reading the files overlaps with opening it.
-    const server = Promise.all([import('../server/app'), import('../server/dashboard-routes'), import('../server/request-log'), import('../server/leak-route')])
+    const server = Promise.all([
+      import('../server/app'),
+      import('../server/dashboard-routes'),
+      import('../server/request-log'),
+      import('../server/leak-route'),
+    ])
     server.catch(() => undefined)
     const runtime = await context.runtime()
     const owed = demoOwed(runtime, flags['no-demo'] !== true)
@@ -111,7 +135,8 @@ const serve: CommandSpec = {
     // The log has the path without the query: the login link's token is in its query.
     const log = createRequestLog({ write: io.stdout, human: settings.logFormat === 'text', color: settings.logColor })
     const logins = createDashboardLogins(runtime)
-    const leaks = settings.leakKeysFile === undefined ? [] : [leakRoute(runtime, readLeakKeys(settings.leakKeysFile.file, settings.leakKeysFile.setting))]
+    const leaks =
+      settings.leakKeysFile === undefined ? [] : [leakRoute(runtime, readLeakKeys(settings.leakKeysFile.file, settings.leakKeysFile.setting))]
     const app = buildServer(runtime, {
       mounts: [...leaks, ...(settings.dashboard ? dashboardRoutes(runtime, logins, { trustProxy: settings.trustProxy }) : [])],
       corsOrigins: settings.corsOrigins,
@@ -124,10 +149,14 @@ const serve: CommandSpec = {
     } catch (error) {
       await app.close()
       const code = (error as { code?: string }).code
-      throw new CliError('ERR_SETTING', `Cannot listen on ${settings.host}:${settings.port}${code ? ` (${code})` : ''}; choose another --port or --host`, {
-        setting: '--port',
-        cause: error,
-      })
+      throw new CliError(
+        'ERR_SETTING',
+        `Cannot listen on ${settings.host}:${settings.port}${code ? ` (${code})` : ''}; choose another --port or --host`,
+        {
+          setting: '--port',
+          cause: error,
+        },
+      )
     }
     // Seeded once listening, so that a port already in use does not swallow the demo.
     const demo = owed ? await seedDemo(runtime, context.actor) : undefined
@@ -154,10 +183,21 @@ const serve: CommandSpec = {
     // A login link is made only where a person will see it: on a terminal, or in the data folder's file.
     const dataDir = runtime.storage === 'embedded' ? runtime.location : undefined
     const linkShown = settings.dashboard && (io.stderrIsTTY === true || dataDir !== undefined)
-    const dashboard = linkShown ? { accountId: dashboardAccount, link: `${url}${(await logins.link({ accountId: dashboardAccount, actor: context.actor })).path}` } : undefined
+    const dashboard = linkShown
+      ? { accountId: dashboardAccount, link: `${url}${(await logins.link({ accountId: dashboardAccount, actor: context.actor })).path}` }
+      : undefined
     const dashboardSummary = settings.dashboard ? { enabled: true, url: `${url}${DASHBOARD_BASE}/`, accountId: dashboardAccount } : { enabled: false }
     if (!output.json) {
-      banner(context, { storage, mailer, limiter, proxies: settings.trustProxy, cors: settings.corsOrigins, url, socket: socket !== undefined, dashboard: settings.dashboard })
+      banner(context, {
+        storage,
+        mailer,
+        limiter,
+        proxies: settings.trustProxy,
+        cors: settings.corsOrigins,
+        url,
+        socket: socket !== undefined,
+        dashboard: settings.dashboard,
+      })
     }
     const shown = showToPerson(io, dataDir, shownOnce(demo, url, dashboard, command))
     if (output.json) {

@@ -98,7 +98,11 @@ export const isTrusted = (proxies: BlockList, address: string): boolean => isIP(
  * clientAddress('127.0.0.1', '198.51.100.4, 203.0.113.7', trustedProxies(['loopback'])) // '203.0.113.7'
  * ```
  */
-export function clientAddress(peer: string | undefined, forwardedFor: string | readonly string[] | undefined, proxies: BlockList | undefined): string | undefined {
+export function clientAddress(
+  peer: string | undefined,
+  forwardedFor: string | readonly string[] | undefined,
+  proxies: BlockList | undefined,
+): string | undefined {
   if (proxies === undefined || peer === undefined || forwardedFor === undefined || !isTrusted(proxies, peer)) return peer
   const hops = (typeof forwardedFor === 'string' ? forwardedFor : forwardedFor.join(',')).split(',')
   let client = peer

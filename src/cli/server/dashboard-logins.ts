@@ -99,17 +99,28 @@ export function createDashboardLogins(database: LoginDatabase, now: () => number
       const rows =
         token === undefined || token === ''
           ? []
-          : await database.query(`DELETE FROM ${table} WHERE token_hash = $1 AND kind = 'link' RETURNING account_id, actor, expires_at`, [hash(token)])
+          : await database.query(`DELETE FROM ${table} WHERE token_hash = $1 AND kind = 'link' RETURNING account_id, actor, expires_at`, [
+              hash(token),
+            ])
       const row = rows[0]
       if (row === undefined || Number(row.expires_at) <= now()) {
-        return page(401, 'Login link not valid', `<h1>This login link is not valid</h1><p>It was used already or is older than 15 minutes. ${askForLink()}</p>`)
+        return page(
+          401,
+          'Login link not valid',
+          `<h1>This login link is not valid</h1><p>It was used already or is older than 15 minutes. ${askForLink()}</p>`,
+        )
       }
       const session = sessionOf(row)
       const { token: id } = await insert('session', session, SESSION_TTL_MS)
       const landing = session.actor.role === 'admin' ? `${DASHBOARD_BASE}/` : `${DASHBOARD_BASE}/me`
       return {
         statusCode: 303,
-        headers: { location: landing, 'set-cookie': cookie(id, SESSION_TTL_MS / 1000, secure), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
+        headers: {
+          location: landing,
+          'set-cookie': cookie(id, SESSION_TTL_MS / 1000, secure),
+          'cache-control': 'no-store',
+          'referrer-policy': 'no-referrer',
+        },
         body: '',
       }
     },
@@ -117,14 +128,19 @@ export function createDashboardLogins(database: LoginDatabase, now: () => number
     async session(cookieHeader) {
       const id = cookieValue(cookieHeader, COOKIE)
       if (id === undefined || id === '') return undefined
-      const rows = await database.query(`SELECT account_id, actor FROM ${table} WHERE token_hash = $1 AND kind = 'session' AND expires_at > $2`, [hash(id), now()])
+      const rows = await database.query(`SELECT account_id, actor FROM ${table} WHERE token_hash = $1 AND kind = 'session' AND expires_at > $2`, [
+        hash(id),
+        now(),
+      ])
       return rows[0] === undefined ? undefined : sessionOf(rows[0])
     },
 
     async logout(cookieHeader, secure) {
       const id = cookieValue(cookieHeader, COOKIE)
       if (id !== undefined && id !== '') await database.query(`DELETE FROM ${table} WHERE token_hash = $1 AND kind = 'session'`, [hash(id)])
-      return page(200, 'Signed out', `<h1>Signed out</h1><p>The session has ended on every instance. ${askForLink()}</p>`, { 'set-cookie': cookie('', 0, secure) })
+      return page(200, 'Signed out', `<h1>Signed out</h1><p>The session has ended on every instance. ${askForLink()}</p>`, {
+        'set-cookie': cookie('', 0, secure),
+      })
     },
   }
 }

@@ -34,7 +34,7 @@ export interface DashboardRouteOptions {
  * socket, or from a trusted proxy whose `X-Forwarded-Proto` says `https`.
  */
 export function dashboardRoutes(runtime: Runtime, logins: DashboardLogins, options: DashboardRouteOptions = {}): Route[] {
-    const proxies = options.trustProxy === undefined || options.trustProxy.length === 0 ? undefined : trustedProxies(options.trustProxy)
+  const proxies = options.trustProxy === undefined || options.trustProxy.length === 0 ? undefined : trustedProxies(options.trustProxy)
   const overHttps = (request: IncomingMessage): boolean => {
     // A plain socket has no `encrypted` at all.
     if ((request.socket as Partial<TLSSocket>).encrypted === true) return true
@@ -70,7 +70,10 @@ export function dashboardRoutes(runtime: Runtime, logins: DashboardLogins, optio
         // Another site's page may not sign the operator out (CSRF): a browser says where a form came from.
         const site = headerOf(request, 'sec-fetch-site')
         const origin = headerOf(request, 'origin')
-        const crossSite = site !== undefined ? site !== 'same-origin' && site !== 'none' : origin !== undefined && origin !== 'null' && new URL(origin).host !== request.headers.host
+        const crossSite =
+          site !== undefined
+            ? site !== 'same-origin' && site !== 'none'
+            : origin !== undefined && origin !== 'null' && new URL(origin).host !== request.headers.host
         if (crossSite) {
           write(request, response, { statusCode: 403, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Cross-site request refused' })
           return

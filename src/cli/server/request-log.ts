@@ -137,6 +137,8 @@ export function createRequestLog(options: RequestLogOptions): (entry: RequestLog
     const reason = entry.reason === undefined ? '' : ` ${paint('yellow', entry.reason)}`
     const aborted = entry.aborted === true ? ` ${paint('red', 'aborted')}` : ''
     const duration = entry.durationMs < 10 ? entry.durationMs.toFixed(1) : entry.durationMs.toFixed(0)
-    write(`${paint('dim', time)} ${shown(entry.method)} ${shown(entry.path)} ${paint(statusColor(entry.status), String(entry.status))} ${duration} ms${reason}${aborted} ${paint('dim', shown(entry.requestId))}\n`)
+    write(
+      `${paint('dim', time)} ${shown(entry.method)} ${shown(entry.path)} ${paint(statusColor(entry.status), String(entry.status))} ${duration} ms${reason}${aborted} ${paint('dim', shown(entry.requestId))}\n`,
+    )
   }
 }

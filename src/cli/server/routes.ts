@@ -19,7 +19,6 @@ export interface ReferenceRouteOptions {
   readonly trustProxy?: readonly string[]
 }
 
-
 /**
  * The routes a newcomer tries first, on the package's own mounts for Node's `http`
  * server (`nodeConnectHandler`, `nodeRequirePasscode`), as any host without a framework
@@ -59,7 +58,10 @@ export function referenceRoutes(runtime: Runtime, options: ReferenceRouteOptions
     path: '/healthz',
     methods: ['GET', 'HEAD'],
     async handle(_request, response) {
-      const healthy = await within(runtime.ping().then(() => true), healthTimeoutMs).catch(() => false)
+      const healthy = await within(
+        runtime.ping().then(() => true),
+        healthTimeoutMs,
+      ).catch(() => false)
       if (healthy) sendJson(response, 200, { status: 'ok' }, { 'cache-control': 'no-store' })
       else sendJson(response, 503, { status: 'unavailable' }, { 'cache-control': 'no-store' })
     },

@@ -88,7 +88,10 @@ export function renderPage(path: PagePath, base: string, session: DashboardSessi
       return `<li><a href="${escapeHtml(`${base}${target === '/' ? '/' : target}`)}"${current}>${escapeHtml(entry.title)}</a></li>`
     })
     .join('')
-  const signOut = logoutUrl === undefined ? '' : `\n<form class="sign-out" method="post" action="${escapeHtml(logoutUrl)}"><button type="submit">Sign out</button></form>`
+  const signOut =
+    logoutUrl === undefined
+      ? ''
+      : `\n<form class="sign-out" method="post" action="${escapeHtml(logoutUrl)}"><button type="submit">Sign out</button></form>`
   const header = `<p class="who">Signed in as <strong>${escapeHtml(actor.userId)}</strong> (${actor.role === 'admin' ? 'admin' : 'member'}) · account <span class="mono">${escapeHtml(session.accountId)}</span></p>${signOut}
 <nav aria-label="Settings"><ul>${nav}</ul></nav>`
   const attributes = [
@@ -101,7 +104,8 @@ export function renderPage(path: PagePath, base: string, session: DashboardSessi
   ]
     .map(([name, value]) => ` data-${name}="${escapeHtml(value!)}"`)
     .join('')
-  const toolbarButton = page === 'passcodes' ? '<button type="button" class="primary" id="new-passcode" aria-expanded="false" hidden>+ Passcode</button>' : ''
+  const toolbarButton =
+    page === 'passcodes' ? '<button type="button" class="primary" id="new-passcode" aria-expanded="false" hidden>+ Passcode</button>' : ''
   const content = `<div class="toolbar"><h2 id="page-title" tabindex="-1">${escapeHtml(title)}</h2>${toolbarButton}</div>
 <div id="notice" class="notice error" role="alert"></div>
 <div id="announcer" class="notice info" role="status"></div>
@@ -113,7 +117,13 @@ export function renderPage(path: PagePath, base: string, session: DashboardSessi
 /** The page for a request without a session. */
 export function renderSignIn(base: string, loginUrl: string | undefined): string {
   const link = loginUrl === undefined ? '' : ` <a href="${escapeHtml(loginUrl)}">Sign in</a>`
-  return layout(base, 'Sign in', '', '', `<h2>Sign in to see this account's passcodes.</h2><p>Your session has ended or you are not signed in.${link}</p>`)
+  return layout(
+    base,
+    'Sign in',
+    '',
+    '',
+    `<h2>Sign in to see this account's passcodes.</h2><p>Your session has ended or you are not signed in.${link}</p>`,
+  )
 }
 
 /** The page for a path the dashboard does not have. */

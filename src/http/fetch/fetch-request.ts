@@ -58,7 +58,12 @@ export function withClientAddress<Result>(
   build: (reader: RequestReader<Request>) => (request: Request) => Result,
 ): (request: Request, clientAddress: string | undefined) => Result {
   let pendingAddress: string | undefined
-  const handle = build(fetchRequestReader((request: Request) => request, () => pendingAddress))
+  const handle = build(
+    fetchRequestReader(
+      (request: Request) => request,
+      () => pendingAddress,
+    ),
+  )
   return (request, clientAddress) => {
     pendingAddress = clientAddress
     try {

@@ -1,5 +1,11 @@
 import { InvalidOptionsError } from '../../core/errors'
-import { LEAK_KEY_ID_HEADER, LEAK_SIGNATURE_HEADER, MAX_LEAK_REPORT_BYTES, leakReportSchema, type LeakReportAnswerEntry } from '../../protocol/leak-report'
+import {
+  LEAK_KEY_ID_HEADER,
+  LEAK_SIGNATURE_HEADER,
+  MAX_LEAK_REPORT_BYTES,
+  leakReportSchema,
+  type LeakReportAnswerEntry,
+} from '../../protocol/leak-report'
 import { managementErrorAnswer, managementFailure, type ManagementFailure } from '../../protocol/management-errors'
 import type { PasscodeAuth } from '../../service/create-passcode-auth'
 import { assertPasscodeAuth, checkAdapterOptions } from '../adapter-options'
@@ -49,11 +55,15 @@ function answer(statusCode: number, body: unknown, headers: Readonly<Record<stri
 const failure = ({ statusCode, body }: ManagementFailure, headers?: Readonly<Record<string, string>>): LeakReportAnswer =>
   answer(statusCode, body, headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...headers })
 
-const UNSIGNED = failure(managementFailure('ERR_UNAUTHENTICATED', 'The report must be signed: Github-Public-Key-Identifier and Github-Public-Key-Signature'))
+const UNSIGNED = failure(
+  managementFailure('ERR_UNAUTHENTICATED', 'The report must be signed: Github-Public-Key-Identifier and Github-Public-Key-Signature'),
+)
 const BAD_SIGNATURE = failure(managementFailure('ERR_UNAUTHENTICATED', 'The signature does not verify with a configured key'))
 const TOO_LARGE = failure(managementFailure('ERR_PAYLOAD_TOO_LARGE', `A leak report is at most ${MAX_LEAK_REPORT_BYTES} bytes`))
 const NOT_POST = failure(managementFailure('ERR_METHOD_NOT_ALLOWED', 'Leak reports are sent with POST'), { allow: 'POST' })
-const PARSED = failure(managementFailure('ERR_CONFIGURATION', 'A body parser read the leak report first: mount leakReportHandler before any body parser'))
+const PARSED = failure(
+  managementFailure('ERR_CONFIGURATION', 'A body parser read the leak report first: mount leakReportHandler before any body parser'),
+)
 const malformed = (message: string) => failure(managementFailure('ERR_INVALID_INPUT', message))
 
 function single(value: string | readonly string[] | undefined): string | undefined {
@@ -70,7 +80,11 @@ function single(value: string | readonly string[] | undefined): string | undefin
  * `auth.leaks.report` and the answer GitHub expects, `[{ token_raw, token_type, label }]`.
  * Failures use the management API's error body `{"error":{"code","message"}}`.
  */
-export function createLeakReport(auth: PasscodeAuth, options: LeakReportOptions, factory = 'leakReportHandler'): (input: LeakReportInput) => Promise<LeakReportAnswer> {
+export function createLeakReport(
+  auth: PasscodeAuth,
+  options: LeakReportOptions,
+  factory = 'leakReportHandler',
+): (input: LeakReportInput) => Promise<LeakReportAnswer> {
   assertPasscodeAuth(auth, factory)
   // A JavaScript caller may pass no options, or options without publicKeys.
   const given = options as Partial<LeakReportOptions> | null | undefined
@@ -124,7 +138,11 @@ export function createLeakReport(auth: PasscodeAuth, options: LeakReportOptions,
         parsed.data.map(({ token, url, source }) => ({ token, url, source })),
         { source: defaultSource },
       )
-      const entries: LeakReportAnswerEntry[] = parsed.data.map((entry, index) => ({ token_raw: entry.token, token_type: entry.type, label: verdicts[index]!.label }))
+      const entries: LeakReportAnswerEntry[] = parsed.data.map((entry, index) => ({
+        token_raw: entry.token,
+        token_type: entry.type,
+        label: verdicts[index]!.label,
+      }))
       return answer(200, entries)
     } catch (error) {
       return failure(managementErrorAnswer(error))

@@ -26,7 +26,7 @@ export interface LeakReportKey {
  */
 export function githubPublicKeys(list: unknown): LeakReportKey[] {
   const keys = (list as { public_keys?: unknown } | null)?.public_keys
-  if (!Array.isArray(keys)) throw new TypeError('Expected GitHub\'s key list: { public_keys: [{ key_identifier, key, is_current }] }')
+  if (!Array.isArray(keys)) throw new TypeError("Expected GitHub's key list: { public_keys: [{ key_identifier, key, is_current }] }")
   return keys.map((entry: unknown, index) => {
     const { key_identifier: id, key: pem } = (entry ?? {}) as { key_identifier?: unknown; key?: unknown }
     if (typeof id !== 'string' || id === '' || !isPublicKeyPem(pem)) {

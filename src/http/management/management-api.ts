@@ -75,7 +75,8 @@ export function createManagementApi(auth: PasscodeAuth, options: ManagementApiOp
     } catch {
       throw new InvalidOptionsError('trustedOrigins', `${JSON.stringify(origin)} is not an origin such as https://admin.example.com`)
     }
-    if (parsed.origin !== origin) throw new InvalidOptionsError('trustedOrigins', `${JSON.stringify(origin)} must be exactly an origin: ${parsed.origin}`)
+    if (parsed.origin !== origin)
+      throw new InvalidOptionsError('trustedOrigins', `${JSON.stringify(origin)} must be exactly an origin: ${parsed.origin}`)
     trusted.add(origin)
   }
   const users = options.users

@@ -46,7 +46,8 @@ const issued = <Schema extends typeof issuedPasscodeSchema | typeof issuedUserPa
   result: AnswerValue<Schema>,
 ) => schemaAnswer(statusCode, schema, { passcode: result.passcode, value: result.value })
 
-const withBody = (handler: (context: RouteContext, body: Record<string, unknown>) => Promise<DashboardResponse>): Handler =>
+const withBody =
+  (handler: (context: RouteContext, body: Record<string, unknown>) => Promise<DashboardResponse>): Handler =>
   async (context) => {
     const body = await readJsonObject(context.request)
     return body.ok ? handler(context, body.value) : failureAnswer(body.failure)
@@ -96,7 +97,9 @@ export const ROUTES: readonly Route[] = [
   route(
     'POST',
     '/passcodes',
-    withBody(async ({ auth, session }, body) => issued(201, issuedPasscodeSchema, await auth.passcodes.create(session.actor, session.accountId, body as never))),
+    withBody(async ({ auth, session }, body) =>
+      issued(201, issuedPasscodeSchema, await auth.passcodes.create(session.actor, session.accountId, body as never)),
+    ),
   ),
   route(
     'PATCH',
@@ -108,7 +111,9 @@ export const ROUTES: readonly Route[] = [
   route(
     'POST',
     '/passcodes/:id/rotate',
-    withBody(async ({ auth, session, params }, body) => issued(201, issuedPasscodeSchema, await auth.passcodes.rotate(session.actor, session.accountId, params.id!, body as never))),
+    withBody(async ({ auth, session, params }, body) =>
+      issued(201, issuedPasscodeSchema, await auth.passcodes.rotate(session.actor, session.accountId, params.id!, body as never)),
+    ),
   ),
   // SPEC §5.38: no body; asking for the state a passcode is in already answers 200 as well.
   route('POST', '/passcodes/:id/disable', async ({ auth, session, params }) =>
@@ -142,7 +147,9 @@ export const ROUTES: readonly Route[] = [
       parseInput('userId', 'userId', params.userId)
       const refused = await assertInDirectory(context)
       if (refused !== undefined) return refused
-      return schemaAnswer(201, userPasscodeAnswerSchema, { passcode: await auth.userPasscodes.grant(session.actor, session.accountId, params.userId!, body as never) })
+      return schemaAnswer(201, userPasscodeAnswerSchema, {
+        passcode: await auth.userPasscodes.grant(session.actor, session.accountId, params.userId!, body as never),
+      })
     }),
   ),
   route('GET', '/users/:userId/passcode/usage', async ({ auth, session, params }) =>
@@ -155,7 +162,9 @@ export const ROUTES: readonly Route[] = [
     await auth.userPasscodes.revoke(session.actor, session.accountId, params.userId!)
     return noContent()
   }),
-  route('GET', '/me/passcode', async ({ auth, session }) => issued(200, issuedUserPasscodeSchema, await auth.userPasscodes.reveal(session.actor, session.accountId))),
+  route('GET', '/me/passcode', async ({ auth, session }) =>
+    issued(200, issuedUserPasscodeSchema, await auth.userPasscodes.reveal(session.actor, session.accountId)),
+  ),
   route('GET', '/account', async ({ auth, session }) => schemaAnswer(200, accountAnswerSchema, await accountBody(auth, session))),
   route(
     'PUT',

@@ -61,7 +61,8 @@ function pathOf(target: string | undefined): string {
 export function nodeDashboard(auth: PasscodeAuth, options: NodeDashboardOptions): NodeHandler {
   assertPasscodeAuth(auth, 'nodeDashboard')
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a JavaScript caller may pass no options
-  if (typeof options?.session !== 'function') throw new InvalidOptionsError('session', 'must be a function (request) => { accountId, actor } | undefined')
+  if (typeof options?.session !== 'function')
+    throw new InvalidOptionsError('session', 'must be a function (request) => { accountId, actor } | undefined')
   const base = typeof options.basePath === 'string' ? options.basePath.replace(/\/+$/, '') : undefined
   if (base === undefined || (base !== '' && !base.startsWith('/'))) throw new InvalidOptionsError('basePath', 'must be a path such as "/settings"')
   const { session } = options

@@ -1,12 +1,7 @@
 import { StorageTimeoutError } from '../../core/errors'
 import type { Principal } from '../../core/entities'
 import { isPartnerNameLookable } from '../../core/rules'
-import {
-  CONNECT_SUCCESS,
-  partnerNotWhitelisted,
-  type FailureReason,
-  type HttpResult,
-} from '../../protocol/outcomes'
+import { CONNECT_SUCCESS, partnerNotWhitelisted, type FailureReason, type HttpResult } from '../../protocol/outcomes'
 import { readCredentialsFrom, type Credentials, type HeaderSource } from '../../protocol/credentials'
 import type { PartnerRegistry } from '../../ports/partner-registry'
 import { refuse, type AuthOutcome, type CredentialsInput } from '../auth-outcome'

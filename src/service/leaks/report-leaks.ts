@@ -89,7 +89,10 @@ export const LEAK_REPORT_ACTOR: Actor = Object.freeze({ userId: 'system:leak-rep
 const MAX_TEXT = 2_048
 const clean = (text: string | undefined): string | null => {
   if (typeof text !== 'string') return null
-  const cleaned = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim().slice(0, MAX_TEXT)
+  const cleaned = text
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
+    .trim()
+    .slice(0, MAX_TEXT)
   return cleaned === '' ? null : cleaned
 }
 
@@ -134,7 +137,16 @@ export function createLeaksApi(context: LeaksContext): LeaksApi {
       data = { kind: 'account', accountId, name, hint, ...where, action: action === 'revoke' ? 'deleted' : 'disabled' }
     }
     const target = match.kind === 'user' ? match.record.userId : match.record.id
-    await apis.recordAudit?.({ accountId, kind: data.kind, target, name: match.kind === 'account' ? data.name : null, hint: data.hint, source: data.source, url: data.url, action: data.action })
+    await apis.recordAudit?.({
+      accountId,
+      kind: data.kind,
+      target,
+      name: match.kind === 'account' ? data.name : null,
+      hint: data.hint,
+      source: data.source,
+      url: data.url,
+      action: data.action,
+    })
     const notified = await notify(data)
     emit?.({
       type: 'passcode.leaked',

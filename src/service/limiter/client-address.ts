@@ -85,7 +85,14 @@ export function clientAddressKey(address: unknown): string | undefined {
     const bracketed = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address
     const zone = bracketed.indexOf('%')
     const groups = ipv6Groups(zone < 0 ? bracketed : bracketed.slice(0, zone))
-    if (groups !== undefined) return embeddedIpv4(groups) ?? `${groups.slice(0, 4).map((group) => group.toString(16)).join(':')}::/64`
+    if (groups !== undefined)
+      return (
+        embeddedIpv4(groups) ??
+        `${groups
+          .slice(0, 4)
+          .map((group) => group.toString(16))
+          .join(':')}::/64`
+      )
   }
   return address.length <= MAX_ADDRESS_LENGTH ? address : address.slice(0, MAX_ADDRESS_LENGTH)
 }

@@ -63,33 +63,32 @@ const maxFailures = z.union([z.literal(false), z.number().int().min(MAX_FAILURES
  * rateLimitSchema.parse({}) // { windowMs: 900000, maxFailuresPerAddress: 50, maxFailuresPerAccount: 50 }
  * ```
  */
-export const rateLimitSchema = z
-  .union([
-    z.literal(false),
-    z
-      .object({
-        windowMs: z.number().int().min(WINDOW_MS_RANGE.min).max(WINDOW_MS_RANGE.max).default(RATE_LIMIT_DEFAULTS.windowMs),
-        maxFailuresPerAddress: maxFailures.default(RATE_LIMIT_DEFAULTS.maxFailures),
-        maxFailuresPerAccount: maxFailures.default(RATE_LIMIT_DEFAULTS.maxFailures),
-        maxTrackedKeys: z.number().int().min(1).max(10_000_000).optional(),
-        store: z
-          .custom<RateLimitStore>(
-            (value) =>
-              typeof value === 'object' &&
-              value !== null &&
-              typeof (value as RateLimitStore).retryAfterMs === 'function' &&
-              typeof (value as RateLimitStore).recordFailure === 'function',
-            { message: 'must be a RateLimitStore (an object with retryAfterMs and recordFailure)' },
-          )
-          .optional(),
-      })
-      .strict()
-      .refine((limit) => limit.maxFailuresPerAddress !== false || limit.maxFailuresPerAccount !== false, {
-        message: 'at least one of maxFailuresPerAddress and maxFailuresPerAccount must be a number (or set rateLimit: false)',
-        path: ['maxFailuresPerAddress'],
-      })
-      .refine((limit) => limit.store === undefined || limit.maxTrackedKeys === undefined, {
-        message: 'applies to the built-in memory store only; bound the size of your own store instead',
-        path: ['maxTrackedKeys'],
-      }),
-  ])
+export const rateLimitSchema = z.union([
+  z.literal(false),
+  z
+    .object({
+      windowMs: z.number().int().min(WINDOW_MS_RANGE.min).max(WINDOW_MS_RANGE.max).default(RATE_LIMIT_DEFAULTS.windowMs),
+      maxFailuresPerAddress: maxFailures.default(RATE_LIMIT_DEFAULTS.maxFailures),
+      maxFailuresPerAccount: maxFailures.default(RATE_LIMIT_DEFAULTS.maxFailures),
+      maxTrackedKeys: z.number().int().min(1).max(10_000_000).optional(),
+      store: z
+        .custom<RateLimitStore>(
+          (value) =>
+            typeof value === 'object' &&
+            value !== null &&
+            typeof (value as RateLimitStore).retryAfterMs === 'function' &&
+            typeof (value as RateLimitStore).recordFailure === 'function',
+          { message: 'must be a RateLimitStore (an object with retryAfterMs and recordFailure)' },
+        )
+        .optional(),
+    })
+    .strict()
+    .refine((limit) => limit.maxFailuresPerAddress !== false || limit.maxFailuresPerAccount !== false, {
+      message: 'at least one of maxFailuresPerAddress and maxFailuresPerAccount must be a number (or set rateLimit: false)',
+      path: ['maxFailuresPerAddress'],
+    })
+    .refine((limit) => limit.store === undefined || limit.maxTrackedKeys === undefined, {
+      message: 'applies to the built-in memory store only; bound the size of your own store instead',
+      path: ['maxTrackedKeys'],
+    }),
+])

@@ -50,10 +50,7 @@ const MAX_TIMER_MS = 2_147_483_647
  * })
  * ```
  */
-export function startExpiryNotifier(
-  auth: { notifyExpirations(): Promise<NotificationReport> },
-  options: ExpiryNotifierOptions = {},
-): ExpiryNotifier {
+export function startExpiryNotifier(auth: { notifyExpirations(): Promise<NotificationReport> }, options: ExpiryNotifierOptions = {}): ExpiryNotifier {
   const intervalMs = options.intervalMs ?? 3_600_000
   if (!Number.isInteger(intervalMs) || intervalMs < 1 || intervalMs > MAX_TIMER_MS) {
     throw new InvalidOptionsError('intervalMs', `must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`)

@@ -36,14 +36,13 @@ function describe(error: unknown, fallback: string): string {
 const ADDRESS = /^[^\s@<>,;"]+@[^\s@<>,;"]+$/
 
 /** Calls the host's `recipients(accountId)` with a deadline and checks what it returns. */
-export async function resolveRecipients(
-  recipients: NotificationRecipients,
-  accountId: string,
-  timeoutMs: number,
-): Promise<string[]> {
+export async function resolveRecipients(recipients: NotificationRecipients, accountId: string, timeoutMs: number): Promise<string[]> {
   let answer: unknown
   try {
-    answer = await within(Promise.resolve().then(() => recipients(accountId)), timeoutMs)
+    answer = await within(
+      Promise.resolve().then(() => recipients(accountId)),
+      timeoutMs,
+    )
   } catch (error) {
     throw new DeliveryFailure('ERR_RECIPIENTS_FAILED', describe(error, 'recipients(accountId) threw'))
   }
@@ -88,7 +87,10 @@ export function render(template: NotificationTemplate, data: NotificationMessage
 export async function sendWithin(mailer: Mailer, message: MailMessage, timeoutMs: number): Promise<void> {
   let result: unknown
   try {
-    result = await within(Promise.resolve().then(() => mailer.send(message)), timeoutMs)
+    result = await within(
+      Promise.resolve().then(() => mailer.send(message)),
+      timeoutMs,
+    )
   } catch (error) {
     throw new DeliveryFailure('ERR_MAILER_FAILED', describe(error, 'The mailer failed'))
   }

@@ -9,13 +9,7 @@ import { auditEntry, passcodeTarget } from '../audit-entry'
 import { DeliveryFailure, render, resolveRecipients, sendWithin } from './notification-delivery'
 import { defaultNotificationTemplates, notificationMessageData } from './notification-messages'
 import type { mailerSchema, notifierSchema, recipientsSchema, templatesSchema } from './options'
-import type {
-  FailedNotification,
-  NotificationReport,
-  NotificationReportItem,
-  SentNotification,
-  SkippedNotification,
-} from './notification-report'
+import type { FailedNotification, NotificationReport, NotificationReportItem, SentNotification, SkippedNotification } from './notification-report'
 
 const claimKey = (claim: NotificationClaim): string => `${claim.passcodeId}\u0000${claim.kind}\u0000${claim.expiresAt}`
 
@@ -132,7 +126,9 @@ export function createNotifyExpirations(context: NotifierContext): () => Promise
         let recorded = false
         try {
           const at = context.now()
-          const record = auditEntry('system', claim.accountId, at, 'notification.sent', passcodeTarget(current), { notification: { before: null, after: claim.kind } })
+          const record = auditEntry('system', claim.accountId, at, 'notification.sent', passcodeTarget(current), {
+            notification: { before: null, after: claim.kind },
+          })
           recorded = await store.completeNotification(claim, at, record)
         } catch {
           // The email went out; an unrecorded send may repeat once the lease ends,

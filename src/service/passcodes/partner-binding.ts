@@ -9,10 +9,7 @@ import { storeCall } from '../deadline'
  * and without repeats, each whitelisted now. A name that is not is an
  * `ERR_INVALID_INPUT` on the field `partners` that says which name.
  */
-export async function checkedBinding(
-  registry: PartnerRegistry,
-  names: readonly string[] | null,
-): Promise<readonly string[] | null> {
+export async function checkedBinding(registry: PartnerRegistry, names: readonly string[] | null): Promise<readonly string[] | null> {
   const binding = normalizePartnerBinding(names)
   if (binding === null) return null
   for (const name of binding) {

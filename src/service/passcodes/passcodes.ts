@@ -4,13 +4,7 @@ import { generatePasscode, passcodeHint } from '../../core/passcode-format'
 import { accountPasscodeExpiresAt, passcodeNameKey } from '../../core/rules'
 import { isExpired } from '../../core/status'
 import { storeCall } from '../deadline'
-import {
-  parseInput,
-  type CreatePasscodeInput,
-  type ListPasscodesOptions,
-  type RotatePasscodeInput,
-  type UpdatePasscodeInput,
-} from '../input'
+import { parseInput, type CreatePasscodeInput, type ListPasscodesOptions, type RotatePasscodeInput, type UpdatePasscodeInput } from '../input'
 import { IssuedPasscode } from '../issued-passcode'
 import { auditEntry, changedFields, passcodeFields, passcodeTarget } from '../audit-entry'
 import type { PasscodeUsage } from '../views'
@@ -132,11 +126,7 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
       const now = context.now()
       const current = await storeCall(() => store.getAccountPasscode(account, id))
       if (current === null) throw new NotFoundError('No such passcode in this account')
-      if (
-        changes.expiry !== undefined &&
-        !context.allowReactivation &&
-        isExpired(current, now)
-      ) {
+      if (changes.expiry !== undefined && !context.allowReactivation && isExpired(current, now)) {
         throw new ReactivationRefusedError()
       }
       const edit = {
@@ -156,7 +146,9 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
       const audit = auditEntry(who, account, now, action, passcodeTarget({ id, name: edit.name ?? current.name }), edited)
       const result = await storeCall(() => store.updateAccountPasscode(account, id, edit, audit))
       if (!result.ok) {
-        throw result.reason === 'not_found' ? new NotFoundError('No such passcode in this account') : new DuplicateNameError(changes.name ?? current.name)
+        throw result.reason === 'not_found'
+          ? new NotFoundError('No such passcode in this account')
+          : new DuplicateNameError(changes.name ?? current.name)
       }
       context.invalidate({ type: 'account_passcode', accountId: account, passcodeId: id })
       const changed = [

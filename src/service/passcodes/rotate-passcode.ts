@@ -43,7 +43,12 @@ export function createRotatePasscode(
       previousValueEndsAt: { before: current.previousHashEndsAt, after: previousHashEndsAt },
     })
     const rotated = await storeCall(() =>
-      store.rotateAccountPasscode(account, id, { hash: issuer.hash(value), pepperId: issuer.pepperId, hint: passcodeHint(value), previousHashEndsAt, updatedAt: now }, audit),
+      store.rotateAccountPasscode(
+        account,
+        id,
+        { hash: issuer.hash(value), pepperId: issuer.pepperId, hint: passcodeHint(value), previousHashEndsAt, updatedAt: now },
+        audit,
+      ),
     )
     if (rotated === null) throw new NotFoundError('No such passcode in this account')
     context.invalidate({ type: 'account_passcode', accountId: account, passcodeId: id })

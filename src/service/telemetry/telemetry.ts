@@ -1,5 +1,13 @@
 import type { Principal } from '../../core/entities'
-import type { TelemetryAttributes, TelemetryCounter, TelemetryHistogram, TelemetryOptions, TelemetrySpan, TelemetrySpanOptions, TelemetryTracer } from './otel-api'
+import type {
+  TelemetryAttributes,
+  TelemetryCounter,
+  TelemetryHistogram,
+  TelemetryOptions,
+  TelemetrySpan,
+  TelemetrySpanOptions,
+  TelemetryTracer,
+} from './otel-api'
 import { ATTRIBUTES, METRICS, SPANS } from './names'
 import type { AuthObservation } from '../auth-outcome'
 
@@ -87,7 +95,11 @@ export function createTelemetry(options: TelemetryOptions | undefined): ServiceT
   if (options === undefined) return undefined
   const { tracer, meter } = options
   const counter = (name: string, description: string, unit: string): TelemetryCounter | undefined => meter?.createCounter(name, { description, unit })
-  const outcomes = counter(METRICS.outcomes, 'Answers of authenticate (every credential check) and connect, by outcome and failure reason', '{request}')
+  const outcomes = counter(
+    METRICS.outcomes,
+    'Answers of authenticate (every credential check) and connect, by outcome and failure reason',
+    '{request}',
+  )
   const cacheLookups = counter(METRICS.cacheLookups, 'Verification cache lookups, by result (hit or miss)', '{lookup}')
   const notifications = counter(METRICS.notifications, 'Expiry notifications sent or failed, by kind', '{notification}')
   const deliveryChanges = counter(
@@ -95,7 +107,11 @@ export function createTelemetry(options: TelemetryOptions | undefined): ServiceT
     "Changes of the store's proof that it hears other instances' invalidations: lost (proven=false, caches not trusted) or regained",
     '{change}',
   )
-  const limiterRefusals = counter(METRICS.limiterRefusals, 'Requests the brute-force limiter refused with 429, by the limit that refused', '{request}')
+  const limiterRefusals = counter(
+    METRICS.limiterRefusals,
+    'Requests the brute-force limiter refused with 429, by the limit that refused',
+    '{request}',
+  )
   const verifyDuration: TelemetryHistogram | undefined = meter?.createHistogram(METRICS.verifyDuration, {
     description: 'Time to verify credentials the cache did not hold: hashing and the store lookup',
     unit: 's',

@@ -31,7 +31,8 @@ function toKeyBytes(key: EncryptionKey): Uint8Array {
   } catch {
     throw new ConfigurationError(`Encryption key "${key.id}" is not valid base64url`)
   }
-  if (bytes.length !== ENCRYPTION_KEY_BYTES) throw new ConfigurationError(`Encryption key "${key.id}" must be ${ENCRYPTION_KEY_BYTES} bytes (A256GCM)`)
+  if (bytes.length !== ENCRYPTION_KEY_BYTES)
+    throw new ConfigurationError(`Encryption key "${key.id}" must be ${ENCRYPTION_KEY_BYTES} bytes (A256GCM)`)
   return bytes
 }
 
@@ -80,7 +81,5 @@ export function createUserPasscodeCrypto(keys: readonly EncryptionKey[] | undefi
 
 /** The error for granting or revealing user passcodes without keys. */
 export function missingKeysError(): ConfigurationError {
-  return new ConfigurationError(
-    'User passcodes need encryptionKeys: pass createPasscodeAuth({ encryptionKeys: [{ id, key }] }) with a 32-byte key',
-  )
+  return new ConfigurationError('User passcodes need encryptionKeys: pass createPasscodeAuth({ encryptionKeys: [{ id, key }] }) with a 32-byte key')
 }

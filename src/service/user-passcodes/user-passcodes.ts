@@ -56,7 +56,8 @@ export interface UserPasscodesContext extends ManagementContext {
 export function createUserPasscodesApi(context: UserPasscodesContext): UserPasscodesApi {
   const { store, emit, issuer } = context
   const soonDays = context.expiringSoonDays
-  const userView = (record: UserPasscodeRecord, now: number) => toUserPasscodeView(record, now, soonDays, context.pendingUse?.(record.accountId, record.userId))
+  const userView = (record: UserPasscodeRecord, now: number) =>
+    toUserPasscodeView(record, now, soonDays, context.pendingUse?.(record.accountId, record.userId))
 
   const adminOnly = (actor: unknown): Actor => {
     const checked = parseInput('actor', 'actor', actor)
@@ -130,7 +131,9 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       const who = adminOnly(actor)
       const owner = ids(accountId, userId)
       const now = context.now()
-      const audit = auditEntry(who, owner.accountId, now, 'user_passcode.revoked', userTarget(owner.userId), { revokedAt: { before: null, after: now } })
+      const audit = auditEntry(who, owner.accountId, now, 'user_passcode.revoked', userTarget(owner.userId), {
+        revokedAt: { before: null, after: now },
+      })
       const record = await storeCall(() => store.revokeUserPasscode(owner.accountId, owner.userId, now, audit))
       if (record === null) throw notFound()
       context.invalidate({ type: 'user_passcode', ...owner })
@@ -148,7 +151,8 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       const value = await crypto.decrypt(record.ciphertext, owner)
       // Recorded before the value is handed out: a reveal the trail cannot hold does not happen.
       const log = store.audit
-      if (log !== undefined) await storeCall(() => log.append(auditEntry(who, owner.accountId, context.now(), 'user_passcode.revealed', userTarget(owner.userId))))
+      if (log !== undefined)
+        await storeCall(() => log.append(auditEntry(who, owner.accountId, context.now(), 'user_passcode.revealed', userTarget(owner.userId))))
       emit?.({ type: 'user_passcode.revealed', ...owner, actorUserId: who.userId })
       return new IssuedPasscode(userView(record, context.now()), value)
     },

@@ -112,7 +112,9 @@ export class VerificationCache {
     const newerEnd = this.#entries.newerEnd
     const warnFrom = expiresAt === null || this.#warnWithinMs === undefined ? Number.POSITIVE_INFINITY : expiresAt - this.#warnWithinMs
     const cached =
-      expiresAt !== null && (expiresAt < newerEnd || warnFrom < newerEnd) ? new Expiring(principal, expiresAt, Math.min(warnFrom, expiresAt)) : principal
+      expiresAt !== null && (expiresAt < newerEnd || warnFrom < newerEnd)
+        ? new Expiring(principal, expiresAt, Math.min(warnFrom, expiresAt))
+        : principal
     this.#entries.store(passcode, cached)
   }
 
@@ -146,7 +148,6 @@ export class VerificationCache {
     return this.#entries.toJSON()
   }
 }
-
 
 /**
  * What one store read answered for a well-formed passcode that was refused: no
@@ -377,7 +378,7 @@ export class VerifyCaches {
     this.reads.invalidate()
     this.accepted?.invalidate(invalidation)
     this.refused?.invalidate(invalidation)
-  }
+  };
 
   /** Keeps cached values out of `util.inspect` and `console.log`. */
   [inspectCustom](): string {

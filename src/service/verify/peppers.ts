@@ -26,11 +26,13 @@ export interface Peppers {
 /** Resolves the (validated) `pepper` option; no option is "no pepper", plain SHA-256. */
 export function resolvePeppers(option: PepperOption): Peppers {
   const roles = pepperRoles(option)
-  const resolve = (role: PepperRole) => (pepper: string | Uint8Array | null): Pepper => ({
-    id: pepperId(pepper),
-    hash: createPasscodeHasher(pepper ?? undefined),
-    role,
-  })
+  const resolve =
+    (role: PepperRole) =>
+    (pepper: string | Uint8Array | null): Pepper => ({
+      id: pepperId(pepper),
+      hash: createPasscodeHasher(pepper ?? undefined),
+      role,
+    })
   const previous = roles.previous.map(resolve('previous'))
   const next = roles.next.map(resolve('next'))
   return { current: resolve('current')(roles.current), older: [...previous, ...next], previous, next }
@@ -100,13 +102,22 @@ export async function findUnderPeppers(store: PasscodeStore, peppers: Peppers, p
  * under a next pepper is never re-hashed (see `pepperWriteBack`). Not awaited by the
  * request; a failure leaves the hash as it was, to be tried at the next verify.
  */
-export function rehashIfOlder(store: PasscodeStore, peppers: Peppers, match: CredentialMatch, matched: { hash: string; pepper: Pepper }, passcode: string): void {
+export function rehashIfOlder(
+  store: PasscodeStore,
+  peppers: Peppers,
+  match: CredentialMatch,
+  matched: { hash: string; pepper: Pepper },
+  passcode: string,
+): void {
   const { record } = match
   // A previous value within a rotation overlap is left alone: it stops at the overlap's end.
   if (record.hash !== matched.hash) return
   const writeBack = pepperWriteBack(matched.pepper.role, matched.pepper.id, record.pepperId ?? null)
   if (writeBack.kind === 'none' || store.rehashCredential === undefined) return
-  const to = writeBack.kind === 'rehash' ? { toHash: peppers.current.hash(passcode), pepperId: peppers.current.id } : { toHash: matched.hash, pepperId: matched.pepper.id }
+  const to =
+    writeBack.kind === 'rehash'
+      ? { toHash: peppers.current.hash(passcode), pepperId: peppers.current.id }
+      : { toHash: matched.hash, pepperId: matched.pepper.id }
   const id = match.kind === 'account' ? match.record.id : match.record.userId
   store.rehashCredential({ kind: match.kind, accountId: record.accountId, id, fromHash: matched.hash, ...to }).catch(() => undefined)
 }

@@ -80,7 +80,12 @@ export interface VerifyDeps {
 }
 
 /** A verification past the synchronous path, as the pipeline runs it and its trace wrapper calls it. */
-export type FullVerification = (input: CredentialsInput, budget: Budget | undefined, observation: AuthObservation | undefined, admitted: number | Promise<number> | undefined) => Promise<AuthOutcome>
+export type FullVerification = (
+  input: CredentialsInput,
+  budget: Budget | undefined,
+  observation: AuthObservation | undefined,
+  admitted: number | Promise<number> | undefined,
+) => Promise<AuthOutcome>
 
 /** How telemetry sees the pipeline: the warm path's hits counted, the rest traced. */
 export interface VerifyTelemetry {

@@ -42,7 +42,12 @@ export function headerRecordOf<Source>(request: Source, reader: CredentialReader
 }
 
 /** One header's value as sent (`PASSCODE_HEADER`, `ACCOUNT_ID_HEADER`): from the record when there is one. */
-export function sentHeader<Source>(request: Source, reader: CredentialReader<Source>, record: Readonly<Record<string, HeaderValue>> | undefined, name: string): HeaderValue {
+export function sentHeader<Source>(
+  request: Source,
+  reader: CredentialReader<Source>,
+  record: Readonly<Record<string, HeaderValue>> | undefined,
+  name: string,
+): HeaderValue {
   return record === undefined ? reader.header(request, name) : record[name]
 }
 

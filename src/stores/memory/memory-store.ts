@@ -1,8 +1,4 @@
-import type {
-  AcceptedPasscodes,
-  AccountPasscodeRecord,
-  UserPasscodeRecord,
-} from '../../core/entities'
+import type { AcceptedPasscodes, AccountPasscodeRecord, UserPasscodeRecord } from '../../core/entities'
 import type {
   AccountPasscodePatch,
   ClaimRequest,
@@ -30,8 +26,7 @@ interface NotificationState {
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 const userKey = (accountId: string, userId: string): string => `${accountId}\u0000${userId}`
-const notificationKey = (passcodeId: string, kind: NotificationKind, expiresAt: number): string =>
-  `${passcodeId}\u0000${kind}\u0000${expiresAt}`
+const notificationKey = (passcodeId: string, kind: NotificationKind, expiresAt: number): string => `${passcodeId}\u0000${kind}\u0000${expiresAt}`
 
 /**
  * The in-memory store: a complete reference implementation of {@link PasscodeStore}
@@ -92,8 +87,7 @@ export function memoryStore(): PasscodeStore {
     return record?.accountId === accountId ? record : undefined
   }
 
-  const isLive = (record: UserPasscodeRecord, now: number): boolean =>
-    record.revokedAt === null && record.expiresAt > now
+  const isLive = (record: UserPasscodeRecord, now: number): boolean => record.revokedAt === null && record.expiresAt > now
 
   return {
     async createAccountPasscode(record, maxPerAccount, entry): Promise<CreateResult> {

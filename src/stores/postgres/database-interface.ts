@@ -159,7 +159,10 @@ export interface PGliteLike {
 export type PostgresDatabase = PgPoolLike | PgClientLike | PGliteLike
 
 /** Runs `fn` with ROLLBACK on failure; shared by the `pg` Pool and Client wrappers. */
-export async function inTransaction<T>(connection: Queryable, fn: (tx: Queryable) => Promise<T>): Promise<{ value: T } | { error: unknown; broken: boolean }> {
+export async function inTransaction<T>(
+  connection: Queryable,
+  fn: (tx: Queryable) => Promise<T>,
+): Promise<{ value: T } | { error: unknown; broken: boolean }> {
   try {
     await connection.query('BEGIN')
     const value = await fn(connection)

@@ -13,12 +13,4 @@ export { postgresRateLimitStore } from './postgres-rate-limit-store'
 export type { PostgresRateLimitStore, PostgresRateLimitStoreOptions } from './postgres-rate-limit-store'
 export type { PostgresPartners } from './postgres-partners'
 export type { PostgresStoreOptions } from './options'
-export type {
-  PGliteLike,
-  PgClientLike,
-  PgConnectionLike,
-  PgPoolClientLike,
-  PgPoolLike,
-  PgResultLike,
-  PostgresDatabase,
-} from './database-interface'
+export type { PGliteLike, PgClientLike, PgConnectionLike, PgPoolClientLike, PgPoolLike, PgResultLike, PostgresDatabase } from './database-interface'

@@ -69,44 +69,50 @@ export async function applyMigrations(database: Database, schema: string, migrat
   for (;;) {
     // The versions up to the next online one, under the lock, in one transaction; the
     // online one is taken with a lease, so that one instance runs it and the others wait.
-    const step = await database.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, schema])
-      // Checked first so that a schema made by a DBA needs no CREATE right on the database.
-      const existing = await tx.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])
-      if (existing.length === 0) await tx.query(`CREATE SCHEMA ${schema}`)
-      await tx.query(
-        `CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (
+    const step = await database.transaction(
+      async (tx) => {
+        await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, schema])
+        // Checked first so that a schema made by a DBA needs no CREATE right on the database.
+        const existing = await tx.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])
+        if (existing.length === 0) await tx.query(`CREATE SCHEMA ${schema}`)
+        await tx.query(
+          `CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (
           version integer PRIMARY KEY,
           name text NOT NULL,
           applied_at timestamptz NOT NULL DEFAULT now()
         )`,
-      )
-      if (ran !== undefined) {
-        await tx.query(`INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, $2) ON CONFLICT (version) DO NOTHING`, [ran.version, ran.name])
-        await tx.query(`DELETE FROM ${schema}.schema_migration_leases WHERE version = $1`, [ran.version])
-      }
-      const rows = await tx.query(`SELECT version FROM ${schema}.schema_migrations`)
-      const done = new Set(rows.map((row) => Number(row.version)))
-      const appliedNow: number[] = []
-      for (const migration of migrations) {
-        if (done.has(migration.version)) continue
-        if (migration.online !== undefined) {
-          await tx.query(`CREATE TABLE IF NOT EXISTS ${schema}.schema_migration_leases (version integer PRIMARY KEY, until timestamptz NOT NULL)`)
-          const taken = await tx.query(
-            `INSERT INTO ${schema}.schema_migration_leases AS l (version, until) VALUES ($1, now() + $2::interval)
+        )
+        if (ran !== undefined) {
+          await tx.query(`INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, $2) ON CONFLICT (version) DO NOTHING`, [
+            ran.version,
+            ran.name,
+          ])
+          await tx.query(`DELETE FROM ${schema}.schema_migration_leases WHERE version = $1`, [ran.version])
+        }
+        const rows = await tx.query(`SELECT version FROM ${schema}.schema_migrations`)
+        const done = new Set(rows.map((row) => Number(row.version)))
+        const appliedNow: number[] = []
+        for (const migration of migrations) {
+          if (done.has(migration.version)) continue
+          if (migration.online !== undefined) {
+            await tx.query(`CREATE TABLE IF NOT EXISTS ${schema}.schema_migration_leases (version integer PRIMARY KEY, until timestamptz NOT NULL)`)
+            const taken = await tx.query(
+              `INSERT INTO ${schema}.schema_migration_leases AS l (version, until) VALUES ($1, now() + $2::interval)
              ON CONFLICT (version) DO UPDATE SET until = excluded.until WHERE l.until < now()
              RETURNING version`,
-            [migration.version, LEASE],
-          )
-          return { applied: appliedNow, done, online: migration, mine: taken.length > 0 }
+              [migration.version, LEASE],
+            )
+            return { applied: appliedNow, done, online: migration, mine: taken.length > 0 }
+          }
+          for (const statement of migration.statements(schema)) await tx.query(statement)
+          await tx.query(`INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name])
+          appliedNow.push(migration.version)
         }
-        for (const statement of migration.statements(schema)) await tx.query(statement)
-        await tx.query(`INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name])
-        appliedNow.push(migration.version)
-      }
-      return { applied: appliedNow, done, online: undefined, mine: false }
-      // A migration may build an index on a large table: no statement deadline.
-    }, { unbounded: true })
+        return { applied: appliedNow, done, online: undefined, mine: false }
+        // A migration may build an index on a large table: no statement deadline.
+      },
+      { unbounded: true },
+    )
     ran = undefined
     applied.push(...step.applied)
     version = Math.max(version, ...step.done, ...step.applied)
@@ -126,10 +132,7 @@ export async function applyMigrations(database: Database, schema: string, migrat
       query: async (text, params) => {
         if (Date.now() - renewedAt > 60_000) {
           renewedAt = Date.now()
-          await unbounded(`UPDATE ${schema}.schema_migration_leases SET until = now() + $2::interval WHERE version = $1`, [
-            online.version,
-            LEASE,
-          ])
+          await unbounded(`UPDATE ${schema}.schema_migration_leases SET until = now() + $2::interval WHERE version = $1`, [online.version, LEASE])
         }
         return unbounded(text, params)
       },

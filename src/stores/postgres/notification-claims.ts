@@ -20,13 +20,7 @@ export function notificationClaims(
 ): ClaimMethods {
   return {
     async claimNotifications(request) {
-      const rows = await database.query(sql.claimNotifications, [
-        request.now,
-        request.windowMs,
-        request.limit,
-        request.token,
-        request.leaseMs,
-      ])
+      const rows = await database.query(sql.claimNotifications, [request.now, request.windowMs, request.limit, request.token, request.leaseMs])
       return rows.map((row) => ({
         passcodeId: String(row.passcode_id),
         accountId: String(row.account_id),

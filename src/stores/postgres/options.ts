@@ -79,10 +79,7 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]*$/
 
 function identifier(option: string, value: unknown, maxLength: number): string {
   if (typeof value !== 'string' || !IDENTIFIER.test(value) || value.length > maxLength) {
-    throw new InvalidOptionsError(
-      option,
-      `must be 1 to ${maxLength} characters of lower-case letters, digits and "_", starting with a letter or "_"`,
-    )
+    throw new InvalidOptionsError(option, `must be 1 to ${maxLength} characters of lower-case letters, digits and "_", starting with a letter or "_"`)
   }
   return value
 }
@@ -110,7 +107,10 @@ export function resolvePostgresOptions(options: unknown): ResolvedPostgresOption
   if (listenConnectionString !== undefined && (typeof listenConnectionString !== 'string' || listenConnectionString.trim() === '')) {
     throw new InvalidOptionsError('listenConnectionString', 'must be a non-empty connection string')
   }
-  if (proofIntervalMs !== undefined && (typeof proofIntervalMs !== 'number' || !Number.isInteger(proofIntervalMs) || proofIntervalMs < 100 || proofIntervalMs > 60_000)) {
+  if (
+    proofIntervalMs !== undefined &&
+    (typeof proofIntervalMs !== 'number' || !Number.isInteger(proofIntervalMs) || proofIntervalMs < 100 || proofIntervalMs > 60_000)
+  ) {
     throw new InvalidOptionsError('proofIntervalMs', 'must be a whole number of milliseconds from 100 to 60000')
   }
   return {

@@ -2,7 +2,10 @@ import { inTransaction, pgQueryable, subscriptionOf, type Database, type PgClien
 import { pgChannelListener, type ListenConnection } from './pg-listener'
 import { pgPreparedLookup } from './pg-prepared-lookup'
 
-interface NotificationMessage { channel: string; payload?: string | undefined }
+interface NotificationMessage {
+  channel: string
+  payload?: string | undefined
+}
 
 /**
  * A single `pg` Client: one connection, so every statement and transaction runs in

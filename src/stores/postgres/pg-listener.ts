@@ -87,28 +87,25 @@ export function pgChannelListener(
     connection
       .connect()
       .then(() => connection.query(`LISTEN ${channel}`))
-      .then(
-        () => {
-          if (lost) return
-          if (closed) {
-            lost = true
-            connection.end().catch(noop)
-            return
+      .then(() => {
+        if (lost) return
+        if (closed) {
+          lost = true
+          connection.end().catch(noop)
+          return
+        }
+        current = connection
+        loseCurrent = lose
+        delay = FIRST_RETRY_MS
+        resolveReady()
+        if (afterGap) {
+          try {
+            onGap?.()
+          } catch {
+            // The callback's failure must not end the listening connection.
           }
-          current = connection
-          loseCurrent = lose
-          delay = FIRST_RETRY_MS
-          resolveReady()
-          if (afterGap) {
-            try {
-              onGap?.()
-            } catch {
-              // The callback's failure must not end the listening connection.
-            }
-          }
-        },
-        lose,
-      )
+        }
+      }, lose)
   }
 
   attempt()

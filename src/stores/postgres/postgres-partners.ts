@@ -90,7 +90,11 @@ export function postgresPartners(db: PostgresDatabase, options?: PostgresStoreOp
   })
   // The change and its NOTIFY in one statement: PostgreSQL delivers the NOTIFY on commit, and only when a row changed.
   const change = async (statement: string, name: string): Promise<boolean> => {
-    const rows = await database.query(`WITH changed AS (${statement}) SELECT pg_notify($2::text, $3::text) FROM changed`, [name, channel, PARTNERS_CHANGED])
+    const rows = await database.query(`WITH changed AS (${statement}) SELECT pg_notify($2::text, $3::text) FROM changed`, [
+      name,
+      channel,
+      PARTNERS_CHANGED,
+    ])
     if (rows.length > 0) cache.drop()
     return rows.length > 0
   }

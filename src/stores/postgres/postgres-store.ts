@@ -155,7 +155,15 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
 
     rotateAccountPasscode(accountId, passcodeId, rotation, entry) {
       return write(async (tx) => {
-        const params = [accountId, passcodeId, rotation.hash, rotation.hint, rotation.previousHashEndsAt, rotation.updatedAt, rotation.pepperId ?? null]
+        const params = [
+          accountId,
+          passcodeId,
+          rotation.hash,
+          rotation.hint,
+          rotation.previousHashEndsAt,
+          rotation.updatedAt,
+          rotation.pepperId ?? null,
+        ]
         const row = one(await tx.query(sql.rotateAccountPasscode, params))
         if (row === null) return { result: null, changed: false }
         return { result: toAccountPasscode(row), invalidation: { type: 'account_passcode', accountId, passcodeId } }

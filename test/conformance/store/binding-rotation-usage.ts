@@ -5,8 +5,7 @@ import { NOW, accountPasscode, eventually, fakeHash, subscribeReady, userPasscod
 
 const MINUTE = 60_000
 
-const accountRecord = (match: CredentialMatch | null): AccountPasscodeRecord | undefined =>
-  match?.kind === 'account' ? match.record : undefined
+const accountRecord = (match: CredentialMatch | null): AccountPasscodeRecord | undefined => (match?.kind === 'account' ? match.record : undefined)
 
 /** Partner binding, rotation with one previous hash, and batched usage (SPEC §5.25–5.27). */
 export function bindingRotationUsageCases(fixture: () => StoreFixture): void {
@@ -40,7 +39,14 @@ export function bindingRotationUsageCases(fixture: () => StoreFixture): void {
         previousHashEndsAt: NOW + 60 * MINUTE,
         updatedAt: NOW + 1,
       })
-      const expected = { ...record, hash: next, hint: 'psc_…Nw01', previousHash: record.hash, previousHashEndsAt: NOW + 60 * MINUTE, updatedAt: NOW + 1 }
+      const expected = {
+        ...record,
+        hash: next,
+        hint: 'psc_…Nw01',
+        previousHash: record.hash,
+        previousHashEndsAt: NOW + 60 * MINUTE,
+        updatedAt: NOW + 1,
+      }
       expect(rotated).toEqual(expected)
       expect(await store.findCredentialByHash(next)).toEqual({ kind: 'account', record: expected, acceptedPasscodes: 'account' })
       expect(await store.findCredentialByHash(record.hash)).toEqual({ kind: 'account', record: expected, acceptedPasscodes: 'account' })
@@ -54,7 +60,12 @@ export function bindingRotationUsageCases(fixture: () => StoreFixture): void {
       const second = fakeHash()
       const third = fakeHash()
       await store.rotateAccountPasscode('acc_1', record.id, { hash: second, hint: 'psc_…Two2', previousHashEndsAt: NOW + MINUTE, updatedAt: NOW })
-      const again = await store.rotateAccountPasscode('acc_1', record.id, { hash: third, hint: 'psc_…Thr3', previousHashEndsAt: NOW + 2 * MINUTE, updatedAt: NOW })
+      const again = await store.rotateAccountPasscode('acc_1', record.id, {
+        hash: third,
+        hint: 'psc_…Thr3',
+        previousHashEndsAt: NOW + 2 * MINUTE,
+        updatedAt: NOW,
+      })
       expect(again).toMatchObject({ hash: third, previousHash: second, previousHashEndsAt: NOW + 2 * MINUTE })
       expect(await store.findCredentialByHash(record.hash)).toBeNull()
       expect(accountRecord(await store.findCredentialByHash(second))?.id).toBe(record.id)
@@ -66,7 +77,12 @@ export function bindingRotationUsageCases(fixture: () => StoreFixture): void {
       const record = accountPasscode()
       await store.createAccountPasscode(record, 100)
       const next = fakeHash()
-      const rotated = await store.rotateAccountPasscode('acc_1', record.id, { hash: next, hint: 'psc_…Now0', previousHashEndsAt: null, updatedAt: NOW })
+      const rotated = await store.rotateAccountPasscode('acc_1', record.id, {
+        hash: next,
+        hint: 'psc_…Now0',
+        previousHashEndsAt: null,
+        updatedAt: NOW,
+      })
       expect(rotated).toMatchObject({ hash: next, previousHash: null, previousHashEndsAt: null })
       expect(await store.findCredentialByHash(record.hash)).toBeNull()
       expect(accountRecord(await store.findCredentialByHash(next))?.id).toBe(record.id)

@@ -66,9 +66,7 @@ export function concurrencyCases(fixture: () => StoreFixture): void {
       const records = Array.from({ length: 12 }, () => accountPasscode())
       for (const record of records) await stores[0]!.createAccountPasscode(record, CAP)
       const results = await Promise.all(
-        records.map((record, i) =>
-          stores[i % 3]!.updateAccountPasscode('acc_1', record.id, { name: 'Shared', nameKey: 'shared', updatedAt: NOW }),
-        ),
+        records.map((record, i) => stores[i % 3]!.updateAccountPasscode('acc_1', record.id, { name: 'Shared', nameKey: 'shared', updatedAt: NOW })),
       )
       expect(results.filter((result) => result.ok)).toHaveLength(1)
       expect(results.filter((result) => !result.ok && result.reason === 'duplicate_name')).toHaveLength(11)

@@ -17,7 +17,9 @@ export function endToEndCases(fixture: () => StoreFixture): void {
         ok: true,
         principal: { accountId: 'acc_1', kind: 'account', passcodeId: passcode.id, passcodeName: 'Acme' },
       })
-      expect((await auth.connect({ headers: { 'x-service-account-id': 'acc_1', 'x-service-passcode': value }, partner: 'acme' })).statusCode).toBe(200)
+      expect((await auth.connect({ headers: { 'x-service-account-id': 'acc_1', 'x-service-passcode': value }, partner: 'acme' })).statusCode).toBe(
+        200,
+      )
       await auth.passcodes.delete(admin, 'acc_1', passcode.id)
       expect(await auth.authenticate({ accountId: 'acc_1', passcode: value })).toMatchObject({ ok: false, statusCode: 400 })
       await auth.close()

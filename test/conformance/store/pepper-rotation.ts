@@ -79,7 +79,8 @@ export function pepperRotationCases(fixture: () => StoreFixture): void {
         { current: fresh, previous: [old] },
         fresh,
       ]
-      const instance = (on: 0 | 1, step: number) => createPasscodeAuth({ store: stores[on], pepper: steps[step]!, cache: false, encryptionKeys: keys })
+      const instance = (on: 0 | 1, step: number) =>
+        createPasscodeAuth({ store: stores[on], pepper: steps[step]!, cache: false, encryptionKeys: keys })
       const values: string[] = []
       const refused: string[] = []
       const verifyAll = async (instances: readonly PasscodeAuth[], label: string) => {

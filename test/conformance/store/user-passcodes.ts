@@ -42,7 +42,13 @@ export function userPasscodeCases(fixture: () => StoreFixture): void {
       const { store } = fixture()
       const record = userPasscode({ validity: { type: 'finite', days: 10 } })
       await store.grantUserPasscode(record, NOW)
-      const fields = { hash: fakeHash(), ciphertext: 'fixture-ciphertext-reset', hint: 'psc_…Zz99', grantedAt: NOW + 5, expiresAt: NOW + 5 + 10 * DAY_MS }
+      const fields = {
+        hash: fakeHash(),
+        ciphertext: 'fixture-ciphertext-reset',
+        hint: 'psc_…Zz99',
+        grantedAt: NOW + 5,
+        expiresAt: NOW + 5 + 10 * DAY_MS,
+      }
       const reset = await store.resetUserPasscode('acc_1', 'u_1', fields)
       expect(reset).toEqual({ ...record, ...fields })
       expect(await store.findCredentialByHash(record.hash)).toBeNull()

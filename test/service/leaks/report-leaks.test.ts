@@ -49,7 +49,14 @@ describe('SPEC 5.42 auth.leaks.report', () => {
 
     const leaked = events.filter((event) => event.type === 'passcode.leaked')
     expect(leaked).toEqual([
-      expect.objectContaining({ accountId: 'acc', kind: 'account', passcodeId: live.passcode.id, action: 'disabled', notified: true, source: 'content' }),
+      expect.objectContaining({
+        accountId: 'acc',
+        kind: 'account',
+        passcodeId: live.passcode.id,
+        action: 'disabled',
+        notified: true,
+        source: 'content',
+      }),
     ])
     expect(events.find((event) => event.type === 'passcode.disabled')).toMatchObject({ actorUserId: 'system:leak-report' })
     expect(JSON.stringify(events)).not.toContain(live.value)
@@ -100,7 +107,9 @@ describe('SPEC 5.42 auth.leaks.report', () => {
     expect(mailer.messages).toHaveLength(1)
     expect(mailer.messages[0]!.text).toContain('u_1')
     expect(JSON.stringify(mailer.messages)).not.toContain(value)
-    expect(events.filter((event) => event.type === 'passcode.leaked')).toEqual([expect.objectContaining({ kind: 'user', userId: 'u_1', action: 'revoked' })])
+    expect(events.filter((event) => event.type === 'passcode.leaked')).toEqual([
+      expect.objectContaining({ kind: 'user', userId: 'u_1', action: 'revoked' }),
+    ])
     expect(await auth.leaks.report([value], { source: 'chat' })).toEqual([{ token: value, label: 'false_positive' }])
     expect(mailer.messages).toHaveLength(1)
   })
@@ -112,7 +121,8 @@ describe('SPEC 5.42 auth.leaks.report', () => {
 
     let reads = 0
     const counting = new Proxy(store, {
-      get: (target, key, receiver) => (key === 'findCredentialByHash' ? (...args: [string]) => (reads++, target.findCredentialByHash(...args)) : Reflect.get(target, key, receiver)),
+      get: (target, key, receiver) =>
+        key === 'findCredentialByHash' ? (...args: [string]) => (reads++, target.findCredentialByHash(...args)) : Reflect.get(target, key, receiver),
     })
     const counted = setup({ store: counting })
     await counted.auth.leaks.report([lookAlike(generatePasscode()), 'not a passcode'], { source: 'github' })
@@ -130,7 +140,10 @@ describe('SPEC 5.42 auth.leaks.report', () => {
 
   it('refuses tokens that are not an array of values, and a missing source, before any read', async () => {
     const { auth } = setup()
-    await expect(auth.leaks.report('psc_x' as unknown as string[], { source: 'x' })).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'tokens' })
+    await expect(auth.leaks.report('psc_x' as unknown as string[], { source: 'x' })).rejects.toMatchObject({
+      code: 'ERR_INVALID_INPUT',
+      field: 'tokens',
+    })
     await expect(auth.leaks.report([1 as unknown as string], { source: 'x' })).rejects.toMatchObject({ field: 'tokens' })
     await expect(auth.leaks.report([], undefined as unknown as { source: string })).rejects.toMatchObject({ field: 'source' })
   })
