@@ -4,6 +4,13 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 /**
  * Every action the audit trail records (SPEC §5.40). A new management action is one
  * more line here; the stores keep the name as text, so nothing else changes.
+ *
+ * @example
+ * ```ts
+ * import { AUDIT_ACTIONS, type AuditAction } from 'passcode-auth'
+ *
+ * const isAuditAction = (text: string): text is AuditAction => (AUDIT_ACTIONS as readonly string[]).includes(text)
+ * ```
  */
 export const AUDIT_ACTIONS = [
   'passcode.created',
@@ -104,7 +111,17 @@ export type AuditValue = string | number | boolean | null | readonly string[]
  * const changes: AuditChanges = { name: { before: 'Acme', after: 'Acme sync' } }
  * ```
  */
-export type AuditChanges = Readonly<Record<string, { readonly before: AuditValue; readonly after: AuditValue }>>
+export type AuditChanges = Readonly<
+  Record<
+    string,
+    {
+      /** The field's value before the action; `null` when it had none. */
+      readonly before: AuditValue
+      /** The field's value after it; `null` when it has none. */
+      readonly after: AuditValue
+    }
+  >
+>
 
 /**
  * A record as the service hands it to the store, before the store places it in the
@@ -142,7 +159,7 @@ export interface AuditEntry {
 /**
  * A stored audit record: the entry, its place in the account's chain (`sequence`
  * counts from 1), the hash of the record before it and its own hash
- * ({@link auditRecordHash}).
+ * (`auditRecordHash`).
  *
  * @example
  * ```ts
@@ -152,7 +169,7 @@ export interface AuditEntry {
 export interface AuditRecord extends AuditEntry {
   /** Its position in the account's chain, 1 for the first record ever. */
   readonly sequence: number
-  /** The hash of the record before it; {@link GENESIS_HASH} for the first one. */
+  /** The hash of the record before it; `GENESIS_HASH` (64 zeros) for the first one. */
   readonly previousHash: string
   /** SHA-256 (lowercase hex) of its canonical encoding. */
   readonly hash: string
@@ -233,7 +250,7 @@ export function auditRecordHash(record: AuditEntry & { readonly previousHash: st
 
 /**
  * Places an entry in its chain after the record `head` names (sequence 0 and
- * {@link GENESIS_HASH} for an empty chain). Throws for a value that cannot be
+ * `GENESIS_HASH` (64 zeros) for an empty chain). Throws for a value that cannot be
  * encoded, before the caller has changed anything.
  */
 export function chainAuditEntry(entry: AuditEntry, head: { readonly sequence: number; readonly hash: string }): AuditRecord {

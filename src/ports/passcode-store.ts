@@ -165,7 +165,9 @@ export interface UsageCount {
 
 /** Which credential's daily counts to read, from which UTC day on. */
 export interface UsageQuery {
+  /** `account` for an account passcode, `user` for a user passcode. */
   readonly kind: 'account' | 'user'
+  /** The credential's account. */
   readonly accountId: string
   /** The passcode id (`account`) or the user id (`user`). */
   readonly key: string
@@ -175,12 +177,17 @@ export interface UsageQuery {
 
 /** One stored daily count, as `listUsageCounts` answers it. */
 export interface StoredUsageCount {
+  /** The UTC day, `YYYY-MM-DD`. */
   readonly day: string
+  /** The partner of a `/v1/connect`, `''` for any other request. */
   readonly partner: string
+  /** How the requests ended. */
   readonly outcome: UsageOutcome
+  /** How many requests, from every instance. */
   readonly n: number
 }
 
+/** What an edit of an account passcode answers: the record as stored, or why nothing was written. */
 export type UpdateResult =
   | {
       /** Done. */

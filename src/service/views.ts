@@ -38,7 +38,14 @@ export interface UsageDay {
    * `/v1/connect` per whitelisted partner (normalised name), most requests first;
    * refusals for a name off the whitelist are under `wrongPartner` only.
    */
-  readonly partners: readonly { readonly partner: string; readonly succeeded: number; readonly wrongPartner: number }[]
+  readonly partners: readonly {
+    /** The partner's name, as whitelisted. */
+    readonly partner: string
+    /** Its successful `/v1/connect` checks that day. */
+    readonly succeeded: number
+    /** Its refusals for a partner the passcode may not reach that day. */
+    readonly wrongPartner: number
+  }[]
 }
 
 /**
