@@ -1,7 +1,7 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { browserAvailability, launchBrowser } from '../helpers/browser'
-import { PEOPLE, startBrowserHost, type BrowserHost } from '../dashboard/browser-host'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { browserAvailability } from '../helpers/browser'
+import { PEOPLE, useDashboardBrowser } from '../dashboard/browser-host'
 
 /**
  * Disable without delete (SPEC §5.38) and descriptions (§5.39) in the dashboard, in
@@ -14,48 +14,15 @@ const availability = browserAvailability()
 const admin = PEOPLE.admin.actor
 
 describe.skipIf(availability.skip)(availability.title('disable, enable and descriptions in the dashboard'), { timeout: 90_000 }, () => {
-  let browser: Browser
-  let host: BrowserHost
-  const contexts: BrowserContext[] = []
-  const problems: string[] = []
-
-  beforeAll(async () => {
-    ;[browser, host] = await Promise.all([launchBrowser(), startBrowserHost()])
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await host?.close()
-  })
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((context) => context.close()))
-    expect(problems.splice(0)).toEqual([])
-    await host.auth.accounts.setAcceptedPasscodes(admin, 'acc_1', 'both')
-  })
-
-  async function signIn(
-    person: keyof typeof PEOPLE,
-    page = '/settings/',
-    { viewport = { width: 1280, height: 900 }, timezoneId = 'UTC' }: { viewport?: { width: number; height: number }; timezoneId?: string } = {},
-  ): Promise<Page> {
-    const context = await browser.newContext({ viewport, timezoneId, locale: 'en-US' })
-    contexts.push(context)
-    const tab = await context.newPage()
-    await tab.clock.setFixedTime(host.clock.ms)
-    tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
-    tab.on('console', (message) => {
-      if (message.type() === 'error' && !/status of 40[0-9]/.test(message.text())) problems.push(`console: ${message.text()}`)
-    })
-    await tab.goto(`${host.origin}/login?as=${person}&to=${encodeURIComponent(page)}`)
-    await tab.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
-    return tab
-  }
+  const dashboard = useDashboardBrowser()
+  const { signIn } = dashboard
 
   const connect = (passcode: string, partner = 'acme') =>
-    fetch(`${host.origin}/v1/connect?partner=${partner}`, { headers: { 'X-Service-Account-Id': 'acc_1', 'X-Service-Passcode': passcode } })
+    fetch(`${dashboard.host.origin}/v1/connect?partner=${partner}`, { headers: { 'X-Service-Account-Id': 'acc_1', 'X-Service-Passcode': passcode } })
   const row = (page: Page, name: string) => page.getByRole('row').filter({ has: page.getByRole('cell', { name, exact: true }) })
 
   it('disables a passcode after asking: /v1/connect refuses it, the row says Disabled; Enable makes it work again at once', async () => {
-    const created = await host.auth.passcodes.create(admin, 'acc_1', { name: 'Investigate me', expiry: 90 })
+    const created = await dashboard.host.auth.passcodes.create(admin, 'acc_1', { name: 'Investigate me', expiry: 90 })
     expect((await connect(created.value)).status).toBe(200)
     const page = await signIn('admin')
     const asked: string[] = []
@@ -106,7 +73,7 @@ describe.skipIf(availability.skip)(availability.title('disable, enable and descr
     await description.fill('Weekly billing export')
     await edit.getByRole('button', { name: 'Save' }).click()
     await page.getByRole('row').filter({ hasText: 'Weekly billing export' }).waitFor()
-    const stored = (await host.auth.passcodes.list(admin, 'acc_1')).find((passcode) => passcode.name === 'Described') as
+    const stored = (await dashboard.host.auth.passcodes.list(admin, 'acc_1')).find((passcode) => passcode.name === 'Described') as
       { description?: string } | undefined
     expect(stored?.description).toBe('Weekly billing export')
   })

@@ -1,4 +1,6 @@
 import express from 'express'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, expect } from 'vitest'
 import { createPasscodeAuth, type PasscodeAuth } from '../../src/index'
 import { connectHandler, dashboard } from '../../src/express/index'
 import type { DashboardSession, DirectoryUser } from '../../src/dashboard/index'
@@ -6,6 +8,7 @@ import { memoryStore } from '../../src/memory'
 import type { RunningApp } from '../conformance/http'
 import { listen } from '../http/frameworks'
 import { manualClock, TEST_KEY } from '../helpers/service'
+import { launchBrowser } from '../helpers/browser'
 
 /** The people of the test account, and who they are to the dashboard. */
 export const PEOPLE = {
@@ -67,4 +70,55 @@ export async function startBrowserHost(): Promise<BrowserHost> {
   app.all('/v1/connect', connectHandler(auth))
   const running: RunningApp = await listen(app)
   return { origin: `http://127.0.0.1:${running.port}`, auth, clock, close: running.close }
+}
+
+/** What {@link useDashboardBrowser} gives a test file: set once its `beforeAll` ran. */
+export interface DashboardBrowser {
+  host: BrowserHost
+  browser: Browser
+  /**
+   * Opens `page` in a fresh browser context as `person` (through the host's test login),
+   * with the host's clock, and collects the page's errors and console errors, which fail
+   * the test in `afterEach`.
+   */
+  signIn(person: keyof typeof PEOPLE, page?: string, options?: { viewport?: { width: number; height: number }; timezoneId?: string }): Promise<Page>
+}
+
+/**
+ * The browser, host and sign-in that the dashboard's Chromium files share: launched in
+ * `beforeAll` (with `seed` run on the host), closed in `afterAll`; after each test the
+ * contexts are closed, no page error or console error may have been seen, and the
+ * account accepts both kinds of passcodes again. Call it inside the file's `describe`.
+ */
+export function useDashboardBrowser(seed?: (host: BrowserHost) => Promise<void>): DashboardBrowser {
+  const contexts: BrowserContext[] = []
+  const problems: string[] = []
+  const session = {} as DashboardBrowser
+  beforeAll(async () => {
+    ;[session.browser, session.host] = await Promise.all([launchBrowser(), startBrowserHost()])
+    await seed?.(session.host)
+  })
+  afterAll(async () => {
+    await session.browser?.close()
+    await session.host?.close()
+  })
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((context) => context.close()))
+    expect(problems.splice(0)).toEqual([])
+    await session.host.auth.accounts.setAcceptedPasscodes(PEOPLE.admin.actor, 'acc_1', 'both')
+  })
+  session.signIn = async (person, page = '/settings/', { viewport = { width: 1280, height: 900 }, timezoneId = 'UTC' } = {}) => {
+    const context = await session.browser.newContext({ viewport, timezoneId, locale: 'en-US' })
+    contexts.push(context)
+    const tab = await context.newPage()
+    await tab.clock.setFixedTime(session.host.clock.ms)
+    tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
+    tab.on('console', (message) => {
+      if (message.type() === 'error' && !/status of 40[0-9]/.test(message.text())) problems.push(`console: ${message.text()}`)
+    })
+    await tab.goto(`${session.host.origin}/login?as=${person}&to=${encodeURIComponent(page)}`)
+    await tab.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
+    return tab
+  }
+  return session
 }

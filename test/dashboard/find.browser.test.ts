@@ -1,7 +1,7 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { browserAvailability, launchBrowser } from '../helpers/browser'
-import { PEOPLE, startBrowserHost, type BrowserHost } from './browser-host'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { browserAvailability } from '../helpers/browser'
+import { PEOPLE, useDashboardBrowser } from './browser-host'
 
 /**
  * Finding one of 100 passcodes (issue 34 item 4), in Chromium: search by name, hint and
@@ -13,13 +13,7 @@ const availability = browserAvailability()
 const admin = PEOPLE.admin.actor
 
 describe.skipIf(availability.skip)(availability.title('finding a passcode in Chromium'), { timeout: 90_000 }, () => {
-  let browser: Browser
-  let host: BrowserHost
-  const contexts: BrowserContext[] = []
-  const problems: string[] = []
-
-  beforeAll(async () => {
-    ;[browser, host] = await Promise.all([launchBrowser(), startBrowserHost()])
+  const dashboard = useDashboardBrowser(async (host) => {
     // 100 passcodes: created a day apart, expiring 1 to 100 days after creation (some expired by now), a few bound.
     for (let i = 1; i <= 100; i++) {
       const partners = i % 10 === 0 ? ['globex'] : undefined
@@ -31,33 +25,7 @@ describe.skipIf(availability.skip)(availability.title('finding a passcode in Chr
       host.clock.advance(86_400_000)
     }
   })
-  afterAll(async () => {
-    await browser?.close()
-    await host?.close()
-  })
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((context) => context.close()))
-    expect(problems.splice(0)).toEqual([])
-    await host.auth.accounts.setAcceptedPasscodes(admin, 'acc_1', 'both')
-  })
-
-  async function signIn(
-    person: keyof typeof PEOPLE,
-    page = '/settings/',
-    { viewport = { width: 1280, height: 900 }, timezoneId = 'UTC' }: { viewport?: { width: number; height: number }; timezoneId?: string } = {},
-  ): Promise<Page> {
-    const context = await browser.newContext({ viewport, timezoneId, locale: 'en-US' })
-    contexts.push(context)
-    const tab = await context.newPage()
-    await tab.clock.setFixedTime(host.clock.ms)
-    tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
-    tab.on('console', (message) => {
-      if (message.type() === 'error' && !/status of 40[0-9]/.test(message.text())) problems.push(`console: ${message.text()}`)
-    })
-    await tab.goto(`${host.origin}/login?as=${person}&to=${encodeURIComponent(page)}`)
-    await tab.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
-    return tab
-  }
+  const { signIn } = dashboard
 
   const names = (page: Page) => page.locator('tbody td.name').allTextContents()
 
@@ -68,7 +36,7 @@ describe.skipIf(availability.skip)(availability.title('finding a passcode in Chr
     await search.fill('service 04')
     await expect.poll(() => names(page)).toEqual(Array.from({ length: 10 }, (_, i) => `Service 04${i}`))
     await page.getByRole('status').filter({ hasText: 'Showing 10 of 100' }).waitFor()
-    const hint = (await host.auth.passcodes.list(admin, 'acc_1')).find((passcode) => passcode.name === 'Service 077')!.hint
+    const hint = (await dashboard.host.auth.passcodes.list(admin, 'acc_1')).find((passcode) => passcode.name === 'Service 077')!.hint
     await search.fill(hint.slice(-4))
     await expect.poll(() => names(page)).toContain('Service 077')
     await search.fill('globex')
@@ -80,7 +48,7 @@ describe.skipIf(availability.skip)(availability.title('finding a passcode in Chr
   it('filters by status, including "not accepted by this account", and sorts by expiry, created and name; a link keeps the view', async () => {
     const page = await signIn('admin')
     await page.getByText('100 of 100', { exact: true }).waitFor()
-    const list = await host.auth.passcodes.list(admin, 'acc_1')
+    const list = await dashboard.host.auth.passcodes.list(admin, 'acc_1')
     const expired = list
       .filter((passcode) => passcode.status === 'expired')
       .map((passcode) => passcode.name)
@@ -117,8 +85,8 @@ describe.skipIf(availability.skip)(availability.title('finding a passcode in Chr
       ])
     await expect(again.getByRole('searchbox', { name: 'Search' }).inputValue()).resolves.toBe('Service 09')
 
-    await host.auth.accounts.setAcceptedPasscodes(admin, 'acc_1', 'user')
-    await again.goto(`${host.origin}/settings/?status=not_accepted`)
+    await dashboard.host.auth.accounts.setAcceptedPasscodes(admin, 'acc_1', 'user')
+    await again.goto(`${dashboard.host.origin}/settings/?status=not_accepted`)
     const working = list.filter((passcode) => passcode.status === 'active' || passcode.status === 'expiring_soon').length
     await expect.poll(async () => (await names(again)).length).toBe(working)
     await expect(again.getByRole('combobox', { name: 'Status' }).inputValue()).resolves.toBe('not_accepted')

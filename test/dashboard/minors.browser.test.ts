@@ -1,7 +1,6 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { browserAvailability, launchBrowser } from '../helpers/browser'
-import { PEOPLE, startBrowserHost, type BrowserHost } from './browser-host'
+import { describe, expect, it } from 'vitest'
+import { browserAvailability } from '../helpers/browser'
+import { PEOPLE, useDashboardBrowser } from './browser-host'
 
 /**
  * The minors of issue 34, in Chromium: the smaller ways the dashboard misled or got in
@@ -14,41 +13,8 @@ const availability = browserAvailability()
 const admin = PEOPLE.admin.actor
 
 describe.skipIf(availability.skip)(availability.title('dashboard minors in Chromium'), { timeout: 90_000 }, () => {
-  let browser: Browser
-  let host: BrowserHost
-  const contexts: BrowserContext[] = []
-  const problems: string[] = []
-
-  beforeAll(async () => {
-    ;[browser, host] = await Promise.all([launchBrowser(), startBrowserHost()])
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await host?.close()
-  })
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((context) => context.close()))
-    expect(problems.splice(0)).toEqual([])
-    await host.auth.accounts.setAcceptedPasscodes(admin, 'acc_1', 'both')
-  })
-
-  async function signIn(
-    person: keyof typeof PEOPLE,
-    page = '/settings/',
-    { viewport = { width: 1280, height: 900 }, timezoneId = 'UTC' }: { viewport?: { width: number; height: number }; timezoneId?: string } = {},
-  ): Promise<Page> {
-    const context = await browser.newContext({ viewport, timezoneId, locale: 'en-US' })
-    contexts.push(context)
-    const tab = await context.newPage()
-    await tab.clock.setFixedTime(host.clock.ms)
-    tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
-    tab.on('console', (message) => {
-      if (message.type() === 'error' && !/status of 40[0-9]/.test(message.text())) problems.push(`console: ${message.text()}`)
-    })
-    await tab.goto(`${host.origin}/login?as=${person}&to=${encodeURIComponent(page)}`)
-    await tab.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
-    return tab
-  }
+  const dashboard = useDashboardBrowser()
+  const { signIn } = dashboard
 
   it('says in the form when 30 days or fewer make a passcode "Expiring soon" from the start', async () => {
     const page = await signIn('admin')
@@ -80,7 +46,7 @@ describe.skipIf(availability.skip)(availability.title('dashboard minors in Chrom
   })
 
   it('shows the current expiry in Edit, says new days count from today, ties the name label, and keeps headers whole', async () => {
-    await host.auth.passcodes.create(admin, 'acc_1', { name: 'Old one', expiry: 90 })
+    await dashboard.host.auth.passcodes.create(admin, 'acc_1', { name: 'Old one', expiry: 90 })
     const page = await signIn('admin')
     await page.getByRole('button', { name: 'Edit Old one' }).click()
     const form = page.getByRole('form', { name: 'Edit Old one' })
@@ -118,22 +84,22 @@ describe.skipIf(availability.skip)(availability.title('dashboard minors in Chrom
   })
 
   it('shows a revoked user passcode without its old hint or validity, an infinite one as never expiring, and an expired one without "reset"', async () => {
-    await host.auth.userPasscodes.grant(admin, 'acc_1', 'u_member', { validity: { type: 'infinite' } })
-    await host.auth.userPasscodes.grant(admin, 'acc_1', 'u_amy', { validity: { type: 'finite', days: 1 } })
+    await dashboard.host.auth.userPasscodes.grant(admin, 'acc_1', 'u_member', { validity: { type: 'infinite' } })
+    await dashboard.host.auth.userPasscodes.grant(admin, 'acc_1', 'u_amy', { validity: { type: 'finite', days: 1 } })
     const page = await signIn('admin', '/settings/users')
     const mo = page.getByRole('row').filter({ hasText: 'Mo Member' })
     await mo.getByRole('cell', { name: 'Never' }).first().waitFor()
-    await host.auth.userPasscodes.revoke(admin, 'acc_1', 'u_member')
+    await dashboard.host.auth.userPasscodes.revoke(admin, 'acc_1', 'u_member')
     await page.reload()
     await mo.getByText('Revoked').waitFor()
     await expect(mo.locator('code').count()).resolves.toBe(0)
     await expect(mo.textContent()).resolves.not.toContain('Infinite')
 
-    host.clock.advance(2 * 86_400_000)
+    dashboard.host.clock.advance(2 * 86_400_000)
     const amy = await signIn('amy', '/settings/me')
     await amy.getByText('Expired', { exact: true }).waitFor()
     await expect(amy.locator('#content').textContent()).resolves.not.toContain('reset')
-    await host.auth.userPasscodes.revoke(admin, 'acc_1', 'u_amy')
+    await dashboard.host.auth.userPasscodes.revoke(admin, 'acc_1', 'u_amy')
   })
 
   it('links "Your session has ended" to sign in again', async () => {
@@ -149,7 +115,7 @@ describe.skipIf(availability.skip)(availability.title('dashboard minors in Chrom
   })
 
   it('keeps status badges compact and hints whole at 375 px', async () => {
-    await host.auth.passcodes.create(admin, 'acc_1', { name: 'Phone soon', expiry: 10 })
+    await dashboard.host.auth.passcodes.create(admin, 'acc_1', { name: 'Phone soon', expiry: 10 })
     const page = await signIn('admin', '/settings/', { viewport: { width: 375, height: 740 } })
     const badge = page.getByRole('row').filter({ hasText: 'Phone soon' }).locator('.badge')
     await badge.waitFor()

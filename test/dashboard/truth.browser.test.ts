@@ -1,7 +1,7 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { browserAvailability, launchBrowser } from '../helpers/browser'
-import { PEOPLE, startBrowserHost, type BrowserHost } from './browser-host'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { browserAvailability } from '../helpers/browser'
+import { PEOPLE, useDashboardBrowser } from './browser-host'
 
 /**
  * The dashboard tells the truth (SPEC §5.43, issue 34 M1–M8 and its minors), in Chromium:
@@ -13,50 +13,17 @@ const availability = browserAvailability()
 const admin = PEOPLE.admin.actor
 
 describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromium'), { timeout: 90_000 }, () => {
-  let browser: Browser
-  let host: BrowserHost
-  const contexts: BrowserContext[] = []
-  const problems: string[] = []
-
-  beforeAll(async () => {
-    ;[browser, host] = await Promise.all([launchBrowser(), startBrowserHost()])
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await host?.close()
-  })
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((context) => context.close()))
-    expect(problems.splice(0)).toEqual([])
-    await host.auth.accounts.setAcceptedPasscodes(admin, 'acc_1', 'both')
-  })
-
-  async function signIn(
-    person: keyof typeof PEOPLE,
-    page = '/settings/',
-    { viewport = { width: 1280, height: 900 }, timezoneId = 'UTC' }: { viewport?: { width: number; height: number }; timezoneId?: string } = {},
-  ): Promise<Page> {
-    const context = await browser.newContext({ viewport, timezoneId, locale: 'en-US' })
-    contexts.push(context)
-    const tab = await context.newPage()
-    await tab.clock.setFixedTime(host.clock.ms)
-    tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
-    tab.on('console', (message) => {
-      if (message.type() === 'error' && !/status of 40[0-9]/.test(message.text())) problems.push(`console: ${message.text()}`)
-    })
-    await tab.goto(`${host.origin}/login?as=${person}&to=${encodeURIComponent(page)}`)
-    await tab.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
-    return tab
-  }
+  const dashboard = useDashboardBrowser()
+  const { signIn } = dashboard
 
   const connect = (passcode: string, partner = 'acme') =>
-    fetch(`${host.origin}/v1/connect?partner=${partner}`, { headers: { 'X-Service-Account-Id': 'acc_1', 'X-Service-Passcode': passcode } })
+    fetch(`${dashboard.host.origin}/v1/connect?partner=${partner}`, { headers: { 'X-Service-Account-Id': 'acc_1', 'X-Service-Passcode': passcode } })
   const row = (page: Page, name: string) => page.getByRole('row').filter({ has: page.getByRole('cell', { name, exact: true }) })
   const userRow = (page: Page, text: string) => page.getByRole('row').filter({ hasText: text })
 
   it("M1: a user passcode the account does not accept says so in its row and on the member's page, with a link to the setting", async () => {
-    await host.auth.accounts.setAcceptedPasscodes(admin, 'acc_1', 'account')
-    await host.auth.userPasscodes.grant(admin, 'acc_1', 'u_amy', { validity: { type: 'finite', days: 90 } })
+    await dashboard.host.auth.accounts.setAcceptedPasscodes(admin, 'acc_1', 'account')
+    await dashboard.host.auth.userPasscodes.grant(admin, 'acc_1', 'u_amy', { validity: { type: 'finite', days: 90 } })
     const adminPage = await signIn('admin', '/settings/users')
     const amyRow = userRow(adminPage, 'Amy Example')
     await amyRow.getByText('Not accepted').waitFor()
@@ -75,16 +42,16 @@ describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromi
     expect((await connect(value)).status).toBe(400)
 
     // Accepted again: the row says Active, and My passcode says the account accepts user passcodes.
-    await host.auth.accounts.setAcceptedPasscodes(admin, 'acc_1', 'both')
+    await dashboard.host.auth.accounts.setAcceptedPasscodes(admin, 'acc_1', 'both')
     await amy.reload()
     await amy.getByText('Active', { exact: true }).waitFor()
     await expect(amy.locator('#content').textContent()).resolves.toContain('This account accepts: Both')
-    await host.auth.userPasscodes.revoke(admin, 'acc_1', 'u_amy')
+    await dashboard.host.auth.userPasscodes.revoke(admin, 'acc_1', 'u_amy')
   })
 
   it('M2: saving "User passcodes only" says first how many account passcodes stop working; Passcodes then says "Not accepted"', async () => {
-    await host.auth.passcodes.create(admin, 'acc_1', { name: 'M2 sync', expiry: 90 })
-    const live = (await host.auth.passcodes.list(admin, 'acc_1')).filter(
+    await dashboard.host.auth.passcodes.create(admin, 'acc_1', { name: 'M2 sync', expiry: 90 })
+    const live = (await dashboard.host.auth.passcodes.list(admin, 'acc_1')).filter(
       (passcode) => passcode.status === 'active' || passcode.status === 'expiring_soon',
     ).length
     const page = await signIn('admin', '/settings/users')
@@ -126,7 +93,7 @@ describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromi
     await days.fill('7')
     await form.getByRole('button', { name: 'Create & View' }).click()
     await page.getByRole('region', { name: 'Passcode “M3 week” created' }).waitFor()
-    const created = (await host.auth.passcodes.list(admin, 'acc_1')).find((passcode) => passcode.name === 'M3 week')
+    const created = (await dashboard.host.auth.passcodes.list(admin, 'acc_1')).find((passcode) => passcode.name === 'M3 week')
     expect(created?.expiry).toBe(7)
   })
 
@@ -139,12 +106,12 @@ describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromi
     await page.getByRole('status').filter({ hasText: 'Passcode granted to u_member.' }).waitFor()
     await expect(form.getByRole('radio', { name: 'Finite', exact: true }).isChecked()).resolves.toBe(true)
     await expect(form.getByRole('spinbutton', { name: 'Number of days' }).isEnabled()).resolves.toBe(true)
-    await host.auth.userPasscodes.revoke(admin, 'acc_1', 'u_member')
+    await dashboard.host.auth.userPasscodes.revoke(admin, 'acc_1', 'u_member')
   })
 
   it('M5–M7: the overlap end is on the row; rotate asks first, refuses an empty overlap and warns that rotating again ends the previous value', async () => {
-    const created = await host.auth.passcodes.create(admin, 'acc_1', { name: 'M5 rotating', expiry: 90 })
-    const rotated = await host.auth.passcodes.rotate(admin, 'acc_1', created.passcode.id, { overlapMinutes: 60 })
+    const created = await dashboard.host.auth.passcodes.create(admin, 'acc_1', { name: 'M5 rotating', expiry: 90 })
+    const rotated = await dashboard.host.auth.passcodes.rotate(admin, 'acc_1', created.passcode.id, { overlapMinutes: 60 })
     const page = await signIn('admin')
     const m5 = row(page, 'M5 rotating')
     const overlap = m5.locator(`time[datetime="${rotated.passcode.previousValueEndsAt!.toISOString()}"]`)
@@ -186,7 +153,7 @@ describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromi
   })
 
   it('shows times relative and local, with the UTC time on hover and in <time datetime>', async () => {
-    const created = await host.auth.passcodes.create(admin, 'acc_1', { name: 'Times', expiry: 90 })
+    const created = await dashboard.host.auth.passcodes.create(admin, 'acc_1', { name: 'Times', expiry: 90 })
     const page = await signIn('admin', '/settings/', { timezoneId: 'America/Los_Angeles' })
     const time = row(page, 'Times').getByRole('cell').nth(3).locator('time')
     await time.waitFor()
@@ -202,7 +169,7 @@ describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromi
   })
 
   it('shows an error once, next to its field, named by its label; a form error in the form; a new message replaces the old one', async () => {
-    await host.auth.passcodes.create(admin, 'acc_1', { name: 'Taken', expiry: 90 })
+    await dashboard.host.auth.passcodes.create(admin, 'acc_1', { name: 'Taken', expiry: 90 })
     const page = await signIn('admin')
     await page.getByRole('button', { name: '+ Passcode' }).click()
     const form = page.getByRole('form', { name: 'New passcode' })
@@ -233,14 +200,15 @@ describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromi
     await grant.getByRole('button', { name: 'Grant Passcode' }).click()
     await grant.getByText(/already/).waitFor()
     await expect(users.getByText('Passcode granted to u_amy.').count()).resolves.toBe(0)
-    await host.auth.userPasscodes.revoke(admin, 'acc_1', 'u_amy')
+    await dashboard.host.auth.userPasscodes.revoke(admin, 'acc_1', 'u_amy')
   })
 
   it('M8: the count shows as "N of 100"; at the cap + Passcode is off and says why', async () => {
     const page = await signIn('admin')
-    const count = (await host.auth.passcodes.list(admin, 'acc_1')).length
+    const count = (await dashboard.host.auth.passcodes.list(admin, 'acc_1')).length
     await page.getByText(`${count} of 100`, { exact: true }).waitFor()
-    for (let i = count; i < 100; i++) await host.auth.passcodes.create(admin, 'acc_1', { name: `Bulk ${String(i).padStart(3, '0')}`, expiry: 90 })
+    for (let i = count; i < 100; i++)
+      await dashboard.host.auth.passcodes.create(admin, 'acc_1', { name: `Bulk ${String(i).padStart(3, '0')}`, expiry: 90 })
     await page.reload()
     await page.getByText('100 of 100', { exact: true }).waitFor()
     const button = page.getByRole('button', { name: '+ Passcode' })
