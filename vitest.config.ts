@@ -86,6 +86,7 @@ export const unitTests = [
   'test/dashboard/*.test.ts',
   'test/docs/*.test.ts',
   'test/stores/memory.test.ts',
+  'test/stores/pg-pool-connections.test.ts',
 ]
 
 /** The files in {@link unitTests}' folders that start a server, a database or a child process. */

@@ -30,8 +30,25 @@ export class StatementDeadlineError extends Error {
   }
 }
 
-/** A server's answer carries a SQLSTATE: the connection is fine. Anything else may have broken it. */
-const isServerError = (error: unknown): boolean => typeof (error as { code?: unknown } | null)?.code === 'string'
+/**
+ * Whether a failed statement left its connection unusable: an error with no SQLSTATE
+ * (the socket ended or failed), a FATAL or PANIC (the server ends the session after
+ * it: `pg_terminate_backend`, a shutdown), a connection exception (class 08) or an
+ * operator intervention that ends sessions (57P01–57P05). The server's error arrives
+ * before the socket's close, so waiting for the client's own 'error' or 'end' would
+ * hand a dead connection to the next statement. Any other server error (a constraint,
+ * a statement timeout) leaves the session fine.
+ */
+export function endsSession(error: unknown): boolean {
+  return typeof (error as { code?: unknown } | null)?.code !== 'string' || serverEndedSession(error)
+}
+
+/** A server error after which the server ends the session (see {@link endsSession}). */
+function serverEndedSession(error: unknown): boolean {
+  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown }
+  if (typeof code !== 'string') return false
+  return severity === 'FATAL' || severity === 'PANIC' || code.startsWith('08') || /^57P0[1-5]$/.test(code)
+}
 
 /**
  * Borrows a connection, runs `work` on it and hands it back, unless `work` has not
@@ -45,7 +62,7 @@ function onConnection<T>(
   pool: PgPoolLike,
   work: (client: PgPoolClientLike) => Promise<T>,
   deadlineMs: number | undefined,
-  destroyAfter: (error: unknown) => boolean = (error) => !isServerError(error),
+  destroyAfter: (error: unknown) => boolean = endsSession,
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let client: PgPoolClientLike | undefined
@@ -140,8 +157,10 @@ export function pgPoolDatabase(pool: PgPoolLike): Database {
           throw outcome.error
         },
         options?.unbounded === true ? undefined : STATEMENT_DEADLINE_MS,
-        // Rolled back: the connection is fine. A connection that failed is destroyed, never handed out again.
-        () => broken,
+        // Rolled back: the connection is fine (the error may be the host's own, thrown
+        // inside). A connection that failed, or whose session the server ended, is
+        // destroyed, never handed out again.
+        (error) => broken || serverEndedSession(error),
       )
     },
 
