@@ -53,7 +53,7 @@ export function pgClientDatabase(client: PgClientLike): Database {
   return {
     query: (text, params) => exclusive(() => connection.query(text, params)),
 
-    lookup: (text, key) => exclusive(() => lookup(text, key)),
+    lookup: (text, key, call) => exclusive(() => lookup(text, key, call)),
 
     transaction: (fn) =>
       exclusive(async () => {
