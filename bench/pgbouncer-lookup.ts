@@ -63,7 +63,7 @@ try {
   await direct.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`)
   await migrate(direct, { schema: SCHEMA })
   // The function as migration 10 creates it, again under another name with the search path pinned.
-  const [create] = MIGRATIONS.find((migration) => migration.version === 10)!.statements(SCHEMA)
+  const [create] = MIGRATIONS.find((migration) => migration.name === 'the verification lookup as a function')!.statements(SCHEMA)
   await direct.query(
     create!
       .replace(`${SCHEMA}.find_credential_by_hash(text)`, `${SCHEMA}.find_credential_pinned(text)`)

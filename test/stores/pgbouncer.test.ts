@@ -26,6 +26,8 @@ import { openSqlFixture, schemaPool, uniqueSchema } from './sql-fixture'
  */
 
 const availability = pgbouncerAvailability()
+/** The schema version that adds the lookup function. */
+const LOOKUP_FUNCTION_VERSION = MIGRATIONS.find((migration) => migration.name === 'the verification lookup as a function')!.version
 const title = availability.available
   ? 'PostgreSQL through PgBouncer (transaction mode)'
   : `PostgreSQL through PgBouncer (skipped: ${availability.reason})`
@@ -154,7 +156,7 @@ describe.skipIf(!availability.available)(title, () => {
       await applyMigrations(
         toDatabase(direct),
         schema,
-        MIGRATIONS.filter((migration) => migration.version < 10),
+        MIGRATIONS.filter((migration) => migration.version < LOOKUP_FUNCTION_VERSION),
       )
       const { pool, texts } = watchedPool()
       const sql = statements(schema)
@@ -173,7 +175,7 @@ describe.skipIf(!availability.available)(title, () => {
         await auth.passcodes.delete(admin, 'acc_1', passcode.id)
         expect(await auth.authenticate(credential)).toMatchObject({ ok: false, statusCode: 400 })
 
-        expect(await migrate(direct, { schema })).toMatchObject({ applied: [10] })
+        expect((await migrate(direct, { schema })).applied).toContain(LOOKUP_FUNCTION_VERSION)
         const afterMigration = texts.length
         expect(await auth.authenticate({ accountId: 'acc_1', passcode: other.value })).toMatchObject({ ok: true })
         expect(texts.slice(afterMigration)).not.toContain(sql.callFindCredentialByHash)

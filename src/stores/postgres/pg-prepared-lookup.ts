@@ -42,14 +42,17 @@ const sqlState = (error: unknown): string => String((error as { code?: unknown }
  * that lookup and every later one on this database go through `call`, the schema's
  * lookup function (schema version 10), unnamed. PL/pgSQL keeps the plan of the
  * function's query per server session, so the server only parses and plans the call
- * itself, as cheap as a bare one-column read. Measured side by side with
- * `npm run bench -- --only=cold-path --pgbouncer` (PgBouncer 1.18, transaction mode; cache
- * off, 16 in flight): a miss through PgBouncer ran at 0.25–0.39 of a bare indexed read
- * through it with the unnamed statement, and at 0.98–1.05 (1 in flight: 0.90–0.98)
- * through the function; see docs/benchmarks.md. Where named statements work the
- * named statement stays: on a direct connection the function, named or not, ran at
- * 0.84–0.88 of the named statement's calls per second in the same runs (the PL/pgSQL
- * call costs the server a few microseconds more).
+ * itself, about as cheap as a bare one-column read. Measured side by side with
+ * `npm run bench -- --only=cold-path --pgbouncer` (PgBouncer 1.18 in transaction mode,
+ * four runs on a loaded 2-core machine; docs/benchmarks.md): through PgBouncer the
+ * function's call ran at 0.59–1.01 of a bare one-column read one at a time and
+ * 0.61–1.00 with 16 in flight, the lookup statement unnamed at 0.16–0.38; server CPU per
+ * lookup with 16 in flight 79–107 µs through the function, 352–403 µs for the statement
+ * unnamed, 61–68 µs for the bare read. Where named statements work, the named statement
+ * stays: on a direct connection, in the same runs and one without `--pgbouncer`, the
+ * server spent (16 in flight) 57–80 µs per lookup on it, 67–95 µs on the function named and 81–121 µs
+ * on the function unnamed, and the function unnamed ran at 0.63–0.85 of its calls/s one
+ * at a time.
  *
  * A schema without the function (not migrated yet), or a role that may not run it
  * (42883, 42501), gets the plain statement unnamed, as before, and the function is
