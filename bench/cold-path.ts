@@ -3,7 +3,9 @@
  * off, `auth.authenticate()` runs next to the bare read it cannot beat: the store's
  * own lookup SQL, prepared, through the same `pg.Pool` (10 connections), or through
  * the same PGlite instance's public `query`; and, for reference, a one-column
- * `SELECT account_id FROM account_passcodes WHERE hash = $1` the same way. Each runs one call at a time and with 16 in flight; every scenario of a
+ * `SELECT account_id FROM account_passcodes WHERE hash = $1` the same way; and the
+ * schema's lookup function (what the store calls where named statements cannot be
+ * kept) next to the store's named statement. Each runs one call at a time and with 16 in flight; every scenario of a
  * store takes turns in each round, so noise hits all alike, and each ratio is the
  * median of per-round ratios. Also reported: process CPU per call (this process:
  * the client side), the store's own lookup alone, and the server round trips per

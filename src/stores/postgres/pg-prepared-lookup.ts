@@ -50,9 +50,9 @@ const sqlState = (error: unknown): string => String((error as { code?: unknown }
  * lookup with 16 in flight 79–107 µs through the function, 352–403 µs for the statement
  * unnamed, 61–68 µs for the bare read. Where named statements work, the named statement
  * stays: on a direct connection, in the same runs and one without `--pgbouncer`, the
- * server spent (16 in flight) 57–80 µs per lookup on it, 67–95 µs on the function named and 81–121 µs
- * on the function unnamed, and the function unnamed ran at 0.63–0.85 of its calls/s one
- * at a time.
+ * server spent (16 in flight) 57–80 µs per lookup on it, 67–95 µs on the function
+ * named and 81–121 µs on the function unnamed, and the function unnamed ran at
+ * 0.63–0.85 of its calls/s one at a time.
  *
  * A schema without the function (not migrated yet), or a role that may not run it
  * (42883, 42501), gets the plain statement unnamed, as before, and the function is
