@@ -40,19 +40,19 @@ const sqlState = (error: unknown): string => String((error as { code?: unknown }
  * cannot work (a pooler in transaction mode hands the next call another server
  * connection, or the host ran `DEALLOCATE ALL`), the server answers 26000 or 42P05:
  * that lookup and every later one on this database go through `call`, the schema's
- * lookup function (schema version 10), unnamed. PL/pgSQL keeps the plan of the
- * function's query per server session, so the server only parses and plans the call
- * itself, about as cheap as a bare one-column read. Measured side by side with
- * `npm run bench -- --only=cold-path --pgbouncer` (PgBouncer 1.18 in transaction mode,
- * four runs on a loaded 2-core machine; docs/benchmarks.md): through PgBouncer the
- * function's call ran at 0.59–1.01 of a bare one-column read one at a time and
- * 0.61–1.00 with 16 in flight, the lookup statement unnamed at 0.16–0.38; server CPU per
- * lookup with 16 in flight 79–107 µs through the function, 352–403 µs for the statement
- * unnamed, 61–68 µs for the bare read. Where named statements work, the named statement
- * stays: on a direct connection, in the same runs and one without `--pgbouncer`, the
- * server spent (16 in flight) 57–80 µs per lookup on it, 67–95 µs on the function
- * named and 81–121 µs on the function unnamed, and the function unnamed ran at
- * 0.63–0.85 of its calls/s one at a time.
+ * lookup function (schema version 10), unnamed. PL/pgSQL keeps the plans of the
+ * function's queries per server session, so the server only parses and plans the call
+ * itself, and the function's query is three index probes run one after the other.
+ * Measured side by side with `npm run bench -- --only=cold-path --pgbouncer`
+ * (PgBouncer 1.18 in transaction mode, two runs on a loaded 2-core machine;
+ * docs/benchmarks.md): through PgBouncer the function's call ran at 0.92–1.13 of a
+ * bare one-column read, the lookup statement unnamed at 0.19–0.30; the server spent
+ * 59–64 µs per call of the function with 16 in flight, 57–62 µs per bare read and
+ * 487–507 µs per lookup statement unnamed. Where named statements work, the named
+ * statement stays: on a direct connection, in the same runs, the function called
+ * named ran at 0.98–1.17 of its calls/s (the server spending 54–55 µs on it against
+ * 58–62 µs, 16 in flight), as fast but not clearly faster, and the named statement
+ * needs no fallback for a schema without the function.
  *
  * A schema without the function (not migrated yet), or a role that may not run it
  * (42883, 42501), gets the plain statement unnamed, as before, and the function is
