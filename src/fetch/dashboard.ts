@@ -51,7 +51,8 @@ export function dashboard(auth: PasscodeAuth, options: FetchDashboardOptions): (
 
   return async (request) => {
     const method = request.method.toUpperCase()
-    const path = new URL(request.url).pathname
+    const url = new URL(request.url)
+    const path = url.pathname
     const inside = path === base || path.startsWith(`${base}/`)
     const answer = await handler.handle(
       {
@@ -59,6 +60,7 @@ export function dashboard(auth: PasscodeAuth, options: FetchDashboardOptions): (
         base,
         // Outside basePath: a path the dashboard has not, so its 404.
         path: inside ? path.slice(base.length) || '/' : '/not-the-dashboard',
+        query: url.search.slice(1),
         header: (name) => request.headers.get(name) ?? undefined,
         body: async () => {
           const text = await request.text()

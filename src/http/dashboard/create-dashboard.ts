@@ -112,7 +112,11 @@ export function createDashboard(auth: PasscodeAuth, options: DashboardOptions = 
     async handle(request, resolveSession) {
       const { path, base } = request
       if (path === '/api' || path.startsWith('/api/')) {
-        return api.handle({ method: request.method, path: path.slice(4) || '/', header: request.header, body: request.body }, resolveSession)
+        const { query } = request
+        return api.handle(
+          { method: request.method, path: path.slice(4) || '/', ...(query !== undefined && { query }), header: request.header, body: request.body },
+          resolveSession,
+        )
       }
       const method = request.method
       if (method !== 'GET' && method !== 'HEAD') return html(405, renderNotFound(base), { allow: 'GET, HEAD' })
