@@ -23,8 +23,10 @@ export interface FetchDashboardOptions extends DashboardOptions {
   readonly session: (request: Request) => SessionResult | Promise<SessionResult>
 }
 
+// A copy of the headers: answers share frozen header objects, and a server may add to
+// the object a Response was made with (@hono/node-server sets Content-Length on it).
 const toResponse = (answer: DashboardResponse, head: boolean): Response =>
-  new Response(answer.statusCode === 204 || head ? null : answer.body, { status: answer.statusCode, headers: answer.headers })
+  new Response(answer.statusCode === 204 || head ? null : answer.body, { status: answer.statusCode, headers: { ...answer.headers } })
 
 /**
  * The dashboard over web-standard `Request`/`Response` (Bun, Deno, Cloudflare Workers,
