@@ -1,11 +1,8 @@
 import { z } from 'zod'
-import { AUDIT_ACTIONS, type AuditAction } from '../../core/audit'
+import { AUDIT_ACTIONS, AUDIT_PAGE_SIZE, MAX_AUDIT_PAGE_SIZE, type AuditAction } from '../../core/audit'
 import { InvalidInputError } from '../../core/errors'
 
-/** The page size of `auth.audit.list` unless `limit` says otherwise. */
-export const AUDIT_PAGE_SIZE = 50
-/** The largest page `auth.audit.list` returns. */
-export const MAX_AUDIT_PAGE_SIZE = 200
+export { AUDIT_PAGE_SIZE, MAX_AUDIT_PAGE_SIZE }
 
 /**
  * Filters of `auth.audit.list` and `auth.audit.export`.
