@@ -659,7 +659,10 @@ export function describeManagementConformance(targets: readonly ManagementTarget
         expect(sent.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8')
         expect(sent.headers.get('content-disposition')).toBe('attachment; filename="audit-acc_audit.jsonl"')
         expect(sent.headers.get('cache-control')).toBe('no-store')
-        const lines = sent.text.trimEnd().split('\n').map((line) => JSON.parse(line) as { sequence: number; time: string })
+        const lines = sent.text
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { sequence: number; time: string })
         expect(lines.map((line) => line.sequence)).toEqual([1, 2])
         for (const value of values) expect(sent.text).not.toContain(value)
         const bad = await send('GET', '/audit/export?limit=5', { session: 'ana' })

@@ -16,7 +16,11 @@ export function queryOf(target: string | undefined): string {
  * those in `repeatable` (read as a list); an unknown, repeated or invalid one is an
  * `InvalidInputError` on that parameter's name, which the API answers with 400.
  */
-export function parseQuery<Schema extends z.ZodObject>(schema: Schema, query: string | undefined, repeatable: readonly string[] = []): z.output<Schema> {
+export function parseQuery<Schema extends z.ZodObject>(
+  schema: Schema,
+  query: string | undefined,
+  repeatable: readonly string[] = [],
+): z.output<Schema> {
   const params = new URLSearchParams(query ?? '')
   const input: Record<string, string | string[]> = {}
   for (const name of new Set(params.keys())) {

@@ -173,9 +173,9 @@ export function auditCases(fixture: () => StoreFixture): void {
       const sequences = (records: AuditRecord[]) => records.map((r) => r.sequence)
       expect(sequences(await log(store).list('acc_1', { order: 'newest', limit: 10, actorUserId: 'u_ana' }))).toEqual([3, 1])
       expect(sequences(await log(store).list('acc_1', { order: 'oldest', limit: 10, actorUserId: 'u_"quoted"\\' }))).toEqual([5])
-      expect(
-        sequences(await log(store).list('acc_1', { order: 'newest', limit: 10, actorUserId: 'u_ana', actions: ['passcode.created'] })),
-      ).toEqual([1])
+      expect(sequences(await log(store).list('acc_1', { order: 'newest', limit: 10, actorUserId: 'u_ana', actions: ['passcode.created'] }))).toEqual([
+        1,
+      ])
       expect(await log(store).list('acc_1', { order: 'newest', limit: 10, actorUserId: 'system' })).toEqual([])
     })
 
