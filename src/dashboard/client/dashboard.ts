@@ -5,6 +5,8 @@
 // <img src=x onerror=alert(1)> shows as those characters. The CSP of the page allows
 // this file and nothing inline.
 
+import { activityPage } from './activity'
+
 /** A status as the management API sends it (SPEC §5.38 adds `disabled`). */
 type Status = 'active' | 'expiring_soon' | 'expired' | 'revoked' | 'disabled'
 /** Which passcodes the account accepts. */
@@ -64,10 +66,10 @@ const MAX_PASSCODES = 100
 /** An attribute value: `true` sets it empty, `false`, `null` and `undefined` leave it out; `on…` takes a listener. */
 type Attribute = string | number | boolean | null | undefined | ((event: Event) => unknown)
 /** A child: text, an element, nothing, or a list of them. */
-type Child = string | number | Node | null | undefined | false | readonly Child[]
+export type Child = string | number | Node | null | undefined | false | readonly Child[]
 
 /** Creates an element; strings among the children become text nodes. */
-function h<K extends keyof HTMLElementTagNameMap>(
+export function h<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   attributes?: Readonly<Record<string, Attribute>> | null,
   ...children: Child[]
@@ -115,7 +117,7 @@ const USER_ID = /^[\x21-\x7E]{1,256}$/
 const USER_ID_MESSAGE = 'Invalid userId: must be 1 to 256 visible ASCII characters'
 
 /** Calls the management API; an error answer throws an {@link ApiError}. */
-async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' }
   const init: RequestInit = { method, headers, credentials: 'same-origin', cache: 'no-store' }
   if (body !== undefined) {
@@ -202,7 +204,7 @@ function clearFieldErrors(form: HTMLElement): void {
  * shows in the notice; one that names a field of the form (from the API, or a
  * FieldError the page raised before sending) shows under that field too.
  */
-async function run(button: HTMLButtonElement | null, action: () => Promise<unknown>, form?: HTMLFormElement): Promise<void> {
+export async function run(button: HTMLButtonElement | null, action: () => Promise<unknown>, form?: HTMLFormElement): Promise<void> {
   clearError()
   if (form) clearFieldErrors(form)
   if (button) button.disabled = true
@@ -284,7 +286,7 @@ function relative(ms: number): string {
  * A time as people read it: relative ("in 3 months") and in their own time zone, with the
  * UTC time on hover and in `datetime`.
  */
-function time(iso: string | null | undefined): Child {
+export function time(iso: string | null | undefined): Child {
   if (!iso) return ''
   const at = new Date(iso)
   return h(
@@ -1165,5 +1167,5 @@ async function mePage() {
   await run(null, load)
 }
 
-const pages: Readonly<Record<string, () => Promise<void>>> = { passcodes: passcodesPage, users: usersPage, me: mePage }
+const pages: Readonly<Record<string, () => Promise<void>>> = { passcodes: passcodesPage, users: usersPage, me: mePage, activity: activityPage }
 void pages[main.dataset.page ?? '']?.()
