@@ -310,7 +310,8 @@ export async function activityPage(): Promise<void> {
       'tr',
       {},
       h('td', { 'data-label': 'When', class: 'when' }, time(record.at)),
-      h('td', { 'data-label': 'What happened', class: 'what' }, sentence(record, names, me, filterLink)),
+      // One element: in the narrow layout a cell's children are flex items, which would break the sentence apart.
+      h('td', { 'data-label': 'What happened', class: 'what' }, h('span', { class: 'sentence' }, sentence(record, names, me, filterLink))),
     )
   }
 
