@@ -146,6 +146,8 @@ describe.skipIf(availability.skip)(availability.title('the Activity page in Chro
     await page.getByRole('status').filter({ hasText: 'Showing 25 events, newest first' }).waitFor()
     await page.getByRole('button', { name: 'Older' }).click()
     await expect.poll(() => page.locator('tbody tr').count()).toBe(all)
+    // The focus moves to the first older record, as a reader continues there.
+    expect(await page.evaluate(() => document.activeElement === document.querySelectorAll('tbody tr')[25])).toBe(true)
     await expect.poll(() => page.getByRole('button', { name: 'Older' }).isHidden()).toBe(true)
     expect((await sentences(page)).at(-1)).toBe('You (admin) created passcode “Batch 01”, expiring Jan 31, 2026, 12:00 AM')
     expect(new Set(await sentences(page)).size).toBeGreaterThan(all - 5)

@@ -5,7 +5,28 @@
 // string from the server goes in as text. A record holds no passcode value, hash or
 // key, and the page shows none of its own chain hashes either.
 
-import { api, h, run, time, type Child } from './dashboard'
+/** A child as dashboard.ts's `h` takes it: text, an element, nothing, or a list of them. */
+type Child = string | number | Node | null | undefined | false | readonly Child[]
+type Attribute = string | number | boolean | null | undefined | ((event: Event) => unknown)
+
+/**
+ * What the page uses of dashboard.ts, handed over by it (this module imports nothing
+ * from it, so the two do not import each other): the element builder, the API call, the
+ * action runner that shows errors, and the time element of every page.
+ */
+export interface PageTools {
+  readonly h: <K extends keyof HTMLElementTagNameMap>(
+    tag: K,
+    attributes?: Readonly<Record<string, Attribute>> | null,
+    ...children: Child[]
+  ) => HTMLElementTagNameMap[K]
+  readonly api: <T>(method: string, path: string, body?: unknown) => Promise<T>
+  readonly run: (button: HTMLButtonElement | null, action: () => Promise<unknown>) => Promise<void>
+  readonly time: (iso: string | null | undefined) => Child
+}
+
+// Set by activityPage() before anything below runs.
+let h: PageTools['h']
 
 /** An audit record as `GET /audit` sends it. */
 interface AuditRecord {
@@ -104,7 +125,7 @@ function sentence(
     actor.type === 'user'
       ? [filterLink('actor', actor.userId, person(actor.userId)), ` (${actor.role})`]
       : record.action === 'passcode.leak_reported'
-        ? 'A leak report'
+        ? 'The leak report'
         : 'The expiry notifier'
   const passcode: Child = target.type === 'passcode' ? ['passcode ', filterLink('target', target.id, quoted(target.name))] : 'the account'
   const holder = target.type === 'user' ? filterLink('target', target.id, person(target.id)) : ''
@@ -113,7 +134,7 @@ function sentence(
     Object.entries(changes)
       .filter(([field]) => field !== 'expiresAt')
       .map(([field, { before, after: now }]) =>
-        field === 'description' ? 'the description' : `${FIELD_NAMES[field] ?? field} ${valueText(field, before)} → ${valueText(field, now)}`,
+        field === 'description' ? 'a new description' : `${FIELD_NAMES[field] ?? field} ${valueText(field, before)} → ${valueText(field, now)}`,
       )
       .join('; ')
 
@@ -149,8 +170,11 @@ function sentence(
       return [who, ' enabled ', passcode, ' again']
     case 'passcode.deleted':
       return [who, ' deleted ', passcode]
-    case 'passcode.leak_reported':
-      return [who, after('disabled') === true ? ' disabled ' : ' named ', passcode, ' found in public']
+    case 'passcode.leak_reported': {
+      const where = [after('url'), after('source')].find((text) => typeof text === 'string' && text !== '')
+      const done = after('disabled') === true ? ' disabled ' : changes.name?.after === null ? ' deleted ' : ' reported '
+      return [who, done, passcode, where === undefined ? '' : `, found at ${String(where)}`]
+    }
     case 'user_passcode.granted': {
       const validity = after('validity')
       return [
@@ -189,8 +213,10 @@ interface UserRow {
   readonly passcode: unknown
 }
 
-/** Settings > Activity. */
-export async function activityPage(): Promise<void> {
+/** Settings > Activity, with the tools of dashboard.ts. */
+export async function activityPage(tools: PageTools): Promise<void> {
+  h = tools.h
+  const { api, run, time } = tools
   const main = document.getElementById('main')!
   const content = document.getElementById('content')!
   const me = main.dataset.userId ?? ''
@@ -323,8 +349,14 @@ export async function activityPage(): Promise<void> {
     const filtered = Object.keys(current).length > 0
     const empty =
       count === 0 ? [h('tr', {}, h('td', { colspan: 2, class: 'empty' }, filtered ? 'No activity matches these filters.' : 'No activity yet.'))] : []
-    if (more) rows.append(...page.records.map(row))
-    else rows.replaceChildren(...empty, ...page.records.map(row))
+    const added = page.records.map(row)
+    if (more) rows.append(...added)
+    else rows.replaceChildren(...empty, ...added)
+    // After Older, the focus goes to the first older record (the button may be gone), as a reader continues.
+    if (more && added[0] !== undefined) {
+      added[0].tabIndex = -1
+      added[0].focus()
+    }
     cursor = page.nextCursor
     older.hidden = cursor === null
     clear.hidden = !filtered

@@ -66,10 +66,10 @@ const MAX_PASSCODES = 100
 /** An attribute value: `true` sets it empty, `false`, `null` and `undefined` leave it out; `on…` takes a listener. */
 type Attribute = string | number | boolean | null | undefined | ((event: Event) => unknown)
 /** A child: text, an element, nothing, or a list of them. */
-export type Child = string | number | Node | null | undefined | false | readonly Child[]
+type Child = string | number | Node | null | undefined | false | readonly Child[]
 
 /** Creates an element; strings among the children become text nodes. */
-export function h<K extends keyof HTMLElementTagNameMap>(
+function h<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   attributes?: Readonly<Record<string, Attribute>> | null,
   ...children: Child[]
@@ -117,7 +117,7 @@ const USER_ID = /^[\x21-\x7E]{1,256}$/
 const USER_ID_MESSAGE = 'Invalid userId: must be 1 to 256 visible ASCII characters'
 
 /** Calls the management API; an error answer throws an {@link ApiError}. */
-export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' }
   const init: RequestInit = { method, headers, credentials: 'same-origin', cache: 'no-store' }
   if (body !== undefined) {
@@ -204,7 +204,7 @@ function clearFieldErrors(form: HTMLElement): void {
  * shows in the notice; one that names a field of the form (from the API, or a
  * FieldError the page raised before sending) shows under that field too.
  */
-export async function run(button: HTMLButtonElement | null, action: () => Promise<unknown>, form?: HTMLFormElement): Promise<void> {
+async function run(button: HTMLButtonElement | null, action: () => Promise<unknown>, form?: HTMLFormElement): Promise<void> {
   clearError()
   if (form) clearFieldErrors(form)
   if (button) button.disabled = true
@@ -286,7 +286,7 @@ function relative(ms: number): string {
  * A time as people read it: relative ("in 3 months") and in their own time zone, with the
  * UTC time on hover and in `datetime`.
  */
-export function time(iso: string | null | undefined): Child {
+function time(iso: string | null | undefined): Child {
   if (!iso) return ''
   const at = new Date(iso)
   return h(
@@ -1167,5 +1167,10 @@ async function mePage() {
   await run(null, load)
 }
 
-const pages: Readonly<Record<string, () => Promise<void>>> = { passcodes: passcodesPage, users: usersPage, me: mePage, activity: activityPage }
+const pages: Readonly<Record<string, () => Promise<void>>> = {
+  passcodes: passcodesPage,
+  users: usersPage,
+  me: mePage,
+  activity: () => activityPage({ h, api, run, time }),
+}
 void pages[main.dataset.page ?? '']?.()
