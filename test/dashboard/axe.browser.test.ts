@@ -119,8 +119,11 @@ describe.skipIf(availability.skip)(availability.title('dashboard accessibility (
       await rotate.locator('.field-error').waitFor()
       await check(`Passcodes, rotate open with an error, ${viewport.width} px`, page)
       await rotate.getByRole('spinbutton').fill('0')
-      page.once('dialog', (dialog) => void dialog.accept())
       await rotate.getByRole('button', { name: 'Rotate & View' }).click()
+      const dialog = page.getByRole('dialog', { name: 'Rotate “Only one”?' })
+      await dialog.waitFor()
+      await check(`Passcodes, rotate confirm dialog open, ${viewport.width} px`, page)
+      await dialog.getByRole('button', { name: 'Rotate now' }).click()
       await page.getByRole('region', { name: 'New value for “Only one”' }).waitFor()
       await check(`Passcodes, value shown once, ${viewport.width} px`, page)
 

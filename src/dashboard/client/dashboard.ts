@@ -5,6 +5,8 @@
 // <img src=x onerror=alert(1)> shows as those characters. The CSP of the page allows
 // this file and nothing inline.
 
+import { confirmAction } from './confirm-dialog'
+
 /** A status as the management API sends it (SPEC §5.38 adds `disabled`). */
 type Status = 'active' | 'expiring_soon' | 'expired' | 'revoked' | 'disabled'
 /** Which passcodes the account accepts. */
@@ -352,13 +354,20 @@ function actionForm(
   return form
 }
 
-/** A button that asks `question` in the browser's confirm dialog, then runs `action`. */
+/** A button that asks `question` in a confirm dialog whose button says `confirm`, then runs `action`. */
 function confirmButton(
   text: string,
-  { label, danger = false, question, action }: { label: string; danger?: boolean; question: string; action: () => Promise<unknown> },
+  {
+    label,
+    danger = false,
+    question,
+    confirm,
+    action,
+  }: { label: string; danger?: boolean; question: string; confirm: string; action: () => Promise<unknown> },
 ): HTMLButtonElement {
-  const onclick = (event: Event) => {
-    if (window.confirm(question)) void run(event.currentTarget as HTMLButtonElement, action)
+  const onclick = async (event: Event) => {
+    const button = event.currentTarget as HTMLButtonElement
+    if (await confirmAction({ question, confirm, danger })) await run(button, action)
   }
   return h('button', { type: 'button', class: danger ? 'danger' : undefined, 'aria-label': label, onclick }, text)
 }
@@ -785,7 +794,7 @@ async function passcodesPage(): Promise<void> {
           ]
             .filter(Boolean)
             .join(' ')
-          if (typeof overlap === 'number' && !window.confirm(question)) return
+          if (typeof overlap === 'number' && !(await confirmAction({ question, confirm: 'Rotate now', danger: true }))) return
           const rotated = await api<Issued<Passcode>>('POST', `/passcodes/${encodeURIComponent(passcode.id)}/rotate`, { overlapMinutes: overlap })
           await load()
           revealValue(`New value for “${rotated.passcode.name}”`, rotated.value, 'Copy this passcode now: you will not see it again.')
@@ -834,6 +843,7 @@ async function passcodesPage(): Promise<void> {
             passcode.status === 'disabled'
               ? confirmButton('Enable', {
                   label: label('Enable'),
+                  confirm: `Enable “${passcode.name}”`,
                   question: `Enable the passcode “${passcode.name}”? Calls with it work again at once.`,
                   action: async () => {
                     await api('POST', `/passcodes/${encodeURIComponent(passcode.id)}/enable`)
@@ -843,6 +853,7 @@ async function passcodesPage(): Promise<void> {
                 })
               : confirmButton('Disable', {
                   label: label('Disable'),
+                  confirm: `Disable “${passcode.name}”`,
                   question: `Disable the passcode “${passcode.name}”? Calls with it are refused until you enable it again; its value, name, partners and expiry are kept.`,
                   action: async () => {
                     await api('POST', `/passcodes/${encodeURIComponent(passcode.id)}/disable`)
@@ -852,6 +863,7 @@ async function passcodesPage(): Promise<void> {
                 }),
             confirmButton('Delete', {
               label: label('Delete'),
+              confirm: `Delete “${passcode.name}”`,
               danger: true,
               question: `Delete the passcode “${passcode.name}”? Calls with it stop working at once.`,
               action: async () => {
@@ -1021,6 +1033,7 @@ async function usersPage() {
         actions.append(
           confirmButton('Reset Passcode', {
             label: label('Reset Passcode'),
+            confirm: `Reset ${user.name || user.id}’s passcode`,
             question: `Reset the passcode of ${user.name || user.id}? The current value stops working at once.`,
             action: async () => {
               await api('POST', `/users/${encodeURIComponent(user.id)}/passcode/reset`)
@@ -1030,6 +1043,7 @@ async function usersPage() {
           }),
           confirmButton('Revoke Passcode', {
             label: label('Revoke Passcode'),
+            confirm: `Revoke ${user.name || user.id}’s passcode`,
             danger: true,
             question: `Revoke the passcode of ${user.name || user.id}? Calls with it stop working at once.`,
             action: async () => {
@@ -1082,7 +1096,7 @@ async function usersPage() {
         const many = `${stopping} ${kind} passcode${stopping === 1 ? '' : 's'}`
         if (stopping > 0) {
           const question = `Accept ${ACCEPTED_LABELS[chosen].toLowerCase()}? ${many} stop${stopping === 1 ? 's' : ''} working at once: requests with ${stopping === 1 ? 'it' : 'them'} are refused until the setting changes back.`
-          if (!window.confirm(question)) return
+          if (!(await confirmAction({ question, confirm: `Change to ${ACCEPTED_LABELS[chosen].toLowerCase()}`, danger: true }))) return
         }
         await api('PUT', '/account', { acceptedPasscodes: chosen })
         accepted = chosen
