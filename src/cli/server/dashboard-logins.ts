@@ -68,7 +68,7 @@ function cookieValue(header: string | undefined, name: string): string | undefin
 const page = (statusCode: number, title: string, body: string, headers: Record<string, string> = {}): DashboardResponse => ({
   statusCode,
   headers: { ...PAGE_HEADERS, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', ...headers },
-  body: `<!doctype html><html lang="en"><meta charset="utf-8"><title>${escapeHtml(title)} · Settings</title>\n${body}</html>`,
+  body: `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Settings</title>\n${body}</html>`,
 })
 
 const askForLink = () => `Ask for a new one with <code>${escapeHtml(`${commandName()} dashboard link --account <accountId>`)}</code>.`

@@ -6,6 +6,7 @@
 // this file and nothing inline.
 
 import { confirmAction } from './confirm-dialog'
+import { unusedFor, usageDetails, type PasscodeUsage } from './usage-chart'
 
 /** A status as the management API sends it (SPEC §5.38 adds `disabled`). */
 type Status = 'active' | 'expiring_soon' | 'expired' | 'revoked' | 'disabled'
@@ -295,6 +296,20 @@ function time(iso: string | null | undefined): Child {
     relative(at.getTime()),
     ' ',
     h('span', { class: 'local' }, LOCAL_TIME.format(at)),
+  )
+}
+/**
+ * A row's last use: when and through which partner, how long unused (what people check
+ * before deleting one: SPEC §5.41), and the 30-day usage chart on demand from `usagePath`.
+ */
+function lastUse(name: string, at: string | null, partner: string | null, usagePath: string): Child {
+  const unused = unusedFor(at)
+  return h(
+    'div',
+    {},
+    at ? [time(at), partner ? h('span', { class: 'muted' }, ` (${partner})`) : null] : null,
+    unused ? h('span', { class: 'unused' }, unused) : null,
+    usageDetails(name, async () => (await api<{ usage: PasscodeUsage }>('GET', usagePath)).usage),
   )
 }
 function cell(label: string, ...children: Child[]): HTMLTableCellElement {
@@ -822,12 +837,7 @@ async function passcodesPage(): Promise<void> {
       ),
       cell('Expires', passcode.expiresAt ? time(passcode.expiresAt) : 'Never'),
       cell('Partners', partnersCell(passcode)),
-      cell(
-        'Last used',
-        passcode.lastUsedAt
-          ? [time(passcode.lastUsedAt), passcode.lastUsedPartner ? h('span', { class: 'muted' }, ` (${passcode.lastUsedPartner})`) : null]
-          : h('span', { class: 'muted' }, 'Never'),
-      ),
+      cell('Last used', lastUse(passcode.name, passcode.lastUsedAt, passcode.lastUsedPartner, `/passcodes/${encodeURIComponent(passcode.id)}/usage`)),
     )
     if (CAN_MANAGE_PASSCODES) {
       const label = (verb: string): string => `${verb} ${passcode.name}`
@@ -1024,7 +1034,12 @@ async function usersPage() {
         passcode && passcode.status !== 'revoked' ? (passcode.validity.type === 'infinite' ? 'Infinite' : `${passcode.validity.days} days`) : '',
       ),
       cell('Expires', passcode && passcode.status !== 'revoked' ? (passcode.validity.type === 'infinite' ? 'Never' : time(passcode.expiresAt)) : ''),
-      cell('Last used', passcode?.lastUsedAt ? time(passcode.lastUsedAt) : h('span', { class: 'muted' }, passcode ? 'Never' : '')),
+      cell(
+        'Last used',
+        passcode && passcode.status !== 'revoked'
+          ? lastUse(user.name || user.id, passcode.lastUsedAt, null, `/users/${encodeURIComponent(user.id)}/passcode/usage`)
+          : '',
+      ),
     )
     if (CAN_MANAGE_USERS) {
       const label = (verb: string): string => `${verb} for ${user.name || user.id}`
