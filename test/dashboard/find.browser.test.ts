@@ -168,6 +168,10 @@ describe.skipIf(availability.skip)(availability.title('finding a passcode in Chr
     await amyRow.locator('summary').filter({ hasText: 'Usage' }).click()
     await amyRow.getByText(`Used 2 times in the last 30 days, most on ${label(firstDay)} (2).`).waitFor()
     await expect(amyRow.locator('.unused').textContent()).resolves.toBe('Unused for 3 days')
+    // And on the member's own page.
+    const own = await signIn('amy', '/settings/me')
+    await own.locator('summary', { hasText: 'Usage of your passcode' }).click()
+    await own.getByText(`Used 2 times in the last 30 days, most on ${label(firstDay)} (2).`).waitFor()
     await host.auth.userPasscodes.revoke(admin, 'acc_1', 'u_amy')
   })
 

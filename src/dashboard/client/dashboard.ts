@@ -1186,6 +1186,8 @@ async function mePage() {
         h('dd', {}, passcode.validity.type === 'infinite' ? 'Infinite' : `${passcode.validity.days} days`),
         h('dt', {}, 'Expires'),
         h('dd', {}, passcode.validity.type === 'infinite' ? 'Never' : time(passcode.expiresAt)),
+        h('dt', {}, 'Last used'),
+        h('dd', {}, lastUse('your passcode', passcode.lastUsedAt, null, `/users/${encodeURIComponent(ME)}/passcode/usage`)),
       ),
       acceptance,
       passcode.status === 'expired' ? h('p', {}, 'It has expired. Ask an admin of this account to grant you a new one.') : show,
