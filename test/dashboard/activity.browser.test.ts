@@ -32,9 +32,23 @@ describe.skipIf(availability.skip)(availability.title('the Activity page in Chro
   const values: string[] = []
   const dashboard = useDashboardBrowser(async ({ auth, clock }) => {
     // 26 older records for paging, on Jan 1st.
-    for (let i = 1; i <= 26; i++)
-      values.push((await auth.passcodes.create(admin, 'acc_1', { name: `Batch ${String(i).padStart(2, '0')}`, expiry: 30 })).value)
-    clock.advance(HOUR)
+    const batch: string[] = []
+    for (let i = 1; i <= 26; i++) {
+      const created = await auth.passcodes.create(admin, 'acc_1', { name: `Batch ${String(i).padStart(2, '0')}`, expiry: 30 })
+      values.push(created.value)
+      batch.push(created.passcode.id)
+    }
+    // Every other kind of action a person takes, still on Jan 1st.
+    clock.advance(HOUR / 2)
+    await auth.passcodes.update(admin, 'acc_1', batch[0]!, { partners: ['Globex'] })
+    await auth.passcodes.update(admin, 'acc_1', batch[1]!, { expiry: 'forever', description: 'Nightly export' })
+    await auth.passcodes.delete(admin, 'acc_1', batch[2]!)
+    await auth.passcodes.disable(admin, 'acc_1', batch[3]!)
+    await auth.passcodes.enable(admin, 'acc_1', batch[3]!)
+    await auth.userPasscodes.grant(admin, 'acc_1', 'u_amy', { validity: { type: 'finite', days: 30 } })
+    await auth.userPasscodes.reset(admin, 'acc_1', 'u_amy')
+    await auth.userPasscodes.revoke(admin, 'acc_1', 'u_amy')
+    clock.advance(HOUR / 2)
     const billing = await auth.passcodes.create(admin, 'acc_1', { name: 'Billing', expiry: 90 })
     const reports = await auth.passcodes.create(admin, 'acc_1', { name: 'Reports', expiry: 'forever', partners: ['acme'] })
     values.push(billing.value, reports.value)
@@ -81,6 +95,31 @@ describe.skipIf(availability.skip)(availability.title('the Activity page in Chro
       .getByRole('link', { name: 'Activity' })
       .and(page.locator('[aria-current="page"]'))
       .waitFor()
+  })
+
+  it('tells every other action a person takes in words too', async () => {
+    const told = async (action: string) => sentences(await open(`?action=${action}`))
+    expect(await told('passcode.partners_changed')).toEqual([
+      'You (admin) changed the partners of passcode “Batch 01”: any whitelisted partner → globex',
+    ])
+    expect(await told('passcode.updated')).toEqual([
+      'You (admin) edited passcode “Reports v2”: name “Reports” → “Reports v2”',
+      'You (admin) edited passcode “Batch 02”: expiry 30 days → never expires; a new description',
+    ])
+    expect(await told('passcode.deleted')).toEqual(['You (admin) deleted passcode “Batch 03”'])
+    expect(await told('passcode.enabled')).toEqual(['You (admin) enabled passcode “Batch 04” again'])
+    expect(await told('user_passcode.reset')).toEqual(['You (admin) reset the user passcode of Amy Example: the old value stopped at once'])
+    expect(await told('user_passcode.revoked')).toEqual(['You (admin) revoked the user passcode of Amy Example'])
+    expect((await told('user_passcode.granted')).at(-1)).toBe('You (admin) granted a user passcode to Amy Example, valid 30 days')
+    // A deleted passcode is still found by the link in its row.
+    const page = await open('?action=passcode.deleted')
+    await page.getByRole('link', { name: '“Batch 03”' }).click()
+    await page.getByRole('button', { name: 'Clear filters' }).waitFor()
+    await page.getByRole('combobox', { name: 'Action' }).selectOption({ label: 'All actions' })
+    await expect
+      .poll(() => sentences(page))
+      .toEqual(['You (admin) deleted passcode “Batch 03”', 'You (admin) created passcode “Batch 03”, expiring Jan 31, 2026, 12:00 AM'])
+    expect(await page.getByRole('combobox', { name: 'Passcode' }).locator('option:checked').innerText()).toMatch(/^ID [0-9a-f-]{36}$/)
   })
 
   it('filters by action, passcode, person and dates, each kept in the URL and read back from it', async () => {
