@@ -79,8 +79,9 @@ export interface PostgresAuditLog {
 /**
  * The audit trail over PostgreSQL or PGlite (SPEC §5.40). An append locks the account's
  * head row, places the record after it, inserts it and moves the head, all in the
- * caller's transaction: two round trips, and appends to one account from any number of
- * processes take turns on that row lock, so each account keeps one chain.
+ * caller's transaction, in one statement (an edit's, `edit`, also makes the change);
+ * appends to one account from any number of processes take turns on that row lock, so
+ * each account keeps one chain.
  */
 export function postgresAuditLog(database: Database, schema: string): PostgresAuditLog {
   const sql = auditStatements(schema)
