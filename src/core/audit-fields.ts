@@ -38,7 +38,8 @@ export const EDITED_FIELDS = ['description', 'disabled', 'expiresAt', 'expiry', 
 
 const editedFields = (record: ShownPasscode & Pick<AccountPasscodeRecord, 'disabledAt'>): Record<string, AuditValue> => ({
   ...passcodeFields(record),
-  disabled: record.disabledAt !== null,
+  // A record from a host's code written before SPEC §5.38 may lack the field: not disabled.
+  disabled: record.disabledAt != null,
 })
 
 /**
