@@ -279,6 +279,13 @@ describe.each(Object.keys(stores))('SPEC 5.40 the audit trail in the service (%s
     const to = new Date(Date.UTC(2026, 0, 4))
     expect((await auth.audit.list(admin, ACCOUNT, { from, to })).records.map((record) => record.sequence)).toEqual([3, 2])
     expect((await auth.audit.list(admin, 'acc_other')).records).toHaveLength(1)
+    await auth.userPasscodes.grant(admin, ACCOUNT, member.userId, { validity: { type: 'infinite' } })
+    await auth.userPasscodes.reveal(member, ACCOUNT)
+    expect((await auth.audit.list(admin, ACCOUNT, { actor: member.userId })).records.map((record) => record.action)).toEqual([
+      'user_passcode.revealed',
+    ])
+    expect((await auth.audit.list(admin, ACCOUNT, { actor: admin.userId, limit: 2 })).records.map((record) => record.sequence)).toEqual([7, 6])
+    await expect(auth.audit.list(admin, ACCOUNT, { actor: '' })).rejects.toMatchObject({ field: 'options.actor' })
   })
 
   it('prunes by age and the chain still verifies from the oldest kept record', async () => {
