@@ -85,6 +85,7 @@ export const unitTests = [
   'test/client/**/*.test.ts',
   'test/dashboard/*.test.ts',
   'test/docs/*.test.ts',
+  'test/secretlint/*.test.ts',
   'test/stores/memory.test.ts',
   'test/stores/pg-pool-connections.test.ts',
 ]
@@ -102,6 +103,7 @@ export const notUnitTests = [
   'test/dashboard/find.browser.test.ts',
   'test/dashboard/minors.browser.test.ts',
   'test/dashboard/truth.browser.test.ts',
+  'test/dashboard/activity.browser.test.ts',
   'test/dashboard/management-conformance.test.ts',
   'test/fetch/conformance.test.ts',
   'test/http/conformance.test.ts',

@@ -1,7 +1,7 @@
 import express from 'express'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, expect } from 'vitest'
-import { createPasscodeAuth, type PasscodeAuth } from '../../src/index'
+import { createPasscodeAuth, type PasscodeAuth, type PasscodeStore } from '../../src/index'
 import { connectHandler, dashboard } from '../../src/express/index'
 import type { DashboardSession, DirectoryUser } from '../../src/dashboard/index'
 import { memoryStore } from '../../src/memory'
@@ -17,8 +17,11 @@ export const PEOPLE = {
   amy: { accountId: 'acc_1', actor: { userId: 'u_amy', role: 'member' } },
 } as const satisfies Record<string, DashboardSession>
 
+/** Amy's email is as long as a real one: a table squeezed by an open chart must not break it mid-word. */
+export const AMY_EMAIL = 'amy.example@northwind.example'
+
 const DIRECTORY: readonly DirectoryUser[] = [
-  { id: 'u_amy', name: 'Amy Example', email: 'amy@example.test' },
+  { id: 'u_amy', name: 'Amy Example', email: AMY_EMAIL },
   { id: 'u_member', name: 'Mo Member' },
 ]
 
@@ -27,6 +30,8 @@ export interface BrowserHost {
   readonly origin: string
   readonly auth: PasscodeAuth
   readonly clock: ReturnType<typeof manualClock>
+  /** The host's store: another instance on it adds its recorded usage with its flush (SPEC §5.41). */
+  readonly store: PasscodeStore
   close(): Promise<void>
 }
 
@@ -37,8 +42,9 @@ export interface BrowserHost {
  */
 export async function startBrowserHost(): Promise<BrowserHost> {
   const clock = manualClock(Date.UTC(2026, 0, 1))
+  const store = memoryStore()
   const auth = createPasscodeAuth({
-    store: memoryStore(),
+    store,
     partners: ['acme', 'globex'],
     clock,
     encryptionKeys: [{ id: 'k1', key: TEST_KEY }],
@@ -69,7 +75,7 @@ export async function startBrowserHost(): Promise<BrowserHost> {
   )
   app.all('/v1/connect', connectHandler(auth))
   const running: RunningApp = await listen(app)
-  return { origin: `http://127.0.0.1:${running.port}`, auth, clock, close: running.close }
+  return { origin: `http://127.0.0.1:${running.port}`, auth, clock, store, close: running.close }
 }
 
 /** What {@link useDashboardBrowser} gives a test file: set once its `beforeAll` ran. */

@@ -185,6 +185,19 @@ describe.each(Object.keys(stores))('SPEC 5.40 the audit trail in the service (%s
     expect(records.map((record) => record.action)).toEqual(['user_passcode.granted', 'passcode.created'])
   })
 
+  it('writes one record per change of the accepted passcodes, and none (no event either) when the setting already has that value', async () => {
+    const events: string[] = []
+    const { auth } = setup({ store: opened.store, onEvent: (event) => void events.push(event.type) })
+    const actions = async () => (await auth.audit.list(admin, ACCOUNT)).records.map((record) => record.action)
+    await auth.accounts.setAcceptedPasscodes(admin, ACCOUNT, 'account')
+    expect(await actions()).toEqual([])
+    await auth.accounts.setAcceptedPasscodes(admin, ACCOUNT, 'both')
+    await auth.accounts.setAcceptedPasscodes(admin, ACCOUNT, 'both')
+    expect(await actions()).toEqual(['account.accepted_passcodes_changed'])
+    expect(events.filter((type) => type === 'account.accepted_passcodes_changed')).toHaveLength(1)
+    expect(await auth.accounts.getAcceptedPasscodes(ACCOUNT)).toBe('both')
+  })
+
   it('SPEC 5.38 writes one record per disable and per enable, and none when the passcode is already in that state', async () => {
     const { auth, clock } = setup({ store: opened.store })
     const { passcode } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Acme sync', expiry: 30 })
@@ -228,6 +241,27 @@ describe.each(Object.keys(stores))('SPEC 5.40 the audit trail in the service (%s
     expect(records[3]!.changes).toEqual({ description: { before: 'Nightly export', after: null } })
   })
 
+  it("records an edit's before as the store found it: two concurrent edits chain their values", async () => {
+    const { auth } = setup({ store: opened.store })
+    const { passcode } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Acme sync', expiry: 30 })
+    // Both edits read the passcode before either writes: the second record's before is
+    // the first edit's after, not what the second edit read.
+    await Promise.all([
+      auth.passcodes.update(admin, ACCOUNT, passcode.id, { name: 'Acme nightly', description: 'First' }),
+      auth.passcodes.update(admin, ACCOUNT, passcode.id, { name: 'Acme hourly', expiry: 10 }),
+    ])
+
+    const [, first, second] = (await auth.audit.list(admin, ACCOUNT)).records.reverse()
+    expect(first!.changes).toEqual({
+      name: { before: 'Acme sync', after: 'Acme nightly' },
+      description: { before: null, after: 'First' },
+    })
+    expect(second!.changes).toMatchObject({ name: { before: 'Acme nightly', after: 'Acme hourly' }, expiry: { before: 30, after: 10 } })
+    expect(second!.changes).not.toHaveProperty('description')
+    expect(second!.target).toEqual({ type: 'passcode', id: passcode.id, name: 'Acme hourly' })
+    expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 3 })
+  })
+
   it('lists for admins only, newest first, paged, filtered by action, target and time', async () => {
     const { auth, clock } = setup({ store: opened.store })
     const ids: string[] = []
@@ -258,6 +292,13 @@ describe.each(Object.keys(stores))('SPEC 5.40 the audit trail in the service (%s
     const to = new Date(Date.UTC(2026, 0, 4))
     expect((await auth.audit.list(admin, ACCOUNT, { from, to })).records.map((record) => record.sequence)).toEqual([3, 2])
     expect((await auth.audit.list(admin, 'acc_other')).records).toHaveLength(1)
+    await auth.userPasscodes.grant(admin, ACCOUNT, member.userId, { validity: { type: 'infinite' } })
+    await auth.userPasscodes.reveal(member, ACCOUNT)
+    expect((await auth.audit.list(admin, ACCOUNT, { actor: member.userId })).records.map((record) => record.action)).toEqual([
+      'user_passcode.revealed',
+    ])
+    expect((await auth.audit.list(admin, ACCOUNT, { actor: admin.userId, limit: 2 })).records.map((record) => record.sequence)).toEqual([7, 6])
+    await expect(auth.audit.list(admin, ACCOUNT, { actor: '' })).rejects.toMatchObject({ field: 'options.actor' })
   })
 
   it('prunes by age and the chain still verifies from the oldest kept record', async () => {

@@ -86,7 +86,7 @@ describe.skipIf(!availability.available)(title, () => {
       pools.add(direct)
     })
 
-    /** A pool through PgBouncer that records the text of every statement its connections send. */
+    /** A pool through PgBouncer that records the text of every statement its connections send (`named: ` before a named one's). */
     const watchedPool = () => {
       const pool = newPool()
       const texts: string[] = []
@@ -94,7 +94,7 @@ describe.skipIf(!availability.available)(title, () => {
         const query = client.query.bind(client) as (...args: unknown[]) => unknown
         ;(client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
           const [first] = args
-          texts.push(typeof first === 'string' ? first : String((first as { text?: unknown }).text))
+          texts.push(typeof first === 'string' ? first : `named: ${String((first as { text?: unknown }).text)}`)
           return query(...args)
         }
       })
@@ -160,17 +160,19 @@ describe.skipIf(!availability.available)(title, () => {
       )
       const { pool, texts } = watchedPool()
       const sql = statements(schema)
+      // What the store sends unnamed while the function is missing: the lookup, its row as JSON.
+      const unnamedLookup = `SELECT row_to_json(r)::text AS json FROM (${sql.findCredentialByHash}) AS r`
       const store = postgresStore(pool, { schema, listen: false })
       const auth = createPasscodeAuth({ store, cache: false })
       try {
         const { value, passcode } = await auth.passcodes.create(admin, 'acc_1', { name: 'One', expiry: 30 })
         const other = await auth.passcodes.create(admin, 'acc_1', { name: 'Two', expiry: 30 })
         const credential = { accountId: 'acc_1', passcode: value }
-        await untilUnnamed(auth, texts, sql.findCredentialByHash)
+        await untilUnnamed(auth, texts, unnamedLookup)
         // The function was missing (asked for by the lookups in flight then), and the statement answers instead.
         const missing = texts.length
         for (let i = 0; i < 5; i++) expect(await auth.authenticate(credential)).toMatchObject({ ok: true })
-        expect(lookupsIn(texts.slice(missing))).toEqual(Array.from({ length: 5 }, () => sql.findCredentialByHash))
+        expect(lookupsIn(texts.slice(missing))).toEqual(Array.from({ length: 5 }, () => unnamedLookup))
         expect(await auth.authenticate({ accountId: 'acc_1', passcode: generatePasscode() })).toMatchObject({ ok: false, statusCode: 400 })
         await auth.passcodes.delete(admin, 'acc_1', passcode.id)
         expect(await auth.authenticate(credential)).toMatchObject({ ok: false, statusCode: 400 })

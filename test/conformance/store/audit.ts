@@ -101,6 +101,38 @@ export function auditCases(fixture: () => StoreFixture): void {
       expect(await verify(store)).toMatchObject({ ok: true, records: 9, head: { sequence: 9, hash: records[8]!.hash } })
     })
 
+    it("records an edit's changed fields and target name from the row it changed, not from the entry's earlier read", async () => {
+      const { store } = fixture()
+      const record = accountPasscode({ name: 'One', partners: ['acme'] })
+      await store.createAccountPasscode(record, 100)
+      // Changed since the caller read it: the entry's before is stale.
+      await store.updateAccountPasscode('acc_1', record.id, { name: 'Two', nameKey: 'two', description: 'Line 1\nLine 2', updatedAt: NOW })
+      // Text outside ASCII, quotes, control characters and a line separator, in every store alike.
+      const name = 'Zürich 🚀 "sync"\u2028\\\t\u0001'
+      const stale = entry('passcode.updated', {
+        target: { type: 'passcode', id: record.id, name: 'One' },
+        changes: { name: { before: 'One', after: name }, reason: { before: null, after: 'kept as given' } },
+      })
+      const patch = { name, nameKey: 'zürich', partners: ['acme', 'ümlaut "co"'], updatedAt: NOW + 1 }
+      expect((await store.updateAccountPasscode('acc_1', record.id, patch, stale)).ok).toBe(true)
+      const disabled = entry('passcode.disabled', { target: { type: 'passcode', id: record.id, name: 'One' }, changes: {} })
+      expect((await store.updateAccountPasscode('acc_1', record.id, { disabledAt: NOW, updatedAt: NOW + 2 }, disabled)).ok).toBe(true)
+      await store.updateAccountPasscode('acc_1', record.id, { description: '', updatedAt: NOW + 3 }, entry('passcode.updated'))
+
+      const [edit, disable, cleared] = await chain(store)
+      expect(edit!.target).toEqual({ type: 'passcode', id: record.id, name })
+      expect(edit!.changes).toEqual({
+        name: { before: 'Two', after: name },
+        partners: { before: ['acme'], after: ['acme', 'ümlaut "co"'] },
+        reason: { before: null, after: 'kept as given' },
+      })
+      expect(disable).toMatchObject({ target: { name }, changes: { disabled: { before: false, after: true } } })
+      expect(Object.keys(disable!.changes)).toEqual(['disabled'])
+      // A target that is not the passcode is kept as given.
+      expect(cleared).toMatchObject({ target: { type: 'account' }, changes: { description: { before: 'Line 1\nLine 2', after: null } } })
+      expect(await verify(store)).toMatchObject({ ok: true, records: 3 })
+    })
+
     it('records a notification sent with its completion, and none for a lost claim', async () => {
       const { store } = fixture()
       await store.createAccountPasscode(accountPasscode({ expiresAt: NOW + 1000 }), 100)
@@ -159,6 +191,24 @@ export function auditCases(fixture: () => StoreFixture): void {
       expect(sequences(await log(store).list('acc_1', { order: 'oldest', limit: 10, from: NOW + 1000, to: NOW + 3000 }))).toEqual([2, 3])
       expect(sequences(await log(store).list('acc_2', { order: 'newest', limit: 10 }))).toEqual([1])
       expect(await log(store).list('acc_none', { order: 'newest', limit: 10 })).toEqual([])
+    })
+
+    it('filters by the user who acted, in either role, never the system', async () => {
+      const { store } = fixture()
+      await log(store).append(entry('passcode.created', { actor: { type: 'user', userId: 'u_ana', role: 'admin' } }))
+      await log(store).append(entry('passcode.created', { actor: { type: 'user', userId: 'u_bo', role: 'admin' } }))
+      await log(store).append(entry('user_passcode.revealed', { actor: { type: 'user', userId: 'u_ana', role: 'member' } }))
+      await log(store).append(entry('notification.sent', { actor: { type: 'system' } }))
+      // A user ID that JSON must escape is matched as it was written.
+      await log(store).append(entry('passcode.created', { actor: { type: 'user', userId: 'u_"quoted"\\', role: 'admin' } }))
+      await log(store).append(entry('passcode.created', { accountId: 'acc_2', actor: { type: 'user', userId: 'u_ana', role: 'admin' } }))
+      const sequences = (records: AuditRecord[]) => records.map((r) => r.sequence)
+      expect(sequences(await log(store).list('acc_1', { order: 'newest', limit: 10, actorUserId: 'u_ana' }))).toEqual([3, 1])
+      expect(sequences(await log(store).list('acc_1', { order: 'oldest', limit: 10, actorUserId: 'u_"quoted"\\' }))).toEqual([5])
+      expect(sequences(await log(store).list('acc_1', { order: 'newest', limit: 10, actorUserId: 'u_ana', actions: ['passcode.created'] }))).toEqual([
+        1,
+      ])
+      expect(await log(store).list('acc_1', { order: 'newest', limit: 10, actorUserId: 'system' })).toEqual([])
     })
 
     it('prunes the records older than the cut-off and moves the chain start past them', async () => {
