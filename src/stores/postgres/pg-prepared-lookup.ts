@@ -77,13 +77,13 @@ export function pgPrepared(
  * parses and plans the call itself, and the function's query is three index probes
  * run one after the other. Measured side by side with
  * `npm run bench -- --only=cold-path --pgbouncer` (PgBouncer 1.18 in transaction mode,
- * two runs on a loaded 2-core machine; docs/benchmarks.md): through PgBouncer the
+ * three runs on a loaded 2-core machine; docs/benchmarks.md): through PgBouncer the
  * function's call ran at 0.92–1.13 of a bare one-column read, the lookup statement
  * unnamed at 0.19–0.30; the server spent 59–64 µs per call of the function with 16 in
- * flight, 57–62 µs per bare read and 487–507 µs per lookup statement unnamed. Where
+ * flight, 57–62 µs per bare read and 487–523 µs per lookup statement unnamed. Where
  * named statements work, the named statement stays: on a direct connection, in the
  * same runs, the function called named ran at 0.98–1.17 of its calls/s (the server
- * spending 54–55 µs on it against 58–62 µs, 16 in flight), as fast but not clearly
+ * spending 54–56 µs on it against 58–65 µs, 16 in flight), as fast but not clearly
  * faster, and the named statement needs no fallback for a schema without the function.
  *
  * A schema without the function (not migrated yet), or a role that may not run it
