@@ -3,7 +3,9 @@
  * off, `auth.authenticate()` runs next to the bare read it cannot beat: the store's
  * own lookup SQL, prepared, through the same `pg.Pool` (10 connections), or through
  * the same PGlite instance's public `query`; and, for reference, a one-column
- * `SELECT account_id FROM account_passcodes WHERE hash = $1` the same way. Each runs one call at a time and with 16 in flight; every scenario of a
+ * `SELECT account_id FROM account_passcodes WHERE hash = $1` the same way; and the
+ * schema's lookup function (what the store calls where named statements cannot be
+ * kept) next to the store's named statement. Each runs one call at a time and with 16 in flight; every scenario of a
  * store takes turns in each round, so noise hits all alike, and each ratio is the
  * median of per-round ratios. Also reported: process CPU per call (this process:
  * the client side), the store's own lookup alone, and the server round trips per
@@ -97,6 +99,10 @@ export interface ColdPathReport {
 }
 
 const PASSCODES = 100
+/** The row of the schema's lookup function: the credential as JSON, or NULL. */
+interface Called {
+  json: string | null
+}
 const POOL_SIZE = 10
 const CONCURRENCIES = [1, 16] as const
 
@@ -266,6 +272,8 @@ async function onPostgres(connectionString: string, settings: Required<Pick<Cold
     await Promise.all(Array.from({ length: POOL_SIZE }, () => pool.query('SELECT 1')))
     const bareText = `SELECT account_id FROM ${schema}.account_passcodes WHERE hash = $1`
     const storeText = statements(schema).findCredentialByHash
+    const storeJson = `SELECT row_to_json(r)::text AS json FROM (${storeText}) AS r`
+    const callText = statements(schema).callFindCredentialByHash
     const scenarios: Scenario[] = [
       {
         name: 'authenticate(), cache off',
@@ -286,6 +294,24 @@ async function onPostgres(connectionString: string, settings: Required<Pick<Cold
         name: "the store's lookup SQL, unnamed (parsed and planned per call, as before)",
         kind: 'lookup',
         call: async (i) => (await pool.query(storeText, [hashes[i % PASSCODES]])).rows.length === 1,
+      },
+      // What the store sends on a pool (its named statement, the row as JSON) next to the
+      // schema's lookup function, named and unnamed: which one a direct connection should use.
+      {
+        name: "the store's named lookup statement (row as JSON)",
+        kind: 'lookup',
+        call: async (i) => (await pool.query({ name: 'bench_store_json', text: storeJson, values: [hashes[i % PASSCODES]] })).rows.length === 1,
+      },
+      {
+        name: "the store's lookup function, named",
+        kind: 'lookup',
+        call: async (i) =>
+          (await pool.query<Called>({ name: 'bench_store_call', text: callText, values: [hashes[i % PASSCODES]] })).rows[0]?.json != null,
+      },
+      {
+        name: "the store's lookup function, unnamed",
+        kind: 'lookup',
+        call: async (i) => (await pool.query<Called>(callText, [hashes[i % PASSCODES]])).rows[0]?.json != null,
       },
       {
         name: 'store lookup alone',
@@ -310,9 +336,10 @@ async function onPostgres(connectionString: string, settings: Required<Pick<Cold
  * The same cache miss through PgBouncer in transaction mode, next to bare reads through
  * the same PgBouncer and pool. A transaction pooler hands each statement any server
  * connection, so a named prepared statement cannot be relied on (PgBouncer 1.18 does
- * not track them): the store falls back to its unnamed lookup, and the bare reads are
- * unnamed too, the only way a host can read through it. The goal's bare read is the
- * one-column indexed read; the store's lookup SQL, unnamed, is the reference.
+ * not track them): the store falls back to the schema's lookup function, called
+ * unnamed, and the bare reads are unnamed too, the only way a host can read through
+ * it. The goal's bare read is the one-column indexed read; the store's lookup SQL,
+ * unnamed (what the store sent before the function), is the reference.
  */
 async function onPgBouncer(connectionString: string, settings: Required<Pick<ColdPathSettings, 'rounds' | 'sliceMs'>>): Promise<ColdPathStore> {
   const schema = 'bench_cold_path_pgbouncer'
@@ -333,6 +360,7 @@ async function onPgBouncer(connectionString: string, settings: Required<Pick<Col
     await Promise.all(Array.from({ length: POOL_SIZE }, () => through.query('SELECT 1')))
     const bareText = `SELECT account_id FROM ${schema}.account_passcodes WHERE hash = $1`
     const storeText = statements(schema).findCredentialByHash
+    const callText = statements(schema).callFindCredentialByHash
     const scenarios: Scenario[] = [
       {
         name: 'authenticate(), cache off, through PgBouncer',
@@ -348,6 +376,11 @@ async function onPgBouncer(connectionString: string, settings: Required<Pick<Col
         name: "the store's lookup SQL, unnamed, through PgBouncer",
         kind: 'reference',
         call: async (i) => (await through.query(storeText, [hashes[i % PASSCODES]])).rows.length === 1,
+      },
+      {
+        name: "the store's lookup function, unnamed, through PgBouncer",
+        kind: 'lookup',
+        call: async (i) => (await through.query<Called>(callText, [hashes[i % PASSCODES]])).rows[0]?.json != null,
       },
       {
         name: 'store lookup alone',

@@ -12,6 +12,7 @@ import { applyMigrations, migrate } from '../../src/stores/postgres/migrate'
 import { MIGRATIONS } from '../../src/stores/postgres/migrations'
 import { postgresRateLimitStore } from '../../src/stores/postgres/postgres-rate-limit-store'
 import { postgresStore } from '../../src/stores/postgres/postgres-store'
+import { statements } from '../../src/stores/postgres/statements'
 import { eventually } from '../conformance/store/fixtures'
 import { uniqueSchema } from './sql-fixture'
 
@@ -105,6 +106,17 @@ export function migrationCases(name: string, connections: MigrationConnections):
       const report = await migrate(after.db, { schema })
       const later = MIGRATIONS.map((migration) => migration.version).filter((version) => version > 1)
       expect(report).toEqual({ applied: later, version: Math.max(...later) })
+      // Version 10: the lookup function (the path through a transaction pooler) finds the old rows.
+      const call = statements(schema).callFindCredentialByHash
+      const found = async (value: string) => {
+        const rows = await toDatabase(after.db).query(call, [hash(value)])
+        return rows.map((row) => (typeof row.json === 'string' ? (JSON.parse(row.json) as Record<string, unknown>) : row.json))
+      }
+      expect(await found(data.account.value)).toEqual([
+        expect.objectContaining({ kind: 'account', id: data.account.id, account_id: 'acc_old', accepted_passcodes: 'both', previous_hash: null }),
+      ])
+      expect(await found(data.user.value)).toEqual([expect.objectContaining({ kind: 'user', user_id: 'u_old', accepted_passcodes: 'both' })])
+      expect(await found(generatePasscode())).toEqual([null])
 
       const store = postgresStore(after.db, { schema, listen: false })
       const clock = () => new Date(NOW)

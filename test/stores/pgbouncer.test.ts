@@ -1,14 +1,20 @@
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createPasscodeAuth, type AuditEvent } from '../../src/index'
-import { postgresRateLimitStore, postgresStore } from '../../src/stores/postgres/index'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { generatePasscode } from '../../src/core/passcode-format'
+import { createPasscodeAuth, type AuditEvent, type PasscodeAuth } from '../../src/index'
+import { toDatabase } from '../../src/stores/postgres/database'
+import { migrate, postgresRateLimitStore, postgresStore } from '../../src/stores/postgres/index'
+import { applyMigrations } from '../../src/stores/postgres/migrate'
+import { MIGRATIONS } from '../../src/stores/postgres/migrations'
+import { FUNCTION_RETRY_MS } from '../../src/stores/postgres/pg-prepared-lookup'
+import { statements } from '../../src/stores/postgres/statements'
 import { storeConformance } from '../conformance/store'
 import { eventually } from '../conformance/store/fixtures'
 import { pgbouncerAvailability, startTestPgBouncer, type TestPgBouncer } from '../helpers/pgbouncer'
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres'
 import { admin } from '../helpers/service'
 import { rateLimitStoreCases } from './rate-limit-cases'
-import { openSqlFixture, schemaPool } from './sql-fixture'
+import { openSqlFixture, schemaPool, uniqueSchema } from './sql-fixture'
 
 /**
  * SPEC §5.33: the store through PgBouncer in transaction mode (Debian's pgbouncer, as
@@ -20,6 +26,8 @@ import { openSqlFixture, schemaPool } from './sql-fixture'
  */
 
 const availability = pgbouncerAvailability()
+/** The schema version that adds the lookup function. */
+const LOOKUP_FUNCTION_VERSION = MIGRATIONS.find((migration) => migration.name === 'the verification lookup as a function')!.version
 const title = availability.available
   ? 'PostgreSQL through PgBouncer (transaction mode)'
   : `PostgreSQL through PgBouncer (skipped: ${availability.reason})`
@@ -68,6 +76,126 @@ describe.skipIf(!availability.available)(title, () => {
     get storeOptions() {
       return direct()
     },
+  })
+
+  describe('the verification lookup through PgBouncer: the schema function (version 10)', () => {
+    let direct: pg.Pool
+    beforeAll(() => {
+      direct = new pg.Pool({ connectionString: server.connectionString, max: 2 })
+      direct.on('error', () => {})
+      pools.add(direct)
+    })
+
+    /** A pool through PgBouncer that records the text of every statement its connections send (`named: ` before a named one's). */
+    const watchedPool = () => {
+      const pool = newPool()
+      const texts: string[] = []
+      pool.on('connect', (client) => {
+        const query = client.query.bind(client) as (...args: unknown[]) => unknown
+        ;(client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+          const [first] = args
+          texts.push(typeof first === 'string' ? first : `named: ${String((first as { text?: unknown }).text)}`)
+          return query(...args)
+        }
+      })
+      return { pool, texts }
+    }
+    /** The verification lookups among statement texts: the statement (named or not) or the function's call. */
+    const lookupsIn = (texts: readonly string[]) =>
+      texts.filter((text) => text.includes('find_credential_by_hash') || text.includes('account_passcodes p WHERE p.hash'))
+
+    /**
+     * Cache misses on 16 passcodes at a time (identical verifications in flight share
+     * one read) until the store found that named statements do not work here (a Bind
+     * reached a server connection without the statement): PgBouncer may hand a client
+     * the same server connection for a while, where they do.
+     */
+    const untilUnnamed = async (auth: PasscodeAuth, texts: readonly string[], text: string) => {
+      const credentials = await Promise.all(
+        Array.from({ length: 16 }, async (_, i) => {
+          const { value } = await auth.passcodes.create(admin, `acc_many_${i}`, { name: 'Many', expiry: 30 })
+          return { accountId: `acc_many_${i}`, passcode: value }
+        }),
+      )
+      // Other clients drop the named statements of the server connections they are given.
+      const dropper = newPool()
+      for (let batch = 0; batch < 100 && !texts.includes(text); batch++) {
+        const [results] = await Promise.all([
+          Promise.all(credentials.map((credential) => auth.authenticate(credential))),
+          Promise.all(Array.from({ length: 10 }, () => dropper.query('DEALLOCATE ALL'))),
+        ])
+        for (const result of results) expect(result).toMatchObject({ ok: true })
+      }
+      expect(texts).toContain(text)
+    }
+
+    it('a cache miss calls the function, unnamed, once named statements failed: never the lookup statement itself', async () => {
+      const { pool, texts } = watchedPool()
+      const fixture = await openSqlFixture({ main: pool, another: anotherPool }, undefined, { listen: false })
+      const sql = statements(fixture.schema)
+      const auth = createPasscodeAuth({ store: fixture.store, cache: false })
+      const { value, passcode } = await auth.passcodes.create(admin, 'acc_1', { name: 'One', expiry: 30 })
+      const credential = { accountId: 'acc_1', passcode: value }
+      await untilUnnamed(auth, texts, sql.callFindCredentialByHash)
+
+      const from = texts.length
+      for (let i = 0; i < 20; i++) expect(await auth.authenticate(credential)).toMatchObject({ ok: true })
+      expect(await auth.authenticate({ accountId: 'acc_1', passcode: generatePasscode() })).toMatchObject({ ok: false, statusCode: 400 })
+      await auth.passcodes.delete(admin, 'acc_1', passcode.id)
+      expect(await auth.authenticate(credential)).toMatchObject({ ok: false, statusCode: 400 })
+      const lookups = texts
+        .slice(from)
+        .filter((text) => text.includes('find_credential_by_hash') || text.includes('account_passcodes p WHERE p.hash'))
+      expect(lookups).toEqual(Array.from({ length: 22 }, () => sql.callFindCredentialByHash))
+      await auth.close()
+      await fixture.close()
+    })
+
+    it('a schema not migrated to version 10 yet answers through the lookup statement; the function is tried again a minute later, once migrated', async () => {
+      const schema = uniqueSchema()
+      await applyMigrations(
+        toDatabase(direct),
+        schema,
+        MIGRATIONS.filter((migration) => migration.version < LOOKUP_FUNCTION_VERSION),
+      )
+      const { pool, texts } = watchedPool()
+      const sql = statements(schema)
+      // What the store sends unnamed while the function is missing: the lookup, its row as JSON.
+      const unnamedLookup = `SELECT row_to_json(r)::text AS json FROM (${sql.findCredentialByHash}) AS r`
+      const store = postgresStore(pool, { schema, listen: false })
+      const auth = createPasscodeAuth({ store, cache: false })
+      try {
+        const { value, passcode } = await auth.passcodes.create(admin, 'acc_1', { name: 'One', expiry: 30 })
+        const other = await auth.passcodes.create(admin, 'acc_1', { name: 'Two', expiry: 30 })
+        const credential = { accountId: 'acc_1', passcode: value }
+        await untilUnnamed(auth, texts, unnamedLookup)
+        // The function was missing (asked for by the lookups in flight then), and the statement answers instead.
+        const missing = texts.length
+        for (let i = 0; i < 5; i++) expect(await auth.authenticate(credential)).toMatchObject({ ok: true })
+        expect(lookupsIn(texts.slice(missing))).toEqual(Array.from({ length: 5 }, () => unnamedLookup))
+        expect(await auth.authenticate({ accountId: 'acc_1', passcode: generatePasscode() })).toMatchObject({ ok: false, statusCode: 400 })
+        await auth.passcodes.delete(admin, 'acc_1', passcode.id)
+        expect(await auth.authenticate(credential)).toMatchObject({ ok: false, statusCode: 400 })
+
+        expect((await migrate(direct, { schema })).applied).toContain(LOOKUP_FUNCTION_VERSION)
+        const afterMigration = texts.length
+        expect(await auth.authenticate({ accountId: 'acc_1', passcode: other.value })).toMatchObject({ ok: true })
+        expect(texts.slice(afterMigration)).not.toContain(sql.callFindCredentialByHash)
+
+        vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + FUNCTION_RETRY_MS })
+        const later = texts.length
+        for (let i = 0; i < 3; i++) expect(await auth.authenticate({ accountId: 'acc_1', passcode: other.value })).toMatchObject({ ok: true })
+        expect(await auth.authenticate(credential)).toMatchObject({ ok: false, statusCode: 400 })
+        const lookups = texts
+          .slice(later)
+          .filter((text) => text.includes('find_credential_by_hash') || text.includes('account_passcodes p WHERE p.hash'))
+        expect(lookups).toEqual(Array.from({ length: 4 }, () => sql.callFindCredentialByHash))
+      } finally {
+        vi.useRealTimers()
+        await auth.close()
+        await direct.query(`DROP SCHEMA ${schema} CASCADE`)
+      }
+    })
   })
 
   describe('the delivery proof through PgBouncer', () => {

@@ -12,6 +12,7 @@ import type { Database, PostgresDatabase } from '../../src/stores/postgres/datab
 import { migrate, postgresPartners, postgresStore } from '../../src/stores/postgres/index'
 import { applyMigrations } from '../../src/stores/postgres/migrate'
 import { MIGRATIONS } from '../../src/stores/postgres/migrations'
+import { statements } from '../../src/stores/postgres/statements'
 import { eventually, subscribeReady } from '../conformance/store/fixtures'
 import { openSqlFixture, uniqueSchema, type SchemaPool } from './sql-fixture'
 
@@ -95,6 +96,49 @@ export function sqlStoreCases(name: string, connections: SqlCaseConnections): vo
       } finally {
         await toDatabase(connections.main()).query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
       }
+    })
+  })
+
+  describe(`${name}: the lookup function (schema version 10)`, () => {
+    it('returns, for each kind of match and for none, the row of the lookup statement, as JSON', async () => {
+      const fixture = await open()
+      const auth = createPasscodeAuth({ store: fixture.store, cache: false, partners: ['acme'], encryptionKeys: [{ id: 'k', key: randomBytes(32) }] })
+      const bound = await auth.passcodes.create(admin, 'acc_1', { name: 'Bound', expiry: 30, partners: ['acme'], description: 'For Acme' })
+      await auth.passcodes.disable(admin, 'acc_1', bound.passcode.id)
+      const forever = await auth.passcodes.create(admin, 'acc_1', { name: 'Forever', expiry: 'forever' })
+      const rotated = await auth.passcodes.rotate(admin, 'acc_1', forever.passcode.id, { overlapMinutes: 30 })
+      await auth.userPasscodes.grant(admin, 'acc_1', 'u_1', { validity: { type: 'infinite' } })
+      const userValue = (await auth.userPasscodes.reveal({ userId: 'u_1', role: 'member' }, 'acc_1')).value
+      await auth.userPasscodes.grant(admin, 'acc_2', 'u_2', { validity: { type: 'finite', days: 7 } })
+      await auth.userPasscodes.revoke(admin, 'acc_2', 'u_2')
+      const revoked = await toDatabase(connections.main()).query(`SELECT hash FROM ${fixture.schema}.user_passcodes WHERE user_id = 'u_2'`)
+      await toDatabase(connections.main()).query(`UPDATE ${fixture.schema}.accounts SET accepted_passcodes = 'both' WHERE account_id = 'acc_1'`)
+      const hash = createPasscodeHasher()
+      const hashes = [
+        hash(bound.value),
+        hash(forever.value),
+        hash(rotated.value),
+        hash(userValue),
+        String(revoked[0]!.hash),
+        hash(generatePasscode()),
+      ]
+
+      const database = toDatabase(connections.main())
+      const sql = statements(fixture.schema)
+      const kinds: unknown[] = []
+      for (const key of hashes) {
+        const [statement] = await database.query(`SELECT row_to_json(r)::text AS json FROM (${sql.findCredentialByHash}) AS r`, [key])
+        const called = await database.query(sql.callFindCredentialByHash, [key])
+        expect(called).toHaveLength(1)
+        const expected = statement === undefined ? null : (JSON.parse(String(statement.json)) as Record<string, unknown>)
+        const json = called[0]!.json
+        expect(typeof json === 'string' ? JSON.parse(json) : json).toEqual(expected)
+        kinds.push(expected === null ? null : [expected.kind, expected.accepted_passcodes])
+      }
+      // Current and previous hash of an account passcode, a live and a revoked user passcode, no match.
+      expect(kinds).toEqual([['account', 'both'], ['account', 'both'], ['account', 'both'], ['user', 'both'], ['user', 'account'], null])
+      await auth.close()
+      await fixture.close()
     })
   })
 

@@ -34,9 +34,12 @@ export interface Database extends Queryable {
   /**
    * Runs a read-only statement whose one parameter is `key`, hex text, the fastest
    * way this database can (the verification lookup); the same rows as `query`.
+   * `call`, when given, is the same lookup through a function of the schema (one
+   * text column `json`: the row as JSON, or NULL for none), for a database that
+   * cannot keep a named statement; absent from a schema not migrated yet.
    * Absent: use `query`.
    */
-  lookup?(text: string, key: string): Promise<Row[]>
+  lookup?(text: string, key: string, call?: string): Promise<Row[]>
   /**
    * Runs one of the store's own statements (a fixed text; its values are parameters)
    * on its own, the fastest way this database can: on `pg`, a named prepared statement,

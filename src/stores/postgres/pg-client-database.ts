@@ -54,7 +54,7 @@ export function pgClientDatabase(client: PgClientLike): Database {
   return {
     query: (text, params) => exclusive(() => connection.query(text, params)),
 
-    lookup: (text, key) => exclusive(() => lookup(text, key)),
+    lookup: (text, key, call) => exclusive(() => lookup(text, key, call)),
 
     prepared: (text, params) => exclusive(() => prepared(text, params)),
 

@@ -10,6 +10,17 @@ interface NamedQuery {
 /** SQLSTATEs of a named statement the server does not have, or already has under that name. */
 const STATEMENT_LOST = new Set(['26000', '42P05'])
 
+/**
+ * SQLSTATEs of a lookup function the schema does not have (a database not migrated to
+ * version 10 yet) or that the role may not run (EXECUTE revoked from PUBLIC).
+ */
+const FUNCTION_UNUSABLE = new Set(['42883', '42501'])
+
+/** How long the lookup sends its plain statement after finding the function unusable, ms; then it tries again. */
+export const FUNCTION_RETRY_MS = 60_000
+
+const sqlState = (error: unknown): string => String((error as { code?: unknown } | null)?.code)
+
 const nameOf = (text: string): string => `passcode_auth_${bytesToHex(sha256(utf8ToBytes(text))).slice(0, 32)}`
 
 /**
@@ -21,21 +32,25 @@ const nameOf = (text: string): string => `passcode_auth_${bytesToHex(sha256(utf8
  * copy of this module, agrees on it. Where named statements cannot work (a pooler in
  * transaction mode hands the next call another server connection, or the host ran
  * `DEALLOCATE ALL`), the server answers 26000 or 42P05: that statement and every later
- * one through this function go unnamed. Each call is one statement on its own (not in
- * a transaction), so a refused name has changed nothing and the call is simply sent again.
+ * one through this function go unnamed, through `unnamed` when the call gives one (the
+ * same rows another way), else as the text itself. Each call is one statement on its
+ * own (not in a transaction), so a refused name has changed nothing and the call is
+ * simply sent again.
  */
-export function pgPrepared(connection: PgConnectionLike): (text: string, values: readonly unknown[], name?: string) => Promise<Row[]> {
+export function pgPrepared(
+  connection: PgConnectionLike,
+): (text: string, values: readonly unknown[], name?: string, unnamed?: () => Promise<Row[]>) => Promise<Row[]> {
   const named = connection as unknown as NamedQuery
   let usable = true
   const plain = async (text: string, values: readonly unknown[]): Promise<Row[]> => (await connection.query(text, [...values])).rows as Row[]
-  return async function prepared(text, values, name = nameOf(text)) {
-    if (!usable) return plain(text, values)
+  return async function prepared(text, values, name = nameOf(text), unnamed = () => plain(text, values)) {
+    if (!usable) return unnamed()
     try {
       return (await named.query({ name, text, values: [...values] })).rows as Row[]
     } catch (error) {
-      if (!STATEMENT_LOST.has(String((error as { code?: unknown } | null)?.code))) throw error
+      if (!STATEMENT_LOST.has(sqlState(error))) throw error
       usable = false
-      return plain(text, values)
+      return unnamed()
     }
   }
 }
@@ -55,19 +70,57 @@ export function pgPrepared(connection: PgConnectionLike): (text: string, values:
  * lookup. Its keys and values are those of the plain query's row (bigint columns as
  * numbers instead of strings: the store's row readers take both). Its name is that of
  * the plain query's text.
+ *
+ * Where named statements cannot work (a transaction pooler), every lookup goes
+ * through `call`, the schema's lookup function (schema version 10), unnamed. PL/pgSQL
+ * keeps the plans of the function's queries per server session, so the server only
+ * parses and plans the call itself, and the function's query is three index probes
+ * run one after the other. Measured side by side with
+ * `npm run bench -- --only=cold-path --pgbouncer` (PgBouncer 1.18 in transaction mode,
+ * three runs on a loaded 2-core machine; docs/benchmarks.md): through PgBouncer the
+ * function's call ran at 0.92–1.13 of a bare one-column read, the lookup statement
+ * unnamed at 0.19–0.30; the server spent 59–64 µs per call of the function with 16 in
+ * flight, 57–62 µs per bare read and 487–523 µs per lookup statement unnamed. Where
+ * named statements work, the named statement stays: on a direct connection, in the
+ * same runs, the function called named ran at 0.98–1.17 of its calls/s (the server
+ * spending 54–56 µs on it against 58–65 µs, 16 in flight), as fast but not clearly
+ * faster, and the named statement needs no fallback for a schema without the function.
+ *
+ * A schema without the function (not migrated yet), or a role that may not run it
+ * (42883, 42501), gets the lookup statement unnamed, as before, and the function is
+ * tried again {@link FUNCTION_RETRY_MS} later: a fleet keeps working while its
+ * database is migrated.
  */
-export function pgPreparedLookup(connection: PgConnectionLike): (text: string, key: string) => Promise<Row[]> {
+export function pgPreparedLookup(connection: PgConnectionLike): (text: string, key: string, call?: string) => Promise<Row[]> {
   const prepared = pgPrepared(connection)
   const wrapped = new Map<string, { readonly name: string; readonly text: string }>()
+  /** When each function call found unusable may be tried again (epoch ms). */
+  const unusableUntil = new Map<string, number>()
+  const plain = async (text: string, key: string): Promise<Row[]> => (await connection.query(text, [key])).rows as Row[]
+  /** The function's one row, `{ json }` with the row as JSON or NULL, as the wrapped statement's rows. */
+  const viaFunction = async (wrappedText: string, key: string, call: string): Promise<Row[]> => {
+    if (Date.now() < (unusableUntil.get(call) ?? 0)) return plain(wrappedText, key)
+    let rows: Row[]
+    try {
+      rows = (await connection.query(call, [key])).rows as Row[]
+    } catch (error) {
+      if (!FUNCTION_UNUSABLE.has(sqlState(error))) throw error
+      unusableUntil.set(call, Date.now() + FUNCTION_RETRY_MS)
+      return plain(wrappedText, key)
+    }
+    unusableUntil.delete(call)
+    return rows.filter((row) => typeof row.json === 'string')
+  }
 
-  return async function lookup(text, key) {
+  return async function lookup(text, key, call) {
     let statement = wrapped.get(text)
     if (statement === undefined) {
       statement = { name: nameOf(text), text: `SELECT row_to_json(r)::text AS json FROM (${text}) AS r` }
       wrapped.set(text, statement)
     }
-    const rows = await prepared(statement.text, [key], statement.name)
-    // Unnamed (the fallback), the wrapped text answers the same one JSON column.
-    return rows.map((row) => JSON.parse(String((row as { json: unknown }).json)) as Row)
+    const wrappedText = statement.text
+    const rows = await prepared(wrappedText, [key], statement.name, call === undefined ? undefined : () => viaFunction(wrappedText, key, call))
+    // Unnamed (the fallbacks), the function and the wrapped text answer the same one JSON column.
+    return rows.map((row) => JSON.parse(String(row.json)) as Row)
   }
 }

@@ -196,7 +196,10 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     },
 
     async findCredentialByHash(hash) {
-      const rows = database.lookup !== undefined ? database.lookup(sql.findCredentialByHash, hash) : database.query(sql.findCredentialByHash, [hash])
+      const rows =
+        database.lookup !== undefined
+          ? database.lookup(sql.findCredentialByHash, hash, sql.callFindCredentialByHash)
+          : database.query(sql.findCredentialByHash, [hash])
       const row = one(await rows)
       if (row === null) return null
       const acceptedPasscodes = toAccepted(row.accepted_passcodes)

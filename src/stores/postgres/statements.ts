@@ -56,6 +56,11 @@ export function statements(s: string) {
       ) AS c
       LEFT JOIN ${s}.accounts a ON a.account_id = c.account_id
       LIMIT 1`,
+    // The same lookup through the schema's function (version 10, which repeats the
+    // statement above: a change to it replaces the function in a new version), for
+    // connections that cannot keep a named statement: the server plans only this call.
+    // One text column, the row as JSON, or NULL when there is none.
+    callFindCredentialByHash: `SELECT ${s}.find_credential_by_hash($1::text) AS json`,
 
     ensureAccount: `INSERT INTO ${s}.accounts (account_id) VALUES ($1::text) ON CONFLICT (account_id) DO NOTHING`,
     lockAccount: `SELECT account_id FROM ${s}.accounts WHERE account_id = $1::text FOR UPDATE`,

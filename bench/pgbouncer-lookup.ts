@@ -1,0 +1,147 @@
+/**
+ * The verification lookup through PgBouncer in transaction mode, where no named
+ * statement can be kept, side by side in one process: every way below is sent unnamed
+ * through the same PgBouncer and `pg.Pool` (10 connections), as the store must there.
+ * The one-column indexed read `SELECT account_id … WHERE hash = $1` is the bare read
+ * the cold-path goal compares with; then the store's lookup statement (planned by the
+ * server on every call), the schema's lookup function as migration 10 creates it (its
+ * three probes one after the other), a function running the lookup statement's
+ * `UNION ALL … LIMIT 1` as one query instead, and the migration's function with
+ * `SET search_path` pinned (which the server saves and restores on every call).
+ * Scenarios take turns in every round (order reversed every other round), one call at
+ * a time and 16 in flight; reported are median calls/s, the median per-round ratio to
+ * the bare read, and the PostgreSQL server's CPU per call (a local server only).
+ *
+ *   npx tsx bench/pgbouncer-lookup.ts
+ *   npx tsx bench/pgbouncer-lookup.ts --rounds=10 --slice-ms=500
+ *
+ * Needs PostgreSQL's binaries (or `DATABASE_URL`) and Debian's `pgbouncer`, as the tests.
+ */
+import { createHash } from 'node:crypto'
+import pg from 'pg'
+import { createPasscodeAuth } from '../src/index'
+import { migrate, postgresStore } from '../src/stores/postgres/index'
+import { MIGRATIONS } from '../src/stores/postgres/migrations'
+import { statements } from '../src/stores/postgres/statements'
+import { startTestPgBouncer } from '../test/helpers/pgbouncer'
+import { startTestPostgres } from '../test/helpers/postgres'
+import { ADMIN } from './fixtures'
+import { postgresCpuSampler } from './postgres-cpu'
+import { median } from './stats'
+
+const PASSCODES = 100
+const POOL_SIZE = 10
+const CONCURRENCIES = [1, 16] as const
+const SCHEMA = 'bench_pgbouncer_lookup'
+
+function option(name: string): string | undefined {
+  const prefix = `--${name}=`
+  return process.argv.find((argument) => argument.startsWith(prefix))?.slice(prefix.length)
+}
+
+/** Calls/s and the server's CPU µs per call, `concurrency` in flight for `sliceMs`. */
+async function slice(
+  call: (i: number) => Promise<boolean>,
+  concurrency: number,
+  sliceMs: number,
+  serverCpu?: () => number,
+): Promise<{ rate: number; serverUs: number }> {
+  const started = performance.now()
+  const cpuBefore = serverCpu?.() ?? 0
+  let calls = 0
+  let stop = false
+  const worker = async () => {
+    while (!stop) {
+      for (let i = 0; i < 16; i++) if (!(await call(calls++))) throw new Error('a stored credential was not found')
+      if (performance.now() - started >= sliceMs) stop = true
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  return { rate: (calls / (performance.now() - started)) * 1000, serverUs: (((serverCpu?.() ?? 0) - cpuBefore) * 1000) / calls }
+}
+
+const rounds = Number(option('rounds') ?? 6)
+const sliceMs = Number(option('slice-ms') ?? 500)
+const server = process.env.DATABASE_URL === undefined ? await startTestPostgres() : undefined
+const connectionString = process.env.DATABASE_URL ?? server!.connectionString
+const direct = new pg.Pool({ connectionString, max: 1 })
+direct.on('error', () => {})
+let through: pg.Pool | undefined
+let bouncer: Awaited<ReturnType<typeof startTestPgBouncer>> | undefined
+try {
+  await direct.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`)
+  await migrate(direct, { schema: SCHEMA })
+  // The function as the migration creates it, again under another name with the search
+  // path pinned, and one that runs the lookup statement itself.
+  const [create] = MIGRATIONS.find((migration) => migration.name === 'the verification lookup as a function')!.statements(SCHEMA)
+  await direct.query(
+    create!
+      .replace(`${SCHEMA}.find_credential_by_hash(text)`, `${SCHEMA}.find_credential_pinned(text)`)
+      .replace('SECURITY INVOKER', 'SECURITY INVOKER SET search_path = pg_catalog, pg_temp'),
+  )
+  await direct.query(`CREATE FUNCTION ${SCHEMA}.find_credential_union(text) RETURNS text LANGUAGE plpgsql STABLE AS $union$
+    DECLARE answer text;
+    BEGIN
+      SELECT row_to_json(r)::text INTO answer FROM (${statements(SCHEMA).findCredentialByHash}) AS r;
+      RETURN answer;
+    END $union$`)
+  const auth = createPasscodeAuth({ store: postgresStore(direct, { schema: SCHEMA, listen: false }), cache: false })
+  const hashes: string[] = []
+  for (let i = 0; i < PASSCODES; i++) {
+    const { value } = await auth.passcodes.create(ADMIN, `acc_${i % 10}`, { name: `Partner ${i}`, expiry: 365 })
+    hashes.push(createHash('sha256').update(value).digest('hex'))
+  }
+  await auth.close()
+
+  bouncer = await startTestPgBouncer(connectionString)
+  const pool = new pg.Pool({ connectionString: bouncer.connectionString, max: POOL_SIZE })
+  through = pool
+  pool.on('error', () => {})
+  await Promise.all(Array.from({ length: POOL_SIZE }, () => pool.query('SELECT 1')))
+  const sql = statements(SCHEMA)
+  const read = (text: string) => async (i: number) => (await pool.query(text, [hashes[i % PASSCODES]])).rows.length === 1
+  const called = (text: string) => async (i: number) =>
+    typeof (await pool.query<{ json: string | null }>(text, [hashes[i % PASSCODES]])).rows[0]?.json === 'string'
+  const scenarios: readonly { name: string; call: (i: number) => Promise<boolean> }[] = [
+    { name: 'one-column indexed read (the bare read)', call: read(`SELECT account_id FROM ${SCHEMA}.account_passcodes WHERE hash = $1`) },
+    { name: "the store's lookup statement", call: read(sql.findCredentialByHash) },
+    { name: 'the lookup function (migration 10)', call: called(sql.callFindCredentialByHash) },
+    { name: "a function with the statement's UNION ALL", call: called(`SELECT ${SCHEMA}.find_credential_union($1::text) AS json`) },
+    { name: 'the lookup function, SET search_path', call: called(`SELECT ${SCHEMA}.find_credential_pinned($1::text) AS json`) },
+  ]
+  for (const scenario of scenarios) for (const concurrency of CONCURRENCIES) await slice(scenario.call, concurrency, 200)
+  const serverCpu = process.env.DATABASE_URL === undefined ? await postgresCpuSampler(direct) : undefined
+  const rates = new Map<string, number[]>()
+  const cpus = new Map<string, number[]>()
+  for (let round = 0; round < rounds; round++) {
+    for (const concurrency of CONCURRENCIES) {
+      for (const scenario of round % 2 === 0 ? scenarios : [...scenarios].reverse()) {
+        const key = `${scenario.name}@${concurrency}`
+        const { rate, serverUs } = await slice(scenario.call, concurrency, sliceMs, serverCpu)
+        rates.set(key, [...(rates.get(key) ?? []), rate])
+        cpus.set(key, [...(cpus.get(key) ?? []), serverUs])
+      }
+    }
+  }
+  console.log(
+    `Through PgBouncer, unnamed; ${rounds} rounds of ${sliceMs} ms per scenario; calls/s, per-round ratio to the bare read, server CPU per call (medians)`,
+  )
+  for (const concurrency of CONCURRENCIES) {
+    const bare = rates.get(`${scenarios[0]!.name}@${concurrency}`)!
+    for (const scenario of scenarios) {
+      const key = `${scenario.name}@${concurrency}`
+      const own = rates.get(key)!
+      const ratios = own.map((rate, i) => rate / bare[i]!)
+      const cpu = serverCpu === undefined ? '' : `  ${median(cpus.get(key)!).toFixed(0).padStart(4)} µs`
+      console.log(
+        `${String(concurrency).padStart(2)} in flight  ${scenario.name.padEnd(42)} ${Math.round(median(own)).toString().padStart(6)}/s${cpu}  ${median(ratios).toFixed(2)} (${ratios.map((r) => r.toFixed(2)).join(' ')})`,
+      )
+    }
+  }
+} finally {
+  await through?.end()
+  await bouncer?.stop()
+  await direct.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`).catch(() => {})
+  await direct.end()
+  await server?.stop()
+}
