@@ -75,6 +75,7 @@ export type {
   AccountPasscodeExpiry,
   AccountPasscodeRecord,
   Actor,
+  PasscodeLeak,
   PasscodeView,
   Principal,
   UserPasscodeRecord,

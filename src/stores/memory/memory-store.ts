@@ -445,7 +445,19 @@ export function memoryStore(): PasscodeStore {
         recorded()
         publish({ type: 'user_passcode', accountId, userId: key })
       }
-      const mark: LeakMark = { id: report.id, kind, accountId, key, reportedAt: at, url: report.url, source: report.source, action, name, hint, notifiedAt: null }
+      const mark: LeakMark = {
+        id: report.id,
+        kind,
+        accountId,
+        key,
+        reportedAt: at,
+        url: report.url,
+        source: report.source,
+        action,
+        name,
+        hint,
+        notifiedAt: null,
+      }
       leaks.set(mark.id, { mark, open, token: report.token, claimedUntil: report.claimedUntil })
       return { ...mark }
     },

@@ -285,7 +285,11 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
 
     reportLeak(report, entry) {
       const statement =
-        report.kind === 'user' ? sql.leakRevokeUserPasscode : report.action === 'delete' ? sql.leakDeleteAccountPasscode : sql.leakDisableAccountPasscode
+        report.kind === 'user'
+          ? sql.leakRevokeUserPasscode
+          : report.action === 'delete'
+            ? sql.leakDeleteAccountPasscode
+            : sql.leakDisableAccountPasscode
       const { accountId, key } = report
       return write(async (tx) => {
         const params = [accountId, key, report.hash, report.id, report.at, report.url, report.source, report.token, report.claimedUntil]

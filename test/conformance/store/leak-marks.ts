@@ -33,7 +33,8 @@ const leakEntry = (target: AuditEntry['target']): AuditEntry => ({
 /** The leak methods, which a conforming store implements. */
 function leaks(store: PasscodeStore) {
   const { reportLeak, listLeakMarks, claimLeakNotices, completeLeakNotice, releaseLeakNotice } = store
-  if (!reportLeak || !listLeakMarks || !claimLeakNotices || !completeLeakNotice || !releaseLeakNotice) throw new Error('the store keeps no leak marks')
+  if (!reportLeak || !listLeakMarks || !claimLeakNotices || !completeLeakNotice || !releaseLeakNotice)
+    throw new Error('the store keeps no leak marks')
   return {
     report: reportLeak.bind(store),
     list: listLeakMarks.bind(store),
@@ -136,7 +137,10 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
       const api = leaks(store)
       const granted = userPasscode()
       await store.grantUserPasscode(granted, NOW)
-      const mark = await api.report(report({ kind: 'user', action: 'revoke', key: 'u_1', hash: granted.hash }), leakEntry({ type: 'user', id: 'u_1' }))
+      const mark = await api.report(
+        report({ kind: 'user', action: 'revoke', key: 'u_1', hash: granted.hash }),
+        leakEntry({ type: 'user', id: 'u_1' }),
+      )
       expect(mark).toMatchObject({ kind: 'user', key: 'u_1', action: 'revoked', name: null, hint: null })
       expect(await store.getUserPasscode('acc_1', 'u_1')).toMatchObject({ revokedAt: NOW })
       expect(await api.report(report({ kind: 'user', action: 'revoke', key: 'u_1', hash: granted.hash }))).toBeNull()
