@@ -112,6 +112,7 @@ export const notUnitTests = [
   'test/http/node-mounts.test.ts',
   'test/http/node-request.test.ts',
   'test/http/write-result.test.ts',
+  'test/service/leaks/leak-processes.test.ts',
   'test/service/notify-postgres.test.ts',
   'test/service/notify-processes.test.ts',
   'test/service/notify-scheduler.test.ts',
