@@ -100,6 +100,7 @@ export const notUnitTests = [
   'test/dashboard/browser.test.ts',
   'test/dashboard/axe.browser.test.ts',
   'test/dashboard/find.browser.test.ts',
+  'test/dashboard/leaks.browser.test.ts',
   'test/dashboard/minors.browser.test.ts',
   'test/dashboard/truth.browser.test.ts',
   'test/dashboard/management-conformance.test.ts',
