@@ -283,7 +283,7 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       }, entry)
     },
 
-    reportLeak(report, entry) {
+    async reportLeak(report, entry) {
       const statement =
         report.kind === 'user'
           ? sql.leakRevokeUserPasscode
@@ -291,6 +291,10 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
             ? sql.leakDeleteAccountPasscode
             : sql.leakDisableAccountPasscode
       const { accountId, key } = report
+      // A replay (the credential's mark is open) costs one indexed read, not a write transaction.
+      if (report.kind === 'account' && report.action === 'disable') {
+        if ((await database.query(sql.openLeakMark, [accountId, report.kind, key])).length > 0) return null
+      }
       return write(async (tx) => {
         const params = [accountId, key, report.hash, report.id, report.at, report.url, report.source, report.token, report.claimedUntil]
         const row = one(await tx.query(statement, params))

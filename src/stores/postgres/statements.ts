@@ -342,6 +342,7 @@ export function statements(s: string) {
         reported_at = excluded.reported_at, url = excluded.url, source = excluded.source, action = excluded.action,
         notified_at = NULL, token = excluded.token, claimed_until = excluded.claimed_until
       RETURNING ${LEAK_COLUMNS}`,
+    openLeakMark: `SELECT 1 AS open FROM ${s}.leak_marks WHERE account_id = $1::text AND kind = $2::text AND key = $3::text AND open`,
     listLeakMarks: `
       SELECT ${LEAK_COLUMNS} FROM ${s}.leak_marks WHERE account_id = $1::text AND open ORDER BY reported_at, id COLLATE "C"`,
     // Oldest unsent first, through the partial index; SKIP LOCKED splits them between runners.
