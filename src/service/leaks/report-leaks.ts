@@ -60,9 +60,11 @@ export interface LeakVerdict {
 export interface LeaksApi {
   /**
    * Labels each token and acts on the live ones: an account passcode is disabled (or
-   * deleted with `action: 'revoke'`), a user passcode revoked, the account's
-   * `recipients` emailed once and a `passcode.leaked` event emitted. A second report of
-   * the same token changes nothing and sends nothing.
+   * deleted with `action: 'revoke'`), a user passcode revoked, with a leak mark and a
+   * `passcode.leak_reported` audit record in the same store transaction; the account's
+   * `recipients` are emailed once (a failed send is retried by the notifier's pass) and
+   * a `passcode.leaked` event emitted. A second report of the same token, also at the
+   * same time or from another instance, changes nothing and sends nothing.
    */
   report(tokens: readonly (string | LeakedToken)[], options: LeakReportOptions): Promise<LeakVerdict[]>
 }
@@ -100,8 +102,9 @@ function isLive(match: CredentialMatch, hash: string, now: number, allowReactiva
 /**
  * `auth.leaks.report`. Each token costs at most one indexed read per configured pepper
  * (the verification read, `findUnderPeppers`), and none when its checksum fails. The
- * response is idempotent by state: a disabled passcode is not disabled again, a deleted
- * or revoked one is no longer live, so a replay acts on nothing and mails nobody.
+ * response is idempotent by state, in the store: `reportLeak` acts only while the
+ * credential has no open leak mark (and a deleted or revoked value is no longer live),
+ * so a replay, or the loser of two concurrent reports, acts on nothing and mails nobody.
  */
 export function createLeaksApi(context: LeaksContext): LeaksApi {
   const { emit, store } = context
