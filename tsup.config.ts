@@ -19,6 +19,7 @@ export const entries = {
   dashboard: 'src/dashboard/index.ts',
   fetch: 'src/fetch/index.ts',
   hono: 'src/hono/index.ts',
+  secretlint: 'src/secretlint/index.ts',
 } as const
 
 /**

@@ -85,6 +85,7 @@ export const unitTests = [
   'test/client/**/*.test.ts',
   'test/dashboard/*.test.ts',
   'test/docs/*.test.ts',
+  'test/secretlint/*.test.ts',
   'test/stores/memory.test.ts',
   'test/stores/pg-pool-connections.test.ts',
 ]

@@ -30,6 +30,8 @@ const RULES: Readonly<Record<string, { folders: readonly string[]; packages: rea
   stores: { folders: ['core', 'ports'], packages: [NODE_BUILTIN, /^zod$/, /^@noble\/hashes(\/|$)/, /^pg$/, /^@electric-sql\/pglite(\/|$)/] },
   mailers: { folders: ['core', 'ports'], packages: [NODE_BUILTIN, /^zod$/, /^nodemailer$/] },
   client: { folders: ['core', 'protocol'], packages: [] },
+  // The secretlint rule: secretlint's types, for the type checker only (test below).
+  secretlint: { folders: ['core'], packages: [/^@secretlint\/types$/] },
 }
 // The command line and the entry files (src/index.ts, src/memory.ts) compose everything.
 const UNRULED = new Set(['cli', 'index.ts', 'memory.ts'])
@@ -145,6 +147,32 @@ describe('layering (docs/architecture.md)', () => {
 
   it('no file of src/ imports itself back through other files (type-only imports included)', () => {
     expect(importCycles(importGraph())).toEqual([])
+  })
+
+  // A scanner runs over every file of a repository: the rule loads the passcode format
+  // and nothing else of the package, and secretlint's types are erased.
+  it('the secretlint rule loads the passcode format only, and imports secretlint for types only', () => {
+    const graph = importGraph()
+    const reached = new Set<string>()
+    const visit = (file: string): void => {
+      if (reached.has(file)) return
+      reached.add(file)
+      for (const target of graph.get(file) ?? []) visit(target)
+    }
+    visit(join('secretlint', 'index.ts'))
+    expect([...reached].sort()).toEqual(
+      [
+        join('core', 'base62.ts'),
+        join('core', 'crc32.ts'),
+        join('core', 'passcode-format.ts'),
+        join('secretlint', 'index.ts'),
+        join('secretlint', 'passcode-rule.ts'),
+      ].sort(),
+    )
+    const packages = [...reached].flatMap((file) => importsOf(join(SRC, file)).filter(({ folder }) => folder === undefined))
+    expect(packages.map(({ specifier }) => specifier).sort()).toEqual(['@noble/hashes/utils.js', '@secretlint/types'])
+    const rule = readFileSync(join(SRC, 'secretlint', 'passcode-rule.ts'), 'utf8')
+    expect(rule.match(/^import .* from '@secretlint\/types'$/gm)).toEqual([expect.stringMatching(/^import type /)])
   })
 
   it('finds cycles, and only cycles, in an import graph', () => {

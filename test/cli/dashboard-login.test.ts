@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createDashboardLogins, type LoginDatabase } from '../../src/cli/server/dashboard-logins'
 import { browserAvailability, launchBrowser } from '../helpers/browser'
 import { cli, demoOwingDataFolder, loginLinkIn, requestLog, serveInProcess, shownText, type ServeUnderTest } from './cli-process'
 
@@ -95,6 +96,78 @@ describe('the dashboard of the reference server', () => {
     const url = madeBeforeStart.url.replace('http://127.0.0.1:3000', server.url)
     expect((await open(url)).status).toBe(303)
     expect((await open(url)).status).toBe(401)
+  })
+
+  it('sends a browser that is signed in on to the dashboard from a used link; else says what happened and how to get in', async () => {
+    const made = async (...args: string[]) =>
+      (JSON.parse((await cli(['dashboard', 'link', '--account', 'acc_demo', '--json', ...args], { dataDir })).stdout) as { url: string }).url.replace(
+        'http://127.0.0.1:3000',
+        server.url,
+      )
+    const url = await made('--as', 'u_7', '--role', 'member')
+    const first = await open(url)
+    expect(first.status).toBe(303)
+    const cookie = (first.headers.get('set-cookie') ?? '').split(';')[0]!
+    // Opened again in the same browser (a reload, the history): its session goes on, to its own landing page.
+    const again = await open(url, cookie)
+    expect([again.status, again.headers.get('location'), again.headers.get('set-cookie')]).toEqual([303, '/settings/me', null])
+    expect((await open(`${server.url}/settings/login`, cookie)).headers.get('location')).toBe('/settings/me')
+
+    const refusedPage = async (response: Response) => {
+      expect(response.status).toBe(401)
+      expect(response.headers.get('set-cookie')).toBeNull()
+      expect(response.headers.get('content-security-policy')).toContain("default-src 'none'")
+      const html = await response.text()
+      expect(html).toContain('This browser is not signed in to the dashboard.')
+      expect(html).toContain('<h2>How to get in</h2>')
+      expect(html).toContain('<a href="/settings/">dashboard</a>')
+      expect(html).toContain('dashboard link --account &lt;accountId&gt;</code>')
+      expect(html).toContain('<code>--as &lt;userId&gt; --role member</code>')
+      expect(html).not.toContain('token=')
+      return html
+    }
+    expect(await refusedPage(await open(url))).toContain('<h1>This login link was used already</h1>')
+    expect(await refusedPage(await open(url, 'passcode_auth_dashboard=not-a-session'))).toContain('A login link works once')
+    expect(await refusedPage(await open(`${server.url}/settings/login`))).toContain('<h1>Sign in with a login link</h1>')
+  })
+
+  it('says so when a link is older than 15 minutes, and sends a signed-in browser on', async () => {
+    // The rows of dashboard_logins in a map, for a clock of the test's own.
+    const rows = new Map<string, Record<string, unknown>>()
+    let now = Date.UTC(2026, 0, 1)
+    const database: LoginDatabase = {
+      schema: 'test',
+      async query(text, values = []) {
+        const [key, ...rest] = values as [string, ...unknown[]]
+        if (text.includes('INSERT')) {
+          const [kind, account_id, actor, created_at, expires_at] = rest
+          rows.set(key, { kind, account_id, actor, created_at, expires_at })
+          return []
+        }
+        const row = rows.get(key)
+        const kind = /kind = '(\w+)'/.exec(text)![1]
+        if (row === undefined || row.kind !== kind) return []
+        if (text.startsWith('SELECT')) return Number(row.expires_at) > Number(rest[0]) ? [row] : []
+        rows.delete(key)
+        return [row]
+      },
+    }
+    const logins = createDashboardLogins(database, () => now)
+    const { path } = await logins.link({ accountId: 'acc_1', actor: { userId: 'u_admin', role: 'admin' } })
+    const token = new URLSearchParams(path.split('?')[1]).get('token')!
+    const second = await logins.link({ accountId: 'acc_1', actor: { userId: 'u_admin', role: 'admin' } })
+    now += 15 * 60_000
+    const expired = await logins.login(token, false)
+    expect(expired.statusCode).toBe(401)
+    expect(expired.body).toContain('<h1>This login link has expired</h1>')
+    expect(expired.body).toContain('A login link works for 15 minutes after it is made')
+    expect(expired.body).toContain('<h2>How to get in</h2>')
+
+    now -= 60_000
+    const signedIn = await logins.login(new URLSearchParams(second.path.split('?')[1]).get('token')!, false)
+    const cookie = String(signedIn.headers['set-cookie']).split(';')[0]
+    now += 60_000
+    expect(await logins.login(token, false, cookie)).toMatchObject({ statusCode: 303, headers: { location: '/settings/' } })
   })
 
   it('is not used up by a HEAD (a link preview), only by the GET', async () => {

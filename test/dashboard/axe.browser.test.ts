@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { createPasscodeAuth } from '../../src/index'
 import { browserAvailability, launchBrowser } from '../helpers/browser'
+import { TEST_KEY } from '../helpers/service'
 import { PEOPLE, startBrowserHost, type BrowserHost } from './browser-host'
 
 /**
@@ -107,8 +109,27 @@ describe.skipIf(availability.skip)(availability.title('dashboard accessibility (
     await host.auth.passcodes.create(admin, 'acc_1', { name: 'Only one', expiry: 20, partners: ['acme'] })
     await host.auth.userPasscodes.grant(admin, 'acc_1', 'u_amy', { validity: { type: 'finite', days: 30 } })
     await everyPage('one passcode')
+    // Recorded use (another instance's flush), so that the chart has bars and refusals to show.
+    const sender = createPasscodeAuth({
+      store: host.store,
+      partners: ['acme', 'globex'],
+      clock: host.clock,
+      encryptionKeys: [{ id: 'k1', key: TEST_KEY }],
+    })
+    const value = (await host.auth.passcodes.rotate(admin, 'acc_1', (await host.auth.passcodes.list(admin, 'acc_1'))[0]!.id, { overlapMinutes: 0 }))
+      .value
+    for (const partner of ['acme', 'acme', 'globex'])
+      await sender.connect({ headers: { 'x-service-account-id': 'acc_1', 'x-service-passcode': value }, partner })
+    await sender.close()
     for (const viewport of WIDTHS) {
       const page = await signIn('admin', '/settings/', viewport)
+      await page.locator('summary', { hasText: 'Usage of Only one' }).click()
+      await page.locator('.usage-summary').filter({ hasText: 'Used 2 times' }).waitFor()
+      await check(`Passcodes, usage chart shown, ${viewport.width} px`, page)
+      await page.getByRole('button', { name: 'Delete Only one' }).click()
+      await page.getByRole('dialog', { name: 'Delete the passcode “Only one”?' }).waitFor()
+      await check(`Passcodes, delete confirm dialog open, ${viewport.width} px`, page)
+      await page.keyboard.press('Escape')
       await page.getByRole('button', { name: 'Edit Only one' }).click()
       await check(`Passcodes, edit open, ${viewport.width} px`, page)
       await page.keyboard.press('Escape')
@@ -119,8 +140,11 @@ describe.skipIf(availability.skip)(availability.title('dashboard accessibility (
       await rotate.locator('.field-error').waitFor()
       await check(`Passcodes, rotate open with an error, ${viewport.width} px`, page)
       await rotate.getByRole('spinbutton').fill('0')
-      page.once('dialog', (dialog) => void dialog.accept())
       await rotate.getByRole('button', { name: 'Rotate & View' }).click()
+      const dialog = page.getByRole('dialog', { name: 'Rotate “Only one”?' })
+      await dialog.waitFor()
+      await check(`Passcodes, rotate confirm dialog open, ${viewport.width} px`, page)
+      await dialog.getByRole('button', { name: 'Rotate now' }).click()
       await page.getByRole('region', { name: 'New value for “Only one”' }).waitFor()
       await check(`Passcodes, value shown once, ${viewport.width} px`, page)
 
@@ -132,6 +156,14 @@ describe.skipIf(availability.skip)(availability.title('dashboard accessibility (
       await check(`Users, with an error shown, ${viewport.width} px`, users)
       await users.getByRole('button', { name: 'Grant Passcode for Mo Member' }).click()
       await check(`Users, grant row open, ${viewport.width} px`, users)
+      await users.locator('summary', { hasText: 'Usage of Amy Example' }).click()
+      await users.locator('.usage-summary').waitFor()
+      await check(`Users, usage chart shown, ${viewport.width} px`, users)
+      await users.getByRole('combobox', { name: 'The API accepts' }).selectOption('user')
+      await users.getByRole('button', { name: 'Save', exact: true }).click()
+      await users.getByRole('dialog', { name: 'Accept user passcodes only?' }).waitFor()
+      await check(`Users, accepted-passcodes confirm dialog open, ${viewport.width} px`, users)
+      await users.keyboard.press('Escape')
 
       const me = await signIn('amy', '/settings/me', viewport)
       await me.getByRole('button', { name: 'Show my passcode' }).click()

@@ -1,7 +1,7 @@
 import express from 'express'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, expect } from 'vitest'
-import { createPasscodeAuth, type PasscodeAuth } from '../../src/index'
+import { createPasscodeAuth, type PasscodeAuth, type PasscodeStore } from '../../src/index'
 import { connectHandler, dashboard } from '../../src/express/index'
 import type { DashboardSession, DirectoryUser } from '../../src/dashboard/index'
 import { memoryStore } from '../../src/memory'
@@ -27,6 +27,8 @@ export interface BrowserHost {
   readonly origin: string
   readonly auth: PasscodeAuth
   readonly clock: ReturnType<typeof manualClock>
+  /** The host's store: another instance on it adds its recorded usage with its flush (SPEC §5.41). */
+  readonly store: PasscodeStore
   close(): Promise<void>
 }
 
@@ -37,8 +39,9 @@ export interface BrowserHost {
  */
 export async function startBrowserHost(): Promise<BrowserHost> {
   const clock = manualClock(Date.UTC(2026, 0, 1))
+  const store = memoryStore()
   const auth = createPasscodeAuth({
-    store: memoryStore(),
+    store,
     partners: ['acme', 'globex'],
     clock,
     encryptionKeys: [{ id: 'k1', key: TEST_KEY }],
@@ -69,7 +72,7 @@ export async function startBrowserHost(): Promise<BrowserHost> {
   )
   app.all('/v1/connect', connectHandler(auth))
   const running: RunningApp = await listen(app)
-  return { origin: `http://127.0.0.1:${running.port}`, auth, clock, close: running.close }
+  return { origin: `http://127.0.0.1:${running.port}`, auth, clock, store, close: running.close }
 }
 
 /** What {@link useDashboardBrowser} gives a test file: set once its `beforeAll` ran. */

@@ -123,8 +123,8 @@ describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), 
     await row(page, 'Edited').getByRole('cell', { name: 'Expiring soon' }).waitFor()
     expect((await connect(value)).status).toBe(200)
 
-    page.once('dialog', (dialog) => void dialog.accept())
     await page.getByRole('button', { name: 'Delete Edited' }).click()
+    await page.getByRole('dialog', { name: 'Delete the passcode “Edited”?' }).getByRole('button', { name: 'Delete “Edited”' }).click()
     await page.getByRole('status').filter({ hasText: 'Passcode deleted.' }).waitFor()
     await expect(row(page, 'Edited').count()).resolves.toBe(0)
     const refused = await connect(value)
@@ -140,8 +140,8 @@ describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), 
     const form = page.getByRole('form', { name: 'Rotate Rotating' })
     await form.getByRole('spinbutton', { name: 'Old value keeps working for (minutes)' }).fill('60')
     // Rotate asks first (SPEC §5.43).
-    page.once('dialog', (dialog) => void dialog.accept())
     await form.getByRole('button', { name: 'Rotate & View' }).click()
+    await page.getByRole('dialog', { name: 'Rotate “Rotating”?' }).getByRole('button', { name: 'Rotate now' }).click()
     const panel = page.getByRole('region', { name: 'New value for “Rotating”' })
     const fresh = await panel.getByRole('textbox', { name: 'Passcode value' }).inputValue()
     await expect(panel.textContent()).resolves.toContain('you will not see it again')
@@ -261,16 +261,16 @@ describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), 
     const first = await reveal()
     expect((await connect(first)).status).toBe(200)
 
-    admin.once('dialog', (dialog) => void dialog.accept())
     await admin.getByRole('button', { name: 'Reset Passcode for Amy Example' }).click()
+    await admin.getByRole('dialog').getByRole('button', { name: 'Reset Amy Example’s passcode' }).click()
     await admin.getByRole('status').filter({ hasText: 'Passcode reset.' }).waitFor()
     const second = await reveal()
     expect(second).not.toBe(first)
     expect((await connect(first)).status).toBe(400)
     expect((await connect(second)).status).toBe(200)
 
-    admin.once('dialog', (dialog) => void dialog.accept())
     await admin.getByRole('button', { name: 'Revoke Passcode for Amy Example' }).click()
+    await admin.getByRole('dialog').getByRole('button', { name: 'Revoke Amy Example’s passcode' }).click()
     await amyRow.getByText('Revoked').waitFor()
     expect((await connect(second)).status).toBe(400)
     await amy.reload()

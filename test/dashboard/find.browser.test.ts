@@ -1,6 +1,9 @@
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
+import { createPasscodeAuth } from '../../src/index'
+import { DAY_MS } from '../../src/core/time'
 import { browserAvailability } from '../helpers/browser'
+import { TEST_KEY } from '../helpers/service'
 import { PEOPLE, useDashboardBrowser } from './browser-host'
 
 /**
@@ -90,6 +93,86 @@ describe.skipIf(availability.skip)(availability.title('finding a passcode in Chr
     const working = list.filter((passcode) => passcode.status === 'active' || passcode.status === 'expiring_soon').length
     await expect.poll(async () => (await names(again)).length).toBe(working)
     await expect(again.getByRole('combobox', { name: 'Status' }).inputValue()).resolves.toBe('not_accepted')
+  })
+
+  it('sorts by last use with recorded use, says "Unused for N days" or "Never used", and charts a passcode\'s last 30 days', async () => {
+    const { host } = dashboard
+    await host.auth.accounts.setAcceptedPasscodes(admin, 'acc_1', 'both')
+    const list = await host.auth.passcodes.list(admin, 'acc_1')
+    const idOf = (name: string) => list.find((passcode) => passcode.name === name)!.id
+    // Values to call with: a rotation shows a new one (the seeded values were not kept).
+    const valueOf = async (name: string) => (await host.auth.passcodes.rotate(admin, 'acc_1', idOf(name), { overlapMinutes: 0 })).value
+    const [v090, v095, v099] = [await valueOf('Service 090'), await valueOf('Service 095'), await valueOf('Service 099')]
+    await host.auth.userPasscodes.grant(admin, 'acc_1', 'u_amy', { validity: { type: 'finite', days: 90 } })
+    const amy = await host.auth.userPasscodes.reveal(PEOPLE.amy.actor, 'acc_1')
+
+    // Another instance on the host's store sends the requests; its flush (on close) records them, as in a fleet.
+    const sender = createPasscodeAuth({
+      store: host.store,
+      partners: ['acme', 'globex'],
+      clock: host.clock,
+      encryptionKeys: [{ id: 'k1', key: TEST_KEY }],
+    })
+    const connect = (value: string, partner: string) =>
+      sender.connect({ headers: { 'x-service-account-id': 'acc_1', 'x-service-passcode': value }, partner })
+    const firstDay = new Date(host.clock.ms).toISOString().slice(0, 10)
+    for (let i = 0; i < 5; i++) expect((await connect(v090, 'globex')).statusCode).toBe(200)
+    expect((await connect(v090, 'acme')).statusCode).toBe(403)
+    for (let i = 0; i < 2; i++) expect((await sender.authenticate({ accountId: 'acc_1', passcode: v095 })).ok).toBe(true)
+    for (let i = 0; i < 2; i++) expect((await sender.authenticate({ accountId: 'acc_1', passcode: amy.value })).ok).toBe(true)
+    host.clock.advance(3 * DAY_MS)
+    expect((await sender.authenticate({ accountId: 'acc_1', passcode: v099 })).ok).toBe(true)
+    host.clock.advance(3_600_000)
+    for (let i = 0; i < 4; i++) expect((await connect(v090, 'globex')).statusCode).toBe(200)
+    const lastDay = new Date(host.clock.ms).toISOString().slice(0, 10)
+    await sender.close()
+    const usage = await host.auth.passcodes.usage(admin, 'acc_1', idOf('Service 090'))
+    expect(usage.days.map((day) => [day.date, day.succeeded, day.wrongPartner])).toEqual([
+      [firstDay, 5, 1],
+      [lastDay, 4, 0],
+    ])
+
+    const page = await signIn('admin', '/settings/?sort=used')
+    await page.getByText('100 of 100', { exact: true }).waitFor()
+    await expect.poll(async () => (await names(page)).slice(0, 4)).toEqual(['Service 090', 'Service 099', 'Service 095', 'Service 001'])
+    const lastUsed = (name: string) =>
+      page
+        .getByRole('row')
+        .filter({ has: page.getByRole('cell', { name, exact: true }) })
+        .locator('td[data-label="Last used"]')
+    await expect(lastUsed('Service 090').textContent()).resolves.not.toContain('Unused')
+    await expect(lastUsed('Service 095').locator('.unused').textContent()).resolves.toBe('Unused for 3 days')
+    await expect(lastUsed('Service 001').locator('.unused').textContent()).resolves.toBe('Never used')
+
+    // The chart opens on demand, with its text alternative.
+    const chartOf = lastUsed('Service 090')
+    await chartOf.locator('summary', { hasText: 'Usage of Service 090' }).click()
+    const summary = chartOf.locator('.usage-summary')
+    await summary.waitFor()
+    const label = (date: string) => new Intl.DateTimeFormat('en-US', { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(new Date(date))
+    await expect(summary.textContent()).resolves.toBe(`Used 9 times in the last 30 days, most on ${label(firstDay)} (5). 1 refused: 1 wrong partner.`)
+    await expect(chartOf.locator('svg.usage-bars g').count()).resolves.toBe(30)
+    await expect(chartOf.locator('svg.usage-bars').getAttribute('aria-hidden')).resolves.toBe('true')
+    await expect(chartOf.locator('table.visually-hidden tbody tr').allTextContents()).resolves.toEqual([
+      `${label(firstDay)}51`,
+      `${label(lastDay)}40`,
+    ])
+    await expect(chartOf.getByRole('group').count()).resolves.toBe(1)
+    const never = lastUsed('Service 001')
+    await never.locator('summary').click()
+    await never.getByText('Not used in the last 30 days.').waitFor()
+
+    // A user passcode's too, on Users.
+    const users = await signIn('admin', '/settings/users')
+    const amyRow = users.getByRole('row').filter({ hasText: 'Amy Example' })
+    await amyRow.locator('summary').filter({ hasText: 'Usage' }).click()
+    await amyRow.getByText(`Used 2 times in the last 30 days, most on ${label(firstDay)} (2).`).waitFor()
+    await expect(amyRow.locator('.unused').textContent()).resolves.toBe('Unused for 3 days')
+    // And on the member's own page.
+    const own = await signIn('amy', '/settings/me')
+    await own.locator('summary', { hasText: 'Usage of your passcode' }).click()
+    await own.getByText(`Used 2 times in the last 30 days, most on ${label(firstDay)} (2).`).waitFor()
+    await host.auth.userPasscodes.revoke(admin, 'acc_1', 'u_amy')
   })
 
   it('is usable by keyboard alone and at 375 px', async () => {

@@ -89,10 +89,10 @@ describe.skipIf(availability.skip)(availability.title('dashboard leak banner and
     const page = await signIn('admin')
     await page.locator('#leak-banner').waitFor()
     const acme = (await dashboard.host.auth.passcodes.list(admin, 'acc_1')).find((passcode) => passcode.name === 'Acme export')!
-    page.once('dialog', (dialog) => void dialog.accept())
     await page.getByRole('button', { name: 'Rotate Acme export' }).click()
     await page.getByRole('spinbutton', { name: 'Old value keeps working for (minutes)' }).fill('0')
     await page.getByRole('button', { name: 'Rotate & View' }).click()
+    await page.getByRole('dialog', { name: 'Rotate “Acme export”?' }).getByRole('button', { name: 'Rotate now' }).click()
     await page.getByRole('region', { name: '1 passcode was found in public and disabled' }).waitFor()
     expect((await dashboard.host.auth.passcodes.list(admin, 'acc_1')).find((passcode) => passcode.id === acme.id)?.leak).toBeNull()
 

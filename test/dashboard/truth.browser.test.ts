@@ -56,13 +56,12 @@ describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromi
     ).length
     const page = await signIn('admin', '/settings/users')
     await page.getByRole('combobox', { name: 'The API accepts' }).selectOption('user')
-    const asked: string[] = []
-    page.once('dialog', (dialog) => {
-      asked.push(dialog.message())
-      void dialog.accept()
-    })
     await page.getByRole('button', { name: 'Save', exact: true }).click()
+    const dialog = page.getByRole('dialog', { name: 'Accept user passcodes only?' })
+    const asked = [await dialog.textContent()]
+    await dialog.getByRole('button', { name: 'Change to user passcodes only' }).click()
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor()
+    await expect(page.getByRole('dialog').count()).resolves.toBe(0)
     expect(asked).toHaveLength(1)
     expect(asked[0]).toContain(`${live} account passcode${live === 1 ? '' : 's'} stop${live === 1 ? 's' : ''} working`)
     await expect(page.getByRole('status').textContent()).resolves.toContain(
@@ -134,22 +133,53 @@ describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromi
     expect(posts).toEqual([])
 
     await minutes.fill('0')
-    const asked: string[] = []
-    page.once('dialog', (dialog) => {
-      asked.push(dialog.message())
-      void dialog.dismiss()
-    })
     await form.getByRole('button', { name: 'Rotate & View' }).click()
-    await expect.poll(() => asked.length).toBe(1)
+    const dialog = page.getByRole('dialog', { name: 'Rotate “M5 rotating”?' })
+    const asked = [await dialog.textContent()]
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    expect(asked).toHaveLength(1)
     expect(asked[0]).toContain('Rotate “M5 rotating”?')
     expect(asked[0]).toContain('stops working at once')
     expect(posts).toEqual([])
 
-    page.once('dialog', (dialog) => void dialog.accept())
     await form.getByRole('button', { name: 'Rotate & View' }).click()
+    await page.getByRole('dialog', { name: 'Rotate “M5 rotating”?' }).getByRole('button', { name: 'Rotate now' }).click()
     await page.getByRole('region', { name: 'New value for “M5 rotating”' }).waitFor()
     expect(posts).toHaveLength(1)
     expect((await connect(rotated.value)).status).toBe(400)
+  })
+
+  it('asks in an in-page dialog: labelled by its question, focus on Cancel, Escape cancels and gives the focus back; the button says what it does', async () => {
+    await dashboard.host.auth.passcodes.create(admin, 'acc_1', { name: 'Asked? Yes', expiry: 90 })
+    const page = await signIn('admin')
+    const deletes: string[] = []
+    page.on('request', (request) => {
+      if (request.method() === 'DELETE') deletes.push(request.url())
+    })
+    const trigger = page.getByRole('button', { name: 'Delete Asked? Yes' })
+    await trigger.click()
+    const dialog = page.getByRole('dialog', { name: 'Delete the passcode “Asked? Yes”?' })
+    await dialog.waitFor()
+    await expect(dialog.getAttribute('aria-describedby').then((id) => page.locator(`#${id}`).textContent())).resolves.toBe(
+      'Calls with it stop working at once.',
+    )
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Cancel')
+    await expect(dialog.getByRole('button', { name: 'Delete “Asked? Yes”' }).count()).resolves.toBe(1)
+    // Modal: the page behind it is inert.
+    await expect(page.evaluate(() => document.querySelector('dialog')?.matches(':modal'))).resolves.toBe(true)
+    await page.keyboard.press('Escape')
+    await expect(page.getByRole('dialog').count()).resolves.toBe(0)
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Delete Asked? Yes')
+    expect(deletes).toEqual([])
+
+    await trigger.click()
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Delete Asked? Yes')
+    expect(deletes).toEqual([])
+    await trigger.click()
+    await dialog.getByRole('button', { name: 'Delete “Asked? Yes”' }).click()
+    await page.getByRole('status').filter({ hasText: 'Passcode deleted.' }).waitFor()
+    expect(deletes).toHaveLength(1)
   })
 
   it('shows times relative and local, with the UTC time on hover and in <time datetime>', async () => {

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
+import { lintSource } from '@secretlint/core'
 import { describe, expect, it } from 'vitest'
 import { PASSCODE_PATTERN, generatePasscode, isWellFormedPasscode } from '../../src/index'
+import { creator } from '../../src/secretlint/index'
 
 /** The scanner rules of docs/leaks.md, parsed out of the guide, against generated values and look-alikes. */
 
@@ -56,5 +58,36 @@ describe('docs/leaks.md scanner rules', () => {
       expect(isWellFormedPasscode(flip(value))).toBe(false)
       expect(isWellFormedPasscode(value)).toBe(true)
     }
+  })
+})
+
+describe('docs/leaks.md secretlint configuration', () => {
+  const config = JSON.parse(block('json')) as { rules: { id: string; options?: Record<string, unknown> }[] }
+  /** The guide's `.secretlintrc.json`, its rule ids taken as secretlint would load them from the package. */
+  const lint = async (filePath: string, content: string) => {
+    const rules = config.rules.map(({ id, options }) => {
+      expect(id).toBe('passcode-auth/secretlint')
+      return { id, rule: creator, options: options ?? {} }
+    })
+    const { messages } = await lintSource({ source: { filePath, content, contentType: 'text' }, options: { config: { rules } } })
+    return messages
+  }
+
+  it('finds every generated value in text, and no look-alike', async () => {
+    for (const value of values.slice(0, 50)) {
+      const messages = await lint('leak.txt', `${embed(value)}\n${embed(flip(value))}\n${embed(value.slice(0, -1))}`)
+      expect(messages.map(({ range }) => embed(value).slice(range[0], range[1]))).toEqual([value, value, value])
+    }
+  })
+
+  it('prints what the guide shows, without the value', async () => {
+    const value = values[0]!
+    const [message] = await lint('.env', `API_PASSCODE=${value}\n`)
+    const shown = block('text').trim().split('\n')
+    expect(shown[0]).toBe('.env')
+    expect(shown[1]).toBe(
+      `  ${message!.loc.start.line}:${message!.loc.start.column}  error  [${message!.messageId}] ${message!.message}  ${message!.ruleId}`,
+    )
+    expect(shown[1]).not.toContain(value.slice(4))
   })
 })

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build, type Options } from 'tsup'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import tsupConfig, { declarationsFolder, entries } from '../../tsup.config'
+import { generatePasscode } from '../../src/index'
 
 /**
  * The package as a user gets it, loaded by name: once with `import` (ESM) and once
@@ -52,6 +53,7 @@ const expectations: readonly EntryExpectation[] = [
   },
   { subpath: 'passcode-auth/fetch', entry: 'fetch', names: ['requirePasscode', 'connectHandler'] },
   { subpath: 'passcode-auth/hono', entry: 'hono', names: ['requirePasscode', 'connectHandler'] },
+  { subpath: 'passcode-auth/secretlint', entry: 'secretlint', names: ['creator'] },
 ]
 
 /**
@@ -275,5 +277,49 @@ describe('shared modules', () => {
     const files = readdirSync(installedDist).filter((file) => file.endsWith(extension))
     const count = files.reduce((sum, file) => sum + (readFileSync(join(installedDist, file), 'utf8').match(definition)?.length ?? 0), 0)
     expect(count).toBe(1)
+  })
+})
+
+describe('the secretlint command, with passcode-auth/secretlint in .secretlintrc.json', () => {
+  // secretlint loads a rule by name from its own folder (require.resolve), as it finds a
+  // rule installed beside it; NODE_PATH adds the folder that holds the built package.
+  const secretlint = (args: readonly string[]) => {
+    const project = join(consumer, 'project')
+    try {
+      const stdout = execFileSync(process.execPath, [join(packageRoot, 'node_modules', 'secretlint', 'bin', 'secretlint.js'), ...args], {
+        cwd: project,
+        encoding: 'utf8',
+        env: { ...process.env, NODE_PATH: join(consumer, 'node_modules') },
+        timeout: 20_000,
+      })
+      return { status: 0, stdout }
+    } catch (error) {
+      const { status, stdout, stderr } = error as { status: number; stdout: string; stderr: string }
+      return { status, stdout: stdout + stderr }
+    }
+  }
+
+  it('reports the passcodes of the configured prefix with their line and column, never their value', () => {
+    const project = join(consumer, 'project')
+    mkdirSync(project, { recursive: true })
+    const [psc, acme] = [generatePasscode(), generatePasscode({ prefix: 'acme' })]
+    const lookAlike = psc.slice(0, -1) + (psc.endsWith('A') ? 'B' : 'A')
+    writeFileSync(join(project, 'config.yaml'), `service:\n  passcode: ${psc}\n  old: ${lookAlike}\n`)
+    writeFileSync(join(project, '.env'), `API_PASSCODE=${acme}\n`)
+    writeFileSync(
+      join(project, '.secretlintrc.json'),
+      JSON.stringify({ rules: [{ id: 'passcode-auth/secretlint', options: { prefix: ['psc', 'acme'] } }] }),
+    )
+    // Unmasked, to show that the message itself holds no value.
+    const result = secretlint(['--no-color', '--no-terminalLink', '--no-maskSecrets', 'config.yaml', '.env'])
+    expect(result.status, result.stdout).toBe(1)
+    expect(result.stdout).toMatch(/config\.yaml\n\s+2:12\s+error\s+\[PASSCODE\] found a passcode-auth passcode \(psc_…\): revoke/)
+    expect(result.stdout).toMatch(/\.env\n\s+1:13\s+error\s+\[PASSCODE\] found a passcode-auth passcode \(acme_…\): revoke/)
+    expect(result.stdout.match(/ error /g)).toHaveLength(2)
+    for (const value of [psc, acme, lookAlike]) expect(result.stdout).not.toContain(value.slice(-12))
+
+    writeFileSync(join(project, '.secretlintrc.json'), JSON.stringify({ rules: [{ id: 'passcode-auth/secretlint' }] }))
+    const defaults = secretlint(['--no-color', '--no-terminalLink', 'config.yaml', '.env'])
+    expect(defaults.stdout.match(/ error /g)).toHaveLength(1)
   })
 })

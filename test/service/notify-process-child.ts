@@ -33,8 +33,15 @@ while (Date.now() < Number(until)) {
   passes += 1
   await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 10)))
 }
-// A last pass once everything is due, so that a retry left by a failed send goes out.
-reports.push(await auth.notifyExpirations())
+// Once everything is due, passes until one finds nothing to send and fails nothing: a
+// send that failed in a pass released its claim, and only a later pass (of this process,
+// or of another that claims it first) sends it. One last pass was not enough: a failure in
+// it was never retried, and the email counted as lost (seen as 2 of 72 under load).
+for (let drain = 0; drain < 50; drain += 1) {
+  const report = await auth.notifyExpirations()
+  reports.push(report)
+  if (report.sent.length === 0 && report.failed.length === 0) break
+}
 await auth.close()
 await pool.end()
 process.stdout.write(`${JSON.stringify({ passes, sent: sentKeys(reports), delivered: mailer.delivered.length })}\n`)

@@ -143,7 +143,7 @@ describe('rateLimit option: brute-force limiter', () => {
     const original = store.findCredentialByHash.bind(store)
     store.findCredentialByHash = (hash) =>
       mode === 'throws' ? Promise.reject(new Error('down')) : mode === 'hangs' ? new Promise(() => {}) : original(hash)
-    const { auth, clock } = setup({ store, timeoutMs: 20, rateLimit: { windowMs: WINDOW, maxFailuresPerAddress: 2, maxFailuresPerAccount: false } })
+    const { auth, clock } = setup({ store, timeoutMs: 150, rateLimit: { windowMs: WINDOW, maxFailuresPerAddress: 2, maxFailuresPerAccount: false } })
     const short = await auth.passcodes.create(admin, 'acc', { name: 'Short', expiry: 1 })
     const fresh = await auth.passcodes.create(admin, 'acc', { name: 'Fresh', expiry: 90 })
     clock.advance(DAY_MS)

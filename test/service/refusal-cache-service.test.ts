@@ -207,7 +207,7 @@ describe('shared reads: concurrent misses of one passcode', () => {
       reads++
       return reads === 1 ? new Promise(() => {}) : inner.findCredentialByHash(hash) // the first one hangs for good
     }
-    const { auth } = setup({ store, timeoutMs: 20 })
+    const { auth } = setup({ store, timeoutMs: 150 })
     const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'P', expiry: 30 })
     const credentials = { accountId: 'acc_1', passcode: value }
     const outcomes = await Promise.all(Array.from({ length: 5 }, () => auth.authenticate(credentials)))

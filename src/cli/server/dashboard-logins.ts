@@ -39,8 +39,13 @@ const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (character
 export interface DashboardLogins {
   /** Makes a one-time login path (`/settings/login?token=…`) for `session`, to show after the server's URL. */
   link(session: DashboardSession): Promise<{ readonly path: string; readonly expiresAt: Date }>
-  /** Answers `GET /settings/login?token=…`: a cookie and a redirect, or 401. */
-  login(token: string | undefined, secure: boolean): Promise<DashboardResponse>
+  /**
+   * Answers `GET /settings/login?token=…`: a cookie and a redirect; for a link used
+   * already, expired or missing, a redirect to the dashboard when the request's
+   * `Cookie` holds a live session, else a 401 page that says what happened and how to
+   * get in.
+   */
+  login(token: string | undefined, secure: boolean, cookieHeader?: string): Promise<DashboardResponse>
   /** The session of a request's `Cookie` header, for the dashboard's resolver. */
   session(cookieHeader: string | undefined): Promise<DashboardSession | undefined>
   /** Answers `POST /settings/logout`: ends the session on every instance and clears the cookie. */
@@ -63,10 +68,43 @@ function cookieValue(header: string | undefined, name: string): string | undefin
 const page = (statusCode: number, title: string, body: string, headers: Record<string, string> = {}): DashboardResponse => ({
   statusCode,
   headers: { ...PAGE_HEADERS, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', ...headers },
-  body: `<!doctype html><html lang="en"><meta charset="utf-8"><title>${escapeHtml(title)} · Settings</title>\n${body}</html>`,
+  body: `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Settings</title>\n${body}</html>`,
 })
 
 const askForLink = () => `Ask for a new one with <code>${escapeHtml(`${commandName()} dashboard link --account <accountId>`)}</code>.`
+
+const refusals = {
+  missing: ['Sign in with a login link', 'This address opens the dashboard only with the token of a login link.'],
+  expired: ['This login link has expired', 'A login link works for 15 minutes after it is made, and this one is older.'],
+  used: [
+    'This login link was used already',
+    'A login link works once: this one was opened before (perhaps by a link preview of a chat or mail app), or is not a link of this server.',
+  ],
+} as const
+
+/** The 401 page of a link that cannot sign in: what happened, and how to get in. */
+function refusedLink(why: keyof typeof refusals): DashboardResponse {
+  const [title, what] = refusals[why]
+  const command = (text: string) => `<code>${escapeHtml(text)}</code>`
+  return page(
+    401,
+    title,
+    `<h1>${title}</h1>
+<p>${what} This browser is not signed in to the dashboard.</p>
+<h2>How to get in</h2>
+<p>Ask whoever runs this server for a new login link, and open it within 15 minutes. ` +
+      `Once it has signed this browser in, the <a href="${DASHBOARD_BASE}/">dashboard</a> opens without a link for 12 hours.</p>
+<p>Whoever runs the server makes a link with ${command(`${commandName()} dashboard link --account <accountId>`)} ` +
+      `(for a member, add ${command('--as <userId> --role member')}).</p>`,
+  )
+}
+
+const landingOf = (session: DashboardSession) => (session.actor.role === 'admin' ? `${DASHBOARD_BASE}/` : `${DASHBOARD_BASE}/me`)
+const redirect = (location: string, headers: Record<string, string> = {}): DashboardResponse => ({
+  statusCode: 303,
+  headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', ...headers },
+  body: '',
+})
 
 /** Creates the logins of a server (or of `dashboard link`) over the store's database. */
 export function createDashboardLogins(database: LoginDatabase, now: () => number = Date.now): DashboardLogins {
@@ -89,13 +127,23 @@ export function createDashboardLogins(database: LoginDatabase, now: () => number
     return { accountId: String(row.account_id), actor }
   }
 
+  const sessionOfCookie = async (cookieHeader: string | undefined): Promise<DashboardSession | undefined> => {
+    const id = cookieValue(cookieHeader, COOKIE)
+    if (id === undefined || id === '') return undefined
+    const rows = await database.query(`SELECT account_id, actor FROM ${table} WHERE token_hash = $1 AND kind = 'session' AND expires_at > $2`, [
+      hash(id),
+      now(),
+    ])
+    return rows[0] === undefined ? undefined : sessionOf(rows[0])
+  }
+
   return {
     async link(session) {
       const { token, expiresAt } = await insert('link', session, LINK_TTL_MS)
       return { path: `${LOGIN_PATH}?token=${token}`, expiresAt: new Date(expiresAt) }
     },
 
-    async login(token, secure) {
+    async login(token, secure, cookieHeader) {
       const rows =
         token === undefined || token === ''
           ? []
@@ -104,36 +152,17 @@ export function createDashboardLogins(database: LoginDatabase, now: () => number
             ])
       const row = rows[0]
       if (row === undefined || Number(row.expires_at) <= now()) {
-        return page(
-          401,
-          'Login link not valid',
-          `<h1>This login link is not valid</h1><p>It was used already or is older than 15 minutes. ${askForLink()}</p>`,
-        )
+        // Opened twice (a reload, the browser's history): a browser already signed in just goes on.
+        const current = await sessionOfCookie(cookieHeader)
+        if (current !== undefined) return redirect(landingOf(current))
+        return refusedLink(token === undefined || token === '' ? 'missing' : row === undefined ? 'used' : 'expired')
       }
       const session = sessionOf(row)
       const { token: id } = await insert('session', session, SESSION_TTL_MS)
-      const landing = session.actor.role === 'admin' ? `${DASHBOARD_BASE}/` : `${DASHBOARD_BASE}/me`
-      return {
-        statusCode: 303,
-        headers: {
-          location: landing,
-          'set-cookie': cookie(id, SESSION_TTL_MS / 1000, secure),
-          'cache-control': 'no-store',
-          'referrer-policy': 'no-referrer',
-        },
-        body: '',
-      }
+      return redirect(landingOf(session), { 'set-cookie': cookie(id, SESSION_TTL_MS / 1000, secure) })
     },
 
-    async session(cookieHeader) {
-      const id = cookieValue(cookieHeader, COOKIE)
-      if (id === undefined || id === '') return undefined
-      const rows = await database.query(`SELECT account_id, actor FROM ${table} WHERE token_hash = $1 AND kind = 'session' AND expires_at > $2`, [
-        hash(id),
-        now(),
-      ])
-      return rows[0] === undefined ? undefined : sessionOf(rows[0])
-    },
+    session: sessionOfCookie,
 
     async logout(cookieHeader, secure) {
       const id = cookieValue(cookieHeader, COOKIE)

@@ -60,7 +60,11 @@ export function dashboardRoutes(runtime: Runtime, logins: DashboardLogins, optio
           response,
           request.method === 'HEAD'
             ? { statusCode: 200, headers: { ...PAGE_HEADERS, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, body: '' }
-            : await logins.login(new URL(request.url ?? '/', 'http://localhost').searchParams.get('token') ?? undefined, overHttps(request)),
+            : await logins.login(
+                new URL(request.url ?? '/', 'http://localhost').searchParams.get('token') ?? undefined,
+                overHttps(request),
+                request.headers.cookie,
+              ),
         ),
     },
     {

@@ -5,7 +5,9 @@
 // <img src=x onerror=alert(1)> shows as those characters. The CSP of the page allows
 // this file and nothing inline.
 
+import { confirmAction } from './confirm-dialog'
 import { leakBanner, leakMark, type Leak } from './leak-notice'
+import { unusedFor, usageDetails, type PasscodeUsage } from './usage-chart'
 
 /** A status as the management API sends it (SPEC §5.38 adds `disabled`). */
 type Status = 'active' | 'expiring_soon' | 'expired' | 'revoked' | 'disabled'
@@ -299,6 +301,20 @@ function time(iso: string | null | undefined): Child {
     h('span', { class: 'local' }, LOCAL_TIME.format(at)),
   )
 }
+/**
+ * A row's last use: when and through which partner, how long unused (what people check
+ * before deleting one: SPEC §5.41), and the 30-day usage chart on demand from `usagePath`.
+ */
+function lastUse(name: string, at: string | null, partner: string | null, usagePath: string): Child {
+  const unused = unusedFor(at)
+  return h(
+    'div',
+    {},
+    at ? [time(at), partner ? h('span', { class: 'muted' }, ` (${partner})`) : null] : null,
+    unused ? h('span', { class: 'unused' }, unused) : null,
+    usageDetails(name, async () => (await api<{ usage: PasscodeUsage }>('GET', usagePath)).usage),
+  )
+}
 function cell(label: string, ...children: Child[]): HTMLTableCellElement {
   return h('td', { 'data-label': label }, ...children)
 }
@@ -356,13 +372,20 @@ function actionForm(
   return form
 }
 
-/** A button that asks `question` in the browser's confirm dialog, then runs `action`. */
+/** A button that asks `question` in a confirm dialog whose button says `confirm`, then runs `action`. */
 function confirmButton(
   text: string,
-  { label, danger = false, question, action }: { label: string; danger?: boolean; question: string; action: () => Promise<unknown> },
+  {
+    label,
+    danger = false,
+    question,
+    confirm,
+    action,
+  }: { label: string; danger?: boolean; question: string; confirm: string; action: () => Promise<unknown> },
 ): HTMLButtonElement {
-  const onclick = (event: Event) => {
-    if (window.confirm(question)) void run(event.currentTarget as HTMLButtonElement, action)
+  const onclick = async (event: Event) => {
+    const button = event.currentTarget as HTMLButtonElement
+    if (await confirmAction({ question, confirm, danger })) await run(button, action)
   }
   return h('button', { type: 'button', class: danger ? 'danger' : undefined, 'aria-label': label, onclick }, text)
 }
@@ -792,7 +815,7 @@ async function passcodesPage(): Promise<void> {
           ]
             .filter(Boolean)
             .join(' ')
-          if (typeof overlap === 'number' && !window.confirm(question)) return
+          if (typeof overlap === 'number' && !(await confirmAction({ question, confirm: 'Rotate now', danger: true }))) return
           const rotated = await api<Issued<Passcode>>('POST', `/passcodes/${encodeURIComponent(passcode.id)}/rotate`, { overlapMinutes: overlap })
           await load()
           revealValue(`New value for “${rotated.passcode.name}”`, rotated.value, 'Copy this passcode now: you will not see it again.')
@@ -820,12 +843,7 @@ async function passcodesPage(): Promise<void> {
       ),
       cell('Expires', passcode.expiresAt ? time(passcode.expiresAt) : 'Never'),
       cell('Partners', partnersCell(passcode)),
-      cell(
-        'Last used',
-        passcode.lastUsedAt
-          ? [time(passcode.lastUsedAt), passcode.lastUsedPartner ? h('span', { class: 'muted' }, ` (${passcode.lastUsedPartner})`) : null]
-          : h('span', { class: 'muted' }, 'Never'),
-      ),
+      cell('Last used', lastUse(passcode.name, passcode.lastUsedAt, passcode.lastUsedPartner, `/passcodes/${encodeURIComponent(passcode.id)}/usage`)),
     )
     if (CAN_MANAGE_PASSCODES) {
       const label = (verb: string): string => `${verb} ${passcode.name}`
@@ -841,6 +859,7 @@ async function passcodesPage(): Promise<void> {
             passcode.status === 'disabled'
               ? confirmButton('Enable', {
                   label: label('Enable'),
+                  confirm: `Enable “${passcode.name}”`,
                   question: `Enable the passcode “${passcode.name}”? Calls with it work again at once.`,
                   action: async () => {
                     await api('POST', `/passcodes/${encodeURIComponent(passcode.id)}/enable`)
@@ -850,6 +869,7 @@ async function passcodesPage(): Promise<void> {
                 })
               : confirmButton('Disable', {
                   label: label('Disable'),
+                  confirm: `Disable “${passcode.name}”`,
                   question: `Disable the passcode “${passcode.name}”? Calls with it are refused until you enable it again; its value, name, partners and expiry are kept.`,
                   action: async () => {
                     await api('POST', `/passcodes/${encodeURIComponent(passcode.id)}/disable`)
@@ -859,6 +879,7 @@ async function passcodesPage(): Promise<void> {
                 }),
             confirmButton('Delete', {
               label: label('Delete'),
+              confirm: `Delete “${passcode.name}”`,
               danger: true,
               question: `Delete the passcode “${passcode.name}”? Calls with it stop working at once.`,
               action: async () => {
@@ -1020,7 +1041,12 @@ async function usersPage() {
         passcode && passcode.status !== 'revoked' ? (passcode.validity.type === 'infinite' ? 'Infinite' : `${passcode.validity.days} days`) : '',
       ),
       cell('Expires', passcode && passcode.status !== 'revoked' ? (passcode.validity.type === 'infinite' ? 'Never' : time(passcode.expiresAt)) : ''),
-      cell('Last used', passcode?.lastUsedAt ? time(passcode.lastUsedAt) : h('span', { class: 'muted' }, passcode ? 'Never' : '')),
+      cell(
+        'Last used',
+        passcode && passcode.status !== 'revoked'
+          ? lastUse(user.name || user.id, passcode.lastUsedAt, null, `/users/${encodeURIComponent(user.id)}/passcode/usage`)
+          : '',
+      ),
     )
     if (CAN_MANAGE_USERS) {
       const label = (verb: string): string => `${verb} for ${user.name || user.id}`
@@ -1029,6 +1055,7 @@ async function usersPage() {
         actions.append(
           confirmButton('Reset Passcode', {
             label: label('Reset Passcode'),
+            confirm: `Reset ${user.name || user.id}’s passcode`,
             question: `Reset the passcode of ${user.name || user.id}? The current value stops working at once.`,
             action: async () => {
               await api('POST', `/users/${encodeURIComponent(user.id)}/passcode/reset`)
@@ -1038,6 +1065,7 @@ async function usersPage() {
           }),
           confirmButton('Revoke Passcode', {
             label: label('Revoke Passcode'),
+            confirm: `Revoke ${user.name || user.id}’s passcode`,
             danger: true,
             question: `Revoke the passcode of ${user.name || user.id}? Calls with it stop working at once.`,
             action: async () => {
@@ -1090,7 +1118,7 @@ async function usersPage() {
         const many = `${stopping} ${kind} passcode${stopping === 1 ? '' : 's'}`
         if (stopping > 0) {
           const question = `Accept ${ACCEPTED_LABELS[chosen].toLowerCase()}? ${many} stop${stopping === 1 ? 's' : ''} working at once: requests with ${stopping === 1 ? 'it' : 'them'} are refused until the setting changes back.`
-          if (!window.confirm(question)) return
+          if (!(await confirmAction({ question, confirm: `Change to ${ACCEPTED_LABELS[chosen].toLowerCase()}`, danger: true }))) return
         }
         await api('PUT', '/account', { acceptedPasscodes: chosen })
         accepted = chosen
@@ -1165,6 +1193,8 @@ async function mePage() {
         h('dd', {}, passcode.validity.type === 'infinite' ? 'Infinite' : `${passcode.validity.days} days`),
         h('dt', {}, 'Expires'),
         h('dd', {}, passcode.validity.type === 'infinite' ? 'Never' : time(passcode.expiresAt)),
+        h('dt', {}, 'Last used'),
+        h('dd', {}, lastUse('your passcode', passcode.lastUsedAt, null, `/users/${encodeURIComponent(ME)}/passcode/usage`)),
       ),
       acceptance,
       passcode.status === 'expired' ? h('p', {}, 'It has expired. Ask an admin of this account to grant you a new one.') : show,
