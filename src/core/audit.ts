@@ -204,13 +204,18 @@ export function canonicalJson(value: unknown): string {
   throw new TypeError(`An audit record cannot hold a ${typeof value}`)
 }
 
+/** A field whose canonical JSON the SQL store writes into the hash input itself (see {@link auditHashInputParts}). */
+export type AuditHashHole = 'changes' | 'target'
+
 /**
- * What a record's hash covers, in two parts around the `previousHash` value: every
+ * What a record's hash covers, in parts around the values a store fills in: every
  * field but `sequence` (the row's place, which the chain itself proves) and `hash`,
- * plus the encoding version `v`. The SQL store joins them around the chain head's hash
- * inside its append statement; {@link auditHashInput} joins them here.
+ * plus the encoding version `v`, with keys sorted. The `previousHash` value (the chain
+ * head's hash, between the quotes that end one part and start the next) is always left
+ * out; so is the canonical JSON of each field in `holes`. The SQL store joins the parts
+ * around those values inside its append statement; {@link auditHashInput} joins them here.
  */
-export function auditHashInputAround(entry: AuditEntry): readonly [before: string, after: string] {
+export function auditHashInputParts(entry: AuditEntry, holes: readonly AuditHashHole[] = []): string[] {
   const fields: Record<string, unknown> = {
     v: AUDIT_ENCODING_VERSION,
     accountId: entry.accountId,
@@ -221,12 +226,30 @@ export function auditHashInputAround(entry: AuditEntry): readonly [before: strin
     changes: entry.changes,
     requestId: entry.requestId,
     clientAddress: entry.clientAddress,
+    previousHash: '',
   }
-  const pair = (key: string) => `${JSON.stringify(key)}:${canonicalJson(fields[key])}`
-  const keys = Object.keys(fields).sort()
-  const lower = keys.filter((key) => key < 'previousHash').map(pair)
-  const higher = keys.filter((key) => key > 'previousHash').map(pair)
-  return [`{${[...lower, ''].join(',')}"previousHash":"`, `"${['', ...higher].join(',')}}`]
+  const parts: string[] = []
+  let part = '{'
+  for (const [index, key] of Object.keys(fields).sort().entries()) {
+    part += `${index === 0 ? '' : ','}${JSON.stringify(key)}:`
+    if (key === 'previousHash') {
+      parts.push(`${part}"`)
+      part = '"'
+    } else if ((holes as readonly string[]).includes(key)) {
+      parts.push(part)
+      part = ''
+    } else {
+      part += canonicalJson(fields[key])
+    }
+  }
+  parts.push(`${part}}`)
+  return parts
+}
+
+/** {@link auditHashInputParts} with only the `previousHash` value left out: the two parts around it. */
+export function auditHashInputAround(entry: AuditEntry): readonly [before: string, after: string] {
+  const [before, after] = auditHashInputParts(entry)
+  return [before!, after!]
 }
 
 /** The canonical encoding a record's hash covers (see {@link auditHashInputAround}). */

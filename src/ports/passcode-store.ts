@@ -427,7 +427,9 @@ export interface PasscodeStore {
   /**
    * Applies a patch; keeps name uniqueness atomic. Publishes an invalidation when the
    * name, expiry, binding or disabled state changes (a description alone changes
-   * nothing a verification reads).
+   * nothing a verification reads). Its `audit` record shows the edited fields, before
+   * and after, and a passcode target's name as in the row it changed, not as in the
+   * entry, which was made from an earlier read (`editedPasscodeEntry`, core/audit-fields.ts).
    */
   updateAccountPasscode(accountId: string, passcodeId: string, patch: AccountPasscodePatch, audit?: AuditEntry): Promise<UpdateResult>
   /**

@@ -1,4 +1,4 @@
-import type { AuditAction, AuditChanges, AuditEntry, AuditTarget, AuditValue } from '../core/audit'
+import type { AuditAction, AuditChanges, AuditEntry, AuditTarget } from '../core/audit'
 import type { AccountPasscodeRecord, Actor } from '../core/entities'
 
 /** Who acted, as a record keeps it; `system` for the library's own work (the notifier). */
@@ -39,29 +39,5 @@ export const passcodeTarget = (record: Pick<AccountPasscodeRecord, 'id' | 'name'
 /** A user's passcode as an audit target. */
 export const userTarget = (userId: string): AuditTarget => ({ type: 'user', id: userId })
 
-/**
- * The fields of an account passcode a record may show: never its hash, hint or value.
- * An empty description is no description (absent, so `null` in a change).
- */
-export function passcodeFields(
-  record: Pick<AccountPasscodeRecord, 'name' | 'expiry' | 'expiresAt' | 'partners' | 'description'>,
-): Record<string, AuditValue> {
-  return {
-    name: record.name,
-    expiry: record.expiry,
-    expiresAt: record.expiresAt,
-    partners: record.partners === null ? null : [...record.partners],
-    ...(record.description !== '' && { description: record.description }),
-  }
-}
-
-/** `before`/`after` for the fields whose values differ (arrays compared by content). */
-export function changedFields(before: Record<string, AuditValue> | null, after: Record<string, AuditValue> | null): AuditChanges {
-  const changes: Record<string, { before: AuditValue; after: AuditValue }> = {}
-  for (const field of new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])) {
-    const from = before?.[field] ?? null
-    const to = after?.[field] ?? null
-    if (JSON.stringify(from) !== JSON.stringify(to)) changes[field] = { before: from, after: to }
-  }
-  return changes
-}
+// The fields a record shows of a passcode: in core, where the stores find them for an edit.
+export { changedFields, passcodeFields } from '../core/audit-fields'

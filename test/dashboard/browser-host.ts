@@ -17,8 +17,11 @@ export const PEOPLE = {
   amy: { accountId: 'acc_1', actor: { userId: 'u_amy', role: 'member' } },
 } as const satisfies Record<string, DashboardSession>
 
+/** Amy's email is as long as a real one: a table squeezed by an open chart must not break it mid-word. */
+export const AMY_EMAIL = 'amy.example@northwind.example'
+
 const DIRECTORY: readonly DirectoryUser[] = [
-  { id: 'u_amy', name: 'Amy Example', email: 'amy@example.test' },
+  { id: 'u_amy', name: 'Amy Example', email: AMY_EMAIL },
   { id: 'u_member', name: 'Mo Member' },
 ]
 

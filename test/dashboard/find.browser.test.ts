@@ -4,7 +4,7 @@ import { createPasscodeAuth } from '../../src/index'
 import { DAY_MS } from '../../src/core/time'
 import { browserAvailability } from '../helpers/browser'
 import { TEST_KEY } from '../helpers/service'
-import { PEOPLE, useDashboardBrowser } from './browser-host'
+import { AMY_EMAIL, PEOPLE, useDashboardBrowser } from './browser-host'
 
 /**
  * Finding one of 100 passcodes (issue 34 item 4), in Chromium: search by name, hint and
@@ -168,6 +168,9 @@ describe.skipIf(availability.skip)(availability.title('finding a passcode in Chr
     await amyRow.locator('summary').filter({ hasText: 'Usage' }).click()
     await amyRow.getByText(`Used 2 times in the last 30 days, most on ${label(firstDay)} (2).`).waitFor()
     await expect(amyRow.locator('.unused').textContent()).resolves.toBe('Unused for 3 days')
+    // With the chart open the columns are squeezed; an email address stays whole, on one line.
+    const email = amyRow.getByText(AMY_EMAIL, { exact: true })
+    await expect(email.evaluate((element) => element.getClientRects().length)).resolves.toBe(1)
     // And on the member's own page.
     const own = await signIn('amy', '/settings/me')
     await own.locator('summary', { hasText: 'Usage of your passcode' }).click()

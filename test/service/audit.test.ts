@@ -228,6 +228,27 @@ describe.each(Object.keys(stores))('SPEC 5.40 the audit trail in the service (%s
     expect(records[3]!.changes).toEqual({ description: { before: 'Nightly export', after: null } })
   })
 
+  it("records an edit's before as the store found it: two concurrent edits chain their values", async () => {
+    const { auth } = setup({ store: opened.store })
+    const { passcode } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Acme sync', expiry: 30 })
+    // Both edits read the passcode before either writes: the second record's before is
+    // the first edit's after, not what the second edit read.
+    await Promise.all([
+      auth.passcodes.update(admin, ACCOUNT, passcode.id, { name: 'Acme nightly', description: 'First' }),
+      auth.passcodes.update(admin, ACCOUNT, passcode.id, { name: 'Acme hourly', expiry: 10 }),
+    ])
+
+    const [, first, second] = (await auth.audit.list(admin, ACCOUNT)).records.reverse()
+    expect(first!.changes).toEqual({
+      name: { before: 'Acme sync', after: 'Acme nightly' },
+      description: { before: null, after: 'First' },
+    })
+    expect(second!.changes).toMatchObject({ name: { before: 'Acme nightly', after: 'Acme hourly' }, expiry: { before: 30, after: 10 } })
+    expect(second!.changes).not.toHaveProperty('description')
+    expect(second!.target).toEqual({ type: 'passcode', id: passcode.id, name: 'Acme hourly' })
+    expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 3 })
+  })
+
   it('lists for admins only, newest first, paged, filtered by action, target and time', async () => {
     const { auth, clock } = setup({ store: opened.store })
     const ids: string[] = []

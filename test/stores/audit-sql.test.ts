@@ -212,6 +212,33 @@ describe.skipIf(!availability.available)(title, () => {
     }
   })
 
+  it('records each of many concurrent edits of one passcode, from two pools, with the before the edit replaced', async () => {
+    const schema = uniqueSchema()
+    await migrate(pool, { schema })
+    const other = new pg.Pool({ connectionString: server.connectionString, max: 4 })
+    other.on('error', () => {})
+    try {
+      const [store, peerStore] = [pool, other].map((db) => postgresStore(db, { schema, listen: false }))
+      const [auth, peer] = [store, peerStore].map((each) => createPasscodeAuth({ store: each!, partners: ['acme'] }))
+      const { passcode } = await auth!.passcodes.create(admin, ACCOUNT, { name: 'Edit 0', expiry: 30 })
+      await Promise.all(
+        Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? auth! : peer!).passcodes.update(admin, ACCOUNT, passcode.id, { name: `Edit ${i + 1}` })),
+      )
+      const edits = (await auth!.audit.list(admin, ACCOUNT, { limit: 50 })).records.reverse().slice(1)
+      expect(edits).toHaveLength(24)
+      // In the chain's order, each edit's before is the after of the one before it.
+      edits.forEach((record, i) => {
+        const name = record.changes.name
+        expect(name?.before).toBe(i === 0 ? 'Edit 0' : edits[i - 1]!.changes.name?.after)
+        expect(record.target).toMatchObject({ name: name?.after })
+      })
+      expect((await store!.getAccountPasscode(ACCOUNT, passcode.id))?.name).toBe(edits.at(-1)!.changes.name?.after)
+      expect(await auth!.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 25 })
+    } finally {
+      await other.end()
+    }
+  })
+
   it('keeps one chain per account with writers in three processes', async () => {
     const schema = uniqueSchema()
     await migrate(pool, { schema })

@@ -1024,7 +1024,7 @@ async function usersPage() {
       h(
         'td',
         { class: 'name', 'data-label': 'User' },
-        h('div', {}, ...who, user.email ? [h('br'), h('span', { class: 'muted' }, user.email)] : null),
+        h('div', {}, ...who, user.email ? [h('br'), h('span', { class: 'muted email' }, user.email)] : null),
       ),
       cell(
         'Passcode',

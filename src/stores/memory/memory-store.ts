@@ -17,6 +17,7 @@ import type {
   UsageCount,
   UsageEntry,
 } from '../../ports/passcode-store'
+import { editedPasscodeEntry } from '../../core/audit-fields'
 import { dueNotification } from '../../core/notifications'
 import { memoryAuditLog } from './memory-audit-log'
 
@@ -134,7 +135,6 @@ export function memoryStore(): PasscodeStore {
       if (patch.nameKey !== undefined && nameTaken(accountId, patch.nameKey, passcodeId)) {
         return { ok: false, reason: 'duplicate_name' }
       }
-      const recorded = audit.prepare(entry)
       const next: AccountPasscodeRecord = {
         ...current,
         ...(patch.name !== undefined && { name: patch.name }),
@@ -146,6 +146,7 @@ export function memoryStore(): PasscodeStore {
         ...(patch.disabledAt !== undefined && { disabledAt: patch.disabledAt }),
         updatedAt: patch.updatedAt,
       }
+      const recorded = audit.prepare(entry && editedPasscodeEntry(entry, current, next))
       passcodes.set(passcodeId, next)
       if (patch.disabledAt === null) closeLeak(accountId, 'account', passcodeId)
       recorded()

@@ -1,3 +1,5 @@
+import { ACCOUNT_COLUMNS, ACCOUNT_PATCH, ACCOUNT_PATCH_PARAMS, closeLeakOnEnable } from './statements'
+
 const AUDIT_COLUMNS = 'account_id, sequence, at, actor, action, target, target_id, changes, request_id, client_address, previous_hash, hash'
 // Page filters; $1 is the account, $2 the sequence to continue after, $3 the page size.
 const FILTERS = `($4::text[] IS NULL OR action = ANY($4::text[]))
@@ -38,6 +40,9 @@ export function auditStatements(s: string) {
     appendAndNotify: `
       WITH ${head}, record AS (${insert})
       SELECT sequence, previous_hash, hash, pg_notify($13::text, $14::text) FROM record`,
+    // An account passcode's edit with its record, without and with its NOTIFY (editStatement).
+    edit: editStatement(s, false),
+    editAndNotify: editStatement(s, true),
     newest: `
       SELECT ${AUDIT_COLUMNS} FROM ${s}.audit_records
       WHERE account_id = $1::text AND sequence < coalesce($2::bigint, 9223372036854775807)
@@ -65,6 +70,92 @@ export function auditStatements(s: string) {
       )
       SELECT (SELECT count(*) FROM gone) AS removed, (SELECT count(*) FROM moved) AS moved`,
   }
+}
+
+// The columns an edit may change, read before it (prior_*) and after.
+const EDITED_COLUMNS = ['name', 'expiry_days', 'expires_at', 'partners', 'description', 'disabled_at']
+
+/**
+ * The canonical JSON (core/audit.ts) of each field an edit's record shows, as
+ * core/audit-fields.ts's EDITED_FIELDS, from the columns `c` names: the same text
+ * canonicalJson() makes of the same values (to_json escapes a string as JSON.stringify
+ * does; an empty description is none; no expiry day count is 'forever').
+ */
+const editedFieldsJson = (c: (column: string) => string): [field: string, json: string][] => [
+  ['description', `CASE WHEN coalesce(${c('description')}, '') = '' THEN 'null' ELSE to_json(${c('description')})::text END`],
+  ['disabled', `CASE WHEN ${c('disabled_at')} IS NULL THEN 'false' ELSE 'true' END`],
+  ['expiresAt', `coalesce(${c('expires_at')}::text, 'null')`],
+  ['expiry', `coalesce(${c('expiry_days')}::text, '"forever"')`],
+  ['name', `to_json(${c('name')})::text`],
+  ['partners', `coalesce(to_json(${c('partners')})::text, 'null')`],
+]
+
+/**
+ * An account passcode's edit and its audit record in one statement, so one round trip
+ * and one implicit transaction (SPEC §5.40), with the change's `NOTIFY` when `notify`:
+ * - `prior` locks the row and reads it: a concurrent edit is waited for, and the
+ *   record's `before` is the value this edit replaced, never one read earlier;
+ * - `fields` is the changed fields' `{"after":…,"before":…}` from that row and the
+ *   updated one, with the entry's changes of other fields (names and canonical JSON); `entry` joins them into the record's changes (keys sorted) and makes the
+ *   target (the passcode with its name after the edit, unless the entry's is another);
+ * - `head` and `record` append it as `append` does, hashing the parts the caller made
+ *   with auditHashInputParts(entry, ['changes', 'target']) around the
+ *   changes, the previous hash and the target. No row edited: no record.
+ * Parameters: the patch's ($1–$14, as `updateAccountPasscode`), then, numbered from
+ * 1 after them (`p(n)`): 1 at, 2 actor, 3 action, 4 target or null, 5 target id, 6–7
+ * other changes, 8 request id, 9 client address, 10 the genesis hash, 11–14 the hash
+ * input's parts, 15–16 the NOTIFY (editRecordParams makes 1–14).
+ */
+function editStatement(s: string, notify: boolean): string {
+  // The record's parameters follow the patch's.
+  const p = (n: number) => `$${ACCOUNT_PATCH_PARAMS + n}`
+  const changed = editedFieldsJson((column) => `e.prior_${column}`)
+    .map(([field, before], index) => `('${field}', ${before}, ${editedFieldsJson((column) => `e.${column}`)[index]![1]})`)
+    .join(',\n          ')
+  return `
+      WITH prior AS (
+        SELECT ${EDITED_COLUMNS.join(', ')} FROM ${s}.account_passcodes
+        WHERE account_id = $1::text AND id = $2::text
+        FOR NO KEY UPDATE
+      ), edited AS (
+        UPDATE ${s}.account_passcodes AS p SET ${ACCOUNT_PATCH}
+        FROM prior WHERE p.account_id = $1::text AND p.id = $2::text
+        RETURNING ${ACCOUNT_COLUMNS.split(', ')
+          .map((column) => `p.${column}`)
+          .join(', ')}, ${EDITED_COLUMNS.map((column) => `prior.${column} AS prior_${column}`).join(', ')}
+      ), ${closeLeakOnEnable(s, 'edited')}, fields AS (
+        SELECT f.field, '{"after":' || f.after || ',"before":' || f.before || '}' AS change
+        FROM edited e CROSS JOIN LATERAL (VALUES
+          ${changed}
+        ) AS f(field, before, after)
+        WHERE f.before <> f.after
+        UNION ALL
+        SELECT * FROM unnest(${p(6)}::text[], ${p(7)}::text[])
+      ), entry AS (
+        SELECT '{' || coalesce(string_agg(to_json(field)::text || ':' || change, ',' ORDER BY field COLLATE "C"), '') || '}' AS changes,
+          coalesce(${p(4)}::text, '{"id":' || to_json(${p(5)}::text)::text || ',"name":' || (SELECT to_json(name)::text FROM edited) || ',"type":"passcode"}') AS target
+        FROM fields
+        HAVING EXISTS (SELECT FROM edited)
+      ), head AS (
+        INSERT INTO ${s}.audit_heads AS h (account_id, sequence, hash, previous_hash, start_sequence, start_hash)
+        SELECT $1::text, 1, encode(sha256(convert_to(${p(11)}::text || changes || ${p(12)}::text || ${p(10)}::text || ${p(13)}::text || target || ${p(14)}::text, 'UTF8')), 'hex'),
+          ${p(10)}::text, 0, ${p(10)}::text
+        FROM entry
+        ON CONFLICT (account_id) DO UPDATE SET
+          sequence = h.sequence + 1,
+          hash = encode(sha256(convert_to(
+            (SELECT ${p(11)}::text || changes || ${p(12)}::text FROM entry) || h.hash || (SELECT ${p(13)}::text || target || ${p(14)}::text FROM entry), 'UTF8')), 'hex'),
+          previous_hash = h.hash
+        RETURNING sequence, hash, previous_hash
+      ), record AS (
+        INSERT INTO ${s}.audit_records (${AUDIT_COLUMNS})
+        SELECT $1::text, head.sequence, ${p(1)}::bigint, ${p(2)}::text, ${p(3)}::text, entry.target, ${p(5)}::text, entry.changes, ${p(8)}::text, ${p(9)}::text,
+          head.previous_hash, head.hash
+        FROM head, entry
+        RETURNING sequence
+      )
+      SELECT ${ACCOUNT_COLUMNS}, (SELECT sequence FROM record) AS audit_sequence${notify ? `, pg_notify(${p(15)}::text, ${p(16)}::text)` : ''}
+      FROM edited`
 }
 
 /** The audit statements of one schema. */

@@ -1,6 +1,6 @@
 import { inTransaction, pgQueryable, subscriptionOf, type Database, type PgClientLike } from './database-interface'
 import { pgChannelListener, type ListenConnection } from './pg-listener'
-import { pgPreparedLookup } from './pg-prepared-lookup'
+import { pgPrepared, pgPreparedLookup } from './pg-prepared-lookup'
 
 interface NotificationMessage {
   channel: string
@@ -50,10 +50,13 @@ export function pgClientDatabase(client: PgClientLike): Database {
   }
 
   const lookup = pgPreparedLookup(client)
+  const prepared = pgPrepared(client)
   return {
     query: (text, params) => exclusive(() => connection.query(text, params)),
 
     lookup: (text, key) => exclusive(() => lookup(text, key)),
+
+    prepared: (text, params) => exclusive(() => prepared(text, params)),
 
     transaction: (fn) =>
       exclusive(async () => {

@@ -11,7 +11,7 @@ import {
   type PgResultLike,
 } from './database-interface'
 import { pgChannelListener, type ListenConnection } from './pg-listener'
-import { pgPreparedLookup } from './pg-prepared-lookup'
+import { pgPrepared, pgPreparedLookup } from './pg-prepared-lookup'
 
 interface PoolInternals {
   /** pg-pool keeps the Client class and its options: a listener connects the same way. */
@@ -120,7 +120,7 @@ function onConnection<T>(
 
 /**
  * A `pg` Pool: each statement borrows a connection for itself (the verification lookup
- * as a named prepared statement), a transaction borrows one for its statements, and
+ * and an edit with its audit record as named prepared statements), a transaction borrows one for its statements, and
  * listening uses a dedicated connection outside the pool (opened like the pool's own,
  * or with `listenConnectionString`, with TCP keepalive, reconnected when it drops or
  * fails its proof). Every statement and every transaction but a migration's has
@@ -131,20 +131,22 @@ export function pgPoolDatabase(pool: PgPoolLike): Database {
     query: (text, values) => onConnection(pool, (client) => client.query(text, values), STATEMENT_DEADLINE_MS),
   }
   const queryable = pgQueryable(bounded)
+  // Named statements are per connection: the config object is passed through as it is.
+  const named: PgConnectionLike = {
+    query: (config: unknown, values?: unknown[]) =>
+      onConnection(
+        pool,
+        (client) => (client.query as (config: unknown, values?: unknown[]) => Promise<PgResultLike>)(config, values),
+        STATEMENT_DEADLINE_MS,
+      ),
+  }
   const unbounded = pgQueryable({ query: (text, values) => onConnection(pool, (client) => client.query(text, values), undefined) })
   return {
     query: queryable.query,
     queryUnbounded: unbounded.query,
 
-    // Named statements are per connection: the config object is passed through as it is.
-    lookup: pgPreparedLookup({
-      query: (config: unknown, values?: unknown[]) =>
-        onConnection(
-          pool,
-          (client) => (client.query as (config: unknown, values?: unknown[]) => Promise<PgResultLike>)(config, values),
-          STATEMENT_DEADLINE_MS,
-        ),
-    }),
+    lookup: pgPreparedLookup(named),
+    prepared: pgPrepared(named),
 
     transaction(fn, options) {
       let broken = false

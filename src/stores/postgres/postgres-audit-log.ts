@@ -1,7 +1,16 @@
-import { auditHashInputAround, canonicalJson, GENESIS_HASH, type AuditAction, type AuditEntry, type AuditRecord } from '../../core/audit'
+import {
+  auditHashInputAround,
+  auditHashInputParts,
+  canonicalJson,
+  GENESIS_HASH,
+  type AuditAction,
+  type AuditEntry,
+  type AuditRecord,
+} from '../../core/audit'
+import { EDITED_FIELDS } from '../../core/audit-fields'
 import type { AuditLog } from '../../ports/audit-log'
 import type { Database, Queryable, Row } from './database-interface'
-import { auditStatements } from './audit-statements'
+import { auditStatements, type AuditStatements } from './audit-statements'
 
 // Text columns: both drivers return strings.
 const optionalText = (value: unknown): string | null => (typeof value === 'string' ? value : null)
@@ -32,9 +41,34 @@ function toAuditRecord(row: Row): AuditRecord {
   }
 }
 
+/**
+ * The parameters an account passcode's edit statement (`edit`, audit-statements.ts)
+ * takes after the edit's own ($15–$28): the entry, less the fields the statement reads
+ * from the row it changes (the edited fields' changes and the passcode target's name).
+ */
+export function editRecordParams(entry: AuditEntry): unknown[] {
+  const edited = new Set<string>(EDITED_FIELDS)
+  const kept = Object.entries(entry.changes).filter(([field]) => !edited.has(field))
+  return [
+    entry.at,
+    canonicalJson(entry.actor),
+    entry.action,
+    entry.target.type === 'passcode' ? null : canonicalJson(entry.target),
+    'id' in entry.target ? entry.target.id : null,
+    kept.map(([field]) => field),
+    kept.map(([, change]) => canonicalJson(change)),
+    entry.requestId,
+    entry.clientAddress,
+    GENESIS_HASH,
+    ...auditHashInputParts(entry, ['changes', 'target']),
+  ]
+}
+
 /** The SQL store's audit trail, and the append its write methods run inside their transactions. */
 export interface PostgresAuditLog {
   readonly log: AuditLog
+  /** Its statements, for the writes that append in a statement of their own (an edit's). */
+  readonly sql: AuditStatements
   /**
    * Appends the entry to its account's chain inside `tx`, the change's transaction,
    * and sends the change's `NOTIFY` in the same statement when `notify` is given.
@@ -45,8 +79,9 @@ export interface PostgresAuditLog {
 /**
  * The audit trail over PostgreSQL or PGlite (SPEC §5.40). An append locks the account's
  * head row, places the record after it, inserts it and moves the head, all in the
- * caller's transaction: two round trips, and appends to one account from any number of
- * processes take turns on that row lock, so each account keeps one chain.
+ * caller's transaction, in one statement (an edit's, `edit`, also makes the change);
+ * appends to one account from any number of processes take turns on that row lock, so
+ * each account keeps one chain.
  */
 export function postgresAuditLog(database: Database, schema: string): PostgresAuditLog {
   const sql = auditStatements(schema)
@@ -113,5 +148,5 @@ export function postgresAuditLog(database: Database, schema: string): PostgresAu
       return removed
     },
   }
-  return { log, appendIn }
+  return { log, sql, appendIn }
 }

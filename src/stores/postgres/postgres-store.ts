@@ -3,7 +3,7 @@ import type { CreateResult, GrantResult, Invalidation, PasscodeStore, UpdateResu
 import { toDatabase } from './database'
 import type { PostgresDatabase, Queryable } from './database-interface'
 import { invalidationHub } from './invalidations'
-import { postgresAuditLog } from './postgres-audit-log'
+import { editRecordParams, postgresAuditLog } from './postgres-audit-log'
 import type { AuditEntry } from '../../core/audit'
 import { notificationClaims } from './notification-claims'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
@@ -122,32 +122,40 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
 
     async updateAccountPasscode(accountId, passcodeId, patch, entry): Promise<UpdateResult> {
       const changes = patch.name !== undefined || patch.expiresAt !== undefined || patch.partners !== undefined || patch.disabledAt !== undefined
+      const invalidation: Invalidation | undefined = changes ? { type: 'account_passcode', accountId, passcodeId } : undefined
+      const params = [
+        accountId,
+        passcodeId,
+        patch.name ?? null,
+        patch.nameKey ?? null,
+        patch.expiry !== undefined,
+        patch.expiry === undefined || patch.expiry === 'forever' ? null : patch.expiry,
+        patch.expiresAt !== undefined,
+        patch.expiresAt ?? null,
+        patch.updatedAt,
+        patch.partners !== undefined,
+        patch.partners === undefined || patch.partners === null ? null : [...patch.partners],
+        patch.description ?? null,
+        patch.disabledAt !== undefined,
+        patch.disabledAt ?? null,
+      ]
       try {
+        if (entry !== undefined) {
+          // With its record: one statement, which reads the fields the record shows from
+          // the row it locks and changes (audit-statements.ts, editStatement).
+          const notify = invalidation === undefined ? [] : [channel, JSON.stringify(invalidation)]
+          const statement = invalidation === undefined ? audit.sql.edit : audit.sql.editAndNotify
+          const run = database.prepared ?? database.query
+          const row = one(await run(statement, [...params, ...editRecordParams(entry), ...notify]))
+          if (row === null) return { ok: false, reason: 'not_found' }
+          if (invalidation !== undefined) hub.committed(invalidation)
+          return { ok: true, record: toAccountPasscode(row) }
+        }
         return await write<UpdateResult>(async (tx) => {
-          const row = one(
-            await tx.query(sql.updateAccountPasscode, [
-              accountId,
-              passcodeId,
-              patch.name ?? null,
-              patch.nameKey ?? null,
-              patch.expiry !== undefined,
-              patch.expiry === undefined || patch.expiry === 'forever' ? null : patch.expiry,
-              patch.expiresAt !== undefined,
-              patch.expiresAt ?? null,
-              patch.updatedAt,
-              patch.partners !== undefined,
-              patch.partners === undefined || patch.partners === null ? null : [...patch.partners],
-              patch.description ?? null,
-              patch.disabledAt !== undefined,
-              patch.disabledAt ?? null,
-            ]),
-          )
+          const row = one(await tx.query(sql.updateAccountPasscode, params))
           if (row === null) return { result: { ok: false, reason: 'not_found' } as const, changed: false }
-          return {
-            result: { ok: true, record: toAccountPasscode(row) } as const,
-            invalidation: changes ? { type: 'account_passcode', accountId, passcodeId } : undefined,
-          }
-        }, entry)
+          return { result: { ok: true, record: toAccountPasscode(row) } as const, invalidation }
+        })
       } catch (error) {
         if (isNameConflict(error)) return { ok: false, reason: 'duplicate_name' }
         throw error

@@ -1,10 +1,40 @@
 const ACCOUNT_INSERT_COLUMNS =
   'id, account_id, name, name_key, hash, hint, expiry_days, created_at, updated_at, expires_at, partners, pepper_id, disabled_at, description'
-const ACCOUNT_COLUMNS = `${ACCOUNT_INSERT_COLUMNS}, previous_hash, previous_hash_ends_at, last_used_at, last_used_partner`
+/** The columns of an account passcode's row that `toAccountPasscode` reads. */
+export const ACCOUNT_COLUMNS = `${ACCOUNT_INSERT_COLUMNS}, previous_hash, previous_hash_ends_at, last_used_at, last_used_partner`
 const USER_INSERT_COLUMNS = 'account_id, user_id, hash, ciphertext, hint, validity_type, validity_days, granted_at, expires_at, revoked_at, pepper_id'
 const USER_COLUMNS = `${USER_INSERT_COLUMNS}, last_used_at, last_used_partner`
 
 const LEAK_COLUMNS = 'id, account_id, kind, key, reported_at, url, source, action, name, hint, notified_at'
+
+/**
+ * An account passcode's patch, the SET of `UPDATE account_passcodes AS p` ($1 account,
+ * $2 passcode, $3–$14 as `updateAccountPasscode`'s parameters): an edit with or without
+ * its audit record. A new field adds its line here and counts in {@link ACCOUNT_PATCH_PARAMS}.
+ */
+export const ACCOUNT_PATCH = `
+        name = coalesce($3::text, p.name),
+        name_key = coalesce($4::text, p.name_key),
+        expiry_days = CASE WHEN $5::boolean THEN $6::integer ELSE p.expiry_days END,
+        expires_at = CASE WHEN $7::boolean THEN $8::bigint ELSE p.expires_at END,
+        partners = CASE WHEN $10::boolean THEN $11::text[] ELSE p.partners END,
+        description = coalesce($12::text, p.description),
+        disabled_at = CASE WHEN $13::boolean THEN $14::bigint ELSE p.disabled_at END,
+        updated_at = $9::bigint`
+
+/** How many parameters an account passcode's edit takes before its audit record's. */
+export const ACCOUNT_PATCH_PARAMS = 14
+
+/**
+ * The CTE that closes an account passcode's open leak mark (SPEC §5.42) when the edit
+ * of the `from` CTE (which returns `account_id` and `id`) enables it ($13, $14 of the
+ * patch): an admin acted. Part of the edit's statement, with or without its record.
+ */
+export const closeLeakOnEnable = (s: string, from: string): string => `leak_closed AS (
+        UPDATE ${s}.leak_marks m SET open = false FROM ${from} c
+        WHERE m.account_id = c.account_id AND m.kind = 'account' AND m.key = c.id AND m.open AND $13::boolean AND $14::bigint IS NULL
+        RETURNING 1
+      )`
 
 // The account branch of the lookup, in the column order the user branch repeats.
 const ACCOUNT_BRANCH = `p.account_id, p.id, NULL::text AS user_id, p.name, p.name_key, p.hash, p.hint,
@@ -53,22 +83,10 @@ export function statements(s: string) {
     // An enable closes the passcode's open leak mark (SPEC §5.42), as rotate and delete do.
     updateAccountPasscode: `
       WITH changed AS (
-      UPDATE ${s}.account_passcodes SET
-        name = coalesce($3::text, name),
-        name_key = coalesce($4::text, name_key),
-        expiry_days = CASE WHEN $5::boolean THEN $6::integer ELSE expiry_days END,
-        expires_at = CASE WHEN $7::boolean THEN $8::bigint ELSE expires_at END,
-        partners = CASE WHEN $10::boolean THEN $11::text[] ELSE partners END,
-        description = coalesce($12::text, description),
-        disabled_at = CASE WHEN $13::boolean THEN $14::bigint ELSE disabled_at END,
-        updated_at = $9::bigint
-      WHERE account_id = $1::text AND id = $2::text
-      RETURNING ${ACCOUNT_COLUMNS}
-      ), closed AS (
-        UPDATE ${s}.leak_marks m SET open = false FROM changed c
-        WHERE m.account_id = c.account_id AND m.kind = 'account' AND m.key = c.id AND m.open AND $13::boolean AND $14::bigint IS NULL
-        RETURNING 1
-      )
+        UPDATE ${s}.account_passcodes AS p SET ${ACCOUNT_PATCH}
+        WHERE p.account_id = $1::text AND p.id = $2::text
+        RETURNING ${ACCOUNT_COLUMNS}
+      ), ${closeLeakOnEnable(s, 'changed')}
       SELECT ${ACCOUNT_COLUMNS} FROM changed`,
     // In SET, `hash` is the value before the update: the current hash becomes the previous one.
     rotateAccountPasscode: `

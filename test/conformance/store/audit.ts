@@ -101,6 +101,38 @@ export function auditCases(fixture: () => StoreFixture): void {
       expect(await verify(store)).toMatchObject({ ok: true, records: 9, head: { sequence: 9, hash: records[8]!.hash } })
     })
 
+    it("records an edit's changed fields and target name from the row it changed, not from the entry's earlier read", async () => {
+      const { store } = fixture()
+      const record = accountPasscode({ name: 'One', partners: ['acme'] })
+      await store.createAccountPasscode(record, 100)
+      // Changed since the caller read it: the entry's before is stale.
+      await store.updateAccountPasscode('acc_1', record.id, { name: 'Two', nameKey: 'two', description: 'Line 1\nLine 2', updatedAt: NOW })
+      // Text outside ASCII, quotes, control characters and a line separator, in every store alike.
+      const name = 'Zürich 🚀 "sync"\u2028\\\t\u0001'
+      const stale = entry('passcode.updated', {
+        target: { type: 'passcode', id: record.id, name: 'One' },
+        changes: { name: { before: 'One', after: name }, reason: { before: null, after: 'kept as given' } },
+      })
+      const patch = { name, nameKey: 'zürich', partners: ['acme', 'ümlaut "co"'], updatedAt: NOW + 1 }
+      expect((await store.updateAccountPasscode('acc_1', record.id, patch, stale)).ok).toBe(true)
+      const disabled = entry('passcode.disabled', { target: { type: 'passcode', id: record.id, name: 'One' }, changes: {} })
+      expect((await store.updateAccountPasscode('acc_1', record.id, { disabledAt: NOW, updatedAt: NOW + 2 }, disabled)).ok).toBe(true)
+      await store.updateAccountPasscode('acc_1', record.id, { description: '', updatedAt: NOW + 3 }, entry('passcode.updated'))
+
+      const [edit, disable, cleared] = await chain(store)
+      expect(edit!.target).toEqual({ type: 'passcode', id: record.id, name })
+      expect(edit!.changes).toEqual({
+        name: { before: 'Two', after: name },
+        partners: { before: ['acme'], after: ['acme', 'ümlaut "co"'] },
+        reason: { before: null, after: 'kept as given' },
+      })
+      expect(disable).toMatchObject({ target: { name }, changes: { disabled: { before: false, after: true } } })
+      expect(Object.keys(disable!.changes)).toEqual(['disabled'])
+      // A target that is not the passcode is kept as given.
+      expect(cleared).toMatchObject({ target: { type: 'account' }, changes: { description: { before: 'Line 1\nLine 2', after: null } } })
+      expect(await verify(store)).toMatchObject({ ok: true, records: 3 })
+    })
+
     it('records a notification sent with its completion, and none for a lost claim', async () => {
       const { store } = fixture()
       await store.createAccountPasscode(accountPasscode({ expiresAt: NOW + 1000 }), 100)

@@ -118,6 +118,36 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
       expect((await store.getAccountPasscode('acc_1', a.id))?.disabledAt).toBe(NOW + 4)
     })
 
+    it('closes the mark on an enable, a rotation and a delete that carry their audit records, as the service writes them', async () => {
+      const { store } = fixture()
+      const api = leaks(store)
+      const [a, b, c] = [accountPasscode(), accountPasscode(), accountPasscode()]
+      for (const [i, record] of [a, b, c].entries()) {
+        await store.createAccountPasscode(record, 100)
+        await api.report(report({ key: record.id, hash: record.hash, at: NOW - 10 + i }))
+      }
+      const edit = (action: AuditEntry['action'], record: typeof a): AuditEntry => ({
+        ...leakEntry({ type: 'passcode', id: record.id, name: record.name }),
+        actor: { type: 'user', userId: 'u_admin', role: 'admin' },
+        action,
+        changes: {},
+      })
+      await store.updateAccountPasscode('acc_1', a.id, { description: 'kept open', updatedAt: NOW + 1 }, edit('passcode.updated', a))
+      expect(await api.list('acc_1')).toHaveLength(3)
+      await store.updateAccountPasscode('acc_1', a.id, { disabledAt: null, updatedAt: NOW + 2 }, edit('passcode.enabled', a))
+      const rotation = { hash: fakeHash(), hint: 'psc_…New1', previousHashEndsAt: null, updatedAt: NOW + 3 }
+      await store.rotateAccountPasscode('acc_1', b.id, rotation, edit('passcode.rotated', b))
+      expect((await api.list('acc_1')).map((mark) => mark.key)).toEqual([c.id])
+      await store.deleteAccountPasscode('acc_1', c.id, edit('passcode.deleted', c))
+      expect(await api.list('acc_1')).toEqual([])
+      expect((await records(store)).map((entry) => entry.action)).toEqual([
+        'passcode.updated',
+        'passcode.enabled',
+        'passcode.rotated',
+        'passcode.deleted',
+      ])
+    })
+
     it("deletes with action 'delete' (a closed mark whose email still goes); a second report finds nothing", async () => {
       const { store } = fixture()
       const api = leaks(store)
