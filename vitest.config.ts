@@ -104,6 +104,7 @@ export const notUnitTests = [
   'test/dashboard/leaks.browser.test.ts',
   'test/dashboard/minors.browser.test.ts',
   'test/dashboard/truth.browser.test.ts',
+  'test/dashboard/activity.browser.test.ts',
   'test/dashboard/management-conformance.test.ts',
   'test/fetch/conformance.test.ts',
   'test/http/conformance.test.ts',

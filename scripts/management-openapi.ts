@@ -26,6 +26,7 @@ import {
   userPasscodeViewSchema,
   usageAnswerSchema,
 } from '../src/protocol/management-schemas'
+import { auditFilterQuerySchema, auditListQuerySchema, auditPageSchema, auditRecordSchema } from '../src/protocol/management-audit'
 import { inputSchemas } from '../src/service/input'
 import { JSON_SCHEMA_OPTIONS } from './json-schema-options'
 
@@ -60,6 +61,8 @@ const COMPONENTS = {
   Account: accountAnswerSchema,
   PartnerList: partnerListSchema,
   UsageAnswer: usageAnswerSchema,
+  AuditRecord: auditRecordSchema,
+  AuditPage: auditPageSchema,
   CreatePasscode: inputSchemas.create,
   UpdatePasscode: inputSchemas.update,
   RotatePasscode: inputSchemas.rotate,
@@ -93,7 +96,7 @@ const codesWith = (status: number): ManagementErrorCode[] =>
   (Object.entries(MANAGEMENT_ERROR_STATUS) as [ManagementErrorCode, number][]).filter(([, code]) => code === status).map(([code]) => code)
 
 const ERROR_TEXT: Readonly<Record<number, string>> = {
-  400: 'Invalid input: the body, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`userId` for the user ID).',
+  400: 'Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`userId` for the user ID, the parameter by its name).',
   401: 'No session: the host resolver returned nothing.',
   403: 'The signed-in user may not do this, or the request came from another site (CSRF).',
   404: 'No such passcode or user in this account (also for ids of other accounts).',
@@ -140,6 +143,10 @@ interface Operation {
   readonly success: readonly [status: number, description: string, schema?: ComponentName]
   /** Failure statuses besides {@link COMMON_ERRORS}. */
   readonly errors: readonly number[]
+  /** The query parameters, the schema the route reads them with (src/http/management/query.ts). */
+  readonly query?: z.ZodObject
+  /** A success body that is not JSON: its media type and what it holds. */
+  readonly successMedia?: readonly [mediaType: string, description: string]
 }
 
 /** Every route of src/http/management/routes.ts, as `METHOD /path` in OpenAPI path syntax. */
@@ -251,6 +258,24 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     success: [200, 'The account with its new setting.', 'Account'],
     errors: WRITE_ERRORS,
   },
+  'GET /audit': {
+    operationId: 'listAuditRecords',
+    summary: "A page of the account's audit trail, newest first (admins); filters and paging in the query string",
+    query: auditListQuerySchema,
+    success: [200, 'The records (never a passcode value, hash or key) and the cursor of the next page.', 'AuditPage'],
+    errors: [400, 403],
+  },
+  'GET /audit/export': {
+    operationId: 'exportAuditRecords',
+    summary: "The account's audit trail as JSON lines, oldest first (admins), for a SIEM or an archive",
+    query: auditFilterQuerySchema,
+    success: [200, 'A file (`Content-Disposition: attachment`).'],
+    successMedia: [
+      'application/x-ndjson',
+      'One canonical JSON object per line, each `\\n`-terminated: a record as `auth.audit.export` writes it, `at` in epoch milliseconds and `time` in ISO 8601.',
+    ],
+    errors: [400, 403],
+  },
   'GET /partners': {
     operationId: 'listPartners',
     summary: "The operator's partner whitelist, read-only",
@@ -272,13 +297,28 @@ function parameter(name: string) {
   return { name, in: 'path', required: true, description: known.description, schema }
 }
 
+/** The query parameters of a route, each the JSON Schema of its field of the route's own schema. */
+function queryParameters(schema: z.ZodObject) {
+  return Object.entries(schema.shape).map(([name, field]) => {
+    const { $schema: _dialect, description, ...valueSchema } = z.toJSONSchema(field as z.ZodType, JSON_SCHEMA_OPTIONS) as Record<string, unknown>
+    return { name, in: 'query', required: false, description, schema: valueSchema }
+  })
+}
+
 function operationObject(operation: Operation) {
   const [status, description, schema] = operation.success
-  const responses: Record<string, unknown> = { [status]: { description, ...(schema === undefined ? {} : { content: json(ref(schema)) }) } }
+  const content =
+    operation.successMedia !== undefined
+      ? { [operation.successMedia[0]]: { schema: { type: 'string', description: operation.successMedia[1] } } }
+      : schema === undefined
+        ? undefined
+        : json(ref(schema))
+  const responses: Record<string, unknown> = { [status]: { description, ...(content === undefined ? {} : { content }) } }
   for (const code of [...operation.errors, ...COMMON_ERRORS].sort()) responses[String(code)] = errorResponse(code)
   return {
     operationId: operation.operationId,
     summary: operation.summary,
+    ...(operation.query === undefined ? {} : { parameters: queryParameters(operation.query) }),
     ...(operation.body === undefined ? {} : { requestBody: { required: true, content: json(ref(operation.body)) } }),
     responses,
   }

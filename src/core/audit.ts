@@ -41,6 +41,11 @@ export const AUDIT_ACTIONS = [
  */
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
+/** The page size of `auth.audit.list` (and `GET /audit`) unless `limit` says otherwise. */
+export const AUDIT_PAGE_SIZE = 50
+/** The largest page `auth.audit.list` (and `GET /audit`) returns. */
+export const MAX_AUDIT_PAGE_SIZE = 200
+
 /**
  * Who did it: a user of the account in a role, or the library itself (the notifier).
  *

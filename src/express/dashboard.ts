@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express'
 import { assertPasscodeAuth, assertSessionOption } from '../http/adapter-options'
 import { createDashboard, type DashboardOptions } from '../http/dashboard/create-dashboard'
+import { queryOf } from '../http/management/query'
 import { failureAnswer } from '../http/management/respond'
 import type { SessionResult } from '../http/management/types'
 import { managementFailure } from '../protocol/management-errors'
@@ -51,6 +52,7 @@ export function dashboard(auth: PasscodeAuth, options: ExpressDashboardOptions):
           method,
           base: req.baseUrl,
           path: req.path,
+          query: queryOf(req.url),
           header: (name) => nodeHeader(req.headers, name),
           body: () => nodeBody(req, () => req.body as unknown),
         },

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { InvalidOptionsError } from '../core/errors'
 import { assertPasscodeAuth } from '../http/adapter-options'
 import { createDashboard, type DashboardOptions } from '../http/dashboard/create-dashboard'
+import { queryOf } from '../http/management/query'
 import type { DashboardResponse, SessionResult } from '../http/management/types'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 
@@ -65,6 +66,7 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardPluginOptions> = async
         method: request.method.toUpperCase(),
         base,
         path: rest === undefined ? '/' : `/${rest}`,
+        query: queryOf(request.url),
         header: (name) => {
           const value = request.headers[name]
           return Array.isArray(value) ? value.join(', ') : value

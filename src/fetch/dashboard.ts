@@ -23,8 +23,10 @@ export interface FetchDashboardOptions extends DashboardOptions {
   readonly session: (request: Request) => SessionResult | Promise<SessionResult>
 }
 
+// A copy of the headers: answers share frozen header objects, and a server may add to
+// the object a Response was made with (@hono/node-server sets Content-Length on it).
 const toResponse = (answer: DashboardResponse, head: boolean): Response =>
-  new Response(answer.statusCode === 204 || head ? null : answer.body, { status: answer.statusCode, headers: answer.headers })
+  new Response(answer.statusCode === 204 || head ? null : answer.body, { status: answer.statusCode, headers: { ...answer.headers } })
 
 /**
  * The dashboard over web-standard `Request`/`Response` (Bun, Deno, Cloudflare Workers,
@@ -51,7 +53,8 @@ export function dashboard(auth: PasscodeAuth, options: FetchDashboardOptions): (
 
   return async (request) => {
     const method = request.method.toUpperCase()
-    const path = new URL(request.url).pathname
+    const url = new URL(request.url)
+    const path = url.pathname
     const inside = path === base || path.startsWith(`${base}/`)
     const answer = await handler.handle(
       {
@@ -59,6 +62,7 @@ export function dashboard(auth: PasscodeAuth, options: FetchDashboardOptions): (
         base,
         // Outside basePath: a path the dashboard has not, so its 404.
         path: inside ? path.slice(base.length) || '/' : '/not-the-dashboard',
+        query: url.search.slice(1),
         header: (name) => request.headers.get(name) ?? undefined,
         body: async () => {
           const text = await request.text()

@@ -57,6 +57,7 @@ export function dashboard(auth: PasscodeAuth, options: KoaDashboardOptions): Mid
         method: ctx.method.toUpperCase(),
         base,
         path: path.slice(base.length) || '/',
+        query: ctx.querystring,
         header: (name) => nodeHeader(ctx.req.headers, name),
         body: () => nodeBody(ctx.req, () => (ctx.request as { body?: unknown }).body),
       },

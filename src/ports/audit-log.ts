@@ -21,6 +21,8 @@ export interface AuditQuery {
   readonly actions?: readonly AuditAction[]
   /** Only records about this passcode ID or user ID. */
   readonly targetId?: string
+  /** Only records of actions this user did, in any role (never the system's). */
+  readonly actorUserId?: string
   /** Only records at or after this instant (epoch milliseconds). */
   readonly from?: number
   /** Only records before this instant (epoch milliseconds). */

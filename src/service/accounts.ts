@@ -8,13 +8,13 @@ import { auditEntry } from './audit-entry'
 
 /** Account settings: `auth.accounts`. */
 export interface AccountsApi {
-  /** Which passcodes the account accepts: `account` (default), `user` or `both` (admins only). */
+  /** Which passcodes the account accepts: `account` (default), `user` or `both` (admins only). Setting the value it already has changes nothing: no record, no event. */
   setAcceptedPasscodes(actor: Actor, accountId: string, accepted: AcceptedPasscodes): Promise<void>
   /** The account's current setting. */
   getAcceptedPasscodes(accountId: string): Promise<AcceptedPasscodes>
 }
 
-/** Builds `auth.accounts`: it stores the setting, drops cached credentials of the account and emits the event. */
+/** Builds `auth.accounts`: it stores a changed setting with its audit record, drops cached credentials of the account and emits the event. */
 export function createAccountsApi(context: Pick<ManagementContext, 'store' | 'now' | 'invalidate' | 'emit'>): AccountsApi {
   return {
     async setAcceptedPasscodes(actor, accountId, accepted) {
@@ -23,6 +23,8 @@ export function createAccountsApi(context: Pick<ManagementContext, 'store' | 'no
       const account = parseInput('accountId', 'accountId', accountId)
       const value = parseInput('accepted', 'accepted', accepted)
       const before = await storeCall(() => context.store.getAcceptedPasscodes(account))
+      // Already so: nothing changes, so no write, record or event (as for disable and enable).
+      if (before === value) return
       const audit = auditEntry(
         who,
         account,

@@ -33,6 +33,10 @@ describe('passcode-auth audit', () => {
     expect(JSON.parse(rest.stdout)).toMatchObject({ records: [{ sequence: 1, action: 'passcode.created' }], cursor: null })
     const member = await run('audit', 'list', '--account', 'acc_1', '--role', 'member')
     expect(member.code).toBe(3)
+    const byOperator = await run('audit', 'list', '--account', 'acc_1', '--actor', 'operator', '--json')
+    expect(JSON.parse(byOperator.stdout).records).toHaveLength(3)
+    const bySomeoneElse = await run('audit', 'list', '--account', 'acc_1', '--actor', 'u_nobody', '--json')
+    expect(JSON.parse(bySomeoneElse.stdout)).toEqual({ records: [], cursor: null })
   })
 
   it('exports JSON lines, oldest first, with no passcode value', async () => {

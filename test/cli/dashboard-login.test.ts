@@ -54,6 +54,11 @@ describe('the dashboard of the reference server', () => {
     const passcodes = await open(`${server.url}/settings/api/passcodes`, cookie)
     expect(passcodes.status).toBe(200)
     expect((await passcodes.json()).passcodes.map((passcode: { name: string }) => passcode.name)).toEqual(['Demo passcode'])
+    // The query string reaches the management API (GET /audit reads its filters from it), and the operator, an admin, has Activity.
+    const audit = await open(`${server.url}/settings/api/audit?limit=0`, cookie)
+    expect([audit.status, (await audit.json()).error.field]).toEqual([400, 'limit'])
+    expect((await open(`${server.url}/settings/api/audit?action=user_passcode.revealed`, cookie)).status).toBe(200)
+    expect((await open(`${server.url}/settings/activity`, cookie)).status).toBe(200)
 
     const again = await open(operatorLink)
     expect(again.status).toBe(401)

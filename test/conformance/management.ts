@@ -19,6 +19,10 @@ export const SESSIONS: Readonly<Record<string, DashboardSession>> = {
   member: { accountId: 'acc_1', actor: { userId: 'u_member', role: 'member' } },
   other: { accountId: 'acc_2', actor: { userId: 'u_other', role: 'admin' } },
   broken: { accountId: 'acc_1', actor: { userId: 'has space', role: 'admin' } },
+  // An account of its own for the audit trail's cases, so that the others' actions are not in it.
+  ana: { accountId: 'acc_audit', actor: { userId: 'u_ana', role: 'admin' } },
+  bo: { accountId: 'acc_audit', actor: { userId: 'u_bo', role: 'admin' } },
+  mo: { accountId: 'acc_audit', actor: { userId: 'u_mo', role: 'member', canWriteUserSettings: true } },
 }
 
 /** What a mount needs to serve the suite. */
@@ -556,6 +560,113 @@ export function describeManagementConformance(targets: readonly ManagementTarget
         const sent = await send('GET', '/partners', { session: 'member' })
         expect(sent.json).toEqual({ partners: ['acme', 'globex'], listed: true })
         expect((await send('POST', '/partners', { session: 'admin', body: { name: 'x' } })).status).toBe(405)
+      })
+    })
+
+    describe('SPEC 5.40 the audit trail (GET /audit, GET /audit/export)', () => {
+      // Each mount hands its query string over: these cases fail on one that drops it.
+      const audit = (query: string, session = 'ana') => send('GET', `/audit${query}`, { session })
+      const sequences = (sent: Sent) => (sent.json.records as { sequence: number }[]).map((record) => record.sequence)
+      let ids: { first: string; second: string }
+      let values: string[]
+      let middle: string
+
+      beforeAll(async () => {
+        const first = await create('Audit first', 30, 'ana')
+        const second = await create('Audit second', 30, 'bo')
+        middle = clock().toISOString()
+        clock.advance(60_000)
+        const rotated = await send('POST', `/passcodes/${first.passcode.id}/rotate`, { session: 'mo', body: { overlapMinutes: 5 } })
+        expect(rotated.status).toBe(201)
+        expect((await send('POST', `/passcodes/${second.passcode.id}/disable`, { session: 'ana' })).status).toBe(200)
+        ids = { first: first.passcode.id, second: second.passcode.id }
+        values = [first.value, second.value, rotated.json.value as string]
+      })
+
+      it('answers admins a page newest first, with nextCursor, and never a passcode value or hash', async () => {
+        const page = await audit('')
+        expect(page.status, page.text).toBe(200)
+        expect(page.headers.get('cache-control')).toBe('no-store')
+        expect(page.json.nextCursor).toBeNull()
+        expect(page.json.records.map((record: { action: string }) => record.action)).toEqual([
+          'passcode.disabled',
+          'passcode.rotated',
+          'passcode.created',
+          'passcode.created',
+        ])
+        expect(page.json.records[1]).toMatchObject({
+          sequence: 3,
+          accountId: 'acc_audit',
+          at: new Date(Date.parse(middle) + 60_000).toISOString(),
+          actor: { type: 'user', userId: 'u_mo', role: 'member' },
+          target: { type: 'passcode', id: ids.first, name: 'Audit first' },
+        })
+        for (const value of values) expect(page.text).not.toContain(value)
+        expect(page.text).not.toMatch(PASSCODE_PATTERN)
+        const stored = await store.listAccountPasscodes('acc_audit')
+        for (const record of stored) for (const secret of [record.hash, record.previousHash]) if (secret) expect(page.text).not.toContain(secret)
+      })
+
+      it('pages by cursor and filters by action, target, actor and time, each from the query string', async () => {
+        const first = await audit('?limit=3')
+        expect(sequences(first)).toEqual([4, 3, 2])
+        const rest = await audit(`?limit=3&cursor=${encodeURIComponent(first.json.nextCursor as string)}`)
+        expect([sequences(rest), rest.json.nextCursor]).toEqual([[1], null])
+        expect(sequences(await audit('?action=passcode.created'))).toEqual([2, 1])
+        expect(sequences(await audit('?action=passcode.created&action=passcode.disabled'))).toEqual([4, 2, 1])
+        expect(sequences(await audit(`?target=${encodeURIComponent(ids.first)}`))).toEqual([3, 1])
+        expect(sequences(await audit('?actor=u_bo'))).toEqual([2])
+        expect(sequences(await audit(`?from=${encodeURIComponent(new Date(Date.parse(middle) + 1).toISOString())}`))).toEqual([4, 3])
+        expect(sequences(await audit(`?to=${encodeURIComponent(middle.replace('Z', '+00:00'))}`))).toEqual([])
+        expect(sequences(await audit(`?to=${encodeURIComponent(new Date(Date.parse(middle) + 1).toISOString())}`))).toEqual([2, 1])
+      })
+
+      it('answers a member the 403 of the API, whatever the query', async () => {
+        for (const query of ['', '?limit=0', '?nope=1']) {
+          for (const path of ['/audit', '/audit/export']) {
+            const sent = await send('GET', `${path}${query}`, { session: 'mo' })
+            expect(sent.status, `${path}${query}`).toBe(403)
+            expect(sent.json).toEqual({ error: { code: 'ERR_FORBIDDEN', message: 'Only admins read the audit trail' } })
+          }
+        }
+        expect((await send('GET', '/audit')).status).toBe(401)
+      })
+
+      it('answers 400 naming the parameter and why', async () => {
+        const cases: [string, string, RegExp][] = [
+          ['?limit=0', 'limit', /must be a whole number from 1 to 200/],
+          ['?limit=201', 'limit', /must be a whole number from 1 to 200/],
+          ['?limit=ten', 'limit', /must be a whole number/],
+          ['?action=passcode.exploded', 'action', /must be one of passcode\.created/],
+          ['?from=yesterday', 'from', /must be an ISO 8601 time/],
+          ['?to=2026-01-01', 'to', /must be an ISO 8601 time/],
+          ['?target=', 'target', /must not be empty/],
+          ['?actor=a&actor=b', 'actor', /must be given once/],
+          ['?cursor=garbage', 'cursor', /is not a cursor of this list/],
+          ['?accountId=acc_1', 'accountId', /is not a parameter of this route/],
+        ]
+        for (const [query, field, message] of cases) {
+          const sent = await audit(query)
+          expect(sent.status, query).toBe(400)
+          expect(errorOf(sent), query).toMatchObject({ code: 'ERR_INVALID_INPUT', field })
+          expect(errorOf(sent).message, query).toMatch(new RegExp(`^Invalid ${field}: ${message.source}`))
+        }
+      })
+
+      it('exports JSON lines oldest first, filtered, as a file', async () => {
+        const sent = await send('GET', '/audit/export?action=passcode.created', { session: 'ana' })
+        expect(sent.status).toBe(200)
+        expect(sent.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8')
+        expect(sent.headers.get('content-disposition')).toBe('attachment; filename="audit-acc_audit.jsonl"')
+        expect(sent.headers.get('cache-control')).toBe('no-store')
+        const lines = sent.text
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { sequence: number; time: string })
+        expect(lines.map((line) => line.sequence)).toEqual([1, 2])
+        for (const value of values) expect(sent.text).not.toContain(value)
+        const bad = await send('GET', '/audit/export?limit=5', { session: 'ana' })
+        expect([bad.status, errorOf(bad).field]).toEqual([400, 'limit'])
       })
     })
 

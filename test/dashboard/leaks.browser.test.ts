@@ -66,6 +66,14 @@ describe.skipIf(availability.skip)(availability.title('dashboard leak banner and
     await expect(page.locator('tbody tr', { hasText: 'Acme export' }).getByText('Disabled', { exact: true }).isVisible()).resolves.toBe(true)
   })
 
+  it('tells the leak in words on the Activity page: what was done, where it was found, who reported it', async () => {
+    const page = await signIn('admin', '/settings/activity')
+    await page.locator('tbody tr').first().waitFor()
+    const sentences = await page.locator('tbody td.what').allInnerTexts()
+    expect(sentences).toContain(`The leak report disabled passcode “Acme export”, found at ${URL_FOUND} (reported by github)`)
+    expect(sentences).toContain('The leak report disabled passcode “Globex sync” (reported by github)')
+  })
+
   it('shows a member the banner with whom to ask, and no action they cannot take', async () => {
     const page = await signIn('member')
     const banner = page.getByRole('region', { name: '2 passcodes were found in public and disabled' })

@@ -1,12 +1,15 @@
+import { getRequestListener } from '@hono/node-server'
 import express5 from 'express'
 import express4 from 'express4'
 import fastify5 from 'fastify'
 import fastify4 from 'fastify4'
+import { Hono } from 'hono'
 import Koa3 from 'koa'
 import Koa2 from 'koa2'
 import { dashboard as expressDashboard } from '../../src/express/index'
 import { dashboardPlugin } from '../../src/fastify/index'
 import { dashboard as fetchDashboard } from '../../src/fetch/dashboard'
+import { nodeDashboard } from '../../src/dashboard/index'
 import { dashboard as koaDashboard } from '../../src/koa/index'
 import type { ManagementTarget } from '../conformance/management'
 import { listen, listenFastify } from '../http/frameworks'
@@ -84,6 +87,39 @@ function fetchTarget(): ManagementTarget {
   }
 }
 
+/** The fetch dashboard in Hono, as docs/dashboard.md shows: `c.req.raw` handed over. */
+function honoTarget(): ManagementTarget {
+  return {
+    name: 'hono (fetch dashboard)',
+    start: (auth, options) => {
+      const settings = fetchDashboard(auth, {
+        ...options,
+        basePath: '/settings',
+        session: (request) => options.session((header) => request.headers.get(header) ?? undefined),
+      })
+      const app = new Hono()
+      app.all('/settings', (c) => settings(c.req.raw))
+      app.all('/settings/*', (c) => settings(c.req.raw))
+      return listen(getRequestListener(app.fetch))
+    },
+  }
+}
+
+/** Node's own `http` server with no framework (the reference server mounts the same). */
+function nodeTarget(): ManagementTarget {
+  return {
+    name: 'node http',
+    start: (auth, options) => {
+      const handle = nodeDashboard(auth, {
+        ...options,
+        basePath: '/settings',
+        session: (request) => options.session((header) => request.headers[header] as string | undefined),
+      })
+      return listen((request, response) => handle(request, response))
+    },
+  }
+}
+
 /** Every framework version the dashboard mounts on. */
 export const DASHBOARD_TARGETS: readonly ManagementTarget[] = [
   expressTarget('express 4', express4, false),
@@ -94,4 +130,6 @@ export const DASHBOARD_TARGETS: readonly ManagementTarget[] = [
   koaTarget('koa 2', Koa2),
   koaTarget('koa 3', Koa3),
   fetchTarget(),
+  honoTarget(),
+  nodeTarget(),
 ]

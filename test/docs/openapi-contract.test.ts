@@ -49,9 +49,15 @@ function contract(file: string) {
       for (const [name, header] of Object.entries((response!.headers ?? {}) as Json)) {
         if (header.required === true) expect(answer.header(name.toLowerCase()), `${method} ${template} ${answer.status} header ${name}`).toBeTruthy()
       }
-      const media = response!.content?.['application/json'] as Json | undefined
-      if (media === undefined) {
+      const content = response!.content as Json | undefined
+      if (content === undefined) {
         expect(answer.body, `${method} ${template} ${answer.status} has no body`).toBe('')
+        return
+      }
+      const media = content['application/json'] as Json | undefined
+      if (media === undefined) {
+        // A body that is not JSON (JSON lines): its media type is the documented one.
+        expect(Object.keys(content).map((type) => answer.header('content-type')?.startsWith(`${type};`))).toContain(true)
         return
       }
       const result = z.fromJSONSchema({ ...local(media.schema), $defs }).safeParse(JSON.parse(answer.body))
@@ -105,16 +111,23 @@ describe('docs/management-openapi.json as a contract', () => {
         host: 'app.example',
         ...(text === undefined ? {} : { 'content-type': options.type ?? 'application/json' }),
       }
+      const [route = path, query] = path.split('?', 2)
       const answer = await api.handle(
-        { method, path, header: (name) => headers[name], body: async () => (text === undefined ? undefined : { text }) },
+        {
+          method,
+          path: route,
+          ...(query !== undefined && { query }),
+          header: (name) => headers[name],
+          body: async () => (text === undefined ? undefined : { text }),
+        },
         (): SessionResult => {
           if (options.throwing === true) throw new Error('session store down')
           return options.session === null ? undefined : sessions[options.session ?? 'admin']
         },
       )
       expect(answer.statusCode, `${method} ${path}: ${answer.body}`).toBe(expected)
-      documented.check(method, path, { status: answer.statusCode, body: answer.body, header: (name) => answer.headers[name] })
-      return answer.body === '' ? undefined : (JSON.parse(answer.body) as Json)
+      documented.check(method, route, { status: answer.statusCode, body: answer.body, header: (name) => answer.headers[name] })
+      return answer.body === '' || !answer.headers['content-type']!.startsWith('application/json') ? undefined : (JSON.parse(answer.body) as Json)
     }
 
     const created = await send(201, 'POST', '/passcodes', { body: { name: 'Acme', expiry: 90, partners: ['Acme'] } })
@@ -157,14 +170,21 @@ describe('docs/management-openapi.json as a contract', () => {
     await send(200, 'GET', '/partners')
     await send(204, 'DELETE', '/users/u_amy/passcode')
     await send(200, 'GET', '/users')
+    const audit = await send(200, 'GET', '/audit?limit=2&action=passcode.created&action=passcode.rotated')
+    await send(200, 'GET', `/audit?cursor=${encodeURIComponent(audit!.nextCursor as string)}&actor=u_admin`)
+    await send(200, 'GET', '/audit/export?action=passcode.rotated')
 
     // Failures: each status an operation documents, from the cause it names.
     await send(400, 'POST', '/passcodes', { body: { name: 'Acme Corp', expiry: 0 } })
     await send(400, 'POST', '/passcodes', { raw: '{not json' })
     await send(400, 'GET', '/users/%20/passcode') // on userId
+    await send(400, 'GET', '/audit?limit=0') // on limit
+    await send(400, 'GET', '/audit/export?from=yesterday') // on from
     await send(401, 'GET', '/passcodes', { session: null })
     await send(403, 'PUT', '/users/u_amy/passcode', { session: 'member', body: { validity: { type: 'infinite' } } })
     await send(403, 'POST', '/passcodes', { session: 'member', body: { name: 'No', expiry: 1 } })
+    await send(403, 'GET', '/audit', { session: 'member' })
+    await send(403, 'GET', '/audit/export', { session: 'member' })
     await send(404, 'PATCH', '/passcodes/nope', { body: { name: 'X' } })
     await send(404, 'GET', '/users/u_nobody/passcode')
     await send(404, 'GET', '/passcodes/nope/usage')

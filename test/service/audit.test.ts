@@ -185,6 +185,19 @@ describe.each(Object.keys(stores))('SPEC 5.40 the audit trail in the service (%s
     expect(records.map((record) => record.action)).toEqual(['user_passcode.granted', 'passcode.created'])
   })
 
+  it('writes one record per change of the accepted passcodes, and none (no event either) when the setting already has that value', async () => {
+    const events: string[] = []
+    const { auth } = setup({ store: opened.store, onEvent: (event) => void events.push(event.type) })
+    const actions = async () => (await auth.audit.list(admin, ACCOUNT)).records.map((record) => record.action)
+    await auth.accounts.setAcceptedPasscodes(admin, ACCOUNT, 'account')
+    expect(await actions()).toEqual([])
+    await auth.accounts.setAcceptedPasscodes(admin, ACCOUNT, 'both')
+    await auth.accounts.setAcceptedPasscodes(admin, ACCOUNT, 'both')
+    expect(await actions()).toEqual(['account.accepted_passcodes_changed'])
+    expect(events.filter((type) => type === 'account.accepted_passcodes_changed')).toHaveLength(1)
+    expect(await auth.accounts.getAcceptedPasscodes(ACCOUNT)).toBe('both')
+  })
+
   it('SPEC 5.38 writes one record per disable and per enable, and none when the passcode is already in that state', async () => {
     const { auth, clock } = setup({ store: opened.store })
     const { passcode } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Acme sync', expiry: 30 })
@@ -279,6 +292,13 @@ describe.each(Object.keys(stores))('SPEC 5.40 the audit trail in the service (%s
     const to = new Date(Date.UTC(2026, 0, 4))
     expect((await auth.audit.list(admin, ACCOUNT, { from, to })).records.map((record) => record.sequence)).toEqual([3, 2])
     expect((await auth.audit.list(admin, 'acc_other')).records).toHaveLength(1)
+    await auth.userPasscodes.grant(admin, ACCOUNT, member.userId, { validity: { type: 'infinite' } })
+    await auth.userPasscodes.reveal(member, ACCOUNT)
+    expect((await auth.audit.list(admin, ACCOUNT, { actor: member.userId })).records.map((record) => record.action)).toEqual([
+      'user_passcode.revealed',
+    ])
+    expect((await auth.audit.list(admin, ACCOUNT, { actor: admin.userId, limit: 2 })).records.map((record) => record.sequence)).toEqual([7, 6])
+    await expect(auth.audit.list(admin, ACCOUNT, { actor: '' })).rejects.toMatchObject({ field: 'options.actor' })
   })
 
   it('prunes by age and the chain still verifies from the oldest kept record', async () => {

@@ -14,6 +14,7 @@ const filterOptions: Readonly<Record<string, OptionSpec>> = {
     description: 'only this action (passcode.created, passcode.rotated…); repeat for more',
   },
   target: { type: 'string', value: '<id>', description: 'only records about this passcode ID or user ID' },
+  actor: { type: 'string', value: '<userId>', description: 'only what this user did' },
   from: { type: 'string', value: '<ISO time>', description: 'only records at or after this instant' },
   to: { type: 'string', value: '<ISO time>', description: 'only records before this instant' },
 }
@@ -33,6 +34,7 @@ function filters(flags: Flags): AuditFilters {
   return {
     ...(actions !== undefined && { action: actions as AuditAction[] }),
     ...(flags.target !== undefined && { target: String(flags.target) }),
+    ...(flags.actor !== undefined && { actor: String(flags.actor) }),
     ...(from !== undefined && { from }),
     ...(to !== undefined && { to }),
   }

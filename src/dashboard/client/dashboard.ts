@@ -5,6 +5,7 @@
 // <img src=x onerror=alert(1)> shows as those characters. The CSP of the page allows
 // this file and nothing inline.
 
+import { activityPage } from './activity'
 import { confirmAction } from './confirm-dialog'
 import { leakBanner, leakMark, type Leak } from './leak-notice'
 import { unusedFor, usageDetails, type PasscodeUsage } from './usage-chart'
@@ -1203,5 +1204,10 @@ async function mePage() {
   await run(null, load)
 }
 
-const pages: Readonly<Record<string, () => Promise<void>>> = { passcodes: passcodesPage, users: usersPage, me: mePage }
+const pages: Readonly<Record<string, () => Promise<void>>> = {
+  passcodes: passcodesPage,
+  users: usersPage,
+  me: mePage,
+  activity: () => activityPage({ h, api, run, time }),
+}
 void pages[main.dataset.page ?? '']?.()

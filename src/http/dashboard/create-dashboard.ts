@@ -4,7 +4,7 @@ import { createManagementApi, type ManagementApi, type ManagementApiOptions } fr
 import { isValidSession } from '../management/session'
 import type { DashboardRequest, DashboardResponse, SessionResult } from '../management/types'
 import { DASHBOARD_SCRIPT, DASHBOARD_SCRIPT_FILE, DASHBOARD_STYLE, DASHBOARD_STYLE_FILE } from './assets'
-import { PAGE_HEADERS, PAGES, renderNotFound, renderPage, renderSignIn, type PagePath } from './pages'
+import { maySee, PAGE_HEADERS, PAGES, renderNotFound, renderPage, renderSignIn, type PagePath } from './pages'
 
 /**
  * Options of {@link createDashboard}.
@@ -39,7 +39,8 @@ export interface DashboardOptions extends ManagementApiOptions {
 export interface Dashboard {
   /**
    * Answers one request below the mount point: `/api/…` is the management API,
-   * `/assets/…` the script and style sheet, `/`, `/users` and `/me` the pages.
+   * `/assets/…` the script and style sheet, `/`, `/users`, `/me` and (admins only)
+   * `/activity` the pages.
    * `base` is the mount point's path (`/settings`, or `''`), used in links.
    */
   handle(
@@ -112,7 +113,11 @@ export function createDashboard(auth: PasscodeAuth, options: DashboardOptions = 
     async handle(request, resolveSession) {
       const { path, base } = request
       if (path === '/api' || path.startsWith('/api/')) {
-        return api.handle({ method: request.method, path: path.slice(4) || '/', header: request.header, body: request.body }, resolveSession)
+        const { query } = request
+        return api.handle(
+          { method: request.method, path: path.slice(4) || '/', ...(query !== undefined && { query }), header: request.header, body: request.body },
+          resolveSession,
+        )
       }
       const method = request.method
       if (method !== 'GET' && method !== 'HEAD') return html(405, renderNotFound(base), { allow: 'GET, HEAD' })
@@ -127,7 +132,8 @@ export function createDashboard(auth: PasscodeAuth, options: DashboardOptions = 
       }
       if (session === undefined || session === null) return html(401, renderSignIn(base, options.loginUrl))
       if (!isValidSession(session)) return html(500, renderNotFound(base))
-      return html(200, renderPage(path as PagePath, base, session, options.logoutUrl))
+      const page = path as PagePath
+      return html(maySee(page, session) ? 200 : 403, renderPage(page, base, session, options.logoutUrl))
     },
   }
 }

@@ -1,15 +1,30 @@
 import type { DashboardSession } from '../management/types'
 import { DASHBOARD_SCRIPT_FILE, DASHBOARD_STYLE_FILE } from './assets'
 
-/** The dashboard's pages, by path below the mount point. */
+/** One page of the dashboard: its script's page name, its title, and whether members may see it. */
+interface PageEntry {
+  readonly page: string
+  readonly title: string
+  readonly adminOnly?: boolean
+}
+
+/** The dashboard's pages, by path below the mount point; `adminOnly` ones are neither linked nor shown to members. */
 export const PAGES = {
   '/': { page: 'passcodes', title: 'Passcodes' },
   '/users': { page: 'users', title: 'Users' },
   '/me': { page: 'me', title: 'My passcode' },
-} as const
+  // SPEC §5.40: the audit trail, which only admins read.
+  '/activity': { page: 'activity', title: 'Activity', adminOnly: true },
+} as const satisfies Readonly<Record<string, PageEntry>>
 
 /** A path of {@link PAGES}. */
 export type PagePath = keyof typeof PAGES
+
+/** Whether the session may see the page: members do not see admin-only pages. */
+export function maySee(path: PagePath, session: DashboardSession): boolean {
+  const entry: PageEntry = PAGES[path]
+  return entry.adminOnly !== true || session.actor.role === 'admin'
+}
 
 /**
  * The pages' Content-Security-Policy: this origin's script and style files only, no
@@ -82,7 +97,8 @@ export function renderPage(path: PagePath, base: string, session: DashboardSessi
   const { page, title } = PAGES[path]
   const { actor } = session
   const canManagePasscodes = actor.role === 'admin' || actor.canWriteUserSettings === true
-  const nav = (Object.entries(PAGES) as [PagePath, (typeof PAGES)[PagePath]][])
+  const nav = (Object.entries(PAGES) as [PagePath, PageEntry][])
+    .filter(([target]) => maySee(target, session))
     .map(([target, entry]) => {
       const current = target === path ? ' aria-current="page"' : ''
       return `<li><a href="${escapeHtml(`${base}${target === '/' ? '/' : target}`)}"${current}>${escapeHtml(entry.title)}</a></li>`
@@ -106,6 +122,9 @@ export function renderPage(path: PagePath, base: string, session: DashboardSessi
     .join('')
   const toolbarButton =
     page === 'passcodes' ? '<button type="button" class="primary" id="new-passcode" aria-expanded="false" hidden>+ Passcode</button>' : ''
+  if (!maySee(path, session)) {
+    return layout(base, title, header, '', `<h2>${escapeHtml(title)}</h2><p class="readonly-note">Only admins of this account see this page.</p>`)
+  }
   const content = `<div class="toolbar"><h2 id="page-title" tabindex="-1">${escapeHtml(title)}</h2>${toolbarButton}</div>
 <div id="notice" class="notice error" role="alert"></div>
 <div id="announcer" class="notice info" role="status"></div>

@@ -24,6 +24,18 @@ export function schemaAnswer<Schema extends AnswerSchema>(statusCode: number, sc
   return jsonAnswer(statusCode, encodeAnswer(schema, value))
 }
 
+/**
+ * A file of JSON lines (`GET /audit/export`), with the API's headers and a download name.
+ * `name` must be a plain file name (letters, digits, `.`, `_`, `-`).
+ */
+export function ndjsonAnswer(text: string, name: string): DashboardResponse {
+  return {
+    statusCode: 200,
+    headers: { ...API_HEADERS, 'content-type': 'application/x-ndjson; charset=utf-8', 'content-disposition': `attachment; filename="${name}"` },
+    body: text,
+  }
+}
+
 /** A 204 of the management API. */
 export function noContent(): DashboardResponse {
   const { 'content-type': _none, ...headers } = API_HEADERS

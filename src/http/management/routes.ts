@@ -14,6 +14,7 @@ import {
   type AnswerValue,
 } from '../../protocol/management-schemas'
 import { parseInput } from '../../service/input'
+import { exportAudit, listAudit } from './audit-routes'
 import { readJsonObject } from './read-json'
 import { failureAnswer, noContent, schemaAnswer } from './respond'
 import type { DashboardRequest, DashboardResponse, DashboardSession, DirectoryUser } from './types'
@@ -177,6 +178,8 @@ export const ROUTES: readonly Route[] = [
     }),
     { accepted: 'acceptedPasscodes' },
   ),
+  route('GET', '/audit', listAudit),
+  route('GET', '/audit/export', exportAudit),
   route('GET', '/partners', async ({ auth }) => {
     const partners = await auth.partners.list()
     return schemaAnswer(200, partnerListSchema, { partners: partners ?? [], listed: partners !== null })

@@ -46,13 +46,14 @@ export interface DirectoryUser {
 
 /**
  * A request as the management API and dashboard read it, whatever the framework:
- * each mount (Express, Fastify, Koa, fetch) builds one.
+ * each mount (Express, Fastify, Koa, Hono, fetch, Node's `http`) builds one.
  *
  * @example
  * ```ts
  * const request: DashboardRequest = {
  *   method: 'GET',
- *   path: '/passcodes',
+ *   path: '/audit',
+ *   query: 'action=passcode.rotated&limit=20',
  *   header: (name) => (name === 'host' ? 'app.example' : undefined),
  *   body: async () => undefined,
  * }
@@ -63,6 +64,13 @@ export interface DashboardRequest {
   readonly method: string
   /** The path below the mount point, starting with `/`, without the query string. */
   readonly path: string
+  /**
+   * The query string after `?`, still percent-encoded, without the `?` (`''` or absent
+   * when there is none): what `GET /audit` reads its filters from. Optional so that a
+   * mount written before it still compiles; such a mount's requests have no query.
+   * @default undefined
+   */
+  readonly query?: string
   /** A header by lower-case name; a repeated header may come joined with `", "`. */
   header(this: void, lowerCaseName: string): string | undefined
   /**

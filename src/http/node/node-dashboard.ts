@@ -3,6 +3,7 @@ import { InvalidOptionsError } from '../../core/errors'
 import type { PasscodeAuth } from '../../service/create-passcode-auth'
 import { assertPasscodeAuth } from '../adapter-options'
 import { createDashboard, type DashboardOptions } from '../dashboard/create-dashboard'
+import { queryOf } from '../management/query'
 import type { SessionResult } from '../management/types'
 import { nodeBody, nodeHeader, writeNodeDashboardResponse } from './dashboard-io'
 import type { NodeHandler } from './node-handlers'
@@ -77,6 +78,7 @@ export function nodeDashboard(auth: PasscodeAuth, options: NodeDashboardOptions)
         base,
         // Outside basePath: a path the dashboard has not, so its 404.
         path: inside ? path.slice(base.length) || '/' : '/not-the-dashboard',
+        query: queryOf(request.url),
         header: (name) => nodeHeader(request.headers, name),
         body: () => nodeBody(request, () => undefined),
       },

@@ -58,7 +58,7 @@ export interface AuditPruneReport {
 export interface AuditApi {
   /**
    * One page of the account's audit records, newest first (admins only; others get a
-   * `ForbiddenError`), filtered by action, target and time. Records hold no passcode
+   * `ForbiddenError`), filtered by action, target, actor and time. Records hold no passcode
    * value, hash or key.
    */
   list(actor: Actor, accountId: string, options?: AuditListOptions): Promise<AuditPage>
@@ -103,6 +103,7 @@ function query(filters: AuditFilters): Omit<AuditQuery, 'order' | 'limit'> {
   return {
     ...(filters.action !== undefined && { actions: typeof filters.action === 'string' ? [filters.action] : filters.action }),
     ...(filters.target !== undefined && { targetId: filters.target }),
+    ...(filters.actor !== undefined && { actorUserId: filters.actor }),
     ...(filters.from !== undefined && { from: filters.from.getTime() }),
     ...(filters.to !== undefined && { to: filters.to.getTime() }),
   }

@@ -1,11 +1,8 @@
 import { z } from 'zod'
-import { AUDIT_ACTIONS, type AuditAction } from '../../core/audit'
+import { AUDIT_ACTIONS, AUDIT_PAGE_SIZE, MAX_AUDIT_PAGE_SIZE, type AuditAction } from '../../core/audit'
 import { InvalidInputError } from '../../core/errors'
 
-/** The page size of `auth.audit.list` unless `limit` says otherwise. */
-export const AUDIT_PAGE_SIZE = 50
-/** The largest page `auth.audit.list` returns. */
-export const MAX_AUDIT_PAGE_SIZE = 200
+export { AUDIT_PAGE_SIZE, MAX_AUDIT_PAGE_SIZE }
 
 /**
  * Filters of `auth.audit.list` and `auth.audit.export`.
@@ -20,6 +17,8 @@ export interface AuditFilters {
   readonly action?: AuditAction | readonly AuditAction[]
   /** Only records about this passcode ID or user ID. */
   readonly target?: string
+  /** Only records of what this user did (their user ID, in whichever role). */
+  readonly actor?: string
   /** Only records at or after this instant. */
   readonly from?: Date
   /** Only records before this instant. */
@@ -49,6 +48,7 @@ export const auditListSchema = z
   .strictObject({
     action: z.union([action, z.array(action).min(1, 'must name at least one action')]).optional(),
     target: z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional(),
+    actor: z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(256, 'must be at most 256 characters').optional(),
     from: instant.optional(),
     to: instant.optional(),
     cursor: z.string({ error: 'must be a string' }).max(100, 'is not a cursor of this list').optional(),

@@ -23,6 +23,7 @@ export interface MemoryAuditLog {
 const matches = (record: AuditRecord, query: AuditQuery): boolean =>
   (query.actions === undefined || query.actions.includes(record.action)) &&
   (query.targetId === undefined || ('id' in record.target && record.target.id === query.targetId)) &&
+  (query.actorUserId === undefined || (record.actor.type === 'user' && record.actor.userId === query.actorUserId)) &&
   (query.from === undefined || record.at >= query.from) &&
   (query.to === undefined || record.at < query.to)
 

@@ -2,10 +2,14 @@ import { ACCOUNT_COLUMNS, ACCOUNT_PATCH, ACCOUNT_PATCH_PARAMS, closeLeakOnEnable
 
 const AUDIT_COLUMNS = 'account_id, sequence, at, actor, action, target, target_id, changes, request_id, client_address, previous_hash, hash'
 // Page filters; $1 is the account, $2 the sequence to continue after, $3 the page size.
+// $8 is the actor column's exact texts for one user (canonical JSON, one per role), so
+// the filter needs no column of its own and never parses a row that was edited into
+// something that is not JSON.
 const FILTERS = `($4::text[] IS NULL OR action = ANY($4::text[]))
         AND ($5::text IS NULL OR target_id = $5::text)
         AND ($6::bigint IS NULL OR at >= $6::bigint)
-        AND ($7::bigint IS NULL OR at < $7::bigint)`
+        AND ($7::bigint IS NULL OR at < $7::bigint)
+        AND ($8::text[] IS NULL OR actor = ANY($8::text[]))`
 
 /**
  * The audit trail's statements for one schema (SPEC §5.40), the same for `pg` and

@@ -4,6 +4,7 @@ import {
   canonicalJson,
   GENESIS_HASH,
   type AuditAction,
+  type AuditActor,
   type AuditEntry,
   type AuditRecord,
 } from '../../core/audit'
@@ -23,6 +24,10 @@ const parsed = (value: unknown): unknown => {
     return text
   }
 }
+
+/** The `actor` column as appends write it for this user, in each role. */
+const actorTexts = (userId: string): string[] =>
+  (['admin', 'member'] as const).map((role) => canonicalJson({ type: 'user', userId, role } satisfies AuditActor))
 
 /** A row of `audit_records` as a record; the JSON columns are parsed back as they were hashed. */
 function toAuditRecord(row: Row): AuditRecord {
@@ -122,6 +127,7 @@ export function postgresAuditLog(database: Database, schema: string): PostgresAu
         query.targetId ?? null,
         query.from ?? null,
         query.to ?? null,
+        query.actorUserId === undefined ? null : actorTexts(query.actorUserId),
       ])
       return rows.map(toAuditRecord)
     },

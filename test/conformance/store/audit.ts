@@ -193,6 +193,24 @@ export function auditCases(fixture: () => StoreFixture): void {
       expect(await log(store).list('acc_none', { order: 'newest', limit: 10 })).toEqual([])
     })
 
+    it('filters by the user who acted, in either role, never the system', async () => {
+      const { store } = fixture()
+      await log(store).append(entry('passcode.created', { actor: { type: 'user', userId: 'u_ana', role: 'admin' } }))
+      await log(store).append(entry('passcode.created', { actor: { type: 'user', userId: 'u_bo', role: 'admin' } }))
+      await log(store).append(entry('user_passcode.revealed', { actor: { type: 'user', userId: 'u_ana', role: 'member' } }))
+      await log(store).append(entry('notification.sent', { actor: { type: 'system' } }))
+      // A user ID that JSON must escape is matched as it was written.
+      await log(store).append(entry('passcode.created', { actor: { type: 'user', userId: 'u_"quoted"\\', role: 'admin' } }))
+      await log(store).append(entry('passcode.created', { accountId: 'acc_2', actor: { type: 'user', userId: 'u_ana', role: 'admin' } }))
+      const sequences = (records: AuditRecord[]) => records.map((r) => r.sequence)
+      expect(sequences(await log(store).list('acc_1', { order: 'newest', limit: 10, actorUserId: 'u_ana' }))).toEqual([3, 1])
+      expect(sequences(await log(store).list('acc_1', { order: 'oldest', limit: 10, actorUserId: 'u_"quoted"\\' }))).toEqual([5])
+      expect(sequences(await log(store).list('acc_1', { order: 'newest', limit: 10, actorUserId: 'u_ana', actions: ['passcode.created'] }))).toEqual([
+        1,
+      ])
+      expect(await log(store).list('acc_1', { order: 'newest', limit: 10, actorUserId: 'system' })).toEqual([])
+    })
+
     it('prunes the records older than the cut-off and moves the chain start past them', async () => {
       const { store } = fixture()
       // Text outside ASCII, quotes and a line separator hash the same in every store.
