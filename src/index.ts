@@ -63,6 +63,7 @@ export type {
   SentNotification,
   SkippedNotification,
 } from './service/notifier/notification-report'
+export type { LeakNoticeResult } from './service/leak-notice-result'
 
 export { PASSCODE_PATTERN, generatePasscode, isWellFormedPasscode, passcodePattern } from './core/passcode-format'
 export type { PasscodeHasher } from './core/hashing'

@@ -195,7 +195,15 @@ export interface PasscodeView {
   readonly leak: PasscodeLeak | null
 }
 
-/** A leak of an account passcode as its view shows it (SPEC §5.42): when and where it was found. Never the value. */
+/**
+ * A leak of an account passcode as its view shows it (SPEC §5.42): when and where it was found. Never the value.
+ *
+ * @example
+ * ```ts
+ * const leaked = (await auth.passcodes.list(actor, 'acc_1')).filter((view) => view.leak !== null)
+ * for (const { name, leak } of leaked) console.log(name, leak!.source, leak!.url)
+ * ```
+ */
 export interface PasscodeLeak {
   /** When the leak was reported. */
   readonly reportedAt: Date

@@ -327,13 +327,28 @@ export interface LeakMark {
   readonly notifiedAt: number | null
 }
 
-/** A leak mark whose email a runner has claimed and must now send, then complete or release. */
+/**
+ * A leak mark whose email a runner has claimed and must now send, then complete or release.
+ *
+ * @example
+ * ```ts
+ * const [claim] = (await store.claimLeakNotices?.({ now: Date.now(), leaseMs: 300_000, limit: 1, token: crypto.randomUUID() })) ?? []
+ * if (claim !== undefined) await store.completeLeakNotice?.(claim, Date.now()) // after the mailer accepted it
+ * ```
+ */
 export interface LeakNoticeClaim extends LeakMark {
   /** Opaque token that proves this runner holds the claim. */
   readonly token: string
 }
 
-/** What {@link PasscodeStore.claimLeakNotices} needs to decide what is due. */
+/**
+ * What {@link PasscodeStore.claimLeakNotices} needs to decide what is due.
+ *
+ * @example
+ * ```ts
+ * const request: LeakNoticeRequest = { now: Date.now(), leaseMs: 300_000, limit: 50, token: crypto.randomUUID() }
+ * ```
+ */
 export interface LeakNoticeRequest {
   /** The current time, UTC milliseconds. */
   readonly now: number

@@ -1,4 +1,12 @@
-/** One leak email a notifier pass handled (SPEC §5.42): its mark and whether the mailer took it. */
+/**
+ * One leak email a notifier pass handled (SPEC §5.42): its mark and whether the mailer took it.
+ *
+ * @example
+ * ```ts
+ * const report = await auth.notifyExpirations()
+ * const unsent = (report.leaks ?? []).filter((leak) => !leak.sent) // retried by the next pass
+ * ```
+ */
 export interface LeakNoticeResult {
   /** The account whose admins it is for. */
   readonly accountId: string
