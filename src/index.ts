@@ -63,6 +63,7 @@ export type {
   SentNotification,
   SkippedNotification,
 } from './service/notifier/notification-report'
+export type { LeakNoticeResult } from './service/leak-notice-result'
 
 export { PASSCODE_PATTERN, generatePasscode, isWellFormedPasscode, passcodePattern } from './core/passcode-format'
 export type { PasscodeHasher } from './core/hashing'
@@ -75,6 +76,7 @@ export type {
   AccountPasscodeExpiry,
   AccountPasscodeRecord,
   Actor,
+  PasscodeLeak,
   PasscodeView,
   Principal,
   UserPasscodeRecord,
@@ -107,6 +109,10 @@ export type {
   CredentialMatch,
   GrantResult,
   Invalidation,
+  LeakMark,
+  LeakNoticeClaim,
+  LeakNoticeRequest,
+  LeakReport,
   Mailer,
   MailMessage,
   NotificationClaim,

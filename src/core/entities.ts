@@ -188,6 +188,29 @@ export interface PasscodeView {
   readonly lastUsedPartner: string | null
   /** `true` when never used, or not used for 90 days: a candidate for deletion. */
   readonly unused: boolean
+  /**
+   * Where its value was found in public (SPEC §5.42): set by a confirmed leak report,
+   * `null` once an admin enables, rotates or deletes it (or when it never leaked).
+   */
+  readonly leak: PasscodeLeak | null
+}
+
+/**
+ * A leak of an account passcode as its view shows it (SPEC §5.42): when and where it was found. Never the value.
+ *
+ * @example
+ * ```ts
+ * const leaked = (await auth.passcodes.list(actor, 'acc_1')).filter((view) => view.leak !== null)
+ * for (const { name, leak } of leaked) console.log(name, leak!.source, leak!.url)
+ * ```
+ */
+export interface PasscodeLeak {
+  /** When the leak was reported. */
+  readonly reportedAt: Date
+  /** Where it was found (a URL), when the report said. */
+  readonly url: string | null
+  /** Who found it: `github`, a scanner, `support ticket 123`. */
+  readonly source: string
 }
 
 /** What management operations return for a user passcode. */

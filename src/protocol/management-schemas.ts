@@ -82,6 +82,14 @@ export const passcodeViewSchema = z
     disabledAt: nullableDateTime('When it was disabled (SPEC §5.38); null while enabled.'),
     previousValueEndsAt: nullableDateTime('Until when the value replaced by the last rotation still works; null when it no longer does.'),
     ...lastUse,
+    leak: z
+      .object({
+        reportedAt: dateTime.describe('When the leak was reported.'),
+        url: z.string().nullable().describe('Where the value was found, when the report said.'),
+        source: z.string().describe('Who found it: github, a scanner, a support ticket.'),
+      })
+      .nullable()
+      .describe('Where its value was found in public (SPEC §5.42); null once an admin enables, rotates or deletes it, or when it never leaked.'),
   })
   .describe('An account passcode (never its value).')
 

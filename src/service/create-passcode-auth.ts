@@ -15,6 +15,7 @@ import { createNotifyExpirations } from './notifier/notify-expirations'
 import { resolveOptions, type PasscodeAuthOptions } from './options'
 import { staticPartners } from './connect/partners'
 import { createPartnersApi, type PartnersApi } from './connect/partners-api'
+import { createLeakNotices } from './leaks/leak-notices'
 import { createLeaksApi, type LeaksApi } from './leaks/report-leaks'
 import { createPasscodesApi, type PasscodesApi } from './passcodes/passcodes'
 import { createLimiter } from './limiter/rate-limit'
@@ -194,29 +195,35 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     pendingUse: usage === undefined ? undefined : (accountId, userId) => usage.pendingUser(accountId, userId),
     readUsage,
   })
+  const leakNotices = createLeakNotices({
+    store,
+    now,
+    mail: async (accountId, message) => {
+      const { mailer, recipients } = resolved
+      if (mailer === undefined || recipients === undefined) return false
+      try {
+        const to = await resolveRecipients(recipients, accountId, resolved.notifier.sendTimeoutMs)
+        await sendWithin(mailer, { to, ...message }, resolved.notifier.sendTimeoutMs)
+        return true
+      } catch {
+        return false
+      }
+    },
+  })
   const auth: PasscodeAuth = {
     passcodes,
     userPasscodes,
-    // SPEC §5.42. Its `recordAudit` hook (SPEC §5.40) is wired once the audit trail is on this service.
+    // SPEC §5.42: the change, its mark and its audit record in one store write; the email durable.
     leaks: createLeaksApi({
       read: (token) => findUnderPeppers(store, peppers, token, peppers.current.hash(token)),
-      mail: async (accountId, message) => {
-        const { mailer, recipients } = resolved
-        if (mailer === undefined || recipients === undefined) return false
-        try {
-          const to = await resolveRecipients(recipients, accountId, resolved.notifier.sendTimeoutMs)
-          await sendWithin(mailer, { to, ...message }, resolved.notifier.sendTimeoutMs)
-          return true
-        } catch {
-          return false
-        }
-      },
+      store,
+      invalidate,
+      notices: leakNotices,
+      leaseMs: resolved.notifier.leaseMs,
       now,
       emit,
       action: resolved.leaks.action,
       allowReactivation: resolved.allowReactivation,
-      passcodes,
-      userPasscodes,
     }),
     accounts: createAccountsApi(management),
     partners: createPartnersApi(partners),
@@ -225,7 +232,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     authenticate: (input) => verifier.authenticate(input),
     verifyRequest: verifier.request,
     connect: telemetry === undefined ? connect : traceConnect(telemetry, connect),
-    notifyExpirations: createNotifyExpirations({ store, now, emit, telemetry, options: resolved }),
+    notifyExpirations: createNotifyExpirations({ store, now, emit, telemetry, options: resolved, leaks: leakNotices }),
     async pepperReport() {
       const report = await pepperReport(resolved.store, peppers)
       if (report === undefined) throw new ConfigurationError('The passcode store cannot count its hashes by pepper (no countHashesByPepper)')

@@ -1,5 +1,6 @@
 import type { AccountPasscodeRecord, PasscodeView, UserPasscodeRecord, UserPasscodeView } from '../core/entities'
 import { isUnused } from '../core/rules'
+import type { LeakMark } from '../ports/passcode-store'
 import { passcodeStatus } from '../core/status'
 
 /** Uses this instance saw but has not flushed yet: newer than what the store holds. */
@@ -87,7 +88,7 @@ export function toPasscodeView(
   record: AccountPasscodeRecord,
   now: number,
   expiringSoonDays: number,
-  extra: { partnersNotWhitelisted?: readonly string[]; pending?: PendingUse | undefined } = {},
+  extra: { partnersNotWhitelisted?: readonly string[]; pending?: PendingUse | undefined; leak?: LeakMark | undefined } = {},
 ): PasscodeView {
   const used = lastUse(record, extra.pending)
   const previousEnds = record.previousHashEndsAt
@@ -110,6 +111,7 @@ export function toPasscodeView(
     lastUsedAt: used.at === null ? null : new Date(used.at),
     lastUsedPartner: used.partner,
     unused: isUnused(used.at, now),
+    leak: extra.leak === undefined ? null : { reportedAt: new Date(extra.leak.reportedAt), url: extra.leak.url, source: extra.leak.source },
   }
 }
 

@@ -7,6 +7,7 @@ import { disableDescriptionCases } from './store/disable-description'
 import { endToEndCases } from './store/end-to-end'
 import type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
 import { invalidationCases } from './store/invalidations'
+import { leakMarkCases } from './store/leak-marks'
 import { lookupCases } from './store/lookup'
 import { notificationCases } from './store/notifications'
 import { pepperRotationCases } from './store/pepper-rotation'
@@ -65,5 +66,6 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     pepperRotationCases(fixture)
     disableDescriptionCases(fixture)
     usageDaysCases(fixture)
+    leakMarkCases(fixture)
   })
 }

@@ -2,9 +2,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { generatePasscode } from '../../src/core/passcode-format'
 import { createPasscodeAuth, type AuditEvent, type PasscodeAuth } from '../../src/index'
-import { toDatabase } from '../../src/stores/postgres/database'
 import { migrate, postgresRateLimitStore, postgresStore } from '../../src/stores/postgres/index'
-import { applyMigrations } from '../../src/stores/postgres/migrate'
 import { MIGRATIONS } from '../../src/stores/postgres/migrations'
 import { FUNCTION_RETRY_MS } from '../../src/stores/postgres/pg-prepared-lookup'
 import { statements } from '../../src/stores/postgres/statements'
@@ -27,7 +25,7 @@ import { openSqlFixture, schemaPool, uniqueSchema } from './sql-fixture'
 
 const availability = pgbouncerAvailability()
 /** The schema version that adds the lookup function. */
-const LOOKUP_FUNCTION_VERSION = MIGRATIONS.find((migration) => migration.name === 'the verification lookup as a function')!.version
+const LOOKUP_FUNCTION = MIGRATIONS.find((migration) => migration.name === 'the verification lookup as a function')!
 const title = availability.available
   ? 'PostgreSQL through PgBouncer (transaction mode)'
   : `PostgreSQL through PgBouncer (skipped: ${availability.reason})`
@@ -151,13 +149,12 @@ describe.skipIf(!availability.available)(title, () => {
       await fixture.close()
     })
 
-    it('a schema not migrated to version 10 yet answers through the lookup statement; the function is tried again a minute later, once migrated', async () => {
+    it('a schema without the lookup function answers through the lookup statement; the function is tried again a minute later, once created', async () => {
       const schema = uniqueSchema()
-      await applyMigrations(
-        toDatabase(direct),
-        schema,
-        MIGRATIONS.filter((migration) => migration.version < LOOKUP_FUNCTION_VERSION),
-      )
+      // The schema as it is while the function's migration has not run (the store's later
+      // tables, such as the leak marks, are there: the store's writes need them).
+      await migrate(direct, { schema })
+      await direct.query(`DROP FUNCTION ${schema}.find_credential_by_hash(text)`)
       const { pool, texts } = watchedPool()
       const sql = statements(schema)
       // What the store sends unnamed while the function is missing: the lookup, its row as JSON.
@@ -177,7 +174,7 @@ describe.skipIf(!availability.available)(title, () => {
         await auth.passcodes.delete(admin, 'acc_1', passcode.id)
         expect(await auth.authenticate(credential)).toMatchObject({ ok: false, statusCode: 400 })
 
-        expect((await migrate(direct, { schema })).applied).toContain(LOOKUP_FUNCTION_VERSION)
+        for (const statement of LOOKUP_FUNCTION.statements(schema)) await direct.query(statement)
         const afterMigration = texts.length
         expect(await auth.authenticate({ accountId: 'acc_1', passcode: other.value })).toMatchObject({ ok: true })
         expect(texts.slice(afterMigration)).not.toContain(sql.callFindCredentialByHash)

@@ -171,9 +171,19 @@ function sentence(
     case 'passcode.deleted':
       return [who, ' deleted ', passcode]
     case 'passcode.leak_reported': {
-      const where = [after('url'), after('source')].find((text) => typeof text === 'string' && text !== '')
-      const done = after('disabled') === true ? ' disabled ' : changes.name?.after === null ? ' deleted ' : ' reported '
-      return [who, done, passcode, where === undefined ? '' : `, found at ${String(where)}`]
+      // SPEC §5.42: `action` says what was done (disabled, deleted or revoked), `url` and `source` where it was found.
+      const url = after('url')
+      const source = after('source')
+      const done = after('action')
+      const verb =
+        done === 'deleted' || done === 'revoked' || done === 'disabled' ? ` ${done} ` : after('disabled') === true ? ' disabled ' : ' reported '
+      return [
+        who,
+        verb,
+        target.type === 'user' ? ['the user passcode of ', holder] : passcode,
+        typeof url === 'string' && url !== '' ? `, found at ${url}` : '',
+        typeof source === 'string' && source !== '' ? ` (reported by ${source})` : '',
+      ]
     }
     case 'user_passcode.granted': {
       const validity = after('validity')

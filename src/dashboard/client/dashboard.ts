@@ -7,6 +7,7 @@
 
 import { activityPage } from './activity'
 import { confirmAction } from './confirm-dialog'
+import { leakBanner, leakMark, type Leak } from './leak-notice'
 import { unusedFor, usageDetails, type PasscodeUsage } from './usage-chart'
 
 /** A status as the management API sends it (SPEC §5.38 adds `disabled`). */
@@ -29,6 +30,8 @@ interface Passcode {
   readonly previousValueEndsAt?: string | null
   readonly lastUsedAt: string | null
   readonly lastUsedPartner: string | null
+  /** Where its value was found in public, until an admin enables, rotates or deletes it (SPEC §5.42). */
+  readonly leak?: Leak | null
 }
 
 /** A user passcode as the management API sends it. */
@@ -688,6 +691,9 @@ async function passcodesPage(): Promise<void> {
   )
   finder.addEventListener('submit', (event) => event.preventDefault())
   for (const control of [search, statusFilter, sortBy]) control.addEventListener(control === search ? 'input' : 'change', () => render(true))
+  // The leak banner (SPEC §5.42), above everything else of the page while any passcode has an open mark.
+  const leakSlot = h('div', { id: 'leak-slot' })
+  section.prepend(leakSlot)
   section.append(finder, table)
 
   let all: readonly Passcode[] = []
@@ -830,7 +836,7 @@ async function passcodesPage(): Promise<void> {
         // The description under the name, as text (newlines kept by CSS); dir="auto" keeps its direction to itself.
         passcode.description ? h('div', {}, passcode.name, h('p', { class: 'description', dir: 'auto' }, passcode.description)) : passcode.name,
       ),
-      cell('Status', works(passcode.status) && !accepts(accepted, 'account') ? notAccepted('account') : badge(passcode.status)),
+      cell('Status', works(passcode.status) && !accepts(accepted, 'account') ? notAccepted('account') : badge(passcode.status), leakMark(passcode)),
       cell(
         'Passcode',
         h('code', {}, passcode.hint),
@@ -895,6 +901,7 @@ async function passcodesPage(): Promise<void> {
     count.textContent = `${passcodes.length} of ${MAX_PASSCODES}`
     showCap(passcodes.length >= MAX_PASSCODES)
     all = passcodes
+    leakSlot.replaceChildren(...[leakBanner(passcodes, CAN_MANAGE_PASSCODES)].filter((banner) => banner !== null))
     render(false)
   }
   await run(null, load)

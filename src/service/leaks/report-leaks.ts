@@ -1,31 +1,31 @@
 import type { Actor } from '../../core/entities'
-import { InvalidInputError } from '../../core/errors'
+import type { AuditChanges } from '../../core/audit'
+import { ConfigurationError, InvalidInputError } from '../../core/errors'
 import { isWellFormedPasscode } from '../../core/passcode-format'
-import type { CredentialMatch } from '../../ports/passcode-store'
+import type { CredentialMatch, Invalidation, LeakMark, LeakReport, PasscodeStore } from '../../ports/passcode-store'
+import { auditEntry } from '../audit-entry'
 import { storeCall } from '../deadline'
 import type { EventInput } from '../events'
-import { leakMessage, type LeakMessageData } from './leak-message'
+import type { LeakNotices } from './leak-notices'
 
 /** What a leak report needs of the service: each given by `createPasscodeAuth`, no more. */
 export interface LeaksContext {
   /** The verification read (`verify/peppers.ts` `findUnderPeppers`): what the store holds for a value under every pepper. */
   readonly read: (token: string) => Promise<{ readonly match: CredentialMatch | null; readonly hash: string }>
-  /** Emails the account's recipients once; `false` when there is no mailer or the send failed. */
-  readonly mail: (accountId: string, message: { readonly subject: string; readonly text: string; readonly html: string }) => Promise<boolean>
+  /** Acts on a leak through {@link PasscodeStore.reportLeak}: the change, its mark and its audit record in one transaction. */
+  readonly store: PasscodeStore
+  /** Drops a changed credential from this instance's verification caches at once. */
+  readonly invalidate: (invalidation: Invalidation) => void
+  /** Sends a mark's email under the claim the report took with it. */
+  readonly notices: Pick<LeakNotices, 'send'>
+  /** How long the report's claim on the email lasts before the notifier's pass may take it over. */
+  readonly leaseMs: number
   readonly now: () => number
   readonly emit: ((event: EventInput) => void) | undefined
   /** The `leaks.action` option. */
   readonly action: 'disable' | 'revoke'
   /** The `allowReactivation` option (SPEC §5.8): an expired passcode an edit can bring back is still live. */
   readonly allowReactivation: boolean
-  /** The passcode jobs it acts through, as the system actor. */
-  readonly passcodes: {
-    disable(actor: Actor, accountId: string, passcodeId: string): Promise<unknown>
-    delete(actor: Actor, accountId: string, passcodeId: string): Promise<void>
-  }
-  readonly userPasscodes: { revoke(actor: Actor, accountId: string, userId: string): Promise<unknown> }
-  /** Writes the audit record of one leak response; the audit trail's writer goes here. */
-  readonly recordAudit?: ((record: LeakAuditRecord) => Promise<void>) | undefined
 }
 
 /** One reported token: the value, and where it was found when that differs per token. */
@@ -60,30 +60,16 @@ export interface LeakVerdict {
 export interface LeaksApi {
   /**
    * Labels each token and acts on the live ones: an account passcode is disabled (or
-   * deleted with `action: 'revoke'`), a user passcode revoked, the account's
-   * `recipients` emailed once and a `passcode.leaked` event emitted. A second report of
-   * the same token changes nothing and sends nothing.
+   * deleted with `action: 'revoke'`), a user passcode revoked, with a leak mark and a
+   * `passcode.leak_reported` audit record in the same store transaction; the account's
+   * `recipients` are emailed once (a failed send is retried by the notifier's pass) and
+   * a `passcode.leaked` event emitted. A second report of the same token, also at the
+   * same time or from another instance, changes nothing and sends nothing.
    */
   report(tokens: readonly (string | LeakedToken)[], options: LeakReportOptions): Promise<LeakVerdict[]>
 }
 
-/**
- * What the audit trail (SPEC §5.40) records of one leak response: the lead wires the
- * trail's writer into {@link createLeaksApi}'s `recordAudit`. Never the value.
- */
-export interface LeakAuditRecord {
-  readonly accountId: string
-  readonly kind: 'account' | 'user'
-  /** The account passcode's ID, or the user's ID for a user passcode. */
-  readonly target: string
-  readonly name: string | null
-  readonly hint: string | null
-  readonly source: string
-  readonly url: string | null
-  readonly action: 'disabled' | 'deleted' | 'revoked'
-}
-
-/** The actor a leak report acts as: the service itself, not a person. */
+/** The actor a leak report's events name: the service itself, not a person (its audit record's actor is `system`). */
 export const LEAK_REPORT_ACTOR: Actor = Object.freeze({ userId: 'system:leak-report', role: 'admin' })
 
 const MAX_TEXT = 2_048
@@ -116,52 +102,74 @@ function isLive(match: CredentialMatch, hash: string, now: number, allowReactiva
 /**
  * `auth.leaks.report`. Each token costs at most one indexed read per configured pepper
  * (the verification read, `findUnderPeppers`), and none when its checksum fails. The
- * response is idempotent by state: a disabled passcode is not disabled again, a deleted
- * or revoked one is no longer live, so a replay acts on nothing and mails nobody.
+ * response is idempotent by state, in the store: `reportLeak` acts only while the
+ * credential has no open leak mark (and a deleted or revoked value is no longer live),
+ * so a replay, or the loser of two concurrent reports, acts on nothing and mails nobody.
  */
 export function createLeaksApi(context: LeaksContext): LeaksApi {
-  const { emit } = context
-  const apis = context
+  const { emit, store } = context
 
-  async function act(match: CredentialMatch, where: { source: string; url: string | null }, action: 'disable' | 'revoke'): Promise<void> {
+  /** Acts on one live match, unless its credential was acted on already (an open mark): then nothing happens. */
+  async function act(
+    match: CredentialMatch,
+    hash: string,
+    where: { source: string; url: string | null },
+    action: 'disable' | 'revoke',
+  ): Promise<void> {
+    const reportLeak = store.reportLeak?.bind(store)
+    if (reportLeak === undefined) throw new ConfigurationError('The passcode store cannot act on leaks (no reportLeak): SPEC §5.42 needs it')
     const { accountId } = match.record
-    let data: LeakMessageData
-    if (match.kind === 'user') {
-      await apis.userPasscodes.revoke(LEAK_REPORT_ACTOR, accountId, match.record.userId)
-      data = { kind: 'user', accountId, name: `user ${match.record.userId}`, hint: null, ...where, action: 'revoked' }
-    } else {
-      const { id, name, hint } = match.record
-      if (action === 'revoke') await apis.passcodes.delete(LEAK_REPORT_ACTOR, accountId, id)
-      else if (match.record.disabledAt == null) await apis.passcodes.disable(LEAK_REPORT_ACTOR, accountId, id)
-      else return // Already disabled: a replay, or an admin's own action. Nothing to do or tell.
-      data = { kind: 'account', accountId, name, hint, ...where, action: action === 'revoke' ? 'deleted' : 'disabled' }
+    const at = context.now()
+    const kind = match.kind
+    const key = kind === 'account' ? match.record.id : match.record.userId
+    const storeAction: LeakReport['action'] = kind === 'user' ? 'revoke' : action === 'revoke' ? 'delete' : 'disable'
+    const done: LeakMark['action'] = storeAction === 'disable' ? 'disabled' : storeAction === 'delete' ? 'deleted' : 'revoked'
+    const wasEnabled = kind === 'account' && match.record.disabledAt == null
+    const changes: AuditChanges = {
+      source: { before: null, after: where.source },
+      url: { before: null, after: where.url },
+      action: { before: null, after: done },
+      ...(storeAction === 'disable' && wasEnabled && { disabled: { before: false, after: true } }),
     }
-    const target = match.kind === 'user' ? match.record.userId : match.record.id
-    await apis.recordAudit?.({
+    const target = kind === 'account' ? { type: 'passcode' as const, id: key, name: match.record.name } : { type: 'user' as const, id: key }
+    const token = crypto.randomUUID()
+    const report = {
+      id: crypto.randomUUID(),
+      kind,
       accountId,
-      kind: data.kind,
-      target,
-      name: match.kind === 'account' ? data.name : null,
-      hint: data.hint,
-      source: data.source,
-      url: data.url,
-      action: data.action,
-    })
-    const notified = await notify(data)
+      key,
+      hash,
+      action: storeAction,
+      at,
+      ...where,
+      token,
+      claimedUntil: at + context.leaseMs,
+    }
+    const mark = await storeCall(() => reportLeak(report, auditEntry('system', accountId, at, 'passcode.leak_reported', target, changes)))
+    if (mark === null) return // Acted on already (a replay, or a concurrent report that won), or gone meanwhile.
+
+    context.invalidate(
+      kind === 'account' ? { type: 'account_passcode', accountId, passcodeId: key } : { type: 'user_passcode', accountId, userId: key },
+    )
+    const actor = LEAK_REPORT_ACTOR.userId
+    if (kind === 'user') emit?.({ type: 'user_passcode.revoked', accountId, userId: key, actorUserId: actor })
+    else if (storeAction === 'delete')
+      emit?.({ type: 'passcode.deleted', accountId, actorUserId: actor, passcodeId: key, name: match.record.name, hint: match.record.hint })
+    else if (wasEnabled)
+      emit?.({ type: 'passcode.disabled', accountId, actorUserId: actor, passcodeId: key, name: match.record.name, hint: match.record.hint })
+
+    const notified = await context.notices.send({ ...mark, token })
     emit?.({
       type: 'passcode.leaked',
       accountId,
-      kind: data.kind,
-      ...(match.kind === 'account' ? { passcodeId: target, name: data.name, hint: match.record.hint } : { userId: target }),
-      source: data.source,
-      url: data.url,
-      action: data.action,
+      kind,
+      ...(match.kind === 'account' ? { passcodeId: key, name: match.record.name, hint: match.record.hint } : { userId: key }),
+      source: mark.source,
+      url: mark.url,
+      action: done,
       notified,
     })
   }
-
-  /** Emails the account's recipients once; a failure is reported on the event, not retried. */
-  const notify = (data: LeakMessageData): Promise<boolean> => context.mail(data.accountId, leakMessage(data))
 
   return {
     async report(tokens, reportOptions) {
@@ -189,7 +197,7 @@ export function createLeaksApi(context: LeaksContext): LeaksApi {
             if (read.match !== null && isLive(read.match, read.hash, context.now(), context.allowReactivation)) {
               label = 'true_positive'
               const where = typeof entry === 'string' ? { source, url } : { source: clean(entry.source) ?? source, url: clean(entry.url) ?? url }
-              await act(read.match, where, action)
+              await act(read.match, read.hash, where, action)
             }
           }
           verdicts.set(token, label)

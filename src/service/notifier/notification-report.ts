@@ -1,4 +1,5 @@
 import type { NotificationFailureReason, NotificationKind } from '../../core/notifications'
+import type { LeakNoticeResult } from '../leak-notice-result'
 
 export type { NotificationFailureReason }
 
@@ -66,4 +67,9 @@ export interface NotificationReport {
   readonly failed: readonly FailedNotification[]
   /** Claimed notifications that no longer applied, not sent. */
   readonly skipped: readonly SkippedNotification[]
+  /**
+   * Leak emails (SPEC §5.42) whose first send, by the report, failed, and that this pass
+   * sent or tried again; absent when there were none.
+   */
+  readonly leaks?: readonly LeakNoticeResult[]
 }

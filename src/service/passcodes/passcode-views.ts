@@ -1,30 +1,55 @@
 import type { AccountPasscodeRecord, PasscodeView } from '../../core/entities'
+import type { LeakMark } from '../../ports/passcode-store'
+import { storeCall } from '../deadline'
 import type { PasscodesContext } from './passcodes-context'
 import { toPasscodeView } from '../views'
 import { partnersNotWhitelisted } from './partner-binding'
 
 /** What the views need of `auth.passcodes`' context. */
-export type ViewsContext = Pick<PasscodesContext, 'now' | 'partners' | 'limits' | 'pendingUse'>
+export type ViewsContext = Pick<PasscodesContext, 'now' | 'partners' | 'limits' | 'pendingUse' | 'store'>
+
+/** The open leak marks (SPEC §5.42) of the records' accounts, by passcode id: one read per account. */
+async function openLeaks(context: ViewsContext, records: readonly AccountPasscodeRecord[]): Promise<Map<string, LeakMark>> {
+  const { store } = context
+  const byId = new Map<string, LeakMark>()
+  if (store.listLeakMarks === undefined) return byId
+  for (const accountId of new Set(records.map((record) => record.accountId))) {
+    for (const mark of await storeCall(() => store.listLeakMarks!(accountId))) if (mark.kind === 'account') byId.set(mark.key, mark)
+  }
+  return byId
+}
 
 /**
  * The views of account passcodes at the context's now: status, the bound partners no
- * longer whitelisted, and the last use including what this instance has not flushed.
+ * longer whitelisted, the last use including what this instance has not flushed, and
+ * the open leak mark. `leaked: false` skips the marks' read when the caller knows there
+ * is none (a passcode just created, or rotated or enabled, which closes its mark).
  */
-export async function passcodeViews(context: ViewsContext, records: readonly AccountPasscodeRecord[]): Promise<PasscodeView[]> {
+export async function passcodeViews(
+  context: ViewsContext,
+  records: readonly AccountPasscodeRecord[],
+  options: { readonly leaked?: false } = {},
+): Promise<PasscodeView[]> {
   const now = context.now()
   const soonDays = context.limits.expiringSoonDays
   const missing = await partnersNotWhitelisted(context.partners, records)
+  const leaks = options.leaked === false ? new Map<string, LeakMark>() : await openLeaks(context, records)
   return records.map((record) =>
     toPasscodeView(record, now, soonDays, {
       partnersNotWhitelisted: missing.get(record.id) ?? [],
       pending: context.pendingUse?.(record.id),
+      leak: leaks.get(record.id),
     }),
   )
 }
 
 /** The view of one account passcode; see {@link passcodeViews}. */
-export async function passcodeView(context: ViewsContext, record: AccountPasscodeRecord): Promise<PasscodeView> {
-  const [view] = await passcodeViews(context, [record])
+export async function passcodeView(
+  context: ViewsContext,
+  record: AccountPasscodeRecord,
+  options?: { readonly leaked?: false },
+): Promise<PasscodeView> {
+  const [view] = await passcodeViews(context, [record], options)
   return view!
 }
 

@@ -114,7 +114,7 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
       }
       const { record } = result
       emit?.({ type: 'passcode.created', accountId: account, actorUserId: who.userId, passcodeId: record.id, name, hint })
-      return new IssuedPasscode(await passcodeView(context, record), value)
+      return new IssuedPasscode(await passcodeView(context, record, { leaked: false }), value)
     },
 
     async update(actor, accountId, passcodeId, patch) {

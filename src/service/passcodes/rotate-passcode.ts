@@ -63,6 +63,7 @@ export function createRotatePasscode(
       overlapMinutes,
       previousValueEndsAt: previousHashEndsAt === null ? null : new Date(previousHashEndsAt),
     })
-    return new IssuedPasscode(await passcodeView(context, rotated), value)
+    // A rotation closes the leak mark: the leaked value is over.
+    return new IssuedPasscode(await passcodeView(context, rotated, { leaked: false }), value)
   }
 }

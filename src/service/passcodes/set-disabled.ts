@@ -50,6 +50,7 @@ export function createSetDisabled(
       name: result.record.name,
       hint: result.record.hint,
     })
-    return passcodeView(context, result.record)
+    // An enable closes the leak mark (SPEC §5.42): the admin acted.
+    return passcodeView(context, result.record, disabled ? undefined : { leaked: false })
   }
 }

@@ -6,6 +6,8 @@ import type {
   CredentialMatch,
   GrantResult,
   Invalidation,
+  LeakMark,
+  LeakNoticeClaim,
   NotificationClaim,
   NotificationKind,
   PasscodeStore,
@@ -21,6 +23,14 @@ import { memoryAuditLog } from './memory-audit-log'
 
 interface NotificationState {
   sentAt: number | null
+  token: string | null
+  claimedUntil: number
+}
+
+/** A stored leak mark with its state: open until an admin acts, its email's claim. */
+interface LeakMarkState {
+  mark: LeakMark
+  open: boolean
   token: string | null
   claimedUntil: number
 }
@@ -56,6 +66,8 @@ export function memoryStore(): PasscodeStore {
   const audit = memoryAuditLog()
   /** Daily usage counts (SPEC §5.41) by kind, account and key, then by `day|partner|outcome`. */
   const usageDays = new Map<string, Map<string, StoredUsageCount>>()
+  /** Leak marks (SPEC §5.42) by id, in insertion (report) order. */
+  const leaks = new Map<string, LeakMarkState>()
 
   const publish = (invalidation: Invalidation): void => {
     for (const listener of listeners) {
@@ -89,6 +101,18 @@ export function memoryStore(): PasscodeStore {
   }
 
   const isLive = (record: UserPasscodeRecord, now: number): boolean => record.revokedAt === null && record.expiresAt > now
+
+  const openLeak = (accountId: string, kind: LeakMark['kind'], key: string): LeakMarkState | undefined => {
+    for (const state of leaks.values()) {
+      if (state.open && state.mark.accountId === accountId && state.mark.kind === kind && state.mark.key === key) return state
+    }
+    return undefined
+  }
+  /** An admin acted on the credential (SPEC §5.42): its open leak mark, if any, closes. */
+  const closeLeak = (accountId: string, kind: LeakMark['kind'], key: string): void => {
+    const state = openLeak(accountId, kind, key)
+    if (state !== undefined) state.open = false
+  }
 
   return {
     async createAccountPasscode(record, maxPerAccount, entry): Promise<CreateResult> {
@@ -124,6 +148,7 @@ export function memoryStore(): PasscodeStore {
       }
       const recorded = audit.prepare(entry && editedPasscodeEntry(entry, current, next))
       passcodes.set(passcodeId, next)
+      if (patch.disabledAt === null) closeLeak(accountId, 'account', passcodeId)
       recorded()
       if (patch.expiresAt !== undefined || patch.name !== undefined || patch.partners !== undefined || patch.disabledAt !== undefined) {
         publish({ type: 'account_passcode', accountId, passcodeId })
@@ -152,6 +177,7 @@ export function memoryStore(): PasscodeStore {
       }
       passcodes.set(passcodeId, next)
       byHash.set(next.hash, { kind: 'account', id: passcodeId })
+      closeLeak(accountId, 'account', passcodeId)
       recorded()
       publish({ type: 'account_passcode', accountId, passcodeId })
       return { ...next }
@@ -168,6 +194,7 @@ export function memoryStore(): PasscodeStore {
       for (const key of notifications.keys()) {
         if (key.startsWith(`${passcodeId}\u0000`)) notifications.delete(key)
       }
+      closeLeak(accountId, 'account', passcodeId)
       recorded()
       publish({ type: 'account_passcode', accountId, passcodeId })
       return { ...current }
@@ -285,6 +312,7 @@ export function memoryStore(): PasscodeStore {
       if (current !== undefined) byHash.delete(current.hash)
       users.set(key, { ...record })
       byHash.set(record.hash, { kind: 'user', key })
+      closeLeak(record.accountId, 'user', record.userId)
       recorded()
       if (current !== undefined) publish({ type: 'user_passcode', accountId: record.accountId, userId: record.userId })
       return { ok: true, record: { ...record } }
@@ -299,6 +327,7 @@ export function memoryStore(): PasscodeStore {
       byHash.delete(current.hash)
       users.set(key, next)
       byHash.set(next.hash, { kind: 'user', key })
+      closeLeak(accountId, 'user', userId)
       recorded()
       publish({ type: 'user_passcode', accountId, userId })
       return { ...next }
@@ -377,6 +406,98 @@ export function memoryStore(): PasscodeStore {
       const key = notificationKey(claim.passcodeId, claim.kind, claim.expiresAt)
       const state = notifications.get(key)
       if (state?.token === claim.token && state.sentAt === null) notifications.delete(key)
+    },
+
+    async reportLeak(report, entry) {
+      const { accountId, kind, key, at } = report
+      if (openLeak(accountId, kind, key) !== undefined) return null
+      let name: string | null = null
+      let hint: string | null = null
+      let action: LeakMark['action']
+      let open = true
+      if (kind === 'account') {
+        const current = ownPasscode(accountId, key)
+        if (current === undefined || (current.hash !== report.hash && current.previousHash !== report.hash)) return null
+        ;({ name, hint } = current)
+        const recorded = audit.prepare(entry)
+        if (report.action === 'delete') {
+          passcodes.delete(key)
+          byHash.delete(current.hash)
+          if (current.previousHash !== null) byHash.delete(current.previousHash)
+          byAccount.get(accountId)?.delete(key)
+          for (const notification of notifications.keys()) {
+            if (notification.startsWith(`${key}\u0000`)) notifications.delete(notification)
+          }
+          action = 'deleted'
+          open = false // Nothing is left to mark: the email still goes.
+        } else {
+          if (current.disabledAt == null) passcodes.set(key, { ...current, disabledAt: at, updatedAt: at })
+          action = 'disabled'
+        }
+        recorded()
+        publish({ type: 'account_passcode', accountId, passcodeId: key })
+      } else {
+        const userKeyed = userKey(accountId, key)
+        const current = users.get(userKeyed)
+        if (current?.revokedAt !== null || current.hash !== report.hash) return null
+        const recorded = audit.prepare(entry)
+        users.set(userKeyed, { ...current, revokedAt: at })
+        action = 'revoked'
+        recorded()
+        publish({ type: 'user_passcode', accountId, userId: key })
+      }
+      const mark: LeakMark = {
+        id: report.id,
+        kind,
+        accountId,
+        key,
+        reportedAt: at,
+        url: report.url,
+        source: report.source,
+        action,
+        name,
+        hint,
+        notifiedAt: null,
+      }
+      leaks.set(mark.id, { mark, open, token: report.token, claimedUntil: report.claimedUntil })
+      return { ...mark }
+    },
+
+    async listLeakMarks(accountId) {
+      const out: LeakMark[] = []
+      for (const state of leaks.values()) if (state.open && state.mark.accountId === accountId) out.push({ ...state.mark })
+      return out.sort((a, b) => a.reportedAt - b.reportedAt || compare(a.id, b.id))
+    },
+
+    async claimLeakNotices({ now, leaseMs, limit, token }) {
+      const claims: LeakNoticeClaim[] = []
+      const oldestFirst = [...leaks.values()].sort((a, b) => a.mark.reportedAt - b.mark.reportedAt || compare(a.mark.id, b.mark.id))
+      for (const state of oldestFirst) {
+        if (claims.length >= limit) break
+        if (state.mark.notifiedAt !== null || state.claimedUntil > now) continue
+        state.token = token
+        state.claimedUntil = now + leaseMs
+        claims.push({ ...state.mark, token })
+      }
+      return claims
+    },
+
+    async completeLeakNotice(claim, sentAt, entry) {
+      const state = leaks.get(claim.id)
+      if (state?.token !== claim.token || state.mark.notifiedAt !== null) return false
+      const recorded = audit.prepare(entry)
+      state.mark = { ...state.mark, notifiedAt: sentAt }
+      state.token = null
+      recorded()
+      return true
+    },
+
+    async releaseLeakNotice(claim) {
+      const state = leaks.get(claim.id)
+      if (state?.token === claim.token && state.mark.notifiedAt === null) {
+        state.token = null
+        state.claimedUntil = 0
+      }
     },
 
     audit: audit.log,

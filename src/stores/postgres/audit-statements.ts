@@ -1,4 +1,4 @@
-import { ACCOUNT_COLUMNS, ACCOUNT_PATCH, ACCOUNT_PATCH_PARAMS } from './statements'
+import { ACCOUNT_COLUMNS, ACCOUNT_PATCH, ACCOUNT_PATCH_PARAMS, closeLeakOnEnable } from './statements'
 
 const AUDIT_COLUMNS = 'account_id, sequence, at, actor, action, target, target_id, changes, request_id, client_address, previous_hash, hash'
 // Page filters; $1 is the account, $2 the sequence to continue after, $3 the page size.
@@ -127,7 +127,7 @@ function editStatement(s: string, notify: boolean): string {
         RETURNING ${ACCOUNT_COLUMNS.split(', ')
           .map((column) => `p.${column}`)
           .join(', ')}, ${EDITED_COLUMNS.map((column) => `prior.${column} AS prior_${column}`).join(', ')}
-      ), fields AS (
+      ), ${closeLeakOnEnable(s, 'edited')}, fields AS (
         SELECT f.field, '{"after":' || f.after || ',"before":' || f.before || '}' AS change
         FROM edited e CROSS JOIN LATERAL (VALUES
           ${changed}

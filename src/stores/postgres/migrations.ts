@@ -389,4 +389,34 @@ export const MIGRATIONS: readonly Migration[] = [
       $lookup$`,
     ],
   },
+  {
+    version: 11,
+    name: 'leak marks',
+    statements: (s) => [
+      // SPEC §5.42: a credential found in public, where, what was done and whether the
+      // admins were told. `open` until an admin acts (enable, rotate, delete; a user
+      // passcode's grant or reset); one open mark per credential, which the unique index
+      // enforces, so of concurrent reports of one value exactly one acts. The email is
+      // claimed like the expiry notifications (token, claimed_until) and retried by the
+      // notifier's pass until notified_at is set. Never a value or a hash.
+      `CREATE TABLE ${s}.leak_marks (
+        id text PRIMARY KEY,
+        account_id text NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('account', 'user')),
+        key text NOT NULL,
+        reported_at bigint NOT NULL,
+        url text,
+        source text NOT NULL,
+        action text NOT NULL CHECK (action IN ('disabled', 'deleted', 'revoked')),
+        name text,
+        hint text,
+        open boolean NOT NULL,
+        notified_at bigint,
+        token text,
+        claimed_until bigint NOT NULL DEFAULT 0
+      )`,
+      `CREATE UNIQUE INDEX leak_marks_open ON ${s}.leak_marks (account_id, kind, key) WHERE open`,
+      `CREATE INDEX leak_marks_unsent ON ${s}.leak_marks (reported_at, id) WHERE notified_at IS NULL`,
+    ],
+  },
 ]

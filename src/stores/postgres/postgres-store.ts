@@ -11,6 +11,7 @@ import {
   accountPasscodeParams,
   toAccepted,
   toAccountPasscode,
+  toLeakMark,
   toStoredUsageCount,
   toUserPasscode,
   usageCountParams,
@@ -291,6 +292,51 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
         await tx.query(sql.setAcceptedPasscodes, [accountId, accepted])
         return { result: undefined, invalidation: { type: 'account', accountId } }
       }, entry)
+    },
+
+    async reportLeak(report, entry) {
+      const statement =
+        report.kind === 'user'
+          ? sql.leakRevokeUserPasscode
+          : report.action === 'delete'
+            ? sql.leakDeleteAccountPasscode
+            : sql.leakDisableAccountPasscode
+      const { accountId, key } = report
+      // A replay (the credential's mark is open) costs one indexed read, not a write transaction.
+      if (report.kind === 'account' && report.action === 'disable') {
+        if ((await database.query(sql.openLeakMark, [accountId, report.kind, key])).length > 0) return null
+      }
+      return write(async (tx) => {
+        const params = [accountId, key, report.hash, report.id, report.at, report.url, report.source, report.token, report.claimedUntil]
+        const row = one(await tx.query(statement, params))
+        if (row === null) return { result: null, changed: false }
+        const invalidation: Invalidation =
+          report.kind === 'user' ? { type: 'user_passcode', accountId, userId: key } : { type: 'account_passcode', accountId, passcodeId: key }
+        return { result: toLeakMark(row), invalidation }
+      }, entry)
+    },
+
+    async listLeakMarks(accountId) {
+      return (await database.query(sql.listLeakMarks, [accountId])).map(toLeakMark)
+    },
+
+    async claimLeakNotices({ now, leaseMs, limit, token }) {
+      const rows = await database.query(sql.claimLeakNotices, [now, limit, token, leaseMs])
+      return rows.map((row) => ({ ...toLeakMark(row), token })).sort((a, b) => a.reportedAt - b.reportedAt || (a.id < b.id ? -1 : 1))
+    },
+
+    async completeLeakNotice(claim, sentAt, entry) {
+      const params = [claim.id, claim.token, sentAt]
+      if (entry === undefined) return (await database.query(sql.completeLeakNotice, params)).length > 0
+      return database.transaction(async (tx) => {
+        const rows = await tx.query(sql.completeLeakNotice, params)
+        if (rows.length > 0) await audit.appendIn(tx, entry)
+        return rows.length > 0
+      })
+    },
+
+    async releaseLeakNotice(claim) {
+      await database.query(sql.releaseLeakNotice, [claim.id, claim.token])
     },
 
     ...notificationClaims(database, sql, (tx, entry) => audit.appendIn(tx, entry)),

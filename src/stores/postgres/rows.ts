@@ -1,6 +1,6 @@
 import type { AcceptedPasscodes, AccountPasscodeRecord, UserPasscodeRecord } from '../../core/entities'
 import type { NotificationKind } from '../../core/notifications'
-import type { StoredUsageCount, UsageCount, UsageEntry, UsageOutcome } from '../../ports/passcode-store'
+import type { LeakMark, StoredUsageCount, UsageCount, UsageEntry, UsageOutcome } from '../../ports/passcode-store'
 import type { Row } from './database-interface'
 
 // `pg` returns bigint as a string, PGlite as a number: both convert exactly for
@@ -151,4 +151,21 @@ export function usageParams(entries: readonly UsageEntry[]): unknown[] {
     partners.push(entry.partner)
   }
   return [kinds, accounts, keys, instants, partners]
+}
+
+/** A row of `leak_marks` as a mark. */
+export function toLeakMark(row: Row): LeakMark {
+  return {
+    id: text(row.id),
+    kind: row.kind === 'user' ? 'user' : 'account',
+    accountId: text(row.account_id),
+    key: text(row.key),
+    reportedAt: ms(row.reported_at),
+    url: optionalText(row.url),
+    source: text(row.source),
+    action: row.action === 'deleted' ? 'deleted' : row.action === 'revoked' ? 'revoked' : 'disabled',
+    name: optionalText(row.name),
+    hint: optionalText(row.hint),
+    notifiedAt: optionalMs(row.notified_at),
+  }
 }

@@ -5,6 +5,8 @@ export const ACCOUNT_COLUMNS = `${ACCOUNT_INSERT_COLUMNS}, previous_hash, previo
 const USER_INSERT_COLUMNS = 'account_id, user_id, hash, ciphertext, hint, validity_type, validity_days, granted_at, expires_at, revoked_at, pepper_id'
 const USER_COLUMNS = `${USER_INSERT_COLUMNS}, last_used_at, last_used_partner`
 
+const LEAK_COLUMNS = 'id, account_id, kind, key, reported_at, url, source, action, name, hint, notified_at'
+
 /**
  * An account passcode's patch, the SET of `UPDATE account_passcodes AS p` ($1 account,
  * $2 passcode, $3–$14 as `updateAccountPasscode`'s parameters): an edit with or without
@@ -22,6 +24,17 @@ export const ACCOUNT_PATCH = `
 
 /** How many parameters an account passcode's edit takes before its audit record's. */
 export const ACCOUNT_PATCH_PARAMS = 14
+
+/**
+ * The CTE that closes an account passcode's open leak mark (SPEC §5.42) when the edit
+ * of the `from` CTE (which returns `account_id` and `id`) enables it ($13, $14 of the
+ * patch): an admin acted. Part of the edit's statement, with or without its record.
+ */
+export const closeLeakOnEnable = (s: string, from: string): string => `leak_closed AS (
+        UPDATE ${s}.leak_marks m SET open = false FROM ${from} c
+        WHERE m.account_id = c.account_id AND m.kind = 'account' AND m.key = c.id AND m.open AND $13::boolean AND $14::bigint IS NULL
+        RETURNING 1
+      )`
 
 // The account branch of the lookup, in the column order the user branch repeats.
 const ACCOUNT_BRANCH = `p.account_id, p.id, NULL::text AS user_id, p.name, p.name_key, p.hash, p.hint,
@@ -72,12 +85,17 @@ export function statements(s: string) {
       VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text[], $12::text,
               $13::bigint, $14::text)
       RETURNING ${ACCOUNT_COLUMNS}`,
+    // An enable closes the passcode's open leak mark (SPEC §5.42), as rotate and delete do.
     updateAccountPasscode: `
-      UPDATE ${s}.account_passcodes AS p SET ${ACCOUNT_PATCH}
-      WHERE p.account_id = $1::text AND p.id = $2::text
-      RETURNING ${ACCOUNT_COLUMNS}`,
+      WITH changed AS (
+        UPDATE ${s}.account_passcodes AS p SET ${ACCOUNT_PATCH}
+        WHERE p.account_id = $1::text AND p.id = $2::text
+        RETURNING ${ACCOUNT_COLUMNS}
+      ), ${closeLeakOnEnable(s, 'changed')}
+      SELECT ${ACCOUNT_COLUMNS} FROM changed`,
     // In SET, `hash` is the value before the update: the current hash becomes the previous one.
     rotateAccountPasscode: `
+      WITH changed AS (
       UPDATE ${s}.account_passcodes SET
         previous_hash = CASE WHEN $5::bigint IS NULL THEN NULL ELSE hash END,
         previous_hash_ends_at = $5::bigint,
@@ -86,7 +104,13 @@ export function statements(s: string) {
         updated_at = $6::bigint,
         pepper_id = $7::text
       WHERE account_id = $1::text AND id = $2::text
-      RETURNING ${ACCOUNT_COLUMNS}`,
+      RETURNING ${ACCOUNT_COLUMNS}
+      ), closed AS (
+        UPDATE ${s}.leak_marks m SET open = false FROM changed c
+        WHERE m.account_id = c.account_id AND m.kind = 'account' AND m.key = c.id AND m.open
+        RETURNING 1
+      )
+      SELECT ${ACCOUNT_COLUMNS} FROM changed`,
     // One statement for a whole batch, over both tables; a row is written only when the
     // batch's instant is later than the stored one, and a deleted passcode matches no row.
     recordUsage: `
@@ -125,30 +149,59 @@ export function statements(s: string) {
       )
       SELECT count(*) AS deleted FROM gone`,
     deleteAccountPasscode: `
-      DELETE FROM ${s}.account_passcodes WHERE account_id = $1::text AND id = $2::text RETURNING ${ACCOUNT_COLUMNS}`,
+      WITH changed AS (
+        DELETE FROM ${s}.account_passcodes WHERE account_id = $1::text AND id = $2::text RETURNING ${ACCOUNT_COLUMNS}
+      ), closed AS (
+        UPDATE ${s}.leak_marks m SET open = false FROM changed c
+        WHERE m.account_id = c.account_id AND m.kind = 'account' AND m.key = c.id AND m.open
+        RETURNING 1
+      )
+      SELECT ${ACCOUNT_COLUMNS} FROM changed`,
     getAccountPasscode: `SELECT ${ACCOUNT_COLUMNS} FROM ${s}.account_passcodes WHERE account_id = $1::text AND id = $2::text`,
     listAccountPasscodes: `
       SELECT ${ACCOUNT_COLUMNS} FROM ${s}.account_passcodes WHERE account_id = $1::text ORDER BY created_at, id COLLATE "C"`,
 
     lockUserPasscode: `
       SELECT revoked_at, expires_at FROM ${s}.user_passcodes WHERE account_id = $1::text AND user_id = $2::text FOR UPDATE`,
+    // A grant or reset (a new value) closes the user's open leak mark (SPEC §5.42).
     insertUserPasscode: `
+      WITH changed AS (
       INSERT INTO ${s}.user_passcodes (${USER_INSERT_COLUMNS})
       VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text)
       ON CONFLICT (account_id, user_id) DO NOTHING
-      RETURNING ${USER_COLUMNS}`,
+      RETURNING ${USER_COLUMNS}
+      ), closed AS (
+        UPDATE ${s}.leak_marks m SET open = false FROM changed c
+        WHERE m.account_id = c.account_id AND m.kind = 'user' AND m.key = c.user_id AND m.open
+        RETURNING 1
+      )
+      SELECT ${USER_COLUMNS} FROM changed`,
     replaceUserPasscode: `
+      WITH changed AS (
       UPDATE ${s}.user_passcodes SET
         hash = $3::text, ciphertext = $4::text, hint = $5::text, validity_type = $6::text, validity_days = $7::integer,
         granted_at = $8::bigint, expires_at = $9::bigint, revoked_at = $10::bigint, pepper_id = $11::text,
         last_used_at = NULL, last_used_partner = NULL
       WHERE account_id = $1::text AND user_id = $2::text
-      RETURNING ${USER_COLUMNS}`,
+      RETURNING ${USER_COLUMNS}
+      ), closed AS (
+        UPDATE ${s}.leak_marks m SET open = false FROM changed c
+        WHERE m.account_id = c.account_id AND m.kind = 'user' AND m.key = c.user_id AND m.open
+        RETURNING 1
+      )
+      SELECT ${USER_COLUMNS} FROM changed`,
     resetUserPasscode: `
+      WITH changed AS (
       UPDATE ${s}.user_passcodes SET
         hash = $3::text, ciphertext = $4::text, hint = $5::text, granted_at = $6::bigint, expires_at = $7::bigint, pepper_id = $8::text
       WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
-      RETURNING ${USER_COLUMNS}`,
+      RETURNING ${USER_COLUMNS}
+      ), closed AS (
+        UPDATE ${s}.leak_marks m SET open = false FROM changed c
+        WHERE m.account_id = c.account_id AND m.kind = 'user' AND m.key = c.user_id AND m.open
+        RETURNING 1
+      )
+      SELECT ${USER_COLUMNS} FROM changed`,
     revokeUserPasscode: `
       UPDATE ${s}.user_passcodes SET revoked_at = $3::bigint
       WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
@@ -263,6 +316,77 @@ export function statements(s: string) {
     releaseNotification: `
       DELETE FROM ${s}.notifications
       WHERE passcode_id = $1::text AND kind = $2::text AND expires_at = $3::bigint AND token = $4::text AND sent_at IS NULL`,
+
+    // SPEC §5.42. Each acts only while the credential holds the hash that matched; the
+    // account passcode's row is locked first, so concurrent reports take turns, and the
+    // open-mark index decides: the second finds the first's mark and inserts none, and
+    // then changes nothing (the disable is conditional on the mark it inserted).
+    // $1 account, $2 key, $3 hash, $4 mark id, $5 at, $6 url, $7 source, $8 token, $9 claimed until.
+    leakDisableAccountPasscode: `
+      WITH target AS (
+        SELECT id, name, hint FROM ${s}.account_passcodes
+        WHERE account_id = $1::text AND id = $2::text AND (hash = $3::text OR previous_hash = $3::text)
+        FOR NO KEY UPDATE
+      ), mark AS (
+        INSERT INTO ${s}.leak_marks (id, account_id, kind, key, reported_at, url, source, action, name, hint, open, token, claimed_until)
+        SELECT $4::text, $1::text, 'account', t.id, $5::bigint, $6::text, $7::text, 'disabled', t.name, t.hint, true, $8::text, $9::bigint
+        FROM target t
+        ON CONFLICT (account_id, kind, key) WHERE open DO NOTHING
+        RETURNING ${LEAK_COLUMNS}
+      ), disabled AS (
+        UPDATE ${s}.account_passcodes p SET disabled_at = $5::bigint, updated_at = $5::bigint
+        FROM mark m WHERE p.account_id = $1::text AND p.id = m.key AND p.disabled_at IS NULL
+        RETURNING 1
+      )
+      SELECT ${LEAK_COLUMNS} FROM mark`,
+    // Deleted, so nothing is left to mark: the mark is closed at once and its email still goes.
+    leakDeleteAccountPasscode: `
+      WITH gone AS (
+        DELETE FROM ${s}.account_passcodes p
+        WHERE account_id = $1::text AND id = $2::text AND (hash = $3::text OR previous_hash = $3::text)
+          AND NOT EXISTS (SELECT 1 FROM ${s}.leak_marks m WHERE m.account_id = $1::text AND m.kind = 'account' AND m.key = $2::text AND m.open)
+        RETURNING id, name, hint
+      )
+      INSERT INTO ${s}.leak_marks (id, account_id, kind, key, reported_at, url, source, action, name, hint, open, token, claimed_until)
+      SELECT $4::text, $1::text, 'account', g.id, $5::bigint, $6::text, $7::text, 'deleted', g.name, g.hint, false, $8::text, $9::bigint
+      FROM gone g
+      RETURNING ${LEAK_COLUMNS}`,
+    // The revoke is conditional itself (revoked_at IS NULL): of concurrent reports one changes the row.
+    leakRevokeUserPasscode: `
+      WITH revoked AS (
+        UPDATE ${s}.user_passcodes SET revoked_at = $5::bigint
+        WHERE account_id = $1::text AND user_id = $2::text AND hash = $3::text AND revoked_at IS NULL
+        RETURNING user_id
+      )
+      INSERT INTO ${s}.leak_marks (id, account_id, kind, key, reported_at, url, source, action, name, hint, open, token, claimed_until)
+      SELECT $4::text, $1::text, 'user', r.user_id, $5::bigint, $6::text, $7::text, 'revoked', NULL, NULL, true, $8::text, $9::bigint
+      FROM revoked r
+      ON CONFLICT (account_id, kind, key) WHERE open DO UPDATE SET
+        reported_at = excluded.reported_at, url = excluded.url, source = excluded.source, action = excluded.action,
+        notified_at = NULL, token = excluded.token, claimed_until = excluded.claimed_until
+      RETURNING ${LEAK_COLUMNS}`,
+    openLeakMark: `SELECT 1 AS open FROM ${s}.leak_marks WHERE account_id = $1::text AND kind = $2::text AND key = $3::text AND open`,
+    listLeakMarks: `
+      SELECT ${LEAK_COLUMNS} FROM ${s}.leak_marks WHERE account_id = $1::text AND open ORDER BY reported_at, id COLLATE "C"`,
+    // Oldest unsent first, through the partial index; SKIP LOCKED splits them between runners.
+    claimLeakNotices: `
+      WITH due AS (
+        SELECT id FROM ${s}.leak_marks
+        WHERE notified_at IS NULL AND claimed_until <= $1::bigint
+        ORDER BY reported_at, id
+        LIMIT $2::integer
+        FOR UPDATE SKIP LOCKED
+      )
+      UPDATE ${s}.leak_marks m SET token = $3::text, claimed_until = $1::bigint + $4::bigint
+      FROM due WHERE m.id = due.id
+      RETURNING ${LEAK_COLUMNS.replace(/(^|, )/g, '$1m.')}`,
+    completeLeakNotice: `
+      UPDATE ${s}.leak_marks SET notified_at = $3::bigint, token = NULL
+      WHERE id = $1::text AND token = $2::text AND notified_at IS NULL
+      RETURNING id`,
+    releaseLeakNotice: `
+      UPDATE ${s}.leak_marks SET token = NULL, claimed_until = 0
+      WHERE id = $1::text AND token = $2::text AND notified_at IS NULL`,
 
     notify: `SELECT pg_notify($1::text, $2::text)`,
   }

@@ -1,0 +1,96 @@
+import type { LeakMark, LeakNoticeClaim, PasscodeStore } from '../../ports/passcode-store'
+import { auditEntry } from '../audit-entry'
+import type { LeakNoticeResult } from '../leak-notice-result'
+import { leakMessage, type LeakMessageData } from './leak-message'
+
+/** What sending leak emails needs of the service. */
+export interface LeakNoticesContext {
+  readonly store: PasscodeStore
+  readonly now: () => number
+  /** Emails the account's recipients once; `false` when there is no mailer or the send failed. */
+  readonly mail: (accountId: string, message: { readonly subject: string; readonly text: string; readonly html: string }) => Promise<boolean>
+}
+
+/** The email of a mark: names, hints and places, never the value. */
+export function leakMessageData(mark: LeakMark): LeakMessageData {
+  return {
+    kind: mark.kind,
+    accountId: mark.accountId,
+    name: mark.kind === 'account' ? (mark.name ?? mark.key) : `user ${mark.key}`,
+    hint: mark.hint,
+    source: mark.source,
+    url: mark.url,
+    action: mark.action,
+  }
+}
+
+/**
+ * The leak emails (SPEC §5.42), durable: each mark stays "admins not told" until the
+ * mailer accepted its email. The report that made the mark sends it at once, under the
+ * claim it took with the mark; a failed send gives the claim back, and the notifier's
+ * pass (`notifyExpirations`) claims what is unsent, with `SKIP LOCKED` on PostgreSQL, and
+ * sends it again. Exactly once when nothing crashes; a crash between the mailer's
+ * acceptance and the store's record sends it once more after the lease (at least once).
+ */
+export function createLeakNotices(context: LeakNoticesContext) {
+  const { store } = context
+
+  /** Sends one claimed email and records it; `false` (claim given back unless `hold`) when it did not go. */
+  async function send(claim: LeakNoticeClaim, hold = false): Promise<boolean> {
+    const sent = await context.mail(claim.accountId, leakMessage(leakMessageData(claim)))
+    if (!sent) {
+      // A release that fails only delays the retry until the lease runs out.
+      if (!hold) await store.releaseLeakNotice?.(claim).catch(() => undefined)
+      return false
+    }
+    try {
+      const at = context.now()
+      const target =
+        claim.kind === 'account'
+          ? { type: 'passcode' as const, id: claim.key, name: claim.name ?? claim.key }
+          : { type: 'user' as const, id: claim.key }
+      const record = auditEntry('system', claim.accountId, at, 'notification.sent', target, {
+        notification: { before: null, after: 'leak_reported' },
+      })
+      await store.completeLeakNotice?.(claim, at, record)
+    } catch {
+      // The email went out; an unrecorded send may repeat once the lease ends (at least once beats never).
+    }
+    return true
+  }
+
+  /** One pass over the unsent leak emails, oldest first; failed ones are given back at the end for the next pass. */
+  async function pass(options: { readonly leaseMs: number; readonly batchSize: number }): Promise<LeakNoticeResult[]> {
+    const claimLeakNotices = store.claimLeakNotices?.bind(store)
+    if (claimLeakNotices === undefined) return []
+    const results: LeakNoticeResult[] = []
+    const unsent: LeakNoticeClaim[] = []
+    const seen = new Set<string>()
+    try {
+      for (;;) {
+        const claims = await claimLeakNotices({ now: context.now(), leaseMs: options.leaseMs, limit: options.batchSize, token: crypto.randomUUID() })
+        let fresh = 0
+        for (const claim of claims) {
+          if (seen.has(claim.id)) {
+            unsent.push(claim)
+            continue
+          }
+          seen.add(claim.id)
+          fresh++
+          const sent = await send(claim, true)
+          if (!sent) unsent.push(claim)
+          results.push({ accountId: claim.accountId, kind: claim.kind, key: claim.key, reportedAt: new Date(claim.reportedAt), sent })
+        }
+        if (claims.length < options.batchSize || fresh === 0) break
+      }
+    } finally {
+      await Promise.allSettled(unsent.map(async (claim) => store.releaseLeakNotice?.(claim)))
+    }
+    return results
+  }
+
+  return { send, pass }
+}
+
+/** The leak emails' sender, as {@link createLeakNotices} builds it. */
+export type LeakNotices = ReturnType<typeof createLeakNotices>

@@ -1,0 +1,114 @@
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { browserAvailability } from '../helpers/browser'
+import { PEOPLE, useDashboardBrowser, type BrowserHost } from './browser-host'
+
+/**
+ * SPEC 5.42 in Chromium: a passcode whose value was reported as found in public shows a
+ * mark on its row (words, not a colour alone) and the page a banner that says which,
+ * where, and what to do, until an admin acts (enable, rotate, delete); axe finds nothing
+ * wrong with the banner shown at 1280 px and 375 px. Screenshots of both widths are saved
+ * under the system's temporary folder (leak-banner-1280.png, leak-banner-375.png).
+ */
+
+const availability = browserAvailability()
+const admin = PEOPLE.admin.actor
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+const URL_FOUND = 'https://github.com/octo/repo/blob/main/.env'
+
+interface Violation {
+  readonly id: string
+  readonly help: string
+  readonly nodes: readonly { readonly target: readonly string[] }[]
+}
+
+async function violations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE)
+  const found = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Violation[] }> } }).axe
+    return (await axe.run(document, { resultTypes: ['violations'] })).violations
+  })
+  return found.map((violation) => `${violation.id}: ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)
+}
+
+/** Three passcodes, two of them reported as leaked (one with a URL, one without). */
+async function seed(host: BrowserHost): Promise<void> {
+  const values: string[] = []
+  for (const name of ['Acme export', 'Globex sync', 'Nightly backup']) {
+    values.push((await host.auth.passcodes.create(admin, 'acc_1', { name, expiry: 90 })).value)
+  }
+  await host.auth.leaks.report([{ token: values[0]!, url: URL_FOUND }, values[1]!], { source: 'github' })
+}
+
+describe.skipIf(availability.skip)(availability.title('dashboard leak banner and row mark in Chromium'), { timeout: 120_000 }, () => {
+  const dashboard = useDashboardBrowser(seed)
+  const { signIn } = dashboard
+
+  it('shows the banner with each leaked passcode, where it was found and what to do, and marks their rows in words', async () => {
+    const page = await signIn('admin')
+    const banner = page.getByRole('region', { name: '2 passcodes were found in public and disabled' })
+    await banner.waitFor()
+    const text = (await banner.textContent()) ?? ''
+    expect(text).toContain('Acme export')
+    expect(text).toContain('Globex sync')
+    expect(text).not.toContain('Nightly backup')
+    expect(text).toContain(URL_FOUND)
+    expect(text).toContain('found by github')
+    expect(text).toContain('What to do: Rotate each one')
+
+    const marked = page.locator('tbody tr', { hasText: 'Found in public' })
+    await expect(marked.count()).resolves.toBe(2)
+    await expect(page.locator('tbody tr', { hasText: 'Acme export' }).getByText('Found in public').isVisible()).resolves.toBe(true)
+    await expect(page.locator('tbody tr', { hasText: 'Nightly backup' }).getByText('Found in public').count()).resolves.toBe(0)
+    // The row's status says it is disabled too: the mark adds where, not instead of the state.
+    await expect(page.locator('tbody tr', { hasText: 'Acme export' }).getByText('Disabled', { exact: true }).isVisible()).resolves.toBe(true)
+  })
+
+  it('tells the leak in words on the Activity page: what was done, where it was found, who reported it', async () => {
+    const page = await signIn('admin', '/settings/activity')
+    await page.locator('tbody tr').first().waitFor()
+    const sentences = await page.locator('tbody td.what').allInnerTexts()
+    expect(sentences).toContain(`The leak report disabled passcode “Acme export”, found at ${URL_FOUND} (reported by github)`)
+    expect(sentences).toContain('The leak report disabled passcode “Globex sync” (reported by github)')
+  })
+
+  it('shows a member the banner with whom to ask, and no action they cannot take', async () => {
+    const page = await signIn('member')
+    const banner = page.getByRole('region', { name: '2 passcodes were found in public and disabled' })
+    await banner.waitFor()
+    await expect(banner.textContent()).resolves.toContain('Ask an admin')
+  })
+
+  for (const viewport of [
+    { width: 1280, height: 900 },
+    { width: 375, height: 740 },
+  ]) {
+    it(`has no axe violations with the banner shown at ${viewport.width} px`, async () => {
+      const page = await signIn('admin', '/settings/', { viewport })
+      await page.locator('#leak-banner').waitFor()
+      await page.screenshot({ path: `${process.env.TMPDIR ?? '/tmp'}/leak-banner-${viewport.width}.png`, fullPage: true })
+      expect(await violations(page)).toEqual([])
+    })
+  }
+
+  it('drops the mark when an admin rotates the passcode, and the banner with the last one', async () => {
+    const page = await signIn('admin')
+    await page.locator('#leak-banner').waitFor()
+    const acme = (await dashboard.host.auth.passcodes.list(admin, 'acc_1')).find((passcode) => passcode.name === 'Acme export')!
+    await page.getByRole('button', { name: 'Rotate Acme export' }).click()
+    await page.getByRole('spinbutton', { name: 'Old value keeps working for (minutes)' }).fill('0')
+    await page.getByRole('button', { name: 'Rotate & View' }).click()
+    await page.getByRole('dialog', { name: 'Rotate “Acme export”?' }).getByRole('button', { name: 'Rotate now' }).click()
+    await page.getByRole('region', { name: '1 passcode was found in public and disabled' }).waitFor()
+    expect((await dashboard.host.auth.passcodes.list(admin, 'acc_1')).find((passcode) => passcode.id === acme.id)?.leak).toBeNull()
+
+    const globex = (await dashboard.host.auth.passcodes.list(admin, 'acc_1')).find((passcode) => passcode.name === 'Globex sync')!
+    await dashboard.host.auth.passcodes.enable(admin, 'acc_1', globex.id)
+    await page.reload()
+    await page.locator('tbody tr', { hasText: 'Globex sync' }).waitFor()
+    await expect(page.locator('#leak-banner').count()).resolves.toBe(0)
+    await expect(page.getByText('Found in public').count()).resolves.toBe(0)
+  })
+})
