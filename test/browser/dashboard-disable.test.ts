@@ -25,14 +25,13 @@ describe.skipIf(availability.skip)(availability.title('disable, enable and descr
     const created = await dashboard.host.auth.passcodes.create(admin, 'acc_1', { name: 'Investigate me', expiry: 90 })
     expect((await connect(created.value)).status).toBe(200)
     const page = await signIn('admin')
-    const asked: string[] = []
-    page.once('dialog', (dialog) => {
-      asked.push(dialog.message())
-      void dialog.accept()
-    })
     await page.getByRole('button', { name: 'Disable Investigate me' }).click()
+    // It asks first, in the page's own dialog; nothing changes until confirmed.
+    const asking = page.getByRole('dialog', { name: 'Disable the passcode “Investigate me”?' })
+    await asking.waitFor()
+    expect((await connect(created.value)).status).toBe(200)
+    await asking.getByRole('button', { name: 'Disable “Investigate me”' }).click()
     await page.getByRole('status').filter({ hasText: 'Passcode disabled.' }).waitFor()
-    expect(asked[0]).toContain('Disable the passcode “Investigate me”?')
     await row(page, 'Investigate me').getByText('Disabled', { exact: true }).waitFor()
     const refused = await connect(created.value)
     expect(refused.status).toBe(400)
@@ -41,8 +40,8 @@ describe.skipIf(availability.skip)(availability.title('disable, enable and descr
     await page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'Disabled' })
     await expect.poll(() => page.locator('tbody td.name').allTextContents()).toEqual(['Investigate me'])
 
-    page.once('dialog', (dialog) => void dialog.accept())
     await page.getByRole('button', { name: 'Enable Investigate me' }).click()
+    await page.getByRole('dialog').getByRole('button', { name: 'Enable “Investigate me”' }).click()
     await page.getByRole('status').filter({ hasText: 'Passcode enabled.' }).waitFor()
     expect((await connect(created.value)).status).toBe(200)
   })
