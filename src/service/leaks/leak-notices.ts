@@ -42,6 +42,14 @@ export function leakMessageData(mark: LeakMark): LeakMessageData {
 export function createLeakNotices(context: LeakNoticesContext) {
   const { store } = context
 
+  /** Mails the claim's email unless too little of its lease is left; why not when it did not go. */
+  async function mail(claim: LeakNoticeClaim, until: number): Promise<Unsent | null> {
+    const to = await context.recipients(claim.accountId)
+    if (to === null) return 'send_failed'
+    if (context.now() + context.sendTimeoutMs >= until) return 'lease_too_short'
+    return (await context.deliver(to, leakMessage(leakMessageData(claim)))) ? null : 'send_failed'
+  }
+
   /**
    * Sends one claimed email and records it; why not when it did not go (the claim given
    * back unless `hold`). As the expiry emails do, it starts no send that could outlast
@@ -49,15 +57,7 @@ export function createLeakNotices(context: LeakNoticesContext) {
    * send it a second time.
    */
   async function deliver(claim: LeakNoticeClaim, until: number, hold: boolean): Promise<Unsent | null> {
-    const to = await context.recipients(claim.accountId)
-    const unsent: Unsent | null =
-      to === null
-        ? 'send_failed'
-        : context.now() + context.sendTimeoutMs >= until
-          ? 'lease_too_short'
-          : (await context.deliver(to, leakMessage(leakMessageData(claim))))
-            ? null
-            : 'send_failed'
+    const unsent = await mail(claim, until)
     if (unsent !== null) {
       // A release that fails only delays the retry until the lease runs out.
       if (!hold) await store.releaseLeakNotice?.(claim).catch(() => undefined)
