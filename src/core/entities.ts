@@ -196,7 +196,7 @@ export interface PasscodeView {
 }
 
 /**
- * A leak of an account passcode as its view shows it (SPEC §5.42): when and where it was found. Never the value.
+ * A leak of an account or user passcode as its view shows it (SPEC §5.42): when and where it was found. Never the value.
  *
  * @example
  * ```ts
@@ -213,7 +213,15 @@ export interface PasscodeLeak {
   readonly source: string
 }
 
-/** What management operations return for a user passcode. */
+/**
+ * What management operations return for a user passcode.
+ *
+ * @example
+ * ```ts
+ * const view = await auth.userPasscodes.get(actor, 'acc_1', 'user_7')
+ * if (view?.leak) console.log(`found in public by ${view.leak.source}: grant user_7 a new passcode`)
+ * ```
+ */
 export interface UserPasscodeView {
   /** The account the user belongs to. */
   readonly accountId: string
@@ -237,4 +245,10 @@ export interface UserPasscodeView {
   readonly lastUsedPartner: string | null
   /** `true` when never used, or not used for 90 days. */
   readonly unused: boolean
+  /**
+   * Where its value was found in public (SPEC §5.42): set by a confirmed leak report,
+   * which revokes it; `null` once an admin grants the user a new one or resets it (or
+   * when it never leaked).
+   */
+  readonly leak: PasscodeLeak | null
 }

@@ -57,6 +57,15 @@ const lastUse = {
   unused: z.boolean().describe('Never used, or not used for 90 days: a candidate for deletion.'),
 }
 
+/** Where a passcode's value was found in public (SPEC §5.42), or null. */
+const leak = z
+  .object({
+    reportedAt: dateTime.describe('When the leak was reported.'),
+    url: z.string().nullable().describe('Where the value was found, when the report said.'),
+    source: z.string().describe('Who found it: github, a scanner, a support ticket.'),
+  })
+  .nullable()
+
 /**
  * An account passcode as the management API shows it (no value, no hash).
  *
@@ -82,14 +91,9 @@ export const passcodeViewSchema = z
     disabledAt: nullableDateTime('When it was disabled (SPEC §5.38); null while enabled.'),
     previousValueEndsAt: nullableDateTime('Until when the value replaced by the last rotation still works; null when it no longer does.'),
     ...lastUse,
-    leak: z
-      .object({
-        reportedAt: dateTime.describe('When the leak was reported.'),
-        url: z.string().nullable().describe('Where the value was found, when the report said.'),
-        source: z.string().describe('Who found it: github, a scanner, a support ticket.'),
-      })
-      .nullable()
-      .describe('Where its value was found in public (SPEC §5.42); null once an admin enables, rotates or deletes it, or when it never leaked.'),
+    leak: leak.describe(
+      'Where its value was found in public (SPEC §5.42); null once an admin enables, rotates or deletes it, or when it never leaked.',
+    ),
   })
   .describe('An account passcode (never its value).')
 
@@ -114,6 +118,9 @@ export const userPasscodeViewSchema = z
     revokedAt: nullableDateTime('null while not revoked.'),
     status,
     ...lastUse,
+    leak: leak.describe(
+      'Where its value was found in public (SPEC §5.42), which revoked it; null once an admin grants the user a new one or resets it, or when it never leaked.',
+    ),
   })
   .describe('A user passcode (never its value).')
 

@@ -198,12 +198,17 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   const leakNotices = createLeakNotices({
     store,
     now,
-    mail: async (accountId, message) => {
+    sendTimeoutMs: resolved.notifier.sendTimeoutMs,
+    recipients: async (accountId) => {
       const { mailer, recipients } = resolved
-      if (mailer === undefined || recipients === undefined) return false
+      if (mailer === undefined || recipients === undefined) return null
+      return resolveRecipients(recipients, accountId, resolved.notifier.sendTimeoutMs).catch(() => null)
+    },
+    deliver: async (to, message) => {
+      const { mailer } = resolved
+      if (mailer === undefined) return false
       try {
-        const to = await resolveRecipients(recipients, accountId, resolved.notifier.sendTimeoutMs)
-        await sendWithin(mailer, { to, ...message }, resolved.notifier.sendTimeoutMs)
+        await sendWithin(mailer, { to: [...to], ...message }, resolved.notifier.sendTimeoutMs)
         return true
       } catch {
         return false

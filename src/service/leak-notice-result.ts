@@ -16,6 +16,12 @@ export interface LeakNoticeResult {
   readonly key: string
   /** When the leak was reported. */
   readonly reportedAt: Date
-  /** Whether the mailer accepted it; a failed one is retried by the next pass. */
+  /** Whether the mailer accepted it; one not sent is retried by the next pass. */
   readonly sent: boolean
+  /**
+   * Why it was not sent: `send_failed` (no mailer or recipients, or the mailer failed or
+   * timed out) or `lease_too_short` (too little of the claim's lease was left to start a
+   * send, as for expiry emails); `null` when sent.
+   */
+  readonly reason: 'send_failed' | 'lease_too_short' | null
 }

@@ -1,4 +1,4 @@
-import type { AccountPasscodeRecord, PasscodeView, UserPasscodeRecord, UserPasscodeView } from '../core/entities'
+import type { AccountPasscodeRecord, PasscodeLeak, PasscodeView, UserPasscodeRecord, UserPasscodeView } from '../core/entities'
 import { isUnused } from '../core/rules'
 import type { LeakMark } from '../ports/passcode-store'
 import { passcodeStatus } from '../core/status'
@@ -111,13 +111,26 @@ export function toPasscodeView(
     lastUsedAt: used.at === null ? null : new Date(used.at),
     lastUsedPartner: used.partner,
     unused: isUnused(used.at, now),
-    leak: extra.leak === undefined ? null : { reportedAt: new Date(extra.leak.reportedAt), url: extra.leak.url, source: extra.leak.source },
+    leak: toPasscodeLeak(extra.leak),
   }
 }
 
-/** The public view of a user passcode, with its status at `now`. No hash, no ciphertext. */
-export function toUserPasscodeView(record: UserPasscodeRecord, now: number, expiringSoonDays: number, pending?: PendingUse): UserPasscodeView {
-  const used = lastUse(record, pending)
+/** A leak mark as a view shows it (SPEC §5.42): when and where, never the value; `null` without one. */
+function toPasscodeLeak(mark: LeakMark | undefined): PasscodeLeak | null {
+  return mark === undefined ? null : { reportedAt: new Date(mark.reportedAt), url: mark.url, source: mark.source }
+}
+
+/**
+ * The public view of a user passcode, with its status at `now`. No hash, no ciphertext.
+ * `leak` is the user's open leak mark, for the caller to read (SPEC §5.42).
+ */
+export function toUserPasscodeView(
+  record: UserPasscodeRecord,
+  now: number,
+  expiringSoonDays: number,
+  extra: { pending?: PendingUse | undefined; leak?: LeakMark | undefined } = {},
+): UserPasscodeView {
+  const used = lastUse(record, extra.pending)
   return {
     accountId: record.accountId,
     userId: record.userId,
@@ -130,5 +143,6 @@ export function toUserPasscodeView(record: UserPasscodeRecord, now: number, expi
     lastUsedAt: used.at === null ? null : new Date(used.at),
     lastUsedPartner: used.partner,
     unused: isUnused(used.at, now),
+    leak: toPasscodeLeak(extra.leak),
   }
 }

@@ -9,8 +9,10 @@ import { PEOPLE, useDashboardBrowser, type BrowserHost } from './browser-host'
  * SPEC 5.42 in Chromium: a passcode whose value was reported as found in public shows a
  * mark on its row (words, not a colour alone) and the page a banner that says which,
  * where, and what to do, until an admin acts (enable, rotate, delete); axe finds nothing
- * wrong with the banner shown at 1280 px and 375 px. Screenshots of both widths are saved
- * under the system's temporary folder (leak-banner-1280.png, leak-banner-375.png).
+ * wrong with the banner shown at 1280 px and 375 px. A user passcode found in public does
+ * the same on Users (until an admin grants a new one), and its holder's own page says so.
+ * Screenshots of both widths are saved under the system's temporary folder
+ * (leak-banner-*.png, leak-users-*.png, leak-me-*.png).
  */
 
 const availability = browserAvailability()
@@ -33,13 +35,23 @@ async function violations(page: Page): Promise<string[]> {
   return found.map((violation) => `${violation.id}: ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)
 }
 
-/** Three passcodes, two of them reported as leaked (one with a URL, one without). */
+const URL_AMY = 'https://gist.github.com/amy/0b1c2d3e4f/raw/notes.txt'
+
+/**
+ * Three passcodes, two of them reported as leaked (one with a URL, one without); user
+ * passcodes for Amy (reported as leaked) and Mo (not).
+ */
 async function seed(host: BrowserHost): Promise<void> {
   const values: string[] = []
   for (const name of ['Acme export', 'Globex sync', 'Nightly backup']) {
     values.push((await host.auth.passcodes.create(admin, 'acc_1', { name, expiry: 90 })).value)
   }
   await host.auth.leaks.report([{ token: values[0]!, url: URL_FOUND }, values[1]!], { source: 'github' })
+  for (const person of [PEOPLE.amy, PEOPLE.member]) {
+    await host.auth.userPasscodes.grant(admin, 'acc_1', person.actor.userId, { validity: { type: 'finite', days: 90 } })
+  }
+  const amy = await host.auth.userPasscodes.reveal(PEOPLE.amy.actor, 'acc_1')
+  await host.auth.leaks.report([{ token: amy.value, url: URL_AMY }], { source: 'gitleaks' })
 }
 
 describe.skipIf(availability.skip)(availability.title('dashboard leak banner and row mark in Chromium'), { timeout: 120_000 }, () => {
@@ -110,5 +122,80 @@ describe.skipIf(availability.skip)(availability.title('dashboard leak banner and
     await page.locator('tbody tr', { hasText: 'Globex sync' }).waitFor()
     await expect(page.locator('#leak-banner').count()).resolves.toBe(0)
     await expect(page.getByText('Found in public').count()).resolves.toBe(0)
+  })
+
+  it("marks a leaked user passcode's row on Users in words, with where, when and what to do, under a banner of its own", async () => {
+    const page = await signIn('admin', '/settings/users')
+    const banner = page.getByRole('region', { name: '1 user passcode was found in public and revoked' })
+    await banner.waitFor()
+    const text = (await banner.textContent()) ?? ''
+    expect(text).toContain('Amy Example')
+    expect(text).toContain(URL_AMY)
+    expect(text).toContain('found by gitleaks')
+    expect(text).not.toContain('Mo Member')
+    expect(text).toContain('What to do: Grant each user a new passcode')
+
+    const amy = page.locator('tbody tr', { hasText: 'Amy Example' })
+    const mark = amy.locator('.leak-mark')
+    await expect(mark.getByText('Found in public', { exact: true }).isVisible()).resolves.toBe(true)
+    const where = (await mark.textContent()) ?? ''
+    expect(where).toContain(`found by gitleaks at ${URL_AMY} on `)
+    expect(where).toContain('Grant a new passcode to replace it.')
+    // The mark says where; the state is still said: revoked, and the row offers the grant.
+    await expect(amy.getByText('Revoked', { exact: true }).isVisible()).resolves.toBe(true)
+    await expect(amy.getByRole('button', { name: 'Grant Passcode for Amy Example' }).isVisible()).resolves.toBe(true)
+    await expect(page.locator('tbody tr', { hasText: 'Mo Member' }).getByText('Found in public').count()).resolves.toBe(0)
+    // The Passcodes banner is the account passcodes' (all acted on by the test above): Amy's open mark does not bring it back.
+    const passcodes = await signIn('admin')
+    await passcodes.locator('tbody tr', { hasText: 'Nightly backup' }).waitFor()
+    await expect(passcodes.locator('#leak-banner').count()).resolves.toBe(0)
+  })
+
+  it('tells a member on Users whom to ask, and Amy on her own page that her passcode was found in public and revoked', async () => {
+    const users = await signIn('member', '/settings/users')
+    const banner = users.getByRole('region', { name: '1 user passcode was found in public and revoked' })
+    await banner.waitFor()
+    await expect(banner.textContent()).resolves.toContain('Ask an admin of this account to grant each user a new passcode.')
+    await expect(users.locator('tbody tr', { hasText: 'Amy Example' }).textContent()).resolves.toContain('An admin can grant a new one.')
+
+    const me = await signIn('amy', '/settings/me')
+    const notice = me.getByRole('region', { name: 'Your passcode was found in public and revoked' })
+    await notice.waitFor()
+    const text = (await notice.textContent()) ?? ''
+    expect(text).toContain(`found by gitleaks at ${URL_AMY} on `)
+    expect(text).toContain('What to do: ask an admin of this account to grant you a new passcode.')
+    await expect(me.getByRole('button', { name: 'Show my passcode' }).count()).resolves.toBe(0)
+  })
+
+  for (const viewport of [
+    { width: 1280, height: 900 },
+    { width: 375, height: 740 },
+  ]) {
+    it(`has no axe violations with a user passcode's mark shown, on Users and on the holder's page, at ${viewport.width} px`, async () => {
+      const tmp = process.env.TMPDIR ?? '/tmp'
+      const users = await signIn('admin', '/settings/users', { viewport })
+      await users.locator('tbody .leak-mark').waitFor()
+      await users.screenshot({ path: `${tmp}/leak-users-${viewport.width}.png`, fullPage: true })
+      expect(await violations(users)).toEqual([])
+      const me = await signIn('amy', '/settings/me', { viewport })
+      await me.locator('#leak-banner').waitFor()
+      await me.screenshot({ path: `${tmp}/leak-me-${viewport.width}.png`, fullPage: true })
+      expect(await violations(me)).toEqual([])
+    })
+  }
+
+  it("drops the user passcode's mark and banner when an admin grants a new one, and Amy sees hers again", async () => {
+    const page = await signIn('admin', '/settings/users')
+    await page.locator('#leak-banner').waitFor()
+    await page.getByRole('button', { name: 'Grant Passcode for Amy Example' }).click()
+    await page.getByRole('form', { name: 'Grant a passcode to Amy Example' }).getByRole('button', { name: 'Grant Passcode' }).click()
+    await page.getByRole('status').filter({ hasText: 'Passcode granted.' }).waitFor()
+    await expect(page.locator('#leak-banner').count()).resolves.toBe(0)
+    await expect(page.getByText('Found in public').count()).resolves.toBe(0)
+    expect(await dashboard.host.auth.userPasscodes.get(admin, 'acc_1', PEOPLE.amy.actor.userId)).toMatchObject({ status: 'active', leak: null })
+
+    const me = await signIn('amy', '/settings/me')
+    await me.getByRole('button', { name: 'Show my passcode' }).waitFor()
+    await expect(me.locator('#leak-banner').count()).resolves.toBe(0)
   })
 })

@@ -120,6 +120,7 @@ describe('SPEC 5.13 who sees what', () => {
       'hint',
       'lastUsedAt',
       'lastUsedPartner',
+      'leak',
       'revokedAt',
       'status',
       'unused',
@@ -209,5 +210,44 @@ describe('SPEC 5.6 user passcodes at rest', () => {
         ],
       }),
     ).toThrow(/used twice/)
+  })
+})
+
+describe('SPEC 5.42 a leaked user passcode shows as such', () => {
+  const url = 'https://github.com/o/r/blob/main/.env'
+
+  it('has leak: null until found in public; then get and list show where and when, to any member, until an admin grants a new one', async () => {
+    const { auth, clock, view } = await granted()
+    expect(view.leak).toBeNull()
+    await auth.userPasscodes.grant(admin, 'acc', 'u2', { validity: { type: 'infinite' } })
+    await auth.userPasscodes.revoke(admin, 'acc', 'u2')
+    expect((await auth.userPasscodes.list(admin, 'acc')).map((listed) => [listed.userId, listed.leak])).toEqual([
+      ['u1', null],
+      ['u2', null],
+    ])
+
+    const own = await auth.userPasscodes.reveal(user, 'acc')
+    expect(own.passcode.leak).toBeNull()
+    const reportedAt = new Date(clock.ms)
+    await auth.leaks.report([{ token: own.value, url, source: 'content' }], { source: 'github' })
+    const leak = { reportedAt, url, source: 'content' }
+    await expect(auth.userPasscodes.get(user, 'acc', 'u1')).resolves.toMatchObject({ status: 'revoked', leak })
+    await expect(auth.userPasscodes.get({ userId: 'u3', role: 'member' }, 'acc', 'u1')).resolves.toMatchObject({ leak })
+    // A revoke by an admin is not a leak: u2 stays unmarked.
+    expect((await auth.userPasscodes.list(user, 'acc')).map((listed) => [listed.userId, listed.status, listed.leak])).toEqual([
+      ['u1', 'revoked', leak],
+      ['u2', 'revoked', null],
+    ])
+    // Reset needs a passcode that is not revoked: the leak's revoke leaves grant as the admin's way, and the mark stays.
+    await expect(auth.userPasscodes.reset(admin, 'acc', 'u1')).rejects.toBeInstanceOf(NotFoundError)
+    await expect(auth.userPasscodes.get(admin, 'acc', 'u1')).resolves.toMatchObject({ leak })
+
+    const regranted = await auth.userPasscodes.grant(admin, 'acc', 'u1', { validity: { type: 'finite', days: 90 } })
+    expect(regranted).toMatchObject({ status: 'active', leak: null })
+    await expect(auth.userPasscodes.get(user, 'acc', 'u1')).resolves.toMatchObject({ leak: null })
+    expect((await auth.userPasscodes.list(admin, 'acc')).every((listed) => listed.leak === null)).toBe(true)
+    // The public value is dead: a second report of it changes nothing and marks nothing.
+    expect(await auth.leaks.report([own.value], { source: 'github' })).toEqual([{ token: own.value, label: 'false_positive' }])
+    await expect(auth.userPasscodes.get(user, 'acc', 'u1')).resolves.toMatchObject({ status: 'active', leak: null })
   })
 })

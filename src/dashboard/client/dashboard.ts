@@ -7,7 +7,7 @@
 
 import { activityPage } from './activity'
 import { confirmAction } from './confirm-dialog'
-import { leakBanner, leakMark, type Leak } from './leak-notice'
+import { leakBanner, leakMark, ownLeakNotice, userLeakBanner, type Leak } from './leak-notice'
 import { unusedFor, usageDetails, type PasscodeUsage } from './usage-chart'
 
 /** A status as the management API sends it (SPEC §5.38 adds `disabled`). */
@@ -41,6 +41,8 @@ interface UserPasscode {
   readonly expiresAt: string
   readonly status: Status
   readonly lastUsedAt: string | null
+  /** Where its value was found in public (the leak revoked it), until an admin grants a new one (SPEC §5.42). */
+  readonly leak?: Leak | null
 }
 
 /** A row of `GET /users`. */
@@ -944,7 +946,9 @@ async function usersPage() {
   const accountSection = h('section', { class: 'panel', 'aria-labelledby': 'account-title' }, h('h3', { id: 'account-title' }, 'Accepted passcodes'))
   let accepted: Accepted = 'both'
   let listed: readonly User[] = []
-  section.append(accountSection)
+  // The leak banner (SPEC §5.42), above everything else of the page while any user passcode has an open mark.
+  const leakSlot = h('div', { id: 'leak-slot' })
+  section.append(leakSlot, accountSection)
 
   if (CAN_MANAGE_USERS) {
     const userId = h('input', {
@@ -1034,6 +1038,7 @@ async function usersPage() {
               works(passcode.status) && !accepts(accepted, 'user') ? notAccepted('user') : badge(passcode.status),
               // A revoked passcode has no value any more: no hint, no validity.
               passcode.status === 'revoked' ? null : [' ', h('code', {}, passcode.hint)],
+              leakMark(passcode, CAN_MANAGE_USERS ? 'Grant a new passcode to replace it.' : 'An admin can grant a new one.'),
             ]
           : badge(null),
       ),
@@ -1133,6 +1138,7 @@ async function usersPage() {
   async function load() {
     const { users } = await api<{ users: User[] }>('GET', '/users')
     listed = users
+    leakSlot.replaceChildren(...[userLeakBanner(users, CAN_MANAGE_USERS)].filter((banner) => banner !== null))
     rows.replaceChildren(
       ...(users.length === 0 ? [h('tr', {}, h('td', { colspan: columns.length, class: 'empty' }, 'No user passcodes yet.'))] : users.map(userRow)),
     )
@@ -1162,6 +1168,10 @@ async function mePage() {
     const { account } = await api<AccountAnswer>('GET', '/account')
     const accepted = account.acceptedPasscodes
     const acceptance = h('p', { class: 'acceptance' }, 'This account accepts: ', h('strong', {}, ACCEPTED_LABELS[accepted] || accepted), '.')
+    if (passcode?.status === 'revoked' && passcode.leak) {
+      details.replaceChildren(ownLeakNotice(passcode.leak), acceptance)
+      return
+    }
     if (!passcode || passcode.status === 'revoked') {
       details.replaceChildren(
         h('p', {}, passcode ? 'Your passcode was revoked. ' : 'You have no passcode. ', 'An admin of this account can grant you one.'),

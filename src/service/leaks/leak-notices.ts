@@ -7,9 +7,16 @@ import { leakMessage, type LeakMessageData } from './leak-message'
 export interface LeakNoticesContext {
   readonly store: PasscodeStore
   readonly now: () => number
-  /** Emails the account's recipients once; `false` when there is no mailer or the send failed. */
-  readonly mail: (accountId: string, message: { readonly subject: string; readonly text: string; readonly html: string }) => Promise<boolean>
+  /** Who to email for the account; `null` when there is no mailer or no recipients, or they could not be resolved. */
+  readonly recipients: (accountId: string) => Promise<readonly string[] | null>
+  /** Sends one email within `sendTimeoutMs`; `false` when the send failed or timed out. */
+  readonly deliver: (to: readonly string[], message: { readonly subject: string; readonly text: string; readonly html: string }) => Promise<boolean>
+  /** The longest a send may take (the `notifier.sendTimeoutMs` option). */
+  readonly sendTimeoutMs: number
 }
+
+/** Why a leak email did not go: the mailer failed, or too little of the claim's lease was left to start it. */
+type Unsent = NonNullable<LeakNoticeResult['reason']>
 
 /** The email of a mark: names, hints and places, never the value. */
 export function leakMessageData(mark: LeakMark): LeakMessageData {
@@ -35,13 +42,26 @@ export function leakMessageData(mark: LeakMark): LeakMessageData {
 export function createLeakNotices(context: LeakNoticesContext) {
   const { store } = context
 
-  /** Sends one claimed email and records it; `false` (claim given back unless `hold`) when it did not go. */
-  async function send(claim: LeakNoticeClaim, hold = false): Promise<boolean> {
-    const sent = await context.mail(claim.accountId, leakMessage(leakMessageData(claim)))
-    if (!sent) {
+  /** Mails the claim's email unless too little of its lease is left; why not when it did not go. */
+  async function mail(claim: LeakNoticeClaim, until: number): Promise<Unsent | null> {
+    const to = await context.recipients(claim.accountId)
+    if (to === null) return 'send_failed'
+    if (context.now() + context.sendTimeoutMs >= until) return 'lease_too_short'
+    return (await context.deliver(to, leakMessage(leakMessageData(claim)))) ? null : 'send_failed'
+  }
+
+  /**
+   * Sends one claimed email and records it; why not when it did not go (the claim given
+   * back unless `hold`). As the expiry emails do, it starts no send that could outlast
+   * the claim's lease (`until`): another runner could take the claim over meanwhile and
+   * send it a second time.
+   */
+  async function deliver(claim: LeakNoticeClaim, until: number, hold: boolean): Promise<Unsent | null> {
+    const unsent = await mail(claim, until)
+    if (unsent !== null) {
       // A release that fails only delays the retry until the lease runs out.
       if (!hold) await store.releaseLeakNotice?.(claim).catch(() => undefined)
-      return false
+      return unsent
     }
     try {
       const at = context.now()
@@ -56,7 +76,12 @@ export function createLeakNotices(context: LeakNoticesContext) {
     } catch {
       // The email went out; an unrecorded send may repeat once the lease ends (at least once beats never).
     }
-    return true
+    return null
+  }
+
+  /** Sends the email of a mark the report just made, under the claim it took with it until `until`; `false` when it did not go. */
+  async function send(claim: LeakNoticeClaim, until: number): Promise<boolean> {
+    return (await deliver(claim, until, false)) === null
   }
 
   /** One pass over the unsent leak emails, oldest first; failed ones are given back at the end for the next pass. */
@@ -68,7 +93,8 @@ export function createLeakNotices(context: LeakNoticesContext) {
     const seen = new Set<string>()
     try {
       for (;;) {
-        const claims = await claimLeakNotices({ now: context.now(), leaseMs: options.leaseMs, limit: options.batchSize, token: crypto.randomUUID() })
+        const claimedAt = context.now()
+        const claims = await claimLeakNotices({ now: claimedAt, leaseMs: options.leaseMs, limit: options.batchSize, token: crypto.randomUUID() })
         let fresh = 0
         for (const claim of claims) {
           if (seen.has(claim.id)) {
@@ -77,9 +103,16 @@ export function createLeakNotices(context: LeakNoticesContext) {
           }
           seen.add(claim.id)
           fresh++
-          const sent = await send(claim, true)
-          if (!sent) unsent.push(claim)
-          results.push({ accountId: claim.accountId, kind: claim.kind, key: claim.key, reportedAt: new Date(claim.reportedAt), sent })
+          const reason = await deliver(claim, claimedAt + options.leaseMs, true)
+          if (reason !== null) unsent.push(claim)
+          results.push({
+            accountId: claim.accountId,
+            kind: claim.kind,
+            key: claim.key,
+            reportedAt: new Date(claim.reportedAt),
+            sent: reason === null,
+            reason,
+          })
         }
         if (claims.length < options.batchSize || fresh === 0) break
       }

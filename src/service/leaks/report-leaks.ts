@@ -158,7 +158,7 @@ export function createLeaksApi(context: LeaksContext): LeaksApi {
     else if (wasEnabled)
       emit?.({ type: 'passcode.disabled', accountId, actorUserId: actor, passcodeId: key, name: match.record.name, hint: match.record.hint })
 
-    const notified = await context.notices.send({ ...mark, token })
+    const notified = await context.notices.send({ ...mark, token }, report.claimedUntil)
     emit?.({
       type: 'passcode.leaked',
       accountId,

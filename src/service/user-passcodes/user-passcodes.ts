@@ -2,6 +2,7 @@ import type { Actor, UserPasscodeRecord, UserPasscodeView } from '../../core/ent
 import { AlreadyGrantedError, ForbiddenError, NotFoundError } from '../../core/errors'
 import { generatePasscode, passcodeHint } from '../../core/passcode-format'
 import { canManageUserPasscodes, userPasscodeExpiresAt } from '../../core/rules'
+import type { LeakMark } from '../../ports/passcode-store'
 import type { ManagementContext, PasscodeIssuer } from '../context'
 import { storeCall } from '../deadline'
 import { parseInput, type GrantUserPasscodeInput } from '../input'
@@ -56,8 +57,20 @@ export interface UserPasscodesContext extends ManagementContext {
 export function createUserPasscodesApi(context: UserPasscodesContext): UserPasscodesApi {
   const { store, emit, issuer } = context
   const soonDays = context.expiringSoonDays
-  const userView = (record: UserPasscodeRecord, now: number) =>
-    toUserPasscodeView(record, now, soonDays, context.pendingUse?.(record.accountId, record.userId))
+  /** `leak` is the user's open leak mark; a view without one passes none (a grant or a reset closes it). */
+  const userView = (record: UserPasscodeRecord, now: number, leak?: LeakMark) =>
+    toUserPasscodeView(record, now, soonDays, { pending: context.pendingUse?.(record.accountId, record.userId), leak })
+  /**
+   * The open leak marks (SPEC §5.42) of the account's user passcodes, by user id: one read.
+   * Only get and list read them: a leak revokes the passcode, and only a grant or a reset
+   * (which close the mark) make it live again, so a passcode revoke or reveal acts on has none.
+   */
+  const openLeaks = async (accountId: string): Promise<Map<string, LeakMark>> => {
+    const byUser = new Map<string, LeakMark>()
+    if (store.listLeakMarks === undefined) return byUser
+    for (const mark of await storeCall(() => store.listLeakMarks!(accountId))) if (mark.kind === 'user') byUser.set(mark.key, mark)
+    return byUser
+  }
 
   const adminOnly = (actor: unknown): Actor => {
     const checked = parseInput('actor', 'actor', actor)
@@ -161,15 +174,18 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       parseInput('actor', 'actor', actor)
       const owner = ids(accountId, userId)
       const record = await storeCall(() => store.getUserPasscode(owner.accountId, owner.userId))
-      return record === null ? null : userView(record, context.now())
+      if (record === null) return null
+      const leak = record.revokedAt === null ? undefined : (await openLeaks(owner.accountId)).get(owner.userId)
+      return userView(record, context.now(), leak)
     },
 
     async list(actor, accountId) {
       parseInput('actor', 'actor', actor)
       const account = parseInput('accountId', 'accountId', accountId)
       const records = await storeCall(() => store.listUserPasscodes(account))
+      const leaks = records.some((record) => record.revokedAt !== null) ? await openLeaks(account) : new Map<string, LeakMark>()
       const now = context.now()
-      return records.map((record) => toUserPasscodeView(record, now, soonDays))
+      return records.map((record) => toUserPasscodeView(record, now, soonDays, { leak: leaks.get(record.userId) }))
     },
 
     async usage(actor, accountId, userId) {

@@ -145,4 +145,31 @@ describe('SPEC 5.42 the leak mark, its audit record and its email', () => {
     expect(mailer.delivered).toHaveLength(1)
     expect(mailer.delivered[0]!.text).toContain('deleted')
   })
+
+  it('does not start a retried email on a nearly spent lease: the pass gives it back and the next one sends it, once', async () => {
+    const mailer = scriptedMailer((call) => call === 1)
+    const slow: { next?: () => void } = {}
+    const { auth, live, clock } = await fixture({
+      mailer,
+      // Resolving the recipients is where the time goes, as it may on a host's directory.
+      recipients: (accountId: string) => {
+        slow.next?.()
+        slow.next = undefined
+        return recipients(accountId)
+      },
+      notifier: { leaseMs: 60_000, sendTimeoutMs: 10_000 },
+    })
+    await auth.leaks.report([live.value], { source: 'github' })
+    expect(mailer.calls).toBe(1)
+
+    // 55 s of a 60 s lease gone before the send, which may take 10 s: another runner could take the claim over meanwhile.
+    slow.next = () => clock.advance(55_000)
+    const report = await auth.notifyExpirations()
+    expect(report.leaks).toMatchObject([{ key: live.passcode.id, sent: false, reason: 'lease_too_short' }])
+    expect(mailer.calls).toBe(1)
+
+    expect((await auth.notifyExpirations()).leaks).toMatchObject([{ key: live.passcode.id, sent: true, reason: null }])
+    expect(mailer.delivered).toHaveLength(1)
+    expect((await auth.notifyExpirations()).leaks).toBeUndefined()
+  })
 })
