@@ -1,3 +1,4 @@
+import { connect } from 'node:net'
 import { getRequestListener } from '@hono/node-server'
 import express5 from 'express'
 import express4 from 'express4'
@@ -104,6 +105,32 @@ describe.each(ADAPTERS)('SPEC 5.42 leakReportHandler over a socket: $name', ({ s
     expect(await replay.json()).toEqual(fixture.expectedAnswer)
     expect(fixture.mailer.messages).toHaveLength(1)
     expect(fixture.events).toHaveLength(events)
+  })
+
+  it('closes the connection after a 413 instead of waiting for the rest of a body it will not read', async () => {
+    const fixture = await leakFixture()
+    const url = new URL(await start(adapter, fixture.auth, fixture.publicKeys))
+    const headers = signedHeaders(fixture.key, 'x')
+    const socket = connect(Number(url.port), url.hostname)
+    let received = ''
+    socket.on('data', (data: Buffer) => (received += data.toString('latin1')))
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+    socket.on('error', () => {}) // a reset while the rest of the body was on its way is a close too
+    // Declares 2 MiB and sends 64 KiB of it, then waits: the server answers 413 from the
+    // declared length and must end the connection, or it would hold it (and a graceful
+    // close of the server) until the client gives up.
+    socket.write(
+      `POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: ${2 * 1_048_576}\r\n` +
+        Object.entries(headers)
+          .filter(([name]) => name !== 'content-type')
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join('') +
+        '\r\n',
+    )
+    socket.write(Buffer.alloc(65_536, 0x20))
+    await closed
+    expect(received).toMatch(/^HTTP\/1\.1 413 /)
+    expect(received.toLowerCase()).toContain('connection: close')
   })
 
   it('refuses each kind of bad report with its status in the error shape, and changes nothing', async () => {

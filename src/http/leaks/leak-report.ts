@@ -59,7 +59,11 @@ const UNSIGNED = failure(
   managementFailure('ERR_UNAUTHENTICATED', 'The report must be signed: Github-Public-Key-Identifier and Github-Public-Key-Signature'),
 )
 const BAD_SIGNATURE = failure(managementFailure('ERR_UNAUTHENTICATED', 'The signature does not verify with a configured key'))
-const TOO_LARGE = failure(managementFailure('ERR_PAYLOAD_TOO_LARGE', `A leak report is at most ${MAX_LEAK_REPORT_BYTES} bytes`))
+// The rest of the body is never read: the connection ends after the answer (RFC 9112
+// §9.6), or a server would hold it until the client gave up sending (73 s on Fastify).
+const TOO_LARGE = failure(managementFailure('ERR_PAYLOAD_TOO_LARGE', `A leak report is at most ${MAX_LEAK_REPORT_BYTES} bytes`), {
+  connection: 'close',
+})
 const NOT_POST = failure(managementFailure('ERR_METHOD_NOT_ALLOWED', 'Leak reports are sent with POST'), { allow: 'POST' })
 const PARSED = failure(
   managementFailure('ERR_CONFIGURATION', 'A body parser read the leak report first: mount leakReportHandler before any body parser'),
