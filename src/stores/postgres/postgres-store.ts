@@ -5,6 +5,7 @@ import type { PostgresDatabase, Queryable } from './database-interface'
 import { invalidationHub } from './invalidations'
 import { editRecordParams, postgresAuditLog } from './postgres-audit-log'
 import type { AuditEntry } from '../../core/audit'
+import { deletedPasscodeEntry, resetUserPasscodeEntry, rotatedPasscodeEntry } from '../../core/audit-fields'
 import { notificationClaims } from './notification-claims'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
 import {
@@ -80,18 +81,21 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
 
   // The NOTIFY and the audit record are part of the write's transaction: PostgreSQL
   // delivers the NOTIFY on commit only, and the record commits with the change or not
-  // at all. `changed` says whether there was a change to record.
+  // at all. `changed` says whether there was a change to record; `record` makes the
+  // record from the entry and the row the change found and left (core/audit-fields.ts),
+  // inside the transaction, where no concurrent write can have outdated them.
   interface Outcome<T> {
     result: T
     invalidation?: Invalidation | undefined
     changed?: boolean
+    record?: (entry: AuditEntry) => AuditEntry
   }
   const write = async <T>(fn: (tx: Queryable) => Promise<Outcome<T>>, entry?: AuditEntry): Promise<T> => {
     const { result, invalidation } = await database.transaction(async (tx) => {
       const outcome = await fn(tx)
       const notify = outcome.invalidation === undefined ? undefined : { channel, payload: JSON.stringify(outcome.invalidation) }
       // With a record to append, the NOTIFY rides in the same statement: no extra round trip.
-      if (entry !== undefined && outcome.changed !== false) await audit.appendIn(tx, entry, notify)
+      if (entry !== undefined && outcome.changed !== false) await audit.appendIn(tx, outcome.record?.(entry) ?? entry, notify)
       else if (notify !== undefined) await tx.query(sql.notify, [notify.channel, notify.payload])
       return outcome
     })
@@ -175,7 +179,12 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
         ]
         const row = one(await tx.query(sql.rotateAccountPasscode, params))
         if (row === null) return { result: null, changed: false }
-        return { result: toAccountPasscode(row), invalidation: { type: 'account_passcode', accountId, passcodeId } }
+        const rotated = toAccountPasscode(row)
+        return {
+          result: rotated,
+          invalidation: { type: 'account_passcode', accountId, passcodeId },
+          record: (given) => rotatedPasscodeEntry(given, { previousHashEndsAt: row.prior_ends === null ? null : Number(row.prior_ends) }, rotated),
+        }
       }, entry)
     },
 
@@ -183,7 +192,12 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       return write(async (tx) => {
         const row = one(await tx.query(sql.deleteAccountPasscode, [accountId, passcodeId]))
         if (row === null) return { result: null, changed: false }
-        return { result: toAccountPasscode(row), invalidation: { type: 'account_passcode', accountId, passcodeId } }
+        const deleted = toAccountPasscode(row)
+        return {
+          result: deleted,
+          invalidation: { type: 'account_passcode', accountId, passcodeId },
+          record: (given) => deletedPasscodeEntry(given, deleted),
+        }
       }, entry)
     },
 
@@ -261,7 +275,12 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
         const params = [accountId, userId, fields.hash, fields.ciphertext, fields.hint, fields.grantedAt, fields.expiresAt, fields.pepperId ?? null]
         const row = one(await tx.query(sql.resetUserPasscode, params))
         if (row === null) return { result: null, changed: false }
-        return { result: toUserPasscode(row), invalidation: { type: 'user_passcode', accountId, userId } }
+        const reset = toUserPasscode(row)
+        return {
+          result: reset,
+          invalidation: { type: 'user_passcode', accountId, userId },
+          record: (given) => resetUserPasscodeEntry(given, { expiresAt: Number(row.prior_expires_at) }, reset),
+        }
       }, entry)
     },
 
