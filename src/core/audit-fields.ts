@@ -117,3 +117,14 @@ export function resetUserPasscodeEntry(
 ): AuditEntry {
   return fromRow(entry, undefined, ['expiresAt'], { expiresAt: { before: before.expiresAt, after: after.expiresAt } })
 }
+
+/**
+ * The record of a leak report (SPEC §5.42) as a store commits it: the target's name
+ * (`name`, the row's as the store acted on it; `null` for a user passcode, whose target
+ * has none) and, for an account passcode, `disabled` only when the report disabled it
+ * (`disabledNow`: it was enabled when the store locked it), not as a read before the
+ * transaction saw it, which a concurrent rename, disable or enable may have outdated.
+ */
+export function leakReportedEntry(entry: AuditEntry, name: string | null, disabledNow: boolean): AuditEntry {
+  return fromRow(entry, name ?? undefined, ['disabled'], disabledNow ? { disabled: { before: false, after: true } } : {})
+}

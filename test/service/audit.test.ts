@@ -33,7 +33,7 @@ function expectNoSecret(text: string, secrets: readonly string[]): void {
  * The store, whose first call of `method` waits (after the service's read, before its
  * write) until `release()`: other actions run in between, as concurrent ones may.
  */
-function holdingFirst(store: PasscodeStore, method: 'rotateAccountPasscode' | 'deleteAccountPasscode' | 'resetUserPasscode') {
+function holdingFirst(store: PasscodeStore, method: 'rotateAccountPasscode' | 'deleteAccountPasscode' | 'resetUserPasscode' | 'reportLeak') {
   let release!: () => void
   let arrived!: () => void
   const released = new Promise<void>((resolve) => (release = resolve))
@@ -350,6 +350,30 @@ describe.each(Object.keys(stores))('SPEC 5.40 the audit trail in the service (%s
     expect(first!.changes).toEqual({ expiresAt: { before: grantedEnds, after: other.expiresAt.getTime() } })
     expect(second!.changes).toEqual({ expiresAt: { before: other.expiresAt.getTime(), after: late.expiresAt.getTime() } })
     expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 3 })
+  })
+
+  it("records a leak report's target name and disable as the store found them, not as the report's lookup saw them", async () => {
+    const held = holdingFirst(opened.store, 'reportLeak')
+    const { auth } = setup({ store: held.store, mailer: scriptedMailer(), recipients: everyone })
+    const { passcode, value } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Acme sync', expiry: 30 })
+    const { passcode: other, value: otherValue } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Other', expiry: 30 })
+    // The report finds the passcode enabled and named "Acme sync"; before it acts, an admin renames and disables it.
+    const reporting = auth.leaks.report([value], { source: 'github' })
+    await held.reached
+    await auth.passcodes.update(admin, ACCOUNT, passcode.id, { name: 'Acme nightly' })
+    await auth.passcodes.disable(admin, ACCOUNT, passcode.id)
+    held.release()
+    await reporting
+    // Nothing came between the lookup and the act here: the report disabled it.
+    await auth.leaks.report([otherValue], { source: 'github' })
+
+    const leaks = (await auth.audit.list(admin, ACCOUNT, { action: 'passcode.leak_reported' })).records.reverse()
+    expect(leaks).toHaveLength(2)
+    expect(leaks[0]!.target).toEqual({ type: 'passcode', id: passcode.id, name: 'Acme nightly' })
+    expect(leaks[0]!.changes).not.toHaveProperty('disabled')
+    expect(leaks[1]!.target).toEqual({ type: 'passcode', id: other.id, name: 'Other' })
+    expect(leaks[1]!.changes).toMatchObject({ disabled: { before: false, after: true } })
+    expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true })
   })
 
   it('lists for admins only, newest first, paged, filtered by action, target and time', async () => {

@@ -17,7 +17,7 @@ import type {
   UsageCount,
   UsageEntry,
 } from '../../ports/passcode-store'
-import { deletedPasscodeEntry, editedPasscodeEntry, resetUserPasscodeEntry, rotatedPasscodeEntry } from '../../core/audit-fields'
+import { deletedPasscodeEntry, editedPasscodeEntry, leakReportedEntry, resetUserPasscodeEntry, rotatedPasscodeEntry } from '../../core/audit-fields'
 import { dueNotification } from '../../core/notifications'
 import { memoryAuditLog } from './memory-audit-log'
 
@@ -419,7 +419,8 @@ export function memoryStore(): PasscodeStore {
         const current = ownPasscode(accountId, key)
         if (current === undefined || (current.hash !== report.hash && current.previousHash !== report.hash)) return null
         ;({ name, hint } = current)
-        const recorded = audit.prepare(entry)
+        const disabledNow = report.action === 'disable' && current.disabledAt == null
+        const recorded = audit.prepare(entry && leakReportedEntry(entry, name, disabledNow))
         if (report.action === 'delete') {
           passcodes.delete(key)
           byHash.delete(current.hash)
@@ -440,7 +441,7 @@ export function memoryStore(): PasscodeStore {
         const userKeyed = userKey(accountId, key)
         const current = users.get(userKeyed)
         if (current?.revokedAt !== null || current.hash !== report.hash) return null
-        const recorded = audit.prepare(entry)
+        const recorded = audit.prepare(entry && leakReportedEntry(entry, null, false))
         users.set(userKeyed, { ...current, revokedAt: at })
         action = 'revoked'
         recorded()

@@ -5,7 +5,7 @@ import type { PostgresDatabase, Queryable } from './database-interface'
 import { invalidationHub } from './invalidations'
 import { editRecordParams, postgresAuditLog } from './postgres-audit-log'
 import type { AuditEntry } from '../../core/audit'
-import { deletedPasscodeEntry, resetUserPasscodeEntry, rotatedPasscodeEntry } from '../../core/audit-fields'
+import { deletedPasscodeEntry, leakReportedEntry, resetUserPasscodeEntry, rotatedPasscodeEntry } from '../../core/audit-fields'
 import { notificationClaims } from './notification-claims'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
 import {
@@ -331,7 +331,9 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
         if (row === null) return { result: null, changed: false }
         const invalidation: Invalidation =
           report.kind === 'user' ? { type: 'user_passcode', accountId, userId: key } : { type: 'account_passcode', accountId, passcodeId: key }
-        return { result: toLeakMark(row), invalidation }
+        const mark = toLeakMark(row)
+        // The mark holds the name of the row the statement acted on; `disabled_now` says the disable changed it.
+        return { result: mark, invalidation, record: (given) => leakReportedEntry(given, mark.name, row.disabled_now === true) }
       }, entry)
     },
 

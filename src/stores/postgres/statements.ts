@@ -351,7 +351,7 @@ export function statements(s: string) {
         FROM mark m WHERE p.account_id = $1::text AND p.id = m.key AND p.disabled_at IS NULL
         RETURNING 1
       )
-      SELECT ${LEAK_COLUMNS} FROM mark`,
+      SELECT ${LEAK_COLUMNS}, EXISTS (SELECT FROM disabled) AS disabled_now FROM mark`,
     // Deleted, so nothing is left to mark: the mark is closed at once and its email still goes.
     leakDeleteAccountPasscode: `
       WITH gone AS (
