@@ -1,5 +1,5 @@
 import { canonicalJson, type AuditChanges, type AuditEntry, type AuditValue } from './audit'
-import type { AccountPasscodeRecord, UserPasscodeRecord } from './entities'
+import type { AcceptedPasscodes, AccountPasscodeRecord, UserPasscodeRecord } from './entities'
 
 /** What of an account passcode a record may show of it: never its hash, hint or value. */
 type ShownPasscode = Pick<AccountPasscodeRecord, 'name' | 'expiry' | 'expiresAt' | 'partners' | 'description'>
@@ -127,4 +127,13 @@ export function resetUserPasscodeEntry(
  */
 export function leakReportedEntry(entry: AuditEntry, name: string | null, disabledNow: boolean): AuditEntry {
   return fromRow(entry, name ?? undefined, ['disabled'], disabledNow ? { disabled: { before: false, after: true } } : {})
+}
+
+/**
+ * The record of a change of the account's accepted passcodes as a store commits it:
+ * `acceptedPasscodes` before and after, from the setting as the store found and left
+ * it, not from an earlier read, which a concurrent change may have outdated.
+ */
+export function acceptedPasscodesEntry(entry: AuditEntry, before: AcceptedPasscodes, after: AcceptedPasscodes): AuditEntry {
+  return fromRow(entry, undefined, ['acceptedPasscodes'], { acceptedPasscodes: { before, after } })
 }

@@ -33,7 +33,10 @@ function expectNoSecret(text: string, secrets: readonly string[]): void {
  * The store, whose first call of `method` waits (after the service's read, before its
  * write) until `release()`: other actions run in between, as concurrent ones may.
  */
-function holdingFirst(store: PasscodeStore, method: 'rotateAccountPasscode' | 'deleteAccountPasscode' | 'resetUserPasscode' | 'reportLeak') {
+function holdingFirst(
+  store: PasscodeStore,
+  method: 'rotateAccountPasscode' | 'deleteAccountPasscode' | 'resetUserPasscode' | 'reportLeak' | 'setAcceptedPasscodes',
+) {
   let release!: () => void
   let arrived!: () => void
   const released = new Promise<void>((resolve) => (release = resolve))
@@ -374,6 +377,23 @@ describe.each(Object.keys(stores))('SPEC 5.40 the audit trail in the service (%s
     expect(leaks[1]!.target).toEqual({ type: 'passcode', id: other.id, name: 'Other' })
     expect(leaks[1]!.changes).toMatchObject({ disabled: { before: false, after: true } })
     expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true })
+  })
+
+  it("records an accepted passcodes change's before as the store found it, not as the change read it", async () => {
+    const held = holdingFirst(opened.store, 'setAcceptedPasscodes')
+    const { auth } = setup({ store: held.store })
+    const late = auth.accounts.setAcceptedPasscodes(admin, ACCOUNT, 'user')
+    await held.reached
+    await auth.accounts.setAcceptedPasscodes(admin, ACCOUNT, 'both')
+    held.release()
+    await late
+
+    const records = (await auth.audit.list(admin, ACCOUNT)).records.reverse()
+    expect(records.map((record) => record.changes)).toEqual([
+      { acceptedPasscodes: { before: 'account', after: 'both' } },
+      { acceptedPasscodes: { before: 'both', after: 'user' } },
+    ])
+    expect(await auth.accounts.getAcceptedPasscodes(ACCOUNT)).toBe('user')
   })
 
   it('lists for admins only, newest first, paged, filtered by action, target and time', async () => {

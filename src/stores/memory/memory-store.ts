@@ -17,7 +17,14 @@ import type {
   UsageCount,
   UsageEntry,
 } from '../../ports/passcode-store'
-import { deletedPasscodeEntry, editedPasscodeEntry, leakReportedEntry, resetUserPasscodeEntry, rotatedPasscodeEntry } from '../../core/audit-fields'
+import {
+  acceptedPasscodesEntry,
+  deletedPasscodeEntry,
+  editedPasscodeEntry,
+  leakReportedEntry,
+  resetUserPasscodeEntry,
+  rotatedPasscodeEntry,
+} from '../../core/audit-fields'
 import { dueNotification } from '../../core/notifications'
 import { memoryAuditLog } from './memory-audit-log'
 
@@ -361,7 +368,7 @@ export function memoryStore(): PasscodeStore {
     },
 
     async setAcceptedPasscodes(accountId, value, entry) {
-      const recorded = audit.prepare(entry)
+      const recorded = audit.prepare(entry && acceptedPasscodesEntry(entry, accepted.get(accountId) ?? 'account', value))
       accepted.set(accountId, value)
       recorded()
       publish({ type: 'account', accountId })

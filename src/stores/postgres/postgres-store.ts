@@ -5,7 +5,13 @@ import type { PostgresDatabase, Queryable } from './database-interface'
 import { invalidationHub } from './invalidations'
 import { editRecordParams, postgresAuditLog } from './postgres-audit-log'
 import type { AuditEntry } from '../../core/audit'
-import { deletedPasscodeEntry, leakReportedEntry, resetUserPasscodeEntry, rotatedPasscodeEntry } from '../../core/audit-fields'
+import {
+  acceptedPasscodesEntry,
+  deletedPasscodeEntry,
+  leakReportedEntry,
+  resetUserPasscodeEntry,
+  rotatedPasscodeEntry,
+} from '../../core/audit-fields'
 import { notificationClaims } from './notification-claims'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
 import {
@@ -308,8 +314,13 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
 
     setAcceptedPasscodes(accountId, accepted, entry) {
       return write(async (tx) => {
-        await tx.query(sql.setAcceptedPasscodes, [accountId, accepted])
-        return { result: undefined, invalidation: { type: 'account', accountId } }
+        await tx.query(sql.ensureAccount, [accountId])
+        const row = one(await tx.query(sql.setAcceptedPasscodes, [accountId, accepted]))
+        return {
+          result: undefined,
+          invalidation: { type: 'account', accountId },
+          record: (given) => acceptedPasscodesEntry(given, toAccepted(row?.prior_accepted), accepted),
+        }
       }, entry)
     },
 

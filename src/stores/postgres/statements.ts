@@ -236,9 +236,15 @@ export function statements(s: string) {
       SELECT pepper_id, count(*)::integer AS hashes FROM (
         SELECT pepper_id FROM ${s}.account_passcodes UNION ALL SELECT pepper_id FROM ${s}.user_passcodes
       ) AS h GROUP BY pepper_id`,
+    // After ensureAccount, in its transaction: `prior` locks the row and reads the value
+    // the change replaces (for its audit record), a concurrent change waited for.
     setAcceptedPasscodes: `
-      INSERT INTO ${s}.accounts (account_id, accepted_passcodes) VALUES ($1::text, $2::text)
-      ON CONFLICT (account_id) DO UPDATE SET accepted_passcodes = excluded.accepted_passcodes`,
+      WITH prior AS (
+        SELECT accepted_passcodes AS prior_accepted FROM ${s}.accounts WHERE account_id = $1::text FOR NO KEY UPDATE
+      )
+      UPDATE ${s}.accounts SET accepted_passcodes = $2::text FROM prior
+      WHERE account_id = $1::text
+      RETURNING prior.prior_accepted`,
 
     // Due = dueNotification(): expired once now >= expires_at, else expiring soon inside
     // the window; a disabled passcode gets no email (SPEC §5.38). A passcode's email is

@@ -176,6 +176,17 @@ export function auditCases(fixture: () => StoreFixture): void {
       expect(await verify(store)).toMatchObject({ ok: true, records: 3 })
     })
 
+    it("records an accepted passcodes change's before from the stored setting, not from the entry's earlier read", async () => {
+      const { store } = fixture()
+      await store.setAcceptedPasscodes('acc_1', 'both')
+      const stale = entry('account.accepted_passcodes_changed', { changes: { acceptedPasscodes: { before: 'account', after: 'user' } } })
+      await store.setAcceptedPasscodes('acc_1', 'user', stale)
+      await store.setAcceptedPasscodes('acc_2', 'both', { ...stale, accountId: 'acc_2' })
+      expect((await chain(store)).map((record) => record.changes)).toEqual([{ acceptedPasscodes: { before: 'both', after: 'user' } }])
+      expect((await chain(store, 'acc_2')).map((record) => record.changes)).toEqual([{ acceptedPasscodes: { before: 'account', after: 'both' } }])
+      expect(await store.getAcceptedPasscodes('acc_1')).toBe('user')
+    })
+
     it('refuses an entry that cannot be encoded, even in the fields a store reads from the row, and changes nothing', async () => {
       const { store } = fixture()
       const record = accountPasscode()
