@@ -49,9 +49,9 @@ const editedFields = (record: ShownPasscode & Pick<AccountPasscodeRecord, 'disab
  * The entry as a store commits it: `changes` (the fields it read from its row, before
  * and after) in place of the entry's changes of the fields named in `replaced`, the
  * entry's changes of other fields kept as given, and a passcode target named `name`
- * (a target that is not the passcode, or no `name`, keeps the entry's). An entry that cannot be encoded is
- * refused whole, as an append refuses it, even in what the row replaces: a caller's
- * bad entry fails the write instead of being hidden.
+ * (a target that is not the passcode, or no `name`, keeps the entry's). An entry that
+ * cannot be encoded is refused whole, as an append refuses it, even in what the row
+ * replaces: a caller's bad entry fails the write instead of being hidden.
  */
 function fromRow(entry: AuditEntry, name: string | undefined, replaced: Iterable<string>, changes: AuditChanges): AuditEntry {
   canonicalJson(entry.changes)
