@@ -2,7 +2,8 @@
  * The audit trail's costs (SPEC §5.40), side by side in one run:
  * - a management write (a rename) with its audit record next to the same write without
  *   one, on a PostgreSQL server, in interleaved slices, and next to the least a rename
- *   costs (the UPDATE and its NOTIFY as one prepared statement, no record);
+ *   costs (the UPDATE and its NOTIFY as one prepared statement, no record); the same
+ *   for a rotation, with its record and without;
  * - `audit.list` of 50 records of one account next to 1k and to 1M records of other
  *   accounts, alternating call by call;
  * - `audit.verify` per record, over a chain of 20 000 records.
@@ -146,6 +147,36 @@ async function writeSection(pool: pg.Pool): Promise<void> {
   )
   console.log(
     `  next to the bare rename (one prepared UPDATE + NOTIFY, no record): ${ms(times.bare)} ms; with a record / bare ${median(ratios.bare).toFixed(2)}x`,
+  )
+  // A rotation with its record (whose before the rotation statement reads under its lock) next to one without.
+  const rotate = async (kind: 'with' | 'without') => {
+    n++
+    const rotation = {
+      hash: `bench-rotation-${n}`,
+      hint: 'psc_…Ab12',
+      previousHashEndsAt: n % 2 === 0 ? null : Date.now() + 60_000,
+      updatedAt: Date.now(),
+    }
+    const record = kind === 'with' ? { ...entry('acc_bench', Date.now()), action: 'passcode.rotated' as const, changes: {} } : undefined
+    await store.rotateAccountPasscode('acc_bench', passcode.id, rotation, record)
+  }
+  const rotations = async (kind: 'with' | 'without', count: number) => {
+    const start = performance.now()
+    for (let i = 0; i < count; i++) await rotate(kind)
+    return (performance.now() - start) / count
+  }
+  for (const kind of ['with', 'without'] as const) await rotations(kind, 200)
+  const rotated = { with: [] as number[], without: [] as number[], ratios: [] as number[] }
+  for (let round = 0; round < 21; round++) {
+    const order = round % 2 === 0 ? (['with', 'without'] as const) : (['without', 'with'] as const)
+    const slices: Record<string, number> = {}
+    for (const kind of order) slices[kind] = await rotations(kind, 100)
+    rotated.with.push(slices.with!)
+    rotated.without.push(slices.without!)
+    rotated.ratios.push(slices.with! / slices.without!)
+  }
+  console.log(
+    `write (rotation) on PostgreSQL: ${ms(rotated.without)} ms without a record, ${ms(rotated.with)} ms with it; ratio ${median(rotated.ratios).toFixed(2)}x (goal <= 1.3x)`,
   )
   await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
 }

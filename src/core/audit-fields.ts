@@ -1,5 +1,5 @@
-import type { AuditChanges, AuditEntry, AuditValue } from './audit'
-import type { AccountPasscodeRecord } from './entities'
+import { canonicalJson, type AuditChanges, type AuditEntry, type AuditValue } from './audit'
+import type { AcceptedPasscodes, AccountPasscodeRecord, UserPasscodeRecord } from './entities'
 
 /** What of an account passcode a record may show of it: never its hash, hint or value. */
 type ShownPasscode = Pick<AccountPasscodeRecord, 'name' | 'expiry' | 'expiresAt' | 'partners' | 'description'>
@@ -17,6 +17,9 @@ export function passcodeFields(record: ShownPasscode): Record<string, AuditValue
     ...(record.description !== '' && { description: record.description }),
   }
 }
+
+/** The fields {@link passcodeFields} may show. */
+const SHOWN_FIELDS = ['description', 'expiresAt', 'expiry', 'name', 'partners'] as const
 
 /** `before`/`after` for the fields whose values differ (arrays compared by content). */
 export function changedFields(before: Record<string, AuditValue> | null, after: Record<string, AuditValue> | null): AuditChanges {
@@ -43,6 +46,25 @@ const editedFields = (record: ShownPasscode & Pick<AccountPasscodeRecord, 'disab
 })
 
 /**
+ * The entry as a store commits it: `changes` (the fields it read from its row, before
+ * and after) in place of the entry's changes of the fields named in `replaced`, the
+ * entry's changes of other fields kept as given, and a passcode target named `name`
+ * (a target that is not the passcode, or no `name`, keeps the entry's). An entry that
+ * cannot be encoded is refused whole, as an append refuses it, even in what the row
+ * replaces: a caller's bad entry fails the write instead of being hidden.
+ */
+function fromRow(entry: AuditEntry, name: string | undefined, replaced: Iterable<string>, changes: AuditChanges): AuditEntry {
+  canonicalJson(entry.changes)
+  const fields = new Set(replaced)
+  const kept = Object.fromEntries(Object.entries(entry.changes).filter(([field]) => !fields.has(field)))
+  return {
+    ...entry,
+    target: entry.target.type === 'passcode' && name !== undefined ? { type: 'passcode', id: entry.target.id, name } : entry.target,
+    changes: { ...changes, ...kept },
+  }
+}
+
+/**
  * The record of an edit of an account passcode (a rename, new expiry, binding or
  * description, a disable, an enable) as a store commits it: the fields the edit changed,
  * before and after, and the target's name, from the row as the store found and left it
@@ -55,11 +77,63 @@ export function editedPasscodeEntry(
   before: ShownPasscode & Pick<AccountPasscodeRecord, 'disabledAt'>,
   after: ShownPasscode & Pick<AccountPasscodeRecord, 'disabledAt'>,
 ): AuditEntry {
-  const edited = new Set<string>(EDITED_FIELDS)
-  const kept = Object.fromEntries(Object.entries(entry.changes).filter(([field]) => !edited.has(field)))
-  return {
-    ...entry,
-    target: entry.target.type === 'passcode' ? { type: 'passcode', id: entry.target.id, name: after.name } : entry.target,
-    changes: { ...changedFields(editedFields(before), editedFields(after)), ...kept },
-  }
+  return fromRow(entry, after.name, EDITED_FIELDS, changedFields(editedFields(before), editedFields(after)))
+}
+
+/**
+ * The record of a rotation as a store commits it: when the replaced value stops
+ * (`previousValueEndsAt`), before and after, and the target's name, from the row as
+ * the store found and left it inside the rotation's transaction, not from the read the
+ * entry was made from, which a concurrent rotation or rename may have outdated. The
+ * change is there even when both are `null` (a rotation without overlap, none before).
+ */
+export function rotatedPasscodeEntry(
+  entry: AuditEntry,
+  before: Pick<AccountPasscodeRecord, 'previousHashEndsAt'>,
+  after: Pick<AccountPasscodeRecord, 'name' | 'previousHashEndsAt'>,
+): AuditEntry {
+  return fromRow(entry, after.name, ['previousValueEndsAt'], {
+    previousValueEndsAt: { before: before.previousHashEndsAt, after: after.previousHashEndsAt },
+  })
+}
+
+/**
+ * The record of a delete as a store commits it: every field of {@link passcodeFields}
+ * the passcode had, before (`after` is `null`), and the target's name, from the row
+ * the store deleted, not from the read the entry was made from.
+ */
+export function deletedPasscodeEntry(entry: AuditEntry, deleted: ShownPasscode): AuditEntry {
+  return fromRow(entry, deleted.name, SHOWN_FIELDS, changedFields(passcodeFields(deleted), null))
+}
+
+/**
+ * The record of a user passcode's reset as a store commits it: its `expiresAt`, before
+ * and after, from the row the store found and left, not from an earlier read.
+ */
+export function resetUserPasscodeEntry(
+  entry: AuditEntry,
+  before: Pick<UserPasscodeRecord, 'expiresAt'>,
+  after: Pick<UserPasscodeRecord, 'expiresAt'>,
+): AuditEntry {
+  return fromRow(entry, undefined, ['expiresAt'], { expiresAt: { before: before.expiresAt, after: after.expiresAt } })
+}
+
+/**
+ * The record of a leak report (SPEC §5.42) as a store commits it: the target's name
+ * (`name`, the row's as the store acted on it; `null` for a user passcode, whose target
+ * has none) and, for an account passcode, `disabled` only when the report disabled it
+ * (`disabledNow`: it was enabled when the store locked it), not as a read before the
+ * transaction saw it, which a concurrent rename, disable or enable may have outdated.
+ */
+export function leakReportedEntry(entry: AuditEntry, name: string | null, disabledNow: boolean): AuditEntry {
+  return fromRow(entry, name ?? undefined, ['disabled'], disabledNow ? { disabled: { before: false, after: true } } : {})
+}
+
+/**
+ * The record of a change of the account's accepted passcodes as a store commits it:
+ * `acceptedPasscodes` before and after, from the setting as the store found and left
+ * it, not from an earlier read, which a concurrent change may have outdated.
+ */
+export function acceptedPasscodesEntry(entry: AuditEntry, before: AcceptedPasscodes, after: AcceptedPasscodes): AuditEntry {
+  return fromRow(entry, undefined, ['acceptedPasscodes'], { acceptedPasscodes: { before, after } })
 }

@@ -427,7 +427,9 @@ export type Invalidation =
  *
  * Each write method takes an optional trailing `audit` entry (SPEC §5.40): the store
  * appends it to the account's audit chain in the same transaction as the change, and
- * only when the change happens (a refusal or a `null` result writes none).
+ * only when the change happens (a refusal or a `null` result writes none). Where the entry
+ * was made from a read before the change, the store takes the values that read gave
+ * from the row as it changes it, and an entry it cannot encode fails the write whole.
  *
  * @example
  * ```ts
@@ -450,10 +452,16 @@ export interface PasscodeStore {
   /**
    * Replaces the passcode's hash and hint, keeping the old hash as the previous one
    * for the overlap (see {@link PasscodeRotation}). `null` when there is no such
-   * passcode. Publishes an invalidation.
+   * passcode. Publishes an invalidation. Its `audit` record shows `previousValueEndsAt`
+   * before and after, and a passcode target's name, as in the row it changed
+   * (`rotatedPasscodeEntry`, core/audit-fields.ts).
    */
   rotateAccountPasscode(accountId: string, passcodeId: string, rotation: PasscodeRotation, audit?: AuditEntry): Promise<AccountPasscodeRecord | null>
-  /** Deletes at once (its current and previous value); returns the deleted record, or `null`. Publishes an invalidation. */
+  /**
+   * Deletes at once (its current and previous value); returns the deleted record, or
+   * `null`. Publishes an invalidation. Its `audit` record shows the fields and a passcode
+   * target's name of the row it deleted (`deletedPasscodeEntry`, core/audit-fields.ts).
+   */
   deleteAccountPasscode(accountId: string, passcodeId: string, audit?: AuditEntry): Promise<AccountPasscodeRecord | null>
   /** One passcode of the account, or `null`. */
   getAccountPasscode(accountId: string, passcodeId: string): Promise<AccountPasscodeRecord | null>
@@ -510,7 +518,11 @@ export interface PasscodeStore {
    * expired at `now`; a revoked or expired one is replaced.
    */
   grantUserPasscode(record: UserPasscodeRecord, now: number, audit?: AuditEntry): Promise<GrantResult>
-  /** Replaces the value of a live user passcode; `null` when none is live. Publishes an invalidation. */
+  /**
+   * Replaces the value of a live user passcode; `null` when none is live. Publishes an
+   * invalidation. Its `audit` record shows `expiresAt` before and after as in the row it
+   * changed (`resetUserPasscodeEntry`, core/audit-fields.ts).
+   */
   resetUserPasscode(
     accountId: string,
     userId: string,
@@ -526,7 +538,10 @@ export interface PasscodeStore {
 
   /** The account's setting; `'account'` when never set. */
   getAcceptedPasscodes(accountId: string): Promise<AcceptedPasscodes>
-  /** Changes the account's setting. Publishes an invalidation. */
+  /**
+   * Changes the account's setting. Publishes an invalidation. Its `audit` record shows
+   * `acceptedPasscodes` before (as stored when it changed) and after (`acceptedPasscodesEntry`).
+   */
   setAcceptedPasscodes(accountId: string, accepted: AcceptedPasscodes, audit?: AuditEntry): Promise<void>
 
   /**
@@ -550,6 +565,8 @@ export interface PasscodeStore {
    * `report.token`, appends `audit`, and publishes an invalidation. Of concurrent reports
    * of one credential exactly one changes it. Resolves the mark, or `null` when nothing
    * changed. Optional: without it `auth.leaks.report` labels tokens but cannot act.
+   * Its `audit` record names an account passcode as the row it acted on and shows
+   * `disabled` only when this report disabled it (`leakReportedEntry`).
    */
   reportLeak?(report: LeakReport, audit?: AuditEntry): Promise<LeakMark | null>
   /** The open leak marks of the account (see {@link LeakMark}), oldest first. */

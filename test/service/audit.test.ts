@@ -29,6 +29,35 @@ function expectNoSecret(text: string, secrets: readonly string[]): void {
   expect(text).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\./)
 }
 
+/**
+ * The store, whose first call of `method` waits (after the service's read, before its
+ * write) until `release()`: other actions run in between, as concurrent ones may.
+ */
+function holdingFirst(
+  store: PasscodeStore,
+  method: 'rotateAccountPasscode' | 'deleteAccountPasscode' | 'resetUserPasscode' | 'reportLeak' | 'setAcceptedPasscodes',
+) {
+  let release!: () => void
+  let arrived!: () => void
+  const released = new Promise<void>((resolve) => (release = resolve))
+  const reached = new Promise<void>((resolve) => (arrived = resolve))
+  let calls = 0
+  const held = new Proxy(store, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver)
+      if (property !== method || typeof value !== 'function') return value
+      return async (...args: unknown[]) => {
+        if (calls++ === 0) {
+          arrived()
+          await released
+        }
+        return (value as (...args: unknown[]) => unknown).apply(target, args)
+      }
+    },
+  })
+  return { store: held, reached, release }
+}
+
 const stores: Record<string, () => Promise<{ store: PasscodeStore; close(): Promise<void> }>> = {
   memory: async () => ({ store: memoryStore(), close: async () => {} }),
   PGlite: async () => {
@@ -260,6 +289,111 @@ describe.each(Object.keys(stores))('SPEC 5.40 the audit trail in the service (%s
     expect(second!.changes).not.toHaveProperty('description')
     expect(second!.target).toEqual({ type: 'passcode', id: passcode.id, name: 'Acme hourly' })
     expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 3 })
+  })
+
+  it("records a rotation's before and name as the store found them, not as the rotation read them", async () => {
+    const held = holdingFirst(opened.store, 'rotateAccountPasscode')
+    const { auth } = setup({ store: held.store })
+    const { passcode } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Acme sync', expiry: 30 })
+    // This rotation reads the passcode now and writes only once the others are done.
+    const late = auth.passcodes.rotate(admin, ACCOUNT, passcode.id, { overlapMinutes: 30 })
+    await held.reached
+    const first = await auth.passcodes.rotate(admin, ACCOUNT, passcode.id, { overlapMinutes: 60 })
+    await auth.passcodes.update(admin, ACCOUNT, passcode.id, { name: 'Acme nightly' })
+    held.release()
+    await late
+
+    const [, rotated, renamed, again] = (await auth.audit.list(admin, ACCOUNT)).records.reverse()
+    expect([rotated!.action, renamed!.action, again!.action]).toEqual(['passcode.rotated', 'passcode.updated', 'passcode.rotated'])
+    const firstEnds = first.passcode.previousValueEndsAt!.getTime()
+    expect(rotated!.changes).toEqual({ previousValueEndsAt: { before: null, after: firstEnds } })
+    // The second rotation replaced the end the first one set, under the name it had then.
+    expect(again!.changes).toEqual({ previousValueEndsAt: { before: firstEnds, after: firstEnds - 30 * 60_000 } })
+    expect(again!.target).toEqual({ type: 'passcode', id: passcode.id, name: 'Acme nightly' })
+    expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 4 })
+  })
+
+  it("records a delete's fields and name as the store found them, not as the delete read them", async () => {
+    const held = holdingFirst(opened.store, 'deleteAccountPasscode')
+    const { auth } = setup({ store: held.store })
+    const { passcode } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Acme sync', expiry: 30 })
+    // The delete reads the passcode, then an edit writes before the delete does.
+    const deleting = auth.passcodes.delete(admin, ACCOUNT, passcode.id)
+    await held.reached
+    await auth.passcodes.update(admin, ACCOUNT, passcode.id, { name: 'Acme nightly', description: 'Nightly export', partners: ['Acme'] })
+    held.release()
+    await deleting
+
+    const [, edit, removal] = (await auth.audit.list(admin, ACCOUNT)).records.reverse()
+    expect(edit!.action).toBe('passcode.updated')
+    expect(removal).toMatchObject({ action: 'passcode.deleted', target: { type: 'passcode', id: passcode.id, name: 'Acme nightly' } })
+    expect(removal!.changes).toEqual({
+      name: { before: 'Acme nightly', after: null },
+      expiry: { before: 30, after: null },
+      expiresAt: { before: passcode.expiresAt!.getTime(), after: null },
+      partners: { before: ['acme'], after: null },
+      description: { before: 'Nightly export', after: null },
+    })
+    expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 3 })
+  })
+
+  it("records a user passcode reset's before as the store found it, not as the reset read it", async () => {
+    const held = holdingFirst(opened.store, 'resetUserPasscode')
+    const { auth, clock } = setup({ store: held.store })
+    const granted = await auth.userPasscodes.grant(admin, ACCOUNT, 'u_member', { validity: { type: 'finite', days: 30 } })
+    const resetting = auth.userPasscodes.reset(admin, ACCOUNT, 'u_member')
+    await held.reached
+    clock.advance(DAY)
+    const other = await auth.userPasscodes.reset(admin, ACCOUNT, 'u_member')
+    held.release()
+    const late = await resetting
+
+    const [, first, second] = (await auth.audit.list(admin, ACCOUNT)).records.reverse()
+    const grantedEnds = granted.expiresAt.getTime()
+    expect(first!.changes).toEqual({ expiresAt: { before: grantedEnds, after: other.expiresAt.getTime() } })
+    expect(second!.changes).toEqual({ expiresAt: { before: other.expiresAt.getTime(), after: late.expiresAt.getTime() } })
+    expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 3 })
+  })
+
+  it("records a leak report's target name and disable as the store found them, not as the report's lookup saw them", async () => {
+    const held = holdingFirst(opened.store, 'reportLeak')
+    const { auth } = setup({ store: held.store, mailer: scriptedMailer(), recipients: everyone })
+    const { passcode, value } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Acme sync', expiry: 30 })
+    const { passcode: other, value: otherValue } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Other', expiry: 30 })
+    // The report finds the passcode enabled and named "Acme sync"; before it acts, an admin renames and disables it.
+    const reporting = auth.leaks.report([value], { source: 'github' })
+    await held.reached
+    await auth.passcodes.update(admin, ACCOUNT, passcode.id, { name: 'Acme nightly' })
+    await auth.passcodes.disable(admin, ACCOUNT, passcode.id)
+    held.release()
+    await reporting
+    // Nothing came between the lookup and the act here: the report disabled it.
+    await auth.leaks.report([otherValue], { source: 'github' })
+
+    const leaks = (await auth.audit.list(admin, ACCOUNT, { action: 'passcode.leak_reported' })).records.reverse()
+    expect(leaks).toHaveLength(2)
+    expect(leaks[0]!.target).toEqual({ type: 'passcode', id: passcode.id, name: 'Acme nightly' })
+    expect(leaks[0]!.changes).not.toHaveProperty('disabled')
+    expect(leaks[1]!.target).toEqual({ type: 'passcode', id: other.id, name: 'Other' })
+    expect(leaks[1]!.changes).toMatchObject({ disabled: { before: false, after: true } })
+    expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true })
+  })
+
+  it("records an accepted passcodes change's before as the store found it, not as the change read it", async () => {
+    const held = holdingFirst(opened.store, 'setAcceptedPasscodes')
+    const { auth } = setup({ store: held.store })
+    const late = auth.accounts.setAcceptedPasscodes(admin, ACCOUNT, 'user')
+    await held.reached
+    await auth.accounts.setAcceptedPasscodes(admin, ACCOUNT, 'both')
+    held.release()
+    await late
+
+    const records = (await auth.audit.list(admin, ACCOUNT)).records.reverse()
+    expect(records.map((record) => record.changes)).toEqual([
+      { acceptedPasscodes: { before: 'account', after: 'both' } },
+      { acceptedPasscodes: { before: 'both', after: 'user' } },
+    ])
+    expect(await auth.accounts.getAcceptedPasscodes(ACCOUNT)).toBe('user')
   })
 
   it('lists for admins only, newest first, paged, filtered by action, target and time', async () => {

@@ -239,6 +239,77 @@ describe.skipIf(!availability.available)(title, () => {
     }
   })
 
+  it('records each of many concurrent rotations and renames, from two pools, with the end and the name the row had', async () => {
+    const schema = uniqueSchema()
+    await migrate(pool, { schema })
+    const other = new pg.Pool({ connectionString: server.connectionString, max: 4 })
+    other.on('error', () => {})
+    try {
+      const [store, peerStore] = [pool, other].map((db) => postgresStore(db, { schema, listen: false }))
+      const [auth, peer] = [store, peerStore].map((each) => createPasscodeAuth({ store: each!, partners: ['acme'] }))
+      const { passcode } = await auth!.passcodes.create(admin, ACCOUNT, { name: 'Name 0', expiry: 30 })
+      await Promise.all(
+        Array.from({ length: 24 }, (_, i) => {
+          const by = i % 4 < 2 ? auth! : peer!
+          return i % 2 === 0
+            ? by.passcodes.rotate(admin, ACCOUNT, passcode.id, { overlapMinutes: i + 1 })
+            : by.passcodes.update(admin, ACCOUNT, passcode.id, { name: `Name ${i}` })
+        }),
+      )
+      const records = (await auth!.audit.list(admin, ACCOUNT, { limit: 50 })).records.reverse().slice(1)
+      expect(records).toHaveLength(24)
+      // In the chain's order, each rotation replaced the end the one before it left, and
+      // names the passcode as the renames before it in the chain left it.
+      let ends: unknown = null
+      let name = 'Name 0'
+      for (const record of records) {
+        if (record.action === 'passcode.updated') {
+          expect(record.changes.name?.before).toBe(name)
+          name = String(record.changes.name?.after)
+          continue
+        }
+        expect(record.changes.previousValueEndsAt?.before).toBe(ends)
+        expect(record.target).toMatchObject({ name })
+        ends = record.changes.previousValueEndsAt?.after
+      }
+      const stored = await store!.getAccountPasscode(ACCOUNT, passcode.id)
+      expect([stored?.name, stored?.previousHashEndsAt]).toEqual([name, ends])
+      expect(await auth!.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 25 })
+    } finally {
+      await other.end()
+    }
+  })
+
+  it('records a delete concurrent with edits with the fields and name of the row it deleted', async () => {
+    const schema = uniqueSchema()
+    await migrate(pool, { schema })
+    const other = new pg.Pool({ connectionString: server.connectionString, max: 4 })
+    other.on('error', () => {})
+    try {
+      const [store, peerStore] = [pool, other].map((db) => postgresStore(db, { schema, listen: false }))
+      const [auth, peer] = [store, peerStore].map((each) => createPasscodeAuth({ store: each!, partners: ['acme'] }))
+      const { passcode } = await auth!.passcodes.create(admin, ACCOUNT, { name: 'Name 0', expiry: 30 })
+      const settled = await Promise.allSettled([
+        ...Array.from({ length: 8 }, (_, i) =>
+          (i % 2 === 0 ? auth! : peer!).passcodes.update(admin, ACCOUNT, passcode.id, { name: `Name ${i + 1}`, description: `Edit ${i + 1}` }),
+        ),
+        peer!.passcodes.delete(admin, ACCOUNT, passcode.id),
+      ])
+      expect(settled.at(-1)!.status).toBe('fulfilled')
+      const records = (await auth!.audit.list(admin, ACCOUNT, { limit: 50 })).records.reverse()
+      const edits = records.filter((record) => record.action === 'passcode.updated')
+      const [removal] = records.slice(-1)
+      const last = edits.at(-1)
+      const [name, description] = last === undefined ? ['Name 0', null] : [last.changes.name?.after, last.changes.description?.after]
+      expect(removal).toMatchObject({ action: 'passcode.deleted', target: { name } })
+      expect(removal!.changes.name).toEqual({ before: name, after: null })
+      expect(removal!.changes.description).toEqual(description === null ? undefined : { before: description, after: null })
+      expect(await auth!.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: edits.length + 2 })
+    } finally {
+      await other.end()
+    }
+  })
+
   it('keeps one chain per account with writers in three processes', async () => {
     const schema = uniqueSchema()
     await migrate(pool, { schema })

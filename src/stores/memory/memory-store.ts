@@ -17,7 +17,14 @@ import type {
   UsageCount,
   UsageEntry,
 } from '../../ports/passcode-store'
-import { editedPasscodeEntry } from '../../core/audit-fields'
+import {
+  acceptedPasscodesEntry,
+  deletedPasscodeEntry,
+  editedPasscodeEntry,
+  leakReportedEntry,
+  resetUserPasscodeEntry,
+  rotatedPasscodeEntry,
+} from '../../core/audit-fields'
 import { dueNotification } from '../../core/notifications'
 import { memoryAuditLog } from './memory-audit-log'
 
@@ -159,11 +166,7 @@ export function memoryStore(): PasscodeStore {
     async rotateAccountPasscode(accountId, passcodeId, rotation, entry) {
       const current = ownPasscode(accountId, passcodeId)
       if (current === undefined) return null
-      const recorded = audit.prepare(entry)
-      // Only one previous value: a rotation during an overlap ends the older one.
-      if (current.previousHash !== null) byHash.delete(current.previousHash)
       const keepsCurrent = rotation.previousHashEndsAt !== null
-      if (!keepsCurrent) byHash.delete(current.hash)
       // The replaced hash's pepper says nothing about the new one.
       const { pepperId: _replaced, ...unchanged } = current
       const next: AccountPasscodeRecord = {
@@ -175,6 +178,10 @@ export function memoryStore(): PasscodeStore {
         previousHashEndsAt: rotation.previousHashEndsAt,
         updatedAt: rotation.updatedAt,
       }
+      const recorded = audit.prepare(entry && rotatedPasscodeEntry(entry, current, next))
+      // Only one previous value: a rotation during an overlap ends the older one.
+      if (current.previousHash !== null) byHash.delete(current.previousHash)
+      if (!keepsCurrent) byHash.delete(current.hash)
       passcodes.set(passcodeId, next)
       byHash.set(next.hash, { kind: 'account', id: passcodeId })
       closeLeak(accountId, 'account', passcodeId)
@@ -186,7 +193,7 @@ export function memoryStore(): PasscodeStore {
     async deleteAccountPasscode(accountId, passcodeId, entry) {
       const current = ownPasscode(accountId, passcodeId)
       if (current === undefined) return null
-      const recorded = audit.prepare(entry)
+      const recorded = audit.prepare(entry && deletedPasscodeEntry(entry, current))
       passcodes.delete(passcodeId)
       byHash.delete(current.hash)
       if (current.previousHash !== null) byHash.delete(current.previousHash)
@@ -322,8 +329,8 @@ export function memoryStore(): PasscodeStore {
       const key = userKey(accountId, userId)
       const current = users.get(key)
       if (current?.revokedAt !== null) return null
-      const recorded = audit.prepare(entry)
       const next: UserPasscodeRecord = { ...current, ...fields }
+      const recorded = audit.prepare(entry && resetUserPasscodeEntry(entry, current, next))
       byHash.delete(current.hash)
       users.set(key, next)
       byHash.set(next.hash, { kind: 'user', key })
@@ -361,7 +368,7 @@ export function memoryStore(): PasscodeStore {
     },
 
     async setAcceptedPasscodes(accountId, value, entry) {
-      const recorded = audit.prepare(entry)
+      const recorded = audit.prepare(entry && acceptedPasscodesEntry(entry, accepted.get(accountId) ?? 'account', value))
       accepted.set(accountId, value)
       recorded()
       publish({ type: 'account', accountId })
@@ -419,7 +426,8 @@ export function memoryStore(): PasscodeStore {
         const current = ownPasscode(accountId, key)
         if (current === undefined || (current.hash !== report.hash && current.previousHash !== report.hash)) return null
         ;({ name, hint } = current)
-        const recorded = audit.prepare(entry)
+        const disabledNow = report.action === 'disable' && current.disabledAt == null
+        const recorded = audit.prepare(entry && leakReportedEntry(entry, name, disabledNow))
         if (report.action === 'delete') {
           passcodes.delete(key)
           byHash.delete(current.hash)
@@ -440,7 +448,7 @@ export function memoryStore(): PasscodeStore {
         const userKeyed = userKey(accountId, key)
         const current = users.get(userKeyed)
         if (current?.revokedAt !== null || current.hash !== report.hash) return null
-        const recorded = audit.prepare(entry)
+        const recorded = audit.prepare(entry && leakReportedEntry(entry, null, false))
         users.set(userKeyed, { ...current, revokedAt: at })
         action = 'revoked'
         recorded()

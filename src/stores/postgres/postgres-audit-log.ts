@@ -50,8 +50,11 @@ function toAuditRecord(row: Row): AuditRecord {
  * The parameters an account passcode's edit statement (`edit`, audit-statements.ts)
  * takes after the edit's own ($15–$28): the entry, less the fields the statement reads
  * from the row it changes (the edited fields' changes and the passcode target's name).
+ * Throws for an entry that cannot be encoded, those fields included.
  */
 export function editRecordParams(entry: AuditEntry): unknown[] {
+  // Refused whole, as every store refuses an entry it cannot encode (core/audit-fields.ts).
+  canonicalJson(entry.changes)
   const edited = new Set<string>(EDITED_FIELDS)
   const kept = Object.entries(entry.changes).filter(([field]) => !edited.has(field))
   return [

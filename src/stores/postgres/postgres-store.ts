@@ -5,6 +5,13 @@ import type { PostgresDatabase, Queryable } from './database-interface'
 import { invalidationHub } from './invalidations'
 import { editRecordParams, postgresAuditLog } from './postgres-audit-log'
 import type { AuditEntry } from '../../core/audit'
+import {
+  acceptedPasscodesEntry,
+  deletedPasscodeEntry,
+  leakReportedEntry,
+  resetUserPasscodeEntry,
+  rotatedPasscodeEntry,
+} from '../../core/audit-fields'
 import { notificationClaims } from './notification-claims'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
 import {
@@ -80,18 +87,21 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
 
   // The NOTIFY and the audit record are part of the write's transaction: PostgreSQL
   // delivers the NOTIFY on commit only, and the record commits with the change or not
-  // at all. `changed` says whether there was a change to record.
+  // at all. `changed` says whether there was a change to record; `record` makes the
+  // record from the entry and the row the change found and left (core/audit-fields.ts),
+  // inside the transaction, where no concurrent write can have outdated them.
   interface Outcome<T> {
     result: T
     invalidation?: Invalidation | undefined
     changed?: boolean
+    record?: (entry: AuditEntry) => AuditEntry
   }
   const write = async <T>(fn: (tx: Queryable) => Promise<Outcome<T>>, entry?: AuditEntry): Promise<T> => {
     const { result, invalidation } = await database.transaction(async (tx) => {
       const outcome = await fn(tx)
       const notify = outcome.invalidation === undefined ? undefined : { channel, payload: JSON.stringify(outcome.invalidation) }
       // With a record to append, the NOTIFY rides in the same statement: no extra round trip.
-      if (entry !== undefined && outcome.changed !== false) await audit.appendIn(tx, entry, notify)
+      if (entry !== undefined && outcome.changed !== false) await audit.appendIn(tx, outcome.record?.(entry) ?? entry, notify)
       else if (notify !== undefined) await tx.query(sql.notify, [notify.channel, notify.payload])
       return outcome
     })
@@ -175,7 +185,12 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
         ]
         const row = one(await tx.query(sql.rotateAccountPasscode, params))
         if (row === null) return { result: null, changed: false }
-        return { result: toAccountPasscode(row), invalidation: { type: 'account_passcode', accountId, passcodeId } }
+        const rotated = toAccountPasscode(row)
+        return {
+          result: rotated,
+          invalidation: { type: 'account_passcode', accountId, passcodeId },
+          record: (given) => rotatedPasscodeEntry(given, { previousHashEndsAt: row.prior_ends === null ? null : Number(row.prior_ends) }, rotated),
+        }
       }, entry)
     },
 
@@ -183,7 +198,12 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       return write(async (tx) => {
         const row = one(await tx.query(sql.deleteAccountPasscode, [accountId, passcodeId]))
         if (row === null) return { result: null, changed: false }
-        return { result: toAccountPasscode(row), invalidation: { type: 'account_passcode', accountId, passcodeId } }
+        const deleted = toAccountPasscode(row)
+        return {
+          result: deleted,
+          invalidation: { type: 'account_passcode', accountId, passcodeId },
+          record: (given) => deletedPasscodeEntry(given, deleted),
+        }
       }, entry)
     },
 
@@ -261,7 +281,12 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
         const params = [accountId, userId, fields.hash, fields.ciphertext, fields.hint, fields.grantedAt, fields.expiresAt, fields.pepperId ?? null]
         const row = one(await tx.query(sql.resetUserPasscode, params))
         if (row === null) return { result: null, changed: false }
-        return { result: toUserPasscode(row), invalidation: { type: 'user_passcode', accountId, userId } }
+        const reset = toUserPasscode(row)
+        return {
+          result: reset,
+          invalidation: { type: 'user_passcode', accountId, userId },
+          record: (given) => resetUserPasscodeEntry(given, { expiresAt: Number(row.prior_expires_at) }, reset),
+        }
       }, entry)
     },
 
@@ -289,8 +314,13 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
 
     setAcceptedPasscodes(accountId, accepted, entry) {
       return write(async (tx) => {
-        await tx.query(sql.setAcceptedPasscodes, [accountId, accepted])
-        return { result: undefined, invalidation: { type: 'account', accountId } }
+        await tx.query(sql.ensureAccount, [accountId])
+        const row = one(await tx.query(sql.setAcceptedPasscodes, [accountId, accepted]))
+        return {
+          result: undefined,
+          invalidation: { type: 'account', accountId },
+          record: (given) => acceptedPasscodesEntry(given, toAccepted(row?.prior_accepted), accepted),
+        }
       }, entry)
     },
 
@@ -312,7 +342,9 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
         if (row === null) return { result: null, changed: false }
         const invalidation: Invalidation =
           report.kind === 'user' ? { type: 'user_passcode', accountId, userId: key } : { type: 'account_passcode', accountId, passcodeId: key }
-        return { result: toLeakMark(row), invalidation }
+        const mark = toLeakMark(row)
+        // The mark holds the name of the row the statement acted on; `disabled_now` says the disable changed it.
+        return { result: mark, invalidation, record: (given) => leakReportedEntry(given, mark.name, row.disabled_now === true) }
       }, entry)
     },
 

@@ -94,8 +94,14 @@ export function statements(s: string) {
       ), ${closeLeakOnEnable(s, 'changed')}
       SELECT ${ACCOUNT_COLUMNS} FROM changed`,
     // In SET, `hash` is the value before the update: the current hash becomes the previous one.
+    // `prior` locks the row and reads the overlap end the rotation replaces (`prior_ends`,
+    // for its audit record): a concurrent rotation is waited for, never read before it.
     rotateAccountPasscode: `
-      WITH changed AS (
+      WITH prior AS (
+        SELECT previous_hash_ends_at AS prior_ends FROM ${s}.account_passcodes
+        WHERE account_id = $1::text AND id = $2::text
+        FOR NO KEY UPDATE
+      ), changed AS (
       UPDATE ${s}.account_passcodes SET
         previous_hash = CASE WHEN $5::bigint IS NULL THEN NULL ELSE hash END,
         previous_hash_ends_at = $5::bigint,
@@ -103,14 +109,15 @@ export function statements(s: string) {
         hint = $4::text,
         updated_at = $6::bigint,
         pepper_id = $7::text
+      FROM prior
       WHERE account_id = $1::text AND id = $2::text
-      RETURNING ${ACCOUNT_COLUMNS}
+      RETURNING ${ACCOUNT_COLUMNS}, prior.prior_ends
       ), closed AS (
         UPDATE ${s}.leak_marks m SET open = false FROM changed c
         WHERE m.account_id = c.account_id AND m.kind = 'account' AND m.key = c.id AND m.open
         RETURNING 1
       )
-      SELECT ${ACCOUNT_COLUMNS} FROM changed`,
+      SELECT ${ACCOUNT_COLUMNS}, prior_ends FROM changed`,
     // One statement for a whole batch, over both tables; a row is written only when the
     // batch's instant is later than the stored one, and a deleted passcode matches no row.
     recordUsage: `
@@ -190,18 +197,24 @@ export function statements(s: string) {
         RETURNING 1
       )
       SELECT ${USER_COLUMNS} FROM changed`,
+    // `prior` locks the row and reads the expiry the reset replaces, for its audit record.
     resetUserPasscode: `
-      WITH changed AS (
+      WITH prior AS (
+        SELECT expires_at AS prior_expires_at FROM ${s}.user_passcodes
+        WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
+        FOR NO KEY UPDATE
+      ), changed AS (
       UPDATE ${s}.user_passcodes SET
         hash = $3::text, ciphertext = $4::text, hint = $5::text, granted_at = $6::bigint, expires_at = $7::bigint, pepper_id = $8::text
+      FROM prior
       WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
-      RETURNING ${USER_COLUMNS}
+      RETURNING ${USER_COLUMNS}, prior.prior_expires_at
       ), closed AS (
         UPDATE ${s}.leak_marks m SET open = false FROM changed c
         WHERE m.account_id = c.account_id AND m.kind = 'user' AND m.key = c.user_id AND m.open
         RETURNING 1
       )
-      SELECT ${USER_COLUMNS} FROM changed`,
+      SELECT ${USER_COLUMNS}, prior_expires_at FROM changed`,
     revokeUserPasscode: `
       UPDATE ${s}.user_passcodes SET revoked_at = $3::bigint
       WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
@@ -223,9 +236,15 @@ export function statements(s: string) {
       SELECT pepper_id, count(*)::integer AS hashes FROM (
         SELECT pepper_id FROM ${s}.account_passcodes UNION ALL SELECT pepper_id FROM ${s}.user_passcodes
       ) AS h GROUP BY pepper_id`,
+    // After ensureAccount, in its transaction: `prior` locks the row and reads the value
+    // the change replaces (for its audit record), a concurrent change waited for.
     setAcceptedPasscodes: `
-      INSERT INTO ${s}.accounts (account_id, accepted_passcodes) VALUES ($1::text, $2::text)
-      ON CONFLICT (account_id) DO UPDATE SET accepted_passcodes = excluded.accepted_passcodes`,
+      WITH prior AS (
+        SELECT accepted_passcodes AS prior_accepted FROM ${s}.accounts WHERE account_id = $1::text FOR NO KEY UPDATE
+      )
+      UPDATE ${s}.accounts SET accepted_passcodes = $2::text FROM prior
+      WHERE account_id = $1::text
+      RETURNING prior.prior_accepted`,
 
     // Due = dueNotification(): expired once now >= expires_at, else expiring soon inside
     // the window; a disabled passcode gets no email (SPEC §5.38). A passcode's email is
@@ -338,7 +357,7 @@ export function statements(s: string) {
         FROM mark m WHERE p.account_id = $1::text AND p.id = m.key AND p.disabled_at IS NULL
         RETURNING 1
       )
-      SELECT ${LEAK_COLUMNS} FROM mark`,
+      SELECT ${LEAK_COLUMNS}, EXISTS (SELECT FROM disabled) AS disabled_now FROM mark`,
     // Deleted, so nothing is left to mark: the mark is closed at once and its email still goes.
     leakDeleteAccountPasscode: `
       WITH gone AS (

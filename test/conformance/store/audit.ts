@@ -133,6 +133,75 @@ export function auditCases(fixture: () => StoreFixture): void {
       expect(await verify(store)).toMatchObject({ ok: true, records: 3 })
     })
 
+    it("records a rotation's, a delete's and a reset's before and target name from the row, not from the entry's earlier read", async () => {
+      const { store } = fixture()
+      const record = accountPasscode({ name: 'One', partners: ['acme'], description: 'Nightly' })
+      await store.createAccountPasscode(record, 100)
+      await store.rotateAccountPasscode('acc_1', record.id, { hash: fakeHash(), hint: 'psc_…Ab12', previousHashEndsAt: NOW + 60_000, updatedAt: NOW })
+      await store.updateAccountPasscode('acc_1', record.id, { name: 'Two', nameKey: 'two', updatedAt: NOW })
+      // Made before the rotation and the rename: stale.
+      const target = { type: 'passcode', id: record.id, name: 'One' } as const
+      const rotated = entry('passcode.rotated', {
+        target,
+        changes: { previousValueEndsAt: { before: null, after: NOW + 5 }, reason: { before: null, after: 'kept as given' } },
+      })
+      const rotation = { hash: fakeHash(), hint: 'psc_…Cd34', previousHashEndsAt: null, updatedAt: NOW + 1 }
+      expect(await store.rotateAccountPasscode('acc_1', record.id, rotation, rotated)).not.toBeNull()
+      const deleted = entry('passcode.deleted', { target, changes: { name: { before: 'One', after: null } } })
+      expect(await store.deleteAccountPasscode('acc_1', record.id, deleted)).not.toBeNull()
+      await store.grantUserPasscode(userPasscode({ expiresAt: NOW + 1000 }), NOW)
+      const { hash, ciphertext, hint, grantedAt } = userPasscode()
+      await store.resetUserPasscode('acc_1', 'u_1', { hash: fakeHash(), ciphertext, hint, grantedAt, expiresAt: NOW + 2000 })
+      const reset = entry('user_passcode.reset', {
+        target: { type: 'user', id: 'u_1' },
+        changes: { expiresAt: { before: NOW + 1000, after: NOW + 3000 } },
+      })
+      expect(await store.resetUserPasscode('acc_1', 'u_1', { hash, ciphertext, hint, grantedAt, expiresAt: NOW + 3000 }, reset)).not.toBeNull()
+
+      const [rotation2, removal, resetRecord] = await chain(store)
+      expect(rotation2!.target).toEqual({ type: 'passcode', id: record.id, name: 'Two' })
+      expect(rotation2!.changes).toEqual({
+        previousValueEndsAt: { before: NOW + 60_000, after: null },
+        reason: { before: null, after: 'kept as given' },
+      })
+      expect(removal!.target).toEqual({ type: 'passcode', id: record.id, name: 'Two' })
+      expect(removal!.changes).toEqual({
+        name: { before: 'Two', after: null },
+        expiry: { before: record.expiry, after: null },
+        expiresAt: { before: record.expiresAt, after: null },
+        partners: { before: ['acme'], after: null },
+        description: { before: 'Nightly', after: null },
+      })
+      expect(resetRecord).toMatchObject({ target: { type: 'user', id: 'u_1' }, changes: { expiresAt: { before: NOW + 2000, after: NOW + 3000 } } })
+      expect(await verify(store)).toMatchObject({ ok: true, records: 3 })
+    })
+
+    it("records an accepted passcodes change's before from the stored setting, not from the entry's earlier read", async () => {
+      const { store } = fixture()
+      await store.setAcceptedPasscodes('acc_1', 'both')
+      const stale = entry('account.accepted_passcodes_changed', { changes: { acceptedPasscodes: { before: 'account', after: 'user' } } })
+      await store.setAcceptedPasscodes('acc_1', 'user', stale)
+      await store.setAcceptedPasscodes('acc_2', 'both', { ...stale, accountId: 'acc_2' })
+      expect((await chain(store)).map((record) => record.changes)).toEqual([{ acceptedPasscodes: { before: 'both', after: 'user' } }])
+      expect((await chain(store, 'acc_2')).map((record) => record.changes)).toEqual([{ acceptedPasscodes: { before: 'account', after: 'both' } }])
+      expect(await store.getAcceptedPasscodes('acc_1')).toBe('user')
+    })
+
+    it('refuses an entry that cannot be encoded, even in the fields a store reads from the row, and changes nothing', async () => {
+      const { store } = fixture()
+      const record = accountPasscode()
+      await store.createAccountPasscode(record, 100)
+      const bad = { before: null, after: 1.5 }
+      const rotation = { hash: fakeHash(), hint: 'psc_…Cd34', previousHashEndsAt: null, updatedAt: NOW }
+      await expect(
+        store.rotateAccountPasscode('acc_1', record.id, rotation, entry('passcode.rotated', { changes: { previousValueEndsAt: bad } })),
+      ).rejects.toThrow()
+      const patch = { name: 'Renamed', nameKey: 'renamed', updatedAt: NOW }
+      await expect(store.updateAccountPasscode('acc_1', record.id, patch, entry('passcode.updated', { changes: { name: bad } }))).rejects.toThrow()
+      expect(await store.getAccountPasscode('acc_1', record.id)).toMatchObject({ name: record.name, hash: record.hash })
+      expect(await chain(store)).toEqual([])
+    })
+
     it('records a notification sent with its completion, and none for a lost claim', async () => {
       const { store } = fixture()
       await store.createAccountPasscode(accountPasscode({ expiresAt: NOW + 1000 }), 100)

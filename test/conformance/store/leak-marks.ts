@@ -118,6 +118,33 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
       expect((await store.getAccountPasscode('acc_1', a.id))?.disabledAt).toBe(NOW + 4)
     })
 
+    it("records the target's name and the disable as the row had them, not as the report's earlier lookup saw them", async () => {
+      const { store } = fixture()
+      const api = leaks(store)
+      const renamed = accountPasscode({ name: 'Before' })
+      const enabled = accountPasscode({ name: 'Enabled' })
+      const gone = accountPasscode({ name: 'Gone' })
+      for (const record of [renamed, enabled, gone]) await store.createAccountPasscode(record, 100)
+      // After the report's lookup, the passcodes were renamed and one disabled.
+      await store.updateAccountPasscode('acc_1', renamed.id, { name: 'After', nameKey: 'after', disabledAt: NOW, updatedAt: NOW })
+      await store.updateAccountPasscode('acc_1', gone.id, { name: 'Gone later', nameKey: 'gone later', updatedAt: NOW })
+      const disabled = { disabled: { before: false, after: true } }
+      const stale = (record: typeof renamed, changes = {}) => ({
+        ...leakEntry({ type: 'passcode', id: record.id, name: record.name }),
+        changes: { ...leakEntry({ type: 'account' }).changes, ...changes },
+      })
+      expect(await api.report(report({ key: renamed.id, hash: renamed.hash }), stale(renamed, disabled))).not.toBeNull()
+      expect(await api.report(report({ key: enabled.id, hash: enabled.hash }), stale(enabled))).not.toBeNull()
+      expect(await api.report(report({ key: gone.id, hash: gone.hash, action: 'delete' }), stale(gone, disabled))).not.toBeNull()
+
+      const [first, second, third] = await records(store)
+      expect(first!.target).toEqual({ type: 'passcode', id: renamed.id, name: 'After' })
+      expect(first!.changes).toEqual({ source: { before: null, after: 'github' } })
+      expect(second!.changes).toEqual({ source: { before: null, after: 'github' }, ...disabled })
+      expect(third!.target).toEqual({ type: 'passcode', id: gone.id, name: 'Gone later' })
+      expect(third!.changes).toEqual({ source: { before: null, after: 'github' } })
+    })
+
     it('closes the mark on an enable, a rotation and a delete that carry their audit records, as the service writes them', async () => {
       const { store } = fixture()
       const api = leaks(store)
