@@ -38,6 +38,10 @@ describe('SPEC 5.42 leakReportHandler (fetch)', () => {
     expect(fixture.mailer.messages).toHaveLength(1)
     expect(fixture.mailer.messages[0]!.text).toContain('https://github.com/octo/repo/blob/main/.env')
     expect(JSON.stringify(fixture.mailer.messages)).not.toContain(fixture.live.value)
+    const records = await fixture.leakRecords()
+    expect(records).toHaveLength(1)
+    expect(records[0]).toMatchObject({ actor: { type: 'system' }, target: { type: 'passcode', id: fixture.live.passcode.id } })
+    expect(JSON.stringify(records)).not.toContain(fixture.live.value)
 
     const events = fixture.events.length
     const record = await fixture.store.getAccountPasscode('acc', fixture.live.passcode.id)
@@ -45,6 +49,7 @@ describe('SPEC 5.42 leakReportHandler (fetch)', () => {
     expect(await replay.json()).toEqual(fixture.expectedAnswer)
     expect(fixture.mailer.messages).toHaveLength(1)
     expect(fixture.events).toHaveLength(events)
+    expect(await fixture.leakRecords()).toHaveLength(1)
     expect(await fixture.store.getAccountPasscode('acc', fixture.live.passcode.id)).toEqual(record)
   })
 

@@ -88,10 +88,12 @@ export async function leakFixture() {
       { name: 'fields of the wrong type', body: '[{"token":1,"type":"t"}]', headers: signedHeaders(key, '[{"token":1,"type":"t"}]'), status: 400 },
     ]
   }
-  /** Asserts nothing changed: the live value still works, nothing was mailed. */
+  /** The account's `passcode.leak_reported` audit records (SPEC §5.40), newest first. */
+  const leakRecords = async () => (await auth.audit.list(admin, 'acc', { action: 'passcode.leak_reported' })).records
+  /** Asserts nothing changed: the live value still works, nothing was mailed or recorded. */
   const unchanged = async () => {
     const outcome = await auth.authenticate({ accountId: 'acc', passcode: live.value })
-    return outcome.ok && mailer.messages.length === 0
+    return outcome.ok && mailer.messages.length === 0 && (await leakRecords()).length === 0
   }
-  return { ...context, mailer, live, gone, report, key, other, publicKeys, expectedAnswer, badReports, unchanged }
+  return { ...context, mailer, live, gone, report, key, other, publicKeys, expectedAnswer, badReports, unchanged, leakRecords }
 }

@@ -99,12 +99,17 @@ describe.each(ADAPTERS)('SPEC 5.42 leakReportHandler over a socket: $name', ({ s
     expect(await otherInstance.authenticate({ accountId: 'acc', passcode: fixture.live.value })).toMatchObject({ ok: false, statusCode: 400 })
     expect(fixture.mailer.messages).toHaveLength(1)
     expect(JSON.stringify(fixture.mailer.messages)).not.toContain(fixture.live.value)
+    const records = await fixture.leakRecords()
+    expect(records).toHaveLength(1)
+    expect(records[0]).toMatchObject({ actor: { type: 'system' }, target: { type: 'passcode', id: fixture.live.passcode.id } })
+    expect(JSON.stringify(records)).not.toContain(fixture.live.value)
 
     const events = fixture.events.length
     const replay = await send()
     expect(await replay.json()).toEqual(fixture.expectedAnswer)
     expect(fixture.mailer.messages).toHaveLength(1)
     expect(fixture.events).toHaveLength(events)
+    expect(await fixture.leakRecords()).toHaveLength(1)
   })
 
   it('closes the connection after a 413 instead of waiting for the rest of a body it will not read', async () => {
