@@ -240,11 +240,7 @@ export function pgPoolDatabase(pool: PgPoolLike): Database {
   // Named statements are per connection: the config object is passed through as it is.
   const named: PgConnectionLike = {
     query: (config: unknown, values?: unknown[]) =>
-      onConnection(
-        pool,
-        (client) => (client.query as (config: unknown, values?: unknown[]) => Promise<PgResultLike>)(config, values),
-        deadlines,
-      ),
+      onConnection(pool, (client) => (client.query as (config: unknown, values?: unknown[]) => Promise<PgResultLike>)(config, values), deadlines),
   }
   const unbounded = pgQueryable({ query: (text, values) => onConnection(pool, (client) => client.query(text, values), undefined) })
   return {
