@@ -56,8 +56,8 @@ export function pgPrepared(
 }
 
 /**
- * The verification lookup on a `pg` Pool or Client as a named prepared statement
- * ({@link pgPrepared}).
+ * The verification lookup on a `pg` Pool or Client as a named prepared statement,
+ * given up as {@link pgPrepared} gives one up (its own flag, its own fallbacks below).
  *
  * Sent as an unnamed statement, the lookup is parsed and planned by the server on
  * every call, and that planning costs several times its execution (measured with
