@@ -32,6 +32,8 @@ export function createPasscodeHasher(pepper?: string | Uint8Array): PasscodeHash
 /** The parts of `node:crypto` the hasher uses. */
 export interface PlatformCrypto {
   createHash(algorithm: 'sha256'): PlatformDigest
+  /** The one-shot digest (Node 20.12 and later): no Hash object per call. */
+  hash?(this: void, algorithm: 'sha256', data: string, outputEncoding: 'hex'): string
   createHmac(algorithm: 'sha256', key: Uint8Array): PlatformDigest
 }
 interface PlatformDigest {
@@ -50,7 +52,12 @@ const platformCrypto = (globalThis as { process?: { getBuiltinModule?: (id: stri
 /** The hasher on `crypto`'s native SHA-256 and HMAC; `undefined` without it. */
 export function platformHasher(key: Uint8Array | undefined, crypto: PlatformCrypto | undefined): PasscodeHasher | undefined {
   if (typeof crypto?.createHash !== 'function' || typeof crypto.createHmac !== 'function') return undefined
-  if (key === undefined) return (value) => crypto.createHash('sha256').update(value, 'utf8').digest('hex')
+  if (key === undefined) {
+    // The one-shot digest where there is one: about a microsecond less per cache miss than a Hash object.
+    const { hash } = crypto
+    if (typeof hash === 'function') return (value) => hash('sha256', value, 'hex')
+    return (value) => crypto.createHash('sha256').update(value, 'utf8').digest('hex')
+  }
   const copy = Uint8Array.from(key)
   return (value) => crypto.createHmac('sha256', copy).update(value, 'utf8').digest('hex')
 }

@@ -42,6 +42,12 @@ describe('SPEC 5.6 keyed hash at rest', () => {
     expect(platform('psc_example')).toBe(expected)
   })
 
+  it('hashes through a Hash object where the runtime has no one-shot crypto.hash (Node before 20.12)', () => {
+    const { hash: _oneShot, ...withoutOneShot } = nodeCrypto as typeof nodeCrypto & { hash?: unknown }
+    const expected = createHash('sha256').update('psc_example').digest('hex')
+    expect(platformHasher(undefined, withoutOneShot as never)!('psc_example')).toBe(expected)
+  })
+
   it('refuses a pepper shorter than 16 bytes', () => {
     expect(() => createPasscodeHasher('short')).toThrow(/16 bytes/)
   })

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest'
-import type { PgPoolClientLike, PgPoolLike } from '../../src/stores/postgres/database-interface'
+import { EventEmitter } from 'node:events'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { STATEMENT_DEADLINE_MS, type PgPoolClientLike, type PgPoolLike } from '../../src/stores/postgres/database-interface'
 import { pgPoolDatabase } from '../../src/stores/postgres/pg-pool-database'
 
 /**
@@ -79,5 +80,90 @@ describe('pg pool connections after a failed transaction', () => {
     const { database, releases } = fakeTransactionPool(fatal)
     await expect(database.transaction((tx) => tx.query('SELECT fail'))).rejects.toBe(fatal)
     expect(releases).toEqual([true])
+  })
+})
+
+/**
+ * The statement deadline (issue 32, item 8): a statement that never settles has its
+ * connection destroyed at the deadline, each one at its own, however many are in flight
+ * and whichever settled before; a connection that emits 'error' while on loan is destroyed
+ * when its statement ends, and one that errs while idle in the pool does not mark a later loan.
+ */
+describe('pg pool connections past the statement deadline', () => {
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  function controlledPool() {
+    const releases: { id: number; destroy: boolean | Error | undefined }[] = []
+    const pending: { id: number; resolve: (value: { rows: [] }) => void }[] = []
+    const clients: (PgPoolClientLike & EventEmitter)[] = []
+    const pool: PgPoolLike = {
+      query: () => Promise.reject(new Error('not used')),
+      connect: () => {
+        const id = clients.length
+        const client = Object.assign(new EventEmitter(), {
+          query: () => new Promise<{ rows: [] }>((resolve) => pending.push({ id, resolve })),
+          release: (destroy?: boolean | Error) => void releases.push({ id, destroy }),
+        })
+        clients.push(client)
+        return Promise.resolve(client)
+      },
+      totalCount: 1,
+    }
+    return { database: pgPoolDatabase(pool), releases, pending, clients }
+  }
+
+  it('destroys each hung connection at its own deadline, and gives back the ones that answered in time', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] })
+    const { database, releases, pending } = controlledPool()
+    const outcomes: string[] = []
+    const track = (id: number, promise: Promise<unknown>) =>
+      promise.then(
+        () => outcomes.push(`${id} ok`),
+        (error: unknown) => outcomes.push(`${id} ${(error as Error).name}`),
+      )
+    const first = track(0, database.query('SELECT 0'))
+    await vi.advanceTimersByTimeAsync(1_000)
+    const second = track(1, database.query('SELECT 1'))
+    await vi.advanceTimersByTimeAsync(1_000)
+    const third = track(2, database.query('SELECT 2'))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(pending.map(({ id }) => id)).toEqual([0, 1, 2])
+    // The oldest answers in time: the timer armed for it must still end the others at their own deadlines.
+    pending[0]!.resolve({ rows: [] })
+    await first
+    await vi.advanceTimersByTimeAsync(STATEMENT_DEADLINE_MS - 1_000 - 1)
+    expect(outcomes).toEqual(['0 ok'])
+    await vi.advanceTimersByTimeAsync(1)
+    await second
+    expect(outcomes).toEqual(['0 ok', '1 StatementDeadlineError'])
+    await vi.advanceTimersByTimeAsync(1_000 - 1)
+    expect(outcomes).toHaveLength(2)
+    await vi.advanceTimersByTimeAsync(1)
+    await third
+    expect(outcomes).toEqual(['0 ok', '1 StatementDeadlineError', '2 StatementDeadlineError'])
+    expect(releases).toEqual([
+      { id: 0, destroy: undefined },
+      { id: 1, destroy: true },
+      { id: 2, destroy: true },
+    ])
+    // A late answer on a destroyed connection changes nothing.
+    pending[1]!.resolve({ rows: [] })
+    await vi.advanceTimersByTimeAsync(0)
+    expect(releases).toHaveLength(3)
+  })
+
+  it("destroys a connection that emitted 'error' on loan, not one that erred while idle", async () => {
+    const { database, releases, pending, clients } = controlledPool()
+    const onLoan = database.query('SELECT 1')
+    await vi.waitFor(() => expect(pending).toHaveLength(1))
+    clients[0]!.emit('error', new Error('Connection terminated unexpectedly'))
+    pending[0]!.resolve({ rows: [] })
+    await onLoan
+    expect(releases).toEqual([{ id: 0, destroy: true }])
+    // The listener stays on the connection; while no loan holds it, an 'error' marks nothing.
+    expect(clients[0]!.listenerCount('error')).toBe(1)
+    clients[0]!.emit('error', new Error('idle'))
   })
 })

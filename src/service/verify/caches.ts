@@ -296,9 +296,12 @@ export class SharedReads<T> {
     }
     const entry = { generation: this.#generation, read }
     this.#inFlight.set(key, entry)
-    // One handler for both outcomes (this runs on every cache miss).
-    const settle = (): void => this.#settle(key, entry)
-    read.then(settle, settle)
+    // Inline handlers (this runs on every cache miss): a closure bound to a name is given
+    // that name at run time, per call, where the code is compiled keeping names (tsx).
+    read.then(
+      () => this.#settle(key, entry),
+      () => this.#settle(key, entry),
+    )
     return read
   }
 

@@ -50,70 +50,175 @@ function serverEndedSession(error: unknown): boolean {
   return severity === 'FATAL' || severity === 'PANIC' || code.startsWith('08') || /^57P0[1-5]$/.test(code)
 }
 
+/** A loan in the queue of {@link StatementDeadlines}. */
+interface Deadline {
+  /** When it ends, `performance.now()` ms. */
+  at: number
+  previous: Deadline | undefined
+  next: Deadline | undefined
+  /** Called once, when it ends before being removed. */
+  expire(): void
+}
+
+/**
+ * The deadlines of one pool's statements in flight. They all have the same length, so
+ * they end in the order they started: a list, oldest first, with one timer armed for
+ * the oldest, serves them all (a `setTimeout` and `clearTimeout` per statement cost
+ * more than the rest of the store's work on a cache miss). Adding and removing are
+ * O(1); the timer is not cleared when the oldest settles: when it fires it ends what
+ * is due and arms itself for the next, so a steady flow of statements costs one timer
+ * per deadline length. The clock is monotonic: a wall clock set back cannot hold a
+ * hung connection. The entry the timer was armed for ends when it fires, whatever the
+ * clock says (fake timers in tests move timers, not always `performance`).
+ */
+class StatementDeadlines {
+  #oldest: Deadline | undefined
+  #newest: Deadline | undefined
+  #timer: ReturnType<typeof setTimeout> | undefined
+  #armedFor: Deadline | undefined
+
+  constructor(private readonly ms: number) {}
+
+  add(deadline: Deadline): void {
+    deadline.at = performance.now() + this.ms
+    deadline.previous = this.#newest
+    deadline.next = undefined
+    if (this.#newest === undefined) this.#oldest = deadline
+    else this.#newest.next = deadline
+    this.#newest = deadline
+    if (this.#timer === undefined) this.#arm()
+  }
+
+  remove(deadline: Deadline): void {
+    const { previous, next } = deadline
+    if (previous === undefined) {
+      if (this.#oldest !== deadline) return
+      this.#oldest = next
+    } else previous.next = next
+    if (next === undefined) this.#newest = previous
+    else next.previous = previous
+    deadline.previous = undefined
+    deadline.next = undefined
+    if (this.#armedFor === deadline) this.#armedFor = undefined
+  }
+
+  #arm(): void {
+    const oldest = this.#oldest
+    if (oldest === undefined) return
+    this.#armedFor = oldest
+    this.#timer = setTimeout(this.#fire, Math.max(0, oldest.at - performance.now()))
+    unrefTimer(this.#timer)
+  }
+
+  readonly #fire = (): void => {
+    this.#timer = undefined
+    const now = performance.now()
+    for (let oldest = this.#oldest; oldest !== undefined && (oldest === this.#armedFor || oldest.at <= now); oldest = this.#oldest) {
+      this.remove(oldest)
+      oldest.expire()
+    }
+    this.#arm()
+  }
+}
+
+/**
+ * Marks the loan of the connection that emitted 'error' as dropped. pg-pool listens for
+ * errors of idle clients only: a connection that drops while on loan would otherwise
+ * emit an unhandled 'error' and crash the host. One listener per connection, added at
+ * its first loan and left on it (it does nothing while no loan holds the connection):
+ * no listener added and removed per statement.
+ */
+function onLoanedError(this: PgPoolClientLike): void {
+  const loan = loans.get(this)
+  if (loan !== undefined) loan.dropped = true
+}
+
+/** The loan holding each connection; connections that carry {@link onLoanedError}. */
+const loans = new WeakMap<PgPoolClientLike, { dropped: boolean }>()
+const listening = new WeakSet<PgPoolClientLike>()
+
+/** One borrowing of a connection by {@link onConnection}: settles the caller's promise once. */
+class Loan<T> implements Deadline {
+  at = 0
+  previous: Deadline | undefined = undefined
+  next: Deadline | undefined = undefined
+  client: PgPoolClientLike | undefined = undefined
+  settled = false
+  /** The connection emitted 'error' while on this loan. */
+  dropped = false
+
+  constructor(
+    private readonly resolve: (value: T) => void,
+    private readonly reject: (error: unknown) => void,
+    private readonly deadlines: StatementDeadlines | undefined,
+    private readonly destroyAfter: (error: unknown) => boolean,
+  ) {}
+
+  expire(): void {
+    this.settled = true
+    this.giveBack(true)
+    this.reject(new StatementDeadlineError())
+  }
+
+  start(connection: PgPoolClientLike, work: (client: PgPoolClientLike) => Promise<T>): void {
+    if (this.settled) return connection.release()
+    this.client = connection
+    loans.set(connection, this)
+    if (!listening.has(connection)) {
+      listening.add(connection)
+      connection.on?.('error', onLoanedError)
+    }
+    work(connection).then(
+      (value) => this.succeeded(value),
+      (error: unknown) => this.failed(error, this.destroyAfter(error)),
+    )
+  }
+
+  succeeded(value: T): void {
+    if (this.settled) return
+    this.settled = true
+    this.deadlines?.remove(this)
+    this.giveBack(false)
+    this.resolve(value)
+  }
+
+  /** The statement failed (`destroy`: its connection is unusable), or the checkout did (no client). */
+  failed(error: unknown, destroy: boolean): void {
+    if (this.settled) return
+    this.settled = true
+    this.deadlines?.remove(this)
+    this.giveBack(destroy)
+    this.reject(error)
+  }
+
+  giveBack(destroy: boolean): void {
+    const client = this.client
+    if (client === undefined) return
+    if (loans.get(client) === this) loans.delete(client)
+    client.release(destroy || this.dropped ? true : undefined)
+  }
+}
+
 /**
  * Borrows a connection, runs `work` on it and hands it back, unless `work` has not
- * settled within `deadlineMs` (or the connection failed): then the connection is
- * destroyed, never handed out again (a connection cut without a FIN or RST would
- * otherwise hang every statement given to it), and the call fails. A checkout that
- * passes the deadline fails too; the connection, should it come later, goes back to
- * the pool.
+ * settled within the deadline of `deadlines` (or the connection failed): then the
+ * connection is destroyed, never handed out again (a connection cut without a FIN or
+ * RST would otherwise hang every statement given to it), and the call fails. A checkout
+ * that passes the deadline fails too; the connection, should it come later, goes back
+ * to the pool. No deadline when `deadlines` is `undefined` (a migration).
  */
 function onConnection<T>(
   pool: PgPoolLike,
   work: (client: PgPoolClientLike) => Promise<T>,
-  deadlineMs: number | undefined,
+  deadlines: StatementDeadlines | undefined,
   destroyAfter: (error: unknown) => boolean = endsSession,
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    let client: PgPoolClientLike | undefined
-    let settled = false
-    let dropped = false
-    // pg-pool listens for errors of idle clients only: a connection that drops while on
-    // loan would otherwise emit an unhandled 'error' and crash the host. Its statement fails instead.
-    const onError = (): void => {
-      dropped = true
-    }
-    const giveBack = (destroy: boolean): void => {
-      client?.removeListener?.('error', onError)
-      client?.release(destroy || dropped ? true : undefined)
-    }
-    const timer =
-      deadlineMs === undefined
-        ? undefined
-        : setTimeout(() => {
-            settled = true
-            giveBack(true)
-            reject(new StatementDeadlineError())
-          }, deadlineMs)
-    unrefTimer(timer)
+    const loan = new Loan(resolve, reject, deadlines, destroyAfter)
+    deadlines?.add(loan)
     pool.connect().then(
-      (connection) => {
-        if (settled) return connection.release()
-        client = connection
-        connection.on?.('error', onError)
-        work(connection).then(
-          (value) => {
-            if (settled) return
-            settled = true
-            clearTimeout(timer)
-            giveBack(false)
-            resolve(value)
-          },
-          (error: unknown) => {
-            if (settled) return
-            settled = true
-            clearTimeout(timer)
-            giveBack(destroyAfter(error))
-            reject(error)
-          },
-        )
-      },
-      (error: unknown) => {
-        if (settled) return
-        settled = true
-        clearTimeout(timer)
-        reject(error)
-      },
+      (connection) => loan.start(connection, work),
+      (error: unknown) => loan.failed(error, false),
     )
   })
 }
@@ -127,18 +232,15 @@ function onConnection<T>(
  * {@link STATEMENT_DEADLINE_MS}: past it, its connection is destroyed.
  */
 export function pgPoolDatabase(pool: PgPoolLike): Database {
+  const deadlines = new StatementDeadlines(STATEMENT_DEADLINE_MS)
   const bounded: PgConnectionLike = {
-    query: (text, values) => onConnection(pool, (client) => client.query(text, values), STATEMENT_DEADLINE_MS),
+    query: (text, values) => onConnection(pool, (client) => client.query(text, values), deadlines),
   }
   const queryable = pgQueryable(bounded)
   // Named statements are per connection: the config object is passed through as it is.
   const named: PgConnectionLike = {
     query: (config: unknown, values?: unknown[]) =>
-      onConnection(
-        pool,
-        (client) => (client.query as (config: unknown, values?: unknown[]) => Promise<PgResultLike>)(config, values),
-        STATEMENT_DEADLINE_MS,
-      ),
+      onConnection(pool, (client) => (client.query as (config: unknown, values?: unknown[]) => Promise<PgResultLike>)(config, values), deadlines),
   }
   const unbounded = pgQueryable({ query: (text, values) => onConnection(pool, (client) => client.query(text, values), undefined) })
   return {
@@ -158,7 +260,7 @@ export function pgPoolDatabase(pool: PgPoolLike): Database {
           broken = outcome.broken
           throw outcome.error
         },
-        options?.unbounded === true ? undefined : STATEMENT_DEADLINE_MS,
+        options?.unbounded === true ? undefined : deadlines,
         // Rolled back: the connection is fine (the error may be the host's own, thrown
         // inside). A connection that failed, or whose session the server ended, is
         // destroyed, never handed out again.

@@ -56,8 +56,8 @@ export function pgPrepared(
 }
 
 /**
- * The verification lookup on a `pg` Pool or Client as a named prepared statement
- * ({@link pgPrepared}).
+ * The verification lookup on a `pg` Pool or Client as a named prepared statement,
+ * given up as {@link pgPrepared} gives one up (its own flag, its own fallbacks below).
  *
  * Sent as an unnamed statement, the lookup is parsed and planned by the server on
  * every call, and that planning costs several times its execution (measured with
@@ -92,24 +92,27 @@ export function pgPrepared(
  * database is migrated.
  */
 export function pgPreparedLookup(connection: PgConnectionLike): (text: string, key: string, call?: string) => Promise<Row[]> {
-  const prepared = pgPrepared(connection)
+  const named = connection as unknown as NamedQuery
+  /** Whether named statements work on these connections (see {@link pgPrepared}). */
+  let usable = true
   const wrapped = new Map<string, { readonly name: string; readonly text: string }>()
   /** When each function call found unusable may be tried again (epoch ms). */
   const unusableUntil = new Map<string, number>()
-  const plain = async (text: string, key: string): Promise<Row[]> => (await connection.query(text, [key])).rows as Row[]
-  /** The function's one row, `{ json }` with the row as JSON or NULL, as the wrapped statement's rows. */
+  /** The wrapped statement unnamed. */
+  const plain = async (wrappedText: string, key: string): Promise<Row[]> => parsed((await connection.query(wrappedText, [key])).rows)
+  /** The function's one row, `{ json }` with the row as JSON or NULL. */
   const viaFunction = async (wrappedText: string, key: string, call: string): Promise<Row[]> => {
-    if (Date.now() < (unusableUntil.get(call) ?? 0)) return plain(wrappedText, key)
-    let rows: Row[]
+    if (unusableUntil.size > 0 && Date.now() < (unusableUntil.get(call) ?? 0)) return plain(wrappedText, key)
+    let rows: readonly unknown[]
     try {
-      rows = (await connection.query(call, [key])).rows as Row[]
+      rows = (await connection.query(call, [key])).rows
     } catch (error) {
       if (!FUNCTION_UNUSABLE.has(sqlState(error))) throw error
       unusableUntil.set(call, Date.now() + FUNCTION_RETRY_MS)
       return plain(wrappedText, key)
     }
-    unusableUntil.delete(call)
-    return rows.filter((row) => typeof row.json === 'string')
+    if (unusableUntil.size > 0) unusableUntil.delete(call)
+    return parsed(rows)
   }
 
   return async function lookup(text, key, call) {
@@ -118,9 +121,27 @@ export function pgPreparedLookup(connection: PgConnectionLike): (text: string, k
       statement = { name: nameOf(text), text: `SELECT row_to_json(r)::text AS json FROM (${text}) AS r` }
       wrapped.set(text, statement)
     }
-    const wrappedText = statement.text
-    const rows = await prepared(wrappedText, [key], statement.name, call === undefined ? undefined : () => viaFunction(wrappedText, key, call))
-    // Unnamed (the fallbacks), the function and the wrapped text answer the same one JSON column.
-    return rows.map((row) => JSON.parse(String(row.json)) as Row)
+    if (usable) {
+      try {
+        return parsed((await named.query({ name: statement.name, text: statement.text, values: [key] })).rows)
+      } catch (error) {
+        if (!STATEMENT_LOST.has(sqlState(error))) throw error
+        usable = false
+      }
+    }
+    return call === undefined ? plain(statement.text, key) : viaFunction(statement.text, key, call)
   }
+}
+
+/**
+ * The rows of the wrapped statement and of the function, one JSON text column each
+ * (the function's is NULL when nothing matched), as the rows they stand for.
+ */
+function parsed(rows: readonly unknown[]): Row[] {
+  const result: Row[] = []
+  for (const row of rows) {
+    const json = (row as { json?: unknown }).json
+    if (typeof json === 'string') result.push(JSON.parse(json) as Row)
+  }
+  return result
 }
