@@ -181,9 +181,9 @@ function editStatement(s: string, notify: boolean): string {
  * An account passcode's rotation, its audit record and its `NOTIFY` in one statement:
  * the rotation's CTEs (`rotateChange`: `prior` locks the row and reads the overlap end
  * the rotation replaces), then {@link recordFromRow} with that end before and the new
- * one after, as canonical JSON (a whole number or `null`), always (SPEC §5.40: a
- * rotation's record shows the change even when both are `null`), and the target with
- * the row's name. Parameters: the rotation's ($1–$7, as `rotateAccountPasscode`),
+ * one after, as canonical JSON (a whole number or `null`), kept even when both are
+ * `null`, as `rotatedPasscodeEntry` (core/audit-fields.ts) keeps it, and the target
+ * with the row's name. Parameters: the rotation's ($1–$7, as `rotateAccountPasscode`),
  * then the record's (1–14 after them), then 15–16 the NOTIFY.
  */
 function rotateStatement(s: string): string {
