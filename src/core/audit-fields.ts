@@ -81,6 +81,12 @@ export function editedPasscodeEntry(
 }
 
 /**
+ * The field a rotation's record shows: when the replaced value stops. The SQL store
+ * computes it in its rotation statement (`src/stores/postgres/audit-statements.ts`).
+ */
+export const ROTATED_FIELDS = ['previousValueEndsAt'] as const
+
+/**
  * The record of a rotation as a store commits it: when the replaced value stops
  * (`previousValueEndsAt`), before and after, and the target's name, from the row as
  * the store found and left it inside the rotation's transaction, not from the read the
@@ -92,7 +98,7 @@ export function rotatedPasscodeEntry(
   before: Pick<AccountPasscodeRecord, 'previousHashEndsAt'>,
   after: Pick<AccountPasscodeRecord, 'name' | 'previousHashEndsAt'>,
 ): AuditEntry {
-  return fromRow(entry, after.name, ['previousValueEndsAt'], {
+  return fromRow(entry, after.name, ROTATED_FIELDS, {
     previousValueEndsAt: { before: before.previousHashEndsAt, after: after.previousHashEndsAt },
   })
 }

@@ -1,4 +1,4 @@
-import { ACCOUNT_COLUMNS, ACCOUNT_PATCH, ACCOUNT_PATCH_PARAMS, closeLeakOnEnable } from './statements'
+import { ACCOUNT_COLUMNS, ACCOUNT_PATCH, ACCOUNT_PATCH_PARAMS, closeLeakOnEnable, ROTATE_PARAMS, rotateChange } from './statements'
 
 const AUDIT_COLUMNS = 'account_id, sequence, at, actor, action, target, target_id, changes, request_id, client_address, previous_hash, hash'
 // Page filters; $1 is the account, $2 the sequence to continue after, $3 the page size.
@@ -47,6 +47,8 @@ export function auditStatements(s: string) {
     // An account passcode's edit with its record, without and with its NOTIFY (editStatement).
     edit: editStatement(s, false),
     editAndNotify: editStatement(s, true),
+    // An account passcode's rotation with its record and its NOTIFY (rotateStatement).
+    rotateAndNotify: rotateStatement(s),
     newest: `
       SELECT ${AUDIT_COLUMNS} FROM ${s}.audit_records
       WHERE account_id = $1::text AND sequence < coalesce($2::bigint, 9223372036854775807)
@@ -95,51 +97,36 @@ const editedFieldsJson = (c: (column: string) => string): [field: string, json: 
 ]
 
 /**
- * An account passcode's edit and its audit record in one statement, so one round trip
- * and one implicit transaction (SPEC §5.40), with the change's `NOTIFY` when `notify`:
- * - `prior` locks the row and reads it: a concurrent edit is waited for, and the
- *   record's `before` is the value this edit replaced, never one read earlier;
- * - `fields` is the changed fields' `{"after":…,"before":…}` from that row and the
- *   updated one, with the entry's changes of other fields (names and canonical JSON); `entry` joins them into the record's changes (keys sorted) and makes the
- *   target (the passcode with its name after the edit, unless the entry's is another);
+ * The CTEs that make a change's audit record from the row the change found and left,
+ * and append it, in the change's own statement: so one round trip and one implicit
+ * transaction (SPEC §5.40).
+ * - `fields` is the changed fields' `{"after":…,"before":…}`: `compared`, rows of
+ *   (field, canonical JSON before, after) over the CTE `from` (as `e`), which returns
+ *   no row when the change found none, kept only where before and after differ unless
+ *   `always`; with the entry's changes of other fields (names and canonical JSON);
+ * - `entry` joins them into the record's changes (keys sorted) and makes the target
+ *   (the passcode with its name in `from`, unless the entry's is another);
  * - `head` and `record` append it as `append` does, hashing the parts the caller made
- *   with auditHashInputParts(entry, ['changes', 'target']) around the
- *   changes, the previous hash and the target. No row edited: no record.
- * Parameters: the patch's ($1–$14, as `updateAccountPasscode`), then, numbered from
- * 1 after them (`p(n)`): 1 at, 2 actor, 3 action, 4 target or null, 5 target id, 6–7
- * other changes, 8 request id, 9 client address, 10 the genesis hash, 11–14 the hash
- * input's parts, 15–16 the NOTIFY (editRecordParams makes 1–14).
+ *   with auditHashInputParts(entry, ['changes', 'target']) around the changes, the
+ *   previous hash and the target. No row in `from`: no record.
+ * The record's parameters are numbered from 1 after the change's (`p(n)`): 1 at,
+ * 2 actor, 3 action, 4 target or null, 5 target id, 6–7 other changes, 8 request id,
+ * 9 client address, 10 the genesis hash, 11–14 the hash input's parts
+ * (rowRecordParams makes them).
  */
-function editStatement(s: string, notify: boolean): string {
-  // The record's parameters follow the patch's.
-  const p = (n: number) => `$${ACCOUNT_PATCH_PARAMS + n}`
-  const changed = editedFieldsJson((column) => `e.prior_${column}`)
-    .map(([field, before], index) => `('${field}', ${before}, ${editedFieldsJson((column) => `e.${column}`)[index]![1]})`)
-    .join(',\n          ')
-  return `
-      WITH prior AS (
-        SELECT ${EDITED_COLUMNS.join(', ')} FROM ${s}.account_passcodes
-        WHERE account_id = $1::text AND id = $2::text
-        FOR NO KEY UPDATE
-      ), edited AS (
-        UPDATE ${s}.account_passcodes AS p SET ${ACCOUNT_PATCH}
-        FROM prior WHERE p.account_id = $1::text AND p.id = $2::text
-        RETURNING ${ACCOUNT_COLUMNS.split(', ')
-          .map((column) => `p.${column}`)
-          .join(', ')}, ${EDITED_COLUMNS.map((column) => `prior.${column} AS prior_${column}`).join(', ')}
-      ), ${closeLeakOnEnable(s, 'edited')}, fields AS (
+function recordFromRow(s: string, p: (n: number) => string, from: string, compared: string, always: boolean): string {
+  return `fields AS (
         SELECT f.field, '{"after":' || f.after || ',"before":' || f.before || '}' AS change
-        FROM edited e CROSS JOIN LATERAL (VALUES
-          ${changed}
-        ) AS f(field, before, after)
-        WHERE f.before <> f.after
+        FROM ${from} e CROSS JOIN LATERAL (VALUES
+          ${compared}
+        ) AS f(field, before, after)${always ? '' : '\n        WHERE f.before <> f.after'}
         UNION ALL
         SELECT * FROM unnest(${p(6)}::text[], ${p(7)}::text[])
       ), entry AS (
         SELECT '{' || coalesce(string_agg(to_json(field)::text || ':' || change, ',' ORDER BY field COLLATE "C"), '') || '}' AS changes,
-          coalesce(${p(4)}::text, '{"id":' || to_json(${p(5)}::text)::text || ',"name":' || (SELECT to_json(name)::text FROM edited) || ',"type":"passcode"}') AS target
+          coalesce(${p(4)}::text, '{"id":' || to_json(${p(5)}::text)::text || ',"name":' || (SELECT to_json(name)::text FROM ${from}) || ',"type":"passcode"}') AS target
         FROM fields
-        HAVING EXISTS (SELECT FROM edited)
+        HAVING EXISTS (SELECT FROM ${from})
       ), head AS (
         INSERT INTO ${s}.audit_heads AS h (account_id, sequence, hash, previous_hash, start_sequence, start_hash)
         SELECT $1::text, 1, encode(sha256(convert_to(${p(11)}::text || changes || ${p(12)}::text || ${p(10)}::text || ${p(13)}::text || target || ${p(14)}::text, 'UTF8')), 'hex'),
@@ -157,9 +144,55 @@ function editStatement(s: string, notify: boolean): string {
           head.previous_hash, head.hash
         FROM head, entry
         RETURNING sequence
-      )
+      )`
+}
+
+/**
+ * An account passcode's edit and its audit record in one statement, with the change's
+ * `NOTIFY` when `notify`: `prior` locks the row and reads it, so a concurrent edit is
+ * waited for, and the record's `before` is the value this edit replaced, never one read
+ * earlier; `edited` changes it; {@link recordFromRow} records the fields that differ
+ * between the two, and the target with its name after the edit.
+ * Parameters: the patch's ($1–$14, as `updateAccountPasscode`), then the record's
+ * (1–14 after them), then 15–16 the NOTIFY.
+ */
+function editStatement(s: string, notify: boolean): string {
+  const p = (n: number) => `$${ACCOUNT_PATCH_PARAMS + n}`
+  const changed = editedFieldsJson((column) => `e.prior_${column}`)
+    .map(([field, before], index) => `('${field}', ${before}, ${editedFieldsJson((column) => `e.${column}`)[index]![1]})`)
+    .join(',\n          ')
+  return `
+      WITH prior AS (
+        SELECT ${EDITED_COLUMNS.join(', ')} FROM ${s}.account_passcodes
+        WHERE account_id = $1::text AND id = $2::text
+        FOR NO KEY UPDATE
+      ), edited AS (
+        UPDATE ${s}.account_passcodes AS p SET ${ACCOUNT_PATCH}
+        FROM prior WHERE p.account_id = $1::text AND p.id = $2::text
+        RETURNING ${ACCOUNT_COLUMNS.split(', ')
+          .map((column) => `p.${column}`)
+          .join(', ')}, ${EDITED_COLUMNS.map((column) => `prior.${column} AS prior_${column}`).join(', ')}
+      ), ${closeLeakOnEnable(s, 'edited')}, ${recordFromRow(s, p, 'edited', changed, false)}
       SELECT ${ACCOUNT_COLUMNS}, (SELECT sequence FROM record) AS audit_sequence${notify ? `, pg_notify(${p(15)}::text, ${p(16)}::text)` : ''}
       FROM edited`
+}
+
+/**
+ * An account passcode's rotation, its audit record and its `NOTIFY` in one statement:
+ * the rotation's CTEs (`rotateChange`: `prior` locks the row and reads the overlap end
+ * the rotation replaces), then {@link recordFromRow} with that end before and the new
+ * one after, as canonical JSON (a whole number or `null`), kept even when both are
+ * `null`, as `rotatedPasscodeEntry` (core/audit-fields.ts) keeps it, and the target
+ * with the row's name. Parameters: the rotation's ($1–$7, as `rotateAccountPasscode`),
+ * then the record's (1–14 after them), then 15–16 the NOTIFY.
+ */
+function rotateStatement(s: string): string {
+  const p = (n: number) => `$${ROTATE_PARAMS + n}`
+  const ends = `('previousValueEndsAt', coalesce(e.prior_ends::text, 'null'), coalesce(e.previous_hash_ends_at::text, 'null'))`
+  return `
+      WITH ${rotateChange(s)}, ${recordFromRow(s, p, 'changed', ends, true)}
+      SELECT ${ACCOUNT_COLUMNS}, (SELECT sequence FROM record) AS audit_sequence, pg_notify(${p(15)}::text, ${p(16)}::text)
+      FROM changed`
 }
 
 /** The audit statements of one schema. */

@@ -8,7 +8,6 @@ import {
   type AuditEntry,
   type AuditRecord,
 } from '../../core/audit'
-import { EDITED_FIELDS } from '../../core/audit-fields'
 import type { AuditLog } from '../../ports/audit-log'
 import type { Database, Queryable, Row } from './database-interface'
 import { auditStatements, type AuditStatements } from './audit-statements'
@@ -47,16 +46,17 @@ function toAuditRecord(row: Row): AuditRecord {
 }
 
 /**
- * The parameters an account passcode's edit statement (`edit`, audit-statements.ts)
- * takes after the edit's own ($15–$28): the entry, less the fields the statement reads
- * from the row it changes (the edited fields' changes and the passcode target's name).
- * Throws for an entry that cannot be encoded, those fields included.
+ * The parameters of a change's audit record in a statement that makes it from the row
+ * the change found and left (`edit`, `rotateAndNotify`, audit-statements.ts), numbered
+ * after the change's own: the entry, less what the statement reads from the row (the
+ * changes of the fields in `replaced` and the passcode target's name). Throws for an
+ * entry that cannot be encoded, those fields included.
  */
-export function editRecordParams(entry: AuditEntry): unknown[] {
+export function rowRecordParams(entry: AuditEntry, replaced: readonly string[]): unknown[] {
   // Refused whole, as every store refuses an entry it cannot encode (core/audit-fields.ts).
   canonicalJson(entry.changes)
-  const edited = new Set<string>(EDITED_FIELDS)
-  const kept = Object.entries(entry.changes).filter(([field]) => !edited.has(field))
+  const fields = new Set(replaced)
+  const kept = Object.entries(entry.changes).filter(([field]) => !fields.has(field))
   return [
     entry.at,
     canonicalJson(entry.actor),
@@ -75,7 +75,7 @@ export function editRecordParams(entry: AuditEntry): unknown[] {
 /** The SQL store's audit trail, and the append its write methods run inside their transactions. */
 export interface PostgresAuditLog {
   readonly log: AuditLog
-  /** Its statements, for the writes that append in a statement of their own (an edit's). */
+  /** Its statements, for the writes that append in a statement of their own (an edit's, a rotation's). */
   readonly sql: AuditStatements
   /**
    * Appends the entry to its account's chain inside `tx`, the change's transaction,
@@ -87,8 +87,8 @@ export interface PostgresAuditLog {
 /**
  * The audit trail over PostgreSQL or PGlite (SPEC §5.40). An append locks the account's
  * head row, places the record after it, inserts it and moves the head, all in the
- * caller's transaction, in one statement (an edit's, `edit`, also makes the change);
- * appends to one account from any number of processes take turns on that row lock, so
+ * caller's transaction, in one statement (an edit's, `edit`, and a rotation's,
+ * `rotateAndNotify`, also make the change); appends to one account from any number of processes take turns on that row lock, so
  * each account keeps one chain.
  */
 export function postgresAuditLog(database: Database, schema: string): PostgresAuditLog {

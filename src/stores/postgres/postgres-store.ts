@@ -3,14 +3,15 @@ import type { CreateResult, GrantResult, Invalidation, PasscodeStore, UpdateResu
 import { toDatabase } from './database'
 import type { PostgresDatabase, Queryable } from './database-interface'
 import { invalidationHub } from './invalidations'
-import { editRecordParams, postgresAuditLog } from './postgres-audit-log'
+import { postgresAuditLog, rowRecordParams } from './postgres-audit-log'
 import type { AuditEntry } from '../../core/audit'
 import {
   acceptedPasscodesEntry,
   deletedPasscodeEntry,
+  EDITED_FIELDS,
   leakReportedEntry,
   resetUserPasscodeEntry,
-  rotatedPasscodeEntry,
+  ROTATED_FIELDS,
 } from '../../core/audit-fields'
 import { notificationClaims } from './notification-claims'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
@@ -156,7 +157,7 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
           const notify = invalidation === undefined ? [] : [channel, JSON.stringify(invalidation)]
           const statement = invalidation === undefined ? audit.sql.edit : audit.sql.editAndNotify
           const run = database.prepared ?? database.query
-          const row = one(await run(statement, [...params, ...editRecordParams(entry), ...notify]))
+          const row = one(await run(statement, [...params, ...rowRecordParams(entry, EDITED_FIELDS), ...notify]))
           if (row === null) return { ok: false, reason: 'not_found' }
           if (invalidation !== undefined) hub.committed(invalidation)
           return { ok: true, record: toAccountPasscode(row) }
@@ -172,26 +173,24 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       }
     },
 
-    rotateAccountPasscode(accountId, passcodeId, rotation, entry) {
+    async rotateAccountPasscode(accountId, passcodeId, rotation, entry) {
+      const invalidation: Invalidation = { type: 'account_passcode', accountId, passcodeId }
+      const params = [accountId, passcodeId, rotation.hash, rotation.hint, rotation.previousHashEndsAt, rotation.updatedAt, rotation.pepperId ?? null]
+      if (entry !== undefined) {
+        // With its record: one statement, which reads the replaced overlap end and the
+        // name from the row it locks and rotates (audit-statements.ts, rotateStatement).
+        const run = database.prepared ?? database.query
+        const notify = [channel, JSON.stringify(invalidation)]
+        const row = one(await run(audit.sql.rotateAndNotify, [...params, ...rowRecordParams(entry, ROTATED_FIELDS), ...notify]))
+        if (row === null) return null
+        hub.committed(invalidation)
+        return toAccountPasscode(row)
+      }
       return write(async (tx) => {
-        const params = [
-          accountId,
-          passcodeId,
-          rotation.hash,
-          rotation.hint,
-          rotation.previousHashEndsAt,
-          rotation.updatedAt,
-          rotation.pepperId ?? null,
-        ]
         const row = one(await tx.query(sql.rotateAccountPasscode, params))
         if (row === null) return { result: null, changed: false }
-        const rotated = toAccountPasscode(row)
-        return {
-          result: rotated,
-          invalidation: { type: 'account_passcode', accountId, passcodeId },
-          record: (given) => rotatedPasscodeEntry(given, { previousHashEndsAt: row.prior_ends === null ? null : Number(row.prior_ends) }, rotated),
-        }
-      }, entry)
+        return { result: toAccountPasscode(row), invalidation }
+      })
     },
 
     deleteAccountPasscode(accountId, passcodeId, entry) {

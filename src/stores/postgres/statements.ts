@@ -36,6 +36,39 @@ export const closeLeakOnEnable = (s: string, from: string): string => `leak_clos
         RETURNING 1
       )`
 
+/**
+ * An account passcode's rotation as CTEs ($1 account, $2 passcode, $3–$7 as
+ * `rotateAccountPasscode`'s parameters), with or without its audit record: `prior`
+ * locks the row and reads the overlap end the rotation replaces, so a concurrent
+ * rotation is waited for, never read before it; `changed` rotates it (in SET, `hash`
+ * is the value before the update: the current hash becomes the previous one) and
+ * returns the row with that end (`prior_ends`, for its record); `closed` closes its
+ * open leak mark (SPEC §5.42).
+ */
+export const rotateChange = (s: string): string => `prior AS (
+        SELECT previous_hash_ends_at AS prior_ends FROM ${s}.account_passcodes
+        WHERE account_id = $1::text AND id = $2::text
+        FOR NO KEY UPDATE
+      ), changed AS (
+        UPDATE ${s}.account_passcodes SET
+          previous_hash = CASE WHEN $5::bigint IS NULL THEN NULL ELSE hash END,
+          previous_hash_ends_at = $5::bigint,
+          hash = $3::text,
+          hint = $4::text,
+          updated_at = $6::bigint,
+          pepper_id = $7::text
+        FROM prior
+        WHERE account_id = $1::text AND id = $2::text
+        RETURNING ${ACCOUNT_COLUMNS}, prior.prior_ends
+      ), closed AS (
+        UPDATE ${s}.leak_marks m SET open = false FROM changed c
+        WHERE m.account_id = c.account_id AND m.kind = 'account' AND m.key = c.id AND m.open
+        RETURNING 1
+      )`
+
+/** How many parameters a rotation takes before its audit record's. */
+export const ROTATE_PARAMS = 7
+
 // The account branch of the lookup, in the column order the user branch repeats.
 const ACCOUNT_BRANCH = `p.account_id, p.id, NULL::text AS user_id, p.name, p.name_key, p.hash, p.hint,
                p.expiry_days, p.created_at, p.updated_at, p.expires_at, p.partners, p.previous_hash, p.previous_hash_ends_at,
@@ -93,31 +126,9 @@ export function statements(s: string) {
         RETURNING ${ACCOUNT_COLUMNS}
       ), ${closeLeakOnEnable(s, 'changed')}
       SELECT ${ACCOUNT_COLUMNS} FROM changed`,
-    // In SET, `hash` is the value before the update: the current hash becomes the previous one.
-    // `prior` locks the row and reads the overlap end the rotation replaces (`prior_ends`,
-    // for its audit record): a concurrent rotation is waited for, never read before it.
     rotateAccountPasscode: `
-      WITH prior AS (
-        SELECT previous_hash_ends_at AS prior_ends FROM ${s}.account_passcodes
-        WHERE account_id = $1::text AND id = $2::text
-        FOR NO KEY UPDATE
-      ), changed AS (
-      UPDATE ${s}.account_passcodes SET
-        previous_hash = CASE WHEN $5::bigint IS NULL THEN NULL ELSE hash END,
-        previous_hash_ends_at = $5::bigint,
-        hash = $3::text,
-        hint = $4::text,
-        updated_at = $6::bigint,
-        pepper_id = $7::text
-      FROM prior
-      WHERE account_id = $1::text AND id = $2::text
-      RETURNING ${ACCOUNT_COLUMNS}, prior.prior_ends
-      ), closed AS (
-        UPDATE ${s}.leak_marks m SET open = false FROM changed c
-        WHERE m.account_id = c.account_id AND m.kind = 'account' AND m.key = c.id AND m.open
-        RETURNING 1
-      )
-      SELECT ${ACCOUNT_COLUMNS}, prior_ends FROM changed`,
+      WITH ${rotateChange(s)}
+      SELECT ${ACCOUNT_COLUMNS} FROM changed`,
     // One statement for a whole batch, over both tables; a row is written only when the
     // batch's instant is later than the stored one, and a deleted passcode matches no row.
     recordUsage: `

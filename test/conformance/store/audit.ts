@@ -133,6 +133,34 @@ export function auditCases(fixture: () => StoreFixture): void {
       expect(await verify(store)).toMatchObject({ ok: true, records: 3 })
     })
 
+    it("records a rotation's end before and after, even both none, and the row's name in any text, as every store does", async () => {
+      const { store } = fixture()
+      // Text outside ASCII, quotes, control characters and a line separator, in every store alike.
+      const name = 'Zürich 🚀 "sync"\u2028\\\t\u0001'
+      const record = accountPasscode({ name, nameKey: 'zürich' })
+      await store.createAccountPasscode(record, 100)
+      const stale = { type: 'passcode', id: record.id, name: 'Stale' } as const
+      const first = { hash: fakeHash(), hint: 'psc_…Ab12', previousHashEndsAt: null, updatedAt: NOW }
+      expect(await store.rotateAccountPasscode('acc_1', record.id, first, entry('passcode.rotated', { target: stale }))).not.toBeNull()
+      const second = { hash: fakeHash(), hint: 'psc_…Cd34', previousHashEndsAt: NOW + 60_000, updatedAt: NOW + 1 }
+      const other = entry('passcode.rotated', { changes: { reason: { before: null, after: 'kept "as" given' } } })
+      expect(await store.rotateAccountPasscode('acc_1', record.id, second, other)).not.toBeNull()
+
+      const [none, overlap] = await chain(store)
+      expect(none).toMatchObject({
+        target: { type: 'passcode', id: record.id, name },
+        changes: { previousValueEndsAt: { before: null, after: null } },
+      })
+      expect(Object.keys(none!.changes)).toEqual(['previousValueEndsAt'])
+      // A target that is not the passcode is kept as given, with the entry's other changes.
+      expect(overlap!.target).toEqual({ type: 'account' })
+      expect(overlap!.changes).toEqual({
+        previousValueEndsAt: { before: null, after: NOW + 60_000 },
+        reason: { before: null, after: 'kept "as" given' },
+      })
+      expect(await verify(store)).toMatchObject({ ok: true, records: 2 })
+    })
+
     it("records a rotation's, a delete's and a reset's before and target name from the row, not from the entry's earlier read", async () => {
       const { store } = fixture()
       const record = accountPasscode({ name: 'One', partners: ['acme'], description: 'Nightly' })
