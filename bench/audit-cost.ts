@@ -126,8 +126,7 @@ async function sideBySide<K extends string>(
       ratios[kind].push(slices[kinds[0]] / slices[kind])
     }
   }
-  const medians = (values: Record<K, number[]>) =>
-    Object.fromEntries(kinds.map((kind) => [kind, median(values[kind])])) as Record<K, number>
+  const medians = (values: Record<K, number[]>) => Object.fromEntries(kinds.map((kind) => [kind, median(values[kind])])) as Record<K, number>
   return { ms: medians(times), ratio: medians(ratios) }
 }
 
