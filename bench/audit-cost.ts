@@ -3,7 +3,9 @@
  * - a management write (a rename) with its audit record next to the same write without
  *   one, on a PostgreSQL server, in interleaved slices, and next to the least a rename
  *   costs (the UPDATE and its NOTIFY as one prepared statement, no record); the same
- *   for a rotation, with its record, without, and bare;
+ *   for a rotation, with its record, without, and bare; and a create, a delete and a user
+ *   passcode grant with their record next to the same write without one (these append
+ *   their record in a second statement of their transaction);
  * - `audit.list` of 50 records of one account next to 1k and to 1M records of other
  *   accounts, alternating call by call;
  * - `audit.verify` per record, over a chain of 20 000 records.
@@ -14,6 +16,8 @@
 import pg from 'pg'
 import { createPasscodeAuth } from '../src/index'
 import { chainAuditEntry, GENESIS_HASH, canonicalJson, type AuditEntry } from '../src/core/audit'
+import { changedFields } from '../src/core/audit-fields'
+import type { AccountPasscodeRecord, UserPasscodeRecord } from '../src/core/entities'
 import { migrate, postgresStore } from '../src/stores/postgres/index'
 import { ACCOUNT_COLUMNS, ACCOUNT_PATCH, rotateChange } from '../src/stores/postgres/statements'
 import { postgresAvailability, startTestPostgres } from '../test/helpers/postgres'
@@ -76,6 +80,9 @@ async function seedOthers(pool: pg.Pool, schema: string, count: number): Promise
   await pool.query(`ANALYZE ${schema}.audit_records`)
 }
 
+/** Writes per slice: at most the 100 passcodes an account may hold (SPEC §2). */
+const SLICE = 100
+
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length)
 const runs = (section: 'write' | 'list' | 'verify') => only === undefined || only === section
 
@@ -96,6 +103,40 @@ if (!availability.available) {
   }
 }
 
+/**
+ * Times `kinds` side by side: `slice(kind)` runs one slice of {@link SLICE} writes of that
+ * kind and answers its timed milliseconds (untimed setup left out); two slices of each
+ * kind warm up, then 21 rounds run one slice of each, each kind first, second and last
+ * in turn. Answers the median time per write of each kind and the median of the
+ * per-round ratios of the first kind to each other one.
+ */
+async function sideBySide<K extends string>(
+  kinds: readonly [K, ...K[]],
+  slice: (kind: K) => Promise<number>,
+): Promise<{ ms: Record<K, number>; ratio: Record<K, number> }> {
+  for (let warm = 0; warm < 2; warm++) for (const kind of kinds) await slice(kind)
+  const times = Object.fromEntries(kinds.map((kind) => [kind, [] as number[]])) as Record<K, number[]>
+  const ratios = Object.fromEntries(kinds.map((kind) => [kind, [] as number[]])) as Record<K, number[]>
+  for (let round = 0; round < 21; round++) {
+    const order = kinds.map((_, i) => kinds[(i + round) % kinds.length]!)
+    const slices = {} as Record<K, number>
+    for (const kind of order) slices[kind] = (await slice(kind)) / SLICE
+    for (const kind of kinds) {
+      times[kind].push(slices[kind])
+      ratios[kind].push(slices[kinds[0]] / slices[kind])
+    }
+  }
+  const medians = (values: Record<K, number[]>) => Object.fromEntries(kinds.map((kind) => [kind, median(values[kind])])) as Record<K, number>
+  return { ms: medians(times), ratio: medians(ratios) }
+}
+
+/** Milliseconds `run` takes. */
+async function timed(run: () => Promise<unknown>): Promise<number> {
+  const start = performance.now()
+  await run()
+  return performance.now() - start
+}
+
 /** 1. A write with and without its record. */
 async function writeSection(pool: pg.Pool): Promise<void> {
   const schema = 'bench_audit_write'
@@ -104,6 +145,11 @@ async function writeSection(pool: pg.Pool): Promise<void> {
   const store = postgresStore(pool, { schema, listen: false })
   const auth = createPasscodeAuth({ store, partners: ['acme'] })
   const { passcode } = await auth.passcodes.create(ADMIN, 'acc_bench', { name: 'Bench 0', expiry: 30 })
+  const ms = (value: number) => value.toFixed(3)
+  const report = (label: string, result: { ms: Record<string, number>; ratio: Record<string, number> }) =>
+    console.log(
+      `write (${label}) on PostgreSQL: ${ms(result.ms.without!)} ms without a record, ${ms(result.ms.with!)} ms with it; ratio ${result.ratio.without!.toFixed(2)}x (goal <= 1.3x)`,
+    )
   // The least a rename costs: the UPDATE and its NOTIFY in one named prepared statement,
   // no record (not how the store writes an edit without a record: BEGIN, UPDATE, NOTIFY, COMMIT).
   const bare = {
@@ -124,29 +170,14 @@ async function writeSection(pool: pg.Pool): Promise<void> {
       await pool.query({ ...bare, values: [...values, 'bench_channel', '{}'] })
     }
   }
-  const slice = async (kind: (typeof kinds)[number], count: number) => {
-    const start = performance.now()
-    for (let i = 0; i < count; i++) await rename(kind)
-    return (performance.now() - start) / count
-  }
-  for (const kind of kinds) await slice(kind, 200)
-  const times = { with: [] as number[], without: [] as number[], bare: [] as number[] }
-  const ratios = { without: [] as number[], bare: [] as number[] }
-  for (let round = 0; round < 21; round++) {
-    // Each kind first, second and last in turn.
-    const order = kinds.map((_, i) => kinds[(i + round) % kinds.length]!)
-    const slices: Record<string, number> = {}
-    for (const kind of order) slices[kind] = await slice(kind, 100)
-    for (const kind of kinds) times[kind].push(slices[kind]!)
-    ratios.without.push(slices.with! / slices.without!)
-    ratios.bare.push(slices.with! / slices.bare!)
-  }
-  const ms = (values: number[]) => median(values).toFixed(3)
-  console.log(
-    `write (rename) on PostgreSQL: ${ms(times.without)} ms without a record, ${ms(times.with)} ms with it; ratio ${median(ratios.without).toFixed(2)}x (goal <= 1.3x)`,
+  const renames = await sideBySide(kinds, (kind) =>
+    timed(async () => {
+      for (let i = 0; i < SLICE; i++) await rename(kind)
+    }),
   )
+  report('rename', renames)
   console.log(
-    `  next to the bare rename (one prepared UPDATE + NOTIFY, no record): ${ms(times.bare)} ms; with a record / bare ${median(ratios.bare).toFixed(2)}x`,
+    `  next to the bare rename (one prepared UPDATE + NOTIFY, no record): ${ms(renames.ms.bare)} ms; with a record / bare ${renames.ratio.bare.toFixed(2)}x`,
   )
   // A rotation with its record (one statement, which reads its before under its lock) next
   // to one without (BEGIN, the rotation, NOTIFY, COMMIT), and next to the least a rotation
@@ -171,28 +202,136 @@ async function writeSection(pool: pg.Pool): Promise<void> {
     const record = kind === 'with' ? { ...entry('acc_bench', Date.now()), action: 'passcode.rotated' as const, changes: {} } : undefined
     await store.rotateAccountPasscode('acc_bench', passcode.id, rotation, record)
   }
-  const rotations = async (kind: (typeof kinds)[number], count: number) => {
-    const start = performance.now()
-    for (let i = 0; i < count; i++) await rotate(kind)
-    return (performance.now() - start) / count
-  }
-  for (const kind of kinds) await rotations(kind, 200)
-  const rotated = { with: [] as number[], without: [] as number[], bare: [] as number[] }
-  const rotatedRatios = { without: [] as number[], bare: [] as number[] }
-  for (let round = 0; round < 21; round++) {
-    const order = kinds.map((_, i) => kinds[(i + round) % kinds.length]!)
-    const slices: Record<string, number> = {}
-    for (const kind of order) slices[kind] = await rotations(kind, 100)
-    for (const kind of kinds) rotated[kind].push(slices[kind]!)
-    rotatedRatios.without.push(slices.with! / slices.without!)
-    rotatedRatios.bare.push(slices.with! / slices.bare!)
-  }
-  console.log(
-    `write (rotation) on PostgreSQL: ${ms(rotated.without)} ms without a record, ${ms(rotated.with)} ms with it; ratio ${median(rotatedRatios.without).toFixed(2)}x (goal <= 1.3x)`,
+  const rotations = await sideBySide(kinds, (kind) =>
+    timed(async () => {
+      for (let i = 0; i < SLICE; i++) await rotate(kind)
+    }),
   )
+  report('rotation', rotations)
   console.log(
-    `  next to the bare rotation (one prepared rotation + NOTIFY, no record): ${ms(rotated.bare)} ms; with a record / bare ${median(rotatedRatios.bare).toFixed(2)}x`,
+    `  next to the bare rotation (one prepared rotation + NOTIFY, no record): ${ms(rotations.ms.bare)} ms; with a record / bare ${rotations.ratio.bare.toFixed(2)}x`,
   )
+
+  // The writes that still append their record in a second statement of their transaction
+  // (BEGIN, the change, the append, COMMIT) next to the same write without one (BEGIN,
+  // the change, COMMIT). Each slice writes to an account of its own, so every slice of
+  // either kind starts from the same empty account and no create meets the cap.
+  const audited = ['with', 'without'] as const
+  let accounts = 0
+  const freshAccount = (what: string) => `acc_${what}_${++accounts}`
+  const newPasscode = (accountId: string, i: number): AccountPasscodeRecord => {
+    const now = Date.now()
+    n++
+    return {
+      id: crypto.randomUUID(),
+      accountId,
+      name: `Bench ${i}`,
+      nameKey: `bench ${i}`,
+      hash: `bench-create-${n}`,
+      pepperId: null,
+      hint: 'psc_…Ab12',
+      expiry: 30,
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: now + 30 * 86_400_000,
+      partners: null,
+      previousHash: null,
+      previousHashEndsAt: null,
+      lastUsedAt: null,
+      lastUsedPartner: null,
+      disabledAt: null,
+      description: '',
+    }
+  }
+  const shown = (record: AccountPasscodeRecord) => ({
+    name: record.name,
+    expiry: record.expiry,
+    expiresAt: record.expiresAt,
+    partners: record.partners,
+  })
+  const created = (outcome: { ok: boolean }) => {
+    if (!outcome.ok) throw new Error('every create of the benchmark should succeed')
+  }
+  // A create: ensure the account, lock it, count its passcodes, insert (the service's
+  // record: the passcode's fields, before null).
+  const creates = await sideBySide(audited, async (kind) => {
+    const accountId = freshAccount('create')
+    const records = Array.from({ length: SLICE }, (_, i) => newPasscode(accountId, i))
+    return timed(async () => {
+      for (const record of records) {
+        const audit =
+          kind === 'with'
+            ? {
+                ...entry(accountId, record.createdAt),
+                action: 'passcode.created' as const,
+                target: { type: 'passcode' as const, id: record.id, name: record.name },
+                changes: changedFields(null, shown(record)),
+              }
+            : undefined
+        created(await store.createAccountPasscode(record, SLICE, audit))
+      }
+    })
+  })
+  report('create', creates)
+  // A delete of passcodes created untimed (the store makes the record's fields from the
+  // row it deletes).
+  const deletes = await sideBySide(audited, async (kind) => {
+    const accountId = freshAccount('delete')
+    const records = Array.from({ length: SLICE }, (_, i) => newPasscode(accountId, i))
+    for (const record of records) created(await store.createAccountPasscode(record, SLICE))
+    return timed(async () => {
+      for (const record of records) {
+        const audit =
+          kind === 'with'
+            ? {
+                ...entry(accountId, Date.now()),
+                action: 'passcode.deleted' as const,
+                target: { type: 'passcode' as const, id: record.id, name: record.name },
+                changes: changedFields(shown(record), null),
+              }
+            : undefined
+        if ((await store.deleteAccountPasscode(accountId, record.id, audit)) === null) throw new Error('the passcode should exist')
+      }
+    })
+  })
+  report('delete', deletes)
+  // A user passcode grant to users who have none: lock the (absent) row, insert.
+  const grants = await sideBySide(audited, async (kind) => {
+    const accountId = freshAccount('grant')
+    return timed(async () => {
+      for (let i = 0; i < SLICE; i++) {
+        n++
+        const now = Date.now()
+        const expiresAt = now + 30 * 86_400_000
+        const audit =
+          kind === 'with'
+            ? {
+                ...entry(accountId, now),
+                action: 'user_passcode.granted' as const,
+                target: { type: 'user' as const, id: `u_bench_${i}` },
+                changes: { validity: { before: null, after: '30 days' }, expiresAt: { before: null, after: expiresAt } },
+              }
+            : undefined
+        const record: UserPasscodeRecord = {
+          accountId,
+          userId: `u_bench_${i}`,
+          hash: `bench-grant-${n}`,
+          ciphertext: 'bench-not-a-jwe',
+          hint: 'psc_…Cd34',
+          validity: { type: 'finite', days: 30 },
+          grantedAt: now,
+          expiresAt,
+          revokedAt: null,
+          lastUsedAt: null,
+          lastUsedPartner: null,
+          pepperId: null,
+        }
+        const outcome = await store.grantUserPasscode(record, now, audit)
+        if (!outcome.ok) throw new Error('every grant of the benchmark should succeed')
+      }
+    })
+  })
+  report('user passcode grant', grants)
   await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
 }
 
