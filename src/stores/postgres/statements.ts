@@ -36,6 +36,13 @@ export const closeLeakOnEnable = (s: string, from: string): string => `leak_clos
         RETURNING 1
       )`
 
+/** A CTE that closes the open leak mark of the user passcode `changed` granted anew or reset (SPEC §5.42). */
+const closeUserLeak = (s: string): string => `closed AS (
+        UPDATE ${s}.leak_marks m SET open = false FROM changed c
+        WHERE m.account_id = c.account_id AND m.kind = 'user' AND m.key = c.user_id AND m.open
+        RETURNING 1
+      )`
+
 /**
  * An account passcode's rotation as CTEs ($1 account, $2 passcode, $3–$7 as
  * `rotateAccountPasscode`'s parameters), with or without its audit record: `prior`
@@ -188,11 +195,7 @@ export function statements(s: string) {
       VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text)
       ON CONFLICT (account_id, user_id) DO NOTHING
       RETURNING ${USER_COLUMNS}
-      ), closed AS (
-        UPDATE ${s}.leak_marks m SET open = false FROM changed c
-        WHERE m.account_id = c.account_id AND m.kind = 'user' AND m.key = c.user_id AND m.open
-        RETURNING 1
-      )
+      ), ${closeUserLeak(s)}
       SELECT ${USER_COLUMNS} FROM changed`,
     replaceUserPasscode: `
       WITH changed AS (
@@ -202,11 +205,7 @@ export function statements(s: string) {
         last_used_at = NULL, last_used_partner = NULL
       WHERE account_id = $1::text AND user_id = $2::text
       RETURNING ${USER_COLUMNS}
-      ), closed AS (
-        UPDATE ${s}.leak_marks m SET open = false FROM changed c
-        WHERE m.account_id = c.account_id AND m.kind = 'user' AND m.key = c.user_id AND m.open
-        RETURNING 1
-      )
+      ), ${closeUserLeak(s)}
       SELECT ${USER_COLUMNS} FROM changed`,
     // `prior` locks the row and reads the expiry the reset replaces, for its audit record.
     resetUserPasscode: `
@@ -220,11 +219,7 @@ export function statements(s: string) {
       FROM prior
       WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
       RETURNING ${USER_COLUMNS}, prior.prior_expires_at
-      ), closed AS (
-        UPDATE ${s}.leak_marks m SET open = false FROM changed c
-        WHERE m.account_id = c.account_id AND m.kind = 'user' AND m.key = c.user_id AND m.open
-        RETURNING 1
-      )
+      ), ${closeUserLeak(s)}
       SELECT ${USER_COLUMNS}, prior_expires_at FROM changed`,
     revokeUserPasscode: `
       UPDATE ${s}.user_passcodes SET revoked_at = $3::bigint
