@@ -329,49 +329,44 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 10,
     name: 'the verification lookup as a function',
-    statements: (s) => [
-      // The verification lookup (statements.ts, findCredentialByHash, as of this version)
-      // for connections that cannot keep a named prepared statement (a transaction
-      // pooler): PL/pgSQL keeps the plans of its queries per server session, so the call
-      // `SELECT s.find_credential_by_hash($1::text)` is all the server plans per lookup.
-      // It returns the statement's one row (or NULL) as the text of row_to_json, with
-      // the statement's column names. The statement's three probes (an account
-      // passcode's current hash, its previous hash, a user passcode's hash; the first
-      // that matches wins, as the statement's UNION ALL ... LIMIT 1) run one after the
-      // other here, each a plain index probe joined to its account: a match on the
-      // current hash, the usual case, runs one small plan instead of starting all
-      // three. Every name is schema-qualified, with no `SET search_path` (which the
-      // server saves and restores on every call). Both choices measured with
-      // `npx tsx bench/pgbouncer-lookup.ts` (figures in docs/benchmarks.md). SECURITY
-      // INVOKER: the caller's own rights on the tables. Creating it locks no table. A
-      // later change to the lookup replaces it in a new version;
-      // test/stores/sql-store-cases.ts checks that both return the same row.
-      `CREATE OR REPLACE FUNCTION ${s}.find_credential_by_hash(text) RETURNS text
+    statements: (s) => {
+      // One account passcode probe, by its current or its previous hash.
+      const accountProbe = (column: 'hash' | 'previous_hash'): string => `SELECT row_to_json(r)::text INTO answer FROM (
+          SELECT 'account' AS kind, p.account_id, p.id, NULL::text AS user_id, p.name, p.name_key, p.hash, p.hint,
+                 p.expiry_days, p.created_at, p.updated_at, p.expires_at, p.partners, p.previous_hash, p.previous_hash_ends_at,
+                 p.last_used_at, p.last_used_partner, NULL::text AS ciphertext,
+                 NULL::text AS validity_type, NULL::integer AS validity_days, NULL::bigint AS granted_at, NULL::bigint AS revoked_at,
+                 p.pepper_id, p.disabled_at, p.description, coalesce(a.accepted_passcodes, 'account') AS accepted_passcodes
+          FROM ${s}.account_passcodes p LEFT JOIN ${s}.accounts a ON a.account_id = p.account_id
+          WHERE p.${column} = $1
+        ) AS r;`
+      return [
+        // The verification lookup (statements.ts, findCredentialByHash, as of this version)
+        // for connections that cannot keep a named prepared statement (a transaction
+        // pooler): PL/pgSQL keeps the plans of its queries per server session, so the call
+        // `SELECT s.find_credential_by_hash($1::text)` is all the server plans per lookup.
+        // It returns the statement's one row (or NULL) as the text of row_to_json, with
+        // the statement's column names. The statement's three probes (an account
+        // passcode's current hash, its previous hash, a user passcode's hash; the first
+        // that matches wins, as the statement's UNION ALL ... LIMIT 1) run one after the
+        // other here, each a plain index probe joined to its account: a match on the
+        // current hash, the usual case, runs one small plan instead of starting all
+        // three. Every name is schema-qualified, with no `SET search_path` (which the
+        // server saves and restores on every call). Both choices measured with
+        // `npx tsx bench/pgbouncer-lookup.ts` (figures in docs/benchmarks.md). SECURITY
+        // INVOKER: the caller's own rights on the tables. Creating it locks no table. A
+        // later change to the lookup replaces it in a new version;
+        // test/stores/sql-store-cases.ts checks that both return the same row.
+        `CREATE OR REPLACE FUNCTION ${s}.find_credential_by_hash(text) RETURNS text
         LANGUAGE plpgsql STABLE SECURITY INVOKER AS $lookup$
       DECLARE
         answer text;
       BEGIN
-        SELECT row_to_json(r)::text INTO answer FROM (
-          SELECT 'account' AS kind, p.account_id, p.id, NULL::text AS user_id, p.name, p.name_key, p.hash, p.hint,
-                 p.expiry_days, p.created_at, p.updated_at, p.expires_at, p.partners, p.previous_hash, p.previous_hash_ends_at,
-                 p.last_used_at, p.last_used_partner, NULL::text AS ciphertext,
-                 NULL::text AS validity_type, NULL::integer AS validity_days, NULL::bigint AS granted_at, NULL::bigint AS revoked_at,
-                 p.pepper_id, p.disabled_at, p.description, coalesce(a.accepted_passcodes, 'account') AS accepted_passcodes
-          FROM ${s}.account_passcodes p LEFT JOIN ${s}.accounts a ON a.account_id = p.account_id
-          WHERE p.hash = $1
-        ) AS r;
+        ${accountProbe('hash')}
         IF answer IS NOT NULL THEN
           RETURN answer;
         END IF;
-        SELECT row_to_json(r)::text INTO answer FROM (
-          SELECT 'account' AS kind, p.account_id, p.id, NULL::text AS user_id, p.name, p.name_key, p.hash, p.hint,
-                 p.expiry_days, p.created_at, p.updated_at, p.expires_at, p.partners, p.previous_hash, p.previous_hash_ends_at,
-                 p.last_used_at, p.last_used_partner, NULL::text AS ciphertext,
-                 NULL::text AS validity_type, NULL::integer AS validity_days, NULL::bigint AS granted_at, NULL::bigint AS revoked_at,
-                 p.pepper_id, p.disabled_at, p.description, coalesce(a.accepted_passcodes, 'account') AS accepted_passcodes
-          FROM ${s}.account_passcodes p LEFT JOIN ${s}.accounts a ON a.account_id = p.account_id
-          WHERE p.previous_hash = $1
-        ) AS r;
+        ${accountProbe('previous_hash')}
         IF answer IS NOT NULL THEN
           RETURN answer;
         END IF;
@@ -387,7 +382,8 @@ export const MIGRATIONS: readonly Migration[] = [
         RETURN answer;
       END
       $lookup$`,
-    ],
+      ]
+    },
   },
   {
     version: 11,
