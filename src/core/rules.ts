@@ -1,9 +1,28 @@
 import type { AccountPasscodeExpiry, Actor, UserPasscodeValidity } from './entities'
 import { addUtcYears, DAY_MS } from './time'
 
-/** At most this many non-deleted passcodes per account (SPEC §2, §5.9). */
+/**
+ * At most this many non-deleted passcodes per account (SPEC §2, §5.9).
+ *
+ * @example
+ * ```ts
+ * import { MAX_ACCOUNT_PASSCODES } from 'passcode-auth'
+ *
+ * const passcodes = await auth.passcodes.list(actor, 'acc_1')
+ * console.log(`${passcodes.length} of ${MAX_ACCOUNT_PASSCODES}`)
+ * ```
+ */
 export const MAX_ACCOUNT_PASSCODES = 100
-/** Longest passcode name, in characters after trimming (SPEC §5.10). */
+/**
+ * Longest passcode name, in characters after trimming (SPEC §5.10).
+ *
+ * @example
+ * ```ts
+ * import { MAX_NAME_LENGTH } from 'passcode-auth'
+ *
+ * const input = `<input name="name" maxlength="${MAX_NAME_LENGTH}" required>`
+ * ```
+ */
 export const MAX_NAME_LENGTH = 64
 /** Account passcode expiry in days: 1 to 3650 (SPEC §5.7). */
 export const ACCOUNT_EXPIRY_DAYS = {

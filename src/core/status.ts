@@ -17,7 +17,16 @@ export interface StatusInput {
   readonly disabledAt?: Date | number | null
 }
 
-/** Days before expiry at which a passcode becomes `expiring_soon` (SPEC §2). */
+/**
+ * Days before expiry at which a passcode becomes `expiring_soon` (SPEC §2).
+ *
+ * @example
+ * ```ts
+ * import { EXPIRING_SOON_DAYS } from 'passcode-auth'
+ *
+ * console.log(`The "expiring soon" email goes out ${EXPIRING_SOON_DAYS} days before expiry`)
+ * ```
+ */
 export const EXPIRING_SOON_DAYS = 30
 
 /**

@@ -1,7 +1,14 @@
 import type { SecretLintRuleCreator } from '@secretlint/types'
 import { DEFAULT_PASSCODE_PREFIX, isWellFormedPasscode, passcodePattern } from '../core/passcode-format'
 
-/** What `.secretlintrc.json` may set in the rule's `options`. */
+/**
+ * What `.secretlintrc.json` may set in the rule's `options`.
+ *
+ * @example
+ * ```json
+ * { "rules": [{ "id": "passcode-auth/secretlint", "options": { "prefix": ["acme", "psc"] } }] }
+ * ```
+ */
 export interface PasscodeRuleOptions {
   /**
    * The prefix of the passcodes to find: the `prefix` option the host gave

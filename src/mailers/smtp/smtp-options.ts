@@ -39,7 +39,17 @@ export interface SmtpMailerOptions {
   replyTo?: string
 }
 
-/** Timeout defaults, far below nodemailer's own (2 min, 30 s, 10 min) so a dead server fails a pass quickly. */
+/**
+ * Timeout defaults, far below nodemailer's own (2 min, 30 s, 10 min) so a dead server fails a pass quickly.
+ *
+ * @example
+ * ```ts
+ * import { SMTP_DEFAULT_TIMEOUTS, smtpMailer } from 'passcode-auth/smtp'
+ *
+ * // A slow relay: twice the default socket timeout, the others as they are.
+ * const mailer = smtpMailer({ host: 'smtp.example.com', from: 'alerts@example.com', socketTimeoutMs: 2 * SMTP_DEFAULT_TIMEOUTS.socketTimeoutMs })
+ * ```
+ */
 export const SMTP_DEFAULT_TIMEOUTS = Object.freeze({
   /** Default of {@link SmtpMailerOptions.connectionTimeoutMs}. */
   connectionTimeoutMs: 10_000,

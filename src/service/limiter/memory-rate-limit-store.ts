@@ -17,6 +17,14 @@ export interface MemoryRateLimitStoreOptions {
  * instants of at most `limit` failures younger than the window, oldest first. Exact
  * (no approximation at window edges), bounded, and free of timers: instants come
  * from the caller's clock and expired ones are dropped when the key is next touched.
+ * Made by {@link memoryRateLimitStore}.
+ *
+ * @example
+ * ```ts
+ * import { memoryRateLimitStore, type MemoryRateLimitStore } from 'passcode-auth/memory'
+ *
+ * const limiterStore: MemoryRateLimitStore = memoryRateLimitStore({ maxKeys: 50_000 })
+ * ```
  */
 export class MemoryRateLimitStore implements RateLimitStore {
   readonly #windows: FailureWindows
