@@ -38,7 +38,7 @@ import { toDatabase } from '../src/stores/postgres/database'
 import { migrate, postgresStore } from '../src/stores/postgres/index'
 import { rateLimitStatements } from '../src/stores/postgres/rate-limit-statements'
 import { postgresAvailability, startTestPostgres } from '../test/helpers/postgres'
-import { seededPasscodeId, seedScale } from '../test/helpers/scale-seed'
+import { seededPasscodeId, seedScale, withoutDeadline } from '../test/helpers/scale-seed'
 import { ADMIN } from './fixtures'
 import { percentile } from './stats'
 
@@ -66,7 +66,7 @@ const log = (line: string): void => void process.stderr.write(`${new Date().toIS
 /** Seeds a tier unless a finished seed of it is recorded; the indexes are built after the rows. */
 async function seedTier(pool: pg.Pool, size: number): Promise<void> {
   const schema = schemaOf(size)
-  const database = toDatabase(pool)
+  const database = withoutDeadline(toDatabase(pool))
   const [done] = await database.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [`${schema}.scale_seed`])
   if (done?.present === true) {
     const [row] = await database.query(`SELECT rows FROM ${schema}.scale_seed`)

@@ -1,4 +1,4 @@
-import type { Queryable } from '../../src/stores/postgres/database-interface'
+import type { Database, Queryable } from '../../src/stores/postgres/database-interface'
 
 /**
  * Set-based seeding of a migrated schema with many passcodes, as years of use leave
@@ -85,6 +85,17 @@ export function scaleSeedStatements({ schema: s, from, to, now, beforeVersion6 =
       params: [from, last, now],
     },
   ]
+}
+
+/**
+ * `database` without the store's statement deadline: a seed statement, an index build or
+ * an ANALYZE of a large table is a fixture's bulk work, which may take longer than any
+ * request's statement may on a slow machine (the deadline destroyed a seed's connection
+ * on a CI machine).
+ */
+export function withoutDeadline(database: Database): Queryable {
+  const unbounded = database.queryUnbounded
+  return unbounded === undefined ? database : { query: unbounded }
 }
 
 /** Seeds rows `from` to `to` in chunks of `chunk` rows (short transactions), then ANALYZEs. */

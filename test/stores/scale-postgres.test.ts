@@ -10,7 +10,7 @@ import { postgresStore } from '../../src/stores/postgres/postgres-store'
 import { rateLimitStatements } from '../../src/stores/postgres/rate-limit-statements'
 import { statements } from '../../src/stores/postgres/statements'
 import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
-import { seededPasscodeId, seedScale } from '../helpers/scale-seed'
+import { seededPasscodeId, seedScale, withoutDeadline } from '../helpers/scale-seed'
 import { uniqueSchema } from './sql-fixture'
 
 /**
@@ -44,9 +44,10 @@ describe.skipIf(!availability.available)(
         schema,
         MIGRATIONS.filter((migration) => migration.version <= 3),
       )
-      await seedScale(database, { schema, from: 0, to: SIZE, now: NOW, beforeVersion6: true }, 100_000)
+      const bulk = withoutDeadline(database)
+      await seedScale(bulk, { schema, from: 0, to: SIZE, now: NOW, beforeVersion6: true }, 100_000)
       report = await migrate(pool, { schema })
-      for (const table of LARGE) await database.query(`ANALYZE ${schema}.${table}`)
+      for (const table of LARGE) await bulk.query(`ANALYZE ${schema}.${table}`)
     }, 300_000)
 
     afterAll(async () => {
