@@ -185,7 +185,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       const records = await storeCall(() => store.listUserPasscodes(account))
       const leaks = records.some((record) => record.revokedAt !== null) ? await openLeaks(account) : new Map<string, LeakMark>()
       const now = context.now()
-      return records.map((record) => toUserPasscodeView(record, now, soonDays, { leak: leaks.get(record.userId) }))
+      return records.map((record) => userView(record, now, leaks.get(record.userId)))
     },
 
     async usage(actor, accountId, userId) {
