@@ -109,8 +109,10 @@ for (const call of Object.values(scenarios)) await cpuPerCall(call, CALLS / 2)
 const results = new Map<string, number[]>()
 for (let round = 0; round < rounds; round++) {
   const names = Object.keys(scenarios)
-  for (const name of round % 2 === 0 ? names : names.reverse()) results.set(name, [...(results.get(name) ?? []), await cpuPerCall(scenarios[name]!, CALLS)])
+  for (const name of round % 2 === 0 ? names : names.reverse())
+    results.set(name, [...(results.get(name) ?? []), await cpuPerCall(scenarios[name]!, CALLS)])
 }
 console.log(`CPU µs per call, 16 in flight, medians of ${rounds} rounds of ${CALLS.toLocaleString('en')} calls (per round in brackets)`)
-for (const [name, values] of results) console.log(`${name.padEnd(34)} ${median(values).toFixed(2).padStart(6)}  (${values.map((v) => v.toFixed(2)).join(' ')})`)
+for (const [name, values] of results)
+  console.log(`${name.padEnd(34)} ${median(values).toFixed(2).padStart(6)}  (${values.map((v) => v.toFixed(2)).join(' ')})`)
 await auth.close()

@@ -154,7 +154,9 @@ export function checkGoals(results: BenchResults): GoalCheck[] {
         // Through PgBouncer the goal's bare read is the one-column read; the reference is the lookup statement unnamed.
         ...(reference === undefined
           ? []
-          : [`${reference.ratio.toFixed(2)} of ${store.store === 'postgres' || store.store === 'pglite' ? 'a one-column read' : 'the lookup statement unnamed'}`]),
+          : [
+              `${reference.ratio.toFixed(2)} of ${store.store === 'postgres' || store.store === 'pglite' ? 'a one-column read' : 'the lookup statement unnamed'}`,
+            ]),
         ...(own === undefined ? [] : [`${own.ratio.toFixed(2)} of the store's own lookup call`]),
       ]
       goals.push({
