@@ -5,6 +5,7 @@
  * every core, where throughput is bounded by the sum of their CPU per call.
  */
 import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 
 /** Why pinning cannot run here, or `undefined` when it can. */
@@ -19,13 +20,18 @@ export function pinUnavailable(): string | undefined {
   return undefined
 }
 
-/** Pins every thread of each process in `pids` to the cores `cpus` (taskset's list form: `0`, `1`, `0-1`). */
+/**
+ * Pins every thread of each process in `pids` to the cores `cpus` (taskset's list form:
+ * `0`, `1`, `0-1`). Throws when a process that is still running cannot be pinned (a
+ * user who may not change its affinity): a run that says it pinned has pinned.
+ */
 export function pinProcesses(pids: readonly number[], cpus: string): void {
   for (const pid of pids) {
     try {
       execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' })
-    } catch {
-      // The process ended between listing and pinning: nothing to pin.
+    } catch (error) {
+      // A process that ended between listing and pinning has nothing to pin.
+      if (existsSync(`/proc/${pid}`)) throw error
     }
   }
 }
