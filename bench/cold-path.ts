@@ -14,6 +14,7 @@
  *   node --import tsx bench/cold-path.ts '{"rounds":3,"sliceMs":500}'
  *   DATABASE_URL=postgres://… node --import tsx bench/cold-path.ts
  *   node --import tsx bench/cold-path.ts '{"stores":["postgres","pgbouncer"]}'   # also through PgBouncer (transaction mode)
+ *   node --import tsx bench/cold-path.ts '{"stores":["pgbouncer"],"pin":true}'   # …and again with PostgreSQL and PgBouncer on core 0, this process on core 1
  */
 import { createHash } from 'node:crypto'
 import { PGlite } from '@electric-sql/pglite'
@@ -26,7 +27,8 @@ import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres'
 import { runAsChild } from './child'
 import { statements } from '../src/stores/postgres/statements'
 import { ADMIN, PARTNER } from './fixtures'
-import { postgresCpuSampler } from './postgres-cpu'
+import { ALL_CPUS, pinProcesses, pinUnavailable } from './pin'
+import { postgresCpuSampler, postmasterPid, processTree } from './postgres-cpu'
 import { median } from './stats'
 
 /** Settings passed as JSON in argv[2]. */
@@ -41,10 +43,22 @@ export interface ColdPathSettings {
    * @default ['postgres', 'pglite']
    */
   readonly stores?: readonly ColdPathStoreName[]
+  /**
+   * With `pgbouncer`: after its measurement, the same scenarios again (store
+   * `pgbouncer-pinned`) with PostgreSQL (postmaster and backends) and PgBouncer pinned to
+   * core 0 and this process to core 1 (`taskset`, Linux, a local server): the
+   * application and the database on cores of their own, as in a fleet where they run
+   * on different machines, so a ratio shows per-request cost rather than the sum of
+   * three processes' CPU on shared cores. Both are reported.
+   */
+  readonly pin?: boolean
 }
 
-/** The stores the cold path is measured on. */
-export type ColdPathStoreName = 'postgres' | 'pgbouncer' | 'pglite'
+/**
+ * The stores the cold path is measured on; `pgbouncer-pinned` is `pgbouncer` measured
+ * again with the database side and this process on cores of their own (`pin`).
+ */
+export type ColdPathStoreName = 'postgres' | 'pgbouncer' | 'pgbouncer-pinned' | 'pglite'
 
 /** One scenario's medians over rounds. */
 export interface ColdPathScenario {
@@ -341,7 +355,11 @@ async function onPostgres(connectionString: string, settings: Required<Pick<Cold
  * it. The goal's bare read is the one-column indexed read; the store's lookup SQL,
  * unnamed (what the store sent before the function), is the reference.
  */
-async function onPgBouncer(connectionString: string, settings: Required<Pick<ColdPathSettings, 'rounds' | 'sliceMs'>>): Promise<ColdPathStore> {
+async function onPgBouncer(
+  connectionString: string,
+  settings: Required<Pick<ColdPathSettings, 'rounds' | 'sliceMs'>>,
+  pin: boolean,
+): Promise<ColdPathStore[]> {
   const schema = 'bench_cold_path_pgbouncer'
   const direct = new pg.Pool({ connectionString, max: 1 })
   direct.on('error', () => {})
@@ -392,9 +410,22 @@ async function onPgBouncer(connectionString: string, settings: Required<Pick<Col
     const before = sent.count
     for (let i = 0; i < 200; i++) await auth.authenticate(credentials[i % PASSCODES]!)
     const roundTripsPerMiss = (sent.count - before) / 200
-    const result = await measure('pgbouncer', scenarios, settings, await postgresCpuSampler(direct))
+    const serverCpu = await postgresCpuSampler(direct)
+    const results: ColdPathStore[] = [{ ...(await measure('pgbouncer', scenarios, settings, serverCpu)), roundTripsPerMiss }]
+    if (pin) {
+      const postmaster = await postmasterPid(direct)
+      if (postmaster === undefined || bouncer.pid === undefined) throw new Error('pinning needs a local PostgreSQL this user can see')
+      // Every backend is open by now (the pools' connections): a later one inherits the postmaster's core.
+      pinProcesses([...processTree(postmaster), bouncer.pid], '0')
+      pinProcesses([process.pid], '1')
+      try {
+        results.push({ ...(await measure('pgbouncer-pinned', scenarios, settings, serverCpu)), roundTripsPerMiss })
+      } finally {
+        pinProcesses([...processTree(postmaster), bouncer.pid, process.pid], ALL_CPUS)
+      }
+    }
     await auth.close()
-    return { ...result, roundTripsPerMiss }
+    return results
   } finally {
     await pool?.end().catch(() => {})
     await bouncer?.stop()
@@ -480,7 +511,9 @@ export async function runColdPath(settings: ColdPathSettings = {}): Promise<Cold
     }
     if (stores.includes('pgbouncer')) {
       const connectionString = settings.connectionString ?? process.env.DATABASE_URL ?? (server ??= await startTestPostgres()).connectionString
-      results.push(await onPgBouncer(connectionString, resolved))
+      const pin = settings.pin === true
+      if (pin && pinUnavailable() !== undefined) throw new Error(pinUnavailable())
+      results.push(...(await onPgBouncer(connectionString, resolved, pin)))
     }
     if (stores.includes('pglite')) results.push(await onPGlite(resolved))
   } finally {

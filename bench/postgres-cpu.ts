@@ -40,10 +40,11 @@ function childrenOf(pid: number): number[] {
 }
 
 /**
- * Returns a function that reads the server's CPU time so far in ms (user + system,
- * of the postmaster and all its descendants, ended ones included).
+ * The process id of a local server's postmaster, read from its `postmaster.pid`;
+ * `undefined` off Linux, for a server elsewhere, or for a role that may not see where
+ * the server keeps its data.
  */
-export async function postgresCpuSampler(db: Queryable): Promise<(() => number) | undefined> {
+export async function postmasterPid(db: Queryable): Promise<number | undefined> {
   if (process.platform !== 'linux') return undefined
   let dataDirectory: string
   try {
@@ -54,15 +55,31 @@ export async function postgresCpuSampler(db: Queryable): Promise<(() => number) 
   const pidFile = `${dataDirectory}/postmaster.pid`
   if (!existsSync(pidFile)) return undefined
   const postmaster = Number(readFileSync(pidFile, 'utf8').split('\n')[0])
-  if (!Number.isInteger(postmaster) || !existsSync(`/proc/${postmaster}/stat`)) return undefined
+  return Number.isInteger(postmaster) && existsSync(`/proc/${postmaster}/stat`) ? postmaster : undefined
+}
+
+/** `pid` and every process under it, now (Linux). */
+export function processTree(pid: number): number[] {
+  const tree: number[] = []
+  const pending = [pid]
+  while (pending.length > 0) {
+    const next = pending.pop()!
+    tree.push(next)
+    pending.push(...childrenOf(next))
+  }
+  return tree
+}
+
+/**
+ * Returns a function that reads the server's CPU time so far in ms (user + system,
+ * of the postmaster and all its descendants, ended ones included).
+ */
+export async function postgresCpuSampler(db: Queryable): Promise<(() => number) | undefined> {
+  const postmaster = await postmasterPid(db)
+  if (postmaster === undefined) return undefined
   return () => {
     let ticks = 0
-    const pending = [postmaster]
-    while (pending.length > 0) {
-      const pid = pending.pop()!
-      ticks += ticksOf(pid)
-      pending.push(...childrenOf(pid))
-    }
+    for (const pid of processTree(postmaster)) ticks += ticksOf(pid)
     return (ticks / TICKS_PER_SECOND) * 1000
   }
 }

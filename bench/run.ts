@@ -8,6 +8,7 @@
  *   npm run bench -- --only=hook-cost   # requirePasscode's own cost, with and without telemetry (a minute)
  *   npm run bench -- --only=connect     # GET /v1/connect on PGlite's stored whitelist next to a static one, per framework (3 minutes)
  *   npm run bench -- --only=cold-path --pgbouncer   # the cache miss also through PgBouncer in transaction mode (pgbouncer installed)
+ *   npm run bench -- --only=cold-path --pgbouncer --pin   # …and again with PostgreSQL and PgBouncer on core 0, the bench on core 1 (taskset)
  *
  * Servers, the in-process loops and the memory probe each run in a child process of
  * their own; autocannon runs here, so load generator and server never share an event
@@ -32,6 +33,8 @@ interface Options {
   readonly frameworks: readonly ('fastify' | 'express' | 'koa')[]
   /** The cold path also through PgBouncer in transaction mode. */
   readonly pgbouncer: boolean
+  /** With `pgbouncer`: that part again with the database side and the bench pinned to cores of their own. */
+  readonly pin: boolean
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -41,10 +44,12 @@ function parseOptions(argv: readonly string[]): Options {
   const frameworks = (value('frameworks')?.split(',') ?? ['fastify', 'express', 'koa']) as Options['frameworks']
   for (const section of sections) if (!SECTIONS.includes(section)) throw new Error(`unknown section ${section}; known: ${SECTIONS.join(', ')}`)
   for (const argument of argv) {
-    if (!/^--(quick|write|pgbouncer|only=.+|frameworks=.+)$/.test(argument)) throw new Error(`unknown argument ${argument}`)
+    if (!/^--(quick|write|pgbouncer|pin|only=.+|frameworks=.+)$/.test(argument)) throw new Error(`unknown argument ${argument}`)
   }
   const pgbouncer = argv.includes('--pgbouncer')
-  return { quick, write: argv.includes('--write') || (!quick && sections.length === SECTIONS.length), sections, frameworks, pgbouncer }
+  const pin = argv.includes('--pin')
+  if (pin && !pgbouncer) throw new Error('--pin pins the cold path through PgBouncer: pass --pgbouncer too')
+  return { quick, write: argv.includes('--write') || (!quick && sections.length === SECTIONS.length), sections, frameworks, pgbouncer, pin }
 }
 
 /** Installs bench/package.json's dependencies (autocannon and the peers) when missing. */
@@ -175,7 +180,14 @@ async function main(): Promise<void> {
         `Cold path: cache-miss authenticate() next to the bare lookup read (${settings.coldPath.rounds} interleaved rounds of ${settings.coldPath.sliceMs} ms per scenario)`,
       )
       results.coldPath = await runChild('cold-path.ts', {
-        args: [JSON.stringify({ ...settings.coldPath, stores: coldPathStores(), connectionString: postgres?.connectionString })],
+        args: [
+          JSON.stringify({
+            ...settings.coldPath,
+            stores: coldPathStores(),
+            connectionString: postgres?.connectionString,
+            ...(options.pin ? { pin: true } : {}),
+          }),
+        ],
       })
     }
     if (options.sections.includes('refusals')) {

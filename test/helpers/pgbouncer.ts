@@ -30,6 +30,8 @@ export function pgbouncerAvailability(): { available: true } | { available: fals
 export interface TestPgBouncer {
   /** `postgres://…` through PgBouncer, transaction mode. */
   readonly connectionString: string
+  /** The running PgBouncer's process id (`undefined` while stopped): a benchmark pins it to a core. */
+  readonly pid: number | undefined
   /** Kills it (SIGTERM: immediate shutdown, every client connection closed). */
   stopServer(): Promise<void>
   /** Starts it again on the same port. */
@@ -138,6 +140,9 @@ export async function startTestPgBouncer(postgresConnectionString: string): Prom
   via.port = String(port)
   return {
     connectionString: via.toString(),
+    get pid() {
+      return child?.exitCode === null ? child.pid : undefined
+    },
     stopServer,
     startServer,
     async stop() {

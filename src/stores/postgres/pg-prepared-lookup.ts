@@ -115,20 +115,27 @@ export function pgPreparedLookup(connection: PgConnectionLike): (text: string, k
     return parsed(rows)
   }
 
-  return async function lookup(text, key, call) {
+  /** The named statement, until the server says named statements cannot work here; then the fallback below. */
+  const namedLookup = async (statement: { readonly name: string; readonly text: string }, key: string, call: string | undefined): Promise<Row[]> => {
+    try {
+      return parsed((await named.query({ name: statement.name, text: statement.text, values: [key] })).rows)
+    } catch (error) {
+      if (!STATEMENT_LOST.has(sqlState(error))) throw error
+      usable = false
+    }
+    return call === undefined ? plain(statement.text, key) : viaFunction(statement.text, key, call)
+  }
+
+  // Not an async function: once named statements are given up (every lookup through a
+  // transaction pooler), the fallback's own promise is handed back, without another
+  // promise around it (a cache miss there runs this on every call).
+  return function lookup(text, key, call) {
     let statement = wrapped.get(text)
     if (statement === undefined) {
       statement = { name: nameOf(text), text: `SELECT row_to_json(r)::text AS json FROM (${text}) AS r` }
       wrapped.set(text, statement)
     }
-    if (usable) {
-      try {
-        return parsed((await named.query({ name: statement.name, text: statement.text, values: [key] })).rows)
-      } catch (error) {
-        if (!STATEMENT_LOST.has(sqlState(error))) throw error
-        usable = false
-      }
-    }
+    if (usable) return namedLookup(statement, key, call)
     return call === undefined ? plain(statement.text, key) : viaFunction(statement.text, key, call)
   }
 }
