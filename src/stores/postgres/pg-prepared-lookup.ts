@@ -86,10 +86,18 @@ export function pgPrepared(
  * spending 54–56 µs on it against 58–65 µs, 16 in flight), as fast but not clearly
  * faster, and the named statement needs no fallback for a schema without the function.
  *
+ * Under load, concurrent lookups through the function share statements when the
+ * caller gives `callMany`, the same function over an array of keys (see
+ * {@link SharedCalls}): one at a time, each lookup is still its own call.
+ *
  * A schema without the function (not migrated yet), or a role that may not run it
  * (42883, 42501), gets the lookup statement unnamed, as before, and the function is
  * tried again {@link FUNCTION_RETRY_MS} later: a fleet keeps working while its
  * database is migrated.
+ *
+ * @example
+ * const lookup = pgPreparedLookup(connection)
+ * const rows = await lookup(sql.findCredentialByHash, hash, sql.callFindCredentialByHash, sql.callFindCredentialsByHashes)
  */
 export function pgPreparedLookup(
   connection: PgConnectionLike,
