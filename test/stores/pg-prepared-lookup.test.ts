@@ -94,21 +94,20 @@ describe('pgPreparedLookup sharing the function call between concurrent lookups'
 
   /** A connection that loses named statements; every call or shared call waits until `answer` settles it. */
   function heldConnection() {
-    const sent: { text: string; values: unknown[]; answer: (error?: unknown) => void }[] = []
+    const sent: { text: string; values: unknown[]; answer: (error?: Error) => void }[] = []
     const jsonOf = (key: string) => (missing.has(key) ? null : JSON.stringify(rowOf(key)))
     const connection: PgConnectionLike = {
       query: (config: unknown, values?: readonly unknown[]) => {
         if (typeof config !== 'string') return Promise.reject(serverError('26000'))
         return new Promise((resolve, reject) => {
-          const answer = (error?: unknown) => {
-            if (error !== undefined) return reject(error)
-            if (config === CALL) return resolve({ rows: [{ json: jsonOf(String(values![0])) }] })
-            if (config === MANY) {
+          const answer = (error?: Error) => {
+            if (error !== undefined) reject(error)
+            else if (config === CALL) resolve({ rows: [{ json: jsonOf(String(values![0])) }] })
+            else if (config === MANY) {
               const keys = values![0] as string[]
               // Rows in any order, `n` as `pg` gives a bigint (text): matched by position, not order.
-              return resolve({ rows: keys.map((key, i) => ({ n: String(i + 1), json: jsonOf(key) })).reverse() })
-            }
-            resolve({ rows: [{ json: JSON.stringify(ROW) }] })
+              resolve({ rows: keys.map((key, i) => ({ n: String(i + 1), json: jsonOf(key) })).reverse() })
+            } else resolve({ rows: [{ json: JSON.stringify(ROW) }] })
           }
           sent.push({ text: config === CALL ? 'call' : config === MANY ? 'many' : 'statement', values: [...(values ?? [])], answer })
         })
@@ -172,7 +171,7 @@ describe('pgPreparedLookup sharing the function call between concurrent lookups'
 
   it(`shares at most ${SHARED_CALL_MAX} lookups per statement`, async () => {
     const { lookup, sent } = await overPooler()
-    Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY))
+    void Promise.allSettled(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY)))
     const keys = Array.from({ length: SHARED_CALL_MAX + 6 }, (_, i) => `k${i}`)
     const shared = keys.map((key) => lookup(TEXT, key, CALL, MANY))
     await flush()
@@ -188,8 +187,13 @@ describe('pgPreparedLookup sharing the function call between concurrent lookups'
 
   it('rejects every lookup of a failed shared statement, each with its own error of the same class and code', async () => {
     const { lookup, sent } = await overPooler()
-    Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY).catch(() => undefined))
-    const shared = ['d', 'e', 'f'].map((key) => lookup(TEXT, key, CALL, MANY).then(() => 'resolved', (error: unknown) => error))
+    void Promise.allSettled(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY)))
+    const shared = ['d', 'e', 'f'].map((key) =>
+      lookup(TEXT, key, CALL, MANY).then(
+        () => 'resolved',
+        (error: unknown) => error,
+      ),
+    )
     await flush()
     sent[0]!.answer()
     await flush()
@@ -208,7 +212,7 @@ describe('pgPreparedLookup sharing the function call between concurrent lookups'
     ['42501', 'forbidden'],
   ])('answers each lookup of a shared statement through the lookup statement when the function is %s (%s)', async (code) => {
     const { lookup, sent } = await overPooler()
-    Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY))
+    void Promise.allSettled(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY)))
     const shared = ['d', 'e'].map((key) => lookup(TEXT, key, CALL, MANY))
     await flush()
     sent[0]!.answer()
@@ -247,7 +251,9 @@ describe('a shared lookup statement on a pg Pool past the statement deadline', (
             if (typeof config !== 'string') return Promise.reject(serverError('26000'))
             text = config
             // The lone calls answer when told; the shared statement hangs.
-            return new Promise((resolve) => void (config === MANY ? undefined : pending.push({ text: config, resolve })))
+            return new Promise((resolve) => {
+              if (config !== MANY) pending.push({ text: config, resolve })
+            })
           },
           release: (destroy) => void releases.push({ text, destroy }),
         }
@@ -255,11 +261,17 @@ describe('a shared lookup statement on a pg Pool past the statement deadline', (
       },
       totalCount: 1,
     }
-    const lookup = pgPoolDatabase(pool).lookup!
-    const alone = Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY))
-    const shared = ['d', 'e', 'f'].map((key) => lookup(TEXT, key, CALL, MANY).then(() => 'resolved', (error: unknown) => (error as Error).name))
+    const database = pgPoolDatabase(pool)
+    const lookup = (key: string) => database.lookup!(TEXT, key, CALL, MANY)
+    const alone = Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(`alone${i}`))
+    const shared = ['d', 'e', 'f'].map((key) =>
+      lookup(key).then(
+        () => 'resolved',
+        (error: unknown) => (error as Error).name,
+      ),
+    )
     await vi.advanceTimersByTimeAsync(0)
-    for (const { resolve } of pending.splice(0)) resolve({ rows: [{ json: JSON.stringify(ROW) }] })
+    for (const entry of pending.splice(0)) entry.resolve({ rows: [{ json: JSON.stringify(ROW) }] })
     expect(await Promise.all(alone)).toEqual(Array.from({ length: SHARED_CALL_AFTER }, () => [ROW]))
     await vi.advanceTimersByTimeAsync(STATEMENT_DEADLINE_MS - 1)
     expect(releases.filter(({ text }) => text === MANY)).toEqual([])

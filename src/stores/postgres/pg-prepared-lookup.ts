@@ -99,9 +99,7 @@ export function pgPrepared(
  * const lookup = pgPreparedLookup(connection)
  * const rows = await lookup(sql.findCredentialByHash, hash, sql.callFindCredentialByHash, sql.callFindCredentialsByHashes)
  */
-export function pgPreparedLookup(
-  connection: PgConnectionLike,
-): (text: string, key: string, call?: string, callMany?: string) => Promise<Row[]> {
+export function pgPreparedLookup(connection: PgConnectionLike): (text: string, key: string, call?: string, callMany?: string) => Promise<Row[]> {
   const named = connection as unknown as NamedQuery
   /** Whether named statements work on these connections (see {@link pgPrepared}). */
   let usable = true
@@ -135,7 +133,9 @@ export function pgPreparedLookup(
       batcher = new SharedCalls(connection, wrappedText, call, callMany, {
         unusable: () => functionUnusable(call),
         foundUnusable: () => void unusableUntil.set(call, Date.now() + FUNCTION_RETRY_MS),
-        foundUsable: () => void (unusableUntil.size > 0 && unusableUntil.delete(call)),
+        foundUsable: () => {
+          if (unusableUntil.size > 0) unusableUntil.delete(call)
+        },
         plain,
       })
       batchers.set(call, batcher)
@@ -186,8 +186,8 @@ export const SHARED_CALL_MAX = 64
 /** A lookup waiting for the next shared statement. */
 interface Waiting {
   readonly key: string
-  resolve(rows: Row[] | Promise<Row[]>): void
-  reject(error: unknown): void
+  readonly resolve: (rows: Row[] | Promise<Row[]>) => void
+  readonly reject: (error: unknown) => void
 }
 
 /** What {@link SharedCalls} shares with the lookup's own fallbacks for one function call. */
