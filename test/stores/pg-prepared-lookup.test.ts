@@ -169,6 +169,19 @@ describe('pgPreparedLookup sharing the function call between concurrent lookups'
     expect(await later).toEqual([rowOf('g')])
   })
 
+  it('sends a lone waiting lookup as its own call, not the array form', async () => {
+    const { lookup, sent } = await overPooler()
+    void Promise.allSettled(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY)))
+    const waiting = lookup(TEXT, 'd', CALL, MANY)
+    await flush()
+    sent[0]!.answer()
+    await flush()
+    expect(sent.map(({ text }) => text)).toEqual([...Array.from({ length: SHARED_CALL_AFTER }, () => 'call'), 'call'])
+    expect(sent.at(-1)!.values).toEqual(['d'])
+    sent.at(-1)!.answer()
+    expect(await waiting).toEqual([rowOf('d')])
+  })
+
   it(`shares at most ${SHARED_CALL_MAX} lookups per statement`, async () => {
     const { lookup, sent } = await overPooler()
     void Promise.allSettled(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY)))

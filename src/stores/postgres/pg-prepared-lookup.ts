@@ -207,7 +207,8 @@ interface FunctionState {
  * without sharing (no timer, no added tick: one at a time nothing changes); beyond,
  * it waits, and when a statement in flight settles, every waiting lookup (up to
  * {@link SHARED_CALL_MAX}) goes as one statement, `callMany` over the array of their
- * keys. Each gets the row at its own position (`n`), or none. Fewer statements for
+ * keys (a lone one as its own call, which costs the server less than the array form
+ * with one key). Each gets the row at its own position (`n`), or none. Fewer statements for
  * the same misses: fewer round trips through a pooler, fewer statements for the
  * server to plan and for `pg` to send and decode.
  *
@@ -234,6 +235,11 @@ class SharedCalls {
   lookup(key: string): Promise<Row[]> {
     if (this.state.unusable()) return this.state.plain(this.wrappedText, key)
     if (this.#inFlight >= SHARED_CALL_AFTER) return new Promise<Row[]>((resolve, reject) => void this.#waiting.push({ key, resolve, reject }))
+    return this.#callOne(key)
+  }
+
+  /** One key as its own call (the function over an array costs the server more for a single key). */
+  #callOne(key: string): Promise<Row[]> {
     this.#inFlight += 1
     return this.connection.query(this.call, [key]).then(
       (result) => {
@@ -263,6 +269,7 @@ class SharedCalls {
       for (const { key, resolve } of waiting) resolve(this.state.plain(this.wrappedText, key))
       return
     }
+    if (waiting.length === 1) return waiting[0]!.resolve(this.#callOne(waiting[0]!.key))
     this.#inFlight += 1
     this.connection.query(this.callMany, [waiting.map((one) => one.key)]).then(
       (result) => {
