@@ -1,4 +1,15 @@
-import { ACCOUNT_COLUMNS, ACCOUNT_PATCH, ACCOUNT_PATCH_PARAMS, closeLeakOnEnable, ROTATE_PARAMS, rotateChange } from './statements'
+import {
+  ACCOUNT_COLUMNS,
+  ACCOUNT_PATCH,
+  ACCOUNT_PATCH_PARAMS,
+  closeLeakOnEnable,
+  COMPLETE_LEAK_NOTICE_PARAMS,
+  COMPLETE_NOTIFICATION_PARAMS,
+  completeLeakNoticeChange,
+  completeNotificationChange,
+  ROTATE_PARAMS,
+  rotateChange,
+} from './statements'
 
 const AUDIT_COLUMNS = 'account_id, sequence, at, actor, action, target, target_id, changes, request_id, client_address, previous_hash, hash'
 // Page filters; $1 is the account, $2 the sequence to continue after, $3 the page size.
@@ -17,26 +28,9 @@ const FILTERS = `($4::text[] IS NULL OR action = ANY($4::text[]))
  * bound, so its cost does not grow with other accounts' records nor with the page's depth.
  */
 export function auditStatements(s: string) {
-  const head = `head AS (
-        INSERT INTO ${s}.audit_heads AS h (account_id, sequence, hash, previous_hash, start_sequence, start_hash)
-        VALUES ($1::text, 1, encode(sha256(convert_to($11::text || $10::text || $12::text, 'UTF8')), 'hex'), $10::text, 0, $10::text)
-        ON CONFLICT (account_id) DO UPDATE SET
-          sequence = h.sequence + 1,
-          hash = encode(sha256(convert_to($11::text || h.hash || $12::text, 'UTF8')), 'hex'),
-          previous_hash = h.hash
-        RETURNING sequence, hash, previous_hash
-      )`
-  const insert = `
-        INSERT INTO ${s}.audit_records (${AUDIT_COLUMNS})
-        SELECT $1::text, head.sequence, $2::bigint, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, head.previous_hash, head.hash
-        FROM head
-        RETURNING sequence, previous_hash, hash`
+  const { head, insert } = appendCtes(s, (n) => `$${n}`)
   return {
-    // One statement, one round trip: the upsert locks the account's head row (DO UPDATE
-    // waits for a concurrent append's commit and then works on the head that one left),
-    // moves it one record on and hashes the new record in SQL: SHA-256 of the canonical
-    // encoding, whose two parts around the previous hash ($11, $12) the caller made with
-    // auditHashInputAround(). The record is inserted from the head's new values.
+    // One statement, one round trip (appendCtes): the head row's upsert, then the record.
     append: `
       WITH ${head}, record AS (${insert})
       SELECT sequence, previous_hash, hash FROM record`,
@@ -44,6 +38,14 @@ export function auditStatements(s: string) {
     appendAndNotify: `
       WITH ${head}, record AS (${insert})
       SELECT sequence, previous_hash, hash, pg_notify($13::text, $14::text) FROM record`,
+    // The notifier's completion of a claim and of a leak notice, each with its record (appendAfter).
+    completeNotificationAndAppend: appendAfter(s, {
+      change: completeNotificationChange(s),
+      params: COMPLETE_NOTIFICATION_PARAMS,
+      gate: 'sent',
+      result: 'passcode_id',
+    }),
+    completeLeakNoticeAndAppend: appendAfter(s, { change: completeLeakNoticeChange(s), params: COMPLETE_LEAK_NOTICE_PARAMS, gate: 'sent', result: 'id' }),
     // An account passcode's edit with its record, without and with its NOTIFY (editStatement).
     edit: editStatement(s, false),
     editAndNotify: editStatement(s, true),
@@ -76,6 +78,51 @@ export function auditStatements(s: string) {
       )
       SELECT (SELECT count(*) FROM gone) AS removed, (SELECT count(*) FROM moved) AS moved`,
   }
+}
+
+/**
+ * The CTEs of an append (SPEC §5.40), its parameters numbered by `p` (1 the account,
+ * 2 at, 3 actor, 4 action, 5 target, 6 target id, 7 changes, 8 request id, 9 client
+ * address, 10 the genesis hash, 11–12 the hash input's parts around the previous
+ * hash: `appendParams` makes them): `head` upserts the account's head row, which locks
+ * it (DO UPDATE waits for a concurrent append's commit and then works on the head that
+ * one left), moves it one record on and hashes the new record in SQL (SHA-256 of the
+ * canonical encoding); `insert` (the body of a CTE `record`) inserts the record from
+ * the head's new values. With `gate`, the name of a CTE of the same statement, the
+ * record is appended only when that CTE returns a row (the change was made).
+ */
+function appendCtes(s: string, p: (n: number) => string, gate?: string): { head: string; insert: string } {
+  const head = `head AS (
+        INSERT INTO ${s}.audit_heads AS h (account_id, sequence, hash, previous_hash, start_sequence, start_hash)
+        SELECT ${p(1)}::text, 1, encode(sha256(convert_to(${p(11)}::text || ${p(10)}::text || ${p(12)}::text, 'UTF8')), 'hex'), ${p(10)}::text, 0, ${p(10)}::text
+        ${gate === undefined ? '' : `WHERE EXISTS (SELECT FROM ${gate})`}
+        ON CONFLICT (account_id) DO UPDATE SET
+          sequence = h.sequence + 1,
+          hash = encode(sha256(convert_to(${p(11)}::text || h.hash || ${p(12)}::text, 'UTF8')), 'hex'),
+          previous_hash = h.hash
+        RETURNING sequence, hash, previous_hash
+      )`
+  const insert = `
+        INSERT INTO ${s}.audit_records (${AUDIT_COLUMNS})
+        SELECT ${p(1)}::text, head.sequence, ${p(2)}::bigint, ${p(3)}::text, ${p(4)}::text, ${p(5)}::text, ${p(6)}::text, ${p(7)}::text, ${p(8)}::text, ${p(9)}::text, head.previous_hash, head.hash
+        FROM head
+        RETURNING sequence, previous_hash, hash`
+  return { head, insert }
+}
+
+/**
+ * A change and its audit record in one statement, for a change whose record the caller
+ * makes whole (the notifier's completions): the change's CTEs (`change`, parameters
+ * 1 to `params`), then {@link appendCtes} gated on its CTE `gate`, with the append's
+ * parameters after the change's; the statement's rows are `result` of `gate`, as the
+ * change alone answers. One round trip and one implicit transaction: the record
+ * commits with the change, and without a change (the claim did not hold) there is none.
+ */
+function appendAfter(s: string, { change, params, gate, result }: { change: string; params: number; gate: string; result: string }): string {
+  const { head, insert } = appendCtes(s, (n) => `$${params + n}`, gate)
+  return `
+      WITH ${change}, ${head}, record AS (${insert})
+      SELECT ${result} FROM ${gate}`
 }
 
 // The columns an edit may change, read before it (prior_*) and after.

@@ -1,6 +1,7 @@
 import type { NotificationClaim, PasscodeStore } from '../../ports/passcode-store'
-import type { AuditEntry } from '../../core/audit'
-import type { Database, Queryable } from './database-interface'
+import type { AuditStatements } from './audit-statements'
+import type { Database } from './database-interface'
+import { appendParams } from './postgres-audit-log'
 import { toKind } from './rows'
 import type { Statements } from './statements'
 
@@ -10,13 +11,13 @@ const claimKey = (claim: NotificationClaim): unknown[] => [claim.passcodeId, cla
 
 /**
  * The expiry notifier's claims. Each call is one statement (a completion with its audit
- * record: one transaction), so a runner that dies mid-call leaves nothing half done; one that dies after claiming leaves a lease that
+ * record too: `completeNotificationAndAppend`), so a runner that dies mid-call leaves nothing half done; one that dies after claiming leaves a lease that
  * lapses after `leaseMs`, when the next pass takes the notification over.
  */
 export function notificationClaims(
   database: Database,
   sql: Statements,
-  appendAudit: (tx: Queryable, entry: AuditEntry) => Promise<unknown>,
+  audit: AuditStatements,
 ): ClaimMethods {
   return {
     async claimNotifications(request) {
@@ -34,12 +35,13 @@ export function notificationClaims(
 
     async completeNotification(claim, sentAt, entry) {
       if (entry === undefined) return (await database.query(sql.completeNotification, [...claimKey(claim), sentAt])).length > 0
-      // With its audit record: both in one transaction, the record only when the claim held.
-      return database.transaction(async (tx) => {
-        const rows = await tx.query(sql.completeNotification, [...claimKey(claim), sentAt])
-        if (rows.length > 0) await appendAudit(tx, entry)
-        return rows.length > 0
-      })
+      // With its audit record: both in one statement, the record only when the claim held.
+      const rows = await (database.prepared ?? database.query)(audit.completeNotificationAndAppend, [
+        ...claimKey(claim),
+        sentAt,
+        ...appendParams(entry),
+      ])
+      return rows.length > 0
     },
 
     async releaseNotification(claim) {

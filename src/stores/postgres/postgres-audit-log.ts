@@ -72,6 +72,29 @@ export function rowRecordParams(entry: AuditEntry, replaced: readonly string[]):
   ]
 }
 
+/**
+ * The parameters of an append (`append`, and after the change's own in `appendAfter`'s
+ * statements, audit-statements.ts): the entry, encoded, and the two parts of its hash
+ * input around the previous hash. Throws for an entry that cannot be encoded.
+ */
+export function appendParams(entry: AuditEntry): unknown[] {
+  const [before, after] = auditHashInputAround(entry)
+  return [
+    entry.accountId,
+    entry.at,
+    canonicalJson(entry.actor),
+    entry.action,
+    canonicalJson(entry.target),
+    'id' in entry.target ? entry.target.id : null,
+    canonicalJson(entry.changes),
+    entry.requestId,
+    entry.clientAddress,
+    GENESIS_HASH,
+    before,
+    after,
+  ]
+}
+
 /** The SQL store's audit trail, and the append its write methods run inside their transactions. */
 export interface PostgresAuditLog {
   readonly log: AuditLog
@@ -99,20 +122,9 @@ export function postgresAuditLog(database: Database, schema: string): PostgresAu
     entry: AuditEntry,
     notify?: { readonly channel: string; readonly payload: string },
   ): Promise<AuditRecord> => {
-    const [before, after] = auditHashInputAround(entry)
-    const [row] = await tx.query(notify === undefined ? sql.append : sql.appendAndNotify, [
-      entry.accountId,
-      entry.at,
-      canonicalJson(entry.actor),
-      entry.action,
-      canonicalJson(entry.target),
-      'id' in entry.target ? entry.target.id : null,
-      canonicalJson(entry.changes),
-      entry.requestId,
-      entry.clientAddress,
-      GENESIS_HASH,
-      before,
-      after,
+    // Named and prepared where the driver can (planned once per connection, not on every call).
+    const [row] = await (tx.prepared ?? tx.query)(notify === undefined ? sql.append : sql.appendAndNotify, [
+      ...appendParams(entry),
       ...(notify === undefined ? [] : [notify.channel, notify.payload]),
     ])
     return { ...entry, sequence: Number(row!.sequence), previousHash: String(row!.previous_hash), hash: String(row!.hash) }

@@ -3,7 +3,7 @@ import type { CreateResult, GrantResult, Invalidation, PasscodeStore, UpdateResu
 import { toDatabase } from './database'
 import type { PostgresDatabase, Queryable } from './database-interface'
 import { invalidationHub } from './invalidations'
-import { postgresAuditLog, rowRecordParams } from './postgres-audit-log'
+import { appendParams, postgresAuditLog, rowRecordParams } from './postgres-audit-log'
 import type { AuditEntry } from '../../core/audit'
 import {
   acceptedPasscodesEntry,
@@ -359,18 +359,16 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     async completeLeakNotice(claim, sentAt, entry) {
       const params = [claim.id, claim.token, sentAt]
       if (entry === undefined) return (await database.query(sql.completeLeakNotice, params)).length > 0
-      return database.transaction(async (tx) => {
-        const rows = await tx.query(sql.completeLeakNotice, params)
-        if (rows.length > 0) await audit.appendIn(tx, entry)
-        return rows.length > 0
-      })
+      // With its audit record: both in one statement, the record only when the claim held.
+      const run = database.prepared ?? database.query
+      return (await run(audit.sql.completeLeakNoticeAndAppend, [...params, ...appendParams(entry)])).length > 0
     },
 
     async releaseLeakNotice(claim) {
       await database.query(sql.releaseLeakNotice, [claim.id, claim.token])
     },
 
-    ...notificationClaims(database, sql, (tx, entry) => audit.appendIn(tx, entry)),
+    ...notificationClaims(database, sql, audit.sql),
 
     audit: audit.log,
 

@@ -77,6 +77,42 @@ export const rotateChange = (s: string): string => `prior AS (
 export const ROTATE_PARAMS = 7
 
 // The account branch of the lookup, in the column order the user branch repeats.
+/**
+ * The notifier's completion of a claim as CTEs ($1–$4 the claim's key, $5 when it was
+ * sent): `passcode` locks the passcode's row, `sent` marks the claim sent (a row when
+ * the claim held), `marked` records on the passcode which expiry it was sent for. Its
+ * result is `SELECT passcode_id FROM sent`; `completeNotificationAndAppend`
+ * (audit-statements.ts) appends the record in the same statement.
+ */
+export const completeNotificationChange = (s: string): string => `passcode AS (
+        SELECT id FROM ${s}.account_passcodes WHERE id = $1::text FOR NO KEY UPDATE
+      ), sent AS (
+        UPDATE ${s}.notifications SET sent_at = $5::bigint, token = NULL
+        WHERE passcode_id = (SELECT id FROM passcode) AND kind = $2::text AND expires_at = $3::bigint
+          AND token = $4::text AND sent_at IS NULL
+        RETURNING passcode_id, kind, expires_at
+      ), marked AS (
+        UPDATE ${s}.account_passcodes p SET
+          soon_sent_for = CASE WHEN s.kind = 'expiring_soon' THEN s.expires_at ELSE p.soon_sent_for END,
+          expired_sent_for = CASE WHEN s.kind = 'expired' THEN s.expires_at ELSE p.expired_sent_for END
+        FROM sent s
+        WHERE p.id = s.passcode_id
+        RETURNING 1
+      )`
+
+/** The parameters of {@link completeNotificationChange}. */
+export const COMPLETE_NOTIFICATION_PARAMS = 5
+
+/** A leak notice marked sent ($1 the mark, $2 the claim's token, $3 when), as a CTE `sent` (a row when the claim held). */
+export const completeLeakNoticeChange = (s: string): string => `sent AS (
+        UPDATE ${s}.leak_marks SET notified_at = $3::bigint, token = NULL
+        WHERE id = $1::text AND token = $2::text AND notified_at IS NULL
+        RETURNING id
+      )`
+
+/** The parameters of {@link completeLeakNoticeChange}. */
+export const COMPLETE_LEAK_NOTICE_PARAMS = 3
+
 const ACCOUNT_BRANCH = `p.account_id, p.id, NULL::text AS user_id, p.name, p.name_key, p.hash, p.hint,
                p.expiry_days, p.created_at, p.updated_at, p.expires_at, p.partners, p.previous_hash, p.previous_hash_ends_at,
                p.last_used_at, p.last_used_partner, NULL::text AS ciphertext,
@@ -322,21 +358,7 @@ export function statements(s: string) {
     // The passcode row is locked first, as a claim locks it, so that the two never wait
     // on each other; the column of the email sent takes the instant it was sent for.
     completeNotification: `
-      WITH passcode AS (
-        SELECT id FROM ${s}.account_passcodes WHERE id = $1::text FOR NO KEY UPDATE
-      ), sent AS (
-        UPDATE ${s}.notifications SET sent_at = $5::bigint, token = NULL
-        WHERE passcode_id = (SELECT id FROM passcode) AND kind = $2::text AND expires_at = $3::bigint
-          AND token = $4::text AND sent_at IS NULL
-        RETURNING passcode_id, kind, expires_at
-      ), marked AS (
-        UPDATE ${s}.account_passcodes p SET
-          soon_sent_for = CASE WHEN s.kind = 'expiring_soon' THEN s.expires_at ELSE p.soon_sent_for END,
-          expired_sent_for = CASE WHEN s.kind = 'expired' THEN s.expires_at ELSE p.expired_sent_for END
-        FROM sent s
-        WHERE p.id = s.passcode_id
-        RETURNING 1
-      )
+      WITH ${completeNotificationChange(s)}
       SELECT passcode_id FROM sent`,
     releaseNotification: `
       DELETE FROM ${s}.notifications
@@ -406,9 +428,8 @@ export function statements(s: string) {
       FROM due WHERE m.id = due.id
       RETURNING ${LEAK_COLUMNS.replace(/(^|, )/g, '$1m.')}`,
     completeLeakNotice: `
-      UPDATE ${s}.leak_marks SET notified_at = $3::bigint, token = NULL
-      WHERE id = $1::text AND token = $2::text AND notified_at IS NULL
-      RETURNING id`,
+      WITH ${completeLeakNoticeChange(s)}
+      SELECT id FROM sent`,
     releaseLeakNotice: `
       UPDATE ${s}.leak_marks SET token = NULL, claimed_until = 0
       WHERE id = $1::text AND token = $2::text AND notified_at IS NULL`,
