@@ -1,16 +1,17 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { generatePasscode } from '../../src/core/passcode-format'
-import { createPasscodeAuth, type AuditEvent, type PasscodeAuth } from '../../src/index'
+import { createPasscodeAuth, type AuditEvent, type AuditRecord, type PasscodeAuth } from '../../src/index'
 import { migrate, postgresRateLimitStore, postgresStore } from '../../src/stores/postgres/index'
 import { MIGRATIONS } from '../../src/stores/postgres/migrations'
 import { FUNCTION_RETRY_MS } from '../../src/stores/postgres/pg-prepared-lookup'
+import { auditStatements } from '../../src/stores/postgres/audit-statements'
 import { statements } from '../../src/stores/postgres/statements'
 import { storeConformance } from '../conformance/store'
 import { eventually } from '../conformance/store/fixtures'
 import { pgbouncerAvailability, startTestPgBouncer, type TestPgBouncer } from '../helpers/pgbouncer'
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres'
-import { admin } from '../helpers/service'
+import { admin, TEST_KEY } from '../helpers/service'
 import { rateLimitStoreCases } from './rate-limit-cases'
 import { openSqlFixture, schemaPool, uniqueSchema } from './sql-fixture'
 
@@ -63,6 +64,21 @@ describe.skipIf(!availability.available)(title, () => {
 
   const direct = () => ({ listenConnectionString: server.connectionString })
 
+  /** A pool through PgBouncer that records the text of every statement its connections send (`named: ` before a named one's). */
+  const watchedPool = () => {
+    const pool = newPool()
+    const texts: string[] = []
+    pool.on('connect', (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown
+      ;(client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        const [first] = args
+        texts.push(typeof first === 'string' ? first : `named: ${String((first as { text?: unknown }).text)}`)
+        return query(...args)
+      }
+    })
+    return { pool, texts }
+  }
+
   storeConformance('postgresStore through PgBouncer, LISTEN on a direct connection', {
     queryPlan: true,
     open: () => openSqlFixture({ main, another: anotherPool }, schemas, direct()),
@@ -84,20 +100,6 @@ describe.skipIf(!availability.available)(title, () => {
       pools.add(direct)
     })
 
-    /** A pool through PgBouncer that records the text of every statement its connections send (`named: ` before a named one's). */
-    const watchedPool = () => {
-      const pool = newPool()
-      const texts: string[] = []
-      pool.on('connect', (client) => {
-        const query = client.query.bind(client) as (...args: unknown[]) => unknown
-        ;(client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-          const [first] = args
-          texts.push(typeof first === 'string' ? first : `named: ${String((first as { text?: unknown }).text)}`)
-          return query(...args)
-        }
-      })
-      return { pool, texts }
-    }
     /** The verification lookups among statement texts: the statement (named or not) or the function's call. */
     const lookupsIn = (texts: readonly string[]) =>
       texts.filter((text) => text.includes('find_credential_by_hash') || text.includes('account_passcodes p WHERE p.hash'))
@@ -192,6 +194,66 @@ describe.skipIf(!availability.available)(title, () => {
         await auth.close()
         await direct.query(`DROP SCHEMA ${schema} CASCADE`)
       }
+    })
+  })
+
+  /**
+   * The audit append of a write is a named prepared statement in the write's
+   * transaction. Through PgBouncer a server connection may not have it (26000) or have
+   * it already (42P05), which aborts the transaction: the store rolls it back, gives
+   * named statements up and runs the transaction once more, unnamed. Either way each
+   * write commits with exactly one record, and the chain verifies.
+   */
+  describe('audited writes through PgBouncer', () => {
+    it('a create, a grant and a delete each commit with exactly one record, on first use and after named statements were refused; the chain verifies', async () => {
+      const { pool, texts } = watchedPool()
+      const fixture = await openSqlFixture({ main: pool, another: anotherPool }, undefined, { listen: false })
+      const audit = auditStatements(fixture.schema)
+      const auth = createPasscodeAuth({ store: fixture.store, cache: false, encryptionKeys: [{ id: 'k1', key: TEST_KEY }] })
+      const dropper = newPool()
+      let rounds = 0
+      const round = async () => {
+        const i = rounds++
+        const { passcode } = await auth.passcodes.create(admin, 'acc_1', { name: `Passcode ${i}`, expiry: 30 })
+        await auth.userPasscodes.grant(admin, 'acc_1', `u_${i}`, { validity: { type: 'finite', days: 30 } })
+        await auth.passcodes.delete(admin, 'acc_1', passcode.id)
+      }
+      const appends = () => texts.filter((text) => text.endsWith(audit.append) || text.endsWith(audit.appendAndNotify))
+      // First use: named, on a new connection.
+      await round()
+      expect(appends().slice(0, 3)).toEqual([`named: ${audit.append}`, `named: ${audit.append}`, `named: ${audit.appendAndNotify}`])
+      // Other clients drop the named statements of the server connections they are given,
+      // until one of the store's was refused and the store sent its appends unnamed.
+      for (let batch = 0; batch < 100 && !texts.includes(audit.append); batch++) {
+        await Promise.all([round(), Promise.all(Array.from({ length: 10 }, () => dropper.query('DEALLOCATE ALL')))])
+      }
+      expect(texts).toContain(audit.append)
+      // Afterwards: unnamed, every time.
+      const from = texts.length
+      for (let i = 0; i < 3; i++) await round()
+      expect(appends().slice(-9).length).toBe(9)
+      expect(texts.slice(from).filter((text) => text.startsWith('named: ') && (text.endsWith(audit.append) || text.endsWith(audit.appendAndNotify)))).toEqual([])
+
+      const records: AuditRecord[] = []
+      let cursor: string | null = null
+      do {
+        const page = await auth.audit.list(admin, 'acc_1', { limit: 100, ...(cursor !== null && { cursor }) })
+        records.push(...page.records)
+        cursor = page.cursor
+      } while (cursor !== null)
+      const count = (action: string) => records.filter((record) => record.action === action).length
+      expect({ created: count('passcode.created'), granted: count('user_passcode.granted'), deleted: count('passcode.deleted') }).toEqual({
+        created: rounds,
+        granted: rounds,
+        deleted: rounds,
+      })
+      expect(records).toHaveLength(3 * rounds)
+      // Each change is there once: one passcode per round created then deleted, one user passcode per round.
+      expect(await auth.passcodes.list(admin, 'acc_1')).toHaveLength(0)
+      expect(new Set(records.filter((record) => record.action === 'user_passcode.granted').map((record) => record.target.type === 'user' && record.target.id)).size).toBe(rounds)
+      expect(await auth.audit.verify('acc_1')).toMatchObject({ ok: true, records: 3 * rounds })
+      await auth.close()
+      await fixture.close()
     })
   })
 
