@@ -7,8 +7,18 @@ import {
   COMPLETE_NOTIFICATION_PARAMS,
   completeLeakNoticeChange,
   completeNotificationChange,
+  DELETE_ACCOUNT_PASSCODE_PARAMS,
+  deleteAccountPasscodeChange,
+  GRANT_USER_PASSCODE_PARAMS,
+  INSERT_ACCOUNT_PASSCODE_PARAMS,
+  insertAccountPasscodeChange,
+  insertUserPasscodeChange,
+  replaceUserPasscodeChange,
+  REVOKE_USER_PASSCODE_PARAMS,
+  revokeUserPasscodeChange,
   ROTATE_PARAMS,
   rotateChange,
+  USER_COLUMNS,
 } from './statements'
 
 const AUDIT_COLUMNS = 'account_id, sequence, at, actor, action, target, target_id, changes, request_id, client_address, previous_hash, hash'
@@ -46,11 +56,43 @@ export function auditStatements(s: string) {
       result: 'passcode_id',
     }),
     completeLeakNoticeAndAppend: appendAfter(s, { change: completeLeakNoticeChange(s), params: COMPLETE_LEAK_NOTICE_PARAMS, gate: 'sent', result: 'id' }),
+    // Writes whose record the service makes whole, each with its record (appendAfter):
+    // an account passcode's insert (in its create's transaction, after the cap and name
+    // checks), a user passcode's grant (after its row's lock; a replacing one with its
+    // NOTIFY), a revoke with its NOTIFY.
+    insertAccountPasscodeAndAppend: appendAfter(s, {
+      change: insertAccountPasscodeChange(s),
+      params: INSERT_ACCOUNT_PASSCODE_PARAMS,
+      gate: 'changed',
+      result: ACCOUNT_COLUMNS,
+    }),
+    insertUserPasscodeAndAppend: appendAfter(s, {
+      change: insertUserPasscodeChange(s),
+      params: GRANT_USER_PASSCODE_PARAMS,
+      gate: 'changed',
+      result: USER_COLUMNS,
+    }),
+    replaceUserPasscodeAndAppend: appendAfter(s, {
+      change: replaceUserPasscodeChange(s),
+      params: GRANT_USER_PASSCODE_PARAMS,
+      gate: 'changed',
+      result: USER_COLUMNS,
+      notify: true,
+    }),
+    revokeUserPasscodeAndAppend: appendAfter(s, {
+      change: revokeUserPasscodeChange(s),
+      params: REVOKE_USER_PASSCODE_PARAMS,
+      gate: 'changed',
+      result: USER_COLUMNS,
+      notify: true,
+    }),
     // An account passcode's edit with its record, without and with its NOTIFY (editStatement).
     edit: editStatement(s, false),
     editAndNotify: editStatement(s, true),
     // An account passcode's rotation with its record and its NOTIFY (rotateStatement).
     rotateAndNotify: rotateStatement(s),
+    // An account passcode's delete with its record and its NOTIFY (deleteStatement).
+    deleteAndNotify: deleteStatement(s),
     newest: `
       SELECT ${AUDIT_COLUMNS} FROM ${s}.audit_records
       WHERE account_id = $1::text AND sequence < coalesce($2::bigint, 9223372036854775807)
@@ -112,17 +154,23 @@ function appendCtes(s: string, p: (n: number) => string, gate?: string): { head:
 
 /**
  * A change and its audit record in one statement, for a change whose record the caller
- * makes whole (the notifier's completions): the change's CTEs (`change`, parameters
- * 1 to `params`), then {@link appendCtes} gated on its CTE `gate`, with the append's
- * parameters after the change's; the statement's rows are `result` of `gate`, as the
- * change alone answers. One round trip and one implicit transaction: the record
- * commits with the change, and without a change (the claim did not hold) there is none.
+ * makes whole (a create, a grant, a revoke, the notifier's completions): the change's
+ * CTEs (`change`, parameters 1 to `params`), then {@link appendCtes} gated on its CTE
+ * `gate`, with the append's 12 parameters after the change's, then with `notify` the
+ * change's `NOTIFY` (channel and payload, the last two); the statement's rows are
+ * `result` of `gate`, as the change alone answers. The record commits with the change
+ * (in the statement's transaction, implicit or the caller's), and without a change (no
+ * row in `gate`: the claim did not hold, a concurrent grant came first) there is none,
+ * nor a `NOTIFY`.
  */
-function appendAfter(s: string, { change, params, gate, result }: { change: string; params: number; gate: string; result: string }): string {
+function appendAfter(
+  s: string,
+  { change, params, gate, result, notify = false }: { change: string; params: number; gate: string; result: string; notify?: boolean },
+): string {
   const { head, insert } = appendCtes(s, (n) => `$${params + n}`, gate)
   return `
       WITH ${change}, ${head}, record AS (${insert})
-      SELECT ${result} FROM ${gate}`
+      SELECT ${result}${notify ? `, pg_notify($${params + 13}::text, $${params + 14}::text)` : ''} FROM ${gate}`
 }
 
 // The columns an edit may change, read before it (prior_*) and after.
@@ -238,6 +286,27 @@ function rotateStatement(s: string): string {
   const ends = `('previousValueEndsAt', coalesce(e.prior_ends::text, 'null'), coalesce(e.previous_hash_ends_at::text, 'null'))`
   return `
       WITH ${rotateChange(s)}, ${recordFromRow(s, p, 'changed', ends, true)}
+      SELECT ${ACCOUNT_COLUMNS}, (SELECT sequence FROM record) AS audit_sequence, pg_notify(${p(15)}::text, ${p(16)}::text)
+      FROM changed`
+}
+
+/**
+ * An account passcode's delete, its audit record and its `NOTIFY` in one statement:
+ * the delete's CTEs (`deleteAccountPasscodeChange`), then {@link recordFromRow} with
+ * each field the deleted row showed before (and `null` after; a field that was `null`,
+ * or an empty description, is left out), as `deletedPasscodeEntry`
+ * (core/audit-fields.ts) makes them, and the target with the row's name. Parameters:
+ * the delete's ($1 account, $2 passcode), then the record's (1–14 after them), then
+ * 15–16 the NOTIFY.
+ */
+function deleteStatement(s: string): string {
+  const p = (n: number) => `$${DELETE_ACCOUNT_PASSCODE_PARAMS + n}`
+  const deleted = editedFieldsJson((column) => `e.${column}`)
+    .filter(([field]) => field !== 'disabled')
+    .map(([field, before]) => `('${field}', ${before}, 'null')`)
+    .join(',\n          ')
+  return `
+      WITH ${deleteAccountPasscodeChange(s)}, ${recordFromRow(s, p, 'changed', deleted, false)}
       SELECT ${ACCOUNT_COLUMNS}, (SELECT sequence FROM record) AS audit_sequence, pg_notify(${p(15)}::text, ${p(16)}::text)
       FROM changed`
 }

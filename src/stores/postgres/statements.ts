@@ -3,7 +3,7 @@ const ACCOUNT_INSERT_COLUMNS =
 /** The columns of an account passcode's row that `toAccountPasscode` reads. */
 export const ACCOUNT_COLUMNS = `${ACCOUNT_INSERT_COLUMNS}, previous_hash, previous_hash_ends_at, last_used_at, last_used_partner`
 const USER_INSERT_COLUMNS = 'account_id, user_id, hash, ciphertext, hint, validity_type, validity_days, granted_at, expires_at, revoked_at, pepper_id'
-const USER_COLUMNS = `${USER_INSERT_COLUMNS}, last_used_at, last_used_partner`
+export const USER_COLUMNS = `${USER_INSERT_COLUMNS}, last_used_at, last_used_partner`
 
 const LEAK_COLUMNS = 'id, account_id, kind, key, reported_at, url, source, action, name, hint, notified_at'
 
@@ -77,6 +77,73 @@ export const rotateChange = (s: string): string => `prior AS (
 export const ROTATE_PARAMS = 7
 
 // The account branch of the lookup, in the column order the user branch repeats.
+/**
+ * An account passcode's delete ($1 account, $2 passcode) as CTEs: `changed` deletes it
+ * and returns the row, `closed` closes its open leak mark (SPEC §5.42).
+ */
+export const deleteAccountPasscodeChange = (s: string): string => `changed AS (
+        DELETE FROM ${s}.account_passcodes WHERE account_id = $1::text AND id = $2::text RETURNING ${ACCOUNT_COLUMNS}
+      ), closed AS (
+        UPDATE ${s}.leak_marks m SET open = false FROM changed c
+        WHERE m.account_id = c.account_id AND m.kind = 'account' AND m.key = c.id AND m.open
+        RETURNING 1
+      )`
+
+/** The parameters of {@link deleteAccountPasscodeChange}. */
+export const DELETE_ACCOUNT_PASSCODE_PARAMS = 2
+
+/** An account passcode's insert ($1–$14: `accountPasscodeParams`, rows.ts), returning the row. */
+const insertAccountPasscode = (s: string): string => `
+      INSERT INTO ${s}.account_passcodes (${ACCOUNT_INSERT_COLUMNS})
+      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text[], $12::text,
+              $13::bigint, $14::text)
+      RETURNING ${ACCOUNT_COLUMNS}`
+
+/** {@link insertAccountPasscode} as a CTE `changed`, for a statement that appends its record too (audit-statements.ts). */
+export const insertAccountPasscodeChange = (s: string): string => `changed AS (${insertAccountPasscode(s)}
+      )`
+
+/** The parameters of {@link insertAccountPasscode}. */
+export const INSERT_ACCOUNT_PASSCODE_PARAMS = 14
+
+/**
+ * A user passcode's first grant ($1–$11: `userPasscodeParams`, rows.ts) as CTEs: `changed`
+ * inserts it (no row when a concurrent grant inserted first), `closed` closes the user's
+ * open leak mark (SPEC §5.42).
+ */
+export const insertUserPasscodeChange = (s: string): string => `changed AS (
+      INSERT INTO ${s}.user_passcodes (${USER_INSERT_COLUMNS})
+      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text)
+      ON CONFLICT (account_id, user_id) DO NOTHING
+      RETURNING ${USER_COLUMNS}
+      ), ${closeUserLeak(s)}`
+
+/** A grant that replaces a revoked or expired user passcode, as {@link insertUserPasscodeChange} (same parameters). */
+export const replaceUserPasscodeChange = (s: string): string => `changed AS (
+      UPDATE ${s}.user_passcodes SET
+        hash = $3::text, ciphertext = $4::text, hint = $5::text, validity_type = $6::text, validity_days = $7::integer,
+        granted_at = $8::bigint, expires_at = $9::bigint, revoked_at = $10::bigint, pepper_id = $11::text,
+        last_used_at = NULL, last_used_partner = NULL
+      WHERE account_id = $1::text AND user_id = $2::text
+      RETURNING ${USER_COLUMNS}
+      ), ${closeUserLeak(s)}`
+
+/** The parameters of a grant's statements ({@link insertUserPasscodeChange}, {@link replaceUserPasscodeChange}). */
+export const GRANT_USER_PASSCODE_PARAMS = 11
+
+/** A user passcode's revoke ($1 account, $2 user, $3 when), returning the row; none when it was revoked already. */
+const revokeUserPasscode = (s: string): string => `
+      UPDATE ${s}.user_passcodes SET revoked_at = $3::bigint
+      WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
+      RETURNING ${USER_COLUMNS}`
+
+/** {@link revokeUserPasscode} as a CTE `changed`. */
+export const revokeUserPasscodeChange = (s: string): string => `changed AS (${revokeUserPasscode(s)}
+      )`
+
+/** The parameters of {@link revokeUserPasscode}. */
+export const REVOKE_USER_PASSCODE_PARAMS = 3
+
 /**
  * The notifier's completion of a claim as CTEs ($1–$4 the claim's key, $5 when it was
  * sent): `passcode` locks the passcode's row, `sent` marks the claim sent (a row when
@@ -156,11 +223,7 @@ export function statements(s: string) {
     countAccountPasscodes: `
       SELECT count(*) AS total, count(*) FILTER (WHERE name_key = $2::text) AS same_name
       FROM ${s}.account_passcodes WHERE account_id = $1::text`,
-    insertAccountPasscode: `
-      INSERT INTO ${s}.account_passcodes (${ACCOUNT_INSERT_COLUMNS})
-      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text[], $12::text,
-              $13::bigint, $14::text)
-      RETURNING ${ACCOUNT_COLUMNS}`,
+    insertAccountPasscode: insertAccountPasscode(s),
     // An enable closes the passcode's open leak mark (SPEC §5.42), as rotate and delete do.
     updateAccountPasscode: `
       WITH changed AS (
@@ -210,13 +273,7 @@ export function statements(s: string) {
       )
       SELECT count(*) AS deleted FROM gone`,
     deleteAccountPasscode: `
-      WITH changed AS (
-        DELETE FROM ${s}.account_passcodes WHERE account_id = $1::text AND id = $2::text RETURNING ${ACCOUNT_COLUMNS}
-      ), closed AS (
-        UPDATE ${s}.leak_marks m SET open = false FROM changed c
-        WHERE m.account_id = c.account_id AND m.kind = 'account' AND m.key = c.id AND m.open
-        RETURNING 1
-      )
+      WITH ${deleteAccountPasscodeChange(s)}
       SELECT ${ACCOUNT_COLUMNS} FROM changed`,
     getAccountPasscode: `SELECT ${ACCOUNT_COLUMNS} FROM ${s}.account_passcodes WHERE account_id = $1::text AND id = $2::text`,
     listAccountPasscodes: `
@@ -226,22 +283,10 @@ export function statements(s: string) {
       SELECT revoked_at, expires_at FROM ${s}.user_passcodes WHERE account_id = $1::text AND user_id = $2::text FOR UPDATE`,
     // A grant or reset (a new value) closes the user's open leak mark (SPEC §5.42).
     insertUserPasscode: `
-      WITH changed AS (
-      INSERT INTO ${s}.user_passcodes (${USER_INSERT_COLUMNS})
-      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text)
-      ON CONFLICT (account_id, user_id) DO NOTHING
-      RETURNING ${USER_COLUMNS}
-      ), ${closeUserLeak(s)}
+      WITH ${insertUserPasscodeChange(s)}
       SELECT ${USER_COLUMNS} FROM changed`,
     replaceUserPasscode: `
-      WITH changed AS (
-      UPDATE ${s}.user_passcodes SET
-        hash = $3::text, ciphertext = $4::text, hint = $5::text, validity_type = $6::text, validity_days = $7::integer,
-        granted_at = $8::bigint, expires_at = $9::bigint, revoked_at = $10::bigint, pepper_id = $11::text,
-        last_used_at = NULL, last_used_partner = NULL
-      WHERE account_id = $1::text AND user_id = $2::text
-      RETURNING ${USER_COLUMNS}
-      ), ${closeUserLeak(s)}
+      WITH ${replaceUserPasscodeChange(s)}
       SELECT ${USER_COLUMNS} FROM changed`,
     // `prior` locks the row and reads the expiry the reset replaces, for its audit record.
     resetUserPasscode: `
@@ -257,10 +302,7 @@ export function statements(s: string) {
       RETURNING ${USER_COLUMNS}, prior.prior_expires_at
       ), ${closeUserLeak(s)}
       SELECT ${USER_COLUMNS}, prior_expires_at FROM changed`,
-    revokeUserPasscode: `
-      UPDATE ${s}.user_passcodes SET revoked_at = $3::bigint
-      WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
-      RETURNING ${USER_COLUMNS}`,
+    revokeUserPasscode: revokeUserPasscode(s),
     getUserPasscode: `SELECT ${USER_COLUMNS} FROM ${s}.user_passcodes WHERE account_id = $1::text AND user_id = $2::text`,
     listUserPasscodes: `
       SELECT ${USER_COLUMNS} FROM ${s}.user_passcodes WHERE account_id = $1::text ORDER BY user_id COLLATE "C"`,
