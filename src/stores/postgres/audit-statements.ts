@@ -14,10 +14,14 @@ import {
   insertAccountPasscodeChange,
   insertUserPasscodeChange,
   replaceUserPasscodeChange,
+  RESET_USER_PASSCODE_PARAMS,
+  resetUserPasscodeChange,
   REVOKE_USER_PASSCODE_PARAMS,
   revokeUserPasscodeChange,
   ROTATE_PARAMS,
   rotateChange,
+  SET_ACCEPTED_PASSCODES_PARAMS,
+  setAcceptedPasscodesChange,
   USER_COLUMNS,
 } from './statements'
 
@@ -93,6 +97,22 @@ export function auditStatements(s: string) {
     rotateAndNotify: rotateStatement(s),
     // An account passcode's delete with its record and its NOTIFY (deleteStatement).
     deleteAndNotify: deleteStatement(s),
+    // A user passcode's reset and a change of the accepted passcodes, each with its
+    // record (its before and after from the row) and its NOTIFY (changeStatement).
+    resetAndNotify: changeStatement(s, {
+      change: resetUserPasscodeChange(s),
+      params: RESET_USER_PASSCODE_PARAMS,
+      compared: `('expiresAt', e.prior_expires_at::text, e.expires_at::text)`,
+      result: `${USER_COLUMNS}, prior_expires_at`,
+    }),
+    setAcceptedAndNotify: changeStatement(s, {
+      change: setAcceptedPasscodesChange(s),
+      params: SET_ACCEPTED_PASSCODES_PARAMS,
+      // toAccepted() (rows.ts): anything but 'user' or 'both' reads as 'account'.
+      compared: `('acceptedPasscodes', to_json(CASE WHEN e.prior_accepted IN ('user', 'both') THEN e.prior_accepted ELSE 'account' END)::text,
+            to_json(e.accepted_passcodes)::text)`,
+      result: 'prior_accepted',
+    }),
     newest: `
       SELECT ${AUDIT_COLUMNS} FROM ${s}.audit_records
       WHERE account_id = $1::text AND sequence < coalesce($2::bigint, 9223372036854775807)
@@ -200,7 +220,8 @@ const editedFieldsJson = (c: (column: string) => string): [field: string, json: 
  *   no row when the change found none, kept only where before and after differ unless
  *   `always`; with the entry's changes of other fields (names and canonical JSON);
  * - `entry` joins them into the record's changes (keys sorted) and makes the target
- *   (the passcode with its name in `from`, unless the entry's is another);
+ *   (the passcode with its name in `from`, unless the entry's is another; always the
+ *   entry's when not `passcodeTarget`, for a `from` that has no passcode's name);
  * - `head` and `record` append it as `append` does, hashing the parts the caller made
  *   with auditHashInputParts(entry, ['changes', 'target']) around the changes, the
  *   previous hash and the target. No row in `from`: no record.
@@ -209,7 +230,10 @@ const editedFieldsJson = (c: (column: string) => string): [field: string, json: 
  * 9 client address, 10 the genesis hash, 11–14 the hash input's parts
  * (rowRecordParams makes them).
  */
-function recordFromRow(s: string, p: (n: number) => string, from: string, compared: string, always: boolean): string {
+function recordFromRow(s: string, p: (n: number) => string, from: string, compared: string, always: boolean, passcodeTarget = true): string {
+  const target = passcodeTarget
+    ? `coalesce(${p(4)}::text, '{"id":' || to_json(${p(5)}::text)::text || ',"name":' || (SELECT to_json(name)::text FROM ${from}) || ',"type":"passcode"}')`
+    : `${p(4)}::text`
   return `fields AS (
         SELECT f.field, '{"after":' || f.after || ',"before":' || f.before || '}' AS change
         FROM ${from} e CROSS JOIN LATERAL (VALUES
@@ -219,7 +243,7 @@ function recordFromRow(s: string, p: (n: number) => string, from: string, compar
         SELECT * FROM unnest(${p(6)}::text[], ${p(7)}::text[])
       ), entry AS (
         SELECT '{' || coalesce(string_agg(to_json(field)::text || ':' || change, ',' ORDER BY field COLLATE "C"), '') || '}' AS changes,
-          coalesce(${p(4)}::text, '{"id":' || to_json(${p(5)}::text)::text || ',"name":' || (SELECT to_json(name)::text FROM ${from}) || ',"type":"passcode"}') AS target
+          ${target} AS target
         FROM fields
         HAVING EXISTS (SELECT FROM ${from})
       ), head AS (
@@ -309,6 +333,23 @@ function deleteStatement(s: string): string {
       WITH ${deleteAccountPasscodeChange(s)}, ${recordFromRow(s, p, 'changed', deleted, false)}
       SELECT ${ACCOUNT_COLUMNS}, (SELECT sequence FROM record) AS audit_sequence, pg_notify(${p(15)}::text, ${p(16)}::text)
       FROM changed`
+}
+
+/**
+ * A change whose record shows one field before and after as the change's row has
+ * them (a user passcode's reset: `expiresAt`; the accepted passcodes), with its record
+ * and its `NOTIFY`, in one statement: the change's CTEs (`change`, parameters 1 to
+ * `params`, its row in `changed`), then {@link recordFromRow} with `compared` (the
+ * field's row, kept even when before and after are equal, as `resetUserPasscodeEntry`
+ * and `acceptedPasscodesEntry` in core/audit-fields.ts keep it) and the entry's own
+ * target. Parameters: the change's, then the record's (1–14 after them), then 15–16
+ * the NOTIFY. Its rows are `result` of `changed`.
+ */
+function changeStatement(s: string, { change, params, compared, result }: { change: string; params: number; compared: string; result: string }): string {
+  const p = (n: number) => `$${params + n}`
+  return `
+      WITH ${change}, ${recordFromRow(s, p, 'changed', compared, true, false)}
+      SELECT ${result}, pg_notify(${p(15)}::text, ${p(16)}::text) FROM changed`
 }
 
 /** The audit statements of one schema. */

@@ -6,10 +6,8 @@ import { invalidationHub } from './invalidations'
 import { appendParams, postgresAuditLog, rowRecordParams } from './postgres-audit-log'
 import type { AuditEntry } from '../../core/audit'
 import {
-  acceptedPasscodesEntry,
   EDITED_FIELDS,
   leakReportedEntry,
-  resetUserPasscodeEntry,
   ROTATED_FIELDS,
   SHOWN_FIELDS,
 } from '../../core/audit-fields'
@@ -296,18 +294,24 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       })
     },
 
-    resetUserPasscode(accountId, userId, fields, entry) {
+    async resetUserPasscode(accountId, userId, fields, entry) {
+      const params = [accountId, userId, fields.hash, fields.ciphertext, fields.hint, fields.grantedAt, fields.expiresAt, fields.pepperId ?? null]
+      if (entry !== undefined) {
+        // With its record: one statement, which reads the expiry before and after from the
+        // row it locks and resets (audit-statements.ts, changeStatement).
+        const invalidation: Invalidation = { type: 'user_passcode', accountId, userId }
+        const run = database.prepared ?? database.query
+        const notify = [channel, JSON.stringify(invalidation)]
+        const row = one(await run(audit.sql.resetAndNotify, [...params, ...rowRecordParams(entry, ['expiresAt']), ...notify]))
+        if (row === null) return null
+        hub.committed(invalidation)
+        return toUserPasscode(row)
+      }
       return write(async (tx) => {
-        const params = [accountId, userId, fields.hash, fields.ciphertext, fields.hint, fields.grantedAt, fields.expiresAt, fields.pepperId ?? null]
         const row = one(await tx.query(sql.resetUserPasscode, params))
         if (row === null) return { result: null, changed: false }
-        const reset = toUserPasscode(row)
-        return {
-          result: reset,
-          invalidation: { type: 'user_passcode', accountId, userId },
-          record: (given) => resetUserPasscodeEntry(given, { expiresAt: Number(row.prior_expires_at) }, reset),
-        }
-      }, entry)
+        return { result: toUserPasscode(row), invalidation: { type: 'user_passcode', accountId, userId } }
+      })
     },
 
     async revokeUserPasscode(accountId, userId, revokedAt, entry) {
@@ -343,15 +347,19 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     },
 
     setAcceptedPasscodes(accountId, accepted, entry) {
+      const invalidation: Invalidation = { type: 'account', accountId }
       return write(async (tx) => {
         await tx.query(sql.ensureAccount, [accountId])
-        const row = one(await tx.query(sql.setAcceptedPasscodes, [accountId, accepted]))
-        return {
-          result: undefined,
-          invalidation: { type: 'account', accountId },
-          record: (given) => acceptedPasscodesEntry(given, toAccepted(row?.prior_accepted), accepted),
+        if (entry === undefined) {
+          await tx.query(sql.setAcceptedPasscodes, [accountId, accepted])
+          return { result: undefined, invalidation }
         }
-      }, entry)
+        // With its record: the change, its record (the setting before and after from the
+        // row it locks and sets) and the NOTIFY in one statement (audit-statements.ts, changeStatement).
+        const notify = [channel, JSON.stringify(invalidation)]
+        await (tx.prepared ?? tx.query)(audit.sql.setAcceptedAndNotify, [accountId, accepted, ...rowRecordParams(entry, ['acceptedPasscodes']), ...notify])
+        return { result: undefined, invalidation, recorded: true }
+      })
     },
 
     async reportLeak(report, entry) {

@@ -145,6 +145,44 @@ export const revokeUserPasscodeChange = (s: string): string => `changed AS (${re
 export const REVOKE_USER_PASSCODE_PARAMS = 3
 
 /**
+ * A user passcode's reset ($1 account, $2 user, $3–$8 the new value's fields) as CTEs:
+ * `prior` locks the live row and reads the expiry the reset replaces (for its audit
+ * record), `changed` resets it and returns the row with `prior_expires_at`, `closed`
+ * closes the user's open leak mark (SPEC §5.42).
+ */
+export const resetUserPasscodeChange = (s: string): string => `prior AS (
+        SELECT expires_at AS prior_expires_at FROM ${s}.user_passcodes
+        WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
+        FOR NO KEY UPDATE
+      ), changed AS (
+      UPDATE ${s}.user_passcodes SET
+        hash = $3::text, ciphertext = $4::text, hint = $5::text, granted_at = $6::bigint, expires_at = $7::bigint, pepper_id = $8::text
+      FROM prior
+      WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
+      RETURNING ${USER_COLUMNS}, prior.prior_expires_at
+      ), ${closeUserLeak(s)}`
+
+/** The parameters of {@link resetUserPasscodeChange}. */
+export const RESET_USER_PASSCODE_PARAMS = 8
+
+/**
+ * A change of the account's accepted passcodes ($1 account, $2 the setting; its row
+ * exists: `ensureAccount` first) as CTEs, as `setAcceptedPasscodes` makes it: `prior`
+ * locks the row and reads the setting it replaces, `changed` sets it and returns
+ * `prior_accepted` and `accepted_passcodes`.
+ */
+export const setAcceptedPasscodesChange = (s: string): string => `prior AS (
+        SELECT accepted_passcodes AS prior_accepted FROM ${s}.accounts WHERE account_id = $1::text FOR NO KEY UPDATE
+      ), changed AS (
+      UPDATE ${s}.accounts SET accepted_passcodes = $2::text FROM prior
+      WHERE account_id = $1::text
+      RETURNING prior.prior_accepted, accepted_passcodes
+      )`
+
+/** The parameters of {@link setAcceptedPasscodesChange}. */
+export const SET_ACCEPTED_PASSCODES_PARAMS = 2
+
+/**
  * The notifier's completion of a claim as CTEs ($1–$4 the claim's key, $5 when it was
  * sent): `passcode` locks the passcode's row, `sent` marks the claim sent (a row when
  * the claim held), `marked` records on the passcode which expiry it was sent for. Its
@@ -290,17 +328,7 @@ export function statements(s: string) {
       SELECT ${USER_COLUMNS} FROM changed`,
     // `prior` locks the row and reads the expiry the reset replaces, for its audit record.
     resetUserPasscode: `
-      WITH prior AS (
-        SELECT expires_at AS prior_expires_at FROM ${s}.user_passcodes
-        WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
-        FOR NO KEY UPDATE
-      ), changed AS (
-      UPDATE ${s}.user_passcodes SET
-        hash = $3::text, ciphertext = $4::text, hint = $5::text, granted_at = $6::bigint, expires_at = $7::bigint, pepper_id = $8::text
-      FROM prior
-      WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
-      RETURNING ${USER_COLUMNS}, prior.prior_expires_at
-      ), ${closeUserLeak(s)}
+      WITH ${resetUserPasscodeChange(s)}
       SELECT ${USER_COLUMNS}, prior_expires_at FROM changed`,
     revokeUserPasscode: revokeUserPasscode(s),
     getUserPasscode: `SELECT ${USER_COLUMNS} FROM ${s}.user_passcodes WHERE account_id = $1::text AND user_id = $2::text`,
