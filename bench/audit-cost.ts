@@ -213,10 +213,10 @@ async function writeSection(pool: pg.Pool): Promise<void> {
     `  next to the bare rotation (one prepared rotation + NOTIFY, no record): ${ms(rotations.ms.bare)} ms; with a record / bare ${rotations.ratio.bare.toFixed(2)}x`,
   )
 
-  // The writes that still append their record in a second statement of their transaction
-  // (BEGIN, the change, the append, COMMIT) next to the same write without one (BEGIN,
-  // the change, COMMIT). Each slice writes to an account of its own, so every slice of
-  // either kind starts from the same empty account and no create meets the cap.
+  // The other audited writes through the store with the service's record next to the same
+  // write without one (the store's own path for each: see docs/benchmarks.md). Each slice
+  // writes to an account of its own, so every slice of either kind starts from the same
+  // empty account and no create meets the cap.
   const audited = ['with', 'without'] as const
   let accounts = 0
   const freshAccount = (what: string) => `acc_${what}_${++accounts}`
