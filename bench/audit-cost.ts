@@ -358,7 +358,8 @@ async function writeSection(pool: pg.Pool): Promise<void> {
     const accountId = freshAccount(what)
     const users = Array.from({ length: SLICE }, (_, i) => `u_bench_${i}`)
     for (const userId of users) {
-      if (!(await store.grantUserPasscode(userRecord(accountId, userId), Date.now())).ok) throw new Error('every grant of the benchmark should succeed')
+      if (!(await store.grantUserPasscode(userRecord(accountId, userId), Date.now())).ok)
+        throw new Error('every grant of the benchmark should succeed')
     }
     return { accountId, users }
   }
@@ -399,7 +400,12 @@ async function writeSection(pool: pg.Pool): Promise<void> {
         const accepted = i % 2 === 0 ? ('account' as const) : ('both' as const)
         const audit =
           kind === 'with'
-            ? { ...entry(accountId, Date.now()), action: 'account.accepted_passcodes_changed' as const, target: { type: 'account' as const }, changes: {} }
+            ? {
+                ...entry(accountId, Date.now()),
+                action: 'account.accepted_passcodes_changed' as const,
+                target: { type: 'account' as const },
+                changes: {},
+              }
             : undefined
         await store.setAcceptedPasscodes(accountId, accepted, audit)
       }

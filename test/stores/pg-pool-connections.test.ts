@@ -146,7 +146,7 @@ describe('pg pool transactions whose named statement is refused', () => {
     expect(sent).toEqual(['BEGIN', 'UPDATE change', 'named: INSERT record', 'ROLLBACK'])
   })
 
-  it('a 26000 from a statement that is not named (the host\'s own) is not run again', async () => {
+  it("a 26000 from a statement that is not named (the host's own) is not run again", async () => {
     const { database, sent } = namedRefusingPool(serverError('26000', 'ERROR'))
     const refused = serverError('26000', 'ERROR')
     let runs = 0

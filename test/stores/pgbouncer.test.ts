@@ -257,7 +257,11 @@ describe.skipIf(!availability.available)(title, () => {
       expect(records).toHaveLength(2 * rounds + deletes)
       // Each change is there once: the passcodes kept, one user passcode per round.
       expect((await auth.passcodes.list(admin, 'acc_1')).map((passcode) => passcode.id).sort()).toEqual([...kept].sort())
-      expect(new Set(records.filter((record) => record.action === 'user_passcode.granted').map((record) => record.target.type === 'user' && record.target.id)).size).toBe(rounds)
+      expect(
+        new Set(
+          records.filter((record) => record.action === 'user_passcode.granted').map((record) => record.target.type === 'user' && record.target.id),
+        ).size,
+      ).toBe(rounds)
       expect(await auth.audit.verify('acc_1')).toMatchObject({ ok: true, records: 2 * rounds + deletes })
       await auth.close()
       await fixture.close()

@@ -59,7 +59,12 @@ export function auditStatements(s: string) {
       gate: 'sent',
       result: 'passcode_id',
     }),
-    completeLeakNoticeAndAppend: appendAfter(s, { change: completeLeakNoticeChange(s), params: COMPLETE_LEAK_NOTICE_PARAMS, gate: 'sent', result: 'id' }),
+    completeLeakNoticeAndAppend: appendAfter(s, {
+      change: completeLeakNoticeChange(s),
+      params: COMPLETE_LEAK_NOTICE_PARAMS,
+      gate: 'sent',
+      result: 'id',
+    }),
     // Writes whose record the service makes whole, each with its record (appendAfter):
     // an account passcode's insert (in its create's transaction, after the cap and name
     // checks), a user passcode's grant (after its row's lock; a replacing one with its
@@ -345,7 +350,10 @@ function deleteStatement(s: string): string {
  * target. Parameters: the change's, then the record's (1–14 after them), then 15–16
  * the NOTIFY. Its rows are `result` of `changed`.
  */
-function changeStatement(s: string, { change, params, compared, result }: { change: string; params: number; compared: string; result: string }): string {
+function changeStatement(
+  s: string,
+  { change, params, compared, result }: { change: string; params: number; compared: string; result: string },
+): string {
   const p = (n: number) => `$${params + n}`
   return `
       WITH ${change}, ${recordFromRow(s, p, 'changed', compared, true, false)}

@@ -11,14 +11,11 @@ const claimKey = (claim: NotificationClaim): unknown[] => [claim.passcodeId, cla
 
 /**
  * The expiry notifier's claims. Each call is one statement (a completion with its audit
- * record too: `completeNotificationAndAppend`), so a runner that dies mid-call leaves nothing half done; one that dies after claiming leaves a lease that
- * lapses after `leaseMs`, when the next pass takes the notification over.
+ * record too: `completeNotificationAndAppend`, audit-statements.ts), so a runner that
+ * dies mid-call leaves nothing half done; one that dies after claiming leaves a lease
+ * that lapses after `leaseMs`, when the next pass takes the notification over.
  */
-export function notificationClaims(
-  database: Database,
-  sql: Statements,
-  audit: AuditStatements,
-): ClaimMethods {
+export function notificationClaims(database: Database, sql: Statements, audit: AuditStatements): ClaimMethods {
   return {
     async claimNotifications(request) {
       const rows = await database.query(sql.claimNotifications, [request.now, request.windowMs, request.limit, request.token, request.leaseMs])

@@ -98,7 +98,7 @@ export function appendParams(entry: AuditEntry): unknown[] {
 /** The SQL store's audit trail, and the append its write methods run inside their transactions. */
 export interface PostgresAuditLog {
   readonly log: AuditLog
-  /** Its statements, for the writes that append in a statement of their own (an edit's, a rotation's). */
+  /** Its statements, for the writes that append their record in their own statement (audit-statements.ts). */
   readonly sql: AuditStatements
   /**
    * Appends the entry to its account's chain inside `tx`, the change's transaction,
@@ -110,9 +110,10 @@ export interface PostgresAuditLog {
 /**
  * The audit trail over PostgreSQL or PGlite (SPEC §5.40). An append locks the account's
  * head row, places the record after it, inserts it and moves the head, all in the
- * caller's transaction, in one statement (an edit's, `edit`, and a rotation's,
- * `rotateAndNotify`, also make the change); appends to one account from any number of processes take turns on that row lock, so
- * each account keeps one chain.
+ * caller's transaction, in one statement (most writes' statements make the change too:
+ * `edit`, `rotateAndNotify`, `deleteAndNotify`, the `…AndAppend` ones); appends to one
+ * account from any number of processes take turns on that row lock, so each account
+ * keeps one chain.
  */
 export function postgresAuditLog(database: Database, schema: string): PostgresAuditLog {
   const sql = auditStatements(schema)

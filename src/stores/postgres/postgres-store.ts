@@ -5,12 +5,7 @@ import type { PostgresDatabase, Queryable, Row } from './database-interface'
 import { invalidationHub } from './invalidations'
 import { appendParams, postgresAuditLog, rowRecordParams } from './postgres-audit-log'
 import type { AuditEntry } from '../../core/audit'
-import {
-  EDITED_FIELDS,
-  leakReportedEntry,
-  ROTATED_FIELDS,
-  SHOWN_FIELDS,
-} from '../../core/audit-fields'
+import { EDITED_FIELDS, leakReportedEntry, ROTATED_FIELDS, SHOWN_FIELDS } from '../../core/audit-fields'
 import { notificationClaims } from './notification-claims'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
 import {
@@ -357,7 +352,12 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
         // With its record: the change, its record (the setting before and after from the
         // row it locks and sets) and the NOTIFY in one statement (audit-statements.ts, changeStatement).
         const notify = [channel, JSON.stringify(invalidation)]
-        await (tx.prepared ?? tx.query)(audit.sql.setAcceptedAndNotify, [accountId, accepted, ...rowRecordParams(entry, ['acceptedPasscodes']), ...notify])
+        await (tx.prepared ?? tx.query)(audit.sql.setAcceptedAndNotify, [
+          accountId,
+          accepted,
+          ...rowRecordParams(entry, ['acceptedPasscodes']),
+          ...notify,
+        ])
         return { result: undefined, invalidation, recorded: true }
       })
     },
