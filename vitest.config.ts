@@ -200,9 +200,11 @@ export default defineConfig({
     // test/helpers/node-flags.ts): about 1.5 CPU-s less per file that starts a PGlite.
     execArgv: [...NODE_FLAGS],
     // Test files in parallel: twice the cores, between 4 and 8. Vitest's default (cores
-    // - 1) runs one file at a time on a 2-core machine. Measured there: quiet, one or four
-    // files at a time take about the same (337 s, 356 s: the suite is CPU-bound); shared
-    // with other work, four took about 10 minutes where one took about 24.
+    // - 1) runs one file at a time on a 2-core machine. Measured there when the suite was
+    // CPU-bound: quiet, one or four files at a time took about the same (337 s, 356 s);
+    // shared with other work, four took about 10 minutes where one took about 24. The
+    // suite now also waits (on child processes, Chromium, faults' bounds): a run of 189 s
+    // used 216 CPU-s, 57 % of the two cores. More than four at a time is not measured yet.
     maxWorkers: Math.min(8, Math.max(4, 2 * availableParallelism())),
     sequence: { sequencer: SlowFirstSequencer },
     // The default reporter prints the summary as the last lines of `npm test`.
