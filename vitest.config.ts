@@ -207,11 +207,6 @@ export default defineConfig({
     // used 216 CPU-s, 57 % of the two cores. More than four at a time is not measured yet.
     maxWorkers: Math.min(8, Math.max(4, 2 * availableParallelism())),
     sequence: { sequencer: SlowFirstSequencer },
-    // Vitest keeps the modules it transformed (src/ and test/, TypeScript to JavaScript)
-    // under node_modules/.experimental-vitest-cache, keyed by their content and the
-    // config: a run after the first transforms only what changed (the transforms run in
-    // vitest's main process, for every worker).
-    experimental: { fsModuleCache: true },
     // The default reporter prints the summary as the last lines of `npm test`.
     reporters: ['default'],
   },
