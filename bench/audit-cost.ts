@@ -3,9 +3,10 @@
  * - a management write (a rename) with its audit record next to the same write without
  *   one, on a PostgreSQL server, in interleaved slices, and next to the least a rename
  *   costs (the UPDATE and its NOTIFY as one prepared statement, no record); the same
- *   for a rotation, with its record, without, and bare; and a create, a delete and a user
- *   passcode grant with their record next to the same write without one (these append
- *   their record in a second statement of their transaction);
+ *   for a rotation, with its record, without, and bare; and a create, a delete, a user
+ *   passcode grant, reset and revoke, a change of the accepted passcodes, the notifier's
+ *   completion of a claim and a leak report's disable with their record next to the
+ *   same write without one;
  * - `audit.list` of 50 records of one account next to 1k and to 1M records of other
  *   accounts, alternating call by call;
  * - `audit.verify` per record, over a chain of 20 000 records.
@@ -212,10 +213,10 @@ async function writeSection(pool: pg.Pool): Promise<void> {
     `  next to the bare rotation (one prepared rotation + NOTIFY, no record): ${ms(rotations.ms.bare)} ms; with a record / bare ${rotations.ratio.bare.toFixed(2)}x`,
   )
 
-  // The writes that still append their record in a second statement of their transaction
-  // (BEGIN, the change, the append, COMMIT) next to the same write without one (BEGIN,
-  // the change, COMMIT). Each slice writes to an account of its own, so every slice of
-  // either kind starts from the same empty account and no create meets the cap.
+  // The other audited writes through the store with the service's record next to the same
+  // write without one (the store's own path for each: see docs/benchmarks.md). Each slice
+  // writes to an account of its own, so every slice of either kind starts from the same
+  // empty account and no create meets the cap.
   const audited = ['with', 'without'] as const
   let accounts = 0
   const freshAccount = (what: string) => `acc_${what}_${++accounts}`
@@ -332,6 +333,153 @@ async function writeSection(pool: pg.Pool): Promise<void> {
     })
   })
   report('user passcode grant', grants)
+
+  // A user passcode reset and a revoke of passcodes granted untimed (each changes the row
+  // and sends its NOTIFY; the store makes the reset's expiresAt before and after from the row).
+  const userRecord = (accountId: string, userId: string): UserPasscodeRecord => {
+    n++
+    const now = Date.now()
+    return {
+      accountId,
+      userId,
+      hash: `bench-user-${n}`,
+      ciphertext: 'bench-not-a-jwe',
+      hint: 'psc_…Cd34',
+      validity: { type: 'finite', days: 30 },
+      grantedAt: now,
+      expiresAt: now + 30 * 86_400_000,
+      revokedAt: null,
+      lastUsedAt: null,
+      lastUsedPartner: null,
+      pepperId: null,
+    }
+  }
+  const grantedUsers = async (what: string) => {
+    const accountId = freshAccount(what)
+    const users = Array.from({ length: SLICE }, (_, i) => `u_bench_${i}`)
+    for (const userId of users) {
+      if (!(await store.grantUserPasscode(userRecord(accountId, userId), Date.now())).ok)
+        throw new Error('every grant of the benchmark should succeed')
+    }
+    return { accountId, users }
+  }
+  const userEntry = (accountId: string, userId: string, action: AuditEntry['action']): AuditEntry => ({
+    ...entry(accountId, Date.now()),
+    action,
+    target: { type: 'user', id: userId },
+    changes: {},
+  })
+  const resets = await sideBySide(audited, async (kind) => {
+    const { accountId, users } = await grantedUsers('reset')
+    return timed(async () => {
+      for (const userId of users) {
+        const { hash, ciphertext, hint, grantedAt, expiresAt, pepperId } = userRecord(accountId, userId)
+        const audit = kind === 'with' ? userEntry(accountId, userId, 'user_passcode.reset') : undefined
+        const fields = { hash, ciphertext, hint, grantedAt, expiresAt, pepperId }
+        if ((await store.resetUserPasscode(accountId, userId, fields, audit)) === null) throw new Error('the user passcode should be live')
+      }
+    })
+  })
+  report('user passcode reset', resets)
+  const revokes = await sideBySide(audited, async (kind) => {
+    const { accountId, users } = await grantedUsers('revoke')
+    return timed(async () => {
+      for (const userId of users) {
+        const audit = kind === 'with' ? userEntry(accountId, userId, 'user_passcode.revoked') : undefined
+        if ((await store.revokeUserPasscode(accountId, userId, Date.now(), audit)) === null) throw new Error('the user passcode should be live')
+      }
+    })
+  })
+  report('user passcode revoke', revokes)
+
+  // The account's accepted passcodes, switched back and forth (ensure the account, set it, NOTIFY).
+  const settings = await sideBySide(audited, async (kind) => {
+    const accountId = freshAccount('accepted')
+    return timed(async () => {
+      for (let i = 0; i < SLICE; i++) {
+        const accepted = i % 2 === 0 ? ('account' as const) : ('both' as const)
+        const audit =
+          kind === 'with'
+            ? {
+                ...entry(accountId, Date.now()),
+                action: 'account.accepted_passcodes_changed' as const,
+                target: { type: 'account' as const },
+                changes: {},
+              }
+            : undefined
+        await store.setAcceptedPasscodes(accountId, accepted, audit)
+      }
+    })
+  })
+  report('accepted passcodes change', settings)
+
+  // The notifier's completion of a claim (notification sent): passcodes that expire
+  // within a day, created and claimed untimed; without a record the completion is one
+  // statement, with one it is the completion and the record in one transaction.
+  const DAY = 86_400_000
+  const completions = await sideBySide(audited, async (kind) => {
+    const accountId = freshAccount('notified')
+    const now = Date.now()
+    for (let i = 0; i < SLICE; i++) {
+      const record = { ...newPasscode(accountId, i), expiry: 1 as const, expiresAt: now + DAY / 2 }
+      created(await store.createAccountPasscode(record, SLICE))
+    }
+    const claims = await store.claimNotifications({ now, windowMs: DAY, leaseMs: 600_000, limit: SLICE, token: crypto.randomUUID() })
+    if (claims.length !== SLICE || claims.some((claim) => claim.accountId !== accountId)) throw new Error('each slice should claim its own passcodes')
+    return timed(async () => {
+      for (const claim of claims) {
+        const audit =
+          kind === 'with'
+            ? {
+                ...entry(accountId, Date.now()),
+                actor: { type: 'system' as const },
+                action: 'notification.sent' as const,
+                target: { type: 'passcode' as const, id: claim.passcodeId, name: claim.name },
+                changes: { notification: { before: null, after: claim.kind } },
+              }
+            : undefined
+        if (!(await store.completeNotification(claim, Date.now(), audit))) throw new Error('the claim should hold')
+      }
+    })
+  })
+  report('notification sent', completions)
+
+  // A leak report that disables an account passcode created untimed (SPEC §5.42).
+  const leaks = await sideBySide(audited, async (kind) => {
+    const accountId = freshAccount('leak')
+    const records = Array.from({ length: SLICE }, (_, i) => newPasscode(accountId, i))
+    for (const record of records) created(await store.createAccountPasscode(record, SLICE))
+    return timed(async () => {
+      for (const record of records) {
+        const at = Date.now()
+        const audit =
+          kind === 'with'
+            ? {
+                ...entry(accountId, at),
+                actor: { type: 'system' as const },
+                action: 'passcode.leak_reported' as const,
+                target: { type: 'passcode' as const, id: record.id, name: record.name },
+                changes: { source: { before: null, after: 'bench' } },
+              }
+            : undefined
+        const report = {
+          id: crypto.randomUUID(),
+          kind: 'account' as const,
+          accountId,
+          key: record.id,
+          hash: record.hash,
+          action: 'disable' as const,
+          at,
+          url: null,
+          source: 'bench',
+          token: crypto.randomUUID(),
+          claimedUntil: at + 60_000,
+        }
+        if (((await store.reportLeak?.(report, audit)) ?? null) === null) throw new Error('the report should disable the passcode')
+      }
+    })
+  })
+  report('leak report (disable)', leaks)
   await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
 }
 

@@ -18,8 +18,12 @@ export function passcodeFields(record: ShownPasscode): Record<string, AuditValue
   }
 }
 
-/** The fields {@link passcodeFields} may show. */
-const SHOWN_FIELDS = ['description', 'expiresAt', 'expiry', 'name', 'partners'] as const
+/**
+ * The fields {@link passcodeFields} may show, which a delete's record shows before. The
+ * SQL store computes the same values in its delete statement
+ * (`src/stores/postgres/audit-statements.ts`).
+ */
+export const SHOWN_FIELDS = ['description', 'expiresAt', 'expiry', 'name', 'partners'] as const
 
 /** `before`/`after` for the fields whose values differ (arrays compared by content). */
 export function changedFields(before: Record<string, AuditValue> | null, after: Record<string, AuditValue> | null): AuditChanges {

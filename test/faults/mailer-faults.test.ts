@@ -59,7 +59,9 @@ const stores: { name: string; open(): Promise<PasscodeStore & { close?(): Promis
   },
 ]
 
-describe.each(stores)('$name', ({ open }) => {
+// The cases run at the same time, each on a store (a schema of the PGlite) of its own: most
+// of a hang case is the wait for the send's timeout.
+describe.concurrent.each(stores)('$name', ({ open }) => {
   for (const mode of ['hangs', 'throws'] as const) {
     const title =
       mode === 'hangs'

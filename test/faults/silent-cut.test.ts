@@ -25,6 +25,11 @@ import { pgInstance, sleep, type PgInstance } from './pg-instances'
  *   same 10 s;
  * - a valid passcode is never refused (4xx) by either instance at any time.
  * B's pool gets the settings docs/operations.md recommends.
+ *
+ * The cases run at the same time (most of each is waiting out a fault and its bound),
+ * so each has the servers it faults to itself: every PgBouncer case its own PgBouncer,
+ * the `pg_ctl restart` case its own cluster. The cut cases share one PostgreSQL server,
+ * which none of them faults: each cuts only its own proxies, in a schema of its own.
  */
 
 const availability = postgresAvailability()
@@ -39,24 +44,31 @@ const POLL_MS = 100
 /** docs/operations.md: what a host passes to its `pg.Pool`. */
 const RECOMMENDED_POOL: pg.PoolConfig = { keepAlive: true, keepAliveInitialDelayMillis: 10_000, connectionTimeoutMillis: 2_000 }
 
-describe.skipIf(!restartable)(title, () => {
-  let server: TestPostgres
-  let bouncer: TestPgBouncer | undefined
-  let main: pg.Pool
+describe.skipIf(!restartable).concurrent(title, () => {
+  let shared: TestPostgres
   const closing: { close(): Promise<void> }[] = []
 
   beforeAll(async () => {
-    server = await startTestPostgres()
-    if (bouncing) bouncer = await startTestPgBouncer(server.connectionString)
-    main = new pg.Pool({ connectionString: server.connectionString, max: 2 })
-    main.on('error', () => {})
+    shared = await startTestPostgres()
   })
   afterAll(async () => {
     for (const resource of closing.reverse()) await resource.close()
-    await main?.end()
-    await bouncer?.stop()
-    await server?.stop()
+    await shared?.stop()
   })
+
+  /** A PostgreSQL cluster of the case's own (stopped after the file), for a case that restarts it. */
+  const ownServer = async (): Promise<TestPostgres> => {
+    const server = await startTestPostgres()
+    closing.push({ close: () => server.stop() })
+    return server
+  }
+
+  /** A PgBouncer of the case's own in front of the shared server, for a case that cuts or restarts it. */
+  const ownBouncer = async (): Promise<TestPgBouncer> => {
+    const bouncer = await startTestPgBouncer(shared.connectionString)
+    closing.push({ close: () => bouncer.stop() })
+    return bouncer
+  }
 
   const proxyTo = async (connectionString: string): Promise<TcpProxy & { url: string }> => {
     const url = new URL(connectionString)
@@ -66,9 +78,15 @@ describe.skipIf(!restartable)(title, () => {
   }
 
   /** A on PostgreSQL directly; B as given; both listening (B's readiness bounded: through a pooler it may never come). */
-  const fleet = async (b: { via: string; listenVia?: string }) => {
+  const fleet = async (server: TestPostgres, b: { via: string; listenVia?: string }) => {
     const schema = uniqueSchema()
-    await migrate(main, { schema })
+    const main = new pg.Pool({ connectionString: server.connectionString, max: 1 })
+    main.on('error', () => {})
+    try {
+      await migrate(main, { schema })
+    } finally {
+      await main.end()
+    }
     const events: AuditEvent[] = []
     const a = pgInstance(server.connectionString, schema)
     const bInstance = pgInstance(b.via, schema, {
@@ -78,7 +96,7 @@ describe.skipIf(!restartable)(title, () => {
     })
     closing.push(a, bInstance)
     await Promise.all([a.store.ready(), Promise.race([bInstance.store.ready(), sleep(3_000)])])
-    // After an earlier test's restart, PgBouncer may answer an error per stale server connection first.
+    // B answers a read before the case starts (retried: through PgBouncer, a first read may fail).
     for (let tries = 0; ; tries++) {
       try {
         await bInstance.store.getAcceptedPasscodes('acc_warm')
@@ -149,17 +167,17 @@ describe.skipIf(!restartable)(title, () => {
   }
 
   it('direct: a delete on A is refused by B within 10 s of a silent cut of B; healed, B serves within 10 s', async () => {
-    const proxy = await proxyTo(server.connectionString)
-    const { a, b, events } = await fleet({ via: proxy.url })
+    const proxy = await proxyTo(shared.connectionString)
+    const { a, b, events } = await fleet(shared, { via: proxy.url })
     await sleep(500)
     await cutAndHeal(a, b, [proxy])
     expect(events.filter((event) => event.type === 'invalidations.unproven')).toHaveLength(1)
   })
 
   it.skipIf(!bouncing)('PgBouncer (transaction mode) with the direct listening connection: the same bounds, both paths cut', async () => {
-    const toBouncer = await proxyTo(bouncer!.connectionString)
-    const toPostgres = await proxyTo(server.connectionString)
-    const { a, b, events } = await fleet({ via: toBouncer.url, listenVia: toPostgres.url })
+    const toBouncer = await proxyTo((await ownBouncer()).connectionString)
+    const toPostgres = await proxyTo(shared.connectionString)
+    const { a, b, events } = await fleet(shared, { via: toBouncer.url, listenVia: toPostgres.url })
     await sleep(500)
     expect(events.filter((event) => event.type.startsWith('invalidations.'))).toEqual([])
     await cutAndHeal(a, b, [toBouncer, toPostgres])
@@ -168,8 +186,8 @@ describe.skipIf(!restartable)(title, () => {
   it.skipIf(!bouncing)(
     'PgBouncer (transaction mode) without it: reported once at start with the fix, no cache trusted, the same bounds',
     async () => {
-      const toBouncer = await proxyTo(bouncer!.connectionString)
-      const { a, b, events } = await fleet({ via: toBouncer.url })
+      const toBouncer = await proxyTo((await ownBouncer()).connectionString)
+      const { a, b, events } = await fleet(shared, { via: toBouncer.url })
       const started = performance.now()
       while (!events.some((event) => event.type === 'invalidations.unproven')) {
         expect(performance.now() - started, 'reported within the bound').toBeLessThan(BOUND_MS)
@@ -238,7 +256,8 @@ describe.skipIf(!restartable)(title, () => {
   }
 
   it('pg_ctl restart under traffic: no valid passcode refused, both serve within 10 s, revocations after it reach B within 10 s', async () => {
-    const { a, b } = await fleet({ via: server.connectionString })
+    const server = await ownServer()
+    const { a, b } = await fleet(server, { via: server.connectionString })
     await restartUnderTraffic(a, b, async () => {
       await server.stopServer!('fast')
       await server.startServer!()
@@ -248,11 +267,12 @@ describe.skipIf(!restartable)(title, () => {
   it.skipIf(!bouncing)(
     'PgBouncer restart under traffic: no valid passcode refused, B serves within 10 s, revocations after it reach B within 10 s',
     async () => {
-      const { a, b } = await fleet({ via: bouncer!.connectionString, listenVia: server.connectionString })
+      const bouncer = await ownBouncer()
+      const { a, b } = await fleet(shared, { via: bouncer.connectionString, listenVia: shared.connectionString })
       await restartUnderTraffic(a, b, async () => {
-        await bouncer!.stopServer()
+        await bouncer.stopServer()
         await sleep(500)
-        await bouncer!.startServer()
+        await bouncer.startServer()
       })
     },
   )

@@ -1,10 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { PGlite } from '@electric-sql/pglite'
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { AuditRecord, PasscodeStore } from '../../src/index'
 import { auditRecordHash } from '../../src/core/audit'
 import { memoryStore } from '../../src/memory'
 import { migrate, postgresStore } from '../../src/stores/postgres/index'
 import { freshPglite } from '../helpers/pglite'
 import { admin, member, settingsWriter, setup, TEST_KEY } from '../helpers/service'
+import { uniqueSchema } from '../stores/sql-fixture'
 import { everyone, scriptedMailer } from './notify-fixtures'
 
 const ACCOUNT = 'acc_audit'
@@ -58,13 +60,25 @@ function holdingFirst(
   return { store: held, reached, release }
 }
 
+/** One PGlite for the file (starting one costs about a CPU-second); each test migrates a new schema of its own in it. */
+let pglite: Promise<PGlite> | undefined
+afterAll(async () => {
+  await (await pglite)?.close()
+})
+
 const stores: Record<string, () => Promise<{ store: PasscodeStore; close(): Promise<void> }>> = {
   memory: async () => ({ store: memoryStore(), close: async () => {} }),
   PGlite: async () => {
-    const db = await freshPglite()
-    await migrate(db)
-    const store = postgresStore(db, { listen: false })
-    return { store, close: () => db.close() }
+    const db = await (pglite ??= freshPglite())
+    const schema = uniqueSchema()
+    await migrate(db, { schema })
+    const store = postgresStore(db, { listen: false, schema })
+    return {
+      store,
+      close: async () => {
+        await db.query(`DROP SCHEMA ${schema} CASCADE`)
+      },
+    }
   },
 }
 

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process'
 import path from 'node:path'
+import type { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPasscodeAuth, type PasscodeAuth } from '../../src/index'
@@ -168,11 +169,19 @@ function tamperCases(open: () => Promise<Opened>): void {
 }
 
 describe('SPEC 5.40 audit trail tampering, on PGlite', () => {
+  // One PGlite for the cases (starting one costs about a CPU-second), each case in a new schema of its own.
+  let db: PGlite
+  beforeAll(async () => {
+    db = await freshPglite()
+  })
+  afterAll(async () => {
+    await db?.close()
+  })
+
   tamperCases(async () => {
-    const db = await freshPglite()
-    const schema = 'passcode_auth'
-    await migrate(db)
-    const store = postgresStore(db, { listen: false })
+    const schema = uniqueSchema()
+    await migrate(db, { schema })
+    const store = postgresStore(db, { schema, listen: false })
     return {
       db,
       schema,

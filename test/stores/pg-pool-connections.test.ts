@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { STATEMENT_DEADLINE_MS, type PgPoolClientLike, type PgPoolLike } from '../../src/stores/postgres/database-interface'
+import { STATEMENT_DEADLINE_MS, type PgPoolClientLike, type PgPoolLike, type Queryable } from '../../src/stores/postgres/database-interface'
 import { pgPoolDatabase } from '../../src/stores/postgres/pg-pool-database'
 
 /**
@@ -80,6 +80,85 @@ describe('pg pool connections after a failed transaction', () => {
     const { database, releases } = fakeTransactionPool(fatal)
     await expect(database.transaction((tx) => tx.query('SELECT fail'))).rejects.toBe(fatal)
     expect(releases).toEqual([true])
+  })
+})
+
+/**
+ * A named statement in a transaction (the audit append, `tx.prepared`): through a pooler
+ * in transaction mode the server may refuse it (26000: this server connection does not
+ * have it; 42P05: it has it already), which aborts the transaction. The transaction is
+ * rolled back and run once more, unnamed, and named statements are given up for the
+ * pool; any other error fails the call as it is, run once.
+ */
+describe('pg pool transactions whose named statement is refused', () => {
+  function namedRefusingPool(refuseWith: unknown) {
+    const sent: string[] = []
+    const releases: (boolean | Error | undefined)[] = []
+    const client: PgPoolClientLike = {
+      query: (config: unknown) => {
+        if (typeof config === 'string') {
+          sent.push(config)
+          return Promise.resolve({ rows: [{ sent: config }] })
+        }
+        sent.push(`named: ${(config as { text: string }).text}`)
+        return Promise.reject(refuseWith)
+      },
+      release: (destroy) => void releases.push(destroy),
+    }
+    const pool: PgPoolLike = { query: () => Promise.reject(new Error('not used')), connect: () => Promise.resolve(client), totalCount: 1 }
+    return { database: pgPoolDatabase(pool), sent, releases }
+  }
+  const write = (runs: { count: number }) => async (tx: Queryable) => {
+    runs.count++
+    await tx.query('UPDATE change')
+    const [row] = await tx.prepared!('INSERT record', [1])
+    return row
+  }
+
+  it.each([
+    ['26000 (the server connection does not have it)', '26000'],
+    ['42P05 (the server connection has it already)', '42P05'],
+  ])('%s: rolled back, run once more unnamed, and named statements given up', async (_, code) => {
+    const { database, sent, releases } = namedRefusingPool(serverError(code, 'ERROR'))
+    const runs = { count: 0 }
+    expect(await database.transaction(write(runs))).toEqual({ sent: 'INSERT record' })
+    expect(runs.count).toBe(2)
+    expect(sent).toEqual(['BEGIN', 'UPDATE change', 'named: INSERT record', 'ROLLBACK', 'BEGIN', 'UPDATE change', 'INSERT record', 'COMMIT'])
+    expect(releases).toEqual([undefined])
+
+    // Given up for the pool: the next transaction and a statement on its own go unnamed at once.
+    sent.length = 0
+    expect(await database.transaction(write(runs))).toEqual({ sent: 'INSERT record' })
+    expect(await database.prepared!('SELECT alone', [])).toEqual([{ sent: 'SELECT alone' }])
+    expect(runs.count).toBe(3)
+    expect(sent).toEqual(['BEGIN', 'UPDATE change', 'INSERT record', 'COMMIT', 'SELECT alone'])
+  })
+
+  it.each([
+    ['a unique violation (23505)', serverError('23505', 'ERROR')],
+    ['a statement timeout (57014)', serverError('57014', 'ERROR')],
+    ['an error without SQLSTATE', new Error('refused by the host')],
+  ])('any other error of the named statement is not run again: %s', async (_, error) => {
+    const { database, sent } = namedRefusingPool(error)
+    const runs = { count: 0 }
+    await expect(database.transaction(write(runs))).rejects.toBe(error)
+    expect(runs.count).toBe(1)
+    expect(sent).toEqual(['BEGIN', 'UPDATE change', 'named: INSERT record', 'ROLLBACK'])
+  })
+
+  it("a 26000 from a statement that is not named (the host's own) is not run again", async () => {
+    const { database, sent } = namedRefusingPool(serverError('26000', 'ERROR'))
+    const refused = serverError('26000', 'ERROR')
+    let runs = 0
+    await expect(
+      database.transaction(async (tx) => {
+        runs++
+        await tx.query('UPDATE change')
+        throw refused
+      }),
+    ).rejects.toBe(refused)
+    expect(runs).toBe(1)
+    expect(sent).toEqual(['BEGIN', 'UPDATE change', 'ROLLBACK'])
   })
 })
 

@@ -1,16 +1,17 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { generatePasscode } from '../../src/core/passcode-format'
-import { createPasscodeAuth, type AuditEvent, type PasscodeAuth } from '../../src/index'
+import { createPasscodeAuth, type AuditEvent, type AuditRecord, type PasscodeAuth } from '../../src/index'
 import { migrate, postgresRateLimitStore, postgresStore } from '../../src/stores/postgres/index'
 import { MIGRATIONS } from '../../src/stores/postgres/migrations'
 import { FUNCTION_RETRY_MS } from '../../src/stores/postgres/pg-prepared-lookup'
+import { auditStatements } from '../../src/stores/postgres/audit-statements'
 import { statements } from '../../src/stores/postgres/statements'
 import { storeConformance } from '../conformance/store'
 import { eventually } from '../conformance/store/fixtures'
 import { pgbouncerAvailability, startTestPgBouncer, type TestPgBouncer } from '../helpers/pgbouncer'
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres'
-import { admin } from '../helpers/service'
+import { admin, TEST_KEY } from '../helpers/service'
 import { rateLimitStoreCases } from './rate-limit-cases'
 import { openSqlFixture, schemaPool, uniqueSchema } from './sql-fixture'
 
@@ -63,6 +64,21 @@ describe.skipIf(!availability.available)(title, () => {
 
   const direct = () => ({ listenConnectionString: server.connectionString })
 
+  /** A pool through PgBouncer that records the text of every statement its connections send (`named: ` before a named one's). */
+  const watchedPool = () => {
+    const pool = newPool()
+    const texts: string[] = []
+    pool.on('connect', (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown
+      ;(client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        const [first] = args
+        texts.push(typeof first === 'string' ? first : `named: ${String((first as { text?: unknown }).text)}`)
+        return query(...args)
+      }
+    })
+    return { pool, texts }
+  }
+
   storeConformance('postgresStore through PgBouncer, LISTEN on a direct connection', {
     queryPlan: true,
     open: () => openSqlFixture({ main, another: anotherPool }, schemas, direct()),
@@ -84,20 +100,6 @@ describe.skipIf(!availability.available)(title, () => {
       pools.add(direct)
     })
 
-    /** A pool through PgBouncer that records the text of every statement its connections send (`named: ` before a named one's). */
-    const watchedPool = () => {
-      const pool = newPool()
-      const texts: string[] = []
-      pool.on('connect', (client) => {
-        const query = client.query.bind(client) as (...args: unknown[]) => unknown
-        ;(client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-          const [first] = args
-          texts.push(typeof first === 'string' ? first : `named: ${String((first as { text?: unknown }).text)}`)
-          return query(...args)
-        }
-      })
-      return { pool, texts }
-    }
     /** The verification lookups among statement texts: the statement (named or not) or the function's call. */
     const lookupsIn = (texts: readonly string[]) =>
       texts.filter((text) => text.includes('find_credential_by_hash') || text.includes('account_passcodes p WHERE p.hash'))
@@ -235,6 +237,77 @@ describe.skipIf(!availability.available)(title, () => {
         await auth.close()
         await direct.query(`DROP SCHEMA ${schema} CASCADE`)
       }
+    })
+  })
+
+  /**
+   * A write and its audit record are one statement, named and prepared (in a create's
+   * and a grant's transaction, after their checks; a delete on its own). Through
+   * PgBouncer a server connection may not have it (26000) or have it already (42P05),
+   * which aborts the transaction: the store rolls it back, gives named statements up and
+   * runs the transaction once more, unnamed. Either way each write commits with exactly
+   * one record, and the chain verifies.
+   */
+  describe('audited writes through PgBouncer', () => {
+    it('a create, a grant and a delete each commit with exactly one record, on first use and after named statements were refused; the chain verifies', async () => {
+      const { pool, texts } = watchedPool()
+      const fixture = await openSqlFixture({ main: pool, another: anotherPool }, undefined, { listen: false })
+      const audit = auditStatements(fixture.schema)
+      const auth = createPasscodeAuth({ store: fixture.store, cache: false, encryptionKeys: [{ id: 'k1', key: TEST_KEY }] })
+      const dropper = newPool()
+      let rounds = 0
+      const kept: string[] = []
+      const round = async (remove: boolean) => {
+        const i = rounds++
+        const { passcode } = await auth.passcodes.create(admin, 'acc_1', { name: `Passcode ${i}`, expiry: 30 })
+        await auth.userPasscodes.grant(admin, 'acc_1', `u_${i}`, { validity: { type: 'finite', days: 30 } })
+        if (remove) await auth.passcodes.delete(admin, 'acc_1', passcode.id)
+        else kept.push(passcode.id)
+      }
+      const written = [audit.insertAccountPasscodeAndAppend, audit.insertUserPasscodeAndAppend, audit.deleteAndNotify]
+      const writes = (from = 0) => texts.slice(from).filter((text) => written.some((statement) => text.endsWith(statement)))
+      // First use: named, on a new connection.
+      await round(true)
+      expect(writes()).toEqual(written.map((statement) => `named: ${statement}`))
+      // Other clients drop the named statements of the server connections they are given,
+      // until one of a create's or a grant's was refused in its transaction, which ran again unnamed.
+      const transactional = written.slice(0, 2)
+      for (let batch = 0; batch < 100 && !transactional.some((statement) => texts.includes(statement)); batch++) {
+        await Promise.all([round(false), Promise.all(Array.from({ length: 10 }, () => dropper.query('DEALLOCATE ALL')))])
+      }
+      const refused = texts.findIndex((text, i) => text.startsWith('named: ') && texts[i + 1] === 'ROLLBACK')
+      expect(refused).toBeGreaterThan(-1)
+      expect(texts.slice(refused + 1, refused + 3)).toEqual(['ROLLBACK', 'BEGIN'])
+      // Afterwards: unnamed, every time.
+      const from = texts.length
+      for (let i = 0; i < 3; i++) await round(true)
+      expect(writes(from)).toEqual([...written, ...written, ...written])
+
+      const records: AuditRecord[] = []
+      let cursor: string | null = null
+      do {
+        const page = await auth.audit.list(admin, 'acc_1', { limit: 100, ...(cursor !== null && { cursor }) })
+        records.push(...page.records)
+        cursor = page.cursor
+      } while (cursor !== null)
+      const count = (action: string) => records.filter((record) => record.action === action).length
+      const deletes = rounds - kept.length
+      expect({ created: count('passcode.created'), granted: count('user_passcode.granted'), deleted: count('passcode.deleted') }).toEqual({
+        created: rounds,
+        granted: rounds,
+        deleted: deletes,
+      })
+      expect(records).toHaveLength(2 * rounds + deletes)
+      // Each change is there once: the passcodes kept, one user passcode per round.
+      expect((await auth.passcodes.list(admin, 'acc_1')).map((passcode) => passcode.id).sort()).toEqual([...kept].sort())
+      expect(
+        new Set(
+          records.filter((record) => record.action === 'user_passcode.granted').map((record) => record.target.type === 'user' && record.target.id),
+        ).size,
+      ).toBe(rounds)
+      expect(await auth.audit.verify('acc_1')).toMatchObject({ ok: true, records: 2 * rounds + deletes })
+      await auth.close()
+      await fixture.close()
     })
   })
 

@@ -1,4 +1,29 @@
-import { ACCOUNT_COLUMNS, ACCOUNT_PATCH, ACCOUNT_PATCH_PARAMS, closeLeakOnEnable, ROTATE_PARAMS, rotateChange } from './statements'
+import {
+  ACCOUNT_COLUMNS,
+  ACCOUNT_PATCH,
+  ACCOUNT_PATCH_PARAMS,
+  closeLeakOnEnable,
+  COMPLETE_LEAK_NOTICE_PARAMS,
+  COMPLETE_NOTIFICATION_PARAMS,
+  completeLeakNoticeChange,
+  completeNotificationChange,
+  DELETE_ACCOUNT_PASSCODE_PARAMS,
+  deleteAccountPasscodeChange,
+  GRANT_USER_PASSCODE_PARAMS,
+  INSERT_ACCOUNT_PASSCODE_PARAMS,
+  insertAccountPasscodeChange,
+  insertUserPasscodeChange,
+  replaceUserPasscodeChange,
+  RESET_USER_PASSCODE_PARAMS,
+  resetUserPasscodeChange,
+  REVOKE_USER_PASSCODE_PARAMS,
+  revokeUserPasscodeChange,
+  ROTATE_PARAMS,
+  rotateChange,
+  SET_ACCEPTED_PASSCODES_PARAMS,
+  setAcceptedPasscodesChange,
+  USER_COLUMNS,
+} from './statements'
 
 const AUDIT_COLUMNS = 'account_id, sequence, at, actor, action, target, target_id, changes, request_id, client_address, previous_hash, hash'
 // Page filters; $1 is the account, $2 the sequence to continue after, $3 the page size.
@@ -17,26 +42,9 @@ const FILTERS = `($4::text[] IS NULL OR action = ANY($4::text[]))
  * bound, so its cost does not grow with other accounts' records nor with the page's depth.
  */
 export function auditStatements(s: string) {
-  const head = `head AS (
-        INSERT INTO ${s}.audit_heads AS h (account_id, sequence, hash, previous_hash, start_sequence, start_hash)
-        VALUES ($1::text, 1, encode(sha256(convert_to($11::text || $10::text || $12::text, 'UTF8')), 'hex'), $10::text, 0, $10::text)
-        ON CONFLICT (account_id) DO UPDATE SET
-          sequence = h.sequence + 1,
-          hash = encode(sha256(convert_to($11::text || h.hash || $12::text, 'UTF8')), 'hex'),
-          previous_hash = h.hash
-        RETURNING sequence, hash, previous_hash
-      )`
-  const insert = `
-        INSERT INTO ${s}.audit_records (${AUDIT_COLUMNS})
-        SELECT $1::text, head.sequence, $2::bigint, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, head.previous_hash, head.hash
-        FROM head
-        RETURNING sequence, previous_hash, hash`
+  const { head, insert } = appendCtes(s, (n) => `$${n}`)
   return {
-    // One statement, one round trip: the upsert locks the account's head row (DO UPDATE
-    // waits for a concurrent append's commit and then works on the head that one left),
-    // moves it one record on and hashes the new record in SQL: SHA-256 of the canonical
-    // encoding, whose two parts around the previous hash ($11, $12) the caller made with
-    // auditHashInputAround(). The record is inserted from the head's new values.
+    // One statement, one round trip (appendCtes): the head row's upsert, then the record.
     append: `
       WITH ${head}, record AS (${insert})
       SELECT sequence, previous_hash, hash FROM record`,
@@ -44,11 +52,72 @@ export function auditStatements(s: string) {
     appendAndNotify: `
       WITH ${head}, record AS (${insert})
       SELECT sequence, previous_hash, hash, pg_notify($13::text, $14::text) FROM record`,
+    // The notifier's completion of a claim and of a leak notice, each with its record (appendAfter).
+    completeNotificationAndAppend: appendAfter(s, {
+      change: completeNotificationChange(s),
+      params: COMPLETE_NOTIFICATION_PARAMS,
+      gate: 'sent',
+      result: 'passcode_id',
+    }),
+    completeLeakNoticeAndAppend: appendAfter(s, {
+      change: completeLeakNoticeChange(s),
+      params: COMPLETE_LEAK_NOTICE_PARAMS,
+      gate: 'sent',
+      result: 'id',
+    }),
+    // Writes whose record the service makes whole, each with its record (appendAfter):
+    // an account passcode's insert (in its create's transaction, after the cap and name
+    // checks), a user passcode's grant (after its row's lock; a replacing one with its
+    // NOTIFY), a revoke with its NOTIFY.
+    insertAccountPasscodeAndAppend: appendAfter(s, {
+      change: insertAccountPasscodeChange(s),
+      params: INSERT_ACCOUNT_PASSCODE_PARAMS,
+      gate: 'changed',
+      result: ACCOUNT_COLUMNS,
+    }),
+    insertUserPasscodeAndAppend: appendAfter(s, {
+      change: insertUserPasscodeChange(s),
+      params: GRANT_USER_PASSCODE_PARAMS,
+      gate: 'changed',
+      result: USER_COLUMNS,
+    }),
+    replaceUserPasscodeAndAppend: appendAfter(s, {
+      change: replaceUserPasscodeChange(s),
+      params: GRANT_USER_PASSCODE_PARAMS,
+      gate: 'changed',
+      result: USER_COLUMNS,
+      notify: true,
+    }),
+    revokeUserPasscodeAndAppend: appendAfter(s, {
+      change: revokeUserPasscodeChange(s),
+      params: REVOKE_USER_PASSCODE_PARAMS,
+      gate: 'changed',
+      result: USER_COLUMNS,
+      notify: true,
+    }),
     // An account passcode's edit with its record, without and with its NOTIFY (editStatement).
     edit: editStatement(s, false),
     editAndNotify: editStatement(s, true),
     // An account passcode's rotation with its record and its NOTIFY (rotateStatement).
     rotateAndNotify: rotateStatement(s),
+    // An account passcode's delete with its record and its NOTIFY (deleteStatement).
+    deleteAndNotify: deleteStatement(s),
+    // A user passcode's reset and a change of the accepted passcodes, each with its
+    // record (its before and after from the row) and its NOTIFY (changeStatement).
+    resetAndNotify: changeStatement(s, {
+      change: resetUserPasscodeChange(s),
+      params: RESET_USER_PASSCODE_PARAMS,
+      compared: `('expiresAt', e.prior_expires_at::text, e.expires_at::text)`,
+      result: `${USER_COLUMNS}, prior_expires_at`,
+    }),
+    setAcceptedAndNotify: changeStatement(s, {
+      change: setAcceptedPasscodesChange(s),
+      params: SET_ACCEPTED_PASSCODES_PARAMS,
+      // toAccepted() (rows.ts): anything but 'user' or 'both' reads as 'account'.
+      compared: `('acceptedPasscodes', to_json(CASE WHEN e.prior_accepted IN ('user', 'both') THEN e.prior_accepted ELSE 'account' END)::text,
+            to_json(e.accepted_passcodes)::text)`,
+      result: 'prior_accepted',
+    }),
     newest: `
       SELECT ${AUDIT_COLUMNS} FROM ${s}.audit_records
       WHERE account_id = $1::text AND sequence < coalesce($2::bigint, 9223372036854775807)
@@ -78,6 +147,57 @@ export function auditStatements(s: string) {
   }
 }
 
+/**
+ * The CTEs of an append (SPEC §5.40), its parameters numbered by `p` (1 the account,
+ * 2 at, 3 actor, 4 action, 5 target, 6 target id, 7 changes, 8 request id, 9 client
+ * address, 10 the genesis hash, 11–12 the hash input's parts around the previous
+ * hash: `appendParams` makes them): `head` upserts the account's head row, which locks
+ * it (DO UPDATE waits for a concurrent append's commit and then works on the head that
+ * one left), moves it one record on and hashes the new record in SQL (SHA-256 of the
+ * canonical encoding); `insert` (the body of a CTE `record`) inserts the record from
+ * the head's new values. With `gate`, the name of a CTE of the same statement, the
+ * record is appended only when that CTE returns a row (the change was made).
+ */
+function appendCtes(s: string, p: (n: number) => string, gate?: string): { head: string; insert: string } {
+  const head = `head AS (
+        INSERT INTO ${s}.audit_heads AS h (account_id, sequence, hash, previous_hash, start_sequence, start_hash)
+        SELECT ${p(1)}::text, 1, encode(sha256(convert_to(${p(11)}::text || ${p(10)}::text || ${p(12)}::text, 'UTF8')), 'hex'), ${p(10)}::text, 0, ${p(10)}::text
+        ${gate === undefined ? '' : `WHERE EXISTS (SELECT FROM ${gate})`}
+        ON CONFLICT (account_id) DO UPDATE SET
+          sequence = h.sequence + 1,
+          hash = encode(sha256(convert_to(${p(11)}::text || h.hash || ${p(12)}::text, 'UTF8')), 'hex'),
+          previous_hash = h.hash
+        RETURNING sequence, hash, previous_hash
+      )`
+  const insert = `
+        INSERT INTO ${s}.audit_records (${AUDIT_COLUMNS})
+        SELECT ${p(1)}::text, head.sequence, ${p(2)}::bigint, ${p(3)}::text, ${p(4)}::text, ${p(5)}::text, ${p(6)}::text, ${p(7)}::text, ${p(8)}::text, ${p(9)}::text, head.previous_hash, head.hash
+        FROM head
+        RETURNING sequence, previous_hash, hash`
+  return { head, insert }
+}
+
+/**
+ * A change and its audit record in one statement, for a change whose record the caller
+ * makes whole (a create, a grant, a revoke, the notifier's completions): the change's
+ * CTEs (`change`, parameters 1 to `params`), then {@link appendCtes} gated on its CTE
+ * `gate`, with the append's 12 parameters after the change's, then with `notify` the
+ * change's `NOTIFY` (channel and payload, the last two); the statement's rows are
+ * `result` of `gate`, as the change alone answers. The record commits with the change
+ * (in the statement's transaction, implicit or the caller's), and without a change (no
+ * row in `gate`: the claim did not hold, a concurrent grant came first) there is none,
+ * nor a `NOTIFY`.
+ */
+function appendAfter(
+  s: string,
+  { change, params, gate, result, notify = false }: { change: string; params: number; gate: string; result: string; notify?: boolean },
+): string {
+  const { head, insert } = appendCtes(s, (n) => `$${params + n}`, gate)
+  return `
+      WITH ${change}, ${head}, record AS (${insert})
+      SELECT ${result}${notify ? `, pg_notify($${params + 13}::text, $${params + 14}::text)` : ''} FROM ${gate}`
+}
+
 // The columns an edit may change, read before it (prior_*) and after.
 const EDITED_COLUMNS = ['name', 'expiry_days', 'expires_at', 'partners', 'description', 'disabled_at']
 
@@ -105,7 +225,8 @@ const editedFieldsJson = (c: (column: string) => string): [field: string, json: 
  *   no row when the change found none, kept only where before and after differ unless
  *   `always`; with the entry's changes of other fields (names and canonical JSON);
  * - `entry` joins them into the record's changes (keys sorted) and makes the target
- *   (the passcode with its name in `from`, unless the entry's is another);
+ *   (the passcode with its name in `from`, unless the entry's is another; always the
+ *   entry's when not `passcodeTarget`, for a `from` that has no passcode's name);
  * - `head` and `record` append it as `append` does, hashing the parts the caller made
  *   with auditHashInputParts(entry, ['changes', 'target']) around the changes, the
  *   previous hash and the target. No row in `from`: no record.
@@ -114,7 +235,10 @@ const editedFieldsJson = (c: (column: string) => string): [field: string, json: 
  * 9 client address, 10 the genesis hash, 11–14 the hash input's parts
  * (rowRecordParams makes them).
  */
-function recordFromRow(s: string, p: (n: number) => string, from: string, compared: string, always: boolean): string {
+function recordFromRow(s: string, p: (n: number) => string, from: string, compared: string, always: boolean, passcodeTarget = true): string {
+  const target = passcodeTarget
+    ? `coalesce(${p(4)}::text, '{"id":' || to_json(${p(5)}::text)::text || ',"name":' || (SELECT to_json(name)::text FROM ${from}) || ',"type":"passcode"}')`
+    : `${p(4)}::text`
   return `fields AS (
         SELECT f.field, '{"after":' || f.after || ',"before":' || f.before || '}' AS change
         FROM ${from} e CROSS JOIN LATERAL (VALUES
@@ -124,7 +248,7 @@ function recordFromRow(s: string, p: (n: number) => string, from: string, compar
         SELECT * FROM unnest(${p(6)}::text[], ${p(7)}::text[])
       ), entry AS (
         SELECT '{' || coalesce(string_agg(to_json(field)::text || ':' || change, ',' ORDER BY field COLLATE "C"), '') || '}' AS changes,
-          coalesce(${p(4)}::text, '{"id":' || to_json(${p(5)}::text)::text || ',"name":' || (SELECT to_json(name)::text FROM ${from}) || ',"type":"passcode"}') AS target
+          ${target} AS target
         FROM fields
         HAVING EXISTS (SELECT FROM ${from})
       ), head AS (
@@ -193,6 +317,47 @@ function rotateStatement(s: string): string {
       WITH ${rotateChange(s)}, ${recordFromRow(s, p, 'changed', ends, true)}
       SELECT ${ACCOUNT_COLUMNS}, (SELECT sequence FROM record) AS audit_sequence, pg_notify(${p(15)}::text, ${p(16)}::text)
       FROM changed`
+}
+
+/**
+ * An account passcode's delete, its audit record and its `NOTIFY` in one statement:
+ * the delete's CTEs (`deleteAccountPasscodeChange`), then {@link recordFromRow} with
+ * each field the deleted row showed before (and `null` after; a field that was `null`,
+ * or an empty description, is left out), as `deletedPasscodeEntry`
+ * (core/audit-fields.ts) makes them, and the target with the row's name. Parameters:
+ * the delete's ($1 account, $2 passcode), then the record's (1–14 after them), then
+ * 15–16 the NOTIFY.
+ */
+function deleteStatement(s: string): string {
+  const p = (n: number) => `$${DELETE_ACCOUNT_PASSCODE_PARAMS + n}`
+  const deleted = editedFieldsJson((column) => `e.${column}`)
+    .filter(([field]) => field !== 'disabled')
+    .map(([field, before]) => `('${field}', ${before}, 'null')`)
+    .join(',\n          ')
+  return `
+      WITH ${deleteAccountPasscodeChange(s)}, ${recordFromRow(s, p, 'changed', deleted, false)}
+      SELECT ${ACCOUNT_COLUMNS}, (SELECT sequence FROM record) AS audit_sequence, pg_notify(${p(15)}::text, ${p(16)}::text)
+      FROM changed`
+}
+
+/**
+ * A change whose record shows one field before and after as the change's row has
+ * them (a user passcode's reset: `expiresAt`; the accepted passcodes), with its record
+ * and its `NOTIFY`, in one statement: the change's CTEs (`change`, parameters 1 to
+ * `params`, its row in `changed`), then {@link recordFromRow} with `compared` (the
+ * field's row, kept even when before and after are equal, as `resetUserPasscodeEntry`
+ * and `acceptedPasscodesEntry` in core/audit-fields.ts keep it) and the entry's own
+ * target. Parameters: the change's, then the record's (1–14 after them), then 15–16
+ * the NOTIFY. Its rows are `result` of `changed`.
+ */
+function changeStatement(
+  s: string,
+  { change, params, compared, result }: { change: string; params: number; compared: string; result: string },
+): string {
+  const p = (n: number) => `$${params + n}`
+  return `
+      WITH ${change}, ${recordFromRow(s, p, 'changed', compared, true, false)}
+      SELECT ${result}, pg_notify(${p(15)}::text, ${p(16)}::text) FROM changed`
 }
 
 /** The audit statements of one schema. */

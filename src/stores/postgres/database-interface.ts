@@ -11,6 +11,13 @@ export type Row = Record<string, unknown>
 /** Runs one statement (one round trip) and returns its rows. */
 export interface Queryable {
   query(this: void, text: string, params?: readonly unknown[]): Promise<Row[]>
+  /**
+   * Runs one of the store's own statements (a fixed text; its values are parameters)
+   * the fastest way this database can: on `pg`, a named prepared statement, parsed
+   * once per connection (`pgPrepared`; in a transaction, on the transaction's
+   * connection). The same rows as `query`. Absent: use `query`.
+   */
+  prepared?(this: void, text: string, params: readonly unknown[]): Promise<Row[]>
 }
 
 /**
@@ -23,6 +30,13 @@ export interface Database extends Queryable {
    * Runs `fn` in a transaction. On a `pg` Pool the whole transaction has a deadline
    * ({@link STATEMENT_DEADLINE_MS}) unless `unbounded` (migrations): past it, its
    * connection is destroyed rather than handed back.
+   *
+   * On `pg`, `tx.prepared` sends a named prepared statement on the transaction's
+   * connection. Where the server refuses one (26000 or 42P05: a pooler in transaction
+   * mode), the refusal has aborted the transaction: it is rolled back, named statements
+   * are given up for this database (as `prepared` and `lookup` give them up), and `fn`
+   * runs once more in a new transaction, unnamed. So `fn` must have no effect outside
+   * its transaction (act on its result after the call instead): it may run twice.
    */
   transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: { readonly unbounded?: boolean }): Promise<T>
   /**
@@ -42,12 +56,6 @@ export interface Database extends Queryable {
    * concurrent lookups may share. Absent: use `query`.
    */
   lookup?(text: string, key: string, call?: string, callMany?: string): Promise<Row[]>
-  /**
-   * Runs one of the store's own statements (a fixed text; its values are parameters)
-   * on its own, the fastest way this database can: on `pg`, a named prepared statement,
-   * parsed once per connection (`pgPrepared`). The same rows as `query`. Absent: use `query`.
-   */
-  prepared?(this: void, text: string, params: readonly unknown[]): Promise<Row[]>
   /**
    * Starts listening on `channel`; `onPayload` receives each notification's payload.
    * `onGap` is called each time listening resumes after a time without it (the

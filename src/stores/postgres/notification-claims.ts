@@ -1,6 +1,7 @@
 import type { NotificationClaim, PasscodeStore } from '../../ports/passcode-store'
-import type { AuditEntry } from '../../core/audit'
-import type { Database, Queryable } from './database-interface'
+import type { AuditStatements } from './audit-statements'
+import type { Database } from './database-interface'
+import { appendParams } from './postgres-audit-log'
 import { toKind } from './rows'
 import type { Statements } from './statements'
 
@@ -10,14 +11,11 @@ const claimKey = (claim: NotificationClaim): unknown[] => [claim.passcodeId, cla
 
 /**
  * The expiry notifier's claims. Each call is one statement (a completion with its audit
- * record: one transaction), so a runner that dies mid-call leaves nothing half done; one that dies after claiming leaves a lease that
- * lapses after `leaseMs`, when the next pass takes the notification over.
+ * record too: `completeNotificationAndAppend`, audit-statements.ts), so a runner that
+ * dies mid-call leaves nothing half done; one that dies after claiming leaves a lease
+ * that lapses after `leaseMs`, when the next pass takes the notification over.
  */
-export function notificationClaims(
-  database: Database,
-  sql: Statements,
-  appendAudit: (tx: Queryable, entry: AuditEntry) => Promise<unknown>,
-): ClaimMethods {
+export function notificationClaims(database: Database, sql: Statements, audit: AuditStatements): ClaimMethods {
   return {
     async claimNotifications(request) {
       const rows = await database.query(sql.claimNotifications, [request.now, request.windowMs, request.limit, request.token, request.leaseMs])
@@ -34,12 +32,13 @@ export function notificationClaims(
 
     async completeNotification(claim, sentAt, entry) {
       if (entry === undefined) return (await database.query(sql.completeNotification, [...claimKey(claim), sentAt])).length > 0
-      // With its audit record: both in one transaction, the record only when the claim held.
-      return database.transaction(async (tx) => {
-        const rows = await tx.query(sql.completeNotification, [...claimKey(claim), sentAt])
-        if (rows.length > 0) await appendAudit(tx, entry)
-        return rows.length > 0
-      })
+      // With its audit record: both in one statement, the record only when the claim held.
+      const rows = await (database.prepared ?? database.query)(audit.completeNotificationAndAppend, [
+        ...claimKey(claim),
+        sentAt,
+        ...appendParams(entry),
+      ])
+      return rows.length > 0
     },
 
     async releaseNotification(claim) {

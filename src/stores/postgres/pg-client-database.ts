@@ -1,6 +1,6 @@
-import { inTransaction, pgQueryable, subscriptionOf, type Database, type PgClientLike } from './database-interface'
+import { pgQueryable, subscriptionOf, type Database, type PgClientLike } from './database-interface'
 import { pgChannelListener, type ListenConnection } from './pg-listener'
-import { pgPrepared, pgPreparedLookup } from './pg-prepared-lookup'
+import { pgPrepared, pgPreparedLookup, pgPreparedTransaction, type NamedStatements } from './pg-prepared-lookup'
 
 interface NotificationMessage {
   channel: string
@@ -49,8 +49,10 @@ export function pgClientDatabase(client: PgClientLike): Database {
     return () => unlisten(channel, onPayload)
   }
 
-  const lookup = pgPreparedLookup(client)
-  const prepared = pgPrepared(client)
+  // Whether named statements work on this connection (not through a transaction pooler).
+  const namedStatements: NamedStatements = { usable: true }
+  const lookup = pgPreparedLookup(client, namedStatements)
+  const prepared = pgPrepared(client, namedStatements)
   return {
     query: (text, params) => exclusive(() => connection.query(text, params)),
 
@@ -60,7 +62,7 @@ export function pgClientDatabase(client: PgClientLike): Database {
 
     transaction: (fn) =>
       exclusive(async () => {
-        const outcome = await inTransaction(connection, fn)
+        const outcome = await pgPreparedTransaction(client, namedStatements, fn)
         if ('value' in outcome) return outcome.value
         throw outcome.error
       }),

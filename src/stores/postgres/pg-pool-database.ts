@@ -1,6 +1,5 @@
 import { unrefTimer } from '../../core/time'
 import {
-  inTransaction,
   pgQueryable,
   STATEMENT_DEADLINE_MS,
   subscriptionOf,
@@ -11,7 +10,7 @@ import {
   type PgResultLike,
 } from './database-interface'
 import { pgChannelListener, type ListenConnection } from './pg-listener'
-import { pgPrepared, pgPreparedLookup } from './pg-prepared-lookup'
+import { pgPrepared, pgPreparedLookup, pgPreparedTransaction, type NamedStatements } from './pg-prepared-lookup'
 
 interface PoolInternals {
   /** pg-pool keeps the Client class and its options: a listener connects the same way. */
@@ -225,7 +224,9 @@ function onConnection<T>(
 
 /**
  * A `pg` Pool: each statement borrows a connection for itself (the verification lookup
- * and an edit with its audit record as named prepared statements), a transaction borrows one for its statements, and
+ * and an edit with its audit record as named prepared statements), a transaction borrows
+ * one for its statements (its `prepared` ones, the audit appends, named: see
+ * {@link pgPreparedTransaction}), and
  * listening uses a dedicated connection outside the pool (opened like the pool's own,
  * or with `listenConnectionString`, with TCP keepalive, reconnected when it drops or
  * fails its proof). Every statement and every transaction but a migration's has
@@ -243,19 +244,22 @@ export function pgPoolDatabase(pool: PgPoolLike): Database {
       onConnection(pool, (client) => (client.query as (config: unknown, values?: unknown[]) => Promise<PgResultLike>)(config, values), deadlines),
   }
   const unbounded = pgQueryable({ query: (text, values) => onConnection(pool, (client) => client.query(text, values), undefined) })
+  // Whether named statements work on this pool's connections (not through a transaction pooler).
+  const namedStatements: NamedStatements = { usable: true }
   return {
     query: queryable.query,
     queryUnbounded: unbounded.query,
 
-    lookup: pgPreparedLookup(named),
-    prepared: pgPrepared(named),
+    lookup: pgPreparedLookup(named, namedStatements),
+    prepared: pgPrepared(named, namedStatements),
 
     transaction(fn, options) {
       let broken = false
       return onConnection(
         pool,
         async (client) => {
-          const outcome = await inTransaction(pgQueryable(client), fn)
+          // Run once more on the same connection, unnamed, if a named statement is refused (within the same deadline).
+          const outcome = await pgPreparedTransaction(client, namedStatements, fn)
           if ('value' in outcome) return outcome.value
           broken = outcome.broken
           throw outcome.error

@@ -1,6 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
-import type { PgConnectionLike, PgResultLike, Row } from './database-interface'
+import { inTransaction, pgQueryable, type PgConnectionLike, type PgResultLike, type Queryable, type Row } from './database-interface'
 
 /** `pg`'s query config: a named statement is parsed once per connection, then only bound and run. */
 interface NamedQuery {
@@ -21,7 +21,28 @@ export const FUNCTION_RETRY_MS = 60_000
 
 const sqlState = (error: unknown): string => String((error as { code?: unknown } | null)?.code)
 
-const nameOf = (text: string): string => `passcode_auth_${bytesToHex(sha256(utf8ToBytes(text))).slice(0, 32)}`
+/** The name of each fixed text seen (a few per schema), so a call does not hash its text again. */
+const names = new Map<string, string>()
+const nameOf = (text: string): string => {
+  let name = names.get(text)
+  if (name === undefined) {
+    name = `passcode_auth_${bytesToHex(sha256(utf8ToBytes(text))).slice(0, 32)}`
+    names.set(text, name)
+  }
+  return name
+}
+
+/**
+ * Whether named statements work on a database's connections: one per `pg` Pool or
+ * Client, shared by its {@link pgPrepared}, {@link pgPreparedLookup} and
+ * {@link pgPreparedTransaction}, set to `false` for good at the first refusal.
+ */
+export interface NamedStatements {
+  usable: boolean
+}
+
+/** Whether `error` is the server refusing a named statement (see {@link pgPrepared}). */
+const statementLost = (error: unknown): boolean => STATEMENT_LOST.has(sqlState(error))
 
 /**
  * Runs statements as named prepared statements on a `pg` Pool or Client: `pg` parses
@@ -32,32 +53,78 @@ const nameOf = (text: string): string => `passcode_auth_${bytesToHex(sha256(utf8
  * copy of this module, agrees on it. Where named statements cannot work (a pooler in
  * transaction mode hands the next call another server connection, or the host ran
  * `DEALLOCATE ALL`), the server answers 26000 or 42P05: that statement and every later
- * one through this function go unnamed, through `unnamed` when the call gives one (the
+ * one through this function, and through every other sharing `state` (the database's
+ * {@link NamedStatements}), go unnamed, through `unnamed` when the call gives one (the
  * same rows another way), else as the text itself. Each call is one statement on its
  * own (not in a transaction), so a refused name has changed nothing and the call is
  * simply sent again.
  */
 export function pgPrepared(
   connection: PgConnectionLike,
+  state: NamedStatements = { usable: true },
 ): (text: string, values: readonly unknown[], name?: string, unnamed?: () => Promise<Row[]>) => Promise<Row[]> {
   const named = connection as unknown as NamedQuery
-  let usable = true
   const plain = async (text: string, values: readonly unknown[]): Promise<Row[]> => (await connection.query(text, [...values])).rows as Row[]
   return async function prepared(text, values, name = nameOf(text), unnamed = () => plain(text, values)) {
-    if (!usable) return unnamed()
+    if (!state.usable) return unnamed()
     try {
       return (await named.query({ name, text, values: [...values] })).rows as Row[]
     } catch (error) {
-      if (!STATEMENT_LOST.has(sqlState(error))) throw error
-      usable = false
+      if (!statementLost(error)) throw error
+      state.usable = false
       return unnamed()
     }
   }
 }
 
 /**
+ * Runs `fn` in a transaction on one `pg` connection (with ROLLBACK on failure, as
+ * {@link inTransaction}), its `tx.prepared` sending the store's fixed texts as named
+ * prepared statements while `state.usable`, unnamed after (the audit append of every
+ * write: planned once per connection instead of on every call).
+ *
+ * A named statement refused inside the transaction (26000 or 42P05, as
+ * {@link pgPrepared} says: a pooler in transaction mode gave this transaction a server
+ * connection that does not have the statement, or has it already) aborts the
+ * transaction, so it cannot simply be sent again unnamed: the transaction is rolled
+ * back (it changed nothing), named statements are given up for the database
+ * (`state.usable = false`) and `fn` runs once more, in a new transaction on the same
+ * connection, unnamed. Only such a refusal runs it again: any other error fails the
+ * call. A refusal that `fn` caught still runs it again, since the transaction it
+ * continued was aborted (its COMMIT rolled back).
+ */
+export async function pgPreparedTransaction<T>(
+  connection: PgConnectionLike,
+  state: NamedStatements,
+  fn: (tx: Queryable) => Promise<T>,
+): Promise<{ value: T } | { error: unknown; broken: boolean }> {
+  const plain = pgQueryable(connection)
+  const named = connection as unknown as NamedQuery
+  /** Whether the server refused a named statement of this transaction. */
+  const refusal = { seen: false }
+  const tx: Queryable = {
+    query: plain.query,
+    async prepared(text, values) {
+      if (!state.usable) return plain.query(text, values)
+      try {
+        return (await named.query({ name: nameOf(text), text, values: [...values] })).rows as Row[]
+      } catch (error) {
+        if (statementLost(error)) refusal.seen = true
+        throw error
+      }
+    },
+  }
+  const outcome = await inTransaction(tx, fn)
+  if (!refusal.seen || ('broken' in outcome && outcome.broken)) return outcome
+  state.usable = false
+  // tx.prepared now sends its statements unnamed.
+  return inTransaction(tx, fn)
+}
+
+/**
  * The verification lookup on a `pg` Pool or Client as a named prepared statement,
- * given up as {@link pgPrepared} gives one up (its own flag, its own fallbacks below).
+ * given up as {@link pgPrepared} gives one up (the database's one {@link NamedStatements}
+ * flag, `state`; its own fallbacks below).
  *
  * Sent as an unnamed statement, the lookup is parsed and planned by the server on
  * every call, and that planning costs several times its execution (measured with
@@ -99,10 +166,11 @@ export function pgPrepared(
  * const lookup = pgPreparedLookup(connection)
  * const rows = await lookup(sql.findCredentialByHash, hash, sql.callFindCredentialByHash, sql.callFindCredentialsByHashes)
  */
-export function pgPreparedLookup(connection: PgConnectionLike): (text: string, key: string, call?: string, callMany?: string) => Promise<Row[]> {
+export function pgPreparedLookup(
+  connection: PgConnectionLike,
+  state: NamedStatements = { usable: true },
+): (text: string, key: string, call?: string, callMany?: string) => Promise<Row[]> {
   const named = connection as unknown as NamedQuery
-  /** Whether named statements work on these connections (see {@link pgPrepared}). */
-  let usable = true
   const wrapped = new Map<string, { readonly name: string; readonly text: string }>()
   /** When each function call found unusable may be tried again (epoch ms). */
   const unusableUntil = new Map<string, number>()
@@ -153,8 +221,8 @@ export function pgPreparedLookup(connection: PgConnectionLike): (text: string, k
     try {
       return parsed((await named.query({ name: statement.name, text: statement.text, values: [key] })).rows)
     } catch (error) {
-      if (!STATEMENT_LOST.has(sqlState(error))) throw error
-      usable = false
+      if (!statementLost(error)) throw error
+      state.usable = false
     }
     return call === undefined ? plain(statement.text, key) : viaFunctions(statement.text, key, call, callMany)
   }
@@ -168,7 +236,7 @@ export function pgPreparedLookup(connection: PgConnectionLike): (text: string, k
       statement = { name: nameOf(text), text: `SELECT row_to_json(r)::text AS json FROM (${text}) AS r` }
       wrapped.set(text, statement)
     }
-    if (usable) return namedLookup(statement, key, call, callMany)
+    if (state.usable) return namedLookup(statement, key, call, callMany)
     return call === undefined ? plain(statement.text, key) : viaFunctions(statement.text, key, call, callMany)
   }
 }

@@ -72,10 +72,33 @@ export function rowRecordParams(entry: AuditEntry, replaced: readonly string[]):
   ]
 }
 
+/**
+ * The parameters of an append (`append`, and after the change's own in `appendAfter`'s
+ * statements, audit-statements.ts): the entry, encoded, and the two parts of its hash
+ * input around the previous hash. Throws for an entry that cannot be encoded.
+ */
+export function appendParams(entry: AuditEntry): unknown[] {
+  const [before, after] = auditHashInputAround(entry)
+  return [
+    entry.accountId,
+    entry.at,
+    canonicalJson(entry.actor),
+    entry.action,
+    canonicalJson(entry.target),
+    'id' in entry.target ? entry.target.id : null,
+    canonicalJson(entry.changes),
+    entry.requestId,
+    entry.clientAddress,
+    GENESIS_HASH,
+    before,
+    after,
+  ]
+}
+
 /** The SQL store's audit trail, and the append its write methods run inside their transactions. */
 export interface PostgresAuditLog {
   readonly log: AuditLog
-  /** Its statements, for the writes that append in a statement of their own (an edit's, a rotation's). */
+  /** Its statements, for the writes that append their record in their own statement (audit-statements.ts). */
   readonly sql: AuditStatements
   /**
    * Appends the entry to its account's chain inside `tx`, the change's transaction,
@@ -87,9 +110,10 @@ export interface PostgresAuditLog {
 /**
  * The audit trail over PostgreSQL or PGlite (SPEC §5.40). An append locks the account's
  * head row, places the record after it, inserts it and moves the head, all in the
- * caller's transaction, in one statement (an edit's, `edit`, and a rotation's,
- * `rotateAndNotify`, also make the change); appends to one account from any number of processes take turns on that row lock, so
- * each account keeps one chain.
+ * caller's transaction, in one statement (most writes' statements make the change too:
+ * `edit`, `rotateAndNotify`, `deleteAndNotify`, the `…AndAppend` ones); appends to one
+ * account from any number of processes take turns on that row lock, so each account
+ * keeps one chain.
  */
 export function postgresAuditLog(database: Database, schema: string): PostgresAuditLog {
   const sql = auditStatements(schema)
@@ -99,20 +123,9 @@ export function postgresAuditLog(database: Database, schema: string): PostgresAu
     entry: AuditEntry,
     notify?: { readonly channel: string; readonly payload: string },
   ): Promise<AuditRecord> => {
-    const [before, after] = auditHashInputAround(entry)
-    const [row] = await tx.query(notify === undefined ? sql.append : sql.appendAndNotify, [
-      entry.accountId,
-      entry.at,
-      canonicalJson(entry.actor),
-      entry.action,
-      canonicalJson(entry.target),
-      'id' in entry.target ? entry.target.id : null,
-      canonicalJson(entry.changes),
-      entry.requestId,
-      entry.clientAddress,
-      GENESIS_HASH,
-      before,
-      after,
+    // Named and prepared where the driver can (planned once per connection, not on every call).
+    const [row] = await (tx.prepared ?? tx.query)(notify === undefined ? sql.append : sql.appendAndNotify, [
+      ...appendParams(entry),
       ...(notify === undefined ? [] : [notify.channel, notify.payload]),
     ])
     return { ...entry, sequence: Number(row!.sequence), previousHash: String(row!.previous_hash), hash: String(row!.hash) }

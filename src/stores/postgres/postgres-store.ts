@@ -1,18 +1,11 @@
 import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../core/entities'
 import type { CreateResult, GrantResult, Invalidation, PasscodeStore, UpdateResult } from '../../ports/passcode-store'
 import { toDatabase } from './database'
-import type { PostgresDatabase, Queryable } from './database-interface'
+import type { PostgresDatabase, Queryable, Row } from './database-interface'
 import { invalidationHub } from './invalidations'
-import { postgresAuditLog, rowRecordParams } from './postgres-audit-log'
+import { appendParams, postgresAuditLog, rowRecordParams } from './postgres-audit-log'
 import type { AuditEntry } from '../../core/audit'
-import {
-  acceptedPasscodesEntry,
-  deletedPasscodeEntry,
-  EDITED_FIELDS,
-  leakReportedEntry,
-  resetUserPasscodeEntry,
-  ROTATED_FIELDS,
-} from '../../core/audit-fields'
+import { EDITED_FIELDS, leakReportedEntry, ROTATED_FIELDS, SHOWN_FIELDS } from '../../core/audit-fields'
 import { notificationClaims } from './notification-claims'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
 import {
@@ -90,16 +83,20 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
   // delivers the NOTIFY on commit only, and the record commits with the change or not
   // at all. `changed` says whether there was a change to record; `record` makes the
   // record from the entry and the row the change found and left (core/audit-fields.ts),
-  // inside the transaction, where no concurrent write can have outdated them.
+  // inside the transaction, where no concurrent write can have outdated them;
+  // `recorded` says that the change's own statement appended the record and sent the
+  // NOTIFY (audit-statements.ts, appendAfter).
   interface Outcome<T> {
     result: T
     invalidation?: Invalidation | undefined
     changed?: boolean
     record?: (entry: AuditEntry) => AuditEntry
+    recorded?: boolean
   }
   const write = async <T>(fn: (tx: Queryable) => Promise<Outcome<T>>, entry?: AuditEntry): Promise<T> => {
     const { result, invalidation } = await database.transaction(async (tx) => {
       const outcome = await fn(tx)
+      if (outcome.recorded === true) return outcome
       const notify = outcome.invalidation === undefined ? undefined : { channel, payload: JSON.stringify(outcome.invalidation) }
       // With a record to append, the NOTIFY rides in the same statement: no extra round trip.
       if (entry !== undefined && outcome.changed !== false) await audit.appendIn(tx, outcome.record?.(entry) ?? entry, notify)
@@ -120,8 +117,11 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
           const [counts] = await tx.query(sql.countAccountPasscodes, [record.accountId, record.nameKey])
           if (Number(counts?.same_name) > 0) return { ok: false, reason: 'duplicate_name' } as const
           if (Number(counts?.total) >= maxPerAccount) return { ok: false, reason: 'cap_reached' } as const
-          const [row] = await tx.query(sql.insertAccountPasscode, accountPasscodeParams(record))
-          if (entry !== undefined) await audit.appendIn(tx, entry)
+          // With its record: the insert and the append in one statement (appendAfter).
+          const [row] =
+            entry === undefined
+              ? await tx.query(sql.insertAccountPasscode, accountPasscodeParams(record))
+              : await (tx.prepared ?? tx.query)(audit.sql.insertAccountPasscodeAndAppend, [...accountPasscodeParams(record), ...appendParams(entry)])
           return { ok: true, record: toAccountPasscode(row!) } as const
         })
       } catch (error) {
@@ -193,17 +193,23 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       })
     },
 
-    deleteAccountPasscode(accountId, passcodeId, entry) {
+    async deleteAccountPasscode(accountId, passcodeId, entry) {
+      const invalidation: Invalidation = { type: 'account_passcode', accountId, passcodeId }
+      if (entry !== undefined) {
+        // With its record: one statement, which reads the fields the record shows and the
+        // name from the row it deletes (audit-statements.ts, deleteStatement).
+        const run = database.prepared ?? database.query
+        const notify = [channel, JSON.stringify(invalidation)]
+        const row = one(await run(audit.sql.deleteAndNotify, [accountId, passcodeId, ...rowRecordParams(entry, SHOWN_FIELDS), ...notify]))
+        if (row === null) return null
+        hub.committed(invalidation)
+        return toAccountPasscode(row)
+      }
       return write(async (tx) => {
         const row = one(await tx.query(sql.deleteAccountPasscode, [accountId, passcodeId]))
         if (row === null) return { result: null, changed: false }
-        const deleted = toAccountPasscode(row)
-        return {
-          result: deleted,
-          invalidation: { type: 'account_passcode', accountId, passcodeId },
-          record: (given) => deletedPasscodeEntry(given, deleted),
-        }
-      }, entry)
+        return { result: toAccountPasscode(row), invalidation }
+      })
     },
 
     async getAccountPasscode(accountId, passcodeId) {
@@ -267,34 +273,58 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
         if (current !== null && current.revoked_at === null && Number(current.expires_at) > now) {
           return { result: { ok: false, reason: 'already_granted' } as const, changed: false }
         }
-        const statement = current === null ? sql.insertUserPasscode : sql.replaceUserPasscode
-        const row = one(await tx.query(statement, userPasscodeParams(record)))
+        const invalidation = current === null ? undefined : owner
+        let row: Row | null
+        if (entry === undefined) {
+          row = one(await tx.query(current === null ? sql.insertUserPasscode : sql.replaceUserPasscode, userPasscodeParams(record)))
+        } else {
+          // With its record: the grant, the append and a replaced passcode's NOTIFY in one statement (appendAfter).
+          const statement = current === null ? audit.sql.insertUserPasscodeAndAppend : audit.sql.replaceUserPasscodeAndAppend
+          const notify = invalidation === undefined ? [] : [channel, JSON.stringify(invalidation)]
+          row = one(await (tx.prepared ?? tx.query)(statement, [...userPasscodeParams(record), ...appendParams(entry), ...notify]))
+        }
         // No row: a concurrent grant inserted first, and its passcode is live.
         if (row === null) return { result: { ok: false, reason: 'already_granted' } as const, changed: false }
-        return { result: { ok: true, record: toUserPasscode(row) } as const, invalidation: current === null ? undefined : owner }
-      }, entry)
+        return { result: { ok: true, record: toUserPasscode(row) } as const, invalidation, recorded: entry !== undefined }
+      })
     },
 
-    resetUserPasscode(accountId, userId, fields, entry) {
+    async resetUserPasscode(accountId, userId, fields, entry) {
+      const params = [accountId, userId, fields.hash, fields.ciphertext, fields.hint, fields.grantedAt, fields.expiresAt, fields.pepperId ?? null]
+      if (entry !== undefined) {
+        // With its record: one statement, which reads the expiry before and after from the
+        // row it locks and resets (audit-statements.ts, changeStatement).
+        const invalidation: Invalidation = { type: 'user_passcode', accountId, userId }
+        const run = database.prepared ?? database.query
+        const notify = [channel, JSON.stringify(invalidation)]
+        const row = one(await run(audit.sql.resetAndNotify, [...params, ...rowRecordParams(entry, ['expiresAt']), ...notify]))
+        if (row === null) return null
+        hub.committed(invalidation)
+        return toUserPasscode(row)
+      }
       return write(async (tx) => {
-        const params = [accountId, userId, fields.hash, fields.ciphertext, fields.hint, fields.grantedAt, fields.expiresAt, fields.pepperId ?? null]
         const row = one(await tx.query(sql.resetUserPasscode, params))
         if (row === null) return { result: null, changed: false }
-        const reset = toUserPasscode(row)
-        return {
-          result: reset,
-          invalidation: { type: 'user_passcode', accountId, userId },
-          record: (given) => resetUserPasscodeEntry(given, { expiresAt: Number(row.prior_expires_at) }, reset),
-        }
-      }, entry)
+        return { result: toUserPasscode(row), invalidation: { type: 'user_passcode', accountId, userId } }
+      })
     },
 
-    revokeUserPasscode(accountId, userId, revokedAt, entry) {
+    async revokeUserPasscode(accountId, userId, revokedAt, entry) {
+      const invalidation: Invalidation = { type: 'user_passcode', accountId, userId }
+      const params = [accountId, userId, revokedAt]
+      if (entry !== undefined) {
+        // With its record: the revoke, the append and the NOTIFY in one statement (appendAfter).
+        const run = database.prepared ?? database.query
+        const row = one(await run(audit.sql.revokeUserPasscodeAndAppend, [...params, ...appendParams(entry), channel, JSON.stringify(invalidation)]))
+        if (row === null) return null
+        hub.committed(invalidation)
+        return toUserPasscode(row)
+      }
       return write(async (tx) => {
-        const row = one(await tx.query(sql.revokeUserPasscode, [accountId, userId, revokedAt]))
+        const row = one(await tx.query(sql.revokeUserPasscode, params))
         if (row === null) return { result: null, changed: false }
-        return { result: toUserPasscode(row), invalidation: { type: 'user_passcode', accountId, userId } }
-      }, entry)
+        return { result: toUserPasscode(row), invalidation }
+      })
     },
 
     async getUserPasscode(accountId, userId) {
@@ -312,15 +342,24 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     },
 
     setAcceptedPasscodes(accountId, accepted, entry) {
+      const invalidation: Invalidation = { type: 'account', accountId }
       return write(async (tx) => {
         await tx.query(sql.ensureAccount, [accountId])
-        const row = one(await tx.query(sql.setAcceptedPasscodes, [accountId, accepted]))
-        return {
-          result: undefined,
-          invalidation: { type: 'account', accountId },
-          record: (given) => acceptedPasscodesEntry(given, toAccepted(row?.prior_accepted), accepted),
+        if (entry === undefined) {
+          await tx.query(sql.setAcceptedPasscodes, [accountId, accepted])
+          return { result: undefined, invalidation }
         }
-      }, entry)
+        // With its record: the change, its record (the setting before and after from the
+        // row it locks and sets) and the NOTIFY in one statement (audit-statements.ts, changeStatement).
+        const notify = [channel, JSON.stringify(invalidation)]
+        await (tx.prepared ?? tx.query)(audit.sql.setAcceptedAndNotify, [
+          accountId,
+          accepted,
+          ...rowRecordParams(entry, ['acceptedPasscodes']),
+          ...notify,
+        ])
+        return { result: undefined, invalidation, recorded: true }
+      })
     },
 
     async reportLeak(report, entry) {
@@ -359,18 +398,16 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     async completeLeakNotice(claim, sentAt, entry) {
       const params = [claim.id, claim.token, sentAt]
       if (entry === undefined) return (await database.query(sql.completeLeakNotice, params)).length > 0
-      return database.transaction(async (tx) => {
-        const rows = await tx.query(sql.completeLeakNotice, params)
-        if (rows.length > 0) await audit.appendIn(tx, entry)
-        return rows.length > 0
-      })
+      // With its audit record: both in one statement, the record only when the claim held.
+      const run = database.prepared ?? database.query
+      return (await run(audit.sql.completeLeakNoticeAndAppend, [...params, ...appendParams(entry)])).length > 0
     },
 
     async releaseLeakNotice(claim) {
       await database.query(sql.releaseLeakNotice, [claim.id, claim.token])
     },
 
-    ...notificationClaims(database, sql, (tx, entry) => audit.appendIn(tx, entry)),
+    ...notificationClaims(database, sql, audit.sql),
 
     audit: audit.log,
 

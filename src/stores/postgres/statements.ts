@@ -3,7 +3,7 @@ const ACCOUNT_INSERT_COLUMNS =
 /** The columns of an account passcode's row that `toAccountPasscode` reads. */
 export const ACCOUNT_COLUMNS = `${ACCOUNT_INSERT_COLUMNS}, previous_hash, previous_hash_ends_at, last_used_at, last_used_partner`
 const USER_INSERT_COLUMNS = 'account_id, user_id, hash, ciphertext, hint, validity_type, validity_days, granted_at, expires_at, revoked_at, pepper_id'
-const USER_COLUMNS = `${USER_INSERT_COLUMNS}, last_used_at, last_used_partner`
+export const USER_COLUMNS = `${USER_INSERT_COLUMNS}, last_used_at, last_used_partner`
 
 const LEAK_COLUMNS = 'id, account_id, kind, key, reported_at, url, source, action, name, hint, notified_at'
 
@@ -77,6 +77,147 @@ export const rotateChange = (s: string): string => `prior AS (
 export const ROTATE_PARAMS = 7
 
 // The account branch of the lookup, in the column order the user branch repeats.
+/**
+ * An account passcode's delete ($1 account, $2 passcode) as CTEs: `changed` deletes it
+ * and returns the row, `closed` closes its open leak mark (SPEC §5.42).
+ */
+export const deleteAccountPasscodeChange = (s: string): string => `changed AS (
+        DELETE FROM ${s}.account_passcodes WHERE account_id = $1::text AND id = $2::text RETURNING ${ACCOUNT_COLUMNS}
+      ), closed AS (
+        UPDATE ${s}.leak_marks m SET open = false FROM changed c
+        WHERE m.account_id = c.account_id AND m.kind = 'account' AND m.key = c.id AND m.open
+        RETURNING 1
+      )`
+
+/** The parameters of {@link deleteAccountPasscodeChange}. */
+export const DELETE_ACCOUNT_PASSCODE_PARAMS = 2
+
+/** An account passcode's insert ($1–$14: `accountPasscodeParams`, rows.ts), returning the row. */
+const insertAccountPasscode = (s: string): string => `
+      INSERT INTO ${s}.account_passcodes (${ACCOUNT_INSERT_COLUMNS})
+      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text[], $12::text,
+              $13::bigint, $14::text)
+      RETURNING ${ACCOUNT_COLUMNS}`
+
+/** {@link insertAccountPasscode} as a CTE `changed`, for a statement that appends its record too (audit-statements.ts). */
+export const insertAccountPasscodeChange = (s: string): string => `changed AS (${insertAccountPasscode(s)}
+      )`
+
+/** The parameters of {@link insertAccountPasscode}. */
+export const INSERT_ACCOUNT_PASSCODE_PARAMS = 14
+
+/**
+ * A user passcode's first grant ($1–$11: `userPasscodeParams`, rows.ts) as CTEs: `changed`
+ * inserts it (no row when a concurrent grant inserted first), `closed` closes the user's
+ * open leak mark (SPEC §5.42).
+ */
+export const insertUserPasscodeChange = (s: string): string => `changed AS (
+      INSERT INTO ${s}.user_passcodes (${USER_INSERT_COLUMNS})
+      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text)
+      ON CONFLICT (account_id, user_id) DO NOTHING
+      RETURNING ${USER_COLUMNS}
+      ), ${closeUserLeak(s)}`
+
+/** A grant that replaces a revoked or expired user passcode, as {@link insertUserPasscodeChange} (same parameters). */
+export const replaceUserPasscodeChange = (s: string): string => `changed AS (
+      UPDATE ${s}.user_passcodes SET
+        hash = $3::text, ciphertext = $4::text, hint = $5::text, validity_type = $6::text, validity_days = $7::integer,
+        granted_at = $8::bigint, expires_at = $9::bigint, revoked_at = $10::bigint, pepper_id = $11::text,
+        last_used_at = NULL, last_used_partner = NULL
+      WHERE account_id = $1::text AND user_id = $2::text
+      RETURNING ${USER_COLUMNS}
+      ), ${closeUserLeak(s)}`
+
+/** The parameters of a grant's statements ({@link insertUserPasscodeChange}, {@link replaceUserPasscodeChange}). */
+export const GRANT_USER_PASSCODE_PARAMS = 11
+
+/** A user passcode's revoke ($1 account, $2 user, $3 when), returning the row; none when it was revoked already. */
+const revokeUserPasscode = (s: string): string => `
+      UPDATE ${s}.user_passcodes SET revoked_at = $3::bigint
+      WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
+      RETURNING ${USER_COLUMNS}`
+
+/** {@link revokeUserPasscode} as a CTE `changed`. */
+export const revokeUserPasscodeChange = (s: string): string => `changed AS (${revokeUserPasscode(s)}
+      )`
+
+/** The parameters of {@link revokeUserPasscode}. */
+export const REVOKE_USER_PASSCODE_PARAMS = 3
+
+/**
+ * A user passcode's reset ($1 account, $2 user, $3–$8 the new value's fields) as CTEs:
+ * `prior` locks the live row and reads the expiry the reset replaces (for its audit
+ * record), `changed` resets it and returns the row with `prior_expires_at`, `closed`
+ * closes the user's open leak mark (SPEC §5.42).
+ */
+export const resetUserPasscodeChange = (s: string): string => `prior AS (
+        SELECT expires_at AS prior_expires_at FROM ${s}.user_passcodes
+        WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
+        FOR NO KEY UPDATE
+      ), changed AS (
+      UPDATE ${s}.user_passcodes SET
+        hash = $3::text, ciphertext = $4::text, hint = $5::text, granted_at = $6::bigint, expires_at = $7::bigint, pepper_id = $8::text
+      FROM prior
+      WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
+      RETURNING ${USER_COLUMNS}, prior.prior_expires_at
+      ), ${closeUserLeak(s)}`
+
+/** The parameters of {@link resetUserPasscodeChange}. */
+export const RESET_USER_PASSCODE_PARAMS = 8
+
+/**
+ * A change of the account's accepted passcodes ($1 account, $2 the setting; its row
+ * exists: `ensureAccount` first) as CTEs, as `setAcceptedPasscodes` makes it: `prior`
+ * locks the row and reads the setting it replaces, `changed` sets it and returns
+ * `prior_accepted` and `accepted_passcodes`.
+ */
+export const setAcceptedPasscodesChange = (s: string): string => `prior AS (
+        SELECT accepted_passcodes AS prior_accepted FROM ${s}.accounts WHERE account_id = $1::text FOR NO KEY UPDATE
+      ), changed AS (
+      UPDATE ${s}.accounts SET accepted_passcodes = $2::text FROM prior
+      WHERE account_id = $1::text
+      RETURNING prior.prior_accepted, accepted_passcodes
+      )`
+
+/** The parameters of {@link setAcceptedPasscodesChange}. */
+export const SET_ACCEPTED_PASSCODES_PARAMS = 2
+
+/**
+ * The notifier's completion of a claim as CTEs ($1–$4 the claim's key, $5 when it was
+ * sent): `passcode` locks the passcode's row, `sent` marks the claim sent (a row when
+ * the claim held), `marked` records on the passcode which expiry it was sent for. Its
+ * result is `SELECT passcode_id FROM sent`; `completeNotificationAndAppend`
+ * (audit-statements.ts) appends the record in the same statement.
+ */
+export const completeNotificationChange = (s: string): string => `passcode AS (
+        SELECT id FROM ${s}.account_passcodes WHERE id = $1::text FOR NO KEY UPDATE
+      ), sent AS (
+        UPDATE ${s}.notifications SET sent_at = $5::bigint, token = NULL
+        WHERE passcode_id = (SELECT id FROM passcode) AND kind = $2::text AND expires_at = $3::bigint
+          AND token = $4::text AND sent_at IS NULL
+        RETURNING passcode_id, kind, expires_at
+      ), marked AS (
+        UPDATE ${s}.account_passcodes p SET
+          soon_sent_for = CASE WHEN s.kind = 'expiring_soon' THEN s.expires_at ELSE p.soon_sent_for END,
+          expired_sent_for = CASE WHEN s.kind = 'expired' THEN s.expires_at ELSE p.expired_sent_for END
+        FROM sent s
+        WHERE p.id = s.passcode_id
+        RETURNING 1
+      )`
+
+/** The parameters of {@link completeNotificationChange}. */
+export const COMPLETE_NOTIFICATION_PARAMS = 5
+
+/** A leak notice marked sent ($1 the mark, $2 the claim's token, $3 when), as a CTE `sent` (a row when the claim held). */
+export const completeLeakNoticeChange = (s: string): string => `sent AS (
+        UPDATE ${s}.leak_marks SET notified_at = $3::bigint, token = NULL
+        WHERE id = $1::text AND token = $2::text AND notified_at IS NULL
+        RETURNING id
+      )`
+
+/** The parameters of {@link completeLeakNoticeChange}. */
+export const COMPLETE_LEAK_NOTICE_PARAMS = 3
+
 const ACCOUNT_BRANCH = `p.account_id, p.id, NULL::text AS user_id, p.name, p.name_key, p.hash, p.hint,
                p.expiry_days, p.created_at, p.updated_at, p.expires_at, p.partners, p.previous_hash, p.previous_hash_ends_at,
                p.last_used_at, p.last_used_partner, NULL::text AS ciphertext,
@@ -124,11 +265,7 @@ export function statements(s: string) {
     countAccountPasscodes: `
       SELECT count(*) AS total, count(*) FILTER (WHERE name_key = $2::text) AS same_name
       FROM ${s}.account_passcodes WHERE account_id = $1::text`,
-    insertAccountPasscode: `
-      INSERT INTO ${s}.account_passcodes (${ACCOUNT_INSERT_COLUMNS})
-      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text[], $12::text,
-              $13::bigint, $14::text)
-      RETURNING ${ACCOUNT_COLUMNS}`,
+    insertAccountPasscode: insertAccountPasscode(s),
     // An enable closes the passcode's open leak mark (SPEC §5.42), as rotate and delete do.
     updateAccountPasscode: `
       WITH changed AS (
@@ -178,13 +315,7 @@ export function statements(s: string) {
       )
       SELECT count(*) AS deleted FROM gone`,
     deleteAccountPasscode: `
-      WITH changed AS (
-        DELETE FROM ${s}.account_passcodes WHERE account_id = $1::text AND id = $2::text RETURNING ${ACCOUNT_COLUMNS}
-      ), closed AS (
-        UPDATE ${s}.leak_marks m SET open = false FROM changed c
-        WHERE m.account_id = c.account_id AND m.kind = 'account' AND m.key = c.id AND m.open
-        RETURNING 1
-      )
+      WITH ${deleteAccountPasscodeChange(s)}
       SELECT ${ACCOUNT_COLUMNS} FROM changed`,
     getAccountPasscode: `SELECT ${ACCOUNT_COLUMNS} FROM ${s}.account_passcodes WHERE account_id = $1::text AND id = $2::text`,
     listAccountPasscodes: `
@@ -194,41 +325,16 @@ export function statements(s: string) {
       SELECT revoked_at, expires_at FROM ${s}.user_passcodes WHERE account_id = $1::text AND user_id = $2::text FOR UPDATE`,
     // A grant or reset (a new value) closes the user's open leak mark (SPEC §5.42).
     insertUserPasscode: `
-      WITH changed AS (
-      INSERT INTO ${s}.user_passcodes (${USER_INSERT_COLUMNS})
-      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text)
-      ON CONFLICT (account_id, user_id) DO NOTHING
-      RETURNING ${USER_COLUMNS}
-      ), ${closeUserLeak(s)}
+      WITH ${insertUserPasscodeChange(s)}
       SELECT ${USER_COLUMNS} FROM changed`,
     replaceUserPasscode: `
-      WITH changed AS (
-      UPDATE ${s}.user_passcodes SET
-        hash = $3::text, ciphertext = $4::text, hint = $5::text, validity_type = $6::text, validity_days = $7::integer,
-        granted_at = $8::bigint, expires_at = $9::bigint, revoked_at = $10::bigint, pepper_id = $11::text,
-        last_used_at = NULL, last_used_partner = NULL
-      WHERE account_id = $1::text AND user_id = $2::text
-      RETURNING ${USER_COLUMNS}
-      ), ${closeUserLeak(s)}
+      WITH ${replaceUserPasscodeChange(s)}
       SELECT ${USER_COLUMNS} FROM changed`,
     // `prior` locks the row and reads the expiry the reset replaces, for its audit record.
     resetUserPasscode: `
-      WITH prior AS (
-        SELECT expires_at AS prior_expires_at FROM ${s}.user_passcodes
-        WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
-        FOR NO KEY UPDATE
-      ), changed AS (
-      UPDATE ${s}.user_passcodes SET
-        hash = $3::text, ciphertext = $4::text, hint = $5::text, granted_at = $6::bigint, expires_at = $7::bigint, pepper_id = $8::text
-      FROM prior
-      WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
-      RETURNING ${USER_COLUMNS}, prior.prior_expires_at
-      ), ${closeUserLeak(s)}
+      WITH ${resetUserPasscodeChange(s)}
       SELECT ${USER_COLUMNS}, prior_expires_at FROM changed`,
-    revokeUserPasscode: `
-      UPDATE ${s}.user_passcodes SET revoked_at = $3::bigint
-      WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
-      RETURNING ${USER_COLUMNS}`,
+    revokeUserPasscode: revokeUserPasscode(s),
     getUserPasscode: `SELECT ${USER_COLUMNS} FROM ${s}.user_passcodes WHERE account_id = $1::text AND user_id = $2::text`,
     listUserPasscodes: `
       SELECT ${USER_COLUMNS} FROM ${s}.user_passcodes WHERE account_id = $1::text ORDER BY user_id COLLATE "C"`,
@@ -326,21 +432,7 @@ export function statements(s: string) {
     // The passcode row is locked first, as a claim locks it, so that the two never wait
     // on each other; the column of the email sent takes the instant it was sent for.
     completeNotification: `
-      WITH passcode AS (
-        SELECT id FROM ${s}.account_passcodes WHERE id = $1::text FOR NO KEY UPDATE
-      ), sent AS (
-        UPDATE ${s}.notifications SET sent_at = $5::bigint, token = NULL
-        WHERE passcode_id = (SELECT id FROM passcode) AND kind = $2::text AND expires_at = $3::bigint
-          AND token = $4::text AND sent_at IS NULL
-        RETURNING passcode_id, kind, expires_at
-      ), marked AS (
-        UPDATE ${s}.account_passcodes p SET
-          soon_sent_for = CASE WHEN s.kind = 'expiring_soon' THEN s.expires_at ELSE p.soon_sent_for END,
-          expired_sent_for = CASE WHEN s.kind = 'expired' THEN s.expires_at ELSE p.expired_sent_for END
-        FROM sent s
-        WHERE p.id = s.passcode_id
-        RETURNING 1
-      )
+      WITH ${completeNotificationChange(s)}
       SELECT passcode_id FROM sent`,
     releaseNotification: `
       DELETE FROM ${s}.notifications
@@ -410,9 +502,8 @@ export function statements(s: string) {
       FROM due WHERE m.id = due.id
       RETURNING ${LEAK_COLUMNS.replace(/(^|, )/g, '$1m.')}`,
     completeLeakNotice: `
-      UPDATE ${s}.leak_marks SET notified_at = $3::bigint, token = NULL
-      WHERE id = $1::text AND token = $2::text AND notified_at IS NULL
-      RETURNING id`,
+      WITH ${completeLeakNoticeChange(s)}
+      SELECT id FROM sent`,
     releaseLeakNotice: `
       UPDATE ${s}.leak_marks SET token = NULL, claimed_until = 0
       WHERE id = $1::text AND token = $2::text AND notified_at IS NULL`,
