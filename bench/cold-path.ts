@@ -91,6 +91,8 @@ export interface ColdPathStore {
   readonly connectStoreOverStatic?: readonly { readonly concurrency: number; readonly ratio: number }[]
   /** Statements sent to the server per cache-miss authenticate (pg only). */
   readonly roundTripsPerMiss?: number
+  /** The same with 16 misses in flight (through PgBouncer: concurrent misses share statements). */
+  readonly roundTripsPerMissInFlight?: number
 }
 
 /**
@@ -410,8 +412,18 @@ async function onPgBouncer(
     const before = sent.count
     for (let i = 0; i < 200; i++) await auth.authenticate(credentials[i % PASSCODES]!)
     const roundTripsPerMiss = (sent.count - before) / 200
+    // 16 misses in flight, each worker on passcodes of its own (16 apart), 320 in all.
+    const beforeInFlight = sent.count
+    await Promise.all(
+      Array.from({ length: 16 }, async (_, worker) => {
+        for (let i = worker; i < 320; i += 16) await auth.authenticate(credentials[i % PASSCODES]!)
+      }),
+    )
+    const roundTripsPerMissInFlight = (sent.count - beforeInFlight) / 320
     const serverCpu = await postgresCpuSampler(direct)
-    const results: ColdPathStore[] = [{ ...(await measure('pgbouncer', scenarios, settings, serverCpu)), roundTripsPerMiss }]
+    const results: ColdPathStore[] = [
+      { ...(await measure('pgbouncer', scenarios, settings, serverCpu)), roundTripsPerMiss, roundTripsPerMissInFlight },
+    ]
     if (pin) {
       const postmaster = await postmasterPid(direct)
       if (postmaster === undefined || bouncer.pid === undefined) throw new Error('pinning needs a local PostgreSQL this user can see')
@@ -419,7 +431,7 @@ async function onPgBouncer(
       pinProcesses([...processTree(postmaster), bouncer.pid], '0')
       pinProcesses([process.pid], '1')
       try {
-        results.push({ ...(await measure('pgbouncer-pinned', scenarios, settings, serverCpu)), roundTripsPerMiss })
+        results.push({ ...(await measure('pgbouncer-pinned', scenarios, settings, serverCpu)), roundTripsPerMiss, roundTripsPerMissInFlight })
       } finally {
         pinProcesses([...processTree(postmaster), bouncer.pid, process.pid], ALL_CPUS)
       }

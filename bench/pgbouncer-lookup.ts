@@ -9,7 +9,9 @@
  * `UNION ALL … LIMIT 1` as one query instead, and the migration's function with
  * `SET search_path` pinned (which the server saves and restores on every call), and
  * the migration's three probes returning a JSON array of each kind's own columns
- * instead of `row_to_json`'s 26 keys (a form no migration creates).
+ * instead of `row_to_json`'s 26 keys (a form no migration creates); last, the statement
+ * concurrent misses share (`callFindCredentialsByHashes`: the function over an array of
+ * keys) with 1 key and with 8 (its figures per statement: divide by 8 for a key).
  * Scenarios take turns in every round (order reversed every other round), one call at
  * a time and 16 in flight; reported are median calls/s, the median per-round ratio to
  * the bare read, and the PostgreSQL server's CPU per call (a local server only).
@@ -123,6 +125,12 @@ try {
   const read = (text: string) => async (i: number) => (await pool.query(text, [hashes[i % PASSCODES]])).rows.length === 1
   const called = (text: string) => async (i: number) =>
     typeof (await pool.query<{ json: string | null }>(text, [hashes[i % PASSCODES]])).rows[0]?.json === 'string'
+  // The function over an array of keys, as concurrent misses share it (pgPreparedLookup): one statement, n rows.
+  const shared = (n: number) => async (i: number) => {
+    const keys = Array.from({ length: n }, (_, k) => hashes[(i * n + k) % PASSCODES]!)
+    const { rows } = await pool.query<{ json: string | null }>(sql.callFindCredentialsByHashes, [keys])
+    return rows.length === n && rows.every((row) => typeof row.json === 'string')
+  }
   const scenarios: readonly { name: string; call: (i: number) => Promise<boolean> }[] = [
     { name: 'one-column indexed read (the bare read)', call: read(`SELECT account_id FROM ${SCHEMA}.account_passcodes WHERE hash = $1`) },
     { name: "the store's lookup statement", call: read(sql.findCredentialByHash) },
@@ -130,6 +138,8 @@ try {
     { name: "a function with the statement's UNION ALL", call: called(`SELECT ${SCHEMA}.find_credential_union($1::text) AS json`) },
     { name: 'the lookup function, SET search_path', call: called(`SELECT ${SCHEMA}.find_credential_pinned($1::text) AS json`) },
     { name: 'the lookup function, a JSON array', call: called(`SELECT ${SCHEMA}.find_credential_array($1::text) AS json`) },
+    { name: 'the shared statement, 1 key', call: shared(1) },
+    { name: 'the shared statement, 8 keys (per statement)', call: shared(8) },
   ]
   for (const scenario of scenarios) for (const concurrency of CONCURRENCIES) await slice(scenario.call, concurrency, 200)
   const serverCpu = process.env.DATABASE_URL === undefined ? await postgresCpuSampler(direct) : undefined

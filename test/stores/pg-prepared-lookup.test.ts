@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { PgConnectionLike } from '../../src/stores/postgres/database-interface'
-import { FUNCTION_RETRY_MS, pgPreparedLookup } from '../../src/stores/postgres/pg-prepared-lookup'
+import { STATEMENT_DEADLINE_MS, type PgConnectionLike, type PgPoolClientLike, type PgPoolLike } from '../../src/stores/postgres/database-interface'
+import { pgPoolDatabase } from '../../src/stores/postgres/pg-pool-database'
+import { FUNCTION_RETRY_MS, pgPreparedLookup, SHARED_CALL_AFTER, SHARED_CALL_MAX } from '../../src/stores/postgres/pg-prepared-lookup'
 
 /**
  * Which way `pgPreparedLookup` sends the lookup, on a connection that answers as a
@@ -79,5 +80,216 @@ describe('pgPreparedLookup where named statements are lost (a transaction pooler
     const lookup = pgPreparedLookup(connection)
     expect(await lookup(TEXT, 'k1')).toEqual([ROW])
     expect(sent).toEqual(['named', 'statement'])
+  })
+})
+
+/**
+ * Concurrent lookups through the function share a statement (`callMany`) once
+ * `SHARED_CALL_AFTER` of them are in flight; alone, each is its own call as before.
+ */
+describe('pgPreparedLookup sharing the function call between concurrent lookups', () => {
+  const MANY = 'SELECT t.n, s.find_credential_by_hash(t.k) AS json FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n)'
+  const rowOf = (key: string) => ({ ...ROW, id: `p_${key}` })
+  const missing = new Set(['none'])
+
+  /** A connection that loses named statements; every call or shared call waits until `answer` settles it. */
+  function heldConnection() {
+    const sent: { text: string; values: unknown[]; answer: (error?: Error) => void }[] = []
+    const jsonOf = (key: string) => (missing.has(key) ? null : JSON.stringify(rowOf(key)))
+    const connection: PgConnectionLike = {
+      query: (config: unknown, values?: readonly unknown[]) => {
+        if (typeof config !== 'string') return Promise.reject(serverError('26000'))
+        return new Promise((resolve, reject) => {
+          const answer = (error?: Error) => {
+            if (error !== undefined) reject(error)
+            else if (config === CALL) resolve({ rows: [{ json: jsonOf(String(values![0])) }] })
+            else if (config === MANY) {
+              const keys = values![0] as string[]
+              // Rows in any order, `n` as `pg` gives a bigint (text): matched by position, not order.
+              resolve({ rows: keys.map((key, i) => ({ n: String(i + 1), json: jsonOf(key) })).reverse() })
+            } else resolve({ rows: [{ json: JSON.stringify(ROW) }] })
+          }
+          sent.push({ text: config === CALL ? 'call' : config === MANY ? 'many' : 'statement', values: [...(values ?? [])], answer })
+        })
+      },
+    }
+    return { connection, sent }
+  }
+  const flush = () => new Promise((resolve) => setImmediate(resolve))
+  /** Gives named statements up (the first lookup), so that every later one takes the function path. */
+  async function overPooler() {
+    const held = heldConnection()
+    const lookup = pgPreparedLookup(held.connection)
+    const first = lookup(TEXT, 'a', CALL, MANY)
+    await flush()
+    held.sent[0]!.answer()
+    expect(await first).toEqual([rowOf('a')])
+    held.sent.length = 0
+    return { ...held, lookup }
+  }
+
+  it('one at a time, sends each lookup as its own call, never the shared statement', async () => {
+    const { lookup, sent } = await overPooler()
+    for (const key of ['b', 'none', 'c']) {
+      const result = lookup(TEXT, key, CALL, MANY)
+      await flush()
+      sent.at(-1)!.answer()
+      expect(await result).toEqual(key === 'none' ? [] : [rowOf(key)])
+    }
+    expect(sent.map(({ text, values }) => [text, values])).toEqual([
+      ['call', ['b']],
+      ['call', ['none']],
+      ['call', ['c']],
+    ])
+  })
+
+  it(`with ${SHARED_CALL_AFTER} in flight, the next lookups wait and go as one statement, each getting its own row or none`, async () => {
+    const { lookup, sent } = await overPooler()
+    const alone = Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY))
+    const keys = ['d', 'e', 'd', 'none', 'f']
+    const shared = keys.map((key) => lookup(TEXT, key, CALL, MANY))
+    await flush()
+    expect(sent.map(({ text }) => text)).toEqual(Array.from({ length: SHARED_CALL_AFTER }, () => 'call'))
+    sent[0]!.answer()
+    await flush()
+    expect(sent.map(({ text }) => text)).toEqual([...Array.from({ length: SHARED_CALL_AFTER }, () => 'call'), 'many'])
+    expect(sent.at(-1)!.values).toEqual([keys])
+    sent.at(-1)!.answer()
+    const rows = await Promise.all(shared)
+    expect(rows).toEqual(keys.map((key) => (key === 'none' ? [] : [rowOf(key)])))
+    // Duplicates get a row each, not the same object.
+    expect(rows[0]![0]).not.toBe(rows[2]![0])
+    for (const { answer } of sent.slice(1, SHARED_CALL_AFTER)) answer()
+    expect(await Promise.all(alone)).toEqual(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => [rowOf(`alone${i}`)]))
+    // Back to one at a time: a lone call again.
+    const later = lookup(TEXT, 'g', CALL, MANY)
+    await flush()
+    expect(sent.at(-1)!.text).toBe('call')
+    sent.at(-1)!.answer()
+    expect(await later).toEqual([rowOf('g')])
+  })
+
+  it('sends a lone waiting lookup as its own call, not the array form', async () => {
+    const { lookup, sent } = await overPooler()
+    void Promise.allSettled(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY)))
+    const waiting = lookup(TEXT, 'd', CALL, MANY)
+    await flush()
+    sent[0]!.answer()
+    await flush()
+    expect(sent.map(({ text }) => text)).toEqual([...Array.from({ length: SHARED_CALL_AFTER }, () => 'call'), 'call'])
+    expect(sent.at(-1)!.values).toEqual(['d'])
+    sent.at(-1)!.answer()
+    expect(await waiting).toEqual([rowOf('d')])
+  })
+
+  it(`shares at most ${SHARED_CALL_MAX} lookups per statement`, async () => {
+    const { lookup, sent } = await overPooler()
+    void Promise.allSettled(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY)))
+    const keys = Array.from({ length: SHARED_CALL_MAX + 6 }, (_, i) => `k${i}`)
+    const shared = keys.map((key) => lookup(TEXT, key, CALL, MANY))
+    await flush()
+    sent[0]!.answer()
+    await flush()
+    sent[1]!.answer()
+    await flush()
+    const many = sent.filter(({ text }) => text === 'many')
+    expect(many.map(({ values }) => (values[0] as string[]).length)).toEqual([SHARED_CALL_MAX, 6])
+    for (const { answer } of many) answer()
+    expect(await Promise.all(shared)).toEqual(keys.map((key) => [rowOf(key)]))
+  })
+
+  it('rejects every lookup of a failed shared statement, each with its own error of the same class and code', async () => {
+    const { lookup, sent } = await overPooler()
+    void Promise.allSettled(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY)))
+    const shared = ['d', 'e', 'f'].map((key) =>
+      lookup(TEXT, key, CALL, MANY).then(
+        () => 'resolved',
+        (error: unknown) => error,
+      ),
+    )
+    await flush()
+    sent[0]!.answer()
+    await flush()
+    class DriverError extends Error {}
+    sent.at(-1)!.answer(Object.assign(new DriverError('canceling statement due to statement timeout'), { code: '57014' }))
+    const errors = await Promise.all(shared)
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(DriverError)
+      expect(error).toMatchObject({ code: '57014', message: 'canceling statement due to statement timeout' })
+    }
+    expect(new Set(errors).size).toBe(3)
+  })
+
+  it.each([
+    ['42883', 'missing'],
+    ['42501', 'forbidden'],
+  ])('answers each lookup of a shared statement through the lookup statement when the function is %s (%s)', async (code) => {
+    const { lookup, sent } = await overPooler()
+    void Promise.allSettled(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY)))
+    const shared = ['d', 'e'].map((key) => lookup(TEXT, key, CALL, MANY))
+    await flush()
+    sent[0]!.answer()
+    await flush()
+    sent.at(-1)!.answer(serverError(code))
+    await flush()
+    expect(sent.slice(-2).map(({ text, values }) => [text, values])).toEqual([
+      ['statement', ['d']],
+      ['statement', ['e']],
+    ])
+    for (const { answer } of sent.slice(-2)) answer()
+    expect(await Promise.all(shared)).toEqual([[ROW], [ROW]])
+    // And the function is not tried again before FUNCTION_RETRY_MS.
+    const next = lookup(TEXT, 'g', CALL, MANY)
+    await flush()
+    expect(sent.at(-1)!.text).toBe('statement')
+    sent.at(-1)!.answer()
+    expect(await next).toEqual([ROW])
+  })
+})
+
+describe('a shared lookup statement on a pg Pool past the statement deadline', () => {
+  afterEach(() => void vi.useRealTimers())
+
+  it('destroys the hung connection at its deadline and rejects every lookup waiting on it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] })
+    const MANY = 'SELECT t.n, s.find_credential_by_hash(t.k) AS json FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n)'
+    const releases: { text: string; destroy: boolean | Error | undefined }[] = []
+    const pending: { text: string; resolve: (value: { rows: unknown[] }) => void }[] = []
+    const pool: PgPoolLike = {
+      query: () => Promise.reject(new Error('not used')),
+      connect: () => {
+        let text = ''
+        const client: PgPoolClientLike = {
+          query: (config: unknown) => {
+            if (typeof config !== 'string') return Promise.reject(serverError('26000'))
+            text = config
+            // The lone calls answer when told; the shared statement hangs.
+            return new Promise((resolve) => {
+              if (config !== MANY) pending.push({ text: config, resolve })
+            })
+          },
+          release: (destroy) => void releases.push({ text, destroy }),
+        }
+        return Promise.resolve(client)
+      },
+      totalCount: 1,
+    }
+    const database = pgPoolDatabase(pool)
+    const lookup = (key: string) => database.lookup!(TEXT, key, CALL, MANY)
+    const alone = Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(`alone${i}`))
+    const shared = ['d', 'e', 'f'].map((key) =>
+      lookup(key).then(
+        () => 'resolved',
+        (error: unknown) => (error as Error).name,
+      ),
+    )
+    await vi.advanceTimersByTimeAsync(0)
+    for (const entry of pending.splice(0)) entry.resolve({ rows: [{ json: JSON.stringify(ROW) }] })
+    expect(await Promise.all(alone)).toEqual(Array.from({ length: SHARED_CALL_AFTER }, () => [ROW]))
+    await vi.advanceTimersByTimeAsync(STATEMENT_DEADLINE_MS - 1)
+    expect(releases.filter(({ text }) => text === MANY)).toEqual([])
+    await vi.advanceTimersByTimeAsync(1)
+    expect(await Promise.all(shared)).toEqual(['StatementDeadlineError', 'StatementDeadlineError', 'StatementDeadlineError'])
+    expect(releases.filter(({ text }) => text === MANY)).toEqual([{ text: MANY, destroy: true }])
   })
 })

@@ -151,6 +151,49 @@ describe.skipIf(!availability.available)(title, () => {
       await fixture.close()
     })
 
+    it('concurrent cache misses share the function call: fewer statements than misses, each miss its own answer', async () => {
+      const { pool, texts } = watchedPool()
+      const fixture = await openSqlFixture({ main: pool, another: anotherPool }, undefined, { listen: false })
+      const sql = statements(fixture.schema)
+      const auth = createPasscodeAuth({ store: fixture.store, cache: false })
+      const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'One', expiry: 30 })
+      await untilUnnamed(auth, texts, sql.callFindCredentialByHash)
+      const valid = await Promise.all(
+        Array.from({ length: 24 }, async (_, i) => {
+          const { value } = await auth.passcodes.create(admin, `acc_shared_${i}`, { name: 'Shared', expiry: 30 })
+          return { accountId: `acc_shared_${i}`, passcode: value }
+        }),
+      )
+      const deleted = await auth.passcodes.create(admin, 'acc_1', { name: 'Deleted', expiry: 30 })
+      await auth.passcodes.delete(admin, 'acc_1', deleted.passcode.id)
+      const refused = [
+        { accountId: 'acc_1', passcode: generatePasscode() },
+        { accountId: 'acc_1', passcode: deleted.value },
+        // Valid, but for another account than the one asked for.
+        { accountId: 'acc_shared_0', passcode: value },
+      ]
+
+      let shared = 0
+      for (let round = 0; round < 5; round++) {
+        const from = texts.length
+        const results = await Promise.all([...valid, ...refused].map((credential) => auth.authenticate(credential)))
+        for (const result of results.slice(0, valid.length)) expect(result).toMatchObject({ ok: true })
+        for (const result of results.slice(valid.length)) expect(result).toMatchObject({ ok: false, statusCode: 400 })
+        const lookups = lookupsIn(texts.slice(from))
+        // Only the function, alone or shared: never the lookup statement.
+        expect(lookups.every((text) => text === sql.callFindCredentialByHash || text === sql.callFindCredentialsByHashes)).toBe(true)
+        expect(lookups.length).toBeLessThan(valid.length + refused.length)
+        shared += lookups.filter((text) => text === sql.callFindCredentialsByHashes).length
+      }
+      expect(shared).toBeGreaterThan(0)
+      // One at a time, as before: one call per miss.
+      const from = texts.length
+      for (const credential of valid.slice(0, 3)) expect(await auth.authenticate(credential)).toMatchObject({ ok: true })
+      expect(lookupsIn(texts.slice(from))).toEqual(Array.from({ length: 3 }, () => sql.callFindCredentialByHash))
+      await auth.close()
+      await fixture.close()
+    })
+
     it('a schema without the lookup function answers through the lookup statement; the function is tried again a minute later, once created', async () => {
       const schema = uniqueSchema()
       // The schema as it is while the function's migration has not run (the store's later

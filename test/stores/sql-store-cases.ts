@@ -137,6 +137,17 @@ export function sqlStoreCases(name: string, connections: SqlCaseConnections): vo
       }
       // Current and previous hash of an account passcode, a live and a revoked user passcode, no match.
       expect(kinds).toEqual([['account', 'both'], ['account', 'both'], ['account', 'both'], ['user', 'both'], ['user', 'account'], null])
+      // The same function over an array of keys (concurrent misses sharing one statement):
+      // a row per key, at its position, duplicates and no-match included.
+      const keys = [...hashes, hashes[0]!]
+      const shared = await database.query(sql.callFindCredentialsByHashes, [keys])
+      expect(shared).toHaveLength(keys.length)
+      const byPosition = new Map(shared.map((row) => [Number(row.n), row.json]))
+      for (const [i, key] of keys.entries()) {
+        const [single] = await database.query(sql.callFindCredentialByHash, [key])
+        const json = byPosition.get(i + 1)
+        expect(typeof json === 'string' ? JSON.parse(json) : json).toEqual(typeof single!.json === 'string' ? JSON.parse(single!.json) : single!.json)
+      }
       await auth.close()
       await fixture.close()
     })

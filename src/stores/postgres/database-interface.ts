@@ -51,9 +51,11 @@ export interface Database extends Queryable {
    * `call`, when given, is the same lookup through a function of the schema (one
    * text column `json`: the row as JSON, or NULL for none), for a database that
    * cannot keep a named statement; absent from a schema not migrated yet.
-   * Absent: use `query`.
+   * `callMany`, when given with `call`, is the same function for an array of keys
+   * (`$1::text[]`; one row per key: `n`, its 1-based position, and `json`), which
+   * concurrent lookups may share. Absent: use `query`.
    */
-  lookup?(text: string, key: string, call?: string): Promise<Row[]>
+  lookup?(text: string, key: string, call?: string, callMany?: string): Promise<Row[]>
   /**
    * Starts listening on `channel`; `onPayload` receives each notification's payload.
    * `onGap` is called each time listening resumes after a time without it (the

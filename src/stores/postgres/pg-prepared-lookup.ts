@@ -153,24 +153,35 @@ export async function pgPreparedTransaction<T>(
  * spending 54–56 µs on it against 58–65 µs, 16 in flight), as fast but not clearly
  * faster, and the named statement needs no fallback for a schema without the function.
  *
+ * Under load, concurrent lookups through the function share statements when the
+ * caller gives `callMany`, the same function over an array of keys (see
+ * {@link SharedCalls}): one at a time, each lookup is still its own call.
+ *
  * A schema without the function (not migrated yet), or a role that may not run it
  * (42883, 42501), gets the lookup statement unnamed, as before, and the function is
  * tried again {@link FUNCTION_RETRY_MS} later: a fleet keeps working while its
  * database is migrated.
+ *
+ * @example
+ * const lookup = pgPreparedLookup(connection)
+ * const rows = await lookup(sql.findCredentialByHash, hash, sql.callFindCredentialByHash, sql.callFindCredentialsByHashes)
  */
 export function pgPreparedLookup(
   connection: PgConnectionLike,
   state: NamedStatements = { usable: true },
-): (text: string, key: string, call?: string) => Promise<Row[]> {
+): (text: string, key: string, call?: string, callMany?: string) => Promise<Row[]> {
   const named = connection as unknown as NamedQuery
   const wrapped = new Map<string, { readonly name: string; readonly text: string }>()
   /** When each function call found unusable may be tried again (epoch ms). */
   const unusableUntil = new Map<string, number>()
+  /** The batching of each function call that has a form for many keys. */
+  const batchers = new Map<string, SharedCalls>()
   /** The wrapped statement unnamed. */
   const plain = async (wrappedText: string, key: string): Promise<Row[]> => parsed((await connection.query(wrappedText, [key])).rows)
+  const functionUnusable = (call: string): boolean => unusableUntil.size > 0 && Date.now() < (unusableUntil.get(call) ?? 0)
   /** The function's one row, `{ json }` with the row as JSON or NULL. */
   const viaFunction = async (wrappedText: string, key: string, call: string): Promise<Row[]> => {
-    if (unusableUntil.size > 0 && Date.now() < (unusableUntil.get(call) ?? 0)) return plain(wrappedText, key)
+    if (functionUnusable(call)) return plain(wrappedText, key)
     let rows: readonly unknown[]
     try {
       rows = (await connection.query(call, [key])).rows
@@ -182,30 +193,180 @@ export function pgPreparedLookup(
     if (unusableUntil.size > 0) unusableUntil.delete(call)
     return parsed(rows)
   }
+  /** The function path, sharing a statement with concurrent lookups when `callMany` is given. */
+  const viaFunctions = (wrappedText: string, key: string, call: string, callMany: string | undefined): Promise<Row[]> => {
+    if (callMany === undefined) return viaFunction(wrappedText, key, call)
+    let batcher = batchers.get(call)
+    if (batcher === undefined) {
+      batcher = new SharedCalls(connection, wrappedText, call, callMany, {
+        unusable: () => functionUnusable(call),
+        foundUnusable: () => void unusableUntil.set(call, Date.now() + FUNCTION_RETRY_MS),
+        foundUsable: () => {
+          if (unusableUntil.size > 0) unusableUntil.delete(call)
+        },
+        plain,
+      })
+      batchers.set(call, batcher)
+    }
+    return batcher.lookup(key)
+  }
 
   /** The named statement, until the server says named statements cannot work here; then the fallback below. */
-  const namedLookup = async (statement: { readonly name: string; readonly text: string }, key: string, call: string | undefined): Promise<Row[]> => {
+  const namedLookup = async (
+    statement: { readonly name: string; readonly text: string },
+    key: string,
+    call: string | undefined,
+    callMany: string | undefined,
+  ): Promise<Row[]> => {
     try {
       return parsed((await named.query({ name: statement.name, text: statement.text, values: [key] })).rows)
     } catch (error) {
       if (!statementLost(error)) throw error
       state.usable = false
     }
-    return call === undefined ? plain(statement.text, key) : viaFunction(statement.text, key, call)
+    return call === undefined ? plain(statement.text, key) : viaFunctions(statement.text, key, call, callMany)
   }
 
   // Not an async function: once named statements are given up (every lookup through a
   // transaction pooler), the fallback's own promise is handed back, without another
   // promise around it (a cache miss there runs this on every call).
-  return function lookup(text, key, call) {
+  return function lookup(text, key, call, callMany) {
     let statement = wrapped.get(text)
     if (statement === undefined) {
       statement = { name: nameOf(text), text: `SELECT row_to_json(r)::text AS json FROM (${text}) AS r` }
       wrapped.set(text, statement)
     }
-    if (state.usable) return namedLookup(statement, key, call)
-    return call === undefined ? plain(statement.text, key) : viaFunction(statement.text, key, call)
+    if (state.usable) return namedLookup(statement, key, call, callMany)
+    return call === undefined ? plain(statement.text, key) : viaFunctions(statement.text, key, call, callMany)
   }
+}
+
+/**
+ * How many lookup statements through the function may be in flight before a new
+ * lookup waits to share the next one (see {@link SharedCalls}); measured with
+ * `npm run bench -- --only=cold-path --pgbouncer` (docs/benchmarks.md).
+ */
+export const SHARED_CALL_AFTER = 2
+
+/** The most lookups one shared statement carries. */
+export const SHARED_CALL_MAX = 64
+
+/** A lookup waiting for the next shared statement. */
+interface Waiting {
+  readonly key: string
+  readonly resolve: (rows: Row[] | Promise<Row[]>) => void
+  readonly reject: (error: unknown) => void
+}
+
+/** What {@link SharedCalls} shares with the lookup's own fallbacks for one function call. */
+interface FunctionState {
+  /** The function was found missing or forbidden less than {@link FUNCTION_RETRY_MS} ago. */
+  unusable(): boolean
+  foundUnusable(): void
+  foundUsable(): void
+  /** The lookup statement unnamed, for one key. */
+  plain(wrappedText: string, key: string): Promise<Row[]>
+}
+
+/**
+ * Concurrent lookups through the schema's function, sharing statements under load
+ * (DataLoader-style, adaptive): while fewer than {@link SHARED_CALL_AFTER} of its
+ * statements are in flight, a lookup is sent at once as its own call, exactly as
+ * without sharing (no timer, no added tick: one at a time nothing changes); beyond,
+ * it waits, and when a statement in flight settles, every waiting lookup (up to
+ * {@link SHARED_CALL_MAX}) goes as one statement, `callMany` over the array of their
+ * keys (a lone one as its own call, which costs the server less than the array form
+ * with one key). Each gets the row at its own position (`n`), or none. Fewer statements for
+ * the same misses: fewer round trips through a pooler, fewer statements for the
+ * server to plan and for `pg` to send and decode.
+ *
+ * A shared statement is one statement like any other: it has the statement deadline
+ * of the connection it runs on (a hung one is destroyed, and every lookup in it
+ * rejected), an error rejects each of its lookups (each with its own copy of the
+ * error, same class and fields), and a function missing or forbidden (42883, 42501)
+ * sends each of its lookups as the lookup statement unnamed, as a lone call does. A
+ * waiting lookup waits for at most one statement in flight to settle, which its own
+ * deadline bounds.
+ */
+class SharedCalls {
+  #inFlight = 0
+  #waiting: Waiting[] = []
+
+  constructor(
+    private readonly connection: PgConnectionLike,
+    private readonly wrappedText: string,
+    private readonly call: string,
+    private readonly callMany: string,
+    private readonly state: FunctionState,
+  ) {}
+
+  lookup(key: string): Promise<Row[]> {
+    if (this.state.unusable()) return this.state.plain(this.wrappedText, key)
+    if (this.#inFlight >= SHARED_CALL_AFTER) return new Promise<Row[]>((resolve, reject) => void this.#waiting.push({ key, resolve, reject }))
+    return this.#callOne(key)
+  }
+
+  /** One key as its own call (the function over an array costs the server more for a single key). */
+  #callOne(key: string): Promise<Row[]> {
+    this.#inFlight += 1
+    return this.connection.query(this.call, [key]).then(
+      (result) => {
+        this.#settled()
+        this.state.foundUsable()
+        return parsed(result.rows)
+      },
+      (error: unknown) => {
+        this.#settled()
+        if (!FUNCTION_UNUSABLE.has(sqlState(error))) throw error
+        this.state.foundUnusable()
+        return this.state.plain(this.wrappedText, key)
+      },
+    )
+  }
+
+  /** A statement in flight settled: the lookups waiting go as one. */
+  #settled(): void {
+    this.#inFlight -= 1
+    if (this.#waiting.length > 0) this.#send()
+  }
+
+  #send(): void {
+    const waiting = this.#waiting.length <= SHARED_CALL_MAX ? this.#waiting : this.#waiting.splice(0, SHARED_CALL_MAX)
+    if (waiting === this.#waiting) this.#waiting = []
+    if (this.state.unusable()) {
+      for (const { key, resolve } of waiting) resolve(this.state.plain(this.wrappedText, key))
+      return
+    }
+    if (waiting.length === 1) return waiting[0]!.resolve(this.#callOne(waiting[0]!.key))
+    this.#inFlight += 1
+    this.connection.query(this.callMany, [waiting.map((one) => one.key)]).then(
+      (result) => {
+        this.#settled()
+        this.state.foundUsable()
+        const json: unknown[] = new Array(waiting.length).fill(null)
+        for (const row of result.rows as readonly { n?: unknown; json?: unknown }[]) {
+          const at = Number(row.n) - 1
+          if (at >= 0 && at < waiting.length) json[at] = row.json
+        }
+        for (let i = 0; i < waiting.length; i += 1) waiting[i]!.resolve(parsed([{ json: json[i] }]))
+      },
+      (error: unknown) => {
+        this.#settled()
+        if (FUNCTION_UNUSABLE.has(sqlState(error))) {
+          this.state.foundUnusable()
+          for (const { key, resolve } of waiting) resolve(this.state.plain(this.wrappedText, key))
+          return
+        }
+        for (let i = 0; i < waiting.length; i += 1) waiting[i]!.reject(i === 0 ? error : copyOf(error))
+      },
+    )
+  }
+}
+
+/** The same error again as an object of its own: same prototype (class), message, code, stack and other fields. */
+function copyOf(error: unknown): unknown {
+  if (typeof error !== 'object' || error === null) return error
+  return Object.create(Object.getPrototypeOf(error) as object | null, Object.getOwnPropertyDescriptors(error)) as unknown
 }
 
 /**

@@ -224,7 +224,7 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     async findCredentialByHash(hash) {
       const rows =
         database.lookup !== undefined
-          ? database.lookup(sql.findCredentialByHash, hash, sql.callFindCredentialByHash)
+          ? database.lookup(sql.findCredentialByHash, hash, sql.callFindCredentialByHash, sql.callFindCredentialsByHashes)
           : database.query(sql.findCredentialByHash, [hash])
       const row = one(await rows)
       if (row === null) return null

@@ -255,6 +255,10 @@ export function statements(s: string) {
     // connections that cannot keep a named statement: the server plans only this call.
     // One text column, the row as JSON, or NULL when there is none.
     callFindCredentialByHash: `SELECT ${s}.find_credential_by_hash($1::text) AS json`,
+    // The same function for several keys in one statement (a text array): one row per
+    // key, `n` its 1-based position in the array, `json` as above. Concurrent cache misses
+    // through a transaction pooler share it (pgPreparedLookup).
+    callFindCredentialsByHashes: `SELECT t.n, ${s}.find_credential_by_hash(t.k) AS json FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n)`,
 
     ensureAccount: `INSERT INTO ${s}.accounts (account_id) VALUES ($1::text) ON CONFLICT (account_id) DO NOTHING`,
     lockAccount: `SELECT account_id FROM ${s}.accounts WHERE account_id = $1::text FOR UPDATE`,
