@@ -1,3 +1,5 @@
+import { once } from 'node:events'
+import { createServer, connect, type Socket } from 'node:net'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createPasscodeAuth, type AuditEvent } from '../../src/index'
 import type { Invalidation, PasscodeStore } from '../../src/ports/passcode-store'
@@ -76,6 +78,60 @@ describe('deliveryProof', () => {
     expect(state).toMatchObject({ proven: false })
     expect(!state!.proven && state!.message).toContain('listenConnectionString')
     h.proof.stop()
+  })
+
+  it('does not call a proof lost when its answer arrived in time while the process was busy: what arrived is read first', async () => {
+    // The answer comes back over a real socket, as the listening connection's does, and
+    // arrives while a callback holds the event loop past the wait (a long request
+    // handler, GC, a loaded machine). Node runs expired timers before it reads sockets:
+    // a verdict taken in the timer would call lost a proof whose answer was waiting.
+    const server = createServer()
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    const { port } = server.address() as { port: number }
+    const pair = async (): Promise<[Socket, Socket]> => {
+      const near = connect(port, '127.0.0.1')
+      const [far] = (await once(server, 'connection')) as [Socket]
+      await once(near, 'connect')
+      return [near, far]
+    }
+    const [listening, database] = await pair()
+    const [busyNear, busyFar] = await pair()
+    const states: ProofState[] = []
+    let stalls = 0
+    const proof = deliveryProof({
+      // A proof while stalls are due: another socket's callback answers it, then holds the loop 200 ms (the wait is 50).
+      send: async (payload) => {
+        if (stalls-- > 0) busyFar.write(payload)
+        else database.write(payload)
+      },
+      renew: () => undefined,
+      intervalMs: 100,
+      report: (state) => states.push(state),
+    })
+    busyNear.setEncoding('utf8')
+    busyNear.on('data', (payload: string) => {
+      database.write(payload)
+      const until = performance.now() + 200
+      while (performance.now() < until) {
+        // busy
+      }
+    })
+    listening.setEncoding('utf8')
+    listening.on('data', (payload: string) => proof.heard(payload))
+    try {
+      proof.listening()
+      await eventually(() => expect(proof.state()).toEqual({ proven: true }), 2_000)
+      stalls = 3
+      await eventually(() => expect(stalls).toBeLessThan(0), 3_000)
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      expect(states).toEqual([])
+      expect(proof.state()).toEqual({ proven: true })
+    } finally {
+      proof.stop()
+      for (const socket of [listening, database, busyNear, busyFar]) socket.destroy()
+      server.close()
+    }
   })
 
   it("recognises every proof payload, its own or another instance's, and no invalidation", () => {

@@ -313,14 +313,16 @@ describe.skipIf(!availability.available)(title, () => {
 
   describe('the delivery proof through PgBouncer', () => {
     it('with listenConnectionString: proven, nothing reported, and a delete on another instance is heard at once', async () => {
-      const fixture = await openSqlFixture({ main, another: anotherPool }, undefined, { ...direct(), proofIntervalMs: 200 })
+      // Each proof is given 250 ms to come back (half the interval): a loaded test machine
+      // can take more than 100 ms for the round trip through PgBouncer and back.
+      const fixture = await openSqlFixture({ main, another: anotherPool }, undefined, { ...direct(), proofIntervalMs: 500 })
       const events: AuditEvent[] = []
       const auth = createPasscodeAuth({ store: fixture.store, partners: ['acme'], onEvent: (event) => void events.push(event) })
       const other = createPasscodeAuth({ store: await fixture.peer(), partners: ['acme'] })
       await fixture.store.ready()
       const { value, passcode } = await auth.passcodes.create(admin, 'acc_1', { name: 'One', expiry: 30 })
       expect(await auth.authenticate({ accountId: 'acc_1', passcode: value })).toMatchObject({ ok: true })
-      await new Promise((resolve) => setTimeout(resolve, 1_000)) // five proofs
+      await new Promise((resolve) => setTimeout(resolve, 2_500)) // five proofs
       await other.passcodes.delete(admin, 'acc_1', passcode.id)
       await eventually(async () => expect(await auth.authenticate({ accountId: 'acc_1', passcode: value })).toMatchObject({ ok: false }), 1_000)
       expect(events.filter((event) => event.type.startsWith('invalidations.'))).toEqual([])

@@ -30,6 +30,15 @@ const failedMessage = (waitedMs: number, everProven: boolean): string =>
       'listenConnectionString option with a direct or session-mode connection (docs/operations.md). Until delivery is proven, ' +
       'nothing cached is trusted: every verification reads the database.'
 
+/** How much later than due a wait's timer may fire before the loop counts as held (timers fire a millisecond or so late). */
+const HELD_MS = 5
+
+/** Runs `fn` once the event loop has read its sockets (setImmediate; a zero timer where a runtime has none). */
+const afterIo = (fn: () => void): void => {
+  if (typeof setImmediate === 'function') setImmediate(fn)
+  else setTimeout(fn, 0)
+}
+
 /**
  * The end-to-end liveness proof of a listening connection (SPEC §5.32): every
  * `intervalMs`, and as soon as the `LISTEN` becomes active, it sends a notification of
@@ -73,10 +82,23 @@ export function deliveryProof(options: {
     renew()
   }
 
+  // A wait's timer that fired late means a callback held the event loop past the wait
+  // (a long task, GC, a loaded machine), and Node runs expired timers before it reads
+  // sockets: the answer may have arrived in time and be waiting there. Then the verdict
+  // is taken once the loop has read them (setImmediate runs after that), so such a
+  // proof is not called lost.
+  const expired = (payload: string, sentAt: number): void => {
+    const verdict = (): void => {
+      if (pending?.payload === payload) fail()
+    }
+    if (performance.now() - sentAt > waitMs + HELD_MS) afterIo(verdict)
+    else verdict()
+  }
+
   const prove = (): void => {
     if (stopped || pending !== undefined) return
     const payload = `${PREFIX}${id}.${++sequence}"}`
-    const timer = setTimeout(fail, waitMs)
+    const timer = setTimeout(expired, waitMs, payload, performance.now())
     unrefTimer(timer)
     pending = { payload, timer }
     // A send that fails (the database is down) leaves the verdict to the timer.
