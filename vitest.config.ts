@@ -204,7 +204,9 @@ export default defineConfig({
     // CPU-bound: quiet, one or four files at a time took about the same (337 s, 356 s);
     // shared with other work, four took about 10 minutes where one took about 24. The
     // suite now also waits (on child processes, Chromium, faults' bounds): a run of 189 s
-    // used 216 CPU-s, 57 % of the two cores. More than four at a time is not measured yet.
+    // used 216 CPU-s as /usr/bin/time counts them, and Chromium's pages and the database
+    // servers, which it does not count, about 70 more (a cgroup's total: ~250 CPU-s), so
+    // most of the two cores. More than four at a time is not measured yet.
     maxWorkers: Math.min(8, Math.max(4, 2 * availableParallelism())),
     sequence: { sequencer: SlowFirstSequencer },
     // The default reporter prints the summary as the last lines of `npm test`.
