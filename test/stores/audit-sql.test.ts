@@ -221,19 +221,34 @@ describe.skipIf(!availability.available)(title, () => {
     }
   })
 
-  it('records each of many concurrent edits of one passcode, from two pools, with the before the edit replaced', async () => {
+  /**
+   * A fresh schema written by two instances, each on a pool of its own (`auth` on the
+   * file's pool, `peer` on another), as two processes of a fleet write one database.
+   */
+  const withTwoPools = async (
+    fn: (instances: { store: ReturnType<typeof postgresStore>; auth: PasscodeAuth; peer: PasscodeAuth }) => Promise<void>,
+  ): Promise<void> => {
     const schema = uniqueSchema()
     await migrate(pool, { schema })
     const other = new pg.Pool({ connectionString: server.connectionString, max: 4 })
     other.on('error', () => {})
     try {
-      const [store, peerStore] = [pool, other].map((db) => postgresStore(db, { schema, listen: false }))
-      const [auth, peer] = [store, peerStore].map((each) => createPasscodeAuth({ store: each!, partners: ['acme'] }))
-      const { passcode } = await auth!.passcodes.create(admin, ACCOUNT, { name: 'Edit 0', expiry: 30 })
+      const store = postgresStore(pool, { schema, listen: false })
+      const auth = createPasscodeAuth({ store, partners: ['acme'] })
+      const peer = createPasscodeAuth({ store: postgresStore(other, { schema, listen: false }), partners: ['acme'] })
+      await fn({ store, auth, peer })
+    } finally {
+      await other.end()
+    }
+  }
+
+  it('records each of many concurrent edits of one passcode, from two pools, with the before the edit replaced', async () => {
+    await withTwoPools(async ({ store, auth, peer }) => {
+      const { passcode } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Edit 0', expiry: 30 })
       await Promise.all(
-        Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? auth! : peer!).passcodes.update(admin, ACCOUNT, passcode.id, { name: `Edit ${i + 1}` })),
+        Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? auth : peer).passcodes.update(admin, ACCOUNT, passcode.id, { name: `Edit ${i + 1}` })),
       )
-      const edits = (await auth!.audit.list(admin, ACCOUNT, { limit: 50 })).records.reverse().slice(1)
+      const edits = (await auth.audit.list(admin, ACCOUNT, { limit: 50 })).records.reverse().slice(1)
       expect(edits).toHaveLength(24)
       // In the chain's order, each edit's before is the after of the one before it.
       edits.forEach((record, i) => {
@@ -241,31 +256,23 @@ describe.skipIf(!availability.available)(title, () => {
         expect(name?.before).toBe(i === 0 ? 'Edit 0' : edits[i - 1]!.changes.name?.after)
         expect(record.target).toMatchObject({ name: name?.after })
       })
-      expect((await store!.getAccountPasscode(ACCOUNT, passcode.id))?.name).toBe(edits.at(-1)!.changes.name?.after)
-      expect(await auth!.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 25 })
-    } finally {
-      await other.end()
-    }
+      expect((await store.getAccountPasscode(ACCOUNT, passcode.id))?.name).toBe(edits.at(-1)!.changes.name?.after)
+      expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 25 })
+    })
   })
 
   it('records each of many concurrent rotations and renames, from two pools, with the end and the name the row had', async () => {
-    const schema = uniqueSchema()
-    await migrate(pool, { schema })
-    const other = new pg.Pool({ connectionString: server.connectionString, max: 4 })
-    other.on('error', () => {})
-    try {
-      const [store, peerStore] = [pool, other].map((db) => postgresStore(db, { schema, listen: false }))
-      const [auth, peer] = [store, peerStore].map((each) => createPasscodeAuth({ store: each!, partners: ['acme'] }))
-      const { passcode } = await auth!.passcodes.create(admin, ACCOUNT, { name: 'Name 0', expiry: 30 })
+    await withTwoPools(async ({ store, auth, peer }) => {
+      const { passcode } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Name 0', expiry: 30 })
       await Promise.all(
         Array.from({ length: 24 }, (_, i) => {
-          const by = i % 4 < 2 ? auth! : peer!
+          const by = i % 4 < 2 ? auth : peer
           return i % 2 === 0
             ? by.passcodes.rotate(admin, ACCOUNT, passcode.id, { overlapMinutes: i + 1 })
             : by.passcodes.update(admin, ACCOUNT, passcode.id, { name: `Name ${i}` })
         }),
       )
-      const records = (await auth!.audit.list(admin, ACCOUNT, { limit: 50 })).records.reverse().slice(1)
+      const records = (await auth.audit.list(admin, ACCOUNT, { limit: 50 })).records.reverse().slice(1)
       expect(records).toHaveLength(24)
       // In the chain's order, each rotation replaced the end the one before it left, and
       // names the passcode as the renames before it in the chain left it.
@@ -281,31 +288,23 @@ describe.skipIf(!availability.available)(title, () => {
         expect(record.target).toMatchObject({ name })
         ends = record.changes.previousValueEndsAt?.after
       }
-      const stored = await store!.getAccountPasscode(ACCOUNT, passcode.id)
+      const stored = await store.getAccountPasscode(ACCOUNT, passcode.id)
       expect([stored?.name, stored?.previousHashEndsAt]).toEqual([name, ends])
-      expect(await auth!.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 25 })
-    } finally {
-      await other.end()
-    }
+      expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 25 })
+    })
   })
 
   it('records a delete concurrent with edits with the fields and name of the row it deleted', async () => {
-    const schema = uniqueSchema()
-    await migrate(pool, { schema })
-    const other = new pg.Pool({ connectionString: server.connectionString, max: 4 })
-    other.on('error', () => {})
-    try {
-      const [store, peerStore] = [pool, other].map((db) => postgresStore(db, { schema, listen: false }))
-      const [auth, peer] = [store, peerStore].map((each) => createPasscodeAuth({ store: each!, partners: ['acme'] }))
-      const { passcode } = await auth!.passcodes.create(admin, ACCOUNT, { name: 'Name 0', expiry: 30 })
+    await withTwoPools(async ({ auth, peer }) => {
+      const { passcode } = await auth.passcodes.create(admin, ACCOUNT, { name: 'Name 0', expiry: 30 })
       const settled = await Promise.allSettled([
         ...Array.from({ length: 8 }, (_, i) =>
-          (i % 2 === 0 ? auth! : peer!).passcodes.update(admin, ACCOUNT, passcode.id, { name: `Name ${i + 1}`, description: `Edit ${i + 1}` }),
+          (i % 2 === 0 ? auth : peer).passcodes.update(admin, ACCOUNT, passcode.id, { name: `Name ${i + 1}`, description: `Edit ${i + 1}` }),
         ),
-        peer!.passcodes.delete(admin, ACCOUNT, passcode.id),
+        peer.passcodes.delete(admin, ACCOUNT, passcode.id),
       ])
       expect(settled.at(-1)!.status).toBe('fulfilled')
-      const records = (await auth!.audit.list(admin, ACCOUNT, { limit: 50 })).records.reverse()
+      const records = (await auth.audit.list(admin, ACCOUNT, { limit: 50 })).records.reverse()
       const edits = records.filter((record) => record.action === 'passcode.updated')
       const [removal] = records.slice(-1)
       const last = edits.at(-1)
@@ -313,10 +312,8 @@ describe.skipIf(!availability.available)(title, () => {
       expect(removal).toMatchObject({ action: 'passcode.deleted', target: { name } })
       expect(removal!.changes.name).toEqual({ before: name, after: null })
       expect(removal!.changes.description).toEqual(description === null ? undefined : { before: description, after: null })
-      expect(await auth!.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: edits.length + 2 })
-    } finally {
-      await other.end()
-    }
+      expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: edits.length + 2 })
+    })
   })
 
   it('keeps one chain per account with writers in three processes', async () => {
