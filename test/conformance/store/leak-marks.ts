@@ -46,6 +46,16 @@ function leaks(store: PasscodeStore) {
 
 const records = async (store: PasscodeStore) => (await store.audit?.list('acc_1', { order: 'oldest', limit: 100 })) ?? []
 
+/** Three account passcodes created in acc_1, each reported leaked (one open mark each), a moment apart. */
+async function threeReported(store: PasscodeStore) {
+  const created = [accountPasscode(), accountPasscode(), accountPasscode()] as const
+  for (const [i, record] of created.entries()) {
+    await store.createAccountPasscode(record, 100)
+    await leaks(store).report(report({ key: record.id, hash: record.hash, at: NOW - 10 + i }))
+  }
+  return created
+}
+
 /** SPEC §5.42: the leak mark, its one winner under concurrent reports, and its email's claim. */
 export function leakMarkCases(fixture: () => StoreFixture): void {
   describe('leak marks', () => {
@@ -100,11 +110,7 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
     it('closes the mark when an admin enables, rotates or deletes the passcode, and not on another edit', async () => {
       const { store } = fixture()
       const api = leaks(store)
-      const [a, b, c] = [accountPasscode(), accountPasscode(), accountPasscode()]
-      for (const [i, record] of [a, b, c].entries()) {
-        await store.createAccountPasscode(record, 100)
-        await api.report(report({ key: record.id, hash: record.hash, at: NOW - 10 + i }))
-      }
+      const [a, b, c] = await threeReported(store)
       await store.updateAccountPasscode('acc_1', a.id, { name: 'Renamed', nameKey: 'renamed', description: 'x', updatedAt: NOW + 1 })
       await store.updateAccountPasscode('acc_1', a.id, { disabledAt: NOW + 2, updatedAt: NOW + 2 })
       expect((await api.list('acc_1')).map((mark) => mark.key)).toEqual([a.id, b.id, c.id])
@@ -148,11 +154,7 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
     it('closes the mark on an enable, a rotation and a delete that carry their audit records, as the service writes them', async () => {
       const { store } = fixture()
       const api = leaks(store)
-      const [a, b, c] = [accountPasscode(), accountPasscode(), accountPasscode()]
-      for (const [i, record] of [a, b, c].entries()) {
-        await store.createAccountPasscode(record, 100)
-        await api.report(report({ key: record.id, hash: record.hash, at: NOW - 10 + i }))
-      }
+      const [a, b, c] = await threeReported(store)
       const edit = (action: AuditEntry['action'], record: typeof a): AuditEntry => ({
         ...leakEntry({ type: 'passcode', id: record.id, name: record.name }),
         actor: { type: 'user', userId: 'u_admin', role: 'admin' },
