@@ -547,7 +547,8 @@ export interface PasscodeStore {
   /**
    * Claims due notifications that are neither sent nor claimed by a live lease, of
    * passcodes that are not disabled (SPEC §5.38). Two concurrent callers never receive
-   * the same claim. Its cost follows what is due, not what is stored: a store reads
+   * the same claim, and a call answers fewer than `limit` claims only when nothing more
+   * was due and free of a live lease (the notifier ends its pass on a short batch). Its cost follows what is due, not what is stored: a store reads
    * only passcodes whose email is not sent for their current expiry (the SQL store
    * through partial indexes, with `SKIP LOCKED`).
    */

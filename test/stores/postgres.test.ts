@@ -6,7 +6,8 @@ import { createPasscodeAuth } from '../../src/service/create-passcode-auth'
 import { toDatabase } from '../../src/stores/postgres/database'
 import { postgresPartners, postgresStore } from '../../src/stores/postgres/index'
 import { storeConformance } from '../conformance/store'
-import { eventually, subscribeReady } from '../conformance/store/fixtures'
+import { DAY_MS } from '../../src/core/time'
+import { NOW, accountPasscode, claimRequest, eventually, subscribeReady } from '../conformance/store/fixtures'
 import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
 import { migrationCases } from './migration-cases'
 import { openSqlFixture, schemaPool } from './sql-fixture'
@@ -200,6 +201,35 @@ describe.skipIf(!availability.available)(title, () => {
       await expect(store.setAcceptedPasscodes('acc_1', 'user')).resolves.toBeUndefined()
       expect(await store.getAcceptedPasscodes('acc_1')).toBe('user')
       await endPool(pool)
+      await fixture.close()
+    })
+
+    // A concurrent runner claims a notification after this claim's snapshot was taken
+    // (here: a transaction that inserted it and commits while the claim waits on its
+    // row). The claim passes over it, and still fills its batch with what else is due:
+    // a batch shorter than its limit tells the notifier nothing more is due.
+    it('a claim that loses a notification to a concurrent runner still fills its batch with the next due one', async () => {
+      const fixture = await openSqlFixture({ main, another: anotherPool })
+      const [first, second] = [0, 1].map((i) => accountPasscode({ expiresAt: NOW - DAY_MS + i }))
+      for (const record of [first!, second!]) await fixture.store.createAccountPasscode(record, 100)
+      const other = await main.connect()
+      try {
+        await other.query('BEGIN')
+        await other.query(
+          `INSERT INTO ${fixture.schema}.notifications (passcode_id, kind, expires_at, token, claimed_until) VALUES ($1, 'expired', $2, 'other', $3)`,
+          [first!.id, first!.expiresAt, NOW + 60_000],
+        )
+        const claim = fixture.store.claimNotifications(claimRequest(NOW, { limit: 1 }))
+        await eventually(async () => {
+          const waiting = await main.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%notifications%'`)
+          expect(waiting.rows).toHaveLength(1)
+        }, 5_000)
+        await other.query('COMMIT')
+        const claims = await claim
+        expect(claims.map((c) => c.passcodeId)).toEqual([second!.id])
+      } finally {
+        other.release()
+      }
       await fixture.close()
     })
 

@@ -7,6 +7,16 @@ import type { Statements } from './statements'
 
 type ClaimMethods = Pick<PasscodeStore, 'claimNotifications' | 'completeNotification' | 'releaseNotification'>
 
+/**
+ * How many statements one claim runs at most. A statement passes over the candidates a
+ * concurrent runner took after its snapshot (and fills the columns of those already
+ * sent); the next statement's snapshot sees them, so each run makes progress, and the
+ * claim goes on until its batch is full or a run claims every candidate it found. The
+ * bound only matters under a storm of runners: a short batch then ends a pass early, and
+ * the next pass (or a runner still going) takes the rest.
+ */
+const CLAIM_ATTEMPTS = 8
+
 const claimKey = (claim: NotificationClaim): unknown[] => [claim.passcodeId, claim.kind, claim.expiresAt, claim.token]
 
 /**
@@ -18,16 +28,26 @@ const claimKey = (claim: NotificationClaim): unknown[] => [claim.passcodeId, cla
 export function notificationClaims(database: Database, sql: Statements, audit: AuditStatements): ClaimMethods {
   return {
     async claimNotifications(request) {
-      const rows = await database.query(sql.claimNotifications, [request.now, request.windowMs, request.limit, request.token, request.leaseMs])
-      return rows.map((row) => ({
-        passcodeId: String(row.passcode_id),
-        accountId: String(row.account_id),
-        name: String(row.name),
-        hint: String(row.hint),
-        kind: toKind(row.kind),
-        expiresAt: Number(row.expires_at),
-        token: request.token,
-      }))
+      const claims: NotificationClaim[] = []
+      for (let attempt = 0; attempt < CLAIM_ATTEMPTS && claims.length < request.limit; attempt++) {
+        const limit = request.limit - claims.length
+        const rows = await database.query(sql.claimNotifications, [request.now, request.windowMs, limit, request.token, request.leaseMs])
+        for (const row of rows) {
+          if (row.claimed !== true) continue
+          claims.push({
+            passcodeId: String(row.passcode_id),
+            accountId: String(row.account_id),
+            name: String(row.name),
+            hint: String(row.hint),
+            kind: toKind(row.kind),
+            expiresAt: Number(row.expires_at),
+            token: request.token,
+          })
+        }
+        // Every candidate claimed: nothing else due was free when the statement ran.
+        if (rows.every((row) => row.claimed === true)) break
+      }
+      return claims
     },
 
     async completeNotification(claim, sentAt, entry) {

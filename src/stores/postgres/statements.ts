@@ -373,6 +373,9 @@ export function statements(s: string) {
     // under a live lease is never taken, and an expired lease is taken over. A due row
     // whose email the notifications table holds as sent already (written before
     // version 7, or by an earlier release) gets its column filled instead of a claim.
+    // Every candidate comes back, `claimed` or not: one not claimed was settled, or taken
+    // by a runner that committed after this statement's snapshot (the upsert saw its
+    // claim, the snapshot did not), and the caller runs the statement again for the rest.
     claimNotifications: `
       WITH first_email AS (
         SELECT p.id, p.account_id, p.name, p.hint, p.expires_at, 'expiring_soon'::text AS kind
@@ -425,9 +428,9 @@ export function statements(s: string) {
           WHERE n.sent_at IS NULL AND n.claimed_until <= $1::bigint
         RETURNING n.passcode_id, n.kind, n.expires_at
       )
-      SELECT c.id AS passcode_id, c.account_id, c.name, c.hint, c.kind, c.expires_at
-      FROM claimed
-      JOIN candidates c ON c.id = claimed.passcode_id AND c.kind = claimed.kind AND c.expires_at = claimed.expires_at
+      SELECT c.id AS passcode_id, c.account_id, c.name, c.hint, c.kind, c.expires_at, claimed.passcode_id IS NOT NULL AS claimed
+      FROM candidates c
+      LEFT JOIN claimed ON c.id = claimed.passcode_id AND c.kind = claimed.kind AND c.expires_at = claimed.expires_at
       ORDER BY c.expires_at, c.id`,
     // The passcode row is locked first, as a claim locks it, so that the two never wait
     // on each other; the column of the email sent takes the instant it was sent for.
