@@ -349,10 +349,22 @@ export function sqlStoreCases(name: string, connections: SqlCaseConnections): vo
       expect(await there.isWhitelisted('acme')).toBe(false)
       await fromMemory(here, 'acme', false)
 
-      // A change that changes nothing publishes nothing: the loaded copies stay (a boolean, not a promise of one).
+      // A change that changes nothing publishes nothing. Read on the channel itself, between
+      // two markers: PostgreSQL delivers notifications in commit order, so a payload of the
+      // no-op would arrive before the second marker. (Whether `here` still answers from
+      // memory is no proof: a late NOTIFY of the earlier remove may drop its copy now.)
+      const channel = `${fixture.schema}_invalidations`
+      const heard: string[] = []
+      const listening = toDatabase(connections.main()).listen(channel, (payload) => heard.push(payload))
+      await listening.ready
+      const notify = (payload: string) => toDatabase(connections.main()).query('SELECT pg_notify($1::text, $2::text)', [channel, payload])
+      await notify('before')
+      await eventually(() => expect(heard).toContain('before'), 5_000)
       expect(await there.remove('acme')).toBe(false)
-      await new Promise((resolve) => setTimeout(resolve, 50))
-      expect(here.isWhitelisted('acme')).toBe(false)
+      await notify('after')
+      await eventually(() => expect(heard).toContain('after'), 5_000)
+      expect(heard.slice(heard.indexOf('before'))).toEqual(['before', 'after'])
+      await listening.stop()
       await here.close()
       await there.close()
       await other.close()
