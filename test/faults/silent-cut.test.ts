@@ -44,7 +44,9 @@ const POLL_MS = 100
 /** docs/operations.md: what a host passes to its `pg.Pool`. */
 const RECOMMENDED_POOL: pg.PoolConfig = { keepAlive: true, keepAliveInitialDelayMillis: 10_000, connectionTimeoutMillis: 2_000 }
 
-describe.skipIf(!restartable).concurrent(title, () => {
+// Each case takes 10–18 s of waiting for its bounds (more on a loaded machine): the
+// vitest timeout is not one of the bounds checked, so it leaves room.
+describe.skipIf(!restartable).concurrent(title, { timeout: 60_000 }, () => {
   let shared: TestPostgres
   const closing: { close(): Promise<void> }[] = []
 
