@@ -59,6 +59,8 @@ export interface FleetSoakOptions {
   readonly verifiersPerInstance: number
   /** Pause between management operations. */
   readonly manageEveryMs: number
+  /** Pause of each verification loop between two requests, ms. @default 10 */
+  readonly verifyEveryMs?: number
 }
 
 /** The defaults of `npm run soak -- --fleet`: ten minutes. */
@@ -413,7 +415,7 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
             }
           }
         }
-        await sleep(10)
+        await sleep(options.verifyEveryMs ?? 10)
       }
     }
 

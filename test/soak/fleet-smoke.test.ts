@@ -27,6 +27,9 @@ describe.skipIf(!runnable)(title, () => {
       faultGapMs: [500, 1_000],
       cutMs: [2_000, 2_500],
       downMs: [300, 600],
+      // About 120 verifications a second over the fleet rather than 360 (about 600 of them
+      // of revoked passcodes in a run): plenty to see each revocation cross every instance.
+      verifyEveryMs: 40,
     })
 
     expect(result.violations).toEqual([])
