@@ -117,6 +117,7 @@ export const notUnitTests = [
   'test/http/conformance.test.ts',
   'test/http/enumeration.test.ts',
   'test/http/hostile-input.test.ts',
+  'test/http/kept-alive-client.test.ts',
   'test/http/leak-report-adapters.test.ts',
   'test/http/no-framework-import.test.ts',
   'test/http/node-mounts.test.ts',

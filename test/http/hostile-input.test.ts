@@ -1,4 +1,3 @@
-import { Agent, request as httpRequest } from 'node:http'
 import express5 from 'express'
 import express4 from 'express4'
 import fastify5, { type FastifyInstance } from 'fastify'
@@ -15,7 +14,7 @@ import type { RunningApp } from '../conformance/http'
 import { createHttpFixture, type HttpFixture } from './fixture'
 import { expressApp, fastifyApp, koaApp, listen, listenFastify } from './frameworks'
 import { expectedAnswer, headersOf, headSize, hostileRequest, refusedByParser, targetOf, type HostileRequest } from './hostile-model'
-import { sendRaw, type RawRequest, type RawResponse } from './raw-client'
+import { keptAliveClient, sendRaw, type RawRequest, type RawResponse } from './raw-client'
 
 /**
  * Hostile input through every adapter over a real socket (issue 9): a fast-check run
@@ -123,32 +122,6 @@ const TARGETS: readonly Target[] = [
   honoTarget,
 ]
 
-/** Sends over a keep-alive connection; headers as a raw list, so duplicates and name case stay as given. */
-function sendKeptAlive(
-  agent: Agent,
-  port: number,
-  method: string,
-  target: string,
-  headers: readonly (readonly [string, string])[],
-): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const flat = ['Host', `127.0.0.1:${port}`, ...headers.flat()]
-    const request = httpRequest({ agent, host: '127.0.0.1', port, method, path: target, headers: flat }, (response) => {
-      const chunks: Buffer[] = []
-      response.on('data', (chunk: Buffer) => chunks.push(chunk))
-      response.on('error', reject)
-      response.on('end', () => {
-        const headerMap: Record<string, string> = {}
-        for (const [name, value] of Object.entries(response.headers)) headerMap[name] = Array.isArray(value) ? value.join(', ') : String(value)
-        resolve({ status: response.statusCode ?? 0, headers: headerMap, body: Buffer.concat(chunks) })
-      })
-    })
-    request.setTimeout(10_000, () => request.destroy(new Error('no answer within 10 s')))
-    request.on('error', reject)
-    request.end()
-  })
-}
-
 /** Status of a request whose connection Node reset while refusing it (its 400 or 431 lost in the reset). */
 const RESET = 0
 
@@ -162,14 +135,13 @@ function sendRefused(port: number, request: RawRequest): Promise<RawResponse> {
 }
 
 /**
- * Checks one answer against the model and counts its kind in `tally`; throws with the
- * request and the answer on a mismatch. Plain comparisons rather than one `expect` per
- * property: a run checks tens of thousands of answers, and an `expect` call costs more
- * than the request it checks.
+ * Checks the answer to `sent` (what `request` went out as) against the model and counts
+ * its kind in `tally`; throws with the request and the answer on a mismatch. Plain
+ * comparisons rather than one `expect` per property: a run checks tens of thousands of
+ * answers, and an `expect` call costs more than the request it checks.
  */
-function check(request: HostileRequest, response: RawResponse, fixture: HttpFixture, tally: Map<string, number>): void {
-  const headers = headersOf(request, fixture)
-  const target = targetOf(request)
+function check(request: HostileRequest, sent: RawRequest, response: RawResponse, fixture: HttpFixture, tally: Map<string, number>): void {
+  const { headers, target } = sent
   const body = response.body.toString('latin1')
   const count = (kind: string) => void tally.set(kind, (tally.get(kind) ?? 0) + 1)
   const fail = (what: string): never => {
@@ -232,28 +204,26 @@ describe(`hostile input through every adapter (seed ${SEED})`, () => {
     async (name, target) => {
       const errors: unknown[] = []
       const app = await target.start(fixture.auth, errors)
-      const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+      const client = keptAliveClient(app.port)
       const tally = new Map<string, number>()
       const runs = runsFor(target.current)
       const started = performance.now()
       try {
         await fc.assert(
           fc.asyncProperty(hostileRequest, async (request) => {
-            const headers = headersOf(request, fixture)
-            const targetPath = targetOf(request)
-            // Node's client refuses what its parser would refuse: those go over a raw socket,
-            // and so do oversized heads, whose 431 (Fastify's lacks `Connection: close`)
-            // ends the connection.
+            const sent: RawRequest = { method: request.method, target: targetOf(request), headers: headersOf(request, fixture) }
+            // What Node's parser refuses, and oversized heads, whose 431 (Fastify's lacks
+            // `Connection: close`) ends the connection, go over a connection of their own.
             const response =
-              refusedByParser(headers, targetPath) || headSize(headers, targetPath) > 14_000
-                ? await sendRefused(app.port, { method: request.method, target: targetPath, headers })
-                : await sendKeptAlive(agent, app.port, request.method, targetPath, headers)
-            check(request, response, fixture, tally)
+              refusedByParser(sent.headers, sent.target) || headSize(sent.headers, sent.target) > 14_000
+                ? await sendRefused(app.port, sent)
+                : await client.send(sent)
+            check(request, sent, response, fixture, tally)
           }),
           { seed: SEED, numRuns: runs },
         )
       } finally {
-        agent.destroy()
+        client.close()
         await app.close()
       }
       // Let a late rejection surface before looking.
