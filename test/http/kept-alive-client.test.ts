@@ -76,7 +76,7 @@ describe('the kept-alive client', () => {
     ]
     const agent = new Agent({ keepAlive: true, maxSockets: 1 })
     try {
-      for (const method of METHODS) {
+      for (const method of [...METHODS, 'PATCH', 'QUERY']) {
         for (const headers of headerSets) {
           const request: RawRequest = { method, target: '/v1/connect?partner=%C3%A9&a=b', headers }
           const before = requests.length

@@ -87,22 +87,22 @@ export function sendRaw(port: number, request: RawRequest, timeoutMs = 10_000, o
 }
 
 /**
- * Methods Node's `http.request` frames with an empty chunked body when ended with none
- * (its `useChunkedEncodingByDefault`); the others it sends without a body.
+ * Methods Node's `http.request` sends without a body when ended with none; it frames
+ * the others with an empty chunked body (its `useChunkedEncodingByDefault`).
  */
-const CHUNKED_BY_NODE = new Set(['POST', 'PUT', 'PATCH'])
+const BODILESS_IN_NODE = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT'])
 
 /**
  * The bytes Node's `http.request` sends for `request` through a keep-alive `Agent`:
  * the request line, `Host`, the headers as given, `Connection: keep-alive`, and for
- * POST, PUT and PATCH an empty chunked body (test/http/kept-alive-client.test.ts
- * checks this against Node's client).
+ * methods other than GET, HEAD, DELETE, OPTIONS, TRACE and CONNECT an empty chunked
+ * body (test/http/kept-alive-client.test.ts checks this against Node's client).
  */
 export function keptAliveRequestBytes(request: RawRequest, port: number): Buffer {
   const method = request.method ?? 'GET'
   let head = `${method} ${request.target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`
   for (const [name, value] of request.headers) head += `${name}: ${value}\r\n`
-  head += CHUNKED_BY_NODE.has(method) ? 'Connection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n' : 'Connection: keep-alive\r\n\r\n'
+  head += BODILESS_IN_NODE.has(method) ? 'Connection: keep-alive\r\n\r\n' : 'Connection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'
   return Buffer.from(head, 'latin1')
 }
 
