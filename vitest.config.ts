@@ -55,7 +55,7 @@ export const slowTests = [
   'test/dashboard/axe.browser.test.ts',
   'test/dashboard/activity.browser.test.ts',
   'test/soak/fleet-smoke.test.ts',
-  'test/http/hostile-input.test.ts',
+  'test/http/hostile-input-express.test.ts',
   'test/faults/silent-cut.test.ts',
   'test/stores/postgres.test.ts',
   'test/dashboard/truth.browser.test.ts',
@@ -72,6 +72,10 @@ export const slowTests = [
   'test/soak/soak-smoke.test.ts',
   'test/readme/readme.test.ts',
   'test/types/type-tests.test.ts',
+  'test/http/hostile-input-fastify.test.ts',
+  'test/http/hostile-input-koa.test.ts',
+  'test/http/hostile-input-hono.test.ts',
+  'test/http/hostile-input-fetch.test.ts',
 ]
 
 /**
@@ -116,7 +120,12 @@ export const notUnitTests = [
   'test/fetch/conformance.test.ts',
   'test/http/conformance.test.ts',
   'test/http/enumeration.test.ts',
-  'test/http/hostile-input.test.ts',
+  'test/http/hostile-input-express.test.ts',
+  'test/http/hostile-input-fastify.test.ts',
+  'test/http/hostile-input-fetch.test.ts',
+  'test/http/hostile-input-hono.test.ts',
+  'test/http/hostile-input-koa.test.ts',
+  'test/http/kept-alive-client.test.ts',
   'test/http/leak-report-adapters.test.ts',
   'test/http/no-framework-import.test.ts',
   'test/http/node-mounts.test.ts',

@@ -1,11 +1,8 @@
-import { Agent, request as httpRequest } from 'node:http'
-import express5 from 'express'
-import express4 from 'express4'
-import fastify5, { type FastifyInstance } from 'fastify'
-import fastify4 from 'fastify4'
+import type express5 from 'express'
+import type fastify5 from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import fc from 'fast-check'
-import Koa3 from 'koa'
-import Koa2 from 'koa2'
+import type Koa3 from 'koa'
 import { getRequestListener, type Http2Bindings, type HttpBindings } from '@hono/node-server'
 import { getConnInfo } from '@hono/node-server/conninfo'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -15,10 +12,11 @@ import type { RunningApp } from '../conformance/http'
 import { createHttpFixture, type HttpFixture } from './fixture'
 import { expressApp, fastifyApp, koaApp, listen, listenFastify } from './frameworks'
 import { expectedAnswer, headersOf, headSize, hostileRequest, refusedByParser, targetOf, type HostileRequest } from './hostile-model'
-import { sendRaw, type RawRequest, type RawResponse } from './raw-client'
+import { keptAliveClient, sendRaw, type RawRequest, type RawResponse } from './raw-client'
 
 /**
- * Hostile input through every adapter over a real socket (issue 9): a fast-check run
+ * The hostile-input suite (issue 9), run through each adapter over a real socket by
+ * one file per framework (test/http/hostile-input-*.test.ts): a fast-check run
  * with a fixed seed of random and adversarial methods, header names, values (control
  * bytes, obs-text 0x80–0xFF, UTF-8, very long, up to ~100 headers, many duplicates)
  * and `partner` values (huge, unicode, control characters, valid and invalid
@@ -30,8 +28,10 @@ import { sendRaw, type RawRequest, type RawResponse } from './raw-client'
  * trace, no error reaching a framework error handler, no unhandled rejection.
  *
  * `FC_SEED` replays another seed; `HOSTILE_RUNS` sets the cases per framework version
- * (default under CI=true: 10 000 for Express 5, Fastify 5 and Koa 3, 2 500 for the
- * older majors; locally 2 000 and 500 to keep `npm test` quick).
+ * (default under CI=true: 10 000 for Express 5, Fastify 5, Koa 3, fetch and Hono, 2 500
+ * for the older majors; locally 2 000 and 500 to keep `npm test` quick). The cases are
+ * the same for every framework version (one seed); one file per framework lets vitest
+ * run them side by side.
  */
 const SEED = Number(process.env.FC_SEED ?? 20_260_101)
 const CI = process.env.CI === 'true'
@@ -40,14 +40,14 @@ const runsFor = (current: boolean): number => Number(process.env.HOSTILE_RUNS ??
 
 const STACK_TRACE = /\n\s+at |\(\/[^)]*:\d+:\d+\)|node_modules|\/src\//
 
-interface Target {
+/** A framework version the suite runs through: its name and how to serve the suite's app on it. */
+export interface Target {
   readonly name: string
   /** The current major: run with the full case count. */
   readonly current: boolean
   start(auth: PasscodeAuth, errors: unknown[]): Promise<RunningApp>
 }
 
-const asFastify = (factory: unknown) => factory as typeof fastify5
 const recordFastifyErrors = (errors: unknown[]) => (app: FastifyInstance) => {
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, _request, reply) => {
     // Fastify's own 4xx for a request it cannot take (a body it cannot parse) is its answer, not a failure.
@@ -57,7 +57,8 @@ const recordFastifyErrors = (errors: unknown[]) => (app: FastifyInstance) => {
     return reply.code(500).send(`recorded ${error.code} ${error.message}`)
   })
 }
-const expressTarget = (name: string, current: boolean, express: typeof express5): Target => ({
+/** Express 4 or 5, errors reaching its error handler recorded. */
+export const expressTarget = (name: string, current: boolean, express: typeof express5): Target => ({
   name,
   current,
   start: (auth, errors) => {
@@ -69,7 +70,8 @@ const expressTarget = (name: string, current: boolean, express: typeof express5)
     return listen(app)
   },
 })
-const koaTarget = (name: string, current: boolean, Koa: typeof Koa3): Target => ({
+/** Koa 2 or 3, errors it emits recorded. */
+export const koaTarget = (name: string, current: boolean, Koa: typeof Koa3): Target => ({
   name,
   current,
   start: (auth, errors) => {
@@ -78,7 +80,8 @@ const koaTarget = (name: string, current: boolean, Koa: typeof Koa3): Target => 
     return listen(app.callback())
   },
 })
-const fastifyTarget = (name: string, current: boolean, fastify: typeof fastify5): Target => ({
+/** Fastify 4 or 5, errors reaching its error handler recorded. */
+export const fastifyTarget = (name: string, current: boolean, fastify: typeof fastify5): Target => ({
   name,
   current,
   start: async (auth, errors) => listenFastify(await fastifyApp(fastify, auth, recordFastifyErrors(errors))),
@@ -86,7 +89,8 @@ const fastifyTarget = (name: string, current: boolean, fastify: typeof fastify5)
 
 // Without overriding the test process's global Request and Response (see test/fetch/targets.ts).
 const NODE_SERVER = { overrideGlobalObjects: false } as const
-const fetchTarget: Target = {
+/** passcode-auth/fetch on `@hono/node-server`. */
+export const fetchTarget: Target = {
   name: 'fetch (node-server)',
   current: true,
   start: (auth, errors) => {
@@ -99,7 +103,8 @@ const fetchTarget: Target = {
     return listen(getRequestListener(fetch, { ...NODE_SERVER, errorHandler: (error) => void errors.push(error) }))
   },
 }
-const honoTarget: Target = {
+/** passcode-auth/hono on `@hono/node-server`. */
+export const honoTarget: Target = {
   name: 'hono 4 (node-server)',
   current: true,
   start: (auth, errors) => {
@@ -110,43 +115,6 @@ const honoTarget: Target = {
     })
     return listen(getRequestListener(app.fetch, { ...NODE_SERVER, errorHandler: (error) => void errors.push(error) }))
   },
-}
-
-const TARGETS: readonly Target[] = [
-  expressTarget('express 4', false, express4),
-  expressTarget('express 5', true, express5),
-  fastifyTarget('fastify 4', false, asFastify(fastify4)),
-  fastifyTarget('fastify 5', true, fastify5),
-  koaTarget('koa 2', false, Koa2),
-  koaTarget('koa 3', true, Koa3),
-  fetchTarget,
-  honoTarget,
-]
-
-/** Sends over a keep-alive connection; headers as a raw list, so duplicates and name case stay as given. */
-function sendKeptAlive(
-  agent: Agent,
-  port: number,
-  method: string,
-  target: string,
-  headers: readonly (readonly [string, string])[],
-): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const flat = ['Host', `127.0.0.1:${port}`, ...headers.flat()]
-    const request = httpRequest({ agent, host: '127.0.0.1', port, method, path: target, headers: flat }, (response) => {
-      const chunks: Buffer[] = []
-      response.on('data', (chunk: Buffer) => chunks.push(chunk))
-      response.on('error', reject)
-      response.on('end', () => {
-        const headerMap: Record<string, string> = {}
-        for (const [name, value] of Object.entries(response.headers)) headerMap[name] = Array.isArray(value) ? value.join(', ') : String(value)
-        resolve({ status: response.statusCode ?? 0, headers: headerMap, body: Buffer.concat(chunks) })
-      })
-    })
-    request.setTimeout(10_000, () => request.destroy(new Error('no answer within 10 s')))
-    request.on('error', reject)
-    request.end()
-  })
 }
 
 /** Status of a request whose connection Node reset while refusing it (its 400 or 431 lost in the reset). */
@@ -162,14 +130,13 @@ function sendRefused(port: number, request: RawRequest): Promise<RawResponse> {
 }
 
 /**
- * Checks one answer against the model and counts its kind in `tally`; throws with the
- * request and the answer on a mismatch. Plain comparisons rather than one `expect` per
- * property: a run checks tens of thousands of answers, and an `expect` call costs more
- * than the request it checks.
+ * Checks the answer to `sent` (what `request` went out as) against the model and counts
+ * its kind in `tally`; throws with the request and the answer on a mismatch. Plain
+ * comparisons rather than one `expect` per property: a run checks tens of thousands of
+ * answers, and an `expect` call costs more than the request it checks.
  */
-function check(request: HostileRequest, response: RawResponse, fixture: HttpFixture, tally: Map<string, number>): void {
-  const headers = headersOf(request, fixture)
-  const target = targetOf(request)
+function check(request: HostileRequest, sent: RawRequest, response: RawResponse, fixture: HttpFixture, tally: Map<string, number>): void {
+  const { headers, target } = sent
   const body = response.body.toString('latin1')
   const count = (kind: string) => void tally.set(kind, (tally.get(kind) ?? 0) + 1)
   const fail = (what: string): never => {
@@ -211,60 +178,62 @@ function check(request: HostileRequest, response: RawResponse, fixture: HttpFixt
   count(`${expected.status}${request.method === 'HEAD' ? ' HEAD' : ''}`)
 }
 
-describe(`hostile input through every adapter (seed ${SEED})`, () => {
-  let fixture: HttpFixture
-  const unhandled: unknown[] = []
-  const onUnhandled = (reason: unknown) => void unhandled.push(reason)
+/** Runs the suite through each of `targets` (the versions of one framework), one test each. */
+export function describeHostileInput(framework: string, targets: readonly Target[]): void {
+  describe(`hostile input through ${framework} (seed ${SEED})`, () => {
+    let fixture: HttpFixture
+    const unhandled: unknown[] = []
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason)
 
-  beforeAll(async () => {
-    fixture = await createHttpFixture()
-    process.on('unhandledRejection', onUnhandled)
-    process.on('uncaughtException', onUnhandled)
-  })
-  afterAll(async () => {
-    process.off('unhandledRejection', onUnhandled)
-    process.off('uncaughtException', onUnhandled)
-    await fixture?.close()
-  })
+    beforeAll(async () => {
+      fixture = await createHttpFixture()
+      process.on('unhandledRejection', onUnhandled)
+      process.on('uncaughtException', onUnhandled)
+    })
+    afterAll(async () => {
+      process.off('unhandledRejection', onUnhandled)
+      process.off('uncaughtException', onUnhandled)
+      await fixture?.close()
+    })
 
-  it.each(TARGETS.map((target) => [target.name, target] as const))(
-    '%s',
-    async (name, target) => {
-      const errors: unknown[] = []
-      const app = await target.start(fixture.auth, errors)
-      const agent = new Agent({ keepAlive: true, maxSockets: 1 })
-      const tally = new Map<string, number>()
-      const runs = runsFor(target.current)
-      const started = performance.now()
-      try {
-        await fc.assert(
-          fc.asyncProperty(hostileRequest, async (request) => {
-            const headers = headersOf(request, fixture)
-            const targetPath = targetOf(request)
-            // Node's client refuses what its parser would refuse: those go over a raw socket,
-            // and so do oversized heads, whose 431 (Fastify's lacks `Connection: close`)
-            // ends the connection.
-            const response =
-              refusedByParser(headers, targetPath) || headSize(headers, targetPath) > 14_000
-                ? await sendRefused(app.port, { method: request.method, target: targetPath, headers })
-                : await sendKeptAlive(agent, app.port, request.method, targetPath, headers)
-            check(request, response, fixture, tally)
-          }),
-          { seed: SEED, numRuns: runs },
-        )
-      } finally {
-        agent.destroy()
-        await app.close()
-      }
-      // Let a late rejection surface before looking.
-      await new Promise((resolve) => setImmediate(resolve))
-      const seconds = ((performance.now() - started) / 1000).toFixed(1)
-      console.log(`${name}: ${runs} hostile cases in ${seconds} s, answers: ${JSON.stringify(Object.fromEntries([...tally].sort()))}`)
-      expect(errors).toEqual([])
-      expect(unhandled).toEqual([])
-      // The run exercised every kind of answer, not only refusals.
-      for (const kind of ['200', '400', '401', '403', '405', 'parser refused', 'framework 404']) expect(tally.get(kind) ?? 0, kind).toBeGreaterThan(0)
-    },
-    600_000,
-  )
-})
+    it.each(targets.map((target) => [target.name, target] as const))(
+      '%s',
+      async (name, target) => {
+        const errors: unknown[] = []
+        const app = await target.start(fixture.auth, errors)
+        const client = keptAliveClient(app.port)
+        const tally = new Map<string, number>()
+        const runs = runsFor(target.current)
+        const started = performance.now()
+        try {
+          await fc.assert(
+            fc.asyncProperty(hostileRequest, async (request) => {
+              const sent: RawRequest = { method: request.method, target: targetOf(request), headers: headersOf(request, fixture) }
+              // What Node's parser refuses, and oversized heads, whose 431 (Fastify's lacks
+              // `Connection: close`) ends the connection, go over a connection of their own.
+              const response =
+                refusedByParser(sent.headers, sent.target) || headSize(sent.headers, sent.target) > 14_000
+                  ? await sendRefused(app.port, sent)
+                  : await client.send(sent)
+              check(request, sent, response, fixture, tally)
+            }),
+            { seed: SEED, numRuns: runs },
+          )
+        } finally {
+          client.close()
+          await app.close()
+        }
+        // Let a late rejection surface before looking.
+        await new Promise((resolve) => setImmediate(resolve))
+        const seconds = ((performance.now() - started) / 1000).toFixed(1)
+        console.log(`${name}: ${runs} hostile cases in ${seconds} s, answers: ${JSON.stringify(Object.fromEntries([...tally].sort()))}`)
+        expect(errors).toEqual([])
+        expect(unhandled).toEqual([])
+        // The run exercised every kind of answer, not only refusals.
+        for (const kind of ['200', '400', '401', '403', '405', 'parser refused', 'framework 404'])
+          expect(tally.get(kind) ?? 0, kind).toBeGreaterThan(0)
+      },
+      600_000,
+    )
+  })
+}
