@@ -148,19 +148,33 @@ export async function pgPreparedTransaction<T>(
  * function's call ran at 0.92–1.13 of a bare one-column read, the lookup statement
  * unnamed at 0.19–0.30; the server spent 59–64 µs per call of the function with 16 in
  * flight, 57–62 µs per bare read and 487–523 µs per lookup statement unnamed. Where
- * named statements work, the named statement stays: on a direct connection, in the
+ * named statements work, a lookup alone stays the named statement: on a direct connection, in the
  * same runs, the function called named ran at 0.98–1.17 of its calls/s (the server
  * spending 54–56 µs on it against 58–65 µs, 16 in flight), as fast but not clearly
  * faster, and the named statement needs no fallback for a schema without the function.
  *
- * Under load, concurrent lookups through the function share statements when the
- * caller gives `callMany`, the same function over an array of keys (see
- * {@link SharedCalls}): one at a time, each lookup is still its own call.
+ * Under load, concurrent lookups share statements when the caller gives `callMany`,
+ * the same function over an array of keys (see {@link SharedCalls}), on both paths:
+ * one at a time each lookup is still its own statement (the named lookup statement
+ * where named statements work, the function's call where they do not); beyond
+ * {@link SHARED_CALL_AFTER} in flight, the lookups waiting go as one statement of
+ * `callMany`, named where named statements work (pgPrepared-style, the same
+ * `state`). On a direct server with 16 misses in flight this took `authenticate()`
+ * from 0.45–0.47 to 0.81–0.93 of a bare one-column read through the same pool
+ * (0.19 statements per miss; this process's and the server's CPU per miss about
+ * halved, to a bare read's), measured side by side with
+ * `npm run bench -- --only=cold-path`, three runs each (docs/benchmarks.md); one at
+ * a time nothing changed. The shared named statement has the fallbacks of a lone
+ * one: refused (26000, 42P05), named statements are given up and each of its lookups
+ * is answered unnamed, as below; the function missing or forbidden (42883, 42501),
+ * each of its lookups goes as the named lookup statement alone, and lookups do not
+ * share again until the function is tried again, {@link FUNCTION_RETRY_MS} later. Any
+ * other error reaches each of its lookups as its own copy.
  *
- * A schema without the function (not migrated yet), or a role that may not run it
- * (42883, 42501), gets the lookup statement unnamed, as before, and the function is
- * tried again {@link FUNCTION_RETRY_MS} later: a fleet keeps working while its
- * database is migrated.
+ * Where named statements do not work, a schema without the function (not migrated
+ * yet), or a role that may not run it (42883, 42501), gets the lookup statement
+ * unnamed, as before, and the function is tried again {@link FUNCTION_RETRY_MS}
+ * later: a fleet keeps working while its database is migrated.
  *
  * @example
  * const lookup = pgPreparedLookup(connection)
@@ -296,8 +310,8 @@ export function pgPreparedLookup(
 }
 
 /**
- * How many lookup statements through the function may be in flight before a new
- * lookup waits to share the next one (see {@link SharedCalls}); measured with
+ * How many lookup statements may be in flight before a new lookup waits to share
+ * the next one (see {@link SharedCalls}); measured with
  * `npm run bench -- --only=cold-path --pgbouncer` (docs/benchmarks.md).
  */
 export const SHARED_CALL_AFTER = 2
