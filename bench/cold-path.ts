@@ -9,7 +9,7 @@
  * store takes turns in each round, so noise hits all alike, and each ratio is the
  * median of per-round ratios. Also reported: process CPU per call (this process:
  * the client side), the store's own lookup alone, and the server round trips per
- * miss (counted on the pool's connections).
+ * miss, one at a time and with 16 in flight (counted on the pool's connections).
  *
  *   node --import tsx bench/cold-path.ts '{"rounds":3,"sliceMs":500}'
  *   DATABASE_URL=postgres://… node --import tsx bench/cold-path.ts
@@ -91,7 +91,7 @@ export interface ColdPathStore {
   readonly connectStoreOverStatic?: readonly { readonly concurrency: number; readonly ratio: number }[]
   /** Statements sent to the server per cache-miss authenticate (pg only). */
   readonly roundTripsPerMiss?: number
-  /** The same with 16 misses in flight (through PgBouncer: concurrent misses share statements). */
+  /** The same with 16 misses in flight (concurrent misses share statements). */
   readonly roundTripsPerMissInFlight?: number
 }
 
@@ -261,6 +261,21 @@ async function connectComparison(
   }
 }
 
+/** Statements sent per cache miss with 16 misses in flight, each worker on passcodes of its own (16 apart), 320 in all. */
+async function statementsPerMissInFlight(
+  auth: PasscodeAuth,
+  credentials: readonly { accountId: string; passcode: string }[],
+  sent: { readonly count: number },
+): Promise<number> {
+  const before = sent.count
+  await Promise.all(
+    Array.from({ length: 16 }, async (_, worker) => {
+      for (let i = worker; i < 320; i += 16) await auth.authenticate(credentials[i % PASSCODES]!)
+    }),
+  )
+  return (sent.count - before) / 320
+}
+
 /** Counts the statements a pg pool's connections send (each one at least one round trip). */
 function countStatements(pool: pg.Pool): { readonly count: number } {
   const counter = { count: 0 }
@@ -338,10 +353,11 @@ async function onPostgres(connectionString: string, settings: Required<Pick<Cold
     const before = sent.count
     for (let i = 0; i < 200; i++) await auth.authenticate(credentials[i % PASSCODES]!)
     const roundTripsPerMiss = (sent.count - before) / 200
+    const roundTripsPerMissInFlight = await statementsPerMissInFlight(auth, credentials, sent)
     const result = await measure('postgres', scenarios, settings, await postgresCpuSampler(pool))
     await auth.close()
     const connectStoreOverStatic = await connectComparison(pool, store, credentials, settings, schema)
-    return { ...result, roundTripsPerMiss, connectStoreOverStatic }
+    return { ...result, roundTripsPerMiss, roundTripsPerMissInFlight, connectStoreOverStatic }
   } finally {
     await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {})
     await pool.end()
@@ -412,14 +428,7 @@ async function onPgBouncer(
     const before = sent.count
     for (let i = 0; i < 200; i++) await auth.authenticate(credentials[i % PASSCODES]!)
     const roundTripsPerMiss = (sent.count - before) / 200
-    // 16 misses in flight, each worker on passcodes of its own (16 apart), 320 in all.
-    const beforeInFlight = sent.count
-    await Promise.all(
-      Array.from({ length: 16 }, async (_, worker) => {
-        for (let i = worker; i < 320; i += 16) await auth.authenticate(credentials[i % PASSCODES]!)
-      }),
-    )
-    const roundTripsPerMissInFlight = (sent.count - beforeInFlight) / 320
+    const roundTripsPerMissInFlight = await statementsPerMissInFlight(auth, credentials, sent)
     const serverCpu = await postgresCpuSampler(direct)
     const results: ColdPathStore[] = [
       { ...(await measure('pgbouncer', scenarios, settings, serverCpu)), roundTripsPerMiss, roundTripsPerMissInFlight },

@@ -292,4 +292,273 @@ describe('a shared lookup statement on a pg Pool past the statement deadline', (
     expect(await Promise.all(shared)).toEqual(['StatementDeadlineError', 'StatementDeadlineError', 'StatementDeadlineError'])
     expect(releases.filter(({ text }) => text === MANY)).toEqual([{ text: MANY, destroy: true }])
   })
+
+  it('destroys the hung connection of a shared named statement at its deadline and rejects every lookup in it (a direct connection)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] })
+    const MANY = 'SELECT t.n, s.find_credential_by_hash(t.k) AS json FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n)'
+    const releases: { text: string; destroy: boolean | Error | undefined }[] = []
+    const pending: ((value: { rows: unknown[] }) => void)[] = []
+    const pool: PgPoolLike = {
+      query: () => Promise.reject(new Error('not used')),
+      connect: () => {
+        let text = ''
+        const client: PgPoolClientLike = {
+          query: (config: unknown) => {
+            text = typeof config === 'string' ? config : (config as { text: string }).text
+            // The lone named statements answer when told; the shared one hangs.
+            return new Promise((resolve) => {
+              if (text !== MANY) pending.push(resolve)
+            })
+          },
+          release: (destroy) => void releases.push({ text, destroy }),
+        }
+        return Promise.resolve(client)
+      },
+      totalCount: 1,
+    }
+    const database = pgPoolDatabase(pool)
+    const lookup = (key: string) => database.lookup!(TEXT, key, CALL, MANY)
+    const alone = Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(`alone${i}`))
+    const shared = ['d', 'e', 'f'].map((key) =>
+      lookup(key).then(
+        () => 'resolved',
+        (error: unknown) => (error as Error).name,
+      ),
+    )
+    await vi.advanceTimersByTimeAsync(0)
+    for (const resolve of pending.splice(0)) resolve({ rows: [{ json: JSON.stringify(ROW) }] })
+    expect(await Promise.all(alone)).toEqual(Array.from({ length: SHARED_CALL_AFTER }, () => [ROW]))
+    await vi.advanceTimersByTimeAsync(STATEMENT_DEADLINE_MS - 1)
+    expect(releases.filter(({ text }) => text === MANY)).toEqual([])
+    await vi.advanceTimersByTimeAsync(1)
+    expect(await Promise.all(shared)).toEqual(['StatementDeadlineError', 'StatementDeadlineError', 'StatementDeadlineError'])
+    expect(releases.filter(({ text }) => text === MANY)).toEqual([{ text: MANY, destroy: true }])
+  })
+})
+
+/**
+ * On a direct connection (named statements work), concurrent lookups share statements
+ * the same way: alone, the named lookup statement as before; shared, the function's
+ * array form as a named statement; with the fallbacks of each.
+ */
+describe('pgPreparedLookup sharing named statements between concurrent lookups (a direct connection)', () => {
+  const MANY = 'SELECT t.n, s.find_credential_by_hash(t.k) AS json FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n)'
+  const rowOf = (key: string) => ({ ...ROW, id: `p_${key}` })
+  const jsonOf = (key: string) => (key === 'none' ? null : JSON.stringify(rowOf(key)))
+  interface Sent {
+    kind: string
+    name?: string
+    values: unknown[]
+    answer: (error?: Error) => void
+  }
+
+  /**
+   * A server whose named statements work until `server.refuseNamed` (as after
+   * `DEALLOCATE ALL` or behind a pooler), and which answers each statement when told.
+   */
+  function heldServer() {
+    const server = { refuseNamed: false }
+    const sent: Sent[] = []
+    const wrappedAnswer = (key: string) => ({ rows: key === 'none' ? [] : [{ json: jsonOf(key) }] })
+    const connection: PgConnectionLike = {
+      query: (config: unknown, values?: readonly unknown[]) => {
+        const isNamed = typeof config !== 'string'
+        const query = isNamed ? (config as { name: string; text: string; values: unknown[] }) : undefined
+        const text = query?.text ?? (config as string)
+        const args = query?.values ?? [...(values ?? [])]
+        const kind = `${isNamed ? 'named ' : ''}${text === CALL ? 'call' : text === MANY ? 'many' : 'statement'}`
+        return new Promise((resolve, reject) => {
+          const answer = (error?: Error) => {
+            const failure = error ?? (isNamed && server.refuseNamed ? serverError('26000') : undefined)
+            if (failure !== undefined) reject(failure)
+            else if (text === CALL) resolve({ rows: [{ json: jsonOf(String(args[0])) }] })
+            // Rows in any order, `n` as text: matched by position.
+            else if (text === MANY) resolve({ rows: (args[0] as string[]).map((key, i) => ({ n: String(i + 1), json: jsonOf(key) })).reverse() })
+            else resolve(wrappedAnswer(String(args[0])))
+          }
+          sent.push({ kind, ...(query === undefined ? {} : { name: query.name }), values: args, answer })
+        })
+      },
+    }
+    return { server, sent, lookup: pgPreparedLookup(connection) }
+  }
+  const flush = () => new Promise((resolve) => setImmediate(resolve))
+  /** Answers every statement sent and not yet answered, until none is left. */
+  async function answerAll(sent: Sent[]) {
+    // The array's iterator also reaches the statements sent meanwhile.
+    for (const statement of sent) {
+      statement.answer()
+      await flush()
+    }
+  }
+  const wanted = (keys: readonly string[]) => keys.map((key) => (key === 'none' ? [] : [rowOf(key)]))
+
+  afterEach(() => void vi.useRealTimers())
+
+  it('one at a time, sends each lookup as the named lookup statement, never the shared one', async () => {
+    const { sent, lookup } = heldServer()
+    for (const key of ['b', 'none', 'c']) {
+      const result = lookup(TEXT, key, CALL, MANY)
+      await flush()
+      sent.at(-1)!.answer()
+      expect(await result).toEqual(wanted([key])[0])
+    }
+    expect(sent.map(({ kind, values }) => [kind, values])).toEqual([
+      ['named statement', ['b']],
+      ['named statement', ['none']],
+      ['named statement', ['c']],
+    ])
+    expect(new Set(sent.map(({ name }) => name)).size).toBe(1)
+  })
+
+  it(`with ${SHARED_CALL_AFTER} in flight, the next lookups go as one named statement of the array form, each getting its own row or none`, async () => {
+    const { sent, lookup } = heldServer()
+    const alone = Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY))
+    const keys = ['d', 'e', 'd', 'none', 'f']
+    const shared = keys.map((key) => lookup(TEXT, key, CALL, MANY))
+    await flush()
+    expect(sent.map(({ kind }) => kind)).toEqual(Array.from({ length: SHARED_CALL_AFTER }, () => 'named statement'))
+    sent[0]!.answer()
+    await flush()
+    expect(sent.at(-1)).toMatchObject({ kind: 'named many', values: [keys] })
+    expect(sent.at(-1)!.name).toMatch(/^passcode_auth_[0-9a-f]{32}$/)
+    expect(sent.at(-1)!.name).not.toBe(sent[0]!.name)
+    sent.at(-1)!.answer()
+    const rows = await Promise.all(shared)
+    expect(rows).toEqual(wanted(keys))
+    expect(rows[0]![0]).not.toBe(rows[2]![0])
+    await answerAll(sent)
+    expect(await Promise.all(alone)).toEqual(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => [rowOf(`alone${i}`)]))
+    expect(sent.map(({ kind }) => kind)).toEqual([...Array.from({ length: SHARED_CALL_AFTER }, () => 'named statement'), 'named many'])
+    // Back to one at a time: the named lookup statement again.
+    const later = lookup(TEXT, 'g', CALL, MANY)
+    await flush()
+    expect(sent.at(-1)!.kind).toBe('named statement')
+    sent.at(-1)!.answer()
+    expect(await later).toEqual([rowOf('g')])
+  })
+
+  it('when the shared named statement is refused (26000: DEALLOCATE ALL, a pooler), gives named statements up and answers every lookup of it unnamed', async () => {
+    const { server, sent, lookup } = heldServer()
+    const alone = Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY))
+    const keys = ['d', 'none', 'e']
+    const shared = keys.map((key) => lookup(TEXT, key, CALL, MANY))
+    await flush()
+    sent[0]!.answer()
+    await flush()
+    expect(sent.at(-1)!.kind).toBe('named many')
+    server.refuseNamed = true
+    await answerAll(sent)
+    expect(await Promise.all(shared)).toEqual(wanted(keys))
+    expect(await Promise.all(alone)).toEqual(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => [rowOf(`alone${i}`)]))
+    // After the refusal, nothing named: the function's call (shared or not) from then on.
+    const refusal = sent.findIndex(({ kind }) => kind === 'named many')
+    expect(sent.slice(refusal + 1).filter(({ kind }) => kind.startsWith('named'))).toEqual([])
+    expect(sent.slice(refusal + 1).map(({ kind }) => kind)).toContain('call')
+    const later = lookup(TEXT, 'g', CALL, MANY)
+    await flush()
+    expect(sent.at(-1)!.kind).toBe('call')
+    sent.at(-1)!.answer()
+    expect(await later).toEqual([rowOf('g')])
+  })
+
+  it('sends the lookups still waiting unnamed when named statements were given up meanwhile', async () => {
+    const { server, sent, lookup } = heldServer()
+    const alone = Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY))
+    const keys = ['d', 'e']
+    const shared = keys.map((key) => lookup(TEXT, key, CALL, MANY))
+    await flush()
+    server.refuseNamed = true
+    // Another lookup (without the array form) refused: named statements given up while `d` and `e` wait.
+    const other = lookup(TEXT, 'x', CALL)
+    await flush()
+    sent.at(-1)!.answer()
+    await flush()
+    sent[0]!.answer()
+    await flush()
+    expect(sent.map(({ kind }) => kind)).not.toContain('named many')
+    await answerAll(sent)
+    expect(await Promise.all(shared)).toEqual(wanted(keys))
+    expect(await other).toEqual([rowOf('x')])
+    expect(await Promise.all(alone)).toEqual(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => [rowOf(`alone${i}`)]))
+  })
+
+  it.each([
+    ['42883', 'missing'],
+    ['42501', 'forbidden'],
+  ])(
+    'when the function is %s (%s), sends each lookup of the shared statement as the named lookup statement, and shares again after FUNCTION_RETRY_MS',
+    async (code) => {
+      const { sent, lookup } = heldServer()
+      const start = Date.now()
+      vi.useFakeTimers({ toFake: ['Date'], now: start })
+      const burst = async (keys: readonly string[], failShared?: string) => {
+        sent.length = 0
+        const alone = Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY))
+        const shared = keys.map((key) => lookup(TEXT, key, CALL, MANY))
+        await flush()
+        sent[0]!.answer()
+        await flush()
+        if (failShared !== undefined && sent.at(-1)!.kind === 'named many') sent.at(-1)!.answer(serverError(failShared))
+        await answerAll(sent)
+        expect(await Promise.all(shared)).toEqual(wanted(keys))
+        expect(await Promise.all(alone)).toEqual(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => [rowOf(`alone${i}`)]))
+        return sent.map(({ kind }) => kind)
+      }
+      const keys = ['d', 'none', 'e']
+      const named = (n: number) => Array.from({ length: n }, () => 'named statement')
+      expect(await burst(keys, code)).toEqual([...named(SHARED_CALL_AFTER), 'named many', ...named(keys.length)])
+      // Not tried again before FUNCTION_RETRY_MS: each lookup alone, named.
+      vi.setSystemTime(start + FUNCTION_RETRY_MS - 1)
+      expect(await burst(keys)).toEqual(named(SHARED_CALL_AFTER + keys.length))
+      vi.setSystemTime(start + FUNCTION_RETRY_MS)
+      expect(await burst(keys)).toEqual([...named(SHARED_CALL_AFTER), 'named many'])
+    },
+  )
+
+  it('rejects with the lone named statement’s own 42501 (the lookup statement does not use the function)', async () => {
+    const { sent, lookup } = heldServer()
+    const result = lookup(TEXT, 'b', CALL, MANY)
+    await flush()
+    sent[0]!.answer(serverError('42501'))
+    await expect(result).rejects.toMatchObject({ code: '42501' })
+    // The function is not marked unusable: concurrent lookups still share.
+    const alone = Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY))
+    const shared = ['d', 'e'].map((key) => lookup(TEXT, key, CALL, MANY))
+    await flush()
+    sent[1]!.answer()
+    await flush()
+    expect(sent.at(-1)!.kind).toBe('named many')
+    await answerAll(sent)
+    expect(await Promise.all([...alone, ...shared])).toEqual(wanted(['alone0', 'alone1', 'd', 'e']))
+  })
+
+  it('rejects every lookup of a failed shared named statement, each with its own error of the same class and code', async () => {
+    const { sent, lookup } = heldServer()
+    void Promise.allSettled(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY)))
+    const shared = ['d', 'e', 'f'].map((key) =>
+      lookup(TEXT, key, CALL, MANY).then(
+        () => 'resolved',
+        (error: unknown) => error,
+      ),
+    )
+    await flush()
+    sent[0]!.answer()
+    await flush()
+    expect(sent.at(-1)!.kind).toBe('named many')
+    class DriverError extends Error {}
+    sent.at(-1)!.answer(Object.assign(new DriverError('canceling statement due to statement timeout'), { code: '57014' }))
+    const errors = await Promise.all(shared)
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(DriverError)
+      expect(error).toMatchObject({ code: '57014', message: 'canceling statement due to statement timeout' })
+    }
+    expect(new Set(errors).size).toBe(3)
+    // Named statements still in use.
+    const later = lookup(TEXT, 'g', CALL, MANY)
+    await flush()
+    expect(sent.at(-1)!.kind).toBe('named statement')
+    sent.at(-1)!.answer()
+    expect(await later).toEqual([rowOf('g')])
+  })
 })

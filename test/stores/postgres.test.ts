@@ -5,6 +5,7 @@ import { generatePasscode } from '../../src/core/passcode-format'
 import { createPasscodeAuth } from '../../src/service/create-passcode-auth'
 import { toDatabase } from '../../src/stores/postgres/database'
 import { postgresPartners, postgresStore } from '../../src/stores/postgres/index'
+import { statements } from '../../src/stores/postgres/statements'
 import { storeConformance } from '../conformance/store'
 import { DAY_MS } from '../../src/core/time'
 import { NOW, accountPasscode, claimRequest, eventually, subscribeReady } from '../conformance/store/fixtures'
@@ -184,6 +185,83 @@ describe.skipIf(!availability.available)(title, () => {
       expect(await store.findCredentialByHash('0'.repeat(64))).toBeNull()
       await endPool(single)
       await fixture.close()
+    })
+
+    it('concurrent cache misses share named statements: fewer statements than misses, each its own answer; one at a time one each; after DEALLOCATE ALL too', async () => {
+      // A pool that records every statement its connections send (`named: ` before a named one's text).
+      // Two connections: both have the lookup statement named when DEALLOCATE ALL drops it below.
+      const pool = new pg.Pool({ connectionString: server.connectionString, max: 2 })
+      pool.on('error', () => {})
+      pools.add(pool)
+      const texts: string[] = []
+      pool.on('connect', (client) => {
+        const query = client.query.bind(client) as (...args: unknown[]) => unknown
+        ;(client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+          const [first] = args
+          texts.push(typeof first === 'string' ? first : `named: ${String((first as { text?: unknown }).text)}`)
+          return query(...args)
+        }
+      })
+      const fixture = await openSqlFixture({ main: pool, another: anotherPool }, undefined, { listen: false })
+      const sql = statements(fixture.schema)
+      const admin = { userId: 'u_admin', role: 'admin' } as const
+      const auth = createPasscodeAuth({ store: fixture.store, cache: false })
+      const valid = await Promise.all(
+        Array.from({ length: 24 }, async (_, i) => {
+          const { value } = await auth.passcodes.create(admin, `acc_shared_${i}`, { name: 'Shared', expiry: 30 })
+          return { accountId: `acc_shared_${i}`, passcode: value }
+        }),
+      )
+      const deleted = await auth.passcodes.create(admin, 'acc_1', { name: 'Deleted', expiry: 30 })
+      await auth.passcodes.delete(admin, 'acc_1', deleted.passcode.id)
+      const refused = [
+        { accountId: 'acc_1', passcode: generatePasscode() },
+        { accountId: 'acc_1', passcode: deleted.value },
+        // Valid, but for another account than the one asked for.
+        { accountId: 'acc_1', passcode: valid[0]!.passcode },
+      ]
+      const named = `named: SELECT row_to_json(r)::text AS json FROM (${sql.findCredentialByHash}) AS r`
+      const namedMany = `named: ${sql.callFindCredentialsByHashes}`
+      const lookupsIn = (sent: readonly string[]) =>
+        sent.filter((text) => text.includes('find_credential_by_hash') || text.includes('account_passcodes p WHERE p.hash'))
+      /** The 27 misses at once: right answers; the lookup statements they sent. */
+      const concurrently = async () => {
+        const from = texts.length
+        const results = await Promise.all([...valid, ...refused].map((credential) => auth.authenticate(credential)))
+        for (const result of results.slice(0, valid.length)) expect(result).toMatchObject({ ok: true })
+        for (const result of results.slice(valid.length)) expect(result).toMatchObject({ ok: false, statusCode: 400 })
+        return lookupsIn(texts.slice(from))
+      }
+
+      let shared = 0
+      for (let round = 0; round < 3; round++) {
+        const lookups = await concurrently()
+        // Named, alone or shared: nothing unnamed.
+        expect(lookups.every((text) => text === named || text === namedMany)).toBe(true)
+        expect(lookups.length).toBeLessThan(valid.length + refused.length)
+        shared += lookups.filter((text) => text === namedMany).length
+      }
+      expect(shared).toBeGreaterThan(0)
+      // One at a time, as before: the named lookup statement once per miss.
+      let from = texts.length
+      for (const credential of valid.slice(0, 3)) expect(await auth.authenticate(credential)).toMatchObject({ ok: true })
+      expect(lookupsIn(texts.slice(from))).toEqual([named, named, named])
+
+      // Every connection of the pool loses its named statements.
+      const connections = await Promise.all(Array.from({ length: pool.totalCount }, () => pool.connect()))
+      for (const connection of connections) await connection.query('DEALLOCATE ALL')
+      for (const connection of connections) connection.release()
+      from = texts.length
+      for (let round = 0; round < 3; round++) await concurrently()
+      // Refused, then given up: the function's call, alone or shared, unnamed.
+      const after = lookupsIn(texts.slice(from))
+      const unnamedFrom = after.findIndex((text) => !text.startsWith('named: '))
+      expect(unnamedFrom).toBeGreaterThan(-1)
+      expect(after.slice(unnamedFrom).every((text) => text === sql.callFindCredentialByHash || text === sql.callFindCredentialsByHashes)).toBe(true)
+      for (const credential of valid.slice(0, 3)) expect(await auth.authenticate(credential)).toMatchObject({ ok: true })
+      await auth.close()
+      await fixture.close()
+      await endPool(pool)
     })
 
     it('rolls back a transaction whose connection drops, and the pool carries on', async () => {

@@ -148,19 +148,33 @@ export async function pgPreparedTransaction<T>(
  * function's call ran at 0.92–1.13 of a bare one-column read, the lookup statement
  * unnamed at 0.19–0.30; the server spent 59–64 µs per call of the function with 16 in
  * flight, 57–62 µs per bare read and 487–523 µs per lookup statement unnamed. Where
- * named statements work, the named statement stays: on a direct connection, in the
+ * named statements work, a lookup alone stays the named statement: on a direct connection, in the
  * same runs, the function called named ran at 0.98–1.17 of its calls/s (the server
  * spending 54–56 µs on it against 58–65 µs, 16 in flight), as fast but not clearly
  * faster, and the named statement needs no fallback for a schema without the function.
  *
- * Under load, concurrent lookups through the function share statements when the
- * caller gives `callMany`, the same function over an array of keys (see
- * {@link SharedCalls}): one at a time, each lookup is still its own call.
+ * Under load, concurrent lookups share statements when the caller gives `callMany`,
+ * the same function over an array of keys (see {@link SharedCalls}), on both paths:
+ * one at a time each lookup is still its own statement (the named lookup statement
+ * where named statements work, the function's call where they do not); beyond
+ * {@link SHARED_CALL_AFTER} in flight, the lookups waiting go as one statement of
+ * `callMany`, named where named statements work (pgPrepared-style, the same
+ * `state`). On a direct server with 16 misses in flight this took `authenticate()`
+ * from 0.45–0.47 to 0.81–0.93 of a bare one-column read through the same pool
+ * (0.19 statements per miss; this process's and the server's CPU per miss about
+ * halved, to a bare read's), measured side by side with
+ * `npm run bench -- --only=cold-path`, three runs each (docs/benchmarks.md); one at
+ * a time nothing changed. The shared named statement has the fallbacks of a lone
+ * one: refused (26000, 42P05), named statements are given up and each of its lookups
+ * is answered unnamed, as below; the function missing or forbidden (42883, 42501),
+ * each of its lookups goes as the named lookup statement alone, and lookups do not
+ * share again until the function is tried again, {@link FUNCTION_RETRY_MS} later. Any
+ * other error reaches each of its lookups as its own copy.
  *
- * A schema without the function (not migrated yet), or a role that may not run it
- * (42883, 42501), gets the lookup statement unnamed, as before, and the function is
- * tried again {@link FUNCTION_RETRY_MS} later: a fleet keeps working while its
- * database is migrated.
+ * Where named statements do not work, a schema without the function (not migrated
+ * yet), or a role that may not run it (42883, 42501), gets the lookup statement
+ * unnamed, as before, and the function is tried again {@link FUNCTION_RETRY_MS}
+ * later: a fleet keeps working while its database is migrated.
  *
  * @example
  * const lookup = pgPreparedLookup(connection)
@@ -174,11 +188,16 @@ export function pgPreparedLookup(
   const wrapped = new Map<string, { readonly name: string; readonly text: string }>()
   /** When each function call found unusable may be tried again (epoch ms). */
   const unusableUntil = new Map<string, number>()
-  /** The batching of each function call that has a form for many keys. */
+  /** The sharing of each function call that has a form for many keys, unnamed (a pooler) and named. */
   const batchers = new Map<string, SharedCalls>()
+  const namedBatchers = new Map<string, SharedCalls>()
   /** The wrapped statement unnamed. */
   const plain = async (wrappedText: string, key: string): Promise<Row[]> => parsed((await connection.query(wrappedText, [key])).rows)
   const functionUnusable = (call: string): boolean => unusableUntil.size > 0 && Date.now() < (unusableUntil.get(call) ?? 0)
+  const foundUnusable = (call: string): void => void unusableUntil.set(call, Date.now() + FUNCTION_RETRY_MS)
+  const foundUsable = (call: string): void => {
+    if (unusableUntil.size > 0) unusableUntil.delete(call)
+  }
   /** The function's one row, `{ json }` with the row as JSON or NULL. */
   const viaFunction = async (wrappedText: string, key: string, call: string): Promise<Row[]> => {
     if (functionUnusable(call)) return plain(wrappedText, key)
@@ -187,10 +206,10 @@ export function pgPreparedLookup(
       rows = (await connection.query(call, [key])).rows
     } catch (error) {
       if (!FUNCTION_UNUSABLE.has(sqlState(error))) throw error
-      unusableUntil.set(call, Date.now() + FUNCTION_RETRY_MS)
+      foundUnusable(call)
       return plain(wrappedText, key)
     }
-    if (unusableUntil.size > 0) unusableUntil.delete(call)
+    foundUsable(call)
     return parsed(rows)
   }
   /** The function path, sharing a statement with concurrent lookups when `callMany` is given. */
@@ -198,20 +217,34 @@ export function pgPreparedLookup(
     if (callMany === undefined) return viaFunction(wrappedText, key, call)
     let batcher = batchers.get(call)
     if (batcher === undefined) {
-      batcher = new SharedCalls(connection, wrappedText, call, callMany, {
-        unusable: () => functionUnusable(call),
-        foundUnusable: () => void unusableUntil.set(call, Date.now() + FUNCTION_RETRY_MS),
-        foundUsable: () => {
-          if (unusableUntil.size > 0) unusableUntil.delete(call)
+      const alone = (one: string): Promise<Row[]> => plain(wrappedText, one)
+      batcher = new SharedCalls({
+        elsewhere: () => (functionUnusable(call) ? alone : undefined),
+        one: async (one) => {
+          const rows = (await connection.query(call, [one])).rows
+          foundUsable(call)
+          return rows
         },
-        plain,
+        many: async (keys) => {
+          const rows = (await connection.query(callMany, [keys])).rows
+          foundUsable(call)
+          return rows
+        },
+        failed: (error) => {
+          if (!FUNCTION_UNUSABLE.has(sqlState(error))) return undefined
+          foundUnusable(call)
+          return alone
+        },
       })
       batchers.set(call, batcher)
     }
     return batcher.lookup(key)
   }
+  /** Where a lookup goes once named statements are given up. */
+  const unnamed = (statement: { readonly text: string }, key: string, call: string | undefined, callMany: string | undefined): Promise<Row[]> =>
+    call === undefined ? plain(statement.text, key) : viaFunctions(statement.text, key, call, callMany)
 
-  /** The named statement, until the server says named statements cannot work here; then the fallback below. */
+  /** The named statement, until the server says named statements cannot work here; then the fallback above. */
   const namedLookup = async (
     statement: { readonly name: string; readonly text: string },
     key: string,
@@ -224,7 +257,41 @@ export function pgPreparedLookup(
       if (!statementLost(error)) throw error
       state.usable = false
     }
-    return call === undefined ? plain(statement.text, key) : viaFunctions(statement.text, key, call, callMany)
+    return unnamed(statement, key, call, callMany)
+  }
+  /**
+   * The named path sharing statements with concurrent lookups: alone, the named lookup
+   * statement; shared, the function's array form named.
+   */
+  const namedShared = (statement: { readonly name: string; readonly text: string }, key: string, call: string, callMany: string): Promise<Row[]> => {
+    let batcher = namedBatchers.get(call)
+    if (batcher === undefined) {
+      const manyName = nameOf(callMany)
+      /** Each lookup unnamed (named statements given up), or as the named lookup statement alone (the function unusable). */
+      const viaUnnamed = (one: string): Promise<Row[]> => unnamed(statement, one, call, callMany)
+      const alone = (one: string): Promise<Row[]> => namedLookup(statement, one, call, callMany)
+      batcher = new SharedCalls({
+        elsewhere: () => (!state.usable ? viaUnnamed : functionUnusable(call) ? alone : undefined),
+        one: async (one) => (await named.query({ name: statement.name, text: statement.text, values: [one] })).rows,
+        many: async (keys) => {
+          const rows = (await named.query({ name: manyName, text: callMany, values: [keys] })).rows
+          foundUsable(call)
+          return rows
+        },
+        failed: (error, shared) => {
+          if (statementLost(error)) {
+            state.usable = false
+            return viaUnnamed
+          }
+          // The lookup statement alone does not use the function: its 42501 is its own.
+          if (!shared || !FUNCTION_UNUSABLE.has(sqlState(error))) return undefined
+          foundUnusable(call)
+          return alone
+        },
+      })
+      namedBatchers.set(call, batcher)
+    }
+    return batcher.lookup(key)
   }
 
   // Not an async function: once named statements are given up (every lookup through a
@@ -236,14 +303,15 @@ export function pgPreparedLookup(
       statement = { name: nameOf(text), text: `SELECT row_to_json(r)::text AS json FROM (${text}) AS r` }
       wrapped.set(text, statement)
     }
-    if (state.usable) return namedLookup(statement, key, call, callMany)
-    return call === undefined ? plain(statement.text, key) : viaFunctions(statement.text, key, call, callMany)
+    if (!state.usable) return unnamed(statement, key, call, callMany)
+    if (call === undefined || callMany === undefined) return namedLookup(statement, key, call, callMany)
+    return namedShared(statement, key, call, callMany)
   }
 }
 
 /**
- * How many lookup statements through the function may be in flight before a new
- * lookup waits to share the next one (see {@link SharedCalls}); measured with
+ * How many lookup statements may be in flight before a new lookup waits to share
+ * the next one (see {@link SharedCalls}); measured with
  * `npm run bench -- --only=cold-path --pgbouncer` (docs/benchmarks.md).
  */
 export const SHARED_CALL_AFTER = 2
@@ -258,68 +326,75 @@ interface Waiting {
   readonly reject: (error: unknown) => void
 }
 
-/** What {@link SharedCalls} shares with the lookup's own fallbacks for one function call. */
-interface FunctionState {
-  /** The function was found missing or forbidden less than {@link FUNCTION_RETRY_MS} ago. */
-  unusable(): boolean
-  foundUnusable(): void
-  foundUsable(): void
-  /** The lookup statement unnamed, for one key. */
-  plain(wrappedText: string, key: string): Promise<Row[]>
+/** Where a lookup goes instead of a {@link SharedCalls}' statements. */
+type Instead = (key: string) => Promise<Row[]>
+
+/** How one {@link SharedCalls} sends its statements, and where its lookups go when it cannot. */
+interface SharedRoute {
+  /** Where every lookup goes instead, for now (a fallback in force), or `undefined`: through this route. */
+  elsewhere(): Instead | undefined
+  /** One key as its own statement: its rows, `{ json }` (the function found usable when it ran it). */
+  one(key: string): Promise<readonly unknown[]>
+  /** Keys as one shared statement: its rows, `{ n, json }` (the function found usable). */
+  many(keys: readonly string[]): Promise<readonly unknown[]>
+  /**
+   * A statement failed with `error` (`shared`: the shared one): where each of its
+   * lookups goes instead (a fallback the error calls for), or `undefined`: the error is theirs.
+   */
+  failed(error: unknown, shared: boolean): Instead | undefined
 }
 
 /**
- * Concurrent lookups through the schema's function, sharing statements under load
- * (DataLoader-style, adaptive): while fewer than {@link SHARED_CALL_AFTER} of its
- * statements are in flight, a lookup is sent at once as its own call, exactly as
- * without sharing (no timer, no added tick: one at a time nothing changes); beyond,
- * it waits, and when a statement in flight settles, every waiting lookup (up to
- * {@link SHARED_CALL_MAX}) goes as one statement, `callMany` over the array of their
- * keys (a lone one as its own call, which costs the server less than the array form
- * with one key). Each gets the row at its own position (`n`), or none. Fewer statements for
- * the same misses: fewer round trips through a pooler, fewer statements for the
- * server to plan and for `pg` to send and decode.
+ * Concurrent lookups sharing statements under load (DataLoader-style, adaptive):
+ * while fewer than {@link SHARED_CALL_AFTER} of its statements are in flight, a
+ * lookup is sent at once as its own statement, exactly as without sharing (no timer,
+ * no added tick: one at a time nothing changes); beyond, it waits, and when a
+ * statement in flight settles, every waiting lookup (up to {@link SHARED_CALL_MAX})
+ * goes as one statement, the schema function's array form over their keys (a lone
+ * one as its own statement, which costs the server less than the array form with one
+ * key). Each gets the row at its own position (`n`), or none. Fewer statements for the
+ * same misses: fewer round trips (through a pooler, fewer forwarded), fewer
+ * statements for the server to run and for `pg` to send and decode.
+ *
+ * The route says which statements: through a transaction pooler, the function's call
+ * alone and its array form, unnamed; on a direct connection, the named lookup
+ * statement alone and the array form named.
  *
  * A shared statement is one statement like any other: it has the statement deadline
  * of the connection it runs on (a hung one is destroyed, and every lookup in it
  * rejected), an error rejects each of its lookups (each with its own copy of the
- * error, same class and fields), and a function missing or forbidden (42883, 42501)
- * sends each of its lookups as the lookup statement unnamed, as a lone call does. A
- * waiting lookup waits for at most one statement in flight to settle, which its own
- * deadline bounds.
+ * error, same class and fields), and an error that calls for a fallback (the route's
+ * `failed`: a function missing or forbidden, 42883 or 42501; a named statement
+ * refused, 26000 or 42P05) sends each of its lookups that way, as a lone statement's
+ * lookup is. A waiting lookup waits for at most one statement in flight to settle,
+ * which its own deadline bounds.
  */
 class SharedCalls {
   #inFlight = 0
   #waiting: Waiting[] = []
 
-  constructor(
-    private readonly connection: PgConnectionLike,
-    private readonly wrappedText: string,
-    private readonly call: string,
-    private readonly callMany: string,
-    private readonly state: FunctionState,
-  ) {}
+  constructor(private readonly route: SharedRoute) {}
 
   lookup(key: string): Promise<Row[]> {
-    if (this.state.unusable()) return this.state.plain(this.wrappedText, key)
+    const instead = this.route.elsewhere()
+    if (instead !== undefined) return instead(key)
     if (this.#inFlight >= SHARED_CALL_AFTER) return new Promise<Row[]>((resolve, reject) => void this.#waiting.push({ key, resolve, reject }))
-    return this.#callOne(key)
+    return this.#sendOne(key)
   }
 
-  /** One key as its own call (the function over an array costs the server more for a single key). */
-  #callOne(key: string): Promise<Row[]> {
+  /** One key as its own statement. */
+  #sendOne(key: string): Promise<Row[]> {
     this.#inFlight += 1
-    return this.connection.query(this.call, [key]).then(
-      (result) => {
+    return this.route.one(key).then(
+      (rows) => {
         this.#settled()
-        this.state.foundUsable()
-        return parsed(result.rows)
+        return parsed(rows)
       },
       (error: unknown) => {
         this.#settled()
-        if (!FUNCTION_UNUSABLE.has(sqlState(error))) throw error
-        this.state.foundUnusable()
-        return this.state.plain(this.wrappedText, key)
+        const instead = this.route.failed(error, false)
+        if (instead === undefined) throw error
+        return instead(key)
       },
     )
   }
@@ -333,18 +408,18 @@ class SharedCalls {
   #send(): void {
     const waiting = this.#waiting.length <= SHARED_CALL_MAX ? this.#waiting : this.#waiting.splice(0, SHARED_CALL_MAX)
     if (waiting === this.#waiting) this.#waiting = []
-    if (this.state.unusable()) {
-      for (const { key, resolve } of waiting) resolve(this.state.plain(this.wrappedText, key))
+    const instead = this.route.elsewhere()
+    if (instead !== undefined) {
+      for (const { key, resolve } of waiting) resolve(instead(key))
       return
     }
-    if (waiting.length === 1) return waiting[0]!.resolve(this.#callOne(waiting[0]!.key))
+    if (waiting.length === 1) return waiting[0]!.resolve(this.#sendOne(waiting[0]!.key))
     this.#inFlight += 1
-    this.connection.query(this.callMany, [waiting.map((one) => one.key)]).then(
-      (result) => {
+    this.route.many(waiting.map((one) => one.key)).then(
+      (rows) => {
         this.#settled()
-        this.state.foundUsable()
         const json: unknown[] = new Array(waiting.length).fill(null)
-        for (const row of result.rows as readonly { n?: unknown; json?: unknown }[]) {
+        for (const row of rows as readonly { n?: unknown; json?: unknown }[]) {
           const at = Number(row.n) - 1
           if (at >= 0 && at < waiting.length) json[at] = row.json
         }
@@ -352,9 +427,9 @@ class SharedCalls {
       },
       (error: unknown) => {
         this.#settled()
-        if (FUNCTION_UNUSABLE.has(sqlState(error))) {
-          this.state.foundUnusable()
-          for (const { key, resolve } of waiting) resolve(this.state.plain(this.wrappedText, key))
+        const instead = this.route.failed(error, true)
+        if (instead !== undefined) {
+          for (const { key, resolve } of waiting) resolve(instead(key))
           return
         }
         for (let i = 0; i < waiting.length; i += 1) waiting[i]!.reject(i === 0 ? error : copyOf(error))

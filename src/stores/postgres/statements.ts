@@ -257,7 +257,7 @@ export function statements(s: string) {
     callFindCredentialByHash: `SELECT ${s}.find_credential_by_hash($1::text) AS json`,
     // The same function for several keys in one statement (a text array): one row per
     // key, `n` its 1-based position in the array, `json` as above. Concurrent cache misses
-    // through a transaction pooler share it (pgPreparedLookup).
+    // share it (pgPreparedLookup: named on a direct connection, unnamed through a transaction pooler).
     callFindCredentialsByHashes: `SELECT t.n, ${s}.find_credential_by_hash(t.k) AS json FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n)`,
 
     ensureAccount: `INSERT INTO ${s}.accounts (account_id) VALUES ($1::text) ON CONFLICT (account_id) DO NOTHING`,
