@@ -13,7 +13,7 @@ import { pgbouncerAvailability, startTestPgBouncer, type TestPgBouncer } from '.
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres'
 import { admin, TEST_KEY } from '../helpers/service'
 import { rateLimitStoreCases } from './rate-limit-cases'
-import { openSqlFixture, schemaPool, uniqueSchema } from './sql-fixture'
+import { openSqlFixture, schemaPool, sharedMissCredentials, uniqueSchema } from './sql-fixture'
 
 /**
  * SPEC §5.33: the store through PgBouncer in transaction mode (Debian's pgbouncer, as
@@ -156,22 +156,9 @@ describe.skipIf(!availability.available)(title, () => {
       const fixture = await openSqlFixture({ main: pool, another: anotherPool }, undefined, { listen: false })
       const sql = statements(fixture.schema)
       const auth = createPasscodeAuth({ store: fixture.store, cache: false })
-      const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'One', expiry: 30 })
+      await auth.passcodes.create(admin, 'acc_1', { name: 'One', expiry: 30 })
       await untilUnnamed(auth, texts, sql.callFindCredentialByHash)
-      const valid = await Promise.all(
-        Array.from({ length: 24 }, async (_, i) => {
-          const { value } = await auth.passcodes.create(admin, `acc_shared_${i}`, { name: 'Shared', expiry: 30 })
-          return { accountId: `acc_shared_${i}`, passcode: value }
-        }),
-      )
-      const deleted = await auth.passcodes.create(admin, 'acc_1', { name: 'Deleted', expiry: 30 })
-      await auth.passcodes.delete(admin, 'acc_1', deleted.passcode.id)
-      const refused = [
-        { accountId: 'acc_1', passcode: generatePasscode() },
-        { accountId: 'acc_1', passcode: deleted.value },
-        // Valid, but for another account than the one asked for.
-        { accountId: 'acc_shared_0', passcode: value },
-      ]
+      const { valid, refused } = await sharedMissCredentials(auth)
 
       let shared = 0
       for (let round = 0; round < 5; round++) {

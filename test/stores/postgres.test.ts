@@ -11,7 +11,7 @@ import { DAY_MS } from '../../src/core/time'
 import { NOW, accountPasscode, claimRequest, eventually, subscribeReady } from '../conformance/store/fixtures'
 import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
 import { migrationCases } from './migration-cases'
-import { openSqlFixture, schemaPool } from './sql-fixture'
+import { openSqlFixture, schemaPool, sharedMissCredentials } from './sql-fixture'
 import { rateLimitStoreCases } from './rate-limit-cases'
 import { sqlStoreCases } from './sql-store-cases'
 
@@ -204,22 +204,8 @@ describe.skipIf(!availability.available)(title, () => {
       })
       const fixture = await openSqlFixture({ main: pool, another: anotherPool }, undefined, { listen: false })
       const sql = statements(fixture.schema)
-      const admin = { userId: 'u_admin', role: 'admin' } as const
       const auth = createPasscodeAuth({ store: fixture.store, cache: false })
-      const valid = await Promise.all(
-        Array.from({ length: 24 }, async (_, i) => {
-          const { value } = await auth.passcodes.create(admin, `acc_shared_${i}`, { name: 'Shared', expiry: 30 })
-          return { accountId: `acc_shared_${i}`, passcode: value }
-        }),
-      )
-      const deleted = await auth.passcodes.create(admin, 'acc_1', { name: 'Deleted', expiry: 30 })
-      await auth.passcodes.delete(admin, 'acc_1', deleted.passcode.id)
-      const refused = [
-        { accountId: 'acc_1', passcode: generatePasscode() },
-        { accountId: 'acc_1', passcode: deleted.value },
-        // Valid, but for another account than the one asked for.
-        { accountId: 'acc_1', passcode: valid[0]!.passcode },
-      ]
+      const { valid, refused } = await sharedMissCredentials(auth)
       const named = `named: SELECT row_to_json(r)::text AS json FROM (${sql.findCredentialByHash}) AS r`
       const namedMany = `named: ${sql.callFindCredentialsByHashes}`
       const lookupsIn = (sent: readonly string[]) =>

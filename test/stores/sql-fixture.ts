@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../src/core/entities'
+import { generatePasscode } from '../../src/core/passcode-format'
+import type { PasscodeAuth } from '../../src/service/create-passcode-auth'
 import { toDatabase } from '../../src/stores/postgres/database'
 import type { PostgresDatabase } from '../../src/stores/postgres/database-interface'
 import { migrate } from '../../src/stores/postgres/migrate'
@@ -127,4 +129,29 @@ export async function openSqlFixture(
       pool.free.push(schema)
     },
   }
+}
+
+/**
+ * The credentials of the shared-miss cases: 24 valid ones (one passcode in each of
+ * `acc_shared_0` to `_23`) and 3 refused ones for `acc_1` (an unknown value, a deleted
+ * passcode's, and a valid value of another account).
+ */
+export async function sharedMissCredentials(
+  auth: PasscodeAuth,
+): Promise<{ valid: { accountId: string; passcode: string }[]; refused: { accountId: string; passcode: string }[] }> {
+  const admin = { userId: 'u_admin', role: 'admin' } as const
+  const valid = await Promise.all(
+    Array.from({ length: 24 }, async (_, i) => {
+      const { value } = await auth.passcodes.create(admin, `acc_shared_${i}`, { name: 'Shared', expiry: 30 })
+      return { accountId: `acc_shared_${i}`, passcode: value }
+    }),
+  )
+  const deleted = await auth.passcodes.create(admin, 'acc_1', { name: 'Deleted', expiry: 30 })
+  await auth.passcodes.delete(admin, 'acc_1', deleted.passcode.id)
+  const refused = [
+    { accountId: 'acc_1', passcode: generatePasscode() },
+    { accountId: 'acc_1', passcode: deleted.value },
+    { accountId: 'acc_1', passcode: valid[0]!.passcode },
+  ]
+  return { valid, refused }
 }
