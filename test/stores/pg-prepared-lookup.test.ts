@@ -355,6 +355,14 @@ describe('pgPreparedLookup sharing named statements between concurrent lookups (
     }
   }
   const wanted = (keys: readonly string[]) => keys.map((key) => (key === 'none' ? [] : [rowOf(key)]))
+  /** One more lookup, alone: sent as `kind`, and answered with its row. */
+  async function aloneAs(held: ReturnType<typeof heldServer>, kind: string) {
+    const later = held.lookup(TEXT, 'g', CALL, MANY)
+    await flush()
+    expect(held.sent.at(-1)!.kind).toBe(kind)
+    held.sent.at(-1)!.answer()
+    expect(await later).toEqual([rowOf('g')])
+  }
 
   afterEach(() => void vi.useRealTimers())
 
@@ -375,7 +383,8 @@ describe('pgPreparedLookup sharing named statements between concurrent lookups (
   })
 
   it(`with ${SHARED_CALL_AFTER} in flight, the next lookups go as one named statement of the array form, each getting its own row or none`, async () => {
-    const { sent, lookup } = heldServer()
+    const held = heldServer()
+    const { sent, lookup } = held
     const alone = Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY))
     const keys = ['d', 'e', 'd', 'none', 'f']
     const shared = keys.map((key) => lookup(TEXT, key, CALL, MANY))
@@ -394,15 +403,12 @@ describe('pgPreparedLookup sharing named statements between concurrent lookups (
     expect(await Promise.all(alone)).toEqual(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => [rowOf(`alone${i}`)]))
     expect(sent.map(({ kind }) => kind)).toEqual([...Array.from({ length: SHARED_CALL_AFTER }, () => 'named statement'), 'named many'])
     // Back to one at a time: the named lookup statement again.
-    const later = lookup(TEXT, 'g', CALL, MANY)
-    await flush()
-    expect(sent.at(-1)!.kind).toBe('named statement')
-    sent.at(-1)!.answer()
-    expect(await later).toEqual([rowOf('g')])
+    await aloneAs(held, 'named statement')
   })
 
   it('when the shared named statement is refused (26000: DEALLOCATE ALL, a pooler), gives named statements up and answers every lookup of it unnamed', async () => {
-    const { server, sent, lookup } = heldServer()
+    const held = heldServer()
+    const { server, sent, lookup } = held
     const alone = Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY))
     const keys = ['d', 'none', 'e']
     const shared = keys.map((key) => lookup(TEXT, key, CALL, MANY))
@@ -418,11 +424,7 @@ describe('pgPreparedLookup sharing named statements between concurrent lookups (
     const refusal = sent.findIndex(({ kind }) => kind === 'named many')
     expect(sent.slice(refusal + 1).filter(({ kind }) => kind.startsWith('named'))).toEqual([])
     expect(sent.slice(refusal + 1).map(({ kind }) => kind)).toContain('call')
-    const later = lookup(TEXT, 'g', CALL, MANY)
-    await flush()
-    expect(sent.at(-1)!.kind).toBe('call')
-    sent.at(-1)!.answer()
-    expect(await later).toEqual([rowOf('g')])
+    await aloneAs(held, 'call')
   })
 
   it('sends the lookups still waiting unnamed when named statements were given up meanwhile', async () => {
@@ -497,7 +499,8 @@ describe('pgPreparedLookup sharing named statements between concurrent lookups (
   })
 
   it('rejects every lookup of a failed shared named statement, each with its own error of the same class and code', async () => {
-    const { sent, lookup } = heldServer()
+    const held = heldServer()
+    const { sent, lookup } = held
     void Promise.allSettled(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY)))
     const shared = ['d', 'e', 'f'].map((key) =>
       lookup(TEXT, key, CALL, MANY).then(
@@ -518,10 +521,6 @@ describe('pgPreparedLookup sharing named statements between concurrent lookups (
     }
     expect(new Set(errors).size).toBe(3)
     // Named statements still in use.
-    const later = lookup(TEXT, 'g', CALL, MANY)
-    await flush()
-    expect(sent.at(-1)!.kind).toBe('named statement')
-    sent.at(-1)!.answer()
-    expect(await later).toEqual([rowOf('g')])
+    await aloneAs(held, 'named statement')
   })
 })

@@ -13,7 +13,7 @@ import { pgbouncerAvailability, startTestPgBouncer, type TestPgBouncer } from '.
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres'
 import { admin, TEST_KEY } from '../helpers/service'
 import { rateLimitStoreCases } from './rate-limit-cases'
-import { openSqlFixture, schemaPool, sharedMissCredentials, uniqueSchema } from './sql-fixture'
+import { openSqlFixture, recordStatements, schemaPool, sharedMissCredentials, uniqueSchema } from './sql-fixture'
 
 /**
  * SPEC §5.33: the store through PgBouncer in transaction mode (Debian's pgbouncer, as
@@ -67,16 +67,7 @@ describe.skipIf(!availability.available)(title, () => {
   /** A pool through PgBouncer that records the text of every statement its connections send (`named: ` before a named one's). */
   const watchedPool = () => {
     const pool = newPool()
-    const texts: string[] = []
-    pool.on('connect', (client) => {
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown
-      ;(client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-        const [first] = args
-        texts.push(typeof first === 'string' ? first : `named: ${String((first as { text?: unknown }).text)}`)
-        return query(...args)
-      }
-    })
-    return { pool, texts }
+    return { pool, texts: recordStatements(pool) }
   }
 
   storeConformance('postgresStore through PgBouncer, LISTEN on a direct connection', {

@@ -11,7 +11,7 @@ import { DAY_MS } from '../../src/core/time'
 import { NOW, accountPasscode, claimRequest, eventually, subscribeReady } from '../conformance/store/fixtures'
 import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
 import { migrationCases } from './migration-cases'
-import { openSqlFixture, schemaPool, sharedMissCredentials } from './sql-fixture'
+import { openSqlFixture, recordStatements, schemaPool, sharedMissCredentials } from './sql-fixture'
 import { rateLimitStoreCases } from './rate-limit-cases'
 import { sqlStoreCases } from './sql-store-cases'
 
@@ -193,15 +193,7 @@ describe.skipIf(!availability.available)(title, () => {
       const pool = new pg.Pool({ connectionString: server.connectionString, max: 2 })
       pool.on('error', () => {})
       pools.add(pool)
-      const texts: string[] = []
-      pool.on('connect', (client) => {
-        const query = client.query.bind(client) as (...args: unknown[]) => unknown
-        ;(client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-          const [first] = args
-          texts.push(typeof first === 'string' ? first : `named: ${String((first as { text?: unknown }).text)}`)
-          return query(...args)
-        }
-      })
+      const texts = recordStatements(pool)
       const fixture = await openSqlFixture({ main: pool, another: anotherPool }, undefined, { listen: false })
       const sql = statements(fixture.schema)
       const auth = createPasscodeAuth({ store: fixture.store, cache: false })

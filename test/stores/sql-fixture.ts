@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type pg from 'pg'
 import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../src/core/entities'
 import { generatePasscode } from '../../src/core/passcode-format'
 import type { PasscodeAuth } from '../../src/service/create-passcode-auth'
@@ -154,4 +155,21 @@ export async function sharedMissCredentials(
     { accountId: 'acc_1', passcode: valid[0]!.passcode },
   ]
   return { valid, refused }
+}
+
+/**
+ * Records the text of every statement the pool's connections send from now on
+ * (`named: ` before a named statement's text), for the cases that count statements.
+ */
+export function recordStatements(pool: pg.Pool): string[] {
+  const texts: string[] = []
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown
+    ;(client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const [first] = args
+      texts.push(typeof first === 'string' ? first : `named: ${String((first as { text?: unknown }).text)}`)
+      return query(...args)
+    }
+  })
+  return texts
 }
