@@ -11,6 +11,7 @@ import { FUNCTION_RETRY_MS, pgPreparedLookup, SHARED_CALL_AFTER, SHARED_CALL_MAX
  */
 const TEXT = 'SELECT * FROM s.account_passcodes p WHERE p.hash = $1::text'
 const CALL = 'SELECT s.find_credential_by_hash($1::text) AS json'
+const MANY = 'SELECT t.n, s.find_credential_by_hash(t.k) AS json FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n)'
 const ROW = { kind: 'account', id: 'p_1', expires_at: 1 }
 
 const serverError = (code: string) => Object.assign(new Error(`server error ${code}`), { code })
@@ -27,6 +28,38 @@ function fakeConnection(call: () => Promise<{ rows: unknown[] }>) {
     },
   }
   return { connection, sent }
+}
+
+/**
+ * Fills the statements in flight with lone lookups, has three more wait and share the
+ * next statement, and fails that shared statement with a driver error (`shared` checks
+ * what it was first): each of the three gets its own copy, of the same class and code.
+ */
+async function expectSharedFailureCopied(
+  lookup: ReturnType<typeof pgPreparedLookup>,
+  sent: readonly { answer(error?: Error): void }[],
+  shared: (statement: (typeof sent)[number] & Record<string, unknown>) => void = () => {},
+) {
+  const flush = () => new Promise((resolve) => setImmediate(resolve))
+  void Promise.allSettled(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY)))
+  const waiting = ['d', 'e', 'f'].map((key) =>
+    lookup(TEXT, key, CALL, MANY).then(
+      () => 'resolved',
+      (error: unknown) => error,
+    ),
+  )
+  await flush()
+  sent[0]!.answer()
+  await flush()
+  shared(sent.at(-1)!)
+  class DriverError extends Error {}
+  sent.at(-1)!.answer(Object.assign(new DriverError('canceling statement due to statement timeout'), { code: '57014' }))
+  const errors = await Promise.all(waiting)
+  for (const error of errors) {
+    expect(error).toBeInstanceOf(DriverError)
+    expect(error).toMatchObject({ code: '57014', message: 'canceling statement due to statement timeout' })
+  }
+  expect(new Set(errors).size).toBe(3)
 }
 
 describe('pgPreparedLookup where named statements are lost (a transaction pooler)', () => {
@@ -88,7 +121,6 @@ describe('pgPreparedLookup where named statements are lost (a transaction pooler
  * `SHARED_CALL_AFTER` of them are in flight; alone, each is its own call as before.
  */
 describe('pgPreparedLookup sharing the function call between concurrent lookups', () => {
-  const MANY = 'SELECT t.n, s.find_credential_by_hash(t.k) AS json FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n)'
   const rowOf = (key: string) => ({ ...ROW, id: `p_${key}` })
   const missing = new Set(['none'])
 
@@ -200,24 +232,7 @@ describe('pgPreparedLookup sharing the function call between concurrent lookups'
 
   it('rejects every lookup of a failed shared statement, each with its own error of the same class and code', async () => {
     const { lookup, sent } = await overPooler()
-    void Promise.allSettled(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY)))
-    const shared = ['d', 'e', 'f'].map((key) =>
-      lookup(TEXT, key, CALL, MANY).then(
-        () => 'resolved',
-        (error: unknown) => error,
-      ),
-    )
-    await flush()
-    sent[0]!.answer()
-    await flush()
-    class DriverError extends Error {}
-    sent.at(-1)!.answer(Object.assign(new DriverError('canceling statement due to statement timeout'), { code: '57014' }))
-    const errors = await Promise.all(shared)
-    for (const error of errors) {
-      expect(error).toBeInstanceOf(DriverError)
-      expect(error).toMatchObject({ code: '57014', message: 'canceling statement due to statement timeout' })
-    }
-    expect(new Set(errors).size).toBe(3)
+    await expectSharedFailureCopied(lookup, sent)
   })
 
   it.each([
@@ -257,7 +272,6 @@ describe('a shared lookup statement on a pg Pool past the statement deadline', (
     { path: 'a direct connection: the shared statement named', named: true },
   ])('destroys the hung connection at its deadline and rejects every lookup in its shared statement ($path)', async ({ named }) => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] })
-    const MANY = 'SELECT t.n, s.find_credential_by_hash(t.k) AS json FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n)'
     const releases: { text: string; destroy: boolean | Error | undefined }[] = []
     const pending: ((value: { rows: unknown[] }) => void)[] = []
     const pool: PgPoolLike = {
@@ -305,7 +319,6 @@ describe('a shared lookup statement on a pg Pool past the statement deadline', (
  * array form as a named statement; with the fallbacks of each.
  */
 describe('pgPreparedLookup sharing named statements between concurrent lookups (a direct connection)', () => {
-  const MANY = 'SELECT t.n, s.find_credential_by_hash(t.k) AS json FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n)'
   const rowOf = (key: string) => ({ ...ROW, id: `p_${key}` })
   const jsonOf = (key: string) => (key === 'none' ? null : JSON.stringify(rowOf(key)))
   interface Sent {
@@ -500,26 +513,7 @@ describe('pgPreparedLookup sharing named statements between concurrent lookups (
 
   it('rejects every lookup of a failed shared named statement, each with its own error of the same class and code', async () => {
     const held = heldServer()
-    const { sent, lookup } = held
-    void Promise.allSettled(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY)))
-    const shared = ['d', 'e', 'f'].map((key) =>
-      lookup(TEXT, key, CALL, MANY).then(
-        () => 'resolved',
-        (error: unknown) => error,
-      ),
-    )
-    await flush()
-    sent[0]!.answer()
-    await flush()
-    expect(sent.at(-1)!.kind).toBe('named many')
-    class DriverError extends Error {}
-    sent.at(-1)!.answer(Object.assign(new DriverError('canceling statement due to statement timeout'), { code: '57014' }))
-    const errors = await Promise.all(shared)
-    for (const error of errors) {
-      expect(error).toBeInstanceOf(DriverError)
-      expect(error).toMatchObject({ code: '57014', message: 'canceling statement due to statement timeout' })
-    }
-    expect(new Set(errors).size).toBe(3)
+    await expectSharedFailureCopied(held.lookup, held.sent, (shared) => expect(shared.kind).toBe('named many'))
     // Named statements still in use.
     await aloneAs(held, 'named statement')
   })
