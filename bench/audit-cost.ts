@@ -253,6 +253,13 @@ async function writeSection(pool: pg.Pool): Promise<void> {
   const created = (outcome: { ok: boolean }) => {
     if (!outcome.ok) throw new Error('every create of the benchmark should succeed')
   }
+  /** A fresh account with SLICE passcodes created untimed, for the writes that change them. */
+  const createdPasscodes = async (what: string) => {
+    const accountId = freshAccount(what)
+    const records = Array.from({ length: SLICE }, (_, i) => newPasscode(accountId, i))
+    for (const record of records) created(await store.createAccountPasscode(record, SLICE))
+    return { accountId, records }
+  }
   // A create: ensure the account, lock it, count its passcodes, insert (the service's
   // record: the passcode's fields, before null).
   const creates = await sideBySide(audited, async (kind) => {
@@ -277,9 +284,7 @@ async function writeSection(pool: pg.Pool): Promise<void> {
   // A delete of passcodes created untimed (the store makes the record's fields from the
   // row it deletes).
   const deletes = await sideBySide(audited, async (kind) => {
-    const accountId = freshAccount('delete')
-    const records = Array.from({ length: SLICE }, (_, i) => newPasscode(accountId, i))
-    for (const record of records) created(await store.createAccountPasscode(record, SLICE))
+    const { accountId, records } = await createdPasscodes('delete')
     return timed(async () => {
       for (const record of records) {
         const audit =
@@ -446,9 +451,7 @@ async function writeSection(pool: pg.Pool): Promise<void> {
 
   // A leak report that disables an account passcode created untimed (SPEC §5.42).
   const leaks = await sideBySide(audited, async (kind) => {
-    const accountId = freshAccount('leak')
-    const records = Array.from({ length: SLICE }, (_, i) => newPasscode(accountId, i))
-    for (const record of records) created(await store.createAccountPasscode(record, SLICE))
+    const { accountId, records } = await createdPasscodes('leak')
     return timed(async () => {
       for (const record of records) {
         const at = Date.now()
