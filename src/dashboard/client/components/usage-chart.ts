@@ -1,26 +1,13 @@
 // Usage over time in the dashboard (SPEC §5.41): "Unused for N days" in the list, and
-// per passcode a small chart of its last 30 days, opened on demand. The chart is an
-// inline SVG whose bars are sized by attributes (the CSP allows no inline style) and
-// coloured by the style sheet; it is hidden from assistive technology, which reads the
-// summary under it and a visually hidden table of the days instead.
+// per passcode a chart of its last 30 days. The chart is an inline SVG whose bars are
+// sized by attributes (the CSP allows no inline style) and coloured by the style sheet;
+// it is hidden from assistive technology, which reads the summary under it and a
+// visually hidden table of the days instead.
+import { h, svg } from '../dom'
+import { plural } from '../format'
+import type { PasscodeUsage, UsageDay } from '../wire'
 
-/** One UTC day of a passcode's requests, as `GET …/usage` sends it. */
-export interface UsageDay {
-  readonly date: string
-  readonly succeeded: number
-  readonly expired: number
-  readonly disabled: number
-  readonly revoked: number
-  readonly wrongPartner: number
-  readonly rotatedOut: number
-}
-
-/** `GET /passcodes/:id/usage` and `GET /users/:userId/passcode/usage`: `{ usage }`. */
-export interface PasscodeUsage {
-  readonly from: string
-  readonly to: string
-  readonly days: readonly UsageDay[]
-}
+export type { PasscodeUsage, UsageDay } from '../wire'
 
 const DAY_MS = 86_400_000
 /** How many days the chart shows, ending today (UTC). */
@@ -33,9 +20,6 @@ const REFUSALS = [
   ['rotatedOut', 'rotated out'],
 ] as const
 const DAY_LABEL = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' })
-const SVG = 'http://www.w3.org/2000/svg'
-
-const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`
 
 /**
  * What the list says of a passcode's last use, as people check it before deleting one:
@@ -46,19 +30,6 @@ export function unusedFor(lastUsedAt: string | null, now: number = Date.now()): 
   if (!lastUsedAt) return 'Never used'
   const elapsed = now - Date.parse(lastUsedAt)
   return elapsed >= DAY_MS ? `Unused for ${plural(Math.round(elapsed / DAY_MS), 'day')}` : ''
-}
-
-function element<K extends keyof HTMLElementTagNameMap>(tag: K, className: string | null, ...children: (string | Node)[]): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag)
-  if (className) node.className = className
-  node.append(...children)
-  return node
-}
-function svg(tag: string, attributes: Readonly<Record<string, string | number>>, ...children: Node[]): SVGElement {
-  const node = document.createElementNS(SVG, tag)
-  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value))
-  node.append(...children)
-  return node
 }
 
 /** The last {@link CHART_DAYS} days up to `to`, oldest first, each with its successes and refusals (zero when absent). */
@@ -107,76 +78,50 @@ export function usageChart(usage: PasscodeUsage): HTMLElement {
     const x = index * 5
     const used = (day.succeeded / top) * height
     const refused = (day.refused / top) * height
-    const title = svg('title', {})
-    title.textContent = `${label(day.date)}: ${day.succeeded} used, ${day.refused} refused`
     return svg(
       'g',
       {},
-      title,
+      svg('title', {}, `${label(day.date)}: ${day.succeeded} used, ${day.refused} refused`),
       // An empty day still shows as a line on the baseline, so the 30 days read as 30.
       svg('rect', { class: 'empty-day', x, y: height - 1, width: 4, height: 1 }),
-      day.succeeded > 0 ? svg('rect', { class: 'used', x, y: height - used, width: 4, height: used }) : document.createTextNode(''),
-      day.refused > 0 ? svg('rect', { class: 'refused', x, y: height - used - refused, width: 4, height: refused }) : document.createTextNode(''),
+      day.succeeded > 0 ? svg('rect', { class: 'used', x, y: height - used, width: 4, height: used }) : null,
+      day.refused > 0 ? svg('rect', { class: 'refused', x, y: height - used - refused, width: 4, height: refused }) : null,
     )
   })
-  const picture = svg(
-    'svg',
-    { class: 'usage-bars', viewBox: `0 0 ${CHART_DAYS * 5 - 1} ${height}`, preserveAspectRatio: 'none', 'aria-hidden': 'true', focusable: 'false' },
-    ...bars,
-  )
-  const axis = element('div', 'usage-axis', element('span', null, label(days[0]!.date)), element('span', null, label(days[days.length - 1]!.date)))
-  const legend = days.some((day) => day.refused > 0)
-    ? element('p', 'usage-legend', element('span', 'swatch used'), 'Used ', element('span', 'swatch refused'), 'Refused')
-    : null
-
   const counted = days.filter((day) => day.succeeded + day.refused > 0)
-  const head = element('tr', null, ...['Day (UTC)', 'Used', 'Refused'].map((text) => Object.assign(element('th', null, text), { scope: 'col' })))
-  const table = element(
-    'table',
-    'visually-hidden',
-    element('caption', null, `Requests per day, last ${CHART_DAYS} days`),
-    element('thead', null, head),
-    element(
-      'tbody',
-      null,
-      ...counted.map((day) =>
-        element(
-          'tr',
-          null,
-          element('td', null, label(day.date)),
-          element('td', null, String(day.succeeded)),
-          element('td', null, String(day.refused)),
-        ),
-      ),
+  return h(
+    'div',
+    { class: 'usage-chart' },
+    svg(
+      'svg',
+      { class: 'usage-bars', viewBox: `0 0 ${CHART_DAYS * 5 - 1} ${height}`, preserveAspectRatio: 'none', 'aria-hidden': 'true', focusable: 'false' },
+      bars,
     ),
+    h('div', { class: 'usage-axis' }, h('span', {}, label(days[0]!.date)), h('span', {}, label(days.at(-1)!.date))),
+    days.some((day) => day.refused > 0)
+      ? h('p', { class: 'usage-legend' }, h('span', { class: 'swatch used' }), 'Used ', h('span', { class: 'swatch refused' }), 'Refused')
+      : null,
+    h('p', { class: 'usage-summary' }, usageSummary(usage)),
+    counted.length > 0
+      ? h(
+          'table',
+          { class: 'visually-hidden' },
+          h('caption', {}, `Requests per day, last ${CHART_DAYS} days`),
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              ['Day (UTC)', 'Used', 'Refused'].map((text) => h('th', { scope: 'col' }, text)),
+            ),
+          ),
+          h(
+            'tbody',
+            {},
+            counted.map((day) => h('tr', {}, h('td', {}, label(day.date)), h('td', {}, String(day.succeeded)), h('td', {}, String(day.refused)))),
+          ),
+        )
+      : null,
   )
-  const figure = element('div', 'usage-chart', picture, axis)
-  if (legend) figure.append(legend)
-  figure.append(element('p', 'usage-summary', usageSummary(usage)))
-  if (counted.length > 0) figure.append(table)
-  return figure
-}
-
-/**
- * An expandable "Usage" for a row: closed, it costs nothing; opened the first time,
- * it loads the usage with `load` and shows {@link usageChart}. `name` completes the
- * label for screen readers ("Usage of Billing").
- */
-export function usageDetails(name: string, load: () => Promise<PasscodeUsage>): HTMLDetailsElement {
-  const body = element('div', 'usage-body', 'Loading…')
-  body.setAttribute('aria-live', 'polite')
-  const details = element('details', 'usage', element('summary', null, 'Usage', element('span', 'visually-hidden', ` of ${name}`)), body)
-  let loaded = false
-  details.addEventListener('toggle', () => {
-    if (!details.open || loaded) return
-    loaded = true
-    load().then(
-      (usage) => body.replaceChildren(usageChart(usage)),
-      (error: unknown) => {
-        loaded = false
-        body.textContent = `The usage could not be loaded${error instanceof Error && error.message ? `: ${error.message}` : ''}.`
-      },
-    )
-  })
-  return details
 }
