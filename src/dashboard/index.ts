@@ -19,3 +19,4 @@ export type { DashboardBody, DashboardRequest, DashboardResponse, DashboardSessi
 export { MANAGEMENT_ERROR_STATUS, managementErrorAnswer, managementFailure } from '../protocol/management-errors'
 export type { ManagementErrorBody, ManagementErrorCode, ManagementFailure } from '../protocol/management-errors'
 export type { Actor } from '../core/entities'
+export { ACCEPTED_PASSCODES_LABELS, LEAK_ADVICE, STATUS_LABELS, statusLabel } from '../core/labels'

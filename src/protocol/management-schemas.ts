@@ -282,6 +282,19 @@ export const partnerListSchema = z.object({
   listed: z.boolean().describe('false when the registry cannot list its names (then `partners` is empty).'),
 })
 
+/**
+ * The JSON of an answer as a client reads it: the schema's input side, instants as ISO
+ * 8601 texts. A type only: the dashboard's browser script imports it with `import type`,
+ * so no zod reaches its bundle.
+ *
+ * @example
+ * ```ts
+ * type PasscodeJson = AnswerJson<typeof passcodeViewSchema>
+ * const expires: string | null = ({} as PasscodeJson).expiresAt
+ * ```
+ */
+export type AnswerJson<Schema extends z.ZodType> = z.input<Schema>
+
 /** Any answer schema of this module, for code that may not import zod itself. */
 export type AnswerSchema = z.ZodType
 

@@ -1,7 +1,8 @@
 import { MAX_ACCOUNT_PASSCODES, passcodeNameKey, type PasscodeView } from '../../index'
 import type { CommandContext, CommandSpec } from '../command'
 import { CliError } from '../exit-codes'
-import { formatInstant, statusLabel, table } from '../output'
+import { statusLabel } from '../../dashboard/index'
+import { formatInstant, table } from '../output'
 
 /** `--expiry`: whole days or "forever"; the range (1 to 3650) is the service's rule to check. */
 function parseExpiry(text: string): number | 'forever' {
