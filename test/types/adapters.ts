@@ -10,7 +10,7 @@ import { expectTypeOf } from 'vitest'
 import type { PasscodeAuth, Principal } from 'passcode-auth'
 import { connectHandler, PasscodeRefusedError, requirePasscode as expressRequirePasscode } from 'passcode-auth/express'
 import { passcodeAuthPlugin } from 'passcode-auth/fastify'
-import { connectMiddleware, requirePasscode as koaRequirePasscode } from 'passcode-auth/koa'
+import { connectHandler as koaConnectHandler, connectMiddleware, requirePasscode as koaRequirePasscode } from 'passcode-auth/koa'
 import { Hono } from 'hono'
 import { connectHandler as fetchConnectHandler, requirePasscode as fetchRequirePasscode, type PasscodeCheck } from 'passcode-auth/fetch'
 import { connectHandler as honoConnectHandler, requirePasscode as honoRequirePasscode } from 'passcode-auth/hono'
@@ -77,9 +77,17 @@ export async function fastifyTypes(): Promise<void> {
 
 export function koaTypes(): void {
   const app = new Koa()
-  const connect = connectMiddleware(auth)
+  const connect = koaConnectHandler(auth, { cors: { origins: ['https://dashboard.partner.example'] } })
   app.use((ctx, next) => (ctx.path === '/v1/connect' ? connect(ctx, next) : next()))
   app.use(koaRequirePasscode(auth))
+  app.use(koaRequirePasscode(auth, { onRefusal: 'next' }))
+  // @ts-expect-error onRefusal is 'respond' or 'next'
+  koaRequirePasscode(auth, { onRefusal: 'throw' })
+  // @ts-expect-error unknown option
+  koaRequirePasscode(auth, { onRefuse: 'next' })
+  // The former name is the same function.
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the former name must keep compiling
+  expectTypeOf(connectMiddleware).toEqualTypeOf(koaConnectHandler)
   app.use((ctx) => {
     expectTypeOf(ctx.state.passcodeAuth).toEqualTypeOf<Principal | undefined>()
     ctx.body = { calledBy: ctx.state.passcodeAuth?.accountId }
