@@ -8,10 +8,11 @@
  *
  * @module passcode-auth/dashboard
  */
+import type { NodeDashboardMountOptions } from '../http/node/node-dashboard'
 export { createDashboard } from '../http/dashboard/create-dashboard'
 export type { Dashboard, DashboardOptions } from '../http/dashboard/create-dashboard'
 export { nodeDashboard } from '../http/node/node-dashboard'
-export type { NodeDashboardOptions } from '../http/node/node-dashboard'
+export type { NodeDashboardMountOptions } from '../http/node/node-dashboard'
 export type { NodeHandler } from '../http/node/node-handlers'
 export { createManagementApi } from '../http/management/management-api'
 export type { ManagementApi, ManagementApiOptions } from '../http/management/management-api'
@@ -19,3 +20,15 @@ export type { DashboardBody, DashboardRequest, DashboardResponse, DashboardSessi
 export { MANAGEMENT_ERROR_STATUS, managementErrorAnswer, managementFailure } from '../protocol/management-errors'
 export type { ManagementErrorBody, ManagementErrorCode, ManagementFailure } from '../protocol/management-errors'
 export type { Actor } from '../core/entities'
+
+// The former names, kept so that nothing breaks: each is the same value or type.
+/**
+ * The options of {@link nodeDashboard} under their former name.
+ *
+ * @deprecated Use {@link NodeDashboardMountOptions}, named as every adapter names its dashboard options.
+ * @example
+ * ```ts
+ * const options: NodeDashboardOptions = { basePath: '/settings', session: (request) => sessions.get(request.headers.cookie ?? '') }
+ * ```
+ */
+export type NodeDashboardOptions = NodeDashboardMountOptions

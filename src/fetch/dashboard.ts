@@ -9,10 +9,10 @@ import type { PasscodeAuth } from '../service/create-passcode-auth'
  *
  * @example
  * ```ts
- * const options: FetchDashboardOptions = { basePath: '/settings', session: (request) => sessionOf(request.headers.get('cookie')) }
+ * const options: DashboardMountOptions = { basePath: '/settings', session: (request) => sessionOf(request.headers.get('cookie')) }
  * ```
  */
-export interface FetchDashboardOptions extends DashboardOptions {
+export interface DashboardMountOptions extends DashboardOptions {
   /** The path it answers below, such as `/settings`. */
   readonly basePath: string
   /**
@@ -44,7 +44,7 @@ const toResponse = (answer: DashboardResponse, head: boolean): Response =>
  * Bun.serve({ fetch: (request) => (new URL(request.url).pathname.startsWith('/settings') ? settings(request) : app(request)) })
  * ```
  */
-export function dashboard(auth: PasscodeAuth, options: FetchDashboardOptions): (request: Request) => Promise<Response> {
+export function dashboard(auth: PasscodeAuth, options: DashboardMountOptions): (request: Request) => Promise<Response> {
   assertPasscodeAuth(auth, 'dashboard')
   assertSessionOption(options, '(request) => { accountId, actor } | undefined')
   const base = typeof options.basePath === 'string' ? options.basePath.replace(/\/+$/, '') : undefined

@@ -1,15 +1,36 @@
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import type { Principal } from '../core/entities'
 import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
 import { fetchResponse } from '../http/fetch/fetch-response'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
-import { HONO_OPTION_CHECKS, honoReader, type HonoAdapterOptions } from './reader'
+import { HONO_OPTION_CHECKS, honoReader } from './reader'
 
 declare module 'hono' {
   interface ContextVariableMap {
     /** Who called (SPEC §5.17); set by `requirePasscode` before the next handler runs. */
     passcodeAuth: Principal
   }
+}
+
+/**
+ * Options of the Hono {@link requirePasscode}.
+ *
+ * @example
+ * ```ts
+ * import { getConnInfo } from 'hono/bun'
+ *
+ * const options: RequirePasscodeOptions = { clientAddress: (c) => getConnInfo(c).remote.address }
+ * ```
+ */
+export interface RequirePasscodeOptions {
+  /**
+   * The caller's address, for the service's `rateLimit` option (requests without one
+   * share one per-address count, reported once as `limiter.no_client_address`):
+   * `getConnInfo(c).remote.address` from Hono's
+   * helper of the runtime (`hono/bun`, `hono/deno`, `@hono/node-server/conninfo`).
+   * @default none
+   */
+  clientAddress?: (c: Context) => string | undefined
 }
 
 /**
@@ -20,13 +41,13 @@ declare module 'hono' {
  * hit takes the same synchronous warm path as every adapter.
  *
  * @param auth - what `createPasscodeAuth` returned
- * @param options - see {@link HonoAdapterOptions}; checked at once
+ * @param options - see {@link RequirePasscodeOptions}; checked at once
  * @example
  * ```ts
  * app.get('/1/events.json', requirePasscode(auth), (c) => c.json({ calledBy: c.var.passcodeAuth }))
  * ```
  */
-export function requirePasscode(auth: PasscodeAuth, options?: HonoAdapterOptions): MiddlewareHandler {
+export function requirePasscode(auth: PasscodeAuth, options?: RequirePasscodeOptions): MiddlewareHandler {
   assertPasscodeAuth(auth, 'requirePasscode')
   options = checkAdapterOptions(options, 'requirePasscode', HONO_OPTION_CHECKS)
   const reader = honoReader(options)

@@ -55,6 +55,13 @@ describe('passcode-auth/fetch', () => {
     expect(() => requirePasscode({} as never)).toThrow(InvalidOptionsError)
     expect(() => connectHandler(undefined as never)).toThrow(InvalidOptionsError)
   })
+
+  it('requirePasscode takes an options object with no option yet: checked at once, any key refused', async () => {
+    const { auth } = await service()
+    expect(() => requirePasscode(auth, {})).not.toThrow()
+    expect(() => requirePasscode(auth, { scopes: ['events:read'] } as never)).toThrow(/`scopes`: unknown option of requirePasscode; known: none yet/)
+    expect(() => requirePasscode(auth, [] as never)).toThrow(/`options`: requirePasscode options must be an object/)
+  })
 })
 
 describe('passcode-auth/hono', () => {
@@ -83,6 +90,8 @@ describe('passcode-auth/hono', () => {
   it('refuses unknown and mistyped options at once', async () => {
     const { auth } = await service()
     expect(() => honoRequirePasscode(auth, { clientAddress: '10.0.0.1' } as never)).toThrow(/clientAddress/)
+    expect(() => honoRequirePasscode(auth, { cors: {} } as never)).toThrow(/`cors`: unknown option of requirePasscode; known: clientAddress/)
+    expect(() => honoConnectHandler(auth, { onRefusal: 'next' } as never)).toThrow(/`onRefusal`: unknown option of connectHandler/)
     expect(() => honoConnectHandler(auth, { origins: ['https://a.example'] } as never)).toThrow(/unknown option/)
     expect(() => honoConnectHandler(auth, { cors: { origins: ['not an origin'] } })).toThrow(InvalidOptionsError)
     expect(() => connectHandler(auth, { cors: { origins: ['https://a.example/path'] } })).toThrow(InvalidOptionsError)
