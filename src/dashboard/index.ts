@@ -2,9 +2,9 @@
  * The dashboard and the management API, framework-neutral: `createDashboard()` (the
  * Settings pages and the JSON API behind one handler), `createManagementApi()` (the API
  * alone) and the one error table. The framework mounts are `dashboard` in
- * `passcode-auth/express` and `passcode-auth/koa`, `dashboardPlugin` in
- * `passcode-auth/fastify`; for Node's own `http` server with no framework, `nodeDashboard`
- * here.
+ * `passcode-auth/express`, `passcode-auth/koa`, `passcode-auth/hono` and
+ * `passcode-auth/fetch`, `dashboardPlugin` in `passcode-auth/fastify`; for Node's own
+ * `http` server with no framework, `nodeDashboard` here.
  *
  * @module passcode-auth/dashboard
  */

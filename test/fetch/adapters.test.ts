@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { createPasscodeAuth, InvalidOptionsError } from '../../src/index'
 import { memoryStore } from '../../src/memory'
 import { connectHandler, requirePasscode } from '../../src/fetch/index'
-import { connectHandler as honoConnectHandler, requirePasscode as honoRequirePasscode } from '../../src/hono/index'
+import { connectHandler as honoConnectHandler, dashboard as honoDashboard, requirePasscode as honoRequirePasscode } from '../../src/hono/index'
 import { admin, manualClock } from '../helpers/service'
 
 async function service() {
@@ -95,5 +95,56 @@ describe('passcode-auth/hono', () => {
     expect(() => honoConnectHandler(auth, { origins: ['https://a.example'] } as never)).toThrow(/unknown option/)
     expect(() => honoConnectHandler(auth, { cors: { origins: ['not an origin'] } })).toThrow(InvalidOptionsError)
     expect(() => connectHandler(auth, { cors: { origins: ['https://a.example/path'] } })).toThrow(InvalidOptionsError)
+  })
+})
+
+describe('passcode-auth/hono dashboard', () => {
+  const session = { accountId: 'acc_1', actor: { userId: 'u_admin', role: 'admin' } } as const
+
+  function host(auth: Awaited<ReturnType<typeof service>>['auth']): Hono {
+    const app = new Hono()
+    app.use(honoDashboard(auth, { basePath: '/settings/', session: (c) => (c.req.header('x-test-session') === 'admin' ? session : undefined) }))
+    app.all('*', (c) => c.text(`host ${c.req.path}`, 404))
+    return app
+  }
+
+  it('answers at basePath and below it, and hands every other path to the next handler', async () => {
+    const app = host((await service()).auth)
+    const page = await app.request('/settings', { headers: { 'x-test-session': 'admin' } })
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/)
+    const list = await app.request('/settings/api/passcodes', { headers: { 'x-test-session': 'admin' } })
+    expect(list.status).toBe(200)
+    expect(((await list.json()) as { passcodes: { name: string }[] }).passcodes.map((passcode) => passcode.name)).toEqual(['Acme'])
+    expect((await app.request('/settings/api/passcodes')).status).toBe(401)
+    for (const path of ['/', '/settingsx', '/other/settings']) {
+      const other = await app.request(path)
+      expect([other.status, await other.text()]).toEqual([404, `host ${path}`])
+    }
+  })
+
+  it('reads the body through c.req.text(), so a middleware that read it first changes nothing', async () => {
+    const app = new Hono()
+    let read: unknown
+    app.use(async (c, next) => {
+      if (c.req.method === 'POST') read = await c.req.json()
+      await next()
+    })
+    app.use(honoDashboard((await service()).auth, { basePath: '/settings', session: () => session }))
+    const created = await app.request('/settings/api/passcodes', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Globex', expiry: 30 }),
+    })
+    expect(read).toEqual({ name: 'Globex', expiry: 30 })
+    expect(created.status).toBe(201)
+    expect(((await created.json()) as { passcode: { name: string } }).passcode.name).toBe('Globex')
+  })
+
+  it('checks auth, session and basePath when it is created', async () => {
+    const { auth } = await service()
+    expect(() => honoDashboard({} as never, { basePath: '/settings', session: () => undefined })).toThrow(/`auth`: dashboard needs/)
+    expect(() => honoDashboard(auth, { basePath: '/settings' } as never)).toThrow(/`session`: must be a function \(c\) =>/)
+    expect(() => honoDashboard(auth, { basePath: 'settings', session: () => undefined })).toThrow(/`basePath`: must be a path/)
   })
 })

@@ -18,10 +18,11 @@ import type * as koaEntry from 'passcode-auth/koa'
 import { Hono } from 'hono'
 import { connectHandler as fetchConnectHandler, requirePasscode as fetchRequirePasscode, type PasscodeCheck } from 'passcode-auth/fetch'
 import type * as fetchEntry from 'passcode-auth/fetch'
-import { connectHandler as honoConnectHandler, requirePasscode as honoRequirePasscode } from 'passcode-auth/hono'
+import { connectHandler as honoConnectHandler, dashboard as honoDashboard, requirePasscode as honoRequirePasscode } from 'passcode-auth/hono'
 import type * as honoEntry from 'passcode-auth/hono'
 
 declare const auth: PasscodeAuth
+declare function sessionOf(cookie: string | undefined): { accountId: string; actor: { userId: string; role: 'admin' | 'member' } } | undefined
 
 export function expressTypes(): void {
   const app = express()
@@ -115,6 +116,9 @@ export function honoTypes(): void {
   })
   // @ts-expect-error the option is a function of the context
   honoRequirePasscode(auth, { clientAddress: '10.0.0.1' })
+  app.use(honoDashboard(auth, { basePath: '/settings', session: (c) => sessionOf(c.req.header('cookie')) }))
+  // @ts-expect-error basePath is required: Hono gives a middleware no mount point
+  honoDashboard(auth, { session: () => undefined })
 }
 
 export async function fetchTypes(request: Request): Promise<Response> {
@@ -170,5 +174,6 @@ export function sameNames(): void {
   expectTypeOf<Parameters<typeof fetchEntry.leakReportHandler>[1]>().toEqualTypeOf<fetchEntry.LeakReportHandlerOptions>()
   expectTypeOf<Parameters<typeof expressEntry.dashboard>[1]>().toEqualTypeOf<expressEntry.DashboardMountOptions>()
   expectTypeOf<Parameters<typeof koaEntry.dashboard>[1]>().toEqualTypeOf<koaEntry.DashboardMountOptions>()
+  expectTypeOf<Parameters<typeof honoEntry.dashboard>[1]>().toEqualTypeOf<honoEntry.DashboardMountOptions>()
   expectTypeOf<Parameters<typeof fetchEntry.dashboard>[1]>().toEqualTypeOf<fetchEntry.DashboardMountOptions>()
 }
