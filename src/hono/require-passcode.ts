@@ -1,7 +1,8 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import type { Principal } from '../core/entities'
-import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
+import { assertPasscodeAuth, checkAdapterOptions, checkOnRefusal } from '../http/adapter-options'
 import { fetchResponse } from '../http/fetch/fetch-response'
+import { PasscodeRefusedError } from '../http/refusal-error'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 import { HONO_OPTION_CHECKS, honoReader } from './reader'
 
@@ -31,14 +32,23 @@ export interface RequirePasscodeOptions {
    * @default none
    */
   clientAddress?: (c: Context) => string | undefined
+  /**
+   * `'respond'` answers a refusal at once with the exact SPEC body and headers.
+   * `'next'` throws a `PasscodeRefusedError` instead, for hosts whose `app.onError`
+   * shapes every error response. Without an `onError` of the host's, Hono's own
+   * handler sends the error's `getResponse()`: the exact SPEC answer.
+   * @default 'respond'
+   */
+  onRefusal?: 'respond' | 'next'
 }
 
 /**
  * Hono (4) middleware that lets a request through only with valid
  * `X-Service-Account-Id` and `X-Service-Passcode` headers, and sets who called as
  * `c.var.passcodeAuth` (typed through Hono's `ContextVariableMap`). A refusal is
- * answered at once with the exact SPEC body; the next handler does not run. A cache
- * hit takes the same synchronous warm path as every adapter.
+ * answered at once with the exact SPEC body (unless `onRefusal: 'next'`); the next
+ * handler does not run. A cache hit takes the same synchronous warm path as every
+ * adapter.
  *
  * @param auth - what `createPasscodeAuth` returned
  * @param options - see {@link RequirePasscodeOptions}; checked at once
@@ -49,8 +59,9 @@ export interface RequirePasscodeOptions {
  */
 export function requirePasscode(auth: PasscodeAuth, options?: RequirePasscodeOptions): MiddlewareHandler {
   assertPasscodeAuth(auth, 'requirePasscode')
-  options = checkAdapterOptions(options, 'requirePasscode', HONO_OPTION_CHECKS)
+  options = checkAdapterOptions(options, 'requirePasscode', { ...HONO_OPTION_CHECKS, onRefusal: checkOnRefusal })
   const reader = honoReader(options)
+  const passRefusals = options?.onRefusal === 'next'
   // Not an async function: a cache hit hands on next()'s own promise.
   return function requirePasscodeMiddleware(c, next) {
     const answer = auth.verifyRequest(c, reader)
@@ -59,7 +70,10 @@ export function requirePasscode(auth: PasscodeAuth, options?: RequirePasscodeOpt
       return next()
     }
     return answer.then((outcome) => {
-      if (!outcome.ok) return fetchResponse(outcome, c.req.method === 'HEAD')
+      if (!outcome.ok) {
+        if (passRefusals) throw new PasscodeRefusedError(outcome)
+        return fetchResponse(outcome, c.req.method === 'HEAD')
+      }
       c.set('passcodeAuth', outcome.principal)
       const { headers } = outcome
       if (headers === undefined) return next()

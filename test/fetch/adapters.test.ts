@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest'
 import { createPasscodeAuth, InvalidOptionsError } from '../../src/index'
 import { memoryStore } from '../../src/memory'
 import { connectHandler, requirePasscode } from '../../src/fetch/index'
-import { connectHandler as honoConnectHandler, dashboard as honoDashboard, requirePasscode as honoRequirePasscode } from '../../src/hono/index'
+import {
+  connectHandler as honoConnectHandler,
+  dashboard as honoDashboard,
+  PasscodeRefusedError,
+  requirePasscode as honoRequirePasscode,
+} from '../../src/hono/index'
 import { admin, manualClock } from '../helpers/service'
 
 async function service() {
@@ -90,11 +95,49 @@ describe('passcode-auth/hono', () => {
   it('refuses unknown and mistyped options at once', async () => {
     const { auth } = await service()
     expect(() => honoRequirePasscode(auth, { clientAddress: '10.0.0.1' } as never)).toThrow(/clientAddress/)
-    expect(() => honoRequirePasscode(auth, { cors: {} } as never)).toThrow(/`cors`: unknown option of requirePasscode; known: clientAddress/)
+    expect(() => honoRequirePasscode(auth, { onRefusal: 'throw' } as never)).toThrow(/`onRefusal`: must be 'respond' or 'next'/)
+    expect(() => honoRequirePasscode(auth, { cors: {} } as never)).toThrow(
+      /`cors`: unknown option of requirePasscode; known: clientAddress, onRefusal/,
+    )
     expect(() => honoConnectHandler(auth, { onRefusal: 'next' } as never)).toThrow(/`onRefusal`: unknown option of connectHandler/)
     expect(() => honoConnectHandler(auth, { origins: ['https://a.example'] } as never)).toThrow(/unknown option/)
     expect(() => honoConnectHandler(auth, { cors: { origins: ['not an origin'] } })).toThrow(InvalidOptionsError)
     expect(() => connectHandler(auth, { cors: { origins: ['https://a.example/path'] } })).toThrow(InvalidOptionsError)
+  })
+
+  it("with onRefusal: 'next', throws a PasscodeRefusedError to app.onError; the handler never runs", async () => {
+    const { auth, headers } = await service()
+    const seen: unknown[] = []
+    const app = new Hono()
+    app.onError((error, c) => {
+      seen.push(error)
+      return c.text(`host says: ${error.message}`, (error as PasscodeRefusedError).statusCode as 400)
+    })
+    app.get('/1/events.json', honoRequirePasscode(auth, { onRefusal: 'next' }), (c) => c.text('secret data'))
+
+    const refused = await app.request('/1/events.json', { headers: { 'X-Service-Account-Id': 'acc_1' } })
+    expect([refused.status, await refused.text()]).toEqual([400, 'host says: Invalid Credentials'])
+    expect(seen).toHaveLength(1)
+    expect(seen[0]).toBeInstanceOf(PasscodeRefusedError)
+    expect(seen[0]).toMatchObject({ statusCode: 400, reason: 'malformed_credentials', body: { error: 'Invalid Credentials' } })
+
+    const allowed = await app.request('/1/events.json', { headers })
+    expect(await allowed.text()).toBe('secret data')
+    expect(seen).toHaveLength(1)
+  })
+
+  it("with onRefusal: 'next' and no onError, Hono's own handler sends the exact refusal (getResponse)", async () => {
+    const { auth, headers } = await service()
+    const app = new Hono()
+    app.get('/1/events.json', honoRequirePasscode(auth, { onRefusal: 'next' }), (c) => c.text('secret data'))
+    const refused = await app.request('/1/events.json', { headers: { ...headers, 'X-Service-Passcode': 'wrong' } })
+    expect(refused.status).toBe(400)
+    expect(Object.fromEntries(refused.headers)).toEqual({
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-length': '58',
+    })
+    expect(await refused.text()).toBe('{"status":"fail","error":"Invalid Credentials","code":400}')
   })
 })
 

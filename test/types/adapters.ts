@@ -116,6 +116,10 @@ export function honoTypes(): void {
   })
   // @ts-expect-error the option is a function of the context
   honoRequirePasscode(auth, { clientAddress: '10.0.0.1' })
+  app.use(honoRequirePasscode(auth, { onRefusal: 'next', clientAddress: (c) => c.req.header('x-real-ip') }))
+  app.onError((error, c) => (error instanceof PasscodeRefusedError ? error.getResponse() : c.text('error', 500)))
+  // @ts-expect-error connect needs no onRefusal: a refusal is its answer
+  honoConnectHandler(auth, { onRefusal: 'next' })
   app.use(honoDashboard(auth, { basePath: '/settings', session: (c) => sessionOf(c.req.header('cookie')) }))
   // @ts-expect-error basePath is required: Hono gives a middleware no mount point
   honoDashboard(auth, { session: () => undefined })
@@ -176,4 +180,9 @@ export function sameNames(): void {
   expectTypeOf<Parameters<typeof koaEntry.dashboard>[1]>().toEqualTypeOf<koaEntry.DashboardMountOptions>()
   expectTypeOf<Parameters<typeof honoEntry.dashboard>[1]>().toEqualTypeOf<honoEntry.DashboardMountOptions>()
   expectTypeOf<Parameters<typeof fetchEntry.dashboard>[1]>().toEqualTypeOf<fetchEntry.DashboardMountOptions>()
+  expectTypeOf<NonNullable<fastifyEntry.PasscodeAuthPluginOptions['leakReport']>>().toExtend<fastifyEntry.LeakReportHandlerOptions>()
+  // One error class for refusals passed on, from every entry whose guard can pass them on.
+  expectTypeOf<typeof koaEntry.PasscodeRefusedError>().toEqualTypeOf<typeof expressEntry.PasscodeRefusedError>()
+  expectTypeOf<typeof honoEntry.PasscodeRefusedError>().toEqualTypeOf<typeof expressEntry.PasscodeRefusedError>()
+  expectTypeOf<typeof fastifyEntry.PasscodeRefusedError>().toEqualTypeOf<typeof expressEntry.PasscodeRefusedError>()
 }
