@@ -7,7 +7,7 @@ import type { RunningApp } from './http'
 
 /**
  * The management API conformance suite (SPEC §5.29, §5.31): one set of cases that
- * every framework mount (Express, Fastify, Koa) answers the same way, over a real
+ * every mount (Express, Fastify, Koa, Hono, fetch, Node's `http`) answers the same way, over a real
  * socket. The host's session is simulated by an `x-test-session` header naming one of
  * {@link SESSIONS}; the mounts never see anything else that says who is calling.
  */

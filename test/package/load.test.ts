@@ -41,8 +41,12 @@ const expectations: readonly EntryExpectation[] = [
   },
   { subpath: 'passcode-auth/memory', entry: 'memory', names: ['memoryStore', 'memoryMailer'] },
   { subpath: 'passcode-auth/express', entry: 'express', names: ['requirePasscode', 'connectHandler', 'dashboard'] },
-  { subpath: 'passcode-auth/fastify', entry: 'fastify', names: ['passcodeAuthPlugin', 'dashboardPlugin'] },
-  { subpath: 'passcode-auth/koa', entry: 'koa', names: ['requirePasscode', 'connectMiddleware', 'dashboard'] },
+  { subpath: 'passcode-auth/fastify', entry: 'fastify', names: ['passcodeAuthPlugin', 'dashboardPlugin', 'PasscodeRefusedError'] },
+  {
+    subpath: 'passcode-auth/koa',
+    entry: 'koa',
+    names: ['requirePasscode', 'connectHandler', 'connectMiddleware', 'dashboard', 'PasscodeRefusedError'],
+  },
   { subpath: 'passcode-auth/client', entry: 'client', names: ['createConnectClient'] },
   { subpath: 'passcode-auth/postgres', entry: 'postgres', names: ['postgresStore', 'migrate'] },
   { subpath: 'passcode-auth/smtp', entry: 'smtp', names: ['smtpMailer'] },
@@ -51,8 +55,8 @@ const expectations: readonly EntryExpectation[] = [
     entry: 'dashboard',
     names: ['createDashboard', 'createManagementApi', 'MANAGEMENT_ERROR_STATUS', 'nodeDashboard'],
   },
-  { subpath: 'passcode-auth/fetch', entry: 'fetch', names: ['requirePasscode', 'connectHandler'] },
-  { subpath: 'passcode-auth/hono', entry: 'hono', names: ['requirePasscode', 'connectHandler'] },
+  { subpath: 'passcode-auth/fetch', entry: 'fetch', names: ['requirePasscode', 'connectHandler', 'dashboard'] },
+  { subpath: 'passcode-auth/hono', entry: 'hono', names: ['requirePasscode', 'connectHandler', 'dashboard', 'PasscodeRefusedError'] },
   { subpath: 'passcode-auth/secretlint', entry: 'secretlint', names: ['creator'] },
 ]
 
