@@ -29,6 +29,11 @@ export const AUDIT_ACTIONS = [
   'account.accepted_passcodes_changed',
   'notification.sent',
   'notification.failed',
+  'webhook.endpoint_created',
+  'webhook.endpoint_updated',
+  'webhook.endpoint_deleted',
+  'webhook.secret_rotated',
+  'webhook.endpoint_disabled',
 ] as const
 
 /**
@@ -95,6 +100,12 @@ export type AuditTarget =
   | {
       /** The account's settings. */
       readonly type: 'account'
+    }
+  | {
+      /** A webhook endpoint of the account (SPEC §5.53). */
+      readonly type: 'webhook'
+      /** Its ID. */
+      readonly id: string
     }
 
 /**

@@ -27,8 +27,15 @@ const matches = (record: AuditRecord, query: AuditQuery): boolean =>
   (query.from === undefined || record.at >= query.from) &&
   (query.to === undefined || record.at < query.to)
 
+/**
+ * Told of each entry when a write prepares it, and of its record (through the function
+ * it returns) when the write stores it, in the same synchronous step: the webhooks'
+ * outbox makes the record's events there (SPEC §5.53).
+ */
+export type AuditObserver = (entry: AuditEntry) => (record: AuditRecord) => void
+
 /** An audit trail in memory: one array per account, in sequence order. */
-export function memoryAuditLog(): MemoryAuditLog {
+export function memoryAuditLog(observe?: AuditObserver): MemoryAuditLog {
   const chains = new Map<string, Chain>()
   const chainOf = (accountId: string): Chain => {
     let chain = chains.get(accountId)
@@ -43,9 +50,11 @@ export function memoryAuditLog(): MemoryAuditLog {
     if (entry === undefined) return () => undefined
     const chain = chainOf(entry.accountId)
     const record = Object.freeze(structuredClone(chainAuditEntry(entry, chain.head)))
+    const observed = observe?.(entry)
     return () => {
       chain.records.push(record)
       chain.head = { sequence: record.sequence, hash: record.hash }
+      observed?.(record)
       return record
     }
   }
