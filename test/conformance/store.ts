@@ -14,6 +14,7 @@ import { pepperRotationCases } from './store/pepper-rotation'
 import { unicodeNameCases } from './store/unicode-names'
 import { userPasscodeCases } from './store/user-passcodes'
 import { usageDaysCases } from './store/usage-days'
+import { webhookCases } from './store/webhooks'
 
 export type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
 
@@ -67,5 +68,6 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     disableDescriptionCases(fixture)
     usageDaysCases(fixture)
     leakMarkCases(fixture)
+    webhookCases(fixture)
   })
 }

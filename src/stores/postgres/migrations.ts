@@ -1,4 +1,5 @@
 import type { Database } from './database-interface'
+import { webhookSchema } from './webhook-schema'
 
 /**
  * One versioned schema change: statements run in order, in one transaction. A change to
@@ -414,5 +415,12 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE UNIQUE INDEX leak_marks_open ON ${s}.leak_marks (account_id, kind, key) WHERE open`,
       `CREATE INDEX leak_marks_unsent ON ${s}.leak_marks (reported_at, id) WHERE notified_at IS NULL`,
     ],
+  },
+  // 12 to 15 are taken by changes in flight on other branches; migrate() applies whatever
+  // versions are missing, in order, whatever their numbers (a database at 16 gets them later).
+  {
+    version: 16,
+    name: 'webhooks: endpoints, the event outbox and its trigger on the audit records',
+    statements: webhookSchema,
   },
 ]
