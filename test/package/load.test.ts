@@ -58,6 +58,7 @@ const expectations: readonly EntryExpectation[] = [
   { subpath: 'passcode-auth/fetch', entry: 'fetch', names: ['requirePasscode', 'connectHandler', 'dashboard'] },
   { subpath: 'passcode-auth/hono', entry: 'hono', names: ['requirePasscode', 'connectHandler', 'dashboard', 'PasscodeRefusedError'] },
   { subpath: 'passcode-auth/secretlint', entry: 'secretlint', names: ['creator'] },
+  { subpath: 'passcode-auth/webhooks', entry: 'webhooks', names: ['WEBHOOK_EVENT_TYPES', 'WEBHOOK_TEST_EVENT', 'WebhookVerificationError', 'verifyWebhook'] },
 ]
 
 /**

@@ -49,7 +49,7 @@ export function webhookCases(fixture: () => StoreFixture): void {
     await auth.userPasscodes.revoke(admin, 'acc_1', 'u_1')
     await auth.passcodes.delete(admin, 'acc_1', id)
     const leaked = await auth.passcodes.create(admin, 'acc_1', { name: 'Leaky', expiry: 90 })
-    await auth.leaks.report([{ token: leaked.value, url: null, source: 'content' }], { source: 'github' })
+    await auth.leaks.report([{ token: leaked.value, source: 'content' }], { source: 'github' })
     await auth.webhooks.dispatch()
     const iso = new Date(at).toISOString()
     const hint = rotated.passcode.hint
