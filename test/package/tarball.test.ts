@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'no
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cleanEnv, curlLineIn, headersOfCurlLine, shownText, startServer, type RunningServer } from '../helpers/cli-command'
-import { cleanNpmEnvironment, packRepository, removePackedTarball, repositoryRoot, type PackedTarball } from '../helpers/packed-tarball'
+import { cleanEnv, curlLineIn, headersOfCurlLine, shownText, startServer, temporaryFolder, type RunningServer } from '../helpers/cli-command'
+import { cleanNpmEnvironment, extractTarball, packedPackages, repositoryRoot, type PackedTarball } from '../helpers/packed-tarball'
 import { commandAvailability } from '../helpers/requirement'
 
 /**
@@ -17,12 +17,15 @@ const SUCCESS = '{"status":"success","message":"Authorised Successfully."}'
 const curl = commandAvailability('curl')
 
 let tarball: PackedTarball | undefined
+/** This file's own folder: what it extracts, and the consumer's project. */
+let scratch: { dir: string; remove(): void }
 
 beforeAll(async () => {
-  tarball = await packRepository()
-}, 600_000)
+  scratch = temporaryFolder('passcode-auth-tarball-')
+  tarball = (await packedPackages()).library
+}, 900_000)
 
-afterAll(() => removePackedTarball(tarball))
+afterAll(() => scratch?.remove())
 
 /** Every string inside an `exports` value (conditions nest). */
 function exportTargets(value: unknown): string[] {
@@ -80,16 +83,14 @@ describe('npm pack on a fresh clone', () => {
 
   it('ships no source maps, and no file points at one', async () => {
     expect([...packed()].filter((file) => file.endsWith('.map'))).toEqual([])
-    await run('tar', ['-xzf', tarball!.file, '-C', tarball!.scratch, 'package/dist'])
-    const dist = path.join(tarball!.scratch, 'package', 'dist')
+    const dist = path.join(await extractTarball(tarball!, scratch.dir, ['dist']), 'dist')
     const pointing = readdirSync(dist).filter((file) => readFileSync(path.join(dist, file), 'utf8').includes('sourceMappingURL'))
     expect(pointing).toEqual([])
   })
 
   it('holds the LICENSE of the repository, the license package.json names', async () => {
     expect(repositoryManifest.license).toBe('MIT')
-    await run('tar', ['-xzf', tarball!.file, '-C', tarball!.scratch, 'package/LICENSE'])
-    const shipped = readFileSync(path.join(tarball!.scratch, 'package', 'LICENSE'), 'utf8')
+    const shipped = readFileSync(path.join(await extractTarball(tarball!, scratch.dir, ['LICENSE']), 'LICENSE'), 'utf8')
     expect(shipped).toBe(readFileSync(path.join(repositoryRoot, 'LICENSE'), 'utf8'))
     expect(shipped).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} passcode-auth contributors\n/)
   })
@@ -111,19 +112,24 @@ describe('npx passcode-auth serve from the tarball, in an empty folder', () => {
   const dataDir = () => path.join(consumer, 'data')
 
   beforeAll(async () => {
-    consumer = path.join(tarball!.scratch, 'consumer')
+    consumer = path.join(scratch.dir, 'consumer')
     mkdirSync(consumer)
     const pglite = JSON.parse(readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')).devDependencies['@electric-sql/pglite'] as string
     await npm(['install', tarball!.file, `@electric-sql/pglite@${pglite}`])
   }, 600_000)
 
   afterAll(async () => {
-    await server?.stop('SIGKILL')
+    // The whole process group: npx, npm's shell and the server, also once npx is gone.
+    try {
+      if (server !== undefined) process.kill(-server.child.pid!, 'SIGKILL')
+    } catch {
+      // None of them is left.
+    }
   })
 
   it('without @electric-sql/pglite, says what to install and writes nothing', async () => {
     const installed = path.join(consumer, 'node_modules', '@electric-sql', 'pglite')
-    const aside = path.join(tarball!.scratch, 'pglite-aside')
+    const aside = path.join(scratch.dir, 'pglite-aside')
     const [command, ...args] = npx(['serve', '--data-dir', dataDir(), '--port', '0'])
     renameSync(installed, aside)
     const result = await run(command!, args, { cwd: consumer, env: environment(), timeout: 120_000 })
