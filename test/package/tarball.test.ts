@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs'
 import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { isAlive } from '../../src/cli/data-folder'
 import { cleanEnv, curlLineIn, headersOfCurlLine, shownText, startServer, temporaryFolder, type RunningServer } from '../helpers/cli-command'
 import { cleanNpmEnvironment, extractTarball, packedPackages, repositoryRoot, type PackedTarball } from '../helpers/packed-tarball'
 import { commandAvailability } from '../helpers/requirement'
@@ -26,6 +28,19 @@ beforeAll(async () => {
 }, 900_000)
 
 afterAll(() => scratch?.remove())
+
+/**
+ * Whether process `pid` runs: it exists and is not a zombie. An orphan's new parent (init,
+ * or a container's first process) may be slow to reap it, or never do.
+ */
+function runs(pid: number): boolean {
+  if (!isAlive(pid)) return false
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1)?.[0] !== 'Z'
+  } catch {
+    return isAlive(pid) // no /proc (not Linux), or gone meanwhile
+  }
+}
 
 /** Every string inside an `exports` value (conditions nest). */
 function exportTargets(value: unknown): string[] {
@@ -163,10 +178,24 @@ describe('npx passcode-auth serve from the tarball, in an empty folder', () => {
       expect(stdout).toMatch(/^HTTP\/1\.1 200 OK\r\n/)
       expect(stdout.endsWith(`\r\n\r\n${SUCCESS}`)).toBe(true)
     }
-    // The lock names the server process, which npx runs as its child: npx exits with its code.
-    const { pid } = JSON.parse(readFileSync(path.join(dataDir(), 'lock'), 'utf8')) as { pid: number }
-    expect(await server.stop('SIGTERM', pid)).toBe(0)
-    expect(server.stdout()).toContain('Stopped.')
-    server = undefined
   }, 600_000)
+
+  it('stops cleanly on a SIGTERM to npx, which does not pass it on (as `docker stop` or a supervisor sends it)', async () => {
+    // Runs after the case above, on the server it started.
+    const running = server!
+    const lock = path.join(dataDir(), 'lock')
+    // The lock names the server process: npx's grandchild, through npm's `sh -c`.
+    const { pid } = JSON.parse(readFileSync(lock, 'utf8')) as { pid: number }
+    expect(pid).not.toBe(running.child.pid)
+    expect(await running.stop('SIGTERM', running.child.pid)).toBeNull() // npx ends at once, by the signal
+    // The server notices that npm's shell is gone and shuts down as on SIGTERM: it
+    // releases the data folder and exits, well within 20 s (it checks every 250 ms).
+    const deadline = Date.now() + 20_000
+    while ((runs(pid) || !running.stdout().includes('Stopped.')) && Date.now() < deadline) await sleep(100)
+    expect(runs(pid)).toBe(false)
+    expect(running.stdout()).toContain('npm exited: shutting down…')
+    expect(running.stdout()).toContain('Stopped.')
+    expect(existsSync(lock)).toBe(false)
+    server = undefined
+  }, 60_000)
 })
