@@ -10,6 +10,8 @@ import tseslint from 'typescript-eslint'
 export default defineConfig(
   globalIgnores([
     'dist/',
+    // The partner client's build (packages/connect-client: `npm run build` there).
+    'packages/*/dist/',
     '.declarations/',
     'docs/',
     'coverage/',
