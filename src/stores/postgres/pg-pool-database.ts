@@ -9,7 +9,7 @@ import {
   type PgPoolLike,
   type PgResultLike,
 } from './database-interface'
-import { pgChannelListener, type ListenConnection } from './pg-listener'
+import { LISTEN_CONNECT_TIMEOUT_MS, pgChannelListener, type ListenConnection } from './pg-listener'
 import { pgPrepared, pgPreparedLookup, pgPreparedTransaction, type NamedStatements } from './pg-prepared-lookup'
 
 interface PoolInternals {
@@ -17,9 +17,6 @@ interface PoolInternals {
   readonly Client?: new (options: unknown) => ListenConnection
   readonly options?: Record<string, unknown>
 }
-
-/** How long the listening connection may take to connect when the pool sets no `connectionTimeoutMillis`. */
-const LISTEN_CONNECT_TIMEOUT_MS = 5_000
 
 /** Thrown when a statement on a `pg` Pool passed {@link STATEMENT_DEADLINE_MS}; its connection was destroyed. */
 export class StatementDeadlineError extends Error {
