@@ -69,7 +69,7 @@ export function fleetMarkdown(result: FleetSoakResult, context: { command: strin
     `load average ${context.loadAtStart.toFixed(1)} at the start and ${context.loadAtEnd.toFixed(1)} at the end (1 min; other work shares the machine)`,
     '',
     `Pool: ${POOL_TEXT[result.pool]}  `,
-    `Faults drawn ${result.seed === undefined ? 'with `Math.random`' : `from seed ${result.seed}`}`,
+    `Faults drawn ${result.seed === undefined ? 'with `Math.random`' : `from seed ${result.seed}`}; a silent cut or a hung balancer lasts ${seconds(result.cutMs[0])} to ${seconds(result.cutMs[1])}`,
     '',
     `Verdict: **${result.passed ? 'passed' : 'FAILED'}**`,
     '',

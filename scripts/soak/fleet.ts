@@ -137,6 +137,8 @@ export interface FleetSoakResult {
   readonly instanceModes: readonly string[]
   readonly pool: PoolSettings
   readonly seed: number | undefined
+  /** How long a silent cut or a hung balancer lasted, drawn in [min, max] ms. */
+  readonly cutMs: readonly [number, number]
   readonly passed: boolean
 }
 
@@ -601,6 +603,7 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
       instanceModes: instances.map((instance) => instance.mode),
       pool,
       seed: options.seed,
+      cutMs: options.cutMs,
       passed:
         counts.deletedAcceptedPastBound === 0 &&
         counts.liveRefused === 0 &&
