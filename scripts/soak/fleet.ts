@@ -552,11 +552,16 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
       const pause = () => sleep(Math.min(draw(options.faultGapMs, chance), Math.max(0, until - now())))
       await pause()
       // No drawn fault starts in the last bound of the run: its recovery is part of the run.
-      // The faults asked for all run, and the run lasts until a bound after the last one.
+      // The faults asked for all run. Traffic goes on while a fault runs, past the duration
+      // too, and the run lasts until a bound after the fault ended: until then, the
+      // traffic stopped when the duration passed, and a long fault that ended later had
+      // no request judge its instance's recovery (only the recovery probe).
       while (sequence.length > 0 || now() < until - BOUND_MS) {
         const asked = sequence.shift()
+        const end = until
+        until = Number.POSITIVE_INFINITY
         await fault(asked ?? pick(FAULT_KINDS, chance))
-        if (asked !== undefined) until = Math.max(until, now() + BOUND_MS)
+        until = Math.max(end, now() + BOUND_MS)
         await pause()
       }
     }
