@@ -66,6 +66,7 @@ export const slowTests = [
   'test/soak/fleet-smoke.test.ts',
   'test/http/hostile-input-express.test.ts',
   'test/faults/silent-cut.test.ts',
+  'test/faults/hung-balancer.test.ts',
   'test/stores/postgres.test.ts',
   'test/dashboard/truth.browser.test.ts',
   'test/dashboard/browser.test.ts',

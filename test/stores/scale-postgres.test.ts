@@ -37,7 +37,7 @@ describe.skipIf(!availability.available)(
 
     beforeAll(async () => {
       server = await startTestPostgres()
-      pool = new pg.Pool({ connectionString: server.connectionString, max: 4 })
+      pool = new pg.Pool({ connectionString: server.connectionString, max: 4, connectionTimeoutMillis: 10_000 })
       database = toDatabase(pool)
       await applyMigrations(
         database,

@@ -61,6 +61,10 @@ function isNameConflict(error: unknown): boolean {
  *
  * @param db - a `pg` Pool (recommended for servers) or Client, or a PGlite instance
  * @param options - see {@link PostgresStoreOptions}
+ * @throws ConfigurationError for a `pg` Pool without `connectionTimeoutMillis` (pg's
+ * default): a connection attempt never answered (a hung load balancer) would hold a slot
+ * of it for good. Create it with `connectionTimeoutMillis: 2000` and `keepAlive: true`
+ * (docs/operations.md).
  * @example
  * ```ts
  * import { PGlite } from '@electric-sql/pglite'
