@@ -8,8 +8,8 @@ import type { operations as ManagementOperations } from './openapi-types/managem
  * operation of the OpenAPI documents: valid ones, typed by the client generated from the
  * document (so `npm run typecheck` refuses a valid case the document would not take), and
  * invalid ones, written as they go on the wire. The test adds, for every operation, the
- * failures every operation documents (no session, a session resolver that throws, a
- * store that fails or hangs, a cross-site write, a body too large, not JSON or of another
+ * failures any operation can meet (no session, a session resolver that throws, a store
+ * that fails or times out, a cross-site write, a body too large, not JSON or of another
  * media type) from the operation's first valid case. A new operation needs its cases
  * here: the test fails for an operation of a document without any, or without a success.
  *
