@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import createClient from 'openapi-fetch'
+import createClient, { type Middleware } from 'openapi-fetch'
 import { describe, expect, it } from 'vitest'
 import { CLIENT_TYPES, clientTypesText } from '../../scripts/openapi-client-types'
 import { MANAGEMENT_OPENAPI_FILE, SERVER_RULES } from '../../scripts/management-openapi'
@@ -20,7 +20,7 @@ import {
 } from './openapi-cases'
 import { documentedOperations, openApiChecker, type OpenApiChecker, type ReceivedAnswer, type SentRequest } from './openapi-checker'
 import type { paths as ConnectPaths } from './openapi-types/connect'
-import type { operations as ManagementOperations, paths as ManagementPaths } from './openapi-types/management'
+import type { components as ManagementComponents, operations as ManagementOperations, paths as ManagementPaths } from './openapi-types/management'
 
 /**
  * The committed OpenAPI documents as an API consumer meets them: a client generated from
@@ -312,7 +312,7 @@ describe('docs/management-openapi.json, through a client generated from it', () 
     expect(exchanges.length).toBeGreaterThan(200)
   })
 
-  it('types the answers: a status narrows the error codes, the export is read as text', async () => {
+  it('types the answers: a status narrows the error codes, the export is read as text or as the array of its lines', async () => {
     const host = managementHost()
     const headers = cookie('admin')
     const { data, error } = await host.client.POST('/passcodes', { headers, body: { name: 'Typed', expiry: 7 } })
@@ -338,8 +338,30 @@ describe('docs/management-openapi.json, through a client generated from it', () 
         .filter(Boolean)
         .map((line) => (JSON.parse(line) as { action: string }).action),
     ).toEqual(['passcode.created', 'passcode.created'])
+    // Or the client reads JSON lines as the array the document's schema describes, and its data is typed so.
+    host.client.use(jsonLinesAsArray)
+    const { data: lines } = await host.client.GET('/audit/export', { headers })
+    const records: ManagementComponents['schemas']['AuditExportLine'][] | undefined = lines
+    expect(records?.map((record) => [record.action, record.target.type])).toEqual([
+      ['passcode.created', 'passcode'],
+      ['passcode.created', 'passcode'],
+    ])
   })
 })
+
+/** An openapi-fetch middleware that turns a JSON-lines answer into the JSON array of its lines (OpenAPI 3.2's reading of them). */
+const jsonLinesAsArray: Middleware = {
+  async onResponse({ response }) {
+    if (response.headers.get('content-type')?.startsWith('application/x-ndjson') !== true) return undefined
+    const lines = (await response.text())
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as unknown)
+    const headers = new Headers(response.headers)
+    headers.set('content-type', 'application/json')
+    return new Response(JSON.stringify(lines), { status: response.status, headers })
+  },
+}
 
 // --- GET /v1/connect -----------------------------------------------------------------
 
