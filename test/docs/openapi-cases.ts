@@ -223,6 +223,8 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
     { name: 'limit 201', status: 400, query: () => ({ limit: 201 }) },
     { name: 'limit 1.5', status: 400, query: () => ({ limit: 1.5 }) },
     { name: 'limit in words', status: 400, rawQuery: 'limit=ten' },
+    { name: 'limit in exponent form', status: 400, rawQuery: 'limit=1e2' },
+    { name: 'limit in hexadecimal', status: 400, rawQuery: 'limit=0x10' },
     { name: 'limit twice', status: 400, rawQuery: 'limit=1&limit=2' },
     { name: 'an unknown action', status: 400, rawQuery: 'action=passcode.exploded' },
     { name: 'a time without an offset', status: 400, query: () => ({ from: '2026-01-01T00:00:00' }) },
