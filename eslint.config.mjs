@@ -21,6 +21,8 @@ export default defineConfig(
     'bench/_*.ts',
     // Generated from src/dashboard/client/ by `npm run dashboard:assets`.
     'src/http/dashboard/assets.ts',
+    // Generated from docs/*openapi.json by `npm run openapi` (openapi-typescript).
+    'test/docs/openapi-types/',
   ]),
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,

@@ -128,6 +128,7 @@ export const notUnitTests = [
   'test/dashboard/truth.browser.test.ts',
   'test/dashboard/activity.browser.test.ts',
   'test/dashboard/management-conformance.test.ts',
+  'test/docs/openapi-lint.test.ts',
   'test/fetch/conformance.test.ts',
   'test/http/conformance.test.ts',
   'test/http/enumeration.test.ts',
