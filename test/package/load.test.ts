@@ -49,7 +49,7 @@ const expectations: readonly EntryExpectation[] = [
   {
     subpath: 'passcode-auth/dashboard',
     entry: 'dashboard',
-    names: ['createDashboard', 'createManagementApi', 'MANAGEMENT_ERROR_STATUS', 'nodeDashboard'],
+    names: ['createDashboard', 'createManagementApi', 'isCrossSite', 'MANAGEMENT_ERROR_STATUS', 'nodeDashboard'],
   },
   { subpath: 'passcode-auth/fetch', entry: 'fetch', names: ['requirePasscode', 'connectHandler'] },
   { subpath: 'passcode-auth/hono', entry: 'hono', names: ['requirePasscode', 'connectHandler'] },
