@@ -492,8 +492,9 @@ export interface PasscodeStore {
 
   /**
    * Records a batch of uses in one write (one statement in SQL): for each entry whose
-   * instant is later than the stored `lastUsedAt`, sets it, and the partner when the
-   * entry has one. Entries of deleted passcodes are skipped. Publishes nothing: usage
+   * instant is later than the stored `lastUsedAt`, sets it and `lastUsedPartner` to the
+   * entry's partner, `null` included: the pair comes from one request (SPEC §5.46), so a
+   * use with no partner clears the one before. Entries of deleted passcodes are skipped. Publishes nothing: usage
    * never invalidates a cache. Resolves how many passcodes were written.
    */
   recordUsage(entries: readonly UsageEntry[]): Promise<number>

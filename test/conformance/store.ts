@@ -7,6 +7,7 @@ import { disableDescriptionCases } from './store/disable-description'
 import { endToEndCases } from './store/end-to-end'
 import type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
 import { invalidationCases } from './store/invalidations'
+import { lastUseCases } from './store/last-use'
 import { leakMarkCases } from './store/leak-marks'
 import { lookupCases } from './store/lookup'
 import { notificationCases } from './store/notifications'
@@ -66,6 +67,7 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     pepperRotationCases(fixture)
     disableDescriptionCases(fixture)
     usageDaysCases(fixture)
+    lastUseCases(fixture)
     leakMarkCases(fixture)
   })
 }

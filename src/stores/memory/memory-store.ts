@@ -264,12 +264,12 @@ export function memoryStore(): PasscodeStore {
         if (entry.kind === 'account') {
           const current = ownPasscode(entry.accountId, entry.passcodeId)
           if (current === undefined || (current.lastUsedAt !== null && current.lastUsedAt >= entry.at)) continue
-          passcodes.set(current.id, { ...current, lastUsedAt: entry.at, lastUsedPartner: entry.partner ?? current.lastUsedPartner })
+          passcodes.set(current.id, { ...current, lastUsedAt: entry.at, lastUsedPartner: entry.partner })
         } else {
           const key = userKey(entry.accountId, entry.userId)
           const current = users.get(key)
           if (current === undefined || (current.lastUsedAt !== null && current.lastUsedAt >= entry.at)) continue
-          users.set(key, { ...current, lastUsedAt: entry.at, lastUsedPartner: entry.partner ?? current.lastUsedPartner })
+          users.set(key, { ...current, lastUsedAt: entry.at, lastUsedPartner: entry.partner })
         }
         written++
       }

@@ -283,13 +283,13 @@ export function statements(s: string) {
       WITH entries AS (
         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[]) AS e(kind, account_id, key, at, partner)
       ), accounts AS (
-        UPDATE ${s}.account_passcodes p SET last_used_at = e.at, last_used_partner = coalesce(e.partner, p.last_used_partner)
+        UPDATE ${s}.account_passcodes p SET last_used_at = e.at, last_used_partner = e.partner
         FROM entries e
         WHERE e.kind = 'account' AND p.id = e.key AND p.account_id = e.account_id
           AND (p.last_used_at IS NULL OR p.last_used_at < e.at)
         RETURNING 1
       ), users AS (
-        UPDATE ${s}.user_passcodes u SET last_used_at = e.at, last_used_partner = coalesce(e.partner, u.last_used_partner)
+        UPDATE ${s}.user_passcodes u SET last_used_at = e.at, last_used_partner = e.partner
         FROM entries e
         WHERE e.kind = 'user' AND u.account_id = e.account_id AND u.user_id = e.key
           AND (u.last_used_at IS NULL OR u.last_used_at < e.at)
