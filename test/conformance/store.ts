@@ -9,6 +9,7 @@ import type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
 import { invalidationCases } from './store/invalidations'
 import { lastUseCases } from './store/last-use'
 import { leakMarkCases } from './store/leak-marks'
+import { leakedRotationCases } from './store/leaked-rotation'
 import { lookupCases } from './store/lookup'
 import { notificationCases } from './store/notifications'
 import { pepperRotationCases } from './store/pepper-rotation'
@@ -69,5 +70,6 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     usageDaysCases(fixture)
     lastUseCases(fixture)
     leakMarkCases(fixture)
+    leakedRotationCases(fixture)
   })
 }

@@ -166,7 +166,8 @@ export function memoryStore(): PasscodeStore {
     async rotateAccountPasscode(accountId, passcodeId, rotation, entry) {
       const current = ownPasscode(accountId, passcodeId)
       if (current === undefined) return null
-      const keepsCurrent = rotation.previousHashEndsAt !== null
+      // SPEC §5.45: a leaked value (an open mark) gets no overlap, whatever was asked.
+      const keepsCurrent = rotation.previousHashEndsAt !== null && openLeak(accountId, 'account', passcodeId) === undefined
       // The replaced hash's pepper says nothing about the new one.
       const { pepperId: _replaced, ...unchanged } = current
       const next: AccountPasscodeRecord = {
@@ -175,7 +176,7 @@ export function memoryStore(): PasscodeStore {
         hash: rotation.hash,
         hint: rotation.hint,
         previousHash: keepsCurrent ? current.hash : null,
-        previousHashEndsAt: rotation.previousHashEndsAt,
+        previousHashEndsAt: keepsCurrent ? rotation.previousHashEndsAt : null,
         updatedAt: rotation.updatedAt,
       }
       const recorded = audit.prepare(entry && rotatedPasscodeEntry(entry, current, next))

@@ -47,19 +47,24 @@ const closeUserLeak = (s: string): string => `closed AS (
  * An account passcode's rotation as CTEs ($1 account, $2 passcode, $3–$7 as
  * `rotateAccountPasscode`'s parameters), with or without its audit record: `prior`
  * locks the row and reads the overlap end the rotation replaces, so a concurrent
- * rotation is waited for, never read before it; `changed` rotates it (in SET, `hash`
- * is the value before the update: the current hash becomes the previous one) and
- * returns the row with that end (`prior_ends`, for its record); `closed` closes its
- * open leak mark (SPEC §5.42).
+ * rotation is waited for, never read before it, and whether the passcode has an open
+ * leak mark; `changed` rotates it (in SET, `hash` is the value before the update: the
+ * current hash becomes the previous one, unless it leaked: a leaked value gets no
+ * overlap, SPEC §5.45) and returns the row with that end (`prior_ends`, for its
+ * record); `closed` closes its open leak mark (SPEC §5.42).
  */
 export const rotateChange = (s: string): string => `prior AS (
-        SELECT previous_hash_ends_at AS prior_ends FROM ${s}.account_passcodes
+        SELECT previous_hash_ends_at AS prior_ends,
+          EXISTS (
+            SELECT 1 FROM ${s}.leak_marks m WHERE m.account_id = $1::text AND m.kind = 'account' AND m.key = $2::text AND m.open
+          ) AS leaked
+        FROM ${s}.account_passcodes
         WHERE account_id = $1::text AND id = $2::text
         FOR NO KEY UPDATE
       ), changed AS (
         UPDATE ${s}.account_passcodes SET
-          previous_hash = CASE WHEN $5::bigint IS NULL THEN NULL ELSE hash END,
-          previous_hash_ends_at = $5::bigint,
+          previous_hash = CASE WHEN $5::bigint IS NULL OR prior.leaked THEN NULL ELSE hash END,
+          previous_hash_ends_at = CASE WHEN prior.leaked THEN NULL ELSE $5::bigint END,
           hash = $3::text,
           hint = $4::text,
           updated_at = $6::bigint,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { generatePasscode } from '../../../src/index'
 import { memoryMailer } from '../../../src/memory'
 import { DAY_MS } from '../../../src/core/time'
+import { LEAKED_PASSCODE_ADVICE } from '../../../src/protocol/leak-advice'
 import { admin, setup } from '../../helpers/service'
 
 const recipients = (accountId: string) => [`admins+${accountId}@example.com`]
@@ -44,7 +45,7 @@ describe('SPEC 5.42 auth.leaks.report', () => {
     expect(message!.text).toContain('https://github.com/o/r/blob/main/.env')
     expect(message!.text).toContain('content')
     expect(message!.text).toContain('disabled')
-    expect(message!.text).toContain('create a new passcode')
+    expect(message!.text).toContain(`What to do, in Settings > Passcodes: ${LEAKED_PASSCODE_ADVICE}`)
     expect(JSON.stringify(mailer.messages)).not.toContain(live.value)
 
     const leaked = events.filter((event) => event.type === 'passcode.leaked')
