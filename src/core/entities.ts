@@ -104,6 +104,13 @@ export interface AccountPasscodeRecord {
    */
   readonly pepperId?: string | null
   /**
+   * The id of the pepper that keyed `previousHash` (SPEC §5.47), for the pepper report:
+   * the previous value is never re-hashed, so it keeps its pepper until its overlap ends.
+   * Absent or `null` when there is no previous hash, or its pepper is unknown (a
+   * rotation before schema version 13). Not read by the verification lookup.
+   */
+  readonly previousPepperId?: string | null
+  /**
    * When it was disabled, UTC milliseconds; `null` while enabled (SPEC §5.38). A disabled
    * passcode keeps everything else and authenticates nowhere.
    */

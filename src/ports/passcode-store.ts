@@ -485,11 +485,14 @@ export interface PasscodeStore {
   rehashCredential?(rehash: Rehash): Promise<boolean>
   /**
    * How many stored hashes (account and user passcodes, not deleted) each pepper id
-   * keyed; hashes whose pepper is unknown are counted under `null`. Optional. It counts
-   * every hash, so its cost grows with the tables (on PostgreSQL one read of each table:
-   * about 5 s at 10 million passcodes): for a pepper rotation, not for a schedule.
+   * keys at `now`: each current hash, and the previous hash of a rotation whose overlap
+   * has not ended at `now` (`previousHashEndsAt`), under the pepper that keyed it
+   * (`previousPepperId`, SPEC §5.47); hashes whose pepper is unknown are counted under
+   * `null`. Optional. It counts every hash, so its cost grows with the tables (on
+   * PostgreSQL one read of each table: about 5 s at 10 million passcodes): for a pepper
+   * rotation, not for a schedule.
    */
-  countHashesByPepper?(): Promise<ReadonlyMap<string | null, number>>
+  countHashesByPepper?(now: number): Promise<ReadonlyMap<string | null, number>>
 
   /**
    * Records a batch of uses in one write (one statement in SQL): for each entry whose

@@ -12,6 +12,7 @@ import { leakMarkCases } from './store/leak-marks'
 import { leakedRotationCases } from './store/leaked-rotation'
 import { lookupCases } from './store/lookup'
 import { notificationCases } from './store/notifications'
+import { pepperOverlapCases } from './store/pepper-overlap'
 import { pepperRotationCases } from './store/pepper-rotation'
 import { unicodeNameCases } from './store/unicode-names'
 import { userPasscodeCases } from './store/user-passcodes'
@@ -66,6 +67,7 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     endToEndCases(fixture)
     auditCases(fixture)
     pepperRotationCases(fixture)
+    pepperOverlapCases(fixture)
     disableDescriptionCases(fixture)
     usageDaysCases(fixture)
     lastUseCases(fixture)

@@ -168,11 +168,12 @@ export function memoryStore(): PasscodeStore {
       if (current === undefined) return null
       // SPEC §5.45: a leaked value (an open mark) gets no overlap, whatever was asked.
       const keepsCurrent = rotation.previousHashEndsAt !== null && openLeak(accountId, 'account', passcodeId) === undefined
-      // The replaced hash's pepper says nothing about the new one.
-      const { pepperId: _replaced, ...unchanged } = current
+      // The replaced hash's pepper says nothing about the new one; it is the previous hash's now (SPEC §5.47).
+      const { pepperId: replaced, previousPepperId: _older, ...unchanged } = current
       const next: AccountPasscodeRecord = {
         ...unchanged,
         ...(rotation.pepperId != null && { pepperId: rotation.pepperId }),
+        ...(keepsCurrent && replaced != null && { previousPepperId: replaced }),
         hash: rotation.hash,
         hint: rotation.hint,
         previousHash: keepsCurrent ? current.hash : null,
@@ -250,11 +251,14 @@ export function memoryStore(): PasscodeStore {
       return true
     },
 
-    async countHashesByPepper() {
+    async countHashesByPepper(now) {
       const counts = new Map<string | null, number>()
-      for (const record of [...passcodes.values(), ...users.values()]) {
-        const id = record.pepperId ?? null
-        counts.set(id, (counts.get(id) ?? 0) + 1)
+      const count = (id: string | null) => counts.set(id, (counts.get(id) ?? 0) + 1)
+      for (const record of [...passcodes.values(), ...users.values()]) count(record.pepperId ?? null)
+      // The previous value of a rotation, while its overlap lasts (SPEC §5.47).
+      for (const record of passcodes.values()) {
+        if (record.previousHash !== null && record.previousHashEndsAt !== null && now < record.previousHashEndsAt)
+          count(record.previousPepperId ?? null)
       }
       return counts
     },

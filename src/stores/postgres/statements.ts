@@ -1,7 +1,7 @@
 const ACCOUNT_INSERT_COLUMNS =
   'id, account_id, name, name_key, hash, hint, expiry_days, created_at, updated_at, expires_at, partners, pepper_id, disabled_at, description'
 /** The columns of an account passcode's row that `toAccountPasscode` reads. */
-export const ACCOUNT_COLUMNS = `${ACCOUNT_INSERT_COLUMNS}, previous_hash, previous_hash_ends_at, last_used_at, last_used_partner`
+export const ACCOUNT_COLUMNS = `${ACCOUNT_INSERT_COLUMNS}, previous_hash, previous_hash_ends_at, previous_pepper_id, last_used_at, last_used_partner`
 const USER_INSERT_COLUMNS = 'account_id, user_id, hash, ciphertext, hint, validity_type, validity_days, granted_at, expires_at, revoked_at, pepper_id'
 export const USER_COLUMNS = `${USER_INSERT_COLUMNS}, last_used_at, last_used_partner`
 
@@ -65,6 +65,7 @@ export const rotateChange = (s: string): string => `prior AS (
         UPDATE ${s}.account_passcodes SET
           previous_hash = CASE WHEN $5::bigint IS NULL OR prior.leaked THEN NULL ELSE hash END,
           previous_hash_ends_at = CASE WHEN prior.leaked THEN NULL ELSE $5::bigint END,
+          previous_pepper_id = CASE WHEN $5::bigint IS NULL OR prior.leaked THEN NULL ELSE pepper_id END,
           hash = $3::text,
           hint = $4::text,
           updated_at = $6::bigint,
@@ -353,9 +354,15 @@ export function statements(s: string) {
     rehashUserPasscode: `
       UPDATE ${s}.user_passcodes SET hash = $4::text, pepper_id = $5::text
       WHERE account_id = $1::text AND user_id = $2::text AND hash = $3::text`,
+    // $1 now: a rotation's previous hash counts under its own pepper while its overlap
+    // lasts (SPEC §5.47), found through the previous hash's index (few rows have one).
     countHashesByPepper: `
       SELECT pepper_id, count(*)::integer AS hashes FROM (
-        SELECT pepper_id FROM ${s}.account_passcodes UNION ALL SELECT pepper_id FROM ${s}.user_passcodes
+        SELECT pepper_id FROM ${s}.account_passcodes
+        UNION ALL
+        SELECT previous_pepper_id FROM ${s}.account_passcodes WHERE previous_hash IS NOT NULL AND previous_hash_ends_at > $1::bigint
+        UNION ALL
+        SELECT pepper_id FROM ${s}.user_passcodes
       ) AS h GROUP BY pepper_id`,
     // After ensureAccount, in its transaction: `prior` locks the row and reads the value
     // the change replaces (for its audit record), a concurrent change waited for.
