@@ -53,7 +53,7 @@ const expectations: readonly EntryExpectation[] = [
   {
     subpath: 'passcode-auth/dashboard',
     entry: 'dashboard',
-    names: ['createDashboard', 'createManagementApi', 'MANAGEMENT_ERROR_STATUS', 'nodeDashboard'],
+    names: ['createDashboard', 'createManagementApi', 'isCrossSite', 'MANAGEMENT_ERROR_STATUS', 'nodeDashboard'],
   },
   { subpath: 'passcode-auth/fetch', entry: 'fetch', names: ['requirePasscode', 'connectHandler', 'dashboard'] },
   { subpath: 'passcode-auth/hono', entry: 'hono', names: ['requirePasscode', 'connectHandler', 'dashboard', 'PasscodeRefusedError'] },
