@@ -9,7 +9,7 @@ import {
   LEAKED_OVERLAP_REFUSAL,
   LEAKED_PASSCODE_ADVICE,
   LEAKED_USER_PASSCODE_ADVICE,
-} from '../../src/protocol/leak-advice'
+} from '../../src/core/labels'
 
 /** The scanner rules of docs/leaks.md, parsed out of the guide, against generated values and look-alikes. */
 

@@ -1,4 +1,4 @@
-import { DELETED_LEAKED_PASSCODE_ADVICE, LEAKED_PASSCODE_ADVICE, LEAKED_USER_PASSCODE_ADVICE } from '../../protocol/leak-advice'
+import { DELETED_LEAKED_PASSCODE_ADVICE, LEAKED_PASSCODE_ADVICE, LEAKED_USER_PASSCODE_ADVICE } from '../../core/labels'
 import { escapeHtml } from '../escape-html'
 
 /** What the leak email says: names, hints and places, never the value. */
@@ -25,7 +25,7 @@ const DONE: Record<LeakMessageData['action'], string> = {
   revoked: 'It has been revoked: it authenticates nowhere.',
 }
 
-/** What to do, where: the advice the dashboard's banner and docs/leaks.md give too (protocol/leak-advice.ts). */
+/** What to do, where: the advice the dashboard's banner and docs/leaks.md give too (core/labels.ts). */
 function whatToDo(data: LeakMessageData): string {
   if (data.kind === 'user') return `What to do, in Settings > Users: ${LEAKED_USER_PASSCODE_ADVICE}`
   return `What to do, in Settings > Passcodes: ${data.action === 'deleted' ? DELETED_LEAKED_PASSCODE_ADVICE : LEAKED_PASSCODE_ADVICE}`

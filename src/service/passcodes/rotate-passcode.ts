@@ -3,7 +3,7 @@ import { InvalidInputError, NotFoundError, RotationRefusedError } from '../../co
 import { generatePasscode, passcodeHint } from '../../core/passcode-format'
 import { ROTATION_OVERLAP_MINUTES } from '../../core/rules'
 import { isExpired } from '../../core/status'
-import { LEAKED_OVERLAP_REFUSAL } from '../../protocol/leak-advice'
+import { LEAKED_OVERLAP_REFUSAL } from '../../core/labels'
 import { storeCall } from '../deadline'
 import { parseInput, type RotatePasscodeInput } from '../input'
 import { IssuedPasscode } from '../issued-passcode'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createManagementApi } from '../../../src/dashboard/index'
 import { memoryMailer } from '../../../src/memory'
-import { LEAKED_PASSCODE_ADVICE } from '../../../src/protocol/leak-advice'
+import { LEAKED_PASSCODE_ADVICE } from '../../../src/core/labels'
 import { admin, setup } from '../../helpers/service'
 
 const MINUTE = 60_000

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { generatePasscode } from '../../../src/index'
 import { memoryMailer } from '../../../src/memory'
 import { DAY_MS } from '../../../src/core/time'
-import { LEAKED_PASSCODE_ADVICE } from '../../../src/protocol/leak-advice'
+import { LEAKED_PASSCODE_ADVICE } from '../../../src/core/labels'
 import { admin, setup } from '../../helpers/service'
 
 const recipients = (accountId: string) => [`admins+${accountId}@example.com`]
