@@ -4,12 +4,7 @@ import { lintSource } from '@secretlint/core'
 import { describe, expect, it } from 'vitest'
 import { PASSCODE_PATTERN, generatePasscode, isWellFormedPasscode } from '../../src/index'
 import { creator } from '../../src/secretlint/index'
-import {
-  DELETED_LEAKED_PASSCODE_ADVICE,
-  LEAKED_OVERLAP_REFUSAL,
-  LEAKED_PASSCODE_ADVICE,
-  LEAKED_USER_PASSCODE_ADVICE,
-} from '../../src/core/labels'
+import { DELETED_LEAKED_PASSCODE_ADVICE, LEAKED_OVERLAP_REFUSAL, LEAKED_PASSCODE_ADVICE, LEAKED_USER_PASSCODE_ADVICE } from '../../src/core/labels'
 
 /** The scanner rules of docs/leaks.md, parsed out of the guide, against generated values and look-alikes. */
 
