@@ -1,6 +1,7 @@
 const ENDPOINT_COLUMNS =
   'id, account_id, url, events, description, enabled, disabled_reason, secret, previous_secret, previous_secret_ends_at, failing_since, created_at, updated_at'
-const DELIVERY_COLUMNS = 'd.id, d.account_id, d.endpoint_id, d.state, d.attempts, d.next_attempt_at, d.last_attempt_at, d.last_status, d.last_error, d.created_at'
+const DELIVERY_COLUMNS =
+  'd.id, d.account_id, d.endpoint_id, d.state, d.attempts, d.next_attempt_at, d.last_attempt_at, d.last_status, d.last_error, d.created_at'
 
 /**
  * The webhooks' statements for one schema (SPEC §5.53), the same for `pg` and PGlite.

@@ -164,7 +164,11 @@ export function postgresWebhooks(database: Database, schema: string, audit: Post
         url: String(row.url),
         enabled: row.enabled === true,
         secrets: [String(row.secret), ...(typeof row.previous_secret === 'string' ? [row.previous_secret] : [])],
-        event: { type: String(row.event_type) as WebhookEvent['type'], at: num(row.event_at), data: JSON.parse(String(row.event_data)) as WebhookEvent['data'] },
+        event: {
+          type: String(row.event_type) as WebhookEvent['type'],
+          at: num(row.event_at),
+          data: JSON.parse(String(row.event_data)) as WebhookEvent['data'],
+        },
       }))
     },
 

@@ -23,7 +23,8 @@ function service(store: PasscodeStore, clock = manualClock(Date.UTC(2030, 0, 1))
   return { auth, clock, mailer, ...recorded }
 }
 
-const bodies = (sent: readonly { body: string }[]) => sent.map((request) => JSON.parse(request.body) as { type: string; timestamp: string; data: unknown })
+const bodies = (sent: readonly { body: string }[]) =>
+  sent.map((request) => JSON.parse(request.body) as { type: string; timestamp: string; data: unknown })
 
 /**
  * SPEC §5.53: the outbox. Each change's events are stored with the change and its audit
@@ -57,7 +58,11 @@ export function webhookCases(fixture: () => StoreFixture): void {
     const system = { type: 'system' }
     expect(bodies(sent)).toEqual([
       { type: 'passcode.created', timestamp: iso, data: { passcode: passcode('Acme', created.passcode.hint), actor } },
-      { type: 'passcode.updated', timestamp: iso, data: { passcode: passcode('Acme 2', created.passcode.hint), actor, changed: ['description', 'name'] } },
+      {
+        type: 'passcode.updated',
+        timestamp: iso,
+        data: { passcode: passcode('Acme 2', created.passcode.hint), actor, changed: ['description', 'name'] },
+      },
       { type: 'passcode.rotated', timestamp: iso, data: { passcode: passcode('Acme 2', hint), actor, previousValueEndsAt: null } },
       { type: 'passcode.disabled', timestamp: iso, data: { passcode: passcode('Acme 2', hint), actor } },
       { type: 'passcode.enabled', timestamp: iso, data: { passcode: passcode('Acme 2', hint), actor } },
@@ -70,7 +75,11 @@ export function webhookCases(fixture: () => StoreFixture): void {
       { type: 'user_passcode.revoked', timestamp: iso, data: { userPasscode: { userId: 'u_1', hint: granted.hint }, actor } },
       { type: 'passcode.deleted', timestamp: iso, data: { passcode: passcode('Acme 2', hint), actor } },
       { type: 'passcode.created', timestamp: iso, data: { passcode: leakedPasscode, actor } },
-      { type: 'passcode.leaked', timestamp: iso, data: { passcode: leakedPasscode, actor: system, source: 'content', url: null, action: 'disabled' } },
+      {
+        type: 'passcode.leaked',
+        timestamp: iso,
+        data: { passcode: leakedPasscode, actor: system, source: 'content', url: null, action: 'disabled' },
+      },
       { type: 'passcode.disabled', timestamp: iso, data: { passcode: leakedPasscode, actor: system } },
     ])
     for (const value of [created.value, rotated.value, leaked.value]) expect(JSON.stringify(sent)).not.toContain(value)
@@ -78,7 +87,10 @@ export function webhookCases(fixture: () => StoreFixture): void {
 
   it('webhooks: a deleted leak and a user passcode leak name what they acted on', async () => {
     const { auth, sent } = service(fixture().store)
-    await auth.webhooks.create(admin, 'acc_1', { url: 'https://hooks.example.com/in', events: ['passcode.leaked', 'passcode.deleted', 'user_passcode.leaked', 'user_passcode.revoked'] })
+    await auth.webhooks.create(admin, 'acc_1', {
+      url: 'https://hooks.example.com/in',
+      events: ['passcode.leaked', 'passcode.deleted', 'user_passcode.leaked', 'user_passcode.revoked'],
+    })
     const leaked = await auth.passcodes.create(admin, 'acc_1', { name: 'Gone', expiry: 90 })
     await fixture().store.reportLeak!(
       {
@@ -100,7 +112,11 @@ export function webhookCases(fixture: () => StoreFixture): void {
         actor: { type: 'system' },
         action: 'passcode.leak_reported',
         target: { type: 'passcode', id: leaked.passcode.id, name: 'Gone' },
-        changes: { source: { before: null, after: 'scanner' }, url: { before: null, after: 'https://example.com/x' }, action: { before: null, after: 'deleted' } },
+        changes: {
+          source: { before: null, after: 'scanner' },
+          url: { before: null, after: 'https://example.com/x' },
+          action: { before: null, after: 'deleted' },
+        },
         requestId: null,
         clientAddress: null,
       },
@@ -169,7 +185,9 @@ export function webhookCases(fixture: () => StoreFixture): void {
     const first = await auth.webhooks.deliveries(admin, 'acc_1', { limit: 3 })
     const second = await auth.webhooks.deliveries(admin, 'acc_1', { limit: 3, cursor: first.nextCursor! })
     const all = await auth.webhooks.deliveries(admin, 'acc_1', { limit: 100 })
-    expect([...first.deliveries, ...second.deliveries].map((delivery) => delivery.id)).toEqual(all.deliveries.slice(0, 6).map((delivery) => delivery.id))
+    expect([...first.deliveries, ...second.deliveries].map((delivery) => delivery.id)).toEqual(
+      all.deliveries.slice(0, 6).map((delivery) => delivery.id),
+    )
     expect(all.deliveries.at(-1)!.eventType).toBe('passcode.created')
     expect(all.deliveries.at(-1)!.attempts).toBeGreaterThanOrEqual(4)
   })
