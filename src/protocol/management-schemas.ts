@@ -298,7 +298,8 @@ export const partnerListSchema = z.object({
  * ```
  */
 export const webhookEventsSchema = z
-  .union([z.literal('all'), z.array(z.enum(WEBHOOK_EVENT_TYPES))], {
+  // minItems: an empty list is refused (the service says so in words, webhook-input.ts).
+  .union([z.literal('all'), z.array(z.enum(WEBHOOK_EVENT_TYPES)).meta({ minItems: 1 })], {
     error: `must be "all" or a list of event types (${WEBHOOK_EVENT_TYPES.join(', ')})`,
   })
   .describe('The event types it receives, or "all".')

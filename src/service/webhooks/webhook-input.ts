@@ -30,6 +30,8 @@ const url = z
     }
     return parsed.href
   })
+  // For the OpenAPI document: http(s), then an authority without credentials, then no fragment (the parser above is the rule).
+  .meta({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@\\s]+(?:[/?][^#]*)?$' })
   .describe(`Where deliveries go: an absolute http or https URL, at most ${MAX_WEBHOOK_URL_LENGTH} characters, no credentials, no fragment.`)
 
 /** `'all'` → `null` (every type); a list → its types once each, in the order of WEBHOOK_EVENT_TYPES. */
@@ -56,6 +58,33 @@ const description = z
 
 const IDENTIFIER_RULE = `must be 1 to ${MAX_IDENTIFIER_LENGTH} visible ASCII characters`
 
+const LIMIT_RULE = 'must be a whole number from 1 to 100'
+
+/**
+ * Which deliveries to list: `auth.webhooks.deliveries`' options, and the query
+ * parameters of the management API's `GET /webhook-deliveries`.
+ *
+ * @example
+ * ```ts
+ * parseQuery(webhookDeliveriesQuerySchema, 'limit=20') // { limit: 20 }
+ * ```
+ */
+export const webhookDeliveriesQuerySchema = z.strictObject({
+  endpointId: z
+    .string({ error: IDENTIFIER_RULE })
+    .min(1, IDENTIFIER_RULE)
+    .max(MAX_IDENTIFIER_LENGTH, IDENTIFIER_RULE)
+    .optional()
+    .describe('Only the deliveries to this endpoint.'),
+  cursor: z
+    .string({ error: 'is not a cursor this service gave' })
+    .min(1, 'must not be empty')
+    .max(200, 'is not a cursor this service gave')
+    .optional()
+    .describe('The `nextCursor` of the previous page.'),
+  limit: z.int({ error: LIMIT_RULE }).min(1, LIMIT_RULE).max(100, LIMIT_RULE).optional().describe('Deliveries per page, 1 to 100; 25 when absent.'),
+})
+
 /**
  * The inputs of `auth.webhooks` (SPEC §5.53), also the request bodies of the management
  * API's webhook routes and of its OpenAPI document.
@@ -79,14 +108,9 @@ export const webhookInputSchemas = {
       description: description.optional(),
       enabled: z.boolean({ error: 'must be true or false' }).optional().describe('false stops deliveries; true starts them again.'),
     })
-    .refine((patch) => Object.keys(patch).length > 0, { message: 'must change at least one field' }),
-  deliveries: z
-    .strictObject({
-      endpointId: z.string().min(1).max(MAX_IDENTIFIER_LENGTH).optional(),
-      cursor: z.string().min(1).max(200).optional(),
-      limit: z.number().int().min(1).max(100).optional(),
-    })
-    .optional(),
+    .refine((patch) => Object.keys(patch).length > 0, { message: 'must change at least one field' })
+    .meta({ minProperties: 1 }),
+  deliveries: webhookDeliveriesQuerySchema.optional(),
 }
 
 /**
