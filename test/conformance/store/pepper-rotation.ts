@@ -6,6 +6,7 @@ import type { PasscodeStore, Rehash } from '../../../src/ports/passcode-store'
 import { createPasscodeAuth, type PasscodeAuth } from '../../../src/service/create-passcode-auth'
 import type { PasscodeAuthOptions } from '../../../src/service/options'
 import { eventually, type StoreFixture } from './fixtures'
+import { writeAfterReads } from './interleave'
 
 const admin: Actor = { userId: 'u_admin', role: 'admin' }
 const keys = [{ id: 'k1', key: randomBytes(32) }]
@@ -125,6 +126,35 @@ export function pepperRotationCases(fixture: () => StoreFixture): void {
       const last = createPasscodeAuth({ store, pepper: fresh, encryptionKeys: keys })
       expect(await last.pepperReport()).toEqual({ current: values.length, older: [], unknown: 0 })
       await last.close()
+    })
+
+    it('SPEC 5.34 a re-hash by an instance one step ahead, committed between the reads of a verification on either step, refuses nothing', async () => {
+      const { store, peer } = fixture()
+      const other = await peer()
+      const [old, fresh] = [randomBytes(32).toString('base64url'), randomBytes(32).toString('base64url')]
+      const creator = createPasscodeAuth({ store, pepper: old })
+      const steps = [
+        ['step 1', { current: old, next: [fresh] }],
+        ['step 2', { current: fresh, previous: [old] }],
+      ] as const
+      const refused: string[] = []
+      for (const [step, pepper] of steps) {
+        // The write at every point among the verification's reads: before the first, after each.
+        for (let after = 0; ; after++) {
+          const { passcode, value } = await creator.passcodes.create(admin, 'acc_1', { name: `${step} ${after}`, expiry: 90 })
+          // What a step-2 instance's verification of this value writes back (SPEC §5.34), on another instance.
+          const rehash = { kind: 'account', accountId: 'acc_1', id: passcode.id, pepperId: pepperId(fresh) } as const
+          const fromTo = { fromHash: createPasscodeHasher(old)(value), toHash: createPasscodeHasher(fresh)(value) }
+          const view = writeAfterReads(store, after, () => other.rehashCredential!({ ...rehash, ...fromTo }))
+          const verifier = createPasscodeAuth({ store: view.store, pepper, cache: false })
+          const outcome = await verifier.authenticate({ accountId: 'acc_1', passcode: value })
+          await verifier.close()
+          if (!outcome.ok) refused.push(`${step}, re-hashed after ${after} of ${view.reads} reads: ${outcome.reason}`)
+          if (!view.wrote) break
+        }
+      }
+      await creator.close()
+      expect(refused).toEqual([])
     })
 
     it('SPEC 5.34 a next pepper verifies only: its hashes are never re-hashed to the current one, and it is reported apart', async () => {
