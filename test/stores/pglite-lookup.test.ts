@@ -97,6 +97,31 @@ describe('preparedLookup (PGlite)', () => {
     }
   })
 
+  it("looks several keys up as one statement over the protocol path: each key's row with its position, as the plain query gives them", async () => {
+    const many = statements(schema).findCredentialsByHashes
+    const lookup = preparedLookup(db)!
+    const keys = [hash('psc_unknown'), hash('psc_value-two'), hash('psc_value-one')]
+    const plain = (await db.query<Record<string, unknown>>(many, [keys])).rows
+    expect(plain.map((row) => [Number(row.n), row.hash])).toEqual([
+      [2, keys[1]],
+      [3, keys[2]],
+    ])
+    await lookup(many, keys) // prepares
+    const query = vi.spyOn(db, 'query')
+    try {
+      const prepared = await lookup(many, keys)
+      expect(query).not.toHaveBeenCalled()
+      expect([...prepared].sort((a, b) => Number(a.n) - Number(b.n))).toEqual(plain.map((row) => ({ ...row, n: Number(row.n) })))
+      // Each key answers what the one-key lookup answers for it.
+      for (const { n, ...row } of prepared) expect(await lookup(sql, keys[Number(n) - 1]!)).toEqual([row])
+      // A key that is not hex sends the keys through the plain query, which gives the same rows.
+      expect(await lookup(many, [...keys, "x' OR '1'='1"])).toHaveLength(2)
+      expect(query).toHaveBeenCalledTimes(1)
+    } finally {
+      query.mockRestore()
+    }
+  })
+
   it('never runs inside a transaction in progress: it waits, and sees only what was committed', async () => {
     const lookup = preparedLookup(db)!
     const key = hash('psc_in-transaction')

@@ -1,4 +1,4 @@
-import type { PGliteLike, Row } from './database-interface'
+import type { LookupKey, PGliteLike, Row } from './database-interface'
 
 /**
  * The parts of PGlite's public API the fast lookup uses: `execProtocolStream` (PGlite
@@ -49,10 +49,15 @@ let statements = 0
  * template with the key copied in place, which a general serializer would rebuild on
  * every call.
  *
+ * Several keys (one value's hashes under each pepper, SPEC §5.34) go the same way, as
+ * one statement: `text` takes them as `$1::text[]`, sent as the text of an array
+ * literal (`{k1,k2}`, hex keys need no quoting), which PostgreSQL casts; one statement,
+ * one snapshot.
+ *
  * @returns `undefined` when the instance lacks one of these methods (an older PGlite,
  *   `PGliteWorker`, a wrapper): then the store uses `query`
  */
-export function preparedLookup(db: PGliteLike): ((text: string, key: string) => Promise<Row[]>) | undefined {
+export function preparedLookup(db: PGliteLike): ((text: string, key: LookupKey) => Promise<Row[]>) | undefined {
   const protocol = db as Partial<PGliteProtocol>
   if (
     typeof protocol.execProtocolStream !== 'function' ||
@@ -65,7 +70,7 @@ export function preparedLookup(db: PGliteLike): ((text: string, key: string) => 
   /** Sends `message` under the query lock; `undefined`, sending nothing, while a transaction is open. */
   const run = (message: Uint8Array) =>
     pglite.runExclusive(async () => (!pglite.isInTransaction() ? pglite.execProtocolStream(message, { syncToFs: false }) : undefined))
-  const plain = async (text: string, key: string) => (await db.query<Row>(text, [key])).rows
+  const plain = async (text: string, key: LookupKey) => (await db.query<Row>(text, [key])).rows
   const prepared = new Map<string, Promise<BindTemplate>>()
 
   const prepare = async (text: string): Promise<BindTemplate> => {
@@ -76,7 +81,8 @@ export function preparedLookup(db: PGliteLike): ((text: string, key: string) => 
   }
 
   return async function lookup(text, key) {
-    if (!isHexKey(key)) return plain(text, key)
+    const parameter = typeof key === 'string' ? (isHexKey(key) ? key : undefined) : arrayLiteral(key)
+    if (parameter === undefined) return plain(text, key)
     let statement = prepared.get(text)
     if (statement === undefined) {
       statement = prepare(text)
@@ -91,7 +97,7 @@ export function preparedLookup(db: PGliteLike): ((text: string, key: string) => 
     }
     let messages: Awaited<ReturnType<PGliteProtocol['execProtocolStream']>> | undefined
     try {
-      messages = await run(template.message(key))
+      messages = await run(template.message(parameter))
     } catch {
       if (prepared.get(text) === statement) prepared.delete(text)
       run(concat([closeStatementMessage(template.name), SYNC])).catch(() => undefined)
@@ -108,7 +114,7 @@ export function preparedLookup(db: PGliteLike): ((text: string, key: string) => 
 }
 
 // PostgreSQL frontend messages (protocol 3.0), written by hand: the lookup sends only
-// ASCII (a statement name, SQL made by this package, a hex key).
+// ASCII (a statement name, SQL made by this package, a hex key or an array literal of them).
 
 const SYNC = message(0x53, [])
 
@@ -176,6 +182,12 @@ function isHexKey(key: string): boolean {
     if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false
   }
   return true
+}
+
+/** Hex keys as the text of a PostgreSQL array literal, `{k1,k2}`; `undefined` when one is not a hex key. */
+function arrayLiteral(keys: readonly string[]): string | undefined {
+  for (const key of keys) if (!isHexKey(key)) return undefined
+  return `{${keys.join(',')}}`
 }
 
 /**

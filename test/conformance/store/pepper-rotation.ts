@@ -150,6 +150,8 @@ export function pepperRotationCases(fixture: () => StoreFixture): void {
           const outcome = await verifier.authenticate({ accountId: 'acc_1', passcode: value })
           await verifier.close()
           if (!outcome.ok) refused.push(`${step}, re-hashed after ${after} of ${view.reads} reads: ${outcome.reason}`)
+          // A store that looks every pepper's hash up at once does it in one read; another reads them in turn.
+          if (store.findCredentialsByHashes !== undefined) expect(view.reads).toBe(1)
           if (!view.wrote) break
         }
       }
