@@ -214,10 +214,11 @@ export function createLeaksApi(context: LeaksContext): LeaksApi {
             for (let attempt = 1; read.match !== null && isLive(read.match, read.hash, context.now(), context.allowReactivation); attempt++) {
               label = 'true_positive'
               if (await act(read.match, read.hash, where, action)) break
-              // Nothing changed: acted on already, gone, or moved to another pepper's hash by a
-              // re-hash between the read and the act (SPEC §5.34). Only the last acts again,
-              // under the hash the row holds now: a row moves once per pepper change, to the
-              // current pepper, never back, so this ends (the bound guards a store that breaks that).
+              // Nothing changed: acted on already, gone, or the row moved to another pepper's
+              // hash between the read and the act (a re-hash by another instance, SPEC §5.34).
+              // Only a move is tried again, under the hash the row holds now: a row moves once
+              // per pepper change, to the current pepper and never back, so this ends (the
+              // bound guards against a store that breaks that).
               if (attempt === MAX_ACT_ATTEMPTS) break
               const again = await storeCall(() => context.read(token))
               if (again.match === null || again.hash === read.hash || !sameCredential(again.match, read.match)) break

@@ -226,8 +226,8 @@ export function pgPreparedLookup(
     if (batcher === undefined) {
       batcher = new SharedCalls({
         elsewhere: () => (functionUnusable(call) ? plain : undefined),
-        one: async (_, one) => {
-          const rows = (await connection.query(call, [one])).rows
+        one: async (_, key) => {
+          const rows = (await connection.query(call, [key])).rows
           foundUsable(call)
           return rows
         },
@@ -270,11 +270,11 @@ export function pgPreparedLookup(
     if (batcher === undefined) {
       const manyName = nameOf(callMany)
       /** Each lookup unnamed (named statements given up), or as its named statement alone (the function unusable). */
-      const viaUnnamed: Instead = (one, keys) => unnamed(one, keys, call, callMany)
-      const alone: Instead = (one, keys) => namedLookup(one, keys, call, callMany)
+      const viaUnnamed: Instead = (own, key) => unnamed(own, key, call, callMany)
+      const alone: Instead = (own, key) => namedLookup(own, key, call, callMany)
       batcher = new SharedCalls({
         elsewhere: () => (!state.usable ? viaUnnamed : functionUnusable(call) ? alone : undefined),
-        one: async (one, key) => (await named.query({ name: one.name, text: one.text, values: [key] })).rows,
+        one: async (own, key) => (await named.query({ name: own.name, text: own.text, values: [key] })).rows,
         many: async (keys) => {
           const rows = (await named.query({ name: manyName, text: callMany, values: [keys] })).rows
           foundUsable(call)
