@@ -180,8 +180,9 @@ export async function pgPreparedTransaction<T>(
  * them as `$1::text[]`) are always one statement, one snapshot: alone, `callMany` over
  * them (named where named statements work); shared, `callMany` over them and the other
  * waiting lookups' keys, never split across two statements; where the function cannot
- * be used, `text` itself (named, else unnamed). A re-hash by another instance that
- * moves the row from one of the keys to another is seen before or after, never between.
+ * be used, `text` itself (named, else unnamed; planned on every call, since its row count
+ * depends on the array: a fallback). A re-hash by another instance that moves the row
+ * from one of the keys to another is seen before or after, never between.
  *
  * @example
  * const lookup = pgPreparedLookup(connection)
