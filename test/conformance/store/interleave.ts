@@ -16,8 +16,8 @@ export interface Interleaved {
  * A view of `store` on which a write by another instance commits at a chosen point of a
  * verification's reads, without sleeps: `write` runs to completion once `after` reads
  * have answered (0: before the first is sent), before that answer reaches the caller.
- * Run with `after` = 0, 1, 2, … until the write no longer runs, it covers every point
- * between the reads of one verification, whatever their number.
+ * Run with `after` = 0, 1, 2, … up to the number of reads made, it covers every point
+ * among the reads of one verification, whatever their number.
  *
  * @example
  * ```ts
