@@ -243,7 +243,7 @@ describe.skipIf(!availability.available)(title, () => {
     })
 
     it('a cache miss under two peppers (a pepper change) is one statement for both hashes: the array form named, alone or shared', async () => {
-      const pool = new pg.Pool({ connectionString: server.connectionString, max: 2 })
+      const pool = new pg.Pool({ connectionString: server.connectionString, max: 2, connectionTimeoutMillis: 10_000 })
       pool.on('error', () => {})
       pools.add(pool)
       const texts = recordStatements(pool)
