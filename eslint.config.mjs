@@ -13,6 +13,7 @@ export default defineConfig(
     // The partner client's build (packages/connect-client: `npm run build` there).
     'packages/*/dist/',
     '.declarations/',
+    '.api-report/',
     'docs/',
     'coverage/',
     '.runtimes/',

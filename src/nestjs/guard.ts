@@ -42,6 +42,16 @@ export class PasscodeAuthGuard implements CanActivate {
     this.#reflector = reflector
   }
 
+  /**
+   * Nest calls it before the route's handler: `true` lets the request through (who
+   * called is then on it); a refusal is thrown as a `PasscodeRefusedException`.
+   *
+   * @param context - the request's, from Nest
+   * @example
+   * ```ts
+   * @UseGuards(PasscodeAuthGuard) // Nest calls canActivate for each request of the route
+   * ```
+   */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType() !== 'http') throw new ConfigurationError(`PasscodeAuthGuard guards HTTP routes only, not ${context.getType()} handlers`)
     const http = context.switchToHttp()

@@ -18,6 +18,16 @@ import { writeAnswer, type NestResponse } from './request'
  */
 @Catch(PasscodeRefusedException)
 export class PasscodeRefusedFilter implements ExceptionFilter<PasscodeRefusedException> {
+  /**
+   * Writes the refusal through the platform's response (Express's `res` or Fastify's `reply`).
+   *
+   * @param exception - what `PasscodeAuthGuard` threw
+   * @param host - the request's, from Nest
+   * @example
+   * ```ts
+   * new PasscodeRefusedFilter().catch(exception, host) // from a filter of the host's own
+   * ```
+   */
   catch(exception: PasscodeRefusedException, host: ArgumentsHost): void {
     const answer = { statusCode: exception.getStatus(), body: exception.getResponse(), headers: exception.headers }
     writeAnswer(host.switchToHttp().getResponse<NestResponse>(), answer)
