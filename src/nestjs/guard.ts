@@ -57,24 +57,31 @@ export class PasscodeAuthGuard implements CanActivate {
     const http = context.switchToHttp()
     const request = http.getRequest<NestRequest>()
     const scopes = requiredScopes(this.#reflector, context)
-    if (scopes.length > 0) {
-      // Fail closed: this service checks no scope yet (SPEC §5.48), so a route that needs one lets nobody through.
-      throw new ConfigurationError(
-        `PasscodeAuthGuard: the route needs scopes (${scopes.join(', ')}), which this version of passcode-auth cannot check yet`,
-      )
-    }
-    if (principalOf(request) !== undefined) return true
+    // Credentials first (a bad one gets its 400 or 401 on every route), then the scopes.
+    if (principalOf(request) !== undefined) return allowed(scopes)
     const answer = this.#auth.verifyRequest(request, readerOf(request))
     if (!(answer instanceof Promise)) {
       rememberPrincipal(request, answer)
-      return true
+      return allowed(scopes)
     }
     return answer.then((outcome) => {
       if (!outcome.ok) throw new PasscodeRefusedException(outcome)
       rememberPrincipal(request, outcome.principal)
       // `Sunset` while the passcode is in its last days, on the host's own answer.
       if (outcome.headers !== undefined) addHeaders(http.getResponse<NestResponse>(), outcome.headers)
-      return true
+      return allowed(scopes)
     })
   }
+}
+
+/**
+ * Whether a verified request may reach a route that needs `scopes`. Fails closed: the
+ * service checks no scope yet (SPEC §5.48 is not built), so a route that names one lets
+ * nobody through, rather than letting through a passcode that a later version restricts.
+ */
+function allowed(scopes: readonly string[]): true {
+  if (scopes.length === 0) return true
+  throw new ConfigurationError(
+    `PasscodeAuthGuard: the route needs scopes (${scopes.join(', ')}), which this version of passcode-auth cannot check yet`,
+  )
 }

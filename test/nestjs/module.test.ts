@@ -12,9 +12,10 @@ import {
   UseGuards,
   type ArgumentsHost,
   type ExceptionFilter,
+  type ExecutionContext,
   type INestApplication,
 } from '@nestjs/common'
-import { APP_GUARD } from '@nestjs/core'
+import { APP_GUARD, Reflector } from '@nestjs/core'
 import type { NestExpressApplication } from '@nestjs/platform-express'
 import type { NestFastifyApplication } from '@nestjs/platform-fastify'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -26,8 +27,10 @@ import {
   PasscodePrincipal,
   PasscodeRefusedException,
   PasscodeRefusedFilter,
+  RequireScopes,
   type Principal,
 } from '../../src/nestjs/index'
+import { requiredScopes } from '../../src/nestjs/scopes-metadata'
 import type { RunningApp } from '../conformance/http'
 import { createHttpFixture, type HttpFixture } from '../http/fixture'
 import { EventsController, listenNest, nestApp, type NestPlatform } from './targets'
@@ -310,5 +313,90 @@ describe('PasscodeAuthGuard', () => {
     })
     expect(exception).not.toBeInstanceOf(BadRequestException)
     expect([exception.getStatus(), exception.headers['retry-after'], exception.headers['cache-control']]).toEqual([429, '60', 'no-store'])
+  })
+})
+
+describe('@RequireScopes', () => {
+  @Controller('scoped')
+  @RequireScopes('events:read', 'profiles.read')
+  class ScopedController {
+    @Get('both')
+    @RequireScopes('events:write', 'events:read')
+    both(): string {
+      return 'both'
+    }
+
+    @Get('class')
+    ofClass(): string {
+      return 'class'
+    }
+  }
+
+  class HandlerOnly {
+    @RequireScopes('a_b-c.d:e')
+    only(): string {
+      return 'only'
+    }
+
+    none(): string {
+      return 'none'
+    }
+  }
+
+  const contextOf = (type: abstract new (...args: never[]) => unknown, handler: string) =>
+    ({
+      getType: () => 'http',
+      getClass: () => type,
+      getHandler: () => (type.prototype as Record<string, unknown>)[handler],
+    }) as unknown as ExecutionContext
+
+  it("keeps the route's scopes: its controller's, then its handler's own, each once, in that order (SPEC 5.48: the first missing, in the route's order)", () => {
+    const reflector = new Reflector()
+    expect(requiredScopes(reflector, contextOf(ScopedController, 'both'))).toEqual(['events:read', 'profiles.read', 'events:write'])
+    expect(requiredScopes(reflector, contextOf(ScopedController, 'ofClass'))).toEqual(['events:read', 'profiles.read'])
+    expect(requiredScopes(reflector, contextOf(HandlerOnly, 'only'))).toEqual(['a_b-c.d:e'])
+    expect(requiredScopes(reflector, contextOf(HandlerOnly, 'none'))).toEqual([])
+  })
+
+  it('refuses a name SPEC 5.48 does not allow when the class is decorated, naming which one', () => {
+    for (const [scopes, option] of [
+      [['Events'], 'scopes[0]'],
+      [['events:read', 'events read'], 'scopes[1]'],
+      [[''], 'scopes[0]'],
+      [['1events'], 'scopes[0]'],
+      [[`a${'b'.repeat(64)}`], 'scopes[0]'],
+      [[42], 'scopes[0]'],
+    ] as const) {
+      expect(() => RequireScopes(...(scopes as readonly string[])), JSON.stringify(scopes)).toThrow(
+        expect.objectContaining({ name: 'InvalidOptionsError', option }),
+      )
+    }
+    expect(() => RequireScopes(`a${'b'.repeat(63)}`, 'x')).not.toThrow()
+  })
+
+  it('applies the guard itself: credentials first, then, as the service checks no scope yet, nobody through (a ConfigurationError naming them)', async () => {
+    const errors: unknown[] = []
+    @Catch()
+    class Recorder implements ExceptionFilter {
+      readonly #refusals = new PasscodeRefusedFilter()
+      catch(exception: unknown, host: ArgumentsHost): void {
+        if (exception instanceof PasscodeRefusedException) return this.#refusals.catch(exception, host)
+        errors.push(exception)
+        host.switchToHttp().getResponse<{ status(code: number): { end(): void } }>().status(500).end()
+      }
+    }
+    const app = await nestApp(
+      'express',
+      { auth: fixture.auth },
+      { controllers: [ScopedController], configure: (nest) => nest.useGlobalFilters(new Recorder()) },
+    )
+    const refused = await call(app, '/scoped/both', { headers: wrong() })
+    expect([refused.status, refused.body]).toEqual([400, INVALID])
+    expect((await call(app, '/scoped/both')).status).toBe(400)
+    expect(errors).toEqual([])
+    expect((await call(app, '/scoped/both', { headers: valid() })).status).toBe(500)
+    expect(errors).toEqual([
+      expect.objectContaining({ name: 'ConfigurationError', message: expect.stringContaining('(events:read, profiles.read, events:write)') }),
+    ])
   })
 })
