@@ -22,10 +22,18 @@ export interface ConnectHandlerOptions {
 
 /**
  * The request a Nest middleware gets on either platform: Node's, with the client
- * address the platform resolved (Express sets `req.ip`; on Fastify, @fastify/middie
- * copies `request.ip`, which honours `trustProxy`).
+ * address the platform resolved.
+ *
+ * @example
+ * ```ts
+ * const middleware = connectHandler(auth)
+ * middleware(request as MiddlewareRequest, response, next)
+ * ```
  */
-export type MiddlewareRequest = IncomingMessage & { readonly ip?: string | undefined }
+export type MiddlewareRequest = IncomingMessage & {
+  /** The client's address: Express's `req.ip`; on Fastify, `request.ip` (it honours `trustProxy`), which @fastify/middie copies. */
+  readonly ip?: string | undefined
+}
 
 /**
  * The Nest middleware of `GET /v1/connect?partner=<name>` (SPEC §4), which
