@@ -64,6 +64,7 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'account.accepted_passcodes_changed': 'Accepted passcodes changed',
   'notification.sent': 'Notification sent',
   'notification.failed': 'Notification failed',
+  'audit.pruned': 'Old records pruned',
 }
 const ACCEPTED: Readonly<Record<string, string>> = { account: 'account passcodes only', user: 'user passcodes only', both: 'both kinds' }
 const FIELD_NAMES: Readonly<Record<string, string>> = { name: 'name', expiry: 'expiry', description: 'description', partners: 'partners' }
@@ -212,6 +213,12 @@ function sentence(
       return ['Notification sent: ', passcode, ` ${NOTICES[String(after('notification'))] ?? 'expires'}`]
     case 'notification.failed':
       return ['Notification about ', passcode, ' could not be sent', after('reason') ? ` (${String(after('reason'))})` : '']
+    case 'audit.pruned': {
+      // SPEC §5.44: the prune's own record, in the chain it shortened.
+      const removed = after('removed')
+      const through = after('through')
+      return [`Pruning removed ${String(removed)} older record${removed === 1 ? '' : 's'}`, typeof through === 'number' ? ` (up to #${through})` : '']
+    }
     default:
       return [who, ` did ${record.action} on `, target.type === 'user' ? holder : passcode]
   }
