@@ -10,6 +10,8 @@ import tseslint from 'typescript-eslint'
 export default defineConfig(
   globalIgnores([
     'dist/',
+    // The partner client's build (packages/connect-client: `npm run build` there).
+    'packages/*/dist/',
     '.declarations/',
     'docs/',
     'coverage/',
@@ -19,6 +21,8 @@ export default defineConfig(
     'bench/_*.ts',
     // Generated from src/dashboard/client/ by `npm run dashboard:assets`.
     'src/http/dashboard/assets.ts',
+    // Generated from docs/*openapi.json by `npm run openapi` (openapi-typescript).
+    'test/docs/openapi-types/',
   ]),
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,

@@ -19,11 +19,19 @@ const packageAliases = Object.entries(entries).map(([name, source]) => ({
 /**
  * Tests whose outcome does not depend on the Node version running the suite: the
  * browser tests (they test Chromium; name one `*.browser.test.ts` or put it under
- * test/browser/) and the packed tarball (npm's packing and a first start from it).
+ * test/browser/) and the packed tarballs (npm's packing, a first start from it, the
+ * documentation's blocks in a new project: what they check is the package and the
+ * documents; the library itself is tested on each Node by the rest of the suite).
  * `.ci/run` runs the whole suite on Node 20, then again on Node 22 and 24 with
  * `PASSCODE_AUTH_TESTS=node-dependent`, which leaves these out.
  */
-export const nodeIndependentTests = ['test/browser/**', 'test/**/*.browser.test.ts', 'test/package/tarball.test.ts']
+export const nodeIndependentTests = [
+  'test/browser/**',
+  'test/**/*.browser.test.ts',
+  'test/package/tarball.test.ts',
+  'test/package/doc-blocks.test.ts',
+  'test/package/connect-client.test.ts',
+]
 
 /**
  * Test files that run in a fresh worker each (vitest's `isolate`, the default): those
@@ -51,12 +59,14 @@ export const isolatedTests = ['test/http/warm-path.test.ts']
  * --outputFile=durations.json` (each file's endTime − startTime).
  */
 export const slowTests = [
+  'test/package/doc-blocks.test.ts',
   'test/readme/blocks.test.ts',
   'test/dashboard/axe.browser.test.ts',
   'test/dashboard/activity.browser.test.ts',
   'test/soak/fleet-smoke.test.ts',
   'test/http/hostile-input-express.test.ts',
   'test/faults/silent-cut.test.ts',
+  'test/faults/hung-balancer.test.ts',
   'test/stores/postgres.test.ts',
   'test/dashboard/truth.browser.test.ts',
   'test/dashboard/browser.test.ts',
@@ -66,11 +76,11 @@ export const slowTests = [
   'test/cli/data-folder.test.ts',
   'test/dashboard/find.browser.test.ts',
   'test/dashboard/leaks.browser.test.ts',
+  'test/dashboard/focus.browser.test.ts',
   'test/stores/pgbouncer.test.ts',
   'test/service/notify-processes.test.ts',
   'test/runtimes/runtimes.test.ts',
   'test/soak/soak-smoke.test.ts',
-  'test/readme/readme.test.ts',
   'test/types/type-tests.test.ts',
   'test/http/hostile-input-fastify.test.ts',
   'test/http/hostile-input-koa.test.ts',
@@ -114,9 +124,11 @@ export const notUnitTests = [
   'test/dashboard/find.browser.test.ts',
   'test/dashboard/leaks.browser.test.ts',
   'test/dashboard/minors.browser.test.ts',
+  'test/dashboard/focus.browser.test.ts',
   'test/dashboard/truth.browser.test.ts',
   'test/dashboard/activity.browser.test.ts',
   'test/dashboard/management-conformance.test.ts',
+  'test/docs/openapi-lint.test.ts',
   'test/fetch/conformance.test.ts',
   'test/http/conformance.test.ts',
   'test/http/enumeration.test.ts',

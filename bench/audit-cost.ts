@@ -144,7 +144,7 @@ if (!availability.available) {
   console.log(`skipped: ${availability.reason}`)
 } else {
   const server = process.env.DATABASE_URL === undefined ? await startTestPostgres() : undefined
-  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL ?? server!.connectionString, max: 4 })
+  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL ?? server!.connectionString, max: 4, connectionTimeoutMillis: 10_000 })
   pool.on('error', () => {})
   try {
     if (runs('write')) await writeSection(pool)

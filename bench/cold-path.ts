@@ -291,7 +291,7 @@ function countStatements(pool: pg.Pool): { readonly count: number } {
 
 async function onPostgres(connectionString: string, settings: Required<Pick<ColdPathSettings, 'rounds' | 'sliceMs'>>): Promise<ColdPathStore> {
   const schema = 'bench_cold_path'
-  const pool = new pg.Pool({ connectionString, max: POOL_SIZE })
+  const pool = new pg.Pool({ connectionString, max: POOL_SIZE, connectionTimeoutMillis: 10_000 })
   pool.on('error', () => {})
   const sent = countStatements(pool)
   try {
@@ -379,7 +379,7 @@ async function onPgBouncer(
   pin: boolean,
 ): Promise<ColdPathStore[]> {
   const schema = 'bench_cold_path_pgbouncer'
-  const direct = new pg.Pool({ connectionString, max: 1 })
+  const direct = new pg.Pool({ connectionString, max: 1, connectionTimeoutMillis: 10_000 })
   direct.on('error', () => {})
   let bouncer: TestPgBouncer | undefined
   let pool: pg.Pool | undefined
@@ -387,7 +387,7 @@ async function onPgBouncer(
     await direct.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
     await migrate(direct, { schema })
     bouncer = await startTestPgBouncer(connectionString)
-    const through = new pg.Pool({ connectionString: bouncer.connectionString, max: POOL_SIZE })
+    const through = new pg.Pool({ connectionString: bouncer.connectionString, max: POOL_SIZE, connectionTimeoutMillis: 10_000 })
     pool = through
     through.on('error', () => {})
     const sent = countStatements(through)

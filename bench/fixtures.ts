@@ -83,7 +83,7 @@ async function openStore(options: BenchServiceOptions): Promise<OpenedStore> {
   }
   if (options.connectionString === undefined) throw new Error('the postgres store needs a connection string')
   const schema = options.schema ?? 'bench_service'
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: 4 })
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: 4, connectionTimeoutMillis: 10_000 })
   pool.on('error', () => {})
   await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
   await migrate(pool, { schema })

@@ -45,7 +45,7 @@ let reads = 0
 let credentials: readonly { accountId: string; passcode: string }[] = []
 
 async function start(message: Extract<ToInstance, { type: 'start' }>): Promise<void> {
-  pool = new pg.Pool({ connectionString: message.connectionString, max: message.poolSize })
+  pool = new pg.Pool({ connectionString: message.connectionString, max: message.poolSize, connectionTimeoutMillis: 10_000 })
   pool.on('error', () => {})
   store = postgresStore(pool, { schema: message.schema })
   const inner = store

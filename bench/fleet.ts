@@ -170,7 +170,7 @@ export async function runFleet(given: FleetSettings = {}): Promise<FleetReport> 
   const server: TestPostgres | undefined = given.connectionString === undefined ? await startTestPostgres() : undefined
   const connectionString = given.connectionString ?? server!.connectionString
   const schema = 'bench_fleet'
-  const pool = new pg.Pool({ connectionString, max: 4 })
+  const pool = new pg.Pool({ connectionString, max: 4, connectionTimeoutMillis: 10_000 })
   pool.on('error', () => {})
   const instances: Instance[] = []
   try {

@@ -101,10 +101,10 @@ async function expressServer(variant: Variant, service: BenchService | undefined
 
 async function koaServer(variant: Variant, service: BenchService | undefined): Promise<{ server: Server; info: ServerInfo }> {
   const { default: Koa } = await import('koa')
-  const { requirePasscode, connectMiddleware } = await import('../src/koa/index')
+  const { requirePasscode, connectHandler } = await import('../src/koa/index')
   const app = new Koa()
   if (isConnect(variant)) {
-    const connect = connectMiddleware(service!.auth)
+    const connect = connectHandler(service!.auth)
     app.use((ctx, next) => (ctx.path === '/v1/connect' ? connect(ctx, next) : next()))
   } else {
     if (variant === 'noop-hook') app.use((_ctx, next) => next())

@@ -23,7 +23,7 @@ const ADMIN = { userId: 'u_bench', role: 'admin' } as const
 const TOKENS = 1_000
 
 const database = await startTestPostgres()
-const pool = new pg.Pool({ connectionString: database.connectionString, max: 10 })
+const pool = new pg.Pool({ connectionString: database.connectionString, max: 10, connectionTimeoutMillis: 10_000 })
 try {
   const schema = `leaks_bench_${process.pid}`
   await migrate(pool, { schema })

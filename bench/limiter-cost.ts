@@ -40,7 +40,7 @@ async function service(limiter: 'off' | 'memory' | 'postgres', db: pg.Pool) {
 
 async function main(): Promise<void> {
   const server = settings.connectionString === undefined ? await startTestPostgres() : undefined
-  const db = new pg.Pool({ connectionString: settings.connectionString ?? server!.connectionString, max: 4 })
+  const db = new pg.Pool({ connectionString: settings.connectionString ?? server!.connectionString, max: 4, connectionTimeoutMillis: 10_000 })
   await db.query('DROP SCHEMA IF EXISTS bench_limiter CASCADE')
   await migrate(db, { schema: 'bench_limiter' })
   const services = { off: await service('off', db), memory: await service('memory', db), postgres: await service('postgres', db) }

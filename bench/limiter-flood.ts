@@ -134,7 +134,7 @@ async function main(): Promise<void> {
     return
   }
   const server = process.env.DATABASE_URL ? undefined : await startTestPostgres()
-  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL ?? server!.connectionString, max: 4 })
+  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL ?? server!.connectionString, max: 4, connectionTimeoutMillis: 10_000 })
   pool.on('error', () => {})
   try {
     if (settings.naptimeSeconds !== undefined) {

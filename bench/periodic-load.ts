@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   }
   const server = await startTestPostgres()
   const schema = `periodic_${process.pid}`
-  const pool = new pg.Pool({ connectionString: server.connectionString, max: 4 })
+  const pool = new pg.Pool({ connectionString: server.connectionString, max: 4, connectionTimeoutMillis: 10_000 })
   await migrate(pool, { schema })
   const counts = new Map<string, number>()
   let counting = false

@@ -68,7 +68,7 @@ const rounds = Number(option('rounds') ?? 6)
 const sliceMs = Number(option('slice-ms') ?? 500)
 const server = process.env.DATABASE_URL === undefined ? await startTestPostgres() : undefined
 const connectionString = process.env.DATABASE_URL ?? server!.connectionString
-const direct = new pg.Pool({ connectionString, max: 1 })
+const direct = new pg.Pool({ connectionString, max: 1, connectionTimeoutMillis: 10_000 })
 direct.on('error', () => {})
 let through: pg.Pool | undefined
 let bouncer: Awaited<ReturnType<typeof startTestPgBouncer>> | undefined
@@ -117,7 +117,7 @@ try {
   await auth.close()
 
   bouncer = await startTestPgBouncer(connectionString)
-  const pool = new pg.Pool({ connectionString: bouncer.connectionString, max: POOL_SIZE })
+  const pool = new pg.Pool({ connectionString: bouncer.connectionString, max: POOL_SIZE, connectionTimeoutMillis: 10_000 })
   through = pool
   pool.on('error', () => {})
   await Promise.all(Array.from({ length: POOL_SIZE }, () => pool.query('SELECT 1')))

@@ -139,7 +139,7 @@ export async function runScale(settings: ScaleSettings = {}): Promise<ScaleRepor
   const rounds = settings.rounds ?? 6
   const calls = settings.calls ?? Number(process.env.LOOKUPS ?? 3_000)
   const server = settings.connectionString === undefined ? await startTestPostgres() : undefined
-  const pool = new pg.Pool({ connectionString: settings.connectionString ?? server!.connectionString, max: 4 })
+  const pool = new pg.Pool({ connectionString: settings.connectionString ?? server!.connectionString, max: 4, connectionTimeoutMillis: 10_000 })
   pool.on('error', () => {})
   const fixtures: SizeFixture[] = []
   try {

@@ -112,7 +112,7 @@ interface Tier {
 
 async function prepareTier(connectionString: string, size: number): Promise<Tier> {
   const schema = schemaOf(size)
-  const pool = new pg.Pool({ connectionString, max: 4 })
+  const pool = new pg.Pool({ connectionString, max: 4, connectionTimeoutMillis: 10_000 })
   const database = toDatabase(pool)
   // What an earlier run made through the API goes first.
   await database.query(`DELETE FROM ${schema}.account_passcodes WHERE account_id LIKE 'bench\\_%'`)
@@ -223,7 +223,7 @@ async function measureRound(tier: Tier, round: number, connectionString: string)
 
   // A start: a new pool, the schema check, the first verification.
   started = process.hrtime.bigint()
-  const pool = new pg.Pool({ connectionString, max: 1 })
+  const pool = new pg.Pool({ connectionString, max: 1, connectionTimeoutMillis: 10_000 })
   const migration = await migrate(pool, { schema })
   const fresh = createPasscodeAuth({ store: postgresStore(pool, { schema, listen: false }), cache: false, clock: () => new Date(tier.clock) })
   const first = await fresh.authenticate({ accountId: 'bench_verify_0', passcode: tier.values[0]! })
@@ -233,7 +233,7 @@ async function measureRound(tier: Tier, round: number, connectionString: string)
   if (migration.applied.length > 0 || !first.ok) throw new Error('start failed')
 
   started = process.hrtime.bigint()
-  await store.countHashesByPepper!()
+  await store.countHashesByPepper!(tier.clock)
   record(tier, 'peppers', ms(started))
 }
 
@@ -254,7 +254,7 @@ async function main(): Promise<void> {
     return
   }
   const server = await startTestPostgres()
-  const admin = new pg.Pool({ connectionString: server.connectionString, max: 2 })
+  const admin = new pg.Pool({ connectionString: server.connectionString, max: 2, connectionTimeoutMillis: 10_000 })
   try {
     const [version] = (await admin.query('SHOW server_version')).rows as { server_version: string }[]
     log(`PostgreSQL ${version!.server_version}; tiers ${tiers.join(', ')}; ${rounds} rounds`)

@@ -25,12 +25,15 @@ export interface ClientBundle {
   readonly externalImports: readonly string[]
 }
 
-/** Bundles src/client/index.ts for the browser as a user's bundler would, and measures it. */
-export async function bundleClient(): Promise<ClientBundle> {
+/**
+ * Bundles the client for the browser as a user's bundler would, and measures it: src/client/index.ts,
+ * or `entry` (an absolute path: the built entry of the packed @passcode-auth/client).
+ */
+export async function bundleClient(entry = 'src/client/index.ts'): Promise<ClientBundle> {
   const root = fileURLToPath(new URL('..', import.meta.url))
   const result = await build({
     absWorkingDir: root,
-    entryPoints: ['src/client/index.ts'],
+    entryPoints: [entry],
     bundle: true,
     minify: true,
     format: 'esm',

@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { buildSync } from 'esbuild'
+import { gzipSync } from 'node:zlib'
+import { buildSync, type Metafile } from 'esbuild'
 
 /**
  * Generates src/http/dashboard/assets.ts from the dashboard's browser files: the script
- * src/dashboard/client/dashboard.ts (TypeScript, type-checked with the rest of src/),
- * bundled and minified by esbuild, and the style sheet dashboard.css, minified. Each
+ * src/dashboard/client/dashboard.ts (TypeScript, type-checked with the rest of src/; the
+ * router, which imports each page and component module), bundled and minified by
+ * esbuild, and the style sheet dashboard.css (which imports each module's own), minified. Each
  * gets a content-hashed file name, so the dashboard serves it with a year-long,
  * immutable cache and a new version is a new URL. Every build (tsup, vitest, the type
  * checker) then serves them from a plain string module with no loader configuration.
@@ -19,20 +21,31 @@ const client = (name: string): string => fileURLToPath(new URL(`../src/dashboard
 /** Where the module is written. */
 export const ASSETS_MODULE = fileURLToPath(new URL('../src/http/dashboard/assets.ts', import.meta.url))
 
-/** One file bundled and minified by esbuild, as text. */
-function bundle(name: string): string {
+/** One file bundled and minified by esbuild: its text, and the files that went into it. */
+function build(name: string): { text: string; metafile: Metafile } {
   const result = buildSync({
     entryPoints: [client(name)],
     bundle: true,
     minify: true,
     write: false,
+    metafile: true,
     format: name.endsWith('.ts') ? 'esm' : undefined,
     target: ['es2022', 'chrome110', 'firefox110', 'safari16'],
     legalComments: 'none',
     charset: 'utf8',
     logLevel: 'silent',
   })
-  return result.outputFiles[0]!.text
+  return { text: result.outputFiles[0]!.text, metafile: result.metafile }
+}
+const bundle = (name: string): string => build(name).text
+
+/**
+ * The files bundled into the script, relative to the repository: src/dashboard/client/
+ * and the constants and rules of src/core/ it shares with the service. Type-only
+ * imports (the wire types from src/protocol/) are not among them, and no package is.
+ */
+export function scriptInputs(): string[] {
+  return Object.keys(build('dashboard.ts').metafile.inputs).sort()
 }
 
 const hashed = (stem: string, extension: string, text: string) =>
@@ -68,5 +81,7 @@ export function assetsModuleText(): string {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   writeFileSync(ASSETS_MODULE, assetsModuleText())
-  console.log(`wrote ${ASSETS_MODULE}`)
+  const { script, style } = builtAssets()
+  const size = (text: string) => `${Buffer.byteLength(text)} bytes, ${gzipSync(text, { level: 9 }).length} gzipped`
+  console.log(`wrote ${ASSETS_MODULE}: script ${size(script)}; style sheet ${size(style)}`)
 }

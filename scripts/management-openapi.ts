@@ -1,15 +1,15 @@
 import { writeFileSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { z } from 'zod'
+import { SESSION_COOKIE } from '../src/cli/server/dashboard-logins'
 import { ROUTES } from '../src/http/management/routes'
 import { DuplicateNameError, ForbiddenError, InvalidInputError, NotFoundError, StorageError, StorageTimeoutError } from '../src/core/errors'
 import { MAX_BODY_BYTES } from '../src/http/management/read-json'
 import {
-  MANAGEMENT_ERROR_STATUS,
   managementErrorAnswer,
-  managementErrorBodySchema,
+  managementErrorBodySchemaOf,
+  managementErrorCodesOf,
   managementFailure,
-  type ManagementErrorCode,
   type ManagementFailure,
 } from '../src/protocol/management-errors'
 import {
@@ -26,7 +26,13 @@ import {
   userPasscodeViewSchema,
   usageAnswerSchema,
 } from '../src/protocol/management-schemas'
-import { auditFilterQuerySchema, auditListQuerySchema, auditPageSchema, auditRecordSchema } from '../src/protocol/management-audit'
+import {
+  auditExportLineSchema,
+  auditFilterQuerySchema,
+  auditListQuerySchema,
+  auditPageSchema,
+  auditRecordSchema,
+} from '../src/protocol/management-audit'
 import { inputSchemas } from '../src/service/input'
 import { JSON_SCHEMA_OPTIONS } from './json-schema-options'
 
@@ -36,20 +42,19 @@ import { JSON_SCHEMA_OPTIONS } from './json-schema-options'
  * `<mount>/api`. Every schema in it is `z.toJSONSchema` of a zod schema the code uses:
  * the request bodies are the service's input schemas (src/service/input.ts), the
  * answers those the routes encode their bodies with (src/protocol/management-schemas.ts),
- * the error body and the codes of each status the one error table
- * (src/protocol/management-errors.ts). This file adds only prose, operation IDs and
- * which route answers with which schema. test/docs/management-openapi.test.ts checks
- * that every route of src/http/management/routes.ts is described, that the committed
- * file is this output (`npm run openapi` rewrites both documents), and replays requests
- * against the committed document.
+ * the error body of each status, with the codes that status carries, the one error
+ * table (src/protocol/management-errors.ts). This file adds only prose, operation IDs,
+ * the headers and which route answers with which schema. test/docs/management-openapi.test.ts
+ * checks that every route of src/http/management/routes.ts is described and that the
+ * committed file is this output (`npm run openapi` rewrites both documents);
+ * test/docs/openapi-contract.test.ts drives a client generated from it.
  */
 
 /** Where the document is written. */
 export const MANAGEMENT_OPENAPI_FILE = fileURLToPath(new URL('../docs/management-openapi.json', import.meta.url))
 
-/** The named schemas, in `components.schemas`, in this order; operations refer to them by name. */
+/** The named schemas, in `components.schemas`, in this order (the error bodies follow); operations refer to them by name. */
 const COMPONENTS = {
-  Error: managementErrorBodySchema,
   Passcode: passcodeViewSchema,
   UserPasscode: userPasscodeViewSchema,
   PasscodeList: passcodeListSchema,
@@ -63,6 +68,7 @@ const COMPONENTS = {
   UsageAnswer: usageAnswerSchema,
   AuditRecord: auditRecordSchema,
   AuditPage: auditPageSchema,
+  AuditExportLine: auditExportLineSchema,
   CreatePasscode: inputSchemas.create,
   UpdatePasscode: inputSchemas.update,
   RotatePasscode: inputSchemas.rotate,
@@ -72,18 +78,26 @@ const COMPONENTS = {
 
 type ComponentName = keyof typeof COMPONENTS
 
-const ref = (name: ComponentName) => ({ $ref: `#/components/schemas/${name}` })
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+
+/** The error body of a status, in `components.schemas`: `Error409` and so on. */
+const errorComponent = (status: number) => `Error${status}`
 
 /**
  * JSON Schema of every component (see {@link JSON_SCHEMA_OPTIONS}), each reference to
- * another component a `$ref`.
+ * another component a `$ref`: those of {@link COMPONENTS}, then the error body of each
+ * status an operation documents.
  */
 function componentSchemas(): Record<string, Record<string, unknown>> {
+  const named: [string, z.ZodType][] = [
+    ...Object.entries(COMPONENTS),
+    ...errorStatuses().map((status): [string, z.ZodType] => [errorComponent(status), managementErrorBodySchemaOf(status)]),
+  ]
   const registry = z.registry<{ id: string }>()
-  for (const [id, schema] of Object.entries(COMPONENTS)) registry.add(schema, { id })
+  for (const [id, schema] of named) registry.add(schema, { id })
   const { schemas } = z.toJSONSchema(registry, { ...JSON_SCHEMA_OPTIONS, uri: (id) => `#/components/schemas/${id}` })
   return Object.fromEntries(
-    Object.keys(COMPONENTS).map((id) => {
+    named.map(([id]) => {
       const { $schema: _dialect, $id: _id, ...schema } = schemas[id] as Record<string, unknown>
       return [id, schema]
     }),
@@ -92,11 +106,8 @@ function componentSchemas(): Record<string, Record<string, unknown>> {
 
 const json = (schema: unknown, example?: unknown) => ({ 'application/json': { schema, ...(example === undefined ? {} : { example }) } })
 
-const codesWith = (status: number): ManagementErrorCode[] =>
-  (Object.entries(MANAGEMENT_ERROR_STATUS) as [ManagementErrorCode, number][]).filter(([, code]) => code === status).map(([code]) => code)
-
 const ERROR_TEXT: Readonly<Record<number, string>> = {
-  400: 'Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`userId` for the user ID, the parameter by its name).',
+  400: 'Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name).',
   401: 'No session: the host resolver returned nothing.',
   403: 'The signed-in user may not do this, or the request came from another site (CSRF).',
   404: 'No such passcode or user in this account (also for ids of other accounts).',
@@ -105,7 +116,7 @@ const ERROR_TEXT: Readonly<Record<number, string>> = {
   415: 'The body is not `application/json`.',
   500: 'A configuration error of the host (its code says which), or an internal error (no detail).',
   503: 'The passcode store is unavailable.',
-  504: 'The passcode store did not answer in time.',
+  504: 'The passcode store reported that it did not answer in time (a store that bounds its own calls throws `StorageTimeoutError`). The management API sets no deadline of its own: the `timeoutMs` option bounds verification and `/v1/connect` only, so a store that never answers holds the request.',
 }
 
 /** One example failure per status, built by the functions the API answers with. */
@@ -122,12 +133,38 @@ const ERROR_EXAMPLES: Readonly<Record<number, ManagementFailure>> = {
   504: managementErrorAnswer(new StorageTimeoutError(2000)),
 }
 
-function errorResponse(status: number) {
+/**
+ * The 400s the request schemas cannot state, because they need the server's state or
+ * because a JSON Schema cannot say them; an operation's 400 names those that apply to it,
+ * and test/docs/openapi-contract.test.ts names one of these for each refused request that
+ * its schemas accept.
+ */
+export const SERVER_RULES = {
+  whitelistedPartners: "`partners`: each name must be on the operator's whitelist (`GET /partners`), which is the server's state.",
+  auditCursor: "`cursor`: only a `nextCursor` of this list; its form is the server's own.",
+  normalisedLength:
+    "`name`, `description`: their lengths count the text in Unicode NFC, which a JSON Schema cannot compute; text that NFC lengthens past the limit (rare: some scripts' letters with marks) is refused.",
+} as const
+
+/** A name of {@link SERVER_RULES}. */
+export type ServerRule = keyof typeof SERVER_RULES
+
+/** The header every answer carries, in `components.headers`. */
+const CACHE_CONTROL = { 'Cache-Control': { $ref: '#/components/headers/CacheControl' } }
+
+function errorResponse(status: number, rules: readonly ServerRule[]) {
   const example = ERROR_EXAMPLES[status]
   if (example?.statusCode !== status) throw new Error(`no example failure for ${status}`)
+  const named =
+    status !== 400
+      ? ''
+      : rules.length === 0
+        ? ' Every such request breaks the request schemas.'
+        : ` Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: ${rules.map((rule) => SERVER_RULES[rule]).join(' ')}`
   return {
-    description: `${ERROR_TEXT[status]} Codes: ${codesWith(status).join(', ')}.`,
-    content: json(ref('Error'), example.body),
+    description: `${ERROR_TEXT[status]}${named} Codes: ${managementErrorCodesOf(status).join(', ')}.`,
+    headers: CACHE_CONTROL,
+    content: json(ref(errorComponent(status)), example.body),
   }
 }
 
@@ -145,8 +182,10 @@ interface Operation {
   readonly errors: readonly number[]
   /** The query parameters, the schema the route reads them with (src/http/management/query.ts). */
   readonly query?: z.ZodObject
-  /** A success body that is not JSON: its media type and what it holds. */
-  readonly successMedia?: readonly [mediaType: string, description: string]
+  /** A success body of JSON lines: what each line holds, and the schema of one line. */
+  readonly successLines?: readonly [description: string, line: ComponentName]
+  /** The 400s on rules its request schemas cannot state (see {@link SERVER_RULES}). */
+  readonly serverRules?: readonly ServerRule[]
 }
 
 /** Every route of src/http/management/routes.ts, as `METHOD /path` in OpenAPI path syntax. */
@@ -161,8 +200,9 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     operationId: 'createPasscode',
     summary: 'Create a passcode; its value is in this answer only',
     body: 'CreatePasscode',
-    success: [201, 'Created. `Cache-Control: no-store`.', 'IssuedPasscode'],
+    success: [201, 'Created; the only answer with its value.', 'IssuedPasscode'],
     errors: [...WRITE_ERRORS, 409],
+    serverRules: ['whitelistedPartners', 'normalisedLength'],
   },
   'PATCH /passcodes/{id}': {
     operationId: 'updatePasscode',
@@ -170,6 +210,7 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     body: 'UpdatePasscode',
     success: [200, 'The new view.', 'PasscodeAnswer'],
     errors: [...WRITE_ERRORS, 404, 409],
+    serverRules: ['whitelistedPartners', 'normalisedLength'],
   },
   'DELETE /passcodes/{id}': {
     operationId: 'deletePasscode',
@@ -181,7 +222,7 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     operationId: 'rotatePasscode',
     summary: 'Issue a new value; the old one keeps working for the overlap',
     body: 'RotatePasscode',
-    success: [201, 'Rotated. `Cache-Control: no-store`.', 'IssuedPasscode'],
+    success: [201, 'Rotated; the only answer with the new value.', 'IssuedPasscode'],
     errors: [...WRITE_ERRORS, 404, 409],
   },
   'GET /passcodes/{id}/usage': {
@@ -242,7 +283,7 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
   'GET /me/passcode': {
     operationId: 'revealOwnUserPasscode',
     summary: "The caller's own user passcode with its value",
-    success: [200, '`Cache-Control: no-store`.', 'IssuedUserPasscode'],
+    success: [200, 'The view and the value.', 'IssuedUserPasscode'],
     errors: [404],
   },
   'GET /account': {
@@ -264,15 +305,17 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     query: auditListQuerySchema,
     success: [200, 'The records (never a passcode value, hash or key) and the cursor of the next page.', 'AuditPage'],
     errors: [400, 403],
+
+    serverRules: ['auditCursor'],
   },
   'GET /audit/export': {
     operationId: 'exportAuditRecords',
     summary: "The account's audit trail as JSON lines, oldest first (admins), for a SIEM or an archive",
     query: auditFilterQuerySchema,
-    success: [200, 'A file (`Content-Disposition: attachment`).'],
-    successMedia: [
-      'application/x-ndjson',
-      'One canonical JSON object per line, each `\\n`-terminated: a record as `auth.audit.export` writes it, `at` in epoch milliseconds and `time` in ISO 8601.',
+    success: [200, 'A file (`Content-Disposition: attachment`) of JSON lines.'],
+    successLines: [
+      "One canonical JSON object per line, each `\\n`-terminated, oldest first: a record as `auth.audit.export` writes it, `at` in epoch milliseconds and `time` in ISO 8601. The schema is that of the lines as one array (how OpenAPI 3.2 maps a sequential media type); `x-oai-itemSchema` (the OpenAPI registry's extension for `itemSchema` before 3.2) is that of one line. Read the body as text or a stream and parse each line: generated clients parse a body as one JSON value by default (openapi-fetch: pass `parseAs: 'text'` or `'stream'`).",
+      'AuditExportLine',
     ],
     errors: [400, 403],
   },
@@ -305,16 +348,31 @@ function queryParameters(schema: z.ZodObject) {
   })
 }
 
+/** Every status an operation documents a failure for. */
+const failureStatuses = (operation: Operation) => [...new Set([...operation.errors, ...COMMON_ERRORS])].sort((a, b) => a - b)
+
+/** The statuses of every failure some operation documents, each with its error body. */
+function errorStatuses(): number[] {
+  return [...new Set(Object.values(OPERATIONS).flatMap(failureStatuses))].sort((a, b) => a - b)
+}
+
+function successContent(operation: Operation, schema: ComponentName | undefined): Record<string, unknown> | undefined {
+  if (operation.successLines !== undefined) {
+    const [description, line] = operation.successLines
+    return { 'application/x-ndjson': { schema: { type: 'array', items: ref(line), description }, 'x-oai-itemSchema': ref(line) } }
+  }
+  return schema === undefined ? undefined : json(ref(schema))
+}
+
 function operationObject(operation: Operation) {
   const [status, description, schema] = operation.success
-  const content =
-    operation.successMedia !== undefined
-      ? { [operation.successMedia[0]]: { schema: { type: 'string', description: operation.successMedia[1] } } }
-      : schema === undefined
-        ? undefined
-        : json(ref(schema))
-  const responses: Record<string, unknown> = { [status]: { description, ...(content === undefined ? {} : { content }) } }
-  for (const code of [...operation.errors, ...COMMON_ERRORS].sort()) responses[String(code)] = errorResponse(code)
+  const content = successContent(operation, schema)
+  const headers =
+    operation.successLines === undefined
+      ? CACHE_CONTROL
+      : { ...CACHE_CONTROL, 'Content-Disposition': { $ref: '#/components/headers/ContentDisposition' } }
+  const responses: Record<string, unknown> = { [status]: { description, headers, ...(content === undefined ? {} : { content }) } }
+  for (const code of failureStatuses(operation)) responses[String(code)] = errorResponse(code, operation.serverRules ?? [])
   return {
     operationId: operation.operationId,
     summary: operation.summary,
@@ -344,7 +402,7 @@ export function buildManagementOpenApi(): Record<string, unknown> {
       title: 'passcode-auth management API',
       version: '1',
       description:
-        "JSON routes behind the dashboard (SPEC §5.29), served at `<mount>/api`. The account and the caller come from the host's session (`session` option of each mount), never from the URL or body. State-changing requests from another site are refused with 403 ERR_CROSS_SITE; bodies are `application/json` only; a method a path does not have gets 405 ERR_METHOD_NOT_ALLOWED with `Allow`, an unknown path 404 ERR_NOT_FOUND. Every answer is `Cache-Control: no-store`. Generated by `npm run openapi` from the zod schemas the service validates with and the routes answer with.",
+        "JSON routes behind the dashboard (SPEC §5.29), served at `<mount>/api`. The account and the caller come from the host's session (`session` option of each mount), never from the URL or body. State-changing requests from another site are refused with 403 ERR_CROSS_SITE; bodies are `application/json` only; a query parameter an operation does not list, or one it lists given twice (but an array), is a 400 on that parameter; a method a path does not have gets 405 ERR_METHOD_NOT_ALLOWED with `Allow`, an unknown path 404 ERR_NOT_FOUND. Every answer is `Cache-Control: no-store`. Generated by `npm run openapi` from the zod schemas the service validates with and the routes answer with.",
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [
@@ -361,9 +419,20 @@ export function buildManagementOpenApi(): Record<string, unknown> {
         hostSession: {
           type: 'apiKey',
           in: 'cookie',
-          name: 'session',
-          description:
-            "The host's own sign-in session, whatever carries it (usually a cookie, under a name the host chose): the mount's `session` function reads it and says which account and user it is. passcode-auth defines no credential of its own here; without a session the API answers 401 ERR_UNAUTHENTICATED.",
+          name: SESSION_COOKIE,
+          description: `The signed-in user's session. A host that mounts the API uses its own sign-in: the mount's \`session\` function reads the request (its own cookie, under a name the host chose, or whatever carries its session) and says which account and user it is; the name here is then not the host's. The reference server (\`passcode-auth serve\`) signs its operator in with a one-time link that sets the cookie \`${SESSION_COOKIE}\` (\`HttpOnly; SameSite=Strict\`, \`Secure\` over HTTPS). passcode-auth defines no credential of its own here; without a session the API answers 401 ERR_UNAUTHENTICATED.`,
+        },
+      },
+      headers: {
+        CacheControl: {
+          description: "Every answer: some carry a passcode value (SPEC §5.29), the rest are one account's private data.",
+          required: true,
+          schema: { type: 'string', const: 'no-store' },
+        },
+        ContentDisposition: {
+          description: 'A download: `attachment` with a file name made of the account ID.',
+          required: true,
+          schema: { type: 'string', pattern: '^attachment; filename="[A-Za-z0-9._-]+"$' },
         },
       },
       schemas: componentSchemas(),

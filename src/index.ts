@@ -8,6 +8,7 @@
  *
  * @module passcode-auth
  */
+import type { NodeConnectHandlerOptions } from './http/node/node-handlers'
 export { createPasscodeAuth } from './service/create-passcode-auth'
 export type { PasscodeAuth } from './service/create-passcode-auth'
 export type { AuditKey, EncryptionKey, PasscodeAuthOptions } from './service/options'
@@ -55,7 +56,7 @@ export type { AuditListing } from './core/audit-page'
 export type { AuditAppend, AuditLog, AuditQuery } from './ports/audit-log'
 export { IssuedPasscode } from './service/issued-passcode'
 export { nodeConnectHandler, nodeRequirePasscode } from './http/node/node-handlers'
-export type { NodeConnectOptions, NodeHandler, NodePasscodeGuard, NodeRequirePasscodeOptions } from './http/node/node-handlers'
+export type { NodeConnectHandlerOptions, NodeHandler, NodePasscodeGuard, NodeRequirePasscodeOptions } from './http/node/node-handlers'
 export { startExpiryNotifier } from './service/notifier/expiry-notifier'
 export type { ExpiryNotifier, ExpiryNotifierOptions } from './service/notifier/expiry-notifier'
 export { defaultNotificationTemplates } from './service/notifier/notification-messages'
@@ -144,3 +145,15 @@ export type {
 export type { FailureBody, FailureReason, HttpResult, SuccessBody } from './protocol/outcomes'
 export type { CorsOptions } from './http/cors'
 export type { ConnectResponseSchemas, ConnectSuccessBody } from './protocol/connect-response-schemas'
+
+// The former names, kept so that nothing breaks: each is the same value or type.
+/**
+ * The options of {@link nodeConnectHandler} under their former name.
+ *
+ * @deprecated Use {@link NodeConnectHandlerOptions}, named as every adapter names its connect options.
+ * @example
+ * ```ts
+ * const options: NodeConnectOptions = { cors: { origins: ['https://dashboard.partner.example'] } }
+ * ```
+ */
+export type NodeConnectOptions = NodeConnectHandlerOptions

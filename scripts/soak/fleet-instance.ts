@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import pg from 'pg'
-import { createPasscodeAuth, nodeRequirePasscode, PasscodeAuthError } from '../../src/index'
-import { postgresStore } from '../../src/stores/postgres/index'
+import { ConfigurationError, createPasscodeAuth, nodeRequirePasscode, PasscodeAuthError } from '../../src/index'
+import { postgresStore, type PostgresStore } from '../../src/stores/postgres/index'
 
 /*
  * One instance of the fleet soak (`npm run soak -- --fleet`): a small host program that
@@ -10,8 +10,11 @@ import { postgresStore } from '../../src/stores/postgres/index'
  * - SOAK_DATABASE_URL: the pool's PostgreSQL (through PgBouncer in transaction mode, or
  *   direct), reached through the runner's TCP proxy so that it can be cut silently;
  * - SOAK_LISTEN_URL (optional): the store's direct connection for LISTEN only;
- * - SOAK_PEPPER, SOAK_ENCRYPTION_KEY (`id:key`): the fleet's secrets, never printed.
- * Its pool has the settings docs/operations.md recommends. Routes, on 127.0.0.1 only:
+ * - SOAK_PEPPER, SOAK_ENCRYPTION_KEY (`id:key`): the fleet's secrets, never printed;
+ * - SOAK_POOL: `documented` (the default), a pool with the settings docs/operations.md
+ *   recommends, or `pg-defaults`, the pool as pg's README makes it. When `postgresStore`
+ *   refuses the pool (a `ConfigurationError`), the instance tells the runner and exits.
+ * Routes, on 127.0.0.1 only:
  * - `GET /verify`: the passcode headers, checked by `nodeRequirePasscode`;
  * - `POST /manage` `{ op, accountId, passcodeId?, name? }`: the host's own management
  *   (create, delete, rotate with no overlap, disable), as an admin, so that the writes
@@ -23,15 +26,22 @@ import { postgresStore } from '../../src/stores/postgres/index'
 const env = process.env
 const admin = { userId: 'u_soak_admin', role: 'admin' } as const
 
-const pool = new pg.Pool({
-  connectionString: env.SOAK_DATABASE_URL,
-  max: 10,
-  connectionTimeoutMillis: 2_000,
-  keepAlive: true,
-  keepAliveInitialDelayMillis: 10_000,
-})
+const pool = new pg.Pool(
+  env.SOAK_POOL === 'pg-defaults'
+    ? { connectionString: env.SOAK_DATABASE_URL, max: 4 }
+    : { connectionString: env.SOAK_DATABASE_URL, max: 10, connectionTimeoutMillis: 2_000, keepAlive: true, keepAliveInitialDelayMillis: 10_000 },
+)
 pool.on('error', () => {})
-const store = postgresStore(pool, env.SOAK_LISTEN_URL ? { listenConnectionString: env.SOAK_LISTEN_URL } : {})
+
+let store: PostgresStore
+try {
+  store = postgresStore(pool, env.SOAK_LISTEN_URL ? { listenConnectionString: env.SOAK_LISTEN_URL } : {})
+} catch (error) {
+  if (!(error instanceof ConfigurationError)) throw error
+  // The runner reports the refusal; no traffic runs against a fleet that refused to start.
+  await new Promise((resolve) => process.send?.({ type: 'refused', refusal: `${error.name}: ${error.message}` }, resolve) ?? resolve(undefined))
+  process.exit(1)
+}
 const [keyId, key] = (env.SOAK_ENCRYPTION_KEY ?? '').split(':') as [string, string]
 const auth = createPasscodeAuth({
   store,

@@ -1,5 +1,5 @@
 import { arch, cpus, platform } from 'node:os'
-import { BOUND_MS, type FleetSoakResult } from './fleet'
+import { BOUND_MS, type FleetSoakResult, type InstanceRefusedError, type PoolSettings } from './fleet'
 
 /** The heading of the fleet soak's section in a report file (docs/soak.md), which holds both runs. */
 export const FLEET_HEADING = '## Fleet soak'
@@ -18,15 +18,40 @@ export function mergeReport(existing: string, update: { fleet: string } | { sing
 /** What the fleet soak does, for the reader of the report. */
 export const FLEET_DESCRIPTION = [
   'Three instances of a small host program using the package (scripts/soak/fleet-instance.ts: `nodeRequirePasscode`',
-  'and management calls, a `pg` Pool with the settings of [operations](operations.md)) run as child processes on one',
+  'and management calls, a `pg` Pool made as the Pool line says) run as child processes on one',
   'throw-away PostgreSQL cluster on 127.0.0.1: instances 1 and 2 through PgBouncer in transaction mode with the direct',
   '`listenConnectionString`, instance 3 directly, each connection through a TCP proxy of its own. The runner sends',
   'verifications to every instance (three quarters with live passcodes, a quarter with passcodes deleted, disabled or',
   'rotated out, most recent first) and management calls (creates, deletes, rotations without overlap, disables) to a',
   'random instance, and draws faults at random, one at a time: a silent cut of one instance (its proxies drop every',
-  'byte both ways and keep both sockets open: no FIN, no RST) and its heal, `kill -9` of one instance and its restart,',
-  '`pg_ctl restart -m fast`, and a PgBouncer restart.',
+  'byte both ways and keep both sockets open: no FIN, no RST) and its heal; a hung balancer in front of one instance',
+  '(the same, and its proxies also accept new connections and never answer them, not even after the heal, as a load',
+  'balancer or pooler that stopped working does) and its heal; `kill -9` of one instance and its restart;',
+  '`pg_ctl restart -m fast`; and a PgBouncer restart.',
 ]
+
+/** The instances' pool, for the reader of the report. */
+const POOL_TEXT: Record<PoolSettings, string> = {
+  documented:
+    'the settings of [operations](operations.md#the-pg-pool): `max: 10`, `connectionTimeoutMillis: 2000`, `keepAlive: true`, `keepAliveInitialDelayMillis: 10000`',
+  'pg-defaults': "pg's defaults, the pool as pg's README makes one: `new Pool({ connectionString, max: 4 })` (no connection timeout, no keepalive)",
+}
+
+/** The fleet section when the instances refused their pool at start: what was refused, and why nothing ran. */
+export function fleetRefusalMarkdown(error: InstanceRefusedError, context: { command: string; pool: PoolSettings }): string {
+  return [
+    FLEET_HEADING,
+    '',
+    `Command: \`${context.command}\`  `,
+    `Date: ${new Date().toISOString()}  `,
+    `Pool: ${POOL_TEXT[context.pool]}`,
+    '',
+    `Verdict: **refused at start**: instance ${error.instance} did not start, and no traffic ran. Its error:`,
+    '',
+    `> ${error.refusal}`,
+    '',
+  ].join('\n')
+}
 
 const seconds = (ms: number): string => `${(ms / 1_000).toFixed(1)} s`
 
@@ -42,6 +67,9 @@ export function fleetMarkdown(result: FleetSoakResult, context: { command: strin
     `Date: ${new Date().toISOString()}  `,
     `Machine: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, ${platform()} ${arch()}, Node ${process.version};  `,
     `load average ${context.loadAtStart.toFixed(1)} at the start and ${context.loadAtEnd.toFixed(1)} at the end (1 min; other work shares the machine)`,
+    '',
+    `Pool: ${POOL_TEXT[result.pool]}  `,
+    `Faults drawn ${result.seed === undefined ? 'with `Math.random`' : `from seed ${result.seed}`}; a silent cut or a hung balancer lasts ${seconds(result.cutMs[0])} to ${seconds(result.cutMs[1])}`,
     '',
     `Verdict: **${result.passed ? 'passed' : 'FAILED'}**`,
     '',

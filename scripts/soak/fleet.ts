@@ -24,7 +24,10 @@ import { startTcpProxy, type TcpProxy } from '../../test/helpers/tcp-proxy'
  * Instances 1 and 2 reach PostgreSQL through PgBouncer in transaction mode, with the
  * direct `listenConnectionString`; instance 3 directly: both modes in one fleet. Each
  * connection of an instance goes through a TCP proxy of its own, which a silent cut
- * makes drop every byte both ways with both sockets kept open.
+ * makes drop every byte both ways with both sockets kept open, and a hung balancer
+ * makes do the same and also accept new connections that it never answers (issue 48).
+ * The instances' `pg` Pools have the settings docs/operations.md gives, or pg's own
+ * defaults (`pool: 'pg-defaults'`), which `postgresStore` refuses at start.
  */
 
 const HERE = fileURLToPath(new URL('.', import.meta.url))
@@ -38,8 +41,28 @@ const ACCOUNTS = 12
 const SEED_PER_ACCOUNT = 4
 
 /** The kinds of fault the soak draws. */
-export const FAULT_KINDS = ['silent-cut', 'kill', 'postgres-restart', 'pgbouncer-restart'] as const
+export const FAULT_KINDS = ['silent-cut', 'hung-balancer', 'kill', 'postgres-restart', 'pgbouncer-restart'] as const
 export type FaultKind = (typeof FAULT_KINDS)[number]
+
+/**
+ * The instances' `pg` Pool settings: `documented`, those of docs/operations.md (`max: 10`,
+ * `connectionTimeoutMillis: 2000`, TCP keepalive); `pg-defaults`, the pool as pg's README
+ * makes it (`new Pool({ connectionString, max: 4 })`: no connection timeout, no keepalive).
+ */
+export const POOL_SETTINGS = ['documented', 'pg-defaults'] as const
+export type PoolSettings = (typeof POOL_SETTINGS)[number]
+
+/** Thrown by {@link runFleetSoak} when an instance refused its settings at start (a `ConfigurationError`): no traffic ran. */
+export class InstanceRefusedError extends Error {
+  constructor(
+    readonly instance: number,
+    /** The instance's error: its class name and message. */
+    readonly refusal: string,
+  ) {
+    super(`instance ${instance} refused to start: ${refusal}`)
+    this.name = 'InstanceRefusedError'
+  }
+}
 
 /** How long and how hard a fleet soak goes. */
 export interface FleetSoakOptions {
@@ -61,6 +84,10 @@ export interface FleetSoakOptions {
   readonly manageEveryMs: number
   /** Pause of each verification loop between two requests, ms. @default 10 */
   readonly verifyEveryMs?: number
+  /** The instances' `pg` Pool settings. @default 'documented' */
+  readonly pool?: PoolSettings
+  /** Seeds the draws of the faults (kind, instance, length, pause) for a run to repeat; `Math.random` when absent. */
+  readonly seed?: number
 }
 
 /** The defaults of `npm run soak -- --fleet`: ten minutes. */
@@ -108,6 +135,10 @@ export interface FleetSoakResult {
   /** `invalidations.*` events per instance (delivery lost and proven again). */
   readonly deliveryEvents: Record<number, Record<string, number>>
   readonly instanceModes: readonly string[]
+  readonly pool: PoolSettings
+  readonly seed: number | undefined
+  /** How long a silent cut or a hung balancer lasted, drawn in [min, max] ms. */
+  readonly cutMs: readonly [number, number]
   readonly passed: boolean
 }
 
@@ -150,8 +181,20 @@ interface Excuse {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-const draw = ([min, max]: readonly [number, number]): number => min + Math.random() * (max - min)
-const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!
+const draw = ([min, max]: readonly [number, number], random = Math.random): number => min + random() * (max - min)
+const pick = <T>(items: readonly T[], random = Math.random): T => items[Math.floor(random() * items.length)]!
+
+/** Numbers in [0, 1) drawn from `seed` (mulberry32): the same seed draws the same faults. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
+  }
+}
 
 /** Runs the fleet soak; `log` gets progress lines (faults as they happen). */
 export async function runFleetSoak(options: FleetSoakOptions, log: (line: string) => void = () => {}): Promise<FleetSoakResult> {
@@ -173,17 +216,22 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
       cleanup.push(() => proxy.close())
       return proxy
     }
-    const secrets = { SOAK_PEPPER: randomBytes(32).toString('base64url'), SOAK_ENCRYPTION_KEY: `k1:${randomBytes(32).toString('base64url')}` }
+    const pool = options.pool ?? 'documented'
+    const secrets = {
+      SOAK_PEPPER: randomBytes(32).toString('base64url'),
+      SOAK_ENCRYPTION_KEY: `k1:${randomBytes(32).toString('base64url')}`,
+      SOAK_POOL: pool,
+    }
     const instances: Instance[] = []
     for (let number = 1; number <= 3; number++) {
       if (number < 3) {
-        const pool = await proxyTo(bouncer.connectionString)
+        const toBouncer = await proxyTo(bouncer.connectionString)
         const listen = await proxyTo(postgres.connectionString)
         instances.push({
           number,
           mode: 'PgBouncer (transaction mode) + direct listenConnectionString',
-          proxies: [pool, listen],
-          env: { ...secrets, SOAK_DATABASE_URL: pool.via(bouncer.connectionString), SOAK_LISTEN_URL: listen.via(postgres.connectionString) },
+          proxies: [toBouncer, listen],
+          env: { ...secrets, SOAK_DATABASE_URL: toBouncer.via(bouncer.connectionString), SOAK_LISTEN_URL: listen.via(postgres.connectionString) },
           down: false,
           stderr: '',
         })
@@ -227,13 +275,19 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
       })
       instance.port = await new Promise<number>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`instance ${instance.number} did not listen within 60 s: ${instance.stderr}`)), 60_000)
-        child.on('message', (message: { type: string; port?: number }) => {
+        child.on('message', (message: { type: string; port?: number; refusal?: string }) => {
+          if (message.type === 'refused') {
+            clearTimeout(timer)
+            instance.down = true
+            reject(new InstanceRefusedError(instance.number, message.refusal!))
+          }
           if (message.type !== 'listening') return
           clearTimeout(timer)
           resolve(message.port!)
         })
         child.once('exit', (code) => {
           clearTimeout(timer)
+          // A refusal, reported over IPC before the exit, has rejected already.
           reject(new Error(`instance ${instance.number} exited with ${code} before listening: ${instance.stderr}`))
         })
       })
@@ -427,19 +481,28 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
           : [target]
 
     /** One fault: excuses its instances from its start, runs it, records when it ended. */
+    // The faults' own draws, seeded when asked: the verification and management loops draw from Math.random.
+    const chance = options.seed === undefined ? Math.random : seeded(options.seed)
     const fault = async (kind: FaultKind): Promise<void> => {
-      const target = pick(instances.filter((instance) => instance.crashed === undefined))
+      const target = pick(
+        instances.filter((instance) => instance.crashed === undefined),
+        chance,
+      )
       const affected = touched(kind, target)
       const startedAt = now()
       const windows = affected.map((instance) => ({ instance: instance.number, from: startedAt, to: Number.POSITIVE_INFINITY }))
       excuses.push(...windows)
       const record: FaultRecord = { kind, instances: affected.map((instance) => instance.number), startedAt, endedAt: startedAt, recoveredAfter: {} }
       faults.push(record)
-      log(`${(startedAt / 1_000).toFixed(1)} s: ${kind}${kind === 'silent-cut' || kind === 'kill' ? ` of instance ${target.number}` : ''}`)
+      log(`${(startedAt / 1_000).toFixed(1)} s: ${kind}${affected.length === 1 ? ` of instance ${target.number}` : ''}`)
       if (kind === 'silent-cut') {
         for (const proxy of target.proxies) proxy.silence(true)
-        await sleep(draw(options.cutMs))
+        await sleep(draw(options.cutMs, chance))
         for (const proxy of target.proxies) proxy.silence(false)
+      } else if (kind === 'hung-balancer') {
+        for (const proxy of target.proxies) proxy.hang(true)
+        await sleep(draw(options.cutMs, chance))
+        for (const proxy of target.proxies) proxy.hang(false)
       } else if (kind === 'kill') {
         target.down = true
         const child = target.child!
@@ -447,7 +510,7 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
         child.kill('SIGKILL')
         await exited
         target.port = undefined
-        await sleep(draw(options.downMs))
+        await sleep(draw(options.downMs, chance))
         await start(target)
         target.down = false
       } else if (kind === 'postgres-restart') {
@@ -486,14 +549,19 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
     const faultLoop = async (): Promise<void> => {
       const sequence = [...(options.faults ?? [])]
       // A pause never holds the run open past its end.
-      const pause = () => sleep(Math.min(draw(options.faultGapMs), Math.max(0, until - now())))
+      const pause = () => sleep(Math.min(draw(options.faultGapMs, chance), Math.max(0, until - now())))
       await pause()
       // No drawn fault starts in the last bound of the run: its recovery is part of the run.
-      // The faults asked for all run, and the run lasts until a bound after the last one.
+      // The faults asked for all run. Traffic goes on while a fault runs, past the duration
+      // too, and the run lasts until a bound after the fault ended: until then, the
+      // traffic stopped when the duration passed, and a long fault that ended later had
+      // no request judge its instance's recovery (only the recovery probe).
       while (sequence.length > 0 || now() < until - BOUND_MS) {
         const asked = sequence.shift()
-        await fault(asked ?? pick(FAULT_KINDS))
-        if (asked !== undefined) until = Math.max(until, now() + BOUND_MS)
+        const end = until
+        until = Number.POSITIVE_INFINITY
+        await fault(asked ?? pick(FAULT_KINDS, chance))
+        until = Math.max(end, now() + BOUND_MS)
         await pause()
       }
     }
@@ -538,6 +606,9 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
       management,
       deliveryEvents,
       instanceModes: instances.map((instance) => instance.mode),
+      pool,
+      seed: options.seed,
+      cutMs: options.cutMs,
       passed:
         counts.deletedAcceptedPastBound === 0 &&
         counts.liveRefused === 0 &&

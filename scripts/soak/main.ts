@@ -1,8 +1,17 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { arch, cpus, loadavg, platform } from 'node:os'
 import { parseArgs } from 'node:util'
-import { fleetSoakOptions, runFleetSoak } from './fleet'
-import { fleetMarkdown, mergeReport } from './fleet-report'
+import {
+  FAULT_KINDS,
+  fleetSoakOptions,
+  InstanceRefusedError,
+  POOL_SETTINGS,
+  runFleetSoak,
+  type FaultKind,
+  type FleetSoakResult,
+  type PoolSettings,
+} from './fleet'
+import { fleetMarkdown, fleetRefusalMarkdown, mergeReport } from './fleet-report'
 import { MAX_GROWTH, runSoak, SHORT, soakOptions, USAGE_FLUSH_INTERVAL_MS, type SoakResult } from './soak'
 import { MIX } from './traffic'
 
@@ -12,8 +21,14 @@ import { MIX } from './traffic'
  * loopback. Prints a Markdown summary; `--report` also writes it to a file
  * (docs/soak.md keeps the last published run). Exits 1 when the run failed.
  *
- * `npm run soak -- --fleet [--duration=<seconds>] [--report=<file>]`: the chaos soak of
- * a fleet (scripts/soak/fleet.ts), ten minutes by default; exits 1 when a count is not 0.
+ * `npm run soak -- --fleet [--duration=<seconds>] [--pool=documented|pg-defaults]
+ * [--seed=<n>] [--faults=<kind>,…] [--cut=<min>-<max>] [--report=<file>]`: the chaos soak
+ * of a fleet (scripts/soak/fleet.ts), ten minutes by default; exits 1 when a count is not
+ * 0. `--pool=pg-defaults` gives the instances a `pg` Pool as pg's README makes it (no
+ * connection timeout); `postgresStore` refuses it, and the run reports the refusal (exit
+ * 0: nothing ran, nothing broke). `--seed` repeats the faults' draws; `--faults` runs
+ * these first, in order (then draws); `--cut` sets how long a silent cut or a hung
+ * balancer lasts, in seconds (default 3-15).
  */
 
 const { values } = parseArgs({
@@ -23,13 +38,32 @@ const { values } = parseArgs({
     short: { type: 'boolean', default: false },
     report: { type: 'string' },
     fleet: { type: 'boolean', default: false },
+    pool: { type: 'string', default: 'documented' },
+    seed: { type: 'string' },
+    faults: { type: 'string' },
+    cut: { type: 'string' },
   },
 })
 
 const seconds = Number(values.duration ?? process.env.SOAK_DURATION_S ?? (values.fleet ? 600 : 60))
 const concurrency = Number(values.concurrency ?? 16)
-if (!(seconds > 0) || !Number.isInteger(concurrency) || concurrency < 1) {
-  console.error('usage: npm run soak -- [--fleet] [--duration=<seconds>] [--concurrency=<n>] [--short] [--report=<file>]')
+const pool = values.pool as PoolSettings
+const seed = values.seed === undefined ? undefined : Number(values.seed)
+const faults = values.faults === undefined ? undefined : (values.faults.split(',') as FaultKind[])
+const cut = values.cut === undefined ? undefined : values.cut.split('-').map((part) => Number(part) * 1_000)
+if (
+  !(seconds > 0) ||
+  !Number.isInteger(concurrency) ||
+  concurrency < 1 ||
+  !POOL_SETTINGS.includes(pool) ||
+  (seed !== undefined && !Number.isSafeInteger(seed)) ||
+  (faults !== undefined && !faults.every((kind) => FAULT_KINDS.includes(kind))) ||
+  (cut !== undefined && (cut.length !== 2 || !(cut[0]! > 0) || !(cut[1]! >= cut[0]!)))
+) {
+  console.error(
+    'usage: npm run soak -- [--fleet [--pool=documented|pg-defaults] [--seed=<n>] [--faults=<kind>,…] [--cut=<min>-<max>]] [--duration=<seconds>] [--concurrency=<n>] [--short] [--report=<file>]',
+  )
+  console.error(`fault kinds: ${FAULT_KINDS.join(', ')}`)
   process.exit(2)
 }
 /** The report file's text: each run rewrites its own section of it (docs/soak.md holds both). */
@@ -39,8 +73,26 @@ function existingReport(file: string): string {
 
 if (values.fleet) {
   const loadAtStart = loadavg()[0]!
-  const result = await runFleetSoak(fleetSoakOptions(seconds * 1_000), (line) => console.error(line))
   const command = `npm run soak -- ${process.argv.slice(2).join(' ')}`
+  let result: FleetSoakResult
+  try {
+    result = await runFleetSoak(
+      {
+        ...fleetSoakOptions(seconds * 1_000),
+        pool,
+        seed,
+        ...(faults === undefined ? {} : { faults }),
+        ...(cut === undefined ? {} : { cutMs: [cut[0]!, cut[1]!] as const }),
+      },
+      (line) => console.error(line),
+    )
+  } catch (error) {
+    if (!(error instanceof InstanceRefusedError)) throw error
+    const text = fleetRefusalMarkdown(error, { command, pool })
+    console.log(text)
+    if (values.report !== undefined) writeFileSync(values.report, mergeReport(existingReport(values.report), { fleet: text }))
+    process.exit(0)
+  }
   const text = fleetMarkdown(result, { command, loadAtStart, loadAtEnd: loadavg()[0]! })
   console.log(text)
   if (values.report !== undefined) writeFileSync(values.report, mergeReport(existingReport(values.report), { fleet: text }))

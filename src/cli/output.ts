@@ -99,16 +99,3 @@ export function formatInstant(date: Date | null): string {
   if (date === null) return 'never'
   return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`
 }
-
-const STATUS_LABELS: Readonly<Record<string, string>> = {
-  active: 'Active',
-  expiring_soon: 'Expiring soon',
-  expired: 'Expired',
-  revoked: 'Revoked',
-  disabled: 'Disabled',
-}
-
-/** The dashboard's words for a status: `expiring_soon` → "Expiring soon". */
-export function statusLabel(status: string): string {
-  return STATUS_LABELS[status] ?? status
-}

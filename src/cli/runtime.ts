@@ -109,7 +109,13 @@ async function openEmbedded(config: Extract<StorageConfig, { kind: 'embedded' }>
 
 async function openPostgres(config: Extract<StorageConfig, { kind: 'postgres' }>): Promise<Opened> {
   const { default: pg } = await import('pg')
-  const pool = new pg.Pool({ connectionString: config.databaseUrl, connectionTimeoutMillis: 10_000 })
+  // The settings of docs/operations.md: postgresStore refuses a pool without a connect timeout.
+  const pool = new pg.Pool({
+    connectionString: config.databaseUrl,
+    connectionTimeoutMillis: 2_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  })
   // An idle connection that drops must not crash the process; the next query reconnects.
   pool.on('error', () => undefined)
   try {

@@ -43,11 +43,21 @@ export const INFINITE_VALIDITY_YEARS = 10
 /** Longest account ID, user ID or header value, in bytes (SPEC §5.4). */
 export const MAX_IDENTIFIER_LENGTH = 256
 
-// Characters a person cannot see or that change how the text around them shows:
-// controls (C0, DEL, C1), format characters (zero-width, bidi controls, BOM, soft
-// hyphen), line and paragraph separators, unpaired surrogates, and the other default-
-// ignorable code points (variation selectors, Hangul fillers).
-const UNSAFE_CHARACTER = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]/u
+/**
+ * Characters a person cannot see or that change how the text around them shows (SPEC
+ * §5.24): controls (C0, DEL, C1), format characters (zero-width, bidi controls, BOM,
+ * soft hyphen), line and paragraph separators, unpaired surrogates, and the other
+ * default-ignorable code points (variation selectors, Hangul fillers). The inside of a
+ * regular-expression character class (`u` flag), so the OpenAPI documents' patterns
+ * (src/service/input.ts) say the same as the checks here.
+ *
+ * @example
+ * ```ts
+ * new RegExp(`[${INVISIBLE_CHARACTER_CLASS}]`, 'u').test('Acme\u200B') // true
+ * ```
+ */
+export const INVISIBLE_CHARACTER_CLASS = String.raw`\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}`
+const UNSAFE_CHARACTER = new RegExp(`[${INVISIBLE_CHARACTER_CLASS}]`, 'u')
 const UNSAFE_CHARACTERS = new RegExp(UNSAFE_CHARACTER.source, 'gu')
 
 /**

@@ -6,7 +6,14 @@ import { writeNodeResponse } from '../http/node/write-response'
 import { expressReader } from './reader'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 
-/** Options of {@link connectHandler}. */
+/**
+ * Options of the Express {@link connectHandler}.
+ *
+ * @example
+ * ```ts
+ * const options: ConnectHandlerOptions = { cors: { origins: ['https://dashboard.partner.example'] } }
+ * ```
+ */
 export interface ConnectHandlerOptions {
   /** Origins whose pages may call `/v1/connect` from a browser (SPEC §5.30). @default off */
   cors?: CorsOptions
@@ -24,7 +31,7 @@ export interface ConnectHandlerOptions {
  * mount it with `app.all` so that the preflight `OPTIONS` reaches it.
  *
  * @param auth - what `createPasscodeAuth` returned
- * @param options - `cors`, off by default
+ * @param options - `cors`, off by default; checked at once
  * @example
  * ```ts
  * app.all('/v1/connect', connectHandler(auth, { cors: { origins: ['https://dashboard.partner.example'] } }))

@@ -13,10 +13,10 @@ import type { PasscodeAuth } from '../service/create-passcode-auth'
  *
  * @example
  * ```ts
- * const options: ExpressDashboardOptions = { session: (req) => sessions.get(req.get('cookie') ?? '') }
+ * const options: DashboardMountOptions = { session: (req) => sessions.get(req.get('cookie') ?? '') }
  * ```
  */
-export interface ExpressDashboardOptions extends DashboardOptions {
+export interface DashboardMountOptions extends DashboardOptions {
   /**
    * Resolves the request's session, from the host's own login, to
    * `{ accountId, actor }`, or `undefined` (answered 401). The only source of the
@@ -40,7 +40,7 @@ export interface ExpressDashboardOptions extends DashboardOptions {
  * }))
  * ```
  */
-export function dashboard(auth: PasscodeAuth, options: ExpressDashboardOptions): ExpressDashboardHandlers {
+export function dashboard(auth: PasscodeAuth, options: DashboardMountOptions): ExpressDashboardHandlers {
   assertPasscodeAuth(auth, 'dashboard')
   assertSessionOption(options, '(req) => { accountId, actor } | undefined')
   const handler = createDashboard(auth, options)

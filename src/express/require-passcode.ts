@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express'
 import type { Principal } from '../core/entities'
-import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
+import { assertPasscodeAuth, checkAdapterOptions, checkOnRefusal } from '../http/adapter-options'
 import { PasscodeRefusedError } from '../http/refusal-error'
 import { writeNodeResponse } from '../http/node/write-response'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
@@ -16,7 +16,14 @@ declare global {
   }
 }
 
-/** Options of the Express {@link requirePasscode}. */
+/**
+ * Options of the Express {@link requirePasscode}.
+ *
+ * @example
+ * ```ts
+ * const options: RequirePasscodeOptions = { onRefusal: 'next' }
+ * ```
+ */
 export interface RequirePasscodeOptions {
   /**
    * `'respond'` answers a refusal at once with the exact SPEC body and headers.
@@ -43,9 +50,7 @@ export interface RequirePasscodeOptions {
  */
 export function requirePasscode(auth: PasscodeAuth, options?: RequirePasscodeOptions): RequestHandler {
   assertPasscodeAuth(auth, 'requirePasscode')
-  options = checkAdapterOptions(options, 'requirePasscode', {
-    onRefusal: (value) => (value === undefined || value === 'respond' || value === 'next' ? undefined : "must be 'respond' or 'next'"),
-  })
+  options = checkAdapterOptions(options, 'requirePasscode', { onRefusal: checkOnRefusal })
   const passRefusals = options?.onRefusal === 'next'
 
   return function requirePasscodeMiddleware(req, res, next) {

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { InvalidOptionsError } from '../core/errors'
-import { assertPasscodeAuth } from '../http/adapter-options'
+import { assertPasscodeAuth, assertSessionOption } from '../http/adapter-options'
 import { createDashboard, type DashboardOptions } from '../http/dashboard/create-dashboard'
 import { queryOf } from '../http/management/query'
 import type { DashboardResponse, SessionResult } from '../http/management/types'
@@ -11,10 +10,10 @@ import type { PasscodeAuth } from '../service/create-passcode-auth'
  *
  * @example
  * ```ts
- * await app.register(dashboardPlugin, { prefix: '/settings', auth, session: (request) => sessionOf(request) } satisfies DashboardPluginOptions & { prefix: string })
+ * await app.register(dashboardPlugin, { prefix: '/settings', auth, session: (request) => sessionOf(request) } satisfies DashboardMountOptions & { prefix: string })
  * ```
  */
-export interface DashboardPluginOptions extends DashboardOptions {
+export interface DashboardMountOptions extends DashboardOptions {
   /** What `createPasscodeAuth` returned. */
   readonly auth: PasscodeAuth
   /**
@@ -48,11 +47,9 @@ const send = (reply: FastifyReply, answer: DashboardResponse): FastifyReply =>
  * })
  * ```
  */
-export const dashboardPlugin: FastifyPluginAsync<DashboardPluginOptions> = async (app, options) => {
+export const dashboardPlugin: FastifyPluginAsync<DashboardMountOptions> = async (app, options) => {
   assertPasscodeAuth(options.auth, 'dashboardPlugin')
-  if (typeof options.session !== 'function') {
-    throw new InvalidOptionsError('session', 'must be a function (request) => { accountId, actor } | undefined')
-  }
+  assertSessionOption(options, '(request) => { accountId, actor } | undefined')
   const dashboard = createDashboard(options.auth, options)
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body))

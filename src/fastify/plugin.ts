@@ -2,11 +2,12 @@ import type { FastifyPluginCallback, FastifyReply, FastifyRequest, HookHandlerDo
 import fastifyPlugin from 'fastify-plugin'
 import type { Principal } from '../core/entities'
 import { InvalidOptionsError } from '../core/errors'
-import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
+import { assertPasscodeAuth, checkAdapterOptions, checkOnRefusal } from '../http/adapter-options'
 import { createConnectRequest } from '../http/connect-request'
-import { createLeakReport, type LeakReportOptions } from '../http/leaks/leak-report'
+import { createLeakReport, type LeakReportOptions as LeakReportHandlerOptions } from '../http/leaks/leak-report'
 import type { CorsOptions } from '../http/cors'
 import { nodeRequestReader } from '../http/node/node-request'
+import { PasscodeRefusedError } from '../http/refusal-error'
 import { answerBody, answerHeaders, type Answer } from '../http/answer'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 
@@ -24,7 +25,14 @@ declare module 'fastify' {
   }
 }
 
-/** Options of {@link passcodeAuthPlugin}. */
+/**
+ * Options of {@link passcodeAuthPlugin}.
+ *
+ * @example
+ * ```ts
+ * const options: PasscodeAuthPluginOptions = { auth, onRefusal: 'next', leakReport: { publicKeys } }
+ * ```
+ */
 export interface PasscodeAuthPluginOptions {
   /** What `createPasscodeAuth` returned. */
   auth: PasscodeAuth
@@ -38,12 +46,20 @@ export interface PasscodeAuthPluginOptions {
   /** Origins whose pages may call `/v1/connect` from a browser (SPEC §5.30). @default off */
   cors?: CorsOptions
   /**
+   * What `app.requirePasscode` does with a refusal. `'respond'` answers it at once with
+   * the exact SPEC body and headers. `'next'` hands a `PasscodeRefusedError` to the
+   * hook's `done(error)` instead, for hosts whose `setErrorHandler` shapes every error
+   * response (Fastify's default handler uses its `statusCode` and `headers`).
+   * @default 'respond'
+   */
+  onRefusal?: 'respond' | 'next'
+  /**
    * Registers the leak report endpoint (SPEC §5.42) at `path`: GitHub's signed secret
    * scanning reports, answered as in every entry point (`leakReportHandler`). Its route
    * reads the raw body itself (its own content-type parsers, in its own context).
    * @default off
    */
-  leakReport?: LeakReportOptions & {
+  leakReport?: LeakReportHandlerOptions & {
     /** Where to register it. @default '/v1/leaks' */
     path?: string
   }
@@ -70,6 +86,7 @@ function checkOptions(options: unknown): PasscodeAuthPluginOptions {
     auth: () => undefined, // checked below, also when absent
     connectRoute: (value) => (value === undefined || typeof value === 'boolean' ? undefined : 'must be a boolean'),
     cors: () => undefined, // checked by createConnectRequest
+    onRefusal: checkOnRefusal,
     leakReport: (value) => (value === undefined || (typeof value === 'object' && value !== null) ? undefined : 'must be { publicKeys, path? }'),
   })
   const checked = own as PasscodeAuthPluginOptions
@@ -93,6 +110,7 @@ const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, optio
     return done(error as Error)
   }
   const { auth } = options
+  const passRefusals = options.onRefusal === 'next'
 
   fastify.decorateRequest('passcodeAuth', null)
   fastify.decorate('requirePasscode', function requirePasscode(request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) {
@@ -102,7 +120,7 @@ const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, optio
       return next()
     }
     answer.then((outcome) => {
-      if (!outcome.ok) return void send(reply, outcome)
+      if (!outcome.ok) return passRefusals ? next(new PasscodeRefusedError(outcome)) : void send(reply, outcome)
       request.passcodeAuth = outcome.principal
       // `Sunset` while the passcode is in its last days, on the host's own answer.
       if (outcome.headers !== undefined) reply.headers(outcome.headers)

@@ -11,8 +11,15 @@ import type { PasscodeAuth } from '../service/create-passcode-auth'
  */
 export type FetchHandler = (request: Request, clientAddress?: string) => Promise<Response>
 
-/** Options of the fetch {@link connectHandler}. */
-export interface FetchConnectOptions {
+/**
+ * Options of the fetch {@link connectHandler}.
+ *
+ * @example
+ * ```ts
+ * const options: ConnectHandlerOptions = { cors: { origins: ['https://dashboard.partner.example'] } }
+ * ```
+ */
+export interface ConnectHandlerOptions {
   /** Origins whose pages may call `/v1/connect` from a browser (SPEC §5.30). @default off */
   cors?: CorsOptions
 }
@@ -25,7 +32,7 @@ export interface FetchConnectOptions {
  * pages of the listed origins may call it from a browser; route `OPTIONS` to it too.
  *
  * @param auth - what `createPasscodeAuth` returned
- * @param options - `cors`, off by default
+ * @param options - `cors`, off by default; checked at once
  * @example
  * ```ts
  * const connect = connectHandler(auth)
@@ -34,7 +41,7 @@ export interface FetchConnectOptions {
  * )
  * ```
  */
-export function connectHandler(auth: PasscodeAuth, options?: FetchConnectOptions): FetchHandler {
+export function connectHandler(auth: PasscodeAuth, options?: ConnectHandlerOptions): FetchHandler {
   assertPasscodeAuth(auth, 'connectHandler')
   options = checkAdapterOptions(options, 'connectHandler', { cors: () => undefined })
   const connectRequest = withClientAddress((reader) => createConnectRequest(auth, reader, options))

@@ -1,7 +1,6 @@
-import { InvalidOptionsError } from '../core/errors'
-import { assertPasscodeAuth, assertSessionOption } from '../http/adapter-options'
-import { createDashboard, type DashboardOptions } from '../http/dashboard/create-dashboard'
-import type { DashboardResponse, SessionResult } from '../http/management/types'
+import type { DashboardOptions } from '../http/dashboard/create-dashboard'
+import { fetchDashboard } from '../http/fetch/fetch-dashboard'
+import type { SessionResult } from '../http/management/types'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 
 /**
@@ -9,10 +8,10 @@ import type { PasscodeAuth } from '../service/create-passcode-auth'
  *
  * @example
  * ```ts
- * const options: FetchDashboardOptions = { basePath: '/settings', session: (request) => sessionOf(request.headers.get('cookie')) }
+ * const options: DashboardMountOptions = { basePath: '/settings', session: (request) => sessionOf(request.headers.get('cookie')) }
  * ```
  */
-export interface FetchDashboardOptions extends DashboardOptions {
+export interface DashboardMountOptions extends DashboardOptions {
   /** The path it answers below, such as `/settings`. */
   readonly basePath: string
   /**
@@ -23,16 +22,11 @@ export interface FetchDashboardOptions extends DashboardOptions {
   readonly session: (request: Request) => SessionResult | Promise<SessionResult>
 }
 
-// A copy of the headers: answers share frozen header objects, and a server may add to
-// the object a Response was made with (@hono/node-server sets Content-Length on it).
-const toResponse = (answer: DashboardResponse, head: boolean): Response =>
-  new Response(answer.statusCode === 204 || head ? null : answer.body, { status: answer.statusCode, headers: { ...answer.headers } })
-
 /**
  * The dashboard over web-standard `Request`/`Response` (Bun, Deno, Cloudflare Workers,
- * Next.js route handlers, Hono's `c.req.raw`): the management API under
- * `basePath + '/api'` and the Settings pages. Call it for requests under `basePath`;
- * it answers 404 for any other path.
+ * Next.js route handlers): the management API under `basePath + '/api'` and the
+ * Settings pages. Call it for requests under `basePath`; it answers 404 for any other
+ * path. For Hono, `passcode-auth/hono` has its own `dashboard`.
  *
  * @param auth - what `createPasscodeAuth` returned
  * @param options - `basePath` and `session` (required), and {@link DashboardOptions}
@@ -44,33 +38,7 @@ const toResponse = (answer: DashboardResponse, head: boolean): Response =>
  * Bun.serve({ fetch: (request) => (new URL(request.url).pathname.startsWith('/settings') ? settings(request) : app(request)) })
  * ```
  */
-export function dashboard(auth: PasscodeAuth, options: FetchDashboardOptions): (request: Request) => Promise<Response> {
-  assertPasscodeAuth(auth, 'dashboard')
-  assertSessionOption(options, '(request) => { accountId, actor } | undefined')
-  const base = typeof options.basePath === 'string' ? options.basePath.replace(/\/+$/, '') : undefined
-  if (base === undefined || (base !== '' && !base.startsWith('/'))) throw new InvalidOptionsError('basePath', 'must be a path such as "/settings"')
-  const handler = createDashboard(auth, options)
-
-  return async (request) => {
-    const method = request.method.toUpperCase()
-    const url = new URL(request.url)
-    const path = url.pathname
-    const inside = path === base || path.startsWith(`${base}/`)
-    const answer = await handler.handle(
-      {
-        method,
-        base,
-        // Outside basePath: a path the dashboard has not, so its 404.
-        path: inside ? path.slice(base.length) || '/' : '/not-the-dashboard',
-        query: url.search.slice(1),
-        header: (name) => request.headers.get(name) ?? undefined,
-        body: async () => {
-          const text = await request.text()
-          return text === '' ? undefined : { text }
-        },
-      },
-      () => options.session(request),
-    )
-    return toResponse(answer, method === 'HEAD')
-  }
+export function dashboard(auth: PasscodeAuth, options: DashboardMountOptions): (request: Request) => Promise<Response> {
+  const glue = fetchDashboard(auth, options, '(request) => { accountId, actor } | undefined')
+  return (request) => glue.answer(request, { url: new URL(request.url), text: () => request.text(), session: () => options.session(request) })
 }

@@ -1,5 +1,5 @@
 import type { Principal } from '../core/entities'
-import { assertPasscodeAuth } from '../http/adapter-options'
+import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
 import { withClientAddress } from '../http/fetch/fetch-request'
 import { fetchResponse } from '../http/fetch/fetch-response'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
@@ -31,6 +31,18 @@ export type PasscodeCheck =
  */
 export type FetchPasscodeGuard = (request: Request, clientAddress?: string) => Promise<PasscodeCheck>
 
+/**
+ * Options of the fetch {@link requirePasscode}. None yet: every adapter's guard takes an
+ * options object, checked at once (an unknown key is refused), so the fetch guard
+ * takes one too, for the options the guards will share.
+ *
+ * @example
+ * ```ts
+ * const options: RequirePasscodeOptions = {}
+ * ```
+ */
+export type RequirePasscodeOptions = Readonly<Record<string, never>>
+
 const NONE: Readonly<Record<string, string>> = Object.freeze({})
 
 /**
@@ -41,6 +53,7 @@ const NONE: Readonly<Record<string, string>> = Object.freeze({})
  * as the Express, Fastify and Koa adapters.
  *
  * @param auth - what `createPasscodeAuth` returned
+ * @param options - see {@link RequirePasscodeOptions}; checked at once
  * @example
  * ```ts
  * const guard = requirePasscode(auth)
@@ -53,8 +66,9 @@ const NONE: Readonly<Record<string, string>> = Object.freeze({})
  * })
  * ```
  */
-export function requirePasscode(auth: PasscodeAuth): FetchPasscodeGuard {
+export function requirePasscode(auth: PasscodeAuth, options?: RequirePasscodeOptions): FetchPasscodeGuard {
   assertPasscodeAuth(auth, 'requirePasscode')
+  checkAdapterOptions(options, 'requirePasscode', {})
   const verifyRequest = withClientAddress((reader) => (request: Request) => auth.verifyRequest(request, reader))
   return function checkPasscode(request, clientAddress) {
     const answer = verifyRequest(request, clientAddress)

@@ -65,10 +65,40 @@ export function checkAdapterOptions<T>(options: T, factory: string, checks: Read
   for (const [key, value] of Object.entries(own)) {
     const check = Object.hasOwn(checks, key) ? checks[key] : undefined
     if (check === undefined) {
-      throw new InvalidOptionsError(printableName(key), `unknown option of ${factory}; known: ${Object.keys(checks).join(', ')}`)
+      const known = Object.keys(checks)
+      throw new InvalidOptionsError(printableName(key), `unknown option of ${factory}; known: ${known.length === 0 ? 'none yet' : known.join(', ')}`)
     }
     const problem = check(value)
     if (problem !== undefined) throw new InvalidOptionsError(key, problem)
   }
   return own
+}
+
+/**
+ * The check of `onRefusal`, the option of the guards that can pass a refusal on to the
+ * host's own error handling (`requirePasscode` in Express, Koa and Hono, and the
+ * Fastify plugin) instead of answering it.
+ *
+ * @example
+ * ```ts
+ * options = checkAdapterOptions(options, 'requirePasscode', { onRefusal: checkOnRefusal })
+ * ```
+ */
+export function checkOnRefusal(value: unknown): string | undefined {
+  return value === undefined || value === 'respond' || value === 'next' ? undefined : "must be 'respond' or 'next'"
+}
+
+/**
+ * Checks a dashboard mount's `basePath` when the mount is created and returns it
+ * without trailing slashes: `''` (the root) or a path such as `/settings`.
+ *
+ * @example
+ * ```ts
+ * const base = dashboardBasePath(options.basePath) // '/settings/' → '/settings'
+ * ```
+ */
+export function dashboardBasePath(value: unknown): string {
+  const base = typeof value === 'string' ? value.replace(/\/+$/, '') : undefined
+  if (base === undefined || (base !== '' && !base.startsWith('/'))) throw new InvalidOptionsError('basePath', 'must be a path such as "/settings"')
+  return base
 }

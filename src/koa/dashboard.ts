@@ -1,6 +1,5 @@
 import type { Context, Middleware, Next } from 'koa'
-import { InvalidOptionsError } from '../core/errors'
-import { assertPasscodeAuth, assertSessionOption } from '../http/adapter-options'
+import { assertPasscodeAuth, assertSessionOption, dashboardBasePath } from '../http/adapter-options'
 import { createDashboard, type DashboardOptions } from '../http/dashboard/create-dashboard'
 import type { SessionResult } from '../http/management/types'
 import { nodeBody, nodeHeader } from '../http/node/dashboard-io'
@@ -11,10 +10,10 @@ import type { PasscodeAuth } from '../service/create-passcode-auth'
  *
  * @example
  * ```ts
- * const options: KoaDashboardOptions = { basePath: '/settings', session: (ctx) => ctx.state.session }
+ * const options: DashboardMountOptions = { basePath: '/settings', session: (ctx) => ctx.state.session }
  * ```
  */
-export interface KoaDashboardOptions extends DashboardOptions {
+export interface DashboardMountOptions extends DashboardOptions {
   /** The path it answers below, such as `/settings`. Koa has no mounting of its own. */
   readonly basePath: string
   /**
@@ -39,11 +38,10 @@ export interface KoaDashboardOptions extends DashboardOptions {
  * app.use(dashboard(auth, { basePath: '/settings', session: (ctx) => ctx.state.dashboardSession }))
  * ```
  */
-export function dashboard(auth: PasscodeAuth, options: KoaDashboardOptions): Middleware {
+export function dashboard(auth: PasscodeAuth, options: DashboardMountOptions): Middleware {
   assertPasscodeAuth(auth, 'dashboard')
   assertSessionOption(options, '(ctx) => { accountId, actor } | undefined')
-  const base = typeof options.basePath === 'string' ? options.basePath.replace(/\/+$/, '') : undefined
-  if (base === undefined || (base !== '' && !base.startsWith('/'))) throw new InvalidOptionsError('basePath', 'must be a path such as "/settings"')
+  const base = dashboardBasePath(options.basePath)
   const handler = createDashboard(auth, options)
 
   return async (ctx: Context, next: Next) => {

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa'
 import type { Principal } from '../core/entities'
-import { assertPasscodeAuth } from '../http/adapter-options'
+import { assertPasscodeAuth, checkAdapterOptions, checkOnRefusal } from '../http/adapter-options'
+import { PasscodeRefusedError } from '../http/refusal-error'
 import type { AuthOutcome } from '../service/auth-outcome'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 import { koaReader } from './reader'
@@ -14,12 +15,33 @@ declare module 'koa' {
 }
 
 /**
+ * Options of the Koa {@link requirePasscode}.
+ *
+ * @example
+ * ```ts
+ * const options: RequirePasscodeOptions = { onRefusal: 'next' }
+ * ```
+ */
+export interface RequirePasscodeOptions {
+  /**
+   * `'respond'` answers a refusal at once with the exact SPEC body and headers.
+   * `'next'` throws a `PasscodeRefusedError` instead, for hosts whose own error
+   * middleware shapes every error response: the `await next()` of the middleware
+   * upstream rejects with it. Koa's default error handler reads its `status`,
+   * `expose` and `headers` (and sends its message as text).
+   * @default 'respond'
+   */
+  onRefusal?: 'respond' | 'next'
+}
+
+/**
  * Koa (2 and 3) middleware that lets a request through only with valid
  * `X-Service-Account-Id` and `X-Service-Passcode` headers, and puts who called on
- * `ctx.state.passcodeAuth`. A refusal is answered at once with the exact SPEC body;
- * downstream middleware does not run.
+ * `ctx.state.passcodeAuth`. A refusal is answered at once with the exact SPEC body
+ * (unless `onRefusal: 'next'`); downstream middleware does not run.
  *
  * @param auth - what `createPasscodeAuth` returned
+ * @param options - see {@link RequirePasscodeOptions}; checked at once
  * @example
  * ```ts
  * app.use(requirePasscode(auth))
@@ -28,11 +50,14 @@ declare module 'koa' {
  * })
  * ```
  */
-export function requirePasscode(auth: PasscodeAuth): Middleware {
+export function requirePasscode(auth: PasscodeAuth, options?: RequirePasscodeOptions): Middleware {
   assertPasscodeAuth(auth, 'requirePasscode')
+  options = checkAdapterOptions(options, 'requirePasscode', { onRefusal: checkOnRefusal })
+  const passRefusals = options?.onRefusal === 'next'
   const authenticated = async (ctx: Parameters<Middleware>[0], next: Parameters<Middleware>[1], pending: Promise<AuthOutcome>) => {
     const outcome = await pending
     if (!outcome.ok) {
+      if (passRefusals) throw new PasscodeRefusedError(outcome)
       respond(ctx, outcome)
       return
     }

@@ -139,6 +139,19 @@ export const serverErrorBodySchema: z.ZodType<FailureBody> = failureBody(z.liter
 )
 
 /**
+ * The 405 body for any method but GET and HEAD (SPEC §5.20), sent with `Allow: GET, HEAD`.
+ * Not among {@link connectResponseSchemas}: a client that sends GET never meets it.
+ *
+ * @example
+ * ```ts
+ * methodNotAllowedBodySchema.safeParse({ status: 'fail', error: 'Method Not Allowed', code: 405 }).success // true
+ * ```
+ */
+export const methodNotAllowedBodySchema: z.ZodType<FailureBody> = failureBody(z.literal('Method Not Allowed'), z.literal(405)).describe(
+  'The method is not GET or HEAD',
+)
+
+/**
  * Every answer of GET /v1/connect by HTTP status: what the connect client accepts and
  * what an OpenAPI document lists under `responses`.
  *

@@ -53,7 +53,7 @@ export const auditFilterQuerySchema = z.strictObject({
  *
  * @example
  * ```ts
- * auditListQuerySchema.parse({ limit: '20' }) // { limit: 20 }
+ * parseQuery(auditListQuerySchema, 'limit=20') // { limit: 20 }
  * ```
  */
 export const auditListQuerySchema = auditFilterQuerySchema.extend({
@@ -63,11 +63,11 @@ export const auditListQuerySchema = auditFilterQuerySchema.extend({
     .max(100, 'is not a cursor of this list')
     .optional()
     .describe('The `nextCursor` of the previous page.'),
+  // A number: parseQuery reads its decimal digits as one, so the document types it as an integer.
   limit: z
-    .string()
-    .regex(/^[0-9]{1,4}$/, LIMIT_RULE)
-    .transform(Number)
-    .pipe(z.int().min(1, LIMIT_RULE).max(MAX_AUDIT_PAGE_SIZE, LIMIT_RULE))
+    .int({ error: LIMIT_RULE })
+    .min(1, LIMIT_RULE)
+    .max(MAX_AUDIT_PAGE_SIZE, LIMIT_RULE)
     .optional()
     .describe(`Records per page, 1 to ${MAX_AUDIT_PAGE_SIZE}; ${AUDIT_PAGE_SIZE} when absent.`),
 })
@@ -121,6 +121,23 @@ export const auditRecordSchema = z
       .describe('HMAC-SHA256 of its canonical encoding under the audit key `keyId` (SHA-256 without one): what `auth.audit.verify` checks.'),
   })
   .describe('An audit record (SPEC §5.40, §5.44).')
+
+/**
+ * One line of `GET /audit/export` (and of `auth.audit.export`): a record as the store
+ * keeps it, with `at` in epoch milliseconds and `time`, the same instant in ISO 8601.
+ * Objects are not strict, so fields the store adds to its records later are no surprise.
+ *
+ * @example
+ * ```ts
+ * auditExportLineSchema.parse(JSON.parse(line)).time // '2026-01-05T09:00:00.000Z'
+ * ```
+ */
+export const auditExportLineSchema = auditRecordSchema
+  .extend({
+    at: z.int().min(0).describe('When it happened, in epoch milliseconds.'),
+    time: z.iso.datetime().describe('The same instant in ISO 8601 (UTC).'),
+  })
+  .describe('An audit record as one line of a JSON-lines export (SPEC §5.40).')
 
 /**
  * `GET /audit`: one page of the account's audit trail, newest first.

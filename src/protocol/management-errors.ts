@@ -72,23 +72,42 @@ export const MANAGEMENT_ERROR_STATUS: Readonly<Record<ManagementErrorCode, numbe
 })
 
 /**
- * The schema of {@link ManagementErrorBody}, from which docs/management-openapi.json
- * describes every failure; its codes are the keys of {@link MANAGEMENT_ERROR_STATUS}.
+ * The codes an HTTP status carries, from {@link MANAGEMENT_ERROR_STATUS}, in the
+ * table's order; empty for a status the table does not use.
  *
  * @example
  * ```ts
- * managementErrorBodySchema.parse(managementFailure('ERR_NOT_FOUND', 'No such route').body)
+ * managementErrorCodesOf(409) // ['ERR_DUPLICATE_NAME', 'ERR_CAP_REACHED', 'ERR_ALREADY_GRANTED', 'ERR_REACTIVATION_REFUSED', 'ERR_ROTATION_REFUSED']
  * ```
  */
-export const managementErrorBodySchema: z.ZodType<ManagementErrorBody> = z
-  .object({
-    error: z.object({
-      code: z.enum(Object.keys(MANAGEMENT_ERROR_STATUS) as [ManagementErrorCode, ...ManagementErrorCode[]]).describe('Machine-readable.'),
-      message: z.string().describe('For people; never a passcode value, key or stack.'),
-      field: z.string().optional().describe('The input field at fault (`name`, `expiry`, `validity.days`), for ERR_INVALID_INPUT.'),
-    }),
+export function managementErrorCodesOf(status: number): ManagementErrorCode[] {
+  return (Object.keys(MANAGEMENT_ERROR_STATUS) as ManagementErrorCode[]).filter((code) => MANAGEMENT_ERROR_STATUS[code] === status)
+}
+
+/**
+ * The schema of the failure body of one HTTP status: its `code` is one of the codes
+ * that status carries ({@link managementErrorCodesOf}), so a client generated from
+ * docs/management-openapi.json narrows the code by the status; `field` only on 400.
+ *
+ * @param status - an HTTP status of {@link MANAGEMENT_ERROR_STATUS}
+ * @example
+ * ```ts
+ * managementErrorBodySchemaOf(404).safeParse({ error: { code: 'ERR_NOT_FOUND', message: 'No such passcode' } }).success // true
+ * managementErrorBodySchemaOf(404).safeParse({ error: { code: 'ERR_FORBIDDEN', message: 'Admins only' } }).success // false
+ * ```
+ */
+export function managementErrorBodySchemaOf(status: number): z.ZodType<ManagementErrorBody> {
+  const codes = managementErrorCodesOf(status)
+  if (codes.length === 0) throw new RangeError(`No management error code has the status ${status}`)
+  const error = z.object({
+    code: z.enum(codes as [ManagementErrorCode, ...ManagementErrorCode[]]).describe('Machine-readable.'),
+    message: z.string().describe('For people; never a passcode value, key or stack.'),
   })
-  .describe('Every failure of the management API.')
+  const field = z.string().optional().describe('The input field at fault (`name`, `expiry`, `validity.days`).')
+  return z
+    .object({ error: status === MANAGEMENT_ERROR_STATUS.ERR_INVALID_INPUT ? error.extend({ field }) : error })
+    .describe(`A failure with the status ${status}.`)
+}
 
 /**
  * A management API failure before serialisation.

@@ -52,8 +52,13 @@ const status = z
 const partnerNames = z.array(z.string())
 
 const lastUse = {
-  lastUsedAt: nullableDateTime('When it last authenticated (recorded about once a minute); null if never.'),
-  lastUsedPartner: z.string().nullable().describe('The partner of its last recorded `/v1/connect`; null if none.'),
+  lastUsedAt: nullableDateTime(
+    'When it last authenticated successfully (recorded about once a minute); null if never. A refused request, a `/v1/connect` refused for its partner included, is no use.',
+  ),
+  lastUsedPartner: z
+    .string()
+    .nullable()
+    .describe('The partner of that same request (a `/v1/connect` that reached it); null when it had none (a protected route) or never used.'),
   unused: z.boolean().describe('Never used, or not used for 90 days: a candidate for deletion.'),
 }
 
@@ -281,6 +286,19 @@ export const partnerListSchema = z.object({
   partners: partnerNames,
   listed: z.boolean().describe('false when the registry cannot list its names (then `partners` is empty).'),
 })
+
+/**
+ * The JSON of an answer as a client reads it: the schema's input side, instants as ISO
+ * 8601 texts. A type only: the dashboard's browser script imports it with `import type`,
+ * so no zod reaches its bundle.
+ *
+ * @example
+ * ```ts
+ * type PasscodeJson = AnswerJson<typeof passcodeViewSchema>
+ * const expires: string | null = ({} as PasscodeJson).expiresAt
+ * ```
+ */
+export type AnswerJson<Schema extends z.ZodType> = z.input<Schema>
 
 /** Any answer schema of this module, for code that may not import zod itself. */
 export type AnswerSchema = z.ZodType

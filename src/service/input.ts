@@ -7,6 +7,7 @@ import {
   ACCOUNT_EXPIRY_DAYS,
   checkPasscodeDescription,
   checkPasscodeName,
+  INVISIBLE_CHARACTER_CLASS,
   isPartnerNameLookable,
   MAX_BOUND_PARTNERS,
   MAX_DESCRIPTION_LENGTH,
@@ -25,6 +26,25 @@ const identifier = z
   .max(MAX_IDENTIFIER_LENGTH, IDENTIFIER_RULE)
   .regex(/^[\x21-\x7E]*$/, IDENTIFIER_RULE)
 
+/**
+ * JSON Schema keywords, for the OpenAPI document, of text that the server trims before
+ * its rules: `maxLength` on the text as sent, and a `pattern` (ECMAScript, `u` flag) of
+ * "blank surroundings, then text that starts and ends with a visible character and holds
+ * no `refused` one, whitespace inside only where it is not refused" (`insideAlso`: more
+ * characters allowed inside). The zod checks stay the rules; these describe them (test/docs
+ * checks that they agree). Where they differ: the server counts once trimmed and in NFC,
+ * so text padded past the limit passes the server but not the schema, and text that NFC
+ * lengthens passes the schema but not the server; the descriptions say so.
+ */
+function trimmedText(maxLength: number, refused: string, { blank = false, insideAlso = '' } = {}) {
+  const visible = `[^\\s${refused}]`
+  const space = `(?:(?=\\s)[^${refused}]${insideAlso === '' ? '' : `|[${insideAlso}]`})`
+  const text = `${visible}(?:${space}*${visible})*`
+  return { maxLength, pattern: `^\\s*${blank ? `(?:${text})?` : text}\\s*$` }
+}
+
+const COUNTED_ONCE_TRIMMED = 'counted once trimmed and in NFC (send it trimmed: `maxLength` counts what is sent)'
+
 const name = z
   .string({ error: 'must be a string' })
   .transform((value, context) => {
@@ -33,7 +53,10 @@ const name = z
     context.addIssue({ code: 'custom', message: checked.reason })
     return z.NEVER
   })
-  .describe(`1 to ${MAX_NAME_LENGTH} characters once trimmed, none invisible; unique in the account, case-insensitively.`)
+  .meta(trimmedText(MAX_NAME_LENGTH, INVISIBLE_CHARACTER_CLASS))
+  .describe(
+    `1 to ${MAX_NAME_LENGTH} characters, ${COUNTED_ONCE_TRIMMED}, no control or invisible character (zero-width, bidi controls, unpaired surrogates); unique in the account, case-insensitively (a rule of the account's state, not of this schema).`,
+  )
 
 // null clears it, as '' does.
 const description = z
@@ -46,8 +69,9 @@ const description = z
     context.addIssue({ code: 'custom', message: checked.reason })
     return z.NEVER
   })
+  .meta(trimmedText(MAX_DESCRIPTION_LENGTH, String.raw`\p{Cc}\p{Cs}`, { blank: true, insideAlso: String.raw`\r\n` }))
   .describe(
-    `What the passcode is for: 0 to ${MAX_DESCRIPTION_LENGTH} characters once trimmed, in NFC; newlines allowed (\\r\\n is stored as \\n), no other control character; null or '' clears it.`,
+    `What the passcode is for: 0 to ${MAX_DESCRIPTION_LENGTH} characters, ${COUNTED_ONCE_TRIMMED}; newlines allowed (\\r\\n is stored as \\n), no other control character, no unpaired surrogate; null or '' clears it.`,
   )
 
 const expiry = z
@@ -71,8 +95,9 @@ const partnerName = z
   .refine(isPartnerNameLookable, {
     message: `must hold partner names of at most ${MAX_PARTNER_NAME_LENGTH} characters without control characters`,
   })
+  .meta(trimmedText(MAX_PARTNER_NAME_LENGTH, String.raw`\p{Cc}`))
   .describe(
-    `A whitelisted partner's name, compared trimmed and case-insensitively: at most ${MAX_PARTNER_NAME_LENGTH} characters, no control characters.`,
+    `A partner's name, compared trimmed and case-insensitively: at most ${MAX_PARTNER_NAME_LENGTH} characters once trimmed, no control characters. It must be on the operator's whitelist (\`GET /partners\`): a rule of the server's state, not of this schema.`,
   )
 
 // null: unbound. An empty list would make a passcode that works for no partner.
@@ -109,6 +134,7 @@ export const inputSchemas = {
     .refine((patch) => patch.name !== undefined || patch.expiry !== undefined || patch.partners !== undefined || patch.description !== undefined, {
       message: 'must change the name, the expiry, the partners or the description',
     })
+    .meta({ minProperties: 1 })
     .describe("At least one of `name`, `expiry`, `partners`, `description`; `partners: null` unbinds, `description: null` or `''` clears."),
   rotate: z.strictObject(
     {
@@ -116,7 +142,9 @@ export const inputSchemas = {
         .number({ error: `must be a whole number of minutes (${ROTATION_OVERLAP_MINUTES.min} to ${ROTATION_OVERLAP_MINUTES.max})` })
         .int('must be a whole number of minutes')
         .min(ROTATION_OVERLAP_MINUTES.min, `must be at least ${ROTATION_OVERLAP_MINUTES.min}`)
-        .max(ROTATION_OVERLAP_MINUTES.max, `must be at most ${ROTATION_OVERLAP_MINUTES.max} (7 days)`),
+        .max(ROTATION_OVERLAP_MINUTES.max, `must be at most ${ROTATION_OVERLAP_MINUTES.max} (7 days)`)
+        .optional()
+        .describe('Required, except for a passcode found in public (`leak` not null): there it defaults to 0, the only value taken (SPEC §5.45).'),
     },
     { error: 'must be { overlapMinutes }' },
   ),
@@ -208,9 +236,12 @@ export interface UpdatePasscodeInput {
 export interface RotatePasscodeInput {
   /**
    * How long the value being replaced keeps working, in whole minutes: 0 (it stops at
-   * once) to 10 080 (7 days). Required: there is no default overlap.
+   * once) to 10 080 (7 days). Required: there is no default overlap, except for a
+   * passcode whose value was found in public (its view's `leak` is not `null`, SPEC
+   * §5.45): a leaked value gets no overlap, so there it defaults to 0, and any other
+   * number is refused with an `InvalidInputError` on `overlapMinutes` that says why.
    */
-  readonly overlapMinutes: number
+  readonly overlapMinutes?: number
 }
 
 /** Options of `passcodes.list`. */

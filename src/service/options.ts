@@ -62,8 +62,12 @@ export interface PasscodeAuthOptions {
   /**
    * Keys for user passcodes at rest. The first encrypts; all decrypt (matched by
    * `kid`). Granting user passcodes without keys fails with a ConfigurationError.
+   * Also as text, `<key id>:<key>` entries separated by commas (each key 32 bytes in
+   * base64url), the form of the `passcode-auth` command's `PASSCODE_AUTH_ENCRYPTION_KEYS`:
+   * `encryptionKeys: process.env.PASSCODE_AUTH_ENCRYPTION_KEYS` (unset: no keys; `undefined`
+   * is the same as leaving the option out, also under `exactOptionalPropertyTypes`).
    */
-  encryptionKeys?: readonly EncryptionKey[]
+  encryptionKeys?: readonly EncryptionKey[] | string | undefined
   /**
    * Server secret (≥ 16 bytes) that keys the passcode hash (HMAC-SHA256), or several
    * while one replaces another, at most 8 in all, each once:
@@ -77,9 +81,12 @@ export interface PasscodeAuthOptions {
    *   deploy both accept every passcode (docs/security.md, "Rotating the pepper").
    *
    * `null` stands for "no pepper" (plain SHA-256), so a deployment that ran without one
-   * adds one with `[newPepper, null]`. @default none: SHA-256
+   * adds one with `[newPepper, null]`. `undefined` (`pepper: process.env.PASSCODE_AUTH_PEPPER`
+   * with the variable unset, also under `exactOptionalPropertyTypes`) is the same as
+   * leaving it out. @default none: SHA-256
    */
   pepper?:
+    | undefined
     | string
     | Uint8Array
     | readonly (string | Uint8Array | null)[]
@@ -297,15 +304,20 @@ export function resolveOptions(options: unknown): ResolvedOptions {
 
 type Issue = z.core.$ZodIssue
 
-/** For a failed union, the branch issue with the longest path names the option best. */
+/**
+ * For a failed union, the branch issue with the longest path names the option best; at
+ * the same depth, one that is not about the value's type (the value had that branch's
+ * type, so that branch says what is wrong with it).
+ */
 function deepestIssue(issue: Issue, prefix: PropertyKey[] = []): Issue {
   const path = [...prefix, ...issue.path]
   if (issue.code !== 'invalid_union') return { ...issue, path }
+  const rank = (candidate: Issue) => candidate.path.length * 2 + (candidate.code === 'invalid_type' || candidate.code === 'invalid_union' ? 0 : 1)
   let best: Issue = { ...issue, path }
   for (const branch of issue.errors) {
     for (const inner of branch) {
       const candidate = deepestIssue(inner, path)
-      if (candidate.path.length > best.path.length) best = candidate
+      if (rank(candidate) > rank(best)) best = candidate
     }
   }
   return best

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { browserAvailability } from '../helpers/browser'
-import { PEOPLE, useDashboardBrowser } from '../dashboard/browser-host'
+import { chooseAction, PEOPLE, useDashboardBrowser } from '../dashboard/browser-host'
 
 /**
  * Disable without delete (SPEC §5.38) and descriptions (§5.39) in the dashboard, in
@@ -25,14 +25,31 @@ describe.skipIf(availability.skip)(availability.title('disable, enable and descr
     const created = await dashboard.host.auth.passcodes.create(admin, 'acc_1', { name: 'Investigate me', expiry: 90 })
     expect((await connect(created.value)).status).toBe(200)
     const page = await signIn('admin')
-    await page.getByRole('button', { name: 'Disable Investigate me' }).click()
+    await chooseAction(page, 'Investigate me', 'Disable')
     // It asks first, in the page's own dialog; nothing changes until confirmed.
     const asking = page.getByRole('dialog', { name: 'Disable the passcode “Investigate me”?' })
     await asking.waitFor()
     expect((await connect(created.value)).status).toBe(200)
     await asking.getByRole('button', { name: 'Disable “Investigate me”' }).click()
     await page.getByRole('status').filter({ hasText: 'Passcode disabled.' }).waitFor()
-    await row(page, 'Investigate me').getByText('Disabled', { exact: true }).waitFor()
+    const disabled = row(page, 'Investigate me').getByText('Disabled', { exact: true })
+    await disabled.waitFor()
+    // Styled like the other status badges (a coloured pill), not bare text.
+    const look = (badge: Element) => {
+      const style = getComputedStyle(badge)
+      return { filled: style.backgroundColor !== 'rgba(0, 0, 0, 0)', radius: style.borderRadius, padding: style.padding }
+    }
+    const active = await page.evaluate(() => {
+      const badge = document.createElement('span')
+      badge.className = 'badge active'
+      document.body.append(badge)
+      const style = getComputedStyle(badge)
+      const seen = { filled: style.backgroundColor !== 'rgba(0, 0, 0, 0)', radius: style.borderRadius, padding: style.padding }
+      badge.remove()
+      return seen
+    })
+    await expect(disabled.evaluate(look)).resolves.toEqual(active)
+    expect(active.filled).toBe(true)
     const refused = await connect(created.value)
     expect(refused.status).toBe(400)
     expect(await refused.json()).toEqual({ status: 'fail', error: 'Invalid Credentials', code: 400 })
@@ -40,7 +57,7 @@ describe.skipIf(availability.skip)(availability.title('disable, enable and descr
     await page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'Disabled' })
     await expect.poll(() => page.locator('tbody td.name').allTextContents()).toEqual(['Investigate me'])
 
-    await page.getByRole('button', { name: 'Enable Investigate me' }).click()
+    await chooseAction(page, 'Investigate me', 'Enable')
     await page.getByRole('dialog').getByRole('button', { name: 'Enable “Investigate me”' }).click()
     await page.getByRole('status').filter({ hasText: 'Passcode enabled.' }).waitFor()
     expect((await connect(created.value)).status).toBe(200)
@@ -62,7 +79,7 @@ describe.skipIf(availability.skip)(availability.title('disable, enable and descr
     await page.getByRole('searchbox', { name: 'Search' }).fill('')
 
     await page.getByRole('button', { name: 'Edit Described' }).click()
-    const edit = page.getByRole('form', { name: 'Edit Described' })
+    const edit = page.getByRole('form', { name: 'Edit “Described”' })
     const description = edit.getByRole('textbox', { name: 'Description (optional)' })
     await expect(description.inputValue()).resolves.toBe('Nightly billing export\nOwner: finance')
     await description.fill('bad\u0007bell')

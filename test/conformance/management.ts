@@ -7,7 +7,7 @@ import type { RunningApp } from './http'
 
 /**
  * The management API conformance suite (SPEC §5.29, §5.31): one set of cases that
- * every framework mount (Express, Fastify, Koa) answers the same way, over a real
+ * every mount (Express, Fastify, Koa, Hono, fetch, Node's `http`) answers the same way, over a real
  * socket. The host's session is simulated by an `x-test-session` header naming one of
  * {@link SESSIONS}; the mounts never see anything else that says who is calling.
  */
@@ -349,6 +349,29 @@ export function describeManagementConformance(targets: readonly ManagementTarget
         const sent = await send('GET', '/passcodes', { session: 'admin' })
         expect(sent.status).toBe(503)
         expect(sent.json).toEqual({ error: { code: 'ERR_STORAGE_UNAVAILABLE', message: 'The passcode store is unavailable' } })
+      })
+
+      it('answers 400 ERR_INVALID_INPUT on passcodeId for an empty passcode ID, a trailing one (`/passcodes/`) included', async () => {
+        const invalid = {
+          error: { code: 'ERR_INVALID_INPUT', message: 'Invalid passcodeId: must be 1 to 256 visible ASCII characters', field: 'passcodeId' },
+        }
+        for (const [method, path, body] of [
+          ['PATCH', '/passcodes/', { name: 'Renamed' }],
+          ['DELETE', '/passcodes/', undefined],
+          ['PATCH', '/passcodes//', { name: 'Renamed' }],
+          ['POST', '/passcodes//rotate', { overlapMinutes: 0 }],
+          ['POST', '/passcodes//disable', undefined],
+          ['GET', '/passcodes//usage', undefined],
+        ] as const) {
+          const sent = await send(method, path, { session: 'admin', body })
+          expect(sent.status, `${method} ${path}`).toBe(400)
+          expect(sent.json, `${method} ${path}`).toEqual(invalid)
+        }
+        // The list and the create keep their trailing slash; a method no route of the path has is still 405, naming them all.
+        expect((await send('GET', '/passcodes/', { session: 'member' })).status).toBe(200)
+        const put = await send('PUT', '/passcodes/', { session: 'admin', body: { name: 'X' } })
+        expect(put.status).toBe(405)
+        expect(put.headers.get('allow')).toBe('GET, POST, PATCH, DELETE')
       })
     })
 

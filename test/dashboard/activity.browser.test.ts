@@ -79,14 +79,14 @@ describe.skipIf(availability.skip)(availability.title('the Activity page in Chro
         'You (admin) granted a user passcode to Mo Member, with no expiry',
         'You (admin) disabled passcode “Reports v2”: requests with it are refused',
         'You (admin) edited passcode “Reports v2”: name “Reports” → “Reports v2”',
-        'You (admin) rotated passcode “Billing” — the old value works until Jan 3, 2026, 2:00 AM',
+        'You (admin) rotated passcode “Billing” — the old value works until Jan 3, 2026, 2:00 AM (just now)',
         'You (admin) created passcode “Reports”, which never expires',
       ])
-    expect((await sentences(page))[6]).toBe('You (admin) created passcode “Billing”, expiring Apr 1, 2026, 1:00 AM')
+    expect((await sentences(page))[6]).toBe('You (admin) created passcode “Billing”, expiring Apr 1, 2026, 1:00 AM (in 3 months)')
     const when = page.locator('tbody td.when time').first()
     expect(await when.getAttribute('datetime')).toBe('2026-01-03T01:00:00.000Z')
     expect(await when.getAttribute('title')).toBe('2026-01-03 01:00 UTC')
-    expect(await when.innerText()).toMatch(/^1 hour ago\s+Jan 3, 2026, 1:00 AM$/)
+    expect(await when.innerText()).toMatch(/^Jan 3, 2026, 1:00 AM\s+\(1 hour ago\)$/)
     const until = page.locator('tbody td.what time').first()
     expect(await until.getAttribute('title')).toBe('2026-01-03 02:00 UTC')
     // Nav: the admin has the link, marked current.
@@ -118,7 +118,7 @@ describe.skipIf(availability.skip)(availability.title('the Activity page in Chro
     await page.getByRole('combobox', { name: 'Action' }).selectOption({ label: 'All actions' })
     await expect
       .poll(() => sentences(page))
-      .toEqual(['You (admin) deleted passcode “Batch 03”', 'You (admin) created passcode “Batch 03”, expiring Jan 31, 2026, 12:00 AM'])
+      .toEqual(['You (admin) deleted passcode “Batch 03”', 'You (admin) created passcode “Batch 03”, expiring Jan 31, 2026, 12:00 AM (in 28 days)'])
     expect(await page.getByRole('combobox', { name: 'Passcode' }).locator('option:checked').innerText()).toMatch(/^ID [0-9a-f-]{36}$/)
   })
 
@@ -152,7 +152,7 @@ describe.skipIf(availability.skip)(availability.title('the Activity page in Chro
       .poll(() => sentences(page).then((texts) => texts.slice(0, 2)))
       .toEqual([
         'You (admin) created passcode “Reports”, which never expires',
-        'You (admin) created passcode “Billing”, expiring Apr 1, 2026, 1:00 AM',
+        'You (admin) created passcode “Billing”, expiring Apr 1, 2026, 1:00 AM (in 3 months)',
       ])
     await page.getByLabel('From').fill('2026-01-02')
     await page.getByLabel('To').fill('2026-01-03')
@@ -164,7 +164,7 @@ describe.skipIf(availability.skip)(availability.title('the Activity page in Chro
         'You (admin) granted a user passcode to Mo Member, with no expiry',
         'You (admin) disabled passcode “Reports v2”: requests with it are refused',
         'You (admin) edited passcode “Reports v2”: name “Reports” → “Reports v2”',
-        'You (admin) rotated passcode “Billing” — the old value works until Jan 3, 2026, 2:00 AM',
+        'You (admin) rotated passcode “Billing” — the old value works until Jan 3, 2026, 2:00 AM (just now)',
       ])
     expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ from: '2026-01-02', to: '2026-01-03' })
 
@@ -188,8 +188,15 @@ describe.skipIf(availability.skip)(availability.title('the Activity page in Chro
     // The focus moves to the first older record, as a reader continues there.
     expect(await page.evaluate(() => document.activeElement === document.querySelectorAll('tbody tr')[25])).toBe(true)
     await expect.poll(() => page.getByRole('button', { name: 'Older' }).isHidden()).toBe(true)
-    expect((await sentences(page)).at(-1)).toBe('You (admin) created passcode “Batch 01”, expiring Jan 31, 2026, 12:00 AM')
+    expect((await sentences(page)).at(-1)).toBe('You (admin) created passcode “Batch 01”, expiring Jan 31, 2026, 12:00 AM (in 28 days)')
     expect(new Set(await sentences(page)).size).toBeGreaterThan(all - 5)
+    // Older is kept in the URL: a reload shows the same records, and a filter starts from the newest again.
+    expect(new URL(await page.evaluate(() => location.href)).searchParams.get('older')).toBe('1')
+    const before = await sentences(page)
+    await page.reload()
+    await expect.poll(() => sentences(page)).toEqual(before)
+    await page.getByRole('combobox', { name: 'Action' }).selectOption({ label: 'Passcode created' })
+    await expect.poll(() => page.evaluate(() => new URL(location.href).searchParams.get('older'))).toBeNull()
   })
 
   it('shows no passcode value, hash or hint', async () => {
@@ -225,6 +232,21 @@ describe.skipIf(availability.skip)(availability.title('the Activity page in Chro
     ]) {
       const page = await open('', viewport)
       await expect.poll(() => page.locator('tbody tr').count()).toBe(25)
+      if (viewport.width === 375) {
+        // At phone width the filters fold behind one button, so that the records come first; it opens them.
+        const fold = page.getByRole('button', { name: 'Filters' })
+        await expect(page.getByRole('combobox', { name: 'Action' }).isVisible()).resolves.toBe(false)
+        const firstRecord = await page.locator('tbody tr').first().boundingBox()
+        expect(firstRecord!.y).toBeLessThan(600)
+        await fold.click()
+        await expect(fold.getAttribute('aria-expanded')).resolves.toBe('true')
+        await page.getByRole('combobox', { name: 'Action' }).selectOption({ label: 'Passcode created' })
+        await page.getByRole('button', { name: 'Filters (1 on)' }).waitFor()
+        await page.getByRole('button', { name: 'Clear filters' }).click()
+        await expect.poll(() => page.locator('tbody tr').count()).toBe(25)
+      } else {
+        await expect(page.getByRole('button', { name: 'Filters' }).isVisible()).resolves.toBe(false)
+      }
       await page.evaluate(AXE)
       const found = await page.evaluate(async () => {
         const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Violation[] }> } }).axe

@@ -1,37 +1,59 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { ASSETS_MODULE, assetsModuleText, builtAssets } from '../../scripts/dashboard-assets'
+import { ASSETS_MODULE, assetsModuleText, builtAssets, scriptInputs } from '../../scripts/dashboard-assets'
 import { createPasscodeAuth } from '../../src/index'
 import { createDashboard } from '../../src/dashboard/index'
+import { USER_ID_MESSAGE } from '../../src/dashboard/client/pages/users'
 import { memoryStore } from '../../src/memory'
 import { TEST_KEY } from '../helpers/service'
-import { isVisibleAscii, MAX_IDENTIFIER_LENGTH } from '../../src/core/rules'
 import { parseInput } from '../../src/service/input'
 
-const script = readFileSync(new URL('../../src/dashboard/client/dashboard.ts', import.meta.url), 'utf8')
+const CLIENT = new URL('../../src/dashboard/client/', import.meta.url)
+/** Every file of the browser client, by its path under src/dashboard/client/. */
+const clientFiles = readdirSync(CLIENT, { recursive: true, encoding: 'utf8' })
+  .filter((path) => /\.(ts|css)$/.test(path))
+  .map((path) => ({ path, text: readFileSync(new URL(path, CLIENT), 'utf8') }))
+const scripts = clientFiles.filter((file) => file.path.endsWith('.ts'))
 
 describe('src/http/dashboard/assets.ts', () => {
   it('is exactly what `npm run dashboard:assets` generates from src/dashboard/client/ (run it after editing those files)', () => {
     expect(readFileSync(ASSETS_MODULE, 'utf8')).toBe(assetsModuleText())
   })
 
-  it('puts no HTML into the page from data: the script never uses innerHTML, outerHTML, insertAdjacentHTML or document.write', () => {
-    expect(script).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/)
+  it('puts no HTML into the page from data: no module of the script uses innerHTML, outerHTML, insertAdjacentHTML or document.write', () => {
+    expect(scripts.length).toBeGreaterThan(10)
+    for (const { path, text } of scripts) expect(text, path).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/)
   })
 
-  it("checks a User ID before sending as the service does, with the API's own message", () => {
-    const rule = new RegExp(/const USER_ID = \/(.+)\/\n/.exec(script)![1]!)
-    const message = /const USER_ID_MESSAGE = '([^']+)'/.exec(script)![1]
+  it('is modules of at most 300 lines each, the entry a router of pages/', () => {
+    const long = clientFiles.filter(({ text }) => text.split('\n').length > 300).map(({ path }) => path)
+    expect(long).toEqual([])
+    const entry = scripts.find(({ path }) => path === 'dashboard.ts')!.text
+    expect(entry.match(/^import .+ from '\.\/pages\/[a-z-]+'$/gm)).toHaveLength(4)
+  })
+
+  it('bundles the client and the constants it shares with the service, and nothing else: the wire types are type-only imports, no zod', () => {
+    const inputs = scriptInputs()
+    expect(inputs.filter((input) => !input.startsWith('src/dashboard/client/'))).toEqual([
+      'src/core/labels.ts',
+      'src/core/rules.ts',
+      'src/core/time.ts',
+    ])
+    expect(inputs.some((input) => input.includes('node_modules') || input.includes('protocol'))).toBe(false)
+    for (const { path, text } of scripts)
+      for (const line of text.match(/^import .+ from '[./]+\/protocol\/.+'$/gm) ?? []) expect(line, path).toMatch(/^import type /)
+    expect(builtAssets().script).not.toMatch(/zod|ZodError/)
+  })
+
+  it("checks a User ID before sending with the service's own rule (isVisibleAscii) and the API's own message", () => {
     let refusal: unknown
     try {
       parseInput('userId', 'userId', '')
     } catch (error) {
       refusal = error
     }
-    expect(refusal).toMatchObject({ field: 'userId', message })
-    for (const id of ['', ' ', 'u_1', 'a b', 'é', '~!', 'x'.repeat(MAX_IDENTIFIER_LENGTH), 'x'.repeat(MAX_IDENTIFIER_LENGTH + 1), '\u007f']) {
-      expect(rule.test(id), JSON.stringify(id)).toBe(isVisibleAscii(id))
-    }
+    expect(refusal).toMatchObject({ field: 'userId', message: USER_ID_MESSAGE })
+    expect(scripts.find(({ path }) => path.endsWith('users.ts'))!.text).toContain("import { isVisibleAscii } from '../../../core/rules'")
   })
 
   it('serves the script and style sheet under content-hashed names for a year, immutable; the pages never cached', async () => {

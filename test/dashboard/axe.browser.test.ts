@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createPasscodeAuth } from '../../src/index'
 import { browserAvailability, launchBrowser } from '../helpers/browser'
 import { TEST_KEY } from '../helpers/service'
-import { PEOPLE, startBrowserHost, type BrowserHost } from './browser-host'
+import { chooseAction, PEOPLE, startBrowserHost, type BrowserHost } from './browser-host'
 
 /**
  * axe-core on every page and state of the dashboard (issue 34): empty, 1 passcode, 100,
@@ -139,18 +139,22 @@ describe.skipIf(availability.skip)(availability.title('dashboard accessibility (
     await sender.close()
     for (const viewport of WIDTHS) {
       const page = await signIn('admin', '/settings/', viewport)
-      await page.locator('summary', { hasText: 'Usage of Only one' }).click()
-      await page.locator('.usage-summary').filter({ hasText: 'Used 2 times' }).waitFor()
+      await page.getByRole('button', { name: 'Usage of Only one' }).click()
+      await page.getByRole('region', { name: 'Usage of Only one' }).locator('.usage-summary').filter({ hasText: 'Used 2 times' }).waitFor()
       await check(`Passcodes, usage chart shown, ${viewport.width} px`, page)
-      await page.getByRole('button', { name: 'Delete Only one' }).click()
+      await page.getByRole('button', { name: 'More actions for Only one' }).click()
+      await page.getByRole('menu', { name: 'More actions for Only one' }).waitFor()
+      await check(`Passcodes, row menu open, ${viewport.width} px`, page)
+      await page.keyboard.press('Escape')
+      await chooseAction(page, 'Only one', 'Delete')
       await page.getByRole('dialog', { name: 'Delete the passcode “Only one”?' }).waitFor()
       await check(`Passcodes, delete confirm dialog open, ${viewport.width} px`, page)
       await page.keyboard.press('Escape')
       await page.getByRole('button', { name: 'Edit Only one' }).click()
       await check(`Passcodes, edit open, ${viewport.width} px`, page)
       await page.keyboard.press('Escape')
-      await page.getByRole('button', { name: 'Rotate Only one' }).click()
-      const rotate = page.getByRole('form', { name: 'Rotate Only one' })
+      await chooseAction(page, 'Only one', 'Rotate')
+      const rotate = page.getByRole('form', { name: 'Rotate “Only one”' })
       await rotate.getByRole('spinbutton').fill('')
       await rotate.getByRole('button', { name: 'Rotate & View' }).click()
       await rotate.locator('.field-error').waitFor()
@@ -172,8 +176,8 @@ describe.skipIf(availability.skip)(availability.title('dashboard accessibility (
       await check(`Users, with an error shown, ${viewport.width} px`, users)
       await users.getByRole('button', { name: 'Grant Passcode for Mo Member' }).click()
       await check(`Users, grant row open, ${viewport.width} px`, users)
-      await users.locator('summary', { hasText: 'Usage of Amy Example' }).click()
-      await users.locator('.usage-summary').waitFor()
+      await users.getByRole('button', { name: 'Usage of Amy Example' }).click()
+      await users.getByRole('region', { name: 'Usage of Amy Example' }).locator('.usage-summary').waitFor()
       await check(`Users, usage chart shown, ${viewport.width} px`, users)
       await users.getByRole('combobox', { name: 'The API accepts' }).selectOption('user')
       await users.getByRole('button', { name: 'Save', exact: true }).click()
@@ -188,16 +192,29 @@ describe.skipIf(availability.skip)(availability.title('dashboard accessibility (
     }
   })
 
-  it('has no violations at 100 passcodes, at the cap, filtered, and with a user passcode the account does not accept', async () => {
+  it('has no violations at 100 passcodes, at the cap, filtered, with one found in public (its rotate form open), one that works for no partner, and a user passcode the account does not accept', async () => {
     const count = (await host.auth.passcodes.list(admin, 'acc_1')).length
-    for (let i = count; i < 100; i++)
+    for (let i = count; i < 98; i++)
       await host.auth.passcodes.create(admin, 'acc_1', { name: `Bulk ${String(i).padStart(3, '0')}`, expiry: 1 + (i % 60) })
+    const leaked = await host.auth.passcodes.create(admin, 'acc_1', { name: 'Aa leaked', expiry: 90 })
+    await host.auth.leaks.report([{ token: leaked.value, url: 'https://github.com/octo/repo/blob/main/.env' }], { source: 'github' })
+    await host.auth.passcodes.create(admin, 'acc_1', { name: 'Aa no partner', expiry: 90, partners: ['globex'] })
+    host.partners.delete('globex')
     await host.auth.accounts.setAcceptedPasscodes(admin, 'acc_1', 'account')
-    await everyPage('100 passcodes')
-    for (const viewport of WIDTHS) {
-      const page = await signIn('admin', '/settings/?q=bulk%200&status=expiring_soon&sort=expiry', viewport)
-      await page.locator('#find-shown').filter({ hasText: 'Showing' }).waitFor()
-      await check(`Passcodes, filtered, ${viewport.width} px`, page)
+    try {
+      await everyPage('100 passcodes')
+      for (const viewport of WIDTHS) {
+        const page = await signIn('admin', '/settings/?q=bulk%200&status=expiring_soon&sort=expiry', viewport)
+        await page.locator('#find-shown').filter({ hasText: 'Showing' }).waitFor()
+        await check(`Passcodes, filtered, ${viewport.width} px`, page)
+        await page.goto(`${host.origin}/settings/?q=aa&per=50`)
+        await page.getByText('No partner', { exact: true }).waitFor()
+        await chooseAction(page, 'Aa leaked', 'Rotate')
+        await page.getByRole('form', { name: 'Rotate “Aa leaked”' }).waitFor()
+        await check(`Passcodes, found in public and no partner, rotate form open, ${viewport.width} px`, page)
+      }
+    } finally {
+      host.partners.add('globex')
     }
   })
 })

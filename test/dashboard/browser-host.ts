@@ -32,6 +32,8 @@ export interface BrowserHost {
   readonly clock: ReturnType<typeof manualClock>
   /** The host's store: another instance on it adds its recorded usage with its flush (SPEC §5.41). */
   readonly store: PasscodeStore
+  /** The operator's partner whitelist (`acme`, `globex`): a test may remove a partner, and must put it back. */
+  readonly partners: Set<string>
   close(): Promise<void>
 }
 
@@ -43,9 +45,10 @@ export interface BrowserHost {
 export async function startBrowserHost(): Promise<BrowserHost> {
   const clock = manualClock(Date.UTC(2026, 0, 1))
   const store = memoryStore()
+  const partners = new Set(['acme', 'globex'])
   const auth = createPasscodeAuth({
     store,
-    partners: ['acme', 'globex'],
+    partners: { isWhitelisted: (name) => partners.has(name), list: () => [...partners].sort() },
     clock,
     encryptionKeys: [{ id: 'k1', key: TEST_KEY }],
     cache: false,
@@ -75,7 +78,7 @@ export async function startBrowserHost(): Promise<BrowserHost> {
   )
   app.all('/v1/connect', connectHandler(auth))
   const running: RunningApp = await listen(app)
-  return { origin: `http://127.0.0.1:${running.port}`, auth, clock, store, close: running.close }
+  return { origin: `http://127.0.0.1:${running.port}`, auth, clock, store, partners, close: running.close }
 }
 
 /** What {@link useDashboardBrowser} gives a test file: set once its `beforeAll` ran. */
@@ -83,9 +86,11 @@ export interface DashboardBrowser {
   host: BrowserHost
   browser: Browser
   /**
-   * Opens `page` in a fresh browser context as `person` (through the host's test login),
-   * with the host's clock, and collects the page's errors and console errors, which fail
-   * the test in `afterEach`.
+   * Opens `page` as `person` (through the host's test login), with the host's clock, and
+   * collects the page's errors and console errors, which fail the test in `afterEach`.
+   * Within a test, one signed-in tab per person, window size and time zone: signing in
+   * again as the same person navigates that tab (a new document), as
+   * docs/architecture.md says, instead of paying for a new profile, renderer and sign-in.
    */
   signIn(person: keyof typeof PEOPLE, page?: string, options?: { viewport?: { width: number; height: number }; timezoneId?: string }): Promise<Page>
 }
@@ -98,6 +103,7 @@ export interface DashboardBrowser {
  */
 export function useDashboardBrowser(seed?: (host: BrowserHost) => Promise<void>): DashboardBrowser {
   const contexts: BrowserContext[] = []
+  const tabs = new Map<string, Page>()
   const problems: string[] = []
   const session = {} as DashboardBrowser
   beforeAll(async () => {
@@ -109,11 +115,20 @@ export function useDashboardBrowser(seed?: (host: BrowserHost) => Promise<void>)
     await session.host?.close()
   })
   afterEach(async () => {
+    tabs.clear()
     await Promise.all(contexts.splice(0).map((context) => context.close()))
     expect(problems.splice(0)).toEqual([])
     await session.host.auth.accounts.setAcceptedPasscodes(PEOPLE.admin.actor, 'acc_1', 'both')
   })
   session.signIn = async (person, page = '/settings/', { viewport = { width: 1280, height: 900 }, timezoneId = 'UTC' } = {}) => {
+    const key = `${person} ${viewport.width}x${viewport.height} ${timezoneId}`
+    const open = tabs.get(key)
+    if (open !== undefined) {
+      await open.clock.setFixedTime(session.host.clock.ms)
+      await open.goto(`${session.host.origin}${page}`)
+      await open.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
+      return open
+    }
     const context = await session.browser.newContext({ viewport, timezoneId, locale: 'en-US' })
     contexts.push(context)
     const tab = await context.newPage()
@@ -124,7 +139,20 @@ export function useDashboardBrowser(seed?: (host: BrowserHost) => Promise<void>)
     })
     await tab.goto(`${session.host.origin}/login?as=${person}&to=${encodeURIComponent(page)}`)
     await tab.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
+    tabs.set(key, tab)
     return tab
   }
   return session
+}
+
+/**
+ * Chooses `item` ("Rotate", "Disable", "Enable", "Delete") in the menu of the passcode
+ * row named `name`: its "More actions for <name>" button, then the menu item.
+ */
+export async function chooseAction(page: Page, name: string, item: string): Promise<void> {
+  await page.getByRole('button', { name: `More actions for ${name}` }).click()
+  await page
+    .getByRole('menu', { name: `More actions for ${name}` })
+    .getByRole('menuitem', { name: item, exact: true })
+    .click()
 }

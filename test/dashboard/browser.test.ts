@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { PASSCODE_PATTERN } from '../../src/index'
 import { DAY_MS } from '../../src/core/time'
 import { browserAvailability, launchBrowser } from '../helpers/browser'
-import { PEOPLE, startBrowserHost, type BrowserHost } from './browser-host'
+import { chooseAction, PEOPLE, startBrowserHost, type BrowserHost } from './browser-host'
 
 /**
  * The dashboard in a real browser (Debian's Chromium through playwright-core): every
@@ -114,7 +114,7 @@ describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), 
     await expect(row(page, 'Editable').getByRole('cell', { name: 'Never' }).count()).resolves.toBeGreaterThan(0)
 
     await page.getByRole('button', { name: 'Edit Editable' }).click()
-    const form = page.getByRole('form', { name: 'Edit Editable' })
+    const form = page.getByRole('form', { name: 'Edit “Editable”' })
     await form.getByRole('textbox', { name: 'Passcode Name' }).fill('Edited')
     await form.getByRole('checkbox', { name: 'Keep the current expiry' }).uncheck()
     await form.getByRole('group', { name: 'Expiry' }).getByRole('radio', { name: 'Days' }).check()
@@ -123,7 +123,7 @@ describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), 
     await row(page, 'Edited').getByRole('cell', { name: 'Expiring soon' }).waitFor()
     expect((await connect(value)).status).toBe(200)
 
-    await page.getByRole('button', { name: 'Delete Edited' }).click()
+    await chooseAction(page, 'Edited', 'Delete')
     await page.getByRole('dialog', { name: 'Delete the passcode “Edited”?' }).getByRole('button', { name: 'Delete “Edited”' }).click()
     await page.getByRole('status').filter({ hasText: 'Passcode deleted.' }).waitFor()
     await expect(row(page, 'Edited').count()).resolves.toBe(0)
@@ -136,8 +136,8 @@ describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), 
     const page = await signIn('admin')
     const old = await createPasscode(page, 'Rotating', 90)
     await page.getByRole('button', { name: 'Done' }).click()
-    await page.getByRole('button', { name: 'Rotate Rotating' }).click()
-    const form = page.getByRole('form', { name: 'Rotate Rotating' })
+    await chooseAction(page, 'Rotating', 'Rotate')
+    const form = page.getByRole('form', { name: 'Rotate “Rotating”' })
     await form.getByRole('spinbutton', { name: 'Old value keeps working for (minutes)' }).fill('60')
     // Rotate asks first (SPEC §5.43).
     await form.getByRole('button', { name: 'Rotate & View' }).click()
@@ -284,7 +284,7 @@ describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), 
     await row(member, 'Shared').waitFor()
     await member.getByText('Only admins and users with write access to User Settings change them.').waitFor()
     await expect(member.getByRole('button', { name: '+ Passcode' }).isVisible()).resolves.toBe(false)
-    await expect(member.getByRole('button', { name: /^(Edit|Delete|Rotate) / }).count()).resolves.toBe(0)
+    await expect(member.getByRole('button', { name: /^(Edit|Delete|Rotate|More actions for) / }).count()).resolves.toBe(0)
     const refused = await member.evaluate(async () => {
       const api = document.getElementById('main')!.dataset.api!
       const response = await fetch(`${api}/passcodes`, {
@@ -391,9 +391,17 @@ describe.skipIf(availability.skip)(availability.title('dashboard in Chromium'), 
     await createPasscode(page, 'Phone', 60)
     await page.getByRole('button', { name: 'Done' }).click()
     await row(page, 'Phone').waitFor()
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
-    expect(overflow).toBeLessThanOrEqual(0)
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+    expect(await overflow()).toBeLessThanOrEqual(0)
     await expect(page.getByRole('button', { name: 'Edit Phone' }).isVisible()).resolves.toBe(true)
+    // The row forms fit too, in one column.
+    await page.getByRole('button', { name: 'Edit Phone' }).click()
+    await page.getByRole('form', { name: 'Edit “Phone”' }).waitFor()
+    expect(await overflow()).toBeLessThanOrEqual(0)
+    await page.keyboard.press('Escape')
+    await chooseAction(page, 'Phone', 'Rotate')
+    await page.getByRole('form', { name: 'Rotate “Phone”' }).waitFor()
+    expect(await overflow()).toBeLessThanOrEqual(0)
   })
 
   it("keeps a user's ID and email whole at phone width: lines break between words only", async () => {

@@ -31,6 +31,23 @@ describe.skipIf(availability.skip)(availability.title('finding a passcode in Chr
   const { signIn } = dashboard
 
   const names = (page: Page) => page.locator('tbody td.name').allTextContents()
+  /** The words of the rows that a line break cuts in two ("Disable d"): each word must lie on one line. */
+  const brokenWords = (page: Page) =>
+    page.evaluate(() => {
+      const broken: string[] = []
+      const walker = document.createTreeWalker(document.querySelector('tbody')!, NodeFilter.SHOW_TEXT)
+      for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+        const text = node.textContent ?? ''
+        for (const match of text.matchAll(/\S+/g)) {
+          const range = document.createRange()
+          range.setStart(node, match.index)
+          range.setEnd(node, match.index + match[0].length)
+          const lines = new Set([...range.getClientRects()].filter((rect) => rect.width > 0).map((rect) => Math.round(rect.top)))
+          if (lines.size > 1) broken.push(match[0])
+        }
+      }
+      return broken
+    })
 
   it('searches by name, hint and partner; says how many of the 100 it shows', async () => {
     const page = await signIn('admin')
@@ -51,6 +68,8 @@ describe.skipIf(availability.skip)(availability.title('finding a passcode in Chr
   it('filters by status, including "not accepted by this account", and sorts by expiry, created and name; a link keeps the view', async () => {
     const page = await signIn('admin')
     await page.getByText('100 of 100', { exact: true }).waitFor()
+    // All on one page, to compare whole lists.
+    await page.getByRole('combobox', { name: 'Rows per page' }).selectOption('100')
     const list = await dashboard.host.auth.passcodes.list(admin, 'acc_1')
     const expired = list
       .filter((passcode) => passcode.status === 'expired')
@@ -73,6 +92,7 @@ describe.skipIf(availability.skip)(availability.title('finding a passcode in Chr
     const link = await page.evaluate(() => location.href)
     expect(new URL(link).searchParams.get('q')).toBe('Service 09')
     expect(new URL(link).searchParams.get('sort')).toBe('created')
+    expect(new URL(link).searchParams.get('per')).toBe('100')
     const again = await signIn('admin', new URL(link).pathname + new URL(link).search)
     await expect
       .poll(() => names(again))
@@ -91,7 +111,7 @@ describe.skipIf(availability.skip)(availability.title('finding a passcode in Chr
     await expect(again.getByRole('searchbox', { name: 'Search' }).inputValue()).resolves.toBe('Service 09')
 
     await dashboard.host.auth.accounts.setAcceptedPasscodes(admin, 'acc_1', 'user')
-    await again.goto(`${dashboard.host.origin}/settings/?status=not_accepted`)
+    await again.goto(`${dashboard.host.origin}/settings/?status=not_accepted&per=100`)
     const working = list.filter((passcode) => passcode.status === 'active' || passcode.status === 'expiring_soon').length
     await expect.poll(async () => (await names(again)).length).toBe(working)
     await expect(again.getByRole('combobox', { name: 'Status' }).inputValue()).resolves.toBe('not_accepted')
@@ -146,9 +166,14 @@ describe.skipIf(availability.skip)(availability.title('finding a passcode in Chr
     await expect(lastUsed('Service 095').locator('.unused').textContent()).resolves.toBe('Unused for 3 days')
     await expect(lastUsed('Service 001').locator('.unused').textContent()).resolves.toBe('Never used')
 
-    // The chart opens on demand, with its text alternative.
-    const chartOf = lastUsed('Service 090')
-    await chartOf.locator('summary', { hasText: 'Usage of Service 090' }).click()
+    // The chart opens on demand, in a row of its own under the passcode's, with its text alternative.
+    const toggle = page.getByRole('button', { name: 'Usage of Service 090' })
+    await toggle.click()
+    await expect(toggle.getAttribute('aria-expanded')).resolves.toBe('true')
+    const chartOf = page.getByRole('region', { name: 'Usage of Service 090' })
+    await expect(chartOf.evaluate((panel) => panel.closest('tr')?.previousElementSibling?.querySelector('td.name')?.textContent)).resolves.toBe(
+      'Service 090',
+    )
     const summary = chartOf.locator('.usage-summary')
     await summary.waitFor()
     const label = (date: string) => new Intl.DateTimeFormat('en-US', { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(new Date(date))
@@ -159,25 +184,76 @@ describe.skipIf(availability.skip)(availability.title('finding a passcode in Chr
       `${label(firstDay)}51`,
       `${label(lastDay)}40`,
     ])
-    await expect(chartOf.getByRole('group').count()).resolves.toBe(1)
-    const never = lastUsed('Service 001')
-    await never.locator('summary').click()
-    await never.getByText('Not used in the last 30 days.').waitFor()
+    // As wide as the table, not squeezed into the Last used column.
+    const width = await chartOf.locator('.usage-chart').evaluate((chart) => chart.getBoundingClientRect().width)
+    expect(width).toBeGreaterThan(400)
+    await toggle.click()
+    await expect(chartOf.count()).resolves.toBe(0)
+    await page.getByRole('button', { name: 'Usage of Service 001' }).click()
+    await page.getByRole('region', { name: 'Usage of Service 001' }).getByText('Not used in the last 30 days.').waitFor()
 
     // A user passcode's too, on Users.
     const users = await signIn('admin', '/settings/users')
     const amyRow = users.getByRole('row').filter({ hasText: 'Amy Example' })
-    await amyRow.locator('summary').filter({ hasText: 'Usage' }).click()
-    await amyRow.getByText(`Used 2 times in the last 30 days, most on ${label(firstDay)} (2).`).waitFor()
+    await amyRow.getByRole('button', { name: 'Usage of Amy Example' }).click()
+    await users
+      .getByRole('region', { name: 'Usage of Amy Example' })
+      .getByText(`Used 2 times in the last 30 days, most on ${label(firstDay)} (2).`)
+      .waitFor()
     await expect(amyRow.locator('.unused').textContent()).resolves.toBe('Unused for 3 days')
-    // With the chart open the columns are squeezed; an email address stays whole, on one line.
+    // With the chart open the columns keep their width; an email address stays whole, on one line.
     const email = amyRow.getByText(AMY_EMAIL, { exact: true })
     await expect(email.evaluate((element) => element.getClientRects().length)).resolves.toBe(1)
     // And on the member's own page.
     const own = await signIn('amy', '/settings/me')
-    await own.locator('summary', { hasText: 'Usage of your passcode' }).click()
+    await own.getByRole('button', { name: 'Usage of your passcode' }).click()
     await own.getByText(`Used 2 times in the last 30 days, most on ${label(firstDay)} (2).`).waitFor()
     await host.auth.userPasscodes.revoke(admin, 'acc_1', 'u_amy')
+  })
+
+  it('shows 25 rows a page with the count, 50 or 100 on request, kept in the URL; Next keeps the focus on itself', async () => {
+    const page = await signIn('admin')
+    await page.getByText('100 of 100', { exact: true }).waitFor()
+    await expect.poll(() => names(page).then((shown) => shown.length)).toBe(25)
+    const shown = page.locator('#find-shown')
+    await expect(shown.textContent()).resolves.toBe('Showing 1–25 of 100')
+    const pages = page.getByRole('navigation', { name: 'Pages of passcodes' })
+    await expect(pages.textContent()).resolves.toContain('Page 1 of 4')
+    await expect(pages.getByRole('button', { name: 'Previous' }).getAttribute('aria-disabled')).resolves.toBe('true')
+    await pages.getByRole('button', { name: 'Next' }).click()
+    await expect.poll(() => names(page).then((list) => list[0])).toBe('Service 026')
+    await expect(shown.textContent()).resolves.toBe('Showing 26–50 of 100')
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Next')
+    expect(new URL(await page.evaluate(() => location.href)).searchParams.get('page')).toBe('2')
+    await page.reload()
+    await expect.poll(() => names(page).then((list) => list[0])).toBe('Service 026')
+
+    await page.getByRole('combobox', { name: 'Rows per page' }).selectOption('50')
+    await expect.poll(() => names(page).then((list) => list.length)).toBe(50)
+    await expect(shown.textContent()).resolves.toBe('Showing 1–50 of 100')
+    expect(Object.fromEntries(new URL(await page.evaluate(() => location.href)).searchParams)).toEqual({ per: '50' })
+    // A search narrows the count; the pages follow it.
+    await page.getByRole('searchbox', { name: 'Search' }).fill('Service 0')
+    await expect(shown.textContent()).resolves.toBe('Showing 1–50 of 99 matching (100 in all)')
+    await page.getByRole('combobox', { name: 'Rows per page' }).selectOption('100')
+    await expect(shown.textContent()).resolves.toBe('Showing 99 of 100')
+    await expect(pages.isHidden()).resolves.toBe(true)
+  })
+
+  it('keeps a row one line tall at 1280 px, with the secondary actions in a menu, and no word broken at 1280 or 375 px', async () => {
+    const page = await signIn('admin')
+    await page.getByText('100 of 100', { exact: true }).waitFor()
+    await expect.poll(() => names(page).then((shown) => shown.length)).toBe(25)
+    // One line of text, a time's two (the date, how far away): no stack of buttons.
+    const heights = await page.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getBoundingClientRect().height))
+    expect(Math.max(...heights)).toBeLessThan(75)
+    expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThan(2600)
+    const actions = page.getByRole('row').filter({ hasText: 'Service 001' }).locator('td.actions-cell')
+    await expect(actions.getByRole('button').allTextContents()).resolves.toEqual(['Edit Service 001', 'More actions for Service 001'])
+    expect(await brokenWords(page)).toEqual([])
+    const phone = await signIn('admin', '/settings/', { viewport: { width: 375, height: 740 } })
+    await phone.getByText('100 of 100', { exact: true }).waitFor()
+    expect(await brokenWords(phone)).toEqual([])
   })
 
   it('is usable by keyboard alone and at 375 px', async () => {

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
+import { LEAKED_ENABLE_WARNING, LEAKED_PASSCODE_ADVICE, LEAKED_USER_PASSCODE_ADVICE } from '../../src/core/labels'
 import { browserAvailability } from '../helpers/browser'
-import { PEOPLE, useDashboardBrowser, type BrowserHost } from './browser-host'
+import { chooseAction, PEOPLE, useDashboardBrowser, type BrowserHost } from './browser-host'
 
 /**
  * SPEC 5.42 in Chromium: a passcode whose value was reported as found in public shows a
@@ -67,8 +68,8 @@ describe.skipIf(availability.skip)(availability.title('dashboard leak banner and
     expect(text).toContain('Globex sync')
     expect(text).not.toContain('Nightly backup')
     expect(text).toContain(URL_FOUND)
-    expect(text).toContain('found by github')
-    expect(text).toContain('What to do: Rotate each one')
+    expect(text).toContain('reported by github on')
+    expect(text).toContain(`What to do: For each of them: ${LEAKED_PASSCODE_ADVICE}`)
 
     const marked = page.locator('tbody tr', { hasText: 'Found in public' })
     await expect(marked.count()).resolves.toBe(2)
@@ -105,19 +106,35 @@ describe.skipIf(availability.skip)(availability.title('dashboard leak banner and
     })
   }
 
-  it('drops the mark when an admin rotates the passcode, and the banner with the last one', async () => {
+  it('rotates a leaked passcode with no overlap (SPEC §5.45): the form offers none and says why, and the mark goes; the banner with the last one', async () => {
     const page = await signIn('admin')
     await page.locator('#leak-banner').waitFor()
     const acme = (await dashboard.host.auth.passcodes.list(admin, 'acc_1')).find((passcode) => passcode.name === 'Acme export')!
-    await page.getByRole('button', { name: 'Rotate Acme export' }).click()
-    await page.getByRole('spinbutton', { name: 'Old value keeps working for (minutes)' }).fill('0')
-    await page.getByRole('button', { name: 'Rotate & View' }).click()
-    await page.getByRole('dialog', { name: 'Rotate “Acme export”?' }).getByRole('button', { name: 'Rotate now' }).click()
+    const bodies: unknown[] = []
+    page.on('request', (request) => {
+      if (request.url().endsWith('/rotate')) bodies.push(request.postDataJSON())
+    })
+    await chooseAction(page, 'Acme export', 'Rotate')
+    const form = page.getByRole('form', { name: 'Rotate “Acme export”' })
+    await expect(form.textContent()).resolves.toContain(
+      'Its value was found in public, so the rotation ends it at once: the public value gets no overlap.',
+    )
+    await expect(form.getByRole('spinbutton').count()).resolves.toBe(0)
+    await form.getByRole('button', { name: 'Rotate & View' }).click()
+    const asked = page.getByRole('dialog', { name: 'Rotate “Acme export”?' })
+    await expect(asked.textContent()).resolves.toContain('replaces the public one, which stops working at once and never works again')
+    await asked.getByRole('button', { name: 'Rotate now' }).click()
     await page.getByRole('region', { name: '1 passcode was found in public and disabled' }).waitFor()
     expect((await dashboard.host.auth.passcodes.list(admin, 'acc_1')).find((passcode) => passcode.id === acme.id)?.leak).toBeNull()
+    expect(bodies).toEqual([{ overlapMinutes: 0 }])
 
-    const globex = (await dashboard.host.auth.passcodes.list(admin, 'acc_1')).find((passcode) => passcode.name === 'Globex sync')!
-    await dashboard.host.auth.passcodes.enable(admin, 'acc_1', globex.id)
+    // Enabling it brings the public value back: the confirmation says so first (SPEC §5.45).
+    await chooseAction(page, 'Globex sync', 'Enable')
+    const enabling = page.getByRole('dialog', { name: 'Enable “Globex sync” with its public value?' })
+    await expect(enabling.textContent()).resolves.toContain(LEAKED_ENABLE_WARNING)
+    await enabling.getByRole('button', { name: 'Enable the public value' }).click()
+    await page.getByRole('status').filter({ hasText: 'Passcode enabled. Its public value works again.' }).waitFor()
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('More actions for Globex sync')
     await page.reload()
     await page.locator('tbody tr', { hasText: 'Globex sync' }).waitFor()
     await expect(page.locator('#leak-banner').count()).resolves.toBe(0)
@@ -131,15 +148,15 @@ describe.skipIf(availability.skip)(availability.title('dashboard leak banner and
     const text = (await banner.textContent()) ?? ''
     expect(text).toContain('Amy Example')
     expect(text).toContain(URL_AMY)
-    expect(text).toContain('found by gitleaks')
+    expect(text).toContain('reported by gitleaks on')
     expect(text).not.toContain('Mo Member')
-    expect(text).toContain('What to do: Grant each user a new passcode')
+    expect(text).toContain(`What to do: ${LEAKED_USER_PASSCODE_ADVICE}`)
 
     const amy = page.locator('tbody tr', { hasText: 'Amy Example' })
     const mark = amy.locator('.leak-mark')
     await expect(mark.getByText('Found in public', { exact: true }).isVisible()).resolves.toBe(true)
     const where = (await mark.textContent()) ?? ''
-    expect(where).toContain(`found by gitleaks at ${URL_AMY} on `)
+    expect(where).toContain(`found at ${URL_AMY}, reported by gitleaks on `)
     expect(where).toContain('Grant a new passcode to replace it.')
     // The mark says where; the state is still said: revoked, and the row offers the grant.
     await expect(amy.getByText('Revoked', { exact: true }).isVisible()).resolves.toBe(true)
@@ -162,7 +179,7 @@ describe.skipIf(availability.skip)(availability.title('dashboard leak banner and
     const notice = me.getByRole('region', { name: 'Your passcode was found in public and revoked' })
     await notice.waitFor()
     const text = (await notice.textContent()) ?? ''
-    expect(text).toContain(`found by gitleaks at ${URL_AMY} on `)
+    expect(text).toContain(`found at ${URL_AMY}, reported by gitleaks on `)
     expect(text).toContain('What to do: ask an admin of this account to grant you a new passcode.')
     await expect(me.getByRole('button', { name: 'Show my passcode' }).count()).resolves.toBe(0)
   })

@@ -49,7 +49,7 @@ describe.skipIf(availability.skip)(availability.title('dashboard minors in Chrom
     await dashboard.host.auth.passcodes.create(admin, 'acc_1', { name: 'Old one', expiry: 90 })
     const page = await signIn('admin')
     await page.getByRole('button', { name: 'Edit Old one' }).click()
-    const form = page.getByRole('form', { name: 'Edit Old one' })
+    const form = page.getByRole('form', { name: 'Edit “Old one”' })
     await expect(form.textContent()).resolves.toContain('A new number of days counts from today.')
     await expect(form.locator('.current-expiry time').count()).resolves.toBe(1)
     await expect(form.locator('input[name="name"]').evaluate((input: HTMLInputElement) => input.labels?.length ?? 0)).resolves.toBe(1)
@@ -83,17 +83,38 @@ describe.skipIf(availability.skip)(availability.title('dashboard minors in Chrom
     await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('main')
   })
 
-  it('shows a revoked user passcode without its old hint or validity, an infinite one as never expiring, and an expired one without "reset"', async () => {
-    await dashboard.host.auth.userPasscodes.grant(admin, 'acc_1', 'u_member', { validity: { type: 'infinite' } })
+  it('shows an infinite user passcode with its real end (10 years), a revoked one without its old hint, validity or empty lines at 375 px, and an expired one without "reset"', async () => {
+    const granted = await dashboard.host.auth.userPasscodes.grant(admin, 'acc_1', 'u_member', { validity: { type: 'infinite' } })
     await dashboard.host.auth.userPasscodes.grant(admin, 'acc_1', 'u_amy', { validity: { type: 'finite', days: 1 } })
     const page = await signIn('admin', '/settings/users')
     const mo = page.getByRole('row').filter({ hasText: 'Mo Member' })
-    await mo.getByRole('cell', { name: 'Never' }).first().waitFor()
+    // Infinite is 10 calendar years (SPEC §3): the row says when, not "Never".
+    const ends = mo.locator('td[data-label="Expires"] time')
+    await ends.waitFor()
+    await expect(ends.getAttribute('datetime')).resolves.toBe(granted.expiresAt.toISOString())
+    await expect(ends.textContent()).resolves.toContain('(in 10 years)')
+    await expect(mo.getByText('Never', { exact: true }).count()).resolves.toBe(0)
     await dashboard.host.auth.userPasscodes.revoke(admin, 'acc_1', 'u_member')
     await page.reload()
     await mo.getByText('Revoked').waitFor()
     await expect(mo.locator('code').count()).resolves.toBe(0)
     await expect(mo.textContent()).resolves.not.toContain('Infinite')
+    // At phone width the revoked card has no line with a label and nothing after it.
+    const phone = await signIn('admin', '/settings/users', { viewport: { width: 375, height: 740 } })
+    const card = phone.getByRole('row').filter({ hasText: 'Mo Member' })
+    await card.getByText('Revoked').waitFor()
+    const lines = await card
+      .locator('td')
+      .evaluateAll((cells) =>
+        cells
+          .filter((cell) => cell.getClientRects().length > 0)
+          .map((cell) => [cell.getAttribute('data-label'), (cell.textContent ?? '').trim() !== ''] as const),
+      )
+    expect(lines).toEqual([
+      ['User', true],
+      ['Passcode', true],
+      ['Actions', true],
+    ])
 
     dashboard.host.clock.advance(2 * 86_400_000)
     const amy = await signIn('amy', '/settings/me')

@@ -10,6 +10,7 @@ import { dashboard as expressDashboard } from '../../src/express/index'
 import { dashboardPlugin } from '../../src/fastify/index'
 import { dashboard as fetchDashboard } from '../../src/fetch/dashboard'
 import { nodeDashboard } from '../../src/dashboard/index'
+import { dashboard as honoDashboard } from '../../src/hono/index'
 import { dashboard as koaDashboard } from '../../src/koa/index'
 import type { ManagementTarget } from '../conformance/management'
 import { listen, listenFastify } from '../http/frameworks'
@@ -87,19 +88,14 @@ function fetchTarget(): ManagementTarget {
   }
 }
 
-/** The fetch dashboard in Hono, as docs/dashboard.md shows: `c.req.raw` handed over. */
+/** Hono's own dashboard middleware, with the host's routes after it. */
 function honoTarget(): ManagementTarget {
   return {
-    name: 'hono (fetch dashboard)',
+    name: 'hono',
     start: (auth, options) => {
-      const settings = fetchDashboard(auth, {
-        ...options,
-        basePath: '/settings',
-        session: (request) => options.session((header) => request.headers.get(header) ?? undefined),
-      })
       const app = new Hono()
-      app.all('/settings', (c) => settings(c.req.raw))
-      app.all('/settings/*', (c) => settings(c.req.raw))
+      app.use(honoDashboard(auth, { ...options, basePath: '/settings', session: (c) => options.session((header) => c.req.header(header)) }))
+      app.all('*', (c) => c.text('host 404', 404))
       return listen(getRequestListener(app.fetch))
     },
   }

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { browserAvailability } from '../helpers/browser'
-import { PEOPLE, useDashboardBrowser } from './browser-host'
+import { chooseAction, PEOPLE, useDashboardBrowser } from './browser-host'
 
 /**
  * The dashboard tells the truth (SPEC §5.43, issue 34 M1–M8 and its minors), in Chromium:
@@ -33,19 +33,28 @@ describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromi
       '/settings/users#accepted-passcodes',
     )
 
+    // A member cannot change the setting: the hint says who can, with no link to a setting they cannot change.
     const amy = await signIn('amy', '/settings/me')
     await amy.getByText('Not accepted').waitFor()
     await expect(amy.locator('#content').textContent()).resolves.toContain('This account accepts only account passcodes')
-    await expect(amy.getByRole('link', { name: 'Change which passcodes the API accepts' }).count()).resolves.toBe(1)
+    await expect(amy.locator('#content').textContent()).resolves.toContain('An admin of this account can change which passcodes the API accepts.')
+    await expect(amy.getByRole('link', { name: 'Change which passcodes the API accepts' }).count()).resolves.toBe(0)
+    const member = await signIn('member', '/settings/users')
+    await userRow(member, 'Amy Example').getByText('Not accepted').waitFor()
+    await expect(member.getByRole('link', { name: 'Change which passcodes the API accepts' }).count()).resolves.toBe(0)
+    // "Show my passcode" goes while the value is shown, and comes back, focused, after Done.
     await amy.getByRole('button', { name: 'Show my passcode' }).click()
     const value = await amy.getByRole('textbox', { name: 'Passcode value' }).inputValue()
+    await expect(amy.getByRole('button', { name: 'Show my passcode' }).count()).resolves.toBe(0)
     expect((await connect(value)).status).toBe(400)
+    await amy.getByRole('button', { name: 'Done' }).click()
+    await expect(amy.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Show my passcode')
 
     // Accepted again: the row says Active, and My passcode says the account accepts user passcodes.
     await dashboard.host.auth.accounts.setAcceptedPasscodes(admin, 'acc_1', 'both')
     await amy.reload()
     await amy.getByText('Active', { exact: true }).waitFor()
-    await expect(amy.locator('#content').textContent()).resolves.toContain('This account accepts: Both')
+    await expect(amy.locator('#content').textContent()).resolves.toContain('This account accepts account and user passcodes.')
     await dashboard.host.auth.userPasscodes.revoke(admin, 'acc_1', 'u_amy')
   })
 
@@ -115,15 +124,18 @@ describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromi
     const m5 = row(page, 'M5 rotating')
     const overlap = m5.locator(`time[datetime="${rotated.passcode.previousValueEndsAt!.toISOString()}"]`)
     await overlap.waitFor()
-    await expect(m5.textContent()).resolves.toContain('Previous value works until')
+    // The local time first, then how far away: "works until Jan 1, 2026, 1:00 AM (in 1 hour)", never "until in 1 hour".
+    await expect(m5.locator('.overlap').textContent()).resolves.toMatch(
+      /^Previous value works until [A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M \(in 1 hour\)$/,
+    )
     await expect(overlap.getAttribute('title')).resolves.toMatch(/UTC$/)
 
     const posts: string[] = []
     page.on('request', (request) => {
       if (request.method() === 'POST' && request.url().endsWith('/rotate')) posts.push(request.url())
     })
-    await page.getByRole('button', { name: 'Rotate M5 rotating' }).click()
-    const form = page.getByRole('form', { name: 'Rotate M5 rotating' })
+    await chooseAction(page, 'M5 rotating', 'Rotate')
+    const form = page.getByRole('form', { name: 'Rotate “M5 rotating”' })
     await expect(form.textContent()).resolves.toContain('Rotating again stops the previous value at once')
     const minutes = form.getByRole('spinbutton', { name: 'Old value keeps working for (minutes)' })
     await minutes.fill('')
@@ -156,8 +168,10 @@ describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromi
     page.on('request', (request) => {
       if (request.method() === 'DELETE') deletes.push(request.url())
     })
-    const trigger = page.getByRole('button', { name: 'Delete Asked? Yes' })
-    await trigger.click()
+    const trigger = page.getByRole('button', { name: 'More actions for Asked? Yes' })
+    const ask = () => chooseAction(page, 'Asked? Yes', 'Delete')
+    const focused = () => page.evaluate(() => document.activeElement?.textContent)
+    await ask()
     const dialog = page.getByRole('dialog', { name: 'Delete the passcode “Asked? Yes”?' })
     await dialog.waitFor()
     await expect(dialog.getAttribute('aria-describedby').then((id) => page.locator(`#${id}`).textContent())).resolves.toBe(
@@ -169,14 +183,16 @@ describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromi
     await expect(page.evaluate(() => document.querySelector('dialog')?.matches(':modal'))).resolves.toBe(true)
     await page.keyboard.press('Escape')
     await expect(page.getByRole('dialog').count()).resolves.toBe(0)
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Delete Asked? Yes')
+    // Back on the menu's button, the menu closed.
+    await expect.poll(focused).toBe('More actions for Asked? Yes')
+    await expect(trigger.getAttribute('aria-expanded')).resolves.toBe('false')
     expect(deletes).toEqual([])
 
-    await trigger.click()
+    await ask()
     await dialog.getByRole('button', { name: 'Cancel' }).click()
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Delete Asked? Yes')
+    await expect.poll(focused).toBe('More actions for Asked? Yes')
     expect(deletes).toEqual([])
-    await trigger.click()
+    await ask()
     await dialog.getByRole('button', { name: 'Delete “Asked? Yes”' }).click()
     await page.getByRole('status').filter({ hasText: 'Passcode deleted.' }).waitFor()
     expect(deletes).toHaveLength(1)
@@ -193,9 +209,7 @@ describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromi
     const local = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'America/Los_Angeles' }).format(
       created.passcode.expiresAt!,
     )
-    const text = await time.textContent()
-    expect(text).toContain('in 3 months')
-    expect(text).toContain(local)
+    expect(await time.textContent()).toBe(`${local} (in 3 months)`)
   })
 
   it('shows an error once, next to its field, named by its label; a form error in the form; a new message replaces the old one', async () => {
@@ -231,6 +245,33 @@ describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromi
     await grant.getByText(/already/).waitFor()
     await expect(users.getByText('Passcode granted to u_amy.').count()).resolves.toBe(0)
     await dashboard.host.auth.userPasscodes.revoke(admin, 'acc_1', 'u_amy')
+  })
+
+  it('says a passcode whose partners were all removed from the whitelist works for no partner on /v1/connect, and a filter finds it', async () => {
+    const { host } = dashboard
+    const created = await host.auth.passcodes.create(admin, 'acc_1', { name: 'Globex bound', expiry: 90, partners: ['globex'] })
+    await host.auth.passcodes.create(admin, 'acc_1', { name: 'Unbound', expiry: 90 })
+    host.partners.delete('globex')
+    try {
+      expect((await connect(created.value, 'globex')).status).toBe(403)
+      expect((await connect(created.value, 'acme')).status).toBe(403)
+      const page = await signIn('admin')
+      const bound = row(page, 'Globex bound')
+      await bound.getByText('No partner', { exact: true }).waitFor()
+      await expect(bound.locator('td[data-label="Partners"]').textContent()).resolves.toContain(
+        'Bound to globex, no longer whitelisted: /v1/connect refuses it for every partner.',
+      )
+      await page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'Works for no partner on /v1/connect' })
+      await expect.poll(() => page.locator('tbody td.name').allTextContents()).toEqual(['Globex bound'])
+      expect(new URL(await page.evaluate(() => location.href)).searchParams.get('status')).toBe('no_partner')
+      // Editing something else keeps the binding: the stale partner stays checked in the form.
+      await page.getByRole('button', { name: 'Edit Globex bound' }).click()
+      const form = page.getByRole('form', { name: 'Edit “Globex bound”' })
+      await expect(form.getByRole('checkbox', { name: 'globex (no longer whitelisted)' }).isChecked()).resolves.toBe(true)
+    } finally {
+      host.partners.add('globex')
+    }
+    expect((await connect(created.value, 'globex')).status).toBe(200)
   })
 
   it('M8: the count shows as "N of 100"; at the cap + Passcode is off and says why', async () => {

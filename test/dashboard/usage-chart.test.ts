@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { unusedFor, usageSummary, type UsageDay } from '../../src/dashboard/client/usage-chart'
+import { unusedFor, usageSummary, type UsageDay } from '../../src/dashboard/client/components/usage-chart'
 
 /** The words of the dashboard's usage (SPEC §5.41), which the browser tests read in Chromium too. */
 
@@ -13,6 +13,7 @@ const day = (date: string, counts: Partial<UsageDay>): UsageDay => ({
   revoked: 0,
   wrongPartner: 0,
   rotatedOut: 0,
+  partners: [],
   ...counts,
 })
 const label = (date: string) => new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(new Date(date))

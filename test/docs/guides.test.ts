@@ -5,13 +5,13 @@ import { COMMANDS } from '../../src/cli/commands/index'
 import { SETTINGS } from '../../src/cli/config'
 import { EXIT_CODES } from '../../src/cli/exit-codes'
 import { parseCommandLine } from '../../src/cli/run-cli'
-import { CHECKED_GUIDES, codeBlocks } from './markdown-blocks'
+import { codeBlocks } from './markdown-blocks'
 
 /**
  * The guides in docs/: their links resolve, the README links each of them, and the CLI
- * guide matches the command (every command line in it parses, every command and setting
- * is described). That their TypeScript compiles against the package as it is, is tested
- * by test/types/type-tests.test.ts, in one program with the README's and the type tests.
+ * guide matches the command (every command line of the guides parses, every command and
+ * setting is described). That their TypeScript compiles and runs against the package as
+ * published, is tested by test/package/doc-blocks.test.ts.
  */
 
 const root = path.resolve(import.meta.dirname, '../..')
@@ -38,6 +38,12 @@ describe('docs/', () => {
     }
   })
 
+  it('has an index, docs/README.md, that links every other guide and both OpenAPI documents', () => {
+    const index = read('docs/README.md')
+    for (const file of [...guides.filter((guide) => guide !== 'README.md'), 'openapi.json', 'management-openapi.json'])
+      expect(index, file).toContain(`](${file})`)
+  })
+
   it('is linked from the README, every guide and the OpenAPI document', () => {
     const readme = read('README.md')
     for (const file of [...guides, 'openapi.json']) expect(readme, file).toContain(`(docs/${file})`)
@@ -46,7 +52,7 @@ describe('docs/', () => {
 
 describe('docs/cli.md', () => {
   const guide = read('docs/cli.md')
-  const lines = CHECKED_GUIDES.flatMap((file) =>
+  const lines = guides.flatMap((file) =>
     codeBlocks(read(`docs/${file}`))
       .filter((block) => block.lang === 'sh')
       .flatMap((block) => block.code.split('\n')),

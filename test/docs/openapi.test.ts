@@ -22,10 +22,34 @@ describe('docs/openapi.json', () => {
     expect(document.components.securitySchemes.passcode).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Service-Passcode' })
   })
 
+  it('documents HEAD as GET without bodies, and the 405 with Allow: GET, HEAD', () => {
+    const head = document.paths['/v1/connect'].head as Json
+    expect(Object.keys(head.responses).sort()).toEqual(Object.keys(operation.responses).sort())
+    for (const response of Object.values(head.responses as Json)) expect(response.content).toBeUndefined()
+    expect(head.parameters).toEqual(operation.parameters)
+    expect(document.paths['/v1/connect'].options.responses['405']).toEqual({ $ref: '#/components/responses/MethodNotAllowed' })
+    const notAllowed = document.components.responses.MethodNotAllowed as Json
+    expect(document.components.headers.Allow.schema.const).toBe('GET, HEAD')
+    expect(notAllowed.headers.Allow).toEqual({ $ref: '#/components/headers/Allow' })
+    expect(notAllowed.content['application/json'].examples.methodNotAllowed.value).toEqual({ status: 'fail', error: 'Method Not Allowed', code: 405 })
+  })
+
+  it('types both credential headers and the partner as parameters, as well as security schemes', () => {
+    const parameters = (operation.parameters as Json[]).map(({ $ref }) => document.components.parameters[($ref as string).split('/').pop()!] as Json)
+    expect(parameters.map(({ name, in: where, required }) => [name, where, required])).toEqual([
+      ['partner', 'query', true],
+      ['X-Service-Account-Id', 'header', true],
+      ['X-Service-Passcode', 'header', true],
+    ])
+    expect(parameters[1]!.schema).toEqual({ type: 'string', minLength: 1, maxLength: 256, pattern: '^[\\x21-\\x7E]+$' })
+  })
+
   it('has only references that resolve', () => {
-    const references = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1]!)
+    const references = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/([^/]+)\/([^"]+)"/g)].map(
+      (match) => [match[1]!, match[2]!] as const,
+    )
     expect(references.length).toBeGreaterThan(0)
-    for (const name of references) expect(document.components.schemas[name], name).toBeDefined()
+    for (const [kind, name] of references) expect(document.components[kind][name], `${kind}/${name}`).toBeDefined()
   })
 
   it("gives examples, taken from the server's table of answers, that the client's schemas accept", () => {

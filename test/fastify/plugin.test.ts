@@ -2,7 +2,7 @@ import fastify5 from 'fastify'
 import fastify4 from 'fastify4'
 import { describe, expect, it, vi } from 'vitest'
 import { InvalidOptionsError, type PasscodeAuth } from '../../src/index'
-import { passcodeAuthPlugin } from '../../src/fastify/index'
+import { passcodeAuthPlugin, PasscodeRefusedError } from '../../src/fastify/index'
 import { admin, setup } from '../helpers/service'
 import { listenFastify } from '../http/frameworks'
 
@@ -144,6 +144,48 @@ describe.each([
     }
   })
 
+  it("with onRefusal: 'next', the hook hands a PasscodeRefusedError to the host's error handler", async () => {
+    const { auth, headers, principal } = await service()
+    const seen: unknown[] = []
+    const app = fastify()
+    await app.register(passcodeAuthPlugin, { auth, onRefusal: 'next' })
+    app.setErrorHandler(async (error, _request, reply) => {
+      seen.push(error)
+      return reply
+        .code((error as PasscodeRefusedError).statusCode)
+        .type('text/plain')
+        .send(`host says: ${(error as Error).message}`)
+    })
+    const handler = vi.fn(async (request: { passcodeAuth: unknown }) => ({ calledBy: request.passcodeAuth }))
+    app.get('/1/events.json', { onRequest: app.requirePasscode }, handler)
+
+    const refused = await app.inject({ url: '/1/events.json', headers: { ...headers, 'x-service-account-id': 'acc_2' } })
+    expect([refused.statusCode, refused.body]).toEqual([400, 'host says: Invalid Credentials'])
+    expect(seen).toHaveLength(1)
+    expect(seen[0]).toBeInstanceOf(PasscodeRefusedError)
+    expect(seen[0]).toMatchObject({ statusCode: 400, reason: 'wrong_account', body: { error: 'Invalid Credentials' } })
+    expect(handler).not.toHaveBeenCalled()
+
+    const allowed = await app.inject({ url: '/1/events.json', headers })
+    expect(allowed.json()).toEqual({ calledBy: principal })
+    expect(seen).toHaveLength(1)
+    await app.close()
+  })
+
+  it("with onRefusal: 'next' and no error handler, Fastify's own handler uses the error's status and headers, not the reason", async () => {
+    const { auth, headers } = await service()
+    const app = fastify()
+    await app.register(passcodeAuthPlugin, { auth, onRefusal: 'next' })
+    app.get('/1/events.json', { onRequest: app.requirePasscode }, async () => 'secret data')
+    const refused = await app.inject({ url: '/1/events.json', headers: { ...headers, 'x-service-account-id': 'acc_2' } })
+    expect(refused.statusCode).toBe(400)
+    expect(refused.headers['cache-control']).toBe('no-store')
+    expect(refused.body).not.toContain('secret data')
+    expect(refused.body).not.toContain('wrong_account')
+    expect(refused.json()).toMatchObject({ statusCode: 400, message: 'Invalid Credentials' })
+    await app.close()
+  })
+
   it('refuses bad options when registered, naming the option', async () => {
     const { auth } = await service()
     const cases: [object, RegExp][] = [
@@ -151,6 +193,7 @@ describe.each([
       [{ auth: {} }, /`auth`: passcodeAuthPlugin needs/],
       [{ auth, connectRoute: 'no' }, /`connectRoute`: must be a boolean/],
       [{ auth, conectRoute: false }, /`conectRoute`: unknown option of passcodeAuthPlugin/],
+      [{ auth, onRefusal: 'throw' }, /`onRefusal`: must be 'respond' or 'next'/],
       [{ auth, prefix: '/api' }, /`prefix`: is ignored for this plugin; register passcodeAuthPlugin inside a plugin registered with the prefix/],
     ]
     for (const [options, message] of cases) {

@@ -37,7 +37,7 @@ describe.skipIf(!availability.available)(title, () => {
 
   beforeAll(async () => {
     server = await startTestPostgres()
-    main = new pg.Pool({ connectionString: server.connectionString, max: 4 })
+    main = new pg.Pool({ connectionString: server.connectionString, max: 4, connectionTimeoutMillis: 10_000 })
     main.on('error', () => {})
   })
   afterEach(async () => {

@@ -1,11 +1,11 @@
 import { EventEmitter } from 'node:events'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { Principal } from '../../src/core/entities'
 import type { Invalidation } from '../../src/ports/passcode-store'
 import { VerificationCache } from '../../src/service/verify/caches'
 import { invalidationHub } from '../../src/stores/postgres/invalidations'
 import { pgChannelListener, type ListenConnection } from '../../src/stores/postgres/pg-listener'
-import type { Database } from '../../src/stores/postgres/database-interface'
+import { STATEMENT_DEADLINE_MS, type Database } from '../../src/stores/postgres/database-interface'
 import { eventually } from '../conformance/store/fixtures'
 
 /**
@@ -16,14 +16,18 @@ import { eventually } from '../conformance/store/fixtures'
 
 class FakeConnection extends EventEmitter implements ListenConnection {
   ended = false
-  constructor(private readonly fails: boolean) {
+  constructor(
+    private readonly fails: boolean,
+    /** The `LISTEN` is never answered (the connection was cut after its connect). */
+    private readonly hangs = false,
+  ) {
     super()
   }
   async connect(): Promise<void> {
     if (this.fails) throw new Error('connect ECONNREFUSED (simulated)')
   }
-  async query(): Promise<void> {
-    // nothing to run
+  query(): Promise<void> {
+    return this.hangs ? new Promise(() => {}) : Promise.resolve()
   }
   async end(): Promise<void> {
     this.ended = true
@@ -79,6 +83,39 @@ describe('listening again after a gap', () => {
     listener.connections[1]!.drop()
     await eventually(() => expect(listener.gaps()).toBe(2), 2_000)
     await listener.subscription.stop()
+  })
+
+  it('drops a connection whose LISTEN is not answered within the statement deadline, and listens on a new one', async () => {
+    // Cut between its connect and its LISTEN: no error ever comes, and until a LISTEN is active there is nothing to renew.
+    vi.useFakeTimers()
+    try {
+      const connections: FakeConnection[] = []
+      let gaps = 0
+      const subscription = pgChannelListener(
+        () => {
+          const connection = new FakeConnection(false, connections.length === 0)
+          connections.push(connection)
+          return connection
+        },
+        'channel',
+        () => {},
+        () => gaps++,
+      )
+      let ready = false
+      void subscription.ready.then(() => (ready = true))
+      await vi.advanceTimersByTimeAsync(STATEMENT_DEADLINE_MS - 1)
+      expect(connections).toHaveLength(1)
+      expect(ready).toBe(false)
+      // At the deadline the connection is ended, and the next one (after the first retry's 100 ms) listens.
+      await vi.advanceTimersByTimeAsync(1 + 100)
+      expect(connections[0]!.ended).toBe(true)
+      expect(connections).toHaveLength(2)
+      expect(ready).toBe(true)
+      expect(gaps).toBe(1)
+      await subscription.stop()
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('reports a gap when the first LISTEN only succeeded after failed attempts', async () => {

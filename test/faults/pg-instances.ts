@@ -27,14 +27,21 @@ export function pgInstance(
   schema: string,
   options: Partial<PasscodeAuthOptions> & {
     readonly applicationName?: string
-    /** More `pg.Pool` settings (docs/operations.md recommends some). */
+    /** More `pg.Pool` settings (docs/operations.md recommends some); `connectionTimeoutMillis` is 2 000 unless given. */
     readonly pool?: pg.PoolConfig
     /** More `postgresStore` options (`listenConnectionString`, `proofIntervalMs`). */
     readonly storeOptions?: Omit<PostgresStoreOptions, 'schema'>
   } = {},
 ): PgInstance {
   const { applicationName, pool: poolOptions, storeOptions, ...authOptions } = options
-  const pool = new pg.Pool({ connectionString, max: 8, ...(applicationName !== undefined && { application_name: applicationName }), ...poolOptions })
+  // A connect timeout as docs/operations.md gives one: postgresStore refuses a pool without.
+  const pool = new pg.Pool({
+    connectionString,
+    max: 8,
+    connectionTimeoutMillis: 2_000,
+    ...(applicationName !== undefined && { application_name: applicationName }),
+    ...poolOptions,
+  })
   pool.on('error', () => {})
   const store = postgresStore(pool, { ...storeOptions, schema })
   const invalidations: Invalidation[] = []

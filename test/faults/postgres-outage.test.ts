@@ -67,7 +67,7 @@ describe.skipIf(!stoppable)(title, () => {
 
   beforeAll(async () => {
     server = await startTestPostgres()
-    main = new pg.Pool({ connectionString: server.connectionString, max: 2 })
+    main = new pg.Pool({ connectionString: server.connectionString, max: 2, connectionTimeoutMillis: 10_000 })
     main.on('error', () => {})
   })
   afterAll(async () => {

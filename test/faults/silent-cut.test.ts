@@ -82,7 +82,7 @@ describe.skipIf(!restartable).concurrent(title, { timeout: 60_000 }, () => {
   /** A on PostgreSQL directly; B as given; both listening (B's readiness bounded: through a pooler it may never come). */
   const fleet = async (server: TestPostgres, b: { via: string; listenVia?: string }) => {
     const schema = uniqueSchema()
-    const main = new pg.Pool({ connectionString: server.connectionString, max: 1 })
+    const main = new pg.Pool({ connectionString: server.connectionString, max: 1, connectionTimeoutMillis: 10_000 })
     main.on('error', () => {})
     try {
       await migrate(main, { schema })

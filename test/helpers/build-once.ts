@@ -9,18 +9,19 @@ import { isAlive } from '../../src/cli/data-folder'
  * a lock file beside `target` and calls `make(building)`, which creates `building` (a
  * path beside `target` that does not exist yet); `building` is then renamed to `target`,
  * so a reader never sees half of it. The others wait. A lock whose process is gone (or
- * that is older than two minutes) is taken over.
+ * that is older than `maxMs`, two minutes by default: a make that may take longer says
+ * so) is taken over; a process gives up waiting `maxMs` plus one minute after it started.
  *
  * @example
  * ```ts
  * await buildOnce(dumpFile, async (building) => writeFileSync(building, await makeDump()))
  * ```
  */
-export async function buildOnce(target: string, make: (building: string) => Promise<void>): Promise<void> {
+export async function buildOnce(target: string, make: (building: string) => Promise<void>, { maxMs = 120_000 } = {}): Promise<void> {
   const lock = `${target}.lock`
   for (const started = Date.now(); !exists(target);) {
-    if (!takeLock(lock)) {
-      if (Date.now() - started > 180_000) throw new Error(`gave up waiting for ${lock}`)
+    if (!takeLock(lock, maxMs)) {
+      if (Date.now() - started > maxMs + 60_000) throw new Error(`gave up waiting for ${lock}`)
       await sleep(100)
       continue
     }
@@ -48,7 +49,7 @@ export async function buildOnce(target: string, make: (building: string) => Prom
 const exists = (file: string): boolean => statSync(file, { throwIfNoEntry: false }) !== undefined
 
 /** Creates `lock` holding this process's id, or removes a stale one so that the next try takes it. */
-function takeLock(lock: string): boolean {
+function takeLock(lock: string, maxMs: number): boolean {
   try {
     writeFileSync(lock, String(process.pid), { flag: 'wx' })
     return true
@@ -62,7 +63,7 @@ function takeLock(lock: string): boolean {
       return false // released meanwhile
     }
     // Empty for five seconds: its process died between creating and writing it.
-    if (age > 120_000 || (holder > 0 ? !isAlive(holder) : age > 5_000)) rmSync(lock, { force: true })
+    if (age > maxMs || (holder > 0 ? !isAlive(holder) : age > 5_000)) rmSync(lock, { force: true })
     return false
   }
 }

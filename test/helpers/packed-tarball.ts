@@ -1,21 +1,33 @@
 import { execFile } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
+import { buildOnce } from './build-once'
 
 /**
- * The package as `npm publish` would upload it, made the way a new contributor makes
- * it: the repository's files (tracked, plus new ones not ignored, so uncommitted work
+ * The packages as `npm publish` would upload them, made the way a new contributor makes
+ * them: the repository's files (tracked, plus new ones not ignored, so uncommitted work
  * is included) are copied into a scratch folder with no `dist/`, beside the
  * repository's `node_modules` (the state right after `npm ci`), and `npm pack` runs
- * there, so the build must come from the `prepack` script. The repository's own
- * `dist/` is never touched.
+ * there, for the library and for the partner client's workspace
+ * (packages/connect-client), so each build must come from its `prepack` script. The
+ * repository's own `dist/` folders are never touched.
+ *
+ * Packing builds the library (minutes of CPU on a busy machine), so the tarballs are
+ * made once for every test file that wants them, and kept for the next run, in
+ * node_modules/.cache/packed-packages/<fingerprint of the working tree's files>/ (see
+ * {@link buildOnce}). A test reads them and never writes there: it extracts and installs
+ * in a folder of its own.
  */
 
 const run = promisify(execFile)
 
 export const repositoryRoot = path.resolve(import.meta.dirname, '../..')
+
+/** The partner client's workspace, a package of its own. */
+export const CLIENT_WORKSPACE = 'packages/connect-client'
 
 /** One entry of the tarball. */
 export interface TarballEntry {
@@ -32,8 +44,12 @@ export interface PackedTarball {
   readonly entries: readonly TarballEntry[]
   /** The package.json inside the tarball. */
   readonly manifest: Record<string, unknown>
-  /** The scratch folder holding the copy and the tarball; {@link removePackedTarball} deletes it. */
-  readonly scratch: string
+}
+
+/** The library (`passcode-auth`) and the partner client (packages/connect-client), packed. */
+export interface PackedPackages {
+  readonly library: PackedTarball
+  readonly client: PackedTarball
 }
 
 /** The environment of a child npm without the settings the parent `npm test` passes down. */
@@ -52,19 +68,64 @@ async function workingTreeFiles(): Promise<string[]> {
     cwd: repositoryRoot,
     maxBuffer: 64 * 1024 * 1024,
   })
-  return stdout.split('\0').filter((file) => file !== '' && existsSync(path.join(repositoryRoot, file)))
+  return stdout
+    .split('\0')
+    .filter((file) => file !== '' && existsSync(path.join(repositoryRoot, file)))
+    .sort()
 }
 
-/** Packs the repository from a dist-less copy (allow a few minutes: `prepack` builds). */
-export async function packRepository(): Promise<PackedTarball> {
+let packed: Promise<PackedPackages> | undefined
+
+/**
+ * The packed library and partner client of the working tree as it is, made by the first
+ * test process that asks (allow minutes: `prepack` builds), read from the cache after.
+ */
+export function packedPackages(): Promise<PackedPackages> {
+  packed ??= (async () => {
+    const files = await workingTreeFiles()
+    const fingerprint = createHash('sha256')
+    for (const file of files)
+      fingerprint
+        .update(`${file}\0`)
+        .update(readFileSync(path.join(repositoryRoot, file)))
+        .update('\0')
+    const cache = path.join(repositoryRoot, 'node_modules/.cache/packed-packages')
+    const target = path.join(cache, fingerprint.digest('hex').slice(0, 16))
+    mkdirSync(cache, { recursive: true })
+    await buildOnce(target, (building) => packInto(building, files, cache), { maxMs: 600_000 })
+    const { library, client } = JSON.parse(readFileSync(path.join(target, 'packed.json'), 'utf8')) as PackedPackages
+    return { library: { ...library, file: path.join(target, library.file) }, client: { ...client, file: path.join(target, client.file) } }
+  })()
+  return packed
+}
+
+/** Copies `files` into a scratch folder, packs both packages there into `folder`, and describes them in `folder/packed.json`. */
+async function packInto(folder: string, files: readonly string[], cache: string): Promise<void> {
+  mkdirSync(folder)
   const scratch = mkdtempSync(path.join(tmpdir(), 'passcode-auth-pack-'))
-  const copy = path.join(scratch, 'repository')
-  for (const file of await workingTreeFiles()) {
-    mkdirSync(path.dirname(path.join(copy, file)), { recursive: true })
-    cpSync(path.join(repositoryRoot, file), path.join(copy, file))
+  try {
+    const copy = path.join(scratch, 'repository')
+    for (const file of files) {
+      mkdirSync(path.dirname(path.join(copy, file)), { recursive: true })
+      cpSync(path.join(repositoryRoot, file), path.join(copy, file))
+    }
+    symlinkSync(path.join(repositoryRoot, 'node_modules'), path.join(copy, 'node_modules'), 'dir')
+    const library = await pack(copy, [], folder)
+    const client = await pack(copy, ['--workspace', CLIENT_WORKSPACE], folder)
+    writeFileSync(path.join(folder, 'packed.json'), JSON.stringify({ library, client }))
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
   }
-  symlinkSync(path.join(repositoryRoot, 'node_modules'), path.join(copy, 'node_modules'), 'dir')
-  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', scratch], {
+  // Tarballs of older working trees, once a day old, are not wanted again.
+  for (const entry of readdirSync(cache)) {
+    const old = path.join(cache, entry)
+    if (old !== folder && Date.now() - statSync(old).mtimeMs > 86_400_000) rmSync(old, { recursive: true, force: true })
+  }
+}
+
+/** `npm pack` in `copy` (with `args`, for a workspace) into `destination`; the file is named relative to it. */
+async function pack(copy: string, args: readonly string[], destination: string): Promise<PackedTarball> {
+  const { stdout } = await run('npm', ['pack', ...args, '--json', '--pack-destination', destination], {
     cwd: copy,
     env: cleanNpmEnvironment(),
     maxBuffer: 64 * 1024 * 1024,
@@ -72,7 +133,7 @@ export async function packRepository(): Promise<PackedTarball> {
   })
   // npm prints the prepack build's output before the JSON report.
   const report = JSON.parse(stdout.slice(stdout.lastIndexOf('\n[\n') + 1)) as [{ filename: string }]
-  const file = path.join(scratch, report[0].filename)
+  const file = path.join(destination, report[0].filename)
   const { stdout: listing } = await run('tar', ['-tvzf', file], { maxBuffer: 64 * 1024 * 1024 })
   const entries = listing
     .split('\n')
@@ -82,14 +143,17 @@ export async function packRepository(): Promise<PackedTarball> {
       const name = rest.at(-1) ?? ''
       return { path: name.replace(/^package\//, ''), mode: permissionBits(permissions) }
     })
-  await run('tar', ['-xzf', file, '-C', scratch, 'package/package.json'])
-  const manifest = JSON.parse(readFileSync(path.join(scratch, 'package', 'package.json'), 'utf8')) as Record<string, unknown>
-  return { file, entries, manifest, scratch }
+  const { stdout: manifest } = await run('tar', ['-xOzf', file, 'package/package.json'], { maxBuffer: 64 * 1024 * 1024 })
+  return { file: report[0].filename, entries, manifest: JSON.parse(manifest) as Record<string, unknown> }
 }
 
-/** Deletes the scratch folder of {@link packRepository}. */
-export function removePackedTarball(tarball: PackedTarball | undefined): void {
-  if (tarball !== undefined) rmSync(tarball.scratch, { recursive: true, force: true })
+/**
+ * Extracts `paths` of a tarball (all of it when none) into `folder`, under `package/`,
+ * and returns `folder/package`.
+ */
+export async function extractTarball(tarball: PackedTarball, folder: string, paths: readonly string[] = []): Promise<string> {
+  await run('tar', ['-xzf', tarball.file, '-C', folder, ...paths.map((file) => `package/${file}`)], { maxBuffer: 64 * 1024 * 1024 })
+  return path.join(folder, 'package')
 }
 
 /** `-rwxr-xr-x` → 0o755. */

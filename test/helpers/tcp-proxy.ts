@@ -5,9 +5,11 @@ import type { AddressInfo } from 'node:net'
 /**
  * A TCP proxy on 127.0.0.1 that a test puts between a `pg` Pool and PostgreSQL, to
  * break the connection on purpose: refuse new connections, hold what the client sends
- * (a query stays in flight), cut every open connection at once, or go silent: a
+ * (a query stays in flight), cut every open connection at once, go silent: a
  * silent cut, as a dropped NAT entry, a load balancer's idle timeout or a blackholed
- * route make one, where nothing arrives and nothing says so (no FIN, no RST).
+ * route make one, where nothing arrives and nothing says so (no FIN, no RST), or hang
+ * as a load balancer or pooler that stopped working does: it still accepts connections
+ * and never answers them.
  */
 export interface TcpProxy {
   readonly port: number
@@ -28,8 +30,18 @@ export interface TcpProxy {
    * meanwhile stays broken (as after a real cut), and one that did not works again.
    */
   silence(on: boolean): void
-  /** Number of open client connections. */
+  /**
+   * While on, a hung load balancer or pooler: open connections go silent (as with
+   * {@link silence}), and new connections are accepted and never answered, nor passed
+   * on to the server, for as long as the client keeps them open, even after it ends
+   * (such a balancer lost them; nothing ever closes them from this side but `close`).
+   * Off forwards again on the open connections, as `silence(false)` does.
+   */
+  hang(on: boolean): void
+  /** Number of open client connections that reach the server. */
   readonly connections: number
+  /** Number of open client connections accepted while hung: never answered, never passed on. */
+  readonly stranded: number
   close(): Promise<void>
 }
 
@@ -45,11 +57,20 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   let refusing = false
   let holding = false
   let silent = false
+  let hanging = false
   let held = 0
+  const stranded = new Set<Socket>()
 
   const server = createServer((client) => {
     if (refusing) {
       client.destroy()
+      return
+    }
+    if (hanging) {
+      // Read and dropped, so the client's writes never block; never answered, never closed.
+      stranded.add(client)
+      client.on('data', () => {})
+      client.on('error', () => client.destroy()).on('close', () => stranded.delete(client))
       return
     }
     const upstream = connect(target.port, target.host)
@@ -63,7 +84,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     client.on('error', drop).on('close', drop)
     upstream.on('error', drop).on('close', drop)
     client.on('data', (chunk: Buffer) => {
-      if (silent) return
+      if (silent || hanging) return
       if (holding) {
         pair.held.push(chunk)
         held += chunk.length
@@ -72,7 +93,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       }
     })
     upstream.on('data', (chunk: Buffer) => {
-      if (!silent) client.write(chunk)
+      if (!silent && !hanging) client.write(chunk)
     })
   })
   server.listen(0, '127.0.0.1')
@@ -114,11 +135,18 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     silence(on) {
       silent = on
     },
+    hang(on) {
+      hanging = on
+    },
     get connections() {
       return pairs.size
     },
+    get stranded() {
+      return stranded.size
+    },
     async close() {
       cut()
+      for (const client of stranded) client.destroy()
       server.close()
       await once(server, 'close')
     },

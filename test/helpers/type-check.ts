@@ -1,4 +1,3 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type TS from 'typescript'
 import { ts } from './typescript'
@@ -55,44 +54,4 @@ export function typeCheckEachFile(files: readonly string[]): { program: string; 
   }
   const global = format([...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()])
   return { program: missing.length > 0 ? `${global}not in the program: ${missing.join(', ')}\n` : global, each }
-}
-
-/**
- * Writes documentation blocks as modules for {@link typeCheckEachFile}, and returns their
- * files (`node_modules/.cache/doc-blocks/<suite>/block-<n>.ts`, in the order of
- * `blocks`). Each block is a module of its own, its name on the first line, so that
- * top-level await and its own imports work as in a host's file. Its top-level
- * declarations are exported: a reader's program uses what a block declares elsewhere, so
- * an unused one is no error, while an unused import or an unused local inside a function
- * is, as in any file of the repository.
- */
-export function blockModules(suite: string, blocks: readonly { name: string; code: string }[]): string[] {
-  const dir = path.join(root, 'node_modules/.cache/doc-blocks', suite)
-  rmSync(dir, { recursive: true, force: true })
-  mkdirSync(dir, { recursive: true })
-  return blocks.map((block, index) => {
-    const file = path.join(dir, `block-${index}.ts`)
-    writeFileSync(file, `// ${block.name}\n${block.code}\n${exportsOf(block.code)}\n`)
-    return file
-  })
-}
-
-/** An `export` statement for the top-level declarations of `code` that it does not export itself. */
-function exportsOf(code: string): string {
-  const source = ts.createSourceFile('block.ts', code, ts.ScriptTarget.Latest)
-  const values: string[] = []
-  const types: string[] = []
-  const bindings = (name: TS.BindingName): string[] =>
-    ts.isIdentifier(name) ? [name.text] : name.elements.flatMap((element) => (ts.isBindingElement(element) ? bindings(element.name) : []))
-  for (const statement of source.statements) {
-    if (ts.canHaveModifiers(statement) && ts.getModifiers(statement)?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)) continue
-    if (ts.isVariableStatement(statement)) values.push(...statement.declarationList.declarations.flatMap((declaration) => bindings(declaration.name)))
-    else if (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement)) types.push(statement.name.text)
-    else if (
-      (ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement) || ts.isEnumDeclaration(statement)) &&
-      statement.name !== undefined
-    )
-      values.push(statement.name.text)
-  }
-  return `export { ${values.join(', ')} }${types.length > 0 ? `\nexport type { ${types.join(', ')} }` : ''}`
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { connectHandler } from '../../src/express/index'
 import { passcodeAuthPlugin } from '../../src/fastify/index'
 import { InvalidOptionsError, createPasscodeAuth } from '../../src/index'
-import { connectMiddleware } from '../../src/koa/index'
+import { connectHandler as koaConnectHandler } from '../../src/koa/index'
 import { memoryStore } from '../../src/memory'
 
 /** The `cors` option is checked when an adapter is created, the same in each, and says what it expects. */
@@ -13,7 +13,7 @@ const auth = createPasscodeAuth({ store: memoryStore(), partners: ['acme'] })
 
 const makers: readonly [string, (cors: unknown) => Promise<unknown>][] = [
   ['express', async (cors) => connectHandler(auth, { cors } as never)],
-  ['koa', async (cors) => new Koa().use(connectMiddleware(auth, { cors } as never))],
+  ['koa', async (cors) => new Koa().use(koaConnectHandler(auth, { cors } as never))],
   [
     'fastify',
     async (cors) =>

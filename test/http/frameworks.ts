@@ -10,7 +10,7 @@ import Koa2 from 'koa2'
 import { nodeConnectHandler, nodeRequirePasscode, type CorsOptions, type PasscodeAuth } from '../../src/index'
 import { connectHandler, requirePasscode as expressRequirePasscode } from '../../src/express/index'
 import { passcodeAuthPlugin } from '../../src/fastify/index'
-import { connectMiddleware, requirePasscode as koaRequirePasscode } from '../../src/koa/index'
+import { connectHandler as koaConnectHandler, requirePasscode as koaRequirePasscode } from '../../src/koa/index'
 import type { HttpTarget, RunningApp } from '../conformance/http'
 
 /** Adapter options the conformance suite varies: CORS on `/v1/connect`. */
@@ -32,7 +32,7 @@ export function expressApp(express: typeof express5, auth: PasscodeAuth, options
 export function koaApp(Koa: typeof Koa3, auth: PasscodeAuth, options?: AdapterOptions) {
   const app = new Koa()
   app.silent = true
-  const connect = connectMiddleware(auth, options)
+  const connect = koaConnectHandler(auth, options)
   const guard = koaRequirePasscode(auth)
   app.use((ctx, next) => {
     if (ctx.path === '/v1/connect') return connect(ctx, next)

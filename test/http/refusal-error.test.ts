@@ -27,6 +27,20 @@ describe('PasscodeRefusedError', () => {
     expect(error.message).not.toContain('wrong_account')
   })
 
+  it('gives the exact refusal as a Response, a new one per call, the reason left out', async () => {
+    const response = error.getResponse()
+    expect(response.status).toBe(400)
+    expect(Object.fromEntries(response.headers)).toEqual({
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-length': '58',
+    })
+    expect(await response.text()).toBe('{"status":"fail","error":"Invalid Credentials","code":400}')
+    expect(error.getResponse()).not.toBe(response)
+    const limited = new PasscodeRefusedError(refuse('rate_limited'))
+    expect(limited.getResponse().status).toBe(limited.statusCode)
+  })
+
   it('shows no secret in inspect output (it holds none)', () => {
     expect(inspect(error)).not.toMatch(/psc_/)
   })

@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs'
 import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cleanEnv, curlLineIn, headersOfCurlLine, shownText, startServer, type RunningServer } from '../helpers/cli-command'
-import { cleanNpmEnvironment, packRepository, removePackedTarball, repositoryRoot, type PackedTarball } from '../helpers/packed-tarball'
+import { isAlive } from '../../src/cli/data-folder'
+import { cleanEnv, curlLineIn, headersOfCurlLine, shownText, startServer, temporaryFolder, type RunningServer } from '../helpers/cli-command'
+import { cleanNpmEnvironment, extractTarball, packedPackages, repositoryRoot, type PackedTarball } from '../helpers/packed-tarball'
 import { commandAvailability } from '../helpers/requirement'
 
 /**
@@ -17,12 +19,28 @@ const SUCCESS = '{"status":"success","message":"Authorised Successfully."}'
 const curl = commandAvailability('curl')
 
 let tarball: PackedTarball | undefined
+/** This file's own folder: what it extracts, and the consumer's project. */
+let scratch: { dir: string; remove(): void }
 
 beforeAll(async () => {
-  tarball = await packRepository()
-}, 600_000)
+  scratch = temporaryFolder('passcode-auth-tarball-')
+  tarball = (await packedPackages()).library
+}, 900_000)
 
-afterAll(() => removePackedTarball(tarball))
+afterAll(() => scratch?.remove())
+
+/**
+ * Whether process `pid` runs: it exists and is not a zombie. An orphan's new parent (init,
+ * or a container's first process) may be slow to reap it, or never do.
+ */
+function runs(pid: number): boolean {
+  if (!isAlive(pid)) return false
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1)?.[0] !== 'Z'
+  } catch {
+    return isAlive(pid) // no /proc (not Linux), or gone meanwhile
+  }
+}
 
 /** Every string inside an `exports` value (conditions nest). */
 function exportTargets(value: unknown): string[] {
@@ -80,16 +98,14 @@ describe('npm pack on a fresh clone', () => {
 
   it('ships no source maps, and no file points at one', async () => {
     expect([...packed()].filter((file) => file.endsWith('.map'))).toEqual([])
-    await run('tar', ['-xzf', tarball!.file, '-C', tarball!.scratch, 'package/dist'])
-    const dist = path.join(tarball!.scratch, 'package', 'dist')
+    const dist = path.join(await extractTarball(tarball!, scratch.dir, ['dist']), 'dist')
     const pointing = readdirSync(dist).filter((file) => readFileSync(path.join(dist, file), 'utf8').includes('sourceMappingURL'))
     expect(pointing).toEqual([])
   })
 
   it('holds the LICENSE of the repository, the license package.json names', async () => {
     expect(repositoryManifest.license).toBe('MIT')
-    await run('tar', ['-xzf', tarball!.file, '-C', tarball!.scratch, 'package/LICENSE'])
-    const shipped = readFileSync(path.join(tarball!.scratch, 'package', 'LICENSE'), 'utf8')
+    const shipped = readFileSync(path.join(await extractTarball(tarball!, scratch.dir, ['LICENSE']), 'LICENSE'), 'utf8')
     expect(shipped).toBe(readFileSync(path.join(repositoryRoot, 'LICENSE'), 'utf8'))
     expect(shipped).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} passcode-auth contributors\n/)
   })
@@ -111,19 +127,24 @@ describe('npx passcode-auth serve from the tarball, in an empty folder', () => {
   const dataDir = () => path.join(consumer, 'data')
 
   beforeAll(async () => {
-    consumer = path.join(tarball!.scratch, 'consumer')
+    consumer = path.join(scratch.dir, 'consumer')
     mkdirSync(consumer)
     const pglite = JSON.parse(readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')).devDependencies['@electric-sql/pglite'] as string
     await npm(['install', tarball!.file, `@electric-sql/pglite@${pglite}`])
   }, 600_000)
 
   afterAll(async () => {
-    await server?.stop('SIGKILL')
+    // The whole process group: npx, npm's shell and the server, also once npx is gone.
+    try {
+      if (server !== undefined) process.kill(-server.child.pid!, 'SIGKILL')
+    } catch {
+      // None of them is left.
+    }
   })
 
   it('without @electric-sql/pglite, says what to install and writes nothing', async () => {
     const installed = path.join(consumer, 'node_modules', '@electric-sql', 'pglite')
-    const aside = path.join(tarball!.scratch, 'pglite-aside')
+    const aside = path.join(scratch.dir, 'pglite-aside')
     const [command, ...args] = npx(['serve', '--data-dir', dataDir(), '--port', '0'])
     renameSync(installed, aside)
     const result = await run(command!, args, { cwd: consumer, env: environment(), timeout: 120_000 })
@@ -157,10 +178,24 @@ describe('npx passcode-auth serve from the tarball, in an empty folder', () => {
       expect(stdout).toMatch(/^HTTP\/1\.1 200 OK\r\n/)
       expect(stdout.endsWith(`\r\n\r\n${SUCCESS}`)).toBe(true)
     }
-    // The lock names the server process, which npx runs as its child: npx exits with its code.
-    const { pid } = JSON.parse(readFileSync(path.join(dataDir(), 'lock'), 'utf8')) as { pid: number }
-    expect(await server.stop('SIGTERM', pid)).toBe(0)
-    expect(server.stdout()).toContain('Stopped.')
-    server = undefined
   }, 600_000)
+
+  it('stops cleanly on a SIGTERM to npx, which does not pass it on (as `docker stop` or a supervisor sends it)', async () => {
+    // Runs after the case above, on the server it started.
+    const running = server!
+    const lock = path.join(dataDir(), 'lock')
+    // The lock names the server process: npx's grandchild, through npm's `sh -c`.
+    const { pid } = JSON.parse(readFileSync(lock, 'utf8')) as { pid: number }
+    expect(pid).not.toBe(running.child.pid)
+    expect(await running.stop('SIGTERM', running.child.pid)).toBeNull() // npx ends at once, by the signal
+    // The server notices that npm's shell is gone and shuts down as on SIGTERM: it
+    // releases the data folder and exits, well within 20 s (it checks every 250 ms).
+    const deadline = Date.now() + 20_000
+    while ((runs(pid) || !running.stdout().includes('Stopped.')) && Date.now() < deadline) await sleep(100)
+    expect(runs(pid)).toBe(false)
+    expect(running.stdout()).toContain('npm exited: shutting down…')
+    expect(running.stdout()).toContain('Stopped.')
+    expect(existsSync(lock)).toBe(false)
+    server = undefined
+  }, 60_000)
 })

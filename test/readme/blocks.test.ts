@@ -6,9 +6,9 @@ import { cleanEnv, cliProcess, migratedDataFolder, root, serve, type RunningServ
 import { codeBlocks, QUICK_STARTS } from '../docs/markdown-blocks'
 
 /**
- * Every code block of README.md is exercised somewhere: ```ts blocks run by readme.test.ts,
- * which also checks what the framework quick starts print (or, when marked, type-checked by
- * test/types/type-tests.test.ts), the sample output of `npm start` by test/cli/first-start.test.ts,
+ * Every code block of README.md is exercised somewhere: ```ts blocks compiled and run (unless
+ * marked) by test/package/doc-blocks.test.ts, which also checks what the framework quick
+ * starts print, the sample output of `npm start` by test/cli/first-start.test.ts,
  * the request log sample by test/cli/serve-log.test.ts, and each ```sh line by the handler below that claims it.
  */
 
@@ -20,7 +20,11 @@ const packageJson = JSON.parse(readFileSync(path.join(root, 'package.json'), 'ut
 const SHELL_LINES: readonly { pattern: RegExp; exercisedBy: string }[] = [
   { pattern: /^npm ci && npm start$/, exercisedBy: 'test/cli/first-start.test.ts' },
   { pattern: /^npm test$/, exercisedBy: 'this suite itself' },
-  { pattern: /^npm install passcode-auth$/, exercisedBy: 'not run: it installs from the registry (test/package/ loads the built package instead)' },
+  {
+    pattern:
+      /^(?:npm init -y|npm pkg set type=module|npm install passcode-auth|npm install --save-dev typescript tsx @types\/node|npx tsc --init --types node)$/,
+    exercisedBy: 'test/package/doc-blocks.test.ts, which runs the project setup lines in a new folder (the package from the packed tarball)',
+  },
   {
     pattern: /^npm run cli -- /,
     exercisedBy: 'the test below, against a running server (the first through npm and tsx, the others on the bundled command)',
@@ -40,7 +44,7 @@ describe('README.md code blocks', () => {
     expect(blocks.filter((block) => block.lang === 'text').map((block) => block.heading)).toEqual(['Try it: two commands', 'Try it: two commands'])
   })
 
-  it('show each framework quick start exactly as test/readme/<framework>-quickstart.ts, which readme.test.ts runs', () => {
+  it('show each framework quick start exactly as test/readme/<framework>-quickstart.ts', () => {
     for (const { heading, framework } of QUICK_STARTS) {
       const block = blocks.find((candidate) => candidate.heading === heading && candidate.lang === 'ts')
       expect(`${block?.code}\n`, heading).toBe(readFileSync(path.join(root, `test/readme/${framework}-quickstart.ts`), 'utf8'))

@@ -2,13 +2,13 @@ import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import Koa from 'koa'
 import { createPasscodeAuth } from 'passcode-auth'
-import { connectMiddleware, requirePasscode } from 'passcode-auth/koa'
+import { connectHandler, requirePasscode } from 'passcode-auth/koa'
 import { memoryStore } from 'passcode-auth/memory'
 
 const auth = createPasscodeAuth({ store: memoryStore(), partners: ['acme'] })
 
 const app = new Koa()
-const connect = connectMiddleware(auth)
+const connect = connectHandler(auth)
 // Partners check their credentials here: GET /v1/connect?partner=acme
 app.use((ctx, next) => (ctx.path === '/v1/connect' ? connect(ctx, next) : next()))
 // Every route below: bad credentials get the SPEC's 400/401, good ones go on.

@@ -6,8 +6,8 @@ import { QUICK_STARTS } from '../docs/markdown-blocks'
 /**
  * The framework quick starts of README.md, kept as files so that they type-check
  * (`tsc -p .`): package names resolve to src/ through the tsconfig `paths`. They are
- * the README's blocks byte for byte (blocks.test.ts), which readme.test.ts runs, checking
- * what each prints.
+ * the README's blocks byte for byte (blocks.test.ts), which test/package/doc-blocks.test.ts
+ * runs from the packed package, checking what each prints.
  */
 describe.each(QUICK_STARTS.map(({ framework }) => framework))('the %s quick start', (framework) => {
   const file = path.join(import.meta.dirname, `${framework}-quickstart.ts`)

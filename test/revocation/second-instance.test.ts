@@ -33,7 +33,7 @@ describe.skipIf(!availability.available)(title, () => {
 
   beforeAll(async () => {
     server = await startTestPostgres()
-    main = new pg.Pool({ connectionString: server.connectionString, max: 2 })
+    main = new pg.Pool({ connectionString: server.connectionString, max: 2, connectionTimeoutMillis: 10_000 })
     main.on('error', () => {})
     const schema = uniqueSchema()
     await migrate(main, { schema })

@@ -45,7 +45,7 @@ const env = (name: string): string | undefined => (typeof Deno !== 'undefined' ?
 
 async function openStore(): Promise<{ store: PasscodeStore; close(): Promise<void> }> {
   if (env('HOST_STORE') !== 'postgres') return { store: memoryStore(), close: async () => {} }
-  const pool = new pg.Pool({ connectionString: env('DATABASE_URL'), max: 4 })
+  const pool = new pg.Pool({ connectionString: env('DATABASE_URL'), max: 4, connectionTimeoutMillis: 10_000 })
   const options = { schema: env('HOST_SCHEMA') ?? 'passcode_auth' }
   await migrate(pool, options)
   const store = postgresStore(pool, options)

@@ -24,7 +24,8 @@ describe.skipIf(!availability.available)(
 
     beforeAll(async () => {
       server = await startTestPostgres()
-      for (let index = 0; index < 4; index += 1) pools.push(new pg.Pool({ connectionString: server.connectionString, max: 4 }))
+      for (let index = 0; index < 4; index += 1)
+        pools.push(new pg.Pool({ connectionString: server.connectionString, max: 4, connectionTimeoutMillis: 10_000 }))
       await migrate(pools[0]!, { schema })
     })
 

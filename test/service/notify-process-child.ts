@@ -12,7 +12,7 @@ import { postgresStore } from '../../src/stores/postgres/index'
 import { everyone, scriptedMailer, sentKeys } from './notify-fixtures'
 
 const [connectionString, schema] = process.argv.slice(2)
-const pool = new pg.Pool({ connectionString, max: 2 })
+const pool = new pg.Pool({ connectionString, max: 2, connectionTimeoutMillis: 10_000 })
 await pool.query('SELECT 1')
 const mailer = scriptedMailer(
   (call) => call % 3 === 0,

@@ -29,7 +29,7 @@ describe.skipIf(!availability.available)(
 
     beforeAll(async () => {
       server = await startTestPostgres()
-      pool = new pg.Pool({ connectionString: server.connectionString, max: 2 })
+      pool = new pg.Pool({ connectionString: server.connectionString, max: 2, connectionTimeoutMillis: 10_000 })
       await migrate(pool, { schema })
     })
 

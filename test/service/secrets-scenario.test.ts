@@ -9,7 +9,7 @@ import { createPasscodeAuth, type AuditEvent } from '../../src/index'
 import { DAY_MS } from '../../src/core/time'
 import { connectHandler, requirePasscode as expressRequirePasscode } from '../../src/express/index'
 import { passcodeAuthPlugin } from '../../src/fastify/index'
-import { connectMiddleware, requirePasscode as koaRequirePasscode } from '../../src/koa/index'
+import { connectHandler as koaConnectHandler, requirePasscode as koaRequirePasscode } from '../../src/koa/index'
 import { memoryMailer, memoryStore } from '../../src/memory'
 import { listen, listenFastify } from '../http/frameworks'
 import { sendRaw } from '../http/raw-client'
@@ -171,7 +171,7 @@ describe('secrets never reach output, events, errors or emails (SPEC §5.19)', (
       errors.push(error)
       console.error(error)
     })
-    const koaConnect = connectMiddleware(auth)
+    const koaConnect = koaConnectHandler(auth)
     koaApp.use((ctx, next) => (ctx.path === '/v1/connect' ? koaConnect(ctx, next) : next()))
     koaApp.use(koaRequirePasscode(auth))
     koaApp.use((ctx) => {

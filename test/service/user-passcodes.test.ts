@@ -1,6 +1,6 @@
 import { compactDecrypt, decodeProtectedHeader } from 'jose'
 import { describe, expect, it } from 'vitest'
-import { AlreadyGrantedError, ConfigurationError, ForbiddenError, InvalidInputError, NotFoundError } from '../../src/index'
+import { AlreadyGrantedError, ConfigurationError, ForbiddenError, InvalidInputError, InvalidOptionsError, NotFoundError } from '../../src/index'
 import { DAY_MS } from '../../src/core/time'
 import { memoryStore } from '../../src/memory'
 import { admin, setup, TEST_KEY } from '../helpers/service'
@@ -198,6 +198,40 @@ describe('SPEC 5.6 user passcodes at rest', () => {
     const error = await auth.userPasscodes.grant(admin, 'acc', 'u1', { validity: { type: 'infinite' } }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ConfigurationError)
     expect((error as Error).message).toMatch(/encryptionKeys/)
+  })
+
+  it('takes the keys as the text of PASSCODE_AUTH_ENCRYPTION_KEYS: the first entry encrypts, every one decrypts', async () => {
+    const store = memoryStore()
+    const oldKey = `old:${Buffer.from(TEST_KEY).toString('base64url')}`
+    const newKey = `new:${Buffer.from(new Uint8Array(32).fill(2)).toString('base64url')}`
+    const before = setup({ store, encryptionKeys: oldKey })
+    await before.auth.userPasscodes.grant(admin, 'acc', 'u1', { validity: { type: 'infinite' } })
+    const value = (await before.auth.userPasscodes.reveal(user, 'acc')).value
+    const after = setup({ store, encryptionKeys: ` ${newKey} , ${oldKey}` })
+    expect((await after.auth.userPasscodes.reveal(user, 'acc')).value).toBe(value)
+    await after.auth.userPasscodes.grant(admin, 'acc', 'u2', { validity: { type: 'infinite' } })
+    expect(decodeProtectedHeader((await store.getUserPasscode('acc', 'u2'))!.ciphertext).kid).toBe('new')
+  })
+
+  it.each([
+    ['empty (a variable set to nothing)', '', 'is empty'],
+    ['a key without its id', Buffer.from(TEST_KEY).toString('base64url'), 'entry 1 of the text'],
+    ['a second entry that is not id:key', `k1:${Buffer.from(TEST_KEY).toString('base64url')},k2:not base64url!`, 'entry 2 of the text'],
+  ])('refuses key text that is %s, naming the option and the form of PASSCODE_AUTH_ENCRYPTION_KEYS, never the value', (_, text, problem) => {
+    const error = (() => {
+      try {
+        setup({ encryptionKeys: text })
+      } catch (thrown) {
+        return thrown as InvalidOptionsError
+      }
+      throw new Error('no error')
+    })()
+    expect(error).toBeInstanceOf(InvalidOptionsError)
+    expect(error.option).toBe('encryptionKeys')
+    expect(error.message).toContain(problem)
+    expect(error.message).toContain('PASSCODE_AUTH_ENCRYPTION_KEYS')
+    expect(error.message).toContain('`npx passcode-auth keys generate` makes one')
+    if (text !== '') expect(error.message).not.toContain(text.split(',').at(-1)!.split(':').at(-1))
   })
 
   it('rejects keys that are not 32 bytes or reuse an id', () => {

@@ -8,8 +8,8 @@ import { postgresAvailability } from '../helpers/postgres'
  * in 20 s: three instances as child processes on a throw-away cluster (two through
  * PgBouncer in transaction mode with the direct listening connection, one direct) under
  * verification and management traffic, with one fault of each kind (a silent cut of
- * one instance and its heal, `kill -9` of one and its restart, `pg_ctl restart`, a
- * PgBouncer restart). The three counts must be 0 and every instance touched by a fault
+ * one instance and its heal, a hung balancer in front of one and its heal, `kill -9` of
+ * one and its restart, `pg_ctl restart`, a PgBouncer restart). The three counts must be 0 and every instance touched by a fault
  * must serve again within the 10 s bound. The ten-minute run is in docs/soak.md.
  */
 
@@ -20,7 +20,7 @@ const title = runnable
   : 'fleet soak (skipped: needs PostgreSQL binaries for a throw-away cluster it can restart, and pgbouncer)'
 
 describe.skipIf(!runnable)(title, () => {
-  it('keeps every promise through a silent cut, a kill -9, a pg_ctl restart and a PgBouncer restart', async () => {
+  it('keeps every promise through a silent cut, a hung balancer, a kill -9, a pg_ctl restart and a PgBouncer restart', async () => {
     const result = await runFleetSoak({
       ...fleetSoakOptions(20_000),
       faults: [...FAULT_KINDS],

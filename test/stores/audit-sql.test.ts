@@ -791,7 +791,7 @@ describe.skipIf(!availability.available)(title, () => {
   let pool: pg.Pool
   beforeAll(async () => {
     server = await startTestPostgres()
-    pool = new pg.Pool({ connectionString: server.connectionString, max: 4 })
+    pool = new pg.Pool({ connectionString: server.connectionString, max: 4, connectionTimeoutMillis: 10_000 })
     pool.on('error', () => {})
   })
   afterAll(async () => {
@@ -814,7 +814,7 @@ describe.skipIf(!availability.available)(title, () => {
   ): Promise<void> => {
     const schema = uniqueSchema()
     await migrate(pool, { schema })
-    const other = new pg.Pool({ connectionString: server.connectionString, max: 4 })
+    const other = new pg.Pool({ connectionString: server.connectionString, max: 4, connectionTimeoutMillis: 10_000 })
     other.on('error', () => {})
     try {
       const store = postgresStore(pool, { schema, listen: false })

@@ -5,7 +5,7 @@ import { createPasscodeAuth } from '../../src/index'
 import { postgresStore } from '../../src/stores/postgres/index'
 
 const [connectionString, schema, accountId, count, label] = process.argv.slice(2) as [string, string, string, string, string]
-const pool = new pg.Pool({ connectionString, max: 4 })
+const pool = new pg.Pool({ connectionString, max: 4, connectionTimeoutMillis: 10_000 })
 pool.on('error', () => {})
 const store = postgresStore(pool, { schema, listen: false })
 const auth = createPasscodeAuth({ store, partners: ['acme'], cache: false })

@@ -1,7 +1,11 @@
 import { EventEmitter } from 'node:events'
+import pg from 'pg'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { ConfigurationError } from '../../src/index'
+import { toDatabase } from '../../src/stores/postgres/database'
 import { STATEMENT_DEADLINE_MS, type PgPoolClientLike, type PgPoolLike, type Queryable } from '../../src/stores/postgres/database-interface'
-import { pgPoolDatabase } from '../../src/stores/postgres/pg-pool-database'
+import { postgresPartners, postgresRateLimitStore, postgresStore } from '../../src/stores/postgres/index'
+import { pgPoolDatabase, RECOMMENDED_CONNECTION_TIMEOUT_MS } from '../../src/stores/postgres/pg-pool-database'
 
 /**
  * Which borrowed connections go back to the pool and which are destroyed. A statement
@@ -24,7 +28,7 @@ function fakePool(failWith: unknown) {
     connect: () => Promise.resolve(client),
     totalCount: 1,
   }
-  return { database: pgPoolDatabase(pool), releases }
+  return { database: pgPoolDatabase(pool), releases, pool }
 }
 
 const serverError = (code: string, severity: string) => Object.assign(new Error(`${severity} ${code}`), { code, severity })
@@ -244,5 +248,60 @@ describe('pg pool connections past the statement deadline', () => {
     // The listener stays on the connection; while no loan holds it, an 'error' marks nothing.
     expect(clients[0]!.listenerCount('error')).toBe(1)
     clients[0]!.emit('error', new Error('idle'))
+  })
+})
+
+/**
+ * Issue 48: a `pg` Pool whose new connections may wait for ever (pg's default
+ * `connectionTimeoutMillis`, 0) is refused by everything that serves requests, with the
+ * setting to add; a migration takes it. `new pg.Pool` opens no connection until used.
+ */
+describe('a pg Pool without a connect timeout', () => {
+  const poolWith = (settings: pg.PoolConfig) => new pg.Pool({ connectionString: 'postgres://user@127.0.0.1:1/none', max: 4, ...settings })
+  const refusal = (pool: unknown): unknown => {
+    try {
+      postgresStore(pool as pg.Pool)
+      return undefined
+    } catch (error) {
+      return error
+    }
+  }
+
+  it.each([
+    ["pg's default (unset)", {}],
+    ['0', { connectionTimeoutMillis: 0 }],
+  ])('is refused by postgresStore, postgresPartners and postgresRateLimitStore: %s', (_, settings) => {
+    const pool = poolWith(settings)
+    for (const make of [() => postgresStore(pool), () => postgresPartners(pool), () => postgresRateLimitStore(pool)]) {
+      expect(make).toThrow(ConfigurationError)
+    }
+    const error = refusal(pool) as ConfigurationError
+    expect(error.code).toBe('ERR_CONFIGURATION')
+    expect(error.message).toContain("The pg Pool has no connectionTimeoutMillis (pg's default, 0, waits for ever for a new connection)")
+    expect(error.message).toContain(`connectionTimeoutMillis: ${RECOMMENDED_CONNECTION_TIMEOUT_MS}`)
+    // The connection string is the host's: it may carry a password.
+    expect(error.message).not.toContain('127.0.0.1')
+  })
+
+  it.each([
+    ['negative', -1, 'it is -1'],
+    ['not a number', Number.NaN, 'it is NaN'],
+    ['infinite', Number.POSITIVE_INFINITY, 'it is Infinity'],
+    ['a string', '2000', 'it is a string'],
+  ])('is refused when the value is not a positive number of milliseconds: %s', (_, value, said) => {
+    const error = refusal(poolWith({ connectionTimeoutMillis: value as number })) as ConfigurationError
+    expect(error).toBeInstanceOf(ConfigurationError)
+    expect(error.message).toContain(`The pg Pool's connectionTimeoutMillis must be a positive number of milliseconds (${said})`)
+    expect(error.message).toContain(`connectionTimeoutMillis: ${RECOMMENDED_CONNECTION_TIMEOUT_MS}`)
+  })
+
+  it('takes one with a connect timeout, a migration takes any, and a pool-like object whose settings cannot be read is not checked', () => {
+    expect(refusal(poolWith({ connectionTimeoutMillis: 1 }))).toBeUndefined()
+    expect(refusal(poolWith({ connectionTimeoutMillis: RECOMMENDED_CONNECTION_TIMEOUT_MS }))).toBeUndefined()
+    // What migrate() wraps the pool with; a store made afterwards is still refused (the wrapper is shared).
+    const readme = poolWith({})
+    expect(toDatabase(readme, { serves: false })).toBeDefined()
+    expect(refusal(readme)).toBeInstanceOf(ConfigurationError)
+    expect(refusal(fakePool(undefined).pool)).toBeUndefined()
   })
 })

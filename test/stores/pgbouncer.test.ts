@@ -39,7 +39,7 @@ describe.skipIf(!availability.available)(title, () => {
   const schemas = schemaPool()
 
   const newPool = (): pg.Pool => {
-    const pool = new pg.Pool({ connectionString: bouncer.connectionString, max: 10 })
+    const pool = new pg.Pool({ connectionString: bouncer.connectionString, max: 10, connectionTimeoutMillis: 10_000 })
     pool.on('error', () => {})
     pools.add(pool)
     return pool
@@ -86,7 +86,7 @@ describe.skipIf(!availability.available)(title, () => {
   describe('the verification lookup through PgBouncer: the schema function (version 10)', () => {
     let direct: pg.Pool
     beforeAll(() => {
-      direct = new pg.Pool({ connectionString: server.connectionString, max: 2 })
+      direct = new pg.Pool({ connectionString: server.connectionString, max: 2, connectionTimeoutMillis: 10_000 })
       direct.on('error', () => {})
       pools.add(direct)
     })

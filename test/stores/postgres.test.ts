@@ -28,7 +28,7 @@ describe.skipIf(!availability.available)(title, () => {
   const schemas = schemaPool()
 
   const newPool = (): pg.Pool => {
-    const pool = new pg.Pool({ connectionString: server.connectionString, max: 10 })
+    const pool = new pg.Pool({ connectionString: server.connectionString, max: 10, connectionTimeoutMillis: 10_000 })
     // Tests kill backends on purpose; a host attaches its own handler the same way.
     pool.on('error', () => {})
     pools.add(pool)
@@ -168,7 +168,7 @@ describe.skipIf(!availability.available)(title, () => {
 
     it('looks credentials up with a named prepared statement, and falls back when the server lost it', async () => {
       const fixture = await openSqlFixture({ main, another: anotherPool })
-      const single = new pg.Pool({ connectionString: server.connectionString, max: 1 })
+      const single = new pg.Pool({ connectionString: server.connectionString, max: 1, connectionTimeoutMillis: 10_000 })
       single.on('error', () => {})
       pools.add(single)
       const store = postgresStore(single, { schema: fixture.schema, listen: false })
@@ -190,7 +190,7 @@ describe.skipIf(!availability.available)(title, () => {
     it('concurrent cache misses share named statements: fewer statements than misses, each its own answer; one at a time one each; after DEALLOCATE ALL too', async () => {
       // A pool that records every statement its connections send (`named: ` before a named one's text).
       // Two connections: both have the lookup statement named when DEALLOCATE ALL drops it below.
-      const pool = new pg.Pool({ connectionString: server.connectionString, max: 2 })
+      const pool = new pg.Pool({ connectionString: server.connectionString, max: 2, connectionTimeoutMillis: 10_000 })
       pool.on('error', () => {})
       pools.add(pool)
       const texts = recordStatements(pool)

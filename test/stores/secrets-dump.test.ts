@@ -123,7 +123,7 @@ describe('a dump of the SQL store holds no passcode in clear', () => {
       let pool: pg.Pool
       beforeAll(async () => {
         server = await startTestPostgres()
-        pool = new pg.Pool({ connectionString: server.connectionString, max: 4 })
+        pool = new pg.Pool({ connectionString: server.connectionString, max: 4, connectionTimeoutMillis: 10_000 })
         pool.on('error', () => {})
       })
       afterAll(async () => {

@@ -7,15 +7,22 @@ import express from 'express'
 import fastify from 'fastify'
 import Koa from 'koa'
 import { expectTypeOf } from 'vitest'
-import type { PasscodeAuth, Principal } from 'passcode-auth'
+import type { NodeConnectHandlerOptions, NodeConnectOptions, PasscodeAuth, Principal } from 'passcode-auth'
+import type { NodeDashboardMountOptions, NodeDashboardOptions } from 'passcode-auth/dashboard'
 import { connectHandler, PasscodeRefusedError, requirePasscode as expressRequirePasscode } from 'passcode-auth/express'
+import type * as expressEntry from 'passcode-auth/express'
 import { passcodeAuthPlugin } from 'passcode-auth/fastify'
-import { connectMiddleware, requirePasscode as koaRequirePasscode } from 'passcode-auth/koa'
+import type * as fastifyEntry from 'passcode-auth/fastify'
+import { connectHandler as koaConnectHandler, connectMiddleware, requirePasscode as koaRequirePasscode } from 'passcode-auth/koa'
+import type * as koaEntry from 'passcode-auth/koa'
 import { Hono } from 'hono'
 import { connectHandler as fetchConnectHandler, requirePasscode as fetchRequirePasscode, type PasscodeCheck } from 'passcode-auth/fetch'
-import { connectHandler as honoConnectHandler, requirePasscode as honoRequirePasscode } from 'passcode-auth/hono'
+import type * as fetchEntry from 'passcode-auth/fetch'
+import { connectHandler as honoConnectHandler, dashboard as honoDashboard, requirePasscode as honoRequirePasscode } from 'passcode-auth/hono'
+import type * as honoEntry from 'passcode-auth/hono'
 
 declare const auth: PasscodeAuth
+declare function sessionOf(cookie: string | undefined): { accountId: string; actor: { userId: string; role: 'admin' | 'member' } } | undefined
 
 export function expressTypes(): void {
   const app = express()
@@ -77,9 +84,14 @@ export async function fastifyTypes(): Promise<void> {
 
 export function koaTypes(): void {
   const app = new Koa()
-  const connect = connectMiddleware(auth)
+  const connect = koaConnectHandler(auth, { cors: { origins: ['https://dashboard.partner.example'] } })
   app.use((ctx, next) => (ctx.path === '/v1/connect' ? connect(ctx, next) : next()))
   app.use(koaRequirePasscode(auth))
+  app.use(koaRequirePasscode(auth, { onRefusal: 'next' }))
+  // @ts-expect-error onRefusal is 'respond' or 'next'
+  koaRequirePasscode(auth, { onRefusal: 'throw' })
+  // @ts-expect-error unknown option
+  koaRequirePasscode(auth, { onRefuse: 'next' })
   app.use((ctx) => {
     expectTypeOf(ctx.state.passcodeAuth).toEqualTypeOf<Principal | undefined>()
     ctx.body = { calledBy: ctx.state.passcodeAuth?.accountId }
@@ -104,9 +116,19 @@ export function honoTypes(): void {
   })
   // @ts-expect-error the option is a function of the context
   honoRequirePasscode(auth, { clientAddress: '10.0.0.1' })
+  app.use(honoRequirePasscode(auth, { onRefusal: 'next', clientAddress: (c) => c.req.header('x-real-ip') }))
+  app.onError((error, c) => (error instanceof PasscodeRefusedError ? error.getResponse() : c.text('error', 500)))
+  // @ts-expect-error connect needs no onRefusal: a refusal is its answer
+  honoConnectHandler(auth, { onRefusal: 'next' })
+  app.use(honoDashboard(auth, { basePath: '/settings', session: (c) => sessionOf(c.req.header('cookie')) }))
+  // @ts-expect-error basePath is required: Hono gives a middleware no mount point
+  honoDashboard(auth, { session: () => undefined })
 }
 
 export async function fetchTypes(request: Request): Promise<Response> {
+  fetchRequirePasscode(auth, {})
+  // @ts-expect-error no option yet
+  fetchRequirePasscode(auth, { onRefusal: 'next' })
   const connect = fetchConnectHandler(auth)
   if (new URL(request.url).pathname === '/v1/connect') return connect(request, '10.0.0.1')
   const check = await fetchRequirePasscode(auth)(request)
@@ -118,4 +140,49 @@ export async function fetchTypes(request: Request): Promise<Response> {
   }
   expectTypeOf(check.principal).toEqualTypeOf<Principal>()
   return Response.json(check.principal, { headers: check.headers })
+}
+
+/**
+ * One vocabulary: the option types have the same names in every entry, and each former
+ * name is still exported as the very same type (or value), deprecated.
+ */
+/* eslint-disable @typescript-eslint/no-deprecated -- the former names must keep compiling */
+export function formerNames(): void {
+  expectTypeOf(connectMiddleware).toEqualTypeOf(koaConnectHandler)
+  expectTypeOf<koaEntry.ConnectMiddlewareOptions>().toEqualTypeOf<koaEntry.ConnectHandlerOptions>()
+  expectTypeOf<koaEntry.KoaDashboardOptions>().toEqualTypeOf<koaEntry.DashboardMountOptions>()
+  expectTypeOf<expressEntry.ExpressDashboardOptions>().toEqualTypeOf<expressEntry.DashboardMountOptions>()
+  expectTypeOf<fetchEntry.FetchConnectOptions>().toEqualTypeOf<fetchEntry.ConnectHandlerOptions>()
+  expectTypeOf<fetchEntry.FetchDashboardOptions>().toEqualTypeOf<fetchEntry.DashboardMountOptions>()
+  expectTypeOf<honoEntry.HonoAdapterOptions>().toEqualTypeOf<honoEntry.RequirePasscodeOptions>()
+  expectTypeOf<honoEntry.HonoConnectOptions>().toEqualTypeOf<honoEntry.ConnectHandlerOptions>()
+  expectTypeOf<fastifyEntry.DashboardPluginOptions>().toEqualTypeOf<fastifyEntry.DashboardMountOptions>()
+  expectTypeOf<NodeConnectOptions>().toEqualTypeOf<NodeConnectHandlerOptions>()
+  expectTypeOf<NodeDashboardOptions>().toEqualTypeOf<NodeDashboardMountOptions>()
+}
+/* eslint-enable @typescript-eslint/no-deprecated */
+
+/** The same names in every entry that has the job; each entry's shape is its framework's. */
+export function sameNames(): void {
+  expectTypeOf<Parameters<typeof expressEntry.requirePasscode>[1]>().toEqualTypeOf<expressEntry.RequirePasscodeOptions | undefined>()
+  expectTypeOf<Parameters<typeof koaEntry.requirePasscode>[1]>().toEqualTypeOf<koaEntry.RequirePasscodeOptions | undefined>()
+  expectTypeOf<Parameters<typeof honoEntry.requirePasscode>[1]>().toEqualTypeOf<honoEntry.RequirePasscodeOptions | undefined>()
+  expectTypeOf<Parameters<typeof fetchEntry.requirePasscode>[1]>().toEqualTypeOf<fetchEntry.RequirePasscodeOptions | undefined>()
+  expectTypeOf<Parameters<typeof expressEntry.connectHandler>[1]>().toEqualTypeOf<expressEntry.ConnectHandlerOptions | undefined>()
+  expectTypeOf<Parameters<typeof koaEntry.connectHandler>[1]>().toEqualTypeOf<koaEntry.ConnectHandlerOptions | undefined>()
+  expectTypeOf<Parameters<typeof honoEntry.connectHandler>[1]>().toEqualTypeOf<honoEntry.ConnectHandlerOptions | undefined>()
+  expectTypeOf<Parameters<typeof fetchEntry.connectHandler>[1]>().toEqualTypeOf<fetchEntry.ConnectHandlerOptions | undefined>()
+  expectTypeOf<Parameters<typeof expressEntry.leakReportHandler>[1]>().toEqualTypeOf<expressEntry.LeakReportHandlerOptions>()
+  expectTypeOf<Parameters<typeof koaEntry.leakReportHandler>[1]>().toEqualTypeOf<koaEntry.LeakReportHandlerOptions>()
+  expectTypeOf<Parameters<typeof honoEntry.leakReportHandler>[1]>().toEqualTypeOf<honoEntry.LeakReportHandlerOptions>()
+  expectTypeOf<Parameters<typeof fetchEntry.leakReportHandler>[1]>().toEqualTypeOf<fetchEntry.LeakReportHandlerOptions>()
+  expectTypeOf<Parameters<typeof expressEntry.dashboard>[1]>().toEqualTypeOf<expressEntry.DashboardMountOptions>()
+  expectTypeOf<Parameters<typeof koaEntry.dashboard>[1]>().toEqualTypeOf<koaEntry.DashboardMountOptions>()
+  expectTypeOf<Parameters<typeof honoEntry.dashboard>[1]>().toEqualTypeOf<honoEntry.DashboardMountOptions>()
+  expectTypeOf<Parameters<typeof fetchEntry.dashboard>[1]>().toEqualTypeOf<fetchEntry.DashboardMountOptions>()
+  expectTypeOf<NonNullable<fastifyEntry.PasscodeAuthPluginOptions['leakReport']>>().toExtend<fastifyEntry.LeakReportHandlerOptions>()
+  // One error class for refusals passed on, from every entry whose guard can pass them on.
+  expectTypeOf<typeof koaEntry.PasscodeRefusedError>().toEqualTypeOf<typeof expressEntry.PasscodeRefusedError>()
+  expectTypeOf<typeof honoEntry.PasscodeRefusedError>().toEqualTypeOf<typeof expressEntry.PasscodeRefusedError>()
+  expectTypeOf<typeof fastifyEntry.PasscodeRefusedError>().toEqualTypeOf<typeof expressEntry.PasscodeRefusedError>()
 }

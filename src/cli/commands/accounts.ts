@@ -1,11 +1,6 @@
+import { ACCEPTED_PASSCODES_LABELS } from '../../dashboard/index'
 import type { AcceptedPasscodes } from '../../index'
 import type { CommandSpec } from '../command'
-
-const WHAT: Readonly<Record<AcceptedPasscodes, string>> = {
-  account: 'account passcodes only',
-  user: 'user passcodes only',
-  both: 'account and user passcodes',
-}
 
 const setAccepted: CommandSpec = {
   path: ['accounts', 'set-accepted'],
@@ -19,7 +14,7 @@ const setAccepted: CommandSpec = {
     const accepted = context.positionals[0] as AcceptedPasscodes
     const { auth } = await context.runtime()
     await auth.accounts.setAcceptedPasscodes(context.actor, accountId, accepted)
-    context.output.result({ accountId, acceptedPasscodes: accepted }, `Account ${accountId} now accepts ${WHAT[accepted]}.`)
+    context.output.result({ accountId, acceptedPasscodes: accepted }, `Account ${accountId} now accepts ${ACCEPTED_PASSCODES_LABELS[accepted]}.`)
   },
 }
 

@@ -4,10 +4,11 @@ import type { CommandContext, CommandSpec } from '../command'
 import { mailConfig, serverConfig } from '../config'
 import { listenControlSocket, type ControlSocket } from '../control-socket'
 import { dataFolderPaths } from '../data-folder'
-import { CliError, EXIT_CODES } from '../exit-codes'
+import { CliError } from '../exit-codes'
 import { createDashboardLogins, DASHBOARD_BASE, registerDashboardLogins } from '../server/dashboard-logins'
 import { connectCurlLine, DEMO, demoOwed, seedDemo, type DemoSeed } from '../server/demo'
 import { showToPerson } from '../server/shown-once'
+import { untilStopped } from '../server/until-stopped'
 import { commandName } from '../command-name'
 import { missingKeyError } from '../encryption-keys'
 
@@ -15,32 +16,6 @@ import { missingKeyError } from '../encryption-keys'
 function baseUrl(host: string, port: number): string {
   const local = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host
   return `http://${local.includes(':') ? `[${local}]` : local}:${port}`
-}
-
-/** The signals that stop `serve` cleanly (SPEC §5.36). */
-const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP']
-
-/**
- * Resolves at the first SIGTERM, SIGINT or SIGHUP. A second one ends the process at
- * once with a non-zero code (the shutdown is not waited for), except a SIGINT within a
- * second of a first SIGINT: under `npm start`, Ctrl+C reaches this process both from
- * the terminal and relayed by npm.
- */
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const first = (signal: NodeJS.Signals) => {
-      const at = Date.now()
-      for (const name of STOP_SIGNALS) process.off(name, first)
-      const again = (next: NodeJS.Signals) => {
-        if (next === 'SIGINT' && signal === 'SIGINT' && Date.now() - at <= 1_000) return
-        process.stderr.write(`${next} again: exiting without waiting for the shutdown\n`)
-        process.exit(EXIT_CODES.unexpected)
-      }
-      for (const name of STOP_SIGNALS) process.on(name, again)
-      resolve(signal)
-    }
-    for (const name of STOP_SIGNALS) process.on(name, first)
-  })
 }
 
 function banner(
@@ -171,7 +146,7 @@ const serve: CommandSpec = {
 
     // Listen for signals before the banner says how to stop: a signal sent as soon as
     // "Stop with Ctrl+C." is read must find the handler in place.
-    const stopped = io.stopped ?? untilSignal()
+    const stopped = io.stopped ?? untilStopped(io.env)
     const mailer = mail.kind === 'console' ? `console (expiry emails to ${mail.to.join(', ')} are printed here)` : `SMTP ${mail.url.host}`
     const storage = runtime.storage === 'embedded' ? `embedded PostgreSQL (PGlite) in ${runtime.location}` : runtime.location
     const { rateLimit } = settings
@@ -235,8 +210,7 @@ const serve: CommandSpec = {
       onError: (error) => output.notice(`notifier: pass failed: ${(error as Error).message}`),
     })
 
-    const signal = await stopped
-    output.info(`${signal}: shutting down…`)
+    output.info(`${await stopped}: shutting down…`)
     // No new connections or forwarded commands; the requests in flight finish (or are cut
     // after the grace), then the notifier's pass; runCli then closes the store, which
     // flushes pending usage records (auth.close()), and releases the folder's lock.

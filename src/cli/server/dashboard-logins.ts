@@ -10,7 +10,8 @@ export const DASHBOARD_BASE = '/settings'
 export const LOGIN_PATH = `${DASHBOARD_BASE}/login`
 /** The logout route (POST, from the pages' "Sign out" button). */
 export const LOGOUT_PATH = `${DASHBOARD_BASE}/logout`
-const COOKIE = 'passcode_auth_dashboard'
+/** The cookie of an operator's session (named in docs/management-openapi.json). */
+export const SESSION_COOKIE = 'passcode_auth_dashboard'
 /** How long a login link works, in ms. */
 export const LINK_TTL_MS = 15 * 60_000
 const SESSION_TTL_MS = 12 * 3_600_000
@@ -110,7 +111,7 @@ const redirect = (location: string, headers: Record<string, string> = {}): Dashb
 export function createDashboardLogins(database: LoginDatabase, now: () => number = Date.now): DashboardLogins {
   const table = `"${database.schema}".dashboard_logins`
   const cookie = (value: string, maxAgeS: number, secure: boolean) =>
-    `${COOKIE}=${value}; Path=${DASHBOARD_BASE}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure ? '; Secure' : ''}`
+    `${SESSION_COOKIE}=${value}; Path=${DASHBOARD_BASE}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure ? '; Secure' : ''}`
   // One statement: the expired rows go as new ones come, so the table stays as small as its live logins.
   const insert = async (kind: 'link' | 'session', session: DashboardSession, ttlMs: number) => {
     const token = randomBytes(32).toString('base64url')
@@ -128,7 +129,7 @@ export function createDashboardLogins(database: LoginDatabase, now: () => number
   }
 
   const sessionOfCookie = async (cookieHeader: string | undefined): Promise<DashboardSession | undefined> => {
-    const id = cookieValue(cookieHeader, COOKIE)
+    const id = cookieValue(cookieHeader, SESSION_COOKIE)
     if (id === undefined || id === '') return undefined
     const rows = await database.query(`SELECT account_id, actor FROM ${table} WHERE token_hash = $1 AND kind = 'session' AND expires_at > $2`, [
       hash(id),
@@ -165,7 +166,7 @@ export function createDashboardLogins(database: LoginDatabase, now: () => number
     session: sessionOfCookie,
 
     async logout(cookieHeader, secure) {
-      const id = cookieValue(cookieHeader, COOKIE)
+      const id = cookieValue(cookieHeader, SESSION_COOKIE)
       if (id !== undefined && id !== '') await database.query(`DELETE FROM ${table} WHERE token_hash = $1 AND kind = 'session'`, [hash(id)])
       return page(200, 'Signed out', `<h1>Signed out</h1><p>The session has ended on every instance. ${askForLink()}</p>`, {
         'set-cookie': cookie('', 0, secure),

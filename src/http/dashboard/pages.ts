@@ -127,7 +127,7 @@ export function renderPage(path: PagePath, base: string, session: DashboardSessi
   }
   const content = `<div class="toolbar"><h2 id="page-title" tabindex="-1">${escapeHtml(title)}</h2>${toolbarButton}</div>
 <div id="notice" class="notice error" role="alert"></div>
-<div id="announcer" class="notice info" role="status"></div>
+<div id="announcer" class="notice info" role="status" tabindex="-1"></div>
 <div id="reveal-slot"></div>
 <div id="content"></div>`
   return layout(base, title, header, attributes, content)

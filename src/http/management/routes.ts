@@ -204,33 +204,37 @@ export function matchRoute(
   method: string,
   path: string,
 ): { readonly route: Route; readonly params: Record<string, string> } | { readonly route: undefined; readonly allowed: string[] } {
-  let segments: string[]
+  let readings: string[][]
   try {
-    segments = pathSegments(path).map(decodeURIComponent)
+    readings = pathReadings(path.split('/').map(decodeURIComponent))
   } catch {
     return { route: undefined, allowed: [] }
   }
-  const allowed: string[] = []
-  for (const candidate of ROUTES) {
-    const params = matchPattern(candidate.pattern, segments)
-    if (params === undefined) continue
-    if (candidate.method === method) return { route: candidate, params }
-    allowed.push(candidate.method)
+  const allowed = new Set<string>()
+  for (const segments of readings) {
+    for (const candidate of ROUTES) {
+      const params = matchPattern(candidate.pattern, segments)
+      if (params === undefined) continue
+      if (candidate.method === method) return { route: candidate, params }
+      allowed.add(candidate.method)
+    }
   }
-  return { route: undefined, allowed }
+  return { route: undefined, allowed: [...allowed] }
 }
 
 /**
- * The segments of a path: the leading slash and one trailing slash are not segments,
- * but an empty segment between two slashes is one. `/users//passcode` is the grant
- * route with an empty user ID, which the service refuses with 400 `field: userId`,
- * not an unknown route.
+ * The ways to read a path's segments, in the order they are tried. The leading slash is
+ * not a segment, and an empty segment between two slashes is one: `/users//passcode` is
+ * the grant route with an empty user ID, which the service refuses with 400 `field:
+ * userId`, not an unknown route. A trailing slash is first read as no segment (`GET
+ * /passcodes/` is the list), then as an empty last segment, so `PATCH /passcodes/` is the
+ * edit of an empty passcode ID (400 on `passcodeId`), as the OpenAPI document says, not a
+ * 405 of the list.
  */
-function pathSegments(path: string): string[] {
-  const segments = path.split('/')
+function pathReadings(segments: string[]): string[][] {
   if (segments[0] === '') segments.shift()
-  if (segments.at(-1) === '') segments.pop()
-  return segments
+  if (segments.at(-1) !== '') return [segments]
+  return [segments.slice(0, -1), segments]
 }
 
 function matchPattern(pattern: readonly string[], segments: readonly string[]): Record<string, string> | undefined {

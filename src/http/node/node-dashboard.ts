@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http'
-import { InvalidOptionsError } from '../../core/errors'
 import type { PasscodeAuth } from '../../service/create-passcode-auth'
-import { assertPasscodeAuth } from '../adapter-options'
+import { assertPasscodeAuth, assertSessionOption, dashboardBasePath } from '../adapter-options'
 import { createDashboard, type DashboardOptions } from '../dashboard/create-dashboard'
 import { queryOf } from '../management/query'
 import type { SessionResult } from '../management/types'
@@ -13,10 +12,10 @@ import type { NodeHandler } from './node-handlers'
  *
  * @example
  * ```ts
- * const options: NodeDashboardOptions = { basePath: '/settings', session: (request) => sessions.get(request.headers.cookie ?? '') }
+ * const options: NodeDashboardMountOptions = { basePath: '/settings', session: (request) => sessions.get(request.headers.cookie ?? '') }
  * ```
  */
-export interface NodeDashboardOptions extends DashboardOptions {
+export interface NodeDashboardMountOptions extends DashboardOptions {
   /**
    * Resolves the request's session, from the host's own login, to
    * `{ accountId, actor }`, or `undefined` (answered 401). The only source of the
@@ -59,13 +58,10 @@ function pathOf(target: string | undefined): string {
  * }).listen(3000)
  * ```
  */
-export function nodeDashboard(auth: PasscodeAuth, options: NodeDashboardOptions): NodeHandler {
+export function nodeDashboard(auth: PasscodeAuth, options: NodeDashboardMountOptions): NodeHandler {
   assertPasscodeAuth(auth, 'nodeDashboard')
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a JavaScript caller may pass no options
-  if (typeof options?.session !== 'function')
-    throw new InvalidOptionsError('session', 'must be a function (request) => { accountId, actor } | undefined')
-  const base = typeof options.basePath === 'string' ? options.basePath.replace(/\/+$/, '') : undefined
-  if (base === undefined || (base !== '' && !base.startsWith('/'))) throw new InvalidOptionsError('basePath', 'must be a path such as "/settings"')
+  assertSessionOption(options, '(request) => { accountId, actor } | undefined')
+  const base = dashboardBasePath(options.basePath)
   const { session } = options
   const dashboard = createDashboard(auth, options)
   return async function handleDashboard(request, response) {

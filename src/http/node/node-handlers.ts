@@ -37,10 +37,10 @@ export interface NodeRequirePasscodeOptions {
  *
  * @example
  * ```ts
- * const options: NodeConnectOptions = { cors: { origins: ['https://dashboard.partner.example'] } }
+ * const options: NodeConnectHandlerOptions = { cors: { origins: ['https://dashboard.partner.example'] } }
  * ```
  */
-export interface NodeConnectOptions extends NodeRequirePasscodeOptions {
+export interface NodeConnectHandlerOptions extends NodeRequirePasscodeOptions {
   /** Origins whose pages may call `/v1/connect` from a browser (SPEC §5.30). @default off */
   readonly cors?: CorsOptions | undefined
 }
@@ -58,7 +58,7 @@ export type NodeHandler = (request: IncomingMessage, response: ServerResponse) =
 const socketAddress = (request: IncomingMessage): string | undefined => request.socket.remoteAddress
 
 // Returns the options to use: their own properties only (see checkAdapterOptions).
-const checkOptions = <T extends NodeRequirePasscodeOptions | NodeConnectOptions | undefined>(options: T, factory: string, cors: boolean): T =>
+const checkOptions = <T extends NodeRequirePasscodeOptions | NodeConnectHandlerOptions | undefined>(options: T, factory: string, cors: boolean): T =>
   checkAdapterOptions(options, factory, {
     clientAddress: (value) => (value === undefined || typeof value === 'function' ? undefined : 'must be a function (request) => string | undefined'),
     onRefusal: (value) => (value === undefined || typeof value === 'function' ? undefined : 'must be a function (reason, request, response) => void'),
@@ -117,7 +117,7 @@ export function nodeRequirePasscode(auth: PasscodeAuth, options?: NodeRequirePas
  * pages of the listed origins may call it from a browser (route `OPTIONS` to it too).
  *
  * @param auth - what `createPasscodeAuth` returned
- * @param options - `cors`, `clientAddress` and `onRefusal` (see {@link NodeConnectOptions}); checked at once
+ * @param options - `cors`, `clientAddress` and `onRefusal` (see {@link NodeConnectHandlerOptions}); checked at once
  * @example
  * ```ts
  * import { createServer } from 'node:http'
@@ -131,7 +131,7 @@ export function nodeRequirePasscode(auth: PasscodeAuth, options?: NodeRequirePas
  * }).listen(3000)
  * ```
  */
-export function nodeConnectHandler(auth: PasscodeAuth, options?: NodeConnectOptions): NodeHandler {
+export function nodeConnectHandler(auth: PasscodeAuth, options?: NodeConnectHandlerOptions): NodeHandler {
   assertPasscodeAuth(auth, 'nodeConnectHandler')
   options = checkOptions(options, 'nodeConnectHandler', true)
   const onRefusal = options?.onRefusal

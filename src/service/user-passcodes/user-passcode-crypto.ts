@@ -74,5 +74,8 @@ export function createUserPasscodeCrypto(keys: readonly EncryptionKey[] | undefi
 
 /** The error for granting or revealing user passcodes without keys. */
 export function missingKeysError(): ConfigurationError {
-  return new ConfigurationError('User passcodes need encryptionKeys: pass createPasscodeAuth({ encryptionKeys: [{ id, key }] }) with a 32-byte key')
+  return new ConfigurationError(
+    'User passcodes need encryptionKeys: pass createPasscodeAuth({ encryptionKeys: [{ id, key }] }) with a 32-byte key, ' +
+      'or the text of PASSCODE_AUTH_ENCRYPTION_KEYS (`npx passcode-auth keys generate` makes one)',
+  )
 }

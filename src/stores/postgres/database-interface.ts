@@ -172,7 +172,7 @@ export interface PGliteLike {
  * ```ts
  * import pg from 'pg'
  *
- * const db: PostgresDatabase = new pg.Pool({ connectionString: process.env.DATABASE_URL })
+ * const db: PostgresDatabase = new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 2_000, keepAlive: true })
  * ```
  */
 export type PostgresDatabase = PgPoolLike | PgClientLike | PGliteLike

@@ -44,14 +44,14 @@ const LEASE = '10 minutes'
  * import pg from 'pg'
  * import { migrate, postgresStore } from 'passcode-auth/postgres'
  *
- * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL })
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 2_000, keepAlive: true })
  * await migrate(pool)
  * const store = postgresStore(pool)
  * ```
  */
 export async function migrate(db: PostgresDatabase, options?: PostgresStoreOptions): Promise<MigrationReport> {
   const { schema } = resolvePostgresOptions(options)
-  return applyMigrations(toDatabase(db), schema, MIGRATIONS)
+  return applyMigrations(toDatabase(db, { serves: false }), schema, MIGRATIONS)
 }
 
 /**

@@ -39,10 +39,11 @@ export interface PostgresStoreOptions {
    * Supabase's transaction pooler, Neon's pooled host…) where `LISTEN` cannot deliver
    * (SPEC §5.33; docs/operations.md). Every other statement still goes through the pool.
    * For a `pg` Pool or Client; the rest of the pool's options (user, password, TLS) apply
-   * to it too unless the string sets them.
+   * to it too unless the string sets them. `undefined` (an unset environment variable,
+   * under `exactOptionalPropertyTypes`) is the same as leaving it out.
    * @default the pool's own connection settings
    */
-  readonly listenConnectionString?: string
+  readonly listenConnectionString?: string | undefined
   /**
    * How often, in milliseconds, the store proves that its `LISTEN` still delivers
    * (SPEC §5.32): it sends itself a notification through the pool and expects it back on

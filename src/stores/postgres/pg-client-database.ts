@@ -1,5 +1,5 @@
 import { pgQueryable, subscriptionOf, type Database, type PgClientLike } from './database-interface'
-import { pgChannelListener, type ListenConnection } from './pg-listener'
+import { LISTEN_CONNECT_TIMEOUT_MS, pgChannelListener, type ListenConnection } from './pg-listener'
 import { pgPrepared, pgPreparedLookup, pgPreparedTransaction, type NamedStatements } from './pg-prepared-lookup'
 
 interface NotificationMessage {
@@ -71,7 +71,7 @@ export function pgClientDatabase(client: PgClientLike): Database {
       const connectionString = options?.connectionString
       if (connectionString === undefined) return subscriptionOf(listen(channel, onPayload))
       const Client = (client as unknown as { constructor: new (options: unknown) => ListenConnection }).constructor
-      const settings = { connectionString, keepAlive: true, keepAliveInitialDelayMillis: 10_000, connectionTimeoutMillis: 5_000 }
+      const settings = { connectionString, keepAlive: true, keepAliveInitialDelayMillis: 10_000, connectionTimeoutMillis: LISTEN_CONNECT_TIMEOUT_MS }
       return pgChannelListener(() => new Client(settings), channel, onPayload, onGap)
     },
   }

@@ -1,5 +1,5 @@
 import { unrefTimer } from '../../core/time'
-import type { Subscription } from './database-interface'
+import { STATEMENT_DEADLINE_MS, type Subscription } from './database-interface'
 
 /** What a dedicated listening connection needs of a `pg` `Client`. */
 export interface ListenConnection {
@@ -16,6 +16,13 @@ const MAX_RETRY_MS = 5_000
 const noop = (): void => {}
 
 /**
+ * The `connectionTimeoutMillis` of a listening connection whose settings give none: a
+ * connection that a hung load balancer accepted and never answers would otherwise
+ * hold the listener for ever.
+ */
+export const LISTEN_CONNECT_TIMEOUT_MS = 5_000
+
+/**
  * Listens on `channel` over a connection of its own and keeps doing so: when the
  * connection fails or drops it is replaced, with a backoff of 100 ms doubling up to
  * 5 s. `ready` settles once the first `LISTEN` is active (retrying until then, or
@@ -24,7 +31,9 @@ const noop = (): void => {}
  * becomes active after an earlier attempt failed or dropped, `onGap` is called once
  * it is active, for subscribers to forget whatever they may have missed.
  * `renew` drops the current connection (one that failed to prove delivery, SPEC §5.32,
- * and may hang without ever failing) and makes another the same way.
+ * and may hang without ever failing) and makes another the same way. A `LISTEN` not
+ * answered within {@link STATEMENT_DEADLINE_MS} of the connect (a cut between the two)
+ * drops its connection the same way: until it is active there is no connection to renew.
  */
 export function pgChannelListener(
   open: () => ListenConnection,
@@ -68,7 +77,9 @@ export function pgChannelListener(
     attempted = true
     const connection = open()
     let lost = false
+    let deadline: ReturnType<typeof setTimeout> | undefined
     const lose = (): void => {
+      clearTimeout(deadline)
       if (lost) return
       lost = true
       if (current === connection) {
@@ -86,8 +97,13 @@ export function pgChannelListener(
     })
     connection
       .connect()
-      .then(() => connection.query(`LISTEN ${channel}`))
       .then(() => {
+        deadline = setTimeout(lose, STATEMENT_DEADLINE_MS)
+        unrefTimer(deadline)
+        return connection.query(`LISTEN ${channel}`)
+      })
+      .then(() => {
+        clearTimeout(deadline)
         if (lost) return
         if (closed) {
           lost = true

@@ -1,3 +1,4 @@
+import { ConfigurationError } from '../../core/errors'
 import { unrefTimer } from '../../core/time'
 import {
   pgQueryable,
@@ -9,7 +10,7 @@ import {
   type PgPoolLike,
   type PgResultLike,
 } from './database-interface'
-import { pgChannelListener, type ListenConnection } from './pg-listener'
+import { LISTEN_CONNECT_TIMEOUT_MS, pgChannelListener, type ListenConnection } from './pg-listener'
 import { pgPrepared, pgPreparedLookup, pgPreparedTransaction, type NamedStatements } from './pg-prepared-lookup'
 
 interface PoolInternals {
@@ -18,8 +19,45 @@ interface PoolInternals {
   readonly options?: Record<string, unknown>
 }
 
-/** How long the listening connection may take to connect when the pool sets no `connectionTimeoutMillis`. */
-const LISTEN_CONNECT_TIMEOUT_MS = 5_000
+/**
+ * The `connectionTimeoutMillis` that docs/operations.md gives a host's pool and that
+ * {@link requireConnectDeadline}'s refusal names: the service's default `timeoutMs`
+ * (past it the request has answered 504 anyway).
+ */
+export const RECOMMENDED_CONNECTION_TIMEOUT_MS = 2_000
+
+/**
+ * Refuses a `pg` Pool whose new connections may wait for ever: `connectionTimeoutMillis`
+ * unset or 0, pg's default. Through a route that accepts a connection and never answers
+ * it (a hung load balancer or pooler, a blackholed route) such an attempt never ends, and
+ * it holds a slot of the pool for good: pg-pool counts a connection from its start, gives
+ * its caller no handle on it until it is made, and has no way to abandon it but its own
+ * `connectionTimeoutMillis`. The store's deadline can fail the request, not free the
+ * slot; once every slot is held the instance answers 504 for ever, network healed or not
+ * (issue 48; docs/architecture.md, Decisions). A pool-like object without pg-pool's
+ * `options` is not checked: its settings cannot be read.
+ *
+ * @throws ConfigurationError naming `connectionTimeoutMillis` and the value to set.
+ */
+export function requireConnectDeadline(pool: PgPoolLike): void {
+  // Read as pg-pool keeps it, whatever the object: not every pool-like object has it.
+  const options: unknown = (pool as unknown as PoolInternals).options
+  if (typeof options !== 'object' || options === null) return
+  const value = (options as Record<string, unknown>).connectionTimeoutMillis
+  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return
+  const advice =
+    `Create the pool with connectionTimeoutMillis: ${RECOMMENDED_CONNECTION_TIMEOUT_MS} (at most the service's timeoutMs) ` +
+    'and keepAlive: true (docs/operations.md, "The pg Pool").'
+  if (value === undefined || value === 0) {
+    throw new ConfigurationError(
+      "The pg Pool has no connectionTimeoutMillis (pg's default, 0, waits for ever for a new connection): a connection attempt that a hung load " +
+        'balancer or a silent network never answers holds a slot of the pool for good, and once every slot is held the instance answers 504 ' +
+        `even after the network heals. ${advice}`,
+    )
+  }
+  const found = typeof value === 'number' ? String(value) : `a ${typeof value}`
+  throw new ConfigurationError(`The pg Pool's connectionTimeoutMillis must be a positive number of milliseconds (it is ${found}). ${advice}`)
+}
 
 /** Thrown when a statement on a `pg` Pool passed {@link STATEMENT_DEADLINE_MS}; its connection was destroyed. */
 export class StatementDeadlineError extends Error {
@@ -285,6 +323,7 @@ export function pgPoolDatabase(pool: PgPoolLike): Database {
         // A cut the kernel can see ends the connection; the proof (SPEC §5.32) catches the rest.
         keepAlive: true,
         keepAliveInitialDelayMillis: typeof own.keepAliveInitialDelayMillis === 'number' ? own.keepAliveInitialDelayMillis : 10_000,
+        // The pool's own (postgresStore requires one), or the listener's where nothing checked it.
         connectionTimeoutMillis:
           typeof own.connectionTimeoutMillis === 'number' && own.connectionTimeoutMillis > 0
             ? own.connectionTimeoutMillis

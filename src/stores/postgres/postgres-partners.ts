@@ -60,6 +60,7 @@ function normalize(name: unknown): string {
  *
  * @param db - a `pg` Pool or Client, or a PGlite instance
  * @param options - `schema` (@default 'passcode_auth'), `channel`, `listen`, `listenConnectionString` and `proofIntervalMs`, as for `postgresStore`
+ * @throws ConfigurationError for a `pg` Pool without `connectionTimeoutMillis`, as `postgresStore`
  * @example
  * ```ts
  * import { createPasscodeAuth } from 'passcode-auth'

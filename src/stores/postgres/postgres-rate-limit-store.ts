@@ -87,6 +87,7 @@ function parseAnnouncement(payload: string): { key: string; until: number } | un
  *
  * @param db - a `pg` Pool or Client, or a PGlite instance (the one of `postgresStore`)
  * @param options - `schema`, `channel`, `listen` as for `postgresStore`; `flushIntervalMs` (@default 200), `maxKeys` (@default 10000), `onError`
+ * @throws ConfigurationError for a `pg` Pool without `connectionTimeoutMillis`, as `postgresStore`
  * @example
  * ```ts
  * import { createPasscodeAuth } from 'passcode-auth'

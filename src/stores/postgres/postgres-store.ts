@@ -75,6 +75,10 @@ function isNameConflict(error: unknown): boolean {
  *
  * @param db - a `pg` Pool (recommended for servers) or Client, or a PGlite instance
  * @param options - see {@link PostgresStoreOptions}
+ * @throws ConfigurationError for a `pg` Pool without `connectionTimeoutMillis` (pg's
+ * default): a connection attempt never answered (a hung load balancer) would hold a slot
+ * of it for good. Create it with `connectionTimeoutMillis: 2000` and `keepAlive: true`
+ * (docs/operations.md).
  * @example
  * ```ts
  * import { PGlite } from '@electric-sql/pglite'
@@ -250,8 +254,8 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       return rows.length > 0
     },
 
-    async countHashesByPepper() {
-      const rows = await database.query(sql.countHashesByPepper)
+    async countHashesByPepper(now) {
+      const rows = await database.query(sql.countHashesByPepper, [now])
       // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a text column of the driver's row
       return new Map(rows.map((row) => [row.pepper_id === null ? null : String(row.pepper_id), Number(row.hashes)]))
     },

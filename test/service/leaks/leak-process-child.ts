@@ -11,7 +11,7 @@ import { memoryMailer } from '../../../src/memory'
 import { postgresStore } from '../../../src/stores/postgres/index'
 
 const [connectionString, schema] = process.argv.slice(2)
-const pool = new pg.Pool({ connectionString, max: 4 })
+const pool = new pg.Pool({ connectionString, max: 4, connectionTimeoutMillis: 10_000 })
 await pool.query('SELECT 1')
 const mailer = memoryMailer()
 const leaked: string[] = []

@@ -27,7 +27,7 @@ describe.skipIf(!availability.available)(
 
     beforeAll(async () => {
       server = await startTestPostgres()
-      pool = new pg.Pool({ connectionString: server.connectionString, max: 4 })
+      pool = new pg.Pool({ connectionString: server.connectionString, max: 4, connectionTimeoutMillis: 10_000 })
     })
 
     afterAll(async () => {
@@ -61,7 +61,7 @@ describe.skipIf(!availability.available)(
     it('acts once per passcode when 3 services with their own pools report the same values at once', async () => {
       const { values, outcome } = await livePasscodes(schema())
       const name = `leaks_${process.pid}_${schemas}`
-      const pools = [0, 1, 2].map(() => new pg.Pool({ connectionString: server.connectionString, max: 4 }))
+      const pools = [0, 1, 2].map(() => new pg.Pool({ connectionString: server.connectionString, max: 4, connectionTimeoutMillis: 10_000 }))
       try {
         const mailers = pools.map(() => memoryMailer())
         const services = pools.map((own, index) =>

@@ -1,6 +1,7 @@
 // The dashboard's confirm step: an in-page modal <dialog> instead of window.confirm, so
 // that it is part of the page (axe scans it, it is styled and labelled like the rest)
 // and its buttons say what they do. No inline style or script: the CSP allows neither.
+import { h } from '../dom'
 
 /** What a confirm dialog asks. */
 export interface ConfirmRequest {
@@ -25,6 +26,11 @@ let dialogs = 0
  * The focus starts on Cancel (the safe choice) and goes back to the element that had
  * it once the dialog closes (after the caller's own reaction, so a button the caller
  * disabled meanwhile gets it back once enabled again).
+ *
+ * @example
+ * ```ts
+ * if (await confirmAction({ question: 'Delete the passcode “Billing”? Calls with it stop working at once.', confirm: 'Delete “Billing”', danger: true })) remove()
+ * ```
  */
 export function confirmAction({ question, confirm, danger = false }: ConfirmRequest): Promise<boolean> {
   open?.close()
@@ -36,35 +42,16 @@ export function confirmAction({ question, confirm, danger = false }: ConfirmRequ
   const title = split === -1 ? question : question.slice(0, split + 1)
   const details = split === -1 ? '' : question.slice(split + 2)
 
-  const dialog = document.createElement('dialog')
-  dialog.className = 'confirm'
-  dialog.setAttribute('aria-labelledby', `${id}-title`)
-  const heading = document.createElement('h2')
-  heading.id = `${id}-title`
-  heading.textContent = title
-  dialog.append(heading)
-  if (details !== '') {
-    const text = document.createElement('p')
-    text.id = `${id}-details`
-    text.textContent = details
-    dialog.setAttribute('aria-describedby', text.id)
-    dialog.append(text)
-  }
-  const actions = document.createElement('div')
-  actions.className = 'actions'
-  const yes = document.createElement('button')
-  yes.type = 'button'
-  yes.className = danger ? 'danger' : 'primary'
-  yes.textContent = confirm
-  const no = document.createElement('button')
-  no.type = 'button'
-  no.textContent = 'Cancel'
-  no.autofocus = true
-  actions.append(yes, no)
-  dialog.append(actions)
-
-  yes.addEventListener('click', () => dialog.close('confirm'))
-  no.addEventListener('click', () => dialog.close('cancel'))
+  const answer = (value: string) => (): void => dialog.close(value)
+  const yes = h('button', { type: 'button', class: danger ? 'danger' : 'primary', onclick: answer('confirm') }, confirm)
+  const no = h('button', { type: 'button', autofocus: true, onclick: answer('cancel') }, 'Cancel')
+  const dialog: HTMLDialogElement = h(
+    'dialog',
+    { class: 'confirm', 'aria-labelledby': `${id}-title`, 'aria-describedby': details === '' ? null : `${id}-details` },
+    h('h2', { id: `${id}-title` }, title),
+    details === '' ? null : h('p', { id: `${id}-details` }, details),
+    h('div', { class: 'actions' }, yes, no),
+  )
   document.body.append(dialog)
   open = dialog
   return new Promise((resolve) => {

@@ -6,8 +6,15 @@ import type { PasscodeAuth } from '../service/create-passcode-auth'
 import { koaReader } from './reader'
 import { respond } from './respond'
 
-/** Options of {@link connectMiddleware}. */
-export interface ConnectMiddlewareOptions {
+/**
+ * Options of the Koa {@link connectHandler}.
+ *
+ * @example
+ * ```ts
+ * const options: ConnectHandlerOptions = { cors: { origins: ['https://dashboard.partner.example'] } }
+ * ```
+ */
+export interface ConnectHandlerOptions {
   /** Origins whose pages may call `/v1/connect` from a browser (SPEC §5.30). @default off */
   cors?: CorsOptions
 }
@@ -22,16 +29,16 @@ export interface ConnectMiddlewareOptions {
  * With `cors`, pages of the listed origins may call it from a browser (SPEC §5.30).
  *
  * @param auth - what `createPasscodeAuth` returned
- * @param options - `cors`, off by default
+ * @param options - `cors`, off by default; checked at once
  * @example
  * ```ts
- * const connect = connectMiddleware(auth)
+ * const connect = connectHandler(auth)
  * app.use((ctx, next) => (ctx.path === '/v1/connect' ? connect(ctx, next) : next()))
  * ```
  */
-export function connectMiddleware(auth: PasscodeAuth, options?: ConnectMiddlewareOptions): Middleware {
-  assertPasscodeAuth(auth, 'connectMiddleware')
-  options = checkAdapterOptions(options, 'connectMiddleware', { cors: () => undefined })
+export function connectHandler(auth: PasscodeAuth, options?: ConnectHandlerOptions): Middleware {
+  assertPasscodeAuth(auth, 'connectHandler')
+  options = checkAdapterOptions(options, 'connectHandler', { cors: () => undefined })
   const connectRequest = createConnectRequest(auth, koaReader, options)
   return async function connectRequestMiddleware(ctx) {
     respond(ctx, await connectRequest(ctx))

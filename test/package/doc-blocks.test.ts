@@ -1,0 +1,206 @@
+import { execFile } from 'node:child_process'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import type TS from 'typescript'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { codeBlocks, documentationFiles, documentedBlocks, QUICK_STARTS, TYPE_CHECK_ONLY, type DocumentedBlock } from '../docs/markdown-blocks'
+import { cleanEnv, temporaryFolder } from '../helpers/cli-command'
+import { NODE_FLAGS } from '../helpers/node-flags'
+import { cleanNpmEnvironment, packedPackages, repositoryRoot } from '../helpers/packed-tarball'
+import { ts } from '../helpers/typescript'
+
+/**
+ * Every TypeScript block of the README, of the guides in docs/ and of the partner
+ * client's README, as a reader uses it: in a project made by `npm init -y`, then set up
+ * by the README's "Project setup" lines as written (the package is the packed tarball,
+ * the tools are at the repository's versions), with the library's peer dependencies (the
+ * frameworks and databases the blocks import) and the partner client's package. One
+ * `npx tsc` compiles every block, with the settings `tsc --init` wrote (strict,
+ * `exactOptionalPropertyTypes`, `verbatimModuleSyntax`…); then each block not marked
+ * TYPE_CHECK_ONLY runs as `node app.js` runs it, with none of the library's variables
+ * set: it must exit 0 by itself. What the framework quick starts print is checked; the
+ * Quick start also runs through `npx tsx`, and as an `.mts` file in a CommonJS folder,
+ * as the README says.
+ */
+
+const run = (file: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, timeout: number) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(file, args, { cwd, env, timeout, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr }),
+    )
+  })
+
+const readme = readFileSync(path.join(repositoryRoot, 'README.md'), 'utf8')
+const SETUP_HEADING = 'Project setup: TypeScript and ES modules'
+const SETUP_ANCHOR = 'project-setup-typescript-and-es-modules'
+const blocks = documentedBlocks()
+const runnable = blocks.filter((block) => !block.typeCheckOnly)
+const quickStart = blocks.find((block) => block.file === 'README.md' && block.heading === 'Quick start')!
+const repositoryManifest = JSON.parse(readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')) as {
+  devDependencies: Record<string, string>
+}
+
+/** `docs/client.md:10` → `blocks/docs-client-10.ts`. */
+const sourceOf = (block: DocumentedBlock) => `blocks/${block.name.replace(/\.md:/, '-').replace(/[/.]/g, '-')}.ts`
+
+/** The version range the repository itself uses of a tool or peer: what the project installs. */
+function pinned(name: string): string {
+  const range = repositoryManifest.devDependencies[name]
+  if (range === undefined) throw new Error(`${name} is not a devDependency of the repository: add it, or install what the block imports otherwise`)
+  return `${name}@${range}`
+}
+
+/** Whether the module `code` has an `await` outside every function (which a CommonJS module refuses). */
+function hasTopLevelAwait(code: string): boolean {
+  const source = ts.createSourceFile('block.ts', code, ts.ScriptTarget.Latest)
+  const visit = (node: TS.Node): boolean => {
+    if (ts.isFunctionLike(node) || ts.isClassLike(node)) return false
+    if (ts.isAwaitExpression(node) || (ts.isForOfStatement(node) && node.awaitModifier !== undefined)) return true
+    return ts.forEachChild(node, visit) ?? false
+  }
+  return visit(source)
+}
+
+describe('the documentation blocks', () => {
+  it('are all compiled; the marked ones say why they are not run; names they only declare are not run either', () => {
+    expect(blocks.length).toBeGreaterThan(40)
+    expect(runnable.length).toBeGreaterThan(20)
+    for (const block of blocks) {
+      // Why, in parentheses after the marker, unless the block declares the names it uses (`declare const auth: PasscodeAuth`).
+      if (block.typeCheckOnly) expect(block.code, block.name).toMatch(/^\/\/ readme: type-check only \(.+\)$|^declare /m)
+      else {
+        expect(block.code, `${block.name}: the marker goes on the first line`).not.toContain(TYPE_CHECK_ONLY)
+        expect(block.code, `${block.name} declares names it does not define: mark it ${TYPE_CHECK_ONLY}`).not.toMatch(/^declare /m)
+      }
+    }
+  })
+
+  it('that use top-level await are where the reader is told to set up an ES module project', () => {
+    const setupAt = codeBlocks(readme).find((block) => block.heading === SETUP_HEADING)!.line
+    for (const file of documentationFiles()) {
+      const waiting = blocks.filter((block) => block.file === file && hasTopLevelAwait(block.code))
+      if (waiting.length === 0) continue
+      const text = readFileSync(path.join(repositoryRoot, file), 'utf8')
+      if (file === 'README.md') expect(Math.min(...waiting.map((block) => block.line))).toBeGreaterThan(setupAt)
+      else if (file.startsWith('docs/')) expect(text, `${file} has top-level await`).toContain(`(../README.md#${SETUP_ANCHOR})`)
+      // The client's README ships without the library's: it says so itself.
+      else expect(text, `${file} has top-level await`).toContain('"type": "module"')
+    }
+  })
+})
+
+describe('the documentation blocks, in a new project with the packed package', () => {
+  let project: { dir: string; remove(): void }
+  /** tsc's diagnostics, by block source file (relative to the project). */
+  const diagnostics = new Map<string, string[]>()
+  let compiled = ''
+  const npmEnvironment = () => cleanNpmEnvironment()
+  /** A reader's shell: none of the library's variables, no npm settings of the parent. */
+  const readerEnvironment = () => cleanEnv(cleanNpmEnvironment())
+
+  beforeAll(async () => {
+    const { library, client } = await packedPackages()
+    project = temporaryFolder('passcode-auth-doc-blocks-')
+    const npm = async (args: readonly string[]) => {
+      const result = await run('npm', args, project.dir, npmEnvironment(), 300_000)
+      if (result.code !== 0) throw new Error(`npm ${args.join(' ')} failed:\n${result.stdout}${result.stderr}`)
+    }
+    const quiet = ['--no-audit', '--no-fund', '--prefer-offline']
+    // The README's setup, line by line; the package is the tarball, the tools are pinned.
+    const setup = codeBlocks(readme).find((block) => block.heading === SETUP_HEADING && block.lang === 'sh')!
+    for (const line of setup.code.split('\n').filter((text) => text.trim() !== '')) {
+      const [command, ...words] = line.trim().split(/\s+/)
+      if (command === 'npm' && words[0] === 'install') {
+        await npm([
+          ...words.map((word) => (word === 'passcode-auth' ? library.file : word.startsWith('-') || word === 'install' ? word : pinned(word))),
+          ...quiet,
+        ])
+      } else {
+        const result = await run(command!, words, project.dir, npmEnvironment(), 120_000)
+        if (result.code !== 0) throw new Error(`${line} failed:\n${result.stdout}${result.stderr}`)
+      }
+    }
+    // What the blocks import beyond the package: its peers (frameworks, databases), with
+    // their types where they have them, and the partner client's own package.
+    const peers = Object.keys(library.manifest.peerDependencies as Record<string, string>)
+    const types = peers.map((name) => `@types/${name.replace(/^@(.*)\//, '$1__')}`).filter((name) => name in repositoryManifest.devDependencies)
+    await npm(['install', ...peers.map(pinned), ...types.map(pinned), client.file, ...quiet])
+
+    for (const block of blocks) {
+      mkdirSync(path.dirname(path.join(project.dir, sourceOf(block))), { recursive: true })
+      writeFileSync(path.join(project.dir, sourceOf(block)), `${block.code}\n`)
+    }
+    // A CommonJS folder keeps its type: the README's `.mts` file.
+    mkdirSync(path.join(project.dir, 'commonjs'))
+    writeFileSync(path.join(project.dir, 'commonjs', 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`)
+    writeFileSync(path.join(project.dir, 'commonjs', 'quick-start.mts'), `${quickStart.code}\n`)
+
+    // One program for every block, as `npx tsc` compiles a project (it writes the .js files too).
+    const tsc = await run('npx', ['tsc', '--pretty', 'false'], project.dir, npmEnvironment(), 300_000)
+    compiled = tsc.stdout + tsc.stderr
+    for (const line of compiled.split('\n')) {
+      const match = /^([^(\s]+)\(\d+,\d+\): error /.exec(line)
+      if (match !== null) diagnostics.set(match[1]!, [...(diagnostics.get(match[1]!) ?? []), line])
+    }
+  }, 900_000)
+
+  afterAll(() => project?.remove())
+
+  it('has the setup the README shows: an ES module project, tsc --init with the Node types', () => {
+    const manifest = JSON.parse(readFileSync(path.join(project.dir, 'package.json'), 'utf8')) as Record<string, unknown>
+    expect(manifest.type).toBe('module')
+    expect(readFileSync(path.join(project.dir, 'tsconfig.json'), 'utf8')).toMatch(/^\s*"types": \["node"\],$/m)
+    // Nothing but the blocks' own diagnostics: no option or global error.
+    const elsewhere = compiled.split('\n').filter((line) => line.includes('error TS') && !/^(blocks|commonjs)\//.test(line))
+    expect(elsewhere).toEqual([])
+  })
+
+  it.each(blocks.map((block) => [block.name, block] as const))('compiles: %s', (_, block) => {
+    expect((diagnostics.get(sourceOf(block)) ?? []).join('\n')).toBe('')
+  })
+
+  /** Each runnable block's run, once (the quick starts' cases read what it printed). */
+  const runs = new Map<string, Promise<{ code: number; stdout: string; stderr: string }>>()
+  const runBlock = (block: DocumentedBlock) => {
+    let result = runs.get(block.name)
+    if (result === undefined) {
+      // NODE_FLAGS: the same program, about 2 s less CPU for the block that starts a PGlite.
+      result = run(process.execPath, [...NODE_FLAGS, sourceOf(block).replace(/\.ts$/, '.js')], project.dir, readerEnvironment(), 60_000)
+      runs.set(block.name, result)
+    }
+    return result
+  }
+
+  it.each(runnable.map((block) => [block.name, block] as const))(
+    'runs, and ends by itself: %s',
+    async (_, block) => {
+      const result = await runBlock(block)
+      expect(result.code, `${result.stdout}${result.stderr}`).toBe(0)
+    },
+    60_000,
+  )
+
+  describe.each(QUICK_STARTS.map(({ heading, framework }) => [framework, heading] as const))('the %s quick start', (_, heading) => {
+    it('answers connect with 200 and shows the protected route who called', async () => {
+      const block = runnable.find((candidate) => candidate.file === 'README.md' && candidate.heading === heading)
+      expect(block, heading).toBeDefined()
+      const [connect, events, ...rest] = (await runBlock(block!)).stdout.trim().split('\n')
+      expect(connect).toBe('200 {"status":"success","message":"Authorised Successfully."}')
+      expect(events).toMatch(/^200 \{"events":\[\],"calledBy":\{"accountId":"acc_1","kind":"account","passcodeId":"[^"]+","passcodeName":"Acme"\}\}$/)
+      expect(rest).toEqual([])
+    }, 60_000)
+  })
+
+  it('runs the Quick start with `npx tsx app.ts`, and as `app.mts` in a CommonJS folder, as the README says', async () => {
+    // What differs from run to run: the passcode's hint and id.
+    const printed = (stdout: string) =>
+      stdout.replace(/psc_…[A-Za-z0-9]+/g, 'psc_…').replace(/'[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}'/g, "'<id>'")
+    const expected = printed((await runBlock(quickStart)).stdout)
+    expect(expected).toContain("200 { status: 'success', message: 'Authorised Successfully.' }")
+    const tsx = await run('npx', ['tsx', sourceOf(quickStart)], project.dir, readerEnvironment(), 60_000)
+    expect([tsx.code, printed(tsx.stdout)], tsx.stderr).toEqual([0, expected])
+    expect(diagnostics.get('commonjs/quick-start.mts') ?? []).toEqual([])
+    const mjs = await run(process.execPath, ['commonjs/quick-start.mjs'], project.dir, readerEnvironment(), 60_000)
+    expect([mjs.code, printed(mjs.stdout)], mjs.stderr).toEqual([0, expected])
+  }, 60_000)
+})
