@@ -819,7 +819,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1007,7 +1007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1156,7 +1156,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1365,7 +1365,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1447,7 +1447,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuedPasscode"];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `overlapMinutes`: required unless the passcode was found in public (its `leak`, which is the server's state; SPEC §5.45). Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1574,7 +1574,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1707,7 +1707,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1858,7 +1858,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2009,7 +2009,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2102,7 +2102,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2235,7 +2235,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2444,7 +2444,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2593,7 +2593,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2726,7 +2726,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2877,7 +2877,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2988,7 +2988,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3081,7 +3081,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3251,7 +3251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3396,7 +3396,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3538,7 +3538,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3631,7 +3631,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
