@@ -114,7 +114,7 @@ const ERROR_TEXT: Readonly<Record<number, string>> = {
   409: 'Conflicts with the current state: duplicate name, cap reached, already granted, reactivation or rotation refused.',
   413: 'The body is larger than 16 KiB.',
   415: 'The body is not `application/json`.',
-  500: 'A configuration error of the host (its code says which), or an internal error (no detail).',
+  500: 'A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail).',
   503: 'The passcode store is unavailable.',
   504: 'The passcode store reported that it did not answer in time (a store that bounds its own calls throws `StorageTimeoutError`). The management API sets no deadline of its own: the `timeoutMs` option bounds verification and `/v1/connect` only, so a store that never answers holds the request.',
 }

@@ -1,7 +1,6 @@
 import type { AcceptedPasscodes, AccountPasscodeExpiry, AccountPasscodeRecord, UserPasscodeRecord } from '../core/entities'
 import type { NotificationKind } from '../core/notifications'
-import type { AuditEntry } from '../core/audit'
-import type { AuditLog } from './audit-log'
+import type { AuditAppend, AuditLog } from './audit-log'
 
 export type { NotificationKind }
 
@@ -425,8 +424,9 @@ export type Invalidation =
  * lookup by hash. Instants are epoch milliseconds (UTC). Implementations: memory
  * (reference) and PostgreSQL/PGlite; `test/conformance/store.ts` is the contract.
  *
- * Each write method takes an optional trailing `audit` entry (SPEC §5.40): the store
- * appends it to the account's audit chain in the same transaction as the change, and
+ * Each write method takes an optional trailing `audit` record (SPEC §5.40, §5.44): the
+ * store appends its entry to the account's audit chain in the same transaction as the
+ * change, signed by its signer in the process (the key never goes to the database), and
  * only when the change happens (a refusal or a `null` result writes none). Where the entry
  * was made from a read before the change, the store takes the values that read gave
  * from the row as it changes it, and an entry it cannot encode fails the write whole.
@@ -440,7 +440,7 @@ export type Invalidation =
  */
 export interface PasscodeStore {
   /** Inserts a passcode unless the account is at `maxPerAccount` or the name key is taken. Atomic. */
-  createAccountPasscode(record: AccountPasscodeRecord, maxPerAccount: number, audit?: AuditEntry): Promise<CreateResult>
+  createAccountPasscode(record: AccountPasscodeRecord, maxPerAccount: number, audit?: AuditAppend): Promise<CreateResult>
   /**
    * Applies a patch; keeps name uniqueness atomic. Publishes an invalidation when the
    * name, expiry, binding or disabled state changes (a description alone changes
@@ -448,7 +448,7 @@ export interface PasscodeStore {
    * and after, and a passcode target's name as in the row it changed, not as in the
    * entry, which was made from an earlier read (`editedPasscodeEntry`, core/audit-fields.ts).
    */
-  updateAccountPasscode(accountId: string, passcodeId: string, patch: AccountPasscodePatch, audit?: AuditEntry): Promise<UpdateResult>
+  updateAccountPasscode(accountId: string, passcodeId: string, patch: AccountPasscodePatch, audit?: AuditAppend): Promise<UpdateResult>
   /**
    * Replaces the passcode's hash and hint, keeping the old hash as the previous one
    * for the overlap (see {@link PasscodeRotation}), unless the passcode has an open leak
@@ -457,13 +457,13 @@ export interface PasscodeStore {
    * before and after, and a passcode target's name, as in the row it changed
    * (`rotatedPasscodeEntry`, core/audit-fields.ts).
    */
-  rotateAccountPasscode(accountId: string, passcodeId: string, rotation: PasscodeRotation, audit?: AuditEntry): Promise<AccountPasscodeRecord | null>
+  rotateAccountPasscode(accountId: string, passcodeId: string, rotation: PasscodeRotation, audit?: AuditAppend): Promise<AccountPasscodeRecord | null>
   /**
    * Deletes at once (its current and previous value); returns the deleted record, or
    * `null`. Publishes an invalidation. Its `audit` record shows the fields and a passcode
    * target's name of the row it deleted (`deletedPasscodeEntry`, core/audit-fields.ts).
    */
-  deleteAccountPasscode(accountId: string, passcodeId: string, audit?: AuditEntry): Promise<AccountPasscodeRecord | null>
+  deleteAccountPasscode(accountId: string, passcodeId: string, audit?: AuditAppend): Promise<AccountPasscodeRecord | null>
   /** One passcode of the account, or `null`. */
   getAccountPasscode(accountId: string, passcodeId: string): Promise<AccountPasscodeRecord | null>
   /** Every non-deleted passcode of the account, oldest first. */
@@ -551,7 +551,7 @@ export interface PasscodeStore {
    * Stores a user passcode unless the user holds one that is neither revoked nor
    * expired at `now`; a revoked or expired one is replaced.
    */
-  grantUserPasscode(record: UserPasscodeRecord, now: number, audit?: AuditEntry): Promise<GrantResult>
+  grantUserPasscode(record: UserPasscodeRecord, now: number, audit?: AuditAppend): Promise<GrantResult>
   /**
    * Replaces the value of a live user passcode; `null` when none is live. Publishes an
    * invalidation. Its `audit` record shows `expiresAt` before and after as in the row it
@@ -561,10 +561,10 @@ export interface PasscodeStore {
     accountId: string,
     userId: string,
     fields: Pick<UserPasscodeRecord, 'hash' | 'ciphertext' | 'hint' | 'grantedAt' | 'expiresAt' | 'pepperId'>,
-    audit?: AuditEntry,
+    audit?: AuditAppend,
   ): Promise<UserPasscodeRecord | null>
   /** Marks the user passcode revoked; `null` when there is none or it is revoked already. Publishes an invalidation. */
-  revokeUserPasscode(accountId: string, userId: string, revokedAt: number, audit?: AuditEntry): Promise<UserPasscodeRecord | null>
+  revokeUserPasscode(accountId: string, userId: string, revokedAt: number, audit?: AuditAppend): Promise<UserPasscodeRecord | null>
   /** The user's passcode, revoked or not, or `null`. */
   getUserPasscode(accountId: string, userId: string): Promise<UserPasscodeRecord | null>
   /** Every user passcode of the account, revoked and expired ones included, by user ID (code-point order). */
@@ -576,7 +576,7 @@ export interface PasscodeStore {
    * Changes the account's setting. Publishes an invalidation. Its `audit` record shows
    * `acceptedPasscodes` before (as stored when it changed) and after (`acceptedPasscodesEntry`).
    */
-  setAcceptedPasscodes(accountId: string, accepted: AcceptedPasscodes, audit?: AuditEntry): Promise<void>
+  setAcceptedPasscodes(accountId: string, accepted: AcceptedPasscodes, audit?: AuditAppend): Promise<void>
 
   /**
    * Claims due notifications that are neither sent nor claimed by a live lease, of
@@ -588,7 +588,7 @@ export interface PasscodeStore {
    */
   claimNotifications(request: ClaimRequest): Promise<NotificationClaim[]>
   /** Records that the claimed notification was sent. `false` when the claim was lost. */
-  completeNotification(claim: NotificationClaim, sentAt: number, audit?: AuditEntry): Promise<boolean>
+  completeNotification(claim: NotificationClaim, sentAt: number, audit?: AuditAppend): Promise<boolean>
   /** Gives a claim back after a failed send, so the next pass retries it. */
   releaseNotification(claim: NotificationClaim): Promise<void>
 
@@ -603,7 +603,7 @@ export interface PasscodeStore {
    * Its `audit` record names an account passcode as the row it acted on and shows
    * `disabled` only when this report disabled it (`leakReportedEntry`).
    */
-  reportLeak?(report: LeakReport, audit?: AuditEntry): Promise<LeakMark | null>
+  reportLeak?(report: LeakReport, audit?: AuditAppend): Promise<LeakMark | null>
   /** The open leak marks of the account (see {@link LeakMark}), oldest first. */
   listLeakMarks?(accountId: string): Promise<LeakMark[]>
   /**
@@ -612,7 +612,7 @@ export interface PasscodeStore {
    */
   claimLeakNotices?(request: LeakNoticeRequest): Promise<LeakNoticeClaim[]>
   /** Records that the claimed leak email was sent, with `audit`; `false` when the claim was lost. */
-  completeLeakNotice?(claim: LeakNoticeClaim, sentAt: number, audit?: AuditEntry): Promise<boolean>
+  completeLeakNotice?(claim: LeakNoticeClaim, sentAt: number, audit?: AuditAppend): Promise<boolean>
   /** Gives a leak email's claim back after a failed send, so the next pass retries it. */
   releaseLeakNotice?(claim: LeakNoticeClaim): Promise<void>
 

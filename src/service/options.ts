@@ -21,8 +21,10 @@ import { telemetrySchema } from './telemetry/options'
 import { leaksSchema } from './leaks/options'
 import { usageSchema } from './usage/options'
 import { encryptionKeysSchema, type EncryptionKey } from './user-passcodes/options'
+import { auditKeysSchema, type AuditKey } from './audit/options'
 
 export type { EncryptionKey } from './user-passcodes/options'
+export type { AuditKey } from './audit/options'
 
 /** Options of {@link createPasscodeAuth}. */
 export interface PasscodeAuthOptions {
@@ -177,6 +179,16 @@ export interface PasscodeAuthOptions {
     /** What a confirmed leak of an account passcode does. @default 'disable' */
     action?: 'disable' | 'revoke'
   }
+  /**
+   * Keys of the audit trail's chain (SPEC §5.44): each record's hash is an HMAC-SHA256
+   * under the first key, made in this process (the key never reaches the database), with
+   * the key's id stored beside it; every key verifies the records it signed, so a new key
+   * goes first and the old ones stay listed while their records are kept. Without keys,
+   * records carry a plain SHA-256, which whoever can write the database can recompute;
+   * with `NODE_ENV=production` that is reported once through `onEvent`
+   * (`config.no_audit_key`). @default none: plain SHA-256
+   */
+  auditKeys?: readonly AuditKey[]
   /** Audit hook; receives no secret values. Errors it throws are swallowed. */
   onEvent?: (event: AuditEvent) => void | Promise<void>
   /**
@@ -230,6 +242,7 @@ export const optionsSchema = z
     notifier: notifierSchema,
     clock: functionOption<Clock>('a function returning a Date').optional(),
     encryptionKeys: encryptionKeysSchema.optional(),
+    auditKeys: auditKeysSchema.optional(),
     pepper: pepperSchema.optional(),
     prefix: z
       .string()

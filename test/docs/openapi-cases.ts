@@ -54,6 +54,11 @@ export interface ManagementCase<Operation> {
   readonly invalidBody?: unknown
   /** A refused request the schemas accept: the rule of the document that refuses it. */
   readonly serverRule?: ServerRule
+  /**
+   * Sent to a host whose account's audit trail it cannot vouch for (SPEC §5.44): a record
+   * keyed under an audit key the host was not given.
+   */
+  readonly unvouchedTrail?: true
 }
 
 const id = (pick: keyof Omit<ManagementFixture, 'cursor'>) => (fixture: ManagementFixture) => ({ id: fixture[pick] })
@@ -233,6 +238,7 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
     { name: 'an unknown parameter', status: 400, rawQuery: 'colour=red' },
     { name: 'a cursor this list did not give', status: 400, query: () => ({ cursor: 'not-a-cursor' }), serverRule: 'auditCursor' },
     { name: 'a member may not read it', status: 403, as: 'member' },
+    { name: 'a trail the server cannot vouch for', status: 500, code: 'ERR_AUDIT_BROKEN', unvouchedTrail: true },
   ],
   exportAuditRecords: [
     { name: 'the rotations', status: 200, query: () => ({ action: ['passcode.rotated'] }) },
@@ -241,6 +247,7 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
     { name: 'a time in words', status: 400, query: () => ({ to: 'tomorrow' }) },
     { name: 'limit is not a parameter here', status: 400, rawQuery: 'limit=5' },
     { name: 'a member may not export', status: 403, as: 'member' },
+    { name: 'a trail the server cannot vouch for', status: 500, code: 'ERR_AUDIT_BROKEN', unvouchedTrail: true },
   ],
   listPartners: [
     { name: 'the whitelist', status: 200 },

@@ -167,7 +167,7 @@ export function memoryStore(): PasscodeStore {
         ...(patch.disabledAt !== undefined && { disabledAt: patch.disabledAt }),
         updatedAt: patch.updatedAt,
       }
-      const recorded = audit.prepare(entry && editedPasscodeEntry(entry, current, next))
+      const recorded = audit.prepare(entry, (given) => editedPasscodeEntry(given, current, next))
       passcodes.set(passcodeId, next)
       if (patch.disabledAt === null) closeLeak(accountId, 'account', passcodeId)
       recorded()
@@ -194,7 +194,7 @@ export function memoryStore(): PasscodeStore {
         previousHashEndsAt: keepsCurrent ? rotation.previousHashEndsAt : null,
         updatedAt: rotation.updatedAt,
       }
-      const recorded = audit.prepare(entry && rotatedPasscodeEntry(entry, current, next))
+      const recorded = audit.prepare(entry, (given) => rotatedPasscodeEntry(given, current, next))
       // Only one previous value: a rotation during an overlap ends the older one.
       if (current.previousHash !== null) byHash.delete(current.previousHash)
       if (!keepsCurrent) byHash.delete(current.hash)
@@ -209,7 +209,7 @@ export function memoryStore(): PasscodeStore {
     async deleteAccountPasscode(accountId, passcodeId, entry) {
       const current = ownPasscode(accountId, passcodeId)
       if (current === undefined) return null
-      const recorded = audit.prepare(entry && deletedPasscodeEntry(entry, current))
+      const recorded = audit.prepare(entry, (given) => deletedPasscodeEntry(given, current))
       passcodes.delete(passcodeId)
       byHash.delete(current.hash)
       if (current.previousHash !== null) byHash.delete(current.previousHash)
@@ -345,7 +345,7 @@ export function memoryStore(): PasscodeStore {
       const current = users.get(key)
       if (current?.revokedAt !== null) return null
       const next: UserPasscodeRecord = { ...current, ...fields }
-      const recorded = audit.prepare(entry && resetUserPasscodeEntry(entry, current, next))
+      const recorded = audit.prepare(entry, (given) => resetUserPasscodeEntry(given, current, next))
       byHash.delete(current.hash)
       users.set(key, next)
       byHash.set(next.hash, { kind: 'user', key })
@@ -383,7 +383,7 @@ export function memoryStore(): PasscodeStore {
     },
 
     async setAcceptedPasscodes(accountId, value, entry) {
-      const recorded = audit.prepare(entry && acceptedPasscodesEntry(entry, accepted.get(accountId) ?? 'account', value))
+      const recorded = audit.prepare(entry, (given) => acceptedPasscodesEntry(given, accepted.get(accountId) ?? 'account', value))
       accepted.set(accountId, value)
       recorded()
       publish({ type: 'account', accountId })
@@ -442,7 +442,7 @@ export function memoryStore(): PasscodeStore {
         if (current === undefined || (current.hash !== report.hash && current.previousHash !== report.hash)) return null
         ;({ name, hint } = current)
         const disabledNow = report.action === 'disable' && current.disabledAt == null
-        const recorded = audit.prepare(entry && leakReportedEntry(entry, name, disabledNow))
+        const recorded = audit.prepare(entry, (given) => leakReportedEntry(given, name, disabledNow))
         if (report.action === 'delete') {
           passcodes.delete(key)
           byHash.delete(current.hash)
@@ -463,7 +463,7 @@ export function memoryStore(): PasscodeStore {
         const userKeyed = userKey(accountId, key)
         const current = users.get(userKeyed)
         if (current?.revokedAt !== null || current.hash !== report.hash) return null
-        const recorded = audit.prepare(entry && leakReportedEntry(entry, null, false))
+        const recorded = audit.prepare(entry, (given) => leakReportedEntry(given, null, false))
         users.set(userKeyed, { ...current, revokedAt: at })
         action = 'revoked'
         recorded()

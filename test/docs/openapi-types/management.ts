@@ -478,7 +478,7 @@ export interface components {
                 }[];
             };
         };
-        /** @description An audit record (SPEC §5.40). */
+        /** @description An audit record (SPEC §5.40, §5.44). */
         AuditRecord: {
             /** @description Its place in the account's chain, 1 for the first record. */
             sequence: number;
@@ -500,7 +500,7 @@ export interface components {
                 type: "system";
             };
             /** @enum {string} */
-            action: "passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed";
+            action: "passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed" | "audit.pruned";
             /** @description To what: an account passcode, a user passcode, or the account setting. */
             target: {
                 /** @constant */
@@ -527,9 +527,15 @@ export interface components {
             /** @description The request's `X-Request-Id` when it came over HTTP with one. */
             requestId: string | null;
             clientAddress: string | null;
+            /** @description The target's id as stored beside it for the per-target filter (null for the account). */
+            targetId: string | null;
+            /** @description The encoding its hash covers: 2 since audit keys exist (every field), 1 for records written before. */
+            version: number;
+            /** @description The id of the audit key whose HMAC `hash` is; null for a plain SHA-256. */
+            keyId: string | null;
             /** @description The hash of the record before it (the chain, not a passcode hash). */
             previousHash: string;
-            /** @description SHA-256 of its canonical encoding: what `auth.audit.verify` checks. */
+            /** @description HMAC-SHA256 of its canonical encoding under the audit key `keyId` (SHA-256 without one): what `auth.audit.verify` checks. */
             hash: string;
         };
         AuditPage: {
@@ -557,7 +563,7 @@ export interface components {
                 type: "system";
             };
             /** @enum {string} */
-            action: "passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed";
+            action: "passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed" | "audit.pruned";
             /** @description To what: an account passcode, a user passcode, or the account setting. */
             target: {
                 /** @constant */
@@ -584,9 +590,15 @@ export interface components {
             /** @description The request's `X-Request-Id` when it came over HTTP with one. */
             requestId: string | null;
             clientAddress: string | null;
+            /** @description The target's id as stored beside it for the per-target filter (null for the account). */
+            targetId: string | null;
+            /** @description The encoding its hash covers: 2 since audit keys exist (every field), 1 for records written before. */
+            version: number;
+            /** @description The id of the audit key whose HMAC `hash` is; null for a plain SHA-256. */
+            keyId: string | null;
             /** @description The hash of the record before it (the chain, not a passcode hash). */
             previousHash: string;
-            /** @description SHA-256 of its canonical encoding: what `auth.audit.verify` checks. */
+            /** @description HMAC-SHA256 of its canonical encoding under the audit key `keyId` (SHA-256 without one): what `auth.audit.verify` checks. */
             hash: string;
             /**
              * Format: date-time
@@ -727,7 +739,7 @@ export interface components {
                  * @description Machine-readable.
                  * @enum {string}
                  */
-                code: "ERR_CONFIGURATION" | "ERR_INVALID_OPTIONS" | "ERR_INTERNAL" | "ERR_MAILER_FAILED" | "ERR_NO_RECIPIENTS" | "ERR_PASSCODE_REFUSED";
+                code: "ERR_CONFIGURATION" | "ERR_INVALID_OPTIONS" | "ERR_INTERNAL" | "ERR_MAILER_FAILED" | "ERR_NO_RECIPIENTS" | "ERR_PASSCODE_REFUSED" | "ERR_AUDIT_BROKEN";
                 /** @description For people; never a passcode value, key or stack. */
                 message: string;
             };
@@ -807,7 +819,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -995,7 +1007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1144,7 +1156,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1353,7 +1365,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1562,7 +1574,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1695,7 +1707,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1846,7 +1858,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1997,7 +2009,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2090,7 +2102,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2223,7 +2235,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2432,7 +2444,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2581,7 +2593,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2714,7 +2726,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2865,7 +2877,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2976,7 +2988,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3069,7 +3081,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3239,7 +3251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3299,7 +3311,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these actions; repeat the parameter for more than one. */
-                action?: ("passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed")[];
+                action?: ("passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed" | "audit.pruned")[];
                 /** @description Only records about this passcode ID or user ID. */
                 target?: string;
                 /** @description Only what this user did (their user ID, in whichever role). */
@@ -3384,7 +3396,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3444,7 +3456,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these actions; repeat the parameter for more than one. */
-                action?: ("passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed")[];
+                action?: ("passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed" | "audit.pruned")[];
                 /** @description Only records about this passcode ID or user ID. */
                 target?: string;
                 /** @description Only what this user did (their user ID, in whichever role). */
@@ -3526,7 +3538,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3619,7 +3631,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];

@@ -25,6 +25,7 @@ export const ACTIONS: Readonly<Record<string, string>> = {
   'account.accepted_passcodes_changed': 'Accepted passcodes changed',
   'notification.sent': 'Notification sent',
   'notification.failed': 'Notification failed',
+  'audit.pruned': 'Old records pruned',
 }
 const NOTICES: Readonly<Record<string, string>> = { expiring_soon: 'expires soon', expired: 'has expired' }
 
@@ -134,6 +135,12 @@ export function sentence(record: AuditRecord, names: ReadonlyMap<string, string>
       return ['Notification sent: ', passcode, ` ${NOTICES[String(after('notification'))] ?? 'expires'}`]
     case 'notification.failed':
       return ['Notification about ', passcode, ' could not be sent', after('reason') ? ` (${String(after('reason'))})` : '']
+    case 'audit.pruned': {
+      // SPEC §5.44: the prune's own record, in the chain it shortened.
+      const removed = after('removed')
+      const through = after('through')
+      return [`Pruning removed ${String(removed)} older record${removed === 1 ? '' : 's'}`, typeof through === 'number' ? ` (up to #${through})` : '']
+    }
     default:
       return [who, ` did ${String(record.action)} on `, target.type === 'user' ? holder : passcode]
   }
