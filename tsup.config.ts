@@ -21,6 +21,7 @@ export const entries = {
   hono: 'src/hono/index.ts',
   secretlint: 'src/secretlint/index.ts',
   webhooks: 'src/webhooks/index.ts',
+  nestjs: 'src/nestjs/index.ts',
 } as const
 
 /**
@@ -77,5 +78,8 @@ export default defineConfig({
     'pg',
     /^@electric-sql\/pglite(\/|$)/,
     'nodemailer',
+    /^@nestjs\//,
+    'reflect-metadata',
+    'rxjs',
   ],
 })

@@ -86,6 +86,8 @@ export const slowTests = [
   'test/http/hostile-input-koa.test.ts',
   'test/http/hostile-input-hono.test.ts',
   'test/http/hostile-input-fetch.test.ts',
+  'test/nestjs/hostile-input.test.ts',
+  'test/nestjs/conformance.test.ts',
 ]
 
 /**

@@ -131,7 +131,7 @@ const ERROR_TEXT: Readonly<Record<number, string>> = {
   409: 'Conflicts with the current state: duplicate name, cap reached, already granted, reactivation or rotation refused.',
   413: 'The body is larger than 16 KiB.',
   415: 'The body is not `application/json`.',
-  500: 'A configuration error of the host (its code says which), or an internal error (no detail).',
+  500: 'A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail).',
   503: 'The passcode store is unavailable.',
   504: 'The passcode store reported that it did not answer in time (a store that bounds its own calls throws `StorageTimeoutError`). The management API sets no deadline of its own: the `timeoutMs` option bounds verification and `/v1/connect` only, so a store that never answers holds the request.',
 }
@@ -161,7 +161,8 @@ export const SERVER_RULES = {
   pageCursor: "`cursor`: only a `nextCursor` of this list; its form is the server's own.",
   webhookAddress:
     "`url`: its host must not resolve to a loopback, private, link-local, shared, unique-local, multicast, reserved or metadata address (unless the host allows them), which needs the server's resolver.",
-  leakedRotation: "`overlapMinutes`: required, but for a passcode found in public (its `leak` not null), which is the server's state.",
+  leakedOverlap:
+    "`overlapMinutes`: required, except for a passcode found in public (its `leak` is not null), where it may be left out and only 0 is taken (SPEC §5.45): which one applies is the passcode's state.",
   normalisedLength:
     "`name`, `description`: their lengths count the text in Unicode NFC, which a JSON Schema cannot compute; text that NFC lengthens past the limit (rare: some scripts' letters with marks) is refused.",
 } as const
@@ -244,7 +245,7 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     body: 'RotatePasscode',
     success: [201, 'Rotated; the only answer with the new value.', 'IssuedPasscode'],
     errors: [...WRITE_ERRORS, 404, 409],
-    serverRules: ['leakedRotation'],
+    serverRules: ['leakedOverlap'],
   },
   'GET /passcodes/{id}/usage': {
     operationId: 'getPasscodeUsage',

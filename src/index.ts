@@ -11,7 +11,7 @@
 import type { NodeConnectHandlerOptions } from './http/node/node-handlers'
 export { createPasscodeAuth } from './http/node/create-passcode-auth'
 export type { PasscodeAuth } from './service/create-passcode-auth'
-export type { EncryptionKey, PasscodeAuthOptions } from './service/options'
+export type { AuditKey, EncryptionKey, PasscodeAuthOptions } from './service/options'
 export type { RateLimitOptions } from './service/limiter/options'
 export type {
   TelemetryAttributes,
@@ -40,9 +40,20 @@ export type { PepperReport } from './service/verify/peppers'
 export type { AuditApi, AuditPage, AuditPruneReport } from './service/audit/audit-api'
 export type { AuditFilters, AuditListOptions } from './service/audit/audit-input'
 export { AUDIT_ACTIONS } from './core/audit'
-export type { AuditAction, AuditActor, AuditChanges, AuditEntry, AuditRecord, AuditTarget, AuditValue } from './core/audit'
-export type { AuditBreak, AuditChainBounds, AuditChainPoint, AuditVerification } from './core/audit-chain'
-export type { AuditChainEnds, AuditLog, AuditQuery } from './ports/audit-log'
+export type {
+  AuditAction,
+  AuditActor,
+  AuditChanges,
+  AuditEntry,
+  AuditRecord,
+  AuditRecordFilter,
+  AuditSigner,
+  AuditTarget,
+  AuditValue,
+} from './core/audit'
+export type { AuditBreak, AuditChainEnds, AuditChainPoint, AuditFailure, AuditVerification } from './core/audit-chain'
+export type { AuditListing } from './core/audit-page'
+export type { AuditAppend, AuditLog, AuditQuery } from './ports/audit-log'
 export { IssuedPasscode } from './service/issued-passcode'
 export { nodeConnectHandler, nodeRequirePasscode } from './http/node/node-handlers'
 export type { NodeConnectHandlerOptions, NodeHandler, NodePasscodeGuard, NodeRequirePasscodeOptions } from './http/node/node-handlers'
@@ -103,6 +114,7 @@ export {
   NoRecipientsError,
   NotFoundError,
   PasscodeAuthError,
+  AuditChainBrokenError,
   ReactivationRefusedError,
   RotationRefusedError,
   StorageError,

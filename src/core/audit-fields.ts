@@ -147,3 +147,33 @@ export function leakReportedEntry(entry: AuditEntry, name: string | null, disabl
 export function acceptedPasscodesEntry(entry: AuditEntry, before: AcceptedPasscodes, after: AcceptedPasscodes): AuditEntry {
   return fromRow(entry, undefined, ['acceptedPasscodes'], { acceptedPasscodes: { before, after } })
 }
+
+/**
+ * The record a prune appends to the chain it shortened (SPEC §5.44), actor the system,
+ * target the account: how many records went (`removed`), the chain's start before and
+ * after (`through`: the last pruned sequence) and its hash (`lastHash`: the hash of the
+ * last record removed, which the next kept record repeats). Verification holds the
+ * chain's start to the newest of these records.
+ */
+export function prunedEntry(
+  accountId: string,
+  at: number,
+  removed: number,
+  before: { readonly sequence: number; readonly hash: string },
+  after: { readonly sequence: number; readonly hash: string },
+): AuditEntry {
+  return {
+    accountId,
+    at,
+    actor: { type: 'system' },
+    action: 'audit.pruned',
+    target: { type: 'account' },
+    changes: {
+      removed: { before: null, after: removed },
+      through: { before: before.sequence, after: after.sequence },
+      lastHash: { before: before.hash, after: after.hash },
+    },
+    requestId: null,
+    clientAddress: null,
+  }
+}

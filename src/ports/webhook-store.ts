@@ -1,4 +1,5 @@
-import type { AuditEntry } from '../core/audit'
+import type { AuditSigner } from '../core/audit'
+import type { AuditAppend } from './audit-log'
 import type { WebhookEvent, WebhookEventType } from '../core/webhook-events'
 
 export type { WebhookEvent, WebhookEventType }
@@ -178,7 +179,8 @@ export interface WebhookNoticeClaim {
  * record. The store does that itself at its audit append (the memory store) or through
  * a trigger on the audit table (PostgreSQL, migration 16): one delivery per enabled
  * endpoint of the account that subscribed to the event's type. Its write methods take
- * an optional trailing `audit` entry, appended in the same transaction.
+ * an optional trailing `audit` entry and its signer (SPEC §5.44), appended in the same
+ * transaction.
  *
  * @example
  * ```ts
@@ -190,11 +192,11 @@ export interface WebhookNoticeClaim {
  */
 export interface WebhookStore {
   /** Stores a new endpoint unless the account holds `maxPerAccount` already (`null` then). Atomic. */
-  createEndpoint(record: WebhookEndpointRecord, maxPerAccount: number, audit?: AuditEntry): Promise<WebhookEndpointRecord | null>
+  createEndpoint(record: WebhookEndpointRecord, maxPerAccount: number, audit?: AuditAppend): Promise<WebhookEndpointRecord | null>
   /** Applies a patch; `null` when the account has no such endpoint. */
-  updateEndpoint(accountId: string, endpointId: string, patch: WebhookEndpointPatch, audit?: AuditEntry): Promise<WebhookEndpointRecord | null>
+  updateEndpoint(accountId: string, endpointId: string, patch: WebhookEndpointPatch, audit?: AuditAppend): Promise<WebhookEndpointRecord | null>
   /** Deletes it and its deliveries; the deleted record, or `null`. */
-  deleteEndpoint(accountId: string, endpointId: string, audit?: AuditEntry): Promise<WebhookEndpointRecord | null>
+  deleteEndpoint(accountId: string, endpointId: string, audit?: AuditAppend): Promise<WebhookEndpointRecord | null>
   /** One endpoint of the account, or `null`. */
   getEndpoint(accountId: string, endpointId: string): Promise<WebhookEndpointRecord | null>
   /** The account's endpoints, oldest first. */
@@ -223,15 +225,15 @@ export interface WebhookStore {
    * Records how claimed attempts ended, all in one transaction: each delivery whose
    * claim still holds takes its new state; each endpoint that succeeded is healthy
    * again, and one whose every attempt failed since `disableAfterMs` before is disabled
-   * (reason `failing`), its admins' email made due and an audit record appended.
-   * Resolves the endpoints it disabled.
+   * (reason `failing`), its admins' email made due and an audit record appended,
+   * signed by `signer`. Resolves the endpoints it disabled.
    */
-  completeDeliveries(outcomes: readonly WebhookAttemptOutcome[], disableAfterMs: number): Promise<WebhookEndpointRecord[]>
+  completeDeliveries(outcomes: readonly WebhookAttemptOutcome[], disableAfterMs: number, signer: AuditSigner): Promise<WebhookEndpointRecord[]>
 
   /** Claims the emails of endpoints disabled for failing that are not sent and not under a live claim. */
   claimNotices(request: WebhookClaimRequest): Promise<WebhookNoticeClaim[]>
   /** Records that the claimed email was sent, with `audit`; `false` when the claim was lost. */
-  completeNotice(claim: WebhookNoticeClaim, sentAt: number, audit?: AuditEntry): Promise<boolean>
+  completeNotice(claim: WebhookNoticeClaim, sentAt: number, audit?: AuditAppend): Promise<boolean>
   /** Gives a claim back after a failed send, so the next pass retries it. */
   releaseNotice(claim: WebhookNoticeClaim): Promise<void>
 }

@@ -1,3 +1,4 @@
+import type { AuditSigner } from '../core/audit'
 import type { PasscodeHasher } from '../core/hashing'
 import type { Invalidation, PasscodeStore } from '../ports/passcode-store'
 import type { EventInput } from './events'
@@ -17,6 +18,8 @@ export interface ManagementContext {
   readonly emit: ((event: EventInput) => void) | undefined
   /** Drops a changed credential from this instance's verification caches (and reads in flight) at once. */
   readonly invalidate: (invalidation: Invalidation) => void
+  /** Signs the audit records of its changes (the `auditKeys` option, SPEC §5.44). */
+  readonly auditSigner: AuditSigner
 }
 
 /** How a job that issues passcode values makes them: the `prefix` option and the current pepper (SPEC §5.28). */

@@ -5,6 +5,7 @@ import { DAY_MS } from '../core/time'
 import type { Invalidation } from '../ports/passcode-store'
 import { createAccountsApi, type AccountsApi } from './accounts'
 import { createAuditApi, type AuditApi } from './audit/audit-api'
+import { createAuditKeyring } from './audit/audit-keys'
 import type { AuthOutcome, CredentialsInput } from './auth-outcome'
 import { createConnect, type ConnectInput, type ConnectResult } from './connect/connect'
 import type { ManagementContext, PasscodeIssuer } from './context'
@@ -148,8 +149,19 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
       emit?.(invalidation.type === 'proven' ? { type: 'invalidations.proven' } : { type: 'invalidations.unproven', message: invalidation.message })
     }
   }
-  // What each job receives: the management jobs share these four, the ones that issue values the issuer.
-  const management: ManagementContext = { store, now, emit, invalidate }
+  // SPEC §5.44: records are signed here, in the process, under the first audit key.
+  const auditKeys = createAuditKeyring(resolved.auditKeys)
+  const auditSigner = auditKeys.signer
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
+  if (!auditKeys.keyed && resolved.store.audit !== undefined && globalThis.process?.env?.NODE_ENV === 'production') {
+    emit?.({
+      type: 'config.no_audit_key',
+      message:
+        'NODE_ENV is production and audit records carry plain SHA-256 hashes, which whoever can write the database can recompute: set the auditKeys option (SPEC §5.44)',
+    })
+  }
+  // What each job receives: the management jobs share these five, the ones that issue values the issuer.
+  const management: ManagementContext = { store, now, emit, invalidate, auditSigner }
   // Usage over time is read with the retention it is kept for (90 days with `usage: false`: nothing new is counted).
   const readUsage = usageReader(store, now, resolved.usage === false ? 90 : resolved.usage.retentionDays)
   const issuer: PasscodeIssuer = { prefix: resolved.prefix, hash: peppers.current.hash, pepperId: peppers.current.id }
@@ -224,6 +236,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   const leakNotices = createLeakNotices({
     store,
     now,
+    auditSigner,
     sendTimeoutMs: resolved.notifier.sendTimeoutMs,
     recipients: mailRecipients,
     deliver: mail,
@@ -234,12 +247,14 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     store,
     now,
     emit,
+    auditSigner,
     sender,
     allowPrivateAddresses,
     dispatch: createDispatch({
       store,
       now,
       emit,
+      auditSigner,
       sender,
       allowPrivateAddresses,
       options: { batchSize, concurrency, leaseMs },
@@ -256,6 +271,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     leaks: createLeaksApi({
       read: (token) => findUnderPeppers(store, peppers, token, peppers.current.hash(token)),
       store,
+      auditSigner,
       invalidate,
       notices: leakNotices,
       leaseMs: resolved.notifier.leaseMs,
@@ -266,12 +282,12 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     }),
     accounts: createAccountsApi(management),
     partners: createPartnersApi(partners),
-    audit: createAuditApi({ store, now }),
+    audit: createAuditApi({ store, now, keys: auditKeys }),
     // The input only: what a caller passes second is not a budget.
     authenticate: (input) => verifier.authenticate(input),
     verifyRequest: verifier.request,
     connect: telemetry === undefined ? connect : traceConnect(telemetry, connect),
-    notifyExpirations: createNotifyExpirations({ store, now, emit, telemetry, options: resolved, leaks: leakNotices }),
+    notifyExpirations: createNotifyExpirations({ store, now, emit, auditSigner, telemetry, options: resolved, leaks: leakNotices }),
     async pepperReport() {
       const report = await pepperReport(resolved.store, peppers, now())
       if (report === undefined) throw new ConfigurationError('The passcode store cannot count its hashes by pepper (no countHashesByPepper)')

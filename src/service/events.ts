@@ -3,7 +3,7 @@ import type { NotificationFailureReason, NotificationKind } from '../core/notifi
 import type { FailureReason } from '../protocol/outcomes'
 
 /**
- * What every {@link AuditEvent} but `notifier.failed`, `usage.flush_failed`, `usage.prune_failed`, `config.no_pepper`, `limiter.no_client_address` and `invalidations.*` carries.
+ * What every {@link AuditEvent} but `notifier.failed`, `usage.flush_failed`, `usage.prune_failed`, `config.no_pepper`, `config.no_audit_key`, `limiter.no_client_address` and `invalidations.*` carries.
  *
  * @example
  * ```ts
@@ -202,6 +202,18 @@ export type AuditEvent =
        * database then lets anyone test guesses offline (SPEC §5.28).
        */
       readonly type: 'config.no_pepper'
+      /** When it was reported. */
+      readonly at: Date
+      /** What to do about it, for an operator; names no secret. */
+      readonly message: string
+    }
+  | {
+      /**
+       * Reported once, at `createPasscodeAuth`, when `NODE_ENV` is `production`, the store
+       * keeps an audit trail and no `auditKeys` are configured: records then carry plain
+       * SHA-256 hashes, which whoever can write the database can recompute (SPEC §5.44).
+       */
+      readonly type: 'config.no_audit_key'
       /** When it was reported. */
       readonly at: Date
       /** What to do about it, for an operator; names no secret. */

@@ -23,8 +23,10 @@ import { leaksSchema } from './leaks/options'
 import { usageSchema } from './usage/options'
 import { webhooksSchema } from './webhooks/options'
 import { encryptionKeysSchema, type EncryptionKey } from './user-passcodes/options'
+import { auditKeysSchema, type AuditKey } from './audit/options'
 
 export type { EncryptionKey } from './user-passcodes/options'
+export type { AuditKey } from './audit/options'
 
 /** Options of {@link createPasscodeAuth}. */
 export interface PasscodeAuthOptions {
@@ -199,6 +201,16 @@ export interface PasscodeAuthOptions {
     /** How long a claimed attempt stays with an instance before another may take it over, in ms (at least 20 000: an attempt lasts up to 15 s). @default 60000 */
     leaseMs?: number
   }
+  /**
+   * Keys of the audit trail's chain (SPEC §5.44): each record's hash is an HMAC-SHA256
+   * under the first key, made in this process (the key never reaches the database), with
+   * the key's id stored beside it; every key verifies the records it signed, so a new key
+   * goes first and the old ones stay listed while their records are kept. Without keys,
+   * records carry a plain SHA-256, which whoever can write the database can recompute;
+   * with `NODE_ENV=production` that is reported once through `onEvent`
+   * (`config.no_audit_key`). @default none: plain SHA-256
+   */
+  auditKeys?: readonly AuditKey[]
   /** Audit hook; receives no secret values. Errors it throws are swallowed. */
   onEvent?: (event: AuditEvent) => void | Promise<void>
   /**
@@ -252,6 +264,7 @@ export const optionsSchema = z
     notifier: notifierSchema,
     clock: functionOption<Clock>('a function returning a Date').optional(),
     encryptionKeys: encryptionKeysSchema.optional(),
+    auditKeys: auditKeysSchema.optional(),
     pepper: pepperSchema.optional(),
     prefix: z
       .string()

@@ -132,13 +132,13 @@ describe('the first npm start on an empty data folder', () => {
     expect(await get(`${first.url}/healthz`, {})).toEqual({ status: 200, body: '{"status":"ok"}' })
   })
 
-  it('generates the pepper and key into secrets.json (0600), says so, and prints neither', () => {
+  it('generates the pepper, the encryption key and the audit key into secrets.json (0600), says so, and prints none', () => {
     const file = path.join(dataDir, 'secrets.json')
     expect(statSync(file).mode & 0o777).toBe(0o600)
     expect(statSync(dataDir).mode & 0o777).toBe(0o700)
-    const secrets = JSON.parse(readFileSync(file, 'utf8')) as { pepper: string; encryptionKeys: string }
-    expect(first.stderr()).toContain(`Generated a pepper and an encryption key into ${file}`)
-    for (const secret of [secrets.pepper, secrets.encryptionKeys.split(':')[1]!]) {
+    const secrets = JSON.parse(readFileSync(file, 'utf8')) as { pepper: string; encryptionKeys: string; auditKeys: string }
+    expect(first.stderr()).toContain(`Generated a pepper, an encryption key and an audit key into ${file}`)
+    for (const secret of [secrets.pepper, secrets.encryptionKeys.split(':')[1]!, secrets.auditKeys.split(':')[1]!]) {
       expect(first.stdout() + first.stderr()).not.toContain(secret)
     }
   })

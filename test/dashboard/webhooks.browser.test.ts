@@ -43,10 +43,12 @@ async function receiver(status: number) {
 describe.skipIf(availability.skip)(availability.title('the Webhooks page in Chromium'), { timeout: 120_000 }, () => {
   const receivers: Awaited<ReturnType<typeof receiver>>[] = []
   let secret = ''
-  const dashboard = useDashboardBrowser(async ({ auth }) => {
+  const dashboard = useDashboardBrowser(async ({ auth, clock }) => {
     const [ok, failing] = [await receiver(204), await receiver(500)]
     receivers.push(ok, failing)
     secret = (await auth.webhooks.create(admin, 'acc_1', { url: ok.url, events: 'all', description: 'CRM sync' })).secret
+    // The list is oldest first: on the host's fixed clock, two endpoints of one instant would be in their random ids' order.
+    clock.advance(1)
     await auth.webhooks.create(admin, 'acc_1', { url: failing.url, events: ['passcode.created'] })
     await auth.passcodes.create(admin, 'acc_1', { name: 'Billing', expiry: 90 })
     await auth.webhooks.dispatch()

@@ -62,6 +62,11 @@ export interface ManagementCase<Operation> {
   readonly invalidBody?: unknown
   /** A refused request the schemas accept: the rule of the document that refuses it. */
   readonly serverRule?: ServerRule
+  /**
+   * Sent to a host whose account's audit trail it cannot vouch for (SPEC §5.44): a record
+   * keyed under an audit key the host was not given.
+   */
+  readonly unvouchedTrail?: true
 }
 
 const id = (pick: 'acme' | 'doomed' | 'expired') => (fixture: ManagementFixture) => ({ id: fixture[pick] })
@@ -150,7 +155,7 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
     { name: 'overlap -1', status: 400, path: id('acme'), body: { overlapMinutes: -1 } },
     { name: 'overlap past 7 days', status: 400, path: id('acme'), body: { overlapMinutes: 10_081 } },
     { name: 'overlap as text', status: 400, path: id('acme'), invalidBody: { overlapMinutes: '60' } },
-    { name: 'no overlap given', status: 400, path: id('acme'), body: {}, serverRule: 'leakedRotation' },
+    { name: 'no overlap given', status: 400, path: id('acme'), body: {}, serverRule: 'leakedOverlap' },
     { name: 'an empty ID', status: 400, path: passcodeId(''), body: { overlapMinutes: 0 } },
     { name: 'no such passcode', status: 404, path: passcodeId('nope'), body: { overlapMinutes: 0 } },
     { name: 'a member may not rotate', status: 403, as: 'member', path: id('acme'), body: { overlapMinutes: 0 } },
@@ -246,6 +251,7 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
     { name: 'an unknown parameter', status: 400, rawQuery: 'colour=red' },
     { name: 'a cursor this list did not give', status: 400, query: () => ({ cursor: 'not-a-cursor' }), serverRule: 'pageCursor' },
     { name: 'a member may not read it', status: 403, as: 'member' },
+    { name: 'a trail the server cannot vouch for', status: 500, code: 'ERR_AUDIT_BROKEN', unvouchedTrail: true },
   ],
   exportAuditRecords: [
     { name: 'the rotations', status: 200, query: () => ({ action: ['passcode.rotated'] }) },
@@ -254,6 +260,7 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
     { name: 'a time in words', status: 400, query: () => ({ to: 'tomorrow' }) },
     { name: 'limit is not a parameter here', status: 400, rawQuery: 'limit=5' },
     { name: 'a member may not export', status: 403, as: 'member' },
+    { name: 'a trail the server cannot vouch for', status: 500, code: 'ERR_AUDIT_BROKEN', unvouchedTrail: true },
   ],
   listWebhooks: [
     { name: 'an admin lists', status: 200 },

@@ -63,6 +63,20 @@ const expectations: readonly EntryExpectation[] = [
     entry: 'webhooks',
     names: ['WEBHOOK_EVENT_TYPES', 'WEBHOOK_TEST_EVENT', 'WebhookVerificationError', 'verifyWebhook'],
   },
+  {
+    subpath: 'passcode-auth/nestjs',
+    entry: 'nestjs',
+    names: [
+      'PasscodeAuthModule',
+      'PasscodeAuthGuard',
+      'RequireScopes',
+      'PasscodePrincipal',
+      'PasscodeRefusedException',
+      'PasscodeRefusedFilter',
+      'connectHandler',
+      'PASSCODE_AUTH',
+    ],
+  },
 ]
 
 /**
@@ -75,6 +89,10 @@ const constructorArguments: Readonly<Record<string, readonly unknown[]>> = {
     { ok: false, reason: 'invalid_credentials', statusCode: 400, body: { status: 'fail', error: 'Invalid Credentials', code: 400 } },
   ],
   UnexpectedResponseError: [{ status: 502, contentType: 'text/html', reason: 'status', bodyExcerpt: '' }],
+  AuditChainBrokenError: [{ at: 1, reason: 'changed' }],
+  PasscodeRefusedException: [
+    { ok: false, reason: 'invalid_credentials', statusCode: 400, body: { status: 'fail', error: 'Invalid Credentials', code: 400 } },
+  ],
 }
 
 /** An exported class: the `name` of the class and of an instance (or why none could be built). */

@@ -85,7 +85,7 @@ describe('SPEC 5.53 webhooks on the memory store', () => {
     expect(bodies[5]!.data).toMatchObject({ userPasscode: { userId: 'u_1', hint: expect.stringMatching(/^psc_/) } })
     // One webhook-id per event and endpoint.
     expect(new Set(sent.map((request) => request.headers['webhook-id'])).size).toBe(sent.length)
-    expect((await store.audit.list('acc', { order: 'oldest', limit: 100 })).length).toBeGreaterThan(9)
+    expect((await store.audit.records('acc', { limit: 100 })).length).toBeGreaterThan(9)
   })
 
   it('sends passcode.leaked with the change the report made, and expiring_soon/expired from the notifier’s emails', async () => {
@@ -161,7 +161,7 @@ describe('SPEC 5.53 webhooks on the memory store', () => {
     expect(mailer.messages).toHaveLength(1)
     expect(mailer.messages[0]).toMatchObject({ to: ['admins+acc@example.com'], subject: expect.stringContaining('disabled') })
     expect(mailer.messages[0]!.text).not.toContain('not-for-logs')
-    const actions = (await store.audit.list('acc', { order: 'oldest', limit: 500 })).map((record) => record.action)
+    const actions = (await store.audit.records('acc', { limit: 500 })).map((record) => record.action)
     expect(actions.filter((action) => action === 'webhook.endpoint_disabled')).toHaveLength(1)
     // Disabled: a new change makes no delivery; enabling clears the failing state.
     const before = (await auth.webhooks.deliveries(admin, 'acc', { limit: 100 })).deliveries.length
@@ -231,7 +231,7 @@ describe('SPEC 5.53 webhooks on the memory store', () => {
     await auth.webhooks.update(admin, 'acc', endpoint.id, { description: 'CRM sync' })
     await auth.webhooks.delete(admin, 'acc', endpoint.id)
     await expect(auth.webhooks.delete(admin, 'acc', endpoint.id)).rejects.toMatchObject({ code: 'ERR_NOT_FOUND' })
-    const records = await store.audit.list('acc', { order: 'oldest', limit: 10 })
+    const records = await store.audit.records('acc', { limit: 10 })
     expect(records.map((record) => record.action)).toEqual([
       'webhook.endpoint_created',
       'webhook.secret_rotated',

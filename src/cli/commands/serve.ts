@@ -141,7 +141,9 @@ const serve: CommandSpec = {
     const command = commandName()
     let socket: ControlSocket | undefined
     if (runtime.storage === 'embedded') {
-      socket = await listenControlSocket(dataFolderPaths(runtime.location).socket, (argv) => context.execute(argv, runtime)).catch(() => undefined)
+      socket = await listenControlSocket(dataFolderPaths(runtime.location).socket, (argv, caller) => context.execute(argv, runtime, caller)).catch(
+        () => undefined,
+      )
     }
 
     // Listen for signals before the banner says how to stop: a signal sent as soon as

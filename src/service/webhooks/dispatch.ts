@@ -1,4 +1,4 @@
-import { canonicalJson } from '../../core/audit'
+import { canonicalJson, type AuditSigner } from '../../core/audit'
 import { PasscodeAuthError } from '../../core/errors'
 import { webhookInstant } from '../../core/webhook-events'
 import { nextWebhookAttempt, WEBHOOK_DISABLE_AFTER_MS, WEBHOOK_MAX_RESPONSE_BYTES, WEBHOOK_TIMEOUT_MS } from '../../core/webhook-schedule'
@@ -43,6 +43,8 @@ export interface DispatchContext {
   readonly store: PasscodeStore
   readonly now: () => number
   readonly emit: ((event: EventInput) => void) | undefined
+  /** Signs the audit records of disabled endpoints and of their emails (SPEC §5.44). */
+  readonly auditSigner: AuditSigner
   readonly sender: WebhookSender | undefined
   readonly allowPrivateAddresses: boolean
   /** Claims per store call, attempts in flight at once, how long a claim is held. */
@@ -171,6 +173,7 @@ export function createDispatch(context: DispatchContext): () => Promise<WebhookD
     }
     const at = now()
     const record = auditEntry(
+      context.auditSigner,
       'system',
       endpoint.accountId,
       at,
@@ -204,7 +207,8 @@ export function createDispatch(context: DispatchContext): () => Promise<WebhookD
         const outcomes = (await mapLimited(claims, options.concurrency, (claim) => attempt(claim, claimedAt, sender))).filter(
           (outcome): outcome is WebhookAttemptOutcome => outcome !== undefined,
         )
-        const gone = outcomes.length === 0 ? [] : await storeCall(() => hooks.completeDeliveries(outcomes, WEBHOOK_DISABLE_AFTER_MS))
+        const gone =
+          outcomes.length === 0 ? [] : await storeCall(() => hooks.completeDeliveries(outcomes, WEBHOOK_DISABLE_AFTER_MS, context.auditSigner))
         for (const outcome of outcomes) {
           if (outcome.ok) succeeded++
           else if (outcome.state === 'pending') retrying++

@@ -1,4 +1,4 @@
-import type { AuditChanges } from '../../core/audit'
+import type { AuditChanges, AuditSigner } from '../../core/audit'
 import type { Actor } from '../../core/entities'
 import { ConfigurationError, ForbiddenError, InvalidInputError, NotFoundError } from '../../core/errors'
 import { WEBHOOK_TEST_EVENT } from '../../core/webhook-events'
@@ -101,6 +101,8 @@ export interface WebhooksContext {
   readonly store: PasscodeStore
   readonly now: () => number
   readonly emit: ((event: EventInput) => void) | undefined
+  /** Signs the endpoints' audit records (SPEC §5.44). */
+  readonly auditSigner: AuditSigner
   /** How endpoints are reached; `undefined` on a runtime without a default sender. */
   readonly sender: WebhookSender | undefined
   readonly allowPrivateAddresses: boolean
@@ -170,7 +172,7 @@ export function createWebhooksApi(context: WebhooksContext): WebhooksApi {
         events: { before: null, after: events ?? 'all' },
         ...(description !== '' && { description: { before: null, after: description } }),
       }
-      const audit = auditEntry(who, account, at, 'webhook.endpoint_created', target(record.id), changes)
+      const audit = auditEntry(context.auditSigner, who, account, at, 'webhook.endpoint_created', target(record.id), changes)
       const stored = await storeCall(() => hooks().createEndpoint(record, MAX_WEBHOOK_ENDPOINTS, audit))
       if (stored === null)
         throw new InvalidInputError('url', `the account has the maximum of ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first`)
@@ -195,7 +197,7 @@ export function createWebhooksApi(context: WebhooksContext): WebhooksApi {
       if (changes.events !== undefined) edited.events = { before: current.events ?? 'all', after: changes.events ?? 'all' }
       if (changes.description !== undefined) edited.description = { before: current.description || null, after: changes.description || null }
       if (changes.enabled !== undefined && changes.enabled !== current.enabled) edited.enabled = { before: current.enabled, after: changes.enabled }
-      const audit = auditEntry(who, account, at, 'webhook.endpoint_updated', target(id), edited)
+      const audit = auditEntry(context.auditSigner, who, account, at, 'webhook.endpoint_updated', target(id), edited)
       const stored = await storeCall(() => hooks().updateEndpoint(account, id, { ...changes, updatedAt: at }, audit))
       if (stored === null) throw new NotFoundError('No such webhook endpoint in this account')
       emit?.({ type: 'webhook.endpoint_updated', accountId: account, actorUserId: who.userId, endpointId: id, url: shownUrl(stored.url) })
@@ -205,7 +207,9 @@ export function createWebhooksApi(context: WebhooksContext): WebhooksApi {
     async delete(actor, accountId, endpointId) {
       const { who, account, id } = ids(actor, accountId, endpointId)
       const current = await found(account, id)
-      const audit = auditEntry(who, account, now(), 'webhook.endpoint_deleted', target(id), { url: { before: shownUrl(current.url), after: null } })
+      const audit = auditEntry(context.auditSigner, who, account, now(), 'webhook.endpoint_deleted', target(id), {
+        url: { before: shownUrl(current.url), after: null },
+      })
       const deleted = await storeCall(() => hooks().deleteEndpoint(account, id, audit))
       if (deleted === null) throw new NotFoundError('No such webhook endpoint in this account')
       emit?.({ type: 'webhook.endpoint_deleted', accountId: account, actorUserId: who.userId, endpointId: id, url: shownUrl(deleted.url) })
@@ -217,7 +221,9 @@ export function createWebhooksApi(context: WebhooksContext): WebhooksApi {
       const at = now()
       const secret = generateWebhookSecret()
       const endsAt = at + WEBHOOK_SECRET_OVERLAP_MS
-      const audit = auditEntry(who, account, at, 'webhook.secret_rotated', target(id), { previousSecretEndsAt: { before: null, after: endsAt } })
+      const audit = auditEntry(context.auditSigner, who, account, at, 'webhook.secret_rotated', target(id), {
+        previousSecretEndsAt: { before: null, after: endsAt },
+      })
       const stored = await storeCall(() =>
         hooks().updateEndpoint(
           account,

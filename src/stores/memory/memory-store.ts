@@ -134,6 +134,20 @@ export function memoryStore(): PasscodeStoreWithWebhooks {
     if (state !== undefined) state.open = false
   }
 
+  /** The credential holding `hash`, as the verification lookup answers it. */
+  const credentialOf = (hash: string): CredentialMatch | null => {
+    const entry = byHash.get(hash)
+    if (entry === undefined) return null
+    if (entry.kind === 'account') {
+      const record = passcodes.get(entry.id)
+      if (record === undefined) return null
+      return { kind: 'account', record: { ...record }, acceptedPasscodes: accepted.get(record.accountId) ?? 'account' }
+    }
+    const record = users.get(entry.key)
+    if (record === undefined) return null
+    return { kind: 'user', record: { ...record }, acceptedPasscodes: accepted.get(record.accountId) ?? 'account' }
+  }
+
   return {
     async createAccountPasscode(record, maxPerAccount, entry): Promise<CreateResult> {
       const ids = accountIds(record.accountId)
@@ -166,7 +180,7 @@ export function memoryStore(): PasscodeStoreWithWebhooks {
         ...(patch.disabledAt !== undefined && { disabledAt: patch.disabledAt }),
         updatedAt: patch.updatedAt,
       }
-      const recorded = audit.prepare(entry && editedPasscodeEntry(entry, current, next))
+      const recorded = audit.prepare(entry, (given) => editedPasscodeEntry(given, current, next))
       passcodes.set(passcodeId, next)
       if (patch.disabledAt === null) closeLeak(accountId, 'account', passcodeId)
       recorded()
@@ -193,7 +207,7 @@ export function memoryStore(): PasscodeStoreWithWebhooks {
         previousHashEndsAt: keepsCurrent ? rotation.previousHashEndsAt : null,
         updatedAt: rotation.updatedAt,
       }
-      const recorded = audit.prepare(entry && rotatedPasscodeEntry(entry, current, next))
+      const recorded = audit.prepare(entry, (given) => rotatedPasscodeEntry(given, current, next))
       // Only one previous value: a rotation during an overlap ends the older one.
       if (current.previousHash !== null) byHash.delete(current.previousHash)
       if (!keepsCurrent) byHash.delete(current.hash)
@@ -208,7 +222,7 @@ export function memoryStore(): PasscodeStoreWithWebhooks {
     async deleteAccountPasscode(accountId, passcodeId, entry) {
       const current = ownPasscode(accountId, passcodeId)
       if (current === undefined) return null
-      const recorded = audit.prepare(entry && deletedPasscodeEntry(entry, current))
+      const recorded = audit.prepare(entry, (given) => deletedPasscodeEntry(given, current))
       passcodes.delete(passcodeId)
       byHash.delete(current.hash)
       if (current.previousHash !== null) byHash.delete(current.previousHash)
@@ -236,17 +250,13 @@ export function memoryStore(): PasscodeStoreWithWebhooks {
       return out.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
     },
 
-    async findCredentialByHash(hash): Promise<CredentialMatch | null> {
-      const entry = byHash.get(hash)
-      if (entry === undefined) return null
-      if (entry.kind === 'account') {
-        const record = passcodes.get(entry.id)
-        if (record === undefined) return null
-        return { kind: 'account', record: { ...record }, acceptedPasscodes: accepted.get(record.accountId) ?? 'account' }
-      }
-      const record = users.get(entry.key)
-      if (record === undefined) return null
-      return { kind: 'user', record: { ...record }, acceptedPasscodes: accepted.get(record.accountId) ?? 'account' }
+    async findCredentialByHash(hash) {
+      return credentialOf(hash)
+    },
+
+    // Every hash read in one synchronous pass: no write can come between two of them.
+    async findCredentialsByHashes(hashes) {
+      return hashes.map(credentialOf)
     },
 
     async rehashCredential({ kind, accountId, id, fromHash, toHash, pepperId }: Rehash) {
@@ -348,7 +358,7 @@ export function memoryStore(): PasscodeStoreWithWebhooks {
       const current = users.get(key)
       if (current?.revokedAt !== null) return null
       const next: UserPasscodeRecord = { ...current, ...fields }
-      const recorded = audit.prepare(entry && resetUserPasscodeEntry(entry, current, next))
+      const recorded = audit.prepare(entry, (given) => resetUserPasscodeEntry(given, current, next))
       byHash.delete(current.hash)
       users.set(key, next)
       byHash.set(next.hash, { kind: 'user', key })
@@ -386,7 +396,7 @@ export function memoryStore(): PasscodeStoreWithWebhooks {
     },
 
     async setAcceptedPasscodes(accountId, value, entry) {
-      const recorded = audit.prepare(entry && acceptedPasscodesEntry(entry, accepted.get(accountId) ?? 'account', value))
+      const recorded = audit.prepare(entry, (given) => acceptedPasscodesEntry(given, accepted.get(accountId) ?? 'account', value))
       accepted.set(accountId, value)
       recorded()
       publish({ type: 'account', accountId })
@@ -445,7 +455,7 @@ export function memoryStore(): PasscodeStoreWithWebhooks {
         if (current === undefined || (current.hash !== report.hash && current.previousHash !== report.hash)) return null
         ;({ name, hint } = current)
         const disabledNow = report.action === 'disable' && current.disabledAt == null
-        const recorded = audit.prepare(entry && leakReportedEntry(entry, name, disabledNow))
+        const recorded = audit.prepare(entry, (given) => leakReportedEntry(given, name, disabledNow))
         if (report.action === 'delete') {
           passcodes.delete(key)
           byHash.delete(current.hash)
@@ -466,7 +476,7 @@ export function memoryStore(): PasscodeStoreWithWebhooks {
         const userKeyed = userKey(accountId, key)
         const current = users.get(userKeyed)
         if (current?.revokedAt !== null || current.hash !== report.hash) return null
-        const recorded = audit.prepare(entry && leakReportedEntry(entry, null, false))
+        const recorded = audit.prepare(entry, (given) => leakReportedEntry(given, null, false))
         users.set(userKeyed, { ...current, revokedAt: at })
         action = 'revoked'
         recorded()

@@ -1,5 +1,6 @@
 import type { AuditEntry, AuditRecord, AuditTarget } from '../../core/audit'
 import { webhookDisabledEntry, webhookEventsOf, type WebhookEvent, type WebhookSubject } from '../../core/webhook-events'
+import type { AuditAppend } from '../../ports/audit-log'
 import type { WebhookDeliveryClaim, WebhookDeliveryRecord, WebhookEndpointRecord, WebhookNoticeClaim, WebhookStore } from '../../ports/webhook-store'
 
 /** A stored endpoint with its disabled-email's claim. */
@@ -39,7 +40,7 @@ export interface MemoryWebhooks {
 /** What the webhooks part needs of the rest of the memory store. */
 export interface MemoryWebhooksContext {
   /** The audit trail's prepare: a write's record, stored by calling what it returns. */
-  prepare(entry: AuditEntry | undefined): () => unknown
+  prepare(append: AuditAppend | undefined): () => unknown
   /** The hint and expiry of an audit target as stored now; `undefined` when it is not stored. */
   subject(accountId: string, target: AuditTarget): WebhookSubject | undefined
 }
@@ -212,7 +213,7 @@ export function memoryWebhooks(context: MemoryWebhooksContext): MemoryWebhooks {
       return claims
     },
 
-    async completeDeliveries(outcomes, disableAfterMs) {
+    async completeDeliveries(outcomes, disableAfterMs, signer) {
       // Per endpoint: a success makes it healthy; otherwise the earliest failure counts.
       const health = new Map<string, { ok: boolean; firstFailure: number; lastAt: number }>()
       for (const outcome of outcomes) {
@@ -247,7 +248,7 @@ export function memoryWebhooks(context: MemoryWebhooksContext): MemoryWebhooks {
         const failingSince = Math.min(state.record.failingSince ?? firstFailure, firstFailure)
         state.record = { ...state.record, failingSince }
         if (!state.record.enabled || failingSince > lastAt - disableAfterMs) continue
-        const recorded = context.prepare(webhookDisabledEntry(state.record, lastAt))
+        const recorded = context.prepare({ entry: webhookDisabledEntry(state.record, lastAt), signer })
         state.record = { ...state.record, enabled: false, disabledReason: 'failing', updatedAt: lastAt }
         state.noticeDue = true
         state.noticeClaimedUntil = 0

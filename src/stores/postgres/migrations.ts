@@ -417,6 +417,26 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 12,
+    name: 'keyed audit records',
+    statements: (s) => [
+      // SPEC §5.44: every record says which encoding its hash covers (core/audit.ts,
+      // auditRecordInput). The records already written are version 1 (the encoding of
+      // before: verifiable as they are); the default is dropped at once, so every later
+      // insert names its version: an instance of an earlier release, whose append
+      // statements do not, fails its audited writes (nothing committed) instead of
+      // chaining a plain record after keyed ones. Both steps change the catalog only.
+      `ALTER TABLE ${s}.audit_records ADD COLUMN version smallint NOT NULL DEFAULT 1`,
+      `ALTER TABLE ${s}.audit_records ALTER COLUMN version DROP DEFAULT`,
+      // The id of the audit key whose HMAC the record's hash is; NULL for a plain SHA-256.
+      `ALTER TABLE ${s}.audit_records ADD COLUMN key_id text`,
+    ],
+    // The newest prune record of an account in one probe: a list checks the chain's start
+    // against it. Built without blocking appends to a trail of any size.
+    online: (database, s) =>
+      createIndexOnline(database, s, 'audit_records_pruned', 'audit_records', "(account_id, sequence) WHERE action = 'audit.pruned'"),
+  },
+  {
     version: 13,
     name: 'the pepper of a rotation previous value',
     statements: (s) => [
@@ -429,7 +449,7 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE ${s}.account_passcodes ADD COLUMN previous_pepper_id text`,
     ],
   },
-  // 12, 14 and 15 are taken by changes in flight on other branches; migrate() applies whatever
+  // 14 and 15 are taken by changes in flight on other branches; migrate() applies whatever
   // versions are missing, in order, whatever their numbers (a database at 16 gets them later).
   {
     version: 16,

@@ -1,7 +1,7 @@
-import type { AuditEntry } from '../../core/audit'
 import { webhookDisabledEntry, type WebhookEvent, type WebhookEventType } from '../../core/webhook-events'
 import type { WebhookDeliveryRecord, WebhookDeliveryState, WebhookEndpointRecord, WebhookStore } from '../../ports/webhook-store'
 import type { Database, Queryable, Row } from './database-interface'
+import type { AuditAppend } from '../../ports/audit-log'
 import type { PostgresAuditLog } from './postgres-audit-log'
 import { webhookStatements } from './webhook-statements'
 
@@ -92,7 +92,12 @@ export function postgresWebhooks(database: Database, schema: string, audit: Post
   const run = database.prepared ?? database.query
 
   /** A write and its audit record in one transaction; the record only when the write returned a row. */
-  const writeWith = async (statement: string, params: readonly unknown[], entry: AuditEntry | undefined, before?: (tx: Queryable) => Promise<void>) =>
+  const writeWith = async (
+    statement: string,
+    params: readonly unknown[],
+    entry: AuditAppend | undefined,
+    before?: (tx: Queryable) => Promise<void>,
+  ) =>
     database.transaction(async (tx) => {
       await before?.(tx)
       const [row] = await (tx.prepared ?? tx.query)(statement, params)
@@ -172,7 +177,7 @@ export function postgresWebhooks(database: Database, schema: string, audit: Post
       }))
     },
 
-    async completeDeliveries(outcomes, disableAfterMs) {
+    async completeDeliveries(outcomes, disableAfterMs, signer) {
       if (outcomes.length === 0) return []
       const column = <T>(pick: (outcome: (typeof outcomes)[number]) => T): T[] => outcomes.map(pick)
       return database.transaction(async (tx) => {
@@ -188,7 +193,8 @@ export function postgresWebhooks(database: Database, schema: string, audit: Post
           disableAfterMs,
         ])
         const disabled = rows.map(toEndpoint)
-        for (const [index, endpoint] of disabled.entries()) await audit.appendIn(tx, webhookDisabledEntry(endpoint, num(rows[index]!.last_at)))
+        for (const [index, endpoint] of disabled.entries())
+          await audit.appendIn(tx, { entry: webhookDisabledEntry(endpoint, num(rows[index]!.last_at)), signer })
         return disabled
       })
     },

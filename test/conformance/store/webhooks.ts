@@ -5,7 +5,7 @@ import { memoryMailer } from '../../../src/mailers/memory/memory-mailer'
 import type { PasscodeStore } from '../../../src/ports/passcode-store'
 import { manualClock, TEST_KEY } from '../../helpers/service'
 import { recordingSender } from '../../service/webhook-fixtures'
-import type { StoreFixture } from './fixtures'
+import { AUDIT_KEYS, signed, type StoreFixture } from './fixtures'
 
 const admin = { userId: 'u_admin', role: 'admin' } as const
 
@@ -106,7 +106,7 @@ export function webhookCases(fixture: () => StoreFixture): void {
         token: crypto.randomUUID(),
         claimedUntil: Date.UTC(2030, 0, 2),
       },
-      {
+      signed({
         accountId: 'acc_1',
         at: Date.UTC(2030, 0, 1),
         actor: { type: 'system' },
@@ -119,7 +119,7 @@ export function webhookCases(fixture: () => StoreFixture): void {
         },
         requestId: null,
         clientAddress: null,
-      },
+      }),
     )
     await auth.userPasscodes.grant(admin, 'acc_1', 'u_2', { validity: { type: 'infinite' } })
     const { value } = await auth.userPasscodes.reveal({ userId: 'u_2', role: 'member' }, 'acc_1')
@@ -150,10 +150,10 @@ export function webhookCases(fixture: () => StoreFixture): void {
     const retaken = await stores[1]!.webhooks!.claimDeliveries({ now: now + 60_000, leaseMs: 60_000, limit: 50, token: 'again' })
     expect(retaken.map((claim) => claim.id).sort()).toEqual([...ids].sort())
     const outcome = { id: first!.id, at: now + 60_001, ok: true, statusCode: 200, error: null, state: 'succeeded' as const, nextAttemptAt: null }
-    await stores[0]!.webhooks!.completeDeliveries([{ ...outcome, token: first!.token }], 1e9) // the lost claim: nothing
+    await stores[0]!.webhooks!.completeDeliveries([{ ...outcome, token: first!.token }], 1e9, AUDIT_KEYS.signer) // the lost claim: nothing
     let [view] = await stores[0]!.webhooks!.listDeliveries('acc_1', { limit: 100 }).then((rows) => rows.filter((row) => row.id === first!.id))
     expect(view).toMatchObject({ state: 'pending', attempts: 0 })
-    await stores[0]!.webhooks!.completeDeliveries([{ ...outcome, token: 'again' }], 1e9)
+    await stores[0]!.webhooks!.completeDeliveries([{ ...outcome, token: 'again' }], 1e9, AUDIT_KEYS.signer)
     ;[view] = await stores[0]!.webhooks!.listDeliveries('acc_1', { limit: 100 }).then((rows) => rows.filter((row) => row.id === first!.id))
     expect(view).toMatchObject({ state: 'succeeded', attempts: 1, lastStatusCode: 200, nextAttemptAt: null })
   })
@@ -180,7 +180,7 @@ export function webhookCases(fixture: () => StoreFixture): void {
     expect(mailer.messages).toHaveLength(1)
     await auth.webhooks.dispatch()
     expect(mailer.messages).toHaveLength(1)
-    const actions = (await fixture().store.audit!.list('acc_1', { order: 'oldest', limit: 200 })).map((record) => record.action)
+    const actions = (await fixture().store.audit!.records('acc_1', { limit: 200 })).map((record) => record.action)
     expect(actions.filter((action) => action === 'webhook.endpoint_disabled')).toHaveLength(1)
     const first = await auth.webhooks.deliveries(admin, 'acc_1', { limit: 3 })
     const second = await auth.webhooks.deliveries(admin, 'acc_1', { limit: 3, cursor: first.nextCursor! })

@@ -594,7 +594,7 @@ export interface components {
                 }[];
             };
         };
-        /** @description An audit record (SPEC §5.40). */
+        /** @description An audit record (SPEC §5.40, §5.44). */
         AuditRecord: {
             /** @description Its place in the account's chain, 1 for the first record. */
             sequence: number;
@@ -616,7 +616,7 @@ export interface components {
                 type: "system";
             };
             /** @enum {string} */
-            action: "passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled";
+            action: "passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled" | "audit.pruned";
             /** @description To what: an account passcode, a user passcode, the account setting, or a webhook endpoint. */
             target: {
                 /** @constant */
@@ -648,9 +648,15 @@ export interface components {
             /** @description The request's `X-Request-Id` when it came over HTTP with one. */
             requestId: string | null;
             clientAddress: string | null;
+            /** @description The target's id as stored beside it for the per-target filter (null for the account). */
+            targetId: string | null;
+            /** @description The encoding its hash covers: 2 since audit keys exist (every field), 1 for records written before. */
+            version: number;
+            /** @description The id of the audit key whose HMAC `hash` is; null for a plain SHA-256. */
+            keyId: string | null;
             /** @description The hash of the record before it (the chain, not a passcode hash). */
             previousHash: string;
-            /** @description SHA-256 of its canonical encoding: what `auth.audit.verify` checks. */
+            /** @description HMAC-SHA256 of its canonical encoding under the audit key `keyId` (SHA-256 without one): what `auth.audit.verify` checks. */
             hash: string;
         };
         AuditPage: {
@@ -678,7 +684,7 @@ export interface components {
                 type: "system";
             };
             /** @enum {string} */
-            action: "passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled";
+            action: "passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled" | "audit.pruned";
             /** @description To what: an account passcode, a user passcode, the account setting, or a webhook endpoint. */
             target: {
                 /** @constant */
@@ -710,9 +716,15 @@ export interface components {
             /** @description The request's `X-Request-Id` when it came over HTTP with one. */
             requestId: string | null;
             clientAddress: string | null;
+            /** @description The target's id as stored beside it for the per-target filter (null for the account). */
+            targetId: string | null;
+            /** @description The encoding its hash covers: 2 since audit keys exist (every field), 1 for records written before. */
+            version: number;
+            /** @description The id of the audit key whose HMAC `hash` is; null for a plain SHA-256. */
+            keyId: string | null;
             /** @description The hash of the record before it (the chain, not a passcode hash). */
             previousHash: string;
-            /** @description SHA-256 of its canonical encoding: what `auth.audit.verify` checks. */
+            /** @description HMAC-SHA256 of its canonical encoding under the audit key `keyId` (SHA-256 without one): what `auth.audit.verify` checks. */
             hash: string;
             /**
              * Format: date-time
@@ -941,7 +953,7 @@ export interface components {
                  * @description Machine-readable.
                  * @enum {string}
                  */
-                code: "ERR_CONFIGURATION" | "ERR_INVALID_OPTIONS" | "ERR_INTERNAL" | "ERR_MAILER_FAILED" | "ERR_NO_RECIPIENTS" | "ERR_PASSCODE_REFUSED";
+                code: "ERR_CONFIGURATION" | "ERR_INVALID_OPTIONS" | "ERR_INTERNAL" | "ERR_MAILER_FAILED" | "ERR_NO_RECIPIENTS" | "ERR_PASSCODE_REFUSED" | "ERR_AUDIT_BROKEN";
                 /** @description For people; never a passcode value, key or stack. */
                 message: string;
             };
@@ -1021,7 +1033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1209,7 +1221,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1358,7 +1370,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1567,7 +1579,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1649,7 +1661,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuedPasscode"];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `overlapMinutes`: required, but for a passcode found in public (its `leak` not null), which is the server's state. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `overlapMinutes`: required, except for a passcode found in public (its `leak` is not null), where it may be left out and only 0 is taken (SPEC §5.45): which one applies is the passcode's state. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1776,7 +1788,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1909,7 +1921,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2060,7 +2072,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2211,7 +2223,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2304,7 +2316,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2437,7 +2449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2646,7 +2658,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2795,7 +2807,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2928,7 +2940,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3079,7 +3091,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3190,7 +3202,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3283,7 +3295,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3453,7 +3465,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3513,7 +3525,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these actions; repeat the parameter for more than one. */
-                action?: ("passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled")[];
+                action?: ("passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled" | "audit.pruned")[];
                 /** @description Only records about this passcode ID or user ID. */
                 target?: string;
                 /** @description Only what this user did (their user ID, in whichever role). */
@@ -3598,7 +3610,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3658,7 +3670,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these actions; repeat the parameter for more than one. */
-                action?: ("passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled")[];
+                action?: ("passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled" | "audit.pruned")[];
                 /** @description Only records about this passcode ID or user ID. */
                 target?: string;
                 /** @description Only what this user did (their user ID, in whichever role). */
@@ -3740,7 +3752,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3851,7 +3863,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -4021,7 +4033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -4170,7 +4182,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -4361,7 +4373,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -4512,7 +4524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -4663,7 +4675,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -4800,7 +4812,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -4951,7 +4963,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -5044,7 +5056,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];

@@ -30,6 +30,7 @@ export const ACTIONS: Readonly<Record<string, string>> = {
   'webhook.endpoint_deleted': 'Webhook endpoint deleted',
   'webhook.secret_rotated': 'Webhook secret rotated',
   'webhook.endpoint_disabled': 'Webhook endpoint disabled',
+  'audit.pruned': 'Old records pruned',
 }
 const NOTICES: Readonly<Record<string, string>> = { expiring_soon: 'expires soon', expired: 'has expired' }
 
@@ -157,6 +158,12 @@ export function sentence(record: AuditRecord, names: ReadonlyMap<string, string>
         'webhook.endpoint_disabled': ' disabled ',
       }[record.action]
       return [who, verb, endpoint, record.action === 'webhook.endpoint_disabled' ? ' after 5 days of failed deliveries' : '']
+    }
+    case 'audit.pruned': {
+      // SPEC §5.44: the prune's own record, in the chain it shortened.
+      const removed = after('removed')
+      const through = after('through')
+      return [`Pruning removed ${String(removed)} older record${removed === 1 ? '' : 's'}`, typeof through === 'number' ? ` (up to #${through})` : '']
     }
     default:
       return [who, ` did ${String(record.action)} on `, target.type === 'user' ? holder : passcode]
