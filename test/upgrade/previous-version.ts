@@ -1,0 +1,84 @@
+import { execFile, execFileSync } from 'node:child_process'
+import { mkdirSync, readFileSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { buildOnce } from '../helpers/build-once'
+
+/**
+ * The previous version of the package, for the mixed-version test (SPEC §5.54): built
+ * from this repository's own git history, never from a registry. The ref is the newest
+ * `v*` tag other than the current version's, once a version has been tagged; until then
+ * {@link PREVIOUS_COMMIT}.
+ */
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+/**
+ * The previous version while no `v*` tag exists: main just before this round's schema
+ * change (migration 13, the pepper of a rotation's previous value), so that the test
+ * runs a version whose schema the current one expands. Once the first minor is tagged,
+ * the tags take over and this is no longer read.
+ */
+export const PREVIOUS_COMMIT = '56a47d349292589f4c8b3f000f744da05a8bd70c'
+
+const inClone = (root: string, ...args: string[]): string =>
+  execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
+const git = (...args: string[]): string => inClone(ROOT, ...args)
+
+/** The ref to build in the clone at `root` and what it is; throws, saying why, when the clone cannot give it. */
+export function previousRef(root = ROOT): { readonly commit: string; readonly label: string } {
+  const git = (...args: string[]): string => inClone(root, ...args)
+  let shallow: string
+  try {
+    shallow = git('rev-parse', '--is-shallow-repository')
+  } catch (error) {
+    throw new Error(`the mixed-version test builds the previous version from git history, but ${root} is not a git clone: ${String(error)}`)
+  }
+  if (shallow === 'true') {
+    throw new Error(
+      'the mixed-version test builds the previous version from git history, but this clone is shallow: ' +
+        'run `git fetch --unshallow --tags` (in CI, check out with the full history: fetch-depth 0)',
+    )
+  }
+  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }
+  const tag = git('tag', '--list', 'v*', '--sort=-version:refname')
+    .split('\n')
+    .find((name) => name !== '' && name !== `v${version}`)
+  const ref = tag ?? PREVIOUS_COMMIT
+  let commit: string
+  try {
+    commit = git('rev-parse', '--verify', `${ref}^{commit}`)
+  } catch {
+    throw new Error(`the previous version's ${tag === undefined ? 'commit' : 'tag'} ${ref} is not in this clone: run \`git fetch --tags\``)
+  }
+  return { commit, label: tag ?? `commit ${ref.slice(0, 7)}` }
+}
+
+/**
+ * The previous version's folder, with its `dist/` built by its own `npm run build`:
+ * its files as `git archive` gives them, and this repository's node_modules (the build
+ * tools and the peer packages). Made once per commit in the temp folder, by the first
+ * test process that needs it.
+ */
+export async function buildPreviousVersion(commit: string): Promise<string> {
+  // Not under node_modules: the declaration bundler leaves out every file whose path has it.
+  const cache = join(tmpdir(), 'passcode-auth-previous')
+  mkdirSync(cache, { recursive: true })
+  const target = join(cache, commit)
+  await buildOnce(
+    target,
+    async (building) => {
+      mkdirSync(building)
+      const archive = join(cache, `${commit}.tar`)
+      git('archive', '--format=tar', `--output=${archive}`, commit)
+      execFileSync('tar', ['-xf', archive, '-C', building], { stdio: 'pipe' })
+      execFileSync('rm', ['-f', archive])
+      symlinkSync(join(ROOT, 'node_modules'), join(building, 'node_modules'))
+      await promisify(execFile)('npm', ['run', 'build'], { cwd: building, timeout: 240_000 })
+    },
+    { maxMs: 240_000 },
+  )
+  return target
+}
