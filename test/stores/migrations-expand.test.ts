@@ -55,7 +55,7 @@ async function checkEach(migrations: readonly Migration[]): Promise<{ schema: st
 /** The steps whose found changes differ from what they declare. */
 const undeclared = (steps: readonly StepReport[]) => steps.filter((step) => step.found.join('\n') !== step.declared.join('\n'))
 
-describe('migrations only expand unless declared as a contract step', () => {
+describe('SPEC 5.54 migrations only expand unless declared as a contract step', () => {
   it('holds for every migration of the package, each applied on the schema the ones before it left', async () => {
     const { schema, steps } = await checkEach(MIGRATIONS)
     expect(undeclared(steps)).toEqual([])

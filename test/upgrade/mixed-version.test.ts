@@ -15,7 +15,7 @@ import { buildPreviousVersion, previousRef } from './previous-version'
  * SPEC §5.54, docs/upgrading.md: a fleet running the previous version and the current
  * one on the migrated schema refuses no valid passcode and loses no email, audit record
  * or usage count. The previous version is built from this repository's git history
- * (test/upgrade/previous-version.ts: the newest `v*` tag, or a named commit while there
+ * (test/upgrade/previous-version.ts: the newest release tag, or a named commit while there
  * is none; a shallow clone fails with how to fetch the history).
  *
  * The rolling upgrade as docs/upgrading.md describes it, on a throw-away PostgreSQL:
@@ -40,7 +40,7 @@ const TRAFFIC_MS = 6_000
 const admin = { userId: 'u_upgrade_admin', role: 'admin' } as const
 
 const postgres = postgresAvailability()
-const title = `the previous and the current version on one migrated PostgreSQL${postgres.available ? '' : ` (skipped: ${postgres.reason})`}`
+const title = `SPEC 5.54 the previous and the current version on one migrated PostgreSQL${postgres.available ? '' : ` (skipped: ${postgres.reason})`}`
 
 interface Instance {
   readonly name: string
@@ -128,7 +128,7 @@ async function manage(instance: Instance, body: Record<string, unknown>): Promis
 
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!
 
-describe('the previous version', () => {
+describe('SPEC 5.54 the previous version', () => {
   it('is built from git history: a shallow clone fails and says how to fetch it', () => {
     const clone = mkdtempSync(join(tmpdir(), 'passcode-auth-shallow-'))
     try {

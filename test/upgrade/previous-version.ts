@@ -9,23 +9,30 @@ import { buildOnce } from '../helpers/build-once'
 /**
  * The previous version of the package, for the mixed-version test (SPEC §5.54): built
  * from this repository's own git history, never from a registry. The ref is the newest
- * `v*` tag other than the current version's, once a version has been tagged; until then
+ * release tag (`passcode-auth@x.y.z`, as `changeset publish` makes it, or `vx.y.z`) other
+ * than the current version's, once a version has been tagged; until then
  * {@link PREVIOUS_COMMIT}.
  */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 /**
- * The previous version while no `v*` tag exists: main just before this round's schema
+ * The previous version while no release tag exists: main just before this round's schema
  * change (migration 13, the pepper of a rotation's previous value), so that the test
  * runs a version whose schema the current one expands. Once the first minor is tagged,
- * the tags take over and this is no longer read.
+ * the tags take over and this is no longer read (docs/releasing.md).
  */
 export const PREVIOUS_COMMIT = '56a47d349292589f4c8b3f000f744da05a8bd70c'
 
 const inClone = (root: string, ...args: string[]): string =>
   execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
 const git = (...args: string[]): string => inClone(ROOT, ...args)
+
+/** Compares two `x.y.z` versions. */
+const compareVersions = (a: string, b: string): number => {
+  const [x, y] = [a.split('.').map(Number), b.split('.').map(Number)]
+  return x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!
+}
 
 /** The ref to build in the clone at `root` and what it is; throws, saying why, when the clone cannot give it. */
 export function previousRef(root = ROOT): { readonly commit: string; readonly label: string } {
@@ -43,9 +50,11 @@ export function previousRef(root = ROOT): { readonly commit: string; readonly la
     )
   }
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }
-  const tag = git('tag', '--list', 'v*', '--sort=-version:refname')
+  // `changeset publish` tags `passcode-auth@<version>`; a `v<version>` tag counts too.
+  const tag = git('tag', '--list', 'v*', 'passcode-auth@*', '--sort=-version:refname')
     .split('\n')
-    .find((name) => name !== '' && name !== `v${version}`)
+    .filter((name) => /^(?:v|passcode-auth@)\d+\.\d+\.\d+$/.test(name) && name.replace(/^v|^passcode-auth@/, '') !== version)
+    .sort((a, b) => compareVersions(b.replace(/^v|^passcode-auth@/, ''), a.replace(/^v|^passcode-auth@/, '')))[0]
   const ref = tag ?? PREVIOUS_COMMIT
   let commit: string
   try {
