@@ -208,9 +208,14 @@ describe.skipIf(!postgres.available)(title, () => {
       instances.push(current, restarted)
 
       // 4. Management writes through each version in turn, one at a time, while the verifications run.
+      const byInstance = new Map<string, Set<string>>()
+      const wrote = (instance: Instance, op: string) => byInstance.set(instance.name, (byInstance.get(instance.name) ?? new Set()).add(op))
       const deadline = Date.now() + TRAFFIC_MS
-      for (let turn = 0; Date.now() < deadline; turn++) {
-        const instance = instances[turn % instances.length]!
+      const everyWrite = () => instances.every((instance) => byInstance.get(instance.name)?.size === 3)
+      // At least TRAFFIC_MS, and until each instance made each kind of write (60 s at most).
+      for (let turn = 0; Date.now() < deadline || (!everyWrite() && Date.now() < deadline + 60_000); turn++) {
+        // Each kind of write through each instance in turn (create, rotate, delete; then the next instance).
+        const instance = instances[Math.floor(turn / 3) % instances.length]!
         const accountId = ACCOUNTS[turn % ACCOUNTS.length]!
         const mine = [...newest.values()].filter((credential) => credential.accountId === accountId)
         const op = turn % 3 === 0 ? 'create' : turn % 3 === 1 ? 'rotate' : 'delete'
@@ -218,6 +223,7 @@ describe.skipIf(!postgres.available)(title, () => {
           const { id, value } = await manage(instance, { op: 'create', accountId, name: `made ${turn}`, expiryDays: turn % 2 === 0 ? 1 : 90 })
           add({ accountId, id: id!, value: value! })
           writes.create += 1
+          wrote(instance, 'create')
         } else if (op === 'rotate') {
           const target = pick(mine)
           // A passcode keeps one previous value: the one before it stops being valid now.
@@ -228,6 +234,7 @@ describe.skipIf(!postgres.available)(title, () => {
           // An overlap of an hour: the value before stays valid too.
           add({ accountId, id: target.id, value: value! })
           writes.rotate += 1
+          wrote(instance, 'rotate')
         } else {
           const target = pick(mine)
           const values = valid.filter((credential) => credential.id === target.id)
@@ -236,14 +243,15 @@ describe.skipIf(!postgres.available)(title, () => {
           deleted.push(...values)
           await manage(instance, { op: 'delete', accountId, passcodeId: target.id })
           writes.delete += 1
+          wrote(instance, 'delete')
         }
       }
       running = false
       await Promise.all(traffic)
       expect(validRefusals).toEqual([])
       for (const instance of instances) expect(perInstance.get(instance.name), `${instance.name} answered`).toBeGreaterThan(0)
-      expect(writes.rotate).toBeGreaterThan(0)
-      expect(writes.delete).toBeGreaterThan(0)
+      // Each kind of write went through each version.
+      for (const instance of instances) expect(byInstance.get(instance.name)?.size, `${instance.name} wrote`).toBe(3)
 
       // Every deleted passcode refused by every instance, within 10 s of the end.
       const refusedBy = Date.now() + 10_000
