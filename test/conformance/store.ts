@@ -5,6 +5,7 @@ import { bindingRotationUsageCases } from './store/binding-rotation-usage'
 import { concurrencyCases } from './store/concurrency'
 import { disableDescriptionCases } from './store/disable-description'
 import { endToEndCases } from './store/end-to-end'
+import { interleavedWriteCases } from './store/interleaved-writes'
 import type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
 import { invalidationCases } from './store/invalidations'
 import { lastUseCases } from './store/last-use'
@@ -67,6 +68,7 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     endToEndCases(fixture)
     auditCases(fixture)
     pepperRotationCases(fixture)
+    interleavedWriteCases(fixture)
     pepperOverlapCases(fixture)
     disableDescriptionCases(fixture)
     usageDaysCases(fixture)

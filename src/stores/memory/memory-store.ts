@@ -121,6 +121,20 @@ export function memoryStore(): PasscodeStore {
     if (state !== undefined) state.open = false
   }
 
+  /** The credential holding `hash`, as the verification lookup answers it. */
+  const credentialOf = (hash: string): CredentialMatch | null => {
+    const entry = byHash.get(hash)
+    if (entry === undefined) return null
+    if (entry.kind === 'account') {
+      const record = passcodes.get(entry.id)
+      if (record === undefined) return null
+      return { kind: 'account', record: { ...record }, acceptedPasscodes: accepted.get(record.accountId) ?? 'account' }
+    }
+    const record = users.get(entry.key)
+    if (record === undefined) return null
+    return { kind: 'user', record: { ...record }, acceptedPasscodes: accepted.get(record.accountId) ?? 'account' }
+  }
+
   return {
     async createAccountPasscode(record, maxPerAccount, entry): Promise<CreateResult> {
       const ids = accountIds(record.accountId)
@@ -223,17 +237,13 @@ export function memoryStore(): PasscodeStore {
       return out.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
     },
 
-    async findCredentialByHash(hash): Promise<CredentialMatch | null> {
-      const entry = byHash.get(hash)
-      if (entry === undefined) return null
-      if (entry.kind === 'account') {
-        const record = passcodes.get(entry.id)
-        if (record === undefined) return null
-        return { kind: 'account', record: { ...record }, acceptedPasscodes: accepted.get(record.accountId) ?? 'account' }
-      }
-      const record = users.get(entry.key)
-      if (record === undefined) return null
-      return { kind: 'user', record: { ...record }, acceptedPasscodes: accepted.get(record.accountId) ?? 'account' }
+    async findCredentialByHash(hash) {
+      return credentialOf(hash)
+    },
+
+    // Every hash read in one synchronous pass: no write can come between two of them.
+    async findCredentialsByHashes(hashes) {
+      return hashes.map(credentialOf)
     },
 
     async rehashCredential({ kind, accountId, id, fromHash, toHash, pepperId }: Rehash) {

@@ -321,9 +321,9 @@ export interface components {
             disabledAt: string | null;
             /** @description Until when the value replaced by the last rotation still works; null when it no longer does. */
             previousValueEndsAt: string | null;
-            /** @description When it last authenticated (recorded about once a minute); null if never. */
+            /** @description When it last authenticated successfully (recorded about once a minute); null if never. A refused request, a `/v1/connect` refused for its partner included, is no use. */
             lastUsedAt: string | null;
-            /** @description The partner of its last recorded `/v1/connect`; null if none. */
+            /** @description The partner of that same request (a `/v1/connect` that reached it); null when it had none (a protected route) or never used. */
             lastUsedPartner: string | null;
             /** @description Never used, or not used for 90 days: a candidate for deletion. */
             unused: boolean;
@@ -369,9 +369,9 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "expiring_soon" | "expired" | "revoked" | "disabled";
-            /** @description When it last authenticated (recorded about once a minute); null if never. */
+            /** @description When it last authenticated successfully (recorded about once a minute); null if never. A refused request, a `/v1/connect` refused for its partner included, is no use. */
             lastUsedAt: string | null;
-            /** @description The partner of its last recorded `/v1/connect`; null if none. */
+            /** @description The partner of that same request (a `/v1/connect` that reached it); null when it had none (a protected route) or never used. */
             lastUsedPartner: string | null;
             /** @description Never used, or not used for 90 days: a candidate for deletion. */
             unused: boolean;
@@ -614,7 +614,8 @@ export interface components {
             description?: string | null;
         };
         RotatePasscode: {
-            overlapMinutes: number;
+            /** @description Required, except for a passcode found in public (`leak` not null): there it defaults to 0, the only value taken (SPEC §5.45). */
+            overlapMinutes?: number;
         };
         GrantUserPasscode: {
             validity: {
@@ -1434,7 +1435,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuedPasscode"];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `overlapMinutes`: required, except for a passcode found in public (its `leak` is not null), where it may be left out and only 0 is taken (SPEC §5.45): which one applies is the passcode's state. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
