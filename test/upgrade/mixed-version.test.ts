@@ -29,7 +29,8 @@ import { buildPreviousVersion, previousRef } from './previous-version'
  *    each instance runs the expiry notifier.
  * Then: no valid passcode refused; every deleted one refused by every instance within
  * 10 s; every passcode alive and expiring within 30 days emailed exactly once for its
- * expiry; one audit record per change, each account's chain intact; once the instances
+ * expiry; one audit record per change and per email of a passcode still there, each
+ * account's chain intact; once the instances
  * stopped (flushing their counts), the usage counts of successes equal the 200s answered.
  */
 
@@ -295,13 +296,24 @@ describe.skipIf(!postgres.available)(title, () => {
         action: string
         n: number
       }[]
-      // One record per email too, whichever version sent it.
-      expect(Object.fromEntries(audit.map((row) => [row.action, row.n]))).toEqual({
-        'notification.sent': sent.length,
+      const counts = Object.fromEntries(audit.map((row) => [row.action, row.n]))
+      expect({ ...counts, 'notification.sent': undefined }).toEqual({
+        'notification.sent': undefined,
         'passcode.created': writes.create,
         'passcode.deleted': writes.delete,
         'passcode.rotated': writes.rotate,
       })
+      // One record per email too, whichever version sent it: every email of a passcode
+      // still there has its record. (An email whose passcode a deletion removed while it
+      // was on the way may have none: its completion finds no row. That race is the same
+      // within one version, and is not what this test is about.)
+      const deletedIds = new Set(deleted.map((credential) => credential.id))
+      const records = (await pool.query(`SELECT target_id FROM ${schema}.audit_records WHERE action = 'notification.sent'`)).rows as {
+        target_id: string
+      }[]
+      const emailsOfLive = sent.filter((key) => !deletedIds.has(key.split('|')[0]!))
+      expect(records.filter((record) => !deletedIds.has(record.target_id)).length).toBe(emailsOfLive.length)
+      expect(records.length).toBeLessThanOrEqual(sent.length)
       for (const accountId of ACCOUNTS) expect(await auth.audit.verify(accountId), accountId).toMatchObject({ ok: true })
       await auth.close()
     } finally {
