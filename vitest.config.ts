@@ -59,6 +59,8 @@ export const isolatedTests = ['test/http/warm-path.test.ts']
  * --outputFile=durations.json` (each file's endTime − startTime).
  */
 export const slowTests = [
+  // Builds the previous version from git (npm run build, once per commit and machine) before its traffic.
+  'test/upgrade/mixed-version.test.ts',
   'test/package/doc-blocks.test.ts',
   'test/readme/blocks.test.ts',
   'test/dashboard/axe.browser.test.ts',

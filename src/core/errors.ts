@@ -301,7 +301,8 @@ export class AuditChainBrokenError extends PasscodeAuthError {
   /** What is wrong there. */
   readonly reason: AuditBreak
 
-  constructor(failure: { readonly at: number; readonly reason: AuditBreak }) {
+  /** @param failure - where verification broke; without it, record 0 and `changed` (as `new AuditChainBrokenError()` in a host's own tests). */
+  constructor(failure: { readonly at: number; readonly reason: AuditBreak } = { at: 0, reason: 'changed' }) {
     super(
       'ERR_AUDIT_BROKEN',
       `The audit trail of this account does not verify at record ${failure.at} (${failure.reason.replace('_', ' ')}); the operator can check it with passcode-auth audit verify`,

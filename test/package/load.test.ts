@@ -89,7 +89,6 @@ const constructorArguments: Readonly<Record<string, readonly unknown[]>> = {
     { ok: false, reason: 'invalid_credentials', statusCode: 400, body: { status: 'fail', error: 'Invalid Credentials', code: 400 } },
   ],
   UnexpectedResponseError: [{ status: 502, contentType: 'text/html', reason: 'status', bodyExcerpt: '' }],
-  AuditChainBrokenError: [{ at: 1, reason: 'changed' }],
   PasscodeRefusedException: [
     { ok: false, reason: 'invalid_credentials', statusCode: 400, body: { status: 'fail', error: 'Invalid Credentials', code: 400 } },
   ],
