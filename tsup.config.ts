@@ -20,6 +20,7 @@ export const entries = {
   fetch: 'src/fetch/index.ts',
   hono: 'src/hono/index.ts',
   secretlint: 'src/secretlint/index.ts',
+  webhooks: 'src/webhooks/index.ts',
   nestjs: 'src/nestjs/index.ts',
 } as const
 

@@ -9,7 +9,7 @@
  * @module passcode-auth
  */
 import type { NodeConnectHandlerOptions } from './http/node/node-handlers'
-export { createPasscodeAuth } from './service/create-passcode-auth'
+export { createPasscodeAuth } from './http/node/create-passcode-auth'
 export type { PasscodeAuth } from './service/create-passcode-auth'
 export type { AuditKey, EncryptionKey, PasscodeAuthOptions } from './service/options'
 export type { RateLimitOptions } from './service/limiter/options'
@@ -58,6 +58,13 @@ export { IssuedPasscode } from './service/issued-passcode'
 export { nodeConnectHandler, nodeRequirePasscode } from './http/node/node-handlers'
 export type { NodeConnectHandlerOptions, NodeHandler, NodePasscodeGuard, NodeRequirePasscodeOptions } from './http/node/node-handlers'
 export { startExpiryNotifier } from './service/notifier/expiry-notifier'
+export { startWebhookDispatcher } from './service/webhooks/webhook-dispatcher'
+export type { WebhookDispatcher, WebhookDispatcherOptions } from './service/webhooks/webhook-dispatcher'
+export type { WebhookDispatchReport } from './service/webhooks/dispatch'
+export type { IssuedWebhookSecret, WebhookDeliveryPage, WebhooksApi } from './service/webhooks/webhooks-api'
+export type { CreateWebhookInput, UpdateWebhookInput, WebhookDeliveriesOptions } from './service/webhooks/webhook-input'
+export type { WebhookDeliveryView, WebhookEndpointView } from './core/webhook-views'
+export type { WebhookEvent, WebhookEventType, WebhookJson } from './core/webhook-events'
 export type { ExpiryNotifier, ExpiryNotifierOptions } from './service/notifier/expiry-notifier'
 export { defaultNotificationTemplates } from './service/notifier/notification-messages'
 export type {
@@ -133,6 +140,7 @@ export type {
   PartnerRegistry,
   PasscodeRotation,
   PasscodeStore,
+  PasscodeStoreWithWebhooks,
   Rehash,
   RateLimitStore,
   UpdateResult,
@@ -141,6 +149,23 @@ export type {
   UsageEntry,
   UsageOutcome,
   UsageQuery,
+} from './ports/index'
+export type {
+  WebhookAddressPolicy,
+  WebhookAttemptOutcome,
+  WebhookClaimRequest,
+  WebhookDeliveryClaim,
+  WebhookDeliveryQuery,
+  WebhookDeliveryRecord,
+  WebhookDeliveryState,
+  WebhookEndpointPatch,
+  WebhookEndpointRecord,
+  WebhookNoticeClaim,
+  WebhookSendRequest,
+  WebhookSendResult,
+  WebhookSender,
+  WebhookStore,
+  WebhookUrlCheck,
 } from './ports/index'
 export type { FailureBody, FailureReason, HttpResult, SuccessBody } from './protocol/outcomes'
 export type { CorsOptions } from './http/cors'

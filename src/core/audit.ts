@@ -28,6 +28,11 @@ export const AUDIT_ACTIONS = [
   'account.accepted_passcodes_changed',
   'notification.sent',
   'notification.failed',
+  'webhook.endpoint_created',
+  'webhook.endpoint_updated',
+  'webhook.endpoint_deleted',
+  'webhook.secret_rotated',
+  'webhook.endpoint_disabled',
   // SPEC §5.44: a prune, in the chain it shortened (how many, up to which sequence, the last one's hash).
   'audit.pruned',
 ] as const
@@ -96,6 +101,12 @@ export type AuditTarget =
   | {
       /** The account's settings. */
       readonly type: 'account'
+    }
+  | {
+      /** A webhook endpoint of the account (SPEC §5.53). */
+      readonly type: 'webhook'
+      /** Its ID. */
+      readonly id: string
     }
 
 /**

@@ -16,6 +16,7 @@ export type {
   NotificationKind,
   PasscodeRotation,
   PasscodeStore,
+  PasscodeStoreWithWebhooks,
   Rehash,
   UpdateResult,
   UsageEntry,
@@ -26,3 +27,16 @@ export type {
 } from './passcode-store'
 export type { NotificationRecipients } from './recipients'
 export type { RateLimitStore } from './rate-limit-store'
+export type { WebhookAddressPolicy, WebhookSendRequest, WebhookSendResult, WebhookSender, WebhookUrlCheck } from './webhook-sender'
+export type {
+  WebhookAttemptOutcome,
+  WebhookClaimRequest,
+  WebhookDeliveryClaim,
+  WebhookDeliveryQuery,
+  WebhookDeliveryRecord,
+  WebhookDeliveryState,
+  WebhookEndpointPatch,
+  WebhookEndpointRecord,
+  WebhookNoticeClaim,
+  WebhookStore,
+} from './webhook-store'

@@ -1,6 +1,7 @@
 import type { AcceptedPasscodes, AccountPasscodeExpiry, AccountPasscodeRecord, UserPasscodeRecord } from '../core/entities'
 import type { NotificationKind } from '../core/notifications'
 import type { AuditAppend, AuditLog } from './audit-log'
+import type { WebhookStore } from './webhook-store'
 
 export type { NotificationKind }
 
@@ -627,7 +628,25 @@ export interface PasscodeStore {
    * `ConfigurationError` and write methods ignore their `audit` argument.
    */
   readonly audit?: AuditLog
+  /**
+   * Webhook endpoints and the event outbox (SPEC §5.53), in this same storage: each
+   * change's events are stored in its transaction. Optional for stores written before
+   * it; without it `auth.webhooks` throws a `ConfigurationError`.
+   */
+  readonly webhooks?: WebhookStore
 
   /** Releases connections or listeners the store opened itself. */
   close?(): Promise<void>
 }
+
+/**
+ * A store whose parts come together for webhooks (SPEC §5.53): the passcodes, their
+ * audit trail and the outbox, one storage, so that an event commits with its change.
+ *
+ * @example
+ * ```ts
+ * const store: PasscodeStoreWithWebhooks = memoryStore()
+ * await store.webhooks.listEndpoints('acc_1')
+ * ```
+ */
+export type PasscodeStoreWithWebhooks = PasscodeStore & { readonly audit: AuditLog; readonly webhooks: WebhookStore }

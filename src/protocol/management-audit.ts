@@ -105,8 +105,9 @@ export const auditRecordSchema = z
         z.object({ type: z.literal('passcode'), id: z.string(), name: z.string().describe('Its name at the time.') }),
         z.object({ type: z.literal('user'), id: z.string().describe('The user whose passcode it is.') }),
         z.object({ type: z.literal('account') }),
+        z.object({ type: z.literal('webhook'), id: z.string().describe('The webhook endpoint (SPEC §5.53).') }),
       ])
-      .describe('To what: an account passcode, a user passcode, or the account setting.'),
+      .describe('To what: an account passcode, a user passcode, the account setting, or a webhook endpoint.'),
     changes: z
       .record(z.string(), z.object({ before: auditValue, after: auditValue }))
       .describe('The fields it changed, before and after (instants as epoch milliseconds); empty when none did.'),

@@ -32,6 +32,8 @@ import { findUnderPeppers, pepperReport, resolvePeppers, type PepperReport } fro
 import { createVerifier } from './verify/pipeline'
 import type { CredentialReader } from './verify/read-headers'
 import { partnerAllowed } from './verify/rules'
+import { createDispatch } from './webhooks/dispatch'
+import { createWebhooksApi, type WebhooksApi } from './webhooks/webhooks-api'
 
 /** A configured passcode-auth service: what {@link createPasscodeAuth} returns. */
 export interface PasscodeAuth {
@@ -51,6 +53,12 @@ export interface PasscodeAuth {
   readonly audit: AuditApi
   /** Leak reports (SPEC §5.42): labels reported tokens and disables or revokes the live ones. */
   readonly leaks: LeaksApi
+  /**
+   * Webhooks (SPEC §5.53): endpoints, their deliveries, and `dispatch()`, one delivery
+   * pass (`startWebhookDispatcher` runs it on a schedule). Events are stored by the store
+   * in each change's transaction; this sends them.
+   */
+  readonly webhooks: WebhooksApi
   /** Verifies credentials; resolves an outcome and never throws for bad credentials. */
   authenticate(input: CredentialsInput): Promise<AuthOutcome>
   /**
@@ -209,29 +217,55 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     pendingUse: usage === undefined ? undefined : (accountId, userId) => usage.pendingUser(accountId, userId),
     readUsage,
   })
+  // Emails outside the notifier's pass (a leak's, a disabled webhook endpoint's): false or null when they cannot go.
+  const mailRecipients = async (accountId: string) => {
+    const { mailer, recipients } = resolved
+    if (mailer === undefined || recipients === undefined) return null
+    return resolveRecipients(recipients, accountId, resolved.notifier.sendTimeoutMs).catch(() => null)
+  }
+  const mail = async (to: readonly string[], message: { readonly subject: string; readonly text: string; readonly html: string }) => {
+    const { mailer } = resolved
+    if (mailer === undefined) return false
+    try {
+      await sendWithin(mailer, { to: [...to], ...message }, resolved.notifier.sendTimeoutMs)
+      return true
+    } catch {
+      return false
+    }
+  }
   const leakNotices = createLeakNotices({
     store,
     now,
     auditSigner,
     sendTimeoutMs: resolved.notifier.sendTimeoutMs,
-    recipients: async (accountId) => {
-      const { mailer, recipients } = resolved
-      if (mailer === undefined || recipients === undefined) return null
-      return resolveRecipients(recipients, accountId, resolved.notifier.sendTimeoutMs).catch(() => null)
-    },
-    deliver: async (to, message) => {
-      const { mailer } = resolved
-      if (mailer === undefined) return false
-      try {
-        await sendWithin(mailer, { to: [...to], ...message }, resolved.notifier.sendTimeoutMs)
-        return true
-      } catch {
-        return false
-      }
-    },
+    recipients: mailRecipients,
+    deliver: mail,
+  })
+  // SPEC §5.53: the store keeps each change's events with it; this reaches the endpoints.
+  const { allowPrivateAddresses, sender, batchSize, concurrency, leaseMs } = resolved.webhooks
+  const webhooks = createWebhooksApi({
+    store,
+    now,
+    emit,
+    auditSigner,
+    sender,
+    allowPrivateAddresses,
+    dispatch: createDispatch({
+      store,
+      now,
+      emit,
+      auditSigner,
+      sender,
+      allowPrivateAddresses,
+      options: { batchSize, concurrency, leaseMs },
+      recipients: mailRecipients,
+      deliver: mail,
+      sendTimeoutMs: resolved.notifier.sendTimeoutMs,
+    }),
   })
   const auth: PasscodeAuth = {
     passcodes,
+    webhooks,
     userPasscodes,
     // SPEC §5.42: the change, its mark and its audit record in one store write; the email durable.
     leaks: createLeaksApi({

@@ -115,6 +115,30 @@ export type AuditEvent =
       /** Whether the account's recipients were emailed (false without a mailer, recipients, or when sending failed). */
       readonly notified: boolean
     })
+  | (ManagementEventBase & {
+      /** An admin changed a webhook endpoint (SPEC §5.53). */
+      readonly type: 'webhook.endpoint_created' | 'webhook.endpoint_updated' | 'webhook.endpoint_deleted' | 'webhook.secret_rotated'
+      /** The endpoint. */
+      readonly endpointId: string
+      /** Its URL without the query (which may hold a receiver's token); never its secret. */
+      readonly url: string
+    })
+  | (EventBase & {
+      /** An endpoint whose every attempt failed for 5 days was disabled; its admins are emailed. */
+      readonly type: 'webhook.endpoint_disabled'
+      /** The endpoint. */
+      readonly endpointId: string
+      /** Its URL without the query. */
+      readonly url: string
+    })
+  | {
+      /** A webhook delivery pass failed as a whole (storage down, say); the next pass tries again. */
+      readonly type: 'webhook.dispatch_failed'
+      /** When it happened, by the injected clock. */
+      readonly at: Date
+      /** What went wrong, without secrets. */
+      readonly error: string
+    }
   | (EventBase & {
       /** What happened. */
       readonly type: 'auth.succeeded'

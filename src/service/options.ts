@@ -9,6 +9,7 @@ import type { Mailer } from '../ports/mailer'
 import type { PartnerRegistry } from '../ports/partner-registry'
 import type { PasscodeStore } from '../ports/passcode-store'
 import type { NotificationRecipients } from '../ports/recipients'
+import type { WebhookSender } from '../ports/webhook-sender'
 import { cacheSchema, pepperSchema } from './verify/options'
 import type { AuditEvent } from './events'
 import { rateLimitSchema, type RateLimitOptions } from './limiter/options'
@@ -20,6 +21,7 @@ import type { TelemetryOptions } from './telemetry/otel-api'
 import { telemetrySchema } from './telemetry/options'
 import { leaksSchema } from './leaks/options'
 import { usageSchema } from './usage/options'
+import { webhooksSchema } from './webhooks/options'
 import { encryptionKeysSchema, type EncryptionKey } from './user-passcodes/options'
 import { auditKeysSchema, type AuditKey } from './audit/options'
 
@@ -180,6 +182,26 @@ export interface PasscodeAuthOptions {
     action?: 'disable' | 'revoke'
   }
   /**
+   * Webhooks (SPEC §5.53, `auth.webhooks`): who may receive them and how deliveries run.
+   * An endpoint's URL that resolves to a loopback, private, link-local, shared (CGNAT),
+   * unique-local, multicast, reserved or metadata address is refused, at registration and
+   * at each connection, unless `allowPrivateAddresses` (tests, receivers inside your
+   * network). `startWebhookDispatcher(auth)` runs the deliveries.
+   * @default { allowPrivateAddresses: false, batchSize: 100, concurrency: 50, leaseMs: 60000 }
+   */
+  webhooks?: {
+    /** Lets endpoints resolve to loopback, private and the other refused addresses. @default false */
+    allowPrivateAddresses?: boolean
+    /** How endpoints are reached. @default the Node sender of `passcode-auth` (none on other runtimes) */
+    sender?: WebhookSender
+    /** Deliveries claimed per store call by a pass. @default 100 */
+    batchSize?: number
+    /** Attempts in flight at once in a pass. @default 50 */
+    concurrency?: number
+    /** How long a claimed attempt stays with an instance before another may take it over, in ms (at least 20 000: an attempt lasts up to 15 s). @default 60000 */
+    leaseMs?: number
+  }
+  /**
    * Keys of the audit trail's chain (SPEC §5.44): each record's hash is an HMAC-SHA256
    * under the first key, made in this process (the key never reaches the database), with
    * the key's id stored beside it; every key verifies the records it signed, so a new key
@@ -256,6 +278,7 @@ export const optionsSchema = z
     rateLimit: rateLimitSchema.default(false),
     usage: usageSchema.prefault(noOptions),
     leaks: leaksSchema.prefault(noOptions),
+    webhooks: webhooksSchema.prefault(noOptions),
     onEvent: functionOption<(event: AuditEvent) => void | Promise<void>>('a function').optional(),
     telemetry: telemetrySchema.optional(),
   })
@@ -283,6 +306,7 @@ const OPTION_GROUPS: OptionGroups = {
   rateLimit: {},
   usage: {},
   leaks: {},
+  webhooks: {},
   telemetry: {},
   pepper: {},
 }

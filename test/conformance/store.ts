@@ -18,6 +18,7 @@ import { pepperRotationCases } from './store/pepper-rotation'
 import { unicodeNameCases } from './store/unicode-names'
 import { userPasscodeCases } from './store/user-passcodes'
 import { usageDaysCases } from './store/usage-days'
+import { webhookCases } from './store/webhooks'
 
 export type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
 
@@ -75,5 +76,6 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     lastUseCases(fixture)
     leakMarkCases(fixture)
     leakedRotationCases(fixture)
+    webhookCases(fixture)
   })
 }

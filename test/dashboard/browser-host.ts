@@ -52,6 +52,8 @@ export async function startBrowserHost(): Promise<BrowserHost> {
     clock,
     encryptionKeys: [{ id: 'k1', key: TEST_KEY }],
     cache: false,
+    // The Webhooks page's receivers listen on 127.0.0.1 (webhooks.browser.test.ts).
+    webhooks: { allowPrivateAddresses: true },
   })
   const sessions = new Map<string, DashboardSession>()
   const app = express()

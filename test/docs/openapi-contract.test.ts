@@ -219,7 +219,25 @@ async function managementFixture(host: ReturnType<typeof managementHost>): Promi
   ])
   const { data: page } = await client.GET('/audit', { headers, params: { query: { limit: 2 } } })
   if (typeof page?.nextCursor !== 'string') throw new Error('fixture: no second page of the audit trail')
-  return { acme, doomed, expired, cursor: page.nextCursor }
+  const hook = async () => {
+    const { data, error } = await client.POST('/webhooks', { headers, body: { url: 'https://93.184.215.14/hooks', events: 'all' } })
+    if (data === undefined) throw new Error(`fixture: ${JSON.stringify(error)}`)
+    return data.endpoint.id
+  }
+  const [endpoint, doomedEndpoint] = [await hook(), await hook()]
+  for (let i = 0; i < 2; i++) await client.POST('/webhooks/{endpointId}/test', { headers, params: { path: { endpointId: endpoint } } })
+  const { data: deliveries } = await client.GET('/webhook-deliveries', { headers, params: { query: { limit: 1 } } })
+  if (typeof deliveries?.nextCursor !== 'string') throw new Error('fixture: no second page of deliveries')
+  return {
+    acme,
+    doomed,
+    expired,
+    cursor: page.nextCursor,
+    endpoint,
+    doomedEndpoint,
+    delivery: deliveries.deliveries[0]!.id,
+    deliveryCursor: deliveries.nextCursor,
+  }
 }
 
 interface ManagementRequest {

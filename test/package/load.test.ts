@@ -59,6 +59,11 @@ const expectations: readonly EntryExpectation[] = [
   { subpath: 'passcode-auth/hono', entry: 'hono', names: ['requirePasscode', 'connectHandler', 'dashboard', 'PasscodeRefusedError'] },
   { subpath: 'passcode-auth/secretlint', entry: 'secretlint', names: ['creator'] },
   {
+    subpath: 'passcode-auth/webhooks',
+    entry: 'webhooks',
+    names: ['WEBHOOK_EVENT_TYPES', 'WEBHOOK_TEST_EVENT', 'WebhookVerificationError', 'verifyWebhook'],
+  },
+  {
     subpath: 'passcode-auth/nestjs',
     entry: 'nestjs',
     names: [

@@ -113,6 +113,11 @@ describe('option defaults', () => {
         'usage',
         'usage.flushIntervalMs',
         'usage.retentionDays',
+        'webhooks',
+        'webhooks.allowPrivateAddresses',
+        'webhooks.batchSize',
+        'webhooks.concurrency',
+        'webhooks.leaseMs',
       ].sort(),
     )
   })

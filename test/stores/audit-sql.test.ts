@@ -465,7 +465,7 @@ function tamperCases(db: () => PostgresDatabase, open: () => Promise<Opened>): v
     }
     const before = await auth.audit.verify(ACCOUNT)
     if (!before.ok) throw new Error(`the chain should verify before the tamper: ${JSON.stringify(before)}`)
-    const rows = await opened.store.audit!.records(ACCOUNT, { limit: 100 })
+    const rows = await opened.store.audit.records(ACCOUNT, { limit: 100 })
 
     await tamperCase.tamper(tampering(opened, rows, before.head))
 
@@ -480,7 +480,7 @@ function tamperCases(db: () => PostgresDatabase, open: () => Promise<Opened>): v
     // records verification vouches for, or refuse: where it finds a break, only records
     // as they were written before the tamper; where it cannot without an anchor, the rows
     // it vouches for as they are.
-    const vouched = tamperCase.verify === 'ok' ? await opened.store.audit!.records(ACCOUNT, { limit: 100 }) : rows
+    const vouched = tamperCase.verify === 'ok' ? await opened.store.audit.records(ACCOUNT, { limit: 100 }) : rows
     const original = new Map(vouched.map((record) => [record.sequence, record]))
     for (const page of [await listed(verifier), await listed(verifier, { target: passcodeId })]) {
       if (page === 'refused') continue
@@ -500,7 +500,7 @@ function tamperCases(db: () => PostgresDatabase, open: () => Promise<Opened>): v
     await rotated.accounts.setAcceptedPasscodes(admin, ACCOUNT, 'user')
     const result = await rotated.audit.verify(ACCOUNT)
     expect(result).toMatchObject({ ok: true, records: 7, unkeyed: 0, head: { sequence: 7 } })
-    const rows = await opened.store.audit!.records(ACCOUNT, { limit: 100 })
+    const rows = await opened.store.audit.records(ACCOUNT, { limit: 100 })
     expect(rows.map((row) => row.keyId)).toEqual(['k1', 'k1', 'k1', 'k1', 'k1', 'k1', 'k9'])
     expect((await listed(rotated)) as AuditRecord[]).toEqual([...rows].reverse())
     expect(await exported(rotated)).toEqual({ records: rows, refused: false })
@@ -556,10 +556,10 @@ function storeCases(open: () => Promise<Opened>): void {
         signer: keys.signer,
       })
       const other = entry('user_passcode.revealed', { type: 'user', id: 'u_other' })
-      await opened.store.audit!.append(other)
+      await opened.store.audit.append(other)
       // Every time this store reads the head before a one-statement write, another instance appends first.
       const store = postgresStore(
-        interfering(opened.db, times, () => opened.store.audit!.append(other)),
+        interfering(opened.db, times, () => opened.store.audit.append(other)),
         { schema: opened.schema, listen: false },
       )
       const user = {
@@ -579,7 +579,7 @@ function storeCases(open: () => Promise<Opened>): void {
       expect(await store.revokeUserPasscode(ACCOUNT, 'u_1', T0 + 1, entry('user_passcode.revoked', { type: 'user', id: 'u_1' }))).toMatchObject({
         revokedAt: T0 + 1,
       })
-      const rows = await opened.store.audit!.records(ACCOUNT, { limit: 10 })
+      const rows = await opened.store.audit.records(ACCOUNT, { limit: 10 })
       expect(rows.map((row) => row.action)).toEqual([
         'user_passcode.revealed',
         ...Array<string>(times).fill('user_passcode.revealed'),
@@ -745,7 +745,7 @@ describe('SPEC 5.44 migration 12: chains written before audit keys', () => {
     const { auth } = service(opened)
     expect(await auth.audit.verify(LEGACY)).toEqual({ ok: true, records: 3, unkeyed: 3, head: { sequence: 3, hash: LEGACY_HASHES.acc_legacy![2] } })
     expect(await auth.audit.verify('acc_pruned')).toMatchObject({ ok: true, records: 2, unkeyed: 2 })
-    const rows = await opened.store.audit!.records(LEGACY, { limit: 10 })
+    const rows = await opened.store.audit.records(LEGACY, { limit: 10 })
     expect(rows.map((row) => [row.version, row.keyId, row.targetId])).toEqual([
       [1, null, 'pc_legacy'],
       [1, null, 'pc_legacy'],
@@ -759,7 +759,7 @@ describe('SPEC 5.44 migration 12: chains written before audit keys', () => {
       records: 4,
       unkeyed: 3,
     })
-    const [keyed] = await opened.store.audit!.records(LEGACY, { from: 4, limit: 1 })
+    const [keyed] = await opened.store.audit.records(LEGACY, { from: 4, limit: 1 })
     expect(keyed).toMatchObject({ sequence: 4, version: 2, keyId: KEY.id, previousHash: LEGACY_HASHES.acc_legacy![2] })
     expect((await auth.audit.list(admin, LEGACY)).records.map((record) => record.sequence)).toEqual([4, 3, 2, 1])
 

@@ -217,7 +217,7 @@ describe('SPEC 5.54 migrations only expand unless declared as a contract step', 
   it('passes an expand: a new table, a nullable column, a column with a default, an index, a widened type', async () => {
     const { added } = await withExtra({
       statements: (s) => [
-        `CREATE TABLE ${s}.webhook_endpoints (id text PRIMARY KEY, url text NOT NULL, CHECK (char_length(url) < 2048))`,
+        `CREATE TABLE ${s}.partner_notes (id text PRIMARY KEY, url text NOT NULL, CHECK (char_length(url) < 2048))`,
         `ALTER TABLE ${s}.partners ADD COLUMN note text`,
         `ALTER TABLE ${s}.partners ADD COLUMN enabled boolean NOT NULL DEFAULT true`,
         `ALTER TABLE ${s}.partners ADD CONSTRAINT partners_note_check CHECK (char_length(note) <= 500)`,

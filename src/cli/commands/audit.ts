@@ -45,6 +45,7 @@ const checkFilters = (flags: Flags): void => void filters(flags)
 function targetText(record: AuditRecord): string {
   const { target } = record
   if (target.type === 'passcode') return `passcode "${target.name}" (${target.id})`
+  if (target.type === 'webhook') return `webhook endpoint ${target.id}`
   return target.type === 'user' ? `user ${target.id}` : 'the account'
 }
 

@@ -24,8 +24,15 @@ export interface MemoryAuditLog {
 
 const genesis = (): AuditChainPoint => ({ sequence: 0, hash: GENESIS_HASH })
 
+/**
+ * Told of each entry when a write prepares it, and of its record (through the function
+ * it returns) when the write stores it, in the same synchronous step: the webhooks'
+ * outbox makes the record's events there (SPEC §5.53).
+ */
+export type AuditObserver = (entry: AuditEntry) => (record: AuditRecord) => void
+
 /** An audit trail in memory: one array per account, in sequence order. */
-export function memoryAuditLog(): MemoryAuditLog {
+export function memoryAuditLog(observe?: AuditObserver): MemoryAuditLog {
   const chains = new Map<string, Chain>()
   const chainOf = (accountId: string): Chain => {
     let chain = chains.get(accountId)
@@ -45,7 +52,12 @@ export function memoryAuditLog(): MemoryAuditLog {
     const entry = fromRow === undefined ? append.entry : fromRow(append.entry)
     const chain = chainOf(entry.accountId)
     const record = Object.freeze(structuredClone(append.signer.chain(entry, chain.head)))
-    return () => place(chain, record)
+    const observed = observe?.(entry)
+    return () => {
+      place(chain, record)
+      observed?.(record)
+      return record
+    }
   }
   const at = (chain: Chain, sequence: number): AuditRecord | null =>
     structuredClone(chain.records.find((record) => record.sequence === sequence) ?? null)

@@ -10,7 +10,6 @@ import type {
   LeakNoticeClaim,
   NotificationClaim,
   NotificationKind,
-  PasscodeStore,
   UpdateResult,
   Rehash,
   StoredUsageCount,
@@ -27,6 +26,8 @@ import {
 } from '../../core/audit-fields'
 import { dueNotification } from '../../core/notifications'
 import { memoryAuditLog } from './memory-audit-log'
+import { memoryWebhooks } from './memory-webhooks'
+import type { PasscodeStoreWithWebhooks } from '../../ports/passcode-store'
 
 interface NotificationState {
   sentAt: number | null
@@ -62,7 +63,7 @@ const notificationKey = (passcodeId: string, kind: NotificationKind, expiresAt: 
  * const auth = createPasscodeAuth({ store: memoryStore(), partners: ['acme'] })
  * ```
  */
-export function memoryStore(): PasscodeStore {
+export function memoryStore(): PasscodeStoreWithWebhooks {
   const passcodes = new Map<string, AccountPasscodeRecord>()
   const byHash = new Map<string, { kind: 'account'; id: string } | { kind: 'user'; key: string }>()
   const byAccount = new Map<string, Set<string>>()
@@ -70,7 +71,19 @@ export function memoryStore(): PasscodeStore {
   const accepted = new Map<string, AcceptedPasscodes>()
   const notifications = new Map<string, NotificationState>()
   const listeners = new Set<(invalidation: Invalidation) => void>()
-  const audit = memoryAuditLog()
+  // SPEC §5.53: each audit record's events are stored in the step that stores the record.
+  const webhooks = memoryWebhooks({
+    prepare: (entry) => audit.prepare(entry),
+    subject: (accountId, target) => {
+      if (target.type === 'passcode') {
+        const record = passcodes.get(target.id)
+        return record?.accountId === accountId ? { hint: record.hint, expiresAt: record.expiresAt } : undefined
+      }
+      const record = target.type === 'user' ? users.get(userKey(accountId, target.id)) : undefined
+      return record === undefined ? undefined : { hint: record.hint, expiresAt: null }
+    },
+  })
+  const audit = memoryAuditLog((entry) => webhooks.observe(entry))
   /** Daily usage counts (SPEC §5.41) by kind, account and key, then by `day|partner|outcome`. */
   const usageDays = new Map<string, Map<string, StoredUsageCount>>()
   /** Leak marks (SPEC §5.42) by id, in insertion (report) order. */
@@ -524,6 +537,7 @@ export function memoryStore(): PasscodeStore {
     },
 
     audit: audit.log,
+    webhooks: webhooks.store,
 
     subscribe(listener) {
       listeners.add(listener)

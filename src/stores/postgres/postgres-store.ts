@@ -1,5 +1,5 @@
 import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../core/entities'
-import type { CreateResult, CredentialMatch, GrantResult, Invalidation, PasscodeStore, UpdateResult } from '../../ports/passcode-store'
+import type { CreateResult, CredentialMatch, GrantResult, Invalidation, PasscodeStoreWithWebhooks, UpdateResult } from '../../ports/passcode-store'
 import { toDatabase } from './database'
 import type { PostgresDatabase, Queryable, Row } from './database-interface'
 import { invalidationHub } from './invalidations'
@@ -29,6 +29,7 @@ import {
   userPasscodeParams,
 } from './rows'
 import { NAME_INDEX, statements } from './statements'
+import { postgresWebhooks } from './webhook-store'
 
 /**
  * A `PasscodeStore` over PostgreSQL or PGlite, as {@link postgresStore} returns it.
@@ -42,7 +43,7 @@ import { NAME_INDEX, statements } from './statements'
  * await store.close()
  * ```
  */
-export interface PostgresStore extends PasscodeStore {
+export interface PostgresStore extends PasscodeStoreWithWebhooks {
   subscribe(listener: (invalidation: Invalidation) => void): () => void
   /** Stops listening for invalidations. The `pg` pool, client or PGlite instance stays open: it is the host's. */
   close(): Promise<void>
@@ -447,6 +448,8 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     ...notificationClaims(database, sql, audit),
 
     audit: audit.log,
+    // SPEC §5.53: the outbox, filled in each change's transaction by migration 16's trigger.
+    webhooks: postgresWebhooks(database, schema, audit),
 
     subscribe: hub.subscribe,
     ready: hub.ready,
