@@ -649,4 +649,9 @@ export interface PasscodeStore {
  * await store.webhooks.listEndpoints('acc_1')
  * ```
  */
-export type PasscodeStoreWithWebhooks = PasscodeStore & { readonly audit: AuditLog; readonly webhooks: WebhookStore }
+export type PasscodeStoreWithWebhooks = PasscodeStore & {
+  /** The audit trail, whose appends fill the webhook outbox. */
+  readonly audit: AuditLog
+  /** Webhook endpoints, the outbox and its deliveries. */
+  readonly webhooks: WebhookStore
+}

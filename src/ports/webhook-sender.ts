@@ -36,7 +36,17 @@ export interface WebhookAddressPolicy {
 }
 
 /** The answer of {@link WebhookSender.check}. */
-export type WebhookUrlCheck = { readonly ok: true } | { readonly ok: false; readonly reason: string }
+export type WebhookUrlCheck =
+  | {
+      /** The URL may be delivered to. */
+      readonly ok: true
+    }
+  | {
+      /** The URL is refused. */
+      readonly ok: false
+      /** Why, for the person who registered it (never an address's secret). */
+      readonly reason: string
+    }
 
 /** One attempt, as {@link WebhookSender.send} takes it. */
 export interface WebhookSendRequest extends WebhookAddressPolicy {

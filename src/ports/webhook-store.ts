@@ -54,7 +54,14 @@ export interface WebhookEndpointPatch {
   /** Enables (which clears `failingSince` and `disabledReason`) or disables it. */
   readonly enabled?: boolean
   /** A rotation: the new secret, the replaced one signing until `previousSecretEndsAt`. */
-  readonly secret?: { readonly secret: string; readonly previousSecret: string | null; readonly previousSecretEndsAt: number | null }
+  readonly secret?: {
+    /** The new signing secret. */
+    readonly secret: string
+    /** The secret it replaces, still signing until `previousSecretEndsAt`; `null` for none. */
+    readonly previousSecret: string | null
+    /** Until when the previous secret signs too, epoch ms; `null` for none. */
+    readonly previousSecretEndsAt: number | null
+  }
   /** The time of the edit, epoch ms. */
   readonly updatedAt: number
 }
@@ -102,7 +109,12 @@ export interface WebhookDeliveryQuery {
   /** Only those to this endpoint. */
   readonly endpointId?: string
   /** Continue after this delivery (older ones). */
-  readonly after?: { readonly createdAt: number; readonly id: string }
+  readonly after?: {
+    /** The creation time of the last delivery of the page before, epoch ms. */
+    readonly createdAt: number
+    /** Its id. */
+    readonly id: string
+  }
   /** At most this many. */
   readonly limit: number
 }

@@ -35,7 +35,12 @@ export class WebhookVerificationError extends Error {
 }
 
 /** The headers of a request: a web `Headers`, or an object of them (Node's `IncomingHttpHeaders`, lower-case names). */
-export type WebhookHeaders = { get(name: string): string | null } | Readonly<Record<string, string | readonly string[] | undefined>>
+export type WebhookHeaders =
+  | {
+      /** A header's value by name, as a fetch `Headers` gives it; `null` when absent. */
+      get(name: string): string | null
+    }
+  | Readonly<Record<string, string | readonly string[] | undefined>>
 
 /** Options of {@link verifyWebhook}. */
 export interface VerifyWebhookOptions {

@@ -48,7 +48,7 @@ const userKey = (accountId: string, userId: string): string => `${accountId}\u00
 const notificationKey = (passcodeId: string, kind: NotificationKind, expiresAt: number): string => `${passcodeId}\u0000${kind}\u0000${expiresAt}`
 
 /**
- * The in-memory store: a complete reference implementation of {@link PasscodeStore}
+ * The in-memory store: a complete reference implementation of `PasscodeStore`
  * for tests, demos and single-process hosts. Every operation runs to completion
  * without yielding, so the cap, name uniqueness and notification claims are atomic.
  * Records are copied in and out, so callers cannot change stored state by mutation.
