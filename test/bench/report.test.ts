@@ -138,9 +138,9 @@ describe('the benchmark report', () => {
           store: 'postgres' as const,
           scenarios: [],
           ratios: [
-            { concurrency: 16, against: "the store's lookup SQL, prepared", reference: false, ratio: 0.82, rounds: [0.8, 0.82, 0.9] },
-            { concurrency: 16, against: 'one-column prepared indexed read', reference: true, ratio: 0.4 },
-            { concurrency: 16, against: 'store lookup alone', reference: true, ratio: 0.7 },
+            { concurrency: 16, against: "the store's lookup SQL, prepared", goal: true, ratio: 0.82, rounds: [0.8, 0.82, 0.9] },
+            { concurrency: 16, against: 'one-column prepared indexed read', goal: false, ratio: 0.4 },
+            { concurrency: 16, against: 'store lookup alone', goal: false, ratio: 0.7 },
           ],
         },
       ],
@@ -149,8 +149,10 @@ describe('the benchmark report', () => {
     const goal = checkGoals(alone).find((g) => g.goal.startsWith('koa: GET /v1/connect on PGlite'))
     expect(goal).toMatchObject({ measured: '0.950', met: true })
     const cold = checkGoals(alone).find((g) => g.goal.includes('PostgreSQL (pg.Pool of 10), 16 in flight'))
+    // Each read named for what it is: the goal's read in the goal, the others beside it.
+    expect(cold?.goal).toContain("cache-miss authenticate() / the store's lookup SQL, prepared, on PostgreSQL")
     expect(cold).toMatchObject({
-      measured: "0.82 (rounds 0.80 0.82 0.90); 0.40 of a one-column read, 0.70 of the store's own lookup call",
+      measured: '0.82 (rounds 0.80 0.82 0.90); 0.40 of one-column prepared indexed read, 0.70 of store lookup alone',
       met: true,
     })
     const markdown = renderMarkdown(alone)

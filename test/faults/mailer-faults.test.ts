@@ -87,16 +87,23 @@ describe.concurrent.each(stores)('$name', ({ open }) => {
       const pass = auth.notifyExpirations().finally(() => {
         passSettled = true
       })
-      await eventually(() => expect(mailer.calls).toBe(1), 5_000)
+      // A bound on the machine, not on the library: the pass reaches the mailer at once on an idle one.
+      await eventually(() => expect(mailer.calls).toBe(1), 20_000)
 
       const outcomes = []
+      // How many answered while the pass still waited on the mailer.
+      let answeredWhileWaiting = 0
       for (let i = 0; i < AUTHENTICATIONS; i++) {
         outcomes.push(await auth.authenticate({ accountId: 'acc_mail', passcode: value }))
+        if (!passSettled) answeredWhileWaiting++
       }
       for (const outcome of outcomes) expect(outcome).toMatchObject({ ok: true })
       if (mode === 'hangs') {
-        // All done while the pass still waits on the mailer: nothing waited for it.
-        expect(passSettled).toBe(false)
+        // Answered while the pass waits on the mailer: nothing waited for it. Had an
+        // authentication waited on the hung send, it could only answer once the send's
+        // timeout settled the pass. All of them, on any machine that runs the 100 within
+        // the send's timeout; at least the first, on one so loaded that it does not.
+        expect(answeredWhileWaiting).toBeGreaterThanOrEqual(1)
       }
 
       const report = await pass

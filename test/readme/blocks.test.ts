@@ -94,12 +94,17 @@ describe('README.md "npm run cli" lines, while the server runs', () => {
       expect(run.code, `${line}\n${run.stdout}${run.stderr}`).toBe(0)
     }
     expect(server.stdout()).toContain('passcode-auth serve: listening on')
-  }, 120_000)
+    // Bounds on the machine, not on the commands: 57 s beside two busy loops, mostly the
+    // first line's npm and tsx.
+  }, 240_000)
 
   function shell(script: string): Promise<{ code: number; output: string }> {
     return new Promise((resolve) => {
-      execFile('sh', ['-c', script], { cwd: root, env: cleanEnv({ PASSCODE_AUTH_DATA_DIR: folder.dir }), timeout: 60_000 }, (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : Number(error.code), output: stdout + stderr }),
+      execFile(
+        'sh',
+        ['-c', script],
+        { cwd: root, env: cleanEnv({ PASSCODE_AUTH_DATA_DIR: folder.dir }), timeout: 120_000 },
+        (error, stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code), output: stdout + stderr }),
       )
     })
   }

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import pg from 'pg'
+import { serveInstance } from '../../scripts/soak/instance-server'
 
 /*
  * One instance of the mixed-version test (test/upgrade/mixed-version.test.ts): a small
@@ -81,50 +81,14 @@ async function manage(body: ManageRequest): Promise<{ id?: string; value?: strin
   }
 }
 
-function reply(response: ServerResponse, status: number, body: unknown): void {
-  response.statusCode = status
-  response.setHeader('content-type', 'application/json')
-  response.end(JSON.stringify(body))
-}
-
-async function readJson(request: IncomingMessage): Promise<ManageRequest> {
-  let text = ''
-  for await (const chunk of request) text += String(chunk)
-  return JSON.parse(text) as ManageRequest
-}
-
-const server = createServer((request, response) => {
-  const path = request.url?.split('?')[0]
-  if (path === '/verify') {
-    const principal = guard(request, response)
-    if (principal instanceof Promise) void principal.then((who) => who !== undefined && reply(response, 200, { ok: true }))
-    else reply(response, 200, { ok: true })
-    return
-  }
-  if (path === '/manage' && request.method === 'POST') {
-    readJson(request)
-      .then(manage)
-      .then(
-        (result) => reply(response, 200, result),
-        (error: unknown) => reply(response, 500, { code: error instanceof PasscodeAuthError ? error.code : 'ERR_UNEXPECTED' }),
-      )
-    return
-  }
-  reply(response, 404, {})
-})
-server.keepAliveTimeout = 30_000
-server.listen(0, '127.0.0.1', () => {
-  const address = server.address()
-  process.send?.({ type: 'listening', port: typeof address === 'object' && address !== null ? address.port : 0 })
-})
-
-process.once('SIGTERM', () => {
-  server.close()
-  server.closeAllConnections()
-  void notifier
-    .stop()
-    .then(() => auth.close())
-    .then(() => store.close())
-    .then(() => pool.end())
-    .finally(() => process.exit(0))
+serveInstance({
+  guard,
+  manage: (body) => manage(body as ManageRequest),
+  errorCode: (error) => (error instanceof PasscodeAuthError ? error.code : 'ERR_UNEXPECTED'),
+  close: () =>
+    notifier
+      .stop()
+      .then(() => auth.close())
+      .then(() => store.close())
+      .then(() => pool.end()),
 })
