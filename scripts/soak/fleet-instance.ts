@@ -1,6 +1,16 @@
 import pg from 'pg'
 import { serveInstance } from './instance-server'
-import { ConfigurationError, createPasscodeAuth, nodeRequirePasscode, PasscodeAuthError } from '../../src/index'
+import { nodeWebhookSender } from '../../src/http/node/webhook-sender'
+import {
+  ConfigurationError,
+  createPasscodeAuth,
+  nodeRequirePasscode,
+  PasscodeAuthError,
+  startExpiryNotifier,
+  startWebhookDispatcher,
+} from '../../src/index'
+import { smtpMailer } from '../../src/mailers/smtp/index'
+import type { WebhookSender } from '../../src/ports/webhook-sender'
 import { postgresStore, type PostgresStore } from '../../src/stores/postgres/index'
 
 /*
@@ -19,8 +29,13 @@ import { postgresStore, type PostgresStore } from '../../src/stores/postgres/ind
  * - `POST /manage` `{ op, accountId, passcodeId?, name? }`: the host's own management
  *   (create, delete, rotate with no overlap, disable), as an admin, so that the writes
  *   and their notifications come from the instances.
- * It tells the runner its port, and each delivery state change (`invalidations.*`
- * events), over IPC.
+ * With SOAK_SMTP_PORT (the chaos mode for delivery, `--delivery`), it also runs a webhook
+ * dispatcher (loopback receivers allowed, a 20 s lease) and an expiry notifier (every
+ * 2 s, a 20 s lease) mailing through the runner's SMTP server, and `/manage` takes
+ * `create` with `expiry`, `webhook` `{ url }` (an endpoint for every event type) and
+ * `leak` `{ value }` (a leak report of that value).
+ * It tells the runner its port, each delivery state change (`invalidations.*` events),
+ * and how many webhook attempts it has on the way (`sending`), over IPC.
  */
 
 const env = process.env
@@ -43,6 +58,27 @@ try {
   process.exit(1)
 }
 const [keyId, key] = (env.SOAK_ENCRYPTION_KEY ?? '').split(':') as [string, string]
+const delivery = env.SOAK_SMTP_PORT !== undefined
+
+/** The Node sender, counting the attempts on the way for the runner (which kills an instance while it delivers). */
+function countingSender(sender: WebhookSender): WebhookSender {
+  let sending = 0
+  const tell = () => process.send?.({ type: 'sending', sending })
+  return {
+    check: (url, policy) => sender.check(url, policy),
+    async send(request) {
+      sending++
+      tell()
+      try {
+        return await sender.send(request)
+      } finally {
+        sending--
+        tell()
+      }
+    },
+  }
+}
+
 const auth = createPasscodeAuth({
   store,
   pepper: env.SOAK_PEPPER!,
@@ -50,21 +86,41 @@ const auth = createPasscodeAuth({
   onEvent(event) {
     if (event.type.startsWith('invalidations.')) process.send?.({ type: 'event', event: event.type, at: Date.now() })
   },
+  ...(delivery && {
+    mailer: smtpMailer({ from: 'soak@soak.test', host: '127.0.0.1', port: Number(env.SOAK_SMTP_PORT), ignoreTLS: true, connectionTimeoutMs: 2_000 }),
+    recipients: (accountId: string) => [`admin+${accountId}@soak.test`],
+    notifier: { leaseMs: 20_000, sendTimeoutMs: 10_000 },
+    webhooks: { allowPrivateAddresses: true, leaseMs: 20_000, sender: countingSender(nodeWebhookSender()) },
+  }),
 })
 const guard = nodeRequirePasscode(auth)
+const dispatcher = delivery ? startWebhookDispatcher(auth) : undefined
+const notifier = delivery ? startExpiryNotifier(auth, { intervalMs: 2_000 }) : undefined
 
 interface ManageRequest {
-  readonly op: 'create' | 'delete' | 'rotate' | 'disable'
+  readonly op: 'create' | 'delete' | 'rotate' | 'disable' | 'webhook' | 'leak'
   readonly accountId: string
   readonly passcodeId?: string
   readonly name?: string
+  /** Days until a created passcode expires, in decimal. @default 90 */
+  readonly expiry?: string
+  readonly url?: string
+  readonly value?: string
 }
 
-async function manage(body: ManageRequest): Promise<{ id?: string; value?: string }> {
+async function manage(body: ManageRequest): Promise<{ id?: string; value?: string; secret?: string; label?: string }> {
   switch (body.op) {
     case 'create': {
-      const { passcode, value } = await auth.passcodes.create(admin, body.accountId, { name: body.name!, expiry: 90 })
+      const { passcode, value } = await auth.passcodes.create(admin, body.accountId, { name: body.name!, expiry: Number(body.expiry ?? 90) })
       return { id: passcode.id, value }
+    }
+    case 'webhook': {
+      const { endpoint, secret } = await auth.webhooks.create(admin, body.accountId, { url: body.url!, events: 'all' })
+      return { id: endpoint.id, secret }
+    }
+    case 'leak': {
+      const [verdict] = await auth.leaks.report([body.value!], { source: 'soak' })
+      return { label: verdict!.label }
     }
     case 'rotate': {
       const { value } = await auth.passcodes.rotate(admin, body.accountId, body.passcodeId!, { overlapMinutes: 0 })
@@ -84,8 +140,8 @@ serveInstance({
   manage: (body) => manage(body as ManageRequest),
   errorCode: (error) => (error instanceof PasscodeAuthError ? error.code : 'ERR_UNEXPECTED'),
   close: () =>
-    auth
-      .close()
+    Promise.all([dispatcher?.stop(), notifier?.stop()])
+      .then(() => auth.close())
       .then(() => store.close())
       .then(() => pool.end()),
 })

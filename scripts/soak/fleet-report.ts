@@ -1,5 +1,6 @@
 import { arch, cpus, platform } from 'node:os'
-import { BOUND_MS, type FleetSoakResult, type InstanceRefusedError, type PoolSettings } from './fleet'
+import { HANG_MS } from './fleet-delivery'
+import { BOUND_MS, DRAIN_MS, type FleetSoakResult, type InstanceRefusedError, type PoolSettings } from './fleet'
 
 /** The heading of the fleet soak's section in a report file (docs/soak.md), which holds both runs. */
 export const FLEET_HEADING = '## Fleet soak'
@@ -28,6 +29,22 @@ export const FLEET_DESCRIPTION = [
   '(the same, and its proxies also accept new connections and never answer them, not even after the heal, as a load',
   'balancer or pooler that stopped working does) and its heal; `kill -9` of one instance and its restart;',
   '`pg_ctl restart -m fast`; and a PgBouncer restart.',
+]
+
+/** What the chaos mode for delivery adds, for the reader of the report. */
+export const DELIVERY_DESCRIPTION = [
+  'Chaos mode for delivery (`--delivery`, scripts/soak/fleet-delivery.ts): every instance also runs a webhook dispatcher',
+  '(a 20 s lease) and an expiry notifier (a pass every 2 s, a 20 s lease) mailing through a real SMTP server (the',
+  '`smtp-server` package) of the runner. Every account has one endpoint for every event type, on a loopback receiver of',
+  'one of four kinds in turn: one that answers 204, and three that fail the first attempt of every other `webhook-id`:',
+  `by answering 500, by holding it past the attempt's 15 s (cut after ${HANG_MS / 1_000} s), or by destroying the socket at once.`,
+  'Every receiver verifies each signature it answers 2xx. The runner also reports leaks of live passcodes (each',
+  'disabled, its admins emailed) and creates passcodes that expire in 10 days in accounts of their own (one',
+  'expiry email each), and draws two more faults: `kill-delivering`, `kill -9` of an instance while it has webhook',
+  'attempts on the way (then its restart), and `smtp-down`, the SMTP server stopped (connections refused) and',
+  `started again. After the traffic the run waits, at most ${DRAIN_MS / 1_000} s, until no delivery is pending and every email`,
+  'due went out, then compares the database (deliveries, events, audit records, leak marks) with what the runner saw',
+  'answered and what the receivers and the SMTP server got.',
 ]
 
 /** The instances' pool, for the reader of the report. */
@@ -105,7 +122,7 @@ export function fleetMarkdown(result: FleetSoakResult, context: { command: strin
     '| ---: | --- | --- | ---: | ---: | --- |',
     ...result.faults.map(
       (fault, index) =>
-        `| ${index + 1} | ${fault.kind} | ${fault.instances.join(', ')} | ${seconds(fault.startedAt)} | ${seconds(fault.endedAt - fault.startedAt)} | ${fault.instances
+        `| ${index + 1} | ${fault.kind}${fault.detail === undefined ? '' : ` (${fault.detail})`} | ${fault.instances.join(', ') || 'SMTP server'} | ${seconds(fault.startedAt)} | ${seconds(fault.endedAt - fault.startedAt)} | ${fault.instances
           .map((n) => {
             const after = fault.recoveredAfter[n]
             return `${n}: ${after === undefined ? 'not before the end' : `${Math.round(after)} ms`}`
@@ -114,6 +131,36 @@ export function fleetMarkdown(result: FleetSoakResult, context: { command: strin
     ),
     '',
   ]
+  if (result.delivery !== undefined) {
+    const { counts, totals } = result.delivery
+    const attempts = Object.entries(totals.attempts)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([answer, n]) => `${answer} ${n}`)
+      .join(', ')
+    lines.push(
+      '### Delivery',
+      '',
+      ...DELIVERY_DESCRIPTION,
+      '',
+      '| Count (each must be 0) | Value |',
+      '| --- | ---: |',
+      `| events lost (a change answered without its event delivered; a delivery failed, pending after the drain, or never answered 2xx) | ${counts.eventsLost} |`,
+      `| an event delivered under two \`webhook-id\`s, or a \`webhook-id\` the database does not hold | ${counts.duplicatesOtherId} |`,
+      `| a signature that did not verify | ${counts.invalidSignatures} |`,
+      `| expiry emails lost | ${counts.expiryEmailsLost} |`,
+      `| expiry emails doubled | ${counts.expiryEmailsDoubled} |`,
+      `| leak emails lost | ${counts.leakEmailsLost} |`,
+      `| leak emails doubled | ${counts.leakEmailsDoubled} |`,
+      `| audit records lost (a change answered without its record) | ${counts.auditLost} |`,
+      `| an event without the audit record of its change, or such a record without its event | ${counts.eventsWithoutChange} |`,
+      '',
+      `- Drained ${result.delivery.drained ? 'in' : 'NOT within'} ${seconds(result.delivery.drainMs)} after the traffic`,
+      `- ${totals.events} events, ${totals.deliveries} deliveries; attempts the receivers got, by answer: ${attempts}`,
+      `- Delivered again with the same \`webhook-id\` (at least once; allowed): ${counts.redeliveriesSameId}`,
+      `- Emails: ${totals.expiryEmails} expiry, ${totals.leakEmails} leak; ${totals.audit} audit records`,
+      '',
+    )
+  }
   if (result.violations.length > 0) {
     lines.push('### Violations', '', ...result.violations.map((entry) => `- instance ${entry.instance} at ${seconds(entry.at)}: ${entry.what}`), '')
   }

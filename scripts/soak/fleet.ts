@@ -6,6 +6,19 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { migrate } from '../../src/stores/postgres/index'
+import {
+  deliveryPassed,
+  drained,
+  judgeDelivery,
+  readDeliverySnapshot,
+  RECEIVER_MODES,
+  startReceivers,
+  startSoakSmtp,
+  type DeliveryExpectations,
+  type DeliveryJudgement,
+  type Receivers,
+  type SoakSmtp,
+} from './fleet-delivery'
 import { startTestPgBouncer, type TestPgBouncer } from '../../test/helpers/pgbouncer'
 import { startTestPostgres, type TestPostgres } from '../../test/helpers/postgres'
 import { startTcpProxy, type TcpProxy } from '../../test/helpers/tcp-proxy'
@@ -28,6 +41,14 @@ import { startTcpProxy, type TcpProxy } from '../../test/helpers/tcp-proxy'
  * makes do the same and also accept new connections that it never answers (issue 48).
  * The instances' `pg` Pools have the settings docs/operations.md gives, or pg's own
  * defaults (`pool: 'pg-defaults'`), which `postgresStore` refuses at start.
+ * With `delivery` (the chaos mode for delivery, scripts/soak/fleet-delivery.ts), the
+ * instances also deliver webhooks to loopback receivers that fail on purpose and send
+ * expiry and leak emails to a real SMTP server; the runner also reports leaks, creates
+ * passcodes that expire soon, kills an instance while it has attempts on the way
+ * (`kill-delivering`) and stops the SMTP server for a while (`smtp-down`). After the
+ * traffic it waits (at most {@link DRAIN_MS}) for everything due to be delivered and
+ * mailed, and judges: no event lost, duplicates only with the same `webhook-id`, no
+ * email lost or doubled, no audit record lost.
  */
 
 const HERE = fileURLToPath(new URL('.', import.meta.url))
@@ -42,7 +63,13 @@ const SEED_PER_ACCOUNT = 4
 
 /** The kinds of fault the soak draws. */
 export const FAULT_KINDS = ['silent-cut', 'hung-balancer', 'kill', 'postgres-restart', 'pgbouncer-restart'] as const
-export type FaultKind = (typeof FAULT_KINDS)[number]
+/** The kinds it also draws in the chaos mode for delivery: `kill -9` of an instance with webhook attempts on the way, the SMTP server stopped. */
+export const DELIVERY_FAULT_KINDS = ['kill-delivering', 'smtp-down'] as const
+export type FaultKind = (typeof FAULT_KINDS)[number] | (typeof DELIVERY_FAULT_KINDS)[number]
+/** How long the run waits, after its traffic, for everything due to be delivered and mailed. */
+export const DRAIN_MS = 120_000
+/** Accounts whose passcodes are created to expire in 10 days (an expiry email each), apart from the management traffic. */
+const EXPIRY_ACCOUNTS = 4
 
 /**
  * The instances' `pg` Pool settings: `documented`, those of docs/operations.md (`max: 10`,
@@ -88,6 +115,8 @@ export interface FleetSoakOptions {
   readonly pool?: PoolSettings
   /** Seeds the draws of the faults (kind, instance, length, pause) for a run to repeat; `Math.random` when absent. */
   readonly seed?: number
+  /** The chaos mode for delivery: webhooks, expiry and leak emails, and their faults. @default false */
+  readonly delivery?: boolean
 }
 
 /** The defaults of `npm run soak -- --fleet`: ten minutes. */
@@ -98,8 +127,10 @@ export function fleetSoakOptions(durationMs = 600_000): FleetSoakOptions {
 /** One fault as it happened, times in ms since the start of traffic. */
 export interface FaultRecord {
   readonly kind: FaultKind
-  /** Instance number (1-based) for a cut or a kill; the instances it touches otherwise. */
+  /** Instance number (1-based) for a cut or a kill; the instances it touches otherwise (none for the SMTP server). */
   readonly instances: readonly number[]
+  /** What the fault found, for the report: the attempts on the way of an instance killed while delivering. */
+  detail?: string
   readonly startedAt: number
   /** When the cut was healed or the restart completed. */
   endedAt: number
@@ -139,6 +170,8 @@ export interface FleetSoakResult {
   readonly seed: number | undefined
   /** How long a silent cut or a hung balancer lasted, drawn in [min, max] ms. */
   readonly cutMs: readonly [number, number]
+  /** The chaos mode for delivery's judgement, and how long the drain after the traffic took (ms). */
+  readonly delivery?: DeliveryJudgement & { readonly drainMs: number; readonly drained: boolean }
   readonly passed: boolean
 }
 
@@ -169,6 +202,8 @@ interface Instance {
   port?: number
   /** Deliberately down (killed, not yet restarted). */
   down: boolean
+  /** Webhook attempts on the way, as the instance last told. */
+  sending: number
   stderr: string
   crashed?: string
 }
@@ -217,10 +252,21 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
       return proxy
     }
     const pool = options.pool ?? 'documented'
+    let receivers: Receivers | undefined
+    let smtp: SoakSmtp | undefined
+    if (options.delivery === true) {
+      const started = await startReceivers()
+      receivers = started
+      cleanup.push(() => started.close())
+      const mail = await startSoakSmtp()
+      smtp = mail
+      cleanup.push(() => mail.close())
+    }
     const secrets = {
       SOAK_PEPPER: randomBytes(32).toString('base64url'),
       SOAK_ENCRYPTION_KEY: `k1:${randomBytes(32).toString('base64url')}`,
       SOAK_POOL: pool,
+      ...(smtp !== undefined && { SOAK_SMTP_PORT: String(smtp.port) }),
     }
     const instances: Instance[] = []
     for (let number = 1; number <= 3; number++) {
@@ -233,6 +279,7 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
           proxies: [toBouncer, listen],
           env: { ...secrets, SOAK_DATABASE_URL: toBouncer.via(bouncer.connectionString), SOAK_LISTEN_URL: listen.via(postgres.connectionString) },
           down: false,
+          sending: 0,
           stderr: '',
         })
       } else {
@@ -243,6 +290,7 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
           proxies: [direct],
           env: { ...secrets, SOAK_DATABASE_URL: direct.via(postgres.connectionString) },
           down: false,
+          sending: 0,
           stderr: '',
         })
       }
@@ -262,7 +310,8 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
       child.stderr!.on('data', (chunk: Buffer) => {
         instance.stderr = (instance.stderr + chunk.toString('utf8')).slice(-4_000)
       })
-      child.on('message', (message: { type: string; event?: string }) => {
+      child.on('message', (message: { type: string; event?: string; sending?: number }) => {
+        if (message.type === 'sending' && instance.child === child) instance.sending = message.sending!
         if (message.type !== 'event') return
         const events = (deliveryEvents[instance.number] ??= {})
         events[message.event!] = (events[message.event!] ?? 0) + 1
@@ -358,13 +407,49 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
       return undefined
     }
 
+    // What the chaos mode for delivery expects to arrive: each change answered 200.
+    const expectations = { changes: [], expiring: [], leaks: [] } as {
+      changes: DeliveryExpectations['changes'][number][]
+      expiring: DeliveryExpectations['expiring'][number][]
+      leaks: DeliveryExpectations['leaks'][number][]
+    }
+    const changed = (accountId: string, passcodeId: string, what: string): void => {
+      if (receivers !== undefined) expectations.changes.push({ accountId, passcodeId, type: what, action: what })
+    }
+
+    const accounts = Array.from({ length: ACCOUNTS }, (_, n) => `acc_soak_${n + 1}`)
+    const expiryAccounts = receivers === undefined ? [] : Array.from({ length: EXPIRY_ACCOUNTS }, (_, n) => `acc_soak_expiry_${n + 1}`)
+    const expiringIn = new Map(expiryAccounts.map((accountId) => [accountId, 0]))
+    // Delivery: one endpoint per account (every event type), on the receivers' kinds in turn, before any change.
+    if (receivers !== undefined) {
+      for (const [index, accountId] of [...accounts, ...expiryAccounts].entries()) {
+        const url = receivers.url(RECEIVER_MODES[index % RECEIVER_MODES.length]!, accountId)
+        let created: Record<string, string> | undefined
+        for (let tries = 0; created === undefined && tries < 20; tries++) created = await manage({ op: 'webhook', accountId, url })
+        if (created === undefined) throw new Error(`could not create the webhook endpoint of ${accountId}`)
+        receivers.secrets.set(accountId, created.secret!)
+      }
+    }
+
     // Seed: a few live passcodes per account, created through the instances.
     let names = 0
     const create = async (accountId: string): Promise<void> => {
       const created = await manage({ op: 'create', accountId, name: `Soak ${++names}` })
-      if (created !== undefined) passcodes.push({ accountId, id: created.id!, value: created.value!, liveSince: now() })
+      if (created === undefined) return
+      passcodes.push({ accountId, id: created.id!, value: created.value!, liveSince: now() })
+      changed(accountId, created.id!, 'passcode.created')
     }
-    const accounts = Array.from({ length: ACCOUNTS }, (_, n) => `acc_soak_${n + 1}`)
+    /** A passcode that expires in 10 days, in an account of its own: one expiry email, whatever the faults. */
+    const createExpiring = async (): Promise<void> => {
+      const accountId = pick(expiryAccounts)
+      if (expiringIn.get(accountId)! >= 90) return
+      const name = `Soak ${++names} expiring`
+      const created = await manage({ op: 'create', accountId, name, expiry: '10' })
+      if (created === undefined) return
+      expiringIn.set(accountId, expiringIn.get(accountId)! + 1)
+      changed(accountId, created.id!, 'passcode.created')
+      expectations.expiring.push({ accountId, passcodeId: created.id!, name })
+    }
     for (const accountId of accounts) await Promise.all(Array.from({ length: SEED_PER_ACCOUNT }, () => create(accountId)))
 
     const live = (accountId?: string): Passcode[] =>
@@ -380,24 +465,31 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
       while (now() < until) {
         const accountId = pick(accounts)
         const own = live(accountId)
+        const changes = receivers === undefined ? ['delete', 'rotate', 'disable'] : ['delete', 'rotate', 'disable', 'leak']
         const op =
-          own.length < 3
-            ? 'create'
-            : own.length > 10
-              ? pick(['delete', 'rotate', 'disable'])
-              : pick(['create', 'create', 'delete', 'rotate', 'disable'])
-        if (op === 'create') {
+          receivers !== undefined && Math.random() < 0.05
+            ? 'create-expiring'
+            : own.length < 3
+              ? 'create'
+              : own.length > 10
+                ? pick(changes)
+                : pick(['create', 'create', ...changes])
+        if (op === 'create-expiring') {
+          await createExpiring()
+        } else if (op === 'create') {
           await create(accountId)
         } else {
           const passcode = pick(own)
           const old = passcode.value
           passcode.retiredAt = now()
-          const done = await manage({ op, accountId, passcodeId: passcode.id })
+          const done = await manage(op === 'leak' ? { op, accountId, value: old } : { op, accountId, passcodeId: passcode.id })
           if (done !== undefined) {
             // The old value is revoked from the moment the change was answered.
             retire(passcode, old)
             if (op === 'rotate') passcodes.push({ accountId, id: passcode.id, value: done.value!, liveSince: now() })
-            if (op === 'disable') passcode.disabled = true
+            if (op === 'disable' || op === 'leak') passcode.disabled = true
+            if (op === 'leak') expectations.leaks.push({ accountId, passcodeId: passcode.id })
+            else changed(accountId, passcode.id, `passcode.${op}d`)
           }
           // Failed (a fault): the change may or may not have happened; neither value is checked again.
         }
@@ -478,23 +570,41 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
         ? instances
         : kind === 'pgbouncer-restart'
           ? instances.filter((instance) => instance.env.SOAK_LISTEN_URL !== undefined)
-          : [target]
+          : kind === 'smtp-down'
+            ? []
+            : [target]
+
+    /** An instance with webhook attempts on the way, waited for at most 10 s (the hanging receivers hold some for 15 s). */
+    const delivering = async (): Promise<Instance | undefined> => {
+      const until = Date.now() + 10_000
+      while (Date.now() < until) {
+        const busy = instances.filter((instance) => instance.crashed === undefined && !instance.down && instance.sending > 0)
+        if (busy.length > 0) return pick(busy)
+        await sleep(20)
+      }
+      return undefined
+    }
 
     /** One fault: excuses its instances from its start, runs it, records when it ended. */
     // The faults' own draws, seeded when asked: the verification and management loops draw from Math.random.
     const chance = options.seed === undefined ? Math.random : seeded(options.seed)
     const fault = async (kind: FaultKind): Promise<void> => {
-      const target = pick(
+      const drawn = pick(
         instances.filter((instance) => instance.crashed === undefined),
         chance,
       )
+      const busy = kind === 'kill-delivering' ? await delivering() : undefined
+      const target = busy ?? drawn
       const affected = touched(kind, target)
       const startedAt = now()
       const windows = affected.map((instance) => ({ instance: instance.number, from: startedAt, to: Number.POSITIVE_INFINITY }))
       excuses.push(...windows)
       const record: FaultRecord = { kind, instances: affected.map((instance) => instance.number), startedAt, endedAt: startedAt, recoveredAfter: {} }
+      if (kind === 'kill-delivering') record.detail = busy === undefined ? 'no attempt on the way within 10 s' : `${busy.sending} attempts on the way`
       faults.push(record)
-      log(`${(startedAt / 1_000).toFixed(1)} s: ${kind}${affected.length === 1 ? ` of instance ${target.number}` : ''}`)
+      log(
+        `${(startedAt / 1_000).toFixed(1)} s: ${kind}${affected.length === 1 ? ` of instance ${target.number}` : ''}${record.detail === undefined ? '' : ` (${record.detail})`}`,
+      )
       if (kind === 'silent-cut') {
         for (const proxy of target.proxies) proxy.silence(true)
         await sleep(draw(options.cutMs, chance))
@@ -503,8 +613,13 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
         for (const proxy of target.proxies) proxy.hang(true)
         await sleep(draw(options.cutMs, chance))
         for (const proxy of target.proxies) proxy.hang(false)
-      } else if (kind === 'kill') {
+      } else if (kind === 'smtp-down') {
+        await smtp!.stop()
+        await sleep(draw(options.cutMs, chance))
+        await smtp!.start()
+      } else if (kind === 'kill' || kind === 'kill-delivering') {
         target.down = true
+        target.sending = 0
         const child = target.child!
         const exited = once(child, 'exit')
         child.kill('SIGKILL')
@@ -546,6 +661,7 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
       )
     }
 
+    const kinds: readonly FaultKind[] = receivers === undefined ? FAULT_KINDS : [...FAULT_KINDS, ...DELIVERY_FAULT_KINDS]
     const faultLoop = async (): Promise<void> => {
       const sequence = [...(options.faults ?? [])]
       // A pause never holds the run open past its end.
@@ -560,7 +676,7 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
         const asked = sequence.shift()
         const end = until
         until = Number.POSITIVE_INFINITY
-        await fault(asked ?? pick(FAULT_KINDS, chance))
+        await fault(asked ?? pick(kinds, chance))
         until = Math.max(end, now() + BOUND_MS)
         await pause()
       }
@@ -593,6 +709,35 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
     for (const instance of instances) {
       if (instance.crashed !== undefined) violation({ instance: instance.number, at: elapsedMs, what: `crashed: ${instance.crashed}` })
     }
+    // Delivery: wait for what is due to be delivered and mailed (read from the database), then judge.
+    let delivery: FleetSoakResult['delivery']
+    if (receivers !== undefined && smtp !== undefined) {
+      const reader = new pg.Pool({ connectionString: postgres.connectionString, max: 1 })
+      reader.on('error', () => {})
+      try {
+        const drainStart = Date.now()
+        let snapshot = await readDeliverySnapshot(reader)
+        let done = drained(snapshot, expectations, smtp.mails)
+        while (!done && Date.now() - drainStart < DRAIN_MS) {
+          await sleep(1_000)
+          snapshot = await readDeliverySnapshot(reader)
+          done = drained(snapshot, expectations, smtp.mails)
+        }
+        const drainMs = Date.now() - drainStart
+        log(`delivery drained ${done ? '' : 'NOT '}after ${(drainMs / 1_000).toFixed(1)} s`)
+        const judgement = judgeDelivery({
+          expectations,
+          snapshot,
+          received: receivers.received,
+          invalidSignatures: receivers.invalidSignatures,
+          mails: smtp.mails,
+        })
+        for (const problem of judgement.problems) violation({ instance: 0, at: elapsedMs, what: `delivery: ${problem}` })
+        delivery = { ...judgement, drainMs, drained: done }
+      } finally {
+        await reader.end()
+      }
+    }
     return {
       elapsedMs,
       faults,
@@ -609,7 +754,9 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
       pool,
       seed: options.seed,
       cutMs: options.cutMs,
+      ...(delivery !== undefined && { delivery }),
       passed:
+        (delivery === undefined || deliveryPassed(delivery.counts)) &&
         counts.deletedAcceptedPastBound === 0 &&
         counts.liveRefused === 0 &&
         counts.unavailableOutsideFault === 0 &&

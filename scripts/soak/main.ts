@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { arch, cpus, loadavg, platform } from 'node:os'
 import { parseArgs } from 'node:util'
 import {
+  DELIVERY_FAULT_KINDS,
   FAULT_KINDS,
   fleetSoakOptions,
   InstanceRefusedError,
@@ -28,7 +29,10 @@ import { MIX } from './traffic'
  * connection timeout); `postgresStore` refuses it, and the run reports the refusal (exit
  * 0: nothing ran, nothing broke). `--seed` repeats the faults' draws; `--faults` runs
  * these first, in order (then draws); `--cut` sets how long a silent cut or a hung
- * balancer lasts, in seconds (default 3-15).
+ * balancer lasts, in seconds (default 3-15). `--delivery` adds the chaos mode for delivery
+ * (scripts/soak/fleet-delivery.ts): webhooks to receivers that fail, expiry and leak
+ * emails through an SMTP server that goes down, and the faults `kill-delivering` and
+ * `smtp-down`; it exits 1 when an event or email is lost or doubled, or an audit record lost.
  */
 
 const { values } = parseArgs({
@@ -42,6 +46,7 @@ const { values } = parseArgs({
     seed: { type: 'string' },
     faults: { type: 'string' },
     cut: { type: 'string' },
+    delivery: { type: 'boolean', default: false },
   },
 })
 
@@ -57,13 +62,13 @@ if (
   concurrency < 1 ||
   !POOL_SETTINGS.includes(pool) ||
   (seed !== undefined && !Number.isSafeInteger(seed)) ||
-  (faults !== undefined && !faults.every((kind) => FAULT_KINDS.includes(kind))) ||
+  (faults !== undefined && !faults.every((kind) => [...FAULT_KINDS, ...(values.delivery ? DELIVERY_FAULT_KINDS : [])].includes(kind))) ||
   (cut !== undefined && (cut.length !== 2 || !(cut[0]! > 0) || !(cut[1]! >= cut[0]!)))
 ) {
   console.error(
-    'usage: npm run soak -- [--fleet [--pool=documented|pg-defaults] [--seed=<n>] [--faults=<kind>,…] [--cut=<min>-<max>]] [--duration=<seconds>] [--concurrency=<n>] [--short] [--report=<file>]',
+    'usage: npm run soak -- [--fleet [--delivery] [--pool=documented|pg-defaults] [--seed=<n>] [--faults=<kind>,…] [--cut=<min>-<max>]] [--duration=<seconds>] [--concurrency=<n>] [--short] [--report=<file>]',
   )
-  console.error(`fault kinds: ${FAULT_KINDS.join(', ')}`)
+  console.error(`fault kinds: ${FAULT_KINDS.join(', ')}; with --delivery also ${DELIVERY_FAULT_KINDS.join(', ')}`)
   process.exit(2)
 }
 /** The report file's text: each run rewrites its own section of it (docs/soak.md holds both). */
@@ -81,6 +86,7 @@ if (values.fleet) {
         ...fleetSoakOptions(seconds * 1_000),
         pool,
         seed,
+        delivery: values.delivery,
         ...(faults === undefined ? {} : { faults }),
         ...(cut === undefined ? {} : { cutMs: [cut[0]!, cut[1]!] as const }),
       },

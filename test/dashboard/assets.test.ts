@@ -39,6 +39,8 @@ describe('src/http/dashboard/assets.ts', () => {
       'src/core/labels.ts',
       'src/core/rules.ts',
       'src/core/time.ts',
+      // WEBHOOK_EVENT_TYPES, the Webhooks page's event checkboxes.
+      'src/core/webhook-events.ts',
     ])
     expect(inputs.some((input) => input.includes('node_modules') || input.includes('protocol'))).toBe(false)
     for (const { path, text } of scripts)
