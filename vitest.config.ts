@@ -230,6 +230,8 @@ export default defineConfig({
           exclude: [...excluded, ...isolatedTests, ...unitFiles],
           isolate: false,
           setupFiles: ['test/helpers/umask-unchanged.ts'],
+          // The run's shared PostgreSQL server, started by the first file that wants a database (test/helpers/shared-postgres.ts).
+          globalSetup: ['test/helpers/shared-postgres-setup.ts'],
         },
       },
       {
