@@ -50,45 +50,69 @@ export const nodeIndependentTests = [
 export const isolatedTests = ['test/http/warm-path.test.ts']
 
 /**
- * The files that take longest in a full run on a 2-core machine (10 to 30 s each, waiting
- * on a child: npm, PostgreSQL, Chromium, Bun and Deno, or on a fault's bound, or sharing
- * the cores with the files beside them), longest first. Started first, they run beside
- * the many short files instead of after them, where each would hold the run open on one
- * core. Only an order: a file missing here, or listed and since made quick, costs time,
- * not correctness. To see the durations: `npx vitest run --reporter=json
+ * The files that take longest in a full run on a 2-core machine (7 to 170 s each, waiting
+ * on a child: npm, tsc, PostgreSQL, Chromium, Bun and Deno, or on a fault's bound, or
+ * sharing the cores with the files beside them), longest first, as measured in a full
+ * run. Started first, they run beside the many short files instead of after them, where
+ * each would hold the run open on one core. None of them is a unit test (those start
+ * last, see {@link projectOrder}). Only an order: a file missing here, or listed and
+ * since made quick, costs time, not correctness. To see the durations: `npx vitest run --reporter=json
  * --outputFile=durations.json` (each file's endTime − startTime).
  */
 export const slowTests = [
+  // Packs the package (test/helpers/packed-tarball.ts: two builds), installs it and its peers, two tsc programs, ~30 blocks.
+  'test/package/doc-blocks.test.ts',
   // Builds the previous version from git (npm run build, once per commit and machine) before its traffic.
   'test/upgrade/mixed-version.test.ts',
-  'test/package/doc-blocks.test.ts',
-  'test/readme/blocks.test.ts',
-  'test/dashboard/axe.browser.test.ts',
-  'test/dashboard/activity.browser.test.ts',
-  'test/soak/fleet-smoke.test.ts',
-  'test/http/hostile-input-express.test.ts',
-  'test/faults/silent-cut.test.ts',
-  'test/faults/hung-balancer.test.ts',
   'test/stores/postgres.test.ts',
+  'test/stores/pglite.test.ts',
+  'test/dashboard/axe.browser.test.ts',
+  'test/stores/pgbouncer.test.ts',
+  'test/stores/audit-sql.test.ts',
+  'test/dashboard/management-conformance.test.ts',
+  'test/runtimes/runtimes.test.ts',
+  'test/cli/data-folder.test.ts',
+  'test/soak/fleet-smoke.test.ts',
+  'test/types/type-tests.test.ts',
+  'test/package/tarball.test.ts',
+  'test/service/audit.test.ts',
+  'test/http/conformance.test.ts',
+  'test/soak/soak-smoke.test.ts',
+  'test/dashboard/leaks.browser.test.ts',
   'test/dashboard/truth.browser.test.ts',
   'test/dashboard/browser.test.ts',
-  'test/package/tarball.test.ts',
-  'test/stores/pglite.test.ts',
-  'test/dashboard/management-conformance.test.ts',
-  'test/cli/data-folder.test.ts',
+  'test/cli/signals.test.ts',
   'test/dashboard/find.browser.test.ts',
-  'test/dashboard/leaks.browser.test.ts',
-  'test/dashboard/focus.browser.test.ts',
-  'test/stores/pgbouncer.test.ts',
-  'test/service/notify-processes.test.ts',
-  'test/runtimes/runtimes.test.ts',
-  'test/soak/soak-smoke.test.ts',
-  'test/types/type-tests.test.ts',
-  'test/http/hostile-input-fastify.test.ts',
-  'test/http/hostile-input-koa.test.ts',
+  'test/faults/silent-cut.test.ts',
   'test/http/hostile-input-hono.test.ts',
+  'test/dashboard/activity.browser.test.ts',
+  'test/readme/blocks.test.ts',
+  'test/examples/examples.test.ts',
+  'test/http/no-framework-import.test.ts',
   'test/http/hostile-input-fetch.test.ts',
+  'test/http/hostile-input-koa.test.ts',
+  'test/dashboard/minors.browser.test.ts',
+  'test/dashboard/focus.browser.test.ts',
+  'test/service/notify-processes.test.ts',
+  'test/http/hostile-input-fastify.test.ts',
+  'test/cli/audit.test.ts',
+  'test/cli/notify.test.ts',
+  'test/faults/hung-balancer.test.ts',
+  'test/cli/leaks.test.ts',
+  'test/cli/webhooks.test.ts',
+  'test/fetch/conformance.test.ts',
+  'test/cli/usage.test.ts',
   'test/nestjs/hostile-input.test.ts',
+  'test/service/leaks/leak-processes.test.ts',
+  'test/cli/first-start.test.ts',
+  'test/client/e2e.test.ts',
+  'test/cli/postgres.test.ts',
+  'test/package/load.test.ts',
+  'test/cli/keys.test.ts',
+  'test/stores/secrets-dump.test.ts',
+  'test/dashboard/webhooks.browser.test.ts',
+  'test/docs/openapi-lint.test.ts',
+  'test/http/hostile-input-express.test.ts',
   'test/nestjs/conformance.test.ts',
 ]
 
@@ -148,6 +172,8 @@ export const notUnitTests = [
   'test/http/node-mounts.test.ts',
   'test/http/node-request.test.ts',
   'test/http/write-result.test.ts',
+  // Its cases run on PGlite (one database, a schema per case) as well as on the memory store.
+  'test/service/audit.test.ts',
   'test/service/leaks/leak-processes.test.ts',
   'test/service/notify-postgres.test.ts',
   'test/service/notify-processes.test.ts',
@@ -204,6 +230,8 @@ export default defineConfig({
           exclude: [...excluded, ...isolatedTests, ...unitFiles],
           isolate: false,
           setupFiles: ['test/helpers/umask-unchanged.ts'],
+          // The run's shared PostgreSQL server, started by the first file that wants a database (test/helpers/shared-postgres.ts).
+          globalSetup: ['test/helpers/shared-postgres-setup.ts'],
         },
       },
       {

@@ -110,8 +110,8 @@ async function packInto(folder: string, files: readonly string[], cache: string)
       cpSync(path.join(repositoryRoot, file), path.join(copy, file))
     }
     symlinkSync(path.join(repositoryRoot, 'node_modules'), path.join(copy, 'node_modules'), 'dir')
-    const library = await pack(copy, [], folder)
-    const client = await pack(copy, ['--workspace', CLIENT_WORKSPACE], folder)
+    // Side by side: each build writes only its own dist/ (the library's beside .declarations/).
+    const [library, client] = await Promise.all([pack(copy, [], folder), pack(copy, ['--workspace', CLIENT_WORKSPACE], folder)])
     writeFileSync(path.join(folder, 'packed.json'), JSON.stringify({ library, client }))
   } finally {
     rmSync(scratch, { recursive: true, force: true })

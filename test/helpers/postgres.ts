@@ -31,6 +31,8 @@ export interface TestPostgres {
   readonly stopServer?: (mode?: 'fast' | 'immediate') => Promise<void>
   /** Temporary cluster only: starts it again on the same port after {@link stopServer}. */
   readonly startServer?: () => Promise<void>
+  /** Temporary cluster only: the folder that holds it (its data, socket and log). */
+  readonly folder?: string
 }
 
 function runAsync(file: string, args: string[], options: { cwd: string; uid?: number; gid?: number }): Promise<void> {
@@ -135,11 +137,33 @@ function initCluster(binDir: string, runAs: { uid: number; gid: number } | undef
   run('cp', ['-a', join(template, 'data'), data], dir)
 }
 
+/** Options of {@link startTestPostgres}. */
+export interface TestPostgresOptions {
+  /** PostgreSQL's `max_connections`. @default 200 */
+  readonly maxConnections?: number
+  /**
+   * Leave the cluster running when this process exits: whoever keeps its folder
+   * ({@link TestPostgres.folder}) stops it with {@link stopClusterIn}.
+   */
+  readonly outliveProcess?: boolean
+}
+
+/** Stops the temporary cluster kept in `folder` (as {@link TestPostgres.folder} names it) and removes the folder. */
+export function stopClusterIn(folder: string): void {
+  const availability = postgresAvailability()
+  if (!availability.available || availability.source === 'DATABASE_URL') return
+  const { binDir, runAs } = availability
+  spawnSync(join(binDir, 'pg_ctl'), ['-D', join(folder, 'data'), '-m', 'immediate', '-w', 'stop'], { stdio: 'ignore', cwd: folder, ...(runAs ?? {}) })
+  rmSync(folder, { recursive: true, force: true })
+}
+
 /**
  * Starts PostgreSQL for a test file (or returns `DATABASE_URL`). Call from
- * `beforeAll` and `stop()` in `afterAll`.
+ * `beforeAll` and `stop()` in `afterAll`. A file that needs no server of its own (it
+ * neither stops the server nor counts its sessions) takes a database of the run's
+ * shared server instead: `sharedTestPostgres()` of test/helpers/shared-postgres.ts.
  */
-export async function startTestPostgres(): Promise<TestPostgres> {
+export async function startTestPostgres({ maxConnections = 200, outliveProcess = false }: TestPostgresOptions = {}): Promise<TestPostgres> {
   const availability = postgresAvailability()
   if (!availability.available) throw new Error(`PostgreSQL unavailable: ${availability.reason}`)
   if (availability.source === 'DATABASE_URL') {
@@ -158,12 +182,9 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     rmSync(dir, { recursive: true, force: true })
     throw error
   }
-  const stopCluster = (): void => {
-    spawnSync(join(binDir, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'], { stdio: 'ignore', cwd: dir, ...(runAs ?? {}) })
-    rmSync(dir, { recursive: true, force: true })
-  }
+  const stopCluster = (): void => stopClusterIn(dir)
   // Safety net if the test process ends without afterAll.
-  process.once('exit', stopCluster)
+  if (!outliveProcess) process.once('exit', stopCluster)
 
   let lastError: unknown
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -172,7 +193,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       `-p ${port}`,
       `-k ${dir}`,
       '-c listen_addresses=127.0.0.1',
-      '-c max_connections=200',
+      `-c max_connections=${maxConnections}`,
       '-c fsync=off',
       '-c synchronous_commit=off',
       '-c full_page_writes=off',
@@ -183,6 +204,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       const pgCtl = join(binDir, 'pg_ctl')
       return {
         connectionString: `postgres://postgres@127.0.0.1:${port}/postgres`,
+        folder: dir,
         async stop() {
           process.removeListener('exit', stopCluster)
           stopCluster()

@@ -24,6 +24,11 @@ import { ts } from '../helpers/typescript'
  * ones: they are compiled as the guide says a Nest project is set up, in a folder whose
  * tsconfig.json extends the project's with `experimentalDecorators` and
  * `emitDecoratorMetadata` (what `nest new` writes), with a second `npx tsc`.
+ *
+ * The blocks are independent programs (none binds a fixed port: the servers listen on
+ * port 0, or answer Fastify's and Nest's `inject`), so the two compilations run side by
+ * side, and the blocks run {@link BLOCKS_AT_ONCE} at a time as soon as both are done;
+ * each case then reads its own block's result.
  */
 
 const run = (file: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, timeout: number) =>
@@ -45,10 +50,17 @@ const repositoryManifest = JSON.parse(readFileSync(path.join(repositoryRoot, 'pa
 
 /** The guides whose blocks need Nest's decorator settings, and the folder they are compiled in. */
 const DECORATOR_GUIDES: readonly string[] = ['docs/nestjs.md']
-const DECORATOR_FOLDER = 'nestjs'
+/**
+ * A name with a leading dot: the default `include` of the project's tsconfig.json (every
+ * file below it) leaves such folders out, so the project's own `npx tsc` does not take
+ * the Nest blocks in with its settings, and both programs can run at the same time.
+ */
+const DECORATOR_FOLDER = '.nestjs'
+/** How many blocks run at a time: a few processes, most of them waiting on their own event loop's end. */
+const BLOCKS_AT_ONCE = 4
 const needsDecorators = (block: DocumentedBlock) => DECORATOR_GUIDES.includes(block.file)
 
-/** `docs/client.md:10` → `blocks/docs-client-10.ts`; `docs/nestjs.md:37` → `nestjs/docs-nestjs-37.ts`. */
+/** `docs/client.md:10` → `blocks/docs-client-10.ts`; `docs/nestjs.md:37` → `.nestjs/docs-nestjs-37.ts`. */
 const sourceOf = (block: DocumentedBlock) =>
   `${needsDecorators(block) ? DECORATOR_FOLDER : 'blocks'}/${block.name.replace(/\.md:/, '-').replace(/[/.]/g, '-')}.ts`
 
@@ -57,6 +69,24 @@ function pinned(name: string): string {
   const range = repositoryManifest.devDependencies[name]
   if (range === undefined) throw new Error(`${name} is not a devDependency of the repository: add it, or install what the block imports otherwise`)
   return `${name}@${range}`
+}
+
+/** Runs the tasks given to it at most `limit` at a time, in the order given; each call answers its own task's result. */
+function concurrency(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0
+  const waiting: (() => void)[] = []
+  return async (task) => {
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve))
+    else running++
+    try {
+      return await task()
+    } finally {
+      // The slot passes to the next task waiting, or is given back.
+      const next = waiting.shift()
+      if (next === undefined) running--
+      else next()
+    }
+  }
 }
 
 /** Whether the module `code` has an `await` outside every function (which a CommonJS module refuses). */
@@ -103,9 +133,25 @@ describe('the documentation blocks, in a new project with the packed package', (
   /** tsc's diagnostics, by block source file (relative to the project). */
   const diagnostics = new Map<string, string[]>()
   let compiled = ''
+  type Run = Promise<{ code: number; stdout: string; stderr: string }>
+  /** Each runnable block's run, once (the quick starts' cases read what it printed). */
+  const runs = new Map<string, Run>()
+  const slots = concurrency(BLOCKS_AT_ONCE)
+  /** The Quick start's other two runs: through `npx tsx`, and as the `.mts` file in the CommonJS folder. */
+  let quickStartRuns: { tsx: Run; commonjs: Run }
   const npmEnvironment = () => cleanNpmEnvironment()
   /** A reader's shell: none of the library's variables, no npm settings of the parent. */
   const readerEnvironment = () => cleanEnv(cleanNpmEnvironment())
+
+  const runBlock = (block: DocumentedBlock) => {
+    let result = runs.get(block.name)
+    if (result === undefined) {
+      // NODE_FLAGS: the same program, about 2 s less CPU for the block that starts a PGlite.
+      result = slots(() => run(process.execPath, [...NODE_FLAGS, sourceOf(block).replace(/\.ts$/, '.js')], project.dir, readerEnvironment(), 60_000))
+      runs.set(block.name, result)
+    }
+    return result
+  }
 
   beforeAll(async () => {
     const { library, client } = await packedPackages()
@@ -139,25 +185,31 @@ describe('the documentation blocks, in a new project with the packed package', (
       mkdirSync(path.dirname(path.join(project.dir, sourceOf(block))), { recursive: true })
       writeFileSync(path.join(project.dir, sourceOf(block)), `${block.code}\n`)
     }
-    for (const block of blocks.filter((candidate) => !needsDecorators(candidate))) write(block)
+    for (const block of blocks) write(block)
     // A CommonJS folder keeps its type: the README's `.mts` file.
     mkdirSync(path.join(project.dir, 'commonjs'))
     writeFileSync(path.join(project.dir, 'commonjs', 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`)
     writeFileSync(path.join(project.dir, 'commonjs', 'quick-start.mts'), `${quickStart.code}\n`)
-
-    // One program for every block, as `npx tsc` compiles a project (it writes the .js files too).
-    const tsc = await run('npx', ['tsc', '--pretty', 'false'], project.dir, npmEnvironment(), 300_000)
-    compiled = tsc.stdout + tsc.stderr
-    // Then the Nest blocks, in their folder with Nest's two settings added (after the
-    // first program, which would otherwise take them in with the project's settings).
-    for (const block of blocks.filter(needsDecorators)) write(block)
+    // The Nest blocks' folder, with Nest's two settings added to the project's.
     const decorators = { extends: '../tsconfig.json', compilerOptions: { experimentalDecorators: true, emitDecoratorMetadata: true } }
     writeFileSync(path.join(project.dir, DECORATOR_FOLDER, 'tsconfig.json'), `${JSON.stringify(decorators, null, 2)}\n`)
-    const nest = await run('npx', ['tsc', '--pretty', 'false', '--project', DECORATOR_FOLDER], project.dir, npmEnvironment(), 300_000)
-    compiled += nest.stdout + nest.stderr
+
+    // One program for every other block, as `npx tsc` compiles a project (it writes the
+    // .js files too), and beside it the Nest blocks' program.
+    const programs = await Promise.all([
+      run('npx', ['tsc', '--pretty', 'false'], project.dir, npmEnvironment(), 300_000),
+      run('npx', ['tsc', '--pretty', 'false', '--project', DECORATOR_FOLDER], project.dir, npmEnvironment(), 300_000),
+    ])
+    compiled = programs.map((tsc) => tsc.stdout + tsc.stderr).join('')
     for (const line of compiled.split('\n')) {
       const match = /^([^(\s]+)\(\d+,\d+\): error /.exec(line)
       if (match !== null) diagnostics.set(match[1]!, [...(diagnostics.get(match[1]!) ?? []), line])
+    }
+    // Every block starts now, a few at a time, in the background: the cases below await their own.
+    for (const block of runnable) void runBlock(block)
+    quickStartRuns = {
+      tsx: slots(() => run('npx', ['tsx', sourceOf(quickStart)], project.dir, readerEnvironment(), 60_000)),
+      commonjs: slots(() => run(process.execPath, ['commonjs/quick-start.mjs'], project.dir, readerEnvironment(), 60_000)),
     }
   }, 900_000)
 
@@ -168,25 +220,13 @@ describe('the documentation blocks, in a new project with the packed package', (
     expect(manifest.type).toBe('module')
     expect(readFileSync(path.join(project.dir, 'tsconfig.json'), 'utf8')).toMatch(/^\s*"types": \["node"\],$/m)
     // Nothing but the blocks' own diagnostics: no option or global error.
-    const elsewhere = compiled.split('\n').filter((line) => line.includes('error TS') && !/^(blocks|commonjs|nestjs)\//.test(line))
+    const elsewhere = compiled.split('\n').filter((line) => line.includes('error TS') && !/^(blocks|commonjs|\.nestjs)\//.test(line))
     expect(elsewhere).toEqual([])
   })
 
   it.each(blocks.map((block) => [block.name, block] as const))('compiles: %s', (_, block) => {
     expect((diagnostics.get(sourceOf(block)) ?? []).join('\n')).toBe('')
   })
-
-  /** Each runnable block's run, once (the quick starts' cases read what it printed). */
-  const runs = new Map<string, Promise<{ code: number; stdout: string; stderr: string }>>()
-  const runBlock = (block: DocumentedBlock) => {
-    let result = runs.get(block.name)
-    if (result === undefined) {
-      // NODE_FLAGS: the same program, about 2 s less CPU for the block that starts a PGlite.
-      result = run(process.execPath, [...NODE_FLAGS, sourceOf(block).replace(/\.ts$/, '.js')], project.dir, readerEnvironment(), 60_000)
-      runs.set(block.name, result)
-    }
-    return result
-  }
 
   it.each(runnable.map((block) => [block.name, block] as const))(
     'runs, and ends by itself: %s',
@@ -214,10 +254,10 @@ describe('the documentation blocks, in a new project with the packed package', (
       stdout.replace(/psc_…[A-Za-z0-9]+/g, 'psc_…').replace(/'[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}'/g, "'<id>'")
     const expected = printed((await runBlock(quickStart)).stdout)
     expect(expected).toContain("200 { status: 'success', message: 'Authorised Successfully.' }")
-    const tsx = await run('npx', ['tsx', sourceOf(quickStart)], project.dir, readerEnvironment(), 60_000)
+    const tsx = await quickStartRuns.tsx
     expect([tsx.code, printed(tsx.stdout)], tsx.stderr).toEqual([0, expected])
     expect(diagnostics.get('commonjs/quick-start.mts') ?? []).toEqual([])
-    const mjs = await run(process.execPath, ['commonjs/quick-start.mjs'], project.dir, readerEnvironment(), 60_000)
+    const mjs = await quickStartRuns.commonjs
     expect([mjs.code, printed(mjs.stdout)], mjs.stderr).toEqual([0, expected])
   }, 60_000)
 })

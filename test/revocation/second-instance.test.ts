@@ -3,7 +3,8 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migrate } from '../../src/stores/postgres/index'
 import { pgInstance, sleep, type PgInstance } from '../faults/pg-instances'
-import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
+import { postgresAvailability, type TestPostgres } from '../helpers/postgres'
+import { sharedTestPostgres } from '../helpers/shared-postgres'
 import { admin } from '../helpers/service'
 import { uniqueSchema } from '../stores/sql-fixture'
 
@@ -32,7 +33,7 @@ describe.skipIf(!availability.available)(title, () => {
   const delays: Record<Operation, number[]> = { delete: [], reset: [], revoke: [], disable: [], enable: [] }
 
   beforeAll(async () => {
-    server = await startTestPostgres()
+    server = await sharedTestPostgres()
     main = new pg.Pool({ connectionString: server.connectionString, max: 2, connectionTimeoutMillis: 10_000 })
     main.on('error', () => {})
     const schema = uniqueSchema()

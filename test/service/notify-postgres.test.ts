@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPasscodeAuth, startExpiryNotifier, type NotificationReport, type PasscodeAuth } from '../../src/index'
 import { DAY_MS } from '../../src/core/time'
 import { migrate, postgresStore } from '../../src/stores/postgres/index'
-import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
+import { postgresAvailability, type TestPostgres } from '../helpers/postgres'
+import { sharedTestPostgres } from '../helpers/shared-postgres'
 import { admin, manualClock } from '../helpers/service'
 import { everyone, scriptedMailer, sentKeys, tally } from './notify-fixtures'
 
@@ -23,7 +24,7 @@ describe.skipIf(!availability.available)(
     const schema = `notify_${process.pid}_${Date.now().toString(36)}`
 
     beforeAll(async () => {
-      server = await startTestPostgres()
+      server = await sharedTestPostgres()
       for (let index = 0; index < 4; index += 1)
         pools.push(new pg.Pool({ connectionString: server.connectionString, max: 4, connectionTimeoutMillis: 10_000 }))
       await migrate(pools[0]!, { schema })

@@ -20,7 +20,8 @@ import { applyMigrations } from '../../src/stores/postgres/migrate'
 import { MIGRATIONS } from '../../src/stores/postgres/migrations'
 import { bundleForNode } from '../helpers/node-bundle'
 import { freshPglite } from '../helpers/pglite'
-import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
+import { postgresAvailability, type TestPostgres } from '../helpers/postgres'
+import { sharedTestPostgres } from '../helpers/shared-postgres'
 import { admin, manualClock } from '../helpers/service'
 import { uniqueSchema } from './sql-fixture'
 
@@ -790,7 +791,7 @@ describe.skipIf(!availability.available)(title, () => {
   let server: TestPostgres
   let pool: pg.Pool
   beforeAll(async () => {
-    server = await startTestPostgres()
+    server = await sharedTestPostgres()
     pool = new pg.Pool({ connectionString: server.connectionString, max: 4, connectionTimeoutMillis: 10_000 })
     pool.on('error', () => {})
   })

@@ -9,7 +9,8 @@ import { MIGRATIONS } from '../../src/stores/postgres/migrations'
 import { postgresStore } from '../../src/stores/postgres/postgres-store'
 import { rateLimitStatements } from '../../src/stores/postgres/rate-limit-statements'
 import { statements } from '../../src/stores/postgres/statements'
-import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
+import { postgresAvailability, type TestPostgres } from '../helpers/postgres'
+import { sharedTestPostgres } from '../helpers/shared-postgres'
 import { seededPasscodeId, seedScale, withoutDeadline } from '../helpers/scale-seed'
 import { uniqueSchema } from './sql-fixture'
 
@@ -36,7 +37,7 @@ describe.skipIf(!availability.available)(
     let report: Awaited<ReturnType<typeof migrate>>
 
     beforeAll(async () => {
-      server = await startTestPostgres()
+      server = await sharedTestPostgres()
       pool = new pg.Pool({ connectionString: server.connectionString, max: 4, connectionTimeoutMillis: 10_000 })
       database = toDatabase(pool)
       await applyMigrations(

@@ -11,7 +11,8 @@ import { migrate, postgresPartners, postgresStore } from '../../src/stores/postg
 import { freshPglite } from '../helpers/pglite'
 import { subscribeReady } from '../conformance/store/fixtures'
 import { admin, manualClock } from '../helpers/service'
-import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
+import { postgresAvailability, type TestPostgres } from '../helpers/postgres'
+import { sharedTestPostgres } from '../helpers/shared-postgres'
 import { uniqueSchema } from './sql-fixture'
 
 /**
@@ -122,7 +123,7 @@ describe('a dump of the SQL store holds no passcode in clear', () => {
       let server: TestPostgres
       let pool: pg.Pool
       beforeAll(async () => {
-        server = await startTestPostgres()
+        server = await sharedTestPostgres()
         pool = new pg.Pool({ connectionString: server.connectionString, max: 4, connectionTimeoutMillis: 10_000 })
         pool.on('error', () => {})
       })

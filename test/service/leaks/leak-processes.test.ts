@@ -5,7 +5,8 @@ import { createPasscodeAuth } from '../../../src/index'
 import { memoryMailer } from '../../../src/memory'
 import { migrate, postgresStore } from '../../../src/stores/postgres/index'
 import { bundleForNode } from '../../helpers/node-bundle'
-import { postgresAvailability, startTestPostgres, type TestPostgres } from '../../helpers/postgres'
+import { postgresAvailability, type TestPostgres } from '../../helpers/postgres'
+import { sharedTestPostgres } from '../../helpers/shared-postgres'
 import { admin } from '../../helpers/service'
 
 /**
@@ -26,7 +27,7 @@ describe.skipIf(!availability.available)(
     const schema = () => `leaks_${process.pid}_${++schemas}`
 
     beforeAll(async () => {
-      server = await startTestPostgres()
+      server = await sharedTestPostgres()
       pool = new pg.Pool({ connectionString: server.connectionString, max: 4, connectionTimeoutMillis: 10_000 })
     })
 
