@@ -9,7 +9,7 @@ import { buildOnce } from './build-once'
 /**
  * The packages as `npm publish` would upload them, made the way a new contributor makes
  * them: the repository's files (tracked, plus new ones not ignored, so uncommitted work
- * is included) are copied into a scratch folder with no `dist/`, beside the
+ * is included; the tests and benchmarks left out, see {@link NEITHER_SHIPPED_NOR_BUILT}) are copied into a scratch folder with no `dist/`, beside the
  * repository's `node_modules` (the state right after `npm ci`), and `npm pack` runs
  * there, for the library and for the partner client's workspace
  * (packages/connect-client), so each build must come from its `prepack` script. The
@@ -17,7 +17,7 @@ import { buildOnce } from './build-once'
  *
  * Packing builds the library (minutes of CPU on a busy machine), so the tarballs are
  * made once for every test file that wants them, and kept for the next run, in
- * node_modules/.cache/packed-packages/<fingerprint of the working tree's files>/ (see
+ * node_modules/.cache/packed-packages/<fingerprint of the files copied>/ (see
  * {@link buildOnce}). A test reads them and never writes there: it extracts and installs
  * in a folder of its own.
  */
@@ -62,15 +62,31 @@ export function cleanNpmEnvironment(extra: Record<string, string> = {}): NodeJS.
   return { ...env, ...extra }
 }
 
-/** Files a fresh clone of the working tree would hold (deleted ones left out). */
+/**
+ * Folders of the repository that neither package ships (no entry of either "files"
+ * names them) and no build reads (`npm run build`, the client's tsup command): the
+ * tests and the benchmarks. They are left out of the copy that is packed, and so of
+ * its fingerprint: editing a test reuses the tarballs of the same sources instead of
+ * building both packages again.
+ */
+const NEITHER_SHIPPED_NOR_BUILT = ['test/', 'bench/']
+
+/** Files a fresh clone of the working tree would hold (deleted ones left out), but for {@link NEITHER_SHIPPED_NOR_BUILT}. */
 async function workingTreeFiles(): Promise<string[]> {
+  const manifests = ['package.json', `${CLIENT_WORKSPACE}/package.json`]
+  for (const manifest of manifests) {
+    const { files = [] } = JSON.parse(readFileSync(path.join(repositoryRoot, manifest), 'utf8')) as { files?: string[] }
+    const shipped = files.filter((entry) => NEITHER_SHIPPED_NOR_BUILT.some((folder) => `${entry.replace(/^\.\//, '')}/`.startsWith(folder)))
+    if (shipped.length > 0) throw new Error(`${manifest} ships ${shipped.join(', ')}: take it out of NEITHER_SHIPPED_NOR_BUILT`)
+  }
   const { stdout } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
     cwd: repositoryRoot,
     maxBuffer: 64 * 1024 * 1024,
   })
   return stdout
     .split('\0')
-    .filter((file) => file !== '' && existsSync(path.join(repositoryRoot, file)))
+    .filter((file) => file !== '' && !NEITHER_SHIPPED_NOR_BUILT.some((folder) => file.startsWith(folder)))
+    .filter((file) => existsSync(path.join(repositoryRoot, file)))
     .sort()
 }
 
