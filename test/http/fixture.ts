@@ -95,10 +95,13 @@ function controllable<T extends object>(target: T, method: keyof T & string, mod
 
 /**
  * Builds the shared fixture: two accounts, every kind of credential, a clock two days
- * on (and standing still). `options` are extra service options, e.g. `rateLimit`, and
+ * on (and standing still). `options` are extra service options, e.g. `rateLimit` or a
+ * longer `timeoutMs` than {@link FIXTURE_TIMEOUT_MS} for a store across a socket, and
  * the store to build it in (an empty one; a fresh memory store by default).
  */
-export async function createHttpFixture(options: Pick<PasscodeAuthOptions, 'rateLimit'> & { store?: PasscodeStore } = {}): Promise<HttpFixture> {
+export async function createHttpFixture(
+  options: Pick<PasscodeAuthOptions, 'rateLimit' | 'timeoutMs'> & { store?: PasscodeStore } = {},
+): Promise<HttpFixture> {
   const { store: given = memoryStore(), ...serviceOptions } = options
   const clock = manualClock(Date.UTC(2026, 0, 1))
   let storageMode: FailureMode = 'normal'
