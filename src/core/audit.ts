@@ -27,6 +27,8 @@ export const AUDIT_ACTIONS = [
   'user_passcode.revoked',
   'user_passcode.revealed',
   'account.accepted_passcodes_changed',
+  // SPEC §5.52
+  'account.policy_changed',
   'notification.sent',
   'notification.failed',
 ] as const

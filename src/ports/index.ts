@@ -24,5 +24,6 @@ export type {
   UsageQuery,
   StoredUsageCount,
 } from './passcode-store'
+export type { AccountPolicyPart, PolicyNotice, PolicyNoticeClaim, PolicyNoticeRequest } from './account-policy-part'
 export type { NotificationRecipients } from './recipients'
 export type { RateLimitStore } from './rate-limit-store'

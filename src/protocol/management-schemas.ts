@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { PasscodeView, UserPasscodeView } from '../core/entities'
+import type { PolicyRule } from '../core/policy'
 
 /*
  * The bodies the management API (SPEC §5.29) answers with, as zod schemas: the routes
@@ -51,6 +52,20 @@ const status = z
 
 const partnerNames = z.array(z.string())
 
+// Restricted passcodes (SPEC §5.48, §5.49, §5.51, §5.52): the fields both views share.
+const policyRule = z.enum(['maxLifetimeDays', 'requireExpiry', 'requireDescription'] satisfies PolicyRule[])
+const restrictions = {
+  scopes: z.array(z.string()).nullable().describe('The scopes it was given (SPEC §5.48); null: every scope the host declares.'),
+  unknownScopes: z.array(z.string()).describe('Those of `scopes` the host no longer declares: they grant nothing.'),
+  allowedAddresses: z.array(z.string()).describe('The CIDR ranges it may be used from (SPEC §5.49); empty: any address.'),
+  policyViolations: z
+    .array(policyRule)
+    .describe("The rules of the account's policy it breaks (SPEC §5.52): made before the policy, it keeps working."),
+  violatesPolicy: z.boolean().describe("Whether it breaks the account's policy (`policyViolations` is not empty)."),
+}
+/** Any JSON value, as metadata holds it (not a recursive schema: OpenAPI tools resolve it poorly). */
+const jsonValue = z.unknown().describe('A JSON value.')
+
 const lastUse = {
   lastUsedAt: nullableDateTime('When it last authenticated (recorded about once a minute); null if never.'),
   lastUsedPartner: z.string().nullable().describe('The partner of its last recorded `/v1/connect`; null if none.'),
@@ -94,6 +109,12 @@ export const passcodeViewSchema = z
     leak: leak.describe(
       'Where its value was found in public (SPEC §5.42); null once an admin enables, rotates or deletes it, or when it never leaked.',
     ),
+    ...restrictions,
+    metadata: z
+      .record(z.string(), jsonValue)
+      .nullable()
+      .describe("The host's own data about it (SPEC §5.51), at most 1 KiB as JSON, returned on the principal; null when none."),
+    tags: z.array(z.string()).describe('Its tags (SPEC §5.51), lower case; empty when none.'),
   })
   .describe('An account passcode (never its value).')
 
@@ -121,6 +142,7 @@ export const userPasscodeViewSchema = z
     leak: leak.describe(
       'Where its value was found in public (SPEC §5.42), which revoked it; null once an admin grants the user a new one or resets it, or when it never leaked.',
     ),
+    ...restrictions,
   })
   .describe('A user passcode (never its value).')
 
@@ -180,6 +202,8 @@ const usageDaySchema = z
     revoked: count.describe('Refused: the user passcode was revoked.'),
     wrongPartner: count.describe('`/v1/connect` refused: no partner, one off the whitelist, or one outside the binding.'),
     rotatedOut: count.describe('Refused: a value a rotation replaced, after its overlap ended.'),
+    missingScope: count.describe('Refused with 403: a route needed a scope the passcode lacks (SPEC §5.48).'),
+    address: count.describe('Refused with 403: from an address outside its ranges (SPEC §5.49).'),
     partners: z
       .array(z.object({ partner: z.string(), succeeded: count, wrongPartner: count }))
       .describe('`/v1/connect` per whitelisted partner (normalised name), most requests first.'),

@@ -9,7 +9,9 @@ import type { Mailer } from '../ports/mailer'
 import type { PartnerRegistry } from '../ports/partner-registry'
 import type { PasscodeStore } from '../ports/passcode-store'
 import type { NotificationRecipients } from '../ports/recipients'
-import { cacheSchema, pepperSchema } from './verify/options'
+import { cacheSchema, pepperSchema, scopesSchema } from './verify/options'
+import { policySchema } from './policy/options'
+import type { AccountPolicyInput } from './input'
 import type { AuditEvent } from './events'
 import { rateLimitSchema, type RateLimitOptions } from './limiter/options'
 import type { NotificationTemplate } from './notifier/notification-messages'
@@ -177,6 +179,21 @@ export interface PasscodeAuthOptions {
     /** What a confirmed leak of an account passcode does. @default 'disable' */
     action?: 'disable' | 'revoke'
   }
+  /**
+   * The scopes the host's routes may need (SPEC §5.48), name → description, at most
+   * 100: `{ 'events:read': 'Read events', 'events:write': 'Send events' }`. A passcode
+   * grants all of them or a listed few; a route states the ones it needs in its guard
+   * (`requirePasscode(auth, { scopes: ['events:write'] })`). A name is a lower-case
+   * letter, then up to 63 of `a-z 0-9 _ . : -`. A scope no longer declared grants nothing.
+   * @default {} (none)
+   */
+  scopes?: Readonly<Record<string, string>>
+  /**
+   * Every account's policy unless its admins set their own (SPEC §5.52): the longest a
+   * passcode may live, and whether an expiry or a description is required.
+   * @default { maxLifetimeDays: null, requireExpiry: false, requireDescription: false } (every rule off)
+   */
+  policy?: AccountPolicyInput
   /** Audit hook; receives no secret values. Errors it throws are swallowed. */
   onEvent?: (event: AuditEvent) => void | Promise<void>
   /**
@@ -243,6 +260,8 @@ export const optionsSchema = z
     rateLimit: rateLimitSchema.default(false),
     usage: usageSchema.prefault(noOptions),
     leaks: leaksSchema.prefault(noOptions),
+    scopes: scopesSchema.prefault(noOptions),
+    policy: policySchema.prefault(noOptions),
     onEvent: functionOption<(event: AuditEvent) => void | Promise<void>>('a function').optional(),
     telemetry: telemetrySchema.optional(),
   })
@@ -270,6 +289,8 @@ const OPTION_GROUPS: OptionGroups = {
   rateLimit: {},
   usage: {},
   leaks: {},
+  scopes: {},
+  policy: {},
   telemetry: {},
   pepper: {},
 }

@@ -151,15 +151,20 @@ export function memoryStore(): PasscodeStore {
         ...(patch.partners !== undefined && { partners: patch.partners === null ? null : Object.freeze([...patch.partners]) }),
         ...(patch.description !== undefined && { description: patch.description }),
         ...(patch.disabledAt !== undefined && { disabledAt: patch.disabledAt }),
+        ...(patch.scopes !== undefined && { scopes: patch.scopes === null ? null : Object.freeze([...patch.scopes]) }),
+        ...(patch.allowedAddresses !== undefined && { allowedAddresses: Object.freeze([...patch.allowedAddresses]) }),
+        ...(patch.metadata !== undefined && { metadata: patch.metadata }),
+        ...(patch.tags !== undefined && { tags: Object.freeze([...patch.tags]) }),
         updatedAt: patch.updatedAt,
       }
       const recorded = audit.prepare(entry && editedPasscodeEntry(entry, current, next))
       passcodes.set(passcodeId, next)
       if (patch.disabledAt === null) closeLeak(accountId, 'account', passcodeId)
       recorded()
-      if (patch.expiresAt !== undefined || patch.name !== undefined || patch.partners !== undefined || patch.disabledAt !== undefined) {
+      // What a verification reads (the principal's scopes and metadata, the address ranges included); not a description or tags.
+      const { description: _description, tags: _tags, updatedAt: _updatedAt, ...read } = patch
+      if (Object.values(read as Record<string, unknown>).some((value) => value !== undefined))
         publish({ type: 'account_passcode', accountId, passcodeId })
-      }
       return { ok: true, record: { ...next } }
     },
 

@@ -339,6 +339,22 @@ export interface components {
                 /** @description Who found it: github, a scanner, a support ticket. */
                 source: string;
             } | null;
+            /** @description The scopes it was given (SPEC §5.48); null: every scope the host declares. */
+            scopes: string[] | null;
+            /** @description Those of `scopes` the host no longer declares: they grant nothing. */
+            unknownScopes: string[];
+            /** @description The CIDR ranges it may be used from (SPEC §5.49); empty: any address. */
+            allowedAddresses: string[];
+            /** @description The rules of the account's policy it breaks (SPEC §5.52): made before the policy, it keeps working. */
+            policyViolations: ("maxLifetimeDays" | "requireExpiry" | "requireDescription")[];
+            /** @description Whether it breaks the account's policy (`policyViolations` is not empty). */
+            violatesPolicy: boolean;
+            /** @description The host's own data about it (SPEC §5.51), at most 1 KiB as JSON, returned on the principal; null when none. */
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Its tags (SPEC §5.51), lower case; empty when none. */
+            tags: string[];
         };
         /** @description A user passcode (never its value). */
         UserPasscode: {
@@ -387,6 +403,16 @@ export interface components {
                 /** @description Who found it: github, a scanner, a support ticket. */
                 source: string;
             } | null;
+            /** @description The scopes it was given (SPEC §5.48); null: every scope the host declares. */
+            scopes: string[] | null;
+            /** @description Those of `scopes` the host no longer declares: they grant nothing. */
+            unknownScopes: string[];
+            /** @description The CIDR ranges it may be used from (SPEC §5.49); empty: any address. */
+            allowedAddresses: string[];
+            /** @description The rules of the account's policy it breaks (SPEC §5.52): made before the policy, it keeps working. */
+            policyViolations: ("maxLifetimeDays" | "requireExpiry" | "requireDescription")[];
+            /** @description Whether it breaks the account's policy (`policyViolations` is not empty). */
+            violatesPolicy: boolean;
         };
         PasscodeList: {
             passcodes: components["schemas"]["Passcode"][];
@@ -469,6 +495,10 @@ export interface components {
                     wrongPartner: number;
                     /** @description Refused: a value a rotation replaced, after its overlap ended. */
                     rotatedOut: number;
+                    /** @description Refused with 403: a route needed a scope the passcode lacks (SPEC §5.48). */
+                    missingScope: number;
+                    /** @description Refused with 403: from an address outside its ranges (SPEC §5.49). */
+                    address: number;
                     /** @description `/v1/connect` per whitelisted partner (normalised name), most requests first. */
                     partners: {
                         partner: string;
@@ -500,7 +530,7 @@ export interface components {
                 type: "system";
             };
             /** @enum {string} */
-            action: "passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed";
+            action: "passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "account.policy_changed" | "notification.sent" | "notification.failed";
             /** @description To what: an account passcode, a user passcode, or the account setting. */
             target: {
                 /** @constant */
@@ -557,7 +587,7 @@ export interface components {
                 type: "system";
             };
             /** @enum {string} */
-            action: "passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed";
+            action: "passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "account.policy_changed" | "notification.sent" | "notification.failed";
             /** @description To what: an account passcode, a user passcode, or the account setting. */
             target: {
                 /** @constant */
@@ -602,8 +632,18 @@ export interface components {
             partners?: string[] | null;
             /** @description What the passcode is for: 0 to 500 characters, counted once trimmed and in NFC (send it trimmed: `maxLength` counts what is sent); newlines allowed (\r\n is stored as \n), no other control character, no unpaired surrogate; null or '' clears it. */
             description?: string | null;
+            /** @description The scopes it grants (SPEC §5.48): null (or absent at create) for every scope the host declares; a list for only those, each declared by the host (a rule of its configuration, not of this schema); [] for none. */
+            scopes?: string[] | null;
+            /** @description The addresses it may be used from (SPEC §5.49): at most 50 CIDR ranges; an IPv4-mapped or NAT64 caller matches its IPv4 range; [] for any address. */
+            allowedAddresses?: string[];
+            /** @description The host's own data about the passcode (SPEC §5.51), returned on the principal: a JSON object of at most 1024 bytes as JSON; null removes it. */
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Up to 20 tags (SPEC §5.51), to find and filter passcodes by; [] removes them. */
+            tags?: string[];
         };
-        /** @description At least one of `name`, `expiry`, `partners`, `description`; `partners: null` unbinds, `description: null` or `''` clears. */
+        /** @description At least one of `name`, `expiry`, `partners`, `description`, `scopes`, `allowedAddresses`, `metadata`, `tags`; `partners: null` unbinds, `description: null` or `''` clears, `scopes: null` grants every scope, `metadata: null` removes it. */
         UpdatePasscode: {
             /** @description 1 to 64 characters, counted once trimmed and in NFC (send it trimmed: `maxLength` counts what is sent), no control or invisible character (zero-width, bidi controls, unpaired surrogates); unique in the account, case-insensitively (a rule of the account's state, not of this schema). */
             name?: string;
@@ -612,6 +652,16 @@ export interface components {
             partners?: string[] | null;
             /** @description What the passcode is for: 0 to 500 characters, counted once trimmed and in NFC (send it trimmed: `maxLength` counts what is sent); newlines allowed (\r\n is stored as \n), no other control character, no unpaired surrogate; null or '' clears it. */
             description?: string | null;
+            /** @description The scopes it grants (SPEC §5.48): null (or absent at create) for every scope the host declares; a list for only those, each declared by the host (a rule of its configuration, not of this schema); [] for none. */
+            scopes?: string[] | null;
+            /** @description The addresses it may be used from (SPEC §5.49): at most 50 CIDR ranges; an IPv4-mapped or NAT64 caller matches its IPv4 range; [] for any address. */
+            allowedAddresses?: string[];
+            /** @description The host's own data about the passcode (SPEC §5.51), returned on the principal: a JSON object of at most 1024 bytes as JSON; null removes it. */
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Up to 20 tags (SPEC §5.51), to find and filter passcodes by; [] removes them. */
+            tags?: string[];
         };
         RotatePasscode: {
             overlapMinutes: number;
@@ -625,6 +675,10 @@ export interface components {
                 /** @constant */
                 type: "infinite";
             };
+            /** @description The scopes it grants (SPEC §5.48): null (or absent at create) for every scope the host declares; a list for only those, each declared by the host (a rule of its configuration, not of this schema); [] for none. */
+            scopes?: string[] | null;
+            /** @description The addresses it may be used from (SPEC §5.49): at most 50 CIDR ranges; an IPv4-mapped or NAT64 caller matches its IPv4 range; [] for any address. */
+            allowedAddresses?: string[];
         };
         SetAcceptedPasscodes: {
             /**
@@ -3298,7 +3352,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these actions; repeat the parameter for more than one. */
-                action?: ("passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed")[];
+                action?: ("passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "account.policy_changed" | "notification.sent" | "notification.failed")[];
                 /** @description Only records about this passcode ID or user ID. */
                 target?: string;
                 /** @description Only what this user did (their user ID, in whichever role). */
@@ -3443,7 +3497,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these actions; repeat the parameter for more than one. */
-                action?: ("passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed")[];
+                action?: ("passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "account.policy_changed" | "notification.sent" | "notification.failed")[];
                 /** @description Only records about this passcode ID or user ID. */
                 target?: string;
                 /** @description Only what this user did (their user ID, in whichever role). */
