@@ -472,8 +472,9 @@ export interface PasscodeStore {
   updateAccountPasscode(accountId: string, passcodeId: string, patch: AccountPasscodePatch, audit?: AuditEntry): Promise<UpdateResult>
   /**
    * Replaces the passcode's hash and hint, keeping the old hash as the previous one
-   * for the overlap (see {@link PasscodeRotation}). `null` when there is no such
-   * passcode. Publishes an invalidation. Its `audit` record shows `previousValueEndsAt`
+   * for the overlap (see {@link PasscodeRotation}), unless the passcode has an open leak
+   * mark: a leaked value gets no overlap, whatever `previousHashEndsAt` asks (SPEC
+   * §5.45); the mark is closed. `null` when there is no such passcode. Publishes an invalidation. Its `audit` record shows `previousValueEndsAt`
    * before and after, and a passcode target's name, as in the row it changed
    * (`rotatedPasscodeEntry`, core/audit-fields.ts).
    */
@@ -505,16 +506,20 @@ export interface PasscodeStore {
   rehashCredential?(rehash: Rehash): Promise<boolean>
   /**
    * How many stored hashes (account and user passcodes, not deleted) each pepper id
-   * keyed; hashes whose pepper is unknown are counted under `null`. Optional. It counts
-   * every hash, so its cost grows with the tables (on PostgreSQL one read of each table:
-   * about 5 s at 10 million passcodes): for a pepper rotation, not for a schedule.
+   * keys at `now`: each current hash, and the previous hash of a rotation whose overlap
+   * has not ended at `now` (`previousHashEndsAt`), under the pepper that keyed it
+   * (`previousPepperId`, SPEC §5.47); hashes whose pepper is unknown are counted under
+   * `null`. Optional. It counts every hash, so its cost grows with the tables (on
+   * PostgreSQL one read of each table: about 5 s at 10 million passcodes): for a pepper
+   * rotation, not for a schedule.
    */
-  countHashesByPepper?(): Promise<ReadonlyMap<string | null, number>>
+  countHashesByPepper?(now: number): Promise<ReadonlyMap<string | null, number>>
 
   /**
    * Records a batch of uses in one write (one statement in SQL): for each entry whose
-   * instant is later than the stored `lastUsedAt`, sets it, and the partner when the
-   * entry has one. Entries of deleted passcodes are skipped. Publishes nothing: usage
+   * instant is later than the stored `lastUsedAt`, sets it and `lastUsedPartner` to the
+   * entry's partner, `null` included: the pair comes from one request (SPEC §5.46), so a
+   * use with no partner clears the one before. Entries of deleted passcodes are skipped. Publishes nothing: usage
    * never invalidates a cache. Resolves how many passcodes were written.
    */
   recordUsage(entries: readonly UsageEntry[]): Promise<number>

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { PasscodeView, UserPasscodeView } from '../core/entities'
+import type { JsonValue, PasscodeView, UserPasscodeView } from '../core/entities'
 import type { PolicyRule } from '../core/policy'
 
 /*
@@ -64,11 +64,16 @@ const restrictions = {
   violatesPolicy: z.boolean().describe("Whether it breaks the account's policy (`policyViolations` is not empty)."),
 }
 /** Any JSON value, as metadata holds it (not a recursive schema: OpenAPI tools resolve it poorly). */
-const jsonValue = z.unknown().describe('A JSON value.')
+const jsonValue = z.unknown().describe('A JSON value.') as z.ZodType<JsonValue>
 
 const lastUse = {
-  lastUsedAt: nullableDateTime('When it last authenticated (recorded about once a minute); null if never.'),
-  lastUsedPartner: z.string().nullable().describe('The partner of its last recorded `/v1/connect`; null if none.'),
+  lastUsedAt: nullableDateTime(
+    'When it last authenticated successfully (recorded about once a minute); null if never. A refused request, a `/v1/connect` refused for its partner included, is no use.',
+  ),
+  lastUsedPartner: z
+    .string()
+    .nullable()
+    .describe('The partner of that same request (a `/v1/connect` that reached it); null when it had none (a protected route) or never used.'),
   unused: z.boolean().describe('Never used, or not used for 90 days: a candidate for deletion.'),
 }
 

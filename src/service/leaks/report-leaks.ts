@@ -100,6 +100,20 @@ function isLive(match: CredentialMatch, hash: string, now: number, allowReactiva
 }
 
 /**
+ * Whether a match that is no longer live was put out of service by a leak report whose
+ * mark is still open: a user passcode the report revoked (an account passcode the report
+ * disabled is live still). Its value was live when found, so a replay is labelled as the
+ * first report was, for both kinds; a grant or reset closes the mark and replaces the
+ * value. One read of the account's open marks, only for a revoked user passcode's value.
+ */
+async function revokedByLeak(store: PasscodeStore, match: CredentialMatch, hash: string): Promise<boolean> {
+  if (match.kind !== 'user' || match.record.revokedAt === null || match.record.hash !== hash || store.listLeakMarks === undefined) return false
+  const { accountId, userId } = match.record
+  const marks = await storeCall(() => store.listLeakMarks!(accountId))
+  return marks.some((mark) => mark.kind === 'user' && mark.key === userId)
+}
+
+/**
  * `auth.leaks.report`. Each token costs at most one indexed read per configured pepper
  * (the verification read, `findUnderPeppers`), and none when its checksum fails. The
  * response is idempotent by state, in the store: `reportLeak` acts only while the
@@ -198,6 +212,8 @@ export function createLeaksApi(context: LeaksContext): LeaksApi {
               label = 'true_positive'
               const where = typeof entry === 'string' ? { source, url } : { source: clean(entry.source) ?? source, url: clean(entry.url) ?? url }
               await act(read.match, read.hash, where, action)
+            } else if (read.match !== null && (await revokedByLeak(store, read.match, read.hash))) {
+              label = 'true_positive'
             }
           }
           verdicts.set(token, label)

@@ -48,7 +48,8 @@ export interface CredentialRead {
 
 /**
  * How many stored hashes each pepper keys, for an operator who wants to know when an
- * older pepper can go (SPEC §5.28): it can once its count is 0 and `unknown` is 0.
+ * older pepper can go (SPEC §5.28): it can once its count is 0 and `unknown` is 0. The
+ * previous value of a rotation in its overlap counts under its own pepper (SPEC §5.47).
  */
 export interface PepperReport {
   /** Hashes keyed by the current (first) pepper. */
@@ -68,9 +69,9 @@ export interface PepperReport {
   readonly unknown: number
 }
 
-/** Counts the store's hashes by pepper; `undefined` when the store cannot count them. */
-export async function pepperReport(store: PasscodeStore, peppers: Peppers): Promise<PepperReport | undefined> {
-  const counts = await store.countHashesByPepper?.()
+/** Counts the store's hashes by pepper at `now`, previous values in their overlap included (SPEC §5.47); `undefined` when the store cannot count them. */
+export async function pepperReport(store: PasscodeStore, peppers: Peppers, now: number): Promise<PepperReport | undefined> {
+  const counts = await store.countHashesByPepper?.(now)
   if (counts === undefined) return undefined
   const known = new Set([peppers.current.id, ...peppers.older.map((pepper) => pepper.id)])
   let unknown = 0

@@ -244,8 +244,8 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       return rows.length > 0
     },
 
-    async countHashesByPepper() {
-      const rows = await database.query(sql.countHashesByPepper)
+    async countHashesByPepper(now) {
+      const rows = await database.query(sql.countHashesByPepper, [now])
       // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a text column of the driver's row
       return new Map(rows.map((row) => [row.pepper_id === null ? null : String(row.pepper_id), Number(row.hashes)]))
     },
