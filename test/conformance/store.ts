@@ -4,6 +4,7 @@ import { auditCases } from './store/audit'
 import { bindingRotationUsageCases } from './store/binding-rotation-usage'
 import { concurrencyCases } from './store/concurrency'
 import { disableDescriptionCases } from './store/disable-description'
+import { restrictionCases } from './store/restrictions'
 import { endToEndCases } from './store/end-to-end'
 import type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
 import { invalidationCases } from './store/invalidations'
@@ -69,6 +70,7 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     pepperRotationCases(fixture)
     pepperOverlapCases(fixture)
     disableDescriptionCases(fixture)
+    restrictionCases(fixture)
     usageDaysCases(fixture)
     lastUseCases(fixture)
     leakMarkCases(fixture)

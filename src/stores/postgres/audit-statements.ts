@@ -199,7 +199,18 @@ function appendAfter(
 }
 
 // The columns an edit may change, read before it (prior_*) and after.
-const EDITED_COLUMNS = ['name', 'expiry_days', 'expires_at', 'partners', 'description', 'disabled_at']
+const EDITED_COLUMNS = [
+  'name',
+  'expiry_days',
+  'expires_at',
+  'partners',
+  'description',
+  'disabled_at',
+  'scopes',
+  'allowed_addresses',
+  'metadata',
+  'tags',
+]
 
 /**
  * The canonical JSON (core/audit.ts) of each field an edit's record shows, as
@@ -214,6 +225,14 @@ const editedFieldsJson = (c: (column: string) => string): [field: string, json: 
   ['expiry', `coalesce(${c('expiry_days')}::text, '"forever"')`],
   ['name', `to_json(${c('name')})::text`],
   ['partners', `coalesce(to_json(${c('partners')})::text, 'null')`],
+  // SPEC §5.48–5.51: every scope (NULL), any address and no tags (empty) are none; metadata is shown as its JSON text.
+  ['scopes', `coalesce(to_json(${c('scopes')})::text, 'null')`],
+  [
+    'allowedAddresses',
+    `CASE WHEN coalesce(cardinality(${c('allowed_addresses')}), 0) = 0 THEN 'null' ELSE to_json(${c('allowed_addresses')})::text END`,
+  ],
+  ['metadata', `coalesce(to_json(${c('metadata')})::text, 'null')`],
+  ['tags', `CASE WHEN coalesce(cardinality(${c('tags')}), 0) = 0 THEN 'null' ELSE to_json(${c('tags')})::text END`],
 ]
 
 /**
@@ -277,7 +296,7 @@ function recordFromRow(s: string, p: (n: number) => string, from: string, compar
  * waited for, and the record's `before` is the value this edit replaced, never one read
  * earlier; `edited` changes it; {@link recordFromRow} records the fields that differ
  * between the two, and the target with its name after the edit.
- * Parameters: the patch's ($1–$14, as `updateAccountPasscode`), then the record's
+ * Parameters: the patch's ($1–$22, as `updateAccountPasscode`), then the record's
  * (1–14 after them), then 15–16 the NOTIFY.
  */
 function editStatement(s: string, notify: boolean): string {

@@ -136,7 +136,15 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     },
 
     async updateAccountPasscode(accountId, passcodeId, patch, entry): Promise<UpdateResult> {
-      const changes = patch.name !== undefined || patch.expiresAt !== undefined || patch.partners !== undefined || patch.disabledAt !== undefined
+      // What a verification reads changes (the principal's scopes and metadata, the address ranges included); not a description or tags.
+      const changes =
+        patch.name !== undefined ||
+        patch.expiresAt !== undefined ||
+        patch.partners !== undefined ||
+        patch.disabledAt !== undefined ||
+        patch.scopes !== undefined ||
+        patch.allowedAddresses !== undefined ||
+        patch.metadata !== undefined
       const invalidation: Invalidation | undefined = changes ? { type: 'account_passcode', accountId, passcodeId } : undefined
       const params = [
         accountId,
@@ -153,6 +161,15 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
         patch.description ?? null,
         patch.disabledAt !== undefined,
         patch.disabledAt ?? null,
+        // SPEC §5.48, §5.49, §5.51 (version 14)
+        patch.scopes !== undefined,
+        patch.scopes == null ? null : [...patch.scopes],
+        patch.allowedAddresses !== undefined,
+        patch.allowedAddresses === undefined ? null : [...patch.allowedAddresses],
+        patch.metadata !== undefined,
+        patch.metadata == null ? null : JSON.stringify(patch.metadata),
+        patch.tags !== undefined,
+        patch.tags === undefined ? null : [...patch.tags],
       ]
       try {
         if (entry !== undefined) {
