@@ -142,6 +142,9 @@ const ERROR_EXAMPLES: Readonly<Record<number, ManagementFailure>> = {
 export const SERVER_RULES = {
   whitelistedPartners: "`partners`: each name must be on the operator's whitelist (`GET /partners`), which is the server's state.",
   auditCursor: "`cursor`: only a `nextCursor` of this list; its form is the server's own.",
+  declaredScopes: "`scopes`: each name must be a scope the host declares (its `scopes` option, SPEC §5.48), which is the server's configuration.",
+  cidrRanges: '`allowedAddresses`: each must be an IPv4 or IPv6 CIDR range with no host bits set (SPEC §5.49), which a JSON Schema cannot check.',
+  metadataSize: '`metadata`: at most 1024 bytes as UTF-8 JSON and 8 levels deep (SPEC §5.51), which a JSON Schema cannot measure.',
   normalisedLength:
     "`name`, `description`: their lengths count the text in Unicode NFC, which a JSON Schema cannot compute; text that NFC lengthens past the limit (rare: some scripts' letters with marks) is refused.",
 } as const
@@ -202,15 +205,15 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     body: 'CreatePasscode',
     success: [201, 'Created; the only answer with its value.', 'IssuedPasscode'],
     errors: [...WRITE_ERRORS, 409],
-    serverRules: ['whitelistedPartners', 'normalisedLength'],
+    serverRules: ['whitelistedPartners', 'normalisedLength', 'declaredScopes', 'cidrRanges', 'metadataSize'],
   },
   'PATCH /passcodes/{id}': {
     operationId: 'updatePasscode',
-    summary: 'Edit the name, expiry (counted from now) or partner binding',
+    summary: 'Edit the name, expiry (counted from now), partner binding, description, scopes, address ranges, metadata or tags',
     body: 'UpdatePasscode',
     success: [200, 'The new view.', 'PasscodeAnswer'],
     errors: [...WRITE_ERRORS, 404, 409],
-    serverRules: ['whitelistedPartners', 'normalisedLength'],
+    serverRules: ['whitelistedPartners', 'normalisedLength', 'declaredScopes', 'cidrRanges', 'metadataSize'],
   },
   'DELETE /passcodes/{id}': {
     operationId: 'deletePasscode',
@@ -261,6 +264,7 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     body: 'GrantUserPasscode',
     success: [201, 'Granted.', 'UserPasscodeAnswer'],
     errors: [...WRITE_ERRORS, 404, 409],
+    serverRules: ['declaredScopes', 'cidrRanges'],
   },
   'DELETE /users/{userId}/passcode': {
     operationId: 'revokeUserPasscode',

@@ -158,6 +158,8 @@ function managementHost(options: { store?: PasscodeStore; partners?: PartnerRegi
   const { auth, clock } = setup({
     store,
     partners: options.partners ?? ['Acme', 'Globex'],
+    // SPEC §5.48: what a passcode's `scopes` may name.
+    scopes: { 'events:read': 'Read events', 'events:write': 'Send events' },
     ...(options.timeoutMs && { timeoutMs: options.timeoutMs }),
   })
   const recorder = recording(dashboard(auth, { basePath: '/settings', session: sessionOf, users: () => DIRECTORY }))

@@ -35,7 +35,7 @@ export interface paths {
         delete: operations["deletePasscode"];
         options?: never;
         head?: never;
-        /** Edit the name, expiry (counted from now) or partner binding */
+        /** Edit the name, expiry (counted from now), partner binding, description, scopes, address ranges, metadata or tags */
         patch: operations["updatePasscode"];
         trace?: never;
     };
@@ -940,7 +940,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuedPasscode"];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `partners`: each name must be on the operator's whitelist (`GET /partners`), which is the server's state. `name`, `description`: their lengths count the text in Unicode NFC, which a JSON Schema cannot compute; text that NFC lengthens past the limit (rare: some scripts' letters with marks) is refused. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `partners`: each name must be on the operator's whitelist (`GET /partners`), which is the server's state. `name`, `description`: their lengths count the text in Unicode NFC, which a JSON Schema cannot compute; text that NFC lengthens past the limit (rare: some scripts' letters with marks) is refused. `scopes`: each name must be a scope the host declares (its `scopes` option, SPEC §5.48), which is the server's configuration. `allowedAddresses`: each must be an IPv4 or IPv6 CIDR range with no host bits set (SPEC §5.49), which a JSON Schema cannot check. `metadata`: at most 1024 bytes as UTF-8 JSON and 8 levels deep (SPEC §5.51), which a JSON Schema cannot measure. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1280,7 +1280,7 @@ export interface operations {
                     "application/json": components["schemas"]["PasscodeAnswer"];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `partners`: each name must be on the operator's whitelist (`GET /partners`), which is the server's state. `name`, `description`: their lengths count the text in Unicode NFC, which a JSON Schema cannot compute; text that NFC lengthens past the limit (rare: some scripts' letters with marks) is refused. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `partners`: each name must be on the operator's whitelist (`GET /partners`), which is the server's state. `name`, `description`: their lengths count the text in Unicode NFC, which a JSON Schema cannot compute; text that NFC lengthens past the limit (rare: some scripts' letters with marks) is refused. `scopes`: each name must be a scope the host declares (its `scopes` option, SPEC §5.48), which is the server's configuration. `allowedAddresses`: each must be an IPv4 or IPv6 CIDR range with no host bits set (SPEC §5.49), which a JSON Schema cannot check. `metadata`: at most 1024 bytes as UTF-8 JSON and 8 levels deep (SPEC §5.51), which a JSON Schema cannot measure. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2359,7 +2359,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserPasscodeAnswer"];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `scopes`: each name must be a scope the host declares (its `scopes` option, SPEC §5.48), which is the server's configuration. `allowedAddresses`: each must be an IPv4 or IPv6 CIDR range with no host bits set (SPEC §5.49), which a JSON Schema cannot check. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
