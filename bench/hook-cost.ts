@@ -79,7 +79,8 @@ async function hooks(): Promise<({ framework: Framework } & Record<Variant, Call
   // Header values as Node's parser makes them: flat strings of their own.
   async function warmHeaders(service: typeof plain) {
     const { accountId, passcode } = service.credentials[0]!
-    if (!(await service.auth.authenticate({ accountId, passcode, clientAddress: '192.0.2.1' })).ok) throw new Error('the benchmark passcode was refused') // warms the cache
+    if (!(await service.auth.authenticate({ accountId, passcode, clientAddress: '192.0.2.1' })).ok)
+      throw new Error('the benchmark passcode was refused') // warms the cache
     return { host: '127.0.0.1', 'x-service-account-id': `${accountId} `.trim(), 'x-service-passcode': `${passcode} `.trim() }
   }
 
