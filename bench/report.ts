@@ -651,7 +651,7 @@ function coldPathSection(report: ColdPathReport): string[] {
   }
   for (const store of report.stores) {
     lines.push(
-      `**${coldPathStoreLabel(store.store, false)}**${store.roundTripsPerMiss === undefined ? '' : ` (statements per cache miss: ${store.roundTripsPerMiss.toFixed(2)}${store.roundTripsPerMissInFlight === undefined ? '' : `; with 16 in flight ${store.roundTripsPerMissInFlight.toFixed(2)}`})`}`,
+      `**${coldPathStoreLabel(store.store, false)}**${store.roundTripsPerMiss === undefined ? '' : ` (statements per cache miss: ${store.roundTripsPerMiss.toFixed(2)}${store.roundTripsPerMissInFlight === undefined ? '' : `; with 16 in flight ${store.roundTripsPerMissInFlight.toFixed(2)}`}${store.twoPeppers === undefined ? '' : `; with two peppers ${store.twoPeppers.roundTripsPerMiss.toFixed(2)}, with 16 in flight ${store.twoPeppers.roundTripsPerMissInFlight.toFixed(2)}`})`}`,
       '',
     )
     lines.push(

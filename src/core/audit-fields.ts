@@ -12,7 +12,7 @@ type ShownPasscode = Pick<
 /**
  * The fields of an account passcode a record may show: never its hash, hint or value.
  * An empty description is no description (absent, so `null` in a change); so are every
- * scope, any address, no metadata and no tags (SPEC §5.48–5.51), so that a passcode
+ * scope, any address, no metadata and no tags (SPEC §5.48, §5.49, §5.51), so that a passcode
  * without them shows what it showed before they existed. Metadata is shown as its JSON
  * text.
  */
@@ -201,4 +201,34 @@ export function policyChangedEntry(entry: AuditEntry, before: AccountPolicy | nu
  */
 export function acceptedPasscodesEntry(entry: AuditEntry, before: AcceptedPasscodes, after: AcceptedPasscodes): AuditEntry {
   return fromRow(entry, undefined, ['acceptedPasscodes'], { acceptedPasscodes: { before, after } })
+}
+
+/**
+ * The record a prune appends to the chain it shortened (SPEC §5.44), actor the system,
+ * target the account: how many records went (`removed`), the chain's start before and
+ * after (`through`: the last pruned sequence) and its hash (`lastHash`: the hash of the
+ * last record removed, which the next kept record repeats). Verification holds the
+ * chain's start to the newest of these records.
+ */
+export function prunedEntry(
+  accountId: string,
+  at: number,
+  removed: number,
+  before: { readonly sequence: number; readonly hash: string },
+  after: { readonly sequence: number; readonly hash: string },
+): AuditEntry {
+  return {
+    accountId,
+    at,
+    actor: { type: 'system' },
+    action: 'audit.pruned',
+    target: { type: 'account' },
+    changes: {
+      removed: { before: null, after: removed },
+      through: { before: before.sequence, after: after.sequence },
+      lastHash: { before: before.hash, after: after.hash },
+    },
+    requestId: null,
+    clientAddress: null,
+  }
 }

@@ -1,3 +1,4 @@
+import type { AuditBreak } from './audit-chain'
 import { setClassName } from './class-name'
 
 /**
@@ -20,6 +21,7 @@ export type PasscodeAuthErrorCode =
   | 'ERR_MAILER_FAILED'
   | 'ERR_NO_RECIPIENTS'
   | 'ERR_PASSCODE_REFUSED'
+  | 'ERR_AUDIT_BROKEN'
 
 /**
  * Base class of every error passcode-auth throws on purpose. Messages never contain
@@ -301,6 +303,38 @@ export class StorageError extends PasscodeAuthError {
 
   constructor(options?: { cause?: unknown }) {
     super('ERR_STORAGE_UNAVAILABLE', 'The passcode store is unavailable', options)
+  }
+}
+
+/**
+ * An account's audit trail does not verify where a reader needs it to (SPEC §5.44):
+ * `auth.audit.list` refuses a page it cannot vouch for, and `auth.audit.export` stops at
+ * the first break, rather than show a record that verification would not vouch for.
+ * `at` and `reason` are those of `auth.audit.verify`'s answer.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof AuditChainBrokenError) console.error(`record ${error.at}: ${error.reason}`)
+ * ```
+ */
+export class AuditChainBrokenError extends PasscodeAuthError {
+  static {
+    setClassName(this, 'AuditChainBrokenError')
+  }
+
+  /** The sequence of the first record concerned. */
+  readonly at: number
+  /** What is wrong there. */
+  readonly reason: AuditBreak
+
+  /** @param failure - where verification broke; without it, record 0 and `changed` (as `new AuditChainBrokenError()` in a host's own tests). */
+  constructor(failure: { readonly at: number; readonly reason: AuditBreak } = { at: 0, reason: 'changed' }) {
+    super(
+      'ERR_AUDIT_BROKEN',
+      `The audit trail of this account does not verify at record ${failure.at} (${failure.reason.replace('_', ' ')}); the operator can check it with passcode-auth audit verify`,
+    )
+    this.at = failure.at
+    this.reason = failure.reason
   }
 }
 

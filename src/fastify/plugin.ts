@@ -6,9 +6,9 @@ import { assertPasscodeAuth, checkAdapterOptions, checkOnRefusal, checkScopes } 
 import { createConnectRequest } from '../http/connect-request'
 import { createLeakReport, type LeakReportOptions as LeakReportHandlerOptions } from '../http/leaks/leak-report'
 import type { CorsOptions } from '../http/cors'
-import { nodeRequestReader } from '../http/node/node-request'
 import { PasscodeRefusedError } from '../http/refusal-error'
-import { answerBody, answerHeaders, type Answer } from '../http/answer'
+import { fastifyReader } from './reader'
+import { sendAnswer } from './send-answer'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 
 /** The hook behind `app.requirePasscode`; fits both `onRequest` and `preHandler`. */
@@ -72,17 +72,6 @@ export interface PasscodeAuthPluginOptions {
   }
 }
 
-// A pre-serialised string with its Content-Type set: neither Fastify's serializer nor
-// one the host configured re-encodes it, so the bytes match every other adapter.
-const send = (reply: FastifyReply, answer: Answer): FastifyReply =>
-  reply.code(answer.statusCode).headers(answerHeaders(answer)).send(answerBody(answer))
-
-// Fastify's request wraps Node's as `request.raw`; `request.ip` honours `trustProxy`.
-const fastifyReader = nodeRequestReader(
-  (request: FastifyRequest) => request.raw,
-  (request) => request.ip,
-)
-
 // The scopes of `requirePasscodeWith` (`unknown`: JavaScript hosts can pass anything).
 function routeScopes(options: unknown): readonly string[] {
   const own = checkAdapterOptions(options, 'requirePasscodeWith', { scopes: checkScopes }) as { readonly scopes?: readonly string[] } | undefined
@@ -137,7 +126,7 @@ const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, optio
         return next()
       }
       answer.then((outcome) => {
-        if (!outcome.ok) return passRefusals ? next(new PasscodeRefusedError(outcome)) : void send(reply, outcome)
+        if (!outcome.ok) return passRefusals ? next(new PasscodeRefusedError(outcome)) : void sendAnswer(reply, outcome)
         request.passcodeAuth = outcome.principal
         // `Sunset` while the passcode is in its last days, on the host's own answer.
         if (outcome.headers !== undefined) reply.headers(outcome.headers)
@@ -151,7 +140,7 @@ const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, optio
 
   if (connectRequest !== undefined) {
     const answer = connectRequest
-    const connect = async (request: FastifyRequest, reply: FastifyReply) => send(reply, await answer(request))
+    const connect = async (request: FastifyRequest, reply: FastifyReply) => sendAnswer(reply, await answer(request))
     fastify.route({ method: 'GET', url: '/v1/connect', exposeHeadRoute: true, handler: connect })
     fastify.register(otherMethods, { prefix: '/v1/connect', connect })
   }

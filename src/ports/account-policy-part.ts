@@ -1,4 +1,4 @@
-import type { AuditEntry } from '../core/audit'
+import type { AuditAppend } from './audit-log'
 import type { AccountPolicy } from '../core/policy'
 
 /**
@@ -80,7 +80,7 @@ export interface AccountPolicyPart {
     accountId: string,
     policy: AccountPolicy | null,
     notice: PolicyNoticeRequest | null,
-    audit?: AuditEntry,
+    audit?: AuditAppend,
   ): Promise<AccountPolicy | null>
   /** Claims policy emails not sent whose claim lapsed, oldest first; two concurrent callers never get the same one. */
   claimPolicyNotices(request: {
@@ -90,7 +90,7 @@ export interface AccountPolicyPart {
     readonly token: string
   }): Promise<PolicyNoticeClaim[]>
   /** Records that the claimed email was sent, with `audit`; `false` when the claim was lost (a newer policy replaced it). */
-  completePolicyNotice(claim: PolicyNoticeClaim, sentAt: number, audit?: AuditEntry): Promise<boolean>
+  completePolicyNotice(claim: PolicyNoticeClaim, sentAt: number, audit?: AuditAppend): Promise<boolean>
   /** Gives a claim back after a failed send, so the next pass retries it. */
   releasePolicyNotice(claim: PolicyNoticeClaim): Promise<void>
 }

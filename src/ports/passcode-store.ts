@@ -1,7 +1,7 @@
 import type { AcceptedPasscodes, AccountPasscodeExpiry, AccountPasscodeRecord, UserPasscodeRecord } from '../core/entities'
 import type { NotificationKind } from '../core/notifications'
-import type { AuditEntry } from '../core/audit'
-import type { AuditLog } from './audit-log'
+import type { AuditAppend, AuditLog } from './audit-log'
+import type { WebhookStore } from './webhook-store'
 import type { AccountPolicy } from '../core/policy'
 import type { PolicyNoticeClaim, PolicyNoticeRequest } from './account-policy-part'
 
@@ -446,8 +446,9 @@ export type Invalidation =
  * lookup by hash. Instants are epoch milliseconds (UTC). Implementations: memory
  * (reference) and PostgreSQL/PGlite; `test/conformance/store.ts` is the contract.
  *
- * Each write method takes an optional trailing `audit` entry (SPEC §5.40): the store
- * appends it to the account's audit chain in the same transaction as the change, and
+ * Each write method takes an optional trailing `audit` record (SPEC §5.40, §5.44): the
+ * store appends its entry to the account's audit chain in the same transaction as the
+ * change, signed by its signer in the process (the key never goes to the database), and
  * only when the change happens (a refusal or a `null` result writes none). Where the entry
  * was made from a read before the change, the store takes the values that read gave
  * from the row as it changes it, and an entry it cannot encode fails the write whole.
@@ -461,7 +462,7 @@ export type Invalidation =
  */
 export interface PasscodeStore {
   /** Inserts a passcode unless the account is at `maxPerAccount` or the name key is taken. Atomic. */
-  createAccountPasscode(record: AccountPasscodeRecord, maxPerAccount: number, audit?: AuditEntry): Promise<CreateResult>
+  createAccountPasscode(record: AccountPasscodeRecord, maxPerAccount: number, audit?: AuditAppend): Promise<CreateResult>
   /**
    * Applies a patch; keeps name uniqueness atomic. Publishes an invalidation when the
    * name, expiry, binding, disabled state, scopes, address ranges or metadata change (a
@@ -469,7 +470,7 @@ export interface PasscodeStore {
    * and after, and a passcode target's name as in the row it changed, not as in the
    * entry, which was made from an earlier read (`editedPasscodeEntry`, core/audit-fields.ts).
    */
-  updateAccountPasscode(accountId: string, passcodeId: string, patch: AccountPasscodePatch, audit?: AuditEntry): Promise<UpdateResult>
+  updateAccountPasscode(accountId: string, passcodeId: string, patch: AccountPasscodePatch, audit?: AuditAppend): Promise<UpdateResult>
   /**
    * Replaces the passcode's hash and hint, keeping the old hash as the previous one
    * for the overlap (see {@link PasscodeRotation}), unless the passcode has an open leak
@@ -478,13 +479,13 @@ export interface PasscodeStore {
    * before and after, and a passcode target's name, as in the row it changed
    * (`rotatedPasscodeEntry`, core/audit-fields.ts).
    */
-  rotateAccountPasscode(accountId: string, passcodeId: string, rotation: PasscodeRotation, audit?: AuditEntry): Promise<AccountPasscodeRecord | null>
+  rotateAccountPasscode(accountId: string, passcodeId: string, rotation: PasscodeRotation, audit?: AuditAppend): Promise<AccountPasscodeRecord | null>
   /**
    * Deletes at once (its current and previous value); returns the deleted record, or
    * `null`. Publishes an invalidation. Its `audit` record shows the fields and a passcode
    * target's name of the row it deleted (`deletedPasscodeEntry`, core/audit-fields.ts).
    */
-  deleteAccountPasscode(accountId: string, passcodeId: string, audit?: AuditEntry): Promise<AccountPasscodeRecord | null>
+  deleteAccountPasscode(accountId: string, passcodeId: string, audit?: AuditAppend): Promise<AccountPasscodeRecord | null>
   /** One passcode of the account, or `null`. */
   getAccountPasscode(accountId: string, passcodeId: string): Promise<AccountPasscodeRecord | null>
   /** Every non-deleted passcode of the account, oldest first. */
@@ -493,15 +494,44 @@ export interface PasscodeStore {
   /**
    * The verification lookup: one indexed read by hash, across account and user
    * passcodes, that also finds an account passcode by its previous hash (whether its
-   * overlap has ended is the caller's check, against `previousHashEndsAt`).
+   * overlap has ended is the caller's check, against `previousHashEndsAt`), in one
+   * statement (one snapshot): a rotation that moves the hash to the previous one is seen
+   * whole or not at all.
    */
   findCredentialByHash(hash: string): Promise<CredentialMatch | null>
+  /**
+   * The verification lookup of one value under several peppers (SPEC §5.28, §5.34): for
+   * each of `hashes`, what {@link PasscodeStore.findCredentialByHash} answers for it, in
+   * the same order, all read from one state of the store (one statement, so one snapshot,
+   * in SQL; without yielding in memory). A write that moves the credential from one of
+   * these hashes to another ({@link PasscodeStore.rehashCredential} by an instance on
+   * another step of a pepper change), alone or with a rotation, a disable or an enable,
+   * is then seen whole or not at all: one of the hashes finds the credential, in the state
+   * before the write or after it. Lookups of the hashes one after the other could each
+   * miss it, the row having moved between them.
+   *
+   * Called only while the `pepper` option has more than one pepper (one pepper is one
+   * {@link PasscodeStore.findCredentialByHash}). Optional: without it the service reads
+   * the hashes one by one in the order a re-hash moves them (the previous peppers', the
+   * current one's, then the next ones'), which never misses a moving credential on a
+   * store where each read sees every write that finished before it started, and costs
+   * more reads: a value under the current pepper takes one read per previous pepper more.
+   *
+   * @example
+   * ```ts
+   * const [current, previous] = await store.findCredentialsByHashes!([currentHash, previousHash])
+   * const match = current ?? previous // null: no credential holds either
+   * ```
+   */
+  findCredentialsByHashes?(hashes: readonly string[]): Promise<readonly (CredentialMatch | null)[]>
 
   /**
    * Stores a credential's hash again under the current pepper (SPEC §5.28), only if its
    * hash is still `fromHash` (a concurrent reset or rotation wins); `true` when written.
    * No invalidation: the credential and its value are unchanged. Optional: without it,
-   * hashes stay under the pepper that made them.
+   * hashes stay under the pepper that made them. A store that has it and is shared by
+   * instances of a fleet implements {@link PasscodeStore.findCredentialsByHashes} too, or
+   * answers each read with every write that finished before it started (see there).
    */
   rehashCredential?(rehash: Rehash): Promise<boolean>
   /**
@@ -543,7 +573,7 @@ export interface PasscodeStore {
    * Stores a user passcode unless the user holds one that is neither revoked nor
    * expired at `now`; a revoked or expired one is replaced.
    */
-  grantUserPasscode(record: UserPasscodeRecord, now: number, audit?: AuditEntry): Promise<GrantResult>
+  grantUserPasscode(record: UserPasscodeRecord, now: number, audit?: AuditAppend): Promise<GrantResult>
   /**
    * Replaces the value of a live user passcode; `null` when none is live. Publishes an
    * invalidation. Its `audit` record shows `expiresAt` before and after as in the row it
@@ -553,10 +583,10 @@ export interface PasscodeStore {
     accountId: string,
     userId: string,
     fields: Pick<UserPasscodeRecord, 'hash' | 'ciphertext' | 'hint' | 'grantedAt' | 'expiresAt' | 'pepperId'>,
-    audit?: AuditEntry,
+    audit?: AuditAppend,
   ): Promise<UserPasscodeRecord | null>
   /** Marks the user passcode revoked; `null` when there is none or it is revoked already. Publishes an invalidation. */
-  revokeUserPasscode(accountId: string, userId: string, revokedAt: number, audit?: AuditEntry): Promise<UserPasscodeRecord | null>
+  revokeUserPasscode(accountId: string, userId: string, revokedAt: number, audit?: AuditAppend): Promise<UserPasscodeRecord | null>
   /** The user's passcode, revoked or not, or `null`. */
   getUserPasscode(accountId: string, userId: string): Promise<UserPasscodeRecord | null>
   /** Every user passcode of the account, revoked and expired ones included, by user ID (code-point order). */
@@ -568,7 +598,7 @@ export interface PasscodeStore {
    * Changes the account's setting. Publishes an invalidation. Its `audit` record shows
    * `acceptedPasscodes` before (as stored when it changed) and after (`acceptedPasscodesEntry`).
    */
-  setAcceptedPasscodes(accountId: string, accepted: AcceptedPasscodes, audit?: AuditEntry): Promise<void>
+  setAcceptedPasscodes(accountId: string, accepted: AcceptedPasscodes, audit?: AuditAppend): Promise<void>
 
   /**
    * Claims due notifications that are neither sent nor claimed by a live lease, of
@@ -580,7 +610,7 @@ export interface PasscodeStore {
    */
   claimNotifications(request: ClaimRequest): Promise<NotificationClaim[]>
   /** Records that the claimed notification was sent. `false` when the claim was lost. */
-  completeNotification(claim: NotificationClaim, sentAt: number, audit?: AuditEntry): Promise<boolean>
+  completeNotification(claim: NotificationClaim, sentAt: number, audit?: AuditAppend): Promise<boolean>
   /** Gives a claim back after a failed send, so the next pass retries it. */
   releaseNotification(claim: NotificationClaim): Promise<void>
 
@@ -595,7 +625,7 @@ export interface PasscodeStore {
    * Its `audit` record names an account passcode as the row it acted on and shows
    * `disabled` only when this report disabled it (`leakReportedEntry`).
    */
-  reportLeak?(report: LeakReport, audit?: AuditEntry): Promise<LeakMark | null>
+  reportLeak?(report: LeakReport, audit?: AuditAppend): Promise<LeakMark | null>
   /** The open leak marks of the account (see {@link LeakMark}), oldest first. */
   listLeakMarks?(accountId: string): Promise<LeakMark[]>
   /**
@@ -604,7 +634,7 @@ export interface PasscodeStore {
    */
   claimLeakNotices?(request: LeakNoticeRequest): Promise<LeakNoticeClaim[]>
   /** Records that the claimed leak email was sent, with `audit`; `false` when the claim was lost. */
-  completeLeakNotice?(claim: LeakNoticeClaim, sentAt: number, audit?: AuditEntry): Promise<boolean>
+  completeLeakNotice?(claim: LeakNoticeClaim, sentAt: number, audit?: AuditAppend): Promise<boolean>
   /** Gives a leak email's claim back after a failed send, so the next pass retries it. */
   releaseLeakNotice?(claim: LeakNoticeClaim): Promise<void>
 
@@ -616,7 +646,7 @@ export interface PasscodeStore {
     accountId: string,
     policy: AccountPolicy | null,
     notice: PolicyNoticeRequest | null,
-    audit?: AuditEntry,
+    audit?: AuditAppend,
   ): Promise<AccountPolicy | null>
   /** See `AccountPolicyPart.claimPolicyNotices`. */
   claimPolicyNotices?(request: {
@@ -626,7 +656,7 @@ export interface PasscodeStore {
     readonly token: string
   }): Promise<PolicyNoticeClaim[]>
   /** See `AccountPolicyPart.completePolicyNotice`. */
-  completePolicyNotice?(claim: PolicyNoticeClaim, sentAt: number, audit?: AuditEntry): Promise<boolean>
+  completePolicyNotice?(claim: PolicyNoticeClaim, sentAt: number, audit?: AuditAppend): Promise<boolean>
   /** See `AccountPolicyPart.releasePolicyNotice`. */
   releasePolicyNotice?(claim: PolicyNoticeClaim): Promise<void>
 
@@ -641,7 +671,30 @@ export interface PasscodeStore {
    * `ConfigurationError` and write methods ignore their `audit` argument.
    */
   readonly audit?: AuditLog
+  /**
+   * Webhook endpoints and the event outbox (SPEC §5.53), in this same storage: each
+   * change's events are stored in its transaction. Optional for stores written before
+   * it; without it `auth.webhooks` throws a `ConfigurationError`.
+   */
+  readonly webhooks?: WebhookStore
 
   /** Releases connections or listeners the store opened itself. */
   close?(): Promise<void>
+}
+
+/**
+ * A store whose parts come together for webhooks (SPEC §5.53): the passcodes, their
+ * audit trail and the outbox, one storage, so that an event commits with its change.
+ *
+ * @example
+ * ```ts
+ * const store: PasscodeStoreWithWebhooks = memoryStore()
+ * await store.webhooks.listEndpoints('acc_1')
+ * ```
+ */
+export type PasscodeStoreWithWebhooks = PasscodeStore & {
+  /** The audit trail, whose appends fill the webhook outbox. */
+  readonly audit: AuditLog
+  /** Webhook endpoints, the outbox and its deliveries. */
+  readonly webhooks: WebhookStore
 }

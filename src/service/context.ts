@@ -1,3 +1,4 @@
+import type { AuditSigner } from '../core/audit'
 import type { PasscodeHasher } from '../core/hashing'
 import type { Invalidation, PasscodeStore } from '../ports/passcode-store'
 import type { EventInput } from './events'
@@ -19,6 +20,8 @@ export interface ManagementContext {
   readonly emit: ((event: EventInput) => void) | undefined
   /** Drops a changed credential from this instance's verification caches (and reads in flight) at once. */
   readonly invalidate: (invalidation: Invalidation) => void
+  /** Signs the audit records of its changes (the `auditKeys` option, SPEC §5.44). */
+  readonly auditSigner: AuditSigner
 }
 
 /** How a job that issues passcode values makes them: the `prefix` option and the current pepper (SPEC §5.28). */
@@ -30,7 +33,7 @@ export interface PasscodeIssuer {
   readonly pepperId: string
 }
 
-/** What the jobs that make or show passcodes use of restricted passcodes (SPEC §5.48–5.52). */
+/** What the jobs that make or show passcodes use of restricted passcodes (SPEC §5.48, §5.49, §5.51, §5.52). */
 export interface RestrictionsContext {
   /** The scopes the host declares. */
   readonly scopes: DeclaredScopes

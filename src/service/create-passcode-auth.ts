@@ -5,6 +5,7 @@ import { DAY_MS } from '../core/time'
 import type { Invalidation } from '../ports/passcode-store'
 import { createAccountsApi, type AccountsApi } from './accounts'
 import { createAuditApi, type AuditApi } from './audit/audit-api'
+import { createAuditKeyring } from './audit/audit-keys'
 import type { AuthOutcome, CredentialsInput } from './auth-outcome'
 import { createConnect, type ConnectInput, type ConnectResult } from './connect/connect'
 import type { ManagementContext, PasscodeIssuer } from './context'
@@ -36,6 +37,8 @@ import { declaredScopes } from './scopes'
 import { createPolicyApi, policyReader, type PolicyApi } from './policy/policy-api'
 import { createPolicyNotices } from './policy/policy-notices'
 import type { AuthRefusal } from './auth-outcome'
+import { createDispatch } from './webhooks/dispatch'
+import { createWebhooksApi, type WebhooksApi } from './webhooks/webhooks-api'
 
 /** A configured passcode-auth service: what {@link createPasscodeAuth} returns. */
 export interface PasscodeAuth {
@@ -55,6 +58,12 @@ export interface PasscodeAuth {
   readonly audit: AuditApi
   /** Leak reports (SPEC §5.42): labels reported tokens and disables or revokes the live ones. */
   readonly leaks: LeaksApi
+  /**
+   * Webhooks (SPEC §5.53): endpoints, their deliveries, and `dispatch()`, one delivery
+   * pass (`startWebhookDispatcher` runs it on a schedule). Events are stored by the store
+   * in each change's transaction; this sends them.
+   */
+  readonly webhooks: WebhooksApi
   /** Verifies credentials; resolves an outcome and never throws for bad credentials. */
   authenticate(input: CredentialsInput): Promise<AuthOutcome>
   /**
@@ -175,8 +184,19 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
       emit?.(invalidation.type === 'proven' ? { type: 'invalidations.proven' } : { type: 'invalidations.unproven', message: invalidation.message })
     }
   }
-  // What each job receives: the management jobs share these four, the ones that issue values the issuer.
-  const management: ManagementContext = { store, now, emit, invalidate }
+  // SPEC §5.44: records are signed here, in the process, under the first audit key.
+  const auditKeys = createAuditKeyring(resolved.auditKeys)
+  const auditSigner = auditKeys.signer
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
+  if (!auditKeys.keyed && resolved.store.audit !== undefined && globalThis.process?.env?.NODE_ENV === 'production') {
+    emit?.({
+      type: 'config.no_audit_key',
+      message:
+        'NODE_ENV is production and audit records carry plain SHA-256 hashes, which whoever can write the database can recompute: set the auditKeys option (SPEC §5.44)',
+    })
+  }
+  // What each job receives: the management jobs share these five, the ones that issue values the issuer.
+  const management: ManagementContext = { store, now, emit, invalidate, auditSigner }
   // Restricted passcodes (SPEC §5.48, §5.52): what the jobs that make or show passcodes check them against.
   const policyOf = policyReader(store, resolved.policy)
   const restrictions = { scopes, policyOf }
@@ -238,36 +258,70 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     readUsage,
     ...restrictions,
   })
-  const mail = {
+  // Emails outside the notifier's pass (a leak's, a disabled webhook endpoint's): false or null when they cannot go.
+  const mailRecipients = async (accountId: string) => {
+    const { mailer, recipients } = resolved
+    if (mailer === undefined || recipients === undefined) return null
+    return resolveRecipients(recipients, accountId, resolved.notifier.sendTimeoutMs).catch(() => null)
+  }
+  const mail = async (to: readonly string[], message: { readonly subject: string; readonly text: string; readonly html: string }) => {
+    const { mailer } = resolved
+    if (mailer === undefined) return false
+    try {
+      await sendWithin(mailer, { to: [...to], ...message }, resolved.notifier.sendTimeoutMs)
+      return true
+    } catch {
+      return false
+    }
+  }
+  const leakNotices = createLeakNotices({
     store,
     now,
+    auditSigner,
     sendTimeoutMs: resolved.notifier.sendTimeoutMs,
-    recipients: async (accountId: string) => {
-      const { mailer, recipients } = resolved
-      if (mailer === undefined || recipients === undefined) return null
-      return resolveRecipients(recipients, accountId, resolved.notifier.sendTimeoutMs).catch(() => null)
-    },
-    deliver: async (to: readonly string[], message: { readonly subject: string; readonly text: string; readonly html: string }) => {
-      const { mailer } = resolved
-      if (mailer === undefined) return false
-      try {
-        await sendWithin(mailer, { to: [...to], ...message }, resolved.notifier.sendTimeoutMs)
-        return true
-      } catch {
-        return false
-      }
-    },
-  }
-  const leakNotices = createLeakNotices(mail)
+    recipients: mailRecipients,
+    deliver: mail,
+  })
   // SPEC §5.52: the one email of a policy that finds passcodes breaking it, durable as the leak emails.
-  const policyNotices = createPolicyNotices(mail)
+  const policyNotices = createPolicyNotices({
+    store,
+    now,
+    auditSigner,
+    sendTimeoutMs: resolved.notifier.sendTimeoutMs,
+    recipients: mailRecipients,
+    deliver: mail,
+  })
+  // SPEC §5.53: the store keeps each change's events with it; this reaches the endpoints.
+  const { allowPrivateAddresses, sender, batchSize, concurrency, leaseMs } = resolved.webhooks
+  const webhooks = createWebhooksApi({
+    store,
+    now,
+    emit,
+    auditSigner,
+    sender,
+    allowPrivateAddresses,
+    dispatch: createDispatch({
+      store,
+      now,
+      emit,
+      auditSigner,
+      sender,
+      allowPrivateAddresses,
+      options: { batchSize, concurrency, leaseMs },
+      recipients: mailRecipients,
+      deliver: mail,
+      sendTimeoutMs: resolved.notifier.sendTimeoutMs,
+    }),
+  })
   const auth: PasscodeAuth = {
     passcodes,
+    webhooks,
     userPasscodes,
     // SPEC §5.42: the change, its mark and its audit record in one store write; the email durable.
     leaks: createLeaksApi({
       read: (token) => findUnderPeppers(store, peppers, token, peppers.current.hash(token)),
       store,
+      auditSigner,
       invalidate,
       notices: leakNotices,
       leaseMs: resolved.notifier.leaseMs,
@@ -278,17 +332,34 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     }),
     accounts: {
       ...createAccountsApi(management),
-      ...createPolicyApi({ store, now, emit, defaultPolicy: resolved.policy, notices: policyNotices, leaseMs: resolved.notifier.leaseMs }),
+      ...createPolicyApi({
+        store,
+        now,
+        emit,
+        auditSigner,
+        defaultPolicy: resolved.policy,
+        notices: policyNotices,
+        leaseMs: resolved.notifier.leaseMs,
+      }),
     },
     partners: createPartnersApi(partners),
-    audit: createAuditApi({ store, now }),
+    audit: createAuditApi({ store, now, keys: auditKeys }),
     // The input only: what a caller passes second is not a budget.
     authenticate: (input) => verifier.authenticate(input),
     verifyRequest: verifier.request,
     requiredScopes: ((list: readonly string[] | undefined) => principals.requirement(list)) as PasscodeAuth['requiredScopes'],
     checkScopes: scopeRefusal,
     connect: telemetry === undefined ? connect : traceConnect(telemetry, connect),
-    notifyExpirations: createNotifyExpirations({ store, now, emit, telemetry, options: resolved, leaks: leakNotices, policies: policyNotices }),
+    notifyExpirations: createNotifyExpirations({
+      store,
+      now,
+      emit,
+      auditSigner,
+      telemetry,
+      options: resolved,
+      leaks: leakNotices,
+      policies: policyNotices,
+    }),
     async pepperReport() {
       const report = await pepperReport(resolved.store, peppers, now())
       if (report === undefined) throw new ConfigurationError('The passcode store cannot count its hashes by pepper (no countHashesByPepper)')

@@ -3,7 +3,7 @@ import type { NotificationFailureReason, NotificationKind } from '../core/notifi
 import type { FailureReason } from '../protocol/outcomes'
 
 /**
- * What every {@link AuditEvent} but `notifier.failed`, `usage.flush_failed`, `usage.prune_failed`, `config.no_pepper`, `limiter.no_client_address` and `invalidations.*` carries.
+ * What every {@link AuditEvent} but `notifier.failed`, `usage.flush_failed`, `usage.prune_failed`, `config.no_pepper`, `config.no_audit_key`, `limiter.no_client_address` and `invalidations.*` carries.
  *
  * @example
  * ```ts
@@ -128,6 +128,30 @@ export type AuditEvent =
       /** Whether the account's recipients were emailed (false without a mailer, recipients, or when sending failed). */
       readonly notified: boolean
     })
+  | (ManagementEventBase & {
+      /** An admin changed a webhook endpoint (SPEC §5.53). */
+      readonly type: 'webhook.endpoint_created' | 'webhook.endpoint_updated' | 'webhook.endpoint_deleted' | 'webhook.secret_rotated'
+      /** The endpoint. */
+      readonly endpointId: string
+      /** Its URL without the query (which may hold a receiver's token); never its secret. */
+      readonly url: string
+    })
+  | (EventBase & {
+      /** An endpoint whose every attempt failed for 5 days was disabled; its admins are emailed. */
+      readonly type: 'webhook.endpoint_disabled'
+      /** The endpoint. */
+      readonly endpointId: string
+      /** Its URL without the query. */
+      readonly url: string
+    })
+  | {
+      /** A webhook delivery pass failed as a whole (storage down, say); the next pass tries again. */
+      readonly type: 'webhook.dispatch_failed'
+      /** When it happened, by the injected clock. */
+      readonly at: Date
+      /** What went wrong, without secrets. */
+      readonly error: string
+    }
   | (EventBase & {
       /** What happened. */
       readonly type: 'auth.succeeded'
@@ -191,6 +215,18 @@ export type AuditEvent =
        * database then lets anyone test guesses offline (SPEC §5.28).
        */
       readonly type: 'config.no_pepper'
+      /** When it was reported. */
+      readonly at: Date
+      /** What to do about it, for an operator; names no secret. */
+      readonly message: string
+    }
+  | {
+      /**
+       * Reported once, at `createPasscodeAuth`, when `NODE_ENV` is `production`, the store
+       * keeps an audit trail and no `auditKeys` are configured: records then carry plain
+       * SHA-256 hashes, which whoever can write the database can recompute (SPEC §5.44).
+       */
+      readonly type: 'config.no_audit_key'
       /** When it was reported. */
       readonly at: Date
       /** What to do about it, for an operator; names no secret. */

@@ -308,8 +308,13 @@ type Schemas = typeof inputSchemas
  * `validity.days`, `actor.role`) and the rule, never the value.
  */
 export function parseInput<K extends keyof Schemas>(kind: K, field: string, value: unknown): z.output<Schemas[K]> {
-  const result = inputSchemas[kind].safeParse(ownData(value))
-  if (result.success) return result.data as z.output<Schemas[K]>
+  return parseWith(inputSchemas[kind], field, value) as z.output<Schemas[K]>
+}
+
+/** {@link parseInput} with a schema of a job's own (its own properties read only, the same errors). */
+export function parseWith<Schema extends z.ZodType>(schema: Schema, field: string, value: unknown): z.output<Schema> {
+  const result = schema.safeParse(ownData(value))
+  if (result.success) return result.data
   // An unknown field first: it is the likelier mistake (a typo) than the field it leaves out.
   const issue = result.error.issues.find((candidate) => candidate.code === 'unrecognized_keys') ?? result.error.issues[0]!
   const path = [field, ...issue.path.map((part) => printableName(String(part)))].filter((part) => part !== '').join('.')

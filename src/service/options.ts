@@ -12,6 +12,7 @@ import type { NotificationRecipients } from '../ports/recipients'
 import { cacheSchema, pepperSchema, scopesSchema } from './verify/options'
 import { policySchema } from './policy/options'
 import type { AccountPolicyInput } from './input'
+import type { WebhookSender } from '../ports/webhook-sender'
 import type { AuditEvent } from './events'
 import { rateLimitSchema, type RateLimitOptions } from './limiter/options'
 import type { NotificationTemplate } from './notifier/notification-messages'
@@ -22,9 +23,12 @@ import type { TelemetryOptions } from './telemetry/otel-api'
 import { telemetrySchema } from './telemetry/options'
 import { leaksSchema } from './leaks/options'
 import { usageSchema } from './usage/options'
+import { webhooksSchema } from './webhooks/options'
 import { encryptionKeysSchema, type EncryptionKey } from './user-passcodes/options'
+import { auditKeysSchema, type AuditKey } from './audit/options'
 
 export type { EncryptionKey } from './user-passcodes/options'
+export type { AuditKey } from './audit/options'
 
 /** Options of {@link createPasscodeAuth}. */
 export interface PasscodeAuthOptions {
@@ -194,6 +198,36 @@ export interface PasscodeAuthOptions {
    * @default { maxLifetimeDays: null, requireExpiry: false, requireDescription: false } (every rule off)
    */
   policy?: AccountPolicyInput
+  /**
+   * Webhooks (SPEC §5.53, `auth.webhooks`): who may receive them and how deliveries run.
+   * An endpoint's URL that resolves to a loopback, private, link-local, shared (CGNAT),
+   * unique-local, multicast, reserved or metadata address is refused, at registration and
+   * at each connection, unless `allowPrivateAddresses` (tests, receivers inside your
+   * network). `startWebhookDispatcher(auth)` runs the deliveries.
+   * @default { allowPrivateAddresses: false, batchSize: 100, concurrency: 50, leaseMs: 60000 }
+   */
+  webhooks?: {
+    /** Lets endpoints resolve to loopback, private and the other refused addresses. @default false */
+    allowPrivateAddresses?: boolean
+    /** How endpoints are reached. @default the Node sender of `passcode-auth` (none on other runtimes) */
+    sender?: WebhookSender
+    /** Deliveries claimed per store call by a pass. @default 100 */
+    batchSize?: number
+    /** Attempts in flight at once in a pass. @default 50 */
+    concurrency?: number
+    /** How long a claimed attempt stays with an instance before another may take it over, in ms (at least 20 000: an attempt lasts up to 15 s). @default 60000 */
+    leaseMs?: number
+  }
+  /**
+   * Keys of the audit trail's chain (SPEC §5.44): each record's hash is an HMAC-SHA256
+   * under the first key, made in this process (the key never reaches the database), with
+   * the key's id stored beside it; every key verifies the records it signed, so a new key
+   * goes first and the old ones stay listed while their records are kept. Without keys,
+   * records carry a plain SHA-256, which whoever can write the database can recompute;
+   * with `NODE_ENV=production` that is reported once through `onEvent`
+   * (`config.no_audit_key`). @default none: plain SHA-256
+   */
+  auditKeys?: readonly AuditKey[]
   /** Audit hook; receives no secret values. Errors it throws are swallowed. */
   onEvent?: (event: AuditEvent) => void | Promise<void>
   /**
@@ -247,6 +281,7 @@ export const optionsSchema = z
     notifier: notifierSchema,
     clock: functionOption<Clock>('a function returning a Date').optional(),
     encryptionKeys: encryptionKeysSchema.optional(),
+    auditKeys: auditKeysSchema.optional(),
     pepper: pepperSchema.optional(),
     prefix: z
       .string()
@@ -262,6 +297,7 @@ export const optionsSchema = z
     leaks: leaksSchema.prefault(noOptions),
     scopes: scopesSchema.prefault(noOptions),
     policy: policySchema.prefault(noOptions),
+    webhooks: webhooksSchema.prefault(noOptions),
     onEvent: functionOption<(event: AuditEvent) => void | Promise<void>>('a function').optional(),
     telemetry: telemetrySchema.optional(),
   })
@@ -291,6 +327,7 @@ const OPTION_GROUPS: OptionGroups = {
   leaks: {},
   scopes: {},
   policy: {},
+  webhooks: {},
   telemetry: {},
   pepper: {},
 }

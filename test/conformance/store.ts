@@ -6,6 +6,7 @@ import { concurrencyCases } from './store/concurrency'
 import { disableDescriptionCases } from './store/disable-description'
 import { restrictionCases } from './store/restrictions'
 import { endToEndCases } from './store/end-to-end'
+import { interleavedWriteCases } from './store/interleaved-writes'
 import type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
 import { invalidationCases } from './store/invalidations'
 import { lastUseCases } from './store/last-use'
@@ -18,6 +19,7 @@ import { pepperRotationCases } from './store/pepper-rotation'
 import { unicodeNameCases } from './store/unicode-names'
 import { userPasscodeCases } from './store/user-passcodes'
 import { usageDaysCases } from './store/usage-days'
+import { webhookCases } from './store/webhooks'
 
 export type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
 
@@ -68,6 +70,7 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     endToEndCases(fixture)
     auditCases(fixture)
     pepperRotationCases(fixture)
+    interleavedWriteCases(fixture)
     pepperOverlapCases(fixture)
     disableDescriptionCases(fixture)
     restrictionCases(fixture)
@@ -75,5 +78,6 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     lastUseCases(fixture)
     leakMarkCases(fixture)
     leakedRotationCases(fixture)
+    webhookCases(fixture)
   })
 }

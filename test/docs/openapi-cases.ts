@@ -30,6 +30,14 @@ export interface ManagementFixture {
   readonly expired: string
   /** The `nextCursor` of the first page of the audit trail with `limit=2`. */
   readonly cursor: string
+  /** A webhook endpoint, with deliveries of test events. */
+  readonly endpoint: string
+  /** A webhook endpoint the delete case removes. */
+  readonly doomedEndpoint: string
+  /** A delivery of `endpoint`. */
+  readonly delivery: string
+  /** The `nextCursor` of the first page of deliveries with `limit=1`. */
+  readonly deliveryCursor: string
 }
 
 type JsonBody<Operation> = Operation extends { requestBody: { content: { 'application/json': infer Body } } } ? Body : never
@@ -54,9 +62,19 @@ export interface ManagementCase<Operation> {
   readonly invalidBody?: unknown
   /** A refused request the schemas accept: the rule of the document that refuses it. */
   readonly serverRule?: ServerRule
+  /**
+   * Sent to a host whose account's audit trail it cannot vouch for (SPEC §5.44): a record
+   * keyed under an audit key the host was not given.
+   */
+  readonly unvouchedTrail?: true
 }
 
-const id = (pick: keyof Omit<ManagementFixture, 'cursor'>) => (fixture: ManagementFixture) => ({ id: fixture[pick] })
+const id = (pick: 'acme' | 'doomed' | 'expired') => (fixture: ManagementFixture) => ({ id: fixture[pick] })
+const endpointId = (pick: 'endpoint' | 'doomedEndpoint') => (fixture: ManagementFixture) => ({ endpointId: fixture[pick] })
+const unknownEndpoint = () => ({ endpointId: 'wh_nothere' })
+const spacedEndpoint = () => ({ endpointId: 'wh 1' })
+/** A public address as a literal: registration checks it without a resolver, and no case sends to it. */
+const HOOK_URL = 'https://93.184.215.14/hooks/passcodes'
 const passcodeId = (value: string) => () => ({ id: value })
 const userId = (value: string) => () => ({ userId: value })
 
@@ -180,7 +198,7 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
     { name: 'overlap -1', status: 400, path: id('acme'), body: { overlapMinutes: -1 } },
     { name: 'overlap past 7 days', status: 400, path: id('acme'), body: { overlapMinutes: 10_081 } },
     { name: 'overlap as text', status: 400, path: id('acme'), invalidBody: { overlapMinutes: '60' } },
-    { name: 'no overlap given', status: 400, path: id('acme'), invalidBody: {} },
+    { name: 'no overlap given', status: 400, path: id('acme'), body: {}, serverRule: 'leakedOverlap' },
     { name: 'an empty ID', status: 400, path: passcodeId(''), body: { overlapMinutes: 0 } },
     { name: 'no such passcode', status: 404, path: passcodeId('nope'), body: { overlapMinutes: 0 } },
     { name: 'a member may not rotate', status: 403, as: 'member', path: id('acme'), body: { overlapMinutes: 0 } },
@@ -293,8 +311,9 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
     { name: 'a time in words', status: 400, query: () => ({ from: 'yesterday' }) },
     { name: 'an empty target', status: 400, query: () => ({ target: '' }) },
     { name: 'an unknown parameter', status: 400, rawQuery: 'colour=red' },
-    { name: 'a cursor this list did not give', status: 400, query: () => ({ cursor: 'not-a-cursor' }), serverRule: 'auditCursor' },
+    { name: 'a cursor this list did not give', status: 400, query: () => ({ cursor: 'not-a-cursor' }), serverRule: 'pageCursor' },
     { name: 'a member may not read it', status: 403, as: 'member' },
+    { name: 'a trail the server cannot vouch for', status: 500, code: 'ERR_AUDIT_BROKEN', unvouchedTrail: true },
   ],
   exportAuditRecords: [
     { name: 'the rotations', status: 200, query: () => ({ action: ['passcode.rotated'] }) },
@@ -303,6 +322,74 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
     { name: 'a time in words', status: 400, query: () => ({ to: 'tomorrow' }) },
     { name: 'limit is not a parameter here', status: 400, rawQuery: 'limit=5' },
     { name: 'a member may not export', status: 403, as: 'member' },
+    { name: 'a trail the server cannot vouch for', status: 500, code: 'ERR_AUDIT_BROKEN', unvouchedTrail: true },
+  ],
+  listWebhooks: [
+    { name: 'an admin lists', status: 200 },
+    { name: 'a member may not', status: 403, as: 'member' },
+  ],
+  createWebhook: [
+    { name: 'every event type', status: 201, body: { url: HOOK_URL, events: 'all' } },
+    {
+      name: 'some event types, a description',
+      status: 201,
+      body: { url: `${HOOK_URL}?tenant=7`, events: ['passcode.leaked', 'credits.low'], description: 'On-call pager' },
+    },
+    { name: 'an ftp URL', status: 400, body: { url: 'ftp://93.184.215.14/hooks', events: 'all' } },
+    { name: 'a URL with a password', status: 400, body: { url: 'https://user:pw@93.184.215.14/hooks', events: 'all' } },
+    { name: 'a relative URL', status: 400, body: { url: '/hooks', events: 'all' } },
+    { name: 'no event type', status: 400, body: { url: HOOK_URL, events: [] } },
+    { name: 'an unknown event type', status: 400, invalidBody: { url: HOOK_URL, events: ['passcode.exploded'] } },
+    { name: 'no events field', status: 400, invalidBody: { url: HOOK_URL } },
+    { name: 'an unknown field', status: 400, invalidBody: { url: HOOK_URL, events: 'all', colour: 'red' } },
+    { name: 'a loopback address', status: 400, body: { url: 'http://127.0.0.1:8080/hooks', events: 'all' }, serverRule: 'webhookAddress' },
+    { name: 'a cloud metadata address', status: 400, body: { url: 'http://169.254.169.254/latest', events: 'all' }, serverRule: 'webhookAddress' },
+    { name: 'a member may not', status: 403, as: 'member', body: { url: HOOK_URL, events: 'all' } },
+  ],
+  updateWebhook: [
+    { name: 'a description', status: 200, path: endpointId('endpoint'), body: { description: 'Edited' } },
+    { name: 'event types, then all again', status: 200, path: endpointId('endpoint'), body: { events: ['passcode.rotated'] } },
+    { name: 'all event types', status: 200, path: endpointId('endpoint'), body: { events: 'all', enabled: true } },
+    { name: 'nothing to change', status: 400, path: endpointId('endpoint'), body: {} },
+    { name: 'a private address', status: 400, path: endpointId('endpoint'), body: { url: 'http://10.0.0.7/hooks' }, serverRule: 'webhookAddress' },
+    { name: 'enabled as text', status: 400, path: endpointId('endpoint'), invalidBody: { enabled: 'yes' } },
+    { name: 'no such endpoint', status: 404, path: unknownEndpoint, body: { description: 'Gone' } },
+    { name: 'a member may not', status: 403, as: 'member', path: endpointId('endpoint'), body: { description: 'Member' } },
+  ],
+  deleteWebhook: [
+    { name: 'an endpoint', status: 204, path: endpointId('doomedEndpoint') },
+    { name: 'no such endpoint (deleted already)', status: 404, path: endpointId('doomedEndpoint') },
+    { name: 'an ID with a space', status: 400, path: spacedEndpoint },
+    { name: 'a member may not', status: 403, as: 'member', path: endpointId('endpoint') },
+  ],
+  rotateWebhookSecret: [
+    { name: 'a new secret', status: 201, path: endpointId('endpoint') },
+    { name: 'no such endpoint', status: 404, path: unknownEndpoint },
+    { name: 'an ID with a space', status: 400, path: spacedEndpoint },
+    { name: 'a member may not', status: 403, as: 'member', path: endpointId('endpoint') },
+  ],
+  sendTestWebhook: [
+    { name: 'a test event', status: 201, path: endpointId('endpoint') },
+    { name: 'no such endpoint', status: 404, path: unknownEndpoint },
+    { name: 'an ID with a space', status: 400, path: spacedEndpoint },
+    { name: 'a member may not', status: 403, as: 'member', path: endpointId('endpoint') },
+  ],
+  listWebhookDeliveries: [
+    { name: 'the first page', status: 200 },
+    { name: 'of one endpoint, one per page', status: 200, query: (fixture) => ({ endpointId: fixture.endpoint, limit: 1 }) },
+    { name: 'the next page', status: 200, query: (fixture) => ({ cursor: fixture.deliveryCursor, limit: 1 }) },
+    { name: 'limit 0', status: 400, query: () => ({ limit: 0 }) },
+    { name: 'limit 101', status: 400, query: () => ({ limit: 101 }) },
+    { name: 'limit in words', status: 400, rawQuery: 'limit=ten' },
+    { name: 'an unknown parameter', status: 400, rawQuery: 'status=failed' },
+    { name: 'a cursor this list did not give', status: 400, query: () => ({ cursor: 'not-a-cursor' }), serverRule: 'pageCursor' },
+    { name: 'a member may not', status: 403, as: 'member' },
+  ],
+  replayWebhookDelivery: [
+    { name: 'a delivery', status: 200, path: (fixture) => ({ deliveryId: fixture.delivery }) },
+    { name: 'an empty ID', status: 400, path: () => ({ deliveryId: '' }) },
+    { name: 'no such delivery', status: 404, path: () => ({ deliveryId: 'msg_nothere' }) },
+    { name: 'a member may not', status: 403, as: 'member', path: (fixture) => ({ deliveryId: fixture.delivery }) },
   ],
   listPartners: [
     { name: 'the whitelist', status: 200 },

@@ -26,13 +26,14 @@ const json = (value: unknown, headers: Readonly<Record<string, string>>): Respon
 export function fetchHost(auth: PasscodeAuth, options?: { readonly cors?: CorsOptions }): FetchHost {
   const connect = connectHandler(auth, options?.cors === undefined ? undefined : { cors: options.cors })
   const guard = requirePasscode(auth)
-  const writeGuard = requirePasscode(auth, { scopes: WRITE_SCOPES })
+  // Made at the first request to the write route: a host whose auth declares no scopes still serves the rest.
+  let writeGuard: ReturnType<typeof requirePasscode> | undefined
   return async (request, clientAddress) => {
     const url = request.url
     const path = url.slice(url.indexOf('/', url.indexOf('//') + 2)).split(/[?#]/, 1)[0]
     if (path === '/v1/connect') return connect(request, clientAddress)
     if ((path === '/1/events.json' || path === WRITE_ROUTE) && (request.method === 'GET' || request.method === 'HEAD')) {
-      const check = await (path === WRITE_ROUTE ? writeGuard : guard)(request, clientAddress)
+      const check = await (path === WRITE_ROUTE ? (writeGuard ??= requirePasscode(auth, { scopes: WRITE_SCOPES })) : guard)(request, clientAddress)
       if (!check.ok) return check.response
       return json(check.principal, check.headers)
     }
@@ -48,8 +49,14 @@ export function honoHost(auth: PasscodeAuth, clientAddress?: (c: Context) => str
   app.get('/1/events.json', honoRequirePasscode(auth, options), (c) => {
     return c.body(JSON.stringify(c.var.passcodeAuth), 200, { 'content-type': 'application/json; charset=utf-8' })
   })
-  app.get(WRITE_ROUTE, honoRequirePasscode(auth, { ...options, scopes: WRITE_SCOPES }), (c) => {
-    return c.body(JSON.stringify(c.var.passcodeAuth), 200, { 'content-type': 'application/json; charset=utf-8' })
-  })
+  // Made at the first request, as in fetchHost.
+  let writeGuard: ReturnType<typeof honoRequirePasscode> | undefined
+  app.get(
+    WRITE_ROUTE,
+    (c, next) => (writeGuard ??= honoRequirePasscode(auth, { ...options, scopes: WRITE_SCOPES }))(c, next),
+    (c) => {
+      return c.body(JSON.stringify(c.var.passcodeAuth), 200, { 'content-type': 'application/json; charset=utf-8' })
+    },
+  )
   return app
 }

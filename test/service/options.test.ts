@@ -115,6 +115,11 @@ describe('option defaults', () => {
         'usage',
         'usage.flushIntervalMs',
         'usage.retentionDays',
+        'webhooks',
+        'webhooks.allowPrivateAddresses',
+        'webhooks.batchSize',
+        'webhooks.concurrency',
+        'webhooks.leaseMs',
       ].sort(),
     )
   })

@@ -13,7 +13,7 @@ import { pgbouncerAvailability, startTestPgBouncer, type TestPgBouncer } from '.
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres'
 import { admin, TEST_KEY } from '../helpers/service'
 import { rateLimitStoreCases } from './rate-limit-cases'
-import { openSqlFixture, recordStatements, schemaPool, sharedMissCredentials, uniqueSchema } from './sql-fixture'
+import { openSqlFixture, recordStatements, schemaPool, sharedMissCredentials, twoPepperMisses, uniqueSchema } from './sql-fixture'
 
 /**
  * SPEC §5.33: the store through PgBouncer in transaction mode (Debian's pgbouncer, as
@@ -172,6 +172,31 @@ describe.skipIf(!availability.available)(title, () => {
       await fixture.close()
     })
 
+    it('a cache miss under two peppers (a pepper change) is one call of the array form for both hashes, alone or shared', async () => {
+      const { pool, texts } = watchedPool()
+      const fixture = await openSqlFixture({ main: pool, another: anotherPool }, undefined, { listen: false })
+      const sql = statements(fixture.schema)
+      const auth = createPasscodeAuth({ store: fixture.store, cache: false })
+      await auth.passcodes.create(admin, 'acc_1', { name: 'One', expiry: 30 })
+      await untilUnnamed(auth, texts, sql.callFindCredentialByHash)
+      const { behind, valid, unknown, close } = await twoPepperMisses(fixture.store)
+
+      let from = texts.length
+      for (const credential of valid.slice(0, 4)) expect(await behind.authenticate(credential)).toMatchObject({ ok: true })
+      expect(await behind.authenticate(unknown[0]!)).toMatchObject({ ok: false, reason: 'unknown_passcode' })
+      expect(lookupsIn(texts.slice(from))).toEqual(Array.from({ length: 5 }, () => sql.callFindCredentialsByHashes))
+
+      from = texts.length
+      const results = await Promise.all([...valid, ...unknown].map((credential) => behind.authenticate(credential)))
+      expect(results.map((result) => result.ok)).toEqual([...valid.map(() => true), ...unknown.map(() => false)])
+      const lookups = lookupsIn(texts.slice(from))
+      expect(lookups.every((text) => text === sql.callFindCredentialsByHashes)).toBe(true)
+      expect(lookups.length).toBeLessThan(valid.length + unknown.length)
+      await close()
+      await auth.close()
+      await fixture.close()
+    })
+
     it('a schema without the lookup function answers through the lookup statement; the function is tried again a minute later, once created', async () => {
       const schema = uniqueSchema()
       // The schema as it is while the function's migration has not run (the store's later
@@ -219,8 +244,9 @@ describe.skipIf(!availability.available)(title, () => {
   })
 
   /**
-   * A write and its audit record are one statement, named and prepared (in a create's
-   * and a grant's transaction, after their checks; a delete on its own). Through
+   * A write and its audit record are one transaction of named, prepared statements: the
+   * change, which locks the chain head after it (`…AndLock`), then the record signed in
+   * the process (`append`; in a create's and a grant's transaction after their checks). Through
    * PgBouncer a server connection may not have it (26000) or have it already (42P05),
    * which aborts the transaction: the store rolls it back, gives named statements up and
    * runs the transaction once more, unnamed. Either way each write commits with exactly
@@ -242,7 +268,7 @@ describe.skipIf(!availability.available)(title, () => {
         if (remove) await auth.passcodes.delete(admin, 'acc_1', passcode.id)
         else kept.push(passcode.id)
       }
-      const written = [audit.insertAccountPasscodeAndAppend, audit.insertUserPasscodeAndAppend, audit.deleteAndNotify]
+      const written = [audit.insertAccountPasscodeAndLock, audit.insertUserPasscodeAndLock, audit.deleteAndLock]
       const writes = (from = 0) => texts.slice(from).filter((text) => written.some((statement) => text.endsWith(statement)))
       // First use: named, on a new connection.
       await round(true)
@@ -289,7 +315,7 @@ describe.skipIf(!availability.available)(title, () => {
     })
   })
 
-  describe('the delivery proof through PgBouncer', () => {
+  describe('SPEC 5.33 the delivery proof through PgBouncer', () => {
     it('with listenConnectionString: proven, nothing reported, and a delete on another instance is heard at once', async () => {
       // Each proof is given 250 ms to come back (half the interval): a loaded test machine
       // can take more than 100 ms for the round trip through PgBouncer and back.

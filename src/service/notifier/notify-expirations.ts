@@ -1,3 +1,4 @@
+import type { AuditSigner } from '../../core/audit'
 import { ConfigurationError, PasscodeAuthError } from '../../core/errors'
 import { DAY_MS } from '../../core/time'
 import type { NotificationClaim } from '../../ports/passcode-store'
@@ -24,6 +25,8 @@ export interface NotifierContext {
   /** Epoch ms from the injected clock. */
   readonly now: () => number
   readonly emit: ((event: EventInput) => void) | undefined
+  /** Signs the audit records of the emails sent and failed (SPEC §5.44). */
+  readonly auditSigner: AuditSigner
   /** Counts a notification sent or failed; `undefined` without the `telemetry` option. */
   readonly telemetry: { notification(kind: string, result: 'sent' | 'failed'): void } | undefined
   /** The leak emails (SPEC §5.42) whose first send failed: each pass sends them again. */
@@ -120,7 +123,7 @@ export function createNotifyExpirations(context: NotifierContext): () => Promise
           if (!(error instanceof DeliveryFailure)) throw error
           failed.push({ ...item, reason: error.reason, message: error.message })
           const log = store.audit
-          const record = auditEntry('system', claim.accountId, context.now(), 'notification.failed', passcodeTarget(current), {
+          const record = auditEntry(context.auditSigner, 'system', claim.accountId, context.now(), 'notification.failed', passcodeTarget(current), {
             notification: { before: null, after: claim.kind },
             reason: { before: null, after: error.reason },
           })
@@ -134,7 +137,7 @@ export function createNotifyExpirations(context: NotifierContext): () => Promise
         let recorded = false
         try {
           const at = context.now()
-          const record = auditEntry('system', claim.accountId, at, 'notification.sent', passcodeTarget(current), {
+          const record = auditEntry(context.auditSigner, 'system', claim.accountId, at, 'notification.sent', passcodeTarget(current), {
             notification: { before: null, after: claim.kind },
           })
           recorded = await store.completeNotification(claim, at, record)

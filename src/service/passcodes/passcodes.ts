@@ -96,7 +96,15 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
       const id = crypto.randomUUID()
       const restrictions = { scopes, allowedAddresses, metadata, tags }
       const fields = { name, expiry, expiresAt: accountPasscodeExpiresAt(now, expiry), partners: binding, description, ...restrictions }
-      const audit = auditEntry(who, account, now, 'passcode.created', passcodeTarget({ id, name }), changedFields(null, passcodeFields(fields)))
+      const audit = auditEntry(
+        context.auditSigner,
+        who,
+        account,
+        now,
+        'passcode.created',
+        passcodeTarget({ id, name }),
+        changedFields(null, passcodeFields(fields)),
+      )
       const result = await storeCall(() =>
         store.createAccountPasscode(
           {
@@ -170,7 +178,7 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
       const { partners: _partners, ...others } = changes
       const bindingOnly = binding !== undefined && Object.values(others as Record<string, unknown>).every((value) => value === undefined)
       const action = bindingOnly ? 'passcode.partners_changed' : 'passcode.updated'
-      const audit = auditEntry(who, account, now, action, passcodeTarget({ id, name: edit.name ?? current.name }), edited)
+      const audit = auditEntry(context.auditSigner, who, account, now, action, passcodeTarget({ id, name: edit.name ?? current.name }), edited)
       const result = await storeCall(() => store.updateAccountPasscode(account, id, edit, audit))
       if (!result.ok) {
         throw result.reason === 'not_found'
@@ -211,7 +219,15 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
       // Read first for the record's name and fields; a concurrent delete then finds nothing.
       const current = await storeCall(() => store.getAccountPasscode(account, id))
       if (current === null) throw new NotFoundError('No such passcode in this account')
-      const audit = auditEntry(who, account, context.now(), 'passcode.deleted', passcodeTarget(current), changedFields(passcodeFields(current), null))
+      const audit = auditEntry(
+        context.auditSigner,
+        who,
+        account,
+        context.now(),
+        'passcode.deleted',
+        passcodeTarget(current),
+        changedFields(passcodeFields(current), null),
+      )
       const deleted = await storeCall(() => store.deleteAccountPasscode(account, id, audit))
       if (deleted === null) throw new NotFoundError('No such passcode in this account')
       context.invalidate({ type: 'account_passcode', accountId: account, passcodeId: id })

@@ -42,7 +42,7 @@ export interface PolicyApi {
 }
 
 /** What the policy methods need of the service. */
-export interface PolicyContext extends Pick<ManagementContext, 'store' | 'now' | 'emit'> {
+export interface PolicyContext extends Pick<ManagementContext, 'store' | 'now' | 'emit' | 'auditSigner'> {
   /** The host's `policy` option. */
   readonly defaultPolicy: AccountPolicy
   readonly notices: PolicyNotices
@@ -113,6 +113,7 @@ export function createPolicyApi(context: PolicyContext): PolicyApi {
       const count = await breaking(account, effective, now)
       const notice = count === 0 ? null : { count, token: crypto.randomUUID(), claimedUntil: now + context.leaseMs }
       const audit = auditEntry(
+        context.auditSigner,
         who,
         account,
         now,

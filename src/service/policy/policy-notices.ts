@@ -1,3 +1,4 @@
+import type { AuditSigner } from '../../core/audit'
 import type { PolicyNoticeClaim } from '../../ports/account-policy-part'
 import type { PasscodeStore } from '../../ports/passcode-store'
 import { auditEntry } from '../audit-entry'
@@ -8,6 +9,8 @@ import { policyMessage } from './policy-message'
 export interface PolicyNoticesContext {
   readonly store: PasscodeStore
   readonly now: () => number
+  /** Signs the audit record of each email sent (SPEC §5.44). */
+  readonly auditSigner: AuditSigner
   /** Who to email for the account; `null` when there is no mailer or no recipients, or they could not be resolved. */
   readonly recipients: (accountId: string) => Promise<readonly string[] | null>
   /** Sends one email within `sendTimeoutMs`; `false` when the send failed or timed out. */
@@ -40,6 +43,7 @@ export function createPolicyNotices(context: PolicyNoticesContext) {
     try {
       const at = context.now()
       const record = auditEntry(
+        context.auditSigner,
         'system',
         claim.accountId,
         at,

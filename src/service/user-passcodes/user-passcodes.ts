@@ -117,7 +117,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       assertUserPasscodePolicy(policy, validity, now)
       const expiresAt = userPasscodeExpiresAt(now, validity)
       const restrictions = { scopes, allowedAddresses }
-      const audit = auditEntry(who, owner.accountId, now, 'user_passcode.granted', userTarget(owner.userId), {
+      const audit = auditEntry(context.auditSigner, who, owner.accountId, now, 'user_passcode.granted', userTarget(owner.userId), {
         validity: { before: null, after: validity.type === 'finite' ? `${validity.days} days` : 'infinite' },
         expiresAt: { before: null, after: expiresAt },
         ...Object.fromEntries(Object.entries(userRestrictionFields(restrictions)).map(([field, after]) => [field, { before: null, after }])),
@@ -157,7 +157,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       assertUserPasscodePolicy(policy, current.validity, now, true)
       const fresh = await freshValue(owner)
       const expiresAt = userPasscodeExpiresAt(now, current.validity)
-      const audit = auditEntry(who, owner.accountId, now, 'user_passcode.reset', userTarget(owner.userId), {
+      const audit = auditEntry(context.auditSigner, who, owner.accountId, now, 'user_passcode.reset', userTarget(owner.userId), {
         expiresAt: { before: current.expiresAt, after: expiresAt },
       })
       const record = await storeCall(() => store.resetUserPasscode(owner.accountId, owner.userId, { ...fresh, grantedAt: now, expiresAt }, audit))
@@ -171,7 +171,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       const who = adminOnly(actor)
       const owner = ids(accountId, userId)
       const now = context.now()
-      const audit = auditEntry(who, owner.accountId, now, 'user_passcode.revoked', userTarget(owner.userId), {
+      const audit = auditEntry(context.auditSigner, who, owner.accountId, now, 'user_passcode.revoked', userTarget(owner.userId), {
         revokedAt: { before: null, after: now },
       })
       const record = await storeCall(() => store.revokeUserPasscode(owner.accountId, owner.userId, now, audit))
@@ -192,7 +192,9 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       // Recorded before the value is handed out: a reveal the trail cannot hold does not happen.
       const log = store.audit
       if (log !== undefined)
-        await storeCall(() => log.append(auditEntry(who, owner.accountId, context.now(), 'user_passcode.revealed', userTarget(owner.userId))))
+        await storeCall(() =>
+          log.append(auditEntry(context.auditSigner, who, owner.accountId, context.now(), 'user_passcode.revealed', userTarget(owner.userId))),
+        )
       emit?.({ type: 'user_passcode.revealed', ...owner, actorUserId: who.userId })
       return new IssuedPasscode(userView(record, context.now(), await policyOf(owner.accountId)), value)
     },

@@ -10,7 +10,6 @@ import type {
   LeakNoticeClaim,
   NotificationClaim,
   NotificationKind,
-  PasscodeStore,
   UpdateResult,
   Rehash,
   StoredUsageCount,
@@ -27,6 +26,8 @@ import {
 } from '../../core/audit-fields'
 import { dueNotification } from '../../core/notifications'
 import { memoryAuditLog } from './memory-audit-log'
+import { memoryWebhooks } from './memory-webhooks'
+import type { PasscodeStoreWithWebhooks } from '../../ports/passcode-store'
 
 interface NotificationState {
   sentAt: number | null
@@ -47,7 +48,7 @@ const userKey = (accountId: string, userId: string): string => `${accountId}\u00
 const notificationKey = (passcodeId: string, kind: NotificationKind, expiresAt: number): string => `${passcodeId}\u0000${kind}\u0000${expiresAt}`
 
 /**
- * The in-memory store: a complete reference implementation of {@link PasscodeStore}
+ * The in-memory store: a complete reference implementation of `PasscodeStore`
  * for tests, demos and single-process hosts. Every operation runs to completion
  * without yielding, so the cap, name uniqueness and notification claims are atomic.
  * Records are copied in and out, so callers cannot change stored state by mutation.
@@ -62,7 +63,7 @@ const notificationKey = (passcodeId: string, kind: NotificationKind, expiresAt: 
  * const auth = createPasscodeAuth({ store: memoryStore(), partners: ['acme'] })
  * ```
  */
-export function memoryStore(): PasscodeStore {
+export function memoryStore(): PasscodeStoreWithWebhooks {
   const passcodes = new Map<string, AccountPasscodeRecord>()
   const byHash = new Map<string, { kind: 'account'; id: string } | { kind: 'user'; key: string }>()
   const byAccount = new Map<string, Set<string>>()
@@ -70,7 +71,19 @@ export function memoryStore(): PasscodeStore {
   const accepted = new Map<string, AcceptedPasscodes>()
   const notifications = new Map<string, NotificationState>()
   const listeners = new Set<(invalidation: Invalidation) => void>()
-  const audit = memoryAuditLog()
+  // SPEC §5.53: each audit record's events are stored in the step that stores the record.
+  const webhooks = memoryWebhooks({
+    prepare: (entry) => audit.prepare(entry),
+    subject: (accountId, target) => {
+      if (target.type === 'passcode') {
+        const record = passcodes.get(target.id)
+        return record?.accountId === accountId ? { hint: record.hint, expiresAt: record.expiresAt } : undefined
+      }
+      const record = target.type === 'user' ? users.get(userKey(accountId, target.id)) : undefined
+      return record === undefined ? undefined : { hint: record.hint, expiresAt: null }
+    },
+  })
+  const audit = memoryAuditLog((entry) => webhooks.observe(entry))
   /** Daily usage counts (SPEC §5.41) by kind, account and key, then by `day|partner|outcome`. */
   const usageDays = new Map<string, Map<string, StoredUsageCount>>()
   /** Leak marks (SPEC §5.42) by id, in insertion (report) order. */
@@ -121,6 +134,20 @@ export function memoryStore(): PasscodeStore {
     if (state !== undefined) state.open = false
   }
 
+  /** The credential holding `hash`, as the verification lookup answers it. */
+  const credentialOf = (hash: string): CredentialMatch | null => {
+    const entry = byHash.get(hash)
+    if (entry === undefined) return null
+    if (entry.kind === 'account') {
+      const record = passcodes.get(entry.id)
+      if (record === undefined) return null
+      return { kind: 'account', record: { ...record }, acceptedPasscodes: accepted.get(record.accountId) ?? 'account' }
+    }
+    const record = users.get(entry.key)
+    if (record === undefined) return null
+    return { kind: 'user', record: { ...record }, acceptedPasscodes: accepted.get(record.accountId) ?? 'account' }
+  }
+
   return {
     async createAccountPasscode(record, maxPerAccount, entry): Promise<CreateResult> {
       const ids = accountIds(record.accountId)
@@ -157,7 +184,7 @@ export function memoryStore(): PasscodeStore {
         ...(patch.tags !== undefined && { tags: Object.freeze([...patch.tags]) }),
         updatedAt: patch.updatedAt,
       }
-      const recorded = audit.prepare(entry && editedPasscodeEntry(entry, current, next))
+      const recorded = audit.prepare(entry, (given) => editedPasscodeEntry(given, current, next))
       passcodes.set(passcodeId, next)
       if (patch.disabledAt === null) closeLeak(accountId, 'account', passcodeId)
       recorded()
@@ -185,7 +212,7 @@ export function memoryStore(): PasscodeStore {
         previousHashEndsAt: keepsCurrent ? rotation.previousHashEndsAt : null,
         updatedAt: rotation.updatedAt,
       }
-      const recorded = audit.prepare(entry && rotatedPasscodeEntry(entry, current, next))
+      const recorded = audit.prepare(entry, (given) => rotatedPasscodeEntry(given, current, next))
       // Only one previous value: a rotation during an overlap ends the older one.
       if (current.previousHash !== null) byHash.delete(current.previousHash)
       if (!keepsCurrent) byHash.delete(current.hash)
@@ -200,7 +227,7 @@ export function memoryStore(): PasscodeStore {
     async deleteAccountPasscode(accountId, passcodeId, entry) {
       const current = ownPasscode(accountId, passcodeId)
       if (current === undefined) return null
-      const recorded = audit.prepare(entry && deletedPasscodeEntry(entry, current))
+      const recorded = audit.prepare(entry, (given) => deletedPasscodeEntry(given, current))
       passcodes.delete(passcodeId)
       byHash.delete(current.hash)
       if (current.previousHash !== null) byHash.delete(current.previousHash)
@@ -228,17 +255,13 @@ export function memoryStore(): PasscodeStore {
       return out.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
     },
 
-    async findCredentialByHash(hash): Promise<CredentialMatch | null> {
-      const entry = byHash.get(hash)
-      if (entry === undefined) return null
-      if (entry.kind === 'account') {
-        const record = passcodes.get(entry.id)
-        if (record === undefined) return null
-        return { kind: 'account', record: { ...record }, acceptedPasscodes: accepted.get(record.accountId) ?? 'account' }
-      }
-      const record = users.get(entry.key)
-      if (record === undefined) return null
-      return { kind: 'user', record: { ...record }, acceptedPasscodes: accepted.get(record.accountId) ?? 'account' }
+    async findCredentialByHash(hash) {
+      return credentialOf(hash)
+    },
+
+    // Every hash read in one synchronous pass: no write can come between two of them.
+    async findCredentialsByHashes(hashes) {
+      return hashes.map(credentialOf)
     },
 
     async rehashCredential({ kind, accountId, id, fromHash, toHash, pepperId }: Rehash) {
@@ -340,7 +363,7 @@ export function memoryStore(): PasscodeStore {
       const current = users.get(key)
       if (current?.revokedAt !== null) return null
       const next: UserPasscodeRecord = { ...current, ...fields }
-      const recorded = audit.prepare(entry && resetUserPasscodeEntry(entry, current, next))
+      const recorded = audit.prepare(entry, (given) => resetUserPasscodeEntry(given, current, next))
       byHash.delete(current.hash)
       users.set(key, next)
       byHash.set(next.hash, { kind: 'user', key })
@@ -378,7 +401,7 @@ export function memoryStore(): PasscodeStore {
     },
 
     async setAcceptedPasscodes(accountId, value, entry) {
-      const recorded = audit.prepare(entry && acceptedPasscodesEntry(entry, accepted.get(accountId) ?? 'account', value))
+      const recorded = audit.prepare(entry, (given) => acceptedPasscodesEntry(given, accepted.get(accountId) ?? 'account', value))
       accepted.set(accountId, value)
       recorded()
       publish({ type: 'account', accountId })
@@ -437,7 +460,7 @@ export function memoryStore(): PasscodeStore {
         if (current === undefined || (current.hash !== report.hash && current.previousHash !== report.hash)) return null
         ;({ name, hint } = current)
         const disabledNow = report.action === 'disable' && current.disabledAt == null
-        const recorded = audit.prepare(entry && leakReportedEntry(entry, name, disabledNow))
+        const recorded = audit.prepare(entry, (given) => leakReportedEntry(given, name, disabledNow))
         if (report.action === 'delete') {
           passcodes.delete(key)
           byHash.delete(current.hash)
@@ -458,7 +481,7 @@ export function memoryStore(): PasscodeStore {
         const userKeyed = userKey(accountId, key)
         const current = users.get(userKeyed)
         if (current?.revokedAt !== null || current.hash !== report.hash) return null
-        const recorded = audit.prepare(entry && leakReportedEntry(entry, null, false))
+        const recorded = audit.prepare(entry, (given) => leakReportedEntry(given, null, false))
         users.set(userKeyed, { ...current, revokedAt: at })
         action = 'revoked'
         recorded()
@@ -519,6 +542,7 @@ export function memoryStore(): PasscodeStore {
     },
 
     audit: audit.log,
+    webhooks: webhooks.store,
 
     subscribe(listener) {
       listeners.add(listener)

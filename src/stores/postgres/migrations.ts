@@ -1,4 +1,5 @@
 import type { Database } from './database-interface'
+import { webhookSchema } from './webhook-schema'
 
 /**
  * One versioned schema change: statements run in order, in one transaction. A change to
@@ -15,6 +16,34 @@ export interface Migration {
   readonly statements: (s: string) => readonly string[]
   /** Work on populated tables without a long lock (see above); `s` is the schema. */
   readonly online?: (database: Database, s: string) => Promise<void>
+  /**
+   * Set only on a planned contract step (docs/upgrading.md): a migration that removes,
+   * renames or narrows something of the schema the versions before it left. Without it
+   * a migration may only expand (SPEC §5.54), which test/stores/migrations-expand.test.ts
+   * checks on the catalog each migration leaves.
+   */
+  readonly contract?: ContractStep
+}
+
+/**
+ * What a planned contract step removes or narrows, and why a fleet can take it. The
+ * version of the package that ships it must come at least one minor after the version
+ * from which no code reads or writes what it removes, so that the fleet of the minor
+ * before (the one still running during a rolling upgrade) never needs it.
+ */
+export interface ContractStep {
+  /**
+   * Each change as the expand check names it, word for word (the check fails on a
+   * change not listed here, and on a listed one the migration does not make):
+   * `table <t>`, `column <t>.<c>`, `index <i>`, `constraint <t>.<c>`, `function <f>(<args>)`,
+   * `type <t>`, `sequence <s>` for a removal or rename; `column type <t>.<c>`,
+   * `not null <t>.<c>`, `default <t>.<c>`, `new constraint <t>.<c>`, `new unique index <i>`,
+   * `changed index <i>`, `changed constraint <t>.<c>`, `function result <f>(<args>)`,
+   * `enum value <t>.<label>`, `domain <t>` for a narrowing.
+   */
+  readonly changes: readonly string[]
+  /** Why the versions a fleet may still run beside it do not need what it removes. */
+  readonly reason: string
 }
 
 /** Rows per statement of an online migration's batched fill. */
@@ -263,9 +292,16 @@ export const MIGRATIONS: readonly Migration[] = [
       // The notifications not sent yet: the live leases a claim passes over (few at any
       // time), read without the rows of every email ever sent.
       await createIndexOnline(database, s, 'notifications_unsent', 'notifications', '(passcode_id, kind, expires_at) WHERE sent_at IS NULL')
-      // Read by the claim before version 7 only.
+      // Read by the claim before version 7 only (see `contract` below).
       const concurrently = await concurrentlyOn(database, `${s}.account_passcodes`)
       await database.query(`DROP INDEX ${concurrently}IF EXISTS ${s}.account_passcodes_expires`)
+    },
+    // Made before any version of the package was released: no fleet ever ran a version
+    // whose claim reads this index beside one without it (and one that did would only
+    // claim more slowly, never wrongly: the index served no constraint).
+    contract: {
+      changes: ['index account_passcodes_expires'],
+      reason: 'read only by the notifier claim of schema versions before 7, none of them released',
     },
   },
   {
@@ -380,6 +416,34 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 12,
+    name: 'keyed audit records',
+    statements: (s) => [
+      // SPEC §5.44: every record says which encoding its hash covers (core/audit.ts,
+      // auditRecordInput). The records already written are version 1 (the encoding of
+      // before: verifiable as they are); the default is dropped at once, so every later
+      // insert names its version: an instance of an earlier release, whose append
+      // statements do not, fails its audited writes (nothing committed) instead of
+      // chaining a plain record after keyed ones. Both steps change the catalog only.
+      `ALTER TABLE ${s}.audit_records ADD COLUMN version smallint NOT NULL DEFAULT 1`,
+      `ALTER TABLE ${s}.audit_records ALTER COLUMN version DROP DEFAULT`,
+      // The id of the audit key whose HMAC the record's hash is; NULL for a plain SHA-256.
+      `ALTER TABLE ${s}.audit_records ADD COLUMN key_id text`,
+    ],
+    // The newest prune record of an account in one probe: a list checks the chain's start
+    // against it. Built without blocking appends to a trail of any size.
+    online: (database, s) =>
+      createIndexOnline(database, s, 'audit_records_pruned', 'audit_records', "(account_id, sequence) WHERE action = 'audit.pruned'"),
+    // The one narrowing is on purpose (SPEC §5.44 over §5.54's mixed fleet): a version
+    // without keys must not append a plain record after keyed ones. Made before any
+    // version of the package was released, so no released version writes unversioned
+    // records; from the first release on, every version names its records' version.
+    contract: {
+      changes: ['not null audit_records.version'],
+      reason: 'a record of unstated encoding would be a plain hash after keyed ones; no released version writes records without a version',
+    },
+  },
+  {
     version: 13,
     name: 'the pepper of a rotation previous value',
     statements: (s) => [
@@ -417,6 +481,13 @@ export const MIGRATIONS: readonly Migration[] = [
         user: 'u.scopes, u.allowed_addresses, NULL::text AS metadata, NULL::text[] AS tags',
       }),
     ],
+  },
+  // 14 and 15 are taken by changes in flight on other branches; migrate() applies whatever
+  // versions are missing, in order, whatever their numbers (a database at 16 gets them later).
+  {
+    version: 16,
+    name: 'webhooks: endpoints, the event outbox and its trigger on the audit records',
+    statements: webhookSchema,
   },
 ]
 

@@ -232,11 +232,93 @@ export const completeLeakNoticeChange = (s: string): string => `sent AS (
 /** The parameters of {@link completeLeakNoticeChange}. */
 export const COMPLETE_LEAK_NOTICE_PARAMS = 3
 
+/**
+ * The three responses to a leak report (SPEC §5.42) as CTEs, each ending in `changed`
+ * (its mark; no row: nothing acted), with or without its audit record ($1 account, $2
+ * key, $3 hash, $4 mark id, $5 at, $6 url, $7 source, $8 token, $9 claimed until). Each
+ * acts only while the credential holds the hash that matched; the account passcode's
+ * row is locked first, so concurrent reports take turns, and the open-mark index
+ * decides: the second finds the first's mark and inserts none, and then changes nothing
+ * (the disable is conditional on the mark it inserted). A delete leaves nothing to mark:
+ * its mark is closed at once and its email still goes. A revoke is conditional itself
+ * (revoked_at IS NULL): of concurrent reports one changes the row.
+ */
+export const leakChanges = (s: string) => ({
+  disable: `target AS (
+        SELECT id, name, hint FROM ${s}.account_passcodes
+        WHERE account_id = $1::text AND id = $2::text AND (hash = $3::text OR previous_hash = $3::text)
+        FOR NO KEY UPDATE
+      ), changed AS (
+        INSERT INTO ${s}.leak_marks (id, account_id, kind, key, reported_at, url, source, action, name, hint, open, token, claimed_until)
+        SELECT $4::text, $1::text, 'account', t.id, $5::bigint, $6::text, $7::text, 'disabled', t.name, t.hint, true, $8::text, $9::bigint
+        FROM target t
+        ON CONFLICT (account_id, kind, key) WHERE open DO NOTHING
+        RETURNING ${LEAK_COLUMNS}
+      ), disabled AS (
+        UPDATE ${s}.account_passcodes p SET disabled_at = $5::bigint, updated_at = $5::bigint
+        FROM changed m WHERE p.account_id = $1::text AND p.id = m.key AND p.disabled_at IS NULL
+        RETURNING 1
+      )`,
+  delete: `gone AS (
+        DELETE FROM ${s}.account_passcodes p
+        WHERE account_id = $1::text AND id = $2::text AND (hash = $3::text OR previous_hash = $3::text)
+          AND NOT EXISTS (SELECT 1 FROM ${s}.leak_marks m WHERE m.account_id = $1::text AND m.kind = 'account' AND m.key = $2::text AND m.open)
+        RETURNING id, name, hint
+      ), changed AS (
+        INSERT INTO ${s}.leak_marks (id, account_id, kind, key, reported_at, url, source, action, name, hint, open, token, claimed_until)
+        SELECT $4::text, $1::text, 'account', g.id, $5::bigint, $6::text, $7::text, 'deleted', g.name, g.hint, false, $8::text, $9::bigint
+        FROM gone g
+        RETURNING ${LEAK_COLUMNS}
+      )`,
+  revoke: `revoked AS (
+        UPDATE ${s}.user_passcodes SET revoked_at = $5::bigint
+        WHERE account_id = $1::text AND user_id = $2::text AND hash = $3::text AND revoked_at IS NULL
+        RETURNING user_id
+      ), changed AS (
+        INSERT INTO ${s}.leak_marks (id, account_id, kind, key, reported_at, url, source, action, name, hint, open, token, claimed_until)
+        SELECT $4::text, $1::text, 'user', r.user_id, $5::bigint, $6::text, $7::text, 'revoked', NULL, NULL, true, $8::text, $9::bigint
+        FROM revoked r
+        ON CONFLICT (account_id, kind, key) WHERE open DO UPDATE SET
+          reported_at = excluded.reported_at, url = excluded.url, source = excluded.source, action = excluded.action,
+          notified_at = NULL, token = excluded.token, claimed_until = excluded.claimed_until
+        RETURNING ${LEAK_COLUMNS}
+      )`,
+})
+
+/** What each of {@link leakChanges} answers, from `changed`: the mark, and whether a disable changed the passcode (`disabled_now`). */
+export const LEAK_RESULTS = {
+  disable: `${LEAK_COLUMNS}, EXISTS (SELECT FROM disabled) AS disabled_now`,
+  delete: LEAK_COLUMNS,
+  revoke: LEAK_COLUMNS,
+} as const
+
+/** The parameters of {@link leakChanges}. */
+export const LEAK_PARAMS = 9
+
 const ACCOUNT_BRANCH = `p.account_id, p.id, NULL::text AS user_id, p.name, p.name_key, p.hash, p.hint,
                p.expiry_days, p.created_at, p.updated_at, p.expires_at, p.partners, p.previous_hash, p.previous_hash_ends_at,
                p.last_used_at, p.last_used_partner, NULL::text AS ciphertext,
                NULL::text AS validity_type, NULL::integer AS validity_days, NULL::bigint AS granted_at, NULL::bigint AS revoked_at,
                p.pepper_id, p.disabled_at, p.description, p.scopes, p.allowed_addresses, p.metadata, p.tags`
+
+/** The verification lookup of the key `key` (a parameter or a column), one row or none: see `findCredentialByHash` below. */
+const credentialLookup = (s: string, key: string): string => `
+      SELECT c.*, coalesce(a.accepted_passcodes, 'account') AS accepted_passcodes
+      FROM (
+        SELECT 'account' AS kind, ${ACCOUNT_BRANCH}
+        FROM ${s}.account_passcodes p WHERE p.hash = ${key}
+        UNION ALL
+        SELECT 'account', ${ACCOUNT_BRANCH}
+        FROM ${s}.account_passcodes p WHERE p.previous_hash = ${key}
+        UNION ALL
+        SELECT 'user', u.account_id, NULL, u.user_id, NULL, NULL, u.hash, u.hint,
+               NULL, NULL, NULL, u.expires_at, NULL, NULL, NULL, u.last_used_at, u.last_used_partner, u.ciphertext,
+               u.validity_type, u.validity_days, u.granted_at, u.revoked_at, u.pepper_id, NULL, NULL,
+               u.scopes, u.allowed_addresses, NULL, NULL
+        FROM ${s}.user_passcodes u WHERE u.hash = ${key}
+      ) AS c
+      LEFT JOIN ${s}.accounts a ON a.account_id = c.account_id
+      LIMIT 1`
 
 /**
  * Every statement of the store, for one schema: the same SQL for `pg` and PGlite.
@@ -246,25 +328,17 @@ export function statements(s: string) {
   return {
     // The verification lookup: one round trip, one unique-index probe per branch (an
     // account passcode's current hash, its previous hash during a rotation overlap,
-    // a user passcode's hash). The key is one parameter used in every branch, so
-    // several candidate hashes would be `= ANY($1::text[])` in the same places.
-    findCredentialByHash: `
-      SELECT c.*, coalesce(a.accepted_passcodes, 'account') AS accepted_passcodes
-      FROM (
-        SELECT 'account' AS kind, ${ACCOUNT_BRANCH}
-        FROM ${s}.account_passcodes p WHERE p.hash = $1::text
-        UNION ALL
-        SELECT 'account', ${ACCOUNT_BRANCH}
-        FROM ${s}.account_passcodes p WHERE p.previous_hash = $1::text
-        UNION ALL
-        SELECT 'user', u.account_id, NULL, u.user_id, NULL, NULL, u.hash, u.hint,
-               NULL, NULL, NULL, u.expires_at, NULL, NULL, NULL, u.last_used_at, u.last_used_partner, u.ciphertext,
-               u.validity_type, u.validity_days, u.granted_at, u.revoked_at, u.pepper_id, NULL, NULL,
-               u.scopes, u.allowed_addresses, NULL, NULL
-        FROM ${s}.user_passcodes u WHERE u.hash = $1::text
-      ) AS c
-      LEFT JOIN ${s}.accounts a ON a.account_id = c.account_id
-      LIMIT 1`,
+    // a user passcode's hash), all in the statement's one snapshot.
+    findCredentialByHash: credentialLookup(s, '$1::text'),
+    // The same lookup for several keys ($1, a text array: one value's hashes under each
+    // pepper, SPEC §5.34) in one statement, so one snapshot: a row that another instance
+    // re-hashes from one of the keys to another is found under one of them, never missed
+    // between two statements. A row per key that matched: `n`, its 1-based position in
+    // the array, then the columns above.
+    findCredentialsByHashes: `
+      SELECT t.n, m.*
+      FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n)
+      CROSS JOIN LATERAL (${credentialLookup(s, 't.k')}) AS m`,
     // The same lookup through the schema's function (version 10, which repeats the
     // statement above: a change to it replaces the function in a new version), for
     // connections that cannot keep a named statement: the server plans only this call.
@@ -272,7 +346,9 @@ export function statements(s: string) {
     callFindCredentialByHash: `SELECT ${s}.find_credential_by_hash($1::text) AS json`,
     // The same function for several keys in one statement (a text array): one row per
     // key, `n` its 1-based position in the array, `json` as above. Concurrent cache misses
-    // share it (pgPreparedLookup: named on a direct connection, unnamed through a transaction pooler).
+    // share it (pgPreparedLookup: named on a direct connection, unnamed through a transaction pooler),
+    // and it carries one value's hashes under each pepper. The function is STABLE, so each of
+    // its calls reads the snapshot of this statement: every key, one snapshot.
     callFindCredentialsByHashes: `SELECT t.n, ${s}.find_credential_by_hash(t.k) AS json FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n)`,
 
     ensureAccount: `INSERT INTO ${s}.accounts (account_id) VALUES ($1::text) ON CONFLICT (account_id) DO NOTHING`,
@@ -462,54 +538,16 @@ export function statements(s: string) {
       DELETE FROM ${s}.notifications
       WHERE passcode_id = $1::text AND kind = $2::text AND expires_at = $3::bigint AND token = $4::text AND sent_at IS NULL`,
 
-    // SPEC §5.42. Each acts only while the credential holds the hash that matched; the
-    // account passcode's row is locked first, so concurrent reports take turns, and the
-    // open-mark index decides: the second finds the first's mark and inserts none, and
-    // then changes nothing (the disable is conditional on the mark it inserted).
-    // $1 account, $2 key, $3 hash, $4 mark id, $5 at, $6 url, $7 source, $8 token, $9 claimed until.
+    // SPEC §5.42 (see leakChanges): $1 account, $2 key, $3 hash, $4 mark id, $5 at, $6 url, $7 source, $8 token, $9 claimed until.
     leakDisableAccountPasscode: `
-      WITH target AS (
-        SELECT id, name, hint FROM ${s}.account_passcodes
-        WHERE account_id = $1::text AND id = $2::text AND (hash = $3::text OR previous_hash = $3::text)
-        FOR NO KEY UPDATE
-      ), mark AS (
-        INSERT INTO ${s}.leak_marks (id, account_id, kind, key, reported_at, url, source, action, name, hint, open, token, claimed_until)
-        SELECT $4::text, $1::text, 'account', t.id, $5::bigint, $6::text, $7::text, 'disabled', t.name, t.hint, true, $8::text, $9::bigint
-        FROM target t
-        ON CONFLICT (account_id, kind, key) WHERE open DO NOTHING
-        RETURNING ${LEAK_COLUMNS}
-      ), disabled AS (
-        UPDATE ${s}.account_passcodes p SET disabled_at = $5::bigint, updated_at = $5::bigint
-        FROM mark m WHERE p.account_id = $1::text AND p.id = m.key AND p.disabled_at IS NULL
-        RETURNING 1
-      )
-      SELECT ${LEAK_COLUMNS}, EXISTS (SELECT FROM disabled) AS disabled_now FROM mark`,
-    // Deleted, so nothing is left to mark: the mark is closed at once and its email still goes.
+      WITH ${leakChanges(s).disable}
+      SELECT ${LEAK_RESULTS.disable} FROM changed`,
     leakDeleteAccountPasscode: `
-      WITH gone AS (
-        DELETE FROM ${s}.account_passcodes p
-        WHERE account_id = $1::text AND id = $2::text AND (hash = $3::text OR previous_hash = $3::text)
-          AND NOT EXISTS (SELECT 1 FROM ${s}.leak_marks m WHERE m.account_id = $1::text AND m.kind = 'account' AND m.key = $2::text AND m.open)
-        RETURNING id, name, hint
-      )
-      INSERT INTO ${s}.leak_marks (id, account_id, kind, key, reported_at, url, source, action, name, hint, open, token, claimed_until)
-      SELECT $4::text, $1::text, 'account', g.id, $5::bigint, $6::text, $7::text, 'deleted', g.name, g.hint, false, $8::text, $9::bigint
-      FROM gone g
-      RETURNING ${LEAK_COLUMNS}`,
-    // The revoke is conditional itself (revoked_at IS NULL): of concurrent reports one changes the row.
+      WITH ${leakChanges(s).delete}
+      SELECT ${LEAK_RESULTS.delete} FROM changed`,
     leakRevokeUserPasscode: `
-      WITH revoked AS (
-        UPDATE ${s}.user_passcodes SET revoked_at = $5::bigint
-        WHERE account_id = $1::text AND user_id = $2::text AND hash = $3::text AND revoked_at IS NULL
-        RETURNING user_id
-      )
-      INSERT INTO ${s}.leak_marks (id, account_id, kind, key, reported_at, url, source, action, name, hint, open, token, claimed_until)
-      SELECT $4::text, $1::text, 'user', r.user_id, $5::bigint, $6::text, $7::text, 'revoked', NULL, NULL, true, $8::text, $9::bigint
-      FROM revoked r
-      ON CONFLICT (account_id, kind, key) WHERE open DO UPDATE SET
-        reported_at = excluded.reported_at, url = excluded.url, source = excluded.source, action = excluded.action,
-        notified_at = NULL, token = excluded.token, claimed_until = excluded.claimed_until
-      RETURNING ${LEAK_COLUMNS}`,
+      WITH ${leakChanges(s).revoke}
+      SELECT ${LEAK_RESULTS.revoke} FROM changed`,
     openLeakMark: `SELECT 1 AS open FROM ${s}.leak_marks WHERE account_id = $1::text AND kind = $2::text AND key = $3::text AND open`,
     listLeakMarks: `
       SELECT ${LEAK_COLUMNS} FROM ${s}.leak_marks WHERE account_id = $1::text AND open ORDER BY reported_at, id COLLATE "C"`,

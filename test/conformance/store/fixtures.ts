@@ -1,6 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { expect } from 'vitest'
+import type { AuditEntry } from '../../../src/core/audit'
+import { auditKeyring } from '../../../src/core/audit-keys'
 import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../../src/core/entities'
+import type { AuditAppend } from '../../../src/ports/audit-log'
 import { DAY_MS } from '../../../src/core/time'
 import type { ClaimRequest, Invalidation, PasscodeStore } from '../../../src/ports/passcode-store'
 
@@ -15,8 +18,8 @@ export interface StoreFixture {
   peer(): Promise<PasscodeStore>
   /** Inserts many passcodes at once, bypassing the cap (the lookup check). @default one create or grant each */
   seed?(accounts: readonly AccountPasscodeRecord[], users: readonly UserPasscodeRecord[]): Promise<void>
-  /** The query plan of the verification lookup of `hash`, for stores that have one. */
-  explainLookup?(hash: string): Promise<string>
+  /** The query plan of the verification lookup of `hash` (of several, as `findCredentialsByHashes`), for stores that have one. */
+  explainLookup?(hash: string | readonly string[]): Promise<string>
   /** Closes the store, its peers and what the fixture opened, and drops the storage. */
   close(): Promise<void>
 }
@@ -29,6 +32,12 @@ export interface StoreConformanceOptions {
 
 /** A fixed "now": instants in tests are relative to it. */
 export const NOW = Date.UTC(2030, 0, 1)
+
+/** The audit keys of the store cases: records are signed under `conformance` (an HMAC, SPEC §5.44). */
+export const AUDIT_KEYS = auditKeyring([{ id: 'conformance', key: new Uint8Array(32).fill(7) }])
+
+/** An entry as a write hands it to a store: with the cases' signer. */
+export const signed = (entry: AuditEntry): AuditAppend => ({ entry, signer: AUDIT_KEYS.signer })
 export const WINDOW_MS = 30 * DAY_MS
 
 let counter = 0
