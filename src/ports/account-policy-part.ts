@@ -44,10 +44,14 @@ export interface PolicyNoticeClaim extends PolicyNotice {
  *
  * @example
  * ```ts
- * const notice: PolicyNoticeRequest = { count: 3, token: crypto.randomUUID(), claimedUntil: Date.now() + 300_000 }
+ * const notice: PolicyNoticeRequest = { policy, setAt: Date.now(), count: 3, token: crypto.randomUUID(), claimedUntil: Date.now() + 300_000 }
  * ```
  */
 export interface PolicyNoticeRequest {
+  /** The policy the passcodes break: the account's new one, or the host's default when it went back to it. */
+  readonly policy: AccountPolicy
+  /** When the policy was set, UTC milliseconds. */
+  readonly setAt: number
   /** How many passcodes break the new policy (more than 0). */
   readonly count: number
   /** The claim the setter takes on the email. */

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe } from 'vitest'
 import { accountPasscodeCases } from './store/account-passcodes'
+import { accountPolicyCases } from './store/account-policies'
 import { auditCases } from './store/audit'
 import { bindingRotationUsageCases } from './store/binding-rotation-usage'
 import { concurrencyCases } from './store/concurrency'
@@ -78,6 +79,7 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     lastUseCases(fixture)
     leakMarkCases(fixture)
     leakedRotationCases(fixture)
+    accountPolicyCases(fixture)
     webhookCases(fixture)
   })
 }

@@ -111,7 +111,7 @@ export function createPolicyApi(context: PolicyContext): PolicyApi {
       const now = context.now()
       const effective = policy ?? defaultPolicy
       const count = await breaking(account, effective, now)
-      const notice = count === 0 ? null : { count, token: crypto.randomUUID(), claimedUntil: now + context.leaseMs }
+      const notice = count === 0 ? null : { policy: effective, setAt: now, count, token: crypto.randomUUID(), claimedUntil: now + context.leaseMs }
       const audit = auditEntry(
         context.auditSigner,
         who,

@@ -458,7 +458,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 14,
-    name: 'restricted passcodes',
+    name: 'restricted passcodes and account policies',
     statements: (s) => [
       // SPEC §5.48, §5.49, §5.51: what a passcode grants (NULL: every scope the host
       // declares), the CIDR ranges it may be used from (NULL or empty: any address), the
@@ -480,6 +480,29 @@ export const MIGRATIONS: readonly Migration[] = [
         account: 'p.scopes, p.allowed_addresses, p.metadata, p.tags',
         user: 'u.scopes, u.allowed_addresses, NULL::text AS metadata, NULL::text[] AS tags',
       }),
+      // SPEC §5.52: an account's own policy (no row: the host's default applies), and its
+      // one email saying how many passcodes broke a policy when it was set (the policy it
+      // counted against, which may be the host's default), claimed like the leak emails
+      // (token, claimed_until) and retried by the notifier's pass until notified_at is
+      // set. Expand only: new tables, which no instance of the version before reads.
+      `CREATE TABLE ${s}.account_policies (
+        account_id text PRIMARY KEY,
+        max_lifetime_days integer CHECK (max_lifetime_days BETWEEN 1 AND 3650),
+        require_expiry boolean NOT NULL,
+        require_description boolean NOT NULL
+      )`,
+      `CREATE TABLE ${s}.policy_notices (
+        account_id text PRIMARY KEY,
+        max_lifetime_days integer,
+        require_expiry boolean NOT NULL,
+        require_description boolean NOT NULL,
+        count integer NOT NULL CHECK (count > 0),
+        set_at bigint NOT NULL,
+        notified_at bigint,
+        token text,
+        claimed_until bigint NOT NULL DEFAULT 0
+      )`,
+      `CREATE INDEX policy_notices_unsent ON ${s}.policy_notices (set_at, account_id) WHERE notified_at IS NULL`,
     ],
   },
   // 14 and 15 are taken by changes in flight on other branches; migrate() applies whatever
