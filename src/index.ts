@@ -114,6 +114,7 @@ export {
   NoRecipientsError,
   NotFoundError,
   PasscodeAuthError,
+  PolicyViolationError,
   AuditChainBrokenError,
   ReactivationRefusedError,
   RotationRefusedError,
