@@ -14,6 +14,7 @@ import {
 } from '../src/protocol/management-errors'
 import {
   accountAnswerSchema,
+  accountPolicyAnswerSchema,
   issuedPasscodeSchema,
   issuedUserPasscodeSchema,
   issuedWebhookSchema,
@@ -72,6 +73,7 @@ const COMPONENTS = {
   UserPasscodeAnswer: userPasscodeAnswerSchema,
   IssuedUserPasscode: issuedUserPasscodeSchema,
   Account: accountAnswerSchema,
+  AccountPolicy: accountPolicyAnswerSchema,
   PartnerList: partnerListSchema,
   UsageAnswer: usageAnswerSchema,
   AuditRecord: auditRecordSchema,
@@ -89,6 +91,7 @@ const COMPONENTS = {
   RotatePasscode: inputSchemas.rotate,
   GrantUserPasscode: inputSchemas.grant,
   SetAcceptedPasscodes: setAcceptedPasscodesBodySchema,
+  SetAccountPolicy: inputSchemas.policy,
   CreateWebhook: webhookInputSchemas.create,
   UpdateWebhook: webhookInputSchemas.update,
 } as const satisfies Record<string, z.ZodType>
@@ -324,6 +327,26 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     body: 'SetAcceptedPasscodes',
     success: [200, 'The account with its new setting.', 'Account'],
     errors: WRITE_ERRORS,
+  },
+  'GET /account/policy': {
+    operationId: 'getAccountPolicy',
+    summary: "The account's passcode policy (SPEC §5.52): its own, or the host's default",
+    success: [200, 'The policy in force.', 'AccountPolicy'],
+    errors: [],
+  },
+  'PUT /account/policy': {
+    operationId: 'setAccountPolicy',
+    summary:
+      "Set the account's passcode policy (admins): it replaces the host's default whole, a rule left out is off. Passcodes made before that break it keep working, are marked `violatesPolicy`, and the admins get one email saying how many",
+    body: 'SetAccountPolicy',
+    success: [200, 'The policy now in force.', 'AccountPolicy'],
+    errors: WRITE_ERRORS,
+  },
+  'DELETE /account/policy': {
+    operationId: 'resetAccountPolicy',
+    summary: "Drop the account's own policy (admins): the host's default applies again",
+    success: [200, 'The policy now in force (the default).', 'AccountPolicy'],
+    errors: [403],
   },
   'GET /audit': {
     operationId: 'listAuditRecords',

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { JsonValue, PasscodeView, UserPasscodeView } from '../core/entities'
-import type { PolicyRule } from '../core/policy'
+import { POLICY_LIFETIME_DAYS, type PolicyRule } from '../core/policy'
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../core/webhook-events'
 import type { WebhookDeliveryView, WebhookEndpointView } from '../core/webhook-views'
 
@@ -299,6 +299,33 @@ export const accountAnswerSchema = z
     }),
   })
   .describe("The account's setting and what the signed-in user may do.")
+
+/**
+ * `GET /account/policy`, `PUT /account/policy` and `DELETE /account/policy` (SPEC §5.52):
+ * the policy the account's passcodes must follow, its own or the host's default.
+ *
+ * @example
+ * ```ts
+ * accountPolicyAnswerSchema.encode({ policy: { maxLifetimeDays: 90, requireExpiry: true, requireDescription: false, source: 'account' } })
+ * ```
+ */
+export const accountPolicyAnswerSchema = z
+  .object({
+    policy: z.object({
+      maxLifetimeDays: z
+        .int()
+        .min(POLICY_LIFETIME_DAYS.min)
+        .max(POLICY_LIFETIME_DAYS.max)
+        .nullable()
+        .describe("The longest a passcode may live, in days; null: no maximum (a user passcode's Infinite counts as 10 years)."),
+      requireExpiry: z.boolean().describe('No account passcode without an expiry ("Forever" refused).'),
+      requireDescription: z.boolean().describe('No account passcode without a description.'),
+      source: z.enum(['account', 'default']).describe("`account`: the account's admins set it; `default`: the host's `policy` option applies."),
+    }),
+  })
+  .describe(
+    "The account's passcode policy. Creates, edits, grants and resets that break it are refused (400 naming the field and the rule); passcodes made before it keep working and are marked `violatesPolicy`.",
+  )
 
 /**
  * `GET /partners`: the operator's partner whitelist, read-only.

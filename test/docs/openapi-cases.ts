@@ -295,6 +295,23 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
     { name: 'an unknown field', status: 400, invalidBody: { acceptedPasscodes: 'user', colour: 'red' } },
     { name: 'a member may not change it', status: 403, as: 'member', body: { acceptedPasscodes: 'user' } },
   ],
+  getAccountPolicy: [
+    { name: 'an admin reads it', status: 200 },
+    { name: 'any member reads it', status: 200, as: 'member' },
+  ],
+  setAccountPolicy: [
+    { name: 'every rule', status: 200, body: { maxLifetimeDays: 3650, requireExpiry: false, requireDescription: false } },
+    { name: 'no maximum, rules left out are off', status: 200, body: { maxLifetimeDays: null } },
+    { name: 'a maximum of 0 days', status: 400, invalidBody: { maxLifetimeDays: 0 } },
+    { name: 'a maximum of 3651 days', status: 400, invalidBody: { maxLifetimeDays: 3651 } },
+    { name: 'a rule in words', status: 400, invalidBody: { requireExpiry: 'yes' } },
+    { name: 'an unknown rule', status: 400, invalidBody: { maxDays: 30 } },
+    { name: 'a member may not change it', status: 403, as: 'member', body: { requireExpiry: true } },
+  ],
+  resetAccountPolicy: [
+    { name: "back to the host's default", status: 200 },
+    { name: 'a member may not change it', status: 403, as: 'member' },
+  ],
   listAuditRecords: [
     { name: 'a page of two rotations and creations', status: 200, query: () => ({ limit: 2, action: ['passcode.created', 'passcode.rotated'] }) },
     { name: 'the next page, by an actor', status: 200, query: (fixture) => ({ cursor: fixture.cursor, actor: 'u_admin', limit: 2 }) },

@@ -233,6 +233,25 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's passcode policy (SPEC §5.52): its own, or the host's default */
+        get: operations["getAccountPolicy"];
+        /** Set the account's passcode policy (admins): it replaces the host's default whole, a rule left out is off. Passcodes made before that break it keep working, are marked `violatesPolicy`, and the admins get one email saying how many */
+        put: operations["setAccountPolicy"];
+        post?: never;
+        /** Drop the account's own policy (admins): the host's default applies again */
+        delete: operations["resetAccountPolicy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit": {
         parameters: {
             query?: never;
@@ -583,6 +602,22 @@ export interface components {
                 canManageUsers: boolean;
             };
         };
+        /** @description The account's passcode policy. Creates, edits, grants and resets that break it are refused (400 naming the field and the rule); passcodes made before it keep working and are marked `violatesPolicy`. */
+        AccountPolicy: {
+            policy: {
+                /** @description The longest a passcode may live, in days; null: no maximum (a user passcode's Infinite counts as 10 years). */
+                maxLifetimeDays: number | null;
+                /** @description No account passcode without an expiry ("Forever" refused). */
+                requireExpiry: boolean;
+                /** @description No account passcode without a description. */
+                requireDescription: boolean;
+                /**
+                 * @description `account`: the account's admins set it; `default`: the host's `policy` option applies.
+                 * @enum {string}
+                 */
+                source: "account" | "default";
+            };
+        };
         PartnerList: {
             partners: string[];
             /** @description false when the registry cannot list its names (then `partners` is empty). */
@@ -895,6 +930,15 @@ export interface components {
              * @enum {string}
              */
             acceptedPasscodes: "account" | "user" | "both";
+        };
+        /** @description An account's policy (SPEC §5.52): it replaces the host's default whole; a rule left out is off. */
+        SetAccountPolicy: {
+            /** @description The longest a passcode may live, in days (1 to 3650); null or absent: no maximum. */
+            maxLifetimeDays?: number | null;
+            /** @description No account passcode without an expiry ("Forever" refused). */
+            requireExpiry?: boolean;
+            /** @description No account passcode without a description. */
+            requireDescription?: boolean;
         };
         CreateWebhook: {
             /** @description Where deliveries go: an absolute http or https URL, at most 2048 characters, no credentials, no fragment. */
@@ -3517,6 +3561,380 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INTERNAL",
+                     *         "message": "Internal error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The passcode store is unavailable. Codes: ERR_STORAGE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_UNAVAILABLE",
+                     *         "message": "The passcode store is unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+            /** @description The passcode store reported that it did not answer in time (a store that bounds its own calls throws `StorageTimeoutError`). The management API sets no deadline of its own: the `timeoutMs` option bounds verification and `/v1/connect` only, so a store that never answers holds the request. Codes: ERR_STORAGE_TIMEOUT. */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_TIMEOUT",
+                     *         "message": "The passcode store did not answer within 2000 ms"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error504"];
+                };
+            };
+        };
+    };
+    getAccountPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy in force. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountPolicy"];
+                };
+            };
+            /** @description No session: the host resolver returned nothing. Codes: ERR_UNAUTHENTICATED. */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_UNAUTHENTICATED",
+                     *         "message": "Sign in first"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INTERNAL",
+                     *         "message": "Internal error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The passcode store is unavailable. Codes: ERR_STORAGE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_UNAVAILABLE",
+                     *         "message": "The passcode store is unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+            /** @description The passcode store reported that it did not answer in time (a store that bounds its own calls throws `StorageTimeoutError`). The management API sets no deadline of its own: the `timeoutMs` option bounds verification and `/v1/connect` only, so a store that never answers holds the request. Codes: ERR_STORAGE_TIMEOUT. */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_TIMEOUT",
+                     *         "message": "The passcode store did not answer within 2000 ms"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error504"];
+                };
+            };
+        };
+    };
+    setAccountPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetAccountPolicy"];
+            };
+        };
+        responses: {
+            /** @description The policy now in force. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountPolicy"];
+                };
+            };
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INVALID_INPUT",
+                     *         "message": "Invalid expiry: must be at least 1 day",
+                     *         "field": "expiry"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No session: the host resolver returned nothing. Codes: ERR_UNAUTHENTICATED. */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_UNAUTHENTICATED",
+                     *         "message": "Sign in first"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The signed-in user may not do this, or the request came from another site (CSRF). Codes: ERR_FORBIDDEN, ERR_CROSS_SITE. */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_FORBIDDEN",
+                     *         "message": "Only admins grant, reset or revoke user passcodes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description The body is larger than 16 KiB. Codes: ERR_PAYLOAD_TOO_LARGE. */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *         "message": "The body is larger than 16384 bytes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description The body is not `application/json`. Codes: ERR_UNSUPPORTED_MEDIA_TYPE. */
+            415: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Send the body as application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INTERNAL",
+                     *         "message": "Internal error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The passcode store is unavailable. Codes: ERR_STORAGE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_UNAVAILABLE",
+                     *         "message": "The passcode store is unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+            /** @description The passcode store reported that it did not answer in time (a store that bounds its own calls throws `StorageTimeoutError`). The management API sets no deadline of its own: the `timeoutMs` option bounds verification and `/v1/connect` only, so a store that never answers holds the request. Codes: ERR_STORAGE_TIMEOUT. */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_TIMEOUT",
+                     *         "message": "The passcode store did not answer within 2000 ms"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error504"];
+                };
+            };
+        };
+    };
+    resetAccountPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy now in force (the default). */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountPolicy"];
+                };
+            };
+            /** @description No session: the host resolver returned nothing. Codes: ERR_UNAUTHENTICATED. */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_UNAUTHENTICATED",
+                     *         "message": "Sign in first"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The signed-in user may not do this, or the request came from another site (CSRF). Codes: ERR_FORBIDDEN, ERR_CROSS_SITE. */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_FORBIDDEN",
+                     *         "message": "Only admins grant, reset or revoke user passcodes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
