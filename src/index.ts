@@ -114,7 +114,6 @@ export {
   NoRecipientsError,
   NotFoundError,
   PasscodeAuthError,
-  PolicyViolationError,
   AuditChainBrokenError,
   ReactivationRefusedError,
   RotationRefusedError,

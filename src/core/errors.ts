@@ -82,12 +82,14 @@ export class InvalidInputError extends PasscodeAuthError {
 /**
  * A create, edit, grant or reset would break the account's policy (SPEC §5.52): an
  * {@link InvalidInputError} (`ERR_INVALID_INPUT`, 400 in the management API) on the
- * field at fault, whose message names the rule, as `rule` does.
+ * field at fault, whose message names the rule, as `rule` does. Not exported on its own
+ * (the root entry keeps its values few): catch it as an `InvalidInputError` named
+ * `PolicyViolationError`.
  *
  * @example
  * ```ts
  * await auth.passcodes.create(admin, 'acc_1', { name: 'Acme', expiry: 'forever' }).catch((error) => {
- *   if (error instanceof PolicyViolationError) console.log(error.field, error.rule) // 'expiry' 'requireExpiry'
+ *   if (error instanceof InvalidInputError && error.name === 'PolicyViolationError') console.log(error.field) // 'expiry'
  * })
  * ```
  */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigurationError, ForbiddenError, InvalidInputError, PolicyViolationError, type PasscodeStore } from '../../src/index'
+import { ConfigurationError, ForbiddenError, InvalidInputError, type PasscodeStore } from '../../src/index'
+import { PolicyViolationError } from '../../src/core/errors'
 import { memoryMailer, memoryStore } from '../../src/memory'
 import { admin, member, setup } from '../helpers/service'
 import { scriptedMailer } from './notify-fixtures'
@@ -31,7 +32,7 @@ describe('SPEC 5.52 account policy: refusals that name the rule', () => {
       const create = auth.passcodes.create(admin, 'acc', input)
       await expect(create).rejects.toBeInstanceOf(InvalidInputError)
       await expect(create).rejects.toBeInstanceOf(PolicyViolationError)
-      await expect(create).rejects.toMatchObject({ field, rule, message: expect.stringContaining(rule) })
+      await expect(create).rejects.toMatchObject({ name: 'PolicyViolationError', field, rule, message: expect.stringContaining(rule) })
     }
     expect(await snapshot(store)).toEqual(before)
     const made = await auth.passcodes.create(admin, 'acc', { name: 'Within', expiry: 90, description: 'Nightly export' })
