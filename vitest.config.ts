@@ -156,6 +156,7 @@ export const notUnitTests = [
   'test/dashboard/truth.browser.test.ts',
   'test/dashboard/activity.browser.test.ts',
   'test/dashboard/webhooks.browser.test.ts',
+  'test/dashboard/policy.browser.test.ts',
   'test/dashboard/management-conformance.test.ts',
   'test/docs/openapi-lint.test.ts',
   'test/fetch/conformance.test.ts',

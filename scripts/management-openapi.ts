@@ -14,6 +14,7 @@ import {
 } from '../src/protocol/management-errors'
 import {
   accountAnswerSchema,
+  accountPolicyAnswerSchema,
   issuedPasscodeSchema,
   issuedUserPasscodeSchema,
   issuedWebhookSchema,
@@ -72,6 +73,7 @@ const COMPONENTS = {
   UserPasscodeAnswer: userPasscodeAnswerSchema,
   IssuedUserPasscode: issuedUserPasscodeSchema,
   Account: accountAnswerSchema,
+  AccountPolicy: accountPolicyAnswerSchema,
   PartnerList: partnerListSchema,
   UsageAnswer: usageAnswerSchema,
   AuditRecord: auditRecordSchema,
@@ -89,6 +91,7 @@ const COMPONENTS = {
   RotatePasscode: inputSchemas.rotate,
   GrantUserPasscode: inputSchemas.grant,
   SetAcceptedPasscodes: setAcceptedPasscodesBodySchema,
+  SetAccountPolicy: inputSchemas.policy,
   CreateWebhook: webhookInputSchemas.create,
   UpdateWebhook: webhookInputSchemas.update,
 } as const satisfies Record<string, z.ZodType>
@@ -163,6 +166,9 @@ export const SERVER_RULES = {
     "`url`: its host must not resolve to a loopback, private, link-local, shared, unique-local, multicast, reserved or metadata address (unless the host allows them), which needs the server's resolver.",
   leakedOverlap:
     "`overlapMinutes`: required, except for a passcode found in public (its `leak` is not null), where it may be left out and only 0 is taken (SPEC §5.45): which one applies is the passcode's state.",
+  declaredScopes: "`scopes`: each name must be a scope the host declares (its `scopes` option, SPEC §5.48), which is the server's configuration.",
+  cidrRanges: '`allowedAddresses`: each must be an IPv4 or IPv6 CIDR range with no host bits set (SPEC §5.49), which a JSON Schema cannot check.',
+  metadataSize: '`metadata`: at most 1024 bytes as UTF-8 JSON and 8 levels deep (SPEC §5.51), which a JSON Schema cannot measure.',
   normalisedLength:
     "`name`, `description`: their lengths count the text in Unicode NFC, which a JSON Schema cannot compute; text that NFC lengthens past the limit (rare: some scripts' letters with marks) is refused.",
 } as const
@@ -223,15 +229,15 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     body: 'CreatePasscode',
     success: [201, 'Created; the only answer with its value.', 'IssuedPasscode'],
     errors: [...WRITE_ERRORS, 409],
-    serverRules: ['whitelistedPartners', 'normalisedLength'],
+    serverRules: ['whitelistedPartners', 'normalisedLength', 'declaredScopes', 'cidrRanges', 'metadataSize'],
   },
   'PATCH /passcodes/{id}': {
     operationId: 'updatePasscode',
-    summary: 'Edit the name, expiry (counted from now) or partner binding',
+    summary: 'Edit the name, expiry (counted from now), partner binding, description, scopes, address ranges, metadata or tags',
     body: 'UpdatePasscode',
     success: [200, 'The new view.', 'PasscodeAnswer'],
     errors: [...WRITE_ERRORS, 404, 409],
-    serverRules: ['whitelistedPartners', 'normalisedLength'],
+    serverRules: ['whitelistedPartners', 'normalisedLength', 'declaredScopes', 'cidrRanges', 'metadataSize'],
   },
   'DELETE /passcodes/{id}': {
     operationId: 'deletePasscode',
@@ -283,6 +289,7 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     body: 'GrantUserPasscode',
     success: [201, 'Granted.', 'UserPasscodeAnswer'],
     errors: [...WRITE_ERRORS, 404, 409],
+    serverRules: ['declaredScopes', 'cidrRanges'],
   },
   'DELETE /users/{userId}/passcode': {
     operationId: 'revokeUserPasscode',
@@ -320,6 +327,26 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     body: 'SetAcceptedPasscodes',
     success: [200, 'The account with its new setting.', 'Account'],
     errors: WRITE_ERRORS,
+  },
+  'GET /account/policy': {
+    operationId: 'getAccountPolicy',
+    summary: "The account's passcode policy (SPEC §5.52): its own, or the host's default",
+    success: [200, 'The policy in force.', 'AccountPolicy'],
+    errors: [],
+  },
+  'PUT /account/policy': {
+    operationId: 'setAccountPolicy',
+    summary:
+      "Set the account's passcode policy (admins): it replaces the host's default whole, a rule left out is off. Passcodes made before that break it keep working, are marked `violatesPolicy`, and the admins get one email saying how many",
+    body: 'SetAccountPolicy',
+    success: [200, 'The policy now in force.', 'AccountPolicy'],
+    errors: WRITE_ERRORS,
+  },
+  'DELETE /account/policy': {
+    operationId: 'resetAccountPolicy',
+    summary: "Drop the account's own policy (admins): the host's default applies again",
+    success: [200, 'The policy now in force (the default).', 'AccountPolicy'],
+    errors: [403],
   },
   'GET /audit': {
     operationId: 'listAuditRecords',

@@ -167,6 +167,12 @@ export type {
   WebhookStore,
   WebhookUrlCheck,
 } from './ports/index'
+// SPEC §5.52: the account policy, its methods, the store's part and the notifier's report of its emails.
+export type { AccountPolicy, PolicyRule } from './core/policy'
+export type { AccountPolicyInput } from './service/input'
+export type { AccountPolicyView, PolicyApi } from './service/policy/policy-api'
+export type { PolicyNoticeResult } from './service/policy-notice-result'
+export type { AccountPolicyPart, PolicyNotice, PolicyNoticeClaim, PolicyNoticeRequest } from './ports/index'
 export type { FailureBody, FailureReason, HttpResult, SuccessBody } from './protocol/outcomes'
 export type { CorsOptions } from './http/cors'
 export type { ConnectResponseSchemas, ConnectSuccessBody } from './protocol/connect-response-schemas'

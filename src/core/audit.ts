@@ -26,6 +26,8 @@ export const AUDIT_ACTIONS = [
   'user_passcode.revoked',
   'user_passcode.revealed',
   'account.accepted_passcodes_changed',
+  // SPEC §5.52
+  'account.policy_changed',
   'notification.sent',
   'notification.failed',
   'webhook.endpoint_created',

@@ -80,6 +80,34 @@ export class InvalidInputError extends PasscodeAuthError {
 }
 
 /**
+ * A create, edit, grant or reset would break the account's policy (SPEC §5.52): an
+ * {@link InvalidInputError} (`ERR_INVALID_INPUT`, 400 in the management API) on the
+ * field at fault, whose message names the rule, as `rule` does. Not exported on its own
+ * (the root entry keeps its values few): catch it as an `InvalidInputError` named
+ * `PolicyViolationError`.
+ *
+ * @example
+ * ```ts
+ * await auth.passcodes.create(admin, 'acc_1', { name: 'Acme', expiry: 'forever' }).catch((error) => {
+ *   if (error instanceof InvalidInputError && error.name === 'PolicyViolationError') console.log(error.field) // 'expiry'
+ * })
+ * ```
+ */
+export class PolicyViolationError extends InvalidInputError {
+  static {
+    setClassName(this, 'PolicyViolationError')
+  }
+
+  /** The rule of the account's policy the input breaks. */
+  readonly rule: 'maxLifetimeDays' | 'requireExpiry' | 'requireDescription'
+
+  constructor(field: string, rule: PolicyViolationError['rule'], message: string) {
+    super(field, `${message} (the account's policy, ${rule})`)
+    this.rule = rule
+  }
+}
+
+/**
  * An option given to a factory such as `createPasscodeAuth` is invalid. The message
  * names the option.
  *

@@ -2,7 +2,7 @@ import type { FastifyPluginCallback, FastifyReply, FastifyRequest, HookHandlerDo
 import fastifyPlugin from 'fastify-plugin'
 import type { Principal } from '../core/entities'
 import { InvalidOptionsError } from '../core/errors'
-import { assertPasscodeAuth, checkAdapterOptions, checkOnRefusal } from '../http/adapter-options'
+import { assertPasscodeAuth, checkAdapterOptions, checkOnRefusal, checkScopes } from '../http/adapter-options'
 import { createConnectRequest } from '../http/connect-request'
 import { createLeakReport, type LeakReportOptions as LeakReportHandlerOptions } from '../http/leaks/leak-report'
 import type { CorsOptions } from '../http/cors'
@@ -22,6 +22,13 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Refuses requests without valid credentials; use as `onRequest` or `preHandler`. */
     requirePasscode: RequirePasscodeHook
+    /**
+     * `requirePasscode` for a route that needs scopes (SPEC §5.48): a valid passcode that
+     * lacks one is refused with 403 `Missing scope: <name>`. Each scope must be declared by
+     * the service's `scopes` option (checked when called: `InvalidOptionsError`). Call it
+     * once per route, when the route is declared.
+     */
+    requirePasscodeWith(options: { readonly scopes: readonly string[] }): RequirePasscodeHook
   }
 }
 
@@ -65,6 +72,14 @@ export interface PasscodeAuthPluginOptions {
   }
 }
 
+// The scopes of `requirePasscodeWith` (`unknown`: JavaScript hosts can pass anything).
+function routeScopes(options: unknown): readonly string[] {
+  const own = checkAdapterOptions(options, 'requirePasscodeWith', { scopes: checkScopes }) as { readonly scopes?: readonly string[] } | undefined
+  if (own?.scopes === undefined)
+    throw new InvalidOptionsError('scopes', "must be a non-empty list of the scopes the route needs, like ['events:write']")
+  return own.scopes
+}
+
 // `unknown`: JavaScript hosts can register the plugin with anything.
 function checkOptions(options: unknown): PasscodeAuthPluginOptions {
   if (typeof options === 'object' && options !== null && Object.hasOwn(options, 'prefix')) {
@@ -102,20 +117,26 @@ const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, optio
   const passRefusals = options.onRefusal === 'next'
 
   fastify.decorateRequest('passcodeAuth', null)
-  fastify.decorate('requirePasscode', function requirePasscode(request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) {
-    const answer = auth.verifyRequest(request, fastifyReader)
-    if (!(answer instanceof Promise)) {
-      request.passcodeAuth = answer
-      return next()
+  // The hook, for a route that needs the scopes `required` (SPEC §5.48) or none.
+  const hook = (required: ReturnType<PasscodeAuth['requiredScopes']> | undefined): RequirePasscodeHook =>
+    function requirePasscode(request, reply, next) {
+      const answer = auth.verifyRequest(request, fastifyReader, required)
+      if (!(answer instanceof Promise)) {
+        request.passcodeAuth = answer
+        return next()
+      }
+      answer.then((outcome) => {
+        if (!outcome.ok) return passRefusals ? next(new PasscodeRefusedError(outcome)) : void sendAnswer(reply, outcome)
+        request.passcodeAuth = outcome.principal
+        // `Sunset` while the passcode is in its last days, on the host's own answer.
+        if (outcome.headers !== undefined) reply.headers(outcome.headers)
+        next()
+      }, next)
     }
-    answer.then((outcome) => {
-      if (!outcome.ok) return passRefusals ? next(new PasscodeRefusedError(outcome)) : void sendAnswer(reply, outcome)
-      request.passcodeAuth = outcome.principal
-      // `Sunset` while the passcode is in its last days, on the host's own answer.
-      if (outcome.headers !== undefined) reply.headers(outcome.headers)
-      next()
-    }, next)
-  } satisfies RequirePasscodeHook)
+  fastify.decorate('requirePasscode', hook(undefined))
+  fastify.decorate('requirePasscodeWith', function requirePasscodeWith(options: { readonly scopes: readonly string[] }): RequirePasscodeHook {
+    return hook(auth.requiredScopes(routeScopes(options)))
+  })
 
   if (connectRequest !== undefined) {
     const answer = connectRequest

@@ -25,6 +25,7 @@ export type {
   UsageQuery,
   StoredUsageCount,
 } from './passcode-store'
+export type { AccountPolicyPart, PolicyNotice, PolicyNoticeClaim, PolicyNoticeRequest } from './account-policy-part'
 export type { NotificationRecipients } from './recipients'
 export type { RateLimitStore } from './rate-limit-store'
 export type { WebhookAddressPolicy, WebhookSendRequest, WebhookSendResult, WebhookSender, WebhookUrlCheck } from './webhook-sender'

@@ -2,6 +2,8 @@ import type { AcceptedPasscodes, AccountPasscodeExpiry, AccountPasscodeRecord, U
 import type { NotificationKind } from '../core/notifications'
 import type { AuditAppend, AuditLog } from './audit-log'
 import type { WebhookStore } from './webhook-store'
+import type { AccountPolicy } from '../core/policy'
+import type { PolicyNoticeClaim, PolicyNoticeRequest } from './account-policy-part'
 
 export type { NotificationKind }
 
@@ -55,6 +57,15 @@ export interface AccountPasscodePatch {
   readonly description?: string
   /** Disables (the instant) or enables (`null`) the passcode (SPEC §5.38). */
   readonly disabledAt?: number | null
+  // Restricted passcodes (SPEC §5.48, §5.49, §5.51)
+  /** New scopes (sorted, no repeats), `null` for every scope. */
+  readonly scopes?: readonly string[] | null
+  /** New address ranges (canonical text), `[]` for any address. */
+  readonly allowedAddresses?: readonly string[]
+  /** New metadata, `null` for none. */
+  readonly metadata?: AccountPasscodeRecord['metadata']
+  /** New tags, `[]` for none. */
+  readonly tags?: readonly string[]
   /** The time of the edit, UTC milliseconds. */
   readonly updatedAt: number
 }
@@ -137,10 +148,20 @@ export type UsageEntry =
 /**
  * How a request with a credential ended, as usage over time counts it (SPEC §5.41):
  * a success, or a refusal that matched the credential (its expiry, its disabled or
- * revoked state, a partner it may not reach on `/v1/connect`, or a value a rotation
- * replaced after its overlap ended).
+ * revoked state, a partner it may not reach on `/v1/connect`, a value a rotation
+ * replaced after its overlap ended, a scope its route needs that it lacks, or an
+ * address outside its ranges).
  */
-export type UsageOutcome = 'succeeded' | 'expired' | 'disabled' | 'revoked' | 'wrong_partner' | 'rotated_out'
+export type UsageOutcome =
+  | 'succeeded'
+  | 'expired'
+  | 'disabled'
+  | 'revoked'
+  | 'wrong_partner'
+  | 'rotated_out'
+  // SPEC §5.48, §5.49: a valid credential without a scope its route needs, or from an address outside its ranges.
+  | 'missing_scope'
+  | 'address'
 
 /**
  * A number of requests of one credential on one UTC day with one outcome, as an
@@ -444,8 +465,8 @@ export interface PasscodeStore {
   createAccountPasscode(record: AccountPasscodeRecord, maxPerAccount: number, audit?: AuditAppend): Promise<CreateResult>
   /**
    * Applies a patch; keeps name uniqueness atomic. Publishes an invalidation when the
-   * name, expiry, binding or disabled state changes (a description alone changes
-   * nothing a verification reads). Its `audit` record shows the edited fields, before
+   * name, expiry, binding, disabled state, scopes, address ranges or metadata change (a
+   * description or tags alone change nothing a verification reads). Its `audit` record shows the edited fields, before
    * and after, and a passcode target's name as in the row it changed, not as in the
    * entry, which was made from an earlier read (`editedPasscodeEntry`, core/audit-fields.ts).
    */
@@ -616,6 +637,28 @@ export interface PasscodeStore {
   completeLeakNotice?(claim: LeakNoticeClaim, sentAt: number, audit?: AuditAppend): Promise<boolean>
   /** Gives a leak email's claim back after a failed send, so the next pass retries it. */
   releaseLeakNotice?(claim: LeakNoticeClaim): Promise<void>
+
+  // Accounts' policies (SPEC §5.52): see AccountPolicyPart (account-policy-part.ts), all or none.
+  /** See `AccountPolicyPart.getAccountPolicy`. */
+  getAccountPolicy?(accountId: string): Promise<AccountPolicy | null>
+  /** See `AccountPolicyPart.setAccountPolicy`. */
+  setAccountPolicy?(
+    accountId: string,
+    policy: AccountPolicy | null,
+    notice: PolicyNoticeRequest | null,
+    audit?: AuditAppend,
+  ): Promise<AccountPolicy | null>
+  /** See `AccountPolicyPart.claimPolicyNotices`. */
+  claimPolicyNotices?(request: {
+    readonly now: number
+    readonly leaseMs: number
+    readonly limit: number
+    readonly token: string
+  }): Promise<PolicyNoticeClaim[]>
+  /** See `AccountPolicyPart.completePolicyNotice`. */
+  completePolicyNotice?(claim: PolicyNoticeClaim, sentAt: number, audit?: AuditAppend): Promise<boolean>
+  /** See `AccountPolicyPart.releasePolicyNotice`. */
+  releasePolicyNotice?(claim: PolicyNoticeClaim): Promise<void>
 
   /**
    * Subscribes to invalidations published by any instance sharing this storage.

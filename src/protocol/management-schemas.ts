@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import type { PasscodeView, UserPasscodeView } from '../core/entities'
+import type { JsonValue, PasscodeView, UserPasscodeView } from '../core/entities'
+import { POLICY_LIFETIME_DAYS, type PolicyRule } from '../core/policy'
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../core/webhook-events'
 import type { WebhookDeliveryView, WebhookEndpointView } from '../core/webhook-views'
 
@@ -53,6 +54,20 @@ const status = z
 
 const partnerNames = z.array(z.string())
 
+// Restricted passcodes (SPEC §5.48, §5.49, §5.51, §5.52): the fields both views share.
+const policyRule = z.enum(['maxLifetimeDays', 'requireExpiry', 'requireDescription'] satisfies PolicyRule[])
+const restrictions = {
+  scopes: z.array(z.string()).nullable().describe('The scopes it was given (SPEC §5.48); null: every scope the host declares.'),
+  unknownScopes: z.array(z.string()).describe('Those of `scopes` the host no longer declares: they grant nothing.'),
+  allowedAddresses: z.array(z.string()).describe('The CIDR ranges it may be used from (SPEC §5.49); empty: any address.'),
+  policyViolations: z
+    .array(policyRule)
+    .describe("The rules of the account's policy it breaks (SPEC §5.52): made before the policy, it keeps working."),
+  violatesPolicy: z.boolean().describe("Whether it breaks the account's policy (`policyViolations` is not empty)."),
+}
+/** Any JSON value, as metadata holds it (not a recursive schema: OpenAPI tools resolve it poorly). */
+const jsonValue = z.unknown().describe('A JSON value.') as z.ZodType<JsonValue>
+
 const lastUse = {
   lastUsedAt: nullableDateTime(
     'When it last authenticated successfully (recorded about once a minute); null if never. A refused request, a `/v1/connect` refused for its partner included, is no use.',
@@ -101,6 +116,12 @@ export const passcodeViewSchema = z
     leak: leak.describe(
       'Where its value was found in public (SPEC §5.42); null once an admin enables, rotates or deletes it, or when it never leaked.',
     ),
+    ...restrictions,
+    metadata: z
+      .record(z.string(), jsonValue)
+      .nullable()
+      .describe("The host's own data about it (SPEC §5.51), at most 1 KiB as JSON, returned on the principal; null when none."),
+    tags: z.array(z.string()).describe('Its tags (SPEC §5.51), lower case; empty when none.'),
   })
   .describe('An account passcode (never its value).')
 
@@ -128,6 +149,7 @@ export const userPasscodeViewSchema = z
     leak: leak.describe(
       'Where its value was found in public (SPEC §5.42), which revoked it; null once an admin grants the user a new one or resets it, or when it never leaked.',
     ),
+    ...restrictions,
   })
   .describe('A user passcode (never its value).')
 
@@ -187,6 +209,8 @@ const usageDaySchema = z
     revoked: count.describe('Refused: the user passcode was revoked.'),
     wrongPartner: count.describe('`/v1/connect` refused: no partner, one off the whitelist, or one outside the binding.'),
     rotatedOut: count.describe('Refused: a value a rotation replaced, after its overlap ended.'),
+    missingScope: count.describe('Refused with 403: a route needed a scope the passcode lacks (SPEC §5.48).'),
+    address: count.describe('Refused with 403: from an address outside its ranges (SPEC §5.49).'),
     partners: z
       .array(z.object({ partner: z.string(), succeeded: count, wrongPartner: count }))
       .describe('`/v1/connect` per whitelisted partner (normalised name), most requests first.'),
@@ -275,6 +299,33 @@ export const accountAnswerSchema = z
     }),
   })
   .describe("The account's setting and what the signed-in user may do.")
+
+/**
+ * `GET /account/policy`, `PUT /account/policy` and `DELETE /account/policy` (SPEC §5.52):
+ * the policy the account's passcodes must follow, its own or the host's default.
+ *
+ * @example
+ * ```ts
+ * accountPolicyAnswerSchema.encode({ policy: { maxLifetimeDays: 90, requireExpiry: true, requireDescription: false, source: 'account' } })
+ * ```
+ */
+export const accountPolicyAnswerSchema = z
+  .object({
+    policy: z.object({
+      maxLifetimeDays: z
+        .int()
+        .min(POLICY_LIFETIME_DAYS.min)
+        .max(POLICY_LIFETIME_DAYS.max)
+        .nullable()
+        .describe("The longest a passcode may live, in days; null: no maximum (a user passcode's Infinite counts as 10 years)."),
+      requireExpiry: z.boolean().describe('No account passcode without an expiry ("Forever" refused).'),
+      requireDescription: z.boolean().describe('No account passcode without a description.'),
+      source: z.enum(['account', 'default']).describe("`account`: the account's admins set it; `default`: the host's `policy` option applies."),
+    }),
+  })
+  .describe(
+    "The account's passcode policy. Creates, edits, grants and resets that break it are refused (400 naming the field and the rule); passcodes made before it keep working and are marked `violatesPolicy`.",
+  )
 
 /**
  * `GET /partners`: the operator's partner whitelist, read-only.

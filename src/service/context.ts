@@ -2,6 +2,8 @@ import type { AuditSigner } from '../core/audit'
 import type { PasscodeHasher } from '../core/hashing'
 import type { Invalidation, PasscodeStore } from '../ports/passcode-store'
 import type { EventInput } from './events'
+import type { PolicyReader } from './policy-checks'
+import type { DeclaredScopes } from './scopes'
 
 /**
  * The small pieces of the service that more than one job uses, below every folder of
@@ -29,4 +31,12 @@ export interface PasscodeIssuer {
   readonly hash: PasscodeHasher
   /** The current pepper's id, stored next to each hash it keys. */
   readonly pepperId: string
+}
+
+/** What the jobs that make or show passcodes use of restricted passcodes (SPEC §5.48, §5.49, §5.51, §5.52). */
+export interface RestrictionsContext {
+  /** The scopes the host declares. */
+  readonly scopes: DeclaredScopes
+  /** An account's policy: its own, or the host's default. */
+  readonly policyOf: PolicyReader
 }

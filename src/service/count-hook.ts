@@ -26,12 +26,15 @@ const COUNTED: Partial<Record<string, CountedRefusal>> = {
   expired: 'expired',
   disabled: 'disabled',
   revoked: 'revoked',
+  // SPEC §5.48, §5.49: a valid credential refused for its route's scopes or its address.
+  missing_scope: 'missing_scope',
+  address_not_allowed: 'address',
 }
 
 /**
  * How usage over time counts a refusal of `accountId`'s request (SPEC §5.41): the
  * refusals that matched a credential of that very account (expired, disabled,
- * revoked; `unknown_passcode` with a `credential` is a value rotated out), else
+ * revoked, a missing scope, an address not allowed; `unknown_passcode` with a `credential` is a value rotated out), else
  * `undefined` (not counted: another account's credential, a credential the account
  * does not accept, no credential at all).
  */

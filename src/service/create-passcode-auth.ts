@@ -31,7 +31,12 @@ import { VerifyCaches } from './verify/caches'
 import { findUnderPeppers, pepperReport, resolvePeppers, type PepperReport } from './verify/peppers'
 import { createVerifier } from './verify/pipeline'
 import type { CredentialReader } from './verify/read-headers'
+import { createPrincipals, scopeRefusal, type ScopeRequirement } from './verify/restrictions'
 import { partnerAllowed } from './verify/rules'
+import { declaredScopes } from './scopes'
+import { createPolicyApi, policyReader, type PolicyApi } from './policy/policy-api'
+import { createPolicyNotices } from './policy/policy-notices'
+import type { AuthRefusal } from './auth-outcome'
 import { createDispatch } from './webhooks/dispatch'
 import { createWebhooksApi, type WebhooksApi } from './webhooks/webhooks-api'
 
@@ -41,8 +46,8 @@ export interface PasscodeAuth {
   readonly passcodes: PasscodesApi
   /** User passcodes: grant, reset, revoke, reveal. */
   readonly userPasscodes: UserPasscodesApi
-  /** Account settings. */
-  readonly accounts: AccountsApi
+  /** Account settings: which passcodes it accepts, its policy (SPEC §5.52). */
+  readonly accounts: AccountsApi & PolicyApi
   /** The operator's partner whitelist, read-only. */
   readonly partners: PartnersApi
   /**
@@ -78,7 +83,35 @@ export interface PasscodeAuth {
    * const principal = answer instanceof Promise ? await answer.then((o) => (o.ok ? o.principal : undefined)) : answer
    * ```
    */
-  verifyRequest<Source>(request: Source, reader: CredentialReader<Source>): Principal | Promise<AuthOutcome>
+  verifyRequest<Source>(request: Source, reader: CredentialReader<Source>, required?: ScopeRequirement): Principal | Promise<AuthOutcome>
+  /**
+   * The scopes a route needs (SPEC §5.48), checked against the `scopes` option once, for
+   * {@link PasscodeAuth.verifyRequest}'s third argument: every adapter's
+   * `requirePasscode(auth, { scopes })` makes one when it is created. Throws an
+   * `InvalidOptionsError` naming a scope the service does not declare. `undefined` for
+   * `undefined` (no scope needed).
+   *
+   * @example
+   * ```ts
+   * const required = auth.requiredScopes(['events:write'])
+   * const answer = auth.verifyRequest(request, reader, required)
+   * ```
+   */
+  requiredScopes(scopes: readonly string[]): ScopeRequirement
+  requiredScopes(scopes: readonly string[] | undefined): ScopeRequirement | undefined
+  /**
+   * Whether a verified principal has every scope of `required` (SPEC §5.48): `undefined`,
+   * or the refusal to answer, 403 `Missing scope: <name>` for the first one missing. For
+   * guards that verify once and check scopes per handler; `verifyRequest` with `required`
+   * does both at once.
+   *
+   * @example
+   * ```ts
+   * const refusal = auth.checkScopes(principal, auth.requiredScopes(['events:read']))
+   * if (refusal) return new Response(JSON.stringify(refusal.body), { status: refusal.statusCode })
+   * ```
+   */
+  checkScopes(principal: Principal, required: ScopeRequirement): AuthRefusal | undefined
   /** `GET /v1/connect` without HTTP: the status code and body to send. */
   connect(input: ConnectInput): Promise<ConnectResult>
   /**
@@ -141,6 +174,8 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   const telemetry = createTelemetry(resolved.telemetry)
   const store = telemetry === undefined ? resolved.store : traceStore(telemetry, resolved.store)
   const peppers = resolvePeppers(resolved.pepper)
+  const scopes = declaredScopes(resolved.scopes)
+  const principals = createPrincipals(scopes)
   // SPEC §5.32: the caches stop (and restart) trusting themselves on `unproven` (`proven`); the operator is told here.
   const invalidate = (invalidation: Invalidation): void => {
     caches.invalidate(invalidation)
@@ -162,6 +197,9 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   }
   // What each job receives: the management jobs share these five, the ones that issue values the issuer.
   const management: ManagementContext = { store, now, emit, invalidate, auditSigner }
+  // Restricted passcodes (SPEC §5.48, §5.52): what the jobs that make or show passcodes check them against.
+  const policyOf = policyReader(store, resolved.policy)
+  const restrictions = { scopes, policyOf }
   // Usage over time is read with the retention it is kept for (90 days with `usage: false`: nothing new is counted).
   const readUsage = usageReader(store, now, resolved.usage === false ? 90 : resolved.usage.retentionDays)
   const issuer: PasscodeIssuer = { prefix: resolved.prefix, hash: peppers.current.hash, pepperId: peppers.current.id }
@@ -185,6 +223,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     sunsetWithinMs,
     emit,
     usage,
+    principals,
     telemetry:
       telemetry === undefined
         ? undefined
@@ -208,6 +247,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     allowReactivation: resolved.allowReactivation,
     pendingUse: usage === undefined ? undefined : (passcodeId) => usage.pendingAccount(passcodeId),
     readUsage,
+    ...restrictions,
   })
   const userPasscodes = createUserPasscodesApi({
     ...management,
@@ -216,6 +256,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     crypto: createUserPasscodeCrypto(resolved.encryptionKeys),
     pendingUse: usage === undefined ? undefined : (accountId, userId) => usage.pendingUser(accountId, userId),
     readUsage,
+    ...restrictions,
   })
   // Emails outside the notifier's pass (a leak's, a disabled webhook endpoint's): false or null when they cannot go.
   const mailRecipients = async (accountId: string) => {
@@ -234,6 +275,15 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     }
   }
   const leakNotices = createLeakNotices({
+    store,
+    now,
+    auditSigner,
+    sendTimeoutMs: resolved.notifier.sendTimeoutMs,
+    recipients: mailRecipients,
+    deliver: mail,
+  })
+  // SPEC §5.52: the one email of a policy that finds passcodes breaking it, durable as the leak emails.
+  const policyNotices = createPolicyNotices({
     store,
     now,
     auditSigner,
@@ -280,14 +330,36 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
       action: resolved.leaks.action,
       allowReactivation: resolved.allowReactivation,
     }),
-    accounts: createAccountsApi(management),
+    accounts: {
+      ...createAccountsApi(management),
+      ...createPolicyApi({
+        store,
+        now,
+        emit,
+        auditSigner,
+        defaultPolicy: resolved.policy,
+        notices: policyNotices,
+        leaseMs: resolved.notifier.leaseMs,
+      }),
+    },
     partners: createPartnersApi(partners),
     audit: createAuditApi({ store, now, keys: auditKeys }),
     // The input only: what a caller passes second is not a budget.
     authenticate: (input) => verifier.authenticate(input),
     verifyRequest: verifier.request,
+    requiredScopes: ((list: readonly string[] | undefined) => principals.requirement(list)) as PasscodeAuth['requiredScopes'],
+    checkScopes: scopeRefusal,
     connect: telemetry === undefined ? connect : traceConnect(telemetry, connect),
-    notifyExpirations: createNotifyExpirations({ store, now, emit, auditSigner, telemetry, options: resolved, leaks: leakNotices }),
+    notifyExpirations: createNotifyExpirations({
+      store,
+      now,
+      emit,
+      auditSigner,
+      telemetry,
+      options: resolved,
+      leaks: leakNotices,
+      policies: policyNotices,
+    }),
     async pepperReport() {
       const report = await pepperReport(resolved.store, peppers, now())
       if (report === undefined) throw new ConfigurationError('The passcode store cannot count its hashes by pepper (no countHashesByPepper)')

@@ -60,7 +60,7 @@ export type AuditEvent =
       /** Its hint (prefix and last 4 characters), never the value. */
       readonly hint: string
       /** Which fields the update changed. */
-      readonly changed: readonly ('name' | 'expiry' | 'partners' | 'description')[]
+      readonly changed: readonly ('name' | 'expiry' | 'partners' | 'description' | 'scopes' | 'allowedAddresses' | 'metadata' | 'tags')[]
     })
   | (ManagementEventBase & {
       /** What happened. */
@@ -89,6 +89,19 @@ export type AuditEvent =
       readonly type: 'account.accepted_passcodes_changed'
       /** The new setting. */
       readonly acceptedPasscodes: 'account' | 'user' | 'both'
+    })
+  | (ManagementEventBase & {
+      /** An account's passcode policy changed (SPEC §5.52). */
+      readonly type: 'account.policy_changed'
+      /** The policy now in force, and whether it is the account's own or the host's default. */
+      readonly policy: {
+        readonly maxLifetimeDays: number | null
+        readonly requireExpiry: boolean
+        readonly requireDescription: boolean
+        readonly source: 'account' | 'default'
+      }
+      /** How many live passcodes break it (made before it; they keep working). */
+      readonly violations: number
     })
   | (EventBase & {
       /**
@@ -233,6 +246,18 @@ export type AuditEvent =
       /** What it means and how to pass the address, for an operator. */
       readonly message: string
     }
+  | (EventBase & {
+      /**
+       * Reported once per service, at the first request refused because a passcode with
+       * an address allowlist (SPEC §5.49) came without a client address: the adapter
+       * cannot see one (a Fetch handler called without it, a Hono app without
+       * `clientAddress`) or the caller of `authenticate` passed none. Such a passcode is
+       * refused (403 "Address not allowed") until the address is passed: fail closed.
+       */
+      readonly type: 'allowlist.no_client_address'
+      /** What it means and how to pass the address, for an operator. */
+      readonly message: string
+    })
   | {
       /**
        * The store can no longer prove that it hears other instances' changes (SPEC §5.32):

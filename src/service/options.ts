@@ -9,8 +9,10 @@ import type { Mailer } from '../ports/mailer'
 import type { PartnerRegistry } from '../ports/partner-registry'
 import type { PasscodeStore } from '../ports/passcode-store'
 import type { NotificationRecipients } from '../ports/recipients'
+import { cacheSchema, pepperSchema, scopesSchema } from './verify/options'
+import { policySchema } from './policy/options'
+import type { AccountPolicyInput } from './input'
 import type { WebhookSender } from '../ports/webhook-sender'
-import { cacheSchema, pepperSchema } from './verify/options'
 import type { AuditEvent } from './events'
 import { rateLimitSchema, type RateLimitOptions } from './limiter/options'
 import type { NotificationTemplate } from './notifier/notification-messages'
@@ -182,6 +184,21 @@ export interface PasscodeAuthOptions {
     action?: 'disable' | 'revoke'
   }
   /**
+   * The scopes the host's routes may need (SPEC §5.48), name → description, at most
+   * 100: `{ 'events:read': 'Read events', 'events:write': 'Send events' }`. A passcode
+   * grants all of them or a listed few; a route states the ones it needs in its guard
+   * (`requirePasscode(auth, { scopes: ['events:write'] })`). A name is a lower-case
+   * letter, then up to 63 of `a-z 0-9 _ . : -`. A scope no longer declared grants nothing.
+   * @default {} (none)
+   */
+  scopes?: Readonly<Record<string, string>>
+  /**
+   * Every account's policy unless its admins set their own (SPEC §5.52): the longest a
+   * passcode may live, and whether an expiry or a description is required.
+   * @default { maxLifetimeDays: null, requireExpiry: false, requireDescription: false } (every rule off)
+   */
+  policy?: AccountPolicyInput
+  /**
    * Webhooks (SPEC §5.53, `auth.webhooks`): who may receive them and how deliveries run.
    * An endpoint's URL that resolves to a loopback, private, link-local, shared (CGNAT),
    * unique-local, multicast, reserved or metadata address is refused, at registration and
@@ -278,6 +295,8 @@ export const optionsSchema = z
     rateLimit: rateLimitSchema.default(false),
     usage: usageSchema.prefault(noOptions),
     leaks: leaksSchema.prefault(noOptions),
+    scopes: scopesSchema.prefault(noOptions),
+    policy: policySchema.prefault(noOptions),
     webhooks: webhooksSchema.prefault(noOptions),
     onEvent: functionOption<(event: AuditEvent) => void | Promise<void>>('a function').optional(),
     telemetry: telemetrySchema.optional(),
@@ -306,6 +325,8 @@ const OPTION_GROUPS: OptionGroups = {
   rateLimit: {},
   usage: {},
   leaks: {},
+  scopes: {},
+  policy: {},
   webhooks: {},
   telemetry: {},
   pepper: {},

@@ -16,7 +16,7 @@ const RULES: Readonly<Record<string, { folders: readonly string[]; packages: rea
   core: { folders: [], packages: [/^@noble\/hashes(\/|$)/] },
   protocol: { folders: ['core'], packages: [/^zod$/] },
   ports: { folders: ['core'], packages: [] },
-  service: { folders: ['core', 'protocol', 'ports'], packages: [/^zod$/, /^jose$/, /^@noble\/hashes(\/|$)/] },
+  service: { folders: ['core', 'protocol', 'ports'], packages: [/^zod$/, /^jose$/, /^@noble\/hashes(\/|$)/, /^ipaddr\.js$/] },
   http: { folders: ['core', 'protocol', 'ports', 'service'], packages: [NODE_BUILTIN] },
   express: { folders: ['core', 'protocol', 'ports', 'service', 'http'], packages: [/^express$/] },
   fastify: { folders: ['core', 'protocol', 'ports', 'service', 'http'], packages: [/^fastify$/, /^fastify-plugin$/] },

@@ -127,3 +127,41 @@ describe('users grant|reset|revoke|reveal and accounts set-accepted', () => {
     expect(JSON.parse((await run('partners', 'list', '--json')).stdout)).toEqual({ partners: [] })
   })
 })
+
+describe('accounts policy and accounts set-policy (SPEC §5.52)', () => {
+  it("shows the host's default, sets the account's own, refuses what breaks it, and goes back", async () => {
+    expect(await run('accounts', 'policy', '--account', 'acc_p')).toMatchObject({
+      code: 0,
+      stdout: "Account acc_p follows the host's default passcode policy: no rule.\n",
+    })
+    const set = await run('accounts', 'set-policy', '--account', 'acc_p', '--max-lifetime-days', '90', '--require-expiry')
+    expect(set).toMatchObject({
+      code: 0,
+      stdout: 'Account acc_p follows its own passcode policy: passcodes live at most 90 days; every account passcode needs an expiry.\n',
+    })
+    const shown = await run('accounts', 'policy', '--account', 'acc_p', '--json')
+    expect(JSON.parse(shown.stdout)).toEqual({
+      accountId: 'acc_p',
+      policy: { maxLifetimeDays: 90, requireExpiry: true, requireDescription: false, source: 'account' },
+    })
+    const refused = await run('passcodes', 'create', '--account', 'acc_p', '--name', 'Long', '--expiry', '365', '--json')
+    expect(refused.code).toBe(3)
+    expect(JSON.parse(refused.stderr)).toMatchObject({ error: { code: 'ERR_INVALID_INPUT', field: 'expiry' } })
+    expect(refused.stderr).toContain('maxLifetimeDays')
+
+    const [outOfRange, member, both] = await Promise.all([
+      run('accounts', 'set-policy', '--account', 'acc_p', '--max-lifetime-days', '3651'),
+      run('accounts', 'set-policy', '--account', 'acc_p', '--require-expiry', '--as', 'u_9', '--role', 'member'),
+      run('accounts', 'set-policy', '--account', 'acc_p', '--default', '--require-expiry'),
+    ])
+    expect([outOfRange.code, member.code, both.code]).toEqual([3, 3, 3])
+    expect(outOfRange.stderr).toContain('Invalid policy.maxLifetimeDays: must be at most 3650 days')
+    expect(member.stderr).toContain("Only admins change an account's passcode policy")
+    expect(both.stderr).toContain('default')
+
+    expect(await run('accounts', 'set-policy', '--account', 'acc_p', '--default')).toMatchObject({
+      code: 0,
+      stdout: "Account acc_p follows the host's default passcode policy: no rule.\n",
+    })
+  })
+})

@@ -1,9 +1,11 @@
 import { afterEach, beforeEach, describe } from 'vitest'
 import { accountPasscodeCases } from './store/account-passcodes'
+import { accountPolicyCases } from './store/account-policies'
 import { auditCases } from './store/audit'
 import { bindingRotationUsageCases } from './store/binding-rotation-usage'
 import { concurrencyCases } from './store/concurrency'
 import { disableDescriptionCases } from './store/disable-description'
+import { restrictionCases } from './store/restrictions'
 import { endToEndCases } from './store/end-to-end'
 import { interleavedWriteCases } from './store/interleaved-writes'
 import type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
@@ -72,10 +74,12 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     interleavedWriteCases(fixture)
     pepperOverlapCases(fixture)
     disableDescriptionCases(fixture)
+    restrictionCases(fixture)
     usageDaysCases(fixture)
     lastUseCases(fixture)
     leakMarkCases(fixture)
     leakedRotationCases(fixture)
+    accountPolicyCases(fixture)
     webhookCases(fixture)
   })
 }

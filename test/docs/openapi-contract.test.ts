@@ -164,6 +164,8 @@ function managementHost(
   const { auth, clock } = setup({
     store,
     partners: options.partners ?? ['Acme', 'Globex'],
+    // SPEC §5.48: what a passcode's `scopes` may name.
+    scopes: { 'events:read': 'Read events', 'events:write': 'Send events' },
     ...(options.timeoutMs && { timeoutMs: options.timeoutMs }),
     ...(options.auditKeys && { auditKeys: options.auditKeys }),
   })

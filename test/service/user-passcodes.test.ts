@@ -115,17 +115,22 @@ describe('SPEC 5.13 who sees what', () => {
     expect(view).not.toHaveProperty('value')
     expect(Object.keys(view).sort()).toEqual([
       'accountId',
+      'allowedAddresses',
       'expiresAt',
       'grantedAt',
       'hint',
       'lastUsedAt',
       'lastUsedPartner',
       'leak',
+      'policyViolations',
       'revokedAt',
+      'scopes',
       'status',
+      'unknownScopes',
       'unused',
       'userId',
       'validity',
+      'violatesPolicy',
     ])
   })
 

@@ -1,4 +1,5 @@
 import type { CommandSpec } from '../command'
+import { accountPolicyCommands } from './account-policy'
 import { accountsCommands } from './accounts'
 import { auditCommands } from './audit'
 import { dashboardCommands } from './dashboard'
@@ -19,6 +20,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...passcodesCommands,
   ...usersCommands,
   ...accountsCommands,
+  ...accountPolicyCommands,
   ...auditCommands,
   ...webhooksCommands,
   ...dashboardCommands,

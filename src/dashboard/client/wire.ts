@@ -4,6 +4,7 @@
 import type { auditPageSchema } from '../../protocol/management-audit'
 import type {
   accountAnswerSchema,
+  accountPolicyAnswerSchema,
   AnswerJson,
   issuedPasscodeSchema,
   issuedUserPasscodeSchema,
@@ -66,3 +67,6 @@ export type WebhookDeliveryPage = AnswerJson<typeof webhookDeliveryPageSchema>
 export type WebhookDelivery = WebhookDeliveryPage['deliveries'][number]
 /** The answer to "Send test event" and Replay. */
 export type WebhookDeliveryAnswer = AnswerJson<typeof webhookDeliveryAnswerSchema>
+
+/** `GET`, `PUT` and `DELETE /account/policy` (SPEC §5.52). */
+export type AccountPolicy = AnswerJson<typeof accountPolicyAnswerSchema>

@@ -3,6 +3,7 @@ import { canManageAccountPasscodes, canManageUserPasscodes } from '../../core/ru
 import { managementFailure } from '../../protocol/management-errors'
 import {
   accountAnswerSchema,
+  accountPolicyAnswerSchema,
   issuedPasscodeSchema,
   issuedUserPasscodeSchema,
   partnerListSchema,
@@ -187,6 +188,22 @@ export const ROUTES: readonly Route[] = [
       return schemaAnswer(200, accountAnswerSchema, await accountBody(auth, session))
     }),
     { accepted: 'acceptedPasscodes' },
+  ),
+  // SPEC §5.52: every member reads the policy; the service lets only admins change it (403 otherwise).
+  route('GET', '/account/policy', async ({ auth, session }) =>
+    schemaAnswer(200, accountPolicyAnswerSchema, { policy: await auth.accounts.getPolicy(session.accountId) }),
+  ),
+  route(
+    'PUT',
+    '/account/policy',
+    withBody(async ({ auth, session }, body) =>
+      schemaAnswer(200, accountPolicyAnswerSchema, {
+        policy: await auth.accounts.setPolicy(session.actor, session.accountId, parseInput('policy', '', body)),
+      }),
+    ),
+  ),
+  route('DELETE', '/account/policy', async ({ auth, session }) =>
+    schemaAnswer(200, accountPolicyAnswerSchema, { policy: await auth.accounts.setPolicy(session.actor, session.accountId, null) }),
   ),
   route('GET', '/audit', listAudit),
   route('GET', '/audit/export', exportAudit),

@@ -1,3 +1,4 @@
+import type { PolicyNoticeResult } from '../policy-notice-result'
 import type { NotificationFailureReason, NotificationKind } from '../../core/notifications'
 import type { LeakNoticeResult } from '../leak-notice-result'
 
@@ -72,4 +73,6 @@ export interface NotificationReport {
    * sent or tried again; absent when there were none.
    */
   readonly leaks?: readonly LeakNoticeResult[]
+  /** The policy emails (SPEC §5.52) this pass sent or tried, when there were any. */
+  readonly policies?: readonly PolicyNoticeResult[]
 }

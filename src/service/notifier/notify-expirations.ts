@@ -10,6 +10,7 @@ import { auditEntry, passcodeTarget } from '../audit-entry'
 import { DeliveryFailure, render, resolveRecipients, sendWithin } from './notification-delivery'
 import { defaultNotificationTemplates, notificationMessageData } from './notification-messages'
 import type { LeakNoticeResult } from '../leak-notice-result'
+import type { PolicyNoticeResult } from '../policy-notice-result'
 import type { mailerSchema, notifierSchema, recipientsSchema, templatesSchema } from './options'
 import type { FailedNotification, NotificationReport, NotificationReportItem, SentNotification, SkippedNotification } from './notification-report'
 
@@ -30,6 +31,8 @@ export interface NotifierContext {
   readonly telemetry: { notification(kind: string, result: 'sent' | 'failed'): void } | undefined
   /** The leak emails (SPEC §5.42) whose first send failed: each pass sends them again. */
   readonly leaks?: { pass(options: { readonly leaseMs: number; readonly batchSize: number }): Promise<LeakNoticeResult[]> } | undefined
+  /** The policy emails (SPEC §5.52) whose first send failed: each pass sends them again. */
+  readonly policies?: { pass(options: { readonly leaseMs: number; readonly batchSize: number }): Promise<PolicyNoticeResult[]> } | undefined
   readonly options: {
     readonly limits: { readonly expiringSoonDays: number }
     readonly notifier: z.output<typeof notifierSchema>
@@ -62,6 +65,7 @@ export function createNotifyExpirations(context: NotifierContext): () => Promise
     const seen = new Set<string>()
     const recipientsByAccount = new Map<string, Promise<string[]>>()
     let leaks: LeakNoticeResult[] | undefined
+    let policies: PolicyNoticeResult[] | undefined
 
     try {
       const { mailer, recipients } = options
@@ -165,6 +169,7 @@ export function createNotifyExpirations(context: NotifierContext): () => Promise
         if (claims.length < batchSize || fresh === 0) break
       }
       leaks = await context.leaks?.pass({ leaseMs, batchSize })
+      policies = await context.policies?.pass({ leaseMs, batchSize })
     } catch (error) {
       const message = error instanceof PasscodeAuthError ? error.message : 'The notifier pass failed'
       emit?.({ type: 'notifier.failed', error: message })
@@ -174,6 +179,13 @@ export function createNotifyExpirations(context: NotifierContext): () => Promise
       await Promise.allSettled([...unsent].map(async (claim) => store.releaseNotification(claim)))
     }
 
-    return { startedAt: new Date(startedAt), sent, failed, skipped, ...(leaks !== undefined && leaks.length > 0 && { leaks }) }
+    return {
+      startedAt: new Date(startedAt),
+      sent,
+      failed,
+      skipped,
+      ...(leaks !== undefined && leaks.length > 0 && { leaks }),
+      ...(policies !== undefined && policies.length > 0 && { policies }),
+    }
   }
 }

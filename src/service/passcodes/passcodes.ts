@@ -11,7 +11,8 @@ import type { PasscodeUsage } from '../views'
 import type { PasscodesContext } from './passcodes-context'
 import { authorizeManager as authorize } from './authorize'
 import { checkedBinding } from './partner-binding'
-import { passcodeView, passcodeViews, sortViews } from './passcode-views'
+import { filterViews, passcodeView, passcodeViews, sortViews } from './passcode-views'
+import { assertAccountPasscodePolicy } from '../policy-checks'
 import { createRotatePasscode } from './rotate-passcode'
 import { createSetDisabled } from './set-disabled'
 
@@ -76,13 +77,25 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
     async create(actor, accountId, input) {
       const who = authorize(actor)
       const account = parseInput('accountId', 'accountId', accountId)
-      const { name, expiry, partners, description = '' } = parseInput('create', '', input)
+      const {
+        name,
+        expiry,
+        partners,
+        description = '',
+        scopes = null,
+        allowedAddresses = [],
+        metadata = null,
+        tags = [],
+      } = parseInput('create', '', input)
+      context.scopes.assertDeclared(scopes, 'scopes')
+      assertAccountPasscodePolicy(await storeCall(() => context.policyOf(account)), { expiry, description })
       const binding = await checkedBinding(context.partners, partners ?? null)
       const value = generatePasscode({ prefix: issuer.prefix })
       const now = context.now()
       const hint = passcodeHint(value)
       const id = crypto.randomUUID()
-      const fields = { name, expiry, expiresAt: accountPasscodeExpiresAt(now, expiry), partners: binding, description }
+      const restrictions = { scopes, allowedAddresses, metadata, tags }
+      const fields = { name, expiry, expiresAt: accountPasscodeExpiresAt(now, expiry), partners: binding, description, ...restrictions }
       const audit = auditEntry(
         context.auditSigner,
         who,
@@ -113,6 +126,7 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
             lastUsedPartner: null,
             disabledAt: null,
             description,
+            ...restrictions,
           },
           limits.maxAccountPasscodes,
           audit,
@@ -131,10 +145,17 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
       const account = parseInput('accountId', 'accountId', accountId)
       const id = parseInput('passcodeId', 'passcodeId', passcodeId)
       const changes = parseInput('update', '', patch)
+      context.scopes.assertDeclared(changes.scopes, 'scopes')
       const binding = changes.partners === undefined ? undefined : await checkedBinding(context.partners, changes.partners)
       const now = context.now()
       const current = await storeCall(() => store.getAccountPasscode(account, id))
       if (current === null) throw new NotFoundError('No such passcode in this account')
+      if (changes.expiry !== undefined || changes.description !== undefined) {
+        // SPEC §5.52: only the rules of what the edit changes (a passcode made before the policy may still be renamed).
+        const after = { expiry: changes.expiry ?? current.expiry, description: changes.description ?? current.description }
+        const changed = { expiry: changes.expiry !== undefined, description: changes.description !== undefined }
+        assertAccountPasscodePolicy(await storeCall(() => context.policyOf(account)), after, changed)
+      }
       if (changes.expiry !== undefined && !context.allowReactivation && isExpired(current, now)) {
         throw new ReactivationRefusedError()
       }
@@ -146,11 +167,16 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
         }),
         ...(binding !== undefined && { partners: binding }),
         ...(changes.description !== undefined && { description: changes.description }),
+        ...(changes.scopes !== undefined && { scopes: changes.scopes }),
+        ...(changes.allowedAddresses !== undefined && { allowedAddresses: changes.allowedAddresses }),
+        ...(changes.metadata !== undefined && { metadata: changes.metadata }),
+        ...(changes.tags !== undefined && { tags: changes.tags }),
         updatedAt: now,
       }
       const edited = changedFields(passcodeFields(current), passcodeFields({ ...current, ...edit }))
       // A change of the binding alone is the "partner change" of SPEC §5.40.
-      const bindingOnly = binding !== undefined && changes.name === undefined && changes.expiry === undefined && changes.description === undefined
+      const { partners: _partners, ...others } = changes
+      const bindingOnly = binding !== undefined && Object.values(others as Record<string, unknown>).every((value) => value === undefined)
       const action = bindingOnly ? 'passcode.partners_changed' : 'passcode.updated'
       const audit = auditEntry(context.auditSigner, who, account, now, action, passcodeTarget({ id, name: edit.name ?? current.name }), edited)
       const result = await storeCall(() => store.updateAccountPasscode(account, id, edit, audit))
@@ -165,6 +191,10 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
         ...(changes.expiry !== undefined ? (['expiry'] as const) : []),
         ...(binding !== undefined ? (['partners'] as const) : []),
         ...(changes.description !== undefined ? (['description'] as const) : []),
+        ...(changes.scopes !== undefined ? (['scopes'] as const) : []),
+        ...(changes.allowedAddresses !== undefined ? (['allowedAddresses'] as const) : []),
+        ...(changes.metadata !== undefined ? (['metadata'] as const) : []),
+        ...(changes.tags !== undefined ? (['tags'] as const) : []),
       ]
       emit?.({
         type: 'passcode.updated',
@@ -214,9 +244,9 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
     async list(actor, accountId, listOptions) {
       parseInput('actor', 'actor', actor)
       const account = parseInput('accountId', 'accountId', accountId)
-      const { sortBy = 'createdAt' } = parseInput('list', 'options', listOptions) ?? {}
+      const { sortBy = 'createdAt', tags, search } = parseInput('list', 'options', listOptions) ?? {}
       const records = await storeCall(() => store.listAccountPasscodes(account))
-      return sortViews(await passcodeViews(context, records), sortBy)
+      return sortViews(filterViews(await passcodeViews(context, records), tags, search), sortBy)
     },
 
     async usage(actor, accountId, passcodeId) {

@@ -3,7 +3,10 @@ import { AlreadyGrantedError, ForbiddenError, NotFoundError } from '../../core/e
 import { generatePasscode, passcodeHint } from '../../core/passcode-format'
 import { canManageUserPasscodes, userPasscodeExpiresAt } from '../../core/rules'
 import type { LeakMark } from '../../ports/passcode-store'
-import type { ManagementContext, PasscodeIssuer } from '../context'
+import type { ManagementContext, PasscodeIssuer, RestrictionsContext } from '../context'
+import { assertUserPasscodePolicy } from '../policy-checks'
+import { userRestrictionFields } from '../../core/audit-fields'
+import type { AccountPolicy } from '../../core/policy'
 import { storeCall } from '../deadline'
 import { parseInput, type GrantUserPasscodeInput } from '../input'
 import { IssuedPasscode } from '../issued-passcode'
@@ -42,7 +45,7 @@ export interface UserPasscodesApi {
 }
 
 /** What `auth.userPasscodes` receives from the service. */
-export interface UserPasscodesContext extends ManagementContext {
+export interface UserPasscodesContext extends ManagementContext, RestrictionsContext {
   readonly issuer: PasscodeIssuer
   readonly expiringSoonDays: number
   /** Encrypts values at rest; `undefined` without `encryptionKeys`. */
@@ -58,8 +61,14 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
   const { store, emit, issuer } = context
   const soonDays = context.expiringSoonDays
   /** `leak` is the user's open leak mark; a view without one passes none (a grant or a reset closes it). */
-  const userView = (record: UserPasscodeRecord, now: number, leak?: LeakMark) =>
-    toUserPasscodeView(record, now, soonDays, { pending: context.pendingUse?.(record.accountId, record.userId), leak })
+  const userView = (record: UserPasscodeRecord, now: number, policy: AccountPolicy, leak?: LeakMark) =>
+    toUserPasscodeView(record, now, soonDays, {
+      pending: context.pendingUse?.(record.accountId, record.userId),
+      leak,
+      declaredScopes: context.scopes.names,
+      policy,
+    })
+  const policyOf = (accountId: string) => storeCall(() => context.policyOf(accountId))
   /**
    * The open leak marks (SPEC §5.42) of the account's user passcodes, by user id: one read.
    * Only get and list read them: a leak revokes the passcode, and only a grant or a reset
@@ -100,17 +109,32 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
     async grant(actor, accountId, userId, input) {
       const who = adminOnly(actor)
       const owner = ids(accountId, userId)
-      const { validity } = parseInput('grant', '', input)
+      const { validity, scopes = null, allowedAddresses = [] } = parseInput('grant', '', input)
+      context.scopes.assertDeclared(scopes, 'scopes')
       encryption()
       const now = context.now()
+      const policy = await policyOf(owner.accountId)
+      assertUserPasscodePolicy(policy, validity, now)
       const expiresAt = userPasscodeExpiresAt(now, validity)
+      const restrictions = { scopes, allowedAddresses }
       const audit = auditEntry(context.auditSigner, who, owner.accountId, now, 'user_passcode.granted', userTarget(owner.userId), {
         validity: { before: null, after: validity.type === 'finite' ? `${validity.days} days` : 'infinite' },
         expiresAt: { before: null, after: expiresAt },
+        ...Object.fromEntries(Object.entries(userRestrictionFields(restrictions)).map(([field, after]) => [field, { before: null, after }])),
       })
       const result = await storeCall(async () =>
         store.grantUserPasscode(
-          { ...owner, ...(await freshValue(owner)), validity, grantedAt: now, expiresAt, revokedAt: null, lastUsedAt: null, lastUsedPartner: null },
+          {
+            ...owner,
+            ...(await freshValue(owner)),
+            validity,
+            grantedAt: now,
+            expiresAt,
+            revokedAt: null,
+            lastUsedAt: null,
+            lastUsedPartner: null,
+            ...restrictions,
+          },
           now,
           audit,
         ),
@@ -118,7 +142,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       if (!result.ok) throw new AlreadyGrantedError()
       context.invalidate({ type: 'user_passcode', ...owner })
       emit?.({ type: 'user_passcode.granted', ...owner, actorUserId: who.userId })
-      return userView(result.record, now)
+      return userView(result.record, now, policy)
     },
 
     async reset(actor, accountId, userId) {
@@ -128,6 +152,9 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       const now = context.now()
       const current = await storeCall(() => store.getUserPasscode(owner.accountId, owner.userId))
       if (current?.revokedAt !== null) throw notFound()
+      // SPEC §5.52: the validity a reset keeps restarts now, so it meets the policy now.
+      const policy = await policyOf(owner.accountId)
+      assertUserPasscodePolicy(policy, current.validity, now, true)
       const fresh = await freshValue(owner)
       const expiresAt = userPasscodeExpiresAt(now, current.validity)
       const audit = auditEntry(context.auditSigner, who, owner.accountId, now, 'user_passcode.reset', userTarget(owner.userId), {
@@ -137,7 +164,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       if (record === null) throw notFound()
       context.invalidate({ type: 'user_passcode', ...owner })
       emit?.({ type: 'user_passcode.reset', ...owner, actorUserId: who.userId })
-      return userView(record, now)
+      return userView(record, now, policy)
     },
 
     async revoke(actor, accountId, userId) {
@@ -151,7 +178,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       if (record === null) throw notFound()
       context.invalidate({ type: 'user_passcode', ...owner })
       emit?.({ type: 'user_passcode.revoked', ...owner, actorUserId: who.userId })
-      return userView(record, now)
+      return userView(record, now, await policyOf(owner.accountId))
     },
 
     async reveal(actor, accountId) {
@@ -169,7 +196,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
           log.append(auditEntry(context.auditSigner, who, owner.accountId, context.now(), 'user_passcode.revealed', userTarget(owner.userId))),
         )
       emit?.({ type: 'user_passcode.revealed', ...owner, actorUserId: who.userId })
-      return new IssuedPasscode(userView(record, context.now()), value)
+      return new IssuedPasscode(userView(record, context.now(), await policyOf(owner.accountId)), value)
     },
 
     async get(actor, accountId, userId) {
@@ -178,7 +205,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       const record = await storeCall(() => store.getUserPasscode(owner.accountId, owner.userId))
       if (record === null) return null
       const leak = record.revokedAt === null ? undefined : (await openLeaks(owner.accountId)).get(owner.userId)
-      return userView(record, context.now(), leak)
+      return userView(record, context.now(), await policyOf(owner.accountId), leak)
     },
 
     async list(actor, accountId) {
@@ -187,7 +214,8 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       const records = await storeCall(() => store.listUserPasscodes(account))
       const leaks = records.some((record) => record.revokedAt !== null) ? await openLeaks(account) : new Map<string, LeakMark>()
       const now = context.now()
-      return records.map((record) => userView(record, now, leaks.get(record.userId)))
+      const policy = await policyOf(account)
+      return records.map((record) => userView(record, now, policy, leaks.get(record.userId)))
     },
 
     async usage(actor, accountId, userId) {

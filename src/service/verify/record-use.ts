@@ -1,6 +1,6 @@
 import type { Principal } from '../../core/entities'
-import type { FailureReason } from '../../protocol/outcomes'
-import { refuse, type AuthOutcome } from '../auth-outcome'
+import type { FixedFailureReason } from '../../protocol/outcomes'
+import { refuse, type AuthOutcome, type AuthRefusal } from '../auth-outcome'
 import { countedOutcome, type CountedRefusal } from '../count-hook'
 import type { EventInput } from '../events'
 
@@ -37,10 +37,11 @@ export interface RecordUse {
   /** A success past the synchronous path, with the `Sunset` header when due; `count` `false` when `connect` records it. */
   success(principal: Principal, now: number, headers: Readonly<Record<string, string>> | undefined, count: boolean): AuthOutcome
   /**
-   * A refusal, with the account ID as sent (or `''` when it was not well formed);
-   * `credential` the one the value matched, if any, for usage over time.
+   * A refusal (a reason of the one table, or an answer made for it: a missing scope's),
+   * with the account ID as sent (or `''` when it was not well formed); `credential` the
+   * one the value matched, if any, for usage over time.
    */
-  refusal(reason: Exclude<FailureReason, 'partner_not_whitelisted'>, accountId: string, credential?: Principal, now?: number): AuthOutcome
+  refusal(reason: FixedFailureReason | AuthRefusal, accountId: string, credential?: Principal, now?: number): AuthOutcome
 }
 
 /**
@@ -65,13 +66,14 @@ export function recordUse({ emit, usage, cacheHit }: RecordUseDeps): RecordUse {
       emit?.({ type: 'auth.succeeded', accountId: principal.accountId, principal })
       return headers === undefined ? { ok: true, principal } : { ok: true, principal, headers }
     },
-    refusal(reason, accountId, credential, now) {
+    refusal(refusal, accountId, credential, now) {
+      const outcome = typeof refusal === 'string' ? refuse(refusal) : refusal
+      const { reason } = outcome
       if (usage !== undefined && credential !== undefined && now !== undefined) {
         // Usage over time (SPEC §5.41): a refusal that matched a credential of this very account.
         const counted = countedOutcome(reason, credential, accountId)
         if (counted !== undefined) usage.refused(credential, counted, now)
       }
-      const outcome = refuse(reason)
       emit?.({ type: 'auth.failed', accountId, reason, statusCode: outcome.statusCode })
       return outcome
     },

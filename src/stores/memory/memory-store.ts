@@ -21,6 +21,7 @@ import {
   deletedPasscodeEntry,
   editedPasscodeEntry,
   leakReportedEntry,
+  policyChangedEntry,
   resetUserPasscodeEntry,
   rotatedPasscodeEntry,
 } from '../../core/audit-fields'
@@ -28,6 +29,8 @@ import { dueNotification } from '../../core/notifications'
 import { memoryAuditLog } from './memory-audit-log'
 import { memoryWebhooks } from './memory-webhooks'
 import type { PasscodeStoreWithWebhooks } from '../../ports/passcode-store'
+import type { AccountPolicy } from '../../core/policy'
+import type { PolicyNotice } from '../../ports/account-policy-part'
 
 interface NotificationState {
   sentAt: number | null
@@ -39,6 +42,13 @@ interface NotificationState {
 interface LeakMarkState {
   mark: LeakMark
   open: boolean
+  token: string | null
+  claimedUntil: number
+}
+
+/** An account's policy email (SPEC §5.52) with its claim. */
+interface PolicyNoticeState {
+  notice: PolicyNotice
   token: string | null
   claimedUntil: number
 }
@@ -88,6 +98,10 @@ export function memoryStore(): PasscodeStoreWithWebhooks {
   const usageDays = new Map<string, Map<string, StoredUsageCount>>()
   /** Leak marks (SPEC §5.42) by id, in insertion (report) order. */
   const leaks = new Map<string, LeakMarkState>()
+  /** Accounts' own policies (SPEC §5.52); an account without one has the host's default. */
+  const policies = new Map<string, AccountPolicy>()
+  /** Each account's one policy email, sent or not, by account. */
+  const policyNotices = new Map<string, PolicyNoticeState>()
 
   const publish = (invalidation: Invalidation): void => {
     for (const listener of listeners) {
@@ -178,15 +192,20 @@ export function memoryStore(): PasscodeStoreWithWebhooks {
         ...(patch.partners !== undefined && { partners: patch.partners === null ? null : Object.freeze([...patch.partners]) }),
         ...(patch.description !== undefined && { description: patch.description }),
         ...(patch.disabledAt !== undefined && { disabledAt: patch.disabledAt }),
+        ...(patch.scopes !== undefined && { scopes: patch.scopes === null ? null : Object.freeze([...patch.scopes]) }),
+        ...(patch.allowedAddresses !== undefined && { allowedAddresses: Object.freeze([...patch.allowedAddresses]) }),
+        ...(patch.metadata !== undefined && { metadata: patch.metadata }),
+        ...(patch.tags !== undefined && { tags: Object.freeze([...patch.tags]) }),
         updatedAt: patch.updatedAt,
       }
       const recorded = audit.prepare(entry, (given) => editedPasscodeEntry(given, current, next))
       passcodes.set(passcodeId, next)
       if (patch.disabledAt === null) closeLeak(accountId, 'account', passcodeId)
       recorded()
-      if (patch.expiresAt !== undefined || patch.name !== undefined || patch.partners !== undefined || patch.disabledAt !== undefined) {
+      // What a verification reads (the principal's scopes and metadata, the address ranges included); not a description or tags.
+      const { description: _description, tags: _tags, updatedAt: _updatedAt, ...read } = patch
+      if (Object.values(read as Record<string, unknown>).some((value) => value !== undefined))
         publish({ type: 'account_passcode', accountId, passcodeId })
-      }
       return { ok: true, record: { ...next } }
     },
 
@@ -531,6 +550,60 @@ export function memoryStore(): PasscodeStoreWithWebhooks {
     async releaseLeakNotice(claim) {
       const state = leaks.get(claim.id)
       if (state?.token === claim.token && state.mark.notifiedAt === null) {
+        state.token = null
+        state.claimedUntil = 0
+      }
+    },
+
+    async getAccountPolicy(accountId) {
+      const policy = policies.get(accountId)
+      return policy === undefined ? null : { ...policy }
+    },
+
+    async setAccountPolicy(accountId, policy, notice, entry) {
+      const before = policies.get(accountId) ?? null
+      const recorded = audit.prepare(entry, (given) => policyChangedEntry(given, before, policy))
+      if (policy === null) policies.delete(accountId)
+      else policies.set(accountId, Object.freeze({ ...policy }))
+      if (notice === null) {
+        // An email not sent yet counted against a policy no longer set.
+        if (policyNotices.get(accountId)?.notice.notifiedAt === null) policyNotices.delete(accountId)
+      } else {
+        policyNotices.set(accountId, {
+          notice: { accountId, policy: Object.freeze({ ...notice.policy }), count: notice.count, setAt: notice.setAt, notifiedAt: null },
+          token: notice.token,
+          claimedUntil: notice.claimedUntil,
+        })
+      }
+      recorded()
+      return before === null ? null : { ...before }
+    },
+
+    async claimPolicyNotices({ now, leaseMs, limit, token }) {
+      const oldestFirst = [...policyNotices.values()]
+        .filter((state) => state.notice.notifiedAt === null && state.claimedUntil <= now)
+        .sort((a, b) => a.notice.setAt - b.notice.setAt || compare(a.notice.accountId, b.notice.accountId))
+        .slice(0, limit)
+      return oldestFirst.map((state) => {
+        state.token = token
+        state.claimedUntil = now + leaseMs
+        return { ...state.notice, token }
+      })
+    },
+
+    async completePolicyNotice(claim, sentAt, entry) {
+      const state = policyNotices.get(claim.accountId)
+      if (state?.token !== claim.token || state.notice.notifiedAt !== null) return false
+      const recorded = audit.prepare(entry)
+      state.notice = { ...state.notice, notifiedAt: sentAt }
+      state.token = null
+      recorded()
+      return true
+    },
+
+    async releasePolicyNotice(claim) {
+      const state = policyNotices.get(claim.accountId)
+      if (state?.token === claim.token && state.notice.notifiedAt === null) {
         state.token = null
         state.claimedUntil = 0
       }

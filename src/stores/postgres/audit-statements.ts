@@ -326,7 +326,18 @@ function lockingHead(s: string, { change, params, gate, result }: { change: stri
 }
 
 /** The columns an edit's record reads before it (prior_*), as core/audit-fields.ts's EDITED_FIELDS need them. */
-export const EDITED_COLUMNS = ['name', 'expiry_days', 'expires_at', 'partners', 'description', 'disabled_at'] as const
+export const EDITED_COLUMNS = [
+  'name',
+  'expiry_days',
+  'expires_at',
+  'partners',
+  'description',
+  'disabled_at',
+  'scopes',
+  'allowed_addresses',
+  'metadata',
+  'tags',
+] as const
 
 /**
  * An account passcode's edit as CTEs (parameters as `updateAccountPasscode`'s): `prior`

@@ -365,61 +365,25 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 10,
     name: 'the verification lookup as a function',
-    statements: (s) => {
-      // One account passcode probe, by its current or its previous hash.
-      const accountProbe = (column: 'hash' | 'previous_hash'): string => `SELECT row_to_json(r)::text INTO answer FROM (
-          SELECT 'account' AS kind, p.account_id, p.id, NULL::text AS user_id, p.name, p.name_key, p.hash, p.hint,
-                 p.expiry_days, p.created_at, p.updated_at, p.expires_at, p.partners, p.previous_hash, p.previous_hash_ends_at,
-                 p.last_used_at, p.last_used_partner, NULL::text AS ciphertext,
-                 NULL::text AS validity_type, NULL::integer AS validity_days, NULL::bigint AS granted_at, NULL::bigint AS revoked_at,
-                 p.pepper_id, p.disabled_at, p.description, coalesce(a.accepted_passcodes, 'account') AS accepted_passcodes
-          FROM ${s}.account_passcodes p LEFT JOIN ${s}.accounts a ON a.account_id = p.account_id
-          WHERE p.${column} = $1
-        ) AS r;`
-      return [
-        // The verification lookup (statements.ts, findCredentialByHash, as of this version)
-        // for connections that cannot keep a named prepared statement (a transaction
-        // pooler): PL/pgSQL keeps the plans of its queries per server session, so the call
-        // `SELECT s.find_credential_by_hash($1::text)` is all the server plans per lookup.
-        // It returns the statement's one row (or NULL) as the text of row_to_json, with
-        // the statement's column names. The statement's three probes (an account
-        // passcode's current hash, its previous hash, a user passcode's hash; the first
-        // that matches wins, as the statement's UNION ALL ... LIMIT 1) run one after the
-        // other here, each a plain index probe joined to its account: a match on the
-        // current hash, the usual case, runs one small plan instead of starting all
-        // three. Every name is schema-qualified, with no `SET search_path` (which the
-        // server saves and restores on every call). Both choices measured with
-        // `npx tsx bench/pgbouncer-lookup.ts` (figures in docs/benchmarks.md). SECURITY
-        // INVOKER: the caller's own rights on the tables. Creating it locks no table. A
-        // later change to the lookup replaces it in a new version;
-        // test/stores/sql-store-cases.ts checks that both return the same row.
-        `CREATE OR REPLACE FUNCTION ${s}.find_credential_by_hash(text) RETURNS text
-        LANGUAGE plpgsql STABLE SECURITY INVOKER AS $lookup$
-      DECLARE
-        answer text;
-      BEGIN
-        ${accountProbe('hash')}
-        IF answer IS NOT NULL THEN
-          RETURN answer;
-        END IF;
-        ${accountProbe('previous_hash')}
-        IF answer IS NOT NULL THEN
-          RETURN answer;
-        END IF;
-        SELECT row_to_json(r)::text INTO answer FROM (
-          SELECT 'user' AS kind, u.account_id, NULL::text AS id, u.user_id, NULL::text AS name, NULL::text AS name_key, u.hash, u.hint,
-                 NULL::integer AS expiry_days, NULL::bigint AS created_at, NULL::bigint AS updated_at, u.expires_at, NULL::text[] AS partners,
-                 NULL::text AS previous_hash, NULL::bigint AS previous_hash_ends_at, u.last_used_at, u.last_used_partner, u.ciphertext,
-                 u.validity_type, u.validity_days, u.granted_at, u.revoked_at, u.pepper_id, NULL::bigint AS disabled_at,
-                 NULL::text AS description, coalesce(a.accepted_passcodes, 'account') AS accepted_passcodes
-          FROM ${s}.user_passcodes u LEFT JOIN ${s}.accounts a ON a.account_id = u.account_id
-          WHERE u.hash = $1
-        ) AS r;
-        RETURN answer;
-      END
-      $lookup$`,
-      ]
-    },
+    statements: (s) => [
+      // The verification lookup (statements.ts, findCredentialByHash, as of this version)
+      // for connections that cannot keep a named prepared statement (a transaction
+      // pooler): PL/pgSQL keeps the plans of its queries per server session, so the call
+      // `SELECT s.find_credential_by_hash($1::text)` is all the server plans per lookup.
+      // It returns the statement's one row (or NULL) as the text of row_to_json, with
+      // the statement's column names. The statement's three probes (an account
+      // passcode's current hash, its previous hash, a user passcode's hash; the first
+      // that matches wins, as the statement's UNION ALL ... LIMIT 1) run one after the
+      // other here, each a plain index probe joined to its account: a match on the
+      // current hash, the usual case, runs one small plan instead of starting all
+      // three. Every name is schema-qualified, with no `SET search_path` (which the
+      // server saves and restores on every call). Both choices measured with
+      // `npx tsx bench/pgbouncer-lookup.ts` (figures in docs/benchmarks.md). SECURITY
+      // INVOKER: the caller's own rights on the tables. Creating it locks no table. A
+      // later change to the lookup replaces it in a new version (14);
+      // test/stores/sql-store-cases.ts checks that both return the same row.
+      findCredentialFunction(s),
+    ],
   },
   {
     version: 11,
@@ -492,6 +456,61 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE ${s}.account_passcodes ADD COLUMN previous_pepper_id text`,
     ],
   },
+  {
+    version: 14,
+    name: 'restricted passcodes and account policies',
+    statements: (s) => [
+      // SPEC §5.48, §5.49, §5.51: what a passcode grants (NULL: every scope the host
+      // declares), the CIDR ranges it may be used from (NULL or empty: any address), the
+      // host's metadata (its JSON text, kept as written so that an audit record shows the
+      // same text on every store; NULL: none) and its tags (NULL or empty: none). Expand
+      // only: nullable columns without a default, which no instance of the version before
+      // reads or writes (a passcode it makes grants every scope from any address); adding
+      // them rewrites no row.
+      `ALTER TABLE ${s}.account_passcodes ADD COLUMN scopes text[], ADD COLUMN allowed_addresses text[], ADD COLUMN metadata text, ADD COLUMN tags text[]`,
+      `ALTER TABLE ${s}.user_passcodes ADD COLUMN scopes text[], ADD COLUMN allowed_addresses text[]`,
+      // Usage over time counts the two new matched refusals (SPEC §5.41): the check widens
+      // (NOT VALID: the rows it holds are within the narrower one, so none is re-read).
+      `ALTER TABLE ${s}.usage_days DROP CONSTRAINT usage_days_outcome_check`,
+      `ALTER TABLE ${s}.usage_days ADD CONSTRAINT usage_days_outcome_check
+        CHECK (outcome IN ('succeeded', 'expired', 'disabled', 'revoked', 'wrong_partner', 'rotated_out', 'missing_scope', 'address')) NOT VALID`,
+      // The verification lookup (version 10) returns the new columns, as the statement
+      // does (statements.ts); an instance of the version before ignores the extra fields.
+      findCredentialFunction(s, {
+        account: 'p.scopes, p.allowed_addresses, p.metadata, p.tags',
+        user: 'u.scopes, u.allowed_addresses, NULL::text AS metadata, NULL::text[] AS tags',
+      }),
+      // SPEC §5.52: an account's own policy (no row: the host's default applies), and its
+      // one email saying how many passcodes broke a policy when it was set (the policy it
+      // counted against, which may be the host's default), claimed like the leak emails
+      // (token, claimed_until) and retried by the notifier's pass until notified_at is
+      // set. Expand only: new tables, which no instance of the version before reads.
+      `CREATE TABLE ${s}.account_policies (
+        account_id text PRIMARY KEY,
+        max_lifetime_days integer CHECK (max_lifetime_days BETWEEN 1 AND 3650),
+        require_expiry boolean NOT NULL,
+        require_description boolean NOT NULL
+      )`,
+      `CREATE TABLE ${s}.policy_notices (
+        account_id text PRIMARY KEY,
+        max_lifetime_days integer,
+        require_expiry boolean NOT NULL,
+        require_description boolean NOT NULL,
+        count integer NOT NULL CHECK (count > 0),
+        set_at bigint NOT NULL,
+        notified_at bigint,
+        token text,
+        claimed_until bigint NOT NULL DEFAULT 0
+      )`,
+      `CREATE INDEX policy_notices_unsent ON ${s}.policy_notices (set_at, account_id) WHERE notified_at IS NULL`,
+    ],
+    // The expand check names every changed CHECK, wider or not: this one only widens.
+    contract: {
+      changes: ['changed constraint usage_days.usage_days_outcome_check'],
+      reason:
+        'widened, not narrowed: the new check admits every outcome the old one did, so an instance of the version before writes nothing it refuses',
+    },
+  },
   // 14 and 15 are taken by changes in flight on other branches; migrate() applies whatever
   // versions are missing, in order, whatever their numbers (a database at 16 gets them later).
   {
@@ -500,3 +519,48 @@ export const MIGRATIONS: readonly Migration[] = [
     statements: webhookSchema,
   },
 ]
+
+/**
+ * The verification lookup as a PL/pgSQL function (version 10; version 14 replaces it with
+ * the columns of restricted passcodes, `extra`): the statement findCredentialByHash
+ * (statements.ts) as three probes, one after the other.
+ */
+function findCredentialFunction(s: string, extra?: { readonly account: string; readonly user: string }): string {
+  const accountExtra = extra === undefined ? '' : `, ${extra.account}`
+  const userExtra = extra === undefined ? '' : `, ${extra.user}`
+  // One account passcode probe, by its current or its previous hash.
+  const accountProbe = (column: 'hash' | 'previous_hash'): string => `SELECT row_to_json(r)::text INTO answer FROM (
+          SELECT 'account' AS kind, p.account_id, p.id, NULL::text AS user_id, p.name, p.name_key, p.hash, p.hint,
+                 p.expiry_days, p.created_at, p.updated_at, p.expires_at, p.partners, p.previous_hash, p.previous_hash_ends_at,
+                 p.last_used_at, p.last_used_partner, NULL::text AS ciphertext,
+                 NULL::text AS validity_type, NULL::integer AS validity_days, NULL::bigint AS granted_at, NULL::bigint AS revoked_at,
+                 p.pepper_id, p.disabled_at, p.description, coalesce(a.accepted_passcodes, 'account') AS accepted_passcodes${accountExtra}
+          FROM ${s}.account_passcodes p LEFT JOIN ${s}.accounts a ON a.account_id = p.account_id
+          WHERE p.${column} = $1
+        ) AS r;`
+  return `CREATE OR REPLACE FUNCTION ${s}.find_credential_by_hash(text) RETURNS text
+        LANGUAGE plpgsql STABLE SECURITY INVOKER AS $lookup$
+      DECLARE
+        answer text;
+      BEGIN
+        ${accountProbe('hash')}
+        IF answer IS NOT NULL THEN
+          RETURN answer;
+        END IF;
+        ${accountProbe('previous_hash')}
+        IF answer IS NOT NULL THEN
+          RETURN answer;
+        END IF;
+        SELECT row_to_json(r)::text INTO answer FROM (
+          SELECT 'user' AS kind, u.account_id, NULL::text AS id, u.user_id, NULL::text AS name, NULL::text AS name_key, u.hash, u.hint,
+                 NULL::integer AS expiry_days, NULL::bigint AS created_at, NULL::bigint AS updated_at, u.expires_at, NULL::text[] AS partners,
+                 NULL::text AS previous_hash, NULL::bigint AS previous_hash_ends_at, u.last_used_at, u.last_used_partner, u.ciphertext,
+                 u.validity_type, u.validity_days, u.granted_at, u.revoked_at, u.pepper_id, NULL::bigint AS disabled_at,
+                 NULL::text AS description, coalesce(a.accepted_passcodes, 'account') AS accepted_passcodes${userExtra}
+          FROM ${s}.user_passcodes u LEFT JOIN ${s}.accounts a ON a.account_id = u.account_id
+          WHERE u.hash = $1
+        ) AS r;
+        RETURN answer;
+      END
+      $lookup$`
+}

@@ -11,6 +11,7 @@ import {
   deletedPasscodeEntry,
   editedPasscodeEntry,
   leakReportedEntry,
+  policyChangedEntry,
   resetUserPasscodeEntry,
   rotatedPasscodeEntry,
 } from '../../core/audit-fields'
@@ -29,6 +30,7 @@ import {
   userPasscodeParams,
 } from './rows'
 import { NAME_INDEX, statements } from './statements'
+import { noticeParams, policyParams, policyStatements, toPolicy, toPolicyNoticeClaim } from './policy-statements'
 import { postgresWebhooks } from './webhook-store'
 
 /**
@@ -103,6 +105,7 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
   const { schema, channel, listen, listenConnectionString, proofIntervalMs } = resolvePostgresOptions(options)
   const database = toDatabase(db)
   const sql = statements(schema)
+  const policySql = policyStatements(schema)
   const hub = invalidationHub(database, channel, listen, { connectionString: listenConnectionString, proofIntervalMs })
   const audit = postgresAuditLog(database, schema)
 
@@ -165,7 +168,15 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     },
 
     async updateAccountPasscode(accountId, passcodeId, patch, entry): Promise<UpdateResult> {
-      const changes = patch.name !== undefined || patch.expiresAt !== undefined || patch.partners !== undefined || patch.disabledAt !== undefined
+      // What a verification reads changes (the principal's scopes and metadata, the address ranges included); not a description or tags.
+      const changes =
+        patch.name !== undefined ||
+        patch.expiresAt !== undefined ||
+        patch.partners !== undefined ||
+        patch.disabledAt !== undefined ||
+        patch.scopes !== undefined ||
+        patch.allowedAddresses !== undefined ||
+        patch.metadata !== undefined
       const invalidation: Invalidation | undefined = changes ? { type: 'account_passcode', accountId, passcodeId } : undefined
       const params = [
         accountId,
@@ -182,6 +193,15 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
         patch.description ?? null,
         patch.disabledAt !== undefined,
         patch.disabledAt ?? null,
+        // SPEC §5.48, §5.49, §5.51 (version 14)
+        patch.scopes !== undefined,
+        patch.scopes == null ? null : [...patch.scopes],
+        patch.allowedAddresses !== undefined,
+        patch.allowedAddresses === undefined ? null : [...patch.allowedAddresses],
+        patch.metadata !== undefined,
+        patch.metadata == null ? null : JSON.stringify(patch.metadata),
+        patch.tags !== undefined,
+        patch.tags === undefined ? null : [...patch.tags],
       ]
       try {
         return await write<UpdateResult>(async (tx) => {
@@ -443,6 +463,46 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
 
     async releaseLeakNotice(claim) {
       await database.query(sql.releaseLeakNotice, [claim.id, claim.token])
+    },
+
+    // SPEC §5.52: an account's policy, changed under the account's row lock with its record and its email.
+    async getAccountPolicy(accountId) {
+      const row = one(await database.query(policySql.getPolicy, [accountId]))
+      return row === null ? null : toPolicy(row)
+    },
+
+    setAccountPolicy(accountId, policy, notice, entry) {
+      return write(async (tx) => {
+        await tx.query(sql.ensureAccount, [accountId])
+        await tx.query(sql.lockAccount, [accountId])
+        const prior = one(await tx.query(policySql.priorPolicy, [accountId]))
+        const before = prior === null ? null : toPolicy(prior)
+        if (policy === null) await tx.query(policySql.deletePolicy, [accountId])
+        else await tx.query(policySql.putPolicy, [accountId, ...policyParams(policy)])
+        if (notice === null) await tx.query(policySql.dropUnsentNotice, [accountId])
+        else await tx.query(policySql.putNotice, noticeParams(accountId, notice))
+        return { result: before, record: (given) => policyChangedEntry(given, before, policy) }
+      }, entry)
+    },
+
+    async claimPolicyNotices({ now, leaseMs, limit, token }) {
+      const rows = await database.query(policySql.claimNotices, [now, limit, token, leaseMs])
+      return rows
+        .map((row) => toPolicyNoticeClaim(row, token))
+        .sort((a, b) => a.setAt - b.setAt || (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0))
+    },
+
+    async completePolicyNotice(claim, sentAt, entry) {
+      const params = [claim.accountId, claim.token, sentAt]
+      if (entry === undefined) return (await database.query(policySql.completeNotice, params)).length > 0
+      return write(async (tx) => {
+        const row = one(await tx.query(policySql.completeNotice, params))
+        return row === null ? { result: false, changed: false } : { result: true }
+      }, entry)
+    },
+
+    async releasePolicyNotice(claim) {
+      await database.query(policySql.releaseNotice, [claim.accountId, claim.token])
     },
 
     ...notificationClaims(database, sql, audit),

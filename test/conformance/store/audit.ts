@@ -113,6 +113,32 @@ export function auditCases(fixture: () => StoreFixture): void {
       expect(await verify(store)).toMatchObject({ ok: true, records: 9, head: { sequence: 9, hash: records[8]!.hash } })
     })
 
+    it("records an edit of a passcode's restrictions (SPEC 5.48-5.51) from the row, as every store shows them", async () => {
+      const { store } = fixture()
+      const record = accountPasscode({ name: 'One' })
+      await store.createAccountPasscode(record, 100)
+      const target = { type: 'passcode' as const, id: record.id, name: 'One' }
+      const metadata = { plan: 'gold', note: 'é "q"', nested: { seats: [1, 2] } }
+      const restrict = { scopes: ['events:read'], allowedAddresses: ['192.0.2.0/24'], metadata, tags: ['prod'], updatedAt: NOW + 1 }
+      expect((await store.updateAccountPasscode('acc_1', record.id, restrict, entry('passcode.updated', { target }))).ok).toBe(true)
+      const clear = { scopes: null, allowedAddresses: [], metadata: null, tags: [], updatedAt: NOW + 2 }
+      expect((await store.updateAccountPasscode('acc_1', record.id, clear, entry('passcode.updated', { target }))).ok).toBe(true)
+      const [restricted, cleared] = await chain(store)
+      expect(restricted!.changes).toEqual({
+        scopes: { before: null, after: ['events:read'] },
+        allowedAddresses: { before: null, after: ['192.0.2.0/24'] },
+        metadata: { before: null, after: JSON.stringify(metadata) },
+        tags: { before: null, after: ['prod'] },
+      })
+      expect(cleared!.changes).toEqual({
+        scopes: { before: ['events:read'], after: null },
+        allowedAddresses: { before: ['192.0.2.0/24'], after: null },
+        metadata: { before: JSON.stringify(metadata), after: null },
+        tags: { before: ['prod'], after: null },
+      })
+      expect(await verify(store)).toMatchObject({ ok: true, records: 2 })
+    })
+
     it("records an edit's changed fields and target name from the row it changed, not from the entry's earlier read", async () => {
       const { store } = fixture()
       const record = accountPasscode({ name: 'One', partners: ['acme'] })

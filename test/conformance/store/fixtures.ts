@@ -68,6 +68,11 @@ export function accountPasscode(overrides: Partial<AccountPasscodeRecord> = {}):
     lastUsedPartner: null,
     disabledAt: null,
     description: '',
+    // Unrestricted (SPEC §5.48–5.51), as every store reads a passcode without restrictions back.
+    scopes: null,
+    allowedAddresses: [],
+    metadata: null,
+    tags: [],
     ...overrides,
   }
 }
@@ -87,6 +92,8 @@ export function userPasscode(overrides: Partial<UserPasscodeRecord> = {}): UserP
     revokedAt: null,
     lastUsedAt: null,
     lastUsedPartner: null,
+    scopes: null,
+    allowedAddresses: [],
     ...overrides,
   }
 }

@@ -35,7 +35,7 @@ export interface paths {
         delete: operations["deletePasscode"];
         options?: never;
         head?: never;
-        /** Edit the name, expiry (counted from now) or partner binding */
+        /** Edit the name, expiry (counted from now), partner binding, description, scopes, address ranges, metadata or tags */
         patch: operations["updatePasscode"];
         trace?: never;
     };
@@ -228,6 +228,25 @@ export interface paths {
         put: operations["setAcceptedPasscodes"];
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's passcode policy (SPEC §5.52): its own, or the host's default */
+        get: operations["getAccountPolicy"];
+        /** Set the account's passcode policy (admins): it replaces the host's default whole, a rule left out is off. Passcodes made before that break it keep working, are marked `violatesPolicy`, and the admins get one email saying how many */
+        put: operations["setAccountPolicy"];
+        post?: never;
+        /** Drop the account's own policy (admins): the host's default applies again */
+        delete: operations["resetAccountPolicy"];
         options?: never;
         head?: never;
         patch?: never;
@@ -455,6 +474,22 @@ export interface components {
                 /** @description Who found it: github, a scanner, a support ticket. */
                 source: string;
             } | null;
+            /** @description The scopes it was given (SPEC §5.48); null: every scope the host declares. */
+            scopes: string[] | null;
+            /** @description Those of `scopes` the host no longer declares: they grant nothing. */
+            unknownScopes: string[];
+            /** @description The CIDR ranges it may be used from (SPEC §5.49); empty: any address. */
+            allowedAddresses: string[];
+            /** @description The rules of the account's policy it breaks (SPEC §5.52): made before the policy, it keeps working. */
+            policyViolations: ("maxLifetimeDays" | "requireExpiry" | "requireDescription")[];
+            /** @description Whether it breaks the account's policy (`policyViolations` is not empty). */
+            violatesPolicy: boolean;
+            /** @description The host's own data about it (SPEC §5.51), at most 1 KiB as JSON, returned on the principal; null when none. */
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Its tags (SPEC §5.51), lower case; empty when none. */
+            tags: string[];
         };
         /** @description A user passcode (never its value). */
         UserPasscode: {
@@ -503,6 +538,16 @@ export interface components {
                 /** @description Who found it: github, a scanner, a support ticket. */
                 source: string;
             } | null;
+            /** @description The scopes it was given (SPEC §5.48); null: every scope the host declares. */
+            scopes: string[] | null;
+            /** @description Those of `scopes` the host no longer declares: they grant nothing. */
+            unknownScopes: string[];
+            /** @description The CIDR ranges it may be used from (SPEC §5.49); empty: any address. */
+            allowedAddresses: string[];
+            /** @description The rules of the account's policy it breaks (SPEC §5.52): made before the policy, it keeps working. */
+            policyViolations: ("maxLifetimeDays" | "requireExpiry" | "requireDescription")[];
+            /** @description Whether it breaks the account's policy (`policyViolations` is not empty). */
+            violatesPolicy: boolean;
         };
         PasscodeList: {
             passcodes: components["schemas"]["Passcode"][];
@@ -557,6 +602,22 @@ export interface components {
                 canManageUsers: boolean;
             };
         };
+        /** @description The account's passcode policy. Creates, edits, grants and resets that break it are refused (400 naming the field and the rule); passcodes made before it keep working and are marked `violatesPolicy`. */
+        AccountPolicy: {
+            policy: {
+                /** @description The longest a passcode may live, in days; null: no maximum (a user passcode's Infinite counts as 10 years). */
+                maxLifetimeDays: number | null;
+                /** @description No account passcode without an expiry ("Forever" refused). */
+                requireExpiry: boolean;
+                /** @description No account passcode without a description. */
+                requireDescription: boolean;
+                /**
+                 * @description `account`: the account's admins set it; `default`: the host's `policy` option applies.
+                 * @enum {string}
+                 */
+                source: "account" | "default";
+            };
+        };
         PartnerList: {
             partners: string[];
             /** @description false when the registry cannot list its names (then `partners` is empty). */
@@ -585,6 +646,10 @@ export interface components {
                     wrongPartner: number;
                     /** @description Refused: a value a rotation replaced, after its overlap ended. */
                     rotatedOut: number;
+                    /** @description Refused with 403: a route needed a scope the passcode lacks (SPEC §5.48). */
+                    missingScope: number;
+                    /** @description Refused with 403: from an address outside its ranges (SPEC §5.49). */
+                    address: number;
                     /** @description `/v1/connect` per whitelisted partner (normalised name), most requests first. */
                     partners: {
                         partner: string;
@@ -616,7 +681,7 @@ export interface components {
                 type: "system";
             };
             /** @enum {string} */
-            action: "passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled" | "audit.pruned";
+            action: "passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "account.policy_changed" | "notification.sent" | "notification.failed" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled" | "audit.pruned";
             /** @description To what: an account passcode, a user passcode, the account setting, or a webhook endpoint. */
             target: {
                 /** @constant */
@@ -684,7 +749,7 @@ export interface components {
                 type: "system";
             };
             /** @enum {string} */
-            action: "passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled" | "audit.pruned";
+            action: "passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "account.policy_changed" | "notification.sent" | "notification.failed" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled" | "audit.pruned";
             /** @description To what: an account passcode, a user passcode, the account setting, or a webhook endpoint. */
             target: {
                 /** @constant */
@@ -810,8 +875,18 @@ export interface components {
             partners?: string[] | null;
             /** @description What the passcode is for: 0 to 500 characters, counted once trimmed and in NFC (send it trimmed: `maxLength` counts what is sent); newlines allowed (\r\n is stored as \n), no other control character, no unpaired surrogate; null or '' clears it. */
             description?: string | null;
+            /** @description The scopes it grants (SPEC §5.48): null (or absent at create) for every scope the host declares; a list for only those, each declared by the host (a rule of its configuration, not of this schema); [] for none. */
+            scopes?: string[] | null;
+            /** @description The addresses it may be used from (SPEC §5.49): at most 50 CIDR ranges; an IPv4-mapped or NAT64 caller matches its IPv4 range; [] for any address. */
+            allowedAddresses?: string[];
+            /** @description The host's own data about the passcode (SPEC §5.51), returned on the principal: a JSON object of at most 1024 bytes as JSON; null removes it. */
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Up to 20 tags (SPEC §5.51), to find and filter passcodes by; [] removes them. */
+            tags?: string[];
         };
-        /** @description At least one of `name`, `expiry`, `partners`, `description`; `partners: null` unbinds, `description: null` or `''` clears. */
+        /** @description At least one of `name`, `expiry`, `partners`, `description`, `scopes`, `allowedAddresses`, `metadata`, `tags`; `partners: null` unbinds, `description: null` or `''` clears, `scopes: null` grants every scope, `metadata: null` removes it. */
         UpdatePasscode: {
             /** @description 1 to 64 characters, counted once trimmed and in NFC (send it trimmed: `maxLength` counts what is sent), no control or invisible character (zero-width, bidi controls, unpaired surrogates); unique in the account, case-insensitively (a rule of the account's state, not of this schema). */
             name?: string;
@@ -820,6 +895,16 @@ export interface components {
             partners?: string[] | null;
             /** @description What the passcode is for: 0 to 500 characters, counted once trimmed and in NFC (send it trimmed: `maxLength` counts what is sent); newlines allowed (\r\n is stored as \n), no other control character, no unpaired surrogate; null or '' clears it. */
             description?: string | null;
+            /** @description The scopes it grants (SPEC §5.48): null (or absent at create) for every scope the host declares; a list for only those, each declared by the host (a rule of its configuration, not of this schema); [] for none. */
+            scopes?: string[] | null;
+            /** @description The addresses it may be used from (SPEC §5.49): at most 50 CIDR ranges; an IPv4-mapped or NAT64 caller matches its IPv4 range; [] for any address. */
+            allowedAddresses?: string[];
+            /** @description The host's own data about the passcode (SPEC §5.51), returned on the principal: a JSON object of at most 1024 bytes as JSON; null removes it. */
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Up to 20 tags (SPEC §5.51), to find and filter passcodes by; [] removes them. */
+            tags?: string[];
         };
         RotatePasscode: {
             /** @description Required, except for a passcode found in public (`leak` not null): there it defaults to 0, the only value taken (SPEC §5.45). */
@@ -834,6 +919,10 @@ export interface components {
                 /** @constant */
                 type: "infinite";
             };
+            /** @description The scopes it grants (SPEC §5.48): null (or absent at create) for every scope the host declares; a list for only those, each declared by the host (a rule of its configuration, not of this schema); [] for none. */
+            scopes?: string[] | null;
+            /** @description The addresses it may be used from (SPEC §5.49): at most 50 CIDR ranges; an IPv4-mapped or NAT64 caller matches its IPv4 range; [] for any address. */
+            allowedAddresses?: string[];
         };
         SetAcceptedPasscodes: {
             /**
@@ -841,6 +930,15 @@ export interface components {
              * @enum {string}
              */
             acceptedPasscodes: "account" | "user" | "both";
+        };
+        /** @description An account's policy (SPEC §5.52): it replaces the host's default whole; a rule left out is off. */
+        SetAccountPolicy: {
+            /** @description The longest a passcode may live, in days (1 to 3650); null or absent: no maximum. */
+            maxLifetimeDays?: number | null;
+            /** @description No account passcode without an expiry ("Forever" refused). */
+            requireExpiry?: boolean;
+            /** @description No account passcode without a description. */
+            requireDescription?: boolean;
         };
         CreateWebhook: {
             /** @description Where deliveries go: an absolute http or https URL, at most 2048 characters, no credentials, no fragment. */
@@ -1112,7 +1210,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuedPasscode"];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `partners`: each name must be on the operator's whitelist (`GET /partners`), which is the server's state. `name`, `description`: their lengths count the text in Unicode NFC, which a JSON Schema cannot compute; text that NFC lengthens past the limit (rare: some scripts' letters with marks) is refused. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `partners`: each name must be on the operator's whitelist (`GET /partners`), which is the server's state. `name`, `description`: their lengths count the text in Unicode NFC, which a JSON Schema cannot compute; text that NFC lengthens past the limit (rare: some scripts' letters with marks) is refused. `scopes`: each name must be a scope the host declares (its `scopes` option, SPEC §5.48), which is the server's configuration. `allowedAddresses`: each must be an IPv4 or IPv6 CIDR range with no host bits set (SPEC §5.49), which a JSON Schema cannot check. `metadata`: at most 1024 bytes as UTF-8 JSON and 8 levels deep (SPEC §5.51), which a JSON Schema cannot measure. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1452,7 +1550,7 @@ export interface operations {
                     "application/json": components["schemas"]["PasscodeAnswer"];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `partners`: each name must be on the operator's whitelist (`GET /partners`), which is the server's state. `name`, `description`: their lengths count the text in Unicode NFC, which a JSON Schema cannot compute; text that NFC lengthens past the limit (rare: some scripts' letters with marks) is refused. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `partners`: each name must be on the operator's whitelist (`GET /partners`), which is the server's state. `name`, `description`: their lengths count the text in Unicode NFC, which a JSON Schema cannot compute; text that NFC lengthens past the limit (rare: some scripts' letters with marks) is refused. `scopes`: each name must be a scope the host declares (its `scopes` option, SPEC §5.48), which is the server's configuration. `allowedAddresses`: each must be an IPv4 or IPv6 CIDR range with no host bits set (SPEC §5.49), which a JSON Schema cannot check. `metadata`: at most 1024 bytes as UTF-8 JSON and 8 levels deep (SPEC §5.51), which a JSON Schema cannot measure. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2531,7 +2629,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserPasscodeAnswer"];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `scopes`: each name must be a scope the host declares (its `scopes` option, SPEC §5.48), which is the server's configuration. `allowedAddresses`: each must be an IPv4 or IPv6 CIDR range with no host bits set (SPEC §5.49), which a JSON Schema cannot check. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3521,11 +3619,385 @@ export interface operations {
             };
         };
     };
+    getAccountPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy in force. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountPolicy"];
+                };
+            };
+            /** @description No session: the host resolver returned nothing. Codes: ERR_UNAUTHENTICATED. */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_UNAUTHENTICATED",
+                     *         "message": "Sign in first"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INTERNAL",
+                     *         "message": "Internal error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The passcode store is unavailable. Codes: ERR_STORAGE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_UNAVAILABLE",
+                     *         "message": "The passcode store is unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+            /** @description The passcode store reported that it did not answer in time (a store that bounds its own calls throws `StorageTimeoutError`). The management API sets no deadline of its own: the `timeoutMs` option bounds verification and `/v1/connect` only, so a store that never answers holds the request. Codes: ERR_STORAGE_TIMEOUT. */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_TIMEOUT",
+                     *         "message": "The passcode store did not answer within 2000 ms"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error504"];
+                };
+            };
+        };
+    };
+    setAccountPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetAccountPolicy"];
+            };
+        };
+        responses: {
+            /** @description The policy now in force. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountPolicy"];
+                };
+            };
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INVALID_INPUT",
+                     *         "message": "Invalid expiry: must be at least 1 day",
+                     *         "field": "expiry"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No session: the host resolver returned nothing. Codes: ERR_UNAUTHENTICATED. */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_UNAUTHENTICATED",
+                     *         "message": "Sign in first"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The signed-in user may not do this, or the request came from another site (CSRF). Codes: ERR_FORBIDDEN, ERR_CROSS_SITE. */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_FORBIDDEN",
+                     *         "message": "Only admins grant, reset or revoke user passcodes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description The body is larger than 16 KiB. Codes: ERR_PAYLOAD_TOO_LARGE. */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *         "message": "The body is larger than 16384 bytes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description The body is not `application/json`. Codes: ERR_UNSUPPORTED_MEDIA_TYPE. */
+            415: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Send the body as application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INTERNAL",
+                     *         "message": "Internal error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The passcode store is unavailable. Codes: ERR_STORAGE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_UNAVAILABLE",
+                     *         "message": "The passcode store is unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+            /** @description The passcode store reported that it did not answer in time (a store that bounds its own calls throws `StorageTimeoutError`). The management API sets no deadline of its own: the `timeoutMs` option bounds verification and `/v1/connect` only, so a store that never answers holds the request. Codes: ERR_STORAGE_TIMEOUT. */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_TIMEOUT",
+                     *         "message": "The passcode store did not answer within 2000 ms"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error504"];
+                };
+            };
+        };
+    };
+    resetAccountPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy now in force (the default). */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountPolicy"];
+                };
+            };
+            /** @description No session: the host resolver returned nothing. Codes: ERR_UNAUTHENTICATED. */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_UNAUTHENTICATED",
+                     *         "message": "Sign in first"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The signed-in user may not do this, or the request came from another site (CSRF). Codes: ERR_FORBIDDEN, ERR_CROSS_SITE. */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_FORBIDDEN",
+                     *         "message": "Only admins grant, reset or revoke user passcodes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INTERNAL",
+                     *         "message": "Internal error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The passcode store is unavailable. Codes: ERR_STORAGE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_UNAVAILABLE",
+                     *         "message": "The passcode store is unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+            /** @description The passcode store reported that it did not answer in time (a store that bounds its own calls throws `StorageTimeoutError`). The management API sets no deadline of its own: the `timeoutMs` option bounds verification and `/v1/connect` only, so a store that never answers holds the request. Codes: ERR_STORAGE_TIMEOUT. */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_TIMEOUT",
+                     *         "message": "The passcode store did not answer within 2000 ms"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error504"];
+                };
+            };
+        };
+    };
     listAuditRecords: {
         parameters: {
             query?: {
                 /** @description Only these actions; repeat the parameter for more than one. */
-                action?: ("passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled" | "audit.pruned")[];
+                action?: ("passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "account.policy_changed" | "notification.sent" | "notification.failed" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled" | "audit.pruned")[];
                 /** @description Only records about this passcode ID or user ID. */
                 target?: string;
                 /** @description Only what this user did (their user ID, in whichever role). */
@@ -3670,7 +4142,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these actions; repeat the parameter for more than one. */
-                action?: ("passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled" | "audit.pruned")[];
+                action?: ("passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "account.policy_changed" | "notification.sent" | "notification.failed" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled" | "audit.pruned")[];
                 /** @description Only records about this passcode ID or user ID. */
                 target?: string;
                 /** @description Only what this user did (their user ID, in whichever role). */

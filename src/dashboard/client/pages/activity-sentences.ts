@@ -23,6 +23,7 @@ export const ACTIONS: Readonly<Record<string, string>> = {
   'user_passcode.revoked': 'User passcode revoked',
   'user_passcode.revealed': 'User passcode viewed',
   'account.accepted_passcodes_changed': 'Accepted passcodes changed',
+  'account.policy_changed': 'Passcode policy changed',
   'notification.sent': 'Notification sent',
   'notification.failed': 'Notification failed',
   'webhook.endpoint_created': 'Webhook endpoint added',
@@ -138,6 +139,9 @@ export function sentence(record: AuditRecord, names: ReadonlyMap<string, string>
         ? [who, ' kept which passcodes the API accepts: ', valueText('acceptedPasscodes', now)]
         : [who, ' changed which passcodes the API accepts: ', valueText('acceptedPasscodes', before), ' → ', valueText('acceptedPasscodes', now)]
     }
+    case 'account.policy_changed':
+      // SPEC §5.52: the rules before and after are in the record's changes.
+      return [who, " changed the account's passcode policy"]
     case 'notification.sent':
       return ['Notification sent: ', passcode, ` ${NOTICES[String(after('notification'))] ?? 'expires'}`]
     case 'notification.failed':

@@ -5,6 +5,7 @@
 import { LEAKED_ENABLE_WARNING } from '../../../core/labels'
 import { api, segment } from '../api'
 import { context } from '../context'
+import { policyMark } from '../components/policy-mark'
 import { h, hidden, type Child } from '../dom'
 import { quoted } from '../format'
 import { rowFocus } from '../focus'
@@ -100,6 +101,7 @@ export function passcodeRow(view: PasscodesView, passcode: Passcode): HTMLTableR
       'Status',
       statusOf('account', passcode.status, view.accepted),
       leakMark(passcode.leak, canManagePasscodes ? 'Rotate it: the public value never works again.' : undefined),
+      policyMark(passcode.policyViolations),
     ),
     cell(
       'Passcode',

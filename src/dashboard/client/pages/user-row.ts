@@ -3,6 +3,7 @@
 // Reset Passcode and Revoke Passcode, or Grant Passcode (in place of the row).
 import { api, segment } from '../api'
 import { context } from '../context'
+import { policyMark } from '../components/policy-mark'
 import { h, hidden } from '../dom'
 import { rowFocus, type RowFocus } from '../focus'
 import { actionForm, confirmThen, openRowForm } from '../components/action-form'
@@ -99,6 +100,7 @@ export function userRow(view: UsersView, user: User): HTMLTableRowElement {
       passcode ? statusOf('user', passcode.status, view.accepted()) : badge(null),
       kept ? [' ', h('code', {}, kept.hint)] : null,
       passcode ? leakMark(passcode.leak, canManageUsers ? 'Grant a new passcode to replace it.' : 'An admin can grant a new one.') : null,
+      kept ? policyMark(kept.policyViolations) : null,
     ),
     cell('Validity', kept && (kept.validity.type === 'infinite' ? 'Infinite' : `${kept.validity.days} days`)),
     // Infinite is 10 calendar years (SPEC §3): its end is shown as it is.

@@ -10,8 +10,9 @@ import { actionForm } from '../components/action-form'
 import { readValidity, validityFieldset } from '../components/fields'
 import { userLeakBanner } from '../components/leak-notice'
 import { emptyRow, listTable } from '../components/table'
-import type { Accepted, AccountAnswer, User, UserList } from '../wire'
+import type { Accepted, AccountAnswer, AccountPolicy, User, UserList } from '../wire'
 import { acceptedSetting } from './accepted-setting'
+import { policySetting } from './policy-setting'
 import { userRow, type UsersView } from './user-row'
 
 /** The API's own message for a user ID that is not 1 to 256 visible ASCII characters (SPEC §5.4). */
@@ -69,9 +70,11 @@ export async function usersPage(): Promise<void> {
   }
   // The leak banner (SPEC §5.42), above everything else of the page while any user passcode has an open mark.
   const leakSlot = h('div', { id: 'leak-slot' })
+  const policy = h('section', { class: 'panel', 'aria-labelledby': 'policy-title' }, h('h3', { id: 'policy-title' }, 'Passcode policy'))
   content.append(
     leakSlot,
     setting,
+    policy,
     canManageUsers ? grantForm(view) : h('p', { class: 'readonly-note' }, 'Only admins grant, reset or revoke user passcodes.'),
     listTable(columns, rows),
   )
@@ -96,6 +99,7 @@ export async function usersPage(): Promise<void> {
         },
       ),
     )
+    policy.append(policySetting(await api<AccountPolicy>('GET', '/account/policy'), async (message) => view.reload(undefined, message)))
     await load()
     // A link to #accepted-passcodes (from a "Not accepted" row) lands on the setting once it is there.
     if (location.hash === '#accepted-passcodes') document.getElementById('accepted-passcodes')?.focus()

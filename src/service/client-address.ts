@@ -1,4 +1,4 @@
-import type { EventInput } from '../events'
+import type { EventInput } from './events'
 
 const HEXTET = /^[0-9a-f]{1,4}$/i
 const DOTTED_QUAD = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/
@@ -49,15 +49,50 @@ function ipv6Groups(address: string): number[] | undefined {
 }
 
 /**
- * The IPv4 address an IPv6 one carries in its last 32 bits, when it is one of the two
- * ways an IPv4 caller arrives over IPv6: IPv4-mapped (`::ffff:0:0/96`, how a dual-stack
- * socket reports it) or the NAT64 well-known prefix (`64:ff9b::/96`, RFC 6052).
+ * The IPv4 address an IPv6 one carries in its last 32 bits, as four bytes, when it is one
+ * of the two ways an IPv4 caller arrives over IPv6: IPv4-mapped (`::ffff:0:0/96`, how a
+ * dual-stack socket reports it) or the NAT64 well-known prefix (`64:ff9b::/96`, RFC 6052).
  */
-function embeddedIpv4(groups: readonly number[]): string | undefined {
+function embeddedIpv4(groups: readonly number[]): number[] | undefined {
   const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [number, number, number, number, number, number, number, number]
   const mapped = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0xffff
   const nat64 = g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0
-  return mapped || nat64 ? `${g6 >> 8}.${g6 & 0xff}.${g7 >> 8}.${g7 & 0xff}` : undefined
+  return mapped || nat64 ? [g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff] : undefined
+}
+
+/** The eight groups of an IPv6 literal as sent by a host: in brackets or not, a zone ID dropped. */
+function ipv6GroupsOf(address: string): number[] | undefined {
+  if (!address.includes(':') || address.length > MAX_ADDRESS_LENGTH + 2) return undefined
+  const bracketed = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address
+  const zone = bracketed.indexOf('%')
+  return ipv6Groups(zone < 0 ? bracketed : bracketed.slice(0, zone))
+}
+
+/**
+ * A client address as the bytes the rules of SPEC §5.37 see it: an IPv4 caller as its 4
+ * bytes however it arrives (`a.b.c.d`, IPv4-mapped, NAT64 `64:ff9b::/96`), any other IPv6
+ * caller as its 16 bytes; `undefined` for anything that is not an IP literal. What an
+ * address allowlist (SPEC §5.49) matches against its ranges, with the same reading as
+ * the limiter's keys ({@link clientAddressKey}).
+ *
+ * @example
+ * ```ts
+ * clientAddressBytes('::ffff:192.0.2.7') // Uint8Array [192, 0, 2, 7]
+ * ```
+ */
+export function clientAddressBytes(address: string): Uint8Array | undefined {
+  const ipv4 = ipv4Bytes(address)
+  if (ipv4 !== undefined) return Uint8Array.from(ipv4)
+  const groups = ipv6GroupsOf(address)
+  if (groups === undefined) return undefined
+  const embedded = embeddedIpv4(groups)
+  if (embedded !== undefined) return Uint8Array.from(embedded)
+  const bytes = new Uint8Array(16)
+  for (const [index, group] of groups.entries()) {
+    bytes[index * 2] = group >> 8
+    bytes[index * 2 + 1] = group & 0xff
+  }
+  return bytes
 }
 
 /**
@@ -81,19 +116,15 @@ export function clientAddressKey(address: unknown): string | undefined {
   if (typeof address !== 'string' || address === '') return undefined
   const ipv4 = ipv4Bytes(address)
   if (ipv4 !== undefined) return ipv4.join('.')
-  if (address.includes(':') && address.length <= MAX_ADDRESS_LENGTH + 2) {
-    const bracketed = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address
-    const zone = bracketed.indexOf('%')
-    const groups = ipv6Groups(zone < 0 ? bracketed : bracketed.slice(0, zone))
-    if (groups !== undefined)
-      return (
-        embeddedIpv4(groups) ??
-        `${groups
-          .slice(0, 4)
-          .map((group) => group.toString(16))
-          .join(':')}::/64`
-      )
-  }
+  const groups = ipv6GroupsOf(address)
+  if (groups !== undefined)
+    return (
+      embeddedIpv4(groups)?.join('.') ??
+      `${groups
+        .slice(0, 4)
+        .map((group) => group.toString(16))
+        .join(':')}::/64`
+    )
   return address.length <= MAX_ADDRESS_LENGTH ? address : address.slice(0, MAX_ADDRESS_LENGTH)
 }
 
