@@ -20,6 +20,7 @@ import {
   issuedWebhookSchema,
   partnerListSchema,
   passcodeAnswerSchema,
+  passcodeListQuerySchema,
   passcodeListSchema,
   passcodeViewSchema,
   setAcceptedPasscodesBodySchema,
@@ -219,9 +220,10 @@ interface Operation {
 const OPERATIONS: Readonly<Record<string, Operation>> = {
   'GET /passcodes': {
     operationId: 'listPasscodes',
-    summary: "List the account's passcodes (any member; never a value)",
-    success: [200, 'Every passcode, expired ones included.', 'PasscodeList'],
-    errors: [],
+    summary: "List the account's passcodes (any member; never a value); filters by tags and text in the query string",
+    query: passcodeListQuerySchema,
+    success: [200, 'Every passcode that matches, expired ones included.', 'PasscodeList'],
+    errors: [400],
   },
   'POST /passcodes': {
     operationId: 'createPasscode',

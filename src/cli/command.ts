@@ -98,6 +98,13 @@ export const GROUP_OPTIONS: Readonly<Record<OptionGroup | 'output', Readonly<Rec
       description:
         'let pages of this origin call /v1/connect from a browser; repeat for more (env PASSCODE_AUTH_CORS_ORIGINS, comma-separated; default none)',
     },
+    'declare-scope': {
+      type: 'string',
+      value: '<name=description>',
+      multiple: true,
+      description:
+        'a scope routes may need and passcodes may be limited to (SPEC 5.48); repeat for more (env PASSCODE_AUTH_SCOPES, name=description entries separated by commas; default none)',
+    },
     'leak-keys': {
       type: 'string',
       value: '<file>',

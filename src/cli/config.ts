@@ -11,12 +11,15 @@ import {
   hasRepeatedPepper,
   isOrigin,
   KEY_ID,
+  MAX_DECLARED_SCOPES,
   MAX_FAILURES_RANGE,
   MAX_PEPPERS,
+  MAX_SCOPE_DESCRIPTION_LENGTH,
   MIN_AUDIT_KEY_BYTES,
   MIN_PEPPER_BYTES,
   ORIGIN_FORM,
   RATE_LIMIT_DEFAULTS,
+  SCOPE_NAME,
   WINDOW_MS_RANGE,
 } from './setting-rules'
 
@@ -107,6 +110,37 @@ const encryptionKeys = keyList((bytes) => bytes === ENCRYPTION_KEY_BYTES, `${ENC
 const auditKeys = keyList((bytes) => bytes >= MIN_AUDIT_KEY_BYTES, `${MIN_AUDIT_KEY_BYTES} bytes or more`, makeAnAuditKey).transform(
   (keys): AuditKey[] => keys,
 )
+
+const SCOPE_FORM = `<name>=<description> (a name is a lower-case letter, then up to 63 of a-z 0-9 _ . : -; a description 1 to ${MAX_SCOPE_DESCRIPTION_LENGTH} characters)`
+
+/**
+ * The scopes the host declares (SPEC §5.48), from `name=description` entries: name →
+ * description, in the order given. An issue names the entry, never more of the text.
+ */
+const declaredScopes = z.array(z.string()).transform((entries, context): Record<string, string> => {
+  const scopes: Record<string, string> = {}
+  for (const [index, entry] of entries.entries()) {
+    const separator = entry.indexOf('=')
+    const name = entry.slice(0, separator).trim()
+    const description = entry.slice(separator + 1).trim()
+    const problem =
+      separator < 1 || !SCOPE_NAME.test(name) || description === '' || description.length > MAX_SCOPE_DESCRIPTION_LENGTH
+        ? `entry ${index + 1} must be ${SCOPE_FORM}`
+        : Object.hasOwn(scopes, name)
+          ? `entry ${index + 1} declares ${name} a second time`
+          : undefined
+    if (problem !== undefined) {
+      context.addIssue({ code: 'custom', message: problem })
+      return z.NEVER
+    }
+    scopes[name] = description
+  }
+  if (entries.length > MAX_DECLARED_SCOPES) {
+    context.addIssue({ code: 'custom', message: `must declare at most ${MAX_DECLARED_SCOPES} scopes` })
+    return z.NEVER
+  }
+  return scopes
+})
 
 /** Every setting, by name. docs/cli.md lists the same table. */
 export const SETTINGS = {
@@ -269,6 +303,8 @@ export type StorageConfig =
       readonly encryptionKeys?: EncryptionKey[]
       /** The keys of the audit chain (SPEC §5.44); the first signs. */
       readonly auditKeys?: AuditKey[]
+      /** The scopes the host declares (SPEC §5.48), name → description. */
+      readonly scopes?: Readonly<Record<string, string>>
     }
   | {
       readonly kind: 'postgres'
@@ -283,6 +319,8 @@ export type StorageConfig =
       readonly encryptionKeys?: EncryptionKey[]
       /** The keys of the audit chain (SPEC §5.44); the first signs. */
       readonly auditKeys?: AuditKey[]
+      /** The scopes the host declares (SPEC §5.48), name → description. */
+      readonly scopes?: Readonly<Record<string, string>>
     }
 
 /** The error for PASSCODE_AUTH_PREVIOUS_PEPPERS (or `setting`) holding `current` (named for a person) or one pepper twice. */
@@ -306,6 +344,23 @@ function repeatedPepperSetting(
   return undefined
 }
 
+/**
+ * The scopes the host declares (SPEC §5.48): every `--declare-scope` (serve), else
+ * `PASSCODE_AUTH_SCOPES` (entries separated by commas), else none. Every command that
+ * opens the store reads it, so that one run alone checks a passcode's scopes as the
+ * server does.
+ */
+function scopesSetting(io: CliIo, flags: Flags): Readonly<Record<string, string>> | undefined {
+  const fromFlags = flags['declare-scope']
+  const fromEnv = io.env.PASSCODE_AUTH_SCOPES
+  if (typeof fromFlags !== 'object' && (fromEnv === undefined || fromEnv === '')) return undefined
+  const setting = typeof fromFlags === 'object' ? '--declare-scope' : 'PASSCODE_AUTH_SCOPES'
+  const result = declaredScopes.safeParse(typeof fromFlags === 'object' ? fromFlags : fromEnv!.split(','))
+  if (result.success) return result.data
+  const where = setting.startsWith('--') ? setting : `${setting} (environment variable)`
+  throw new CliError('ERR_SETTING', `Invalid setting ${where}: ${result.error.issues[0]?.message ?? 'invalid value'}`, { setting })
+}
+
 /** The storage settings of every command that opens the store. */
 export function storageConfig(io: CliIo, flags: Flags): StorageConfig {
   const pepper = readSetting(io, flags, SETTINGS.pepper)
@@ -316,7 +371,9 @@ export function storageConfig(io: CliIo, flags: Flags): StorageConfig {
   // The service refuses a pepper listed twice: say which setting holds it, before anything is opened.
   const repeated = repeatedPepperSetting(pepper, previousPeppers, nextPeppers)
   if (repeated !== undefined) throw repeatedPepper('PASSCODE_AUTH_PEPPER', repeated)
+  const scopes = scopesSetting(io, flags)
   const secrets = {
+    ...(scopes !== undefined && { scopes }),
     ...(pepper !== undefined && { pepper }),
     ...(keys !== undefined && { encryptionKeys: keys }),
     ...(auditKeys !== undefined && { auditKeys }),

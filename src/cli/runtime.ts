@@ -190,6 +190,7 @@ export async function openRuntime(config: StorageConfig, options: RuntimeOptions
       onEvent: (event) => {
         if (event.type === 'config.no_pepper' || event.type === 'config.no_audit_key') options.output.notice(`warning: ${event.message}`)
       },
+      ...(config.scopes !== undefined && { scopes: config.scopes }),
       ...(opened.encryptionKeys !== undefined && { encryptionKeys: [...opened.encryptionKeys] }),
       ...(opened.auditKeys !== undefined && { auditKeys: [...opened.auditKeys] }),
       ...(options.mailer !== undefined && { mailer: options.mailer }),

@@ -46,3 +46,12 @@ export function isOrigin(value: string): boolean {
     return false
   }
 }
+
+/** How a scope the host declares is named (SPEC §5.48). */
+export const SCOPE_NAME = /^[a-z][a-z0-9_.:-]{0,63}$/
+
+/** How many scopes a host may declare (SPEC §5.48). */
+export const MAX_DECLARED_SCOPES = 100
+
+/** The longest description of a declared scope, in characters. */
+export const MAX_SCOPE_DESCRIPTION_LENGTH = 200

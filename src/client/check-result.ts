@@ -1,5 +1,7 @@
 import type {
   AbortedError,
+  AddressNotAllowedError,
+  MissingScopeError,
   InvalidCredentialsError,
   MalformedPasscodeError,
   MissingPartnerError,
@@ -24,6 +26,10 @@ export interface ConnectFailureByCode {
   ERR_PASSCODE_EXPIRED: PasscodeExpiredError
   /** 403 "Partner not whitelisted". */
   ERR_PARTNER_NOT_WHITELISTED: PartnerNotWhitelistedError
+  /** 403 "Address not allowed" (SPEC §5.49). */
+  ERR_ADDRESS_NOT_ALLOWED: AddressNotAllowedError
+  /** 403 "Missing scope: <name>" (SPEC §5.48). */
+  ERR_MISSING_SCOPE: MissingScopeError
   /** 429 "Too Many Requests". */
   ERR_RATE_LIMITED: RateLimitedError
   /** 503 or 504 on the last attempt. */

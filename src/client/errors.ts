@@ -11,6 +11,8 @@ export type ConnectErrorCode =
   | 'ERR_MISSING_PARTNER'
   | 'ERR_PASSCODE_EXPIRED'
   | 'ERR_PARTNER_NOT_WHITELISTED'
+  | 'ERR_ADDRESS_NOT_ALLOWED'
+  | 'ERR_MISSING_SCOPE'
   | 'ERR_RATE_LIMITED'
   | 'ERR_SERVER'
   | 'ERR_TIMEOUT'
@@ -186,6 +188,55 @@ export class PartnerNotWhitelistedError extends ConnectError {
   constructor(partner: string) {
     super('ERR_PARTNER_NOT_WHITELISTED', `Partner not whitelisted: ${JSON.stringify(partner)}`)
     this.partner = partner
+  }
+}
+
+/**
+ * The service answered 403 "Address not allowed" (SPEC §5.49): the passcode is valid but
+ * may be used only from address ranges this call did not come from. Not retried: ask the
+ * account's admins to add the caller's range, or call from an allowed one.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof AddressNotAllowedError) console.warn('call from an address the passcode allows')
+ * ```
+ */
+export class AddressNotAllowedError extends ConnectError {
+  static {
+    setClassName(this, 'AddressNotAllowedError')
+  }
+
+  /** The HTTP status of the answer. */
+  readonly status = 403
+
+  constructor() {
+    super('ERR_ADDRESS_NOT_ALLOWED', 'Address not allowed: the passcode may not be used from this address')
+  }
+}
+
+/**
+ * The service answered 403 "Missing scope: <name>" (SPEC §5.48): the passcode is valid
+ * but does not grant a scope the route needs (`/v1/connect` itself needs none; a host
+ * may guard its own mount of it). Not retried.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof MissingScopeError) console.warn(`the passcode lacks ${error.scope}`)
+ * ```
+ */
+export class MissingScopeError extends ConnectError {
+  static {
+    setClassName(this, 'MissingScopeError')
+  }
+
+  /** The HTTP status of the answer. */
+  readonly status = 403
+  /** The first scope the passcode lacks, as the service named it. */
+  readonly scope: string
+
+  constructor(scope: string) {
+    super('ERR_MISSING_SCOPE', `Missing scope: ${scope}`)
+    this.scope = scope
   }
 }
 

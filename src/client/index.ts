@@ -11,11 +11,13 @@ export type { ConnectClientCommonOptions, ConnectClientOptions, FetchLike, Retry
 export type { CheckFailure, CheckResult, ConnectFailureByCode } from './check-result'
 export {
   AbortedError,
+  AddressNotAllowedError,
   ConnectError,
   InvalidClientOptionsError,
   InvalidCredentialsError,
   MalformedPasscodeError,
   MissingPartnerError,
+  MissingScopeError,
   NetworkError,
   PartnerNotWhitelistedError,
   PasscodeExpiredError,

@@ -1,6 +1,8 @@
 import { bodyExcerpt } from './body-excerpt'
 import {
+  AddressNotAllowedError,
   type ConnectError,
+  MissingScopeError,
   InvalidCredentialsError,
   MissingPartnerError,
   PartnerNotWhitelistedError,
@@ -62,10 +64,14 @@ export function interpretResponse(response: ReadResponse, facts: RequestFacts): 
     }
     case 401:
       return failureText(json, 401) === 'Passcode expired' ? new PasscodeExpiredError() : unexpected('schema')
-    case 403:
-      return failureText(json, 403)?.startsWith(PARTNER_NOT_WHITELISTED_PREFIX)
-        ? new PartnerNotWhitelistedError(facts.partner ?? '')
-        : unexpected('schema')
+    case 403: {
+      const text = failureText(json, 403)
+      if (text?.startsWith(PARTNER_NOT_WHITELISTED_PREFIX) === true) return new PartnerNotWhitelistedError(facts.partner ?? '')
+      // SPEC §5.49, §5.48: a valid passcode restricted by address or scope.
+      if (text === 'Address not allowed') return new AddressNotAllowedError()
+      const scope = text === undefined ? undefined : /^Missing scope: ([a-z][a-z0-9_.:-]{0,63})$/.exec(text)?.[1]
+      return scope === undefined ? unexpected('schema') : new MissingScopeError(scope)
+    }
     case 429:
       return failureText(json, 429) === 'Too Many Requests' ? new RateLimitedError(response.retryAfterMs) : unexpected('schema')
     default:

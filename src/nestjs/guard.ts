@@ -1,7 +1,9 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common'
 import { Reflector } from '@nestjs/core'
+import type { Principal } from '../core/entities'
 import { ConfigurationError } from '../core/errors'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
+import type { ScopeRequirement } from '../service/verify/restrictions'
 import { PASSCODE_AUTH } from './options'
 import { principalOf, rememberPrincipal } from './principal'
 import { PasscodeRefusedException } from './refused-exception'
@@ -16,9 +18,12 @@ import { requiredScopes } from './scopes-metadata'
  * last days the host's answer carries `Sunset`. A refusal is thrown as a
  * `PasscodeRefusedException`, which the module's filter answers byte for byte as every
  * other adapter does. Use it on a handler or a controller (`@UseGuards`), for the whole
- * application (`APP_GUARD`), or through `@RequireScopes`, which applies it; it runs
- * once per request however often it is applied. It needs `PasscodeAuthModule` (for the
- * service) and guards HTTP routes only.
+ * application (`APP_GUARD`), or through `@RequireScopes`, which applies it; it verifies
+ * once per request however often it is applied. A route that names scopes
+ * (`@RequireScopes`) answers 403 `Missing scope: <name>` to a passcode without one of
+ * them (SPEC §5.48), after the credentials are checked; a scope the service does not
+ * declare is an `InvalidOptionsError` on the route's first request. It needs
+ * `PasscodeAuthModule` (for the service) and guards HTTP routes only.
  *
  * @example
  * ```ts
@@ -36,6 +41,8 @@ import { requiredScopes } from './scopes-metadata'
 export class PasscodeAuthGuard implements CanActivate {
   readonly #auth: PasscodeAuth
   readonly #reflector: Reflector
+  // Each route's scopes checked against the service's declared ones once, then only compared.
+  readonly #requirements = new Map<string, ScopeRequirement>()
 
   constructor(@Inject(PASSCODE_AUTH) auth: PasscodeAuth, @Inject(Reflector) reflector: Reflector) {
     this.#auth = auth
@@ -56,32 +63,45 @@ export class PasscodeAuthGuard implements CanActivate {
     if (context.getType() !== 'http') throw new ConfigurationError(`PasscodeAuthGuard guards HTTP routes only, not ${context.getType()} handlers`)
     const http = context.switchToHttp()
     const request = http.getRequest<NestRequest>()
-    const scopes = requiredScopes(this.#reflector, context)
-    // Credentials first (a bad one gets its 400 or 401 on every route), then the scopes.
-    if (principalOf(request) !== undefined) return allowed(scopes)
-    const answer = this.#auth.verifyRequest(request, readerOf(request))
+    const required = this.#requirement(requiredScopes(this.#reflector, context))
+    // Applied twice (APP_GUARD and @RequireScopes): verified once, the scopes compared each time.
+    const known = principalOf(request)
+    if (known !== undefined) return this.#allowed(known, required)
+    // Credentials first (a bad one gets its 400 or 401 on every route), then the scopes (SPEC §5.48).
+    const answer = this.#auth.verifyRequest(request, readerOf(request), required)
     if (!(answer instanceof Promise)) {
       rememberPrincipal(request, answer)
-      return allowed(scopes)
+      return true
     }
     return answer.then((outcome) => {
       if (!outcome.ok) throw new PasscodeRefusedException(outcome)
       rememberPrincipal(request, outcome.principal)
       // `Sunset` while the passcode is in its last days, on the host's own answer.
       if (outcome.headers !== undefined) addHeaders(http.getResponse<NestResponse>(), outcome.headers)
-      return allowed(scopes)
+      return true
     })
   }
-}
 
-/**
- * Whether a verified request may reach a route that needs `scopes`. Fails closed: the
- * service checks no scope yet (restricted passcodes are not built), so a route that names one lets
- * nobody through, rather than letting through a passcode that a later version restricts.
- */
-function allowed(scopes: readonly string[]): true {
-  if (scopes.length === 0) return true
-  throw new ConfigurationError(
-    `PasscodeAuthGuard: the route needs scopes (${scopes.join(', ')}), which this version of passcode-auth cannot check yet`,
-  )
+  /**
+   * The route's scopes as the service checks them, made once per list: a scope the service
+   * does not declare is an `InvalidOptionsError` naming it, on the first request of the route.
+   */
+  #requirement(scopes: readonly string[]): ScopeRequirement | undefined {
+    if (scopes.length === 0) return undefined
+    const key = scopes.join(' ')
+    let required = this.#requirements.get(key)
+    if (required === undefined) {
+      required = this.#auth.requiredScopes(scopes)
+      this.#requirements.set(key, required)
+    }
+    return required
+  }
+
+  /** A principal verified earlier in the request, through this route's scopes: 403 `Missing scope` for the first it lacks. */
+  #allowed(principal: Principal, required: ScopeRequirement | undefined): true {
+    if (required === undefined) return true
+    const refusal = this.#auth.checkScopes(principal, required)
+    if (refusal !== undefined) throw new PasscodeRefusedException(refusal)
+    return true
+  }
 }

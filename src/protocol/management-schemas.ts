@@ -199,6 +199,29 @@ export const issuedUserPasscodeSchema = issued(userPasscodeViewSchema).describe(
  */
 export const passcodeListSchema = z.object({ passcodes: z.array(passcodeViewSchema) })
 
+/**
+ * `GET /passcodes`'s query string (SPEC §5.51): `tags` (repeated: passcodes with every
+ * one) and `search` (name, description or a tag holding the text, any case). A tag's
+ * form is the service's rule, checked by `auth.passcodes.list`.
+ *
+ * @example
+ * ```ts
+ * parseQuery(passcodeListQuerySchema, 'tags=billing&tags=eu&search=acme', ['tags']) // { tags: ['billing', 'eu'], search: 'acme' }
+ * ```
+ */
+export const passcodeListQuerySchema = z.strictObject({
+  tags: z
+    .array(z.string().min(1, 'must be 1 to 32 characters').max(32, 'must be 1 to 32 characters'))
+    .max(20, 'must hold at most 20 tags')
+    .optional()
+    .describe('Only passcodes with this tag; repeat the parameter for passcodes with every one given (up to 20, 1 to 32 characters each).'),
+  search: z
+    .string()
+    .max(200, 'must be at most 200 characters')
+    .optional()
+    .describe('Only passcodes whose name, description or a tag holds this text, compared in lower case (up to 200 characters).'),
+})
+
 const count = z.int().min(0)
 const usageDaySchema = z
   .object({

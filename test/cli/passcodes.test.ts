@@ -30,7 +30,13 @@ beforeAll(async () => {
   const admin = { userId: 'setup', role: 'admin' } as const
   for (let i = 1; i <= 100; i++) await auth.passcodes.create(admin, 'acc_full', { name: `Partner ${i}`, expiry: 30 })
   await db.close()
-  server = await serveInProcess(folder.dir, ['--quiet'])
+  server = await serveInProcess(folder.dir, [
+    '--quiet',
+    '--declare-scope',
+    'events:read=Read events',
+    '--declare-scope',
+    'events:write=Send events, with commas',
+  ])
 }, 120_000)
 
 afterAll(async () => {
@@ -305,5 +311,138 @@ describe('passcodes disable, enable and --description', () => {
     const bad = await run('passcodes', 'edit', 'Export', '--account', 'acc_described', '--description', 'a\tb', '--json')
     expect(bad.code).toBe(3)
     expect(JSON.parse(bad.stderr)).toMatchObject({ error: { code: 'ERR_INVALID_INPUT', field: 'description' } })
+  })
+})
+
+describe('SPEC 5.48, 5.49, 5.51: passcodes with scopes, address ranges, metadata and tags', () => {
+  const account = ['--account', 'acc_restricted']
+  interface Restricted {
+    name: string
+    scopes: string[] | null
+    allowedAddresses: string[]
+    metadata: unknown
+    tags: string[]
+  }
+  const json = (stdout: string) => (JSON.parse(stdout) as { passcode: Restricted }).passcode
+
+  it('creates with --scope (repeated or a comma list), --allow-address, --metadata and --tag, shows them, and the server enforces the ranges', async () => {
+    const created = await run(
+      'passcodes',
+      'create',
+      ...account,
+      '--name',
+      'Fenced',
+      '--expiry',
+      '30',
+      '--scope',
+      'events:read',
+      '--allow-address',
+      '192.0.2.0/24',
+      '--allow-address',
+      '2001:db8::/32',
+      '--metadata',
+      '{"plan":"gold","customerId":"cus_42"}',
+      '--tag',
+      'Billing',
+      '--tag',
+      'eu',
+    )
+    expect(created.code).toBe(0)
+    expect(created.stdout).toContain(
+      '\n  Scopes: events:read\n  Allowed addresses: 192.0.2.0/24, 2001:db8::/32\n  Tags: billing, eu\n  Metadata: {"plan":"gold","customerId":"cus_42"}\n',
+    )
+    const value = /^ {2}(psc_\S+)$/m.exec(created.stdout)![1]!
+    // The server sees 127.0.0.1: outside both ranges (SPEC 5.49's 403, byte for byte).
+    const response = await fetch(`${server.url}/v1/connect?partner=acme`, {
+      headers: { 'X-Service-Account-Id': 'acc_restricted', 'X-Service-Passcode': value },
+    })
+    expect([response.status, await response.text()]).toEqual([403, '{"status":"fail","error":"Address not allowed","code":403}'])
+    const both = await run('passcodes', 'create', ...account, '--name', 'Both', '--expiry', '30', '--scope', 'events:write, events:read', '--json')
+    expect(json(both.stdout)).toMatchObject({ scopes: ['events:read', 'events:write'], allowedAddresses: [], metadata: null, tags: [] })
+    const listed = (await run('passcodes', 'list', ...account)).stdout.split('\n')
+    expect(listed[0]).toMatch(/\sLAST USED\s+RESTRICTED TO\s+TAGS$/)
+    expect(listed.find((line) => line.includes(' Fenced '))).toMatch(/ events:read; 2 address ranges\s+billing, eu$/)
+    expect(listed.find((line) => line.includes(' Both '))).toMatch(/ events:read, events:write\s*$/)
+  })
+
+  it('edits them: --all-scopes, --any-address, --no-tags and --metadata null clear; new --tag values replace the old', async () => {
+    const edited = await run('passcodes', 'edit', 'Fenced', ...account, '--scope', 'events:write', '--tag', 'us', '--json')
+    expect(json(edited.stdout)).toMatchObject({ scopes: ['events:write'], allowedAddresses: ['192.0.2.0/24', '2001:db8::/32'], tags: ['us'] })
+    const cleared = await run('passcodes', 'edit', 'Fenced', ...account, '--all-scopes', '--any-address', '--no-tags', '--metadata', 'null', '--json')
+    expect(json(cleared.stdout)).toMatchObject({ scopes: null, allowedAddresses: [], metadata: null, tags: [] })
+    const plain = await run('passcodes', 'edit', 'Fenced', ...account, '--metadata', '{"plan":"silver"}')
+    expect(plain.stdout).toMatch(/^Updated passcode "Fenced" .*\.\n {2}Metadata: \{"plan":"silver"\}\n$/)
+  })
+
+  it('lists by --tag (every one given) and --search (name, description or tag, any case)', async () => {
+    await run('passcodes', 'create', ...account, '--name', 'Acme export', '--expiry', '30', '--tag', 'billing', '--tag', 'nightly')
+    await run('passcodes', 'create', ...account, '--name', 'Other', '--expiry', '30', '--tag', 'billing', '--description', 'For ACME support')
+    const names = async (...filters: string[]) => {
+      const result = await run('passcodes', 'list', ...account, '--json', ...filters)
+      return (JSON.parse(result.stdout) as { passcodes: { name: string }[] }).passcodes.map((p) => p.name)
+    }
+    expect(await names('--tag', 'billing')).toEqual(['Acme export', 'Other'])
+    expect(await names('--tag', 'billing', '--tag', 'nightly')).toEqual(['Acme export'])
+    expect(await names('--search', 'acme')).toEqual(['Acme export', 'Other'])
+    expect(await names('--search', 'NIGHT')).toEqual(['Acme export'])
+    expect((await run('passcodes', 'list', ...account, '--search', 'nothing like it')).stdout).toBe('No passcodes in account acc_restricted match.\n')
+  })
+
+  it('refuses bad input naming the field, and writes nothing', async () => {
+    const create = (...flags: string[]) => run('passcodes', 'create', ...account, '--name', 'Bad', '--expiry', '30', '--json', ...flags)
+    const [unknownScope, hostBits, tooMany, bigMetadata, notObject, longTag, both, noScope] = await Promise.all([
+      create('--scope', 'events:delete'),
+      create('--allow-address', '192.0.2.1/24'),
+      create(...Array.from({ length: 51 }, (_, i) => ['--allow-address', `10.0.${i}.0/24`]).flat()),
+      create('--metadata', JSON.stringify({ blob: 'x'.repeat(1100) })),
+      create('--metadata', '["a"]'),
+      create('--tag', 't'.repeat(33)),
+      create('--scope', 'events:read', '--all-scopes'),
+      create('--scope', ' , '),
+    ])
+    const field = (result: { stderr: string }) =>
+      (JSON.parse(result.stderr) as { error: { code: string; field?: string; setting?: string; message: string } }).error
+    expect(field(unknownScope)).toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'scopes', message: expect.stringContaining('"events:delete"') })
+    expect(field(hostBits)).toMatchObject({ code: 'ERR_INVALID_INPUT', field: expect.stringMatching(/^allowedAddresses/) })
+    expect(field(tooMany)).toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'allowedAddresses' })
+    expect(field(bigMetadata)).toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'metadata' })
+    expect(field(notObject)).toMatchObject({ code: 'ERR_USAGE', setting: '--metadata' })
+    expect(field(longTag)).toMatchObject({ code: 'ERR_INVALID_INPUT', field: expect.stringMatching(/^tags/) })
+    expect(field(both)).toMatchObject({ code: 'ERR_USAGE', message: '"passcodes create" takes --scope or --all-scopes, not both' })
+    expect(field(noScope)).toMatchObject({ code: 'ERR_USAGE', setting: '--scope' })
+    expect((await listJson('acc_restricted')).map((p) => p.name)).not.toContain('Bad')
+  })
+
+  it('users grant takes --scope and --allow-address', async () => {
+    const granted = await run(
+      'users',
+      'grant',
+      'u_scoped',
+      ...account,
+      '--validity',
+      '30',
+      '--scope',
+      'events:read',
+      '--allow-address',
+      '198.51.100.0/24',
+    )
+    expect(granted.code).toBe(0)
+    expect(granted.stdout).toContain('\n  Scopes: events:read\n  Allowed addresses: 198.51.100.0/24\n')
+  })
+
+  it('a command run alone reads the declared scopes from PASSCODE_AUTH_SCOPES, and a bad declaration names the setting', async () => {
+    const alone = (env: Record<string, string>, ...flags: string[]) =>
+      cli(['passcodes', 'create', '--account', 'acc_alone', '--name', `Alone ${flags.length}`, '--expiry', '30', '--json', ...flags], {
+        dataDir: full.dir,
+        env,
+      })
+    const declared = await alone({ PASSCODE_AUTH_SCOPES: 'reports:read=Read reports,reports:write=Write reports' }, '--scope', 'reports:read')
+    expect(declared.code).toBe(0)
+    expect(json(declared.stdout).scopes).toEqual(['reports:read'])
+    const bad = await alone({ PASSCODE_AUTH_SCOPES: 'Reports=Read reports' })
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('Invalid setting PASSCODE_AUTH_SCOPES (environment variable): entry 1 must be <name>=<description>')
+    const twice = await alone({ PASSCODE_AUTH_SCOPES: 'a=A,a=B' })
+    expect(twice.stderr).toContain('entry 2 declares a a second time')
   })
 })

@@ -6,6 +6,7 @@ import { hasRepeatedPepper, MAX_PEPPERS, pepperValueSchema } from '../../src/ser
 import { MAX_FAILURES_RANGE, RATE_LIMIT_DEFAULTS, WINDOW_MS_RANGE } from '../../src/service/limiter/options'
 import { ENCRYPTION_KEY_BYTES, keyIdSchema } from '../../src/service/user-passcodes/options'
 import { MIN_AUDIT_KEY_BYTES } from '../../src/service/audit/options'
+import { MAX_DECLARED_SCOPES, MAX_SCOPE_DESCRIPTION_LENGTH, SCOPE_NAME_PATTERN } from '../../src/core/restrictions'
 
 /**
  * src/cli/setting-rules.ts states the service's rules again, so that the command can
@@ -21,6 +22,11 @@ describe('the command’s copy of the service’s rules (src/cli/setting-rules.t
     expect(cli.MAX_FAILURES_RANGE).toEqual(MAX_FAILURES_RANGE)
     expect(cli.WINDOW_MS_RANGE).toEqual(WINDOW_MS_RANGE)
     expect(cli.RATE_LIMIT_DEFAULTS).toEqual(RATE_LIMIT_DEFAULTS)
+    expect([cli.SCOPE_NAME.source, cli.MAX_DECLARED_SCOPES, cli.MAX_SCOPE_DESCRIPTION_LENGTH]).toEqual([
+      SCOPE_NAME_PATTERN.source,
+      MAX_DECLARED_SCOPES,
+      MAX_SCOPE_DESCRIPTION_LENGTH,
+    ])
   })
 
   it('takes the peppers, key IDs and origins the service takes, and refuses the others', () => {

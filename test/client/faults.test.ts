@@ -6,6 +6,8 @@ import {
   MissingPartnerError,
   NetworkError,
   PartnerNotWhitelistedError,
+  AddressNotAllowedError,
+  MissingScopeError,
   PasscodeExpiredError,
   RateLimitedError,
   ServerError,
@@ -120,11 +122,34 @@ describe('retries', () => {
     await expect(client.connect('acme')).rejects.toBeInstanceOf(NetworkError)
   })
 
+  it('SPEC 5.48, 5.49: the 403s of a restricted passcode are typed errors; any other 403 text is unexpected', async () => {
+    const answers = [
+      [
+        { status: 'fail', error: 'Address not allowed', code: 403 },
+        { code: 'ERR_ADDRESS_NOT_ALLOWED', status: 403 },
+      ],
+      [
+        { status: 'fail', error: 'Missing scope: events:write', code: 403 },
+        { code: 'ERR_MISSING_SCOPE', status: 403, scope: 'events:write' },
+      ],
+      [{ status: 'fail', error: 'Missing scope: Events Write', code: 403 }, { code: 'ERR_UNEXPECTED_RESPONSE' }],
+      [{ status: 'fail', error: 'Address not allowed', code: 400 }, { code: 'ERR_UNEXPECTED_RESPONSE' }],
+    ] as const
+    for (const [body, expected] of answers) {
+      const server = await serve((_request, response) => sendJson(response, 403, body))
+      const result = await clientFor(server).check()
+      expect(result.ok, JSON.stringify(body)).toBe(false)
+      if (!result.ok) expect(result.error, JSON.stringify(body)).toMatchObject(expected)
+    }
+  })
+
   it.each([
     [400, BODIES.invalidCredentials, InvalidCredentialsError],
     [400, BODIES.missingPartner, MissingPartnerError],
     [401, BODIES.expired, PasscodeExpiredError],
     [403, BODIES.notWhitelisted('acme'), PartnerNotWhitelistedError],
+    [403, { status: 'fail', error: 'Address not allowed', code: 403 }, AddressNotAllowedError],
+    [403, { status: 'fail', error: 'Missing scope: events:write', code: 403 }, MissingScopeError],
     [429, BODIES.rateLimited, RateLimitedError],
   ] as const)('never retries a %i (%o)', async (status, body, errorClass) => {
     const server = await serve((_request, response) => sendJson(response, status, body))

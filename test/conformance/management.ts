@@ -197,6 +197,32 @@ export function describeManagementConformance(targets: readonly ManagementTarget
         expect(JSON.stringify(events)).not.toContain(value)
       })
 
+      it('SPEC 5.51: filters the list by tags (repeated: every one) and search from the query string; a bad tag is a 400 naming it', async () => {
+        for (const [name, tags, description] of [
+          ['Tagged export', ['billing', 'nightly'], ''],
+          ['Tagged other', ['billing'], 'For ACME support'],
+        ] as const) {
+          expect((await send('POST', '/passcodes', { session: 'admin', body: { name, expiry: 30, tags, description } })).status).toBe(201)
+        }
+        const names = async (query: string) => {
+          const sent = await send('GET', `/passcodes${query}`, { session: 'member' })
+          expect(sent.status, query).toBe(200)
+          return (sent.json.passcodes as { name: string }[])
+            .map((p) => p.name)
+            .filter((name) => name.startsWith('Tagged'))
+            .sort()
+        }
+        expect(await names('?tags=billing')).toEqual(['Tagged export', 'Tagged other'])
+        expect(await names('?tags=billing&tags=nightly')).toEqual(['Tagged export'])
+        expect(await names('?search=acme')).toEqual(['Tagged other'])
+        expect(await names('?search=TAGGED%20EXPORT&tags=billing')).toEqual(['Tagged export'])
+        const bad = await send('GET', `/passcodes?tags=${'t'.repeat(33)}`, { session: 'member' })
+        expect(bad.status).toBe(400)
+        expect(errorOf(bad)).toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'tags' })
+        const twice = await send('GET', '/passcodes?search=a&search=b', { session: 'member' })
+        expect([twice.status, errorOf(twice)]).toEqual([400, expect.objectContaining({ code: 'ERR_INVALID_INPUT', field: 'search' })])
+      })
+
       it('edits with 200 and the new view, deletes with 204 and an empty body; then 404', async () => {
         const { passcode, value } = await create('Editable', 10)
         const edited = await send('PATCH', `/passcodes/${passcode.id}`, { session: 'writer', body: { name: 'Edited', expiry: 'forever' } })

@@ -87,6 +87,9 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
   listPasscodes: [
     { name: 'an admin lists', status: 200 },
     { name: 'any member lists', status: 200, as: 'member' },
+    { name: 'filtered by two tags and a text', status: 200, query: () => ({ tags: ['billing', 'eu'], search: 'acme' }) },
+    { name: 'a tag of 33 characters', status: 400, query: () => ({ tags: ['t'.repeat(33)] }) },
+    { name: 'search twice', status: 400, rawQuery: 'search=a&search=b' },
   ],
   createPasscode: [
     {

@@ -72,9 +72,9 @@ function counting(auth: PasscodeAuth): { auth: PasscodeAuth; readonly calls: num
   let calls = 0
   const counted: PasscodeAuth = {
     ...auth,
-    verifyRequest: (request, reader) => {
+    verifyRequest: (request, reader, required) => {
       calls++
-      return auth.verifyRequest(request, reader)
+      return auth.verifyRequest(request, reader, required)
     },
   }
   return {
@@ -374,7 +374,59 @@ describe('@RequireScopes', () => {
     expect(() => RequireScopes(`a${'b'.repeat(63)}`, 'x')).not.toThrow()
   })
 
-  it('applies the guard itself: credentials first, then, as the service checks no scope yet, nobody through (a ConfigurationError naming them)', async () => {
+  it("SPEC 5.48: applies the guard itself: credentials first, then 403 Missing scope naming the first the passcode lacks, in the route's order", async () => {
+    @Controller('1')
+    @RequireScopes('events:read')
+    class DeclaredController {
+      @Get('write')
+      @RequireScopes('events:write')
+      write(@PasscodePrincipal() principal: Principal): Principal {
+        return principal
+      }
+
+      @Get('read')
+      read(@PasscodePrincipal() principal: Principal): Principal {
+        return principal
+      }
+    }
+    const readOnly = () => ({ 'x-service-account-id': fixture.accountId, 'x-service-passcode': fixture.passcodes.readOnly })
+    const missing = '{"status":"fail","error":"Missing scope: events:write","code":403}'
+    for (const platform of ['express', 'fastify'] as const) {
+      const app = await nestApp(platform, { auth: fixture.auth }, { controllers: [DeclaredController] })
+      const refused = await call(app, '/1/write', { headers: wrong() })
+      expect([refused.status, refused.body], platform).toEqual([400, INVALID])
+      expect((await call(app, '/1/write')).status, platform).toBe(400)
+      const lacking = await call(app, '/1/write', { headers: readOnly() })
+      expect([lacking.status, lacking.body, lacking.headers.get('content-type')], platform).toEqual([403, missing, 'application/json; charset=utf-8'])
+      expect(JSON.parse((await call(app, '/1/read', { headers: readOnly() })).body), platform).toEqual(fixture.principals.readOnly)
+      expect(JSON.parse((await call(app, '/1/write', { headers: valid() })).body), platform).toEqual(fixture.principals.account)
+    }
+  })
+
+  it("SPEC 5.48: guarded twice (APP_GUARD and @RequireScopes), verifies once and still checks the route's scopes", async () => {
+    @Controller('1')
+    class WriteController {
+      @Get('write')
+      @RequireScopes('events:write')
+      write(@PasscodePrincipal() principal: Principal): Principal {
+        return principal
+      }
+    }
+    const counted = counting(fixture.auth)
+    const app = await nestApp(
+      'express',
+      { auth: counted.auth },
+      { controllers: [WriteController], providers: [{ provide: APP_GUARD, useClass: PasscodeAuthGuard }] },
+    )
+    const readOnly = { 'x-service-account-id': fixture.accountId, 'x-service-passcode': fixture.passcodes.readOnly }
+    const lacking = await call(app, '/1/write', { headers: readOnly })
+    expect([lacking.status, lacking.body]).toEqual([403, '{"status":"fail","error":"Missing scope: events:write","code":403}'])
+    expect(counted.calls).toBe(1)
+    expect((await call(app, '/1/write', { headers: valid() })).status).toBe(200)
+    expect(counted.calls).toBe(2)
+  })
+
+  it('a route naming a scope the service does not declare: an InvalidOptionsError naming it, nobody through', async () => {
     const errors: unknown[] = []
     @Catch()
     class Recorder implements ExceptionFilter {
@@ -390,13 +442,7 @@ describe('@RequireScopes', () => {
       { auth: fixture.auth },
       { controllers: [ScopedController], configure: (nest) => nest.useGlobalFilters(new Recorder()) },
     )
-    const refused = await call(app, '/scoped/both', { headers: wrong() })
-    expect([refused.status, refused.body]).toEqual([400, INVALID])
-    expect((await call(app, '/scoped/both')).status).toBe(400)
-    expect(errors).toEqual([])
     expect((await call(app, '/scoped/both', { headers: valid() })).status).toBe(500)
-    expect(errors).toEqual([
-      expect.objectContaining({ name: 'ConfigurationError', message: expect.stringContaining('(events:read, profiles.read, events:write)') }),
-    ])
+    expect(errors).toEqual([expect.objectContaining({ name: 'InvalidOptionsError', message: expect.stringContaining('profiles.read') })])
   })
 })

@@ -13,7 +13,14 @@ import { NestFactory } from '@nestjs/core'
 import { ExpressAdapter } from '@nestjs/platform-express'
 import { FastifyAdapter } from '@nestjs/platform-fastify'
 import type { CorsOptions, PasscodeAuth } from '../../src/index'
-import { PasscodeAuthGuard, PasscodeAuthModule, PasscodePrincipal, type PasscodeAuthModuleOptions, type Principal } from '../../src/nestjs/index'
+import {
+  PasscodeAuthGuard,
+  PasscodeAuthModule,
+  PasscodePrincipal,
+  RequireScopes,
+  type PasscodeAuthModuleOptions,
+  type Principal,
+} from '../../src/nestjs/index'
 import type { HttpTarget, RunningApp } from '../conformance/http'
 
 /** The suite's protected example route. */
@@ -22,6 +29,13 @@ export class EventsController {
   @Get('events.json')
   @UseGuards(PasscodeAuthGuard)
   events(@PasscodePrincipal() principal: Principal): Principal {
+    return principal
+  }
+
+  // The suite's route that needs `events:write` (SPEC §5.48): WRITE_ROUTE, WRITE_SCOPES of ../http/frameworks.
+  @Get('events/write.json')
+  @RequireScopes('events:write')
+  write(@PasscodePrincipal() principal: Principal): Principal {
     return principal
   }
 }

@@ -1,5 +1,6 @@
-import { MAX_ACCOUNT_PASSCODES, passcodeNameKey, type PasscodeView } from '../../index'
+import { MAX_ACCOUNT_PASSCODES, passcodeNameKey, type CreatePasscodeInput, type PasscodeView } from '../../index'
 import type { CommandContext, CommandSpec } from '../command'
+import type { Flags } from '../config'
 import { CliError } from '../exit-codes'
 import { statusLabel } from '../../dashboard/index'
 import { formatInstant, table } from '../output'
@@ -18,6 +19,113 @@ function parsePartners(text: string): string[] {
     .map((name) => name.trim())
     .filter((name) => name !== '')
 }
+
+/** `--scope`, repeated or separated by commas: the names; whether each is declared is the service's rule. */
+export function parseScopes(values: unknown): string[] {
+  const list = (Array.isArray(values) ? (values as string[]) : [String(values)])
+    .flatMap((value) => value.split(','))
+    .map((name) => name.trim())
+    .filter((name) => name !== '')
+  if (list.length === 0) throw new CliError('ERR_USAGE', 'Invalid --scope: must name a scope (or use --all-scopes)', { setting: '--scope' })
+  return list
+}
+
+/** `--allow-address`, repeated: CIDR ranges; each range's form is the service's rule (named with its index). */
+export function parseAddresses(values: unknown): string[] {
+  return (Array.isArray(values) ? (values as string[]) : [String(values)]).map((range) => range.trim())
+}
+
+/** `--metadata`: a JSON object (the 1 KiB bound is the service's rule), or `null` to remove it. */
+function parseMetadata(text: string): CreatePasscodeInput['metadata'] {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    value = undefined
+  }
+  if (value === null || (typeof value === 'object' && !Array.isArray(value))) return value as CreatePasscodeInput['metadata']
+  throw new CliError('ERR_USAGE', 'Invalid --metadata: must be a JSON object such as \'{"plan":"gold"}\', or null to remove it', {
+    setting: '--metadata',
+  })
+}
+
+/** `--tag`, repeated: the tags (their rule is the service's). */
+function parseTags(values: unknown): string[] {
+  return Array.isArray(values) ? (values as string[]) : [String(values)]
+}
+
+/** Flags given together that say opposite things: a usage error naming both. */
+function exclusive(flags: Flags, command: string, pairs: readonly (readonly [string, string])[]): void {
+  for (const [one, other] of pairs) {
+    if (flags[one] !== undefined && flags[other] === true) throw new CliError('ERR_USAGE', `"${command}" takes --${one} or --${other}, not both`)
+  }
+}
+
+/** The restrictions of a passcode's result lines: scopes, addresses, tags, metadata; nothing for an unrestricted one. */
+export function restrictionLines(passcode: {
+  readonly scopes: readonly string[] | null
+  readonly unknownScopes?: readonly string[]
+  readonly allowedAddresses: readonly string[]
+  readonly tags?: readonly string[]
+  readonly metadata?: Readonly<Record<string, unknown>> | null
+}): string {
+  const unknown = new Set(passcode.unknownScopes ?? [])
+  const lines = [
+    passcode.scopes === null
+      ? ''
+      : `  Scopes: ${passcode.scopes.map((scope) => (unknown.has(scope) ? `${scope} (unknown)` : scope)).join(', ') || 'none'}`,
+    passcode.allowedAddresses.length === 0 ? '' : `  Allowed addresses: ${passcode.allowedAddresses.join(', ')}`,
+    passcode.tags === undefined || passcode.tags.length === 0 ? '' : `  Tags: ${passcode.tags.join(', ')}`,
+    passcode.metadata === undefined || passcode.metadata === null ? '' : `  Metadata: ${JSON.stringify(passcode.metadata)}`,
+  ].filter((line) => line !== '')
+  return lines.length === 0 ? '' : `\n${lines.join('\n')}`
+}
+
+/** The restriction flags of create and edit, as the service's input: only those given. */
+function restrictionsInput(flags: Flags) {
+  return {
+    ...(flags.scope !== undefined && { scopes: parseScopes(flags.scope) }),
+    ...(flags['all-scopes'] === true && { scopes: null }),
+    ...(flags['allow-address'] !== undefined && { allowedAddresses: parseAddresses(flags['allow-address']) }),
+    ...(flags['any-address'] === true && { allowedAddresses: [] }),
+    ...(flags.metadata !== undefined && { metadata: parseMetadata(String(flags.metadata)) }),
+    ...(flags.tag !== undefined && { tags: parseTags(flags.tag) }),
+    ...(flags['no-tags'] === true && { tags: [] }),
+  }
+}
+
+/** Checks the restriction flags before anything is opened. */
+function checkRestrictions(flags: Flags, command: string): void {
+  exclusive(flags, command, [
+    ['scope', 'all-scopes'],
+    ['allow-address', 'any-address'],
+    ['tag', 'no-tags'],
+  ])
+  if (flags.scope !== undefined) parseScopes(flags.scope)
+  if (flags.metadata !== undefined) parseMetadata(String(flags.metadata))
+}
+
+/** The restriction flags of `passcodes create` and `users grant` (scopes, addresses). */
+export const restrictionOptions = {
+  scope: {
+    type: 'string',
+    value: '<name>',
+    multiple: true,
+    description: 'grant only this declared scope (SPEC 5.48); repeat, or separate by commas (default: every scope)',
+  },
+  'all-scopes': { type: 'boolean', description: 'grant every declared scope (the default at create)' },
+  'allow-address': {
+    type: 'string',
+    value: '<cidr>',
+    multiple: true,
+    description: 'accept calls only from this range, like 203.0.113.0/24 or 2001:db8::/32; repeat, up to 50 (default: any address)',
+  },
+} as const
+
+const labelOptions = {
+  metadata: { type: 'string', value: '<json>', description: 'a JSON object of up to 1 KiB returned on the principal, like \'{"plan":"gold"}\'' },
+  tag: { type: 'string', value: '<tag>', multiple: true, description: 'a tag to find it by; repeat, up to 20 (1 to 32 characters each)' },
+} as const
 
 /** The PARTNERS column and line: who the passcode works for on /v1/connect. */
 function partnersLabel(passcode: PasscodeView): string {
@@ -43,6 +151,13 @@ function describe(passcode: PasscodeView): string {
 /** The description under a result line, indented; nothing when there is none. */
 function descriptionLines(passcode: PasscodeView): string {
   return passcode.description === '' ? '' : `\n${passcode.description.replace(/^/gm, '  ')}`
+}
+
+/** The RESTRICTED TO column: the scopes granted (all when every one) and how many address ranges. */
+function scopesCell(passcode: PasscodeView): string {
+  const scopes = passcode.scopes === null ? 'all scopes' : passcode.scopes.join(', ') || 'no scope'
+  const ranges = passcode.allowedAddresses.length
+  return ranges === 0 ? scopes : `${scopes}; ${ranges} address range${ranges === 1 ? '' : 's'}`
 }
 
 const DESCRIPTION_COLUMN_WIDTH = 40
@@ -94,14 +209,21 @@ const create: CommandSpec = {
     expiry: { type: 'string', value: '<days|forever>', description: expiryHelp, required: true },
     partners: { type: 'string', value: '<names>', description: partnersHelp },
     description: { type: 'string', value: '<text>', description: descriptionHelp },
+    ...restrictionOptions,
+    ...labelOptions,
   },
   groups: ['storage', 'actor'],
   examples: [
     'passcode-auth passcodes create --account acc_1 --name "Acme" --expiry 90',
+    'passcode-auth passcodes create --account acc_1 --name "Acme read" --expiry 90 --scope events:read --allow-address 203.0.113.0/24',
+    'passcode-auth passcodes create --account acc_1 --name "Acme" --expiry 90 --metadata \'{"plan":"gold"}\' --tag billing --tag eu',
     'passcode-auth passcodes create --account acc_1 --name "Acme only" --expiry 90 --partners acme',
     'passcode-auth passcodes create --account acc_1 --name "Acme export" --expiry 90 --description "Nightly export to Acme"',
   ],
-  check: (flags) => void parseExpiry(String(flags.expiry)),
+  check(flags) {
+    parseExpiry(String(flags.expiry))
+    checkRestrictions(flags, 'passcodes create')
+  },
   async run(context) {
     const { flags, actor, output } = context
     const expiry = parseExpiry(String(flags.expiry))
@@ -111,11 +233,12 @@ const create: CommandSpec = {
       expiry,
       ...(flags.partners !== undefined && { partners: parsePartners(String(flags.partners)) }),
       ...(flags.description !== undefined && { description: String(flags.description) }),
+      ...restrictionsInput(flags),
     })
     output.result(
       { passcode, value },
       [
-        `Created passcode ${describe(passcode)}.${descriptionLines(passcode)}`,
+        `Created passcode ${describe(passcode)}.${descriptionLines(passcode)}${restrictionLines(passcode)}`,
         '',
         `  ${value}`,
         '',
@@ -131,20 +254,31 @@ const list: CommandSpec = {
   options: {
     account,
     sort: { type: 'string', value: '<created|last-used>', description: 'order: oldest first (default), or least recently used first' },
+    tag: { type: 'string', value: '<tag>', multiple: true, description: 'only passcodes with this tag; repeat: with every one of them' },
+    search: { type: 'string', value: '<text>', description: 'only passcodes whose name, description or a tag holds this text (case-insensitive)' },
   },
   groups: ['storage', 'actor'],
   examples: [
     'passcode-auth passcodes list --account acc_1',
     'passcode-auth passcodes list --account acc_1 --sort last-used',
+    'passcode-auth passcodes list --account acc_1 --tag billing --search acme',
     'passcode-auth passcodes list --account acc_1 --json',
   ],
   check: (flags) => void parseSort(flags.sort),
   async run(context) {
     const accountId = String(context.flags.account)
     const { auth } = await context.runtime()
-    const passcodes = await auth.passcodes.list(context.actor, accountId, { sortBy: parseSort(context.flags.sort) })
-    // The DESCRIPTION column only when one of them has a description.
+    const { tag, search } = context.flags
+    const passcodes = await auth.passcodes.list(context.actor, accountId, {
+      sortBy: parseSort(context.flags.sort),
+      ...(tag !== undefined && { tags: parseTags(tag) }),
+      ...(search !== undefined && { search: String(search) }),
+    })
+    const filtered = tag !== undefined || search !== undefined
+    // The DESCRIPTION, SCOPES and TAGS columns only when one of them has one.
     const described = passcodes.some((p) => p.description !== '')
+    const scoped = passcodes.some((p) => p.scopes !== null || p.allowedAddresses.length > 0)
+    const tagged = passcodes.some((p) => p.tags.length > 0)
     const rows = passcodes.map((p) => [
       p.id,
       p.name,
@@ -153,14 +287,29 @@ const list: CommandSpec = {
       formatInstant(p.expiresAt),
       partnersLabel(p),
       lastUsedLabel(p),
+      ...(scoped ? [scopesCell(p)] : []),
+      ...(tagged ? [p.tags.join(', ')] : []),
       ...(described ? [descriptionCell(p)] : []),
     ])
-    const headers = ['ID', 'NAME', 'HINT', 'STATUS', 'EXPIRES', 'PARTNERS', 'LAST USED', ...(described ? ['DESCRIPTION'] : [])]
+    const headers = [
+      'ID',
+      'NAME',
+      'HINT',
+      'STATUS',
+      'EXPIRES',
+      'PARTNERS',
+      'LAST USED',
+      ...(scoped ? ['RESTRICTED TO'] : []),
+      ...(tagged ? ['TAGS'] : []),
+      ...(described ? ['DESCRIPTION'] : []),
+    ]
     const unused = passcodes.filter((p) => p.unused).length
     context.output.result(
       { accountId, passcodes },
       passcodes.length === 0
-        ? `No passcodes in account ${accountId}.`
+        ? filtered
+          ? `No passcodes in account ${accountId} match.`
+          : `No passcodes in account ${accountId}.`
         : [table(headers, rows), '', `${passcodes.length} of ${MAX_ACCOUNT_PASSCODES} passcodes; ${unused} never used or unused for 90 days.`].join(
             '\n',
           ),
@@ -179,6 +328,11 @@ const edit: CommandSpec = {
     partners: { type: 'string', value: '<names>', description: 'bind it to these whitelisted partners, separated by commas' },
     unbind: { type: 'boolean', description: 'let it work for any whitelisted partner again' },
     description: { type: 'string', value: '<text>', description: `the new description (${descriptionHelp}); "" removes it` },
+    ...restrictionOptions,
+    'any-address': { type: 'boolean', description: 'accept calls from any address again (removes every range)' },
+    metadata: { ...labelOptions.metadata, description: `${labelOptions.metadata.description}; null removes it` },
+    tag: { ...labelOptions.tag, description: 'its tags from now on (they replace the old ones); repeat, up to 20' },
+    'no-tags': { type: 'boolean', description: 'remove every tag' },
   },
   groups: ['storage', 'actor'],
   examples: [
@@ -186,17 +340,19 @@ const edit: CommandSpec = {
     'passcode-auth passcodes edit Acme --account acc_1 --name "Acme EU"',
     'passcode-auth passcodes edit Acme --account acc_1 --partners acme,acme-eu',
     'passcode-auth passcodes edit Acme --account acc_1 --description "Nightly export; owner: data team"',
+    'passcode-auth passcodes edit Acme --account acc_1 --scope events:read,events:write --any-address',
+    'passcode-auth passcodes edit Acme --account acc_1 --tag billing --metadata null',
   ],
   check(flags) {
-    if (
-      flags.name === undefined &&
-      flags.expiry === undefined &&
-      flags.partners === undefined &&
-      flags.unbind !== true &&
-      flags.description === undefined
-    ) {
-      throw new CliError('ERR_USAGE', '"passcodes edit" needs --name, --expiry, --partners or --unbind, or --description')
+    const changes = ['name', 'expiry', 'partners', 'description', 'scope', 'allow-address', 'metadata', 'tag']
+    const switches = ['unbind', 'all-scopes', 'any-address', 'no-tags']
+    if (!changes.some((flag) => flags[flag] !== undefined) && !switches.some((flag) => flags[flag] === true)) {
+      throw new CliError(
+        'ERR_USAGE',
+        '"passcodes edit" needs --name, --expiry, --partners or --unbind, --description, --scope or --all-scopes, --allow-address or --any-address, --metadata, or --tag or --no-tags',
+      )
     }
+    checkRestrictions(flags, 'passcodes edit')
     if (flags.partners !== undefined && flags.unbind === true) {
       throw new CliError('ERR_USAGE', '"passcodes edit" takes --partners or --unbind, not both')
     }
@@ -214,8 +370,9 @@ const edit: CommandSpec = {
       ...(flags.partners !== undefined && { partners: parsePartners(String(flags.partners)) }),
       ...(flags.unbind === true && { partners: null }),
       ...(flags.description !== undefined && { description: String(flags.description) }),
+      ...restrictionsInput(flags),
     })
-    output.result({ passcode: updated }, `Updated passcode ${describe(updated)}.${descriptionLines(updated)}`)
+    output.result({ passcode: updated }, `Updated passcode ${describe(updated)}.${descriptionLines(updated)}${restrictionLines(updated)}`)
   },
 }
 

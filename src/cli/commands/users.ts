@@ -7,6 +7,7 @@ import { missingKeyError } from '../encryption-keys'
 import { commandName } from '../command-name'
 import type { CommandContext } from '../command'
 import type { Runtime } from '../runtime'
+import { parseAddresses, parseScopes, restrictionLines, restrictionOptions } from './passcodes'
 
 /** The store, for a command that encrypts or decrypts user passcodes: a missing key is a setting to fix (exit 2). */
 async function keyedRuntime(context: CommandContext): Promise<Runtime> {
@@ -37,18 +38,31 @@ const grant: CommandSpec = {
   options: {
     account,
     validity: { type: 'string', value: '<days|infinite>', description: '1 to 365 days, or "infinite" (10 years)', required: true },
+    ...restrictionOptions,
   },
   groups: ['storage', 'actor'],
-  examples: ['passcode-auth users grant u_42 --account acc_1 --validity 90'],
-  check: (flags) => void parseValidity(String(flags.validity)),
+  examples: [
+    'passcode-auth users grant u_42 --account acc_1 --validity 90',
+    'passcode-auth users grant u_42 --account acc_1 --validity 90 --scope events:read --allow-address 198.51.100.0/24',
+  ],
+  check(flags) {
+    parseValidity(String(flags.validity))
+    if (flags.scope !== undefined && flags['all-scopes'] === true)
+      throw new CliError('ERR_USAGE', '"users grant" takes --scope or --all-scopes, not both')
+    if (flags.scope !== undefined) parseScopes(flags.scope)
+  },
   async run(context) {
     const { flags, actor, output } = context
     const validity = parseValidity(String(flags.validity))
     const { auth } = await keyedRuntime(context)
-    const view = await auth.userPasscodes.grant(actor, String(flags.account), context.positionals[0]!, { validity })
+    const view = await auth.userPasscodes.grant(actor, String(flags.account), context.positionals[0]!, {
+      validity,
+      ...(flags.scope !== undefined && { scopes: parseScopes(flags.scope) }),
+      ...(flags['allow-address'] !== undefined && { allowedAddresses: parseAddresses(flags['allow-address']) }),
+    })
     output.result(
       { userPasscode: view },
-      `Granted a user passcode to ${describe(view)}.\nThe user sees its value with: ${commandName()} users reveal --account ${view.accountId} --as ${view.userId}`,
+      `Granted a user passcode to ${describe(view)}.${restrictionLines(view)}\nThe user sees its value with: ${commandName()} users reveal --account ${view.accountId} --as ${view.userId}`,
     )
   },
 }

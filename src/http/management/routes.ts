@@ -8,6 +8,7 @@ import {
   issuedUserPasscodeSchema,
   partnerListSchema,
   passcodeAnswerSchema,
+  passcodeListQuerySchema,
   passcodeListSchema,
   userListSchema,
   userPasscodeAnswerSchema,
@@ -15,6 +16,7 @@ import {
   type AnswerValue,
 } from '../../protocol/management-schemas'
 import { parseInput } from '../../service/input'
+import { parseQuery } from '../../protocol/query-parameters'
 import { exportAudit, listAudit } from './audit-routes'
 import { readJsonObject } from './read-json'
 import {
@@ -95,6 +97,16 @@ async function assertInDirectory({ session, params, users }: RouteContext): Prom
   return failureAnswer(managementFailure('ERR_NOT_FOUND', 'No such user in this account'))
 }
 
+/**
+ * `GET /passcodes`'s filters (SPEC §5.51): `tags` (repeatable) and `search`; any other
+ * parameter is ignored, as it was before the filters (an account is never taken from the URL).
+ */
+function passcodeFilters(query: string | undefined) {
+  const known = new URLSearchParams()
+  for (const [name, value] of new URLSearchParams(query ?? '')) if (Object.hasOwn(passcodeListQuerySchema.shape, name)) known.append(name, value)
+  return parseQuery(passcodeListQuerySchema, known.toString(), ['tags'])
+}
+
 const notFound = (message: string) => failureAnswer(managementFailure('ERR_NOT_FOUND', message))
 
 /**
@@ -103,8 +115,10 @@ const notFound = (message: string) => failureAnswer(managementFailure('ERR_NOT_F
  * an id of another account is simply not found in this one (404).
  */
 export const ROUTES: readonly Route[] = [
-  route('GET', '/passcodes', async ({ auth, session }) =>
-    schemaAnswer(200, passcodeListSchema, { passcodes: await auth.passcodes.list(session.actor, session.accountId) }),
+  route('GET', '/passcodes', async ({ auth, session, request }) =>
+    schemaAnswer(200, passcodeListSchema, {
+      passcodes: await auth.passcodes.list(session.actor, session.accountId, passcodeFilters(request.query)),
+    }),
   ),
   route(
     'POST',

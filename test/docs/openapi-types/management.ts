@@ -7,7 +7,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the account's passcodes (any member; never a value) */
+        /** List the account's passcodes (any member; never a value); filters by tags and text in the query string */
         get: operations["listPasscodes"];
         put?: never;
         /** Create a passcode; its value is in this answer only */
@@ -1096,14 +1096,19 @@ export type $defs = Record<string, never>;
 export interface operations {
     listPasscodes: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only passcodes with this tag; repeat the parameter for passcodes with every one given (up to 20, 1 to 32 characters each). */
+                tags?: string[];
+                /** @description Only passcodes whose name, description or a tag holds this text, compared in lower case (up to 200 characters). */
+                search?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Every passcode, expired ones included. */
+            /** @description Every passcode that matches, expired ones included. */
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1111,6 +1116,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PasscodeList"];
+                };
+            };
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INVALID_INPUT",
+                     *         "message": "Invalid expiry: must be at least 1 day",
+                     *         "field": "expiry"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
             /** @description No session: the host resolver returned nothing. Codes: ERR_UNAUTHENTICATED. */
