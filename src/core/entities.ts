@@ -1,3 +1,4 @@
+import type { CreditsSetting, RateLimitSetting, StoredCredits } from './limits'
 import type { PasscodeStatus } from './status'
 
 /** How long an account passcode lives: whole days (1 to 3650) or `'forever'`. */
@@ -53,6 +54,8 @@ export type Principal =
       readonly passcodeName: string
       /** The partners this passcode is bound to; absent when it is unbound. */
       readonly partners?: readonly string[]
+      /** Limits and credits (SPEC §5.50): the credits left after this request, where the passcode has credits. */
+      readonly credits?: PrincipalCredits
     }
   | {
       /** The account the credentials belong to (the `X-Service-Account-Id` value). */
@@ -61,7 +64,24 @@ export type Principal =
       readonly kind: 'user'
       /** The user whose passcode matched. */
       readonly userId: string
+      /** Limits and credits (SPEC §5.50): the credits left after this request, where the passcode has credits. */
+      readonly credits?: PrincipalCredits
     }
+
+/**
+ * A principal's credits (SPEC §5.50): what is left after the request it authenticated,
+ * as the instance that admitted it knows it (the store's balance at its last lease plus
+ * what this instance still holds; other instances' unspent leases count as spent).
+ *
+ * @example
+ * ```ts
+ * if (principal.credits !== undefined && principal.credits.remaining < 10) res.setHeader('x-credits-low', '1')
+ * ```
+ */
+export interface PrincipalCredits {
+  /** Credits left, 0 or more. */
+  readonly remaining: number
+}
 
 /** An account passcode as stored: the hash and the hint, never the value. */
 export interface AccountPasscodeRecord {
@@ -110,6 +130,11 @@ export interface AccountPasscodeRecord {
   readonly disabledAt: number | null
   /** What it is for (SPEC §5.39): NFC, 0 to 500 characters, newlines allowed; `''` when none. */
   readonly description: string
+  // Limits and credits (SPEC §5.50).
+  /** Its rate limit; absent or `null` for none. */
+  readonly rateLimit?: RateLimitSetting | null
+  /** Its credits as last set (the balance is the store's counters'); absent or `null` for none. */
+  readonly credits?: StoredCredits | null
 }
 
 /** A user passcode as stored: the hash and the value encrypted as a JWE. */
@@ -141,6 +166,11 @@ export interface UserPasscodeRecord {
    * when unknown (a hash written before schema version 3).
    */
   readonly pepperId?: string | null
+  // Limits and credits (SPEC §5.50).
+  /** Its rate limit; absent or `null` for none. */
+  readonly rateLimit?: RateLimitSetting | null
+  /** Its credits as last set (the balance is the store's counters'); absent or `null` for none. */
+  readonly credits?: StoredCredits | null
 }
 
 /** What management operations return for an account passcode. */
@@ -193,6 +223,27 @@ export interface PasscodeView {
    * `null` once an admin enables, rotates or deletes it (or when it never leaked).
    */
   readonly leak: PasscodeLeak | null
+  // Limits and credits (SPEC §5.50).
+  /** Its rate limit; `null` for none. */
+  readonly rateLimit: RateLimitSetting | null
+  /** Its credits and their refill; `null` for none. */
+  readonly credits: CreditsView | null
+}
+
+/**
+ * Credits as a view shows them (SPEC §5.50): the balance the store holds now and how it
+ * refills. Instances lease credits in blocks and return what they leave unspent within
+ * seconds of going quiet, so `remaining` is exact for a passcode at rest and, while one
+ * is in use, short by at most what the instances hold.
+ *
+ * @example
+ * ```ts
+ * const low = (await auth.passcodes.list(actor, 'acc_1')).filter((view) => view.credits !== null && view.credits.remaining < 100)
+ * ```
+ */
+export interface CreditsView extends CreditsSetting {
+  /** When the next refill sets the balance to `refill.amount`; `null` without a refill. */
+  readonly nextRefillAt: Date | null
 }
 
 /**
@@ -251,4 +302,9 @@ export interface UserPasscodeView {
    * when it never leaked).
    */
   readonly leak: PasscodeLeak | null
+  // Limits and credits (SPEC §5.50).
+  /** Its rate limit; `null` for none. */
+  readonly rateLimit: RateLimitSetting | null
+  /** Its credits and their refill; `null` for none. */
+  readonly credits: CreditsView | null
 }

@@ -24,5 +24,15 @@ export type {
   UsageQuery,
   StoredUsageCount,
 } from './passcode-store'
+export type {
+  CreditBalance,
+  CreditNotice,
+  CreditNoticeClaim,
+  CreditNoticeRequest,
+  LimitsLease,
+  LimitsLeaseRequest,
+  LimitsPart,
+  LimitsReturn,
+} from './limits-part'
 export type { NotificationRecipients } from './recipients'
 export type { RateLimitStore } from './rate-limit-store'

@@ -1,7 +1,9 @@
 import type { AcceptedPasscodes, AccountPasscodeExpiry, AccountPasscodeRecord, UserPasscodeRecord } from '../core/entities'
+import type { RateLimitSetting, StoredCredits } from '../core/limits'
 import type { NotificationKind } from '../core/notifications'
 import type { AuditEntry } from '../core/audit'
 import type { AuditLog } from './audit-log'
+import type { LimitsPart } from './limits-part'
 
 export type { NotificationKind }
 
@@ -55,6 +57,10 @@ export interface AccountPasscodePatch {
   readonly description?: string
   /** Disables (the instant) or enables (`null`) the passcode (SPEC §5.38). */
   readonly disabledAt?: number | null
+  /** A new rate limit, or `null` to remove it (SPEC §5.50). */
+  readonly rateLimit?: RateLimitSetting | null
+  /** New credits (a new epoch), or `null` to remove them (SPEC §5.50). */
+  readonly credits?: StoredCredits | null
   /** The time of the edit, UTC milliseconds. */
   readonly updatedAt: number
 }
@@ -140,7 +146,16 @@ export type UsageEntry =
  * revoked state, a partner it may not reach on `/v1/connect`, or a value a rotation
  * replaced after its overlap ended).
  */
-export type UsageOutcome = 'succeeded' | 'expired' | 'disabled' | 'revoked' | 'wrong_partner' | 'rotated_out'
+export type UsageOutcome =
+  | 'succeeded'
+  | 'expired'
+  | 'disabled'
+  | 'revoked'
+  | 'wrong_partner'
+  | 'rotated_out'
+  // SPEC §5.50: the passcode's own rate limit and credits refused it (429).
+  | 'rate_limited'
+  | 'credits_exhausted'
 
 /**
  * A number of requests of one credential on one UTC day with one outcome, as an
@@ -438,12 +453,12 @@ export type Invalidation =
  * const store: PasscodeStore = memoryStore()
  * ```
  */
-export interface PasscodeStore {
+export interface PasscodeStore extends Partial<LimitsPart> {
   /** Inserts a passcode unless the account is at `maxPerAccount` or the name key is taken. Atomic. */
   createAccountPasscode(record: AccountPasscodeRecord, maxPerAccount: number, audit?: AuditEntry): Promise<CreateResult>
   /**
    * Applies a patch; keeps name uniqueness atomic. Publishes an invalidation when the
-   * name, expiry, binding or disabled state changes (a description alone changes
+   * name, expiry, binding, disabled state, rate limit or credits change (a description alone changes
    * nothing a verification reads). Its `audit` record shows the edited fields, before
    * and after, and a passcode target's name as in the row it changed, not as in the
    * entry, which was made from an earlier read (`editedPasscodeEntry`, core/audit-fields.ts).

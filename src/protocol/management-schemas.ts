@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { PasscodeView, UserPasscodeView } from '../core/entities'
+import { REFILL_INTERVALS } from '../core/limits'
 
 /*
  * The bodies the management API (SPEC §5.29) answers with, as zod schemas: the routes
@@ -66,6 +67,33 @@ const leak = z
   })
   .nullable()
 
+// Limits and credits (SPEC §5.50): the same two fields on both views.
+const limitFields = {
+  rateLimit: z
+    .object({
+      max: z.int().describe('Requests admitted per window, across every instance.'),
+      windowSeconds: z.int().describe('The fixed window, in seconds, aligned on the epoch (UTC).'),
+    })
+    .nullable()
+    .describe('Its rate limit; null for none.'),
+  credits: z
+    .object({
+      remaining: z
+        .int()
+        .min(0)
+        .describe(
+          'Credits the store holds now: exact at rest; while in use, short by at most what the instances hold (returned within seconds of going quiet).',
+        ),
+      refill: z
+        .object({ amount: z.int().min(0), interval: z.enum(REFILL_INTERVALS) })
+        .nullable()
+        .describe('At the start of each UTC interval the balance is set to `amount`; null: never refilled.'),
+      nextRefillAt: nullableDateTime('When the next refill happens; null without a refill.'),
+    })
+    .nullable()
+    .describe('Its credits: one per admitted request, 429 when none is left; null for none.'),
+}
+
 /**
  * An account passcode as the management API shows it (no value, no hash).
  *
@@ -94,6 +122,7 @@ export const passcodeViewSchema = z
     leak: leak.describe(
       'Where its value was found in public (SPEC §5.42); null once an admin enables, rotates or deletes it, or when it never leaked.',
     ),
+    ...limitFields,
   })
   .describe('An account passcode (never its value).')
 
@@ -121,6 +150,7 @@ export const userPasscodeViewSchema = z
     leak: leak.describe(
       'Where its value was found in public (SPEC §5.42), which revoked it; null once an admin grants the user a new one or resets it, or when it never leaked.',
     ),
+    ...limitFields,
   })
   .describe('A user passcode (never its value).')
 
@@ -180,6 +210,8 @@ const usageDaySchema = z
     revoked: count.describe('Refused: the user passcode was revoked.'),
     wrongPartner: count.describe('`/v1/connect` refused: no partner, one off the whitelist, or one outside the binding.'),
     rotatedOut: count.describe('Refused: a value a rotation replaced, after its overlap ended.'),
+    rateLimited: count.describe('Refused with 429: over its rate limit (SPEC §5.50).'),
+    creditsExhausted: count.describe('Refused with 429: its credits were exhausted (SPEC §5.50).'),
     partners: z
       .array(z.object({ partner: z.string(), succeeded: count, wrongPartner: count }))
       .describe('`/v1/connect` per whitelisted partner (normalised name), most requests first.'),

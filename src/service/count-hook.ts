@@ -26,12 +26,15 @@ const COUNTED: Partial<Record<string, CountedRefusal>> = {
   expired: 'expired',
   disabled: 'disabled',
   revoked: 'revoked',
+  // SPEC §5.50: the day's 429s of the passcode's own limits.
+  rate_limit_exceeded: 'rate_limited',
+  credits_exhausted: 'credits_exhausted',
 }
 
 /**
  * How usage over time counts a refusal of `accountId`'s request (SPEC §5.41): the
  * refusals that matched a credential of that very account (expired, disabled,
- * revoked; `unknown_passcode` with a `credential` is a value rotated out), else
+ * revoked, its rate limit or credits; `unknown_passcode` with a `credential` is a value rotated out), else
  * `undefined` (not counted: another account's credential, a credential the account
  * does not accept, no credential at all).
  */

@@ -19,6 +19,10 @@ import { createLeakNotices } from './leaks/leak-notices'
 import { createLeaksApi, type LeaksApi } from './leaks/report-leaks'
 import { createPasscodesApi, type PasscodesApi } from './passcodes/passcodes'
 import { createLimiter } from './limiter/rate-limit'
+import { createCreditNotices } from './limits/credit-notices'
+import { createLimitsGate } from './limits/limits-gate'
+import { startBudget } from './deadline'
+import type { CreditNoticeClaim } from '../ports/limits-part'
 import { usageReader } from './usage/usage-history'
 import { UsageRecorder } from './usage/usage-recorder'
 import { createUserPasscodeCrypto } from './user-passcodes/user-passcode-crypto'
@@ -153,6 +157,43 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     })
   }
   const unsubscribe = caches.accepted !== undefined ? resolved.store.subscribe?.(invalidate) : undefined
+  // SPEC §5.50: the leases of rate limits and credits, their crossings' events and durable emails.
+  const creditNotices = createCreditNotices({
+    store,
+    now,
+    sendTimeoutMs: resolved.notifier.sendTimeoutMs,
+    recipients: (accountId) => recipientsOf(accountId),
+    deliver: (to, message) => deliverMail(to, message),
+  })
+  const crossed = (notices: readonly CreditNoticeClaim[]): void => {
+    for (const notice of notices) {
+      const subject =
+        notice.kind === 'account'
+          ? { passcodeId: notice.key, ...(notice.name !== null && { name: notice.name }), ...(notice.hint !== null && { hint: notice.hint }) }
+          : { userId: notice.key }
+      emit?.({
+        type: notice.type === 'low' ? 'credits.low' : 'credits.exhausted',
+        accountId: notice.accountId,
+        kind: notice.kind,
+        ...subject,
+        remaining: notice.balance,
+        full: notice.full,
+        nextRefillAt: notice.nextRefillAt === null ? null : new Date(notice.nextRefillAt),
+      })
+      void creditNotices.send(notice, now() + resolved.notifier.leaseMs)
+    }
+  }
+  const limitsGate = createLimitsGate({
+    store:
+      resolved.store.leaseLimits === undefined ? undefined : (store as Required<Pick<typeof store, keyof import('../ports/limits-part').LimitsPart>>),
+    now,
+    lowRatio: resolved.passcodeLimits.lowCreditsRatio,
+    idleReturnMs: resolved.passcodeLimits.idleReturnMs,
+    leaseTargetMs: resolved.passcodeLimits.leaseTargetMs,
+    noticeLeaseMs: resolved.notifier.leaseMs,
+    crossed,
+    startBudget: () => startBudget(resolved.timeoutMs),
+  })
   const verifier = createVerifier({
     store,
     peppers,
@@ -163,6 +204,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     sunsetWithinMs,
     emit,
     usage,
+    limits: limitsGate,
     telemetry:
       telemetry === undefined
         ? undefined
@@ -175,6 +217,8 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     timeoutMs: resolved.timeoutMs,
     now,
     usage,
+    limits: limitsGate,
+    emit,
   })
 
   let closing: Promise<void> | undefined
@@ -195,26 +239,27 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     pendingUse: usage === undefined ? undefined : (accountId, userId) => usage.pendingUser(accountId, userId),
     readUsage,
   })
-  const leakNotices = createLeakNotices({
-    store,
-    now,
-    sendTimeoutMs: resolved.notifier.sendTimeoutMs,
-    recipients: async (accountId) => {
-      const { mailer, recipients } = resolved
-      if (mailer === undefined || recipients === undefined) return null
-      return resolveRecipients(recipients, accountId, resolved.notifier.sendTimeoutMs).catch(() => null)
-    },
-    deliver: async (to, message) => {
-      const { mailer } = resolved
-      if (mailer === undefined) return false
-      try {
-        await sendWithin(mailer, { to: [...to], ...message }, resolved.notifier.sendTimeoutMs)
-        return true
-      } catch {
-        return false
-      }
-    },
-  })
+  // The durable emails of leak reports and of credits (SPEC §5.42, §5.50) share how they find recipients and send.
+  const recipientsOf = async (accountId: string): Promise<readonly string[] | null> => {
+    const { mailer, recipients } = resolved
+    if (mailer === undefined || recipients === undefined) return null
+    return resolveRecipients(recipients, accountId, resolved.notifier.sendTimeoutMs).catch(() => null)
+  }
+  const deliverMail = async (
+    to: readonly string[],
+    message: { readonly subject: string; readonly text: string; readonly html: string },
+  ): Promise<boolean> => {
+    const { mailer } = resolved
+    if (mailer === undefined) return false
+    try {
+      await sendWithin(mailer, { to: [...to], ...message }, resolved.notifier.sendTimeoutMs)
+      return true
+    } catch {
+      return false
+    }
+  }
+  const mailContext = { store, now, sendTimeoutMs: resolved.notifier.sendTimeoutMs, recipients: recipientsOf, deliver: deliverMail }
+  const leakNotices = createLeakNotices(mailContext)
   const auth: PasscodeAuth = {
     passcodes,
     userPasscodes,
@@ -237,7 +282,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     authenticate: (input) => verifier.authenticate(input),
     verifyRequest: verifier.request,
     connect: telemetry === undefined ? connect : traceConnect(telemetry, connect),
-    notifyExpirations: createNotifyExpirations({ store, now, emit, telemetry, options: resolved, leaks: leakNotices }),
+    notifyExpirations: createNotifyExpirations({ store, now, emit, telemetry, options: resolved, leaks: leakNotices, credits: creditNotices }),
     async pepperReport() {
       const report = await pepperReport(resolved.store, peppers)
       if (report === undefined) throw new ConfigurationError('The passcode store cannot count its hashes by pepper (no countHashesByPepper)')
@@ -246,6 +291,8 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     close() {
       closing ??= (async () => {
         unsubscribe?.()
+        // Leases first: what this instance holds goes back to the store (SPEC §5.50).
+        await limitsGate.close()
         await usage?.close()
       })()
       return closing

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { AcceptedPasscodes, AccountPasscodeExpiry, Actor, UserPasscodeValidity } from '../core/entities'
+import { MAX_CREDITS, RATE_LIMIT_BOUNDS, REFILL_INTERVALS, type CreditsSetting, type RateLimitSetting } from '../core/limits'
 import { InvalidInputError } from '../core/errors'
 import { ownData, printableName } from '../core/own-data'
 import { acceptedPasscodesSchema, setAcceptedPasscodesBodySchema } from '../protocol/management-schemas'
@@ -107,6 +108,47 @@ const partners = z
   .max(MAX_BOUND_PARTNERS, `must name at most ${MAX_BOUND_PARTNERS} partners`)
   .nullable()
 
+// Limits and credits (SPEC §5.50), on create, update and grant: null (or, on create and
+// grant, absent) for none; on update, absent keeps the current one and null removes it.
+const wholeIn = (bounds: { readonly min: number; readonly max: number }, what: string, range: string) =>
+  z
+    .number({ error: `must be a whole number of ${what} (${range})` })
+    .int(`must be a whole number of ${what} (${range})`)
+    .min(bounds.min, `must be at least ${bounds.min.toLocaleString('en-US')}`)
+    .max(bounds.max, `must be at most ${bounds.max.toLocaleString('en-US')}`)
+const creditCount = wholeIn({ min: 0, max: MAX_CREDITS }, 'credits', '0 to 10^12')
+const rateLimit = z
+  .strictObject(
+    {
+      max: wholeIn(RATE_LIMIT_BOUNDS.max, 'requests', '1 to 1,000,000'),
+      windowSeconds: wholeIn(RATE_LIMIT_BOUNDS.windowSeconds, 'seconds', '1 to 86,400: up to a day'),
+    },
+    { error: 'must be { max, windowSeconds }, or null for none' },
+  )
+  .nullable()
+  .describe('At most `max` requests per fixed window of `windowSeconds` (UTC-aligned), across every instance; null: none.')
+const credits = z
+  .strictObject(
+    {
+      remaining: creditCount,
+      refill: z
+        .strictObject(
+          {
+            amount: creditCount,
+            interval: z.enum(REFILL_INTERVALS, { error: 'must be "day", "week" or "month"' }),
+          },
+          { error: 'must be { amount, interval }, or null for none' },
+        )
+        .nullable()
+        .optional(),
+    },
+    { error: 'must be { remaining, refill? }, or null for none' },
+  )
+  .nullable()
+  .describe(
+    'One credit per admitted request; none left: 429 until the next refill. `refill` sets the balance to `amount` at the start of each UTC day, ISO week or month. null: none.',
+  )
+
 /**
  * The schema of each input of the management operations, by kind. {@link parseInput}
  * checks with them; scripts/management-openapi.ts turns the request bodies among them
@@ -128,14 +170,30 @@ export const inputSchemas = {
   accountId: identifier,
   userId: identifier,
   passcodeId: identifier,
-  create: z.strictObject({ name, expiry, partners: partners.optional(), description: description.optional() }),
+  create: z.strictObject({
+    name,
+    expiry,
+    partners: partners.optional(),
+    description: description.optional(),
+    rateLimit: rateLimit.optional(),
+    credits: credits.optional(),
+  }),
   update: z
-    .strictObject({ name: name.optional(), expiry: expiry.optional(), partners: partners.optional(), description: description.optional() })
-    .refine((patch) => patch.name !== undefined || patch.expiry !== undefined || patch.partners !== undefined || patch.description !== undefined, {
-      message: 'must change the name, the expiry, the partners or the description',
+    .strictObject({
+      name: name.optional(),
+      expiry: expiry.optional(),
+      partners: partners.optional(),
+      description: description.optional(),
+      rateLimit: rateLimit.optional(),
+      credits: credits.optional(),
+    })
+    .refine((patch) => Object.values(patch).some((value: unknown) => value !== undefined), {
+      message: 'must change the name, the expiry, the partners, the description, the rate limit or the credits',
     })
     .meta({ minProperties: 1 })
-    .describe("At least one of `name`, `expiry`, `partners`, `description`; `partners: null` unbinds, `description: null` or `''` clears."),
+    .describe(
+      "At least one of `name`, `expiry`, `partners`, `description`, `rateLimit`, `credits`; `partners: null` unbinds, `description: null` or `''` clears, `rateLimit: null` and `credits: null` remove them.",
+    ),
   rotate: z.strictObject(
     {
       overlapMinutes: z
@@ -146,7 +204,13 @@ export const inputSchemas = {
     },
     { error: 'must be { overlapMinutes }' },
   ),
-  list: z.strictObject({ sortBy: z.enum(['createdAt', 'lastUsedAt'], { error: 'must be "createdAt" or "lastUsedAt"' }).optional() }).optional(),
+  list: z
+    .strictObject({
+      sortBy: z
+        .enum(['createdAt', 'lastUsedAt', 'creditsRemaining'], { error: 'must be "createdAt", "lastUsedAt" or "creditsRemaining"' })
+        .optional(),
+    })
+    .optional(),
   grant: z.strictObject({
     validity: z.discriminatedUnion(
       'type',
@@ -163,6 +227,8 @@ export const inputSchemas = {
       ],
       { error: 'must be { type: "finite", days } or { type: "infinite" }' },
     ),
+    rateLimit: rateLimit.optional(),
+    credits: credits.optional(),
   }),
   accepted: acceptedPasscodesSchema,
   // The body of the management API's `PUT /account`: the setting, and nothing else.
@@ -216,6 +282,26 @@ export interface CreatePasscodeInput {
    * @default '' (none)
    */
   readonly description?: string | null
+  /** At most `max` requests per window of `windowSeconds`, fleet-wide (SPEC §5.50). @default null (none) */
+  readonly rateLimit?: RateLimitSetting | null
+  /** Credits: one per admitted request, refilled to `refill.amount` each UTC interval (SPEC §5.50). @default null (none) */
+  readonly credits?: CreditsInput | null
+}
+
+/**
+ * Credits as given at create, edit or grant (SPEC §5.50): the balance from now on, 0 to
+ * 10^12, and an optional refill.
+ *
+ * @example
+ * ```ts
+ * const credits: CreditsInput = { remaining: 1_000, refill: { amount: 1_000, interval: 'month' } }
+ * ```
+ */
+export interface CreditsInput {
+  /** The balance from now on, 0 to 10^12. */
+  readonly remaining: number
+  /** Sets the balance to `amount` at the start of each UTC `day`, ISO `week` or `month`. @default null (never) */
+  readonly refill?: CreditsSetting['refill']
 }
 
 /** Input of `passcodes.update`: at least one field. */
@@ -228,6 +314,10 @@ export interface UpdatePasscodeInput {
   readonly partners?: readonly string[] | null
   /** A new description, as at create; `''` or `null` removes it. */
   readonly description?: string | null
+  /** A new rate limit, or `null` to remove it; a new window length starts a fresh window. */
+  readonly rateLimit?: RateLimitSetting | null
+  /** New credits (the balance from now on, credits leased before are void), or `null` to remove them. */
+  readonly credits?: CreditsInput | null
 }
 
 /** Input of `passcodes.rotate`. */
@@ -244,15 +334,20 @@ export interface ListPasscodesOptions {
   /**
    * `createdAt`: oldest first. `lastUsedAt`: least recently used first, never-used
    * ones at the top (oldest created first among them), so unused passcodes stand out.
+   * `creditsRemaining`: fewest credits left first (SPEC §5.50), passcodes without credits last.
    * @default 'createdAt'
    */
-  readonly sortBy?: 'createdAt' | 'lastUsedAt'
+  readonly sortBy?: 'createdAt' | 'lastUsedAt' | 'creditsRemaining'
 }
 
 /** Input of `userPasscodes.grant`. */
 export interface GrantUserPasscodeInput {
   /** `{ type: 'finite', days }` (1 to 365) or `{ type: 'infinite' }` (10 years). */
   readonly validity: UserPasscodeValidity
+  /** As for account passcodes (SPEC §5.50). @default null (none) */
+  readonly rateLimit?: RateLimitSetting | null
+  /** As for account passcodes (SPEC §5.50). @default null (none) */
+  readonly credits?: CreditsInput | null
 }
 
 export type { AcceptedPasscodes, Actor }

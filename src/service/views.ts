@@ -1,4 +1,6 @@
-import type { AccountPasscodeRecord, PasscodeLeak, PasscodeView, UserPasscodeRecord, UserPasscodeView } from '../core/entities'
+import type { AccountPasscodeRecord, CreditsView, PasscodeLeak, PasscodeView, UserPasscodeRecord, UserPasscodeView } from '../core/entities'
+import { currentCredits } from '../core/limit-counters'
+import { nextRefillAt, type StoredCredits } from '../core/limits'
 import { isUnused } from '../core/rules'
 import type { LeakMark } from '../ports/passcode-store'
 import { passcodeStatus } from '../core/status'
@@ -35,6 +37,10 @@ export interface UsageDay {
   readonly wrongPartner: number
   /** Refused: a value a rotation replaced, after its overlap ended. */
   readonly rotatedOut: number
+  /** Refused with 429: over the passcode's rate limit (SPEC §5.50). */
+  readonly rateLimited: number
+  /** Refused with 429: the passcode's credits were exhausted (SPEC §5.50). */
+  readonly creditsExhausted: number
   /**
    * `/v1/connect` per whitelisted partner (normalised name), most requests first;
    * refusals for a name off the whitelist are under `wrongPartner` only.
@@ -88,7 +94,12 @@ export function toPasscodeView(
   record: AccountPasscodeRecord,
   now: number,
   expiringSoonDays: number,
-  extra: { partnersNotWhitelisted?: readonly string[]; pending?: PendingUse | undefined; leak?: LeakMark | undefined } = {},
+  extra: {
+    partnersNotWhitelisted?: readonly string[]
+    pending?: PendingUse | undefined
+    leak?: LeakMark | undefined
+    balance?: number | undefined
+  } = {},
 ): PasscodeView {
   const used = lastUse(record, extra.pending)
   const previousEnds = record.previousHashEndsAt
@@ -112,7 +123,20 @@ export function toPasscodeView(
     lastUsedPartner: used.partner,
     unused: isUnused(used.at, now),
     leak: toPasscodeLeak(extra.leak),
+    rateLimit: record.rateLimit ?? null,
+    credits: toCreditsView(record.credits, now, extra.balance),
   }
+}
+
+/**
+ * Credits as a view shows them (SPEC §5.50): the store's balance when the caller read
+ * it, else the setting's at `now` (no lease taken yet); `null` without credits.
+ */
+export function toCreditsView(credits: StoredCredits | null | undefined, now: number, balance: number | undefined): CreditsView | null {
+  if (credits == null) return null
+  const remaining = balance ?? currentCredits(credits, null, now, 0).balance
+  const { refill } = credits
+  return { remaining, refill, nextRefillAt: refill === null ? null : new Date(nextRefillAt(refill.interval, now)) }
 }
 
 /** A leak mark as a view shows it (SPEC §5.42): when and where, never the value; `null` without one. */
@@ -128,7 +152,7 @@ export function toUserPasscodeView(
   record: UserPasscodeRecord,
   now: number,
   expiringSoonDays: number,
-  extra: { pending?: PendingUse | undefined; leak?: LeakMark | undefined } = {},
+  extra: { pending?: PendingUse | undefined; leak?: LeakMark | undefined; balance?: number | undefined } = {},
 ): UserPasscodeView {
   const used = lastUse(record, extra.pending)
   return {
@@ -144,5 +168,7 @@ export function toUserPasscodeView(
     lastUsedPartner: used.partner,
     unused: isUnused(used.at, now),
     leak: toPasscodeLeak(extra.leak),
+    rateLimit: record.rateLimit ?? null,
+    credits: toCreditsView(record.credits, now, extra.balance),
   }
 }

@@ -115,12 +115,14 @@ describe('SPEC 5.13 who sees what', () => {
     expect(view).not.toHaveProperty('value')
     expect(Object.keys(view).sort()).toEqual([
       'accountId',
+      'credits',
       'expiresAt',
       'grantedAt',
       'hint',
       'lastUsedAt',
       'lastUsedPartner',
       'leak',
+      'rateLimit',
       'revokedAt',
       'status',
       'unused',

@@ -1,4 +1,5 @@
 import type { NotificationFailureReason, NotificationKind } from '../../core/notifications'
+import type { CreditNoticeResult } from '../credit-notice-result'
 import type { LeakNoticeResult } from '../leak-notice-result'
 
 export type { NotificationFailureReason }
@@ -72,4 +73,10 @@ export interface NotificationReport {
    * sent or tried again; absent when there were none.
    */
   readonly leaks?: readonly LeakNoticeResult[]
+  /**
+   * Credit emails (SPEC §5.50: credits low or exhausted) whose first send, by the
+   * instance whose lease crossed, failed, and that this pass sent or tried again;
+   * absent when there were none.
+   */
+  readonly credits?: readonly CreditNoticeResult[]
 }

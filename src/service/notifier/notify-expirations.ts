@@ -8,6 +8,7 @@ import type { EventInput } from '../events'
 import { auditEntry, passcodeTarget } from '../audit-entry'
 import { DeliveryFailure, render, resolveRecipients, sendWithin } from './notification-delivery'
 import { defaultNotificationTemplates, notificationMessageData } from './notification-messages'
+import type { CreditNoticeResult } from '../credit-notice-result'
 import type { LeakNoticeResult } from '../leak-notice-result'
 import type { mailerSchema, notifierSchema, recipientsSchema, templatesSchema } from './options'
 import type { FailedNotification, NotificationReport, NotificationReportItem, SentNotification, SkippedNotification } from './notification-report'
@@ -27,6 +28,8 @@ export interface NotifierContext {
   readonly telemetry: { notification(kind: string, result: 'sent' | 'failed'): void } | undefined
   /** The leak emails (SPEC §5.42) whose first send failed: each pass sends them again. */
   readonly leaks?: { pass(options: { readonly leaseMs: number; readonly batchSize: number }): Promise<LeakNoticeResult[]> } | undefined
+  /** The credit emails (SPEC §5.50) whose first send failed: each pass sends them again. */
+  readonly credits?: { pass(options: { readonly leaseMs: number; readonly batchSize: number }): Promise<CreditNoticeResult[]> } | undefined
   readonly options: {
     readonly limits: { readonly expiringSoonDays: number }
     readonly notifier: z.output<typeof notifierSchema>
@@ -59,6 +62,7 @@ export function createNotifyExpirations(context: NotifierContext): () => Promise
     const seen = new Set<string>()
     const recipientsByAccount = new Map<string, Promise<string[]>>()
     let leaks: LeakNoticeResult[] | undefined
+    let credits: CreditNoticeResult[] | undefined
 
     try {
       const { mailer, recipients } = options
@@ -162,6 +166,7 @@ export function createNotifyExpirations(context: NotifierContext): () => Promise
         if (claims.length < batchSize || fresh === 0) break
       }
       leaks = await context.leaks?.pass({ leaseMs, batchSize })
+      credits = await context.credits?.pass({ leaseMs, batchSize })
     } catch (error) {
       const message = error instanceof PasscodeAuthError ? error.message : 'The notifier pass failed'
       emit?.({ type: 'notifier.failed', error: message })
@@ -171,6 +176,13 @@ export function createNotifyExpirations(context: NotifierContext): () => Promise
       await Promise.allSettled([...unsent].map(async (claim) => store.releaseNotification(claim)))
     }
 
-    return { startedAt: new Date(startedAt), sent, failed, skipped, ...(leaks !== undefined && leaks.length > 0 && { leaks }) }
+    return {
+      startedAt: new Date(startedAt),
+      sent,
+      failed,
+      skipped,
+      ...(leaks !== undefined && leaks.length > 0 && { leaks }),
+      ...(credits !== undefined && credits.length > 0 && { credits }),
+    }
   }
 }

@@ -19,6 +19,18 @@ async function openLeaks(context: ViewsContext, records: readonly AccountPasscod
   return byId
 }
 
+/** The store's credit balances (SPEC §5.50) of the records that have credits, by passcode id: one read per account, none without credits. */
+async function creditBalances(context: ViewsContext, records: readonly AccountPasscodeRecord[], now: number): Promise<Map<string, number>> {
+  const { store } = context
+  const byId = new Map<string, number>()
+  if (store.listCreditBalances === undefined) return byId
+  for (const accountId of new Set(records.filter((record) => record.credits != null).map((record) => record.accountId))) {
+    for (const { kind, key, balance } of await storeCall(() => store.listCreditBalances!(accountId, now)))
+      if (kind === 'account') byId.set(key, balance)
+  }
+  return byId
+}
+
 /**
  * The views of account passcodes at the context's now: status, the bound partners no
  * longer whitelisted, the last use including what this instance has not flushed, and
@@ -34,11 +46,13 @@ export async function passcodeViews(
   const soonDays = context.limits.expiringSoonDays
   const missing = await partnersNotWhitelisted(context.partners, records)
   const leaks = options.leaked === false ? new Map<string, LeakMark>() : await openLeaks(context, records)
+  const balances = await creditBalances(context, records, now)
   return records.map((record) =>
     toPasscodeView(record, now, soonDays, {
       partnersNotWhitelisted: missing.get(record.id) ?? [],
       pending: context.pendingUse?.(record.id),
       leak: leaks.get(record.id),
+      balance: balances.get(record.id),
     }),
   )
 }
@@ -54,12 +68,17 @@ export async function passcodeView(
 }
 
 /**
- * Orders views for `list`: by creation (as stored), or least recently used first
- * with never-used ones at the top, so that passcodes nobody uses stand out.
+ * Orders views for `list`: by creation (as stored); least recently used first with
+ * never-used ones at the top, so that passcodes nobody uses stand out; or fewest
+ * credits left first (SPEC §5.50), passcodes without credits last.
  */
-export function sortViews(views: PasscodeView[], sortBy: 'createdAt' | 'lastUsedAt'): PasscodeView[] {
+export function sortViews(views: PasscodeView[], sortBy: 'createdAt' | 'lastUsedAt' | 'creditsRemaining'): PasscodeView[] {
   if (sortBy === 'createdAt') return views
-  const lastUsed = (view: PasscodeView): number => view.lastUsedAt?.getTime() ?? Number.NEGATIVE_INFINITY
   // Array.prototype.sort is stable: ties keep the creation order.
+  if (sortBy === 'creditsRemaining') {
+    const remaining = (view: PasscodeView): number => view.credits?.remaining ?? Number.POSITIVE_INFINITY
+    return views.sort((a, b) => (remaining(a) === remaining(b) ? 0 : remaining(a) < remaining(b) ? -1 : 1))
+  }
+  const lastUsed = (view: PasscodeView): number => view.lastUsedAt?.getTime() ?? Number.NEGATIVE_INFINITY
   return views.sort((a, b) => lastUsed(a) - lastUsed(b))
 }

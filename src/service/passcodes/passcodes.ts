@@ -6,7 +6,8 @@ import { isExpired } from '../../core/status'
 import { storeCall } from '../deadline'
 import { parseInput, type CreatePasscodeInput, type ListPasscodesOptions, type RotatePasscodeInput, type UpdatePasscodeInput } from '../input'
 import { IssuedPasscode } from '../issued-passcode'
-import { auditEntry, changedFields, passcodeFields, passcodeTarget } from '../audit-entry'
+import { auditEntry, changedFields, limitFields, passcodeFields, passcodeTarget } from '../audit-entry'
+import { storedLimits } from '../credential-limits'
 import type { PasscodeUsage } from '../views'
 import type { PasscodesContext } from './passcodes-context'
 import { authorizeManager as authorize } from './authorize'
@@ -75,14 +76,16 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
     async create(actor, accountId, input) {
       const who = authorize(actor)
       const account = parseInput('accountId', 'accountId', accountId)
-      const { name, expiry, partners, description = '' } = parseInput('create', '', input)
+      const { name, expiry, partners, description = '', ...asked } = parseInput('create', '', input)
       const binding = await checkedBinding(context.partners, partners ?? null)
       const value = generatePasscode({ prefix: issuer.prefix })
       const now = context.now()
       const hint = passcodeHint(value)
       const id = crypto.randomUUID()
+      const { rateLimit = null, credits = null } = storedLimits(asked, now, store)
       const fields = { name, expiry, expiresAt: accountPasscodeExpiresAt(now, expiry), partners: binding, description }
-      const audit = auditEntry(who, account, now, 'passcode.created', passcodeTarget({ id, name }), changedFields(null, passcodeFields(fields)))
+      const shown = { ...passcodeFields(fields), ...limitFields({ rateLimit, credits }) }
+      const audit = auditEntry(who, account, now, 'passcode.created', passcodeTarget({ id, name }), changedFields(null, shown))
       const result = await storeCall(() =>
         store.createAccountPasscode(
           {
@@ -104,6 +107,8 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
             lastUsedPartner: null,
             disabledAt: null,
             description,
+            rateLimit,
+            credits,
           },
           limits.maxAccountPasscodes,
           audit,
@@ -124,6 +129,7 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
       const changes = parseInput('update', '', patch)
       const binding = changes.partners === undefined ? undefined : await checkedBinding(context.partners, changes.partners)
       const now = context.now()
+      const newLimits = storedLimits(changes, now, store)
       const current = await storeCall(() => store.getAccountPasscode(account, id))
       if (current === null) throw new NotFoundError('No such passcode in this account')
       if (changes.expiry !== undefined && !context.allowReactivation && isExpired(current, now)) {
@@ -137,11 +143,19 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
         }),
         ...(binding !== undefined && { partners: binding }),
         ...(changes.description !== undefined && { description: changes.description }),
+        ...newLimits,
         updatedAt: now,
       }
-      const edited = changedFields(passcodeFields(current), passcodeFields({ ...current, ...edit }))
+      const shown = (record: typeof current) => ({ ...passcodeFields(record), ...limitFields(record) })
+      const edited = changedFields(shown(current), shown({ ...current, ...edit }))
       // A change of the binding alone is the "partner change" of SPEC §5.40.
-      const bindingOnly = binding !== undefined && changes.name === undefined && changes.expiry === undefined && changes.description === undefined
+      const bindingOnly =
+        binding !== undefined &&
+        changes.name === undefined &&
+        changes.expiry === undefined &&
+        changes.description === undefined &&
+        changes.rateLimit === undefined &&
+        changes.credits === undefined
       const action = bindingOnly ? 'passcode.partners_changed' : 'passcode.updated'
       const audit = auditEntry(who, account, now, action, passcodeTarget({ id, name: edit.name ?? current.name }), edited)
       const result = await storeCall(() => store.updateAccountPasscode(account, id, edit, audit))
@@ -156,6 +170,8 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
         ...(changes.expiry !== undefined ? (['expiry'] as const) : []),
         ...(binding !== undefined ? (['partners'] as const) : []),
         ...(changes.description !== undefined ? (['description'] as const) : []),
+        ...(changes.rateLimit !== undefined ? (['rateLimit'] as const) : []),
+        ...(changes.credits !== undefined ? (['credits'] as const) : []),
       ]
       emit?.({
         type: 'passcode.updated',
@@ -180,7 +196,8 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
       // Read first for the record's name and fields; a concurrent delete then finds nothing.
       const current = await storeCall(() => store.getAccountPasscode(account, id))
       if (current === null) throw new NotFoundError('No such passcode in this account')
-      const audit = auditEntry(who, account, context.now(), 'passcode.deleted', passcodeTarget(current), changedFields(passcodeFields(current), null))
+      const before = { ...passcodeFields(current), ...limitFields(current) }
+      const audit = auditEntry(who, account, context.now(), 'passcode.deleted', passcodeTarget(current), changedFields(before, null))
       const deleted = await storeCall(() => store.deleteAccountPasscode(account, id, audit))
       if (deleted === null) throw new NotFoundError('No such passcode in this account')
       context.invalidate({ type: 'account_passcode', accountId: account, passcodeId: id })

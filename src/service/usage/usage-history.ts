@@ -17,6 +17,8 @@ const FIELD = {
   revoked: 'revoked',
   wrong_partner: 'wrongPartner',
   rotated_out: 'rotatedOut',
+  rate_limited: 'rateLimited',
+  credits_exhausted: 'creditsExhausted',
 } as const
 
 /** Folds stored rows (day, partner, outcome, n) into days. */
@@ -25,7 +27,18 @@ export function usageDays(rows: readonly StoredUsageCount[]): UsageDay[] {
   for (const { day, partner, outcome, n } of rows) {
     let entry = days.get(day)
     if (entry === undefined) {
-      entry = { date: day, succeeded: 0, expired: 0, disabled: 0, revoked: 0, wrongPartner: 0, rotatedOut: 0, partners: [] }
+      entry = {
+        date: day,
+        succeeded: 0,
+        expired: 0,
+        disabled: 0,
+        revoked: 0,
+        wrongPartner: 0,
+        rotatedOut: 0,
+        rateLimited: 0,
+        creditsExhausted: 0,
+        partners: [],
+      }
       days.set(day, entry)
     }
     const field = FIELD[outcome]

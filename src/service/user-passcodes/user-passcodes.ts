@@ -9,7 +9,8 @@ import { parseInput, type GrantUserPasscodeInput } from '../input'
 import { IssuedPasscode } from '../issued-passcode'
 import { missingKeysError, type UserPasscodeCrypto } from './user-passcode-crypto'
 import { toUserPasscodeView, type PasscodeUsage, type PendingUse, type UsageReader } from '../views'
-import { auditEntry, userTarget } from '../audit-entry'
+import { auditEntry, changedFields, limitFields, userTarget } from '../audit-entry'
+import { storedLimits } from '../credential-limits'
 
 /** Management of user passcodes: `auth.userPasscodes`. */
 export interface UserPasscodesApi {
@@ -57,9 +58,17 @@ export interface UserPasscodesContext extends ManagementContext {
 export function createUserPasscodesApi(context: UserPasscodesContext): UserPasscodesApi {
   const { store, emit, issuer } = context
   const soonDays = context.expiringSoonDays
-  /** `leak` is the user's open leak mark; a view without one passes none (a grant or a reset closes it). */
-  const userView = (record: UserPasscodeRecord, now: number, leak?: LeakMark) =>
-    toUserPasscodeView(record, now, soonDays, { pending: context.pendingUse?.(record.accountId, record.userId), leak })
+  /** `leak` is the user's open leak mark; a view without one passes none (a grant or a reset closes it). `balance`: its credits (SPEC §5.50). */
+  const userView = (record: UserPasscodeRecord, now: number, leak?: LeakMark, balance?: number) =>
+    toUserPasscodeView(record, now, soonDays, { pending: context.pendingUse?.(record.accountId, record.userId), leak, balance })
+  /** The store's credit balances (SPEC §5.50) of the account's user passcodes, by user id: one read, none when no record has credits. */
+  const creditBalances = async (accountId: string, records: readonly UserPasscodeRecord[], now: number): Promise<Map<string, number>> => {
+    const byUser = new Map<string, number>()
+    if (store.listCreditBalances === undefined || !records.some((record) => record.credits != null)) return byUser
+    for (const { kind, key, balance } of await storeCall(() => store.listCreditBalances!(accountId, now)))
+      if (kind === 'user') byUser.set(key, balance)
+    return byUser
+  }
   /**
    * The open leak marks (SPEC §5.42) of the account's user passcodes, by user id: one read.
    * Only get and list read them: a leak revokes the passcode, and only a grant or a reset
@@ -71,6 +80,10 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
     for (const mark of await storeCall(() => store.listLeakMarks!(accountId))) if (mark.kind === 'user') byUser.set(mark.key, mark)
     return byUser
   }
+
+  /** The view with the store's live balance (a reset or revoke keeps the credits' epoch). */
+  const liveView = async (record: UserPasscodeRecord, now: number) =>
+    userView(record, now, undefined, (await creditBalances(record.accountId, [record], now)).get(record.userId))
 
   const adminOnly = (actor: unknown): Actor => {
     const checked = parseInput('actor', 'actor', actor)
@@ -100,17 +113,30 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
     async grant(actor, accountId, userId, input) {
       const who = adminOnly(actor)
       const owner = ids(accountId, userId)
-      const { validity } = parseInput('grant', '', input)
+      const { validity, ...asked } = parseInput('grant', '', input)
       encryption()
       const now = context.now()
       const expiresAt = userPasscodeExpiresAt(now, validity)
+      const { rateLimit = null, credits = null } = storedLimits(asked, now, store)
       const audit = auditEntry(who, owner.accountId, now, 'user_passcode.granted', userTarget(owner.userId), {
         validity: { before: null, after: validity.type === 'finite' ? `${validity.days} days` : 'infinite' },
         expiresAt: { before: null, after: expiresAt },
+        ...changedFields(null, limitFields({ rateLimit, credits })),
       })
       const result = await storeCall(async () =>
         store.grantUserPasscode(
-          { ...owner, ...(await freshValue(owner)), validity, grantedAt: now, expiresAt, revokedAt: null, lastUsedAt: null, lastUsedPartner: null },
+          {
+            ...owner,
+            ...(await freshValue(owner)),
+            validity,
+            grantedAt: now,
+            expiresAt,
+            revokedAt: null,
+            lastUsedAt: null,
+            lastUsedPartner: null,
+            rateLimit,
+            credits,
+          },
           now,
           audit,
         ),
@@ -137,7 +163,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       if (record === null) throw notFound()
       context.invalidate({ type: 'user_passcode', ...owner })
       emit?.({ type: 'user_passcode.reset', ...owner, actorUserId: who.userId })
-      return userView(record, now)
+      return liveView(record, now)
     },
 
     async revoke(actor, accountId, userId) {
@@ -151,7 +177,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       if (record === null) throw notFound()
       context.invalidate({ type: 'user_passcode', ...owner })
       emit?.({ type: 'user_passcode.revoked', ...owner, actorUserId: who.userId })
-      return userView(record, now)
+      return liveView(record, now)
     },
 
     async reveal(actor, accountId) {
@@ -167,7 +193,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       if (log !== undefined)
         await storeCall(() => log.append(auditEntry(who, owner.accountId, context.now(), 'user_passcode.revealed', userTarget(owner.userId))))
       emit?.({ type: 'user_passcode.revealed', ...owner, actorUserId: who.userId })
-      return new IssuedPasscode(userView(record, context.now()), value)
+      return new IssuedPasscode(await liveView(record, context.now()), value)
     },
 
     async get(actor, accountId, userId) {
@@ -176,7 +202,8 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       const record = await storeCall(() => store.getUserPasscode(owner.accountId, owner.userId))
       if (record === null) return null
       const leak = record.revokedAt === null ? undefined : (await openLeaks(owner.accountId)).get(owner.userId)
-      return userView(record, context.now(), leak)
+      const now = context.now()
+      return userView(record, now, leak, (await creditBalances(owner.accountId, [record], now)).get(owner.userId))
     },
 
     async list(actor, accountId) {
@@ -185,7 +212,8 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       const records = await storeCall(() => store.listUserPasscodes(account))
       const leaks = records.some((record) => record.revokedAt !== null) ? await openLeaks(account) : new Map<string, LeakMark>()
       const now = context.now()
-      return records.map((record) => userView(record, now, leaks.get(record.userId)))
+      const balances = await creditBalances(account, records, now)
+      return records.map((record) => userView(record, now, leaks.get(record.userId), balances.get(record.userId)))
     },
 
     async usage(actor, accountId, userId) {

@@ -7,11 +7,13 @@ import { ACCOUNT_ID_HEADER, PASSCODE_HEADER } from '../../protocol/credentials'
 import { sunsetHeaders } from '../../protocol/sunset'
 import { rateLimited, type AuthObservation, type AuthOutcome, type CredentialsInput } from '../auth-outcome'
 import { isCountedByConnect } from '../count-hook'
+import { withLimits, type LimitsGate } from '../credential-limits'
 import { startBudget, type Budget } from '../deadline'
 import type { EventInput } from '../events'
 import { Expiring, type VerifyCaches } from './caches'
 import { rehashIfOlder, type CredentialRead, type Peppers } from './peppers'
 import { headerRecordOf, parsedCredentials, sentHeader, type CredentialReader } from './read-headers'
+import { limitsStep } from './limits'
 import { recordUse, type UseRecorder } from './record-use'
 import { ownerRefusalOf, principalOf, verifiedUntil } from './rules'
 import { readCredential } from './store-read'
@@ -28,7 +30,9 @@ import { readCredential } from './store-read'
  *   5. the single-flight store read          store-read.ts
  *   6. the rules: accepted kind, status,     rules.ts
  *      expiry (partner binding: connect)
- *   7. record the use (or the refusal)       record-use.ts
+ *   7. the passcode's limits and credits     limits.ts (a {@link LimitsGate}, given;
+ *      (connect: after its partner check)    connect runs it itself)
+ *   8. record the use (or the refusal)       record-use.ts
  *
  * Synchronous first, as hono's `compose` is: while every step answers at once, the
  * answer is the principal itself, with no promise, no closure and no object (the warm
@@ -75,6 +79,8 @@ export interface VerifyDeps {
   readonly sunsetWithinMs: number | undefined
   readonly emit: ((event: EventInput) => void) | undefined
   readonly usage: UseRecorder | undefined
+  /** The limits step (SPEC §5.50); `undefined` for a store that keeps no limits. */
+  readonly limits?: LimitsGate | undefined
   /** The telemetry of the pipeline; `undefined` without the `telemetry` option. */
   readonly telemetry?: VerifyTelemetry | undefined
 }
@@ -126,6 +132,7 @@ export function createVerifier(deps: VerifyDeps): Verifier {
   const readsAddress = limiter?.readsAddress === true
   const { usage } = deps
   const record = recordUse({ emit, usage, cacheHit: telemetry === undefined ? undefined : (principal) => telemetry.cacheHit(principal) })
+  const limits = limitsStep(deps.limits, record)
 
   /** Steps 3 to 7, for parsed credentials the limiter let through. */
   async function check(
@@ -146,8 +153,9 @@ export function createVerifier(deps: VerifyDeps): Verifier {
     if (accepted !== undefined) {
       const hit = accepted.lookup(passcode, accountId, at)
       if (observation !== undefined) observation.cache = hit === undefined ? 'miss' : 'hit'
-      if (hit instanceof Expiring) return record.success(hit.principal, at, at >= hit.warnFrom ? hit.headers : undefined, count)
-      if (hit !== undefined) return record.success(hit, at, undefined, count)
+      // 7. The limits (8. record the use).
+      if (hit instanceof Expiring) return limits.success(hit.principal, at, at >= hit.warnFrom ? hit.headers : undefined, count, budget)
+      if (hit !== undefined) return limits.success(hit, at, undefined, count, budget)
     }
     if (!isWellFormedPasscode(passcode)) return record.refusal('checksum_mismatch', accountId)
 
@@ -176,13 +184,14 @@ export function createVerifier(deps: VerifyDeps): Verifier {
     if (owner !== accountId) return record.refusal('wrong_account', accountId)
     if (ownerRefusal !== undefined) return record.refusal(ownerRefusal, accountId, matched, at)
 
-    // 7. Record the use: the acceptance cache, the hash under the current pepper, the last use and the event.
-    const principal = principalOf(match)
+    // The acceptance cache (with the credential's limits, SPEC §5.50) and the hash under the current pepper.
+    const principal = withLimits(principalOf(match), match)
     accepted?.set(passcode, principal, validUntil, at, generations.accepted)
     rehashIfOlder(store, peppers, match, read, passcode)
     // Until when the value sent works: its expiry, or the end of a rotation's overlap.
     const warn = sunsetWithinMs !== undefined && validUntil !== null && validUntil - at <= sunsetWithinMs
-    return record.success(principal, at, warn ? sunsetHeaders(validUntil) : undefined, count)
+    // 7. The limits; 8. record the use: the last use and the event.
+    return limits.success(principal, at, warn ? sunsetHeaders(validUntil) : undefined, count, budget)
   }
 
   /** Every step, for a verification the synchronous path could not answer. */
@@ -232,8 +241,8 @@ export function createVerifier(deps: VerifyDeps): Verifier {
       // 4. The acceptance cache, synchronously: the principal itself, or nothing due yet.
       if (admitted === 0 && accepted !== undefined && typeof passcode === 'string' && typeof accountId === 'string') {
         const principal = accepted.get(passcode, accountId, at)
-        // 7. Record the use.
-        if (principal !== undefined) return record.hit(principal, at)
+        // 7. The limits, at once while this instance holds a lease; 8. record the use.
+        if (principal !== undefined) return limits.hit(principal, at)
       }
       // Every other case: the steps in full, from the parsed headers, once the limiter has answered.
       const credentials = parsedCredentials(request, reader)

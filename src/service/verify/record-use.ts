@@ -1,6 +1,6 @@
 import type { Principal } from '../../core/entities'
 import type { FailureReason } from '../../protocol/outcomes'
-import { refuse, type AuthOutcome } from '../auth-outcome'
+import { refuse, type AuthOutcome, type AuthRefusal } from '../auth-outcome'
 import { countedOutcome, type CountedRefusal } from '../count-hook'
 import type { EventInput } from '../events'
 
@@ -40,6 +40,8 @@ export interface RecordUse {
    * `credential` the one the value matched, if any, for usage over time.
    */
   refusal(reason: Exclude<FailureReason, 'partner_not_whitelisted'>, accountId: string, credential?: Principal, now?: number): AuthOutcome
+  /** A refusal by the credential's own limits (SPEC §5.50): a 429, counted for usage over time, or a store failure while leasing. */
+  limited(principal: Principal, refusal: AuthRefusal, now: number): AuthOutcome
 }
 
 /**
@@ -73,6 +75,12 @@ export function recordUse({ emit, usage, cacheHit }: RecordUseDeps): RecordUse {
       const outcome = refuse(reason)
       emit?.({ type: 'auth.failed', accountId, reason, statusCode: outcome.statusCode })
       return outcome
+    },
+    limited(principal, refusal, now) {
+      const counted = usage === undefined ? undefined : countedOutcome(refusal.reason, principal, principal.accountId)
+      if (counted !== undefined) usage!.refused(principal, counted, now)
+      emit?.({ type: 'auth.failed', accountId: principal.accountId, reason: refusal.reason, statusCode: refusal.statusCode })
+      return refusal
     },
   }
 }

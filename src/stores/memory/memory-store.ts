@@ -27,6 +27,7 @@ import {
 } from '../../core/audit-fields'
 import { dueNotification } from '../../core/notifications'
 import { memoryAuditLog } from './memory-audit-log'
+import { memoryLimits } from './memory-limits'
 
 interface NotificationState {
   sentAt: number | null
@@ -121,7 +122,32 @@ export function memoryStore(): PasscodeStore {
     if (state !== undefined) state.open = false
   }
 
+  // Limits and credits (SPEC §5.50): their counters, beside the records that hold the settings.
+  const limits = memoryLimits({
+    subject(kind, accountId, key) {
+      const record = kind === 'account' ? ownPasscode(accountId, key) : users.get(userKey(accountId, key))
+      if (record === undefined) return undefined
+      const named = kind === 'account' ? (record as AccountPasscodeRecord) : undefined
+      return { rateLimit: record.rateLimit ?? null, credits: record.credits ?? null, name: named?.name ?? null, hint: named?.hint ?? null }
+    },
+    *withCredits(accountId) {
+      for (const id of byAccount.get(accountId) ?? []) {
+        const credits = passcodes.get(id)?.credits
+        if (credits != null) yield { kind: 'account' as const, key: id, credits }
+      }
+      for (const record of users.values()) {
+        if (record.accountId === accountId && record.credits != null) yield { kind: 'user' as const, key: record.userId, credits: record.credits }
+      }
+    },
+    audited(entry, apply) {
+      const recorded = audit.prepare(entry)
+      apply()
+      recorded()
+    },
+  })
+
   return {
+    ...limits,
     async createAccountPasscode(record, maxPerAccount, entry): Promise<CreateResult> {
       const ids = accountIds(record.accountId)
       if (nameTaken(record.accountId, record.nameKey)) return { ok: false, reason: 'duplicate_name' }
@@ -151,13 +177,16 @@ export function memoryStore(): PasscodeStore {
         ...(patch.partners !== undefined && { partners: patch.partners === null ? null : Object.freeze([...patch.partners]) }),
         ...(patch.description !== undefined && { description: patch.description }),
         ...(patch.disabledAt !== undefined && { disabledAt: patch.disabledAt }),
+        ...(patch.rateLimit !== undefined && { rateLimit: patch.rateLimit }),
+        ...(patch.credits !== undefined && { credits: patch.credits }),
         updatedAt: patch.updatedAt,
       }
       const recorded = audit.prepare(entry && editedPasscodeEntry(entry, current, next))
       passcodes.set(passcodeId, next)
       if (patch.disabledAt === null) closeLeak(accountId, 'account', passcodeId)
       recorded()
-      if (patch.expiresAt !== undefined || patch.name !== undefined || patch.partners !== undefined || patch.disabledAt !== undefined) {
+      const verified = [patch.expiresAt, patch.name, patch.partners, patch.disabledAt, patch.rateLimit, patch.credits]
+      if (verified.some((field) => field !== undefined)) {
         publish({ type: 'account_passcode', accountId, passcodeId })
       }
       return { ok: true, record: { ...next } }

@@ -339,6 +339,26 @@ export interface components {
                 /** @description Who found it: github, a scanner, a support ticket. */
                 source: string;
             } | null;
+            /** @description Its rate limit; null for none. */
+            rateLimit: {
+                /** @description Requests admitted per window, across every instance. */
+                max: number;
+                /** @description The fixed window, in seconds, aligned on the epoch (UTC). */
+                windowSeconds: number;
+            } | null;
+            /** @description Its credits: one per admitted request, 429 when none is left; null for none. */
+            credits: {
+                /** @description Credits the store holds now: exact at rest; while in use, short by at most what the instances hold (returned within seconds of going quiet). */
+                remaining: number;
+                /** @description At the start of each UTC interval the balance is set to `amount`; null: never refilled. */
+                refill: {
+                    amount: number;
+                    /** @enum {string} */
+                    interval: "day" | "week" | "month";
+                } | null;
+                /** @description When the next refill happens; null without a refill. */
+                nextRefillAt: string | null;
+            } | null;
         };
         /** @description A user passcode (never its value). */
         UserPasscode: {
@@ -386,6 +406,26 @@ export interface components {
                 url: string | null;
                 /** @description Who found it: github, a scanner, a support ticket. */
                 source: string;
+            } | null;
+            /** @description Its rate limit; null for none. */
+            rateLimit: {
+                /** @description Requests admitted per window, across every instance. */
+                max: number;
+                /** @description The fixed window, in seconds, aligned on the epoch (UTC). */
+                windowSeconds: number;
+            } | null;
+            /** @description Its credits: one per admitted request, 429 when none is left; null for none. */
+            credits: {
+                /** @description Credits the store holds now: exact at rest; while in use, short by at most what the instances hold (returned within seconds of going quiet). */
+                remaining: number;
+                /** @description At the start of each UTC interval the balance is set to `amount`; null: never refilled. */
+                refill: {
+                    amount: number;
+                    /** @enum {string} */
+                    interval: "day" | "week" | "month";
+                } | null;
+                /** @description When the next refill happens; null without a refill. */
+                nextRefillAt: string | null;
             } | null;
         };
         PasscodeList: {
@@ -469,6 +509,10 @@ export interface components {
                     wrongPartner: number;
                     /** @description Refused: a value a rotation replaced, after its overlap ended. */
                     rotatedOut: number;
+                    /** @description Refused with 429: over its rate limit (SPEC §5.50). */
+                    rateLimited: number;
+                    /** @description Refused with 429: its credits were exhausted (SPEC §5.50). */
+                    creditsExhausted: number;
                     /** @description `/v1/connect` per whitelisted partner (normalised name), most requests first. */
                     partners: {
                         partner: string;
@@ -602,8 +646,22 @@ export interface components {
             partners?: string[] | null;
             /** @description What the passcode is for: 0 to 500 characters, counted once trimmed and in NFC (send it trimmed: `maxLength` counts what is sent); newlines allowed (\r\n is stored as \n), no other control character, no unpaired surrogate; null or '' clears it. */
             description?: string | null;
+            /** @description At most `max` requests per fixed window of `windowSeconds` (UTC-aligned), across every instance; null: none. */
+            rateLimit?: {
+                max: number;
+                windowSeconds: number;
+            } | null;
+            /** @description One credit per admitted request; none left: 429 until the next refill. `refill` sets the balance to `amount` at the start of each UTC day, ISO week or month. null: none. */
+            credits?: {
+                remaining: number;
+                refill?: {
+                    amount: number;
+                    /** @enum {string} */
+                    interval: "day" | "week" | "month";
+                } | null;
+            } | null;
         };
-        /** @description At least one of `name`, `expiry`, `partners`, `description`; `partners: null` unbinds, `description: null` or `''` clears. */
+        /** @description At least one of `name`, `expiry`, `partners`, `description`, `rateLimit`, `credits`; `partners: null` unbinds, `description: null` or `''` clears, `rateLimit: null` and `credits: null` remove them. */
         UpdatePasscode: {
             /** @description 1 to 64 characters, counted once trimmed and in NFC (send it trimmed: `maxLength` counts what is sent), no control or invisible character (zero-width, bidi controls, unpaired surrogates); unique in the account, case-insensitively (a rule of the account's state, not of this schema). */
             name?: string;
@@ -612,6 +670,20 @@ export interface components {
             partners?: string[] | null;
             /** @description What the passcode is for: 0 to 500 characters, counted once trimmed and in NFC (send it trimmed: `maxLength` counts what is sent); newlines allowed (\r\n is stored as \n), no other control character, no unpaired surrogate; null or '' clears it. */
             description?: string | null;
+            /** @description At most `max` requests per fixed window of `windowSeconds` (UTC-aligned), across every instance; null: none. */
+            rateLimit?: {
+                max: number;
+                windowSeconds: number;
+            } | null;
+            /** @description One credit per admitted request; none left: 429 until the next refill. `refill` sets the balance to `amount` at the start of each UTC day, ISO week or month. null: none. */
+            credits?: {
+                remaining: number;
+                refill?: {
+                    amount: number;
+                    /** @enum {string} */
+                    interval: "day" | "week" | "month";
+                } | null;
+            } | null;
         };
         RotatePasscode: {
             overlapMinutes: number;
@@ -625,6 +697,20 @@ export interface components {
                 /** @constant */
                 type: "infinite";
             };
+            /** @description At most `max` requests per fixed window of `windowSeconds` (UTC-aligned), across every instance; null: none. */
+            rateLimit?: {
+                max: number;
+                windowSeconds: number;
+            } | null;
+            /** @description One credit per admitted request; none left: 429 until the next refill. `refill` sets the balance to `amount` at the start of each UTC day, ISO week or month. null: none. */
+            credits?: {
+                remaining: number;
+                refill?: {
+                    amount: number;
+                    /** @enum {string} */
+                    interval: "day" | "week" | "month";
+                } | null;
+            } | null;
         };
         SetAcceptedPasscodes: {
             /**
