@@ -9,7 +9,9 @@
  * store takes turns in each round, so noise hits all alike, and each ratio is the
  * median of per-round ratios. Also reported: process CPU per call (this process:
  * the client side), the store's own lookup alone, and the server round trips per
- * miss, one at a time and with 16 in flight (counted on the pool's connections).
+ * miss, one at a time and with 16 in flight (counted on the pool's connections), and
+ * the same for a service on step 1 of a pepper change (two peppers: every miss looks
+ * two hashes up), whose `authenticate()` also takes its turn in the rounds.
  *
  *   node --import tsx bench/cold-path.ts '{"rounds":3,"sliceMs":500}'
  *   DATABASE_URL=postgres://… node --import tsx bench/cold-path.ts
@@ -93,6 +95,8 @@ export interface ColdPathStore {
   readonly roundTripsPerMiss?: number
   /** The same with 16 misses in flight (concurrent misses share statements). */
   readonly roundTripsPerMissInFlight?: number
+  /** Statements per cache miss with two peppers (step 1 of a pepper change), one at a time and with 16 in flight. */
+  readonly twoPeppers?: { readonly roundTripsPerMiss: number; readonly roundTripsPerMissInFlight: number }
 }
 
 /**
@@ -170,6 +174,47 @@ async function seed(
   }
   const hashes = credentials.map(({ passcode }) => createHash('sha256').update(passcode).digest('hex'))
   return { auth, credentials, hashes }
+}
+
+/** The two peppers of the pepper-change scenario: `authenticate()` with `{ current: OLD, next: [NEW] }`. */
+const [OLD_PEPPER, NEW_PEPPER] = ['bench-pepper-old-0123456789abcdef', 'bench-pepper-new-0123456789abcdef']
+
+/**
+ * A service on step 1 of a pepper change and its credentials: half written under the
+ * current pepper, half under the next one (by instances a step ahead), so a miss looks
+ * two hashes up (nothing is re-hashed on this step, so the mix holds).
+ */
+async function seedTwoPeppers(store: PasscodeStore): Promise<{ auth: PasscodeAuth; credentials: { accountId: string; passcode: string }[] }> {
+  const auth = createPasscodeAuth({ store, cache: false, pepper: { current: OLD_PEPPER, next: [NEW_PEPPER] } })
+  const ahead = createPasscodeAuth({ store, cache: false, pepper: NEW_PEPPER })
+  const credentials: { accountId: string; passcode: string }[] = []
+  for (let i = 0; i < PASSCODES; i++) {
+    const accountId = `acc_peppers_${i % 10}`
+    const { value } = await (i % 2 === 0 ? auth : ahead).passcodes.create(ADMIN, accountId, { name: `Partner ${i}`, expiry: 365 })
+    credentials.push({ accountId, passcode: value })
+  }
+  await ahead.close()
+  return { auth, credentials }
+}
+
+/** The two-pepper scenario of a store (see {@link seedTwoPeppers}). */
+const twoPepperScenario = (peppers: { auth: PasscodeAuth; credentials: { accountId: string; passcode: string }[] }, where = ''): Scenario => ({
+  name: `authenticate(), cache off, two peppers (a pepper change, step 1)${where}`,
+  kind: 'lookup',
+  call: async (i) => (await peppers.auth.authenticate(peppers.credentials[i % PASSCODES]!)).ok,
+})
+
+/** Statements per two-pepper miss, one at a time and with 16 in flight. */
+async function twoPepperStatements(
+  peppers: { auth: PasscodeAuth; credentials: { accountId: string; passcode: string }[] },
+  sent: { readonly count: number },
+): Promise<{ roundTripsPerMiss: number; roundTripsPerMissInFlight: number }> {
+  const before = sent.count
+  for (let i = 0; i < 200; i++) await peppers.auth.authenticate(peppers.credentials[i % PASSCODES]!)
+  return {
+    roundTripsPerMiss: (sent.count - before) / 200,
+    roundTripsPerMissInFlight: await statementsPerMissInFlight(peppers.auth, peppers.credentials, sent),
+  }
 }
 
 async function measure(
@@ -299,6 +344,7 @@ async function onPostgres(connectionString: string, settings: Required<Pick<Cold
     await migrate(pool, { schema })
     const store = postgresStore(pool, { schema, listen: false })
     const { auth, credentials, hashes } = await seed(store)
+    const peppers = await seedTwoPeppers(store)
     // Open every connection of the pool before measuring.
     await Promise.all(Array.from({ length: POOL_SIZE }, () => pool.query('SELECT 1')))
     const bareText = `SELECT account_id FROM ${schema}.account_passcodes WHERE hash = $1`
@@ -349,15 +395,18 @@ async function onPostgres(connectionString: string, settings: Required<Pick<Cold
         kind: 'own',
         call: async (i) => (await store.findCredentialByHash(hashes[i % PASSCODES]!)) !== null,
       },
+      twoPepperScenario(peppers),
     ]
     const before = sent.count
     for (let i = 0; i < 200; i++) await auth.authenticate(credentials[i % PASSCODES]!)
     const roundTripsPerMiss = (sent.count - before) / 200
     const roundTripsPerMissInFlight = await statementsPerMissInFlight(auth, credentials, sent)
+    const twoPeppers = await twoPepperStatements(peppers, sent)
     const result = await measure('postgres', scenarios, settings, await postgresCpuSampler(pool))
     await auth.close()
+    await peppers.auth.close()
     const connectStoreOverStatic = await connectComparison(pool, store, credentials, settings, schema)
-    return { ...result, roundTripsPerMiss, roundTripsPerMissInFlight, connectStoreOverStatic }
+    return { ...result, roundTripsPerMiss, roundTripsPerMissInFlight, twoPeppers, connectStoreOverStatic }
   } finally {
     await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {})
     await pool.end()
@@ -393,6 +442,7 @@ async function onPgBouncer(
     const sent = countStatements(through)
     const store = postgresStore(through, { schema, listen: false })
     const { auth, credentials, hashes } = await seed(store)
+    const peppers = await seedTwoPeppers(store)
     await Promise.all(Array.from({ length: POOL_SIZE }, () => through.query('SELECT 1')))
     const bareText = `SELECT account_id FROM ${schema}.account_passcodes WHERE hash = $1`
     const storeText = statements(schema).findCredentialByHash
@@ -423,15 +473,17 @@ async function onPgBouncer(
         kind: 'own',
         call: async (i) => (await store.findCredentialByHash(hashes[i % PASSCODES]!)) !== null,
       },
+      twoPepperScenario(peppers, ', through PgBouncer'),
     ]
     // Also lets the store find that named statements do not work here (its fallback).
     const before = sent.count
     for (let i = 0; i < 200; i++) await auth.authenticate(credentials[i % PASSCODES]!)
     const roundTripsPerMiss = (sent.count - before) / 200
     const roundTripsPerMissInFlight = await statementsPerMissInFlight(auth, credentials, sent)
+    const twoPeppers = await twoPepperStatements(peppers, sent)
     const serverCpu = await postgresCpuSampler(direct)
     const results: ColdPathStore[] = [
-      { ...(await measure('pgbouncer', scenarios, settings, serverCpu)), roundTripsPerMiss, roundTripsPerMissInFlight },
+      { ...(await measure('pgbouncer', scenarios, settings, serverCpu)), roundTripsPerMiss, roundTripsPerMissInFlight, twoPeppers },
     ]
     if (pin) {
       const postmaster = await postmasterPid(direct)
@@ -440,12 +492,18 @@ async function onPgBouncer(
       pinProcesses([...processTree(postmaster), bouncer.pid], '0')
       pinProcesses([process.pid], '1')
       try {
-        results.push({ ...(await measure('pgbouncer-pinned', scenarios, settings, serverCpu)), roundTripsPerMiss, roundTripsPerMissInFlight })
+        results.push({
+          ...(await measure('pgbouncer-pinned', scenarios, settings, serverCpu)),
+          roundTripsPerMiss,
+          roundTripsPerMissInFlight,
+          twoPeppers,
+        })
       } finally {
         pinProcesses([...processTree(postmaster), bouncer.pid, process.pid], ALL_CPUS)
       }
     }
     await auth.close()
+    await peppers.auth.close()
     return results
   } finally {
     await pool?.end().catch(() => {})
@@ -461,6 +519,7 @@ async function onPGlite(settings: Required<Pick<ColdPathSettings, 'rounds' | 'sl
     await migrate(db)
     const store = postgresStore(db, { listen: false })
     const { auth, credentials, hashes } = await seed(store)
+    const peppers = await seedTwoPeppers(store)
     const bareText = 'SELECT account_id FROM passcode_auth.account_passcodes WHERE hash = $1'
     const storeText = statements('passcode_auth').findCredentialByHash
     const scenarios: Scenario[] = [
@@ -484,9 +543,11 @@ async function onPGlite(settings: Required<Pick<ColdPathSettings, 'rounds' | 'sl
         kind: 'own',
         call: async (i) => (await store.findCredentialByHash(hashes[i % PASSCODES]!)) !== null,
       },
+      twoPepperScenario(peppers),
     ]
     const result = await measure('pglite', scenarios, settings)
     await auth.close()
+    await peppers.auth.close()
     return { ...result, connectStoreOverStatic: await connectComparison(db, store, credentials, settings) }
   } finally {
     await db.close()

@@ -76,8 +76,12 @@ const hashes = credentials.map(({ passcode }) => hash(passcode))
 const connection = {
   query(config: unknown, values?: unknown[]): Promise<{ rows: unknown[] }> {
     if (typeof config !== 'string') return Promise.reject(Object.assign(new Error('prepared statement does not exist'), { code: '26000' }))
-    const json = rows.get(String(values?.[0])) ?? null
-    return new Promise((resolve) => setImmediate(() => resolve({ rows: config.includes('find_credential_by_hash') ? [{ json }] : [] })))
+    const [key] = values ?? []
+    // The function's call answers one row; its array form (concurrent misses sharing a statement) one per key, with its position.
+    const answer = Array.isArray(key)
+      ? key.map((one: unknown, i) => ({ n: String(i + 1), json: rows.get(String(one)) ?? null }))
+      : [{ json: rows.get(String(key)) ?? null }]
+    return new Promise((resolve) => setImmediate(() => resolve({ rows: config.includes('find_credential_by_hash') ? answer : [] })))
   },
   release: () => undefined,
   on: () => undefined,
@@ -86,10 +90,22 @@ const pool = { totalCount: 10, connect: () => Promise.resolve(connection), query
 const store = postgresStore(pool, { schema: 'bench', listen: false })
 const auth = createPasscodeAuth({ store, cache: false })
 
+// Step 1 of a pepper change over the same stand-in: every other credential's row is
+// found under the current pepper's hash, the others' under the next pepper's (written
+// by instances a step ahead), so each miss looks two hashes up and finds half under each.
+const [CURRENT_PEPPER, NEXT_PEPPER] = ['bench-current-pepper-0123456789abcd', 'bench-next-pepper-0123456789abcdef']
+const [currentHash, nextHash] = [createPasscodeHasher(CURRENT_PEPPER), createPasscodeHasher(NEXT_PEPPER)]
+credentials.forEach(({ passcode }, i) => {
+  const peppered = (i % 2 === 0 ? currentHash : nextHash)(passcode)
+  rows.set(peppered, JSON.stringify({ ...(JSON.parse(rows.get(hash(passcode))!) as object), hash: peppered }))
+})
+const twoPeppers = createPasscodeAuth({ store, cache: false, pepper: { current: CURRENT_PEPPER, next: [NEXT_PEPPER] } })
+
 const scenarios: Record<string, (i: number) => Promise<boolean>> = {
   'a statement on the stand-in pool': async (i) => (await pool.query('SELECT 1', [hashes[i % PASSCODES]])).rows.length === 0,
   'store lookup alone': async (i) => (await store.findCredentialByHash(hashes[i % PASSCODES]!)) !== null,
   'authenticate(), cache off': async (i) => (await auth.authenticate(credentials[i % PASSCODES]!)).ok,
+  'authenticate(), two peppers': async (i) => (await twoPeppers.authenticate(credentials[i % PASSCODES]!)).ok,
 }
 
 /** CPU µs per call of `call`, 16 in flight, `calls` calls. */
@@ -116,3 +132,4 @@ console.log(`CPU µs per call, 16 in flight, medians of ${rounds} rounds of ${CA
 for (const [name, values] of results)
   console.log(`${name.padEnd(34)} ${median(values).toFixed(2).padStart(6)}  (${values.map((v) => v.toFixed(2)).join(' ')})`)
 await auth.close()
+await twoPeppers.close()

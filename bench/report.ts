@@ -355,7 +355,7 @@ export function renderMarkdown(results: BenchResults): string {
         `alternating slices as above: ${usage.recorderNs.toFixed(1)} ns per request` +
         (usage.countingNs === undefined
           ? '. '
-          : `, of which the daily count of usage over time (SPEC §5.41) is ${usage.countingNs.toFixed(1)} ns (the same call without it, side by side). `) +
+          : `, of which the daily count of usage over time (SPEC §5.41) is ${usage.countingNs.toFixed(1)} ns (its own call next to a no-op, side by side). `) +
         (usage.warm === undefined
           ? ''
           : `The warm path's own call (\`verifyRequest\` on a cache hit, no framework) with usage on: ${usage.warm.withUsageNs.toFixed(1)} ns, with \`usage: false\`: ${usage.warm.bareNs.toFixed(1)} ns, side by side. `) +
@@ -643,7 +643,7 @@ function coldPathSection(report: ColdPathReport): string[] {
   }
   for (const store of report.stores) {
     lines.push(
-      `**${coldPathStoreLabel(store.store, false)}**${store.roundTripsPerMiss === undefined ? '' : ` (statements per cache miss: ${store.roundTripsPerMiss.toFixed(2)}${store.roundTripsPerMissInFlight === undefined ? '' : `; with 16 in flight ${store.roundTripsPerMissInFlight.toFixed(2)}`})`}`,
+      `**${coldPathStoreLabel(store.store, false)}**${store.roundTripsPerMiss === undefined ? '' : ` (statements per cache miss: ${store.roundTripsPerMiss.toFixed(2)}${store.roundTripsPerMissInFlight === undefined ? '' : `; with 16 in flight ${store.roundTripsPerMissInFlight.toFixed(2)}`}${store.twoPeppers === undefined ? '' : `; with two peppers ${store.twoPeppers.roundTripsPerMiss.toFixed(2)}, with 16 in flight ${store.twoPeppers.roundTripsPerMissInFlight.toFixed(2)}`})`}`,
       '',
     )
     lines.push(

@@ -15,8 +15,8 @@
  *
  * Usage over time (SPEC §5.41) adds a per-day count to the same call; two more figures,
  * each side by side in one process:
- * - `countingNs`: `seen()` counting the day next to `seen(…, false)` (the same call
- *   without the count), on two recorders: the counter's own cost;
+ * - `countingNs`: the day counter's own call (`DayCounts.success`, what `seen()` does
+ *   for the count) next to a no-op function taking the same argument;
  * - `warm`: the warm path's own cost (`auth.verifyRequest` answering from the cache,
  *   what every adapter calls) of a service with usage on (last use and day counts) next to one
  *   with `usage: false` (bare); `ratio` is bare ns over counting ns, the throughput
@@ -27,6 +27,7 @@
  */
 import type { Principal } from '../src/index'
 import { memoryStore } from '../src/memory'
+import { DayCounts } from '../src/service/usage/day-counts'
 import { UsageRecorder } from '../src/service/usage/usage-recorder'
 import { runAsChild, runChild } from './child'
 import { createBenchService } from './fixtures'
@@ -38,7 +39,7 @@ type Framework = 'fastify' | 'express' | 'koa'
 export interface UsageCost {
   /** Median over rounds of `seen()` − a no-op call, ns per call. */
   readonly recorderNs: number
-  /** Median over rounds of `seen()` − `seen(…, false)`: the day count's own cost, ns per call. */
+  /** Median over rounds of `DayCounts.success` − a no-op call: the day count's own cost, ns per call. */
   readonly countingNs?: number
   /** The warm path's own cost with usage counting and bare (`usage: false`), side by side. */
   readonly warm?: {
@@ -102,15 +103,14 @@ function recorderCost(): number {
   )
 }
 
-/** `seen()` counting the day next to the same call without the count, on two recorders. */
+/** The day counter's call as `seen()` makes it, next to a no-op taking the same argument. */
 function countingCost(): number {
-  const counting = new UsageRecorder(memoryStore(), { flushIntervalMs: 3_600_000, retentionDays: 90 }, undefined)
-  const notCounting = new UsageRecorder(memoryStore(), { flushIntervalMs: 3_600_000, retentionDays: 90 }, undefined)
-  const principal: Principal = { accountId: 'acc_bench_0', kind: 'account', passcodeId: crypto.randomUUID(), passcodeName: 'Partner 0' }
+  const days = new DayCounts()
+  const noop = (_now: number) => {}
   let now = Date.now()
   return extraNs(
-    () => counting.seen(principal, ++now),
-    () => notCounting.seen(principal, ++now, false),
+    () => days.success(++now),
+    () => noop(++now),
   )
 }
 

@@ -114,15 +114,22 @@ export interface AccountPasscodeRecord {
   readonly previousHash: string | null
   /** When the previous value stops verifying; `null` when there is none. */
   readonly previousHashEndsAt: number | null
-  /** When the passcode last authenticated, as recorded by the usage flushes (SPEC §5.27). */
+  /** When the passcode last authenticated successfully, as recorded by the usage flushes (SPEC §5.27, §5.46). */
   readonly lastUsedAt: number | null
-  /** The partner of the last recorded `/v1/connect` with it. */
+  /** The partner of that same request: a `/v1/connect` that reached it; `null` for a route with no partner. */
   readonly lastUsedPartner: string | null
   /**
    * The id of the pepper that keyed `hash` (`pepperId()`, SPEC §5.28); absent or `null`
    * when unknown (a hash written before schema version 3).
    */
   readonly pepperId?: string | null
+  /**
+   * The id of the pepper that keyed `previousHash` (SPEC §5.47), for the pepper report:
+   * the previous value is never re-hashed, so it keeps its pepper until its overlap ends.
+   * Absent or `null` when there is no previous hash, or its pepper is unknown (a
+   * rotation before schema version 13). Not read by the verification lookup.
+   */
+  readonly previousPepperId?: string | null
   /**
    * When it was disabled, UTC milliseconds; `null` while enabled (SPEC §5.38). A disabled
    * passcode keeps everything else and authenticates nowhere.
@@ -157,9 +164,9 @@ export interface UserPasscodeRecord {
   readonly expiresAt: number
   /** When it was revoked, UTC milliseconds; `null` while not revoked. */
   readonly revokedAt: number | null
-  /** When the passcode last authenticated, as recorded by the usage flushes (SPEC §5.27). */
+  /** When the passcode last authenticated successfully, as recorded by the usage flushes (SPEC §5.27, §5.46). */
   readonly lastUsedAt: number | null
-  /** The partner of the last recorded `/v1/connect` with it. */
+  /** The partner of that same request: a `/v1/connect` that reached it; `null` for a route with no partner. */
   readonly lastUsedPartner: string | null
   /**
    * The id of the pepper that keyed `hash` (`pepperId()`, SPEC §5.28); absent or `null`
@@ -212,9 +219,13 @@ export interface PasscodeView {
   readonly partnersNotWhitelisted: readonly string[]
   /** Until when the value replaced by the last rotation still works; `null` when it no longer does (SPEC §5.26). */
   readonly previousValueEndsAt: Date | null
-  /** When the passcode last authenticated (recorded about once a minute); `null` if never (SPEC §5.27). */
+  /**
+   * When the passcode last authenticated successfully (recorded about once a minute);
+   * `null` if never (SPEC §5.27). A refused request, a `/v1/connect` refused for its
+   * partner included, is no use (SPEC §5.46).
+   */
   readonly lastUsedAt: Date | null
-  /** The partner of its last recorded `/v1/connect`; `null` if none. */
+  /** The partner of that same request, a `/v1/connect` that reached it; `null` when it had none (a protected route) or never used. */
   readonly lastUsedPartner: string | null
   /** `true` when never used, or not used for 90 days: a candidate for deletion. */
   readonly unused: boolean
@@ -290,9 +301,13 @@ export interface UserPasscodeView {
   readonly revokedAt: Date | null
   /** `active`, `expiring_soon`, `expired` or `revoked`, at the time of the call. */
   readonly status: PasscodeStatus
-  /** When the passcode last authenticated (recorded about once a minute); `null` if never (SPEC §5.27). */
+  /**
+   * When the passcode last authenticated successfully (recorded about once a minute);
+   * `null` if never (SPEC §5.27). A refused request, a `/v1/connect` refused for its
+   * partner included, is no use (SPEC §5.46).
+   */
   readonly lastUsedAt: Date | null
-  /** The partner of its last recorded `/v1/connect`; `null` if none. */
+  /** The partner of that same request, a `/v1/connect` that reached it; `null` when it had none (a protected route) or never used. */
   readonly lastUsedPartner: string | null
   /** `true` when never used, or not used for 90 days. */
   readonly unused: boolean

@@ -56,15 +56,67 @@ export const ACCEPTED_PASSCODES_LABELS: Readonly<Record<AcceptedPasscodes, strin
   both: 'account and user passcodes',
 }
 
+// What to do about a passcode found in public (SPEC §5.42, §5.45), in one place: the
+// leak email, the dashboard's banner and row marks, and docs/leaks.md say these words,
+// so an admin reads one advice wherever they learn of the leak.
+
 /**
- * What to do about an account passcode whose value was found in public (SPEC §5.42,
- * §5.45): the dashboard's leak banner and row mark say it in these words.
+ * The advice for an account passcode a leak report disabled. "It" is the passcode; the
+ * dashboard's banner lists the leaked passcodes above it.
  *
  * @example
  * ```ts
- * import { LEAK_ADVICE } from 'passcode-auth/dashboard'
- *
- * `“Billing” was found in public. ${LEAK_ADVICE}`
+ * const lines = [`${name} was found in public and disabled.`, `What to do: ${LEAKED_PASSCODE_ADVICE}`]
  * ```
  */
-export const LEAK_ADVICE = 'Rotate this passcode: the public value stops at once and never works again.'
+export const LEAKED_PASSCODE_ADVICE =
+  'Rotate it: it gets a new value, and the public one never works again (a leaked value gets no overlap). ' +
+  'Then enable it and give the new value to the partners that use it, or delete it if nothing needs it. ' +
+  'Enabling it without rotating puts its public value back in service.'
+
+/**
+ * The advice for a user passcode a leak report revoked.
+ *
+ * @example
+ * ```ts
+ * const line = `What to do: ${LEAKED_USER_PASSCODE_ADVICE}`
+ * ```
+ */
+export const LEAKED_USER_PASSCODE_ADVICE =
+  'Grant the user a new passcode: the public value never works again, and the user sees the new one on their own Settings page.'
+
+/**
+ * The advice for an account passcode a leak report deleted (`leaks.action: 'revoke'`):
+ * nothing is left to rotate.
+ *
+ * @example
+ * ```ts
+ * const line = `What to do: ${DELETED_LEAKED_PASSCODE_ADVICE}`
+ * ```
+ */
+export const DELETED_LEAKED_PASSCODE_ADVICE = 'Create a new passcode and give it to the partners that used this one.'
+
+/**
+ * What enabling a leaked passcode without rotating it means, for the confirmation an
+ * admin answers first (SPEC §5.45: only such an explicit enable brings the value back).
+ *
+ * @example
+ * ```ts
+ * const question = `Enable “${name}”? ${LEAKED_ENABLE_WARNING}`
+ * ```
+ */
+export const LEAKED_ENABLE_WARNING =
+  'Its value was found in public: enabling it without rotating puts that public value back in service, and anyone who found it can call the API with it. Rotate it instead to give it a new value.'
+
+/**
+ * Why an overlap is refused when rotating a leaked passcode: the message of the
+ * validation error on `overlapMinutes` (SPEC §5.45), as the API answers it after
+ * `Invalid overlapMinutes: `.
+ *
+ * @example
+ * ```ts
+ * new InvalidInputError('overlapMinutes', LEAKED_OVERLAP_REFUSAL)
+ * ```
+ */
+export const LEAKED_OVERLAP_REFUSAL =
+  'must be 0: this passcode was found in public, and a leaked value gets no overlap (it never works again once rotated)'

@@ -15,12 +15,22 @@ export { nodeDashboard } from '../http/node/node-dashboard'
 export type { NodeDashboardMountOptions } from '../http/node/node-dashboard'
 export type { NodeHandler } from '../http/node/node-handlers'
 export { createManagementApi } from '../http/management/management-api'
+export { isCrossSite } from '../http/management/cross-site'
 export type { ManagementApi, ManagementApiOptions } from '../http/management/management-api'
 export type { DashboardBody, DashboardRequest, DashboardResponse, DashboardSession, DirectoryUser, SessionResult } from '../http/management/types'
 export { MANAGEMENT_ERROR_STATUS, managementErrorAnswer, managementFailure } from '../protocol/management-errors'
 export type { ManagementErrorBody, ManagementErrorCode, ManagementFailure } from '../protocol/management-errors'
 export type { Actor } from '../core/entities'
-export { ACCEPTED_PASSCODES_LABELS, LEAK_ADVICE, STATUS_LABELS, statusLabel } from '../core/labels'
+export {
+  ACCEPTED_PASSCODES_LABELS,
+  DELETED_LEAKED_PASSCODE_ADVICE,
+  LEAKED_ENABLE_WARNING,
+  LEAKED_OVERLAP_REFUSAL,
+  LEAKED_PASSCODE_ADVICE,
+  LEAKED_USER_PASSCODE_ADVICE,
+  STATUS_LABELS,
+  statusLabel,
+} from '../core/labels'
 
 // The former names, kept so that nothing breaks: each is the same value or type.
 /**

@@ -466,8 +466,9 @@ export interface PasscodeStore extends Partial<LimitsPart> {
   updateAccountPasscode(accountId: string, passcodeId: string, patch: AccountPasscodePatch, audit?: AuditEntry): Promise<UpdateResult>
   /**
    * Replaces the passcode's hash and hint, keeping the old hash as the previous one
-   * for the overlap (see {@link PasscodeRotation}). `null` when there is no such
-   * passcode. Publishes an invalidation. Its `audit` record shows `previousValueEndsAt`
+   * for the overlap (see {@link PasscodeRotation}), unless the passcode has an open leak
+   * mark: a leaked value gets no overlap, whatever `previousHashEndsAt` asks (SPEC
+   * §5.45); the mark is closed. `null` when there is no such passcode. Publishes an invalidation. Its `audit` record shows `previousValueEndsAt`
    * before and after, and a passcode target's name, as in the row it changed
    * (`rotatedPasscodeEntry`, core/audit-fields.ts).
    */
@@ -486,29 +487,62 @@ export interface PasscodeStore extends Partial<LimitsPart> {
   /**
    * The verification lookup: one indexed read by hash, across account and user
    * passcodes, that also finds an account passcode by its previous hash (whether its
-   * overlap has ended is the caller's check, against `previousHashEndsAt`).
+   * overlap has ended is the caller's check, against `previousHashEndsAt`), in one
+   * statement (one snapshot): a rotation that moves the hash to the previous one is seen
+   * whole or not at all.
    */
   findCredentialByHash(hash: string): Promise<CredentialMatch | null>
+  /**
+   * The verification lookup of one value under several peppers (SPEC §5.28, §5.34): for
+   * each of `hashes`, what {@link PasscodeStore.findCredentialByHash} answers for it, in
+   * the same order, all read from one state of the store (one statement, so one snapshot,
+   * in SQL; without yielding in memory). A write that moves the credential from one of
+   * these hashes to another ({@link PasscodeStore.rehashCredential} by an instance on
+   * another step of a pepper change), alone or with a rotation, a disable or an enable,
+   * is then seen whole or not at all: one of the hashes finds the credential, in the state
+   * before the write or after it. Lookups of the hashes one after the other could each
+   * miss it, the row having moved between them.
+   *
+   * Called only while the `pepper` option has more than one pepper (one pepper is one
+   * {@link PasscodeStore.findCredentialByHash}). Optional: without it the service reads
+   * the hashes one by one in the order a re-hash moves them (the previous peppers', the
+   * current one's, then the next ones'), which never misses a moving credential on a
+   * store where each read sees every write that finished before it started, and costs
+   * more reads: a value under the current pepper takes one read per previous pepper more.
+   *
+   * @example
+   * ```ts
+   * const [current, previous] = await store.findCredentialsByHashes!([currentHash, previousHash])
+   * const match = current ?? previous // null: no credential holds either
+   * ```
+   */
+  findCredentialsByHashes?(hashes: readonly string[]): Promise<readonly (CredentialMatch | null)[]>
 
   /**
    * Stores a credential's hash again under the current pepper (SPEC §5.28), only if its
    * hash is still `fromHash` (a concurrent reset or rotation wins); `true` when written.
    * No invalidation: the credential and its value are unchanged. Optional: without it,
-   * hashes stay under the pepper that made them.
+   * hashes stay under the pepper that made them. A store that has it and is shared by
+   * instances of a fleet implements {@link PasscodeStore.findCredentialsByHashes} too, or
+   * answers each read with every write that finished before it started (see there).
    */
   rehashCredential?(rehash: Rehash): Promise<boolean>
   /**
    * How many stored hashes (account and user passcodes, not deleted) each pepper id
-   * keyed; hashes whose pepper is unknown are counted under `null`. Optional. It counts
-   * every hash, so its cost grows with the tables (on PostgreSQL one read of each table:
-   * about 5 s at 10 million passcodes): for a pepper rotation, not for a schedule.
+   * keys at `now`: each current hash, and the previous hash of a rotation whose overlap
+   * has not ended at `now` (`previousHashEndsAt`), under the pepper that keyed it
+   * (`previousPepperId`, SPEC §5.47); hashes whose pepper is unknown are counted under
+   * `null`. Optional. It counts every hash, so its cost grows with the tables (on
+   * PostgreSQL one read of each table: about 5 s at 10 million passcodes): for a pepper
+   * rotation, not for a schedule.
    */
-  countHashesByPepper?(): Promise<ReadonlyMap<string | null, number>>
+  countHashesByPepper?(now: number): Promise<ReadonlyMap<string | null, number>>
 
   /**
    * Records a batch of uses in one write (one statement in SQL): for each entry whose
-   * instant is later than the stored `lastUsedAt`, sets it, and the partner when the
-   * entry has one. Entries of deleted passcodes are skipped. Publishes nothing: usage
+   * instant is later than the stored `lastUsedAt`, sets it and `lastUsedPartner` to the
+   * entry's partner, `null` included: the pair comes from one request (SPEC §5.46), so a
+   * use with no partner clears the one before. Entries of deleted passcodes are skipped. Publishes nothing: usage
    * never invalidates a cache. Resolves how many passcodes were written.
    */
   recordUsage(entries: readonly UsageEntry[]): Promise<number>

@@ -27,6 +27,6 @@ export interface LeakReportAnswerEntry {
   readonly token_raw: string
   /** The `type` as reported. */
   readonly token_type: string
-  /** Whether it is a live passcode value. */
+  /** Whether it is a live passcode value, or one a leak report put out of service (a replay). */
   readonly label: 'true_positive' | 'false_positive'
 }

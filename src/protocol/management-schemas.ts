@@ -53,8 +53,13 @@ const status = z
 const partnerNames = z.array(z.string())
 
 const lastUse = {
-  lastUsedAt: nullableDateTime('When it last authenticated (recorded about once a minute); null if never.'),
-  lastUsedPartner: z.string().nullable().describe('The partner of its last recorded `/v1/connect`; null if none.'),
+  lastUsedAt: nullableDateTime(
+    'When it last authenticated successfully (recorded about once a minute); null if never. A refused request, a `/v1/connect` refused for its partner included, is no use.',
+  ),
+  lastUsedPartner: z
+    .string()
+    .nullable()
+    .describe('The partner of that same request (a `/v1/connect` that reached it); null when it had none (a protected route) or never used.'),
   unused: z.boolean().describe('Never used, or not used for 90 days: a candidate for deletion.'),
 }
 

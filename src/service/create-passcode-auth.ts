@@ -87,8 +87,10 @@ export interface PasscodeAuth {
   /**
    * How many stored hashes the current pepper and each older one of the `pepper` list
    * key, and how many were made by a pepper not known (SPEC §5.28): an older pepper can
-   * be removed once its count and `unknown` are 0. Throws a `ConfigurationError` when
-   * the store cannot count (no `countHashesByPepper`).
+   * be removed once its count and `unknown` are 0. The previous value of a rotation
+   * counts under its own pepper until its overlap ends (it is never re-hashed, SPEC
+   * §5.47). Throws a `ConfigurationError` when the store cannot count (no
+   * `countHashesByPepper`).
    */
   pepperReport(): Promise<PepperReport>
   /**
@@ -284,7 +286,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     connect: telemetry === undefined ? connect : traceConnect(telemetry, connect),
     notifyExpirations: createNotifyExpirations({ store, now, emit, telemetry, options: resolved, leaks: leakNotices, credits: creditNotices }),
     async pepperReport() {
-      const report = await pepperReport(resolved.store, peppers)
+      const report = await pepperReport(resolved.store, peppers, now())
       if (report === undefined) throw new ConfigurationError('The passcode store cannot count its hashes by pepper (no countHashesByPepper)')
       return report
     },

@@ -200,7 +200,9 @@ export const inputSchemas = {
         .number({ error: `must be a whole number of minutes (${ROTATION_OVERLAP_MINUTES.min} to ${ROTATION_OVERLAP_MINUTES.max})` })
         .int('must be a whole number of minutes')
         .min(ROTATION_OVERLAP_MINUTES.min, `must be at least ${ROTATION_OVERLAP_MINUTES.min}`)
-        .max(ROTATION_OVERLAP_MINUTES.max, `must be at most ${ROTATION_OVERLAP_MINUTES.max} (7 days)`),
+        .max(ROTATION_OVERLAP_MINUTES.max, `must be at most ${ROTATION_OVERLAP_MINUTES.max} (7 days)`)
+        .optional()
+        .describe('Required, except for a passcode found in public (`leak` not null): there it defaults to 0, the only value taken (SPEC §5.45).'),
     },
     { error: 'must be { overlapMinutes }' },
   ),
@@ -324,9 +326,12 @@ export interface UpdatePasscodeInput {
 export interface RotatePasscodeInput {
   /**
    * How long the value being replaced keeps working, in whole minutes: 0 (it stops at
-   * once) to 10 080 (7 days). Required: there is no default overlap.
+   * once) to 10 080 (7 days). Required: there is no default overlap, except for a
+   * passcode whose value was found in public (its view's `leak` is not `null`, SPEC
+   * §5.45): a leaked value gets no overlap, so there it defaults to 0, and any other
+   * number is refused with an `InvalidInputError` on `overlapMinutes` that says why.
    */
-  readonly overlapMinutes: number
+  readonly overlapMinutes?: number
 }
 
 /** Options of `passcodes.list`. */

@@ -96,6 +96,29 @@ describe('the dashboard of the reference server', () => {
     expect(refused.status).toBe(403)
   })
 
+  it('refuses a logout from another site with 403, a malformed Origin included (never a 500), and keeps the session', async () => {
+    const run = await cli(['dashboard', 'link', '--account', 'acc_demo', '--as', 'u_logout', '--role', 'member'], { dataDir })
+    const cookie = ((await open(linkIn(run.stdout))).headers.get('set-cookie') ?? '').split(';')[0]!
+    const logout = (headers: Record<string, string>) =>
+      fetch(`${server.url}/settings/logout`, { method: 'POST', redirect: 'manual', headers: { cookie, ...headers } })
+    const refused: Record<string, string>[] = [
+      { origin: 'garbage' },
+      { origin: 'http://[' },
+      { origin: 'http://' },
+      { origin: 'null' },
+      { origin: 'https://evil.example' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site', origin: server.url },
+    ]
+    for (const headers of refused) {
+      const response = await logout(headers)
+      expect({ headers, status: response.status, body: await response.text() }).toEqual({ headers, status: 403, body: 'Cross-site request refused' })
+    }
+    expect((await open(`${server.url}/settings/api/account`, cookie)).status).toBe(200)
+    expect((await logout({ origin: server.url })).status).toBe(200)
+    expect((await open(`${server.url}/settings/api/account`, cookie)).status).toBe(401)
+  })
+
   it('opens a link that `dashboard link --json` made before the server started (at the default URL)', async () => {
     expect(madeBeforeStart.url).toMatch(/^http:\/\/127\.0\.0\.1:3000\/settings\/login\?token=[A-Za-z0-9_-]{43}$/)
     const url = madeBeforeStart.url.replace('http://127.0.0.1:3000', server.url)

@@ -39,6 +39,24 @@ describe('leaks report', () => {
     expect(again.stdout + again.stderr).not.toContain(value)
   })
 
+  it('rotates a leaked passcode with no overlap: --overlap may be left out (0), any other is refused with exit 3 and the reason (SPEC 5.45)', async () => {
+    const created = await run(['passcodes', 'create', '--account', 'acc_2', '--name', 'Public', '--expiry', '30', '--json'])
+    const { value } = JSON.parse(created.stdout) as { value: string }
+    expect((await run(['leaks', 'report', '--source', 'chat'], `${value}\n`)).code).toBe(0)
+
+    const refused = await run(['passcodes', 'rotate', 'Public', '--account', 'acc_2', '--overlap', '60'])
+    expect(refused.code).toBe(3)
+    expect(refused.stderr).toContain('Invalid overlapMinutes: must be 0: this passcode was found in public, and a leaked value gets no overlap')
+    const rotated = await run(['passcodes', 'rotate', 'Public', '--account', 'acc_2'])
+    expect(rotated.code).toBe(0)
+    expect(rotated.stdout).toContain('The old value has stopped working.')
+    expect(rotated.stdout).not.toContain(value)
+    // The value is no longer the leaked one: the next rotation needs --overlap again.
+    const missing = await run(['passcodes', 'rotate', 'Public', '--account', 'acc_2'])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain('--overlap')
+  })
+
   it('refuses an empty stdin and a missing --source', async () => {
     expect((await run(['leaks', 'report', '--source', 'x'], '')).code).not.toBe(0)
     expect((await run(['leaks', 'report'], 'psc_x')).code).not.toBe(0)

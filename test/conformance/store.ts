@@ -5,11 +5,15 @@ import { bindingRotationUsageCases } from './store/binding-rotation-usage'
 import { concurrencyCases } from './store/concurrency'
 import { disableDescriptionCases } from './store/disable-description'
 import { endToEndCases } from './store/end-to-end'
+import { interleavedWriteCases } from './store/interleaved-writes'
 import type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
 import { invalidationCases } from './store/invalidations'
+import { lastUseCases } from './store/last-use'
 import { leakMarkCases } from './store/leak-marks'
+import { leakedRotationCases } from './store/leaked-rotation'
 import { lookupCases } from './store/lookup'
 import { notificationCases } from './store/notifications'
+import { pepperOverlapCases } from './store/pepper-overlap'
 import { pepperRotationCases } from './store/pepper-rotation'
 import { unicodeNameCases } from './store/unicode-names'
 import { userPasscodeCases } from './store/user-passcodes'
@@ -64,8 +68,12 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     endToEndCases(fixture)
     auditCases(fixture)
     pepperRotationCases(fixture)
+    interleavedWriteCases(fixture)
+    pepperOverlapCases(fixture)
     disableDescriptionCases(fixture)
     usageDaysCases(fixture)
+    lastUseCases(fixture)
     leakMarkCases(fixture)
+    leakedRotationCases(fixture)
   })
 }

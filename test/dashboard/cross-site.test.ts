@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { isCrossSite } from '../../src/http/management/cross-site'
+import { isCrossSite } from '../../src/dashboard/index'
 
 const request = (method: string, headers: Record<string, string>) => ({ method, header: (name: string) => headers[name] })
 const none = new Set<string>()
@@ -24,6 +24,12 @@ describe('isCrossSite (CSRF refusal of state-changing requests)', () => {
     expect(isCrossSite(request('PUT', { origin: 'https://evil.example', host: 'app.example' }), none)).toBe(true)
     expect(isCrossSite(request('PUT', { origin: 'null', host: 'app.example' }), none)).toBe(true)
     expect(isCrossSite(request('PUT', { origin: 'https://admin.example', host: 'api.internal' }), new Set(['https://admin.example']))).toBe(false)
+  })
+
+  it('answers true for an Origin that is not a URL, never throws; the trusted origins default to none', () => {
+    for (const origin of ['garbage', 'http://[', 'http://', 'https://a b', '']) {
+      expect(isCrossSite(request('POST', { origin, host: 'app.example' }))).toBe(true)
+    }
   })
 
   it('lets a request with neither header through: it does not come from a browser', () => {

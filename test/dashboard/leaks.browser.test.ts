@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
+import { LEAKED_ENABLE_WARNING, LEAKED_PASSCODE_ADVICE, LEAKED_USER_PASSCODE_ADVICE } from '../../src/core/labels'
 import { browserAvailability } from '../helpers/browser'
 import { chooseAction, PEOPLE, useDashboardBrowser, type BrowserHost } from './browser-host'
 
@@ -68,7 +69,7 @@ describe.skipIf(availability.skip)(availability.title('dashboard leak banner and
     expect(text).not.toContain('Nightly backup')
     expect(text).toContain(URL_FOUND)
     expect(text).toContain('reported by github on')
-    expect(text).toContain('What to do: Rotate each of these passcodes: the public values stop at once and never work again.')
+    expect(text).toContain(`What to do: For each of them: ${LEAKED_PASSCODE_ADVICE}`)
 
     const marked = page.locator('tbody tr', { hasText: 'Found in public' })
     await expect(marked.count()).resolves.toBe(2)
@@ -130,7 +131,7 @@ describe.skipIf(availability.skip)(availability.title('dashboard leak banner and
     // Enabling it brings the public value back: the confirmation says so first (SPEC §5.45).
     await chooseAction(page, 'Globex sync', 'Enable')
     const enabling = page.getByRole('dialog', { name: 'Enable “Globex sync” with its public value?' })
-    await expect(enabling.textContent()).resolves.toContain('Its value was found in public: anyone who saw it can call the API with it again.')
+    await expect(enabling.textContent()).resolves.toContain(LEAKED_ENABLE_WARNING)
     await enabling.getByRole('button', { name: 'Enable the public value' }).click()
     await page.getByRole('status').filter({ hasText: 'Passcode enabled. Its public value works again.' }).waitFor()
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('More actions for Globex sync')
@@ -149,7 +150,7 @@ describe.skipIf(availability.skip)(availability.title('dashboard leak banner and
     expect(text).toContain(URL_AMY)
     expect(text).toContain('reported by gitleaks on')
     expect(text).not.toContain('Mo Member')
-    expect(text).toContain('What to do: Grant each user a new passcode')
+    expect(text).toContain(`What to do: ${LEAKED_USER_PASSCODE_ADVICE}`)
 
     const amy = page.locator('tbody tr', { hasText: 'Amy Example' })
     const mark = amy.locator('.leak-mark')

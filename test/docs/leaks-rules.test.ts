@@ -4,6 +4,7 @@ import { lintSource } from '@secretlint/core'
 import { describe, expect, it } from 'vitest'
 import { PASSCODE_PATTERN, generatePasscode, isWellFormedPasscode } from '../../src/index'
 import { creator } from '../../src/secretlint/index'
+import { DELETED_LEAKED_PASSCODE_ADVICE, LEAKED_OVERLAP_REFUSAL, LEAKED_PASSCODE_ADVICE, LEAKED_USER_PASSCODE_ADVICE } from '../../src/core/labels'
 
 /** The scanner rules of docs/leaks.md, parsed out of the guide, against generated values and look-alikes. */
 
@@ -89,5 +90,14 @@ describe('docs/leaks.md secretlint configuration', () => {
       `  ${message!.loc.start.line}:${message!.loc.start.column}  error  [${message!.messageId}] ${message!.message}  ${message!.ruleId}`,
     )
     expect(shown[1]).not.toContain(value.slice(4))
+  })
+})
+
+describe('docs/leaks.md advice (SPEC 5.45)', () => {
+  it('quotes the advice the email and the dashboard give, word for word', () => {
+    const prose = guide.replace(/\n> ?/g, ' ').replace(/\s+/g, ' ')
+    for (const advice of [LEAKED_PASSCODE_ADVICE, LEAKED_USER_PASSCODE_ADVICE, DELETED_LEAKED_PASSCODE_ADVICE, LEAKED_OVERLAP_REFUSAL]) {
+      expect(prose).toContain(advice)
+    }
   })
 })

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { githubPublicKeys, leakReportHandler } from '../../src/fetch/index'
 import { createPasscodeAuth, InvalidOptionsError } from '../../src/index'
 import { memoryStore } from '../../src/memory'
-import { GITHUB_SAMPLE, leakFixture, signedHeaders } from '../helpers/leak-reports'
+import { derSignature, GITHUB_SAMPLE, leakFixture, P256_ORDER, signatureParts, signBody, signedHeaders } from '../helpers/leak-reports'
 
 const post = (body: BodyInit, headers: Record<string, string>) => new Request('https://host.example/v1/leaks', { method: 'POST', body, headers })
 
@@ -86,6 +86,68 @@ describe('SPEC 5.42 leakReportHandler (fetch)', () => {
     } as RequestInit)
     expect((await handler(request)).status).toBe(413)
     expect(pulled).toBeLessThan(1_048_576 + 4 * 65_536)
+  })
+
+  it('takes each signature in its one DER encoding only: re-encoded otherwise (padded, unsigned, long-form, trailing bytes, loose base64) it is 401 and changes nothing', async () => {
+    const fixture = await leakFixture()
+    const handler = leakReportHandler(fixture.auth, { publicKeys: fixture.publicKeys })
+    const headers = (signature: string) => ({ ...signedHeaders(fixture.key, fixture.report), 'github-public-key-signature': signature })
+    const highBit = (value: bigint) => value >> 255n === 1n
+    // A signature whose r needs its sign's 0x00 and whose s does not, to break each rule: ECDSA signs with a random k, 1 try in 4.
+    let signature: string
+    let parts: { r: bigint; s: bigint }
+    do {
+      signature = signBody(fixture.key.privateKey, fixture.report)
+      parts = signatureParts(signature)
+    } while (!highBit(parts.r) || highBit(parts.s))
+    const { r, s } = parts
+    // The canonical re-encoding is the signature itself: the helper writes DER as Node does.
+    expect(derSignature(r, s)).toBe(signature)
+    const der = Buffer.from(signature, 'base64')
+    const rUnsigned = [0x02, 32, ...Buffer.from(r.toString(16).padStart(64, '0'), 'hex')]
+    const sDer = [...der.subarray(2 + 2 + der[3]!)]
+    const variants: Record<string, string> = {
+      'r without the 0x00 its sign needs (a negative INTEGER)': Buffer.from([0x30, rUnsigned.length + sDer.length, ...rUnsigned, ...sDer]).toString(
+        'base64',
+      ),
+      's with a redundant leading 0x00': derSignature(r, s, { s: 1 }),
+      'the SEQUENCE length in long form': Buffer.from([0x30, 0x81, ...der.subarray(1)]).toString('base64'),
+      'a byte after the SEQUENCE': Buffer.concat([der, Buffer.from([0])]).toString('base64'),
+      'base64 with a space inside': `${signature.slice(0, 20)} ${signature.slice(20)}`,
+    }
+    // 71 or 70 bytes: base64 ends in padding, and the last character before it has bits that decode to nothing; set one.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
+    const last = signature.replace(/=+$/, '').length - 1
+    expect(signature.endsWith('=')).toBe(true)
+    variants['base64 with a bit set that decodes to nothing'] =
+      signature.slice(0, last) + alphabet[alphabet.indexOf(signature[last]!) + 1]! + signature.slice(last + 1)
+    expect(Buffer.from(variants['base64 with a bit set that decodes to nothing'], 'base64').equals(der)).toBe(true)
+    const statuses: Record<string, number> = {}
+    for (const [name, variant] of Object.entries(variants)) statuses[name] = (await handler(post(fixture.report, headers(variant)))).status
+    expect(statuses).toEqual(Object.fromEntries(Object.keys(variants).map((name) => [name, 401])))
+    expect(await fixture.unchanged()).toBe(true)
+    expect((await handler(post(fixture.report, headers(signature)))).status).toBe(200)
+  })
+
+  it('accepts a signature with a high S (n − s): signers such as Go and OpenSSL do not normalise S, and a replay needs no second signature', async () => {
+    const fixture = await leakFixture()
+    const handler = leakReportHandler(fixture.auth, { publicKeys: fixture.publicKeys })
+    const signature = signBody(fixture.key.privateKey, fixture.report)
+    const { r, s } = signatureParts(signature)
+    const [low, high] = s > P256_ORDER / 2n ? [P256_ORDER - s, s] : [s, P256_ORDER - s]
+    for (const [name, value] of [
+      ['high S', high],
+      ['low S', low],
+    ] as const) {
+      const response = await handler(
+        post(fixture.report, { ...signedHeaders(fixture.key, fixture.report), 'github-public-key-signature': derSignature(r, value) }),
+      )
+      expect({ name, status: response.status }).toEqual({ name, status: 200 })
+      expect(await response.json()).toEqual(fixture.expectedAnswer)
+    }
+    // The second signature of the same report acted on nothing more: one email, one record.
+    expect(fixture.mailer.messages).toHaveLength(1)
+    expect(await fixture.leakRecords()).toHaveLength(1)
   })
 
   it("reads GitHub's key list format, and refuses bad options at once", async () => {

@@ -26,6 +26,39 @@ export function signBody(privateKey: KeyObject, body: string | Uint8Array): stri
   return sign('sha256', typeof body === 'string' ? Buffer.from(body) : body, privateKey).toString('base64')
 }
 
+/** The order of P-256's base point: an ECDSA signature (r, s) and (r, n − s) verify alike. */
+export const P256_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n
+
+const bytesOf = (value: bigint): number[] => {
+  const bytes: number[] = []
+  for (let rest = value; rest > 0n; rest >>= 8n) bytes.unshift(Number(rest & 0xffn))
+  return bytes
+}
+
+/** One DER INTEGER of a positive value: minimal, with the 0x00 its sign needs (`pad` adds that many more, a non-canonical form). */
+const derInteger = (value: bigint, pad = 0): number[] => {
+  const bytes = bytesOf(value)
+  const content = [...Array<number>(pad + (bytes[0]! >= 0x80 ? 1 : 0)).fill(0), ...bytes]
+  return [0x02, content.length, ...content]
+}
+
+/** The (r, s) of a base64 DER ECDSA signature, as Node's `sign` writes it. */
+export function signatureParts(signature: string): { r: bigint; s: bigint } {
+  const der = Buffer.from(signature, 'base64')
+  const read = (at: number) => {
+    const length = der[at + 1]!
+    return { value: BigInt(`0x${der.subarray(at + 2, at + 2 + length).toString('hex')}`), next: at + 2 + length }
+  }
+  const r = read(2)
+  return { r: r.value, s: read(r.next).value }
+}
+
+/** A base64 DER ECDSA signature of (r, s); `pad` puts redundant leading zero bytes in front of r and s (not DER). */
+export function derSignature(r: bigint, s: bigint, pad: { r?: number; s?: number } = {}): string {
+  const body = [...derInteger(r, pad.r), ...derInteger(s, pad.s)]
+  return Buffer.from([0x30, body.length, ...body]).toString('base64')
+}
+
 /** Headers of a signed report. */
 export function signedHeaders(key: { id: string; privateKey: KeyObject }, body: string | Uint8Array): Record<string, string> {
   return { 'content-type': 'application/json', 'github-public-key-identifier': key.id, 'github-public-key-signature': signBody(key.privateKey, body) }

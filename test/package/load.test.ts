@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build, type Options } from 'tsup'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import tsupConfig, { declarationsFolder, entries } from '../../tsup.config'
@@ -53,7 +53,7 @@ const expectations: readonly EntryExpectation[] = [
   {
     subpath: 'passcode-auth/dashboard',
     entry: 'dashboard',
-    names: ['createDashboard', 'createManagementApi', 'MANAGEMENT_ERROR_STATUS', 'nodeDashboard'],
+    names: ['createDashboard', 'createManagementApi', 'isCrossSite', 'MANAGEMENT_ERROR_STATUS', 'nodeDashboard'],
   },
   { subpath: 'passcode-auth/fetch', entry: 'fetch', names: ['requirePasscode', 'connectHandler', 'dashboard'] },
   { subpath: 'passcode-auth/hono', entry: 'hono', names: ['requirePasscode', 'connectHandler', 'dashboard', 'PasscodeRefusedError'] },
@@ -285,17 +285,41 @@ describe('shared modules', () => {
 })
 
 describe('the secretlint command, with passcode-auth/secretlint in .secretlintrc.json', () => {
-  // secretlint loads a rule by name from its own folder (require.resolve), as it finds a
-  // rule installed beside it; NODE_PATH adds the folder that holds the built package.
+  // secretlint loads a rule by name from its own folder (`require.resolve` in
+  // @secretlint/resolver), as it finds a rule installed beside it. Here secretlint is
+  // this repository's, whose node_modules holds the repository itself as `passcode-auth`
+  // (the root is an npm workspace), source without a build; so a resolve hook of
+  // secretlint's own (`registerResolveHook`) resolves rules from the user's project first,
+  // where the built package is installed, as if secretlint were installed beside it.
   const secretlint = (args: readonly string[]) => {
     const project = join(consumer, 'project')
+    const hook = join(consumer, 'resolve-from-project.mjs')
+    writeFileSync(
+      hook,
+      [
+        "import { createRequire } from 'node:module'",
+        "import { registerResolveHook } from '@secretlint/resolver'",
+        `const fromProject = createRequire(${JSON.stringify(join(project, 'package.json'))})`,
+        'registerResolveHook((name) => {',
+        '  try {',
+        '    return { url: fromProject.resolve(name) }',
+        '  } catch {',
+        '    return undefined',
+        '  }',
+        '})',
+        '',
+      ].join('\n'),
+    )
     try {
-      const stdout = execFileSync(process.execPath, [join(packageRoot, 'node_modules', 'secretlint', 'bin', 'secretlint.js'), ...args], {
-        cwd: project,
-        encoding: 'utf8',
-        env: { ...process.env, NODE_PATH: join(consumer, 'node_modules') },
-        timeout: 20_000,
-      })
+      const stdout = execFileSync(
+        process.execPath,
+        ['--import', pathToFileURL(hook).href, join(packageRoot, 'node_modules', 'secretlint', 'bin', 'secretlint.js'), ...args],
+        {
+          cwd: project,
+          encoding: 'utf8',
+          timeout: 20_000,
+        },
+      )
       return { status: 0, stdout }
     } catch (error) {
       const { status, stdout, stderr } = error as { status: number; stdout: string; stderr: string }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { InvalidInputError, type AuthOutcome } from '../../src/index'
 import { memoryStore } from '../../src/memory'
 import { admin, member, setup } from '../helpers/service'
+import { everyone, scriptedMailer } from './notify-fixtures'
 
 /** SPEC §5.50 through the service on the memory store: settings, the two 429s, exactness across instances. */
 
@@ -186,5 +187,27 @@ describe('SPEC 5.50 exact across instances on one store', () => {
     expect(admitted(outcomes)).toBe(30)
     expect(outcomes.find((outcome) => !outcome.ok)).toMatchObject({ body: RATE })
     for (const { auth } of fleet) await auth.close()
+  })
+})
+
+describe('SPEC 5.50 credits.low and credits.exhausted', () => {
+  it('are emitted once per crossing and emailed to the admins, without the value', async () => {
+    const mailer = scriptedMailer()
+    const { auth, events } = setup({ mailer, recipients: everyone })
+    const { value, passcode } = await auth.passcodes.create(admin, 'acc', { name: 'Acme', expiry: 90, credits: { remaining: 20 } })
+    for (let i = 0; i < 25; i++) await auth.authenticate({ accountId: 'acc', passcode: value })
+    const crossings = () => events.filter((event) => event.type === 'credits.low' || event.type === 'credits.exhausted')
+    await expect.poll(() => mailer.delivered.length, { timeout: 5_000 }).toBe(2)
+    expect(crossings().map((event) => event.type)).toEqual(['credits.low', 'credits.exhausted'])
+    expect(crossings()[0]).toMatchObject({ accountId: 'acc', kind: 'account', passcodeId: passcode.id, name: 'Acme', full: 20 })
+    expect(mailer.delivered.map((message) => message.subject)).toEqual([
+      expect.stringMatching(/^Passcode "Acme" is low on credits: \d+ of 20 left$/),
+      'Passcode "Acme" has run out of credits',
+    ])
+    expect(JSON.stringify([events, mailer.delivered])).not.toContain(value)
+    // More refusals cross nothing again; a new setting may cross again.
+    for (let i = 0; i < 5; i++) await auth.authenticate({ accountId: 'acc', passcode: value })
+    expect(crossings()).toHaveLength(2)
+    await auth.close()
   })
 })

@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createPasscodeHasher, pepperId } from '../../src/core/hashing'
+import { generatePasscode } from '../../src/core/passcode-format'
 import { createPasscodeAuth, InvalidOptionsError, type AuditEvent, type PasscodeStore } from '../../src/index'
 import { memoryStore } from '../../src/memory'
+import { writeAfterReads } from '../conformance/store/interleave'
 
 describe('SPEC 5.28 the pepper option', () => {
   afterEach(() => vi.unstubAllEnvs())
@@ -62,5 +65,76 @@ describe('SPEC 5.28 the pepper option', () => {
     const { countHashesByPepper: _, ...store } = memoryStore() as PasscodeStore & Record<string, unknown>
     const auth = createPasscodeAuth({ store })
     await expect(auth.pepperReport()).rejects.toMatchObject({ code: 'ERR_CONFIGURATION' })
+  })
+})
+
+describe('SPEC 5.34 the verification read under several peppers', () => {
+  const [old, fresh] = ['o'.repeat(32), 'f'.repeat(32)]
+  const admin = { userId: 'u_admin', role: 'admin' } as const
+
+  /** The memory store, recording each verification read by method and hashes; `atomic: false` hides `findCredentialsByHashes`. */
+  function recordingStore(atomic: boolean) {
+    const inner = memoryStore()
+    const reads: string[] = []
+    const { findCredentialsByHashes: _, ...rest } = inner
+    const store: PasscodeStore = {
+      ...(atomic ? inner : rest),
+      findCredentialByHash: (hash) => (reads.push(`one ${hash}`), inner.findCredentialByHash(hash)),
+      ...(atomic && { findCredentialsByHashes: (hashes) => (reads.push(`all ${hashes.join(' ')}`), inner.findCredentialsByHashes!(hashes)) }),
+    }
+    return { store, reads }
+  }
+
+  it('looks a value up once with one pepper, and once for all its hashes with several (current, previous, next)', async () => {
+    const { store, reads } = recordingStore(true)
+    const value = generatePasscode()
+    const [a, b, c] = ['a'.repeat(16), 'b'.repeat(16), 'c'.repeat(16)]
+    const hash = (pepper: string) => createPasscodeHasher(pepper)(value)
+    await createPasscodeAuth({ store, pepper: a, cache: false }).authenticate({ accountId: 'acc_1', passcode: value })
+    expect(reads).toEqual([`one ${hash(a)}`])
+    reads.length = 0
+    await createPasscodeAuth({ store, pepper: { current: b, previous: [a], next: [c] }, cache: false }).authenticate({
+      accountId: 'acc_1',
+      passcode: value,
+    })
+    expect(reads).toEqual([`all ${hash(b)} ${hash(a)} ${hash(c)}`])
+  })
+
+  it('without findCredentialsByHashes reads one hash at a time in the order rows move: previous, current, next', async () => {
+    const { store, reads } = recordingStore(false)
+    const [a, b, c] = ['a'.repeat(16), 'b'.repeat(16), 'c'.repeat(16)]
+    const value = generatePasscode()
+    const hash = (pepper: string) => createPasscodeHasher(pepper)(value)
+    const outcome = await createPasscodeAuth({ store, pepper: { current: b, previous: [a], next: [c] }, cache: false }).authenticate({
+      accountId: 'acc_1',
+      passcode: value,
+    })
+    expect(outcome).toMatchObject({ ok: false, reason: 'unknown_passcode' })
+    expect(reads).toEqual([`one ${hash(a)}`, `one ${hash(b)}`, `one ${hash(c)}`])
+  })
+
+  it.each([
+    ['with findCredentialsByHashes', true],
+    ['without it', false],
+  ])('%s, a re-hash by another instance at any point among the reads refuses nothing, on either step of the change', async (_, atomic) => {
+    const { store } = recordingStore(atomic)
+    const creator = createPasscodeAuth({ store, pepper: old })
+    const refused: string[] = []
+    for (const [step, pepper] of [
+      ['step 1', { current: old, next: [fresh] }],
+      ['step 2', { current: fresh, previous: [old] }],
+    ] as const) {
+      for (let after = 0; ; after++) {
+        const { passcode, value } = await creator.passcodes.create(admin, 'acc_1', { name: `${step} ${after}`, expiry: 90 })
+        const fromTo = { fromHash: createPasscodeHasher(old)(value), toHash: createPasscodeHasher(fresh)(value) }
+        const view = writeAfterReads(store, after, () =>
+          store.rehashCredential!({ kind: 'account', accountId: 'acc_1', id: passcode.id, pepperId: pepperId(fresh), ...fromTo }),
+        )
+        const outcome = await createPasscodeAuth({ store: view.store, pepper, cache: false }).authenticate({ accountId: 'acc_1', passcode: value })
+        if (!outcome.ok) refused.push(`${step}, after ${after} of ${view.reads} reads: ${outcome.reason}`)
+        if (!view.wrote || after >= view.reads) break
+      }
+    }
+    expect(refused).toEqual([])
   })
 })

@@ -184,15 +184,16 @@ describe('SPEC 5.27 usage', () => {
     expect(await auth.passcodes.list(admin, 'acc')).toEqual([])
   })
 
-  it('records nothing for failed attempts', async () => {
+  it('records nothing for failed attempts, a connect refused for its partner included (SPEC 5.46)', async () => {
     const { store, writes } = countingStore()
     const { auth } = setup({ store })
     const { value } = await auth.passcodes.create(admin, 'acc', { name: 'A', expiry: 30 })
     await auth.authenticate({ accountId: 'other', passcode: value })
     await auth.connect({ headers: headersOf('acc', value), partner: 'not-listed' })
+    await auth.connect({ headers: headersOf('acc', value), partner: null })
     await auth.close()
-    // The connect authenticated before its partner was refused: that use counts, with no partner.
-    expect(writes).toEqual([[expect.objectContaining({ partner: null })]])
+    // The connects verified the credential, then were refused for their partner: not a use.
+    expect(writes).toEqual([])
   })
 
   it('usage: false records nothing', async () => {
@@ -233,5 +234,115 @@ describe('SPEC 5.27 usage', () => {
   it('validates the option', async () => {
     expect(() => setup({ usage: { flushIntervalMs: 0 } })).toThrow(/usage\.flushIntervalMs/)
     expect(() => setup({ usage: { every: 1 } as never })).toThrow(/usage/)
+  })
+})
+
+describe('SPEC 5.46 last use is true', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+  })
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  /** A passcode bound to Acme, used once through a connect to Acme: its last use is that connect. */
+  async function usedByAcme(options: Partial<Parameters<typeof setup>[0]> = {}) {
+    const counting = countingStore()
+    const context = setup({ store: counting.store, partners: ['Acme', 'Globex'], ...options })
+    const { auth, clock } = context
+    const { value, passcode } = await auth.passcodes.create(admin, 'acc', { name: 'Bound', expiry: 'forever', partners: ['acme'] })
+    clock.advance(1_000)
+    expect((await auth.connect({ headers: headersOf('acc', value), partner: 'acme' })).statusCode).toBe(200)
+    const acmeAt = clock.ms
+    const view = async () => (await auth.passcodes.list(admin, 'acc'))[0]!
+    const stored = async () => {
+      const record = await counting.store.getAccountPasscode('acc', passcode.id)
+      return { lastUsedAt: record?.lastUsedAt, lastUsedPartner: record?.lastUsedPartner }
+    }
+    return { ...context, ...counting, value, passcode, acmeAt, view, stored }
+  }
+
+  it('a connect refused for its partner (outside the binding, off the whitelist, none) moves neither the time nor the partner', async () => {
+    const { auth, clock, value, acmeAt, view, stored } = await usedByAcme()
+    const statuses: number[] = []
+    for (const partner of ['globex', 'not-listed', null]) {
+      clock.advance(1_000)
+      statuses.push((await auth.connect({ headers: headersOf('acc', value), partner })).statusCode)
+    }
+    // Outside the binding and off the whitelist: 403; no partner: 400. Each verified the credential first.
+    expect(statuses).toEqual([403, 403, 400])
+    expect(await view()).toMatchObject({ lastUsedAt: new Date(acmeAt), lastUsedPartner: 'acme' })
+    await auth.close()
+    expect(await stored()).toEqual({ lastUsedAt: acmeAt, lastUsedPartner: 'acme' })
+  })
+
+  it('a refused request of any other reason (disabled, a value rotated out) moves neither, and each is still counted', async () => {
+    const { auth, clock, value, passcode, acmeAt, view, stored } = await usedByAcme()
+    await auth.passcodes.disable(admin, 'acc', passcode.id)
+    clock.advance(1_000)
+    expect(await auth.authenticate({ accountId: 'acc', passcode: value })).toMatchObject({ ok: false, reason: 'disabled' })
+    await auth.passcodes.enable(admin, 'acc', passcode.id)
+    await auth.passcodes.rotate(admin, 'acc', passcode.id, { overlapMinutes: 1 })
+    clock.advance(61_000)
+    expect(await auth.connect({ headers: headersOf('acc', value), partner: 'acme' })).toMatchObject({ statusCode: 400 })
+    expect(await view()).toMatchObject({ lastUsedAt: new Date(acmeAt), lastUsedPartner: 'acme' })
+    await auth.close()
+    expect(await stored()).toEqual({ lastUsedAt: acmeAt, lastUsedPartner: 'acme' })
+    const { days } = await auth.passcodes.usage(admin, 'acc', passcode.id)
+    expect(days).toEqual([expect.objectContaining({ succeeded: 1, disabled: 1, rotatedOut: 1 })])
+  })
+
+  it('a refused connect is still counted for usage over time, per partner (SPEC 5.41)', async () => {
+    const { auth, clock, value, passcode } = await usedByAcme()
+    clock.advance(1_000)
+    await auth.connect({ headers: headersOf('acc', value), partner: 'globex' })
+    await auth.close()
+    const { days } = await auth.passcodes.usage(admin, 'acc', passcode.id)
+    expect(days).toEqual([expect.objectContaining({ succeeded: 1, wrongPartner: 1 })])
+  })
+
+  it('a success with no partner (a protected route) records no partner, in the view before the flush and in the store after it', async () => {
+    const { auth, clock, value, view, stored } = await usedByAcme()
+    clock.advance(1_000)
+    expect((await auth.authenticate({ accountId: 'acc', passcode: value })).ok).toBe(true)
+    expect(await view()).toMatchObject({ lastUsedAt: new Date(clock.ms), lastUsedPartner: null })
+    await auth.close()
+    expect(await stored()).toEqual({ lastUsedAt: clock.ms, lastUsedPartner: null })
+  })
+
+  it('a protected route after a flushed connect clears the stored partner; a connect after it sets one again', async () => {
+    const { auth, clock, value, view, stored } = await usedByAcme()
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect((await stored()).lastUsedPartner).toBe('acme')
+    clock.advance(1_000)
+    expect((await auth.authenticate({ accountId: 'acc', passcode: value })).ok).toBe(true)
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(await stored()).toEqual({ lastUsedAt: clock.ms, lastUsedPartner: null })
+    clock.advance(1_000)
+    expect((await auth.connect({ headers: headersOf('acc', value), partner: 'ACME' })).statusCode).toBe(200)
+    expect(await view()).toMatchObject({ lastUsedAt: new Date(clock.ms), lastUsedPartner: 'acme' })
+    await auth.close()
+    expect(await stored()).toEqual({ lastUsedAt: clock.ms, lastUsedPartner: 'acme' })
+  })
+
+  it('a failed flush put back under a newer use keeps the newer one whole: its time and its lack of partner', async () => {
+    const { auth, clock, value, view, stored, failNext } = await usedByAcme()
+    failNext(1)
+    await vi.advanceTimersByTimeAsync(60_000)
+    clock.advance(1_000)
+    expect((await auth.authenticate({ accountId: 'acc', passcode: value })).ok).toBe(true)
+    expect(await view()).toMatchObject({ lastUsedAt: new Date(clock.ms), lastUsedPartner: null })
+    await auth.close()
+    expect(await stored()).toEqual({ lastUsedAt: clock.ms, lastUsedPartner: null })
+  })
+
+  it('a warm-cache hit on a protected route clears the partner too', async () => {
+    const { auth, clock, value, stored } = await usedByAcme()
+    const reader = { header: (source: Record<string, string>, name: string) => source[name], clientAddress: () => undefined }
+    clock.advance(1)
+    // The connect left the acceptance cache warm: the answer is the principal itself, at once.
+    expect(auth.verifyRequest(headersOf('acc', value), reader)).toMatchObject({ kind: 'account', accountId: 'acc' })
+    await auth.close()
+    expect(await stored()).toEqual({ lastUsedAt: clock.ms, lastUsedPartner: null })
   })
 })

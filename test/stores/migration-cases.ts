@@ -156,6 +156,9 @@ export function migrationCases(name: string, connections: MigrationConnections):
         expect(bound.partners).toEqual(['globex'])
         expect((await auth.connect({ headers, partner: 'acme' })).statusCode).toBe(403)
         expect((await auth.connect({ headers, partner: 'globex' })).statusCode).toBe(200)
+        // Version 3, pepper rotation: the old hashes' pepper is unknown until each verifies;
+        // the three that verified above (two account passcodes, the user's) are labelled.
+        await eventually(async () => expect(await auth.pepperReport()).toEqual({ current: 3, older: [], unknown: 1 }))
         const rotated = await auth.passcodes.rotate(admin, 'acc_old', data.forever.id, { overlapMinutes: 30 })
         expect((await auth.authenticate({ accountId: 'acc_old', passcode: data.forever.value })).ok).toBe(true)
         expect((await auth.authenticate({ accountId: 'acc_old', passcode: rotated.value })).ok).toBe(true)
@@ -164,14 +167,13 @@ export function migrationCases(name: string, connections: MigrationConnections):
         expect(used).toMatchObject({ partners: ['globex'], lastUsedAt: NOW, lastUsedPartner: 'globex' })
         expect(await store.getUserPasscode('acc_old', 'u_old')).toMatchObject({ lastUsedAt: NOW, lastUsedPartner: null })
 
-        // Version 3, pepper rotation: the old hashes' pepper is unknown until each verifies;
-        // the three that verified above (two account passcodes, the user's) are labelled.
-        await eventually(async () => expect(await auth.pepperReport()).toEqual({ current: 3, older: [], unknown: 1 }))
+        // Version 13: the rotated value's previous one, in its overlap, counts under its own pepper (SPEC §5.47).
+        expect(await auth.pepperReport()).toEqual({ current: 4, older: [], unknown: 1 })
         // Adding a pepper to this deployment keeps the old passcodes working and re-hashes them.
         const pepper = randomBytes(32)
         const withPepper = createPasscodeAuth({ store, pepper: [pepper, null], encryptionKeys: keys, clock, cache: false })
         expect((await withPepper.authenticate({ accountId: 'acc_old', passcode: data.account.value })).ok).toBe(true)
-        await eventually(async () => expect(await withPepper.pepperReport()).toEqual({ current: 1, older: [2], unknown: 1 }))
+        await eventually(async () => expect(await withPepper.pepperReport()).toEqual({ current: 1, older: [3], unknown: 1 }))
         expect((await createPasscodeAuth({ store, pepper, clock }).authenticate({ accountId: 'acc_old', passcode: data.account.value })).ok).toBe(
           true,
         )

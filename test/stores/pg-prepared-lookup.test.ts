@@ -12,6 +12,9 @@ import { FUNCTION_RETRY_MS, pgPreparedLookup, SHARED_CALL_AFTER, SHARED_CALL_MAX
 const TEXT = 'SELECT * FROM s.account_passcodes p WHERE p.hash = $1::text'
 const CALL = 'SELECT s.find_credential_by_hash($1::text) AS json'
 const MANY = 'SELECT t.n, s.find_credential_by_hash(t.k) AS json FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n)'
+/** The lookup of several keys (one value under each pepper) as one statement: a row per key that matched, `n` its position. */
+const TEXT_OF_KEYS =
+  'SELECT t.n, m.* FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) CROSS JOIN LATERAL (SELECT * FROM s.account_passcodes p WHERE p.hash = t.k) AS m'
 const ROW = { kind: 'account', id: 'p_1', expires_at: 1 }
 
 const serverError = (code: string) => Object.assign(new Error(`server error ${code}`), { code })
@@ -120,8 +123,15 @@ describe('pgPreparedLookup where named statements are lost (a transaction pooler
  * Concurrent lookups through the function share a statement (`callMany`) once
  * `SHARED_CALL_AFTER` of them are in flight; alone, each is its own call as before.
  */
+/** A row of each key's credential, as the fakes below answer it ('none' has none). */
+const rowOf = (key: string) => ({ ...ROW, id: `p_${key}` })
+/** The rows of {@link TEXT_OF_KEYS} wrapped as the lookup sends it: one JSON column, `n` in it. */
+const keysStatementRows = (keys: readonly string[]) =>
+  keys.flatMap((key, i) => (key === 'none' ? [] : [{ json: JSON.stringify({ n: i + 1, ...rowOf(key) }) }]))
+/** What a lookup of several keys answers: the row of each key that has one, with its position. */
+const rowsOfKeys = (keys: readonly string[]) => keys.flatMap((key, i) => (key === 'none' ? [] : [{ n: i + 1, ...rowOf(key) }]))
+
 describe('pgPreparedLookup sharing the function call between concurrent lookups', () => {
-  const rowOf = (key: string) => ({ ...ROW, id: `p_${key}` })
   const missing = new Set(['none'])
 
   /** A connection that loses named statements; every call or shared call waits until `answer` settles it. */
@@ -139,9 +149,11 @@ describe('pgPreparedLookup sharing the function call between concurrent lookups'
               const keys = values![0] as string[]
               // Rows in any order, `n` as `pg` gives a bigint (text): matched by position, not order.
               resolve({ rows: keys.map((key, i) => ({ n: String(i + 1), json: jsonOf(key) })).reverse() })
-            } else resolve({ rows: [{ json: JSON.stringify(ROW) }] })
+            } else if (config.includes(TEXT_OF_KEYS)) resolve({ rows: keysStatementRows(values![0] as string[]) })
+            else resolve({ rows: [{ json: JSON.stringify(ROW) }] })
           }
-          sent.push({ text: config === CALL ? 'call' : config === MANY ? 'many' : 'statement', values: [...(values ?? [])], answer })
+          const kind = config === CALL ? 'call' : config === MANY ? 'many' : config.includes(TEXT_OF_KEYS) ? 'keys statement' : 'statement'
+          sent.push({ text: kind, values: [...(values ?? [])], answer })
         })
       },
     }
@@ -228,6 +240,31 @@ describe('pgPreparedLookup sharing the function call between concurrent lookups'
     expect(many.map(({ values }) => (values[0] as string[]).length)).toEqual([SHARED_CALL_MAX, 6])
     for (const { answer } of many) answer()
     expect(await Promise.all(shared)).toEqual(keys.map((key) => [rowOf(key)]))
+  })
+
+  it("sends one value's keys (several peppers) as one statement: the array form alone, or the statement of keys while the function is missing", async () => {
+    const { lookup, sent } = await overPooler()
+    const keys = ['k1', 'none', 'k3']
+    const alone = lookup(TEXT_OF_KEYS, keys, CALL, MANY)
+    await flush()
+    expect(sent.map(({ text, values }) => [text, values])).toEqual([['many', [keys]]])
+    sent[0]!.answer()
+    expect(await alone).toEqual(rowsOfKeys(keys))
+    // Shared with waiting lookups, then the function found missing: the keys still go together.
+    void Promise.allSettled(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY)))
+    const waiting = [lookup(TEXT, 'd', CALL, MANY), lookup(TEXT_OF_KEYS, keys, CALL, MANY)]
+    await flush()
+    sent[1]!.answer()
+    await flush()
+    expect(sent.at(-1)).toMatchObject({ text: 'many', values: [['d', ...keys]] })
+    sent.at(-1)!.answer(serverError('42883'))
+    await flush()
+    expect(sent.slice(-2).map(({ text, values }) => [text, values])).toEqual([
+      ['statement', ['d']],
+      ['keys statement', [keys]],
+    ])
+    for (const { answer } of sent.slice(-2)) answer()
+    expect(await Promise.all(waiting)).toEqual([[ROW], rowsOfKeys(keys)])
   })
 
   it('rejects every lookup of a failed shared statement, each with its own error of the same class and code', async () => {
@@ -319,7 +356,6 @@ describe('a shared lookup statement on a pg Pool past the statement deadline', (
  * array form as a named statement; with the fallbacks of each.
  */
 describe('pgPreparedLookup sharing named statements between concurrent lookups (a direct connection)', () => {
-  const rowOf = (key: string) => ({ ...ROW, id: `p_${key}` })
   const jsonOf = (key: string) => (key === 'none' ? null : JSON.stringify(rowOf(key)))
   interface Sent {
     kind: string
@@ -342,7 +378,7 @@ describe('pgPreparedLookup sharing named statements between concurrent lookups (
         const query = isNamed ? (config as { name: string; text: string; values: unknown[] }) : undefined
         const text = query?.text ?? (config as string)
         const args = query?.values ?? [...(values ?? [])]
-        const kind = `${isNamed ? 'named ' : ''}${text === CALL ? 'call' : text === MANY ? 'many' : 'statement'}`
+        const kind = `${isNamed ? 'named ' : ''}${text === CALL ? 'call' : text === MANY ? 'many' : text.includes(TEXT_OF_KEYS) ? 'keys statement' : 'statement'}`
         return new Promise((resolve, reject) => {
           const answer = (error?: Error) => {
             const failure = error ?? (isNamed && server.refuseNamed ? serverError('26000') : undefined)
@@ -350,6 +386,7 @@ describe('pgPreparedLookup sharing named statements between concurrent lookups (
             else if (text === CALL) resolve({ rows: [{ json: jsonOf(String(args[0])) }] })
             // Rows in any order, `n` as text: matched by position.
             else if (text === MANY) resolve({ rows: (args[0] as string[]).map((key, i) => ({ n: String(i + 1), json: jsonOf(key) })).reverse() })
+            else if (text.includes(TEXT_OF_KEYS)) resolve({ rows: keysStatementRows(args[0] as string[]) })
             else resolve(wrappedAnswer(String(args[0])))
           }
           sent.push({ kind, ...(query === undefined ? {} : { name: query.name }), values: args, answer })
@@ -509,6 +546,54 @@ describe('pgPreparedLookup sharing named statements between concurrent lookups (
     expect(sent.at(-1)!.kind).toBe('named many')
     await answerAll(sent)
     expect(await Promise.all([...alone, ...shared])).toEqual(wanted(['alone0', 'alone1', 'd', 'e']))
+  })
+
+  it("sends one value's keys (several peppers) as one named statement of the array form, alone or shared, never split across two", async () => {
+    const held = heldServer()
+    const { sent, lookup } = held
+    const keys = ['k1', 'none', 'k3']
+    const alone = lookup(TEXT_OF_KEYS, keys, CALL, MANY)
+    await flush()
+    expect(sent.map(({ kind, values }) => [kind, values])).toEqual([['named many', [keys]]])
+    sent[0]!.answer()
+    expect(await alone).toEqual(rowsOfKeys(keys))
+    // Waiting behind SHARED_CALL_AFTER in flight: one short of a full statement, then the value's keys, then one more.
+    sent.length = 0
+    const inFlight = Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY))
+    const singles = Array.from({ length: SHARED_CALL_MAX - 1 }, (_, i) => `s${i}`)
+    const waiting = [...singles.map((key) => lookup(TEXT, key, CALL, MANY)), lookup(TEXT_OF_KEYS, keys, CALL, MANY), lookup(TEXT, 'z', CALL, MANY)]
+    await flush()
+    await answerAll(sent)
+    const shared = sent.filter(({ kind }) => kind === 'named many').map(({ values }) => values[0])
+    // The keys did not fit beside the 63: they went whole with the next statement.
+    expect(shared).toEqual([singles, [...keys, 'z']])
+    expect(await Promise.all(waiting)).toEqual([...wanted(singles), rowsOfKeys(keys), [rowOf('z')]])
+    expect(await Promise.all(inFlight)).toEqual(wanted(['alone0', 'alone1']))
+  })
+
+  it("sends one value's keys as the named statement of keys while the function is missing: still one statement", async () => {
+    const { sent, lookup } = heldServer()
+    const keys = ['k1', 'none', 'k3']
+    void Promise.allSettled(Array.from({ length: SHARED_CALL_AFTER }, (_, i) => lookup(TEXT, `alone${i}`, CALL, MANY)))
+    const waiting = [lookup(TEXT_OF_KEYS, keys, CALL, MANY), lookup(TEXT, 'd', CALL, MANY)]
+    await flush()
+    sent[0]!.answer()
+    await flush()
+    expect(sent.at(-1)).toMatchObject({ kind: 'named many', values: [[...keys, 'd']] })
+    sent.at(-1)!.answer(serverError('42883'))
+    await flush()
+    expect(sent.slice(-2).map(({ kind, values }) => [kind, values])).toEqual([
+      ['named keys statement', [keys]],
+      ['named statement', ['d']],
+    ])
+    await answerAll(sent)
+    expect(await Promise.all(waiting)).toEqual([rowsOfKeys(keys), [rowOf('d')]])
+    // Alone too, until the function is tried again.
+    const later = lookup(TEXT_OF_KEYS, keys, CALL, MANY)
+    await flush()
+    expect(sent.at(-1)).toMatchObject({ kind: 'named keys statement', values: [keys] })
+    sent.at(-1)!.answer()
+    expect(await later).toEqual(rowsOfKeys(keys))
   })
 
   it('rejects every lookup of a failed shared named statement, each with its own error of the same class and code', async () => {

@@ -13,7 +13,7 @@ import { pgbouncerAvailability, startTestPgBouncer, type TestPgBouncer } from '.
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres'
 import { admin, TEST_KEY } from '../helpers/service'
 import { rateLimitStoreCases } from './rate-limit-cases'
-import { openSqlFixture, recordStatements, schemaPool, sharedMissCredentials, uniqueSchema } from './sql-fixture'
+import { openSqlFixture, recordStatements, schemaPool, sharedMissCredentials, twoPepperMisses, uniqueSchema } from './sql-fixture'
 
 /**
  * SPEC §5.33: the store through PgBouncer in transaction mode (Debian's pgbouncer, as
@@ -168,6 +168,31 @@ describe.skipIf(!availability.available)(title, () => {
       const from = texts.length
       for (const credential of valid.slice(0, 3)) expect(await auth.authenticate(credential)).toMatchObject({ ok: true })
       expect(lookupsIn(texts.slice(from))).toEqual(Array.from({ length: 3 }, () => sql.callFindCredentialByHash))
+      await auth.close()
+      await fixture.close()
+    })
+
+    it('a cache miss under two peppers (a pepper change) is one call of the array form for both hashes, alone or shared', async () => {
+      const { pool, texts } = watchedPool()
+      const fixture = await openSqlFixture({ main: pool, another: anotherPool }, undefined, { listen: false })
+      const sql = statements(fixture.schema)
+      const auth = createPasscodeAuth({ store: fixture.store, cache: false })
+      await auth.passcodes.create(admin, 'acc_1', { name: 'One', expiry: 30 })
+      await untilUnnamed(auth, texts, sql.callFindCredentialByHash)
+      const { behind, valid, unknown, close } = await twoPepperMisses(fixture.store)
+
+      let from = texts.length
+      for (const credential of valid.slice(0, 4)) expect(await behind.authenticate(credential)).toMatchObject({ ok: true })
+      expect(await behind.authenticate(unknown[0]!)).toMatchObject({ ok: false, reason: 'unknown_passcode' })
+      expect(lookupsIn(texts.slice(from))).toEqual(Array.from({ length: 5 }, () => sql.callFindCredentialsByHashes))
+
+      from = texts.length
+      const results = await Promise.all([...valid, ...unknown].map((credential) => behind.authenticate(credential)))
+      expect(results.map((result) => result.ok)).toEqual([...valid.map(() => true), ...unknown.map(() => false)])
+      const lookups = lookupsIn(texts.slice(from))
+      expect(lookups.every((text) => text === sql.callFindCredentialsByHashes)).toBe(true)
+      expect(lookups.length).toBeLessThan(valid.length + unknown.length)
+      await close()
       await auth.close()
       await fixture.close()
     })

@@ -97,6 +97,59 @@ describe('preparedLookup (PGlite)', () => {
     }
   })
 
+  it("looks several keys up as one statement over the protocol path, through the function's array form: each key's row with its position, as the statement of keys gives them", async () => {
+    const { findCredentialsByHashes: many, callFindCredentialsByHashes: callMany } = statements(schema)
+    const lookup = preparedLookup(db)!
+    const keys = [hash('psc_unknown'), hash('psc_value-two'), hash('psc_value-one')]
+    const plain = (await db.query<Record<string, unknown>>(many, [keys])).rows
+    expect(plain.map((row) => [Number(row.n), row.hash])).toEqual([
+      [2, keys[1]],
+      [3, keys[2]],
+    ])
+    const expected = plain.map((row) => ({ ...row, n: Number(row.n) }))
+    const inOrder = (rows: readonly Record<string, unknown>[]) => [...rows].sort((a, b) => Number(a.n) - Number(b.n))
+    await lookup(many, keys, undefined, callMany) // prepares
+    const query = vi.spyOn(db, 'query')
+    const stream = vi.spyOn(db, 'execProtocolStream')
+    try {
+      const prepared = await lookup(many, keys, undefined, callMany)
+      expect(query).not.toHaveBeenCalled()
+      expect(stream).toHaveBeenCalledTimes(1)
+      expect(inOrder(prepared)).toEqual(expected)
+      // Each key answers what the one-key lookup answers for it.
+      for (const { n, ...row } of prepared) expect(await lookup(sql, keys[Number(n) - 1]!)).toEqual([row])
+      // Without the function's form (a caller that has none): the statement of keys, prepared too.
+      expect(inOrder(await lookup(many, keys))).toEqual(expected)
+      // A key that is not hex sends the keys through the plain query, which gives the same rows.
+      query.mockClear()
+      expect(await lookup(many, [...keys, "x' OR '1'='1"], undefined, callMany)).toHaveLength(2)
+      expect(query).toHaveBeenCalledTimes(1)
+    } finally {
+      query.mockRestore()
+      stream.mockRestore()
+    }
+  })
+
+  it("on a schema without the function's array form, answers several keys through the statement of keys, and does not prepare the function again at once", async () => {
+    const { findCredentialsByHashes: many, callFindCredentialsByHashes: callMany } = statements(schema)
+    const missing = callMany.replace('find_credential_by_hash', 'no_such_function')
+    const lookup = preparedLookup(db)!
+    const keys = [hash('psc_value-one'), hash('psc_unknown')]
+    const expected = [{ n: 1, ...(await lookup(sql, keys[0]!))[0] }]
+    expect(await lookup(many, keys, undefined, missing)).toEqual(expected)
+    const query = vi.spyOn(db, 'query')
+    const stream = vi.spyOn(db, 'execProtocolStream')
+    try {
+      expect(await lookup(many, keys, undefined, missing)).toEqual(expected)
+      // Only the statement of keys, prepared: the missing function is not parsed again.
+      expect(stream).toHaveBeenCalledTimes(1)
+      expect(query).not.toHaveBeenCalled()
+    } finally {
+      query.mockRestore()
+      stream.mockRestore()
+    }
+  })
+
   it('never runs inside a transaction in progress: it waits, and sees only what was committed', async () => {
     const lookup = preparedLookup(db)!
     const key = hash('psc_in-transaction')

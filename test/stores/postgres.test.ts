@@ -11,7 +11,7 @@ import { DAY_MS } from '../../src/core/time'
 import { NOW, accountPasscode, claimRequest, eventually, subscribeReady } from '../conformance/store/fixtures'
 import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
 import { migrationCases } from './migration-cases'
-import { openSqlFixture, recordStatements, schemaPool, sharedMissCredentials } from './sql-fixture'
+import { openSqlFixture, recordStatements, schemaPool, sharedMissCredentials, twoPepperMisses } from './sql-fixture'
 import { rateLimitStoreCases } from './rate-limit-cases'
 import { sqlStoreCases } from './sql-store-cases'
 
@@ -240,6 +240,74 @@ describe.skipIf(!availability.available)(title, () => {
       await auth.close()
       await fixture.close()
       await endPool(pool)
+    })
+
+    it('a cache miss under two peppers (a pepper change) is one statement for both hashes: the array form named, alone or shared', async () => {
+      const pool = new pg.Pool({ connectionString: server.connectionString, max: 2, connectionTimeoutMillis: 10_000 })
+      pool.on('error', () => {})
+      pools.add(pool)
+      const texts = recordStatements(pool)
+      const fixture = await openSqlFixture({ main: pool, another: anotherPool }, undefined, { listen: false })
+      const sql = statements(fixture.schema)
+      const { behind, valid, unknown, close } = await twoPepperMisses(fixture.store)
+      const lookupsIn = (sent: readonly string[]) =>
+        sent.filter((text) => text.includes('find_credential_by_hash') || text.includes('account_passcodes p WHERE p.hash'))
+      const namedMany = `named: ${sql.callFindCredentialsByHashes}`
+
+      let from = texts.length
+      for (const credential of valid.slice(0, 4)) expect(await behind.authenticate(credential)).toMatchObject({ ok: true })
+      expect(await behind.authenticate(unknown[0]!)).toMatchObject({ ok: false, reason: 'unknown_passcode' })
+      expect(lookupsIn(texts.slice(from))).toEqual(Array.from({ length: 5 }, () => namedMany))
+
+      from = texts.length
+      const results = await Promise.all([...valid, ...unknown].map((credential) => behind.authenticate(credential)))
+      expect(results.map((result) => result.ok)).toEqual([...valid.map(() => true), ...unknown.map(() => false)])
+      const lookups = lookupsIn(texts.slice(from))
+      expect(lookups.every((text) => text === namedMany)).toBe(true)
+      expect(lookups.length).toBeLessThan(valid.length + unknown.length)
+      await close()
+      await fixture.close()
+      await endPool(pool)
+    })
+
+    // The function is STABLE, so every call in one statement reads that statement's
+    // snapshot (PostgreSQL, "Function Volatility Categories"): a row that another session
+    // re-hashes from the first key to the second while the statement runs is found under
+    // the first key only. The statement is held after its first row with an advisory lock.
+    it.each([
+      ['the function over an array of keys', 'callFindCredentialsByHashes'],
+      ['the statement of keys', 'findCredentialsByHashes'],
+    ] as const)('%s reads every key in one snapshot: a re-hash committed between two keys is not seen', async (_, form) => {
+      const fixture = await openSqlFixture({ main, another: anotherPool })
+      const record = accountPasscode()
+      await fixture.store.createAccountPasscode(record, 100)
+      const moved = createPasscodeHasher()(generatePasscode())
+      const text = statements(fixture.schema)[form]
+      const json = form === 'findCredentialsByHashes' ? 'row_to_json(x)::text' : 'x.json'
+      const held = `SELECT x.n, ${json} AS json, CASE WHEN x.n = 1 THEN pg_advisory_lock(4949)::text END AS waited FROM (${text}) AS x`
+      const [holder, reader] = [await main.connect(), await main.connect()]
+      try {
+        await holder.query('SELECT pg_advisory_lock(4949)')
+        const readerPid = (await reader.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid
+        const reading = reader.query<{ n: string; json: string | null }>(held, [[record.hash, moved]])
+        await eventually(async () => {
+          const waiting = await main.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND pid = $1`, [readerPid])
+          expect(waiting.rows).toHaveLength(1)
+        }, 5_000)
+        const rehash = { kind: 'account', accountId: record.accountId, id: record.id, fromHash: record.hash, toHash: moved, pepperId: 'p' } as const
+        expect(await fixture.store.rehashCredential!(rehash)).toBe(true)
+        await holder.query('SELECT pg_advisory_unlock(4949)')
+        const found = (await reading).rows.map((row) => [Number(row.n), row.json === null ? null : (JSON.parse(row.json) as { hash: string }).hash])
+        expect(found.filter(([, hash]) => hash !== null)).toEqual([[1, record.hash]])
+        // A statement started after the commit finds it under the second key only.
+        expect(await fixture.store.findCredentialsByHashes!([record.hash, moved])).toEqual([null, expect.objectContaining({ kind: 'account' })])
+      } finally {
+        await reader.query('SELECT pg_advisory_unlock_all()').catch(() => {})
+        await holder.query('SELECT pg_advisory_unlock_all()').catch(() => {})
+        reader.release()
+        holder.release()
+      }
+      await fixture.close()
     })
 
     it('rolls back a transaction whose connection drops, and the pool carries on', async () => {

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../src/core/entities'
 import { generatePasscode } from '../../src/core/passcode-format'
-import type { PasscodeAuth } from '../../src/service/create-passcode-auth'
+import type { PasscodeStore } from '../../src/ports/passcode-store'
+import { createPasscodeAuth, type PasscodeAuth } from '../../src/service/create-passcode-auth'
 import { toDatabase } from '../../src/stores/postgres/database'
 import type { PostgresDatabase } from '../../src/stores/postgres/database-interface'
 import { migrate } from '../../src/stores/postgres/migrate'
@@ -42,9 +43,10 @@ export async function seedPasscodes(
   await bulkInsert(db, `${schema}.user_passcodes`, USER_COLUMNS, USER_TYPES, users.map(userPasscodeParams))
 }
 
-/** The plan of the store's own verification statement for `hash`. */
-export async function explainLookup(db: PostgresDatabase, schema: string, hash: string): Promise<string> {
-  const rows = await toDatabase(db).query(`EXPLAIN ${statements(schema).findCredentialByHash}`, [hash])
+/** The plan of the store's own verification statement for `hash`, or for several (one value under each pepper). */
+export async function explainLookup(db: PostgresDatabase, schema: string, hash: string | readonly string[]): Promise<string> {
+  const sql = statements(schema)
+  const rows = await toDatabase(db).query(`EXPLAIN ${typeof hash === 'string' ? sql.findCredentialByHash : sql.findCredentialsByHashes}`, [hash])
   return rows.map((row) => String(row['QUERY PLAN'])).join('\n')
 }
 
@@ -155,6 +157,39 @@ export async function sharedMissCredentials(
     { accountId: 'acc_1', passcode: valid[0]!.passcode },
   ]
   return { valid, refused }
+}
+
+/**
+ * A service one step into a pepper change (`{ current: old, next: [fresh] }`, so nothing
+ * is re-hashed) over `store`, and 24 valid credentials for it, half keyed by each pepper
+ * (as written by instances on either step), plus 2 unknown values: every verification
+ * looks two hashes up.
+ */
+export async function twoPepperMisses(store: PasscodeStore): Promise<{
+  behind: PasscodeAuth
+  valid: { accountId: string; passcode: string }[]
+  unknown: { accountId: string; passcode: string }[]
+  close(): Promise<void>
+}> {
+  const admin = { userId: 'u_admin', role: 'admin' } as const
+  const [old, fresh] = [randomUUID(), randomUUID()]
+  const behind = createPasscodeAuth({ store, cache: false, pepper: { current: old, next: [fresh] } })
+  const ahead = createPasscodeAuth({ store, cache: false, pepper: fresh })
+  const valid = await Promise.all(
+    Array.from({ length: 24 }, async (_, i) => {
+      const { value } = await (i % 2 === 0 ? behind : ahead).passcodes.create(admin, `acc_two_${i}`, { name: 'Two peppers', expiry: 30 })
+      return { accountId: `acc_two_${i}`, passcode: value }
+    }),
+  )
+  const unknown = [0, 1].map(() => ({ accountId: 'acc_two_0', passcode: generatePasscode() }))
+  return {
+    behind,
+    valid,
+    unknown,
+    close: async () => {
+      await Promise.all([behind.close(), ahead.close()])
+    },
+  }
 }
 
 /**

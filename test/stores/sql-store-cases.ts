@@ -148,6 +148,16 @@ export function sqlStoreCases(name: string, connections: SqlCaseConnections): vo
         const json = byPosition.get(i + 1)
         expect(typeof json === 'string' ? JSON.parse(json) : json).toEqual(typeof single!.json === 'string' ? JSON.parse(single!.json) : single!.json)
       }
+      // The statement of keys (one value under several peppers, where the function cannot
+      // be used): the lookup statement's row for each key that matched, with its position.
+      const ofKeys = await database.query(`SELECT row_to_json(r)::text AS json FROM (${sql.findCredentialsByHashes}) AS r`, [keys])
+      const expected = []
+      for (const [i, key] of keys.entries()) {
+        const [single] = await database.query(`SELECT row_to_json(r)::text AS json FROM (${sql.findCredentialByHash}) AS r`, [key])
+        if (single !== undefined) expected.push({ n: i + 1, ...(JSON.parse(String(single.json)) as Record<string, unknown>) })
+      }
+      const rows = ofKeys.map((row) => JSON.parse(String(row.json)) as { n: number })
+      expect(rows.sort((a, b) => a.n - b.n)).toEqual(expected)
       await auth.close()
       await fixture.close()
     })

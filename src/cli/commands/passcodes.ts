@@ -228,20 +228,28 @@ const rotate: CommandSpec = {
     overlap: {
       type: 'string',
       value: '<minutes>',
-      description: 'how long the old value keeps working: 0 (stops now) to 10080 (7 days)',
-      required: true,
+      description:
+        'how long the old value keeps working: 0 (stops now) to 10080 (7 days); required, except for a passcode found in public, which gets 0 (a leaked value gets no overlap)',
     },
   },
   groups: ['storage', 'actor'],
   examples: ['passcode-auth passcodes rotate Acme --account acc_1 --overlap 60', 'passcode-auth passcodes rotate Acme --account acc_1 --overlap 0'],
-  check: (flags) => void parseOverlap(String(flags.overlap)),
+  check: (flags) => {
+    if (flags.overlap !== undefined) parseOverlap(String(flags.overlap))
+  },
   async run(context) {
     const { flags, actor, output } = context
-    const overlapMinutes = parseOverlap(String(flags.overlap))
+    const overlapMinutes = flags.overlap === undefined ? undefined : parseOverlap(String(flags.overlap))
     const accountId = String(flags.account)
     const target = await findPasscode(context, accountId, context.positionals[0]!)
+    // SPEC §5.45: only a leaked passcode may leave it out; the service decides the rest (an overlap for one is refused).
+    if (overlapMinutes === undefined && target.leak === null) {
+      throw new CliError('ERR_USAGE', '"passcodes rotate" needs --overlap <minutes> (0 to 10080), unless the passcode was found in public', {
+        setting: '--overlap',
+      })
+    }
     const { auth } = await context.runtime()
-    const { passcode, value } = await auth.passcodes.rotate(actor, accountId, target.id, { overlapMinutes })
+    const { passcode, value } = await auth.passcodes.rotate(actor, accountId, target.id, overlapMinutes === undefined ? {} : { overlapMinutes })
     const until =
       passcode.previousValueEndsAt === null
         ? 'The old value has stopped working.'

@@ -3,7 +3,8 @@ import type { CommandSpec } from '../command'
 const peppersCommand: CommandSpec = {
   path: ['peppers'],
   // It counts every hash: both passcode tables are read whole (about 7 s at 10 million passcodes, docs/benchmarks.md).
-  summary: 'how many passcode hashes each pepper keys, to know when an older one can go (reads every passcode: seconds at millions)',
+  summary:
+    'how many passcode hashes each pepper keys, a rotated value still in its overlap included, to know when an older one can go (reads every passcode: seconds at millions)',
   groups: ['storage'],
   examples: [
     'PASSCODE_AUTH_PEPPER=<new> PASSCODE_AUTH_PREVIOUS_PEPPERS=<old> passcode-auth peppers',
@@ -15,7 +16,8 @@ const peppersCommand: CommandSpec = {
     const lines = [
       `${report.current} hash${report.current === 1 ? '' : 'es'} under the current pepper (PASSCODE_AUTH_PEPPER)`,
       ...report.older.map(
-        (count, index) => `${count} under PASSCODE_AUTH_PREVIOUS_PEPPERS entry ${index + 1}${count === 0 ? ': it can be removed' : ''}`,
+        (count, index) =>
+          `${count} under PASSCODE_AUTH_PREVIOUS_PEPPERS entry ${index + 1}${count === 0 ? ': it can be removed' : ' (values used since, and rotated values until their overlap ends)'}`,
       ),
       // A next pepper verifies only (SPEC §5.34): its hashes come from instances a step ahead, or from before a step back.
       ...(report.next ?? []).map(

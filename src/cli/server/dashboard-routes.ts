@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { TLSSocket } from 'node:tls'
-import { nodeDashboard, type DashboardResponse } from '../../dashboard/index'
+import { isCrossSite, nodeDashboard, type DashboardResponse } from '../../dashboard/index'
 import type { Runtime } from '../runtime'
 import { DASHBOARD_BASE, LOGIN_PATH, LOGOUT_PATH, PAGE_HEADERS, type DashboardLogins } from './dashboard-logins'
 import { isTrusted, trustedProxies } from './client-address'
@@ -61,7 +61,7 @@ export function dashboardRoutes(runtime: Runtime, logins: DashboardLogins, optio
           request.method === 'HEAD'
             ? { statusCode: 200, headers: { ...PAGE_HEADERS, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, body: '' }
             : await logins.login(
-                new URL(request.url ?? '/', 'http://localhost').searchParams.get('token') ?? undefined,
+                URL.parse(request.url ?? '/', 'http://localhost')?.searchParams.get('token') ?? undefined,
                 overHttps(request),
                 request.headers.cookie,
               ),
@@ -71,14 +71,8 @@ export function dashboardRoutes(runtime: Runtime, logins: DashboardLogins, optio
       path: LOGOUT_PATH,
       methods: ['POST'],
       async handle(request, response) {
-        // Another site's page may not sign the operator out (CSRF): a browser says where a form came from.
-        const site = headerOf(request, 'sec-fetch-site')
-        const origin = headerOf(request, 'origin')
-        const crossSite =
-          site !== undefined
-            ? site !== 'same-origin' && site !== 'none'
-            : origin !== undefined && origin !== 'null' && new URL(origin).host !== request.headers.host
-        if (crossSite) {
+        // Another site's page may not sign the operator out (CSRF): the management API's rule, malformed Origins included.
+        if (isCrossSite({ method: 'POST', header: (name) => headerOf(request, name) })) {
           write(request, response, { statusCode: 403, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Cross-site request refused' })
           return
         }

@@ -3,24 +3,40 @@
  * for leak reports. GitHub sends the signature DER-encoded (ASN.1 `SEQUENCE { r, s }`);
  * WebCrypto verifies the fixed-width `r || s` form (IEEE P1363), so it is converted
  * here. jose verifies JWS, whose ES256 signatures are already `r || s`: no help for DER.
+ *
+ * One signature, one encoding: the header must be canonical base64 of strict DER (each
+ * INTEGER positive and in the fewest bytes, short-form lengths, nothing after the
+ * SEQUENCE), as every DER encoder writes it; any other spelling of the same (r, s) is
+ * refused. S is not normalised: `(r, s)` and `(r, n − s)` both verify, as in ECDSA
+ * itself, because the signers GitHub and others use (Go's `crypto/ecdsa`, OpenSSL) do
+ * not write low S, and refusing high S would refuse half of their reports. That
+ * second form lets whoever holds a signed report send it under another signature, which
+ * gains nothing: the same report can be sent again as it is, and a report acts by the
+ * stored state (a replay changes nothing, SPEC §5.42).
  */
 
 const COORDINATE_BYTES = 32
 
-/** One DER INTEGER at `at`: its bytes without sign padding, and where the next element starts. */
+/**
+ * One DER INTEGER at `at`, positive and minimal: its bytes without the sign's 0x00, and
+ * where the next element starts; `undefined` for a negative or zero value, a redundant
+ * leading 0x00, or one longer than a coordinate.
+ */
 function readInteger(der: Uint8Array, at: number): { value: Uint8Array; next: number } | undefined {
   if (der[at] !== 0x02) return undefined
   const length = der[at + 1]
   if (length === undefined || length === 0 || length > COORDINATE_BYTES + 1) return undefined
   const start = at + 2
   if (start + length > der.length) return undefined
-  let value = der.subarray(start, start + length)
-  while (value.length > COORDINATE_BYTES && value[0] === 0) value = value.subarray(1)
+  const first = der[start]!
+  // A high bit first is a negative number; a 0x00 first is allowed only to clear the next byte's high bit.
+  if (first >= 0x80 || (first === 0 && (length === 1 || der[start + 1]! < 0x80))) return undefined
+  const value = der.subarray(first === 0 ? start + 1 : start, start + length)
   if (value.length > COORDINATE_BYTES) return undefined
   return { value, next: start + length }
 }
 
-/** Converts a DER ECDSA P-256 signature to WebCrypto's 64-byte `r || s`; `undefined` when it is not one. */
+/** Converts a strict DER ECDSA P-256 signature to WebCrypto's 64-byte `r || s`; `undefined` when it is not one. */
 export function derToRaw(der: Uint8Array): Uint8Array<ArrayBuffer> | undefined {
   // A P-256 signature's SEQUENCE is at most 72 bytes: short-form length only.
   if (der[0] !== 0x30 || der[1] === undefined || der[1] !== der.length - 2) return undefined
@@ -59,9 +75,21 @@ export async function importPublicKey(pem: string): Promise<CryptoKey> {
   return globalThis.crypto.subtle.importKey('spki', der, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify'])
 }
 
-/** Whether `signature` (base64 DER) is `key`'s ECDSA P-256 SHA-256 signature of `body`. Never throws. */
+/** Standard base64 of `bytes`, with padding. */
+function encodeBase64(bytes: Uint8Array): string {
+  let binary = ''
+  for (const byte of bytes) binary += String.fromCharCode(byte)
+  return btoa(binary)
+}
+
+/**
+ * Whether `signature` (canonical base64 of strict DER) is `key`'s ECDSA P-256 SHA-256
+ * signature of `body`. Never throws.
+ */
 export async function verifySignature(key: CryptoKey, signature: string, body: Uint8Array<ArrayBuffer>): Promise<boolean> {
-  const der = decodeBase64(signature)
+  const decoded = decodeBase64(signature)
+  // Whitespace, or bits that decode to nothing, would be another spelling of the same bytes.
+  const der = decoded !== undefined && encodeBase64(decoded) === signature ? decoded : undefined
   const raw = der === undefined ? undefined : derToRaw(der)
   if (raw === undefined) return false
   try {

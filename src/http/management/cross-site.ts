@@ -1,6 +1,7 @@
 import type { DashboardRequest } from './types'
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+const NO_ORIGINS: ReadonlySet<string> = new Set()
 
 /**
  * Whether a state-changing request comes from another site and must be refused
@@ -16,17 +17,24 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
  * 4. with neither header the request is not from a browser (curl, a server) and
  *    passes: CSRF needs a victim's browser.
  *
+ * An `Origin` that is not a URL (`garbage`, `http://[`, `null`) is another site's: the
+ * answer is `true`, never an exception. The management API refuses with it; a host's
+ * own state-changing routes beside it (a logout form) can use the same rule.
+ *
  * The JSON-only bodies add a second fence: a cross-site HTML form cannot send
  * `Content-Type: application/json`.
  *
- * @param request - the request's method and headers
- * @param trustedOrigins - origins (`https://admin.example.com`) allowed besides the same host
+ * @param request - the request's method and headers (`header` gets lower-case names)
+ * @param trustedOrigins - origins (`https://admin.example.com`) allowed besides the same host. @default none
  * @example
  * ```ts
- * isCrossSite({ method: 'POST', header: (name) => ({ 'sec-fetch-site': 'cross-site' })[name] }, []) // true
+ * import { isCrossSite } from 'passcode-auth/dashboard'
+ *
+ * const headers: Record<string, string> = { host: 'app.example.com', origin: 'https://evil.example' }
+ * isCrossSite({ method: 'POST', header: (name) => headers[name] }) // true: refuse it with 403
  * ```
  */
-export function isCrossSite(request: Pick<DashboardRequest, 'method' | 'header'>, trustedOrigins: ReadonlySet<string>): boolean {
+export function isCrossSite(request: Pick<DashboardRequest, 'method' | 'header'>, trustedOrigins: ReadonlySet<string> = NO_ORIGINS): boolean {
   if (SAFE_METHODS.has(request.method)) return false
   const site = request.header('sec-fetch-site')
   if (site !== undefined) return site !== 'same-origin' && site !== 'none'

@@ -1,3 +1,4 @@
+import { DELETED_LEAKED_PASSCODE_ADVICE, LEAKED_PASSCODE_ADVICE, LEAKED_USER_PASSCODE_ADVICE } from '../../core/labels'
 import { escapeHtml } from '../escape-html'
 
 /** What the leak email says: names, hints and places, never the value. */
@@ -24,10 +25,10 @@ const DONE: Record<LeakMessageData['action'], string> = {
   revoked: 'It has been revoked: it authenticates nowhere.',
 }
 
-const ROTATE: Record<LeakMessageData['kind'], string> = {
-  account:
-    'To restore service: create a new passcode in Settings > Passcodes, give it to the partners that used this one, and then delete the leaked one. Do not enable the leaked one again: its value is public.',
-  user: 'To restore service: grant the user a new passcode in Settings > Users; the user reveals it there.',
+/** What to do, where: the advice the dashboard's banner and docs/leaks.md give too (core/labels.ts). */
+function whatToDo(data: LeakMessageData): string {
+  if (data.kind === 'user') return `What to do, in Settings > Users: ${LEAKED_USER_PASSCODE_ADVICE}`
+  return `What to do, in Settings > Passcodes: ${data.action === 'deleted' ? DELETED_LEAKED_PASSCODE_ADVICE : LEAKED_PASSCODE_ADVICE}`
 }
 
 /** The email to an account's admins after a confirmed leak (SPEC §5.42). */
@@ -40,7 +41,7 @@ export function leakMessage(data: LeakMessageData): { subject: string; text: str
     `Found by: ${data.source}`,
     `Where: ${data.url ?? 'not given'}`,
     DONE[data.action],
-    ROTATE[data.kind],
+    whatToDo(data),
   ]
   const html = lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('\n')
   return { subject, text: `${lines.join('\n\n')}\n`, html }

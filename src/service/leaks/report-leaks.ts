@@ -82,6 +82,15 @@ const clean = (text: string | undefined): string | null => {
   return cleaned === '' ? null : cleaned
 }
 
+/** How many times a report acts on one token whose row a re-hash moved between its read and its act (see `report`). */
+const MAX_ACT_ATTEMPTS = 3
+
+/** Whether two matches are the same credential (an account passcode, or a user's passcode). */
+const sameCredential = (a: CredentialMatch, b: CredentialMatch): boolean =>
+  a.kind === b.kind &&
+  a.record.accountId === b.record.accountId &&
+  (a.kind === 'account' ? a.record.id === (b.record as typeof a.record).id : a.record.userId === (b.record as typeof a.record).userId)
+
 /**
  * Whether the match is a live passcode value: one that authenticates now, or would
  * again without a new value. So a disabled passcode, or one the account does not accept
@@ -100,22 +109,42 @@ function isLive(match: CredentialMatch, hash: string, now: number, allowReactiva
 }
 
 /**
- * `auth.leaks.report`. Each token costs at most one indexed read per configured pepper
- * (the verification read, `findUnderPeppers`), and none when its checksum fails. The
- * response is idempotent by state, in the store: `reportLeak` acts only while the
- * credential has no open leak mark (and a deleted or revoked value is no longer live),
- * so a replay, or the loser of two concurrent reports, acts on nothing and mails nobody.
+ * Whether a match that is no longer live was put out of service by a leak report whose
+ * mark is still open: a user passcode the report revoked (an account passcode the report
+ * disabled is live still). Its value was live when found, so a replay is labelled as the
+ * first report was, for both kinds; a grant or reset closes the mark and replaces the
+ * value. One read of the account's open marks, only for a revoked user passcode's value.
+ */
+async function revokedByLeak(store: PasscodeStore, match: CredentialMatch, hash: string): Promise<boolean> {
+  if (match.kind !== 'user' || match.record.revokedAt === null || match.record.hash !== hash || store.listLeakMarks === undefined) return false
+  const { accountId, userId } = match.record
+  const marks = await storeCall(() => store.listLeakMarks!(accountId))
+  return marks.some((mark) => mark.kind === 'user' && mark.key === userId)
+}
+
+/**
+ * `auth.leaks.report`. Each token costs one verification read (`findUnderPeppers`: one
+ * lookup, of every pepper's hash at once during a pepper change), and none when its
+ * checksum fails. The response is idempotent by state, in the store: `reportLeak` acts
+ * only while the credential has no open leak mark and still holds the hash that was
+ * read (and a deleted or revoked value is no longer live), so a replay, or the loser of
+ * two concurrent reports, acts on nothing and mails nobody. When another instance
+ * re-hashed the row to the current pepper between the read and the act (SPEC §5.34),
+ * the token is read once more and the report acts under the hash the row holds now.
  */
 export function createLeaksApi(context: LeaksContext): LeaksApi {
   const { emit, store } = context
 
-  /** Acts on one live match, unless its credential was acted on already (an open mark): then nothing happens. */
+  /**
+   * Acts on one live match, unless its credential was acted on already (an open mark) or
+   * no longer holds `hash`: then nothing happens and it resolves `false`.
+   */
   async function act(
     match: CredentialMatch,
     hash: string,
     where: { source: string; url: string | null },
     action: 'disable' | 'revoke',
-  ): Promise<void> {
+  ): Promise<boolean> {
     const reportLeak = store.reportLeak?.bind(store)
     if (reportLeak === undefined) throw new ConfigurationError('The passcode store cannot act on leaks (no reportLeak): SPEC §5.42 needs it')
     const { accountId } = match.record
@@ -146,7 +175,7 @@ export function createLeaksApi(context: LeaksContext): LeaksApi {
       claimedUntil: at + context.leaseMs,
     }
     const mark = await storeCall(() => reportLeak(report, auditEntry('system', accountId, at, 'passcode.leak_reported', target, changes)))
-    if (mark === null) return // Acted on already (a replay, or a concurrent report that won), or gone meanwhile.
+    if (mark === null) return false // Acted on already (a replay, or a concurrent report that won), gone, or moved meanwhile.
 
     context.invalidate(
       kind === 'account' ? { type: 'account_passcode', accountId, passcodeId: key } : { type: 'user_passcode', accountId, userId: key },
@@ -169,6 +198,7 @@ export function createLeaksApi(context: LeaksContext): LeaksApi {
       action: done,
       notified,
     })
+    return true
   }
 
   return {
@@ -193,12 +223,22 @@ export function createLeaksApi(context: LeaksContext): LeaksApi {
         if (label === undefined) {
           label = 'false_positive'
           if (isWellFormedPasscode(token)) {
-            const read = await storeCall(() => context.read(token))
-            if (read.match !== null && isLive(read.match, read.hash, context.now(), context.allowReactivation)) {
+            let read = await storeCall(() => context.read(token))
+            const where = typeof entry === 'string' ? { source, url } : { source: clean(entry.source) ?? source, url: clean(entry.url) ?? url }
+            for (let attempt = 1; read.match !== null && isLive(read.match, read.hash, context.now(), context.allowReactivation); attempt++) {
               label = 'true_positive'
-              const where = typeof entry === 'string' ? { source, url } : { source: clean(entry.source) ?? source, url: clean(entry.url) ?? url }
-              await act(read.match, read.hash, where, action)
+              if (await act(read.match, read.hash, where, action)) break
+              // Nothing changed: acted on already, gone, or the row moved to another pepper's
+              // hash between the read and the act (a re-hash by another instance, SPEC §5.34).
+              // Only a move is tried again, under the hash the row holds now: a row moves once
+              // per pepper change, to the current pepper and never back, so this ends (the
+              // bound guards against a store that breaks that).
+              if (attempt === MAX_ACT_ATTEMPTS) break
+              const again = await storeCall(() => context.read(token))
+              if (again.match === null || again.hash === read.hash || !sameCredential(again.match, read.match)) break
+              read = again
             }
+            if (label === 'false_positive' && read.match !== null && (await revokedByLeak(store, read.match, read.hash))) label = 'true_positive'
           }
           verdicts.set(token, label)
         }

@@ -9,7 +9,7 @@ import { partnersNotWhitelisted } from './partner-binding'
 export type ViewsContext = Pick<PasscodesContext, 'now' | 'partners' | 'limits' | 'pendingUse' | 'store'>
 
 /** The open leak marks (SPEC §5.42) of the records' accounts, by passcode id: one read per account. */
-async function openLeaks(context: ViewsContext, records: readonly AccountPasscodeRecord[]): Promise<Map<string, LeakMark>> {
+async function openLeaks(context: Pick<ViewsContext, 'store'>, records: readonly AccountPasscodeRecord[]): Promise<Map<string, LeakMark>> {
   const { store } = context
   const byId = new Map<string, LeakMark>()
   if (store.listLeakMarks === undefined) return byId
@@ -29,6 +29,14 @@ async function creditBalances(context: ViewsContext, records: readonly AccountPa
       if (kind === 'account') byId.set(key, balance)
   }
   return byId
+}
+
+/**
+ * The open leak mark (SPEC §5.42) of one account passcode, or `undefined`: whether its
+ * current value was found in public and no admin has acted since (SPEC §5.45).
+ */
+export async function openLeakOf(context: Pick<ViewsContext, 'store'>, record: AccountPasscodeRecord): Promise<LeakMark | undefined> {
+  return (await openLeaks(context, [record])).get(record.id)
 }
 
 /**

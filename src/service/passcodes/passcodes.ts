@@ -34,7 +34,8 @@ export interface PasscodesApi {
    * Issues a new value for the same passcode (id, name, expiry, binding kept) and
    * returns it once; the replaced value keeps working for `overlapMinutes` (0 to
    * 10 080), then stops on every instance. Fails with `ERR_ROTATION_REFUSED` for an
-   * expired passcode.
+   * expired passcode. A passcode found in public (`leak` on its view) gets no overlap
+   * (SPEC §5.45): `overlapMinutes` defaults to 0 there and any other number is refused.
    */
   rotate(actor: Actor, accountId: string, passcodeId: string, input: RotatePasscodeInput): Promise<IssuedPasscode<PasscodeView>>
   /**

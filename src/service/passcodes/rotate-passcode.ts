@@ -1,16 +1,21 @@
 import type { Actor, PasscodeView } from '../../core/entities'
-import { NotFoundError, RotationRefusedError } from '../../core/errors'
+import { InvalidInputError, NotFoundError, RotationRefusedError } from '../../core/errors'
 import { generatePasscode, passcodeHint } from '../../core/passcode-format'
+import { ROTATION_OVERLAP_MINUTES } from '../../core/rules'
 import { isExpired } from '../../core/status'
+import { LEAKED_OVERLAP_REFUSAL } from '../../core/labels'
 import { storeCall } from '../deadline'
 import { parseInput, type RotatePasscodeInput } from '../input'
 import { IssuedPasscode } from '../issued-passcode'
 import { auditEntry, passcodeTarget } from '../audit-entry'
 import { authorizeManager } from './authorize'
-import { passcodeView } from './passcode-views'
+import { openLeakOf, passcodeView } from './passcode-views'
 import type { PasscodesContext } from './passcodes-context'
 
 const MINUTE_MS = 60_000
+
+/** The refusal of a rotation without `overlapMinutes`, in the words of the schema's own (input.ts). */
+const OVERLAP_REQUIRED = `must be a whole number of minutes (${ROTATION_OVERLAP_MINUTES.min} to ${ROTATION_OVERLAP_MINUTES.max})`
 
 /**
  * `auth.passcodes.rotate` (SPEC §5.26): a new value for the same passcode (id, name,
@@ -21,6 +26,12 @@ const MINUTE_MS = 60_000
  * ends the older one: the store keeps one previous value. An expired passcode is
  * refused (the new value would be expired too): give it a new expiry first. A disabled
  * passcode may be rotated and stays disabled, new value included, until enabled.
+ *
+ * Leaked means gone (SPEC §5.45): a passcode whose value was found in public (an open
+ * leak mark) gets no overlap: without `overlapMinutes` it is 0, and any other number is
+ * refused with a validation error that says why. The store keeps no previous value for
+ * a passcode with an open mark either, so a leak reported while this rotation runs
+ * still leaves the leaked value no overlap. The rotation closes the mark.
  */
 export function createRotatePasscode(
   context: PasscodesContext,
@@ -30,11 +41,15 @@ export function createRotatePasscode(
     const who = authorizeManager(actor)
     const account = parseInput('accountId', 'accountId', accountId)
     const id = parseInput('passcodeId', 'passcodeId', passcodeId)
-    const { overlapMinutes } = parseInput('rotate', '', input)
+    const asked = parseInput('rotate', '', input).overlapMinutes
     const now = context.now()
     const current = await storeCall(() => store.getAccountPasscode(account, id))
     if (current === null) throw new NotFoundError('No such passcode in this account')
     if (isExpired(current, now)) throw new RotationRefusedError()
+    const leaked = (await openLeakOf(context, current)) !== undefined
+    if (leaked && asked !== undefined && asked !== 0) throw new InvalidInputError('overlapMinutes', LEAKED_OVERLAP_REFUSAL)
+    if (!leaked && asked === undefined) throw new InvalidInputError('overlapMinutes', OVERLAP_REQUIRED)
+    const overlapMinutes = asked ?? 0
 
     const value = generatePasscode({ prefix: issuer.prefix })
     const previousHashEndsAt = overlapMinutes === 0 ? null : now + overlapMinutes * MINUTE_MS
@@ -52,6 +67,8 @@ export function createRotatePasscode(
     )
     if (rotated === null) throw new NotFoundError('No such passcode in this account')
     context.invalidate({ type: 'account_passcode', accountId: account, passcodeId: id })
+    // As stored: a leak reported meanwhile leaves no overlap (see above).
+    const endsAt = rotated.previousHashEndsAt
     emit?.({
       type: 'passcode.rotated',
       accountId: account,
@@ -60,8 +77,8 @@ export function createRotatePasscode(
       name: rotated.name,
       hint: rotated.hint,
       previousHint: current.hint,
-      overlapMinutes,
-      previousValueEndsAt: previousHashEndsAt === null ? null : new Date(previousHashEndsAt),
+      overlapMinutes: endsAt === null ? 0 : overlapMinutes,
+      previousValueEndsAt: endsAt === null ? null : new Date(endsAt),
     })
     // A rotation closes the leak mark: the leaked value is over.
     return new IssuedPasscode(await passcodeView(context, rotated, { leaked: false }), value)

@@ -115,20 +115,23 @@ export class UsageRecorder {
   }
 
   /**
-   * Records that `principal` authenticated at `now`, and counts one success on that
-   * UTC day unless `count` is `false` (a `/v1/connect`, which counts its own outcome
-   * per partner: {@link seenConnect}, {@link refusedConnect}). The warm path calls this
-   * on every hit.
+   * Records that `principal` authenticated at `now` on a route with no partner (a
+   * protected route), and counts one success on that UTC day. The last use is the pair
+   * (time, partner) of the last successful request (SPEC §5.46): this one has no
+   * partner, so it records none. A `/v1/connect` records its own, once its partner is
+   * allowed ({@link seenConnect}, {@link refusedConnect}). The warm path calls this on
+   * every hit.
    */
-  seen(principal: Principal, now: number, count = true): void {
+  seen(principal: Principal, now: number): void {
     let seen = principal.kind === 'account' ? this.#pending.accounts.get(principal.passcodeId) : this.#user(principal.accountId, principal.userId)
     if (seen === undefined) {
       seen = this.#add(principal, now, null)
       if (seen === undefined) return
-    } else if (now > seen.at) {
+    } else if (now >= seen.at) {
       seen.at = now
+      seen.partner = null
     }
-    if (count) seen.success(now)
+    seen.success(now)
   }
 
   /** Records and counts a successful `/v1/connect` for `partner` (normalised) at `now`. */
@@ -298,11 +301,10 @@ export class UsageRecorder {
         return
       }
       seen.addTo(current)
+      // The last use is one request's time and partner, never a mix of two.
       if (seen.at > current.at) {
         current.at = seen.at
-        current.partner = seen.partner ?? current.partner
-      } else {
-        current.partner ??= seen.partner
+        current.partner = seen.partner
       }
     }
     for (const [passcodeId, seen] of batch.accounts) {

@@ -21,6 +21,11 @@ export interface Peppers {
   readonly older: readonly Pepper[]
   readonly previous: readonly Pepper[]
   readonly next: readonly Pepper[]
+  /**
+   * Every pepper in the order a re-hash moves a row (previous, current, next): the order
+   * of the reads on a store that cannot look several hashes up at once (see {@link findUnderPeppers}).
+   */
+  readonly readOrder: readonly Pepper[]
 }
 
 /** Resolves the (validated) `pepper` option; no option is "no pepper", plain SHA-256. */
@@ -35,7 +40,8 @@ export function resolvePeppers(option: PepperOption): Peppers {
     })
   const previous = roles.previous.map(resolve('previous'))
   const next = roles.next.map(resolve('next'))
-  return { current: resolve('current')(roles.current), older: [...previous, ...next], previous, next }
+  const current = resolve('current')(roles.current)
+  return { current, older: [...previous, ...next], previous, next, readOrder: [...previous, current, ...next] }
 }
 
 /** One verification read: what the store found for the passcode's hash, and that hash. */
@@ -48,7 +54,8 @@ export interface CredentialRead {
 
 /**
  * How many stored hashes each pepper keys, for an operator who wants to know when an
- * older pepper can go (SPEC §5.28): it can once its count is 0 and `unknown` is 0.
+ * older pepper can go (SPEC §5.28): it can once its count is 0 and `unknown` is 0. The
+ * previous value of a rotation in its overlap counts under its own pepper (SPEC §5.47).
  */
 export interface PepperReport {
   /** Hashes keyed by the current (first) pepper. */
@@ -68,9 +75,9 @@ export interface PepperReport {
   readonly unknown: number
 }
 
-/** Counts the store's hashes by pepper; `undefined` when the store cannot count them. */
-export async function pepperReport(store: PasscodeStore, peppers: Peppers): Promise<PepperReport | undefined> {
-  const counts = await store.countHashesByPepper?.()
+/** Counts the store's hashes by pepper at `now`, previous values in their overlap included (SPEC §5.47); `undefined` when the store cannot count them. */
+export async function pepperReport(store: PasscodeStore, peppers: Peppers, now: number): Promise<PepperReport | undefined> {
+  const counts = await store.countHashesByPepper?.(now)
   if (counts === undefined) return undefined
   const known = new Set([peppers.current.id, ...peppers.older.map((pepper) => pepper.id)])
   let unknown = 0
@@ -81,16 +88,43 @@ export async function pepperReport(store: PasscodeStore, peppers: Peppers): Prom
 }
 
 /**
- * Finds the credential of `passcode` under the current pepper, then under each older
- * one in turn: with one pepper, one hash and one lookup, as before; during a rotation a
- * passcode that is not found costs one lookup per pepper.
+ * Finds the credential of `passcode` under every pepper (SPEC §5.28, §5.34): with one
+ * pepper, one hash and one lookup, as before; with several, the value's hash under each,
+ * all looked up in one read of the store (`findCredentialsByHashes`: one statement, one
+ * snapshot), so a re-hash by another instance that moves the row from one of these
+ * hashes to another while this verification runs cannot make it miss under both. The
+ * first hash that matches in the order current, previous, next wins (a value has one
+ * credential; the order only keeps the answer fixed).
+ *
+ * A store without `findCredentialsByHashes` is read one hash at a time in the order a
+ * re-hash moves a row, previous peppers first, then the current one, then the next ones
+ * (which nothing moves to or from): a row that moves between two reads moves to a hash
+ * read later, so it is never missed on a store whose reads see every write that finished
+ * before they started.
+ *
+ * @example
+ * ```ts
+ * const { match, hash, pepper } = await findUnderPeppers(store, peppers, passcode, peppers.current.hash(passcode))
+ * ```
  */
 export async function findUnderPeppers(store: PasscodeStore, peppers: Peppers, passcode: string, currentHash: string): Promise<CredentialRead> {
-  let match = await store.findCredentialByHash(currentHash)
-  if (match !== null || peppers.older.length === 0) return { match, hash: currentHash, pepper: peppers.current }
-  for (const pepper of peppers.older) {
-    const hash = pepper.hash(passcode)
-    match = await store.findCredentialByHash(hash)
+  if (peppers.older.length === 0) return { match: await store.findCredentialByHash(currentHash), hash: currentHash, pepper: peppers.current }
+  if (store.findCredentialsByHashes === undefined) return findOneByOne(store, peppers, passcode, currentHash)
+  const hashes = [currentHash]
+  for (const pepper of peppers.older) hashes.push(pepper.hash(passcode))
+  const matches = await store.findCredentialsByHashes(hashes)
+  for (let i = 0; i < hashes.length; i++) {
+    const match = matches[i] ?? null
+    if (match !== null) return { match, hash: hashes[i]!, pepper: i === 0 ? peppers.current : peppers.older[i - 1]! }
+  }
+  return { match: null, hash: currentHash, pepper: peppers.current }
+}
+
+/** {@link findUnderPeppers} on a store that has no `findCredentialsByHashes`: one read per pepper, in the order rows move. */
+async function findOneByOne(store: PasscodeStore, peppers: Peppers, passcode: string, currentHash: string): Promise<CredentialRead> {
+  for (const pepper of peppers.readOrder) {
+    const hash = pepper === peppers.current ? currentHash : pepper.hash(passcode)
+    const match = await store.findCredentialByHash(hash)
     if (match !== null) return { match, hash, pepper }
   }
   return { match: null, hash: currentHash, pepper: peppers.current }

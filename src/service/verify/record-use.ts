@@ -6,17 +6,18 @@ import type { EventInput } from '../events'
 
 /**
  * Step 7 of the verification pipeline (see pipeline.ts): what every answer leaves
- * behind. A success records the last use (the `usage` option), counts it for usage
- * over time (SPEC §5.41) unless `connect` counts it, and emits `auth.succeeded`; a
- * refusal that matched a credential of the account counts against that credential,
- * and every refusal emits `auth.failed`. The warm path's hit also counts for
- * telemetry (a verification past the caches is counted by its trace wrapper).
+ * behind. A success records the last use (the `usage` option) and counts it for usage
+ * over time (SPEC §5.41), unless `connect` records it (only once its partner is
+ * allowed: a connect refused for its partner is no use, SPEC §5.46), and emits
+ * `auth.succeeded`; a refusal that matched a credential of the account counts against
+ * that credential, and every refusal emits `auth.failed`. The warm path's hit also
+ * counts for telemetry (a verification past the caches is counted by its trace wrapper).
  */
 
 /** Where the pipeline records a use: the usage recorder, or `undefined` with `usage: false`. */
 export interface UseRecorder {
-  /** A use at `now`, counted as a success of that UTC day unless `count` is `false` (a connect counts its own). */
-  seen(principal: Principal, now: number, count?: boolean): void
+  /** A use at `now` with no partner (a protected route), counted as a success of that UTC day. */
+  seen(principal: Principal, now: number): void
   /** A refusal that matched `principal`'s credential, counted on the UTC day of `now`. Not a use. */
   refused(principal: Principal, outcome: CountedRefusal, now: number): void
 }
@@ -33,7 +34,7 @@ export interface RecordUseDeps {
 export interface RecordUse {
   /** A hit answered synchronously: the principal itself, no outcome object. */
   hit(principal: Principal, now: number): Principal
-  /** A success past the synchronous path, with the `Sunset` header when due; `count` `false` when `connect` counts it. */
+  /** A success past the synchronous path, with the `Sunset` header when due; `count` `false` when `connect` records it. */
   success(principal: Principal, now: number, headers: Readonly<Record<string, string>> | undefined, count: boolean): AuthOutcome
   /**
    * A refusal, with the account ID as sent (or `''` when it was not well formed);
@@ -62,7 +63,7 @@ export function recordUse({ emit, usage, cacheHit }: RecordUseDeps): RecordUse {
       return principal
     },
     success(principal, now, headers, count) {
-      usage?.seen(principal, now, count)
+      if (count) usage?.seen(principal, now)
       emit?.({ type: 'auth.succeeded', accountId: principal.accountId, principal })
       return headers === undefined ? { ok: true, principal } : { ok: true, principal, headers }
     },

@@ -6,11 +6,11 @@ import { findUnderPeppers, type CredentialRead, type Peppers } from './peppers'
 
 /**
  * Step 5 of the verification pipeline (see pipeline.ts): the store read of a passcode
- * no cache answered, by its hash under the current pepper and then the older ones,
- * shared by the verifications that need it at the same time. Each caller keeps its
- * own deadline; one whose deadline ends first lets no later caller join the read (a
- * store call that never settles answers one round of requests with 504, not every
- * later one). Rejects with the budget's storage error.
+ * no cache answered, by its hash (during a pepper change, its hash under every pepper,
+ * in one read: `findUnderPeppers`), shared by the verifications that need it at the
+ * same time. Each caller keeps its own deadline; one whose deadline ends first lets no
+ * later caller join the read (a store call that never settles answers one round of
+ * requests with 504, not every later one). Rejects with the budget's storage error.
  *
  * @example
  * ```ts

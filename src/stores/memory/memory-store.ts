@@ -146,6 +146,20 @@ export function memoryStore(): PasscodeStore {
     },
   })
 
+  /** The credential holding `hash`, as the verification lookup answers it. */
+  const credentialOf = (hash: string): CredentialMatch | null => {
+    const entry = byHash.get(hash)
+    if (entry === undefined) return null
+    if (entry.kind === 'account') {
+      const record = passcodes.get(entry.id)
+      if (record === undefined) return null
+      return { kind: 'account', record: { ...record }, acceptedPasscodes: accepted.get(record.accountId) ?? 'account' }
+    }
+    const record = users.get(entry.key)
+    if (record === undefined) return null
+    return { kind: 'user', record: { ...record }, acceptedPasscodes: accepted.get(record.accountId) ?? 'account' }
+  }
+
   return {
     ...limits,
     async createAccountPasscode(record, maxPerAccount, entry): Promise<CreateResult> {
@@ -195,16 +209,18 @@ export function memoryStore(): PasscodeStore {
     async rotateAccountPasscode(accountId, passcodeId, rotation, entry) {
       const current = ownPasscode(accountId, passcodeId)
       if (current === undefined) return null
-      const keepsCurrent = rotation.previousHashEndsAt !== null
-      // The replaced hash's pepper says nothing about the new one.
-      const { pepperId: _replaced, ...unchanged } = current
+      // SPEC §5.45: a leaked value (an open mark) gets no overlap, whatever was asked.
+      const keepsCurrent = rotation.previousHashEndsAt !== null && openLeak(accountId, 'account', passcodeId) === undefined
+      // The replaced hash's pepper says nothing about the new one; it is the previous hash's now (SPEC §5.47).
+      const { pepperId: replaced, previousPepperId: _older, ...unchanged } = current
       const next: AccountPasscodeRecord = {
         ...unchanged,
         ...(rotation.pepperId != null && { pepperId: rotation.pepperId }),
+        ...(keepsCurrent && replaced != null && { previousPepperId: replaced }),
         hash: rotation.hash,
         hint: rotation.hint,
         previousHash: keepsCurrent ? current.hash : null,
-        previousHashEndsAt: rotation.previousHashEndsAt,
+        previousHashEndsAt: keepsCurrent ? rotation.previousHashEndsAt : null,
         updatedAt: rotation.updatedAt,
       }
       const recorded = audit.prepare(entry && rotatedPasscodeEntry(entry, current, next))
@@ -250,17 +266,13 @@ export function memoryStore(): PasscodeStore {
       return out.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
     },
 
-    async findCredentialByHash(hash): Promise<CredentialMatch | null> {
-      const entry = byHash.get(hash)
-      if (entry === undefined) return null
-      if (entry.kind === 'account') {
-        const record = passcodes.get(entry.id)
-        if (record === undefined) return null
-        return { kind: 'account', record: { ...record }, acceptedPasscodes: accepted.get(record.accountId) ?? 'account' }
-      }
-      const record = users.get(entry.key)
-      if (record === undefined) return null
-      return { kind: 'user', record: { ...record }, acceptedPasscodes: accepted.get(record.accountId) ?? 'account' }
+    async findCredentialByHash(hash) {
+      return credentialOf(hash)
+    },
+
+    // Every hash read in one synchronous pass: no write can come between two of them.
+    async findCredentialsByHashes(hashes) {
+      return hashes.map(credentialOf)
     },
 
     async rehashCredential({ kind, accountId, id, fromHash, toHash, pepperId }: Rehash) {
@@ -278,11 +290,14 @@ export function memoryStore(): PasscodeStore {
       return true
     },
 
-    async countHashesByPepper() {
+    async countHashesByPepper(now) {
       const counts = new Map<string | null, number>()
-      for (const record of [...passcodes.values(), ...users.values()]) {
-        const id = record.pepperId ?? null
-        counts.set(id, (counts.get(id) ?? 0) + 1)
+      const count = (id: string | null) => counts.set(id, (counts.get(id) ?? 0) + 1)
+      for (const record of [...passcodes.values(), ...users.values()]) count(record.pepperId ?? null)
+      // The previous value of a rotation, while its overlap lasts (SPEC §5.47).
+      for (const record of passcodes.values()) {
+        if (record.previousHash !== null && record.previousHashEndsAt !== null && now < record.previousHashEndsAt)
+          count(record.previousPepperId ?? null)
       }
       return counts
     },
@@ -293,12 +308,12 @@ export function memoryStore(): PasscodeStore {
         if (entry.kind === 'account') {
           const current = ownPasscode(entry.accountId, entry.passcodeId)
           if (current === undefined || (current.lastUsedAt !== null && current.lastUsedAt >= entry.at)) continue
-          passcodes.set(current.id, { ...current, lastUsedAt: entry.at, lastUsedPartner: entry.partner ?? current.lastUsedPartner })
+          passcodes.set(current.id, { ...current, lastUsedAt: entry.at, lastUsedPartner: entry.partner })
         } else {
           const key = userKey(entry.accountId, entry.userId)
           const current = users.get(key)
           if (current === undefined || (current.lastUsedAt !== null && current.lastUsedAt >= entry.at)) continue
-          users.set(key, { ...current, lastUsedAt: entry.at, lastUsedPartner: entry.partner ?? current.lastUsedPartner })
+          users.set(key, { ...current, lastUsedAt: entry.at, lastUsedPartner: entry.partner })
         }
         written++
       }

@@ -8,6 +8,12 @@
 /** A result row as the drivers return it. */
 export type Row = Record<string, unknown>
 
+/**
+ * The key of a verification lookup (see {@link Database.lookup}): one hash, or one
+ * value's hashes under several peppers, looked up together in one statement.
+ */
+export type LookupKey = string | readonly string[]
+
 /** Runs one statement (one round trip) and returns its rows. */
 export interface Queryable {
   query(this: void, text: string, params?: readonly unknown[]): Promise<Row[]>
@@ -54,8 +60,14 @@ export interface Database extends Queryable {
    * `callMany`, when given with `call`, is the same function for an array of keys
    * (`$1::text[]`; one row per key: `n`, its 1-based position, and `json`), which
    * concurrent lookups may share. Absent: use `query`.
+   *
+   * `key` may also be several keys (one value's hashes under each pepper): then `text`
+   * takes them as one `$1::text[]` and answers a row per key that matched, `n` (its
+   * 1-based position) first, and the keys are looked up in one statement, one snapshot,
+   * whichever way it is sent (`text`, or `callMany` over these keys alone or among
+   * other lookups'): never split across statements.
    */
-  lookup?(text: string, key: string, call?: string, callMany?: string): Promise<Row[]>
+  lookup?(text: string, key: LookupKey, call?: string, callMany?: string): Promise<Row[]>
   /**
    * Starts listening on `channel`; `onPayload` receives each notification's payload.
    * `onGap` is called each time listening resumes after a time without it (the

@@ -415,4 +415,17 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX leak_marks_unsent ON ${s}.leak_marks (reported_at, id) WHERE notified_at IS NULL`,
     ],
   },
+  {
+    version: 13,
+    name: 'the pepper of a rotation previous value',
+    statements: (s) => [
+      // SPEC §5.47: which pepper keyed previous_hash, so that the pepper report counts a
+      // previous value in its overlap under it (it is never re-hashed). Set by each
+      // rotation from the pepper_id it replaces; NULL when there is no previous hash, or
+      // for a rotation before this version (counted as a pepper not known). Expand only:
+      // an instance of the version before never reads it, and its rotations leave it
+      // as it was (docs/security.md, "Rotating the pepper", says to finish an upgrade first).
+      `ALTER TABLE ${s}.account_passcodes ADD COLUMN previous_pepper_id text`,
+    ],
+  },
 ]

@@ -56,7 +56,8 @@ export function pgClientDatabase(client: PgClientLike): Database {
   return {
     query: (text, params) => exclusive(() => connection.query(text, params)),
 
-    lookup: (text, key, call) => exclusive(() => lookup(text, key, call)),
+    // With the function's array form too: one value's keys under several peppers go as one statement (nothing else shares: one connection).
+    lookup: (text, key, call, callMany) => exclusive(() => lookup(text, key, call, callMany)),
 
     prepared: (text, params) => exclusive(() => prepared(text, params)),
 

@@ -1,6 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
-import { inTransaction, pgQueryable, type PgConnectionLike, type PgResultLike, type Queryable, type Row } from './database-interface'
+import { inTransaction, pgQueryable, type LookupKey, type PgConnectionLike, type PgResultLike, type Queryable, type Row } from './database-interface'
 
 /** `pg`'s query config: a named statement is parsed once per connection, then only bound and run. */
 interface NamedQuery {
@@ -176,6 +176,14 @@ export async function pgPreparedTransaction<T>(
  * unnamed, as before, and the function is tried again {@link FUNCTION_RETRY_MS}
  * later: a fleet keeps working while its database is migrated.
  *
+ * Several keys (one value's hashes under each pepper, SPEC §5.34; `text` then takes
+ * them as `$1::text[]`) are always one statement, one snapshot: alone, `callMany` over
+ * them (named where named statements work); shared, `callMany` over them and the other
+ * waiting lookups' keys, never split across two statements; where the function cannot
+ * be used, `text` itself (named, else unnamed; planned on every call, since its row count
+ * depends on the array: a fallback). A re-hash by another instance that moves the row
+ * from one of the keys to another is seen before or after, never between.
+ *
  * @example
  * const lookup = pgPreparedLookup(connection)
  * const rows = await lookup(sql.findCredentialByHash, hash, sql.callFindCredentialByHash, sql.callFindCredentialsByHashes)
@@ -183,45 +191,44 @@ export async function pgPreparedTransaction<T>(
 export function pgPreparedLookup(
   connection: PgConnectionLike,
   state: NamedStatements = { usable: true },
-): (text: string, key: string, call?: string, callMany?: string) => Promise<Row[]> {
+): (text: string, key: LookupKey, call?: string, callMany?: string) => Promise<Row[]> {
   const named = connection as unknown as NamedQuery
-  const wrapped = new Map<string, { readonly name: string; readonly text: string }>()
+  const wrapped = new Map<string, Wrapped>()
   /** When each function call found unusable may be tried again (epoch ms). */
   const unusableUntil = new Map<string, number>()
   /** The sharing of each function call that has a form for many keys, unnamed (a pooler) and named. */
   const batchers = new Map<string, SharedCalls>()
   const namedBatchers = new Map<string, SharedCalls>()
   /** The wrapped statement unnamed. */
-  const plain = async (wrappedText: string, key: string): Promise<Row[]> => parsed((await connection.query(wrappedText, [key])).rows)
+  const plain: Instead = async (statement, key) => parsed((await connection.query(statement.text, [key])).rows)
   const functionUnusable = (call: string): boolean => unusableUntil.size > 0 && Date.now() < (unusableUntil.get(call) ?? 0)
   const foundUnusable = (call: string): void => void unusableUntil.set(call, Date.now() + FUNCTION_RETRY_MS)
   const foundUsable = (call: string): void => {
     if (unusableUntil.size > 0) unusableUntil.delete(call)
   }
-  /** The function's one row, `{ json }` with the row as JSON or NULL. */
-  const viaFunction = async (wrappedText: string, key: string, call: string): Promise<Row[]> => {
-    if (functionUnusable(call)) return plain(wrappedText, key)
+  /** The function's one row, `{ json }` with the row as JSON or NULL; several keys, without the function's array form, the statement itself. */
+  const viaFunction = async (statement: Wrapped, key: LookupKey, call: string): Promise<Row[]> => {
+    if (typeof key !== 'string' || functionUnusable(call)) return plain(statement, key)
     let rows: readonly unknown[]
     try {
       rows = (await connection.query(call, [key])).rows
     } catch (error) {
       if (!FUNCTION_UNUSABLE.has(sqlState(error))) throw error
       foundUnusable(call)
-      return plain(wrappedText, key)
+      return plain(statement, key)
     }
     foundUsable(call)
     return parsed(rows)
   }
   /** The function path, sharing a statement with concurrent lookups when `callMany` is given. */
-  const viaFunctions = (wrappedText: string, key: string, call: string, callMany: string | undefined): Promise<Row[]> => {
-    if (callMany === undefined) return viaFunction(wrappedText, key, call)
+  const viaFunctions = (statement: Wrapped, key: LookupKey, call: string, callMany: string | undefined): Promise<Row[]> => {
+    if (callMany === undefined) return viaFunction(statement, key, call)
     let batcher = batchers.get(call)
     if (batcher === undefined) {
-      const alone = (one: string): Promise<Row[]> => plain(wrappedText, one)
       batcher = new SharedCalls({
-        elsewhere: () => (functionUnusable(call) ? alone : undefined),
-        one: async (one) => {
-          const rows = (await connection.query(call, [one])).rows
+        elsewhere: () => (functionUnusable(call) ? plain : undefined),
+        one: async (_, key) => {
+          const rows = (await connection.query(call, [key])).rows
           foundUsable(call)
           return rows
         },
@@ -233,24 +240,19 @@ export function pgPreparedLookup(
         failed: (error) => {
           if (!FUNCTION_UNUSABLE.has(sqlState(error))) return undefined
           foundUnusable(call)
-          return alone
+          return plain
         },
       })
       batchers.set(call, batcher)
     }
-    return batcher.lookup(key)
+    return batcher.lookup(statement, key)
   }
   /** Where a lookup goes once named statements are given up. */
-  const unnamed = (statement: { readonly text: string }, key: string, call: string | undefined, callMany: string | undefined): Promise<Row[]> =>
-    call === undefined ? plain(statement.text, key) : viaFunctions(statement.text, key, call, callMany)
+  const unnamed = (statement: Wrapped, key: LookupKey, call: string | undefined, callMany: string | undefined): Promise<Row[]> =>
+    call === undefined ? plain(statement, key) : viaFunctions(statement, key, call, callMany)
 
   /** The named statement, until the server says named statements cannot work here; then the fallback above. */
-  const namedLookup = async (
-    statement: { readonly name: string; readonly text: string },
-    key: string,
-    call: string | undefined,
-    callMany: string | undefined,
-  ): Promise<Row[]> => {
+  const namedLookup = async (statement: Wrapped, key: LookupKey, call: string | undefined, callMany: string | undefined): Promise<Row[]> => {
     try {
       return parsed((await named.query({ name: statement.name, text: statement.text, values: [key] })).rows)
     } catch (error) {
@@ -261,37 +263,38 @@ export function pgPreparedLookup(
   }
   /**
    * The named path sharing statements with concurrent lookups: alone, the named lookup
-   * statement; shared, the function's array form named.
+   * statement (one key) or the function's array form named (several); shared, the
+   * function's array form named.
    */
-  const namedShared = (statement: { readonly name: string; readonly text: string }, key: string, call: string, callMany: string): Promise<Row[]> => {
+  const namedShared = (statement: Wrapped, key: LookupKey, call: string, callMany: string): Promise<Row[]> => {
     let batcher = namedBatchers.get(call)
     if (batcher === undefined) {
       const manyName = nameOf(callMany)
-      /** Each lookup unnamed (named statements given up), or as the named lookup statement alone (the function unusable). */
-      const viaUnnamed = (one: string): Promise<Row[]> => unnamed(statement, one, call, callMany)
-      const alone = (one: string): Promise<Row[]> => namedLookup(statement, one, call, callMany)
+      /** Each lookup unnamed (named statements given up), or as its named statement alone (the function unusable). */
+      const viaUnnamed: Instead = (own, key) => unnamed(own, key, call, callMany)
+      const alone: Instead = (own, key) => namedLookup(own, key, call, callMany)
       batcher = new SharedCalls({
         elsewhere: () => (!state.usable ? viaUnnamed : functionUnusable(call) ? alone : undefined),
-        one: async (one) => (await named.query({ name: statement.name, text: statement.text, values: [one] })).rows,
+        one: async (own, key) => (await named.query({ name: own.name, text: own.text, values: [key] })).rows,
         many: async (keys) => {
           const rows = (await named.query({ name: manyName, text: callMany, values: [keys] })).rows
           foundUsable(call)
           return rows
         },
-        failed: (error, shared) => {
+        failed: (error, many) => {
           if (statementLost(error)) {
             state.usable = false
             return viaUnnamed
           }
           // The lookup statement alone does not use the function: its 42501 is its own.
-          if (!shared || !FUNCTION_UNUSABLE.has(sqlState(error))) return undefined
+          if (!many || !FUNCTION_UNUSABLE.has(sqlState(error))) return undefined
           foundUnusable(call)
           return alone
         },
       })
       namedBatchers.set(call, batcher)
     }
-    return batcher.lookup(key)
+    return batcher.lookup(statement, key)
   }
 
   // Not an async function: once named statements are given up (every lookup through a
@@ -316,32 +319,40 @@ export function pgPreparedLookup(
  */
 export const SHARED_CALL_AFTER = 2
 
-/** The most lookups one shared statement carries. */
+/** The most keys one shared statement carries (a lookup of several keys may take it past, alone). */
 export const SHARED_CALL_MAX = 64
+
+/** A lookup's statement as the server gets it: the statement's row as one JSON column, named after the statement's text. */
+interface Wrapped {
+  readonly name: string
+  readonly text: string
+}
 
 /** A lookup waiting for the next shared statement. */
 interface Waiting {
-  readonly key: string
+  /** Its own statement, for a fallback. */
+  readonly statement: Wrapped
+  readonly key: LookupKey
   readonly resolve: (rows: Row[] | Promise<Row[]>) => void
   readonly reject: (error: unknown) => void
 }
 
 /** Where a lookup goes instead of a {@link SharedCalls}' statements. */
-type Instead = (key: string) => Promise<Row[]>
+type Instead = (statement: Wrapped, key: LookupKey) => Promise<Row[]>
 
 /** How one {@link SharedCalls} sends its statements, and where its lookups go when it cannot. */
 interface SharedRoute {
   /** Where every lookup goes instead, for now (a fallback in force), or `undefined`: through this route. */
   elsewhere(): Instead | undefined
-  /** One key as its own statement: its rows, `{ json }` (the function found usable when it ran it). */
-  one(key: string): Promise<readonly unknown[]>
-  /** Keys as one shared statement: its rows, `{ n, json }` (the function found usable). */
+  /** One key as its own statement (`statement`, or the function's call): its rows, `{ json }` (the function found usable when it ran it). */
+  one(statement: Wrapped, key: string): Promise<readonly unknown[]>
+  /** Keys as one statement, the function's array form: its rows, `{ n, json }` (the function found usable). */
   many(keys: readonly string[]): Promise<readonly unknown[]>
   /**
-   * A statement failed with `error` (`shared`: the shared one): where each of its
-   * lookups goes instead (a fallback the error calls for), or `undefined`: the error is theirs.
+   * A statement failed with `error` (`many`: the array form): where each of its lookups
+   * goes instead (a fallback the error calls for), or `undefined`: the error is theirs.
    */
-  failed(error: unknown, shared: boolean): Instead | undefined
+  failed(error: unknown, many: boolean): Instead | undefined
 }
 
 /**
@@ -349,12 +360,16 @@ interface SharedRoute {
  * while fewer than {@link SHARED_CALL_AFTER} of its statements are in flight, a
  * lookup is sent at once as its own statement, exactly as without sharing (no timer,
  * no added tick: one at a time nothing changes); beyond, it waits, and when a
- * statement in flight settles, every waiting lookup (up to {@link SHARED_CALL_MAX})
- * goes as one statement, the schema function's array form over their keys (a lone
- * one as its own statement, which costs the server less than the array form with one
- * key). Each gets the row at its own position (`n`), or none. Fewer statements for the
- * same misses: fewer round trips (through a pooler, fewer forwarded), fewer
- * statements for the server to run and for `pg` to send and decode.
+ * statement in flight settles, every waiting lookup (up to {@link SHARED_CALL_MAX}
+ * keys) goes as one statement, the schema function's array form over their keys (a
+ * lone one-key lookup as its own statement, which costs the server less than the
+ * array form with one key). Each gets the row at its own position (`n`), or none.
+ * Fewer statements for the same misses: fewer round trips (through a pooler, fewer
+ * forwarded), fewer statements for the server to run and for `pg` to send and decode.
+ *
+ * A lookup of several keys (one value under each pepper) always goes as the array form,
+ * alone or shared, its keys side by side in one statement: never split across two, so
+ * they are read in one snapshot. Its rows carry `n`, the position of the key among its own.
  *
  * The route says which statements: through a transaction pooler, the function's call
  * alone and its array form, unnamed; on a direct connection, the named lookup
@@ -375,17 +390,19 @@ class SharedCalls {
 
   constructor(private readonly route: SharedRoute) {}
 
-  lookup(key: string): Promise<Row[]> {
+  lookup(statement: Wrapped, key: LookupKey): Promise<Row[]> {
     const instead = this.route.elsewhere()
-    if (instead !== undefined) return instead(key)
-    if (this.#inFlight >= SHARED_CALL_AFTER) return new Promise<Row[]>((resolve, reject) => void this.#waiting.push({ key, resolve, reject }))
-    return this.#sendOne(key)
+    if (instead !== undefined) return instead(statement, key)
+    if (this.#inFlight >= SHARED_CALL_AFTER)
+      return new Promise<Row[]>((resolve, reject) => void this.#waiting.push({ statement, key, resolve, reject }))
+    if (typeof key === 'string') return this.#sendOne(statement, key)
+    return new Promise<Row[]>((resolve, reject) => this.#sendMany([{ statement, key, resolve, reject }]))
   }
 
   /** One key as its own statement. */
-  #sendOne(key: string): Promise<Row[]> {
+  #sendOne(statement: Wrapped, key: string): Promise<Row[]> {
     this.#inFlight += 1
-    return this.route.one(key).then(
+    return this.route.one(statement, key).then(
       (rows) => {
         this.#settled()
         return parsed(rows)
@@ -394,7 +411,7 @@ class SharedCalls {
         this.#settled()
         const instead = this.route.failed(error, false)
         if (instead === undefined) throw error
-        return instead(key)
+        return instead(statement, key)
       },
     )
   }
@@ -406,30 +423,64 @@ class SharedCalls {
   }
 
   #send(): void {
-    const waiting = this.#waiting.length <= SHARED_CALL_MAX ? this.#waiting : this.#waiting.splice(0, SHARED_CALL_MAX)
-    if (waiting === this.#waiting) this.#waiting = []
+    const waiting = this.#take()
     const instead = this.route.elsewhere()
     if (instead !== undefined) {
-      for (const { key, resolve } of waiting) resolve(instead(key))
+      for (const { statement, key, resolve } of waiting) resolve(instead(statement, key))
       return
     }
-    if (waiting.length === 1) return waiting[0]!.resolve(this.#sendOne(waiting[0]!.key))
+    const lone = waiting.length === 1 ? waiting[0]! : undefined
+    if (lone !== undefined && typeof lone.key === 'string') return lone.resolve(this.#sendOne(lone.statement, lone.key))
+    this.#sendMany(waiting)
+  }
+
+  /** The waiting lookups that fit in one statement: up to {@link SHARED_CALL_MAX} keys, at least one lookup, none split. */
+  #take(): Waiting[] {
+    let keys = 0
+    let count = 0
+    for (const { key } of this.#waiting) {
+      keys += typeof key === 'string' ? 1 : key.length
+      if (count > 0 && keys > SHARED_CALL_MAX) break
+      count += 1
+    }
+    if (count < this.#waiting.length) return this.#waiting.splice(0, count)
+    const all = this.#waiting
+    this.#waiting = []
+    return all
+  }
+
+  /** Lookups as one statement of the array form, each lookup's keys side by side. */
+  #sendMany(waiting: readonly Waiting[]): void {
+    const keys: string[] = []
+    for (const { key } of waiting) {
+      if (typeof key === 'string') keys.push(key)
+      else keys.push(...key)
+    }
     this.#inFlight += 1
-    this.route.many(waiting.map((one) => one.key)).then(
+    this.route.many(keys).then(
       (rows) => {
         this.#settled()
-        const json: unknown[] = new Array(waiting.length).fill(null)
+        const json: unknown[] = new Array(keys.length).fill(null)
         for (const row of rows as readonly { n?: unknown; json?: unknown }[]) {
           const at = Number(row.n) - 1
-          if (at >= 0 && at < waiting.length) json[at] = row.json
+          if (at >= 0 && at < keys.length) json[at] = row.json
         }
-        for (let i = 0; i < waiting.length; i += 1) waiting[i]!.resolve(parsed([{ json: json[i] }]))
+        let at = 0
+        for (const { key, resolve } of waiting) {
+          if (typeof key === 'string') {
+            resolve(parsed([{ json: json[at] }]))
+            at += 1
+          } else {
+            resolve(parsedFrom(json, at, key.length))
+            at += key.length
+          }
+        }
       },
       (error: unknown) => {
         this.#settled()
         const instead = this.route.failed(error, true)
         if (instead !== undefined) {
-          for (const { key, resolve } of waiting) resolve(instead(key))
+          for (const { statement, key, resolve } of waiting) resolve(instead(statement, key))
           return
         }
         for (let i = 0; i < waiting.length; i += 1) waiting[i]!.reject(i === 0 ? error : copyOf(error))
@@ -453,6 +504,16 @@ function parsed(rows: readonly unknown[]): Row[] {
   for (const row of rows) {
     const json = (row as { json?: unknown }).json
     if (typeof json === 'string') result.push(JSON.parse(json) as Row)
+  }
+  return result
+}
+
+/** The rows of one lookup's `count` keys from `from` in a shared statement's answers, each with `n`, its key's position among them, as the wrapped statement gives it. */
+function parsedFrom(json: readonly unknown[], from: number, count: number): Row[] {
+  const result: Row[] = []
+  for (let i = 0; i < count; i += 1) {
+    const text = json[from + i]
+    if (typeof text === 'string') result.push({ n: i + 1, ...(JSON.parse(text) as Row) })
   }
   return result
 }

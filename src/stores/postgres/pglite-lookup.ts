@@ -1,4 +1,5 @@
-import type { PGliteLike, Row } from './database-interface'
+import type { LookupKey, PGliteLike, Row } from './database-interface'
+import { FUNCTION_RETRY_MS } from './pg-prepared-lookup'
 
 /**
  * The parts of PGlite's public API the fast lookup uses: `execProtocolStream` (PGlite
@@ -49,10 +50,19 @@ let statements = 0
  * template with the key copied in place, which a general serializer would rebuild on
  * every call.
  *
+ * Several keys (one value's hashes under each pepper, SPEC §5.34) go the same way, as
+ * one statement, one snapshot: `callMany`, the schema function's array form (version
+ * 10), prepared the same way, or `text` (which takes them as `$1::text[]`) on a schema
+ * without the function (tried again {@link FUNCTION_RETRY_MS} later), the keys sent as
+ * the text of an array literal (`{k1,k2}`; hex keys need no quoting), which PostgreSQL
+ * casts. The function's form because its plan stays prepared: `text` over `unnest` of a
+ * parameter is planned again on every call (measured with `bench/cold-path.ts`: about
+ * four times the CPU of one key's lookup, against about the same for the function's form).
+ *
  * @returns `undefined` when the instance lacks one of these methods (an older PGlite,
  *   `PGliteWorker`, a wrapper): then the store uses `query`
  */
-export function preparedLookup(db: PGliteLike): ((text: string, key: string) => Promise<Row[]>) | undefined {
+export function preparedLookup(db: PGliteLike): ((text: string, key: LookupKey, call?: string, callMany?: string) => Promise<Row[]>) | undefined {
   const protocol = db as Partial<PGliteProtocol>
   if (
     typeof protocol.execProtocolStream !== 'function' ||
@@ -65,21 +75,27 @@ export function preparedLookup(db: PGliteLike): ((text: string, key: string) => 
   /** Sends `message` under the query lock; `undefined`, sending nothing, while a transaction is open. */
   const run = (message: Uint8Array) =>
     pglite.runExclusive(async () => (!pglite.isInTransaction() ? pglite.execProtocolStream(message, { syncToFs: false }) : undefined))
-  const plain = async (text: string, key: string) => (await db.query<Row>(text, [key])).rows
+  const plain = async (text: string, key: LookupKey) => (await db.query<Row>(text, [key])).rows
   const prepared = new Map<string, Promise<BindTemplate>>()
+  /** When the function's array form, found missing (a schema before version 10), may be prepared again (epoch ms). */
+  let functionRetryAt = 0
 
   const prepare = async (text: string): Promise<BindTemplate> => {
     const name = `passcode_auth_lookup_${++statements}`
-    const answer = await run(concat([parseMessage(name, `SELECT row_to_json(r)::text AS json FROM (${text}) AS r`), SYNC]))
+    const answer = await run(concat([parseMessage(name, text), SYNC]))
     if (answer === undefined) throw new Error('a transaction is open: prepare on a later lookup')
     return new BindTemplate(name)
   }
 
-  return async function lookup(text, key) {
-    if (!isHexKey(key)) return plain(text, key)
+  /**
+   * The messages of `text` (the statement as sent, `sent`), prepared once and run with
+   * `parameter`; `NOT_PREPARED` or `FAILED` when it could not be prepared or run (the next
+   * call prepares it again), `undefined` while a transaction is open.
+   */
+  const execute = async (text: string, sent: string, parameter: string): Promise<Messages | undefined | typeof NOT_PREPARED | typeof FAILED> => {
     let statement = prepared.get(text)
     if (statement === undefined) {
-      statement = prepare(text)
+      statement = prepare(sent)
       prepared.set(text, statement)
     }
     let template: BindTemplate
@@ -87,18 +103,32 @@ export function preparedLookup(db: PGliteLike): ((text: string, key: string) => 
       template = await statement
     } catch {
       if (prepared.get(text) === statement) prepared.delete(text)
-      return plain(text, key)
+      return NOT_PREPARED
     }
-    let messages: Awaited<ReturnType<PGliteProtocol['execProtocolStream']>> | undefined
     try {
-      messages = await run(template.message(key))
+      return await run(template.message(parameter))
     } catch {
       if (prepared.get(text) === statement) prepared.delete(text)
       run(concat([closeStatementMessage(template.name), SYNC])).catch(() => undefined)
-      return plain(text, key)
+      return FAILED
     }
-    // A transaction is open: `query` waits for it to end.
-    if (messages === undefined) return plain(text, key)
+  }
+
+  return async function lookup(text, key, _call, callMany) {
+    const parameter = typeof key === 'string' ? (isHexKey(key) ? key : undefined) : arrayLiteral(key)
+    if (parameter === undefined) return plain(text, key)
+    // Several keys: the function's array form, whose plan stays prepared (the statement
+    // of keys over `unnest` of a parameter is planned again on every call: its row count
+    // is known only once the array is, so PostgreSQL keeps choosing a custom plan).
+    if (typeof key !== 'string' && callMany !== undefined && Date.now() >= functionRetryAt) {
+      const messages = await execute(callMany, callMany, parameter)
+      if (messages === undefined) return plain(text, key)
+      if (messages !== NOT_PREPARED && messages !== FAILED) return rowsOfKeys(messages)
+      if (messages === NOT_PREPARED) functionRetryAt = Date.now() + FUNCTION_RETRY_MS
+    }
+    const messages = await execute(text, `SELECT row_to_json(r)::text AS json FROM (${text}) AS r`, parameter)
+    // Not prepared or failed: `query` gives the same rows or the real error; a transaction is open: `query` waits for it to end.
+    if (messages === undefined || messages === NOT_PREPARED || messages === FAILED) return plain(text, key)
     const rows: Row[] = []
     for (const message of messages) {
       if (message.name === 'dataRow') rows.push(JSON.parse(String(message.fields?.[0])) as Row)
@@ -107,8 +137,23 @@ export function preparedLookup(db: PGliteLike): ((text: string, key: string) => 
   }
 }
 
+/** What `execProtocolStream` answers. */
+type Messages = Awaited<ReturnType<PGliteProtocol['execProtocolStream']>>
+const NOT_PREPARED = Symbol('not prepared')
+const FAILED = Symbol('failed')
+
+/** The rows of the function's array form (`n`, `json`): each key's row that matched, with its position, as the statement of keys gives them. */
+function rowsOfKeys(messages: Messages): Row[] {
+  const rows: Row[] = []
+  for (const message of messages) {
+    const [n, json] = message.name === 'dataRow' ? (message.fields ?? []) : []
+    if (typeof json === 'string') rows.push({ n: Number(n), ...(JSON.parse(json) as Row) })
+  }
+  return rows
+}
+
 // PostgreSQL frontend messages (protocol 3.0), written by hand: the lookup sends only
-// ASCII (a statement name, SQL made by this package, a hex key).
+// ASCII (a statement name, SQL made by this package, a hex key or an array literal of them).
 
 const SYNC = message(0x53, [])
 
@@ -176,6 +221,12 @@ function isHexKey(key: string): boolean {
     if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false
   }
   return true
+}
+
+/** Hex keys as the text of a PostgreSQL array literal, `{k1,k2}`; `undefined` when one is not a hex key. */
+function arrayLiteral(keys: readonly string[]): string | undefined {
+  for (const key of keys) if (!isHexKey(key)) return undefined
+  return `{${keys.join(',')}}`
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../core/entities'
-import type { CreateResult, GrantResult, Invalidation, PasscodeStore, UpdateResult } from '../../ports/passcode-store'
+import type { CreateResult, CredentialMatch, GrantResult, Invalidation, PasscodeStore, UpdateResult } from '../../ports/passcode-store'
 import { toDatabase } from './database'
 import type { PostgresDatabase, Queryable, Row } from './database-interface'
 import { invalidationHub } from './invalidations'
@@ -43,6 +43,14 @@ export interface PostgresStore extends PasscodeStore {
    * the listener keeps retrying, so bound the wait if you await it at startup.
    */
   ready(): Promise<void>
+}
+
+/** A row of the verification lookup as the credential it found. */
+function toCredentialMatch(row: Row): CredentialMatch {
+  const acceptedPasscodes = toAccepted(row.accepted_passcodes)
+  return row.kind === 'account'
+    ? { kind: 'account', record: toAccountPasscode(row), acceptedPasscodes }
+    : { kind: 'user', record: toUserPasscode(row), acceptedPasscodes }
 }
 
 function isNameConflict(error: unknown): boolean {
@@ -231,11 +239,21 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
           ? database.lookup(sql.findCredentialByHash, hash, sql.callFindCredentialByHash, sql.callFindCredentialsByHashes)
           : database.query(sql.findCredentialByHash, [hash])
       const row = one(await rows)
-      if (row === null) return null
-      const acceptedPasscodes = toAccepted(row.accepted_passcodes)
-      return row.kind === 'account'
-        ? { kind: 'account', record: toAccountPasscode(row), acceptedPasscodes }
-        : { kind: 'user', record: toUserPasscode(row), acceptedPasscodes }
+      return row === null ? null : toCredentialMatch(row)
+    },
+
+    // One statement for every hash (one snapshot): a row re-hashed from one of them to another meanwhile is found under one.
+    async findCredentialsByHashes(hashes) {
+      const rows =
+        database.lookup !== undefined
+          ? database.lookup(sql.findCredentialsByHashes, hashes, sql.callFindCredentialByHash, sql.callFindCredentialsByHashes)
+          : database.query(sql.findCredentialsByHashes, [hashes])
+      const matches: (CredentialMatch | null)[] = hashes.map(() => null)
+      for (const row of await rows) {
+        const at = Number(row.n) - 1
+        if (at >= 0 && at < matches.length) matches[at] = toCredentialMatch(row)
+      }
+      return matches
     },
 
     async rehashCredential({ kind, accountId, id, fromHash, toHash, pepperId }) {
@@ -244,8 +262,8 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       return rows.length > 0
     },
 
-    async countHashesByPepper() {
-      const rows = await database.query(sql.countHashesByPepper)
+    async countHashesByPepper(now) {
+      const rows = await database.query(sql.countHashesByPepper, [now])
       // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a text column of the driver's row
       return new Map(rows.map((row) => [row.pepper_id === null ? null : String(row.pepper_id), Number(row.hashes)]))
     },

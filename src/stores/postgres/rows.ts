@@ -32,6 +32,7 @@ export function toAccountPasscode(row: Row): AccountPasscodeRecord {
     lastUsedAt: optionalMs(row.last_used_at),
     lastUsedPartner: optionalText(row.last_used_partner),
     ...pepperOf(row),
+    ...previousPepperOf(row),
     disabledAt: optionalMs(row.disabled_at),
     description: row.description === null || row.description === undefined ? '' : text(row.description),
   }
@@ -39,6 +40,9 @@ export function toAccountPasscode(row: Row): AccountPasscodeRecord {
 
 // Only when known, so that records written before schema version 3 read as they were.
 const pepperOf = (row: Row): { pepperId?: string } => (row.pepper_id === null || row.pepper_id === undefined ? {} : { pepperId: text(row.pepper_id) })
+// Only when known too (SPEC §5.47): a row with no previous hash has none; the lookup's rows do not read it.
+const previousPepperOf = (row: Row): { previousPepperId?: string } =>
+  row.previous_pepper_id === null || row.previous_pepper_id === undefined ? {} : { previousPepperId: text(row.previous_pepper_id) }
 
 /** A row of `user_passcodes` as a record. */
 export function toUserPasscode(row: Row): UserPasscodeRecord {

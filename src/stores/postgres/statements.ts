@@ -1,7 +1,7 @@
 const ACCOUNT_INSERT_COLUMNS =
   'id, account_id, name, name_key, hash, hint, expiry_days, created_at, updated_at, expires_at, partners, pepper_id, disabled_at, description'
 /** The columns of an account passcode's row that `toAccountPasscode` reads. */
-export const ACCOUNT_COLUMNS = `${ACCOUNT_INSERT_COLUMNS}, previous_hash, previous_hash_ends_at, last_used_at, last_used_partner`
+export const ACCOUNT_COLUMNS = `${ACCOUNT_INSERT_COLUMNS}, previous_hash, previous_hash_ends_at, previous_pepper_id, last_used_at, last_used_partner`
 const USER_INSERT_COLUMNS = 'account_id, user_id, hash, ciphertext, hint, validity_type, validity_days, granted_at, expires_at, revoked_at, pepper_id'
 export const USER_COLUMNS = `${USER_INSERT_COLUMNS}, last_used_at, last_used_partner`
 
@@ -47,19 +47,25 @@ const closeUserLeak = (s: string): string => `closed AS (
  * An account passcode's rotation as CTEs ($1 account, $2 passcode, $3–$7 as
  * `rotateAccountPasscode`'s parameters), with or without its audit record: `prior`
  * locks the row and reads the overlap end the rotation replaces, so a concurrent
- * rotation is waited for, never read before it; `changed` rotates it (in SET, `hash`
- * is the value before the update: the current hash becomes the previous one) and
- * returns the row with that end (`prior_ends`, for its record); `closed` closes its
- * open leak mark (SPEC §5.42).
+ * rotation is waited for, never read before it, and whether the passcode has an open
+ * leak mark; `changed` rotates it (in SET, `hash` is the value before the update: the
+ * current hash becomes the previous one, unless it leaked: a leaked value gets no
+ * overlap, SPEC §5.45) and returns the row with that end (`prior_ends`, for its
+ * record); `closed` closes its open leak mark (SPEC §5.42).
  */
 export const rotateChange = (s: string): string => `prior AS (
-        SELECT previous_hash_ends_at AS prior_ends FROM ${s}.account_passcodes
+        SELECT previous_hash_ends_at AS prior_ends,
+          EXISTS (
+            SELECT 1 FROM ${s}.leak_marks m WHERE m.account_id = $1::text AND m.kind = 'account' AND m.key = $2::text AND m.open
+          ) AS leaked
+        FROM ${s}.account_passcodes
         WHERE account_id = $1::text AND id = $2::text
         FOR NO KEY UPDATE
       ), changed AS (
         UPDATE ${s}.account_passcodes SET
-          previous_hash = CASE WHEN $5::bigint IS NULL THEN NULL ELSE hash END,
-          previous_hash_ends_at = $5::bigint,
+          previous_hash = CASE WHEN $5::bigint IS NULL OR prior.leaked THEN NULL ELSE hash END,
+          previous_hash_ends_at = CASE WHEN prior.leaked THEN NULL ELSE $5::bigint END,
+          previous_pepper_id = CASE WHEN $5::bigint IS NULL OR prior.leaked THEN NULL ELSE pepper_id END,
           hash = $3::text,
           hint = $4::text,
           updated_at = $6::bigint,
@@ -224,6 +230,24 @@ const ACCOUNT_BRANCH = `p.account_id, p.id, NULL::text AS user_id, p.name, p.nam
                NULL::text AS validity_type, NULL::integer AS validity_days, NULL::bigint AS granted_at, NULL::bigint AS revoked_at,
                p.pepper_id, p.disabled_at, p.description`
 
+/** The verification lookup of the key `key` (a parameter or a column), one row or none: see `findCredentialByHash` below. */
+const credentialLookup = (s: string, key: string): string => `
+      SELECT c.*, coalesce(a.accepted_passcodes, 'account') AS accepted_passcodes
+      FROM (
+        SELECT 'account' AS kind, ${ACCOUNT_BRANCH}
+        FROM ${s}.account_passcodes p WHERE p.hash = ${key}
+        UNION ALL
+        SELECT 'account', ${ACCOUNT_BRANCH}
+        FROM ${s}.account_passcodes p WHERE p.previous_hash = ${key}
+        UNION ALL
+        SELECT 'user', u.account_id, NULL, u.user_id, NULL, NULL, u.hash, u.hint,
+               NULL, NULL, NULL, u.expires_at, NULL, NULL, NULL, u.last_used_at, u.last_used_partner, u.ciphertext,
+               u.validity_type, u.validity_days, u.granted_at, u.revoked_at, u.pepper_id, NULL, NULL
+        FROM ${s}.user_passcodes u WHERE u.hash = ${key}
+      ) AS c
+      LEFT JOIN ${s}.accounts a ON a.account_id = c.account_id
+      LIMIT 1`
+
 /**
  * Every statement of the store, for one schema: the same SQL for `pg` and PGlite.
  * Casts on parameters give both drivers the types without a round trip to ask.
@@ -232,24 +256,17 @@ export function statements(s: string) {
   return {
     // The verification lookup: one round trip, one unique-index probe per branch (an
     // account passcode's current hash, its previous hash during a rotation overlap,
-    // a user passcode's hash). The key is one parameter used in every branch, so
-    // several candidate hashes would be `= ANY($1::text[])` in the same places.
-    findCredentialByHash: `
-      SELECT c.*, coalesce(a.accepted_passcodes, 'account') AS accepted_passcodes
-      FROM (
-        SELECT 'account' AS kind, ${ACCOUNT_BRANCH}
-        FROM ${s}.account_passcodes p WHERE p.hash = $1::text
-        UNION ALL
-        SELECT 'account', ${ACCOUNT_BRANCH}
-        FROM ${s}.account_passcodes p WHERE p.previous_hash = $1::text
-        UNION ALL
-        SELECT 'user', u.account_id, NULL, u.user_id, NULL, NULL, u.hash, u.hint,
-               NULL, NULL, NULL, u.expires_at, NULL, NULL, NULL, u.last_used_at, u.last_used_partner, u.ciphertext,
-               u.validity_type, u.validity_days, u.granted_at, u.revoked_at, u.pepper_id, NULL, NULL
-        FROM ${s}.user_passcodes u WHERE u.hash = $1::text
-      ) AS c
-      LEFT JOIN ${s}.accounts a ON a.account_id = c.account_id
-      LIMIT 1`,
+    // a user passcode's hash), all in the statement's one snapshot.
+    findCredentialByHash: credentialLookup(s, '$1::text'),
+    // The same lookup for several keys ($1, a text array: one value's hashes under each
+    // pepper, SPEC §5.34) in one statement, so one snapshot: a row that another instance
+    // re-hashes from one of the keys to another is found under one of them, never missed
+    // between two statements. A row per key that matched: `n`, its 1-based position in
+    // the array, then the columns above.
+    findCredentialsByHashes: `
+      SELECT t.n, m.*
+      FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n)
+      CROSS JOIN LATERAL (${credentialLookup(s, 't.k')}) AS m`,
     // The same lookup through the schema's function (version 10, which repeats the
     // statement above: a change to it replaces the function in a new version), for
     // connections that cannot keep a named statement: the server plans only this call.
@@ -257,7 +274,9 @@ export function statements(s: string) {
     callFindCredentialByHash: `SELECT ${s}.find_credential_by_hash($1::text) AS json`,
     // The same function for several keys in one statement (a text array): one row per
     // key, `n` its 1-based position in the array, `json` as above. Concurrent cache misses
-    // share it (pgPreparedLookup: named on a direct connection, unnamed through a transaction pooler).
+    // share it (pgPreparedLookup: named on a direct connection, unnamed through a transaction pooler),
+    // and it carries one value's hashes under each pepper. The function is STABLE, so each of
+    // its calls reads the snapshot of this statement: every key, one snapshot.
     callFindCredentialsByHashes: `SELECT t.n, ${s}.find_credential_by_hash(t.k) AS json FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n)`,
 
     ensureAccount: `INSERT INTO ${s}.accounts (account_id) VALUES ($1::text) ON CONFLICT (account_id) DO NOTHING`,
@@ -283,13 +302,13 @@ export function statements(s: string) {
       WITH entries AS (
         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[]) AS e(kind, account_id, key, at, partner)
       ), accounts AS (
-        UPDATE ${s}.account_passcodes p SET last_used_at = e.at, last_used_partner = coalesce(e.partner, p.last_used_partner)
+        UPDATE ${s}.account_passcodes p SET last_used_at = e.at, last_used_partner = e.partner
         FROM entries e
         WHERE e.kind = 'account' AND p.id = e.key AND p.account_id = e.account_id
           AND (p.last_used_at IS NULL OR p.last_used_at < e.at)
         RETURNING 1
       ), users AS (
-        UPDATE ${s}.user_passcodes u SET last_used_at = e.at, last_used_partner = coalesce(e.partner, u.last_used_partner)
+        UPDATE ${s}.user_passcodes u SET last_used_at = e.at, last_used_partner = e.partner
         FROM entries e
         WHERE e.kind = 'user' AND u.account_id = e.account_id AND u.user_id = e.key
           AND (u.last_used_at IS NULL OR u.last_used_at < e.at)
@@ -348,9 +367,15 @@ export function statements(s: string) {
     rehashUserPasscode: `
       UPDATE ${s}.user_passcodes SET hash = $4::text, pepper_id = $5::text
       WHERE account_id = $1::text AND user_id = $2::text AND hash = $3::text`,
+    // $1 now: a rotation's previous hash counts under its own pepper while its overlap
+    // lasts (SPEC §5.47), found through the previous hash's index (few rows have one).
     countHashesByPepper: `
       SELECT pepper_id, count(*)::integer AS hashes FROM (
-        SELECT pepper_id FROM ${s}.account_passcodes UNION ALL SELECT pepper_id FROM ${s}.user_passcodes
+        SELECT pepper_id FROM ${s}.account_passcodes
+        UNION ALL
+        SELECT previous_pepper_id FROM ${s}.account_passcodes WHERE previous_hash IS NOT NULL AND previous_hash_ends_at > $1::bigint
+        UNION ALL
+        SELECT pepper_id FROM ${s}.user_passcodes
       ) AS h GROUP BY pepper_id`,
     // After ensureAccount, in its transaction: `prior` locks the row and reads the value
     // the change replaces (for its audit record), a concurrent change waited for.

@@ -120,7 +120,7 @@ export function bindingRotationUsageCases(fixture: () => StoreFixture): void {
   })
 
   describe('usage', () => {
-    it('records a batch for account and user passcodes, keeping the latest instant and partner', async () => {
+    it('records a batch for account and user passcodes, keeping the latest instant with its own partner', async () => {
       const { store } = fixture()
       const first = accountPasscode()
       const second = accountPasscode()
@@ -138,15 +138,16 @@ export function bindingRotationUsageCases(fixture: () => StoreFixture): void {
       expect(await store.getUserPasscode('acc_1', 'u_1')).toMatchObject({ lastUsedAt: NOW + 30, lastUsedPartner: 'globex' })
       expect((await store.findCredentialByHash(first.hash))?.record).toMatchObject({ lastUsedAt: NOW + 10, lastUsedPartner: 'acme' })
 
-      // A later use without a partner keeps the last partner; an older batch (another
-      // instance flushing late) changes nothing.
+      // SPEC §5.46: a later use without a partner (a protected route) clears the partner,
+      // the pair is one request's; an older batch (another instance flushing late)
+      // changes nothing.
       expect(
         await store.recordUsage([
           { kind: 'account', accountId: 'acc_1', passcodeId: first.id, at: NOW + 40, partner: null },
           { kind: 'account', accountId: 'acc_1', passcodeId: second.id, at: NOW + 5, partner: 'late' },
         ]),
       ).toBe(1)
-      expect(await store.getAccountPasscode('acc_1', first.id)).toMatchObject({ lastUsedAt: NOW + 40, lastUsedPartner: 'acme' })
+      expect(await store.getAccountPasscode('acc_1', first.id)).toMatchObject({ lastUsedAt: NOW + 40, lastUsedPartner: null })
       expect(await store.getAccountPasscode('acc_1', second.id)).toMatchObject({ lastUsedAt: NOW + 20, lastUsedPartner: null })
     })
 

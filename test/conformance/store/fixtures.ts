@@ -15,8 +15,8 @@ export interface StoreFixture {
   peer(): Promise<PasscodeStore>
   /** Inserts many passcodes at once, bypassing the cap (the lookup check). @default one create or grant each */
   seed?(accounts: readonly AccountPasscodeRecord[], users: readonly UserPasscodeRecord[]): Promise<void>
-  /** The query plan of the verification lookup of `hash`, for stores that have one. */
-  explainLookup?(hash: string): Promise<string>
+  /** The query plan of the verification lookup of `hash` (of several, as `findCredentialsByHashes`), for stores that have one. */
+  explainLookup?(hash: string | readonly string[]): Promise<string>
   /** Closes the store, its peers and what the fixture opened, and drops the storage. */
   close(): Promise<void>
 }

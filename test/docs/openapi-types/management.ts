@@ -321,9 +321,9 @@ export interface components {
             disabledAt: string | null;
             /** @description Until when the value replaced by the last rotation still works; null when it no longer does. */
             previousValueEndsAt: string | null;
-            /** @description When it last authenticated (recorded about once a minute); null if never. */
+            /** @description When it last authenticated successfully (recorded about once a minute); null if never. A refused request, a `/v1/connect` refused for its partner included, is no use. */
             lastUsedAt: string | null;
-            /** @description The partner of its last recorded `/v1/connect`; null if none. */
+            /** @description The partner of that same request (a `/v1/connect` that reached it); null when it had none (a protected route) or never used. */
             lastUsedPartner: string | null;
             /** @description Never used, or not used for 90 days: a candidate for deletion. */
             unused: boolean;
@@ -389,9 +389,9 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "expiring_soon" | "expired" | "revoked" | "disabled";
-            /** @description When it last authenticated (recorded about once a minute); null if never. */
+            /** @description When it last authenticated successfully (recorded about once a minute); null if never. A refused request, a `/v1/connect` refused for its partner included, is no use. */
             lastUsedAt: string | null;
-            /** @description The partner of its last recorded `/v1/connect`; null if none. */
+            /** @description The partner of that same request (a `/v1/connect` that reached it); null when it had none (a protected route) or never used. */
             lastUsedPartner: string | null;
             /** @description Never used, or not used for 90 days: a candidate for deletion. */
             unused: boolean;
@@ -686,7 +686,8 @@ export interface components {
             } | null;
         };
         RotatePasscode: {
-            overlapMinutes: number;
+            /** @description Required, except for a passcode found in public (`leak` not null): there it defaults to 0, the only value taken (SPEC §5.45). */
+            overlapMinutes?: number;
         };
         GrantUserPasscode: {
             validity: {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { generatePasscode } from '../../../src/index'
 import { memoryMailer } from '../../../src/memory'
 import { DAY_MS } from '../../../src/core/time'
+import { LEAKED_PASSCODE_ADVICE } from '../../../src/core/labels'
 import { admin, setup } from '../../helpers/service'
 
 const recipients = (accountId: string) => [`admins+${accountId}@example.com`]
@@ -44,7 +45,7 @@ describe('SPEC 5.42 auth.leaks.report', () => {
     expect(message!.text).toContain('https://github.com/o/r/blob/main/.env')
     expect(message!.text).toContain('content')
     expect(message!.text).toContain('disabled')
-    expect(message!.text).toContain('create a new passcode')
+    expect(message!.text).toContain(`What to do, in Settings > Passcodes: ${LEAKED_PASSCODE_ADVICE}`)
     expect(JSON.stringify(mailer.messages)).not.toContain(live.value)
 
     const leaked = events.filter((event) => event.type === 'passcode.leaked')
@@ -110,8 +111,27 @@ describe('SPEC 5.42 auth.leaks.report', () => {
     expect(events.filter((event) => event.type === 'passcode.leaked')).toEqual([
       expect.objectContaining({ kind: 'user', userId: 'u_1', action: 'revoked' }),
     ])
-    expect(await auth.leaks.report([value], { source: 'chat' })).toEqual([{ token: value, label: 'false_positive' }])
+    // A replay: the value was live when found, and the report revoked it; as for an account passcode, it stays true_positive and acts on nothing.
+    const record = await auth.userPasscodes.get(admin, 'acc', 'u_1')
+    expect(await auth.leaks.report([value, value], { source: 'chat' })).toEqual([
+      { token: value, label: 'true_positive' },
+      { token: value, label: 'true_positive' },
+    ])
     expect(mailer.messages).toHaveLength(1)
+    expect(events.filter((event) => event.type === 'passcode.leaked')).toHaveLength(1)
+    expect(await auth.userPasscodes.get(admin, 'acc', 'u_1')).toEqual(record)
+    // Once an admin grants the user a new passcode, the old value is gone: false_positive.
+    await auth.userPasscodes.grant(admin, 'acc', 'u_1', { validity: { type: 'finite', days: 30 } })
+    expect(await auth.leaks.report([value], { source: 'chat' })).toEqual([{ token: value, label: 'false_positive' }])
+  })
+
+  it('labels a user passcode an admin revoked (no leak report) false_positive: it is not live', async () => {
+    const { auth, mailer } = await fixture()
+    await auth.userPasscodes.grant(admin, 'acc', 'u_2', { validity: { type: 'infinite' } })
+    const { value } = await auth.userPasscodes.reveal({ userId: 'u_2', role: 'member' }, 'acc')
+    await auth.userPasscodes.revoke(admin, 'acc', 'u_2')
+    expect(await auth.leaks.report([value], { source: 'chat' })).toEqual([{ token: value, label: 'false_positive' }])
+    expect(mailer.messages).toHaveLength(0)
   })
 
   it('answers false_positive for an expired value (not live without allowReactivation), and a look-alike costs no store read', async () => {

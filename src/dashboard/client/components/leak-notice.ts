@@ -5,7 +5,7 @@
 // one). The member's own page says theirs was found and revoked. Everything from the
 // server goes in as text, never as HTML; a URL is shown, not linked (it names a public
 // place the reporter chose, not one of ours).
-import { LEAK_ADVICE } from '../../../core/labels'
+import { LEAKED_PASSCODE_ADVICE, LEAKED_USER_PASSCODE_ADVICE } from '../../../core/labels'
 import { h, type Child } from '../dom'
 import { byName } from '../format'
 import type { Leak, Passcode, User } from '../wire'
@@ -40,10 +40,9 @@ function banner(title: string, items: readonly Child[], todo: string): HTMLEleme
   )
 }
 
-/** What the Passcodes banner tells an admin to do: the advice of SPEC §5.45, then the rest. */
+/** What the Passcodes banner tells an admin to do: the advice of SPEC §5.45, as the leak email and docs/leaks.md give it. */
 function passcodeTodo(count: number): string {
-  const advice = count === 1 ? LEAK_ADVICE : 'Rotate each of these passcodes: the public values stop at once and never work again.'
-  return `${advice} Then give the new value to the partners that use it, or delete the passcode if nothing needs it. Enabling it without rotating puts its public value back in service.`
+  return count === 1 ? LEAKED_PASSCODE_ADVICE : `For each of them: ${LEAKED_PASSCODE_ADVICE}`
 }
 
 /** The Passcodes page's banner, or `null` when no account passcode has an open leak mark. */
@@ -75,7 +74,9 @@ export function userLeakBanner(users: readonly User[], canManage: boolean): HTML
       where(user.passcode!.leak!),
     ]),
     canManage
-      ? 'Grant each user a new passcode (Grant Passcode on their row): the public value never works again, and the user sees the new one on their own Settings page.'
+      ? leaked.length === 1
+        ? LEAKED_USER_PASSCODE_ADVICE
+        : `For each of them: ${LEAKED_USER_PASSCODE_ADVICE}`
       : 'Ask an admin of this account to grant each user a new passcode.',
   )
 }

@@ -2,7 +2,7 @@
 // it would meet, its hint (and a rotation's overlap), expiry, partners, last use with
 // its usage chart on demand, and, for those who may change it, Edit and a menu of the
 // rest (Rotate, Disable or Enable, Delete), so that the row stays one line tall.
-import { LEAK_ADVICE } from '../../../core/labels'
+import { LEAKED_ENABLE_WARNING } from '../../../core/labels'
 import { api, segment } from '../api'
 import { context } from '../context'
 import { h, hidden, type Child } from '../dom'
@@ -46,7 +46,7 @@ function actions(view: PasscodesView, passcode: Passcode, row: HTMLTableRowEleme
     ? change(
         'enable',
         {
-          question: `Enable ${name} with its public value? Its value was found in public: anyone who saw it can call the API with it again. Rotate it instead to give it a new value.`,
+          question: `Enable ${name} with its public value? ${LEAKED_ENABLE_WARNING}`,
           confirm: 'Enable the public value',
           danger: true,
         },
@@ -96,7 +96,11 @@ export function passcodeRow(view: PasscodesView, passcode: Passcode): HTMLTableR
       // The description under the name, as text (newlines kept by CSS); dir="auto" keeps its direction to itself.
       passcode.description ? h('div', {}, passcode.name, h('p', { class: 'description', dir: 'auto' }, passcode.description)) : passcode.name,
     ),
-    cell('Status', statusOf('account', passcode.status, view.accepted), leakMark(passcode.leak, canManagePasscodes ? LEAK_ADVICE : undefined)),
+    cell(
+      'Status',
+      statusOf('account', passcode.status, view.accepted),
+      leakMark(passcode.leak, canManagePasscodes ? 'Rotate it: the public value never works again.' : undefined),
+    ),
     cell(
       'Passcode',
       h('code', {}, passcode.hint),
