@@ -81,6 +81,23 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
       status: 201,
       body: { name: '  Padded  ', expiry: 'forever', partners: null, description: null },
     },
+    {
+      name: 'with a rate limit and monthly credits',
+      status: 201,
+      body: {
+        name: 'Metered',
+        expiry: 30,
+        rateLimit: { max: 10, windowSeconds: 1 },
+        credits: { remaining: 1_000, refill: { amount: 1_000, interval: 'month' } },
+      },
+    },
+    { name: 'fractional credits', status: 400, body: { name: 'Metered 2', expiry: 30, credits: { remaining: 1.5 } } },
+    { name: 'a rate window of 0', status: 400, body: { name: 'Metered 2', expiry: 30, rateLimit: { max: 1, windowSeconds: 0 } } },
+    {
+      name: 'a refill without an amount',
+      status: 400,
+      invalidBody: { name: 'Metered 2', expiry: 30, credits: { remaining: 1, refill: { interval: 'day' } } },
+    },
     { name: 'a 65-character name', status: 400, body: { name: NAME_65, expiry: 1 } },
     { name: 'a blank name', status: 400, body: { name: '   ', expiry: 1 } },
     { name: 'a zero-width character in the name', status: 400, body: { name: 'Acme\u200B', expiry: 1 } },
@@ -114,6 +131,8 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
   updatePasscode: [
     { name: 'a new name', status: 200, path: id('acme'), body: { name: 'Acme sync 2' } },
     { name: 'a new expiry, unbound, a description', status: 200, path: id('acme'), body: { expiry: 60, partners: null, description: 'Edited' } },
+    { name: 'credits set, the rate limit removed', status: 200, path: id('acme'), body: { credits: { remaining: 5 }, rateLimit: null } },
+    { name: 'credits over 10^12', status: 400, path: id('acme'), body: { credits: { remaining: 10 ** 12 + 1 } } },
     { name: 'nothing to change', status: 400, path: id('acme'), body: {} },
     { name: 'a 65-character name', status: 400, path: id('acme'), body: { name: NAME_65 } },
     { name: 'an unknown field', status: 400, path: id('acme'), invalidBody: { colour: 'red' } },
@@ -173,6 +192,7 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
   ],
   grantUserPasscode: [
     { name: 'a year', status: 201, path: userId('u_cy'), body: { validity: { type: 'finite', days: 365 } } },
+    { name: 'with credits', status: 201, path: userId('u_dee'), body: { validity: { type: 'infinite' }, credits: { remaining: 100 } } },
     { name: '0 days', status: 400, path: userId('u_dee'), body: { validity: { type: 'finite', days: 0 } } },
     { name: '366 days', status: 400, path: userId('u_dee'), body: { validity: { type: 'finite', days: 366 } } },
     { name: 'an unknown type', status: 400, path: userId('u_dee'), invalidBody: { validity: { type: 'forever' } } },
