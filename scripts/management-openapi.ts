@@ -142,6 +142,8 @@ const ERROR_EXAMPLES: Readonly<Record<number, ManagementFailure>> = {
 export const SERVER_RULES = {
   whitelistedPartners: "`partners`: each name must be on the operator's whitelist (`GET /partners`), which is the server's state.",
   auditCursor: "`cursor`: only a `nextCursor` of this list; its form is the server's own.",
+  leakedOverlap:
+    "`overlapMinutes`: required, except for a passcode found in public (its `leak` is not null), where it may be left out and only 0 is taken (SPEC §5.45): which one applies is the passcode's state.",
   normalisedLength:
     "`name`, `description`: their lengths count the text in Unicode NFC, which a JSON Schema cannot compute; text that NFC lengthens past the limit (rare: some scripts' letters with marks) is refused.",
 } as const
@@ -224,6 +226,7 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     body: 'RotatePasscode',
     success: [201, 'Rotated; the only answer with the new value.', 'IssuedPasscode'],
     errors: [...WRITE_ERRORS, 404, 409],
+    serverRules: ['leakedOverlap'],
   },
   'GET /passcodes/{id}/usage': {
     operationId: 'getPasscodeUsage',

@@ -44,8 +44,10 @@ export function settleWithin<T, F>(promise: Promise<T>, ms: number, onTimeout: (
 
 /**
  * One deadline shared by every storage call of a request (SPEC §5.23): a verification
- * or a connect, credential lookup, limiter and partner lookup together, ends within
- * `timeoutMs` of its start, not within `timeoutMs` of each call.
+ * or a connect, credential lookup and partner lookup together, ends within `timeoutMs`
+ * of its start, not within `timeoutMs` of each call. The limiter's store calls are not
+ * in it: each has a deadline of its own and lets the request through when late
+ * (`limiter/rate-limit.ts`).
  */
 export interface Budget {
   /**

@@ -71,7 +71,7 @@ function expectClean(streams: string, secrets: readonly string[]): void {
   for (const secret of secrets) expect(streams).not.toContain(secret)
 }
 
-describe('serve with stdout and stderr piped', () => {
+describe('SPEC 5.35 serve with stdout and stderr piped', () => {
   it('writes the demo passcode and the login link to an owner-only file, prints its path, and no secret on either stream after a request on every route', async () => {
     const dir = folders[0]!.dir
     const shown = await shownText(dir, 'token=')
@@ -117,7 +117,7 @@ describe('serve with stdout and stderr piped', () => {
   })
 })
 
-describe('serve --json with stdout and stderr piped, on 0.0.0.0', () => {
+describe('SPEC 5.35 serve --json with stdout and stderr piped, on 0.0.0.0', () => {
   it('prints one JSON document without a value, a link or a token; the dashboard is off and nothing makes a link', async () => {
     const dir = folders[1]!.dir
     const shown = await shownText(dir, 'curl ')
@@ -139,7 +139,7 @@ describe('serve --json with stdout and stderr piped, on 0.0.0.0', () => {
   })
 })
 
-describe('a start that fails', () => {
+describe('SPEC 5.35 a start that fails', () => {
   it('exits with its code and names what failed, with no password, pepper or key on either stream', () => {
     expect(failed.code).toBe(5)
     expect(failed.stderr).toContain('Cannot connect to the PostgreSQL server of DATABASE_URL')
@@ -147,7 +147,7 @@ describe('a start that fails', () => {
   })
 })
 
-describe('serve --dashboard, --no-dashboard and PASSCODE_AUTH_DASHBOARD', () => {
+describe('SPEC 5.35 serve --dashboard, --no-dashboard and PASSCODE_AUTH_DASHBOARD', () => {
   const dashboardOf = (argv: string[], env: Record<string, string> = {}) =>
     serverConfig({ stdout: () => undefined, stderr: () => undefined, env, cwd: '/' }, parseCommandLine(['serve', ...argv]).flags).dashboard
 

@@ -72,7 +72,7 @@ async function refusesConnections(url: string): Promise<boolean> {
   return false
 }
 
-describe('serve on a signal', () => {
+describe('SPEC 5.36 serve on a signal', () => {
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     it(`${signal}: finishes the request in flight, releases the folder and exits 0`, async () => {
       const { server: running, cookie } = await start()

@@ -160,7 +160,7 @@ const headersOf = (response: RawResponse): CorsHeaders =>
 
 /** Runs {@link CASES} against every target, started with and without `cors`. */
 export function describeCorsConformance(targets: readonly HttpTarget[]): void {
-  describe('HTTP conformance: CORS on /v1/connect (SPEC §5.30)', () => {
+  describe('HTTP conformance: SPEC 5.30 CORS on /v1/connect', () => {
     let fixture: HttpFixture
     const apps = new Map<string, RunningApp>()
     const key = (target: HttpTarget, cors: boolean) => `${target.name}${cors ? ' with cors' : ''}`

@@ -505,7 +505,7 @@ export const HTTP_CASES: readonly HttpCase[] = [
     expected: () => ({ ...INVALID_CREDENTIALS, body: '' }),
   },
   ...OTHER_METHODS.map((method) => ({
-    name: `§5.20 ${method} /v1/connect with valid credentials: 405 Method Not Allowed, Allow: GET, HEAD`,
+    name: `SPEC 5.20 ${method} /v1/connect with valid credentials: 405 Method Not Allowed, Allow: GET, HEAD`,
     method,
     request: (f: HttpFixture) => withMethod(method, connect(credentials(f.accountId, f.passcodes.active))),
     expected: () => METHOD_NOT_ALLOWED,

@@ -12,7 +12,7 @@ import { chooseAction, PEOPLE, useDashboardBrowser } from './browser-host'
 const availability = browserAvailability()
 const admin = PEOPLE.admin.actor
 
-describe.skipIf(availability.skip)(availability.title('dashboard truth in Chromium'), { timeout: 90_000 }, () => {
+describe.skipIf(availability.skip)(availability.title('SPEC 5.43 dashboard truth in Chromium'), { timeout: 90_000 }, () => {
   const dashboard = useDashboardBrowser()
   const { signIn } = dashboard
 

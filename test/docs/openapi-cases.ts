@@ -156,7 +156,7 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
     { name: 'overlap -1', status: 400, path: id('acme'), body: { overlapMinutes: -1 } },
     { name: 'overlap past 7 days', status: 400, path: id('acme'), body: { overlapMinutes: 10_081 } },
     { name: 'overlap as text', status: 400, path: id('acme'), invalidBody: { overlapMinutes: '60' } },
-    { name: 'no overlap given', status: 400, path: id('acme'), invalidBody: {} },
+    { name: 'no overlap given', status: 400, path: id('acme'), body: {}, serverRule: 'leakedOverlap' },
     { name: 'an empty ID', status: 400, path: passcodeId(''), body: { overlapMinutes: 0 } },
     { name: 'no such passcode', status: 404, path: passcodeId('nope'), body: { overlapMinutes: 0 } },
     { name: 'a member may not rotate', status: 403, as: 'member', path: id('acme'), body: { overlapMinutes: 0 } },

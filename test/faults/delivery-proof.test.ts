@@ -43,7 +43,7 @@ function harness(intervalMs = 1_000) {
   }
 }
 
-describe('deliveryProof', () => {
+describe('SPEC 5.32 deliveryProof', () => {
   it('says nothing while delivery holds; once it fails, says so within 1.5 intervals, renews the connection, and says when it is back', async () => {
     vi.useFakeTimers()
     const h = harness(1_000)
@@ -142,7 +142,7 @@ describe('deliveryProof', () => {
   })
 })
 
-describe('the partner whitelist while delivery is unproven', () => {
+describe('SPEC 5.32 the partner whitelist while delivery is unproven', () => {
   it('reads the database per lookup until proven again, then loads the list afresh', async () => {
     let onPayload: ((payload: string) => void) | undefined
     let delivering = true
@@ -194,7 +194,7 @@ describe('the partner whitelist while delivery is unproven', () => {
   })
 })
 
-describe('the service while delivery is unproven', () => {
+describe('SPEC 5.32 the service while delivery is unproven', () => {
   /** A memory store whose subscribers the test reaches, counting verification reads. */
   function storeWithChannel() {
     const inner = memoryStore()

@@ -34,7 +34,7 @@ describe('auth.notifyExpirations: configuration', () => {
   })
 })
 
-describe('auth.notifyExpirations: when (SPEC 5.7, 5.14) with an injected clock', () => {
+describe('SPEC 5.14 auth.notifyExpirations: when (SPEC 5.7) with an injected clock', () => {
   async function passcodeExpiringAt(remainingMs: number) {
     const mailer = memoryMailer()
     const context = setup({ mailer, recipients: everyone })

@@ -37,7 +37,7 @@ async function timed(call: () => Promise<ConnectResult>): Promise<{ result: Conn
   return { result: await pending, afterMs: answeredAt! - start }
 }
 
-describe('one deadline per request (SPEC §5.23)', () => {
+describe('SPEC 5.23 one deadline per request', () => {
   beforeEach(() => vi.useFakeTimers())
   afterEach(() => vi.useRealTimers())
 

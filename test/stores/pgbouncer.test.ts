@@ -314,7 +314,7 @@ describe.skipIf(!availability.available)(title, () => {
     })
   })
 
-  describe('the delivery proof through PgBouncer', () => {
+  describe('SPEC 5.33 the delivery proof through PgBouncer', () => {
     it('with listenConnectionString: proven, nothing reported, and a delete on another instance is heard at once', async () => {
       // Each proof is given 250 ms to come back (half the interval): a loaded test machine
       // can take more than 100 ms for the round trip through PgBouncer and back.
