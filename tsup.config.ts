@@ -20,6 +20,8 @@ export const entries = {
   fetch: 'src/fetch/index.ts',
   hono: 'src/hono/index.ts',
   secretlint: 'src/secretlint/index.ts',
+  webhooks: 'src/webhooks/index.ts',
+  nestjs: 'src/nestjs/index.ts',
 } as const
 
 /**
@@ -76,5 +78,8 @@ export default defineConfig({
     'pg',
     /^@electric-sql\/pglite(\/|$)/,
     'nodemailer',
+    /^@nestjs\//,
+    'reflect-metadata',
+    'rxjs',
   ],
 })

@@ -59,6 +59,8 @@ export const isolatedTests = ['test/http/warm-path.test.ts']
  * --outputFile=durations.json` (each file's endTime − startTime).
  */
 export const slowTests = [
+  // Builds the previous version from git (npm run build, once per commit and machine) before its traffic.
+  'test/upgrade/mixed-version.test.ts',
   'test/package/doc-blocks.test.ts',
   'test/readme/blocks.test.ts',
   'test/dashboard/axe.browser.test.ts',
@@ -86,6 +88,8 @@ export const slowTests = [
   'test/http/hostile-input-koa.test.ts',
   'test/http/hostile-input-hono.test.ts',
   'test/http/hostile-input-fetch.test.ts',
+  'test/nestjs/hostile-input.test.ts',
+  'test/nestjs/conformance.test.ts',
 ]
 
 /**
@@ -127,6 +131,7 @@ export const notUnitTests = [
   'test/dashboard/focus.browser.test.ts',
   'test/dashboard/truth.browser.test.ts',
   'test/dashboard/activity.browser.test.ts',
+  'test/dashboard/webhooks.browser.test.ts',
   'test/dashboard/management-conformance.test.ts',
   'test/docs/openapi-lint.test.ts',
   'test/fetch/conformance.test.ts',

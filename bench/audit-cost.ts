@@ -1,5 +1,6 @@
 /**
- * The audit trail's costs (SPEC §5.40), side by side in one run:
+ * The audit trail's costs (SPEC §5.40, §5.44: every record an HMAC made in this process
+ * under the bench's audit key), side by side in one run:
  * - a management write (a rename) with its audit record next to the same write without
  *   one, on a PostgreSQL server, in interleaved slices, and next to the least a rename
  *   costs (the UPDATE and its NOTIFY as one prepared statement, no record); the same
@@ -9,21 +10,36 @@
  *   same write without one;
  * - `audit.list` of 50 records of one account next to 1k and to 1M records of other
  *   accounts, alternating call by call;
- * - `audit.verify` per record, over a chain of 20 000 records.
+ * - `audit.verify` per record, over a keyed chain of 20 000 records, next to the release
+ *   before's verification of the same chain as it wrote it: that release's own code with
+ *   `--baseline=<dir>` (a folder holding its `src/`), else a walk that does what it did
+ *   (bench-only, `legacyVerify`).
  *
  *   npx tsx bench/audit-cost.ts               # DATABASE_URL, or a temporary cluster
  *   npx tsx bench/audit-cost.ts --only=write  # one section: write, list or verify
+ *   git archive main src | tar -x -C .data/baseline   # then, beside main's own verify:
+ *   npx tsx bench/audit-cost.ts --only=verify --baseline=.data/baseline
  */
+import { resolve } from 'node:path'
 import pg from 'pg'
 import { createPasscodeAuth } from '../src/index'
-import { chainAuditEntry, GENESIS_HASH, canonicalJson, type AuditEntry } from '../src/core/audit'
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
+import { auditRecordInput, canonicalJson, GENESIS_HASH, type AuditEntry, type AuditRecord } from '../src/core/audit'
 import { changedFields } from '../src/core/audit-fields'
+import { auditKeyring } from '../src/core/audit-keys'
+import type { AuditAppend } from '../src/ports/audit-log'
 import type { AccountPasscodeRecord, UserPasscodeRecord } from '../src/core/entities'
 import { migrate, postgresStore } from '../src/stores/postgres/index'
 import { ACCOUNT_COLUMNS, ACCOUNT_PATCH, rotateChange } from '../src/stores/postgres/statements'
 import { postgresAvailability, startTestPostgres } from '../test/helpers/postgres'
 import { ADMIN } from './fixtures'
 import { median } from './stats'
+
+/** The bench's audit key (SPEC §5.44): every record is an HMAC under it, made in this process. */
+const AUDIT_KEY = { id: 'bench', key: new Uint8Array(32).fill(11) }
+const KEYS = auditKeyring([AUDIT_KEY])
+const signed = (audit: AuditEntry): AuditAppend => ({ entry: audit, signer: KEYS.signer })
 
 const entry = (accountId: string, at: number): AuditEntry => ({
   accountId,
@@ -36,14 +52,19 @@ const entry = (accountId: string, at: number): AuditEntry => ({
   clientAddress: null,
 })
 
-/** Inserts a valid chain of `count` records for `accountId` in a few statements. */
-async function seedChain(pool: pg.Pool, schema: string, accountId: string, count: number): Promise<void> {
+/**
+ * Inserts a valid chain of `count` records for `accountId` in a few statements: keyed
+ * under the bench's key (encoding version 2), or as the release before audit keys wrote
+ * them (`legacy`: version 1, plain SHA-256), for `verify`'s cost before and after.
+ */
+async function seedChain(pool: pg.Pool, schema: string, accountId: string, count: number, legacy = false): Promise<void> {
   let head = { sequence: 0, hash: GENESIS_HASH }
   let previous = GENESIS_HASH
   for (let start = 0; start < count; start += 5_000) {
-    const rows: unknown[][] = [[], [], [], [], [], [], [], []]
+    const rows: unknown[][] = [[], [], [], [], [], [], [], [], [], []]
     for (let i = start; i < Math.min(count, start + 5_000); i++) {
-      const record = chainAuditEntry(entry(accountId, i), head)
+      const keyed = KEYS.signer.chain(entry(accountId, i), head)
+      const record: AuditRecord = legacy ? legacyRecord(keyed) : keyed
       previous = head.hash
       head = { sequence: record.sequence, hash: record.hash }
       const values = [
@@ -54,13 +75,17 @@ async function seedChain(pool: pg.Pool, schema: string, accountId: string, count
         canonicalJson(record.changes),
         record.previousHash,
         record.hash,
-        'pc_bench',
+        record.targetId,
+        record.version,
+        record.keyId,
       ]
       values.forEach((value, column) => rows[column]!.push(value))
     }
     await pool.query(
-      `INSERT INTO ${schema}.audit_records (account_id, sequence, at, actor, action, target, changes, previous_hash, hash, target_id)
-       SELECT $1, s, a, ac, 'passcode.updated', t, c, p, h, ti FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) AS u(s, a, ac, t, c, p, h, ti)`,
+      `INSERT INTO ${schema}.audit_records (account_id, sequence, at, actor, action, target, changes, previous_hash, hash, target_id, version, key_id)
+       SELECT $1, s, a, ac, 'passcode.updated', t, c, p, h, ti, v, k
+       FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::smallint[], $11::text[])
+         AS u(s, a, ac, t, c, p, h, ti, v, k)`,
       [accountId, ...rows],
     )
   }
@@ -69,6 +94,38 @@ async function seedChain(pool: pg.Pool, schema: string, accountId: string, count
      ON CONFLICT (account_id) DO UPDATE SET sequence = excluded.sequence, hash = excluded.hash, previous_hash = excluded.previous_hash`,
     [accountId, head.sequence, head.hash, previous, GENESIS_HASH],
   )
+}
+
+/**
+ * `record` as the release before audit keys would have written it after the same
+ * previous hash: version 1, no key, SHA-256 (with `@noble/hashes`, as that release hashed).
+ */
+function legacyRecord(record: AuditRecord): AuditRecord {
+  const unsigned = { ...record, version: 1, keyId: null }
+  return { ...unsigned, hash: bytesToHex(sha256(utf8ToBytes(auditRecordInput(unsigned)))) }
+}
+
+/**
+ * `auth.audit.verify` as the release before audit keys ran it, for its cost side by side
+ * with today's (kept here, bench-only): pages of 1000 records above the start, read as
+ * the store reads them, each hashed with `@noble/hashes` and linked to the one before.
+ */
+async function legacyVerify(store: ReturnType<typeof postgresStore>, accountId: string): Promise<number> {
+  const log = store.audit
+  const ends = await log.ends(accountId)
+  let last = ends!.start
+  let count = 0
+  for (let from = last.sequence + 1; ;) {
+    const page = await log.records(accountId, { from, limit: 1000 })
+    for (const record of page) {
+      if (bytesToHex(sha256(utf8ToBytes(auditRecordInput(record)))) !== record.hash) throw new Error('changed')
+      if (record.sequence !== last.sequence + 1 || record.previousHash !== last.hash) throw new Error('removed')
+      last = record
+      count++
+    }
+    if (page.length < 1000) return count
+    from = last.sequence + 1
+  }
 }
 
 /** Other accounts' records, 20 per account, not chained (only their volume matters here). */
@@ -85,6 +142,20 @@ async function seedOthers(pool: pg.Pool, schema: string, count: number): Promise
 const SLICE = 100
 
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length)
+const baseline = process.argv.find((arg) => arg.startsWith('--baseline='))?.slice('--baseline='.length)
+
+/**
+ * The release before's own `auth.audit.verify` on the store of `schema`, from the `src/`
+ * under `--baseline` (its chain as that release wrote it: the schema's later columns are
+ * ones it does not read).
+ */
+async function baselineVerify(pool: pg.Pool, schema: string): Promise<(accountId: string) => Promise<{ ok: boolean; records?: number }>> {
+  const root = resolve(baseline!, 'src')
+  const service = (await import(resolve(root, 'index.ts'))) as typeof import('../src/index')
+  const stores = (await import(resolve(root, 'stores/postgres/index.ts'))) as typeof import('../src/stores/postgres/index')
+  const auth = service.createPasscodeAuth({ store: stores.postgresStore(pool, { schema, listen: false }), partners: ['acme'] })
+  return async (accountId) => auth.audit.verify(accountId)
+}
 const runs = (section: 'write' | 'list' | 'verify') => only === undefined || only === section
 
 const availability = postgresAvailability()
@@ -144,7 +215,7 @@ async function writeSection(pool: pg.Pool): Promise<void> {
   await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
   await migrate(pool, { schema })
   const store = postgresStore(pool, { schema, listen: false })
-  const auth = createPasscodeAuth({ store, partners: ['acme'] })
+  const auth = createPasscodeAuth({ store, partners: ['acme'], auditKeys: [AUDIT_KEY] })
   const { passcode } = await auth.passcodes.create(ADMIN, 'acc_bench', { name: 'Bench 0', expiry: 30 })
   const ms = (value: number) => value.toFixed(3)
   const report = (label: string, result: { ms: Record<string, number>; ratio: Record<string, number> }) =>
@@ -164,7 +235,7 @@ async function writeSection(pool: pg.Pool): Promise<void> {
   const rename = async (kind: (typeof kinds)[number]) => {
     n++
     const patch = { name: `Bench ${n}`, nameKey: `bench ${n}`, updatedAt: Date.now() }
-    if (kind === 'with') await store.updateAccountPasscode('acc_bench', passcode.id, patch, entry('acc_bench', Date.now()))
+    if (kind === 'with') await store.updateAccountPasscode('acc_bench', passcode.id, patch, signed(entry('acc_bench', Date.now())))
     else if (kind === 'without') await store.updateAccountPasscode('acc_bench', passcode.id, patch)
     else {
       const values = ['acc_bench', passcode.id, patch.name, patch.nameKey, false, null, false, null, patch.updatedAt, false, null, null, false, null]
@@ -200,7 +271,7 @@ async function writeSection(pool: pg.Pool): Promise<void> {
       await pool.query({ ...bareRotation, values: [...values, 'bench_channel', '{}'] })
       return
     }
-    const record = kind === 'with' ? { ...entry('acc_bench', Date.now()), action: 'passcode.rotated' as const, changes: {} } : undefined
+    const record = kind === 'with' ? signed({ ...entry('acc_bench', Date.now()), action: 'passcode.rotated' as const, changes: {} }) : undefined
     await store.rotateAccountPasscode('acc_bench', passcode.id, rotation, record)
   }
   const rotations = await sideBySide(kinds, (kind) =>
@@ -269,12 +340,12 @@ async function writeSection(pool: pg.Pool): Promise<void> {
       for (const record of records) {
         const audit =
           kind === 'with'
-            ? {
+            ? signed({
                 ...entry(accountId, record.createdAt),
                 action: 'passcode.created' as const,
                 target: { type: 'passcode' as const, id: record.id, name: record.name },
                 changes: changedFields(null, shown(record)),
-              }
+              })
             : undefined
         created(await store.createAccountPasscode(record, SLICE, audit))
       }
@@ -289,12 +360,12 @@ async function writeSection(pool: pg.Pool): Promise<void> {
       for (const record of records) {
         const audit =
           kind === 'with'
-            ? {
+            ? signed({
                 ...entry(accountId, Date.now()),
                 action: 'passcode.deleted' as const,
                 target: { type: 'passcode' as const, id: record.id, name: record.name },
                 changes: changedFields(shown(record), null),
-              }
+              })
             : undefined
         if ((await store.deleteAccountPasscode(accountId, record.id, audit)) === null) throw new Error('the passcode should exist')
       }
@@ -311,12 +382,12 @@ async function writeSection(pool: pg.Pool): Promise<void> {
         const expiresAt = now + 30 * 86_400_000
         const audit =
           kind === 'with'
-            ? {
+            ? signed({
                 ...entry(accountId, now),
                 action: 'user_passcode.granted' as const,
                 target: { type: 'user' as const, id: `u_bench_${i}` },
                 changes: { validity: { before: null, after: '30 days' }, expiresAt: { before: null, after: expiresAt } },
-              }
+              })
             : undefined
         const record: UserPasscodeRecord = {
           accountId,
@@ -379,7 +450,7 @@ async function writeSection(pool: pg.Pool): Promise<void> {
     return timed(async () => {
       for (const userId of users) {
         const { hash, ciphertext, hint, grantedAt, expiresAt, pepperId } = userRecord(accountId, userId)
-        const audit = kind === 'with' ? userEntry(accountId, userId, 'user_passcode.reset') : undefined
+        const audit = kind === 'with' ? signed(userEntry(accountId, userId, 'user_passcode.reset')) : undefined
         const fields = { hash, ciphertext, hint, grantedAt, expiresAt, pepperId }
         if ((await store.resetUserPasscode(accountId, userId, fields, audit)) === null) throw new Error('the user passcode should be live')
       }
@@ -390,7 +461,7 @@ async function writeSection(pool: pg.Pool): Promise<void> {
     const { accountId, users } = await grantedUsers('revoke')
     return timed(async () => {
       for (const userId of users) {
-        const audit = kind === 'with' ? userEntry(accountId, userId, 'user_passcode.revoked') : undefined
+        const audit = kind === 'with' ? signed(userEntry(accountId, userId, 'user_passcode.revoked')) : undefined
         if ((await store.revokeUserPasscode(accountId, userId, Date.now(), audit)) === null) throw new Error('the user passcode should be live')
       }
     })
@@ -405,12 +476,12 @@ async function writeSection(pool: pg.Pool): Promise<void> {
         const accepted = i % 2 === 0 ? ('account' as const) : ('both' as const)
         const audit =
           kind === 'with'
-            ? {
+            ? signed({
                 ...entry(accountId, Date.now()),
                 action: 'account.accepted_passcodes_changed' as const,
                 target: { type: 'account' as const },
                 changes: {},
-              }
+              })
             : undefined
         await store.setAcceptedPasscodes(accountId, accepted, audit)
       }
@@ -435,13 +506,13 @@ async function writeSection(pool: pg.Pool): Promise<void> {
       for (const claim of claims) {
         const audit =
           kind === 'with'
-            ? {
+            ? signed({
                 ...entry(accountId, Date.now()),
                 actor: { type: 'system' as const },
                 action: 'notification.sent' as const,
                 target: { type: 'passcode' as const, id: claim.passcodeId, name: claim.name },
                 changes: { notification: { before: null, after: claim.kind } },
-              }
+              })
             : undefined
         if (!(await store.completeNotification(claim, Date.now(), audit))) throw new Error('the claim should hold')
       }
@@ -457,13 +528,13 @@ async function writeSection(pool: pg.Pool): Promise<void> {
         const at = Date.now()
         const audit =
           kind === 'with'
-            ? {
+            ? signed({
                 ...entry(accountId, at),
                 actor: { type: 'system' as const },
                 action: 'passcode.leak_reported' as const,
                 target: { type: 'passcode' as const, id: record.id, name: record.name },
                 changes: { source: { before: null, after: 'bench' } },
-              }
+              })
             : undefined
         const report = {
           id: crypto.randomUUID(),
@@ -499,7 +570,10 @@ async function listSection(pool: pg.Pool): Promise<void> {
     await migrate(pool, { schema: pageSchema })
     await seedOthers(pool, pageSchema, others)
     await seedChain(pool, pageSchema, 'acc_bench', 500)
-    services.push([label, createPasscodeAuth({ store: postgresStore(pool, { schema: pageSchema, listen: false }), partners: ['acme'] })])
+    services.push([
+      label,
+      createPasscodeAuth({ store: postgresStore(pool, { schema: pageSchema, listen: false }), partners: ['acme'], auditKeys: [AUDIT_KEY] }),
+    ])
     pages[label] = []
   }
   for (let i = 0; i < 2_000; i++) {
@@ -519,21 +593,46 @@ async function listSection(pool: pg.Pool): Promise<void> {
   for (const name of ['bench_audit_1k', 'bench_audit_1m']) await pool.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`)
 }
 
-/** 3. verify per record. */
+/**
+ * 3. verify per record, side by side in one run: `auth.audit.verify` over a keyed chain
+ * (every row read, each HMAC checked) next to the release before's verification over the
+ * same chain as it would have written it (plain SHA-256, records above the start only),
+ * and today's verify over that legacy chain too; runs alternate, median of 5 each.
+ */
 async function verifySection(pool: pg.Pool): Promise<void> {
-  const chainSchema = 'bench_audit_chain'
-  await pool.query(`DROP SCHEMA IF EXISTS ${chainSchema} CASCADE`)
-  await migrate(pool, { schema: chainSchema })
   const records = 20_000
-  await seedChain(pool, chainSchema, 'acc_chain', records)
-  const verifier = createPasscodeAuth({ store: postgresStore(pool, { schema: chainSchema, listen: false }), partners: ['acme'] })
-  const times: number[] = []
-  for (let i = 0; i < 5; i++) {
-    const start = performance.now()
-    const result = await verifier.audit.verify('acc_chain')
-    times.push(performance.now() - start)
-    if (!result.ok || result.records !== records) throw new Error(`the seeded chain should verify: ${JSON.stringify(result)}`)
+  const kinds = ['keyed', 'legacy', 'before'] as const
+  const schemas = { keyed: 'bench_audit_chain', legacy: 'bench_audit_legacy' }
+  for (const [kind, chainSchema] of Object.entries(schemas)) {
+    await pool.query(`DROP SCHEMA IF EXISTS ${chainSchema} CASCADE`)
+    await migrate(pool, { schema: chainSchema })
+    await seedChain(pool, chainSchema, 'acc_chain', records, kind === 'legacy')
   }
-  console.log(`audit.verify: ${median(times).toFixed(0)} ms for ${records} records, ${((median(times) / records) * 1000).toFixed(1)} µs per record`)
-  await pool.query(`DROP SCHEMA IF EXISTS ${chainSchema} CASCADE`)
+  const stores = {
+    keyed: postgresStore(pool, { schema: schemas.keyed, listen: false }),
+    legacy: postgresStore(pool, { schema: schemas.legacy, listen: false }),
+  }
+  const verifier = (store: ReturnType<typeof postgresStore>) => createPasscodeAuth({ store, partners: ['acme'], auditKeys: [AUDIT_KEY] })
+  const services = { keyed: verifier(stores.keyed), legacy: verifier(stores.legacy) }
+  const before = baseline === undefined ? undefined : await baselineVerify(pool, schemas.legacy)
+  const run = {
+    keyed: async () => services.keyed.audit.verify('acc_chain'),
+    legacy: async () => services.legacy.audit.verify('acc_chain'),
+    before: async () => (before === undefined ? { ok: true, records: await legacyVerify(stores.legacy, 'acc_chain') } : before('acc_chain')),
+  }
+  const times = { keyed: [] as number[], legacy: [] as number[], before: [] as number[] }
+  for (let round = 0; round < 6; round++) {
+    for (const kind of round % 2 === 0 ? kinds : [...kinds].reverse()) {
+      const start = performance.now()
+      const result = await run[kind]()
+      if (round > 0) times[kind].push(performance.now() - start)
+      if (!result.ok || result.records !== records) throw new Error(`the seeded chain should verify: ${JSON.stringify(result)}`)
+    }
+  }
+  const perRecord = (kind: (typeof kinds)[number]) => (median(times[kind]) / records) * 1000
+  console.log(
+    `audit.verify over ${records} records, per record: ${perRecord('keyed').toFixed(1)} µs keyed (HMAC), ${perRecord('legacy').toFixed(1)} µs over the ` +
+      `legacy chain, ${perRecord('before').toFixed(1)} µs the release before's ${before === undefined ? 'walk (legacyVerify)' : `verify (${baseline})`} over it; keyed / before ${(perRecord('keyed') / perRecord('before')).toFixed(2)}x (goal <= 1.5x)`,
+  )
+  for (const chainSchema of Object.values(schemas)) await pool.query(`DROP SCHEMA IF EXISTS ${chainSchema} CASCADE`)
 }

@@ -51,6 +51,10 @@ export interface BenchServiceOptions {
   readonly telemetry?: PasscodeAuthOptions['telemetry']
   /** The service's `rateLimit` option. @default off */
   readonly rateLimit?: PasscodeAuthOptions['rateLimit']
+  /** The service's `scopes` option (SPEC §5.48). @default none */
+  readonly scopes?: PasscodeAuthOptions['scopes']
+  /** What each passcode is restricted to (SPEC §5.48, §5.49). @default every scope, any address */
+  readonly restrictions?: { readonly scopes?: readonly string[]; readonly allowedAddresses?: readonly string[] }
 }
 
 interface OpenedStore {
@@ -112,12 +116,13 @@ export async function createBenchService(options: BenchServiceOptions): Promise<
     ...(options.usage === undefined ? {} : { usage: options.usage }),
     ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
+    ...(options.scopes === undefined ? {} : { scopes: options.scopes }),
   })
   const credentials: { accountId: string; passcode: string }[] = []
   const count = options.count ?? 1
   for (let i = 0; i < count; i++) {
     const accountId = `acc_bench_${Math.floor(i / PER_ACCOUNT)}`
-    const { value } = await auth.passcodes.create(ADMIN, accountId, { name: `Partner ${i}`, expiry: 365 })
+    const { value } = await auth.passcodes.create(ADMIN, accountId, { name: `Partner ${i}`, expiry: 365, ...options.restrictions })
     credentials.push({ accountId, passcode: value })
   }
   return {

@@ -12,7 +12,10 @@
  * `@opentelemetry/api`'s tracer and meter with no SDK registered (OpenTelemetry
  * installed but not set up): what turning telemetry on costs the warm path; and on a
  * service with the brute-force limiter on (its memory store, the request coming from
- * an address that is not limited): what the limiter's check costs a cache hit.
+ * an address that is not limited): what the limiter's check costs a cache hit; and the
+ * hook of a route that needs two scopes, for a passcode that grants them and may be used
+ * from 10 address ranges, the request from the last (SPEC §5.48, §5.49): what a
+ * restricted passcode costs a cache hit.
  *
  * Run as a child of `npm run bench`; prints nothing itself.
  */
@@ -39,6 +42,10 @@ export interface HookCost {
   readonly limiterNs?: number
   /** Median over rounds of that − the plain hook, ns per call. */
   readonly limiterExtraNs?: number
+  /** ns per call of `requirePasscode` with two scopes on a cache hit, the passcode granting them from 10 ranges. */
+  readonly restrictedNs?: number
+  /** Median over rounds of that − the plain hook, ns per call. */
+  readonly restrictedExtraNs?: number
 }
 
 const CALLS = 20_000
@@ -47,7 +54,7 @@ const ROUNDS = 60
 type Call = () => void
 type Framework = HookCost['framework']
 
-const VARIANTS = ['hook', 'telemetry', 'limiter', 'noop'] as const
+const VARIANTS = ['hook', 'telemetry', 'limiter', 'restricted', 'noop'] as const
 type Variant = (typeof VARIANTS)[number]
 
 async function hooks(): Promise<({ framework: Framework } & Record<Variant, Call>)[]> {
@@ -57,6 +64,13 @@ async function hooks(): Promise<({ framework: Framework } & Record<Variant, Call
     telemetry: { tracer: trace.getTracer('passcode-auth-bench'), meter: metrics.getMeter('passcode-auth-bench') },
   })
   const limited = await createBenchService({ store: 'memory', rateLimit: {} })
+  // Two scopes needed, granted; 10 ranges, the caller's address (192.0.2.1) in the last.
+  const SCOPES = ['events:read', 'events:write']
+  const restricted = await createBenchService({
+    store: 'memory',
+    scopes: { 'events:read': 'Read events', 'events:write': 'Send events', 'reports:read': 'Read reports' },
+    restrictions: { scopes: SCOPES, allowedAddresses: [...Array.from({ length: 9 }, (_, i) => `10.0.${i}.0/24`), '192.0.2.0/24'] },
+  })
   const done = () => {}
   const resolved = Promise.resolve()
   const next = () => resolved
@@ -65,7 +79,8 @@ async function hooks(): Promise<({ framework: Framework } & Record<Variant, Call
   // Header values as Node's parser makes them: flat strings of their own.
   async function warmHeaders(service: typeof plain) {
     const { accountId, passcode } = service.credentials[0]!
-    if (!(await service.auth.authenticate({ accountId, passcode })).ok) throw new Error('the benchmark passcode was refused') // warms the cache
+    if (!(await service.auth.authenticate({ accountId, passcode, clientAddress: '192.0.2.1' })).ok)
+      throw new Error('the benchmark passcode was refused') // warms the cache
     return { host: '127.0.0.1', 'x-service-account-id': `${accountId} `.trim(), 'x-service-passcode': `${passcode} `.trim() }
   }
 
@@ -77,24 +92,24 @@ async function hooks(): Promise<({ framework: Framework } & Record<Variant, Call
   // The caller's address, as a plain property (the frameworks' own `ip` getters cost
   // what they cost with or without this library; it reads them only with a limiter).
   const ip = '192.0.2.1'
-  const makers: Record<Framework, (auth: PasscodeAuth, headers: object) => Promise<Call>> = {
-    async fastify(auth, headers) {
+  const makers: Record<Framework, (auth: PasscodeAuth, headers: object, scopes?: string[]) => Promise<Call>> = {
+    async fastify(auth, headers, scopes) {
       const app = Fastify({ logger: false })
       await app.register(passcodeAuthPlugin, { auth, connectRoute: false })
       await app.ready()
-      const hook = app.requirePasscode
+      const hook = scopes === undefined ? app.requirePasscode : app.requirePasscodeWith({ scopes })
       const request = { raw: { headers }, ip, passcodeAuth: null } as never
       hook(request, {} as never, () => through++)
       return () => hook(request, {} as never, done)
     },
-    async express(auth, headers) {
-      const hook = express.requirePasscode(auth)
+    async express(auth, headers, scopes) {
+      const hook = express.requirePasscode(auth, scopes === undefined ? undefined : { scopes })
       const request = { headers, ip } as never
       hook(request, {} as never, () => through++)
       return () => hook(request, {} as never, done)
     },
-    async koa(auth, headers) {
-      const hook = koa.requirePasscode(auth)
+    async koa(auth, headers, scopes) {
+      const hook = koa.requirePasscode(auth, scopes === undefined ? undefined : { scopes })
       const context = { req: { headers }, ip, state: {} } as never
       void hook(context, () => (through++, resolved))
       return () => void hook(context, next)
@@ -121,6 +136,7 @@ async function hooks(): Promise<({ framework: Framework } & Record<Variant, Call
   const plainHeaders = await warmHeaders(plain)
   const observedHeaders = await warmHeaders(observed)
   const limitedHeaders = await warmHeaders(limited)
+  const restrictedHeaders = await warmHeaders(restricted)
   const result = []
   for (const framework of ['fastify', 'express', 'koa'] as const) {
     result.push({
@@ -128,13 +144,14 @@ async function hooks(): Promise<({ framework: Framework } & Record<Variant, Call
       hook: await makers[framework](plain.auth, plainHeaders),
       telemetry: await makers[framework](observed.auth, observedHeaders),
       limiter: await makers[framework](limited.auth, limitedHeaders),
+      restricted: await makers[framework](restricted.auth, restrictedHeaders, SCOPES),
       noop: noops[framework](plainHeaders),
     })
   }
   // Each must let the request through, or the figure would be the refusal's cost
   // (a hook that takes the asynchronous path lets it through a few ticks later).
   await new Promise((resolve) => setTimeout(resolve, 50))
-  if (through !== 9) throw new Error(`requirePasscode let ${through} of 9 warm requests through`)
+  if (through !== 12) throw new Error(`requirePasscode let ${through} of 12 warm requests through`)
   return result
 }
 
@@ -148,7 +165,7 @@ async function main(): Promise<HookCost[]> {
   const results: HookCost[] = []
   for (const { framework, ...calls } of await hooks()) {
     for (let i = 0; i < 10; i++) for (const variant of VARIANTS) slice(calls[variant]) // warm up the JIT
-    const samples = { hook: [] as number[], telemetry: [] as number[], limiter: [] as number[], noop: [] as number[] }
+    const samples = { hook: [] as number[], telemetry: [] as number[], limiter: [] as number[], restricted: [] as number[], noop: [] as number[] }
     for (let round = 0; round < ROUNDS; round++) {
       // The order turns every round, so that no side always runs first.
       for (let i = 0; i < VARIANTS.length; i++) {
@@ -166,6 +183,8 @@ async function main(): Promise<HookCost[]> {
       telemetryExtraNs: minus(samples.telemetry, samples.hook),
       limiterNs: median(samples.limiter),
       limiterExtraNs: minus(samples.limiter, samples.hook),
+      restrictedNs: median(samples.restricted),
+      restrictedExtraNs: minus(samples.restricted, samples.hook),
     })
   }
   return results

@@ -23,7 +23,7 @@
  */
 import pg from 'pg'
 import { RATE_LIMIT_DEFAULTS } from '../src/service/limiter/options'
-import { addressStoreKeys } from '../src/service/limiter/client-address'
+import { addressStoreKeys } from '../src/service/client-address'
 import { migrate, postgresRateLimitStore } from '../src/stores/postgres/index'
 import { postgresAvailability, startTestPostgres } from '../test/helpers/postgres'
 

@@ -16,6 +16,7 @@ import {
   accountAnswerSchema,
   issuedPasscodeSchema,
   issuedUserPasscodeSchema,
+  issuedWebhookSchema,
   partnerListSchema,
   passcodeAnswerSchema,
   passcodeListSchema,
@@ -25,6 +26,12 @@ import {
   userPasscodeAnswerSchema,
   userPasscodeViewSchema,
   usageAnswerSchema,
+  webhookAnswerSchema,
+  webhookDeliveryAnswerSchema,
+  webhookDeliveryPageSchema,
+  webhookDeliveryViewSchema,
+  webhookEndpointViewSchema,
+  webhookListSchema,
 } from '../src/protocol/management-schemas'
 import {
   auditExportLineSchema,
@@ -34,6 +41,7 @@ import {
   auditRecordSchema,
 } from '../src/protocol/management-audit'
 import { inputSchemas } from '../src/service/input'
+import { webhookDeliveriesQuerySchema, webhookInputSchemas } from '../src/service/webhooks/webhook-input'
 import { JSON_SCHEMA_OPTIONS } from './json-schema-options'
 
 /**
@@ -69,11 +77,20 @@ const COMPONENTS = {
   AuditRecord: auditRecordSchema,
   AuditPage: auditPageSchema,
   AuditExportLine: auditExportLineSchema,
+  WebhookEndpoint: webhookEndpointViewSchema,
+  WebhookDelivery: webhookDeliveryViewSchema,
+  WebhookList: webhookListSchema,
+  WebhookAnswer: webhookAnswerSchema,
+  IssuedWebhook: issuedWebhookSchema,
+  WebhookDeliveryPage: webhookDeliveryPageSchema,
+  WebhookDeliveryAnswer: webhookDeliveryAnswerSchema,
   CreatePasscode: inputSchemas.create,
   UpdatePasscode: inputSchemas.update,
   RotatePasscode: inputSchemas.rotate,
   GrantUserPasscode: inputSchemas.grant,
   SetAcceptedPasscodes: setAcceptedPasscodesBodySchema,
+  CreateWebhook: webhookInputSchemas.create,
+  UpdateWebhook: webhookInputSchemas.update,
 } as const satisfies Record<string, z.ZodType>
 
 type ComponentName = keyof typeof COMPONENTS
@@ -107,14 +124,14 @@ function componentSchemas(): Record<string, Record<string, unknown>> {
 const json = (schema: unknown, example?: unknown) => ({ 'application/json': { schema, ...(example === undefined ? {} : { example }) } })
 
 const ERROR_TEXT: Readonly<Record<number, string>> = {
-  400: 'Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name).',
+  400: 'Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name).',
   401: 'No session: the host resolver returned nothing.',
   403: 'The signed-in user may not do this, or the request came from another site (CSRF).',
-  404: 'No such passcode or user in this account (also for ids of other accounts).',
+  404: 'No such passcode, user, webhook endpoint or delivery in this account (also for ids of other accounts).',
   409: 'Conflicts with the current state: duplicate name, cap reached, already granted, reactivation or rotation refused.',
   413: 'The body is larger than 16 KiB.',
   415: 'The body is not `application/json`.',
-  500: 'A configuration error of the host (its code says which), or an internal error (no detail).',
+  500: 'A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail).',
   503: 'The passcode store is unavailable.',
   504: 'The passcode store reported that it did not answer in time (a store that bounds its own calls throws `StorageTimeoutError`). The management API sets no deadline of its own: the `timeoutMs` option bounds verification and `/v1/connect` only, so a store that never answers holds the request.',
 }
@@ -141,9 +158,14 @@ const ERROR_EXAMPLES: Readonly<Record<number, ManagementFailure>> = {
  */
 export const SERVER_RULES = {
   whitelistedPartners: "`partners`: each name must be on the operator's whitelist (`GET /partners`), which is the server's state.",
-  auditCursor: "`cursor`: only a `nextCursor` of this list; its form is the server's own.",
+  pageCursor: "`cursor`: only a `nextCursor` of this list; its form is the server's own.",
+  webhookAddress:
+    "`url`: its host must not resolve to a loopback, private, link-local, shared, unique-local, multicast, reserved or metadata address (unless the host allows them), which needs the server's resolver.",
   leakedOverlap:
     "`overlapMinutes`: required, except for a passcode found in public (its `leak` is not null), where it may be left out and only 0 is taken (SPEC §5.45): which one applies is the passcode's state.",
+  declaredScopes: "`scopes`: each name must be a scope the host declares (its `scopes` option, SPEC §5.48), which is the server's configuration.",
+  cidrRanges: '`allowedAddresses`: each must be an IPv4 or IPv6 CIDR range with no host bits set (SPEC §5.49), which a JSON Schema cannot check.',
+  metadataSize: '`metadata`: at most 1024 bytes as UTF-8 JSON and 8 levels deep (SPEC §5.51), which a JSON Schema cannot measure.',
   normalisedLength:
     "`name`, `description`: their lengths count the text in Unicode NFC, which a JSON Schema cannot compute; text that NFC lengthens past the limit (rare: some scripts' letters with marks) is refused.",
 } as const
@@ -204,15 +226,15 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     body: 'CreatePasscode',
     success: [201, 'Created; the only answer with its value.', 'IssuedPasscode'],
     errors: [...WRITE_ERRORS, 409],
-    serverRules: ['whitelistedPartners', 'normalisedLength'],
+    serverRules: ['whitelistedPartners', 'normalisedLength', 'declaredScopes', 'cidrRanges', 'metadataSize'],
   },
   'PATCH /passcodes/{id}': {
     operationId: 'updatePasscode',
-    summary: 'Edit the name, expiry (counted from now) or partner binding',
+    summary: 'Edit the name, expiry (counted from now), partner binding, description, scopes, address ranges, metadata or tags',
     body: 'UpdatePasscode',
     success: [200, 'The new view.', 'PasscodeAnswer'],
     errors: [...WRITE_ERRORS, 404, 409],
-    serverRules: ['whitelistedPartners', 'normalisedLength'],
+    serverRules: ['whitelistedPartners', 'normalisedLength', 'declaredScopes', 'cidrRanges', 'metadataSize'],
   },
   'DELETE /passcodes/{id}': {
     operationId: 'deletePasscode',
@@ -264,6 +286,7 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     body: 'GrantUserPasscode',
     success: [201, 'Granted.', 'UserPasscodeAnswer'],
     errors: [...WRITE_ERRORS, 404, 409],
+    serverRules: ['declaredScopes', 'cidrRanges'],
   },
   'DELETE /users/{userId}/passcode': {
     operationId: 'revokeUserPasscode',
@@ -309,7 +332,7 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     success: [200, 'The records (never a passcode value, hash or key) and the cursor of the next page.', 'AuditPage'],
     errors: [400, 403],
 
-    serverRules: ['auditCursor'],
+    serverRules: ['pageCursor'],
   },
   'GET /audit/export': {
     operationId: 'exportAuditRecords',
@@ -321,6 +344,60 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
       'AuditExportLine',
     ],
     errors: [400, 403],
+  },
+  'GET /webhooks': {
+    operationId: 'listWebhooks',
+    summary: "The account's webhook endpoints, oldest first (admins; never a secret)",
+    success: [200, 'Every endpoint.', 'WebhookList'],
+    errors: [403],
+  },
+  'POST /webhooks': {
+    operationId: 'createWebhook',
+    summary: 'Register a webhook endpoint (admins); its signing secret is in this answer only',
+    body: 'CreateWebhook',
+    success: [201, 'Registered; the only answer with its secret (`whsec_…`).', 'IssuedWebhook'],
+    errors: WRITE_ERRORS,
+    serverRules: ['webhookAddress', 'normalisedLength'],
+  },
+  'PATCH /webhooks/{endpointId}': {
+    operationId: 'updateWebhook',
+    summary: 'Edit the URL, event types, description or enabled state of an endpoint (admins; enabling clears `failing`)',
+    body: 'UpdateWebhook',
+    success: [200, 'The new view.', 'WebhookAnswer'],
+    errors: [...WRITE_ERRORS, 404],
+    serverRules: ['webhookAddress', 'normalisedLength'],
+  },
+  'DELETE /webhooks/{endpointId}': {
+    operationId: 'deleteWebhook',
+    summary: 'Delete an endpoint and its deliveries (admins); pending ones are never sent',
+    success: [204, 'Deleted.'],
+    errors: [400, 403, 404],
+  },
+  'POST /webhooks/{endpointId}/rotate-secret': {
+    operationId: 'rotateWebhookSecret',
+    summary: 'Issue a new signing secret (admins); the old one keeps signing for 24 h, so attempts carry both signatures',
+    success: [201, 'Rotated; the only answer with the new secret.', 'IssuedWebhook'],
+    errors: [400, 403, 404],
+  },
+  'POST /webhooks/{endpointId}/test': {
+    operationId: 'sendTestWebhook',
+    summary: 'Queue a `webhook.test` event to an endpoint (admins), whatever types it receives',
+    success: [201, 'The delivery queued.', 'WebhookDeliveryAnswer'],
+    errors: [400, 403, 404],
+  },
+  'GET /webhook-deliveries': {
+    operationId: 'listWebhookDeliveries',
+    summary: "A page of the account's webhook deliveries, newest first (admins): status, last code and time",
+    query: webhookDeliveriesQuerySchema,
+    success: [200, 'The deliveries and the cursor of the next page.', 'WebhookDeliveryPage'],
+    errors: [400, 403],
+    serverRules: ['pageCursor'],
+  },
+  'POST /webhook-deliveries/{deliveryId}/replay': {
+    operationId: 'replayWebhookDelivery',
+    summary: 'Send a delivery once more, now, with its `webhook-id` (admins)',
+    success: [200, 'The delivery, pending.', 'WebhookDeliveryAnswer'],
+    errors: [400, 403, 404],
   },
   'GET /partners': {
     operationId: 'listPartners',
@@ -334,6 +411,8 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
 const PARAMETERS: Readonly<Record<string, { readonly schema: z.ZodType; readonly description: string }>> = {
   id: { schema: inputSchemas.passcodeId, description: 'The passcode ID.' },
   userId: { schema: inputSchemas.userId, description: 'The user ID (an empty one is a 400 on `userId`).' },
+  endpointId: { schema: webhookInputSchemas.id, description: 'The webhook endpoint ID.' },
+  deliveryId: { schema: webhookInputSchemas.id, description: 'The delivery ID: its `webhook-id`.' },
 }
 
 function parameter(name: string) {

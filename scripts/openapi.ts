@@ -9,6 +9,7 @@ import {
   methodNotAllowedBodySchema,
   missingPartnerBodySchema,
   partnerNotWhitelistedBodySchema,
+  addressNotAllowedBodySchema,
   passcodeExpiredBodySchema,
   rateLimitedBodySchema,
   serverErrorBodySchema,
@@ -35,6 +36,7 @@ const NAMED: readonly (readonly [string, z.ZodType])[] = [
   ['MissingPartner', missingPartnerBodySchema],
   ['PasscodeExpired', passcodeExpiredBodySchema],
   ['PartnerNotWhitelisted', partnerNotWhitelistedBodySchema],
+  ['AddressNotAllowed', addressNotAllowedBodySchema],
   ['RateLimited', rateLimitedBodySchema],
   ['ServerError', serverErrorBodySchema],
   ['MethodNotAllowed', methodNotAllowedBodySchema],
@@ -50,7 +52,14 @@ function reference(schema: z.ZodType): Record<string, unknown> {
   const name = NAMED.find(([, named]) => named === schema)?.[0]
   if (name !== undefined) return { $ref: `#/components/schemas/${name}` }
   const def = (schema as unknown as { _zod: { def: { type: string; options?: z.ZodType[] } } })._zod.def
-  if (def.type === 'union' && def.options !== undefined) return { oneOf: def.options.map(reference) }
+  if (def.type === 'union' && def.options !== undefined) {
+    // `oneOf` when each body has its own fixed text; else (a text with a pattern, such as
+    // the partner's 403) `anyOf`: the bodies still never overlap, but a linter cannot tell.
+    const fixed = def.options.every(
+      (option) => typeof (jsonSchema(option).properties as { error?: { const?: unknown } } | undefined)?.error?.const === 'string',
+    )
+    return { [fixed ? 'oneOf' : 'anyOf']: def.options.map(reference) }
+  }
   return jsonSchema(schema)
 }
 
@@ -69,7 +78,7 @@ const DESCRIPTIONS: Readonly<Record<Status, string>> = {
   200: 'Valid credentials and a whitelisted partner.',
   400: `The account ID or passcode is wrong, missing or malformed (one body for every case), or, with valid credentials, no partner was named. Of these, only wrong credentials pass the request schemas: ${CONNECT_SERVER_RULES.credentials}.`,
   401: 'The passcode belongs to this account but has expired.',
-  403: 'Valid credentials, but the partner is not whitelisted. The text echoes the partner name (control characters removed, at most 128 characters).',
+  403: 'Valid credentials, but the partner is not whitelisted (the text echoes the partner name, control characters removed, at most 128 characters), or the passcode has an address allowlist (SPEC §5.49) that the caller\'s address is outside of: "Address not allowed".',
   429: 'Only when the service enables its brute-force limiter: too many failed attempts (400 and 401 answers) from this client address or for this account ID within the window. Answered before any credential check, so valid credentials get it too; wait as long as `Retry-After` says.',
   503: 'The service or its storage failed.',
   504: 'The storage did not answer within the deadline.',
@@ -79,7 +88,7 @@ const EXAMPLES: Readonly<Record<Status, Record<string, { value: unknown }>>> = {
   200: { success: { value: CONNECT_SUCCESS.body } },
   400: { invalidCredentials: { value: FAILURES.unknown_passcode.body }, missingPartner: { value: FAILURES.missing_partner.body } },
   401: { expired: { value: FAILURES.expired.body } },
-  403: { notWhitelisted: { value: partnerNotWhitelisted('globex').body } },
+  403: { notWhitelisted: { value: partnerNotWhitelisted('globex').body }, addressNotAllowed: { value: FAILURES.address_not_allowed.body } },
   429: { rateLimited: { value: FAILURES.rate_limited.body } },
   503: { unavailable: { value: FAILURES.storage_error.body } },
   504: { timeout: { value: FAILURES.storage_timeout.body } },

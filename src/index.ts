@@ -9,9 +9,9 @@
  * @module passcode-auth
  */
 import type { NodeConnectHandlerOptions } from './http/node/node-handlers'
-export { createPasscodeAuth } from './service/create-passcode-auth'
+export { createPasscodeAuth } from './http/node/create-passcode-auth'
 export type { PasscodeAuth } from './service/create-passcode-auth'
-export type { EncryptionKey, PasscodeAuthOptions } from './service/options'
+export type { AuditKey, EncryptionKey, PasscodeAuthOptions } from './service/options'
 export type { RateLimitOptions } from './service/limiter/options'
 export type {
   TelemetryAttributes,
@@ -40,13 +40,31 @@ export type { PepperReport } from './service/verify/peppers'
 export type { AuditApi, AuditPage, AuditPruneReport } from './service/audit/audit-api'
 export type { AuditFilters, AuditListOptions } from './service/audit/audit-input'
 export { AUDIT_ACTIONS } from './core/audit'
-export type { AuditAction, AuditActor, AuditChanges, AuditEntry, AuditRecord, AuditTarget, AuditValue } from './core/audit'
-export type { AuditBreak, AuditChainBounds, AuditChainPoint, AuditVerification } from './core/audit-chain'
-export type { AuditChainEnds, AuditLog, AuditQuery } from './ports/audit-log'
+export type {
+  AuditAction,
+  AuditActor,
+  AuditChanges,
+  AuditEntry,
+  AuditRecord,
+  AuditRecordFilter,
+  AuditSigner,
+  AuditTarget,
+  AuditValue,
+} from './core/audit'
+export type { AuditBreak, AuditChainEnds, AuditChainPoint, AuditFailure, AuditVerification } from './core/audit-chain'
+export type { AuditListing } from './core/audit-page'
+export type { AuditAppend, AuditLog, AuditQuery } from './ports/audit-log'
 export { IssuedPasscode } from './service/issued-passcode'
 export { nodeConnectHandler, nodeRequirePasscode } from './http/node/node-handlers'
 export type { NodeConnectHandlerOptions, NodeHandler, NodePasscodeGuard, NodeRequirePasscodeOptions } from './http/node/node-handlers'
 export { startExpiryNotifier } from './service/notifier/expiry-notifier'
+export { startWebhookDispatcher } from './service/webhooks/webhook-dispatcher'
+export type { WebhookDispatcher, WebhookDispatcherOptions } from './service/webhooks/webhook-dispatcher'
+export type { WebhookDispatchReport } from './service/webhooks/dispatch'
+export type { IssuedWebhookSecret, WebhookDeliveryPage, WebhooksApi } from './service/webhooks/webhooks-api'
+export type { CreateWebhookInput, UpdateWebhookInput, WebhookDeliveriesOptions } from './service/webhooks/webhook-input'
+export type { WebhookDeliveryView, WebhookEndpointView } from './core/webhook-views'
+export type { WebhookEvent, WebhookEventType, WebhookJson } from './core/webhook-events'
 export type { ExpiryNotifier, ExpiryNotifierOptions } from './service/notifier/expiry-notifier'
 export { defaultNotificationTemplates } from './service/notifier/notification-messages'
 export type {
@@ -96,6 +114,7 @@ export {
   NoRecipientsError,
   NotFoundError,
   PasscodeAuthError,
+  AuditChainBrokenError,
   ReactivationRefusedError,
   RotationRefusedError,
   StorageError,
@@ -121,6 +140,7 @@ export type {
   PartnerRegistry,
   PasscodeRotation,
   PasscodeStore,
+  PasscodeStoreWithWebhooks,
   Rehash,
   RateLimitStore,
   UpdateResult,
@@ -129,6 +149,23 @@ export type {
   UsageEntry,
   UsageOutcome,
   UsageQuery,
+} from './ports/index'
+export type {
+  WebhookAddressPolicy,
+  WebhookAttemptOutcome,
+  WebhookClaimRequest,
+  WebhookDeliveryClaim,
+  WebhookDeliveryQuery,
+  WebhookDeliveryRecord,
+  WebhookDeliveryState,
+  WebhookEndpointPatch,
+  WebhookEndpointRecord,
+  WebhookNoticeClaim,
+  WebhookSendRequest,
+  WebhookSendResult,
+  WebhookSender,
+  WebhookStore,
+  WebhookUrlCheck,
 } from './ports/index'
 export type { FailureBody, FailureReason, HttpResult, SuccessBody } from './protocol/outcomes'
 export type { CorsOptions } from './http/cors'

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util'
 import type { Actor } from '../index'
 import type { Flags } from './config'
 import { CliError } from './exit-codes'
-import type { ForwardedResult } from './control-socket'
+import type { ForwardedResult, ForwardingCaller } from './control-socket'
 import type { CliIo, Output } from './output'
 import type { Runtime } from './runtime'
 
@@ -34,7 +34,7 @@ export interface CommandContext {
   /** True when a running `serve` executes this command for another process. */
   readonly forwarded: boolean
   /** Runs another command line on `runtime`, capturing its output (how `serve` runs forwarded commands). */
-  execute(argv: readonly string[], runtime: Runtime): Promise<ForwardedResult>
+  execute(argv: readonly string[], runtime: Runtime, caller: ForwardingCaller): Promise<ForwardedResult>
 }
 
 /** A subcommand: its words, its help and what it does. */

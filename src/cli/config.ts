@@ -1,8 +1,8 @@
 import path from 'node:path'
 import { z } from 'zod'
-import type { EncryptionKey } from '../index'
+import type { AuditKey, EncryptionKey } from '../index'
 import { CliError } from './exit-codes'
-import { legacyEncryptionKeys, makeAKey } from './encryption-keys'
+import { legacyEncryptionKeys, makeAKey, makeAnAuditKey } from './encryption-keys'
 import { commandName } from './command-name'
 import { trustProxyEntry } from './server/client-address'
 import type { CliIo } from './output'
@@ -13,6 +13,7 @@ import {
   KEY_ID,
   MAX_FAILURES_RANGE,
   MAX_PEPPERS,
+  MIN_AUDIT_KEY_BYTES,
   MIN_PEPPER_BYTES,
   ORIGIN_FORM,
   RATE_LIMIT_DEFAULTS,
@@ -71,29 +72,41 @@ const isPepperText = (value: string): boolean => {
 // The limiter's ranges and defaults are the library's (./setting-rules.ts).
 const MAX_FAILURES_TEXT = `must be "off" or a whole number of failed attempts from ${MAX_FAILURES_RANGE.min} to ${MAX_FAILURES_RANGE.max}`
 
-const encryptionKeys = z.string().transform((text, context): EncryptionKey[] => {
-  const entries = text.split(',').map((entry) => entry.trim())
-  const keys: EncryptionKey[] = []
-  for (const [index, entry] of entries.entries()) {
-    const separator = entry.indexOf(':')
-    const id = entry.slice(0, separator)
-    const key = entry.slice(separator + 1)
-    const bytes = /^[A-Za-z0-9_-]+$/.test(key) ? Buffer.from(key, 'base64url').length : 0
-    if (separator < 1 || !KEY_ID.test(id) || bytes !== ENCRYPTION_KEY_BYTES) {
-      context.addIssue({
-        code: 'custom',
-        message: `entry ${index + 1} must be <key id>:<${ENCRYPTION_KEY_BYTES} bytes in base64url>, entries separated by commas (${makeAKey()})`,
-      })
+/**
+ * A list of `<key id>:<key in base64url>` entries, comma-separated, each key of a length
+ * `fits` (`what` says which, `make` how to make one): the encryption keys, the audit keys.
+ */
+const keyList = (fits: (bytes: number) => boolean, what: string, make: () => string) =>
+  z.string().transform((text, context): { id: string; key: string }[] => {
+    const entries = text.split(',').map((entry) => entry.trim())
+    const keys: { id: string; key: string }[] = []
+    for (const [index, entry] of entries.entries()) {
+      const separator = entry.indexOf(':')
+      const id = entry.slice(0, separator)
+      const key = entry.slice(separator + 1)
+      const bytes = /^[A-Za-z0-9_-]+$/.test(key) ? Buffer.from(key, 'base64url').length : 0
+      if (separator < 1 || !KEY_ID.test(id) || !fits(bytes)) {
+        context.addIssue({
+          code: 'custom',
+          message: `entry ${index + 1} must be <key id>:<${what} in base64url>, entries separated by commas (${make()})`,
+        })
+        return z.NEVER
+      }
+      keys.push({ id, key })
+    }
+    if (new Set(keys.map((key) => key.id)).size !== keys.length) {
+      context.addIssue({ code: 'custom', message: 'key ids must be unique' })
       return z.NEVER
     }
-    keys.push({ id, key })
-  }
-  if (new Set(keys.map((key) => key.id)).size !== keys.length) {
-    context.addIssue({ code: 'custom', message: 'key ids must be unique' })
-    return z.NEVER
-  }
-  return keys
-})
+    return keys
+  })
+
+const encryptionKeys = keyList((bytes) => bytes === ENCRYPTION_KEY_BYTES, `${ENCRYPTION_KEY_BYTES} bytes`, makeAKey).transform(
+  (keys): EncryptionKey[] => keys,
+)
+const auditKeys = keyList((bytes) => bytes >= MIN_AUDIT_KEY_BYTES, `${MIN_AUDIT_KEY_BYTES} bytes or more`, makeAnAuditKey).transform(
+  (keys): AuditKey[] => keys,
+)
 
 /** Every setting, by name. docs/cli.md lists the same table. */
 export const SETTINGS = {
@@ -139,6 +152,8 @@ export const SETTINGS = {
       .optional(),
   },
   encryptionKeys: { env: 'PASSCODE_AUTH_ENCRYPTION_KEYS', schema: encryptionKeys.optional() },
+  // SPEC §5.44: the first signs audit records, every one verifies; the same list on every instance.
+  auditKeys: { env: 'PASSCODE_AUTH_AUDIT_KEYS', schema: auditKeys.optional() },
   lockWaitMs: {
     env: 'PASSCODE_AUTH_LOCK_WAIT_MS',
     schema: whole(0, 600_000, 'milliseconds').default(30_000),
@@ -252,6 +267,8 @@ export type StorageConfig =
       /** Peppers that verify only, for a rolling pepper change (SPEC §5.34). */
       readonly nextPeppers?: readonly string[]
       readonly encryptionKeys?: EncryptionKey[]
+      /** The keys of the audit chain (SPEC §5.44); the first signs. */
+      readonly auditKeys?: AuditKey[]
     }
   | {
       readonly kind: 'postgres'
@@ -264,6 +281,8 @@ export type StorageConfig =
       /** Peppers that verify only, for a rolling pepper change (SPEC §5.34). */
       readonly nextPeppers?: readonly string[]
       readonly encryptionKeys?: EncryptionKey[]
+      /** The keys of the audit chain (SPEC §5.44); the first signs. */
+      readonly auditKeys?: AuditKey[]
     }
 
 /** The error for PASSCODE_AUTH_PREVIOUS_PEPPERS (or `setting`) holding `current` (named for a person) or one pepper twice. */
@@ -291,6 +310,7 @@ function repeatedPepperSetting(
 export function storageConfig(io: CliIo, flags: Flags): StorageConfig {
   const pepper = readSetting(io, flags, SETTINGS.pepper)
   const keys = readSetting(io, flags, SETTINGS.encryptionKeys) ?? legacyEncryptionKeys(io.env, (text) => io.stderr(`${text}\n`))
+  const auditKeys = readSetting(io, flags, SETTINGS.auditKeys)
   const previousPeppers = readSetting(io, flags, SETTINGS.previousPeppers)
   const nextPeppers = readSetting(io, flags, SETTINGS.nextPeppers)
   // The service refuses a pepper listed twice: say which setting holds it, before anything is opened.
@@ -299,6 +319,7 @@ export function storageConfig(io: CliIo, flags: Flags): StorageConfig {
   const secrets = {
     ...(pepper !== undefined && { pepper }),
     ...(keys !== undefined && { encryptionKeys: keys }),
+    ...(auditKeys !== undefined && { auditKeys }),
     ...(previousPeppers !== undefined && { previousPeppers }),
     ...(nextPeppers !== undefined && { nextPeppers }),
   }

@@ -42,17 +42,25 @@ function readLine(socket: Socket, maxBytes: number): Promise<string> {
   })
 }
 
+/** What the process that handed a command over can do: whether its stderr is a terminal (a login link is shown there only then). */
+export interface ForwardingCaller {
+  readonly stderrIsTTY: boolean
+}
+
 /** Starts the socket at `file`; `undefined` when the path is too long for a Unix socket. */
-export async function listenControlSocket(file: string, run: (argv: string[]) => Promise<ForwardedResult>): Promise<ControlSocket | undefined> {
+export async function listenControlSocket(
+  file: string,
+  run: (argv: string[], caller: ForwardingCaller) => Promise<ForwardedResult>,
+): Promise<ControlSocket | undefined> {
   if (Buffer.byteLength(file) > MAX_SOCKET_PATH || process.platform === 'win32') return undefined
   // The caller holds the folder's lock, so a socket file left here is a dead server's.
   if (existsSync(file)) unlinkSync(file)
   const server = createServer((socket) => {
     readLine(socket, MAX_REQUEST_BYTES)
       .then(async (line) => {
-        const request = JSON.parse(line) as { argv?: unknown }
+        const request = JSON.parse(line) as { argv?: unknown; stderrIsTTY?: unknown }
         if (!Array.isArray(request.argv) || !request.argv.every((arg) => typeof arg === 'string')) throw new Error('bad request')
-        const result = await run(request.argv)
+        const result = await run(request.argv, { stderrIsTTY: request.stderrIsTTY === true })
         socket.end(`${JSON.stringify(result)}\n`)
       })
       .catch(() => socket.destroy())
@@ -75,7 +83,12 @@ export async function listenControlSocket(file: string, run: (argv: string[]) =>
  * Runs `argv` in the `serve` listening at `file`. Resolves `undefined` when no server
  * listens there (no socket, or a dead one's), so the caller opens the folder itself.
  */
-export function forwardToServe(file: string, argv: readonly string[], timeoutMs = 120_000): Promise<ForwardedResult | undefined> {
+export function forwardToServe(
+  file: string,
+  argv: readonly string[],
+  caller: ForwardingCaller = { stderrIsTTY: false },
+  timeoutMs = 120_000,
+): Promise<ForwardedResult | undefined> {
   if (!existsSync(file)) return Promise.resolve(undefined)
   return new Promise((resolve, reject) => {
     const socket = createConnection(file)
@@ -90,7 +103,7 @@ export function forwardToServe(file: string, argv: readonly string[], timeoutMs 
     })
     socket.once('connect', () => {
       connected = true
-      socket.write(`${JSON.stringify({ argv })}\n`)
+      socket.write(`${JSON.stringify({ argv, stderrIsTTY: caller.stderrIsTTY })}\n`)
       readLine(socket, Number.MAX_SAFE_INTEGER).then(
         (line) => {
           socket.destroy()

@@ -8,7 +8,8 @@ import { assertPrivateFolder, createOwnerOnly } from './folder-permissions'
  * encryption keys, mode 0600), `lock` (the process using the folder), while `serve`
  * runs, `serve.sock` (where other commands hand their work to it), and `shown.txt`
  * (mode 0600: the demo passcode and the login link that `serve` shows a person on a
- * terminal, written there instead when its stderr is not one). PGlite is one
+ * terminal, written there instead when its stderr is not one), `link.txt` (mode 0600:
+ * the login link `dashboard link` made last, when its stderr is not a terminal). PGlite is one
  * process's database: two processes opening `pgdata/` at once would corrupt it, hence
  * the lock.
  */
@@ -18,6 +19,7 @@ export const dataFolderPaths = (dir: string) => ({
   lock: path.join(dir, 'lock'),
   socket: path.join(dir, 'serve.sock'),
   shown: path.join(dir, 'shown.txt'),
+  link: path.join(dir, 'link.txt'),
 })
 
 /**

@@ -86,6 +86,12 @@ export function newKeyLine(id: string): string {
   return `${id}:${randomBytes(KEY_BYTES).toString('base64url')}`
 }
 
+/** The variable that holds the keys of the audit chain (SPEC §5.44): the same form, the first signs. */
+export const AUDIT_KEYS_VARIABLE = 'PASSCODE_AUTH_AUDIT_KEYS'
+
+/** How an operator makes an audit key, for every message that asks for one. */
+export const makeAnAuditKey = (): string => `make one with \`${commandName()} keys generate --audit\``
+
 /** A new pepper for `PASSCODE_AUTH_PEPPER`: 32 random bytes in base64url. */
 export function newPepper(): string {
   return randomBytes(32).toString('base64url')

@@ -55,6 +55,8 @@ const EXIT_BY_LIBRARY_CODE: Readonly<Record<PasscodeAuthErrorCode, ExitCode>> = 
   ERR_MAILER_FAILED: EXIT_CODES.unavailable,
   ERR_NO_RECIPIENTS: EXIT_CODES.unavailable,
   ERR_PASSCODE_REFUSED: EXIT_CODES.refused,
+  // SPEC §5.44: `audit list` or `audit export` met a record verification would not vouch for.
+  ERR_AUDIT_BROKEN: EXIT_CODES.broken,
 }
 
 /**

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { forwardToServe, type ForwardedResult } from './control-socket'
+import { forwardToServe, type ForwardedResult, type ForwardingCaller } from './control-socket'
 import { dataFolderPaths, prepareDataFolder, tryLockDataFolder, type FolderLock } from './data-folder'
 import { CliError } from './exit-codes'
 import type { Output } from './output'
@@ -17,6 +17,7 @@ export async function accessDataFolder(
   argv: readonly string[],
   output: Output,
   waitMs: number,
+  caller: ForwardingCaller,
 ): Promise<{ lock: FolderLock } | { forwarded: ForwardedResult }> {
   prepareDataFolder(dir)
   const { socket } = dataFolderPaths(dir)
@@ -24,7 +25,7 @@ export async function accessDataFolder(
   let told = false
   for (;;) {
     if (command !== 'serve') {
-      const forwarded = await forwardToServe(socket, argv)
+      const forwarded = await forwardToServe(socket, argv, caller)
       if (forwarded !== undefined) return { forwarded }
     }
     const lock = tryLockDataFolder(dir, command)

@@ -2,7 +2,7 @@ import { version } from '../../package.json'
 import { checkArguments, parseCommandArgs, type CommandContext, type CommandSpec } from './command'
 import { COMMANDS } from './commands/index'
 import { mailConfig, serverConfig, storageConfig, type Flags, type MailConfig, type RateLimitConfig, type StorageConfig } from './config'
-import type { ForwardedResult } from './control-socket'
+import type { ForwardedResult, ForwardingCaller } from './control-socket'
 import { CliError, EXIT_CODES } from './exit-codes'
 import { accessDataFolder } from './folder-access'
 import { commandHelp, groupHelp, topHelp } from './help'
@@ -48,10 +48,16 @@ export function parseCommandLine(argv: readonly string[]): { command: CommandSpe
 }
 
 /** Captures a run's output, for a command forwarded to this `serve`. */
-export async function runCaptured(argv: readonly string[], env: CliIo['env'], cwd: string, shared: SharedRuntime): Promise<ForwardedResult> {
+export async function runCaptured(
+  argv: readonly string[],
+  env: CliIo['env'],
+  cwd: string,
+  shared: SharedRuntime,
+  caller: ForwardingCaller,
+): Promise<ForwardedResult> {
   let stdout = ''
   let stderr = ''
-  const io: CliIo = { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), env, cwd }
+  const io: CliIo = { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), env, cwd, stderrIsTTY: caller.stderrIsTTY }
   const exitCode = await runCli(argv, io, shared)
   return { stdout, stderr, exitCode }
 }
@@ -117,7 +123,7 @@ export async function runCli(argv: readonly string[], io: CliIo, shared?: Shared
     await checkRequirements(storage, mail)
 
     if (storage?.kind === 'embedded') {
-      const access = await accessDataFolder(storage.dataDir, path, argv, output, storage.lockWaitMs)
+      const access = await accessDataFolder(storage.dataDir, path, argv, output, storage.lockWaitMs, { stderrIsTTY: io.stderrIsTTY === true })
       if ('forwarded' in access) {
         io.stdout(access.forwarded.stdout)
         io.stderr(access.forwarded.stderr)
@@ -133,7 +139,7 @@ export async function runCli(argv: readonly string[], io: CliIo, shared?: Shared
       positionals,
       actor,
       forwarded: shared !== undefined,
-      execute: (forwardedArgv, shared) => runCaptured(forwardedArgv, io.env, io.cwd, { runtime: shared }),
+      execute: (forwardedArgv, shared, caller) => runCaptured(forwardedArgv, io.env, io.cwd, { runtime: shared }, caller),
       runtime(options) {
         if (shared !== undefined) return Promise.resolve(shared.runtime)
         runtime ??= open(storage!, mail, output, io, { migrate: options?.migrate ?? true, listen: command.path[0] === 'serve', rateLimit })

@@ -1,4 +1,4 @@
-import { createPasscodeAuth, type EncryptionKey, type Mailer, type PasscodeAuth } from '../index'
+import { createPasscodeAuth, type AuditKey, type EncryptionKey, type Mailer, type PasscodeAuth } from '../index'
 import {
   migrate,
   postgresPartners,
@@ -63,6 +63,8 @@ interface Opened {
   readonly schema?: string
   readonly pepper: string
   readonly encryptionKeys: readonly EncryptionKey[] | undefined
+  /** The keys of the audit chain (SPEC §5.44); none: plain hashes. */
+  readonly auditKeys: readonly AuditKey[] | undefined
   readonly location: string
   readonly fresh: boolean
   ping(this: void): Promise<void>
@@ -74,9 +76,11 @@ async function openEmbedded(config: Extract<StorageConfig, { kind: 'embedded' }>
   const secrets = embeddedSecrets(config.dataDir, fresh, config)
   for (const warning of secrets.warnings) output.notice(`warning: ${warning}`)
   if (secrets.generated.length > 0) {
+    const names = secrets.generated.map((name) => `${name === 'pepper' ? 'a' : 'an'} ${name}`)
+    const list = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names.at(-1)!}`
     output.notice(
-      `Generated a ${secrets.generated.join(' and an ')} into ${dataFolderPaths(config.dataDir).secrets} (mode 0600, values not shown). ` +
-        'Keep that file with the data folder, or set PASSCODE_AUTH_PEPPER and PASSCODE_AUTH_ENCRYPTION_KEYS instead.',
+      `Generated ${list} into ${dataFolderPaths(config.dataDir).secrets} (mode 0600, values not shown). ` +
+        'Keep that file with the data folder, or set PASSCODE_AUTH_PEPPER, PASSCODE_AUTH_ENCRYPTION_KEYS and PASSCODE_AUTH_AUDIT_KEYS instead.',
     )
   }
   // checkRequirements has loaded it already, before the folder was touched.
@@ -93,6 +97,7 @@ async function openEmbedded(config: Extract<StorageConfig, { kind: 'embedded' }>
     db,
     pepper: secrets.pepper,
     encryptionKeys: secrets.encryptionKeys,
+    auditKeys: secrets.auditKeys,
     location: config.dataDir,
     fresh,
     ping: async () => {
@@ -129,6 +134,7 @@ async function openPostgres(config: Extract<StorageConfig, { kind: 'postgres' }>
     schema: config.schema,
     pepper: config.pepper,
     encryptionKeys: config.encryptionKeys,
+    auditKeys: config.auditKeys,
     location: `PostgreSQL (DATABASE_URL, schema ${config.schema})`,
     fresh: false,
     ping: async () => {
@@ -180,11 +186,12 @@ export async function openRuntime(config: StorageConfig, options: RuntimeOptions
               ...(limiterStore && { store: limiterStore }),
             },
       pepper,
-      // The reference server has a pepper always; should that change, it says so.
+      // The reference server has a pepper always, and an audit key in a data folder; should that change, it says so.
       onEvent: (event) => {
-        if (event.type === 'config.no_pepper') options.output.notice(`warning: ${event.message}`)
+        if (event.type === 'config.no_pepper' || event.type === 'config.no_audit_key') options.output.notice(`warning: ${event.message}`)
       },
       ...(opened.encryptionKeys !== undefined && { encryptionKeys: [...opened.encryptionKeys] }),
+      ...(opened.auditKeys !== undefined && { auditKeys: [...opened.auditKeys] }),
       ...(options.mailer !== undefined && { mailer: options.mailer }),
       ...(recipients !== undefined && { recipients: () => recipients }),
     })

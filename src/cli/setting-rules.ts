@@ -16,6 +16,9 @@ export const MAX_PEPPERS = 8
 /** The length of an encryption key for user passcodes, in bytes. */
 export const ENCRYPTION_KEY_BYTES = 32
 
+/** The shortest key of the audit chain (`auditKeys`, SPEC §5.44), in bytes. */
+export const MIN_AUDIT_KEY_BYTES = 32
+
 /** A key ID: 1 to 64 visible ASCII characters. */
 export const KEY_ID = /^[\x21-\x7e]{1,64}$/
 

@@ -1,21 +1,36 @@
 import { canonicalJson, type AuditChanges, type AuditEntry, type AuditValue } from './audit'
 import type { AcceptedPasscodes, AccountPasscodeRecord, UserPasscodeRecord } from './entities'
 import type { CreditsSetting, RateLimitSetting } from './limits'
+import type { AccountPolicy } from './policy'
+import { storedAddresses, storedScopes, storedTags } from './restrictions'
 
 /** What of an account passcode a record may show of it: never its hash, hint or value. */
-type ShownPasscode = Pick<AccountPasscodeRecord, 'name' | 'expiry' | 'expiresAt' | 'partners' | 'description'>
+type ShownPasscode = Pick<
+  AccountPasscodeRecord,
+  'name' | 'expiry' | 'expiresAt' | 'partners' | 'description' | 'scopes' | 'allowedAddresses' | 'metadata' | 'tags'
+>
 
 /**
  * The fields of an account passcode a record may show: never its hash, hint or value.
- * An empty description is no description (absent, so `null` in a change).
+ * An empty description is no description (absent, so `null` in a change); so are every
+ * scope, any address, no metadata and no tags (SPEC §5.48, §5.49, §5.51), so that a passcode
+ * without them shows what it showed before they existed. Metadata is shown as its JSON
+ * text.
  */
 export function passcodeFields(record: ShownPasscode): Record<string, AuditValue> {
+  const scopes = storedScopes(record)
+  const addresses = storedAddresses(record)
+  const tags = storedTags(record)
   return {
     name: record.name,
     expiry: record.expiry,
     expiresAt: record.expiresAt,
     partners: record.partners === null ? null : [...record.partners],
     ...(record.description !== '' && { description: record.description }),
+    ...(scopes !== null && { scopes: [...scopes] }),
+    ...(addresses.length > 0 && { allowedAddresses: [...addresses] }),
+    ...(record.metadata != null && { metadata: JSON.stringify(record.metadata) }),
+    ...(tags.length > 0 && { tags: [...tags] }),
   }
 }
 
@@ -24,7 +39,23 @@ export function passcodeFields(record: ShownPasscode): Record<string, AuditValue
  * SQL store computes the same values in its delete statement
  * (`src/stores/postgres/audit-statements.ts`).
  */
-export const SHOWN_FIELDS = ['description', 'expiresAt', 'expiry', 'name', 'partners'] as const
+export const SHOWN_FIELDS = ['allowedAddresses', 'description', 'expiresAt', 'expiry', 'metadata', 'name', 'partners', 'scopes', 'tags'] as const
+
+/** The fields of a user passcode's restrictions (SPEC §5.48, §5.49) a record shows, as {@link passcodeFields} does. */
+export function userRestrictionFields(record: Pick<UserPasscodeRecord, 'scopes' | 'allowedAddresses'>): Record<string, AuditValue> {
+  const scopes = storedScopes(record)
+  const addresses = storedAddresses(record)
+  return { ...(scopes !== null && { scopes: [...scopes] }), ...(addresses.length > 0 && { allowedAddresses: [...addresses] }) }
+}
+
+/** An account's policy (SPEC §5.52) as a record shows it: each rule, `null` for the host's default (no policy of its own). */
+export function policyFields(policy: AccountPolicy | null): Record<string, AuditValue> {
+  return {
+    maxLifetimeDays: policy?.maxLifetimeDays ?? null,
+    requireExpiry: policy?.requireExpiry ?? null,
+    requireDescription: policy?.requireDescription ?? null,
+  }
+}
 
 /** `before`/`after` for the fields whose values differ (arrays compared by content). */
 export function changedFields(before: Record<string, AuditValue> | null, after: Record<string, AuditValue> | null): AuditChanges {
@@ -42,7 +73,18 @@ export function changedFields(before: Record<string, AuditValue> | null, after: 
  * of {@link passcodeFields} and whether it is disabled. The SQL store computes the same
  * values in its edit statement (`src/stores/postgres/audit-statements.ts`).
  */
-export const EDITED_FIELDS = ['description', 'disabled', 'expiresAt', 'expiry', 'name', 'partners'] as const
+export const EDITED_FIELDS = [
+  'allowedAddresses',
+  'description',
+  'disabled',
+  'expiresAt',
+  'expiry',
+  'metadata',
+  'name',
+  'partners',
+  'scopes',
+  'tags',
+] as const
 
 const editedFields = (record: ShownPasscode & Pick<AccountPasscodeRecord, 'disabledAt'>): Record<string, AuditValue> => ({
   ...passcodeFields(record),
@@ -141,6 +183,19 @@ export function leakReportedEntry(entry: AuditEntry, name: string | null, disabl
 }
 
 /**
+ * The record of a change of the account's policy (SPEC §5.52) as a store commits it:
+ * each rule before and after, from the policy as the store found and left it.
+ */
+export function policyChangedEntry(entry: AuditEntry, before: AccountPolicy | null, after: AccountPolicy | null): AuditEntry {
+  return fromRow(
+    entry,
+    undefined,
+    ['maxLifetimeDays', 'requireExpiry', 'requireDescription'],
+    changedFields(policyFields(before), policyFields(after)),
+  )
+}
+
+/**
  * The record of a change of the account's accepted passcodes as a store commits it:
  * `acceptedPasscodes` before and after, from the setting as the store found and left
  * it, not from an earlier read, which a concurrent change may have outdated.
@@ -175,5 +230,35 @@ export function limitFields(record: ShownLimits): Record<string, AuditValue> {
     ...(rateLimit != null && { rateLimit: `${rateLimit.max}/${rateLimit.windowSeconds}s` }),
     ...(credits != null && { credits: credits.remaining }),
     ...(credits?.refill != null && { creditsRefill: `${credits.refill.amount}/${credits.refill.interval}` }),
+  }
+}
+
+/**
+ * The record a prune appends to the chain it shortened (SPEC §5.44), actor the system,
+ * target the account: how many records went (`removed`), the chain's start before and
+ * after (`through`: the last pruned sequence) and its hash (`lastHash`: the hash of the
+ * last record removed, which the next kept record repeats). Verification holds the
+ * chain's start to the newest of these records.
+ */
+export function prunedEntry(
+  accountId: string,
+  at: number,
+  removed: number,
+  before: { readonly sequence: number; readonly hash: string },
+  after: { readonly sequence: number; readonly hash: string },
+): AuditEntry {
+  return {
+    accountId,
+    at,
+    actor: { type: 'system' },
+    action: 'audit.pruned',
+    target: { type: 'account' },
+    changes: {
+      removed: { before: null, after: removed },
+      through: { before: before.sequence, after: after.sequence },
+      lastHash: { before: before.hash, after: after.hash },
+    },
+    requestId: null,
+    clientAddress: null,
   }
 }

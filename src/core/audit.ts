@@ -1,5 +1,4 @@
-import { sha256 } from '@noble/hashes/sha2.js'
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
+import { createPasscodeHasher } from './hashing'
 
 /**
  * Every action the audit trail records (SPEC §5.40). A new management action is one
@@ -27,8 +26,17 @@ export const AUDIT_ACTIONS = [
   'user_passcode.revoked',
   'user_passcode.revealed',
   'account.accepted_passcodes_changed',
+  // SPEC §5.52
+  'account.policy_changed',
   'notification.sent',
   'notification.failed',
+  'webhook.endpoint_created',
+  'webhook.endpoint_updated',
+  'webhook.endpoint_deleted',
+  'webhook.secret_rotated',
+  'webhook.endpoint_disabled',
+  // SPEC §5.44: a prune, in the chain it shortened (how many, up to which sequence, the last one's hash).
+  'audit.pruned',
 ] as const
 
 /**
@@ -95,6 +103,12 @@ export type AuditTarget =
   | {
       /** The account's settings. */
       readonly type: 'account'
+    }
+  | {
+      /** A webhook endpoint of the account (SPEC §5.53). */
+      readonly type: 'webhook'
+      /** Its ID. */
+      readonly id: string
     }
 
 /**
@@ -163,28 +177,39 @@ export interface AuditEntry {
 
 /**
  * A stored audit record: the entry, its place in the account's chain (`sequence`
- * counts from 1), the hash of the record before it and its own hash
- * (`auditRecordHash`).
+ * counts from 1), the encoding its hash covers, the key that made it, the target's id
+ * as stored for the per-target filter, the hash of the record before it and its own
+ * hash (SPEC §5.44).
  *
  * @example
  * ```ts
- * const ok = auditRecordHash(record) === record.hash
+ * const keyed = record.keyId !== null // an HMAC under that audit key, not a plain SHA-256
  * ```
  */
 export interface AuditRecord extends AuditEntry {
   /** Its position in the account's chain, 1 for the first record ever. */
   readonly sequence: number
+  /**
+   * The encoding its hash covers: 2 for every record written since audit keys exist
+   * (every stored field); 1 for a record written before (schema version 12), which
+   * stays verifiable as it was.
+   */
+  readonly version: number
+  /** The id of the audit key whose HMAC `hash` is; `null` for a plain SHA-256 (no key configured, or version 1). */
+  readonly keyId: string | null
+  /** The target's id as stored beside it, for the per-target filter: the passcode's or user's id, `null` for the account. */
+  readonly targetId: string | null
   /** The hash of the record before it; `GENESIS_HASH` (64 zeros) for the first one. */
   readonly previousHash: string
-  /** SHA-256 (lowercase hex) of its canonical encoding. */
+  /** HMAC-SHA256 under the audit key `keyId` (or SHA-256 without one), lowercase hex, of its canonical encoding. */
   readonly hash: string
 }
 
 /** The `previousHash` of an account's first record: 64 zeros. */
 export const GENESIS_HASH = '0'.repeat(64)
 
-/** The version of the canonical encoding, inside every hashed record. */
-export const AUDIT_ENCODING_VERSION = 1
+/** The version of the canonical encoding new records are written in (see {@link auditRecordInput}). */
+export const AUDIT_ENCODING_VERSION = 2
 
 /**
  * The canonical JSON of a value: object keys sorted by UTF-16 code units, no
@@ -209,79 +234,119 @@ export function canonicalJson(value: unknown): string {
   throw new TypeError(`An audit record cannot hold a ${typeof value}`)
 }
 
-/** A field whose canonical JSON the SQL store writes into the hash input itself (see {@link auditHashInputParts}). */
-export type AuditHashHole = 'changes' | 'target'
+/** The target's id as a record stores it beside the target: `null` for the account. */
+export const auditTargetId = (target: AuditTarget): string | null => ('id' in target ? target.id : null)
 
 /**
- * What a record's hash covers, in parts around the values a store fills in: every
- * field but `sequence` (the row's place, which the chain itself proves) and `hash`,
- * plus the encoding version `v`, with keys sorted. The `previousHash` value (the chain
- * head's hash, between the quotes that end one part and start the next) is always left
- * out; so is the canonical JSON of each field in `holes`. The SQL store joins the parts
- * around those values inside its append statement; {@link auditHashInput} joins them here.
+ * What a record's hash covers, as canonical JSON. Version 2: every stored field but
+ * `hash` (its account, sequence, time, actor, action, target and target id, changes,
+ * request id, client address, the previous hash and the key id), with `v: 2`. Version
+ * 1, for records written before audit keys existed: `v: 1` and the fields of the entry
+ * with the previous hash, without `sequence`, `targetId` and `keyId` (the chain checks
+ * that `targetId` is the target's id). Throws for a value that cannot be encoded.
  */
-export function auditHashInputParts(entry: AuditEntry, holes: readonly AuditHashHole[] = []): string[] {
-  const fields: Record<string, unknown> = {
-    v: AUDIT_ENCODING_VERSION,
-    accountId: entry.accountId,
-    at: entry.at,
-    actor: entry.actor,
-    action: entry.action,
-    target: entry.target,
-    changes: entry.changes,
-    requestId: entry.requestId,
-    clientAddress: entry.clientAddress,
-    previousHash: '',
+export function auditRecordInput(record: Omit<AuditRecord, 'hash'>): string {
+  const common = {
+    accountId: record.accountId,
+    at: record.at,
+    actor: record.actor,
+    action: record.action,
+    target: record.target,
+    changes: record.changes,
+    requestId: record.requestId,
+    clientAddress: record.clientAddress,
+    previousHash: record.previousHash,
   }
-  const parts: string[] = []
-  let part = '{'
-  for (const [index, key] of Object.keys(fields).sort().entries()) {
-    part += `${index === 0 ? '' : ','}${JSON.stringify(key)}:`
-    if (key === 'previousHash') {
-      parts.push(`${part}"`)
-      part = '"'
-    } else if ((holes as readonly string[]).includes(key)) {
-      parts.push(part)
-      part = ''
-    } else {
-      part += canonicalJson(fields[key])
-    }
-  }
-  parts.push(`${part}}`)
-  return parts
-}
-
-/** {@link auditHashInputParts} with only the `previousHash` value left out: the two parts around it. */
-export function auditHashInputAround(entry: AuditEntry): readonly [before: string, after: string] {
-  const [before, after] = auditHashInputParts(entry)
-  return [before!, after!]
-}
-
-/** The canonical encoding a record's hash covers (see {@link auditHashInputAround}). */
-export function auditHashInput(record: AuditEntry & { readonly previousHash: string }): string {
-  const [before, after] = auditHashInputAround(record)
-  return `${before}${record.previousHash}${after}`
+  if (record.version === 1) return canonicalJson({ v: 1, ...common })
+  return canonicalJson({ v: record.version, ...common, sequence: record.sequence, targetId: record.targetId, keyId: record.keyId })
 }
 
 /**
- * The SHA-256 (lowercase hex) of a record's canonical encoding: what `hash` holds and
- * the next record's `previousHash` repeats.
+ * Places records in an account's chain and signs them (SPEC §5.44): each record's `hash`
+ * is an HMAC-SHA256 under the audit key `keyId` of its canonical encoding, or a plain
+ * SHA-256 when `keyId` is `null` (no audit key configured). A store calls `chain` with
+ * the entry and its account's head, inside the change's transaction, and writes the
+ * record it returns: the key stays in the process and never reaches the database.
  *
  * @example
  * ```ts
- * const hash = auditRecordHash({ ...entry, previousHash: GENESIS_HASH })
+ * const record = signer.chain(entry, { sequence: 0, hash: GENESIS_HASH }) // an account's first record
  * ```
  */
-export function auditRecordHash(record: AuditEntry & { readonly previousHash: string }): string {
-  return bytesToHex(sha256(utf8ToBytes(auditHashInput(record))))
+export interface AuditSigner {
+  /** The id of the key it signs with, stored with each record; `null` for plain SHA-256. */
+  readonly keyId: string | null
+  /**
+   * The record a store writes for `entry` after the record `head` names (sequence 0 and
+   * `GENESIS_HASH` (64 zeros) for an empty chain): sequence, encoding version, key id,
+   * target id, previous hash and hash. Throws for a value that cannot be encoded.
+   */
+  chain(entry: AuditEntry, head: { readonly sequence: number; readonly hash: string }): AuditRecord
 }
 
 /**
- * Places an entry in its chain after the record `head` names (sequence 0 and
- * `GENESIS_HASH` (64 zeros) for an empty chain). Throws for a value that cannot be
- * encoded, before the caller has changed anything.
+ * The {@link AuditSigner} of key `keyId` whose MAC (lowercase hex) of an encoding is
+ * `sign`; `keyId` `null` and SHA-256 for plain hashes.
  */
-export function chainAuditEntry(entry: AuditEntry, head: { readonly sequence: number; readonly hash: string }): AuditRecord {
-  const linked = { ...entry, previousHash: head.hash }
-  return { ...linked, sequence: head.sequence + 1, hash: auditRecordHash(linked) }
+export function auditSigner(keyId: string | null, sign: (input: string) => string): AuditSigner {
+  return Object.freeze({
+    keyId,
+    chain(entry: AuditEntry, head: { readonly sequence: number; readonly hash: string }): AuditRecord {
+      const unsigned = {
+        ...entry,
+        sequence: head.sequence + 1,
+        version: AUDIT_ENCODING_VERSION,
+        keyId,
+        targetId: auditTargetId(entry.target),
+        previousHash: head.hash,
+      }
+      return { ...unsigned, hash: sign(auditRecordInput(unsigned)) }
+    },
+  })
+}
+
+/** Plain SHA-256 of a record's encoding. */
+export const sha256Hex: (input: string) => string = createPasscodeHasher()
+
+/**
+ * Plain SHA-256, no key: what a service without `auditKeys` writes (SPEC §5.44: a
+ * chain that whoever can write the table can recompute).
+ *
+ * @example
+ * ```ts
+ * const first = PLAIN_AUDIT_SIGNER.chain(entry, { sequence: 0, hash: GENESIS_HASH })
+ * ```
+ */
+export const PLAIN_AUDIT_SIGNER: AuditSigner = auditSigner(null, sha256Hex)
+
+/**
+ * Which records a reader wants: actions, target, the user who acted, a time range.
+ *
+ * @example
+ * ```ts
+ * const filter: AuditRecordFilter = { actions: ['passcode.rotated'], from: Date.parse('2026-01-01') }
+ * ```
+ */
+export interface AuditRecordFilter {
+  /** Only these actions. */
+  readonly actions?: readonly AuditAction[]
+  /** Only records about this passcode ID or user ID (as stored in `targetId`). */
+  readonly targetId?: string
+  /** Only records of actions this user did, in any role (never the system's). */
+  readonly actorUserId?: string
+  /** Only records at or after this instant (epoch milliseconds). */
+  readonly from?: number
+  /** Only records before this instant (epoch milliseconds). */
+  readonly to?: number
+}
+
+/** Whether `record` passes every filter given, as the SQL store's page filters decide it. */
+export function matchesAuditFilter(record: AuditRecord, filter: AuditRecordFilter): boolean {
+  return (
+    (filter.actions === undefined || filter.actions.includes(record.action)) &&
+    (filter.targetId === undefined || record.targetId === filter.targetId) &&
+    (filter.actorUserId === undefined || (record.actor.type === 'user' && record.actor.userId === filter.actorUserId)) &&
+    (filter.from === undefined || record.at >= filter.from) &&
+    (filter.to === undefined || record.at < filter.to)
+  )
 }

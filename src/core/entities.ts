@@ -1,6 +1,37 @@
 import type { CreditsSetting, RateLimitSetting, StoredCredits } from './limits'
 import type { PasscodeStatus } from './status'
 
+/**
+ * A JSON value, as a passcode's metadata holds it (SPEC §5.51).
+ *
+ * @example
+ * ```ts
+ * const value: JsonValue = { plan: 'gold', seats: [1, 2] }
+ * ```
+ */
+export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue }
+
+/**
+ * A passcode's metadata (SPEC §5.51): a JSON object of at most 1 KiB as JSON, the host's
+ * own data (a plan, a customer id), returned on the principal.
+ *
+ * @example
+ * ```ts
+ * const metadata: PasscodeMetadata = { customerId: 'cus_42', plan: 'gold' }
+ * ```
+ */
+export type PasscodeMetadata = Readonly<Record<string, JsonValue>>
+
+/**
+ * A rule of an account's policy (SPEC §5.52, `AccountPolicy` in core/policy.ts), as a refusal and a view name it.
+ *
+ * @example
+ * ```ts
+ * const rule: PolicyRule = 'requireExpiry'
+ * ```
+ */
+export type PolicyRule = 'maxLifetimeDays' | 'requireExpiry' | 'requireDescription'
+
 /** How long an account passcode lives: whole days (1 to 3650) or `'forever'`. */
 export type AccountPasscodeExpiry = number | 'forever'
 
@@ -54,6 +85,10 @@ export type Principal =
       readonly passcodeName: string
       /** The partners this passcode is bound to; absent when it is unbound. */
       readonly partners?: readonly string[]
+      /** The scopes it grants (SPEC §5.48), when the host declares scopes; absent otherwise. */
+      readonly scopes?: readonly string[]
+      /** Its metadata (SPEC §5.51); absent when it has none. */
+      readonly metadata?: PasscodeMetadata
       /** Limits and credits (SPEC §5.50): the credits left after this request, where the passcode has credits. */
       readonly credits?: PrincipalCredits
     }
@@ -64,6 +99,8 @@ export type Principal =
       readonly kind: 'user'
       /** The user whose passcode matched. */
       readonly userId: string
+      /** The scopes it grants (SPEC §5.48), when the host declares scopes; absent otherwise. */
+      readonly scopes?: readonly string[]
       /** Limits and credits (SPEC §5.50): the credits left after this request, where the passcode has credits. */
       readonly credits?: PrincipalCredits
     }
@@ -137,6 +174,16 @@ export interface AccountPasscodeRecord {
   readonly disabledAt: number | null
   /** What it is for (SPEC §5.39): NFC, 0 to 500 characters, newlines allowed; `''` when none. */
   readonly description: string
+  // Restricted passcodes (SPEC §5.48, §5.49, §5.51). Absent in a record of a store
+  // written before them: every scope, any address, no metadata, no tags.
+  /** The scopes it grants: `null` or absent for every declared scope, else these (sorted, no repeats). */
+  readonly scopes?: readonly string[] | null
+  /** The CIDR ranges it may be used from, as stored (canonical text); `[]` or absent for any address. */
+  readonly allowedAddresses?: readonly string[]
+  /** The host's own data about it, returned on the principal; `null` or absent for none. */
+  readonly metadata?: PasscodeMetadata | null
+  /** Its tags (NFC, lower case, no repeats, in the order given); `[]` or absent for none. */
+  readonly tags?: readonly string[]
   // Limits and credits (SPEC §5.50).
   /** Its rate limit; absent or `null` for none. */
   readonly rateLimit?: RateLimitSetting | null
@@ -173,6 +220,11 @@ export interface UserPasscodeRecord {
    * when unknown (a hash written before schema version 3).
    */
   readonly pepperId?: string | null
+  // Restricted passcodes (SPEC §5.48, §5.49); absent in a record of a store written before them.
+  /** The scopes it grants: `null` or absent for every declared scope, else these (sorted, no repeats). */
+  readonly scopes?: readonly string[] | null
+  /** The CIDR ranges it may be used from (canonical text); `[]` or absent for any address. */
+  readonly allowedAddresses?: readonly string[]
   // Limits and credits (SPEC §5.50).
   /** Its rate limit; absent or `null` for none. */
   readonly rateLimit?: RateLimitSetting | null
@@ -234,6 +286,21 @@ export interface PasscodeView {
    * `null` once an admin enables, rotates or deletes it (or when it never leaked).
    */
   readonly leak: PasscodeLeak | null
+  // Restricted passcodes (SPEC §5.48, §5.49, §5.51, §5.52).
+  /** The scopes it was given (SPEC §5.48); `null`: every scope the host declares. */
+  readonly scopes: readonly string[] | null
+  /** Those of `scopes` the host no longer declares: they grant nothing. */
+  readonly unknownScopes: readonly string[]
+  /** The CIDR ranges it may be used from (SPEC §5.49); empty: any address. */
+  readonly allowedAddresses: readonly string[]
+  /** The host's own data about it (SPEC §5.51), returned on the principal; `null` when none. */
+  readonly metadata: PasscodeMetadata | null
+  /** Its tags (SPEC §5.51), lower case; empty when none. */
+  readonly tags: readonly string[]
+  /** The rules of the account's policy it breaks (SPEC §5.52): made before the policy, it keeps working. Empty when none. */
+  readonly policyViolations: readonly PolicyRule[]
+  /** Whether it breaks the account's policy (`policyViolations` is not empty). */
+  readonly violatesPolicy: boolean
   // Limits and credits (SPEC §5.50).
   /** Its rate limit; `null` for none. */
   readonly rateLimit: RateLimitSetting | null
@@ -317,6 +384,17 @@ export interface UserPasscodeView {
    * when it never leaked).
    */
   readonly leak: PasscodeLeak | null
+  // Restricted passcodes (SPEC §5.48, §5.49, §5.52).
+  /** The scopes it was given (SPEC §5.48); `null`: every scope the host declares. */
+  readonly scopes: readonly string[] | null
+  /** Those of `scopes` the host no longer declares: they grant nothing. */
+  readonly unknownScopes: readonly string[]
+  /** The CIDR ranges it may be used from (SPEC §5.49); empty: any address. */
+  readonly allowedAddresses: readonly string[]
+  /** The rules of the account's policy it breaks (SPEC §5.52); empty when none. */
+  readonly policyViolations: readonly PolicyRule[]
+  /** Whether it breaks the account's policy (`policyViolations` is not empty). */
+  readonly violatesPolicy: boolean
   // Limits and credits (SPEC §5.50).
   /** Its rate limit; `null` for none. */
   readonly rateLimit: RateLimitSetting | null

@@ -1,3 +1,4 @@
+import type { AuditBreak } from './audit-chain'
 import { setClassName } from './class-name'
 
 /**
@@ -20,6 +21,7 @@ export type PasscodeAuthErrorCode =
   | 'ERR_MAILER_FAILED'
   | 'ERR_NO_RECIPIENTS'
   | 'ERR_PASSCODE_REFUSED'
+  | 'ERR_AUDIT_BROKEN'
 
 /**
  * Base class of every error passcode-auth throws on purpose. Messages never contain
@@ -74,6 +76,32 @@ export class InvalidInputError extends PasscodeAuthError {
   constructor(field: string, message: string) {
     super('ERR_INVALID_INPUT', `Invalid ${field}: ${message}`)
     this.field = field
+  }
+}
+
+/**
+ * A create, edit, grant or reset would break the account's policy (SPEC §5.52): an
+ * {@link InvalidInputError} (`ERR_INVALID_INPUT`, 400 in the management API) on the
+ * field at fault, whose message names the rule, as `rule` does.
+ *
+ * @example
+ * ```ts
+ * await auth.passcodes.create(admin, 'acc_1', { name: 'Acme', expiry: 'forever' }).catch((error) => {
+ *   if (error instanceof PolicyViolationError) console.log(error.field, error.rule) // 'expiry' 'requireExpiry'
+ * })
+ * ```
+ */
+export class PolicyViolationError extends InvalidInputError {
+  static {
+    setClassName(this, 'PolicyViolationError')
+  }
+
+  /** The rule of the account's policy the input breaks. */
+  readonly rule: 'maxLifetimeDays' | 'requireExpiry' | 'requireDescription'
+
+  constructor(field: string, rule: PolicyViolationError['rule'], message: string) {
+    super(field, `${message} (the account's policy, ${rule})`)
+    this.rule = rule
   }
 }
 
@@ -275,6 +303,38 @@ export class StorageError extends PasscodeAuthError {
 
   constructor(options?: { cause?: unknown }) {
     super('ERR_STORAGE_UNAVAILABLE', 'The passcode store is unavailable', options)
+  }
+}
+
+/**
+ * An account's audit trail does not verify where a reader needs it to (SPEC §5.44):
+ * `auth.audit.list` refuses a page it cannot vouch for, and `auth.audit.export` stops at
+ * the first break, rather than show a record that verification would not vouch for.
+ * `at` and `reason` are those of `auth.audit.verify`'s answer.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof AuditChainBrokenError) console.error(`record ${error.at}: ${error.reason}`)
+ * ```
+ */
+export class AuditChainBrokenError extends PasscodeAuthError {
+  static {
+    setClassName(this, 'AuditChainBrokenError')
+  }
+
+  /** The sequence of the first record concerned. */
+  readonly at: number
+  /** What is wrong there. */
+  readonly reason: AuditBreak
+
+  /** @param failure - where verification broke; without it, record 0 and `changed` (as `new AuditChainBrokenError()` in a host's own tests). */
+  constructor(failure: { readonly at: number; readonly reason: AuditBreak } = { at: 0, reason: 'changed' }) {
+    super(
+      'ERR_AUDIT_BROKEN',
+      `The audit trail of this account does not verify at record ${failure.at} (${failure.reason.replace('_', ' ')}); the operator can check it with passcode-auth audit verify`,
+    )
+    this.at = failure.at
+    this.reason = failure.reason
   }
 }
 

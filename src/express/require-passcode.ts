@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express'
 import type { Principal } from '../core/entities'
-import { assertPasscodeAuth, checkAdapterOptions, checkOnRefusal } from '../http/adapter-options'
+import { assertPasscodeAuth, checkAdapterOptions, checkOnRefusal, checkScopes } from '../http/adapter-options'
 import { PasscodeRefusedError } from '../http/refusal-error'
 import { writeNodeResponse } from '../http/node/write-response'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
@@ -32,6 +32,14 @@ export interface RequirePasscodeOptions {
    * @default 'respond'
    */
   onRefusal?: 'respond' | 'next'
+  /**
+   * The scopes the route needs (SPEC §5.48), each declared by the service's `scopes`
+   * option (checked now: an undeclared one throws `InvalidOptionsError`). A valid
+   * passcode that lacks one is refused with 403 `Missing scope: <name>`, the first
+   * missing in this order.
+   * @default none (any valid passcode)
+   */
+  scopes?: readonly string[]
 }
 
 /**
@@ -50,11 +58,12 @@ export interface RequirePasscodeOptions {
  */
 export function requirePasscode(auth: PasscodeAuth, options?: RequirePasscodeOptions): RequestHandler {
   assertPasscodeAuth(auth, 'requirePasscode')
-  options = checkAdapterOptions(options, 'requirePasscode', { onRefusal: checkOnRefusal })
+  options = checkAdapterOptions(options, 'requirePasscode', { onRefusal: checkOnRefusal, scopes: checkScopes })
   const passRefusals = options?.onRefusal === 'next'
+  const required = auth.requiredScopes(options?.scopes)
 
   return function requirePasscodeMiddleware(req, res, next) {
-    const answer = auth.verifyRequest(req, expressReader)
+    const answer = auth.verifyRequest(req, expressReader, required)
     if (!(answer instanceof Promise)) {
       req.passcodeAuth = answer
       next()

@@ -2,13 +2,13 @@ import type { FastifyPluginCallback, FastifyReply, FastifyRequest, HookHandlerDo
 import fastifyPlugin from 'fastify-plugin'
 import type { Principal } from '../core/entities'
 import { InvalidOptionsError } from '../core/errors'
-import { assertPasscodeAuth, checkAdapterOptions, checkOnRefusal } from '../http/adapter-options'
+import { assertPasscodeAuth, checkAdapterOptions, checkOnRefusal, checkScopes } from '../http/adapter-options'
 import { createConnectRequest } from '../http/connect-request'
 import { createLeakReport, type LeakReportOptions as LeakReportHandlerOptions } from '../http/leaks/leak-report'
 import type { CorsOptions } from '../http/cors'
-import { nodeRequestReader } from '../http/node/node-request'
 import { PasscodeRefusedError } from '../http/refusal-error'
-import { answerBody, answerHeaders, type Answer } from '../http/answer'
+import { fastifyReader } from './reader'
+import { sendAnswer } from './send-answer'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
 
 /** The hook behind `app.requirePasscode`; fits both `onRequest` and `preHandler`. */
@@ -22,6 +22,13 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Refuses requests without valid credentials; use as `onRequest` or `preHandler`. */
     requirePasscode: RequirePasscodeHook
+    /**
+     * `requirePasscode` for a route that needs scopes (SPEC §5.48): a valid passcode that
+     * lacks one is refused with 403 `Missing scope: <name>`. Each scope must be declared by
+     * the service's `scopes` option (checked when called: `InvalidOptionsError`). Call it
+     * once per route, when the route is declared.
+     */
+    requirePasscodeWith(options: { readonly scopes: readonly string[] }): RequirePasscodeHook
   }
 }
 
@@ -65,16 +72,13 @@ export interface PasscodeAuthPluginOptions {
   }
 }
 
-// A pre-serialised string with its Content-Type set: neither Fastify's serializer nor
-// one the host configured re-encodes it, so the bytes match every other adapter.
-const send = (reply: FastifyReply, answer: Answer): FastifyReply =>
-  reply.code(answer.statusCode).headers(answerHeaders(answer)).send(answerBody(answer))
-
-// Fastify's request wraps Node's as `request.raw`; `request.ip` honours `trustProxy`.
-const fastifyReader = nodeRequestReader(
-  (request: FastifyRequest) => request.raw,
-  (request) => request.ip,
-)
+// The scopes of `requirePasscodeWith` (`unknown`: JavaScript hosts can pass anything).
+function routeScopes(options: unknown): readonly string[] {
+  const own = checkAdapterOptions(options, 'requirePasscodeWith', { scopes: checkScopes }) as { readonly scopes?: readonly string[] } | undefined
+  if (own?.scopes === undefined)
+    throw new InvalidOptionsError('scopes', "must be a non-empty list of the scopes the route needs, like ['events:write']")
+  return own.scopes
+}
 
 // `unknown`: JavaScript hosts can register the plugin with anything.
 function checkOptions(options: unknown): PasscodeAuthPluginOptions {
@@ -113,24 +117,30 @@ const plugin: FastifyPluginCallback<PasscodeAuthPluginOptions> = (fastify, optio
   const passRefusals = options.onRefusal === 'next'
 
   fastify.decorateRequest('passcodeAuth', null)
-  fastify.decorate('requirePasscode', function requirePasscode(request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) {
-    const answer = auth.verifyRequest(request, fastifyReader)
-    if (!(answer instanceof Promise)) {
-      request.passcodeAuth = answer
-      return next()
+  // The hook, for a route that needs the scopes `required` (SPEC §5.48) or none.
+  const hook = (required: ReturnType<PasscodeAuth['requiredScopes']> | undefined): RequirePasscodeHook =>
+    function requirePasscode(request, reply, next) {
+      const answer = auth.verifyRequest(request, fastifyReader, required)
+      if (!(answer instanceof Promise)) {
+        request.passcodeAuth = answer
+        return next()
+      }
+      answer.then((outcome) => {
+        if (!outcome.ok) return passRefusals ? next(new PasscodeRefusedError(outcome)) : void sendAnswer(reply, outcome)
+        request.passcodeAuth = outcome.principal
+        // `Sunset` while the passcode is in its last days, on the host's own answer.
+        if (outcome.headers !== undefined) reply.headers(outcome.headers)
+        next()
+      }, next)
     }
-    answer.then((outcome) => {
-      if (!outcome.ok) return passRefusals ? next(new PasscodeRefusedError(outcome)) : void send(reply, outcome)
-      request.passcodeAuth = outcome.principal
-      // `Sunset` while the passcode is in its last days, on the host's own answer.
-      if (outcome.headers !== undefined) reply.headers(outcome.headers)
-      next()
-    }, next)
-  } satisfies RequirePasscodeHook)
+  fastify.decorate('requirePasscode', hook(undefined))
+  fastify.decorate('requirePasscodeWith', function requirePasscodeWith(options: { readonly scopes: readonly string[] }): RequirePasscodeHook {
+    return hook(auth.requiredScopes(routeScopes(options)))
+  })
 
   if (connectRequest !== undefined) {
     const answer = connectRequest
-    const connect = async (request: FastifyRequest, reply: FastifyReply) => send(reply, await answer(request))
+    const connect = async (request: FastifyRequest, reply: FastifyReply) => sendAnswer(reply, await answer(request))
     fastify.route({ method: 'GET', url: '/v1/connect', exposeHeadRoute: true, handler: connect })
     fastify.register(otherMethods, { prefix: '/v1/connect', connect })
   }

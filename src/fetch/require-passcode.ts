@@ -1,5 +1,5 @@
 import type { Principal } from '../core/entities'
-import { assertPasscodeAuth, checkAdapterOptions } from '../http/adapter-options'
+import { assertPasscodeAuth, checkAdapterOptions, checkScopes } from '../http/adapter-options'
 import { withClientAddress } from '../http/fetch/fetch-request'
 import { fetchResponse } from '../http/fetch/fetch-response'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
@@ -41,7 +41,16 @@ export type FetchPasscodeGuard = (request: Request, clientAddress?: string) => P
  * const options: RequirePasscodeOptions = {}
  * ```
  */
-export type RequirePasscodeOptions = Readonly<Record<string, never>>
+export interface RequirePasscodeOptions {
+  /**
+   * The scopes the route needs (SPEC §5.48), each declared by the service's `scopes`
+   * option (checked now: an undeclared one throws `InvalidOptionsError`). A valid
+   * passcode that lacks one is refused with 403 `Missing scope: <name>`, the first
+   * missing in this order.
+   * @default none (any valid passcode)
+   */
+  readonly scopes?: readonly string[]
+}
 
 const NONE: Readonly<Record<string, string>> = Object.freeze({})
 
@@ -68,8 +77,9 @@ const NONE: Readonly<Record<string, string>> = Object.freeze({})
  */
 export function requirePasscode(auth: PasscodeAuth, options?: RequirePasscodeOptions): FetchPasscodeGuard {
   assertPasscodeAuth(auth, 'requirePasscode')
-  checkAdapterOptions(options, 'requirePasscode', {})
-  const verifyRequest = withClientAddress((reader) => (request: Request) => auth.verifyRequest(request, reader))
+  options = checkAdapterOptions(options, 'requirePasscode', { scopes: checkScopes })
+  const required = auth.requiredScopes(options?.scopes)
+  const verifyRequest = withClientAddress((reader) => (request: Request) => auth.verifyRequest(request, reader, required))
   return function checkPasscode(request, clientAddress) {
     const answer = verifyRequest(request, clientAddress)
     if (!(answer instanceof Promise)) return Promise.resolve({ ok: true, principal: answer, headers: NONE })

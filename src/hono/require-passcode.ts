@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import type { Principal } from '../core/entities'
-import { assertPasscodeAuth, checkAdapterOptions, checkOnRefusal } from '../http/adapter-options'
+import { assertPasscodeAuth, checkAdapterOptions, checkOnRefusal, checkScopes } from '../http/adapter-options'
 import { fetchResponse } from '../http/fetch/fetch-response'
 import { PasscodeRefusedError } from '../http/refusal-error'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
@@ -40,6 +40,14 @@ export interface RequirePasscodeOptions {
    * @default 'respond'
    */
   onRefusal?: 'respond' | 'next'
+  /**
+   * The scopes the route needs (SPEC §5.48), each declared by the service's `scopes`
+   * option (checked now: an undeclared one throws `InvalidOptionsError`). A valid
+   * passcode that lacks one is refused with 403 `Missing scope: <name>`, the first
+   * missing in this order.
+   * @default none (any valid passcode)
+   */
+  scopes?: readonly string[]
 }
 
 /**
@@ -59,12 +67,13 @@ export interface RequirePasscodeOptions {
  */
 export function requirePasscode(auth: PasscodeAuth, options?: RequirePasscodeOptions): MiddlewareHandler {
   assertPasscodeAuth(auth, 'requirePasscode')
-  options = checkAdapterOptions(options, 'requirePasscode', { ...HONO_OPTION_CHECKS, onRefusal: checkOnRefusal })
+  options = checkAdapterOptions(options, 'requirePasscode', { ...HONO_OPTION_CHECKS, onRefusal: checkOnRefusal, scopes: checkScopes })
+  const required = auth.requiredScopes(options?.scopes)
   const reader = honoReader(options)
   const passRefusals = options?.onRefusal === 'next'
   // Not an async function: a cache hit hands on next()'s own promise.
   return function requirePasscodeMiddleware(c, next) {
-    const answer = auth.verifyRequest(c, reader)
+    const answer = auth.verifyRequest(c, reader, required)
     if (!(answer instanceof Promise)) {
       c.set('passcodeAuth', answer)
       return next()

@@ -102,3 +102,20 @@ export function dashboardBasePath(value: unknown): string {
   if (base === undefined || (base !== '' && !base.startsWith('/'))) throw new InvalidOptionsError('basePath', 'must be a path such as "/settings"')
   return base
 }
+
+/**
+ * The check of `scopes`, the option of every guard (SPEC §5.48): a non-empty list of
+ * names. Whether each is declared by the service's `scopes` option is checked next, by
+ * `auth.requiredScopes`, which names the first that is not.
+ *
+ * @example
+ * ```ts
+ * checkAdapterOptions(options, 'requirePasscode', { scopes: checkScopes })
+ * ```
+ */
+export function checkScopes(value: unknown): string | undefined {
+  if (value === undefined) return undefined
+  return Array.isArray(value) && value.length > 0 && value.every((scope) => typeof scope === 'string')
+    ? undefined
+    : "must be a non-empty list of the scopes the route needs, like ['events:write']"
+}

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa'
 import type { Principal } from '../core/entities'
-import { assertPasscodeAuth, checkAdapterOptions, checkOnRefusal } from '../http/adapter-options'
+import { assertPasscodeAuth, checkAdapterOptions, checkOnRefusal, checkScopes } from '../http/adapter-options'
 import { PasscodeRefusedError } from '../http/refusal-error'
 import type { AuthOutcome } from '../service/auth-outcome'
 import type { PasscodeAuth } from '../service/create-passcode-auth'
@@ -32,6 +32,14 @@ export interface RequirePasscodeOptions {
    * @default 'respond'
    */
   onRefusal?: 'respond' | 'next'
+  /**
+   * The scopes the route needs (SPEC §5.48), each declared by the service's `scopes`
+   * option (checked now: an undeclared one throws `InvalidOptionsError`). A valid
+   * passcode that lacks one is refused with 403 `Missing scope: <name>`, the first
+   * missing in this order.
+   * @default none (any valid passcode)
+   */
+  scopes?: readonly string[]
 }
 
 /**
@@ -52,8 +60,9 @@ export interface RequirePasscodeOptions {
  */
 export function requirePasscode(auth: PasscodeAuth, options?: RequirePasscodeOptions): Middleware {
   assertPasscodeAuth(auth, 'requirePasscode')
-  options = checkAdapterOptions(options, 'requirePasscode', { onRefusal: checkOnRefusal })
+  options = checkAdapterOptions(options, 'requirePasscode', { onRefusal: checkOnRefusal, scopes: checkScopes })
   const passRefusals = options?.onRefusal === 'next'
+  const required = auth.requiredScopes(options?.scopes)
   const authenticated = async (ctx: Parameters<Middleware>[0], next: Parameters<Middleware>[1], pending: Promise<AuthOutcome>) => {
     const outcome = await pending
     if (!outcome.ok) {
@@ -69,7 +78,7 @@ export function requirePasscode(auth: PasscodeAuth, options?: RequirePasscodeOpt
   // Not an async function: a cache hit hands on next()'s own promise, adding no
   // promise of its own (Koa's compose turns a synchronous throw into a rejection).
   return function requirePasscodeMiddleware(ctx, next) {
-    const answer = auth.verifyRequest(ctx, koaReader)
+    const answer = auth.verifyRequest(ctx, koaReader, required)
     if (answer instanceof Promise) return authenticated(ctx, next, answer)
     ctx.state.passcodeAuth = answer
     return next()

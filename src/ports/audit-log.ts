@@ -1,55 +1,44 @@
-import type { AuditAction, AuditEntry, AuditRecord } from '../core/audit'
-import type { AuditChainPoint } from '../core/audit-chain'
+import type { AuditAction, AuditEntry, AuditRecord, AuditRecordFilter, AuditSigner } from '../core/audit'
+import type { AuditChainEnds, AuditChainPoint } from '../core/audit-chain'
+import type { AuditListing } from '../core/audit-page'
 
-export type { AuditAction, AuditEntry, AuditRecord, AuditChainPoint }
+export type { AuditAction, AuditEntry, AuditRecord, AuditChainEnds, AuditChainPoint, AuditListing, AuditSigner }
 
 /**
- * Which records {@link AuditLog.list} reads: one account's, in sequence order, after a
- * sequence (exclusive, in the order's direction), matching every filter given.
+ * A record a write hands the store: the entry and what signs it (SPEC §5.44). The store
+ * places the entry after its account's chain head, inside the change's transaction,
+ * and signs it there, in the process: the key never reaches the database.
  *
  * @example
  * ```ts
- * const page = await store.audit!.list('acc_1', { order: 'newest', limit: 50, actions: ['passcode.rotated'] })
+ * await store.audit!.append({ entry, signer })
  * ```
  */
-export interface AuditQuery {
-  /** `newest` first (the reading order) or `oldest` first (verification, export). */
-  readonly order: 'newest' | 'oldest'
-  /** Continue after this sequence: below it for `newest`, above it for `oldest`. */
+export interface AuditAppend {
+  /** The record's content; a store that reads part of it from the row it changes replaces that part. */
+  readonly entry: AuditEntry
+  /** Places the entry after its account's head and signs it: `signer.chain(entry, head)`. */
+  readonly signer: AuditSigner
+}
+
+/**
+ * Which records {@link AuditLog.list} reads: one account's, newest first, below a
+ * sequence, matching every filter given.
+ *
+ * @example
+ * ```ts
+ * const listing = await store.audit!.list('acc_1', { limit: 50, actions: ['passcode.rotated'] })
+ * ```
+ */
+export interface AuditQuery extends AuditRecordFilter {
+  /** Continue below this sequence (a cursor). */
   readonly after?: number
-  /** Only these actions. */
-  readonly actions?: readonly AuditAction[]
-  /** Only records about this passcode ID or user ID. */
-  readonly targetId?: string
-  /** Only records of actions this user did, in any role (never the system's). */
-  readonly actorUserId?: string
-  /** Only records at or after this instant (epoch milliseconds). */
-  readonly from?: number
-  /** Only records before this instant (epoch milliseconds). */
-  readonly to?: number
   /** At most this many records. */
   readonly limit: number
 }
 
 /**
- * Both ends of an account's chain as the store keeps them: `start`, the point before
- * the oldest kept record (sequence 0 and the genesis hash until a prune, then the last
- * pruned record), and `head`, the newest record.
- *
- * @example
- * ```ts
- * const { head } = await store.audit!.ends('acc_1') // keep head.hash elsewhere as an anchor
- * ```
- */
-export interface AuditChainEnds {
-  /** The point before the oldest kept record. */
-  readonly start: AuditChainPoint
-  /** The newest record (equal to `start` when no record is kept). */
-  readonly head: AuditChainPoint
-}
-
-/**
- * The audit trail's storage (SPEC §5.40). Records of changes are written by the
+ * The audit trail's storage (SPEC §5.40, §5.44). Records of changes are written by the
  * store's write methods themselves, in the change's transaction (their optional
  * trailing `audit` argument); `append` is for actions that change nothing stored (a
  * reveal, a failed notification). Appends to one account are serialised, so the
@@ -57,21 +46,31 @@ export interface AuditChainEnds {
  *
  * @example
  * ```ts
- * const records = await store.audit!.list('acc_1', { order: 'oldest', limit: 1000 })
+ * const rows = await store.audit!.records('acc_1', { limit: 1000 })
  * ```
  */
 export interface AuditLog {
   /** Appends one record to its account's chain and returns it as stored. */
-  append(entry: AuditEntry): Promise<AuditRecord>
-  /** One page of an account's records (see {@link AuditQuery}). */
-  list(accountId: string, query: AuditQuery): Promise<AuditRecord[]>
-  /** Both ends of the account's chain. */
-  ends(accountId: string): Promise<AuditChainEnds>
+  append(append: AuditAppend): Promise<AuditRecord>
   /**
-   * Deletes, in every account, the records up to (by sequence) the newest one older than
-   * `before` (epoch ms), and moves the chain's `start` to the last one deleted, in the
-   * same transaction, so the chain still verifies from its oldest kept record. Resolves
-   * how many records went.
+   * One page for reading, newest first, only within the chain's ends, with what vouches
+   * for it (see {@link AuditListing}), all in one consistent read.
    */
-  prune(before: number): Promise<number>
+  list(accountId: string, query: AuditQuery): Promise<AuditListing>
+  /**
+   * Every row of the account, whatever its sequence (below the start and past the head
+   * too), in sequence order from `from` (inclusive), at most `limit`: what verification
+   * reads.
+   */
+  records(accountId: string, range: { readonly from?: number; readonly limit: number }): Promise<AuditRecord[]>
+  /** Both ends of the account's chain; `null` when it has no head row. */
+  ends(accountId: string): Promise<AuditChainEnds | null>
+  /**
+   * Deletes, in every account, the kept records up to (by sequence) the newest one older
+   * than `before` (epoch ms), moves the chain's `start` to the last one deleted and
+   * appends an `audit.pruned` record at `record.at`, signed by `record.signer`, that
+   * says how many went, up to which sequence and that record's hash, all in one
+   * transaction per account. Resolves how many records went.
+   */
+  prune(before: number, record: { readonly at: number; readonly signer: AuditSigner }): Promise<number>
 }

@@ -16,6 +16,7 @@ export type {
   NotificationKind,
   PasscodeRotation,
   PasscodeStore,
+  PasscodeStoreWithWebhooks,
   Rehash,
   UpdateResult,
   UsageEntry,
@@ -34,5 +35,19 @@ export type {
   LimitsPart,
   LimitsReturn,
 } from './limits-part'
+export type { AccountPolicyPart, PolicyNotice, PolicyNoticeClaim, PolicyNoticeRequest } from './account-policy-part'
 export type { NotificationRecipients } from './recipients'
 export type { RateLimitStore } from './rate-limit-store'
+export type { WebhookAddressPolicy, WebhookSendRequest, WebhookSendResult, WebhookSender, WebhookUrlCheck } from './webhook-sender'
+export type {
+  WebhookAttemptOutcome,
+  WebhookClaimRequest,
+  WebhookDeliveryClaim,
+  WebhookDeliveryQuery,
+  WebhookDeliveryRecord,
+  WebhookDeliveryState,
+  WebhookEndpointPatch,
+  WebhookEndpointRecord,
+  WebhookNoticeClaim,
+  WebhookStore,
+} from './webhook-store'

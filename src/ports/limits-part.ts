@@ -1,4 +1,4 @@
-import type { AuditEntry } from '../core/audit'
+import type { AuditAppend } from './audit-log'
 
 /**
  * What an instance asks the store for on behalf of one credential (SPEC §5.50): a block
@@ -155,7 +155,7 @@ export interface LimitsPart {
   /** Claims notices whose email is not sent and whose claim lapsed, oldest first; two callers never get the same. */
   claimCreditNotices(request: CreditNoticeRequest): Promise<CreditNoticeClaim[]>
   /** Records that the claimed notice's email was sent, with `audit`; `false` when the claim was lost. */
-  completeCreditNotice(claim: CreditNoticeClaim, sentAt: number, audit?: AuditEntry): Promise<boolean>
+  completeCreditNotice(claim: CreditNoticeClaim, sentAt: number, audit?: AuditAppend): Promise<boolean>
   /** Gives a claim back after a failed send, so the next pass retries it. */
   releaseCreditNotice(claim: CreditNoticeClaim): Promise<void>
 }

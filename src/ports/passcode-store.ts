@@ -1,9 +1,11 @@
 import type { AcceptedPasscodes, AccountPasscodeExpiry, AccountPasscodeRecord, UserPasscodeRecord } from '../core/entities'
 import type { RateLimitSetting, StoredCredits } from '../core/limits'
 import type { NotificationKind } from '../core/notifications'
-import type { AuditEntry } from '../core/audit'
-import type { AuditLog } from './audit-log'
+import type { AuditAppend, AuditLog } from './audit-log'
 import type { LimitsPart } from './limits-part'
+import type { WebhookStore } from './webhook-store'
+import type { AccountPolicy } from '../core/policy'
+import type { PolicyNoticeClaim, PolicyNoticeRequest } from './account-policy-part'
 
 export type { NotificationKind }
 
@@ -57,6 +59,15 @@ export interface AccountPasscodePatch {
   readonly description?: string
   /** Disables (the instant) or enables (`null`) the passcode (SPEC §5.38). */
   readonly disabledAt?: number | null
+  // Restricted passcodes (SPEC §5.48, §5.49, §5.51)
+  /** New scopes (sorted, no repeats), `null` for every scope. */
+  readonly scopes?: readonly string[] | null
+  /** New address ranges (canonical text), `[]` for any address. */
+  readonly allowedAddresses?: readonly string[]
+  /** New metadata, `null` for none. */
+  readonly metadata?: AccountPasscodeRecord['metadata']
+  /** New tags, `[]` for none. */
+  readonly tags?: readonly string[]
   /** A new rate limit, or `null` to remove it (SPEC §5.50). */
   readonly rateLimit?: RateLimitSetting | null
   /** New credits (a new epoch), or `null` to remove them (SPEC §5.50). */
@@ -143,8 +154,9 @@ export type UsageEntry =
 /**
  * How a request with a credential ended, as usage over time counts it (SPEC §5.41):
  * a success, or a refusal that matched the credential (its expiry, its disabled or
- * revoked state, a partner it may not reach on `/v1/connect`, or a value a rotation
- * replaced after its overlap ended).
+ * revoked state, a partner it may not reach on `/v1/connect`, a value a rotation
+ * replaced after its overlap ended, a scope its route needs that it lacks, or an
+ * address outside its ranges).
  */
 export type UsageOutcome =
   | 'succeeded'
@@ -153,6 +165,9 @@ export type UsageOutcome =
   | 'revoked'
   | 'wrong_partner'
   | 'rotated_out'
+  // SPEC §5.48, §5.49: a valid credential without a scope its route needs, or from an address outside its ranges.
+  | 'missing_scope'
+  | 'address'
   // SPEC §5.50: the passcode's own rate limit and credits refused it (429).
   | 'rate_limited'
   | 'credits_exhausted'
@@ -440,8 +455,9 @@ export type Invalidation =
  * lookup by hash. Instants are epoch milliseconds (UTC). Implementations: memory
  * (reference) and PostgreSQL/PGlite; `test/conformance/store.ts` is the contract.
  *
- * Each write method takes an optional trailing `audit` entry (SPEC §5.40): the store
- * appends it to the account's audit chain in the same transaction as the change, and
+ * Each write method takes an optional trailing `audit` record (SPEC §5.40, §5.44): the
+ * store appends its entry to the account's audit chain in the same transaction as the
+ * change, signed by its signer in the process (the key never goes to the database), and
  * only when the change happens (a refusal or a `null` result writes none). Where the entry
  * was made from a read before the change, the store takes the values that read gave
  * from the row as it changes it, and an entry it cannot encode fails the write whole.
@@ -455,15 +471,15 @@ export type Invalidation =
  */
 export interface PasscodeStore extends Partial<LimitsPart> {
   /** Inserts a passcode unless the account is at `maxPerAccount` or the name key is taken. Atomic. */
-  createAccountPasscode(record: AccountPasscodeRecord, maxPerAccount: number, audit?: AuditEntry): Promise<CreateResult>
+  createAccountPasscode(record: AccountPasscodeRecord, maxPerAccount: number, audit?: AuditAppend): Promise<CreateResult>
   /**
    * Applies a patch; keeps name uniqueness atomic. Publishes an invalidation when the
-   * name, expiry, binding, disabled state, rate limit or credits change (a description alone changes
-   * nothing a verification reads). Its `audit` record shows the edited fields, before
+   * name, expiry, binding, disabled state, scopes, address ranges, metadata, rate limit or
+   * credits change (a description or tags alone change nothing a verification reads). Its `audit` record shows the edited fields, before
    * and after, and a passcode target's name as in the row it changed, not as in the
    * entry, which was made from an earlier read (`editedPasscodeEntry`, core/audit-fields.ts).
    */
-  updateAccountPasscode(accountId: string, passcodeId: string, patch: AccountPasscodePatch, audit?: AuditEntry): Promise<UpdateResult>
+  updateAccountPasscode(accountId: string, passcodeId: string, patch: AccountPasscodePatch, audit?: AuditAppend): Promise<UpdateResult>
   /**
    * Replaces the passcode's hash and hint, keeping the old hash as the previous one
    * for the overlap (see {@link PasscodeRotation}), unless the passcode has an open leak
@@ -472,13 +488,13 @@ export interface PasscodeStore extends Partial<LimitsPart> {
    * before and after, and a passcode target's name, as in the row it changed
    * (`rotatedPasscodeEntry`, core/audit-fields.ts).
    */
-  rotateAccountPasscode(accountId: string, passcodeId: string, rotation: PasscodeRotation, audit?: AuditEntry): Promise<AccountPasscodeRecord | null>
+  rotateAccountPasscode(accountId: string, passcodeId: string, rotation: PasscodeRotation, audit?: AuditAppend): Promise<AccountPasscodeRecord | null>
   /**
    * Deletes at once (its current and previous value); returns the deleted record, or
    * `null`. Publishes an invalidation. Its `audit` record shows the fields and a passcode
    * target's name of the row it deleted (`deletedPasscodeEntry`, core/audit-fields.ts).
    */
-  deleteAccountPasscode(accountId: string, passcodeId: string, audit?: AuditEntry): Promise<AccountPasscodeRecord | null>
+  deleteAccountPasscode(accountId: string, passcodeId: string, audit?: AuditAppend): Promise<AccountPasscodeRecord | null>
   /** One passcode of the account, or `null`. */
   getAccountPasscode(accountId: string, passcodeId: string): Promise<AccountPasscodeRecord | null>
   /** Every non-deleted passcode of the account, oldest first. */
@@ -566,7 +582,7 @@ export interface PasscodeStore extends Partial<LimitsPart> {
    * Stores a user passcode unless the user holds one that is neither revoked nor
    * expired at `now`; a revoked or expired one is replaced.
    */
-  grantUserPasscode(record: UserPasscodeRecord, now: number, audit?: AuditEntry): Promise<GrantResult>
+  grantUserPasscode(record: UserPasscodeRecord, now: number, audit?: AuditAppend): Promise<GrantResult>
   /**
    * Replaces the value of a live user passcode; `null` when none is live. Publishes an
    * invalidation. Its `audit` record shows `expiresAt` before and after as in the row it
@@ -576,10 +592,10 @@ export interface PasscodeStore extends Partial<LimitsPart> {
     accountId: string,
     userId: string,
     fields: Pick<UserPasscodeRecord, 'hash' | 'ciphertext' | 'hint' | 'grantedAt' | 'expiresAt' | 'pepperId'>,
-    audit?: AuditEntry,
+    audit?: AuditAppend,
   ): Promise<UserPasscodeRecord | null>
   /** Marks the user passcode revoked; `null` when there is none or it is revoked already. Publishes an invalidation. */
-  revokeUserPasscode(accountId: string, userId: string, revokedAt: number, audit?: AuditEntry): Promise<UserPasscodeRecord | null>
+  revokeUserPasscode(accountId: string, userId: string, revokedAt: number, audit?: AuditAppend): Promise<UserPasscodeRecord | null>
   /** The user's passcode, revoked or not, or `null`. */
   getUserPasscode(accountId: string, userId: string): Promise<UserPasscodeRecord | null>
   /** Every user passcode of the account, revoked and expired ones included, by user ID (code-point order). */
@@ -591,7 +607,7 @@ export interface PasscodeStore extends Partial<LimitsPart> {
    * Changes the account's setting. Publishes an invalidation. Its `audit` record shows
    * `acceptedPasscodes` before (as stored when it changed) and after (`acceptedPasscodesEntry`).
    */
-  setAcceptedPasscodes(accountId: string, accepted: AcceptedPasscodes, audit?: AuditEntry): Promise<void>
+  setAcceptedPasscodes(accountId: string, accepted: AcceptedPasscodes, audit?: AuditAppend): Promise<void>
 
   /**
    * Claims due notifications that are neither sent nor claimed by a live lease, of
@@ -603,7 +619,7 @@ export interface PasscodeStore extends Partial<LimitsPart> {
    */
   claimNotifications(request: ClaimRequest): Promise<NotificationClaim[]>
   /** Records that the claimed notification was sent. `false` when the claim was lost. */
-  completeNotification(claim: NotificationClaim, sentAt: number, audit?: AuditEntry): Promise<boolean>
+  completeNotification(claim: NotificationClaim, sentAt: number, audit?: AuditAppend): Promise<boolean>
   /** Gives a claim back after a failed send, so the next pass retries it. */
   releaseNotification(claim: NotificationClaim): Promise<void>
 
@@ -618,7 +634,7 @@ export interface PasscodeStore extends Partial<LimitsPart> {
    * Its `audit` record names an account passcode as the row it acted on and shows
    * `disabled` only when this report disabled it (`leakReportedEntry`).
    */
-  reportLeak?(report: LeakReport, audit?: AuditEntry): Promise<LeakMark | null>
+  reportLeak?(report: LeakReport, audit?: AuditAppend): Promise<LeakMark | null>
   /** The open leak marks of the account (see {@link LeakMark}), oldest first. */
   listLeakMarks?(accountId: string): Promise<LeakMark[]>
   /**
@@ -627,9 +643,31 @@ export interface PasscodeStore extends Partial<LimitsPart> {
    */
   claimLeakNotices?(request: LeakNoticeRequest): Promise<LeakNoticeClaim[]>
   /** Records that the claimed leak email was sent, with `audit`; `false` when the claim was lost. */
-  completeLeakNotice?(claim: LeakNoticeClaim, sentAt: number, audit?: AuditEntry): Promise<boolean>
+  completeLeakNotice?(claim: LeakNoticeClaim, sentAt: number, audit?: AuditAppend): Promise<boolean>
   /** Gives a leak email's claim back after a failed send, so the next pass retries it. */
   releaseLeakNotice?(claim: LeakNoticeClaim): Promise<void>
+
+  // Accounts' policies (SPEC §5.52): see AccountPolicyPart (account-policy-part.ts), all or none.
+  /** See `AccountPolicyPart.getAccountPolicy`. */
+  getAccountPolicy?(accountId: string): Promise<AccountPolicy | null>
+  /** See `AccountPolicyPart.setAccountPolicy`. */
+  setAccountPolicy?(
+    accountId: string,
+    policy: AccountPolicy | null,
+    notice: PolicyNoticeRequest | null,
+    audit?: AuditAppend,
+  ): Promise<AccountPolicy | null>
+  /** See `AccountPolicyPart.claimPolicyNotices`. */
+  claimPolicyNotices?(request: {
+    readonly now: number
+    readonly leaseMs: number
+    readonly limit: number
+    readonly token: string
+  }): Promise<PolicyNoticeClaim[]>
+  /** See `AccountPolicyPart.completePolicyNotice`. */
+  completePolicyNotice?(claim: PolicyNoticeClaim, sentAt: number, audit?: AuditAppend): Promise<boolean>
+  /** See `AccountPolicyPart.releasePolicyNotice`. */
+  releasePolicyNotice?(claim: PolicyNoticeClaim): Promise<void>
 
   /**
    * Subscribes to invalidations published by any instance sharing this storage.
@@ -642,7 +680,30 @@ export interface PasscodeStore extends Partial<LimitsPart> {
    * `ConfigurationError` and write methods ignore their `audit` argument.
    */
   readonly audit?: AuditLog
+  /**
+   * Webhook endpoints and the event outbox (SPEC §5.53), in this same storage: each
+   * change's events are stored in its transaction. Optional for stores written before
+   * it; without it `auth.webhooks` throws a `ConfigurationError`.
+   */
+  readonly webhooks?: WebhookStore
 
   /** Releases connections or listeners the store opened itself. */
   close?(): Promise<void>
+}
+
+/**
+ * A store whose parts come together for webhooks (SPEC §5.53): the passcodes, their
+ * audit trail and the outbox, one storage, so that an event commits with its change.
+ *
+ * @example
+ * ```ts
+ * const store: PasscodeStoreWithWebhooks = memoryStore()
+ * await store.webhooks.listEndpoints('acc_1')
+ * ```
+ */
+export type PasscodeStoreWithWebhooks = PasscodeStore & {
+  /** The audit trail, whose appends fill the webhook outbox. */
+  readonly audit: AuditLog
+  /** Webhook endpoints, the outbox and its deliveries. */
+  readonly webhooks: WebhookStore
 }

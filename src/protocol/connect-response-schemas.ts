@@ -27,7 +27,7 @@ export interface ConnectResponseSchemas {
   readonly 400: z.ZodType<FailureBody>
   /** The passcode has expired. */
   readonly 401: z.ZodType<FailureBody>
-  /** The partner is not whitelisted. */
+  /** The partner is not whitelisted, or the passcode may not be used from this address. */
   readonly 403: z.ZodType<FailureBody>
   /** The brute-force limiter refuses the caller. */
   readonly 429: z.ZodType<FailureBody>
@@ -115,6 +115,18 @@ export const partnerNotWhitelistedBodySchema: z.ZodType<FailureBody> = failureBo
 ).describe('The partner is not whitelisted')
 
 /**
+ * The 403 body for a passcode with an address allowlist used from another address (SPEC §5.49).
+ *
+ * @example
+ * ```ts
+ * addressNotAllowedBodySchema.safeParse({ status: 'fail', error: 'Address not allowed', code: 403 }).success // true
+ * ```
+ */
+export const addressNotAllowedBodySchema: z.ZodType<FailureBody> = failureBody(z.literal('Address not allowed'), z.literal(403)).describe(
+  'The passcode may not be used from this address',
+)
+
+/**
  * The 429 bodies: the optional brute-force limiter's (the service's `rateLimit` option), and
  * the passcode's own rate limit and credits (SPEC §5.50); all sent with `Retry-After` when
  * a wait ends the refusal, the last two with the `RateLimit` and `RateLimit-Policy` headers.
@@ -175,7 +187,7 @@ export const connectResponseSchemas: ConnectResponseSchemas = {
   200: connectSuccessBodySchema,
   400: z.union([invalidCredentialsBodySchema, missingPartnerBodySchema]),
   401: passcodeExpiredBodySchema,
-  403: partnerNotWhitelistedBodySchema,
+  403: z.union([partnerNotWhitelistedBodySchema, addressNotAllowedBodySchema]),
   429: rateLimitedBodySchema,
   503: serverErrorBodySchema,
   504: serverErrorBodySchema,

@@ -105,17 +105,23 @@ export const auditRecordSchema = z
         z.object({ type: z.literal('passcode'), id: z.string(), name: z.string().describe('Its name at the time.') }),
         z.object({ type: z.literal('user'), id: z.string().describe('The user whose passcode it is.') }),
         z.object({ type: z.literal('account') }),
+        z.object({ type: z.literal('webhook'), id: z.string().describe('The webhook endpoint (SPEC §5.53).') }),
       ])
-      .describe('To what: an account passcode, a user passcode, or the account setting.'),
+      .describe('To what: an account passcode, a user passcode, the account setting, or a webhook endpoint.'),
     changes: z
       .record(z.string(), z.object({ before: auditValue, after: auditValue }))
       .describe('The fields it changed, before and after (instants as epoch milliseconds); empty when none did.'),
     requestId: z.string().nullable().describe("The request's `X-Request-Id` when it came over HTTP with one."),
     clientAddress: z.string().nullable(),
+    targetId: z.string().nullable().describe("The target's id as stored beside it for the per-target filter (null for the account)."),
+    version: z.int().describe('The encoding its hash covers: 2 since audit keys exist (every field), 1 for records written before.'),
+    keyId: z.string().nullable().describe('The id of the audit key whose HMAC `hash` is; null for a plain SHA-256.'),
     previousHash: z.string().describe('The hash of the record before it (the chain, not a passcode hash).'),
-    hash: z.string().describe('SHA-256 of its canonical encoding: what `auth.audit.verify` checks.'),
+    hash: z
+      .string()
+      .describe('HMAC-SHA256 of its canonical encoding under the audit key `keyId` (SHA-256 without one): what `auth.audit.verify` checks.'),
   })
-  .describe('An audit record (SPEC §5.40).')
+  .describe('An audit record (SPEC §5.40, §5.44).')
 
 /**
  * One line of `GET /audit/export` (and of `auth.audit.export`): a record as the store

@@ -65,6 +65,8 @@ export const MANAGEMENT_ERROR_STATUS: Readonly<Record<ManagementErrorCode, numbe
   ERR_MAILER_FAILED: 500,
   ERR_NO_RECIPIENTS: 500,
   ERR_PASSCODE_REFUSED: 500,
+  // The stored audit trail, not the caller, is at fault (SPEC §5.44): the message says where.
+  ERR_AUDIT_BROKEN: 500,
   ERR_STORAGE_UNAVAILABLE: 503,
   ERR_STORAGE_TIMEOUT: 504,
 })

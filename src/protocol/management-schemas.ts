@@ -1,6 +1,9 @@
 import { z } from 'zod'
-import type { PasscodeView, UserPasscodeView } from '../core/entities'
+import type { JsonValue, PasscodeView, UserPasscodeView } from '../core/entities'
+import type { PolicyRule } from '../core/policy'
 import { REFILL_INTERVALS } from '../core/limits'
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../core/webhook-events'
+import type { WebhookDeliveryView, WebhookEndpointView } from '../core/webhook-views'
 
 /*
  * The bodies the management API (SPEC §5.29) answers with, as zod schemas: the routes
@@ -51,6 +54,20 @@ const status = z
   .describe('At the time of the answer; `expiring_soon`: 30 days or fewer left; `disabled`: refused everywhere until enabled.')
 
 const partnerNames = z.array(z.string())
+
+// Restricted passcodes (SPEC §5.48, §5.49, §5.51, §5.52): the fields both views share.
+const policyRule = z.enum(['maxLifetimeDays', 'requireExpiry', 'requireDescription'] satisfies PolicyRule[])
+const restrictions = {
+  scopes: z.array(z.string()).nullable().describe('The scopes it was given (SPEC §5.48); null: every scope the host declares.'),
+  unknownScopes: z.array(z.string()).describe('Those of `scopes` the host no longer declares: they grant nothing.'),
+  allowedAddresses: z.array(z.string()).describe('The CIDR ranges it may be used from (SPEC §5.49); empty: any address.'),
+  policyViolations: z
+    .array(policyRule)
+    .describe("The rules of the account's policy it breaks (SPEC §5.52): made before the policy, it keeps working."),
+  violatesPolicy: z.boolean().describe("Whether it breaks the account's policy (`policyViolations` is not empty)."),
+}
+/** Any JSON value, as metadata holds it (not a recursive schema: OpenAPI tools resolve it poorly). */
+const jsonValue = z.unknown().describe('A JSON value.') as z.ZodType<JsonValue>
 
 const lastUse = {
   lastUsedAt: nullableDateTime(
@@ -127,6 +144,12 @@ export const passcodeViewSchema = z
     leak: leak.describe(
       'Where its value was found in public (SPEC §5.42); null once an admin enables, rotates or deletes it, or when it never leaked.',
     ),
+    ...restrictions,
+    metadata: z
+      .record(z.string(), jsonValue)
+      .nullable()
+      .describe("The host's own data about it (SPEC §5.51), at most 1 KiB as JSON, returned on the principal; null when none."),
+    tags: z.array(z.string()).describe('Its tags (SPEC §5.51), lower case; empty when none.'),
     ...limitFields,
   })
   .describe('An account passcode (never its value).')
@@ -155,6 +178,7 @@ export const userPasscodeViewSchema = z
     leak: leak.describe(
       'Where its value was found in public (SPEC §5.42), which revoked it; null once an admin grants the user a new one or resets it, or when it never leaked.',
     ),
+    ...restrictions,
     ...limitFields,
   })
   .describe('A user passcode (never its value).')
@@ -215,6 +239,8 @@ const usageDaySchema = z
     revoked: count.describe('Refused: the user passcode was revoked.'),
     wrongPartner: count.describe('`/v1/connect` refused: no partner, one off the whitelist, or one outside the binding.'),
     rotatedOut: count.describe('Refused: a value a rotation replaced, after its overlap ended.'),
+    missingScope: count.describe('Refused with 403: a route needed a scope the passcode lacks (SPEC §5.48).'),
+    address: count.describe('Refused with 403: from an address outside its ranges (SPEC §5.49).'),
     rateLimited: count.describe('Refused with 429: over its rate limit (SPEC §5.50).'),
     creditsExhausted: count.describe('Refused with 429: its credits were exhausted (SPEC §5.50).'),
     partners: z
@@ -318,6 +344,133 @@ export const partnerListSchema = z.object({
   partners: partnerNames,
   listed: z.boolean().describe('false when the registry cannot list its names (then `partners` is empty).'),
 })
+
+/**
+ * The event types of an endpoint (SPEC §5.53): `'all'`, or a list of them.
+ *
+ * @example
+ * ```ts
+ * webhookEventsSchema.parse(['passcode.leaked']) // ['passcode.leaked']
+ * ```
+ */
+export const webhookEventsSchema = z
+  // minItems: an empty list is refused (the service says so in words, webhook-input.ts).
+  .union([z.literal('all'), z.array(z.enum(WEBHOOK_EVENT_TYPES)).meta({ minItems: 1 })], {
+    error: `must be "all" or a list of event types (${WEBHOOK_EVENT_TYPES.join(', ')})`,
+  })
+  .describe('The event types it receives, or "all".')
+
+/**
+ * A webhook endpoint as the management API shows it (never its secret).
+ *
+ * @example
+ * ```ts
+ * webhookEndpointViewSchema.encode(view).createdAt // '2026-01-05T09:00:00.000Z'
+ * ```
+ */
+export const webhookEndpointViewSchema = z
+  .object({
+    id: z.string(),
+    accountId: z.string(),
+    url: z.string().describe('Where deliveries go.'),
+    events: webhookEventsSchema,
+    description: z.string(),
+    enabled: z.boolean().describe('Whether events reach it.'),
+    disabledReason: z.enum(['failing']).nullable().describe('`failing`: disabled because every attempt failed for 5 days.'),
+    failingSince: nullableDateTime('Since when every attempt to it failed; null while healthy.'),
+    previousSecretEndsAt: nullableDateTime('Until when the secret a rotation replaced still signs; null when none does.'),
+    createdAt: dateTime,
+    updatedAt: dateTime,
+  })
+  .describe('A webhook endpoint (SPEC §5.53), never its secret.')
+
+/**
+ * One event to one endpoint: its `webhook-id`, status and last attempt.
+ *
+ * @example
+ * ```ts
+ * webhookDeliveryViewSchema.encode(view).status // 'pending'
+ * ```
+ */
+export const webhookDeliveryViewSchema = z
+  .object({
+    id: z.string().describe('The `webhook-id` every attempt sends.'),
+    endpointId: z.string(),
+    eventType: z.enum([...WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT]),
+    eventAt: dateTime.describe("When the event's change happened."),
+    status: z.enum(['pending', 'succeeded', 'failed']).describe('`failed`: every attempt of the schedule failed.'),
+    attempts: z.number().int(),
+    nextAttemptAt: nullableDateTime('When the next attempt is due; null unless pending.'),
+    lastAttemptAt: nullableDateTime('When the last attempt ended; null before the first.'),
+    lastStatusCode: z.number().int().nullable().describe('The HTTP status of the last attempt; null when none came.'),
+    lastError: z.string().nullable().describe('Why the last attempt failed; null after a success.'),
+  })
+  .describe('A webhook delivery (SPEC §5.53).')
+
+const webhookViewsAreTheirSchemas: [
+  BothWays<ReadonlyDeep<WebhookEndpointView>, AnswerValue<typeof webhookEndpointViewSchema>>,
+  BothWays<ReadonlyDeep<WebhookDeliveryView>, AnswerValue<typeof webhookDeliveryViewSchema>>,
+] = [true, true]
+// eslint-disable-next-line @typescript-eslint/no-meaningless-void-operator -- the constant exists for its type check only: this marks it used
+void webhookViewsAreTheirSchemas
+
+/**
+ * `GET /webhooks`: the account's endpoints, oldest first.
+ *
+ * @example
+ * ```ts
+ * webhookListSchema.encode({ endpoints: [] })
+ * ```
+ */
+export const webhookListSchema = z.object({ endpoints: z.array(webhookEndpointViewSchema) })
+
+/**
+ * An endpoint after an edit.
+ *
+ * @example
+ * ```ts
+ * webhookAnswerSchema.encode({ endpoint })
+ * ```
+ */
+export const webhookAnswerSchema = z.object({ endpoint: webhookEndpointViewSchema })
+
+/**
+ * The answer that carries an endpoint's signing secret, once (create, rotate).
+ *
+ * @example
+ * ```ts
+ * issuedWebhookSchema.encode({ endpoint, secret }).secret.startsWith('whsec_') // true
+ * ```
+ */
+export const issuedWebhookSchema = z
+  .object({
+    endpoint: webhookEndpointViewSchema,
+    secret: z.string().describe('The signing secret (`whsec_…`), in this answer only: give it to the receiver.'),
+  })
+  .describe('A webhook endpoint and its signing secret (`Cache-Control: no-store`).')
+
+/**
+ * `GET /webhook-deliveries`: a page of deliveries, newest first.
+ *
+ * @example
+ * ```ts
+ * webhookDeliveryPageSchema.encode({ deliveries: [], nextCursor: null })
+ * ```
+ */
+export const webhookDeliveryPageSchema = z.object({
+  deliveries: z.array(webhookDeliveryViewSchema).describe('Newest first.'),
+  nextCursor: z.string().nullable().describe('Pass it as `cursor` for the next (older) page; null on the last one.'),
+})
+
+/**
+ * One delivery (after a replay, or the test event just queued).
+ *
+ * @example
+ * ```ts
+ * webhookDeliveryAnswerSchema.encode({ delivery })
+ * ```
+ */
+export const webhookDeliveryAnswerSchema = z.object({ delivery: webhookDeliveryViewSchema })
 
 /**
  * The JSON of an answer as a client reads it: the schema's input side, instants as ISO

@@ -40,6 +40,12 @@ export type FailureReason =
   | 'method_not_allowed'
   | 'storage_error'
   | 'storage_timeout'
+  // Restricted passcodes (SPEC §5.48, §5.49): a valid credential this route or address may not use.
+  | 'missing_scope'
+  | 'address_not_allowed'
+
+/** The reasons whose answer is always the same, from the one table ({@link FAILURES}). */
+export type FixedFailureReason = Exclude<FailureReason, 'partner_not_whitelisted' | 'missing_scope'>
 
 /** A framework-neutral HTTP answer: adapters write exactly this. */
 export interface HttpResult<Body = SuccessBody | FailureBody> {
@@ -58,9 +64,10 @@ const INVALID_CREDENTIALS = failure(400, 'Invalid Credentials')
 
 /**
  * The one table from failure reason to HTTP status and body. `partner_not_whitelisted`
- * is built by {@link partnerNotWhitelisted} because its text carries the name.
+ * and `missing_scope` are built by {@link partnerNotWhitelisted} and {@link missingScope}
+ * because their text carries a name.
  */
-export const FAILURES: Readonly<Record<Exclude<FailureReason, 'partner_not_whitelisted'>, HttpResult<FailureBody>>> = Object.freeze({
+export const FAILURES: Readonly<Record<FixedFailureReason, HttpResult<FailureBody>>> = Object.freeze({
   malformed_credentials: INVALID_CREDENTIALS,
   checksum_mismatch: INVALID_CREDENTIALS,
   unknown_passcode: INVALID_CREDENTIALS,
@@ -78,7 +85,23 @@ export const FAILURES: Readonly<Record<Exclude<FailureReason, 'partner_not_white
   method_not_allowed: Object.freeze({ ...failure(405, 'Method Not Allowed'), headers: Object.freeze({ allow: 'GET, HEAD' }) }),
   storage_error: failure(503, 'Server Error'),
   storage_timeout: failure(504, 'Server Error'),
+  // SPEC §5.49: a valid credential used from an address outside its ranges.
+  address_not_allowed: failure(403, 'Address not allowed'),
 })
+
+/**
+ * The 403 answer for a valid credential without a scope the route needs (SPEC §5.48):
+ * `Missing scope: <name>`. Scope names are declared by the host in a fixed form
+ * (`^[a-z][a-z0-9_.:-]{0,63}$`), so the text needs no cleaning.
+ *
+ * @example
+ * ```ts
+ * missingScope('events:write').body // { status: 'fail', error: 'Missing scope: events:write', code: 403 }
+ * ```
+ */
+export function missingScope(scope: string): HttpResult<FailureBody> {
+  return failure(403, `Missing scope: ${scope}`)
+}
 
 /** The 200 answer of `GET /v1/connect`. */
 export const CONNECT_SUCCESS: HttpResult<SuccessBody> = Object.freeze({

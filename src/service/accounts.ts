@@ -15,7 +15,7 @@ export interface AccountsApi {
 }
 
 /** Builds `auth.accounts`: it stores a changed setting with its audit record, drops cached credentials of the account and emits the event. */
-export function createAccountsApi(context: Pick<ManagementContext, 'store' | 'now' | 'invalidate' | 'emit'>): AccountsApi {
+export function createAccountsApi(context: Pick<ManagementContext, 'store' | 'now' | 'invalidate' | 'emit' | 'auditSigner'>): AccountsApi {
   return {
     async setAcceptedPasscodes(actor, accountId, accepted) {
       const who = parseInput('actor', 'actor', actor)
@@ -26,6 +26,7 @@ export function createAccountsApi(context: Pick<ManagementContext, 'store' | 'no
       // Already so: nothing changes, so no write, record or event (as for disable and enable).
       if (before === value) return
       const audit = auditEntry(
+        context.auditSigner,
         who,
         account,
         context.now(),

@@ -1,5 +1,5 @@
 import type { Principal } from '../core/entities'
-import { FAILURES, type FailureBody, type FailureReason } from '../protocol/outcomes'
+import { FAILURES, type FailureBody, type FailureReason, type FixedFailureReason } from '../protocol/outcomes'
 
 /**
  * What a verification answers, shared below every folder of the service: the
@@ -60,7 +60,7 @@ export interface AuthObservation {
 /** A refusal: the `ok: false` side of {@link AuthOutcome}. */
 export type AuthRefusal = AuthOutcome & { ok: false }
 
-const refusals = new Map<FailureReason, AuthRefusal>()
+const refusals = new Map<FixedFailureReason, AuthRefusal>()
 
 /**
  * The shared, frozen refusal for a reason (bodies from the one outcome table).
@@ -70,7 +70,7 @@ const refusals = new Map<FailureReason, AuthRefusal>()
  * return refuse('missing_partner') // { ok: false, reason, statusCode: 400, body }
  * ```
  */
-export function refuse(reason: Exclude<FailureReason, 'partner_not_whitelisted'>): AuthRefusal {
+export function refuse(reason: FixedFailureReason): AuthRefusal {
   const known = refusals.get(reason)
   if (known !== undefined) return known
   const { statusCode, body } = FAILURES[reason]

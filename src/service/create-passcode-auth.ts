@@ -5,6 +5,7 @@ import { DAY_MS } from '../core/time'
 import type { Invalidation } from '../ports/passcode-store'
 import { createAccountsApi, type AccountsApi } from './accounts'
 import { createAuditApi, type AuditApi } from './audit/audit-api'
+import { createAuditKeyring } from './audit/audit-keys'
 import type { AuthOutcome, CredentialsInput } from './auth-outcome'
 import { createConnect, type ConnectInput, type ConnectResult } from './connect/connect'
 import type { ManagementContext, PasscodeIssuer } from './context'
@@ -34,7 +35,14 @@ import { VerifyCaches } from './verify/caches'
 import { findUnderPeppers, pepperReport, resolvePeppers, type PepperReport } from './verify/peppers'
 import { createVerifier } from './verify/pipeline'
 import type { CredentialReader } from './verify/read-headers'
+import { createPrincipals, scopeRefusal, type ScopeRequirement } from './verify/restrictions'
 import { partnerAllowed } from './verify/rules'
+import { declaredScopes } from './scopes'
+import { createPolicyApi, policyReader, type PolicyApi } from './policy/policy-api'
+import { createPolicyNotices } from './policy/policy-notices'
+import type { AuthRefusal } from './auth-outcome'
+import { createDispatch } from './webhooks/dispatch'
+import { createWebhooksApi, type WebhooksApi } from './webhooks/webhooks-api'
 
 /** A configured passcode-auth service: what {@link createPasscodeAuth} returns. */
 export interface PasscodeAuth {
@@ -42,8 +50,8 @@ export interface PasscodeAuth {
   readonly passcodes: PasscodesApi
   /** User passcodes: grant, reset, revoke, reveal. */
   readonly userPasscodes: UserPasscodesApi
-  /** Account settings. */
-  readonly accounts: AccountsApi
+  /** Account settings: which passcodes it accepts, its policy (SPEC §5.52). */
+  readonly accounts: AccountsApi & PolicyApi
   /** The operator's partner whitelist, read-only. */
   readonly partners: PartnersApi
   /**
@@ -54,6 +62,12 @@ export interface PasscodeAuth {
   readonly audit: AuditApi
   /** Leak reports (SPEC §5.42): labels reported tokens and disables or revokes the live ones. */
   readonly leaks: LeaksApi
+  /**
+   * Webhooks (SPEC §5.53): endpoints, their deliveries, and `dispatch()`, one delivery
+   * pass (`startWebhookDispatcher` runs it on a schedule). Events are stored by the store
+   * in each change's transaction; this sends them.
+   */
+  readonly webhooks: WebhooksApi
   /** Verifies credentials; resolves an outcome and never throws for bad credentials. */
   authenticate(input: CredentialsInput): Promise<AuthOutcome>
   /**
@@ -73,7 +87,35 @@ export interface PasscodeAuth {
    * const principal = answer instanceof Promise ? await answer.then((o) => (o.ok ? o.principal : undefined)) : answer
    * ```
    */
-  verifyRequest<Source>(request: Source, reader: CredentialReader<Source>): Principal | Promise<AuthOutcome>
+  verifyRequest<Source>(request: Source, reader: CredentialReader<Source>, required?: ScopeRequirement): Principal | Promise<AuthOutcome>
+  /**
+   * The scopes a route needs (SPEC §5.48), checked against the `scopes` option once, for
+   * {@link PasscodeAuth.verifyRequest}'s third argument: every adapter's
+   * `requirePasscode(auth, { scopes })` makes one when it is created. Throws an
+   * `InvalidOptionsError` naming a scope the service does not declare. `undefined` for
+   * `undefined` (no scope needed).
+   *
+   * @example
+   * ```ts
+   * const required = auth.requiredScopes(['events:write'])
+   * const answer = auth.verifyRequest(request, reader, required)
+   * ```
+   */
+  requiredScopes(scopes: readonly string[]): ScopeRequirement
+  requiredScopes(scopes: readonly string[] | undefined): ScopeRequirement | undefined
+  /**
+   * Whether a verified principal has every scope of `required` (SPEC §5.48): `undefined`,
+   * or the refusal to answer, 403 `Missing scope: <name>` for the first one missing. For
+   * guards that verify once and check scopes per handler; `verifyRequest` with `required`
+   * does both at once.
+   *
+   * @example
+   * ```ts
+   * const refusal = auth.checkScopes(principal, auth.requiredScopes(['events:read']))
+   * if (refusal) return new Response(JSON.stringify(refusal.body), { status: refusal.statusCode })
+   * ```
+   */
+  checkScopes(principal: Principal, required: ScopeRequirement): AuthRefusal | undefined
   /** `GET /v1/connect` without HTTP: the status code and body to send. */
   connect(input: ConnectInput): Promise<ConnectResult>
   /**
@@ -136,6 +178,8 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   const telemetry = createTelemetry(resolved.telemetry)
   const store = telemetry === undefined ? resolved.store : traceStore(telemetry, resolved.store)
   const peppers = resolvePeppers(resolved.pepper)
+  const scopes = declaredScopes(resolved.scopes)
+  const principals = createPrincipals(scopes)
   // SPEC §5.32: the caches stop (and restart) trusting themselves on `unproven` (`proven`); the operator is told here.
   const invalidate = (invalidation: Invalidation): void => {
     caches.invalidate(invalidation)
@@ -144,8 +188,22 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
       emit?.(invalidation.type === 'proven' ? { type: 'invalidations.proven' } : { type: 'invalidations.unproven', message: invalidation.message })
     }
   }
-  // What each job receives: the management jobs share these four, the ones that issue values the issuer.
-  const management: ManagementContext = { store, now, emit, invalidate }
+  // SPEC §5.44: records are signed here, in the process, under the first audit key.
+  const auditKeys = createAuditKeyring(resolved.auditKeys)
+  const auditSigner = auditKeys.signer
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
+  if (!auditKeys.keyed && resolved.store.audit !== undefined && globalThis.process?.env?.NODE_ENV === 'production') {
+    emit?.({
+      type: 'config.no_audit_key',
+      message:
+        'NODE_ENV is production and audit records carry plain SHA-256 hashes, which whoever can write the database can recompute: set the auditKeys option (SPEC §5.44)',
+    })
+  }
+  // What each job receives: the management jobs share these five, the ones that issue values the issuer.
+  const management: ManagementContext = { store, now, emit, invalidate, auditSigner }
+  // Restricted passcodes (SPEC §5.48, §5.52): what the jobs that make or show passcodes check them against.
+  const policyOf = policyReader(store, resolved.policy)
+  const restrictions = { scopes, policyOf }
   // Usage over time is read with the retention it is kept for (90 days with `usage: false`: nothing new is counted).
   const readUsage = usageReader(store, now, resolved.usage === false ? 90 : resolved.usage.retentionDays)
   const issuer: PasscodeIssuer = { prefix: resolved.prefix, hash: peppers.current.hash, pepperId: peppers.current.id }
@@ -163,9 +221,10 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
   const creditNotices = createCreditNotices({
     store,
     now,
+    auditSigner,
     sendTimeoutMs: resolved.notifier.sendTimeoutMs,
-    recipients: (accountId) => recipientsOf(accountId),
-    deliver: (to, message) => deliverMail(to, message),
+    recipients: (accountId) => mailRecipients(accountId),
+    deliver: (to, message) => mail(to, message),
   })
   const crossed = (notices: readonly CreditNoticeClaim[]): void => {
     for (const notice of notices) {
@@ -207,6 +266,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     emit,
     usage,
     limits: limitsGate,
+    principals,
     telemetry:
       telemetry === undefined
         ? undefined
@@ -232,6 +292,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     allowReactivation: resolved.allowReactivation,
     pendingUse: usage === undefined ? undefined : (passcodeId) => usage.pendingAccount(passcodeId),
     readUsage,
+    ...restrictions,
   })
   const userPasscodes = createUserPasscodesApi({
     ...management,
@@ -240,17 +301,15 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     crypto: createUserPasscodeCrypto(resolved.encryptionKeys),
     pendingUse: usage === undefined ? undefined : (accountId, userId) => usage.pendingUser(accountId, userId),
     readUsage,
+    ...restrictions,
   })
-  // The durable emails of leak reports and of credits (SPEC §5.42, §5.50) share how they find recipients and send.
-  const recipientsOf = async (accountId: string): Promise<readonly string[] | null> => {
+  // Emails outside the notifier's pass (a leak's, a disabled webhook endpoint's): false or null when they cannot go.
+  const mailRecipients = async (accountId: string) => {
     const { mailer, recipients } = resolved
     if (mailer === undefined || recipients === undefined) return null
     return resolveRecipients(recipients, accountId, resolved.notifier.sendTimeoutMs).catch(() => null)
   }
-  const deliverMail = async (
-    to: readonly string[],
-    message: { readonly subject: string; readonly text: string; readonly html: string },
-  ): Promise<boolean> => {
+  const mail = async (to: readonly string[], message: { readonly subject: string; readonly text: string; readonly html: string }) => {
     const { mailer } = resolved
     if (mailer === undefined) return false
     try {
@@ -260,15 +319,54 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
       return false
     }
   }
-  const mailContext = { store, now, sendTimeoutMs: resolved.notifier.sendTimeoutMs, recipients: recipientsOf, deliver: deliverMail }
-  const leakNotices = createLeakNotices(mailContext)
+  const leakNotices = createLeakNotices({
+    store,
+    now,
+    auditSigner,
+    sendTimeoutMs: resolved.notifier.sendTimeoutMs,
+    recipients: mailRecipients,
+    deliver: mail,
+  })
+  // SPEC §5.52: the one email of a policy that finds passcodes breaking it, durable as the leak emails.
+  const policyNotices = createPolicyNotices({
+    store,
+    now,
+    auditSigner,
+    sendTimeoutMs: resolved.notifier.sendTimeoutMs,
+    recipients: mailRecipients,
+    deliver: mail,
+  })
+  // SPEC §5.53: the store keeps each change's events with it; this reaches the endpoints.
+  const { allowPrivateAddresses, sender, batchSize, concurrency, leaseMs } = resolved.webhooks
+  const webhooks = createWebhooksApi({
+    store,
+    now,
+    emit,
+    auditSigner,
+    sender,
+    allowPrivateAddresses,
+    dispatch: createDispatch({
+      store,
+      now,
+      emit,
+      auditSigner,
+      sender,
+      allowPrivateAddresses,
+      options: { batchSize, concurrency, leaseMs },
+      recipients: mailRecipients,
+      deliver: mail,
+      sendTimeoutMs: resolved.notifier.sendTimeoutMs,
+    }),
+  })
   const auth: PasscodeAuth = {
     passcodes,
+    webhooks,
     userPasscodes,
     // SPEC §5.42: the change, its mark and its audit record in one store write; the email durable.
     leaks: createLeaksApi({
       read: (token) => findUnderPeppers(store, peppers, token, peppers.current.hash(token)),
       store,
+      auditSigner,
       invalidate,
       notices: leakNotices,
       leaseMs: resolved.notifier.leaseMs,
@@ -277,14 +375,37 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
       action: resolved.leaks.action,
       allowReactivation: resolved.allowReactivation,
     }),
-    accounts: createAccountsApi(management),
+    accounts: {
+      ...createAccountsApi(management),
+      ...createPolicyApi({
+        store,
+        now,
+        emit,
+        auditSigner,
+        defaultPolicy: resolved.policy,
+        notices: policyNotices,
+        leaseMs: resolved.notifier.leaseMs,
+      }),
+    },
     partners: createPartnersApi(partners),
-    audit: createAuditApi({ store, now }),
+    audit: createAuditApi({ store, now, keys: auditKeys }),
     // The input only: what a caller passes second is not a budget.
     authenticate: (input) => verifier.authenticate(input),
     verifyRequest: verifier.request,
+    requiredScopes: ((list: readonly string[] | undefined) => principals.requirement(list)) as PasscodeAuth['requiredScopes'],
+    checkScopes: scopeRefusal,
     connect: telemetry === undefined ? connect : traceConnect(telemetry, connect),
-    notifyExpirations: createNotifyExpirations({ store, now, emit, telemetry, options: resolved, leaks: leakNotices, credits: creditNotices }),
+    notifyExpirations: createNotifyExpirations({
+      store,
+      now,
+      emit,
+      auditSigner,
+      telemetry,
+      options: resolved,
+      leaks: leakNotices,
+      policies: policyNotices,
+      credits: creditNotices,
+    }),
     async pepperReport() {
       const report = await pepperReport(resolved.store, peppers, now())
       if (report === undefined) throw new ConfigurationError('The passcode store cannot count its hashes by pepper (no countHashesByPepper)')

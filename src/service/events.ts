@@ -3,7 +3,7 @@ import type { NotificationFailureReason, NotificationKind } from '../core/notifi
 import type { FailureReason } from '../protocol/outcomes'
 
 /**
- * What every {@link AuditEvent} but `notifier.failed`, `usage.flush_failed`, `usage.prune_failed`, `config.no_pepper`, `limiter.no_client_address` and `invalidations.*` carries.
+ * What every {@link AuditEvent} but `notifier.failed`, `usage.flush_failed`, `usage.prune_failed`, `config.no_pepper`, `config.no_audit_key`, `limiter.no_client_address` and `invalidations.*` carries.
  *
  * @example
  * ```ts
@@ -60,7 +60,9 @@ export type AuditEvent =
       /** Its hint (prefix and last 4 characters), never the value. */
       readonly hint: string
       /** Which fields the update changed. */
-      readonly changed: readonly ('name' | 'expiry' | 'partners' | 'description' | 'rateLimit' | 'credits')[]
+      readonly changed: readonly (
+        'name' | 'expiry' | 'partners' | 'description' | 'scopes' | 'allowedAddresses' | 'metadata' | 'tags' | 'rateLimit' | 'credits'
+      )[]
     })
   | (ManagementEventBase & {
       /** What happened. */
@@ -90,6 +92,19 @@ export type AuditEvent =
       /** The new setting. */
       readonly acceptedPasscodes: 'account' | 'user' | 'both'
     })
+  | (ManagementEventBase & {
+      /** An account's passcode policy changed (SPEC §5.52). */
+      readonly type: 'account.policy_changed'
+      /** The policy now in force, and whether it is the account's own or the host's default. */
+      readonly policy: {
+        readonly maxLifetimeDays: number | null
+        readonly requireExpiry: boolean
+        readonly requireDescription: boolean
+        readonly source: 'account' | 'default'
+      }
+      /** How many live passcodes break it (made before it; they keep working). */
+      readonly violations: number
+    })
   | (EventBase & {
       /**
        * A live passcode was reported exposed and acted on (SPEC §5.42); once per
@@ -115,6 +130,30 @@ export type AuditEvent =
       /** Whether the account's recipients were emailed (false without a mailer, recipients, or when sending failed). */
       readonly notified: boolean
     })
+  | (ManagementEventBase & {
+      /** An admin changed a webhook endpoint (SPEC §5.53). */
+      readonly type: 'webhook.endpoint_created' | 'webhook.endpoint_updated' | 'webhook.endpoint_deleted' | 'webhook.secret_rotated'
+      /** The endpoint. */
+      readonly endpointId: string
+      /** Its URL without the query (which may hold a receiver's token); never its secret. */
+      readonly url: string
+    })
+  | (EventBase & {
+      /** An endpoint whose every attempt failed for 5 days was disabled; its admins are emailed. */
+      readonly type: 'webhook.endpoint_disabled'
+      /** The endpoint. */
+      readonly endpointId: string
+      /** Its URL without the query. */
+      readonly url: string
+    })
+  | {
+      /** A webhook delivery pass failed as a whole (storage down, say); the next pass tries again. */
+      readonly type: 'webhook.dispatch_failed'
+      /** When it happened, by the injected clock. */
+      readonly at: Date
+      /** What went wrong, without secrets. */
+      readonly error: string
+    }
   | (EventBase & {
       /**
        * A passcode's credits (SPEC §5.50) fell to the low line (`passcodeLimits.lowCreditsRatio`
@@ -210,6 +249,18 @@ export type AuditEvent =
     }
   | {
       /**
+       * Reported once, at `createPasscodeAuth`, when `NODE_ENV` is `production`, the store
+       * keeps an audit trail and no `auditKeys` are configured: records then carry plain
+       * SHA-256 hashes, which whoever can write the database can recompute (SPEC §5.44).
+       */
+      readonly type: 'config.no_audit_key'
+      /** When it was reported. */
+      readonly at: Date
+      /** What to do about it, for an operator; names no secret. */
+      readonly message: string
+    }
+  | {
+      /**
        * Reported once per service, at the first request that reaches the per-address
        * limiter without a client address (SPEC §5.37): the adapter cannot see one (a
        * Fetch handler called without it, a Hono app without `clientAddress`) or the
@@ -222,6 +273,18 @@ export type AuditEvent =
       /** What it means and how to pass the address, for an operator. */
       readonly message: string
     }
+  | (EventBase & {
+      /**
+       * Reported once per service, at the first request refused because a passcode with
+       * an address allowlist (SPEC §5.49) came without a client address: the adapter
+       * cannot see one (a Fetch handler called without it, a Hono app without
+       * `clientAddress`) or the caller of `authenticate` passed none. Such a passcode is
+       * refused (403 "Address not allowed") until the address is passed: fail closed.
+       */
+      readonly type: 'allowlist.no_client_address'
+      /** What it means and how to pass the address, for an operator. */
+      readonly message: string
+    })
   | {
       /**
        * The store can no longer prove that it hears other instances' changes (SPEC §5.32):

@@ -4,6 +4,21 @@ import { MAX_CREDITS, RATE_LIMIT_BOUNDS, REFILL_INTERVALS, type CreditsSetting, 
 import { InvalidInputError } from '../core/errors'
 import { ownData, printableName } from '../core/own-data'
 import { acceptedPasscodesSchema, setAcceptedPasscodesBodySchema } from '../protocol/management-schemas'
+import type { AccountPolicy } from '../core/policy'
+import { POLICY_LIFETIME_DAYS } from '../core/policy'
+import {
+  checkMetadata,
+  checkTag,
+  MAX_ALLOWED_ADDRESSES,
+  MAX_DECLARED_SCOPES,
+  MAX_METADATA_BYTES,
+  MAX_TAGS,
+  MAX_TAG_LENGTH,
+  SCOPE_NAME_PATTERN,
+  TAG_RULE,
+} from '../core/restrictions'
+import type { PasscodeMetadata } from '../core/entities'
+import { parseAddressRange } from './address-ranges'
 import {
   ACCOUNT_EXPIRY_DAYS,
   checkPasscodeDescription,
@@ -148,6 +163,86 @@ const credits = z
   .describe(
     'One credit per admitted request; none left: 429 until the next refill. `refill` sets the balance to `amount` at the start of each UTC day, ISO week or month. null: none.',
   )
+// Restricted passcodes (SPEC §5.48, §5.49, §5.51, §5.52): their inputs' forms. Whether a
+// scope is declared is a rule of the host's configuration, checked by the service.
+const SCOPE_RULE = 'must be a scope name: a lower-case letter, then up to 63 of a-z 0-9 _ . : -'
+const scopes = z
+  .array(z.string({ error: SCOPE_RULE }).regex(SCOPE_NAME_PATTERN, SCOPE_RULE), { error: 'must be a list of scope names, or null for every scope' })
+  .max(MAX_DECLARED_SCOPES, `must name at most ${MAX_DECLARED_SCOPES} scopes`)
+  .nullable()
+  .transform((list) => (list === null ? null : [...new Set(list)].sort()))
+  .describe(
+    'The scopes it grants (SPEC §5.48): null (or absent at create) for every scope the host declares; a list for only those, each declared by the host (a rule of its configuration, not of this schema); [] for none.',
+  )
+
+const addressRange = z
+  .string({ error: 'must be a CIDR range (text)' })
+  .max(100, 'must be a CIDR range such as 203.0.113.0/24')
+  .transform((text, context) => {
+    const parsed = parseAddressRange(text)
+    if (parsed.ok) return parsed.range
+    context.addIssue({ code: 'custom', message: `"${printableName(text.trim())}" ${parsed.reason}` })
+    return z.NEVER
+  })
+  .describe('A CIDR range, IPv4 (`203.0.113.0/24`) or IPv6 (`2001:db8::/32`), no host bits set; one address alone is its /32 or /128.')
+
+const allowedAddresses = z
+  .array(addressRange, { error: 'must be a list of CIDR ranges' })
+  .max(MAX_ALLOWED_ADDRESSES, `must hold at most ${MAX_ALLOWED_ADDRESSES} ranges`)
+  .transform((list) => [...new Set(list)])
+  .describe(
+    `The addresses it may be used from (SPEC §5.49): at most ${MAX_ALLOWED_ADDRESSES} CIDR ranges; an IPv4-mapped or NAT64 caller matches its IPv4 range; [] for any address.`,
+  )
+
+const metadata = z
+  .record(z.string(), z.unknown(), { error: 'must be a JSON object (not an array, null or a single value), or null to remove it' })
+  .nullable()
+  .transform((value, context): PasscodeMetadata | null => {
+    if (value === null) return null
+    const checked = checkMetadata(value)
+    if (checked.ok) return checked.metadata
+    context.addIssue({ code: 'custom', message: checked.reason })
+    return z.NEVER
+  })
+  .describe(
+    `The host's own data about the passcode (SPEC §5.51), returned on the principal: a JSON object of at most ${MAX_METADATA_BYTES} bytes as JSON; null removes it.`,
+  )
+
+const tag = z
+  .string({ error: 'must be a list of tags' })
+  .transform((text, context) => {
+    const checked = checkTag(text)
+    if (checked.ok) return checked.tag
+    context.addIssue({ code: 'custom', message: `"${printableName(text)}" ${checked.reason}` })
+    return z.NEVER
+  })
+  .meta({ maxLength: MAX_TAG_LENGTH, pattern: String.raw`^\s*[\p{L}\p{N}][\p{L}\p{M}\p{N}_.:/@+-]*\s*$` })
+  .describe(`A tag: ${TAG_RULE}.`)
+
+const tags = z
+  .array(tag, { error: 'must be a list of tags' })
+  .max(MAX_TAGS, `must hold at most ${MAX_TAGS} tags`)
+  .transform((list) => [...new Set(list)])
+  .describe(`Up to ${MAX_TAGS} tags (SPEC §5.51), to find and filter passcodes by; [] removes them.`)
+
+const policy = z
+  .strictObject({
+    maxLifetimeDays: z
+      .int({ error: `must be a whole number of days (${POLICY_LIFETIME_DAYS.min} to ${POLICY_LIFETIME_DAYS.max}), or null for no maximum` })
+      .min(POLICY_LIFETIME_DAYS.min, `must be at least ${POLICY_LIFETIME_DAYS.min} day`)
+      .max(POLICY_LIFETIME_DAYS.max, `must be at most ${POLICY_LIFETIME_DAYS.max} days`)
+      .nullable()
+      .optional()
+      .describe(`The longest a passcode may live, in days (${POLICY_LIFETIME_DAYS.min} to ${POLICY_LIFETIME_DAYS.max}); null or absent: no maximum.`),
+    requireExpiry: z.boolean({ error: 'must be true or false' }).optional().describe('No account passcode without an expiry ("Forever" refused).'),
+    requireDescription: z.boolean({ error: 'must be true or false' }).optional().describe('No account passcode without a description.'),
+  })
+  .transform((value): AccountPolicy => ({
+    maxLifetimeDays: value.maxLifetimeDays ?? null,
+    requireExpiry: value.requireExpiry ?? false,
+    requireDescription: value.requireDescription ?? false,
+  }))
+  .describe("An account's policy (SPEC §5.52): it replaces the host's default whole; a rule left out is off.")
 
 /**
  * The schema of each input of the management operations, by kind. {@link parseInput}
@@ -175,6 +270,11 @@ export const inputSchemas = {
     expiry,
     partners: partners.optional(),
     description: description.optional(),
+    // SPEC §5.48, §5.49, §5.51
+    scopes: scopes.optional(),
+    allowedAddresses: allowedAddresses.optional(),
+    metadata: metadata.optional(),
+    tags: tags.optional(),
     rateLimit: rateLimit.optional(),
     credits: credits.optional(),
   }),
@@ -184,15 +284,22 @@ export const inputSchemas = {
       expiry: expiry.optional(),
       partners: partners.optional(),
       description: description.optional(),
+      // SPEC §5.48, §5.49, §5.51
+      scopes: scopes.optional(),
+      allowedAddresses: allowedAddresses.optional(),
+      metadata: metadata.optional(),
+      tags: tags.optional(),
+      // SPEC §5.50
       rateLimit: rateLimit.optional(),
       credits: credits.optional(),
     })
-    .refine((patch) => Object.values(patch).some((value: unknown) => value !== undefined), {
-      message: 'must change the name, the expiry, the partners, the description, the rate limit or the credits',
+    .refine((patch) => Object.values(patch as Record<string, unknown>).some((value) => value !== undefined), {
+      message:
+        'must change the name, the expiry, the partners, the description, the scopes, the allowed addresses, the metadata, the tags, the rate limit or the credits',
     })
     .meta({ minProperties: 1 })
     .describe(
-      "At least one of `name`, `expiry`, `partners`, `description`, `rateLimit`, `credits`; `partners: null` unbinds, `description: null` or `''` clears, `rateLimit: null` and `credits: null` remove them.",
+      "At least one of `name`, `expiry`, `partners`, `description`, `scopes`, `allowedAddresses`, `metadata`, `tags`, `rateLimit`, `credits`; `partners: null` unbinds, `description: null` or `''` clears, `scopes: null` grants every scope, `metadata: null` removes it, `rateLimit: null` and `credits: null` remove them.",
     ),
   rotate: z.strictObject(
     {
@@ -211,6 +318,9 @@ export const inputSchemas = {
       sortBy: z
         .enum(['createdAt', 'lastUsedAt', 'creditsRemaining'], { error: 'must be "createdAt", "lastUsedAt" or "creditsRemaining"' })
         .optional(),
+      // SPEC §5.51: filters
+      tags: z.array(tag, { error: 'must be a list of tags' }).max(MAX_TAGS, `must hold at most ${MAX_TAGS} tags`).optional(),
+      search: z.string({ error: 'must be text' }).max(200, 'must be at most 200 characters').optional(),
     })
     .optional(),
   grant: z.strictObject({
@@ -229,9 +339,14 @@ export const inputSchemas = {
       ],
       { error: 'must be { type: "finite", days } or { type: "infinite" }' },
     ),
+    // SPEC §5.48, §5.49
+    scopes: scopes.optional(),
+    allowedAddresses: allowedAddresses.optional(),
     rateLimit: rateLimit.optional(),
     credits: credits.optional(),
   }),
+  // SPEC §5.52: `PUT /account/policy` and `auth.accounts.setPolicy`.
+  policy,
   accepted: acceptedPasscodesSchema,
   // The body of the management API's `PUT /account`: the setting, and nothing else.
   accountSettings: setAcceptedPasscodesBodySchema,
@@ -244,8 +359,13 @@ type Schemas = typeof inputSchemas
  * `validity.days`, `actor.role`) and the rule, never the value.
  */
 export function parseInput<K extends keyof Schemas>(kind: K, field: string, value: unknown): z.output<Schemas[K]> {
-  const result = inputSchemas[kind].safeParse(ownData(value))
-  if (result.success) return result.data as z.output<Schemas[K]>
+  return parseWith(inputSchemas[kind], field, value) as z.output<Schemas[K]>
+}
+
+/** {@link parseInput} with a schema of a job's own (its own properties read only, the same errors). */
+export function parseWith<Schema extends z.ZodType>(schema: Schema, field: string, value: unknown): z.output<Schema> {
+  const result = schema.safeParse(ownData(value))
+  if (result.success) return result.data
   // An unknown field first: it is the likelier mistake (a typo) than the field it leaves out.
   const issue = result.error.issues.find((candidate) => candidate.code === 'unrecognized_keys') ?? result.error.issues[0]!
   const path = [field, ...issue.path.map((part) => printableName(String(part)))].filter((part) => part !== '').join('.')
@@ -284,6 +404,31 @@ export interface CreatePasscodeInput {
    * @default '' (none)
    */
   readonly description?: string | null
+  /**
+   * The scopes it grants (SPEC §5.48), each declared by the host's `scopes` option;
+   * `null` or absent: every scope. `[]`: none (it still authenticates `/v1/connect` and
+   * routes that need no scope).
+   * @default null
+   */
+  readonly scopes?: readonly string[] | null
+  /**
+   * The addresses it may be used from (SPEC §5.49): up to 50 CIDR ranges, IPv4 or IPv6
+   * (`203.0.113.0/24`, `2001:db8::/32`; one address is its /32 or /128), no host bits set.
+   * @default [] (any address)
+   */
+  readonly allowedAddresses?: readonly string[]
+  /**
+   * The host's own data (SPEC §5.51), returned on the principal: a JSON object of at most
+   * 1 KiB as JSON.
+   * @default null (none)
+   */
+  readonly metadata?: PasscodeMetadata | null
+  /**
+   * Up to 20 tags (SPEC §5.51), 1 to 32 characters each (letters and digits, then also
+   * `_ . : / @ + -`), stored in NFC and lower case.
+   * @default []
+   */
+  readonly tags?: readonly string[]
   /** At most `max` requests per window of `windowSeconds`, fleet-wide (SPEC §5.50). @default null (none) */
   readonly rateLimit?: RateLimitSetting | null
   /** Credits: one per admitted request, refilled to `refill.amount` each UTC interval (SPEC §5.50). @default null (none) */
@@ -316,6 +461,14 @@ export interface UpdatePasscodeInput {
   readonly partners?: readonly string[] | null
   /** A new description, as at create; `''` or `null` removes it. */
   readonly description?: string | null
+  /** New scopes, as at create; `null` grants every scope. Takes effect at once on every instance. */
+  readonly scopes?: readonly string[] | null
+  /** New address ranges, as at create; `[]` allows any address. Takes effect at once on every instance. */
+  readonly allowedAddresses?: readonly string[]
+  /** New metadata, as at create; `null` removes it. */
+  readonly metadata?: PasscodeMetadata | null
+  /** New tags, as at create (they replace the old ones); `[]` removes them. */
+  readonly tags?: readonly string[]
   /** A new rate limit, or `null` to remove it; a new window length starts a fresh window. */
   readonly rateLimit?: RateLimitSetting | null
   /** New credits (the balance from now on, credits leased before are void), or `null` to remove them. */
@@ -343,6 +496,10 @@ export interface ListPasscodesOptions {
    * @default 'createdAt'
    */
   readonly sortBy?: 'createdAt' | 'lastUsedAt' | 'creditsRemaining'
+  /** Only passcodes carrying every one of these tags (SPEC §5.51), compared as stored (NFC, lower case). @default none */
+  readonly tags?: readonly string[]
+  /** Only passcodes whose name, description or a tag contains this text, case-insensitively. @default none */
+  readonly search?: string
 }
 
 /** Input of `userPasscodes.grant`. */
@@ -353,6 +510,28 @@ export interface GrantUserPasscodeInput {
   readonly rateLimit?: RateLimitSetting | null
   /** As for account passcodes (SPEC §5.50). @default null (none) */
   readonly credits?: CreditsInput | null
+  /** The scopes it grants (SPEC §5.48), as for an account passcode. @default null (every scope) */
+  readonly scopes?: readonly string[] | null
+  /** The addresses it may be used from (SPEC §5.49), as for an account passcode. @default [] (any address) */
+  readonly allowedAddresses?: readonly string[]
+}
+
+/**
+ * Input of `accounts.setPolicy` (SPEC §5.52): the account's whole policy, which replaces
+ * the host's default; a rule left out is off.
+ *
+ * @example
+ * ```ts
+ * const input: AccountPolicyInput = { maxLifetimeDays: 90, requireExpiry: true }
+ * ```
+ */
+export interface AccountPolicyInput {
+  /** The longest a passcode may live, in days (1 to 3650). @default null (no maximum) */
+  readonly maxLifetimeDays?: number | null
+  /** No account passcode without an expiry. @default false */
+  readonly requireExpiry?: boolean
+  /** No account passcode without a description. @default false */
+  readonly requireDescription?: boolean
 }
 
 export type { AcceptedPasscodes, Actor }

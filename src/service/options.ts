@@ -9,7 +9,10 @@ import type { Mailer } from '../ports/mailer'
 import type { PartnerRegistry } from '../ports/partner-registry'
 import type { PasscodeStore } from '../ports/passcode-store'
 import type { NotificationRecipients } from '../ports/recipients'
-import { cacheSchema, pepperSchema } from './verify/options'
+import { cacheSchema, pepperSchema, scopesSchema } from './verify/options'
+import { policySchema } from './policy/options'
+import type { AccountPolicyInput } from './input'
+import type { WebhookSender } from '../ports/webhook-sender'
 import type { AuditEvent } from './events'
 import { rateLimitSchema, type RateLimitOptions } from './limiter/options'
 import type { NotificationTemplate } from './notifier/notification-messages'
@@ -21,9 +24,12 @@ import { telemetrySchema } from './telemetry/options'
 import { leaksSchema } from './leaks/options'
 import { passcodeLimitsSchema } from './limits/options'
 import { usageSchema } from './usage/options'
+import { webhooksSchema } from './webhooks/options'
 import { encryptionKeysSchema, type EncryptionKey } from './user-passcodes/options'
+import { auditKeysSchema, type AuditKey } from './audit/options'
 
 export type { EncryptionKey } from './user-passcodes/options'
+export type { AuditKey } from './audit/options'
 
 /** Options of {@link createPasscodeAuth}. */
 export interface PasscodeAuthOptions {
@@ -179,6 +185,51 @@ export interface PasscodeAuthOptions {
     action?: 'disable' | 'revoke'
   }
   /**
+   * The scopes the host's routes may need (SPEC §5.48), name → description, at most
+   * 100: `{ 'events:read': 'Read events', 'events:write': 'Send events' }`. A passcode
+   * grants all of them or a listed few; a route states the ones it needs in its guard
+   * (`requirePasscode(auth, { scopes: ['events:write'] })`). A name is a lower-case
+   * letter, then up to 63 of `a-z 0-9 _ . : -`. A scope no longer declared grants nothing.
+   * @default {} (none)
+   */
+  scopes?: Readonly<Record<string, string>>
+  /**
+   * Every account's policy unless its admins set their own (SPEC §5.52): the longest a
+   * passcode may live, and whether an expiry or a description is required.
+   * @default { maxLifetimeDays: null, requireExpiry: false, requireDescription: false } (every rule off)
+   */
+  policy?: AccountPolicyInput
+  /**
+   * Webhooks (SPEC §5.53, `auth.webhooks`): who may receive them and how deliveries run.
+   * An endpoint's URL that resolves to a loopback, private, link-local, shared (CGNAT),
+   * unique-local, multicast, reserved or metadata address is refused, at registration and
+   * at each connection, unless `allowPrivateAddresses` (tests, receivers inside your
+   * network). `startWebhookDispatcher(auth)` runs the deliveries.
+   * @default { allowPrivateAddresses: false, batchSize: 100, concurrency: 50, leaseMs: 60000 }
+   */
+  webhooks?: {
+    /** Lets endpoints resolve to loopback, private and the other refused addresses. @default false */
+    allowPrivateAddresses?: boolean
+    /** How endpoints are reached. @default the Node sender of `passcode-auth` (none on other runtimes) */
+    sender?: WebhookSender
+    /** Deliveries claimed per store call by a pass. @default 100 */
+    batchSize?: number
+    /** Attempts in flight at once in a pass. @default 50 */
+    concurrency?: number
+    /** How long a claimed attempt stays with an instance before another may take it over, in ms (at least 20 000: an attempt lasts up to 15 s). @default 60000 */
+    leaseMs?: number
+  }
+  /**
+   * Keys of the audit trail's chain (SPEC §5.44): each record's hash is an HMAC-SHA256
+   * under the first key, made in this process (the key never reaches the database), with
+   * the key's id stored beside it; every key verifies the records it signed, so a new key
+   * goes first and the old ones stay listed while their records are kept. Without keys,
+   * records carry a plain SHA-256, which whoever can write the database can recompute;
+   * with `NODE_ENV=production` that is reported once through `onEvent`
+   * (`config.no_audit_key`). @default none: plain SHA-256
+   */
+  auditKeys?: readonly AuditKey[]
+  /**
    * Per-passcode rate limits and credits (SPEC §5.50, docs/limits.md): when the
    * `credits.low` event and email go out, and how instances lease from the store.
    * @default { lowCreditsRatio: 0.1, idleReturnMs: 2000, leaseTargetMs: 1000 }
@@ -244,6 +295,7 @@ export const optionsSchema = z
     notifier: notifierSchema,
     clock: functionOption<Clock>('a function returning a Date').optional(),
     encryptionKeys: encryptionKeysSchema.optional(),
+    auditKeys: auditKeysSchema.optional(),
     pepper: pepperSchema.optional(),
     prefix: z
       .string()
@@ -257,6 +309,9 @@ export const optionsSchema = z
     rateLimit: rateLimitSchema.default(false),
     usage: usageSchema.prefault(noOptions),
     leaks: leaksSchema.prefault(noOptions),
+    scopes: scopesSchema.prefault(noOptions),
+    policy: policySchema.prefault(noOptions),
+    webhooks: webhooksSchema.prefault(noOptions),
     passcodeLimits: passcodeLimitsSchema.prefault(noOptions),
     onEvent: functionOption<(event: AuditEvent) => void | Promise<void>>('a function').optional(),
     telemetry: telemetrySchema.optional(),
@@ -285,6 +340,9 @@ const OPTION_GROUPS: OptionGroups = {
   rateLimit: {},
   usage: {},
   leaks: {},
+  scopes: {},
+  policy: {},
+  webhooks: {},
   passcodeLimits: {},
   telemetry: {},
   pepper: {},

@@ -1,6 +1,8 @@
 import type { AccountPasscodeRecord, CreditsView, PasscodeLeak, PasscodeView, UserPasscodeRecord, UserPasscodeView } from '../core/entities'
 import { currentCredits } from '../core/limit-counters'
 import { nextRefillAt, type StoredCredits } from '../core/limits'
+import { accountPasscodeViolations, NO_POLICY, userPasscodeViolations, type AccountPolicy } from '../core/policy'
+import { storedAddresses, storedScopes, storedTags } from '../core/restrictions'
 import { isUnused } from '../core/rules'
 import type { LeakMark } from '../ports/passcode-store'
 import { passcodeStatus } from '../core/status'
@@ -37,6 +39,10 @@ export interface UsageDay {
   readonly wrongPartner: number
   /** Refused: a value a rotation replaced, after its overlap ended. */
   readonly rotatedOut: number
+  /** Refused with 403: a route needed a scope the passcode lacks (SPEC §5.48). */
+  readonly missingScope: number
+  /** Refused with 403: from an address outside its ranges (SPEC §5.49). */
+  readonly address: number
   /** Refused with 429: over the passcode's rate limit (SPEC §5.50). */
   readonly rateLimited: number
   /** Refused with 429: the passcode's credits were exhausted (SPEC §5.50). */
@@ -87,6 +93,29 @@ function lastUse(record: { lastUsedAt: number | null; lastUsedPartner: string | 
 }
 
 /**
+ * What a view of a restricted passcode (SPEC §5.48, §5.52) needs of the service: the
+ * scopes the host declares (to show the others as unknown; `undefined`: it declares
+ * none) and the account's policy.
+ */
+export interface RestrictionContext {
+  readonly declaredScopes?: ReadonlySet<string> | undefined
+  readonly policy?: AccountPolicy | undefined
+}
+
+/** The scopes of a view: as stored, and those the host no longer declares. */
+function scopeFields(
+  record: { readonly scopes?: readonly string[] | null; readonly allowedAddresses?: readonly string[] },
+  declared: ReadonlySet<string> | undefined,
+) {
+  const scopes = storedScopes(record)
+  return {
+    scopes: scopes === null ? null : [...scopes],
+    unknownScopes: scopes === null ? [] : scopes.filter((scope) => declared?.has(scope) !== true),
+    allowedAddresses: [...storedAddresses(record)],
+  }
+}
+
+/**
  * The public view of an account passcode, with its status at `now`. No hash.
  * `partnersNotWhitelisted` is for the caller to work out (it needs the registry).
  */
@@ -99,8 +128,11 @@ export function toPasscodeView(
     pending?: PendingUse | undefined
     leak?: LeakMark | undefined
     balance?: number | undefined
-  } = {},
+  } & RestrictionContext = {},
 ): PasscodeView {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a host's store written before descriptions (SPEC §5.39) has none
+  const description = record.description ?? ''
+  const violations = accountPasscodeViolations(extra.policy ?? NO_POLICY, { expiry: record.expiry, description })
   const used = lastUse(record, extra.pending)
   const previousEnds = record.previousHashEndsAt
   return {
@@ -114,8 +146,7 @@ export function toPasscodeView(
     expiresAt: record.expiresAt === null ? null : new Date(record.expiresAt),
     status: passcodeStatus(record, now, expiringSoonDays),
     disabledAt: record.disabledAt == null ? null : new Date(record.disabledAt),
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a host's store written before descriptions (SPEC §5.39) has none
-    description: record.description ?? '',
+    description,
     partners: record.partners === null ? null : [...record.partners],
     partnersNotWhitelisted: extra.partnersNotWhitelisted ?? [],
     previousValueEndsAt: previousEnds !== null && previousEnds > now ? new Date(previousEnds) : null,
@@ -123,6 +154,11 @@ export function toPasscodeView(
     lastUsedPartner: used.partner,
     unused: isUnused(used.at, now),
     leak: toPasscodeLeak(extra.leak),
+    ...scopeFields(record, extra.declaredScopes),
+    metadata: record.metadata ?? null,
+    tags: [...storedTags(record)],
+    policyViolations: violations,
+    violatesPolicy: violations.length > 0,
     rateLimit: record.rateLimit ?? null,
     credits: toCreditsView(record.credits, now, extra.balance),
   }
@@ -152,9 +188,10 @@ export function toUserPasscodeView(
   record: UserPasscodeRecord,
   now: number,
   expiringSoonDays: number,
-  extra: { pending?: PendingUse | undefined; leak?: LeakMark | undefined; balance?: number | undefined } = {},
+  extra: { pending?: PendingUse | undefined; leak?: LeakMark | undefined; balance?: number | undefined } & RestrictionContext = {},
 ): UserPasscodeView {
   const used = lastUse(record, extra.pending)
+  const violations = userPasscodeViolations(extra.policy ?? NO_POLICY, record.validity, record.grantedAt)
   return {
     accountId: record.accountId,
     userId: record.userId,
@@ -168,6 +205,9 @@ export function toUserPasscodeView(
     lastUsedPartner: used.partner,
     unused: isUnused(used.at, now),
     leak: toPasscodeLeak(extra.leak),
+    ...scopeFields(record, extra.declaredScopes),
+    policyViolations: violations,
+    violatesPolicy: violations.length > 0,
     rateLimit: record.rateLimit ?? null,
     credits: toCreditsView(record.credits, now, extra.balance),
   }

@@ -16,7 +16,7 @@ const RULES: Readonly<Record<string, { folders: readonly string[]; packages: rea
   core: { folders: [], packages: [/^@noble\/hashes(\/|$)/] },
   protocol: { folders: ['core'], packages: [/^zod$/] },
   ports: { folders: ['core'], packages: [] },
-  service: { folders: ['core', 'protocol', 'ports'], packages: [/^zod$/, /^jose$/, /^@noble\/hashes(\/|$)/] },
+  service: { folders: ['core', 'protocol', 'ports'], packages: [/^zod$/, /^jose$/, /^@noble\/hashes(\/|$)/, /^ipaddr\.js$/] },
   http: { folders: ['core', 'protocol', 'ports', 'service'], packages: [NODE_BUILTIN] },
   express: { folders: ['core', 'protocol', 'ports', 'service', 'http'], packages: [/^express$/] },
   fastify: { folders: ['core', 'protocol', 'ports', 'service', 'http'], packages: [/^fastify$/, /^fastify-plugin$/] },
@@ -26,12 +26,20 @@ const RULES: Readonly<Record<string, { folders: readonly string[]; packages: rea
   // Web-standard Request/Response only: no Node built-in, so they run on Bun, Deno and the edge.
   fetch: { folders: ['core', 'protocol', 'ports', 'service', 'http'], packages: [] },
   hono: { folders: ['core', 'protocol', 'ports', 'service', 'http'], packages: [/^hono$/] },
+  // Nest on Express or Fastify: the Express and Fastify adapters' readers and writers, whose
+  // framework imports are types only (test/http/no-framework-import.test.ts loads it).
+  nestjs: {
+    folders: ['core', 'protocol', 'ports', 'service', 'http', 'express', 'fastify'],
+    packages: [NODE_BUILTIN, /^@nestjs\/common$/, /^@nestjs\/core$/, /^express$/, /^fastify$/],
+  },
   // Not the service: what a store shares with it (the limiter's failure windows) is in core/.
   stores: { folders: ['core', 'ports'], packages: [NODE_BUILTIN, /^zod$/, /^@noble\/hashes(\/|$)/, /^pg$/, /^@electric-sql\/pglite(\/|$)/] },
   mailers: { folders: ['core', 'ports'], packages: [NODE_BUILTIN, /^zod$/, /^nodemailer$/] },
   client: { folders: ['core', 'protocol'], packages: [] },
   // The secretlint rule: secretlint's types, for the type checker only (test below).
   secretlint: { folders: ['core'], packages: [/^@secretlint\/types$/] },
+  // passcode-auth/webhooks, for receivers: browsers, edge runtimes, Node (test below: no package reached).
+  webhooks: { folders: ['core'], packages: [] },
 }
 // The command line and the entry files (src/index.ts, src/memory.ts) compose everything.
 const UNRULED = new Set(['cli', 'index.ts', 'memory.ts'])
@@ -173,6 +181,36 @@ describe('layering (docs/architecture.md)', () => {
     expect(packages.map(({ specifier }) => specifier).sort()).toEqual(['@noble/hashes/utils.js', '@secretlint/types'])
     const rule = readFileSync(join(SRC, 'secretlint', 'passcode-rule.ts'), 'utf8')
     expect(rule.match(/^import .* from '@secretlint\/types'$/gm)).toEqual([expect.stringMatching(/^import type /)])
+  })
+
+  // Receivers bundle the verifier into a page or an edge function: it loads pure core
+  // files and no package; core/audit.ts is reached for a type only, erased (its bundle
+  // and size: test/webhooks/verify-webhook.test.ts).
+  it('the webhooks entry loads only pure core files and no package', () => {
+    const graph = importGraph()
+    const reached = new Set<string>()
+    const visit = (file: string): void => {
+      if (reached.has(file)) return
+      reached.add(file)
+      // Reached for a type only: nothing it imports is loaded.
+      if (file === join('core', 'audit.ts')) return
+      for (const target of graph.get(file) ?? []) visit(target)
+    }
+    visit(join('webhooks', 'index.ts'))
+    expect([...reached].sort()).toEqual(
+      [
+        join('core', 'audit.ts'),
+        join('core', 'class-name.ts'),
+        join('core', 'webhook-events.ts'),
+        join('core', 'webhook-secret.ts'),
+        join('webhooks', 'index.ts'),
+        join('webhooks', 'verify-webhook.ts'),
+      ].sort(),
+    )
+    const loaded = [...reached].filter((file) => file !== join('core', 'audit.ts'))
+    expect(loaded.flatMap((file) => importsOf(join(SRC, file)).filter(({ folder }) => folder === undefined))).toEqual([])
+    const events = readFileSync(join(SRC, 'core', 'webhook-events.ts'), 'utf8')
+    expect(events.match(/^import .* from '\.\/audit'$/gm)).toEqual([expect.stringMatching(/^import type /)])
   })
 
   it('finds cycles, and only cycles, in an import graph', () => {

@@ -4,12 +4,12 @@ import * as root from '../../src/index'
 
 /**
  * The root entry, `passcode-auth`, exports what hosts call and type (issue 31): at most
- * 32 values (classes, functions, constants; types are erased at run time, are not
+ * 33 values (classes, functions, constants; types are erased at run time, are not
  * counted and stay exported), each documented in README.md's table "What
  * `passcode-auth` exports", and no internals: no `escapeHtml`, no `DAY_MS`, no zod
  * schema (`*Schema`, `*Schemas`).
  */
-const MAX_ROOT_VALUES = 32
+const MAX_ROOT_VALUES = 33
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 const values = Object.keys(root).sort()
 

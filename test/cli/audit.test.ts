@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -54,19 +55,59 @@ describe('passcode-auth audit', () => {
     expect((await run('audit', 'export', '--account', 'acc_1', '--from', 'yesterday')).code).toBe(2)
   })
 
-  it('verifies, prints the hash to keep, and exits 6 once a record was changed with SQL', async () => {
+  it('signs the trail with the audit key the data folder generated with its other secrets', () => {
+    const secrets = JSON.parse(readFileSync(path.join(folder.dir, 'secrets.json'), 'utf8')) as { auditKeys: string }
+    expect(secrets.auditKeys).toMatch(/^a1:[A-Za-z0-9_-]{43}$/)
+  })
+
+  it('verifies, prints the head to keep, and exits 6 once a row was changed or added with SQL, saying so in list and export too', async () => {
     const good = await run('audit', 'verify', '--account', 'acc_1')
     expect(good.code).toBe(0)
-    const anchor = /--anchor: ([0-9a-f]{64})$/m.exec(good.stdout)?.[1]
+    expect(good.stdout).toMatch(/^The audit trail of acc_1 verifies: 3 records, newest #3\.$/m)
+    const anchor = /--anchor: (3:[0-9a-f]{64})$/m.exec(good.stdout)?.[1]
     expect(anchor).toBeDefined()
     expect((await run('audit', 'verify', '--account', 'acc_1', '--anchor', anchor!)).code).toBe(0)
+    expect((await run('audit', 'verify', '--account', 'acc_1', '--anchor', anchor!.slice(2))).code).toBe(2)
 
     const db = await PGlite.create(path.join(folder.dir, 'pgdata'))
-    await db.query(`UPDATE passcode_auth.audit_records SET changes = replace(changes, 'Acme sync', 'Other') WHERE sequence = 2`)
+    // Issue 41, item 1: a row forged below the chain's start.
+    await db.query(
+      `INSERT INTO passcode_auth.audit_records (account_id, sequence, at, actor, action, target, target_id, changes, request_id, client_address, previous_hash, hash, version, key_id)
+       SELECT account_id, 0, at, replace(actor, 'operator', 'forger'), action, target, target_id, changes, request_id, client_address, previous_hash, hash, version, key_id
+       FROM passcode_auth.audit_records WHERE account_id = 'acc_1' AND sequence = 1`,
+    )
     await db.close()
+    const outside = await run('audit', 'verify', '--account', 'acc_1')
+    expect(outside.code).toBe(6)
+    expect(outside.stdout).toBe(
+      'The audit trail of acc_1 does NOT verify: row #0 lies outside the chain (at or below its start, past its head, or a sequence repeated) (outside).\n',
+    )
+    for (const command of [
+      ['audit', 'list'],
+      ['audit', 'export'],
+    ]) {
+      const refused = await run(...command, '--account', 'acc_1')
+      expect(refused.code).toBe(6)
+      expect(refused.stdout).not.toContain('forger')
+      expect(refused.stderr).toContain('The audit trail of this account does not verify at record 0 (outside)')
+    }
+
+    const again = await PGlite.create(path.join(folder.dir, 'pgdata'))
+    await again.query(`DELETE FROM passcode_auth.audit_records WHERE sequence = 0`)
+    await again.query(`UPDATE passcode_auth.audit_records SET changes = replace(changes, 'Acme sync', 'Other') WHERE sequence = 2`)
+    await again.close()
     const broken = await run('audit', 'verify', '--account', 'acc_1', '--json')
     expect(broken.code).toBe(6)
     expect(JSON.parse(broken.stdout)).toEqual({ ok: false, at: 2, reason: 'changed' })
+    const anchored = await run('audit', 'verify', '--account', 'acc_1', '--anchor', anchor!)
+    expect(anchored.stdout).toContain('record #2 was changed: its content no longer matches its hash (changed)')
+  })
+
+  it('prints a key line for PASSCODE_AUTH_AUDIT_KEYS', async () => {
+    const result = await cli(['keys', 'generate', '--audit', '--id', 'a2'])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^a2:[A-Za-z0-9_-]{43}\n$/)
+    expect((await cli(['keys', 'generate', '--audit', '--pepper'])).code).toBe(2)
   })
 
   it('prunes by age', async () => {

@@ -46,7 +46,7 @@ export function currentUmask(): string {
  * modules and PGlite's WebAssembly in it) costs about a second of CPU per command;
  * use {@link cliProcess} where the process boundary itself is under test.
  */
-export async function cli(args: readonly string[], options: CliOptions & { stdin?: string } = {}): Promise<CliRun> {
+export async function cli(args: readonly string[], options: CliOptions & { stdin?: string; stderrIsTTY?: boolean } = {}): Promise<CliRun> {
   const runCli = await inProcessCommand()
   let stdout = ''
   let stderr = ''
@@ -56,6 +56,7 @@ export async function cli(args: readonly string[], options: CliOptions & { stdin
       stderr: (text) => void (stderr += text),
       env: cliEnv(options),
       cwd: root,
+      ...(options.stderrIsTTY !== undefined && { stderrIsTTY: options.stderrIsTTY }),
       ...(options.stdin !== undefined && {
         stdin: (async function* () {
           yield options.stdin!

@@ -3,7 +3,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
 import { commandName } from '../../src/cli/command-name'
-import { cli, serveInProcess, type ServeUnderTest } from './cli-process'
+import { cli, linkMadeBy, serveInProcess, type ServeUnderTest } from './cli-process'
 
 /**
  * SPEC §5.35 on a real PostgreSQL: two `serve --dashboard` instances on one database
@@ -49,7 +49,7 @@ describe.skipIf(!availability.available)(title, () => {
   async function link(server: ServeUnderTest, ...args: string[]): Promise<string> {
     const run = await cli(['dashboard', 'link', '--account', 'acc_fleet', '--url', server.url, '--json', ...args], { env })
     expect(run).toMatchObject({ code: 0, stderr: '' })
-    const made = JSON.parse(run.stdout) as { url: string; expiresAt: string }
+    const made = linkMadeBy(run)
     const minutes = (Date.parse(made.expiresAt) - Date.now()) / 60_000
     expect(minutes).toBeGreaterThan(14)
     expect(minutes).toBeLessThanOrEqual(15)

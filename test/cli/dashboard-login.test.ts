@@ -3,7 +3,7 @@ import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDashboardLogins, type LoginDatabase } from '../../src/cli/server/dashboard-logins'
 import { browserAvailability, launchBrowser } from '../helpers/browser'
-import { cli, demoOwingDataFolder, loginLinkIn, requestLog, serveInProcess, shownText, type ServeUnderTest } from './cli-process'
+import { cli, demoOwingDataFolder, linkMadeBy, loginLinkIn, requestLog, serveInProcess, shownText, type ServeUnderTest } from './cli-process'
 
 /**
  * The reference server's dashboard: `serve` shows a one-time login link to the
@@ -27,7 +27,7 @@ beforeAll(async () => {
   // Made in the data folder's store, with no server running: the server accepts it once it runs.
   const early = await cli(['dashboard', 'link', '--account', 'acc_demo', '--json'], { dataDir })
   expect(early).toMatchObject({ code: 0, stderr: '' })
-  madeBeforeStart = JSON.parse(early.stdout) as { url: string; expiresAt: string }
+  madeBeforeStart = linkMadeBy(early)
   server = await serveInProcess(dataDir)
   operatorLink = linkIn(await shownText(dataDir, 'token='))
 }, 120_000)
@@ -75,13 +75,12 @@ describe('the dashboard of the reference server', () => {
     expect(server.stdout()).not.toContain(cookie.split('=')[1])
   })
 
-  it('prints a login link for a user with `dashboard link` on stdout, and nothing else anywhere; it opens their own page', async () => {
+  it('SPEC 5.35 makes a login link for a user with `dashboard link`: off a terminal, in an owner-only file whose path is printed, the token never on stdout or stderr; it opens their own page', async () => {
     const run = await cli(['dashboard', 'link', '--account', 'acc_demo', '--as', 'u_42', '--role', 'member'], { dataDir })
     expect(run.code).toBe(0)
     expect(run.stderr).toBe('')
-    const link = linkIn(run.stdout)
-    expect(run.stdout).toBe(`${link}\n`)
-    expect(link).not.toBe('')
+    const { url: link, file } = linkMadeBy(run)
+    expect(file.startsWith(dataDir)).toBe(true)
     const response = await open(link)
     expect(response.status).toBe(303)
     expect(response.headers.get('location')).toBe('/settings/me')
@@ -96,9 +95,22 @@ describe('the dashboard of the reference server', () => {
     expect(refused.status).toBe(403)
   })
 
+  it("SPEC 5.35 shows the link made by `dashboard link` on a terminal's stderr only; stdout and --json never hold the token", async () => {
+    for (const json of [[], ['--json']]) {
+      const run = await cli(['dashboard', 'link', '--account', 'acc_demo', ...json], { dataDir, stderrIsTTY: true })
+      expect(run.code).toBe(0)
+      expect(run.stdout).not.toContain('token=')
+      const link = linkIn(run.stderr)
+      expect(link).not.toBe('')
+      expect(run.stderr).toBe(`${link}\n`)
+      if (json.length > 0) expect(JSON.parse(run.stdout)).toEqual({ shownOn: 'terminal', expiresAt: expect.any(String) })
+      expect((await open(link.replace('http://127.0.0.1:3000', server.url))).status).toBe(303)
+    }
+  })
+
   it('refuses a logout from another site with 403, a malformed Origin included (never a 500), and keeps the session', async () => {
     const run = await cli(['dashboard', 'link', '--account', 'acc_demo', '--as', 'u_logout', '--role', 'member'], { dataDir })
-    const cookie = ((await open(linkIn(run.stdout))).headers.get('set-cookie') ?? '').split(';')[0]!
+    const cookie = ((await open(linkMadeBy(run).url)).headers.get('set-cookie') ?? '').split(';')[0]!
     const logout = (headers: Record<string, string>) =>
       fetch(`${server.url}/settings/logout`, { method: 'POST', redirect: 'manual', headers: { cookie, ...headers } })
     const refused: Record<string, string>[] = [
@@ -128,7 +140,7 @@ describe('the dashboard of the reference server', () => {
 
   it('sends a browser that is signed in on to the dashboard from a used link; else says what happened and how to get in', async () => {
     const made = async (...args: string[]) =>
-      (JSON.parse((await cli(['dashboard', 'link', '--account', 'acc_demo', '--json', ...args], { dataDir })).stdout) as { url: string }).url.replace(
+      linkMadeBy(await cli(['dashboard', 'link', '--account', 'acc_demo', '--json', ...args], { dataDir })).url.replace(
         'http://127.0.0.1:3000',
         server.url,
       )
@@ -200,7 +212,7 @@ describe('the dashboard of the reference server', () => {
 
   it('is not used up by a HEAD (a link preview), only by the GET', async () => {
     const run = await cli(['dashboard', 'link', '--account', 'acc_demo', '--json'], { dataDir })
-    const { url } = JSON.parse(run.stdout) as { url: string }
+    const { url } = linkMadeBy(run)
     const head = await fetch(url, { method: 'HEAD', redirect: 'manual' })
     expect([head.status, head.headers.get('set-cookie')]).toEqual([200, null])
     expect((await open(url)).status).toBe(303)
@@ -219,7 +231,7 @@ describe('the dashboard of the reference server', () => {
     it('lets the operator create a passcode on the embedded store after opening a fresh link', async () => {
       const run = await cli(['dashboard', 'link', '--account', 'acc_demo'], { dataDir })
       const page = await browser.newPage()
-      await page.goto(linkIn(run.stdout))
+      await page.goto(linkMadeBy(run).url)
       await page.getByRole('cell', { name: 'Demo passcode', exact: true }).waitFor()
       await page.getByRole('button', { name: '+ Passcode' }).click()
       await page.getByRole('textbox', { name: 'Passcode Name' }).fill('From the browser')

@@ -50,14 +50,15 @@ afterAll(async () => {
   for (const folder of folders) folder.remove()
 })
 
-/** Every secret of a data folder and of a run: the pepper and key of secrets.json, the values shown once. */
+/** Every secret of a data folder and of a run: the pepper and keys of secrets.json, the values shown once. */
 function secretsOf(dir: string, shown: string): string[] {
-  const stored = JSON.parse(readFileSync(path.join(dir, 'secrets.json'), 'utf8')) as { pepper: string; encryptionKeys: string }
+  const stored = JSON.parse(readFileSync(path.join(dir, 'secrets.json'), 'utf8')) as { pepper: string; encryptionKeys: string; auditKeys: string }
   const token = loginLinkIn(shown).split('token=')[1]
   const value = headersOfCurlLine(curlLineIn(shown)).headers['X-Service-Passcode']
   return [
     stored.pepper,
     ...stored.encryptionKeys.split(',').map((entry) => entry.split(':')[1]!),
+    ...stored.auditKeys.split(',').map((entry) => entry.split(':')[1]!),
     ...(token ? [token] : []),
     ...(value ? [value] : []),
   ]

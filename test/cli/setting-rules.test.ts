@@ -5,6 +5,7 @@ import { corsPolicy } from '../../src/http/cors'
 import { hasRepeatedPepper, MAX_PEPPERS, pepperValueSchema } from '../../src/service/verify/options'
 import { MAX_FAILURES_RANGE, RATE_LIMIT_DEFAULTS, WINDOW_MS_RANGE } from '../../src/service/limiter/options'
 import { ENCRYPTION_KEY_BYTES, keyIdSchema } from '../../src/service/user-passcodes/options'
+import { MIN_AUDIT_KEY_BYTES } from '../../src/service/audit/options'
 
 /**
  * src/cli/setting-rules.ts states the service's rules again, so that the command can
@@ -16,6 +17,7 @@ describe('the command’s copy of the service’s rules (src/cli/setting-rules.t
     expect(cli.MIN_PEPPER_BYTES).toBe(MIN_PEPPER_BYTES)
     expect(cli.MAX_PEPPERS).toBe(MAX_PEPPERS)
     expect(cli.ENCRYPTION_KEY_BYTES).toBe(ENCRYPTION_KEY_BYTES)
+    expect(cli.MIN_AUDIT_KEY_BYTES).toBe(MIN_AUDIT_KEY_BYTES)
     expect(cli.MAX_FAILURES_RANGE).toEqual(MAX_FAILURES_RANGE)
     expect(cli.WINDOW_MS_RANGE).toEqual(WINDOW_MS_RANGE)
     expect(cli.RATE_LIMIT_DEFAULTS).toEqual(RATE_LIMIT_DEFAULTS)

@@ -66,7 +66,7 @@ describe('a wrong command line', () => {
     const cases: [string[], string][] = [
       [
         ['frobnicate'],
-        'error: unknown command "frobnicate"; commands: serve, passcodes, users, accounts, audit, dashboard, partners, notify, migrate, peppers',
+        'error: unknown command "frobnicate"; commands: serve, passcodes, users, accounts, audit, webhooks, dashboard, partners, notify, migrate, peppers',
       ],
       [['passcodes'], 'error: "passcodes" needs a subcommand: create, list, edit, rotate, delete'],
       [['passcodes', 'remove'], 'error: unknown subcommand "passcodes remove"; subcommands: create, list, edit, rotate, delete'],

@@ -89,6 +89,8 @@ const credentials = (accountId: string, passcode: string): Headers => [
 ]
 const connect = (headers: Headers, query = '?partner=acme'): RawRequest => ({ target: `/v1/connect${query}`, headers })
 const events = (headers: Headers): RawRequest => ({ target: '/1/events.json', headers })
+// The route that needs `events:write` (SPEC §5.48), in every host of the suite.
+const writeRoute = (headers: Headers): RawRequest => ({ target: '/1/events/write.json', headers })
 const partnerQuery = (name: string) => `?partner=${encodeURIComponent(name)}`
 const METHOD_NOT_ALLOWED: ExpectedResponse = { ...answer(405, '{"status":"fail","error":"Method Not Allowed","code":405}'), allow: 'GET, HEAD' }
 const withMethod = (method: string, request: RawRequest): RawRequest => ({ ...request, method })
@@ -423,6 +425,42 @@ export const HTTP_CASES: readonly HttpCase[] = [
     name: '§5.25 protected route with a bound passcode: the principal carries the binding',
     request: (f) => events(credentials(f.accountId, f.passcodes.bound)),
     expected: (f) => principal(f.principals.bound),
+  },
+  // SPEC §5.48–5.49: restricted passcodes, the same 403s from every adapter.
+  {
+    name: '§5.48 route needing a scope, passcode without it: 403 Missing scope',
+    request: (f) => writeRoute(credentials(f.accountId, f.passcodes.readOnly)),
+    expected: () => answer(403, '{"status":"fail","error":"Missing scope: events:write","code":403}'),
+  },
+  {
+    name: '§5.48 route needing a scope, passcode with every scope: the principal',
+    request: (f) => writeRoute(credentials(f.accountId, f.passcodes.active)),
+    expected: (f) => principal(f.principals.account),
+  },
+  {
+    name: '§5.48 route needing a scope, a wrong passcode: 400 (credentials first)',
+    request: (f) => writeRoute(credentials(f.accountId, f.passcodes.unknown)),
+    expected: () => INVALID_CREDENTIALS,
+  },
+  {
+    name: '§5.48 route needing no scope, passcode with fewer: the principal lists what it grants',
+    request: (f) => events(credentials(f.accountId, f.passcodes.readOnly)),
+    expected: (f) => principal(f.principals.readOnly),
+  },
+  {
+    name: '§5.48 /v1/connect needs no scope',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.readOnly)),
+    expected: () => SUCCESS,
+  },
+  {
+    name: '§5.49 passcode with an address allowlist, from another address: 403 Address not allowed',
+    request: (f) => events(credentials(f.accountId, f.passcodes.fenced)),
+    expected: () => answer(403, '{"status":"fail","error":"Address not allowed","code":403}'),
+  },
+  {
+    name: '§5.49 /v1/connect with that passcode from another address: 403 Address not allowed',
+    request: (f) => connect(credentials(f.accountId, f.passcodes.fenced)),
+    expected: () => answer(403, '{"status":"fail","error":"Address not allowed","code":403}'),
   },
   {
     name: '§5.38 protected route with a disabled passcode: 400',

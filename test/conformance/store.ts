@@ -4,6 +4,7 @@ import { auditCases } from './store/audit'
 import { bindingRotationUsageCases } from './store/binding-rotation-usage'
 import { concurrencyCases } from './store/concurrency'
 import { disableDescriptionCases } from './store/disable-description'
+import { restrictionCases } from './store/restrictions'
 import { endToEndCases } from './store/end-to-end'
 import { interleavedWriteCases } from './store/interleaved-writes'
 import type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
@@ -18,6 +19,7 @@ import { pepperRotationCases } from './store/pepper-rotation'
 import { unicodeNameCases } from './store/unicode-names'
 import { userPasscodeCases } from './store/user-passcodes'
 import { usageDaysCases } from './store/usage-days'
+import { webhookCases } from './store/webhooks'
 
 export type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
 
@@ -71,9 +73,11 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     interleavedWriteCases(fixture)
     pepperOverlapCases(fixture)
     disableDescriptionCases(fixture)
+    restrictionCases(fixture)
     usageDaysCases(fixture)
     lastUseCases(fixture)
     leakMarkCases(fixture)
     leakedRotationCases(fixture)
+    webhookCases(fixture)
   })
 }

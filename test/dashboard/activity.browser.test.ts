@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import { PASSCODE_PATTERN } from '../../src/index'
+import { createPasscodeAuth, PASSCODE_PATTERN } from '../../src/index'
 import { browserAvailability } from '../helpers/browser'
+import { manualClock } from '../helpers/service'
 import { PEOPLE, useDashboardBrowser } from './browser-host'
 
 /**
@@ -255,5 +256,41 @@ describe.skipIf(availability.skip)(availability.title('the Activity page in Chro
       expect(found.map((v) => `${v.id}: ${v.help} at ${v.nodes.map((node) => node.target.join(' ')).join(', ')}`)).toEqual([])
       await page.screenshot({ path: join(tmpdir(), `activity-${viewport.width}.png`), fullPage: true })
     }
+  })
+
+  // Last: it leaves the trail unverifiable for this host.
+  it('says plainly that a trail it cannot vouch for cannot be shown, and shows none of its records (SPEC §5.44)', async () => {
+    // Another instance on the store, given an audit key this host was not, appends a keyed record.
+    const other = createPasscodeAuth({
+      store: dashboard.host.store,
+      partners: { isWhitelisted: () => true, list: () => [] },
+      clock: manualClock(Date.UTC(2026, 0, 4)),
+      auditKeys: [{ id: 'elsewhere', key: new Uint8Array(32).fill(9) }],
+      cache: false,
+    })
+    await other.passcodes.create(admin, 'acc_1', { name: 'Keyed elsewhere', expiry: 30 })
+    const verified = await dashboard.host.auth.audit.verify('acc_1')
+    expect(verified).toMatchObject({ ok: false, reason: 'unknown_key' })
+    const at = verified.ok ? 0 : verified.at
+
+    // The API answers 500 ERR_AUDIT_BROKEN (the browser logs the failed load); any page error still fails the test.
+    dashboard.allowStatus(500)
+    const page = await signIn('admin', '/settings/activity', { viewport: { width: 1280, height: 900 } })
+    const alert = page.locator('#activity-unvouched')
+    await alert.waitFor()
+    expect(await alert.getAttribute('role')).toBe('alert')
+    expect(await alert.innerText()).toBe(
+      `This activity cannot be shown: the stored trail does not verify. The audit trail of this account does not verify at record ${at} (unknown key); the operator can check it with passcode-auth audit verify`,
+    )
+    // In place of the records: not one of them, no "No activity yet", no Older, no count.
+    expect(await page.locator('tbody tr').count()).toBe(1)
+    expect(await page.locator('tbody td.what').count()).toBe(0)
+    expect(await page.locator('table.activity').innerText()).not.toContain('Keyed elsewhere')
+    expect(await page.getByRole('button', { name: 'Older' }).isHidden()).toBe(true)
+    expect(await page.locator('#activity-shown').innerText()).toBe('')
+    // A filter asks again and gets the same answer; the page keeps working.
+    await page.getByRole('combobox', { name: 'Action' }).selectOption({ label: 'Passcode created' })
+    await expect.poll(() => page.evaluate(() => new URL(location.href).searchParams.get('action'))).toBe('passcode.created')
+    await alert.waitFor()
   })
 })

@@ -29,7 +29,8 @@ describe('src/http/dashboard/assets.ts', () => {
     const long = clientFiles.filter(({ text }) => text.split('\n').length > 300).map(({ path }) => path)
     expect(long).toEqual([])
     const entry = scripts.find(({ path }) => path === 'dashboard.ts')!.text
-    expect(entry.match(/^import .+ from '\.\/pages\/[a-z-]+'$/gm)).toHaveLength(4)
+    // One import per page: passcodes, users, me, activity, webhooks.
+    expect(entry.match(/^import .+ from '\.\/pages\/[a-z-]+'$/gm)).toHaveLength(5)
   })
 
   it('bundles the client and the constants it shares with the service, and nothing else: the wire types are type-only imports, no zod', () => {

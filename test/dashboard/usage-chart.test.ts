@@ -13,6 +13,8 @@ const day = (date: string, counts: Partial<UsageDay>): UsageDay => ({
   revoked: 0,
   wrongPartner: 0,
   rotatedOut: 0,
+  missingScope: 0,
+  address: 0,
   rateLimited: 0,
   creditsExhausted: 0,
   partners: [],

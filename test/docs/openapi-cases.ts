@@ -30,6 +30,14 @@ export interface ManagementFixture {
   readonly expired: string
   /** The `nextCursor` of the first page of the audit trail with `limit=2`. */
   readonly cursor: string
+  /** A webhook endpoint, with deliveries of test events. */
+  readonly endpoint: string
+  /** A webhook endpoint the delete case removes. */
+  readonly doomedEndpoint: string
+  /** A delivery of `endpoint`. */
+  readonly delivery: string
+  /** The `nextCursor` of the first page of deliveries with `limit=1`. */
+  readonly deliveryCursor: string
 }
 
 type JsonBody<Operation> = Operation extends { requestBody: { content: { 'application/json': infer Body } } } ? Body : never
@@ -54,9 +62,19 @@ export interface ManagementCase<Operation> {
   readonly invalidBody?: unknown
   /** A refused request the schemas accept: the rule of the document that refuses it. */
   readonly serverRule?: ServerRule
+  /**
+   * Sent to a host whose account's audit trail it cannot vouch for (SPEC §5.44): a record
+   * keyed under an audit key the host was not given.
+   */
+  readonly unvouchedTrail?: true
 }
 
-const id = (pick: keyof Omit<ManagementFixture, 'cursor'>) => (fixture: ManagementFixture) => ({ id: fixture[pick] })
+const id = (pick: 'acme' | 'doomed' | 'expired') => (fixture: ManagementFixture) => ({ id: fixture[pick] })
+const endpointId = (pick: 'endpoint' | 'doomedEndpoint') => (fixture: ManagementFixture) => ({ endpointId: fixture[pick] })
+const unknownEndpoint = () => ({ endpointId: 'wh_nothere' })
+const spacedEndpoint = () => ({ endpointId: 'wh 1' })
+/** A public address as a literal: registration checks it without a resolver, and no case sends to it. */
+const HOOK_URL = 'https://93.184.215.14/hooks/passcodes'
 const passcodeId = (value: string) => () => ({ id: value })
 const userId = (value: string) => () => ({ userId: value })
 
@@ -123,6 +141,36 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
     { name: 'a blank partner name', status: 400, body: { name: 'Bound', expiry: 1, partners: ['  '] } },
     { name: 'a control character in a partner name', status: 400, body: { name: 'Bound', expiry: 1, partners: ['Ac\u0000me'] } },
     { name: 'a partner not whitelisted', status: 400, body: { name: 'Bound', expiry: 1, partners: ['Initech'] }, serverRule: 'whitelistedPartners' },
+    {
+      name: 'restricted: scopes, address ranges, metadata and tags (SPEC 5.48-5.51)',
+      status: 201,
+      body: {
+        name: 'Partner read-only',
+        expiry: 30,
+        scopes: ['events:read'],
+        allowedAddresses: ['203.0.113.0/24', '2001:db8::/32'],
+        metadata: { plan: 'gold', customerId: 42 },
+        tags: ['Partner', 'prod'],
+      },
+    },
+    { name: 'no scope at all', status: 201, body: { name: 'No scope', expiry: 30, scopes: [] } },
+    { name: 'a scope not declared', status: 400, body: { name: 'Scoped', expiry: 1, scopes: ['events:delete'] }, serverRule: 'declaredScopes' },
+    { name: 'a scope name in capitals', status: 400, body: { name: 'Scoped', expiry: 1, scopes: ['Events'] } },
+    {
+      name: 'a range with host bits set',
+      status: 400,
+      body: { name: 'Ranged', expiry: 1, allowedAddresses: ['203.0.113.7/24'] },
+      serverRule: 'cidrRanges',
+    },
+    { name: 'a malformed range', status: 400, body: { name: 'Ranged', expiry: 1, allowedAddresses: ['203.0.113'] }, serverRule: 'cidrRanges' },
+    {
+      name: '51 ranges',
+      status: 400,
+      body: { name: 'Ranged', expiry: 1, allowedAddresses: Array.from({ length: 51 }, (_, i) => `10.${i}.0.0/16`) },
+    },
+    { name: 'metadata that is a list', status: 400, invalidBody: { name: 'Meta', expiry: 1, metadata: ['a'] } },
+    { name: 'metadata over 1 KiB', status: 400, body: { name: 'Meta', expiry: 1, metadata: { text: 'x'.repeat(1020) } }, serverRule: 'metadataSize' },
+    { name: 'a 33-character tag', status: 400, body: { name: 'Tagged', expiry: 1, tags: ['t'.repeat(33)] } },
     { name: 'an unknown field', status: 400, invalidBody: { name: 'Coloured', expiry: 1, colour: 'red' } },
     { name: 'a body that is a list', status: 400, invalidBody: [{ name: 'Listed', expiry: 1 }] },
     { name: 'a member may not create', status: 403, as: 'member', body: { name: 'Member', expiry: 1 } },
@@ -134,6 +182,19 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
     { name: 'credits set, the rate limit removed', status: 200, path: id('acme'), body: { credits: { remaining: 5 }, rateLimit: null } },
     { name: 'credits over 10^12', status: 400, path: id('acme'), body: { credits: { remaining: 10 ** 12 + 1 } } },
     { name: 'nothing to change', status: 400, path: id('acme'), body: {} },
+    {
+      name: 'restricted to one scope and a range',
+      status: 200,
+      path: id('acme'),
+      body: { scopes: ['events:write'], allowedAddresses: ['192.0.2.0/24'] },
+    },
+    {
+      name: 'every scope again, any address, no metadata, no tags',
+      status: 200,
+      path: id('acme'),
+      body: { scopes: null, allowedAddresses: [], metadata: null, tags: [] },
+    },
+    { name: 'a scope not declared', status: 400, path: id('acme'), body: { scopes: ['reports:read'] }, serverRule: 'declaredScopes' },
     { name: 'a 65-character name', status: 400, path: id('acme'), body: { name: NAME_65 } },
     { name: 'an unknown field', status: 400, path: id('acme'), invalidBody: { colour: 'red' } },
     { name: 'an empty ID (PATCH /passcodes/)', status: 400, path: passcodeId(''), body: { name: 'Renamed' } },
@@ -191,7 +252,26 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
     { name: 'a user without a passcode', status: 404, path: userId('u_cy') },
   ],
   grantUserPasscode: [
-    { name: 'a year', status: 201, path: userId('u_cy'), body: { validity: { type: 'finite', days: 365 } } },
+    {
+      name: 'a year, one scope, from one range (SPEC 5.48, 5.49)',
+      status: 201,
+      path: userId('u_cy'),
+      body: { validity: { type: 'finite', days: 365 }, scopes: ['events:read'], allowedAddresses: ['198.51.100.0/24'] },
+    },
+    {
+      name: 'a scope not declared',
+      status: 400,
+      path: userId('u_dee'),
+      body: { validity: { type: 'infinite' }, scopes: ['reports:read'] },
+      serverRule: 'declaredScopes',
+    },
+    {
+      name: 'a range with host bits set',
+      status: 400,
+      path: userId('u_dee'),
+      body: { validity: { type: 'infinite' }, allowedAddresses: ['198.51.100.1/24'] },
+      serverRule: 'cidrRanges',
+    },
     { name: 'with credits', status: 201, path: userId('u_dee'), body: { validity: { type: 'infinite' }, credits: { remaining: 100 } } },
     { name: '0 days', status: 400, path: userId('u_dee'), body: { validity: { type: 'finite', days: 0 } } },
     { name: '366 days', status: 400, path: userId('u_dee'), body: { validity: { type: 'finite', days: 366 } } },
@@ -251,8 +331,9 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
     { name: 'a time in words', status: 400, query: () => ({ from: 'yesterday' }) },
     { name: 'an empty target', status: 400, query: () => ({ target: '' }) },
     { name: 'an unknown parameter', status: 400, rawQuery: 'colour=red' },
-    { name: 'a cursor this list did not give', status: 400, query: () => ({ cursor: 'not-a-cursor' }), serverRule: 'auditCursor' },
+    { name: 'a cursor this list did not give', status: 400, query: () => ({ cursor: 'not-a-cursor' }), serverRule: 'pageCursor' },
     { name: 'a member may not read it', status: 403, as: 'member' },
+    { name: 'a trail the server cannot vouch for', status: 500, code: 'ERR_AUDIT_BROKEN', unvouchedTrail: true },
   ],
   exportAuditRecords: [
     { name: 'the rotations', status: 200, query: () => ({ action: ['passcode.rotated'] }) },
@@ -261,6 +342,74 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
     { name: 'a time in words', status: 400, query: () => ({ to: 'tomorrow' }) },
     { name: 'limit is not a parameter here', status: 400, rawQuery: 'limit=5' },
     { name: 'a member may not export', status: 403, as: 'member' },
+    { name: 'a trail the server cannot vouch for', status: 500, code: 'ERR_AUDIT_BROKEN', unvouchedTrail: true },
+  ],
+  listWebhooks: [
+    { name: 'an admin lists', status: 200 },
+    { name: 'a member may not', status: 403, as: 'member' },
+  ],
+  createWebhook: [
+    { name: 'every event type', status: 201, body: { url: HOOK_URL, events: 'all' } },
+    {
+      name: 'some event types, a description',
+      status: 201,
+      body: { url: `${HOOK_URL}?tenant=7`, events: ['passcode.leaked', 'credits.low'], description: 'On-call pager' },
+    },
+    { name: 'an ftp URL', status: 400, body: { url: 'ftp://93.184.215.14/hooks', events: 'all' } },
+    { name: 'a URL with a password', status: 400, body: { url: 'https://user:pw@93.184.215.14/hooks', events: 'all' } },
+    { name: 'a relative URL', status: 400, body: { url: '/hooks', events: 'all' } },
+    { name: 'no event type', status: 400, body: { url: HOOK_URL, events: [] } },
+    { name: 'an unknown event type', status: 400, invalidBody: { url: HOOK_URL, events: ['passcode.exploded'] } },
+    { name: 'no events field', status: 400, invalidBody: { url: HOOK_URL } },
+    { name: 'an unknown field', status: 400, invalidBody: { url: HOOK_URL, events: 'all', colour: 'red' } },
+    { name: 'a loopback address', status: 400, body: { url: 'http://127.0.0.1:8080/hooks', events: 'all' }, serverRule: 'webhookAddress' },
+    { name: 'a cloud metadata address', status: 400, body: { url: 'http://169.254.169.254/latest', events: 'all' }, serverRule: 'webhookAddress' },
+    { name: 'a member may not', status: 403, as: 'member', body: { url: HOOK_URL, events: 'all' } },
+  ],
+  updateWebhook: [
+    { name: 'a description', status: 200, path: endpointId('endpoint'), body: { description: 'Edited' } },
+    { name: 'event types, then all again', status: 200, path: endpointId('endpoint'), body: { events: ['passcode.rotated'] } },
+    { name: 'all event types', status: 200, path: endpointId('endpoint'), body: { events: 'all', enabled: true } },
+    { name: 'nothing to change', status: 400, path: endpointId('endpoint'), body: {} },
+    { name: 'a private address', status: 400, path: endpointId('endpoint'), body: { url: 'http://10.0.0.7/hooks' }, serverRule: 'webhookAddress' },
+    { name: 'enabled as text', status: 400, path: endpointId('endpoint'), invalidBody: { enabled: 'yes' } },
+    { name: 'no such endpoint', status: 404, path: unknownEndpoint, body: { description: 'Gone' } },
+    { name: 'a member may not', status: 403, as: 'member', path: endpointId('endpoint'), body: { description: 'Member' } },
+  ],
+  deleteWebhook: [
+    { name: 'an endpoint', status: 204, path: endpointId('doomedEndpoint') },
+    { name: 'no such endpoint (deleted already)', status: 404, path: endpointId('doomedEndpoint') },
+    { name: 'an ID with a space', status: 400, path: spacedEndpoint },
+    { name: 'a member may not', status: 403, as: 'member', path: endpointId('endpoint') },
+  ],
+  rotateWebhookSecret: [
+    { name: 'a new secret', status: 201, path: endpointId('endpoint') },
+    { name: 'no such endpoint', status: 404, path: unknownEndpoint },
+    { name: 'an ID with a space', status: 400, path: spacedEndpoint },
+    { name: 'a member may not', status: 403, as: 'member', path: endpointId('endpoint') },
+  ],
+  sendTestWebhook: [
+    { name: 'a test event', status: 201, path: endpointId('endpoint') },
+    { name: 'no such endpoint', status: 404, path: unknownEndpoint },
+    { name: 'an ID with a space', status: 400, path: spacedEndpoint },
+    { name: 'a member may not', status: 403, as: 'member', path: endpointId('endpoint') },
+  ],
+  listWebhookDeliveries: [
+    { name: 'the first page', status: 200 },
+    { name: 'of one endpoint, one per page', status: 200, query: (fixture) => ({ endpointId: fixture.endpoint, limit: 1 }) },
+    { name: 'the next page', status: 200, query: (fixture) => ({ cursor: fixture.deliveryCursor, limit: 1 }) },
+    { name: 'limit 0', status: 400, query: () => ({ limit: 0 }) },
+    { name: 'limit 101', status: 400, query: () => ({ limit: 101 }) },
+    { name: 'limit in words', status: 400, rawQuery: 'limit=ten' },
+    { name: 'an unknown parameter', status: 400, rawQuery: 'status=failed' },
+    { name: 'a cursor this list did not give', status: 400, query: () => ({ cursor: 'not-a-cursor' }), serverRule: 'pageCursor' },
+    { name: 'a member may not', status: 403, as: 'member' },
+  ],
+  replayWebhookDelivery: [
+    { name: 'a delivery', status: 200, path: (fixture) => ({ deliveryId: fixture.delivery }) },
+    { name: 'an empty ID', status: 400, path: () => ({ deliveryId: '' }) },
+    { name: 'no such delivery', status: 404, path: () => ({ deliveryId: 'msg_nothere' }) },
+    { name: 'a member may not', status: 403, as: 'member', path: (fixture) => ({ deliveryId: fixture.delivery }) },
   ],
   listPartners: [
     { name: 'the whitelist', status: 200 },

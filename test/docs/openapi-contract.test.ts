@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { CLIENT_TYPES, clientTypesText } from '../../scripts/openapi-client-types'
 import { MANAGEMENT_OPENAPI_FILE, SERVER_RULES } from '../../scripts/management-openapi'
 import { CONNECT_SERVER_RULES, OPENAPI_FILE } from '../../scripts/openapi'
-import { StorageTimeoutError, type PartnerRegistry, type PasscodeStore } from '../../src/index'
+import { StorageTimeoutError, type PartnerRegistry, type PasscodeAuthOptions, type PasscodeStore } from '../../src/index'
 import { memoryStore } from '../../src/memory'
 import { connectHandler, dashboard } from '../../src/fetch/index'
 import type { DashboardSession } from '../../src/dashboard/index'
@@ -47,6 +47,8 @@ interface Exchange {
   readonly request: SentRequest
   readonly answer: ReceivedAnswer
   readonly serverRule?: string
+  /** The error code the case is about, when it names one. */
+  readonly code?: string
 }
 
 /** What is wrong with one exchange: a status other than the case's, or anything the document does not say of it. */
@@ -55,6 +57,8 @@ function findings(document: Json, checker: OpenApiChecker, exchange: Exchange, r
   const where = `${exchange.operationId} (${exchange.case}) ${request.method} ${request.url.pathname}${request.url.search}`
   const found: string[] = []
   if (answer.status !== exchange.expected) found.push(`answered ${answer.status}, not ${exchange.expected}: ${answer.body.slice(0, 300)}`)
+  if (exchange.code !== undefined && !answer.body.includes(`"code":"${exchange.code}"`))
+    found.push(`answered without the code ${exchange.code}: ${answer.body.slice(0, 300)}`)
   found.push(...checker.answerMismatches(request, answer))
   const violations = checker.requestViolations(request)
   if (answer.status >= 200 && answer.status < 300 && violations.length > 0)
@@ -153,12 +157,17 @@ function sessionOf(request: Request): DashboardSession | undefined {
   return SESSIONS[name as keyof typeof SESSIONS]
 }
 
-function managementHost(options: { store?: PasscodeStore; partners?: PartnerRegistry | string[]; timeoutMs?: number } = {}) {
+function managementHost(
+  options: { store?: PasscodeStore; partners?: PartnerRegistry | string[]; timeoutMs?: number; auditKeys?: PasscodeAuthOptions['auditKeys'] } = {},
+) {
   const store = options.store ?? memoryStore()
   const { auth, clock } = setup({
     store,
     partners: options.partners ?? ['Acme', 'Globex'],
+    // SPEC §5.48: what a passcode's `scopes` may name.
+    scopes: { 'events:read': 'Read events', 'events:write': 'Send events' },
     ...(options.timeoutMs && { timeoutMs: options.timeoutMs }),
+    ...(options.auditKeys && { auditKeys: options.auditKeys }),
   })
   const recorder = recording(dashboard(auth, { basePath: '/settings', session: sessionOf, users: () => DIRECTORY }))
   const client = createClient<ManagementPaths>({ baseUrl: 'http://app.example/settings/api', fetch: recorder.fetch })
@@ -166,6 +175,17 @@ function managementHost(options: { store?: PasscodeStore; partners?: PartnerRegi
 }
 
 type ManagementClient = ReturnType<typeof managementHost>['client']
+
+/**
+ * A host whose account's audit trail it cannot vouch for (SPEC §5.44): another service on
+ * its store wrote a record keyed under an audit key this one was not given.
+ */
+async function unvouchedTrailHost(): Promise<ReturnType<typeof managementHost>> {
+  const keyed = managementHost({ auditKeys: [{ id: 'contract', key: new Uint8Array(32).fill(3) }] })
+  const { response } = await keyed.client.POST('/passcodes', { headers: cookie('admin'), body: { name: 'Keyed', expiry: 30 } })
+  if (response.status !== 201) throw new Error(`fixture: keyed create: ${response.status}`)
+  return managementHost({ store: keyed.store })
+}
 
 /** The generated client's `request`, for the cases of any operation (their values are typed in the table). */
 type AnyRequest = (method: string, path: string, init: Record<string, unknown>) => Promise<unknown>
@@ -201,7 +221,25 @@ async function managementFixture(host: ReturnType<typeof managementHost>): Promi
   ])
   const { data: page } = await client.GET('/audit', { headers, params: { query: { limit: 2 } } })
   if (typeof page?.nextCursor !== 'string') throw new Error('fixture: no second page of the audit trail')
-  return { acme, doomed, expired, cursor: page.nextCursor }
+  const hook = async () => {
+    const { data, error } = await client.POST('/webhooks', { headers, body: { url: 'https://93.184.215.14/hooks', events: 'all' } })
+    if (data === undefined) throw new Error(`fixture: ${JSON.stringify(error)}`)
+    return data.endpoint.id
+  }
+  const [endpoint, doomedEndpoint] = [await hook(), await hook()]
+  for (let i = 0; i < 2; i++) await client.POST('/webhooks/{endpointId}/test', { headers, params: { path: { endpointId: endpoint } } })
+  const { data: deliveries } = await client.GET('/webhook-deliveries', { headers, params: { query: { limit: 1 } } })
+  if (typeof deliveries?.nextCursor !== 'string') throw new Error('fixture: no second page of deliveries')
+  return {
+    acme,
+    doomed,
+    expired,
+    cursor: page.nextCursor,
+    endpoint,
+    doomedEndpoint,
+    delivery: deliveries.deliveries[0]!.id,
+    deliveryCursor: deliveries.nextCursor,
+  }
 }
 
 interface ManagementRequest {
@@ -212,6 +250,9 @@ interface ManagementRequest {
   readonly status: number
   readonly init: Record<string, unknown>
   readonly serverRule?: string
+  readonly code?: string
+  /** Sent to {@link unvouchedTrailHost}'s host. */
+  readonly unvouchedTrail?: true
 }
 
 /** The request of a case, as the generated client's options. */
@@ -228,7 +269,15 @@ function managementRequest(
     ...(one.rawQuery !== undefined && { querySerializer: () => one.rawQuery }),
   }
   if (one.body !== undefined || one.invalidBody !== undefined) init.body = one.body ?? one.invalidBody
-  return { ...operation, name: one.name, status: one.status, init, ...(one.serverRule && { serverRule: one.serverRule }) }
+  return {
+    ...operation,
+    name: one.name,
+    status: one.status,
+    init,
+    ...(one.serverRule && { serverRule: one.serverRule }),
+    ...(one.code && { code: one.code }),
+    ...(one.unvouchedTrail && { unvouchedTrail: one.unvouchedTrail }),
+  }
 }
 
 /**
@@ -236,7 +285,7 @@ function managementRequest(
  * needs: sent whether or not the operation documents them, so a status it leaves out is found.
  */
 function commonFailures(request: ManagementRequest, operation: Json): ManagementRequest[] {
-  const { serverRule: _none, ...success } = request
+  const { serverRule: _none, code: _code, unvouchedTrail: _trail, ...success } = request
   const failure = (status: number, name: string, init: Record<string, unknown>): ManagementRequest => ({
     ...success,
     name,
@@ -272,6 +321,7 @@ async function sendManagement(
     request: sent,
     answer,
     ...(request.serverRule && { serverRule: request.serverRule }),
+    ...(request.code && { code: request.code }),
   }
 }
 
@@ -290,20 +340,21 @@ describe('docs/management-openapi.json, through a client generated from it', () 
     const failing = managementHost(broken('fail'))
     // The management API has no deadline of its own (the document says so): its 504 is a store's own timeout.
     const timingOut = managementHost(broken('timeout'))
+    const unvouched = await unvouchedTrailHost()
     const exchanges: Exchange[] = []
 
     for (const { operationId, method, path, operation } of documentedOperations(document)) {
       const lines = Object.keys((operation.responses as Json)['200']?.content ?? {}).includes('application/x-ndjson')
       const cases = (MANAGEMENT_CASES as Readonly<Record<string, readonly ManagementCase<unknown>[]>>)[operationId] ?? []
       const requests = cases.map((one) => managementRequest({ operationId, method, path, lines }, one, fixture))
-      const first = requests.find((request) => request.status < 300)
+      const first = requests.find((request) => request.status < 300 && request.unvouchedTrail === undefined)
       if (first === undefined) continue
       const failures = commonFailures(first, operation)
       // The failures change nothing, so they go first, while every ID of the cases is still there.
       for (const request of failures) exchanges.push(await sendManagement(host, request))
       exchanges.push(await sendManagement(failing, { ...first, name: 'the store fails', status: 503 }))
       exchanges.push(await sendManagement(timingOut, { ...first, name: 'the store reports a timeout', status: 504 }))
-      for (const request of requests) exchanges.push(await sendManagement(host, request))
+      for (const request of requests) exchanges.push(await sendManagement(request.unvouchedTrail ? unvouched : host, request))
     }
 
     const problems = exchanges.flatMap((exchange) => findings(document, checker, exchange, SERVER_RULES))

@@ -85,8 +85,8 @@ function pathsIn(cell: string): string[] {
   return [...cell.matchAll(/`([^`\s]+)`/g)].map((match) => match[1]!).filter((span) => /^[\w.-]+\/[\w./-]*$/.test(span))
 }
 
-/** A path of the page on disk: `test/`, `bench/`, `docs/` and `scripts/` from the repository, the rest from src/. */
-const onDisk = (file: string) => path.join(ROOT, /^(test|bench|docs|scripts)\//.test(file) ? '' : 'src', file)
+/** A path of the page on disk: `test/`, `bench/`, `docs/`, `scripts/`, `api-reports/`, `examples/` and `.ci/` from the repository, the rest from src/. */
+const onDisk = (file: string) => path.join(ROOT, /^(test|bench|docs|scripts|api-reports|examples|\.ci)\//.test(file) ? '' : 'src', file)
 
 const testFiles = globSync('test/**/*.ts', { cwd: ROOT })
 const sourceFiles = globSync('src/**/*.ts', { cwd: ROOT })

@@ -16,7 +16,11 @@ import { bundleForNode, type NodeBundles } from '../helpers/node-bundle'
 const THROUGH_TSX = 'express'
 let bundles: Promise<NodeBundles> | undefined
 const bundled = () =>
-  (bundles ??= bundleForNode({ fastify: path.join(root, 'examples/fastify/server.ts'), koa: path.join(root, 'examples/koa/server.ts') }))
+  (bundles ??= bundleForNode({
+    fastify: path.join(root, 'examples/fastify/server.ts'),
+    koa: path.join(root, 'examples/koa/server.ts'),
+    nestjs: path.join(root, 'examples/nestjs/server.ts'),
+  }))
 afterAll(async () => {
   if (bundles !== undefined) (await bundles).remove()
 })
@@ -37,7 +41,7 @@ async function start(framework: string) {
   return { child, exited, output: () => output, curl: /^curl .*$/m.exec(output)![0] }
 }
 
-describe.each(['express', 'fastify', 'koa'])('examples/%s/server.ts', (framework) => {
+describe.each(['express', 'fastify', 'koa', 'nestjs'])('examples/%s/server.ts', (framework) => {
   const file = path.join('examples', framework, 'server.ts')
 
   it('runs with one command, answers its curl line with 200 and a wrong passcode with 400', async () => {

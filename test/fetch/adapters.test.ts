@@ -61,10 +61,14 @@ describe('passcode-auth/fetch', () => {
     expect(() => connectHandler(undefined as never)).toThrow(InvalidOptionsError)
   })
 
-  it('requirePasscode takes an options object with no option yet: checked at once, any key refused', async () => {
+  it('requirePasscode checks its options at once: an unknown key refused, a scope the service does not declare named (SPEC 5.48)', async () => {
     const { auth } = await service()
     expect(() => requirePasscode(auth, {})).not.toThrow()
-    expect(() => requirePasscode(auth, { scopes: ['events:read'] } as never)).toThrow(/`scopes`: unknown option of requirePasscode; known: none yet/)
+    expect(() => requirePasscode(auth, { scope: ['events:read'] } as never)).toThrow(/`scope`: unknown option of requirePasscode; known: scopes/)
+    expect(() => requirePasscode(auth, { scopes: ['events:read'] })).toThrow(
+      /`scopes`: "events:read" is not a declared scope \(createPasscodeAuth's `scopes` option declares none\)/,
+    )
+    expect(() => requirePasscode(auth, { scopes: [] })).toThrow(/`scopes`: must be a non-empty list of the scopes the route needs/)
     expect(() => requirePasscode(auth, [] as never)).toThrow(/`options`: requirePasscode options must be an object/)
   })
 })

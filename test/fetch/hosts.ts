@@ -4,6 +4,10 @@ import type { CorsOptions } from '../../src/fetch/index'
 import { connectHandler, requirePasscode } from '../../src/fetch/index'
 import { connectHandler as honoConnectHandler, requirePasscode as honoRequirePasscode } from '../../src/hono/index'
 
+/** The suite's route that needs a scope (SPEC §5.48), as test/http/frameworks.ts serves it (not imported: Bun and Deno load this file alone). */
+const WRITE_ROUTE = '/1/events/write.json'
+const WRITE_SCOPES = ['events:write']
+
 /**
  * The hosts of the HTTP suites over web-standard Request/Response, free of any
  * runtime's own API so that Node (through @hono/node-server), Bun and Deno serve the
@@ -22,12 +26,14 @@ const json = (value: unknown, headers: Readonly<Record<string, string>>): Respon
 export function fetchHost(auth: PasscodeAuth, options?: { readonly cors?: CorsOptions }): FetchHost {
   const connect = connectHandler(auth, options?.cors === undefined ? undefined : { cors: options.cors })
   const guard = requirePasscode(auth)
+  // Made at the first request to the write route: a host whose auth declares no scopes still serves the rest.
+  let writeGuard: ReturnType<typeof requirePasscode> | undefined
   return async (request, clientAddress) => {
     const url = request.url
     const path = url.slice(url.indexOf('/', url.indexOf('//') + 2)).split(/[?#]/, 1)[0]
     if (path === '/v1/connect') return connect(request, clientAddress)
-    if (path === '/1/events.json' && (request.method === 'GET' || request.method === 'HEAD')) {
-      const check = await guard(request, clientAddress)
+    if ((path === '/1/events.json' || path === WRITE_ROUTE) && (request.method === 'GET' || request.method === 'HEAD')) {
+      const check = await (path === WRITE_ROUTE ? (writeGuard ??= requirePasscode(auth, { scopes: WRITE_SCOPES })) : guard)(request, clientAddress)
       if (!check.ok) return check.response
       return json(check.principal, check.headers)
     }
@@ -43,5 +49,14 @@ export function honoHost(auth: PasscodeAuth, clientAddress?: (c: Context) => str
   app.get('/1/events.json', honoRequirePasscode(auth, options), (c) => {
     return c.body(JSON.stringify(c.var.passcodeAuth), 200, { 'content-type': 'application/json; charset=utf-8' })
   })
+  // Made at the first request, as in fetchHost.
+  let writeGuard: ReturnType<typeof honoRequirePasscode> | undefined
+  app.get(
+    WRITE_ROUTE,
+    (c, next) => (writeGuard ??= honoRequirePasscode(auth, { ...options, scopes: WRITE_SCOPES }))(c, next),
+    (c) => {
+      return c.body(JSON.stringify(c.var.passcodeAuth), 200, { 'content-type': 'application/json; charset=utf-8' })
+    },
+  )
   return app
 }

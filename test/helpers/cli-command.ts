@@ -1,9 +1,10 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { build } from 'esbuild'
+import { expect } from 'vitest'
 import { NEW_DATABASE_SETTINGS } from '../../src/cli/data-folder'
 import { buildOnce } from './build-once'
 import { forNode } from './node-bundle'
@@ -283,4 +284,26 @@ export const curlLineIn = (text: string): string =>
     ?.trim() ?? ''
 
 /** The one-time dashboard login link in a text. */
+/**
+ * The login link `dashboard link` made, read from the owner-only file whose path the
+ * command printed (SPEC §5.35: a login token never goes to stdout or `--json`): from
+ * its `--json` document or its human line. Checks the file is the owner's alone.
+ */
+export function linkMadeBy(run: CliRun): { url: string; expiresAt: string; file: string } {
+  expect(run.code).toBe(0)
+  expect(run.stdout).not.toContain('token=')
+  const trimmed = run.stdout.trim()
+  const answer = trimmed.startsWith('{')
+    ? (JSON.parse(trimmed) as { file: string; expiresAt: string })
+    : (() => {
+        const human = /^The login link \(one use, until (\S+)\) is in (\S+)$/.exec(trimmed)
+        expect(human, run.stdout).not.toBeNull()
+        return { expiresAt: human![1]!, file: human![2]! }
+      })()
+  expect(statSync(answer.file).mode & 0o777).toBe(0o600)
+  const url = readFileSync(answer.file, 'utf8').trim()
+  expect(url).toMatch(/\/settings\/login\?token=[A-Za-z0-9_-]+$/)
+  return { url, expiresAt: answer.expiresAt, file: answer.file }
+}
+
 export const loginLinkIn = (text: string): string => /(http:\/\/\S+\/settings\/login\?token=[A-Za-z0-9_-]+)/.exec(text)?.[1] ?? ''

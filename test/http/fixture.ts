@@ -70,9 +70,19 @@ export interface HttpFixture {
     readonly previous: string
     /** The value replaced by a rotation with no overlap: stopped at once. */
     readonly rotatedAway: string
+    /** Account passcode of `accountId` granting only `events:read` (SPEC §5.48). */
+    readonly readOnly: string
+    /** Account passcode of `accountId` usable only from 192.0.2.0/24 (SPEC §5.49): never from the suite's clients. */
+    readonly fenced: string
   }
-  /** What `/1/events.json` returns for `passcodes.active`, `passcodes.user`, `passcodes.bound` and `passcodes.expiring`. */
-  readonly principals: { readonly account: Principal; readonly user: Principal; readonly bound: Principal; readonly expiring: Principal }
+  /** What `/1/events.json` returns for `passcodes.active`, `passcodes.user`, `passcodes.bound`, `passcodes.expiring` and `passcodes.readOnly`. */
+  readonly principals: {
+    readonly account: Principal
+    readonly user: Principal
+    readonly bound: Principal
+    readonly expiring: Principal
+    readonly readOnly: Principal
+  }
   /** The `Sunset` header of answers authenticated by `passcodes.expiring`, `passcodes.user` and `passcodes.previous`. */
   readonly sunsets: { readonly expiring: string; readonly user: string; readonly previous: string }
   close(): Promise<void>
@@ -98,6 +108,9 @@ function controllable<T extends object>(target: T, method: keyof T & string, mod
  * on (and standing still). `options` are extra service options, e.g. `rateLimit`, and
  * the store to build it in (an empty one; a fresh memory store by default).
  */
+/** What a passcode with every scope grants: the fixture's declared scopes, in their order. */
+const EVERY_SCOPE = ['events:read', 'events:write']
+
 export async function createHttpFixture(options: Pick<PasscodeAuthOptions, 'rateLimit'> & { store?: PasscodeStore } = {}): Promise<HttpFixture> {
   const { store: given = memoryStore(), ...serviceOptions } = options
   const clock = manualClock(Date.UTC(2026, 0, 1))
@@ -112,6 +125,8 @@ export async function createHttpFixture(options: Pick<PasscodeAuthOptions, 'rate
     clock,
     encryptionKeys: [{ id: 'test-key', key: TEST_KEY }],
     timeoutMs: FIXTURE_TIMEOUT_MS,
+    // SPEC §5.48: the write route needs `events:write`; every principal lists what it grants.
+    scopes: { 'events:read': 'Read events', 'events:write': 'Send events' },
     ...serviceOptions,
   })
 
@@ -132,6 +147,9 @@ export async function createHttpFixture(options: Pick<PasscodeAuthOptions, 'rate
   const bound = await auth.passcodes.create(admin, accountId, { name: 'Initech only', expiry: 90, partners: [BOUND_PARTNER] })
   const overlapping = await auth.passcodes.create(admin, accountId, { name: 'Rotated', expiry: 90 })
   await auth.passcodes.rotate(admin, accountId, overlapping.passcode.id, { overlapMinutes: 10_080 })
+  const readOnly = await auth.passcodes.create(admin, accountId, { name: 'Read only', expiry: 90, scopes: ['events:read'] })
+  // SPEC §5.49: only from TEST-NET-1, so never from the suite's 127.0.0.1 (nor from an adapter without an address).
+  const fenced = await auth.passcodes.create(admin, accountId, { name: 'Fenced', expiry: 90, allowedAddresses: ['192.0.2.0/24'] })
   const cutOver = await auth.passcodes.create(admin, accountId, { name: 'Cut over', expiry: 90 })
   await auth.passcodes.rotate(admin, accountId, cutOver.passcode.id, { overlapMinutes: 0 })
 
@@ -174,12 +192,15 @@ export async function createHttpFixture(options: Pick<PasscodeAuthOptions, 'rate
       bound: bound.value,
       previous: overlapping.value,
       rotatedAway: cutOver.value,
+      readOnly: readOnly.value,
+      fenced: fenced.value,
     },
     principals: {
-      account: { accountId, kind: 'account', passcodeId: active.passcode.id, passcodeName: 'Partner A' },
-      user: { accountId, kind: 'user', userId: 'u_user' },
-      bound: { accountId, kind: 'account', passcodeId: bound.passcode.id, passcodeName: 'Initech only', partners: ['initech'] },
-      expiring: { accountId, kind: 'account', passcodeId: expiring.passcode.id, passcodeName: 'Expiring' },
+      account: { accountId, kind: 'account', passcodeId: active.passcode.id, passcodeName: 'Partner A', scopes: EVERY_SCOPE },
+      user: { accountId, kind: 'user', userId: 'u_user', scopes: EVERY_SCOPE },
+      bound: { accountId, kind: 'account', passcodeId: bound.passcode.id, passcodeName: 'Initech only', partners: ['initech'], scopes: EVERY_SCOPE },
+      expiring: { accountId, kind: 'account', passcodeId: expiring.passcode.id, passcodeName: 'Expiring', scopes: EVERY_SCOPE },
+      readOnly: { accountId, kind: 'account', passcodeId: readOnly.passcode.id, passcodeName: 'Read only', scopes: ['events:read'] },
     },
     // From the fixture's start, 2026-01-01: 20 days, the user passcode's 30, and the
     // rotation's 7-day overlap, after which the previous value stops working.

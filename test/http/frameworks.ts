@@ -13,6 +13,10 @@ import { passcodeAuthPlugin } from '../../src/fastify/index'
 import { connectHandler as koaConnectHandler, requirePasscode as koaRequirePasscode } from '../../src/koa/index'
 import type { HttpTarget, RunningApp } from '../conformance/http'
 
+/** The suite's route that needs a scope (SPEC §5.48), and the scopes it needs, as every host of the suite serves it. */
+export const WRITE_ROUTE = '/1/events/write.json'
+export const WRITE_SCOPES = ['events:write']
+
 /** Adapter options the conformance suite varies: CORS on `/v1/connect`. */
 interface AdapterOptions {
   readonly cors?: CorsOptions
@@ -25,6 +29,9 @@ export function expressApp(express: typeof express5, auth: PasscodeAuth, options
   app.get('/1/events.json', expressRequirePasscode(auth), (req, res) => {
     res.json(req.passcodeAuth)
   })
+  app.get(WRITE_ROUTE, expressRequirePasscode(auth, { scopes: WRITE_SCOPES }), (req, res) => {
+    res.json(req.passcodeAuth)
+  })
   return app
 }
 
@@ -34,10 +41,11 @@ export function koaApp(Koa: typeof Koa3, auth: PasscodeAuth, options?: AdapterOp
   app.silent = true
   const connect = koaConnectHandler(auth, options)
   const guard = koaRequirePasscode(auth)
+  const writeGuard = koaRequirePasscode(auth, { scopes: WRITE_SCOPES })
   app.use((ctx, next) => {
     if (ctx.path === '/v1/connect') return connect(ctx, next)
-    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.path === '/1/events.json') {
-      return guard(ctx, async () => {
+    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && (ctx.path === '/1/events.json' || ctx.path === WRITE_ROUTE)) {
+      return (ctx.path === WRITE_ROUTE ? writeGuard : guard)(ctx, async () => {
         ctx.body = ctx.state.passcodeAuth
       })
     }
@@ -50,11 +58,12 @@ export function koaApp(Koa: typeof Koa3, auth: PasscodeAuth, options?: AdapterOp
 export function nodeApp(auth: PasscodeAuth, options?: AdapterOptions): (request: IncomingMessage, response: ServerResponse) => Promise<unknown> {
   const connect = nodeConnectHandler(auth, options)
   const guard = nodeRequirePasscode(auth)
+  const writeGuard = nodeRequirePasscode(auth, { scopes: WRITE_SCOPES })
   return async (request, response) => {
     const path = (request.url ?? '/').split('?', 1)[0]
     if (path === '/v1/connect') return connect(request, response)
-    if ((request.method === 'GET' || request.method === 'HEAD') && path === '/1/events.json') {
-      const answer = guard(request, response)
+    if ((request.method === 'GET' || request.method === 'HEAD') && (path === '/1/events.json' || path === WRITE_ROUTE)) {
+      const answer = (path === WRITE_ROUTE ? writeGuard : guard)(request, response)
       const principal = answer instanceof Promise ? await answer : answer
       if (principal === undefined) return
       const body = JSON.stringify(principal)
@@ -77,6 +86,7 @@ export async function fastifyApp(
   const app = fastify()
   await app.register(passcodeAuthPlugin, { auth, ...options })
   app.get('/1/events.json', { onRequest: app.requirePasscode }, async (request) => request.passcodeAuth)
+  app.get(WRITE_ROUTE, { onRequest: app.requirePasscodeWith({ scopes: WRITE_SCOPES }) }, async (request) => request.passcodeAuth)
   configure?.(app)
   await app.ready()
   return app

@@ -16,6 +16,7 @@ const ENTRIES = [
   'src/fastify/index.ts',
   'src/fetch/index.ts',
   'src/hono/index.ts',
+  'src/nestjs/index.ts',
 ]
 const directory = mkdtempSync(join(tmpdir(), 'passcode-auth-imports-'))
 // The entries, bundled as tsup bundles the package (a module loaded with import() stays a
@@ -88,6 +89,12 @@ describe('framework packages stay optional', () => {
 
   it('the Fastify entry loads fastify-plugin and not fastify itself', async () => {
     expect((await packagesLoadedBy('src/fastify/index.ts')).filter((name) => FRAMEWORKS.includes(name))).toEqual(['fastify-plugin'])
+  })
+
+  it('the NestJS entry loads Nest itself, and neither platform nor framework: Express and Fastify are types only', async () => {
+    const loaded = await packagesLoadedBy('src/nestjs/index.ts')
+    expect(loaded).toEqual(expect.arrayContaining(['@nestjs/common', '@nestjs/core']))
+    expect(loaded.filter((name) => FRAMEWORKS.includes(name) || name.startsWith('@nestjs/platform-') || name.startsWith('@fastify/'))).toEqual([])
   })
 
   it('the fetch and Hono entries import hono for types only, and no Node built-in module', async () => {

@@ -69,7 +69,10 @@ describe('@passcode-auth/client, packed', () => {
 
   it('is built from src/client: the workspace holds no source of its own', async () => {
     const { stdout } = await run('git', ['ls-files', '--cached', '--others', '--exclude-standard', CLIENT_WORKSPACE], { cwd: repositoryRoot })
-    expect(stdout.split('\n').filter(Boolean).sort()).toEqual(['LICENSE', 'README.md', 'package.json'].map((file) => `${CLIENT_WORKSPACE}/${file}`))
+    // CHANGELOG.md is what `changeset version` writes for the package.
+    expect(stdout.split('\n').filter(Boolean).sort()).toEqual(
+      ['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json'].map((file) => `${CLIENT_WORKSPACE}/${file}`),
+    )
     const workspace = JSON.parse(readFileSync(path.join(repositoryRoot, CLIENT_WORKSPACE, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>
     }

@@ -20,7 +20,10 @@ import { ts } from '../helpers/typescript'
  * TYPE_CHECK_ONLY runs as `node app.js` runs it, with none of the library's variables
  * set: it must exit 0 by itself. What the framework quick starts print is checked; the
  * Quick start also runs through `npx tsx`, and as an `.mts` file in a CommonJS folder,
- * as the README says.
+ * as the README says. The NestJS guide's blocks use Nest's decorators, TypeScript's legacy
+ * ones: they are compiled as the guide says a Nest project is set up, in a folder whose
+ * tsconfig.json extends the project's with `experimentalDecorators` and
+ * `emitDecoratorMetadata` (what `nest new` writes), with a second `npx tsc`.
  */
 
 const run = (file: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, timeout: number) =>
@@ -40,8 +43,14 @@ const repositoryManifest = JSON.parse(readFileSync(path.join(repositoryRoot, 'pa
   devDependencies: Record<string, string>
 }
 
-/** `docs/client.md:10` → `blocks/docs-client-10.ts`. */
-const sourceOf = (block: DocumentedBlock) => `blocks/${block.name.replace(/\.md:/, '-').replace(/[/.]/g, '-')}.ts`
+/** The guides whose blocks need Nest's decorator settings, and the folder they are compiled in. */
+const DECORATOR_GUIDES: readonly string[] = ['docs/nestjs.md']
+const DECORATOR_FOLDER = 'nestjs'
+const needsDecorators = (block: DocumentedBlock) => DECORATOR_GUIDES.includes(block.file)
+
+/** `docs/client.md:10` → `blocks/docs-client-10.ts`; `docs/nestjs.md:37` → `nestjs/docs-nestjs-37.ts`. */
+const sourceOf = (block: DocumentedBlock) =>
+  `${needsDecorators(block) ? DECORATOR_FOLDER : 'blocks'}/${block.name.replace(/\.md:/, '-').replace(/[/.]/g, '-')}.ts`
 
 /** The version range the repository itself uses of a tool or peer: what the project installs. */
 function pinned(name: string): string {
@@ -126,10 +135,11 @@ describe('the documentation blocks, in a new project with the packed package', (
     const types = peers.map((name) => `@types/${name.replace(/^@(.*)\//, '$1__')}`).filter((name) => name in repositoryManifest.devDependencies)
     await npm(['install', ...peers.map(pinned), ...types.map(pinned), client.file, ...quiet])
 
-    for (const block of blocks) {
+    const write = (block: DocumentedBlock) => {
       mkdirSync(path.dirname(path.join(project.dir, sourceOf(block))), { recursive: true })
       writeFileSync(path.join(project.dir, sourceOf(block)), `${block.code}\n`)
     }
+    for (const block of blocks.filter((candidate) => !needsDecorators(candidate))) write(block)
     // A CommonJS folder keeps its type: the README's `.mts` file.
     mkdirSync(path.join(project.dir, 'commonjs'))
     writeFileSync(path.join(project.dir, 'commonjs', 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`)
@@ -138,6 +148,13 @@ describe('the documentation blocks, in a new project with the packed package', (
     // One program for every block, as `npx tsc` compiles a project (it writes the .js files too).
     const tsc = await run('npx', ['tsc', '--pretty', 'false'], project.dir, npmEnvironment(), 300_000)
     compiled = tsc.stdout + tsc.stderr
+    // Then the Nest blocks, in their folder with Nest's two settings added (after the
+    // first program, which would otherwise take them in with the project's settings).
+    for (const block of blocks.filter(needsDecorators)) write(block)
+    const decorators = { extends: '../tsconfig.json', compilerOptions: { experimentalDecorators: true, emitDecoratorMetadata: true } }
+    writeFileSync(path.join(project.dir, DECORATOR_FOLDER, 'tsconfig.json'), `${JSON.stringify(decorators, null, 2)}\n`)
+    const nest = await run('npx', ['tsc', '--pretty', 'false', '--project', DECORATOR_FOLDER], project.dir, npmEnvironment(), 300_000)
+    compiled += nest.stdout + nest.stderr
     for (const line of compiled.split('\n')) {
       const match = /^([^(\s]+)\(\d+,\d+\): error /.exec(line)
       if (match !== null) diagnostics.set(match[1]!, [...(diagnostics.get(match[1]!) ?? []), line])
@@ -151,7 +168,7 @@ describe('the documentation blocks, in a new project with the packed package', (
     expect(manifest.type).toBe('module')
     expect(readFileSync(path.join(project.dir, 'tsconfig.json'), 'utf8')).toMatch(/^\s*"types": \["node"\],$/m)
     // Nothing but the blocks' own diagnostics: no option or global error.
-    const elsewhere = compiled.split('\n').filter((line) => line.includes('error TS') && !/^(blocks|commonjs)\//.test(line))
+    const elsewhere = compiled.split('\n').filter((line) => line.includes('error TS') && !/^(blocks|commonjs|nestjs)\//.test(line))
     expect(elsewhere).toEqual([])
   })
 

@@ -58,6 +58,25 @@ const expectations: readonly EntryExpectation[] = [
   { subpath: 'passcode-auth/fetch', entry: 'fetch', names: ['requirePasscode', 'connectHandler', 'dashboard'] },
   { subpath: 'passcode-auth/hono', entry: 'hono', names: ['requirePasscode', 'connectHandler', 'dashboard', 'PasscodeRefusedError'] },
   { subpath: 'passcode-auth/secretlint', entry: 'secretlint', names: ['creator'] },
+  {
+    subpath: 'passcode-auth/webhooks',
+    entry: 'webhooks',
+    names: ['WEBHOOK_EVENT_TYPES', 'WEBHOOK_TEST_EVENT', 'WebhookVerificationError', 'verifyWebhook'],
+  },
+  {
+    subpath: 'passcode-auth/nestjs',
+    entry: 'nestjs',
+    names: [
+      'PasscodeAuthModule',
+      'PasscodeAuthGuard',
+      'RequireScopes',
+      'PasscodePrincipal',
+      'PasscodeRefusedException',
+      'PasscodeRefusedFilter',
+      'connectHandler',
+      'PASSCODE_AUTH',
+    ],
+  },
 ]
 
 /**
@@ -70,6 +89,9 @@ const constructorArguments: Readonly<Record<string, readonly unknown[]>> = {
     { ok: false, reason: 'invalid_credentials', statusCode: 400, body: { status: 'fail', error: 'Invalid Credentials', code: 400 } },
   ],
   UnexpectedResponseError: [{ status: 502, contentType: 'text/html', reason: 'status', bodyExcerpt: '' }],
+  PasscodeRefusedException: [
+    { ok: false, reason: 'invalid_credentials', statusCode: 400, body: { status: 'fail', error: 'Invalid Credentials', code: 400 } },
+  ],
 }
 
 /** An exported class: the `name` of the class and of an instance (or why none could be built). */

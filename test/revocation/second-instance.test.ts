@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { nodeRequestReader } from '../../src/http/node/node-request'
 import { migrate } from '../../src/stores/postgres/index'
 import { pgInstance, sleep, type PgInstance } from '../faults/pg-instances'
 import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
@@ -22,14 +23,16 @@ const TRIALS = 30
 const POLL_MS = 5
 const LIMIT_MS = 1_000
 
-type Operation = 'delete' | 'reset' | 'revoke' | 'disable' | 'enable'
+type Operation = 'delete' | 'reset' | 'revoke' | 'disable' | 'enable' | 'restrict'
+
+const SCOPES = { 'events:read': 'Read events', 'events:write': 'Send events' }
 
 describe.skipIf(!availability.available)(title, () => {
   let server: TestPostgres
   let main: pg.Pool
   let a: PgInstance
   let b: PgInstance
-  const delays: Record<Operation, number[]> = { delete: [], reset: [], revoke: [], disable: [], enable: [] }
+  const delays: Record<Operation, number[]> = { delete: [], reset: [], revoke: [], disable: [], enable: [], restrict: [] }
 
   beforeAll(async () => {
     server = await startTestPostgres()
@@ -38,8 +41,9 @@ describe.skipIf(!availability.available)(title, () => {
     const schema = uniqueSchema()
     await migrate(main, { schema })
     // The default cache (30 s TTL): without invalidations B would accept old passcodes for 30 s.
-    a = pgInstance(server.connectionString, schema)
-    b = pgInstance(server.connectionString, schema)
+    // Both declare the same scopes (SPEC §5.48), as a fleet's instances do.
+    a = pgInstance(server.connectionString, schema, { scopes: SCOPES })
+    b = pgInstance(server.connectionString, schema, { scopes: SCOPES })
     await Promise.all([a.store.ready(), b.store.ready()])
     await a.auth.accounts.setAcceptedPasscodes(admin, 'acc_rev', 'both')
   })
@@ -122,6 +126,36 @@ describe.skipIf(!availability.available)(title, () => {
         expect(waited, 'enable reaches B').toBeLessThan(LIMIT_MS)
         await sleep(POLL_MS)
       }
+    }
+  })
+
+  it(`scopes and ranges (SPEC 5.48, 5.49): an edit on A takes effect on B, where the passcode is cached, within ${LIMIT_MS} ms (${TRIALS} trials)`, async () => {
+    const write = b.auth.requiredScopes(['events:write'])
+    for (let i = 0; i < TRIALS; i++) {
+      const { passcode, value } = await a.auth.passcodes.create(admin, 'acc_rev', { name: `Restricted ${i}`, expiry: 90 })
+      const from = (clientAddress: string) => b.auth.authenticate({ accountId: 'acc_rev', passcode: value, clientAddress })
+      expect(await from('203.0.113.9')).toMatchObject({ ok: true, principal: { scopes: ['events:read', 'events:write'] } })
+      await a.auth.passcodes.update(admin, 'acc_rev', passcode.id, { scopes: ['events:read'], allowedAddresses: ['192.0.2.0/24'] })
+      const resolved = performance.now()
+      // B refuses the old address, and from an allowed one lists the new scopes and refuses the write route.
+      for (;;) {
+        const outcome = await from('203.0.113.9')
+        const waited = performance.now() - resolved
+        if (!outcome.ok) {
+          expect(outcome).toMatchObject({ statusCode: 403, body: { error: 'Address not allowed' } })
+          delays.restrict.push(waited)
+          break
+        }
+        expect(waited, 'the edit reaches B').toBeLessThan(LIMIT_MS)
+        await sleep(POLL_MS)
+      }
+      expect(await from('192.0.2.9')).toMatchObject({ ok: true, principal: { scopes: ['events:read'] } })
+      const request = { headers: { 'x-service-account-id': 'acc_rev', 'x-service-passcode': value } }
+      const reader = nodeRequestReader(
+        (source: typeof request) => source,
+        () => '192.0.2.9',
+      )
+      expect(await b.auth.verifyRequest(request, reader, write)).toMatchObject({ statusCode: 403, body: { error: 'Missing scope: events:write' } })
     }
   })
 

@@ -1,7 +1,14 @@
 import type { PGlite } from '@electric-sql/pglite'
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { AuditRecord, PasscodeStore } from '../../src/index'
-import { auditRecordHash } from '../../src/core/audit'
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import {
+  AuditChainBrokenError,
+  createPasscodeAuth,
+  InvalidOptionsError,
+  type AuditEvent,
+  type AuditRecord,
+  type PasscodeStore,
+} from '../../src/index'
+import { auditKeyring } from '../../src/core/audit-keys'
 import { memoryStore } from '../../src/memory'
 import { migrate, postgresStore } from '../../src/stores/postgres/index'
 import { freshPglite } from '../helpers/pglite'
@@ -12,6 +19,9 @@ import { everyone, scriptedMailer } from './notify-fixtures'
 const ACCOUNT = 'acc_audit'
 const PEPPER = 'pepper-for-audit-tests-only-0123456789'
 const DAY = 86_400_000
+/** The audit key of these tests; obviously not a real secret. */
+const AUDIT_KEY = { id: 'a1', key: new Uint8Array(32).fill(9) }
+const KEYS = auditKeyring([AUDIT_KEY])
 
 /** Everything a record may never contain: the values, hashes and ciphertexts the store holds, and the keys. */
 async function secretsOf(store: PasscodeStore, values: readonly string[]): Promise<string[]> {
@@ -90,7 +100,8 @@ describe.each(Object.keys(stores))('SPEC 5.40 the audit trail in the service (%s
   afterEach(async () => {
     await opened.close()
   })
-  const service = () => setup({ store: opened.store, pepper: PEPPER, mailer: scriptedMailer((call) => call === 2), recipients: everyone })
+  const service = () =>
+    setup({ store: opened.store, pepper: PEPPER, auditKeys: [AUDIT_KEY], mailer: scriptedMailer((call) => call === 2), recipients: everyone })
   const all = async (auth: ReturnType<typeof setup>['auth']): Promise<AuditRecord[]> => {
     const out: AuditRecord[] = []
     let cursor: string | undefined
@@ -182,14 +193,16 @@ describe.each(Object.keys(stores))('SPEC 5.40 the audit trail in the service (%s
       changes: { name: { before: 'Acme nightly', after: null } },
     })
 
-    // Each record covers the one before.
+    // Each record is signed under the audit key and covers the one before.
     for (const [index, record] of records.entries()) {
-      expect(record.hash).toBe(auditRecordHash(record))
+      expect(record).toMatchObject({ version: 2, keyId: AUDIT_KEY.id, targetId: 'id' in record.target ? record.target.id : null })
+      expect(record.hash).toBe(KEYS.expectedHash(record))
       expect(record.previousHash).toBe(index === 0 ? '0'.repeat(64) : records[index - 1]!.hash)
     }
     expect(await auth.audit.verify(ACCOUNT)).toEqual({
       ok: true,
       records: records.length,
+      unkeyed: 0,
       head: { sequence: records.length, hash: records.at(-1)!.hash },
     })
 
@@ -449,26 +462,82 @@ describe.each(Object.keys(stores))('SPEC 5.40 the audit trail in the service (%s
     await expect(auth.audit.list(admin, ACCOUNT, { actor: '' })).rejects.toMatchObject({ field: 'options.actor' })
   })
 
-  it('prunes by age and the chain still verifies from the oldest kept record', async () => {
-    const { auth, clock } = setup({ store: opened.store })
+  it('prunes by age, appends a record of it, and the chain still verifies from the oldest kept record and against an older anchor', async () => {
+    const { auth, clock } = service()
     for (let i = 0; i < 6; i++) {
       await auth.passcodes.create(admin, ACCOUNT, { name: `P${i}`, expiry: 'forever' })
       clock.advance(100 * DAY)
     }
     const before = await auth.audit.verify(ACCOUNT)
-    expect(before.ok).toBe(true)
+    if (!before.ok) throw new Error('the chain should verify')
+    const first = (await all(auth))[0]!
     // Now day 600: records of days 0, 100 are older than 400 days.
     const report = await auth.audit.prune()
     expect(report).toEqual({ removed: 2, before: new Date(Date.UTC(2026, 0, 1) + 200 * DAY) })
     const { records } = await auth.audit.list(admin, ACCOUNT)
-    expect(records.map((record) => record.sequence)).toEqual([6, 5, 4, 3])
-    expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 4, head: { sequence: 6 } })
-    // An anchor kept before the prune is still the head.
-    expect(await auth.audit.verify(ACCOUNT, { anchor: (before as { head: { hash: string } }).head.hash })).toMatchObject({ ok: true })
+    expect(records.map((record) => record.sequence)).toEqual([7, 6, 5, 4, 3])
+    expect(records[0]).toMatchObject({
+      action: 'audit.pruned',
+      actor: { type: 'system' },
+      target: { type: 'account' },
+      keyId: AUDIT_KEY.id,
+      changes: { removed: { before: null, after: 2 }, through: { before: 0, after: 2 } },
+    })
+    expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 5, head: { sequence: 7 } })
+    // The head kept before the prune is still in the chain; the first record is gone, which the prune record covers.
+    expect(await auth.audit.verify(ACCOUNT, { anchor: before.head })).toMatchObject({ ok: true })
+    expect(await auth.audit.verify(ACCOUNT, { anchor: { sequence: 1, hash: first.hash } })).toMatchObject({ ok: true })
     await auth.passcodes.create(admin, ACCOUNT, { name: 'After', expiry: 30 })
-    expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 5 })
+    expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 6 })
     expect((await auth.audit.prune({ keepDays: 1 })).removed).toBe(4)
-    expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 1, head: { sequence: 7 } })
+    expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 3, head: { sequence: 9 } })
+    expect(await auth.audit.verify(ACCOUNT, { anchor: before.head })).toMatchObject({ ok: true })
+  })
+
+  it('takes an anchor as a head, { sequence, hash }, and refuses anything else naming the field', async () => {
+    const { auth } = service()
+    await auth.passcodes.create(admin, ACCOUNT, { name: 'Anchored', expiry: 30 })
+    const result = await auth.audit.verify(ACCOUNT)
+    if (!result.ok) throw new Error('the chain should verify')
+    expect(await auth.audit.verify(ACCOUNT, { anchor: result.head })).toMatchObject({ ok: true, records: 1 })
+    // A head that is not this chain's: the record at its sequence differs, or is not there yet.
+    expect(await auth.audit.verify(ACCOUNT, { anchor: { sequence: 1, hash: 'a'.repeat(64) } })).toEqual({ ok: false, at: 1, reason: 'changed' })
+    expect(await auth.audit.verify(ACCOUNT, { anchor: { sequence: 2, hash: 'a'.repeat(64) } })).toEqual({ ok: false, at: 2, reason: 'tail_removed' })
+    const bad = [
+      result.head.hash,
+      { sequence: -1, hash: result.head.hash },
+      { sequence: 1.5, hash: result.head.hash },
+      { sequence: 1, hash: 'A'.repeat(64) },
+    ]
+    for (const anchor of bad) {
+      await expect(auth.audit.verify(ACCOUNT, { anchor } as never)).rejects.toMatchObject({
+        code: 'ERR_INVALID_INPUT',
+        field: expect.stringMatching(/^anchor\./),
+      })
+    }
+  })
+
+  it('keys records from the first write after keys are configured; a plain record after a keyed one is a break', async () => {
+    const plain = setup({ store: opened.store })
+    await plain.auth.passcodes.create(admin, ACCOUNT, { name: 'Before keys', expiry: 30 })
+    const keyed = setup({ store: opened.store, auditKeys: [AUDIT_KEY] })
+    await keyed.auth.passcodes.create(admin, ACCOUNT, { name: 'After keys', expiry: 30 })
+    expect(await keyed.auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: 2, unkeyed: 1 })
+    expect((await all(keyed.auth)).map((record) => record.keyId)).toEqual([null, AUDIT_KEY.id])
+    // A service without the key cannot vouch for the keyed record.
+    expect(await plain.auth.audit.verify(ACCOUNT)).toEqual({ ok: false, at: 2, reason: 'unknown_key' })
+    await expect(plain.auth.audit.list(admin, ACCOUNT)).rejects.toMatchObject({ code: 'ERR_AUDIT_BROKEN', at: 2, reason: 'unknown_key' })
+    // The service without keys writes on: a plain record after a keyed one.
+    await plain.auth.passcodes.create(admin, ACCOUNT, { name: 'Keys dropped', expiry: 30 })
+    expect(await keyed.auth.audit.verify(ACCOUNT)).toEqual({ ok: false, at: 3, reason: 'unkeyed' })
+    await expect(keyed.auth.audit.list(admin, ACCOUNT)).rejects.toBeInstanceOf(AuditChainBrokenError)
+    const exported: string[] = []
+    await expect(
+      (async () => {
+        for await (const line of keyed.auth.audit.export(admin, ACCOUNT)) exported.push(line)
+      })(),
+    ).rejects.toMatchObject({ code: 'ERR_AUDIT_BROKEN', at: 3 })
+    expect(exported.map((line) => (JSON.parse(line) as AuditRecord).sequence)).toEqual([1, 2])
   })
 })
 
@@ -497,5 +566,61 @@ describe('SPEC 5.40 the management API names the request in the record', () => {
       ['Odd id', null],
       ['With id', 'req-42'],
     ])
+  })
+})
+
+describe('SPEC 5.44 the auditKeys option', () => {
+  afterEach(() => vi.unstubAllEnvs())
+
+  it('takes keys of 32 bytes or more, as bytes or base64url text; refuses the others naming the key, never its value', () => {
+    const create = (auditKeys: unknown) => () => createPasscodeAuth({ store: memoryStore(), auditKeys: auditKeys as never })
+    const text = Buffer.from(new Uint8Array(32).fill(5)).toString('base64url')
+    expect(create([{ id: 'a1', key: text }])).not.toThrow()
+    expect(
+      create([
+        { id: 'a2', key: new Uint8Array(48) },
+        { id: 'a1', key: text },
+      ]),
+    ).not.toThrow()
+    const short = Buffer.from(new Uint8Array(31).fill(5)).toString('base64url')
+    for (const [keys, path] of [
+      [[{ id: 'a1', key: short }], 'auditKeys.0.key'],
+      [[{ id: 'a1', key: `${text}!` }], 'auditKeys.0.key'],
+      [[{ id: 'a1', key: new Uint8Array(16) }], 'auditKeys.0.key'],
+      [[{ id: '', key: text }], 'auditKeys.0.id'],
+      [[], 'auditKeys'],
+      [
+        [
+          { id: 'a1', key: text },
+          { id: 'a1', key: new Uint8Array(32) },
+        ],
+        'auditKeys',
+      ],
+    ] as const) {
+      let error: unknown
+      try {
+        create(keys)()
+      } catch (caught) {
+        error = caught
+      }
+      expect(error, JSON.stringify(path)).toBeInstanceOf(InvalidOptionsError)
+      expect((error as InvalidOptionsError).message).toContain(path)
+      expect((error as InvalidOptionsError).message).not.toContain(short)
+      expect((error as InvalidOptionsError).message).not.toContain(text)
+    }
+  })
+
+  it('reports plain audit hashes once with NODE_ENV=production, through onEvent, with no secret', () => {
+    vi.stubEnv('NODE_ENV', 'production')
+    const events: AuditEvent[] = []
+    createPasscodeAuth({ store: memoryStore(), pepper: PEPPER, onEvent: (event) => void events.push(event) })
+    expect(events).toEqual([{ type: 'config.no_audit_key', at: expect.any(Date), message: expect.stringContaining('set the auditKeys option') }])
+    const keyed: AuditEvent[] = []
+    createPasscodeAuth({ store: memoryStore(), pepper: PEPPER, auditKeys: [AUDIT_KEY], onEvent: (event) => void keyed.push(event) })
+    expect(keyed).toEqual([])
+    vi.stubEnv('NODE_ENV', 'development')
+    const development: AuditEvent[] = []
+    createPasscodeAuth({ store: memoryStore(), pepper: PEPPER, onEvent: (event) => void development.push(event) })
+    expect(development).toEqual([])
   })
 })

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { fetchHost, honoHost } from '../fetch/hosts'
-import { clientAddressKey } from '../../src/service/limiter/client-address'
+import { clientAddressKey } from '../../src/service/client-address'
 import { admin, setup } from '../helpers/service'
 
 /**

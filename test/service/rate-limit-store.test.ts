@@ -1,7 +1,7 @@
 import { inspect } from 'node:util'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { memoryRateLimitStore } from '../../src/memory'
-import { clientAddressKey } from '../../src/service/limiter/client-address'
+import { clientAddressKey } from '../../src/service/client-address'
 import { rateLimitStoreConformance } from '../conformance/rate-limit-store'
 
 rateLimitStoreConformance('memoryRateLimitStore', async () => ({ store: memoryRateLimitStore(), close: async () => {} }))

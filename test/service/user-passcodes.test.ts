@@ -115,6 +115,7 @@ describe('SPEC 5.13 who sees what', () => {
     expect(view).not.toHaveProperty('value')
     expect(Object.keys(view).sort()).toEqual([
       'accountId',
+      'allowedAddresses',
       'credits',
       'expiresAt',
       'grantedAt',
@@ -122,12 +123,16 @@ describe('SPEC 5.13 who sees what', () => {
       'lastUsedAt',
       'lastUsedPartner',
       'leak',
+      'policyViolations',
       'rateLimit',
       'revokedAt',
+      'scopes',
       'status',
+      'unknownScopes',
       'unused',
       'userId',
       'validity',
+      'violatesPolicy',
     ])
   })
 

@@ -169,6 +169,30 @@ export function migrationCases(name: string, connections: MigrationConnections):
 
         // Version 13: the rotated value's previous one, in its overlap, counts under its own pepper (SPEC §5.47).
         expect(await auth.pepperReport()).toEqual({ current: 4, older: [], unknown: 1 })
+        // Version 14: an old row grants every scope from any address, with no metadata and
+        // no tags (SPEC §5.48–5.51); restricting it on the migrated schema takes effect.
+        const scoped = createPasscodeAuth({ store, scopes: { 'events:read': 'Read events', 'events:write': 'Send events' }, clock, cache: false })
+        const old = await scoped.authenticate({ accountId: 'acc_old', passcode: data.account.value })
+        expect(old).toMatchObject({ ok: true, principal: { scopes: ['events:read', 'events:write'] } })
+        expect(await store.getAccountPasscode('acc_old', data.account.id)).toMatchObject({
+          scopes: null,
+          allowedAddresses: [],
+          metadata: null,
+          tags: [],
+        })
+        expect(await store.getUserPasscode('acc_old', 'u_old')).toMatchObject({ scopes: null, allowedAddresses: [] })
+        await scoped.passcodes.update(admin, 'acc_old', data.account.id, {
+          scopes: ['events:read'],
+          allowedAddresses: ['192.0.2.0/24'],
+          metadata: { plan: 'gold' },
+          tags: ['legacy'],
+        })
+        const from = (clientAddress: string) => scoped.authenticate({ accountId: 'acc_old', passcode: data.account.value, clientAddress })
+        expect(await from('192.0.2.7')).toMatchObject({ ok: true, principal: { scopes: ['events:read'], metadata: { plan: 'gold' } } })
+        expect(await from('198.51.100.7')).toMatchObject({ ok: false, statusCode: 403 })
+        await scoped.passcodes.update(admin, 'acc_old', data.account.id, { scopes: null, allowedAddresses: [] })
+        await scoped.close()
+
         // Adding a pepper to this deployment keeps the old passcodes working and re-hashes them.
         const pepper = randomBytes(32)
         const withPepper = createPasscodeAuth({ store, pepper: [pepper, null], encryptionKeys: keys, clock, cache: false })

@@ -244,8 +244,9 @@ describe.skipIf(!availability.available)(title, () => {
   })
 
   /**
-   * A write and its audit record are one statement, named and prepared (in a create's
-   * and a grant's transaction, after their checks; a delete on its own). Through
+   * A write and its audit record are one transaction of named, prepared statements: the
+   * change, which locks the chain head after it (`…AndLock`), then the record signed in
+   * the process (`append`; in a create's and a grant's transaction after their checks). Through
    * PgBouncer a server connection may not have it (26000) or have it already (42P05),
    * which aborts the transaction: the store rolls it back, gives named statements up and
    * runs the transaction once more, unnamed. Either way each write commits with exactly
@@ -267,7 +268,7 @@ describe.skipIf(!availability.available)(title, () => {
         if (remove) await auth.passcodes.delete(admin, 'acc_1', passcode.id)
         else kept.push(passcode.id)
       }
-      const written = [audit.insertAccountPasscodeAndAppend, audit.insertUserPasscodeAndAppend, audit.deleteAndNotify]
+      const written = [audit.insertAccountPasscodeAndLock, audit.insertUserPasscodeAndLock, audit.deleteAndLock]
       const writes = (from = 0) => texts.slice(from).filter((text) => written.some((statement) => text.endsWith(statement)))
       // First use: named, on a new connection.
       await round(true)

@@ -1,4 +1,4 @@
-import type { AuditAction, AuditFilters, AuditRecord } from '../../index'
+import type { AuditAction, AuditBreak, AuditChainPoint, AuditFilters, AuditRecord } from '../../index'
 import type { CommandSpec, OptionSpec } from '../command'
 import type { Flags } from '../config'
 import { CliError, EXIT_CODES } from '../exit-codes'
@@ -45,6 +45,7 @@ const checkFilters = (flags: Flags): void => void filters(flags)
 function targetText(record: AuditRecord): string {
   const { target } = record
   if (target.type === 'passcode') return `passcode "${target.name}" (${target.id})`
+  if (target.type === 'webhook') return `webhook endpoint ${target.id}`
   return target.type === 'user' ? `user ${target.id}` : 'the account'
 }
 
@@ -112,25 +113,66 @@ const exportCommand: CommandSpec = {
   },
 }
 
+/** What a break means, in words, at the record it names (SPEC §5.44). */
+const BREAKS: Readonly<Record<AuditBreak, (at: number) => string>> = {
+  changed: (at) => `record #${at} was changed: its content no longer matches its hash`,
+  removed: (at) => `record #${at} is missing`,
+  tail_removed: (at) => `the records from #${at} on are missing`,
+  outside: (at) => `row #${at} lies outside the chain (at or below its start, past its head, or a sequence repeated)`,
+  head_missing: (at) => `the chain's head row is missing, though record #${at} is there`,
+  start_moved: (at) => `the chain's start (#${at}) moved without a prune record that says so`,
+  unkeyed: (at) => `record #${at} carries a plain hash after keyed records`,
+  unknown_key: (at) => `record #${at} is keyed with an audit key this configuration does not have (PASSCODE_AUTH_AUDIT_KEYS)`,
+}
+
+const ANCHOR = /^(\d{1,15}):([0-9a-f]{64})$/
+
+/** `--anchor <sequence>:<hash>`, as an earlier verify printed it. */
+function anchorOf(flags: Flags): AuditChainPoint | undefined {
+  if (flags.anchor === undefined) return undefined
+  const match = ANCHOR.exec(String(flags.anchor))
+  if (match === null) {
+    throw new CliError('ERR_USAGE', 'Invalid --anchor: must be <sequence>:<hash> as an earlier `audit verify` printed it', { setting: '--anchor' })
+  }
+  return { sequence: Number(match[1]), hash: match[2]! }
+}
+
 const verify: CommandSpec = {
   path: ['audit', 'verify'],
-  summary: "check that an account's audit trail was not changed, cut or reordered; exits 6 when it was",
+  summary: "check every row of an account's audit trail: nothing changed, removed, added or re-keyed; exits 6 when something was",
   options: {
     account,
-    anchor: { type: 'string', value: '<hash>', description: 'a head hash printed by an earlier verify and kept elsewhere: also sees a cut-off tail' },
+    anchor: {
+      type: 'string',
+      value: '<sequence>:<hash>',
+      description: 'the head an earlier verify printed, kept elsewhere: also sees a cut-off tail, and a start moved past it without a prune record',
+    },
   },
   groups: ['storage'],
-  examples: ['passcode-auth audit verify --account acc_1', 'passcode-auth audit verify --account acc_1 --anchor 9f2c…'],
+  examples: [
+    'passcode-auth audit verify --account acc_1',
+    'passcode-auth audit verify --account acc_1 --anchor 42:0f5e2b7c9a1d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f',
+  ],
+  check(flags) {
+    anchorOf(flags)
+  },
   async run(context) {
     const { auth } = await context.runtime()
     const accountId = String(context.flags.account)
-    const result = await auth.audit.verify(accountId, context.flags.anchor === undefined ? {} : { anchor: String(context.flags.anchor) })
+    const anchor = anchorOf(context.flags)
+    const result = await auth.audit.verify(accountId, anchor === undefined ? {} : { anchor })
     if (result.ok) {
-      const human = `The audit trail of ${accountId} verifies: ${result.records} record${result.records === 1 ? '' : 's'}, newest #${result.head.sequence}.\nKeep this hash elsewhere to check later with --anchor: ${result.head.hash}`
+      const plain =
+        result.unkeyed === 0
+          ? ''
+          : `\n${result.unkeyed} of them carry a plain hash (written before audit keys were configured): they prove order, not who wrote them.`
+      const human =
+        `The audit trail of ${accountId} verifies: ${result.records} record${result.records === 1 ? '' : 's'}, newest #${result.head.sequence}.${plain}\n` +
+        `Keep this elsewhere to check later with --anchor: ${result.head.sequence}:${result.head.hash}`
       context.output.result(result, human)
       return EXIT_CODES.ok
     }
-    context.output.result(result, `The audit trail of ${accountId} does NOT verify: record #${result.at} ${result.reason.replace('_', ' ')}.`)
+    context.output.result(result, `The audit trail of ${accountId} does NOT verify: ${BREAKS[result.reason](result.at)} (${result.reason}).`)
     return EXIT_CODES.broken
   },
 }

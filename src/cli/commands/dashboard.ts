@@ -2,6 +2,7 @@ import type { CommandSpec } from '../command'
 import { readSetting, SETTINGS } from '../config'
 import { CliError } from '../exit-codes'
 import { createDashboardLogins, dashboardLoginsOf } from '../server/dashboard-logins'
+import { showLoginLink } from '../server/shown-once'
 
 /** `http://127.0.0.1:3000`: where a local server is reached, from PASSCODE_AUTH_HOST and PORT as `serve` reads them. */
 function localUrl(host: string, port: number): string {
@@ -11,7 +12,8 @@ function localUrl(host: string, port: number): string {
 
 const link: CommandSpec = {
   path: ['dashboard', 'link'],
-  summary: 'print a one-time login link to the dashboard of serve, as a given user (made in the store: no running server needed)',
+  summary:
+    'make a one-time login link to the dashboard of serve, as a given user (made in the store: no running server needed); shown on a terminal, else written to an owner-only file whose path is printed',
   options: {
     account: { type: 'string', value: '<accountId>', description: 'the account the session manages', required: true },
     url: {
@@ -52,8 +54,13 @@ const link: CommandSpec = {
         : (running?.url ?? localUrl(readSetting(io, flags, SETTINGS.host), readSetting(io, flags, SETTINGS.port)))
     const made = await logins.link({ accountId: String(flags.account), actor: context.actor })
     const url = `${base}${made.path}`
-    // The link is what was asked for: on stdout, and nowhere else (SPEC §5.35).
-    context.output.result({ url, expiresAt: made.expiresAt.toISOString() }, url)
+    // A login token never goes to stdout or --json (SPEC §5.35): a terminal's stderr shows
+    // it to the person; anywhere else it goes to an owner-only file, and stdout says where.
+    const where = showLoginLink(context.io, runtime.storage === 'embedded' ? runtime.location : undefined, url)
+    const expiresAt = made.expiresAt.toISOString()
+    const until = `one use, until ${expiresAt}`
+    if (where.on === 'file') context.output.result({ file: where.file, expiresAt }, `The login link (${until}) is in ${where.file}`)
+    else context.output.result({ shownOn: 'terminal', expiresAt }, `(${until})`)
   },
 }
 

@@ -11,6 +11,7 @@ import { passcodesCommands } from './passcodes'
 import { peppersCommands } from './peppers'
 import { serveCommands } from './serve'
 import { usersCommands } from './users'
+import { webhooksCommands } from './webhooks'
 
 /** Every subcommand, in the order `passcode-auth --help` lists them. */
 export const COMMANDS: readonly CommandSpec[] = [
@@ -19,6 +20,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...usersCommands,
   ...accountsCommands,
   ...auditCommands,
+  ...webhooksCommands,
   ...dashboardCommands,
   ...partnersCommands,
   ...notifyCommands,

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net'
-import { startExpiryNotifier } from '../../index'
+import { startExpiryNotifier, startWebhookDispatcher } from '../../index'
 import type { CommandContext, CommandSpec } from '../command'
 import { mailConfig, serverConfig } from '../config'
 import { listenControlSocket, type ControlSocket } from '../control-socket'
@@ -141,7 +141,9 @@ const serve: CommandSpec = {
     const command = commandName()
     let socket: ControlSocket | undefined
     if (runtime.storage === 'embedded') {
-      socket = await listenControlSocket(dataFolderPaths(runtime.location).socket, (argv) => context.execute(argv, runtime)).catch(() => undefined)
+      socket = await listenControlSocket(dataFolderPaths(runtime.location).socket, (argv, caller) => context.execute(argv, runtime, caller)).catch(
+        () => undefined,
+      )
     }
 
     // Listen for signals before the banner says how to stop: a signal sent as soon as
@@ -209,13 +211,21 @@ const serve: CommandSpec = {
       },
       onError: (error) => output.notice(`notifier: pass failed: ${(error as Error).message}`),
     })
+    // Webhook deliveries (SPEC §5.53): a pass every second; every instance runs one, the store's claims send each attempt once.
+    const webhooks = startWebhookDispatcher(runtime.auth, {
+      onReport: (report) => {
+        if (report.failed + report.disabled.length > 0)
+          output.notice(`webhooks: ${report.failed} delivery(ies) failed, ${report.disabled.length} endpoint(s) disabled`)
+      },
+      onError: (error) => output.notice(`webhooks: pass failed: ${(error as Error).message}`),
+    })
 
     output.info(`${await stopped}: shutting down…`)
     // No new connections or forwarded commands; the requests in flight finish (or are cut
     // after the grace), then the notifier's pass; runCli then closes the store, which
     // flushes pending usage records (auth.close()), and releases the folder's lock.
     await Promise.all([socket?.close(), app.close(settings.shutdownGraceMs)])
-    await notifier.stop()
+    await Promise.all([notifier.stop(), webhooks.stop()])
     output.info('Stopped.')
   },
 }

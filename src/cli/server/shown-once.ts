@@ -1,4 +1,6 @@
-import { renameSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { dataFolderPaths } from '../data-folder'
 import type { CliIo } from '../output'
 
@@ -21,7 +23,28 @@ export type ShownWhere = { readonly on: 'terminal' } | { readonly on: 'file'; re
  * ```
  */
 export function showToPerson(io: CliIo, dataDir: string | undefined, lines: readonly string[]): ShownWhere {
-  const file = dataDir === undefined ? undefined : dataFolderPaths(dataDir).shown
+  return showIn(io, dataDir === undefined ? undefined : dataFolderPaths(dataDir).shown, lines)
+}
+
+/**
+ * {@link showToPerson} for a one-time login link that `dashboard link` made (SPEC §5.35):
+ * on a terminal's stderr, else in the data folder's `link.txt` (mode 0600), or, on
+ * PostgreSQL with no data folder, in `link.txt` of a new folder of the system's temporary
+ * folder that only this user can open. Never on stdout: the caller prints where it is.
+ *
+ * @example
+ * ```ts
+ * const where = showLoginLink(io, runtime.storage === 'embedded' ? runtime.location : undefined, url)
+ * if (where.on === 'file') output.result({ file: where.file }, `The login link is in ${where.file}`)
+ * ```
+ */
+export function showLoginLink(io: CliIo, dataDir: string | undefined, url: string): ShownWhere {
+  if (io.stderrIsTTY === true) return showIn(io, undefined, [url])
+  const file = dataDir === undefined ? path.join(mkdtempSync(path.join(tmpdir(), 'passcode-auth-link-')), 'link.txt') : dataFolderPaths(dataDir).link
+  return showIn(io, file, [url])
+}
+
+function showIn(io: CliIo, file: string | undefined, lines: readonly string[]): ShownWhere {
   if (lines.length === 0) {
     if (file !== undefined) rmSync(file, { force: true })
     return { on: 'nowhere' }

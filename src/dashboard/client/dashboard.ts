@@ -11,12 +11,14 @@ import { activityPage } from './pages/activity'
 import { mePage } from './pages/me'
 import { passcodesPage } from './pages/passcodes'
 import { usersPage } from './pages/users'
+import { webhooksPage } from './pages/webhooks'
 
 const ROUTES: Readonly<Record<string, () => Promise<void>>> = {
   passcodes: passcodesPage,
   users: usersPage,
   me: mePage,
   activity: activityPage,
+  webhooks: webhooksPage,
 }
 
 void ROUTES[context().page]?.()

@@ -12,6 +12,10 @@ import type {
   usageAnswerSchema,
   userListSchema,
   userPasscodeAnswerSchema,
+  issuedWebhookSchema,
+  webhookDeliveryAnswerSchema,
+  webhookDeliveryPageSchema,
+  webhookListSchema,
 } from '../../protocol/management-schemas'
 
 /** `GET /passcodes`. */
@@ -50,3 +54,15 @@ export type UsageDay = PasscodeUsage['days'][number]
 export type AuditPage = AnswerJson<typeof auditPageSchema>
 /** One audit record. */
 export type AuditRecord = AuditPage['records'][number]
+/** `GET /webhooks`. */
+export type WebhookList = AnswerJson<typeof webhookListSchema>
+/** A webhook endpoint (never its secret). */
+export type WebhookEndpoint = WebhookList['endpoints'][number]
+/** The answer to adding an endpoint or rotating its secret: the endpoint and its secret, once. */
+export type IssuedWebhook = AnswerJson<typeof issuedWebhookSchema>
+/** `GET /webhook-deliveries`. */
+export type WebhookDeliveryPage = AnswerJson<typeof webhookDeliveryPageSchema>
+/** One delivery: an event to an endpoint, its status and last attempt. */
+export type WebhookDelivery = WebhookDeliveryPage['deliveries'][number]
+/** The answer to "Send test event" and Replay. */
+export type WebhookDeliveryAnswer = AnswerJson<typeof webhookDeliveryAnswerSchema>

@@ -15,6 +15,8 @@ export const PAGES = {
   '/me': { page: 'me', title: 'My passcode' },
   // SPEC §5.40: the audit trail, which only admins read.
   '/activity': { page: 'activity', title: 'Activity', adminOnly: true },
+  // SPEC §5.53: endpoints and deliveries, which only admins manage.
+  '/webhooks': { page: 'webhooks', title: 'Webhooks', adminOnly: true },
 } as const satisfies Readonly<Record<string, PageEntry>>
 
 /** A path of {@link PAGES}. */

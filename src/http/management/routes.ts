@@ -16,6 +16,16 @@ import {
 import { parseInput } from '../../service/input'
 import { exportAudit, listAudit } from './audit-routes'
 import { readJsonObject } from './read-json'
+import {
+  createWebhook,
+  deleteWebhook,
+  listWebhookDeliveries,
+  listWebhooks,
+  replayWebhookDelivery,
+  rotateWebhookSecret,
+  sendTestWebhook,
+  updateWebhook,
+} from './webhook-routes'
 import { failureAnswer, noContent, schemaAnswer } from './respond'
 import type { DashboardRequest, DashboardResponse, DashboardSession, DirectoryUser } from './types'
 
@@ -180,6 +190,14 @@ export const ROUTES: readonly Route[] = [
   ),
   route('GET', '/audit', listAudit),
   route('GET', '/audit/export', exportAudit),
+  route('GET', '/webhooks', listWebhooks),
+  route('POST', '/webhooks', withBody(createWebhook)),
+  route('PATCH', '/webhooks/:endpointId', withBody(updateWebhook)),
+  route('DELETE', '/webhooks/:endpointId', deleteWebhook),
+  route('POST', '/webhooks/:endpointId/rotate-secret', rotateWebhookSecret),
+  route('POST', '/webhooks/:endpointId/test', sendTestWebhook),
+  route('GET', '/webhook-deliveries', listWebhookDeliveries),
+  route('POST', '/webhook-deliveries/:deliveryId/replay', replayWebhookDelivery),
   route('GET', '/partners', async ({ auth }) => {
     const partners = await auth.partners.list()
     return schemaAnswer(200, partnerListSchema, { partners: partners ?? [], listed: partners !== null })

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Principal } from '../../core/entities'
 import type { FailureReason } from '../../protocol/outcomes'
 import type { PasscodeAuth } from '../../service/create-passcode-auth'
-import { assertPasscodeAuth, checkAdapterOptions } from '../adapter-options'
+import { assertPasscodeAuth, checkAdapterOptions, checkScopes } from '../adapter-options'
 import { createConnectRequest } from '../connect-request'
 import type { CorsOptions } from '../cors'
 import { nodeRequestReader } from './node-request'
@@ -30,6 +30,14 @@ export interface NodeRequirePasscodeOptions {
    * @default none
    */
   readonly onRefusal?: ((reason: FailureReason, request: IncomingMessage, response: ServerResponse) => void) | undefined
+  /**
+   * The scopes the route needs (SPEC §5.48), each declared by the service's `scopes`
+   * option (checked now: an undeclared one throws `InvalidOptionsError`). A valid
+   * passcode that lacks one is refused with 403 `Missing scope: <name>`, the first
+   * missing in this order.
+   * @default none (any valid passcode)
+   */
+  readonly scopes?: readonly string[] | undefined
 }
 
 /**
@@ -62,7 +70,7 @@ const checkOptions = <T extends NodeRequirePasscodeOptions | NodeConnectHandlerO
   checkAdapterOptions(options, factory, {
     clientAddress: (value) => (value === undefined || typeof value === 'function' ? undefined : 'must be a function (request) => string | undefined'),
     onRefusal: (value) => (value === undefined || typeof value === 'function' ? undefined : 'must be a function (reason, request, response) => void'),
-    ...(cors && { cors: () => undefined }),
+    ...(cors ? { cors: () => undefined } : { scopes: checkScopes }),
   })
 
 /**
@@ -93,9 +101,10 @@ export function nodeRequirePasscode(auth: PasscodeAuth, options?: NodeRequirePas
   assertPasscodeAuth(auth, 'nodeRequirePasscode')
   options = checkOptions(options, 'nodeRequirePasscode', false)
   const onRefusal = options?.onRefusal
+  const required = auth.requiredScopes(options?.scopes)
   const reader = nodeRequestReader((request: IncomingMessage) => request, options?.clientAddress ?? socketAddress)
   return function checkPasscode(request, response) {
-    const answer = auth.verifyRequest(request, reader)
+    const answer = auth.verifyRequest(request, reader, required)
     if (!(answer instanceof Promise)) return answer
     return answer.then((outcome) => {
       if (outcome.ok) {

@@ -1,10 +1,12 @@
-import { canonicalJson, type AuditRecord } from '../../core/audit'
-import { verifyAuditChain, type AuditVerification } from '../../core/audit-chain'
+import { canonicalJson, matchesAuditFilter, type AuditRecord, type AuditRecordFilter } from '../../core/audit'
+import { auditChainCheck, verifyAuditChain, type AuditChainPoint, type AuditVerification } from '../../core/audit-chain'
+import type { AuditKeyring } from '../../core/audit-keys'
+import { vouchAuditPage } from '../../core/audit-page'
 import type { Actor } from '../../core/entities'
-import { ConfigurationError, ForbiddenError, InvalidInputError } from '../../core/errors'
+import { AuditChainBrokenError, ConfigurationError, ForbiddenError, InvalidInputError } from '../../core/errors'
 import { canManageUserPasscodes } from '../../core/rules'
 import { DAY_MS } from '../../core/time'
-import type { AuditLog, AuditQuery } from '../../ports/audit-log'
+import type { AuditLog } from '../../ports/audit-log'
 import type { ManagementContext } from '../context'
 import { storeCall } from '../deadline'
 import { parseInput } from '../input'
@@ -47,37 +49,43 @@ export interface AuditPruneReport {
 }
 
 /**
- * The audit trail (SPEC §5.40): `auth.audit`.
+ * The audit trail (SPEC §5.40, §5.44): `auth.audit`.
  *
  * @example
  * ```ts
  * const { records, cursor } = await auth.audit.list(admin, 'acc_1', { action: 'passcode.rotated' })
- * const check = await auth.audit.verify('acc_1', { anchor: keptHash })
+ * const check = await auth.audit.verify('acc_1', { anchor: { sequence: 17, hash: keptHash } })
  * ```
  */
 export interface AuditApi {
   /**
    * One page of the account's audit records, newest first (admins only; others get a
    * `ForbiddenError`), filtered by action, target, actor and time. Records hold no passcode
-   * value, hash or key.
+   * value, hash or key. Shows only records inside the chain's ends, and only when it can
+   * vouch for each (core/audit-page.ts): otherwise it throws an `AuditChainBrokenError`
+   * (`ERR_AUDIT_BROKEN`) that names the first record concerned.
    */
   list(actor: Actor, accountId: string, options?: AuditListOptions): Promise<AuditPage>
   /**
    * Every matching record, oldest first, as JSON lines (one canonical JSON object and
    * `\n` each, with `time` in ISO 8601 beside the epoch-ms `at`), for a SIEM or an
-   * archive. Admins only. Reads pages of 1000 as it is iterated.
+   * archive. Admins only. Reads pages of 1000 as it is iterated and verifies the whole
+   * chain as it goes: at the first break it throws an `AuditChainBrokenError`, after the
+   * lines of the records before it.
    */
   export(actor: Actor, accountId: string, filters?: AuditFilters): AsyncIterable<string>
   /**
-   * Walks the account's chain from the oldest kept record and answers `{ ok: true }`
-   * or `{ ok: false, at, reason }` naming the first record changed, removed or
-   * reordered. With `anchor` (a `head.hash` kept elsewhere from an earlier answer) it
-   * also sees a cut-off tail. An operator's call: it takes no actor.
+   * Reads every row of the account and answers `{ ok: true, records, unkeyed, head }` or
+   * `{ ok: false, at, reason }` naming the first break (`AuditBreak`). With `anchor` (a
+   * `head` kept elsewhere from an earlier answer) it also sees a cut-off tail, a changed
+   * record at that sequence, and a start moved past it without a prune record. An
+   * operator's call: it takes no actor.
    */
-  verify(accountId: string, options?: { readonly anchor?: string }): Promise<AuditVerification>
+  verify(accountId: string, options?: { readonly anchor?: AuditChainPoint }): Promise<AuditVerification>
   /**
-   * Deletes records older than `keepDays` days in every account, keeping each chain
-   * verifiable from its oldest kept record.
+   * Deletes records older than `keepDays` days in every account and appends an
+   * `audit.pruned` record to each chain it shortened, keeping each chain verifiable from
+   * its oldest kept record.
    */
   prune(options?: { readonly keepDays?: number }): Promise<AuditPruneReport>
 }
@@ -99,7 +107,7 @@ function parseListOptions(value: unknown): AuditListOptions {
   )
 }
 
-function query(filters: AuditFilters): Omit<AuditQuery, 'order' | 'limit'> {
+function query(filters: AuditFilters): AuditRecordFilter {
   return {
     ...(filters.action !== undefined && { actions: typeof filters.action === 'string' ? [filters.action] : filters.action }),
     ...(filters.target !== undefined && { targetId: filters.target }),
@@ -109,21 +117,48 @@ function query(filters: AuditFilters): Omit<AuditQuery, 'order' | 'limit'> {
   }
 }
 
-/** Reads records oldest first, a page at a time, after `after`. */
-async function* walk(log: AuditLog, accountId: string, base: Omit<AuditQuery, 'order' | 'limit'>, after: number): AsyncGenerator<AuditRecord> {
+/** An anchor as `verify` takes it: `head` of an earlier answer, `{ sequence, hash }`. */
+function parseAnchor(anchor: unknown): AuditChainPoint | undefined {
+  if (anchor === undefined) return undefined
+  const { sequence, hash } = (typeof anchor === 'object' && anchor !== null ? anchor : {}) as Record<string, unknown>
+  if (typeof sequence !== 'number' || !Number.isSafeInteger(sequence) || sequence < 0) {
+    throw new InvalidInputError('anchor.sequence', 'must be the sequence of a head an earlier verification returned: a whole number, 0 or more')
+  }
+  if (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash)) {
+    throw new InvalidInputError('anchor.hash', 'must be the hash of a head an earlier verification returned: 64 lowercase hex characters')
+  }
+  return { sequence, hash }
+}
+
+/**
+ * Every row of the account, oldest first, a page at a time (SPEC §5.44: rows below the
+ * start and past the head too). Pages continue from the last sequence read, inclusive,
+ * past the rows of that sequence already read: a sequence repeated (a dropped primary
+ * key) comes through twice, for the chain check to name.
+ */
+async function* everyRow(log: AuditLog, accountId: string): AsyncGenerator<AuditRecord> {
+  let from: number | undefined
+  let seen = 0
   for (;;) {
-    const page = await storeCall(() => log.list(accountId, { ...base, order: 'oldest', after, limit: WALK_PAGE }))
-    yield* page
+    const page = await storeCall(() => log.records(accountId, { ...(from !== undefined && { from }), limit: WALK_PAGE }))
+    yield* page.slice(seen)
     if (page.length < WALK_PAGE) return
-    after = page[page.length - 1]!.sequence
+    const last = page[page.length - 1]!.sequence
+    seen = page.filter((record) => record.sequence === last).length
+    if (seen === page.length) return
+    from = last
   }
 }
 
-/** What `auth.audit` receives from the service: the store (its `audit` log) and the clock. */
-export type AuditContext = Pick<ManagementContext, 'store' | 'now'>
+/** What `auth.audit` receives from the service: the store (its `audit` log), the clock and the audit keys. */
+export type AuditContext = Pick<ManagementContext, 'store' | 'now'> & {
+  /** The `auditKeys` option: the first signs prune records, every one verifies. */
+  readonly keys: AuditKeyring
+}
 
 /** Builds `auth.audit` over the store's audit log. */
 export function createAuditApi(context: AuditContext): AuditApi {
+  const { keys } = context
   const auditLog = (): AuditLog => {
     const log = context.store.audit
     if (log === undefined) throw new ConfigurationError('The passcode store keeps no audit trail (no `audit`)')
@@ -132,6 +167,10 @@ export function createAuditApi(context: AuditContext): AuditApi {
   const adminOnly = (actor: unknown): void => {
     if (!canManageUserPasscodes(parseInput('actor', 'actor', actor))) throw new ForbiddenError('Only admins read the audit trail')
   }
+  const chainOptions = (log: AuditLog, accountId: string) => ({
+    keys,
+    reread: () => storeCall(() => log.ends(accountId)),
+  })
 
   return {
     async list(actor, accountId, options) {
@@ -141,11 +180,11 @@ export function createAuditApi(context: AuditContext): AuditApi {
       const log = auditLog()
       const after = cursor === undefined ? undefined : decodeCursor(cursor)
       // One more than asked tells whether there is a next page.
-      const records = await storeCall(() =>
-        log.list(account, { ...query(filters), order: 'newest', limit: limit + 1, ...(after !== undefined && { after }) }),
-      )
-      const page = records.slice(0, limit)
-      return { records: page, cursor: records.length > limit ? encodeCursor(page[page.length - 1]!.sequence) : null }
+      const listing = await storeCall(() => log.list(account, { ...query(filters), limit: limit + 1, ...(after !== undefined && { after }) }))
+      const failure = vouchAuditPage(listing, keys)
+      if (failure !== undefined) throw new AuditChainBrokenError(failure)
+      const page = listing.records.slice(0, limit)
+      return { records: page, cursor: listing.records.length > limit ? encodeCursor(page[page.length - 1]!.sequence) : null }
     },
 
     export(actor, accountId, filters) {
@@ -153,32 +192,37 @@ export function createAuditApi(context: AuditContext): AuditApi {
       const account = parseInput('accountId', 'accountId', accountId)
       const { cursor: _cursor, limit: _limit, ...checked } = parseListOptions(filters)
       const log = auditLog()
+      const filter = query(checked)
       return {
         async *[Symbol.asyncIterator]() {
-          for await (const record of walk(log, account, query(checked), 0)) {
-            yield `${canonicalJson({ ...record, time: new Date(record.at).toISOString() })}\n`
+          const ends = await storeCall(() => log.ends(account))
+          const check = auditChainCheck({ ends, ...chainOptions(log, account) })
+          for await (const record of everyRow(log, account)) {
+            const failure = await check.add(record)
+            if (failure !== undefined) throw new AuditChainBrokenError(failure)
+            if (matchesAuditFilter(record, filter)) yield `${canonicalJson({ ...record, time: new Date(record.at).toISOString() })}\n`
           }
+          const result = await check.finish()
+          if (!result.ok) throw new AuditChainBrokenError(result)
         },
       }
     },
 
     async verify(accountId, options) {
       const account = parseInput('accountId', 'accountId', accountId)
-      const anchor = options?.anchor
-      if (anchor !== undefined && (typeof anchor !== 'string' || !/^[0-9a-f]{64}$/.test(anchor))) {
-        throw new InvalidInputError('anchor', 'must be a record hash: 64 lowercase hex characters')
-      }
+      const anchor = parseAnchor(options?.anchor)
       const log = auditLog()
-      const { start, head } = await storeCall(() => log.ends(account))
-      return verifyAuditChain(walk(log, account, {}, start.sequence), { start, head, anchor })
+      const ends = await storeCall(() => log.ends(account))
+      return verifyAuditChain(everyRow(log, account), { ends, anchor, ...chainOptions(log, account) })
     },
 
     async prune(options) {
       const keepDays = options?.keepDays ?? DEFAULT_AUDIT_KEEP_DAYS
       if (!Number.isInteger(keepDays) || keepDays < 1) throw new InvalidInputError('keepDays', 'must be a whole number of days, at least 1')
-      const before = context.now() - keepDays * DAY_MS
+      const now = context.now()
+      const before = now - keepDays * DAY_MS
       const log = auditLog()
-      const removed = await storeCall(() => log.prune(before))
+      const removed = await storeCall(() => log.prune(before, { at: now, signer: keys.signer }))
       return { removed, before: new Date(before) }
     },
   }

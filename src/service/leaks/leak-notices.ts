@@ -1,3 +1,4 @@
+import type { AuditSigner } from '../../core/audit'
 import type { LeakMark, LeakNoticeClaim, PasscodeStore } from '../../ports/passcode-store'
 import { auditEntry } from '../audit-entry'
 import type { LeakNoticeResult } from '../leak-notice-result'
@@ -7,6 +8,8 @@ import { leakMessage, type LeakMessageData } from './leak-message'
 export interface LeakNoticesContext {
   readonly store: PasscodeStore
   readonly now: () => number
+  /** Signs the audit records of the emails sent (SPEC §5.44). */
+  readonly auditSigner: AuditSigner
   /** Who to email for the account; `null` when there is no mailer or no recipients, or they could not be resolved. */
   readonly recipients: (accountId: string) => Promise<readonly string[] | null>
   /** Sends one email within `sendTimeoutMs`; `false` when the send failed or timed out. */
@@ -69,7 +72,7 @@ export function createLeakNotices(context: LeakNoticesContext) {
         claim.kind === 'account'
           ? { type: 'passcode' as const, id: claim.key, name: claim.name ?? claim.key }
           : { type: 'user' as const, id: claim.key }
-      const record = auditEntry('system', claim.accountId, at, 'notification.sent', target, {
+      const record = auditEntry(context.auditSigner, 'system', claim.accountId, at, 'notification.sent', target, {
         notification: { before: null, after: 'leak_reported' },
       })
       await store.completeLeakNotice?.(claim, at, record)

@@ -1,3 +1,4 @@
+import type { AuditSigner } from '../../core/audit'
 import type { Actor } from '../../core/entities'
 import type { AuditChanges } from '../../core/audit'
 import { ConfigurationError, InvalidInputError } from '../../core/errors'
@@ -14,6 +15,8 @@ export interface LeaksContext {
   readonly read: (token: string) => Promise<{ readonly match: CredentialMatch | null; readonly hash: string }>
   /** Acts on a leak through {@link PasscodeStore.reportLeak}: the change, its mark and its audit record in one transaction. */
   readonly store: PasscodeStore
+  /** Signs the leak reports' audit records (SPEC §5.44). */
+  readonly auditSigner: AuditSigner
   /** Drops a changed credential from this instance's verification caches at once. */
   readonly invalidate: (invalidation: Invalidation) => void
   /** Sends a mark's email under the claim the report took with it. */
@@ -174,7 +177,9 @@ export function createLeaksApi(context: LeaksContext): LeaksApi {
       token,
       claimedUntil: at + context.leaseMs,
     }
-    const mark = await storeCall(() => reportLeak(report, auditEntry('system', accountId, at, 'passcode.leak_reported', target, changes)))
+    const mark = await storeCall(() =>
+      reportLeak(report, auditEntry(context.auditSigner, 'system', accountId, at, 'passcode.leak_reported', target, changes)),
+    )
     if (mark === null) return false // Acted on already (a replay, or a concurrent report that won), gone, or moved meanwhile.
 
     context.invalidate(

@@ -1,4 +1,4 @@
-import { addressStoreKeys } from './client-address'
+import { addressStoreKeys } from '../client-address'
 import { startBudget } from '../deadline'
 import type { EventInput } from '../events'
 import { MemoryRateLimitStore } from './memory-rate-limit-store'

@@ -1,3 +1,4 @@
+import type { AuditSigner } from '../../core/audit'
 import type { CreditNoticeClaim } from '../../ports/limits-part'
 import type { PasscodeStore } from '../../ports/passcode-store'
 import { auditEntry } from '../audit-entry'
@@ -8,6 +9,8 @@ import { creditMessage } from './credit-message'
 export interface CreditNoticesContext {
   readonly store: PasscodeStore
   readonly now: () => number
+  /** Signs the audit records of the emails sent (SPEC §5.44). */
+  readonly auditSigner: AuditSigner
   /** Who to email for the account; `null` when there is no mailer or no recipients, or they could not be resolved. */
   readonly recipients: (accountId: string) => Promise<readonly string[] | null>
   /** Sends one email within `sendTimeoutMs`; `false` when the send failed or timed out. */
@@ -53,7 +56,7 @@ export function createCreditNotices(context: CreditNoticesContext) {
         claim.kind === 'account'
           ? { type: 'passcode' as const, id: claim.key, name: claim.name ?? claim.key }
           : { type: 'user' as const, id: claim.key }
-      const record = auditEntry('system', claim.accountId, at, 'notification.sent', target, {
+      const record = auditEntry(context.auditSigner, 'system', claim.accountId, at, 'notification.sent', target, {
         notification: { before: null, after: claim.type === 'low' ? 'credits_low' : 'credits_exhausted' },
       })
       await store.completeCreditNotice?.(claim, at, record)

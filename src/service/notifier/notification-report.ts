@@ -1,3 +1,4 @@
+import type { PolicyNoticeResult } from '../policy-notice-result'
 import type { NotificationFailureReason, NotificationKind } from '../../core/notifications'
 import type { CreditNoticeResult } from '../credit-notice-result'
 import type { LeakNoticeResult } from '../leak-notice-result'
@@ -73,6 +74,8 @@ export interface NotificationReport {
    * sent or tried again; absent when there were none.
    */
   readonly leaks?: readonly LeakNoticeResult[]
+  /** The policy emails (SPEC §5.52) this pass sent or tried, when there were any. */
+  readonly policies?: readonly PolicyNoticeResult[]
   /**
    * Credit emails (SPEC §5.50: credits low or exhausted) whose first send, by the
    * instance whose lease crossed, failed, and that this pass sent or tried again;

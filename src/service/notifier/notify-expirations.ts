@@ -1,3 +1,4 @@
+import type { AuditSigner } from '../../core/audit'
 import { ConfigurationError, PasscodeAuthError } from '../../core/errors'
 import { DAY_MS } from '../../core/time'
 import type { NotificationClaim } from '../../ports/passcode-store'
@@ -10,6 +11,7 @@ import { DeliveryFailure, render, resolveRecipients, sendWithin } from './notifi
 import { defaultNotificationTemplates, notificationMessageData } from './notification-messages'
 import type { CreditNoticeResult } from '../credit-notice-result'
 import type { LeakNoticeResult } from '../leak-notice-result'
+import type { PolicyNoticeResult } from '../policy-notice-result'
 import type { mailerSchema, notifierSchema, recipientsSchema, templatesSchema } from './options'
 import type { FailedNotification, NotificationReport, NotificationReportItem, SentNotification, SkippedNotification } from './notification-report'
 
@@ -24,10 +26,14 @@ export interface NotifierContext {
   /** Epoch ms from the injected clock. */
   readonly now: () => number
   readonly emit: ((event: EventInput) => void) | undefined
+  /** Signs the audit records of the emails sent and failed (SPEC §5.44). */
+  readonly auditSigner: AuditSigner
   /** Counts a notification sent or failed; `undefined` without the `telemetry` option. */
   readonly telemetry: { notification(kind: string, result: 'sent' | 'failed'): void } | undefined
   /** The leak emails (SPEC §5.42) whose first send failed: each pass sends them again. */
   readonly leaks?: { pass(options: { readonly leaseMs: number; readonly batchSize: number }): Promise<LeakNoticeResult[]> } | undefined
+  /** The policy emails (SPEC §5.52) whose first send failed: each pass sends them again. */
+  readonly policies?: { pass(options: { readonly leaseMs: number; readonly batchSize: number }): Promise<PolicyNoticeResult[]> } | undefined
   /** The credit emails (SPEC §5.50) whose first send failed: each pass sends them again. */
   readonly credits?: { pass(options: { readonly leaseMs: number; readonly batchSize: number }): Promise<CreditNoticeResult[]> } | undefined
   readonly options: {
@@ -62,6 +68,7 @@ export function createNotifyExpirations(context: NotifierContext): () => Promise
     const seen = new Set<string>()
     const recipientsByAccount = new Map<string, Promise<string[]>>()
     let leaks: LeakNoticeResult[] | undefined
+    let policies: PolicyNoticeResult[] | undefined
     let credits: CreditNoticeResult[] | undefined
 
     try {
@@ -120,7 +127,7 @@ export function createNotifyExpirations(context: NotifierContext): () => Promise
           if (!(error instanceof DeliveryFailure)) throw error
           failed.push({ ...item, reason: error.reason, message: error.message })
           const log = store.audit
-          const record = auditEntry('system', claim.accountId, context.now(), 'notification.failed', passcodeTarget(current), {
+          const record = auditEntry(context.auditSigner, 'system', claim.accountId, context.now(), 'notification.failed', passcodeTarget(current), {
             notification: { before: null, after: claim.kind },
             reason: { before: null, after: error.reason },
           })
@@ -134,7 +141,7 @@ export function createNotifyExpirations(context: NotifierContext): () => Promise
         let recorded = false
         try {
           const at = context.now()
-          const record = auditEntry('system', claim.accountId, at, 'notification.sent', passcodeTarget(current), {
+          const record = auditEntry(context.auditSigner, 'system', claim.accountId, at, 'notification.sent', passcodeTarget(current), {
             notification: { before: null, after: claim.kind },
           })
           recorded = await store.completeNotification(claim, at, record)
@@ -166,6 +173,7 @@ export function createNotifyExpirations(context: NotifierContext): () => Promise
         if (claims.length < batchSize || fresh === 0) break
       }
       leaks = await context.leaks?.pass({ leaseMs, batchSize })
+      policies = await context.policies?.pass({ leaseMs, batchSize })
       credits = await context.credits?.pass({ leaseMs, batchSize })
     } catch (error) {
       const message = error instanceof PasscodeAuthError ? error.message : 'The notifier pass failed'
@@ -182,6 +190,7 @@ export function createNotifyExpirations(context: NotifierContext): () => Promise
       failed,
       skipped,
       ...(leaks !== undefined && leaks.length > 0 && { leaks }),
+      ...(policies !== undefined && policies.length > 0 && { policies }),
       ...(credits !== undefined && credits.length > 0 && { credits }),
     }
   }

@@ -1,4 +1,5 @@
 import type { AccountPasscodeRecord, PasscodeView } from '../../core/entities'
+import type { AccountPolicy } from '../../core/policy'
 import type { LeakMark } from '../../ports/passcode-store'
 import { storeCall } from '../deadline'
 import type { PasscodesContext } from './passcodes-context'
@@ -6,7 +7,7 @@ import { toPasscodeView } from '../views'
 import { partnersNotWhitelisted } from './partner-binding'
 
 /** What the views need of `auth.passcodes`' context. */
-export type ViewsContext = Pick<PasscodesContext, 'now' | 'partners' | 'limits' | 'pendingUse' | 'store'>
+export type ViewsContext = Pick<PasscodesContext, 'now' | 'partners' | 'limits' | 'pendingUse' | 'store' | 'scopes' | 'policyOf'>
 
 /** The open leak marks (SPEC §5.42) of the records' accounts, by passcode id: one read per account. */
 async function openLeaks(context: Pick<ViewsContext, 'store'>, records: readonly AccountPasscodeRecord[]): Promise<Map<string, LeakMark>> {
@@ -54,12 +55,17 @@ export async function passcodeViews(
   const soonDays = context.limits.expiringSoonDays
   const missing = await partnersNotWhitelisted(context.partners, records)
   const leaks = options.leaked === false ? new Map<string, LeakMark>() : await openLeaks(context, records)
+  // The account's policy (SPEC §5.52), read once per account: what `violatesPolicy` is measured against.
+  const policies = new Map<string, AccountPolicy>()
+  for (const accountId of new Set(records.map((record) => record.accountId))) policies.set(accountId, await context.policyOf(accountId))
   const balances = await creditBalances(context, records, now)
   return records.map((record) =>
     toPasscodeView(record, now, soonDays, {
       partnersNotWhitelisted: missing.get(record.id) ?? [],
       pending: context.pendingUse?.(record.id),
       leak: leaks.get(record.id),
+      declaredScopes: context.scopes.names,
+      policy: policies.get(record.accountId),
       balance: balances.get(record.id),
     }),
   )
@@ -89,4 +95,21 @@ export function sortViews(views: PasscodeView[], sortBy: 'createdAt' | 'lastUsed
   }
   const lastUsed = (view: PasscodeView): number => view.lastUsedAt?.getTime() ?? Number.NEGATIVE_INFINITY
   return views.sort((a, b) => lastUsed(a) - lastUsed(b))
+}
+
+/**
+ * The views `list` answers with its filters (SPEC §5.51): those carrying every one of
+ * `tags`, and those whose name, description or a tag holds `search` (case-insensitive).
+ */
+export function filterViews(views: PasscodeView[], tags: readonly string[] | undefined, search: string | undefined): PasscodeView[] {
+  const text = search?.trim().normalize('NFC').toLowerCase()
+  return views.filter(
+    (view) =>
+      (tags === undefined || tags.every((tag) => view.tags.includes(tag))) &&
+      (text === undefined ||
+        text === '' ||
+        view.name.toLowerCase().includes(text) ||
+        view.description.toLowerCase().includes(text) ||
+        view.tags.some((tag) => tag.includes(text))),
+  )
 }

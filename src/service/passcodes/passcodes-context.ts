@@ -1,9 +1,9 @@
 import type { PartnerRegistry } from '../../ports/partner-registry'
-import type { ManagementContext, PasscodeIssuer } from '../context'
+import type { ManagementContext, PasscodeIssuer, RestrictionsContext } from '../context'
 import type { PendingUse, UsageReader } from '../views'
 
 /** What `auth.passcodes` receives from the service. */
-export interface PasscodesContext extends ManagementContext {
+export interface PasscodesContext extends ManagementContext, RestrictionsContext {
   readonly issuer: PasscodeIssuer
   /** For bindings (SPEC §5.25) and the views' partners no longer whitelisted. */
   readonly partners: PartnerRegistry

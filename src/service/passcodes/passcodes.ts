@@ -12,7 +12,8 @@ import type { PasscodeUsage } from '../views'
 import type { PasscodesContext } from './passcodes-context'
 import { authorizeManager as authorize } from './authorize'
 import { checkedBinding } from './partner-binding'
-import { passcodeView, passcodeViews, sortViews } from './passcode-views'
+import { filterViews, passcodeView, passcodeViews, sortViews } from './passcode-views'
+import { assertAccountPasscodePolicy } from '../policy-checks'
 import { createRotatePasscode } from './rotate-passcode'
 import { createSetDisabled } from './set-disabled'
 
@@ -77,16 +78,36 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
     async create(actor, accountId, input) {
       const who = authorize(actor)
       const account = parseInput('accountId', 'accountId', accountId)
-      const { name, expiry, partners, description = '', ...asked } = parseInput('create', '', input)
+      const {
+        name,
+        expiry,
+        partners,
+        description = '',
+        scopes = null,
+        allowedAddresses = [],
+        metadata = null,
+        tags = [],
+        ...asked
+      } = parseInput('create', '', input)
+      context.scopes.assertDeclared(scopes, 'scopes')
+      assertAccountPasscodePolicy(await storeCall(() => context.policyOf(account)), { expiry, description })
       const binding = await checkedBinding(context.partners, partners ?? null)
       const value = generatePasscode({ prefix: issuer.prefix })
       const now = context.now()
       const hint = passcodeHint(value)
       const id = crypto.randomUUID()
       const { rateLimit = null, credits = null } = storedLimits(asked, now, store)
-      const fields = { name, expiry, expiresAt: accountPasscodeExpiresAt(now, expiry), partners: binding, description }
-      const shown = { ...passcodeFields(fields), ...limitFields({ rateLimit, credits }) }
-      const audit = auditEntry(who, account, now, 'passcode.created', passcodeTarget({ id, name }), changedFields(null, shown))
+      const restrictions = { scopes, allowedAddresses, metadata, tags }
+      const fields = { name, expiry, expiresAt: accountPasscodeExpiresAt(now, expiry), partners: binding, description, ...restrictions }
+      const audit = auditEntry(
+        context.auditSigner,
+        who,
+        account,
+        now,
+        'passcode.created',
+        passcodeTarget({ id, name }),
+        changedFields(null, { ...passcodeFields(fields), ...limitFields({ rateLimit, credits }) }),
+      )
       const result = await storeCall(() =>
         store.createAccountPasscode(
           {
@@ -108,6 +129,7 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
             lastUsedPartner: null,
             disabledAt: null,
             description,
+            ...restrictions,
             rateLimit,
             credits,
           },
@@ -128,11 +150,18 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
       const account = parseInput('accountId', 'accountId', accountId)
       const id = parseInput('passcodeId', 'passcodeId', passcodeId)
       const changes = parseInput('update', '', patch)
+      context.scopes.assertDeclared(changes.scopes, 'scopes')
       const binding = changes.partners === undefined ? undefined : await checkedBinding(context.partners, changes.partners)
       const now = context.now()
       const newLimits = storedLimits(changes, now, store)
       const current = await storeCall(() => store.getAccountPasscode(account, id))
       if (current === null) throw new NotFoundError('No such passcode in this account')
+      if (changes.expiry !== undefined || changes.description !== undefined) {
+        // SPEC §5.52: only the rules of what the edit changes (a passcode made before the policy may still be renamed).
+        const after = { expiry: changes.expiry ?? current.expiry, description: changes.description ?? current.description }
+        const changed = { expiry: changes.expiry !== undefined, description: changes.description !== undefined }
+        assertAccountPasscodePolicy(await storeCall(() => context.policyOf(account)), after, changed)
+      }
       if (changes.expiry !== undefined && !context.allowReactivation && isExpired(current, now)) {
         throw new ReactivationRefusedError()
       }
@@ -144,21 +173,20 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
         }),
         ...(binding !== undefined && { partners: binding }),
         ...(changes.description !== undefined && { description: changes.description }),
+        ...(changes.scopes !== undefined && { scopes: changes.scopes }),
+        ...(changes.allowedAddresses !== undefined && { allowedAddresses: changes.allowedAddresses }),
+        ...(changes.metadata !== undefined && { metadata: changes.metadata }),
+        ...(changes.tags !== undefined && { tags: changes.tags }),
         ...newLimits,
         updatedAt: now,
       }
       const shown = (record: typeof current) => ({ ...passcodeFields(record), ...limitFields(record) })
       const edited = changedFields(shown(current), shown({ ...current, ...edit }))
       // A change of the binding alone is the "partner change" of SPEC §5.40.
-      const bindingOnly =
-        binding !== undefined &&
-        changes.name === undefined &&
-        changes.expiry === undefined &&
-        changes.description === undefined &&
-        changes.rateLimit === undefined &&
-        changes.credits === undefined
+      const { partners: _partners, ...others } = changes
+      const bindingOnly = binding !== undefined && Object.values(others as Record<string, unknown>).every((value) => value === undefined)
       const action = bindingOnly ? 'passcode.partners_changed' : 'passcode.updated'
-      const audit = auditEntry(who, account, now, action, passcodeTarget({ id, name: edit.name ?? current.name }), edited)
+      const audit = auditEntry(context.auditSigner, who, account, now, action, passcodeTarget({ id, name: edit.name ?? current.name }), edited)
       const result = await storeCall(() => store.updateAccountPasscode(account, id, edit, audit))
       if (!result.ok) {
         throw result.reason === 'not_found'
@@ -171,6 +199,10 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
         ...(changes.expiry !== undefined ? (['expiry'] as const) : []),
         ...(binding !== undefined ? (['partners'] as const) : []),
         ...(changes.description !== undefined ? (['description'] as const) : []),
+        ...(changes.scopes !== undefined ? (['scopes'] as const) : []),
+        ...(changes.allowedAddresses !== undefined ? (['allowedAddresses'] as const) : []),
+        ...(changes.metadata !== undefined ? (['metadata'] as const) : []),
+        ...(changes.tags !== undefined ? (['tags'] as const) : []),
         ...(changes.rateLimit !== undefined ? (['rateLimit'] as const) : []),
         ...(changes.credits !== undefined ? (['credits'] as const) : []),
       ]
@@ -197,8 +229,15 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
       // Read first for the record's name and fields; a concurrent delete then finds nothing.
       const current = await storeCall(() => store.getAccountPasscode(account, id))
       if (current === null) throw new NotFoundError('No such passcode in this account')
-      const before = { ...passcodeFields(current), ...limitFields(current) }
-      const audit = auditEntry(who, account, context.now(), 'passcode.deleted', passcodeTarget(current), changedFields(before, null))
+      const audit = auditEntry(
+        context.auditSigner,
+        who,
+        account,
+        context.now(),
+        'passcode.deleted',
+        passcodeTarget(current),
+        changedFields({ ...passcodeFields(current), ...limitFields(current) }, null),
+      )
       const deleted = await storeCall(() => store.deleteAccountPasscode(account, id, audit))
       if (deleted === null) throw new NotFoundError('No such passcode in this account')
       context.invalidate({ type: 'account_passcode', accountId: account, passcodeId: id })
@@ -215,9 +254,9 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
     async list(actor, accountId, listOptions) {
       parseInput('actor', 'actor', actor)
       const account = parseInput('accountId', 'accountId', accountId)
-      const { sortBy = 'createdAt' } = parseInput('list', 'options', listOptions) ?? {}
+      const { sortBy = 'createdAt', tags, search } = parseInput('list', 'options', listOptions) ?? {}
       const records = await storeCall(() => store.listAccountPasscodes(account))
-      return sortViews(await passcodeViews(context, records), sortBy)
+      return sortViews(filterViews(await passcodeViews(context, records), tags, search), sortBy)
     },
 
     async usage(actor, accountId, passcodeId) {

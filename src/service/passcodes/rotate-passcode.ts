@@ -54,7 +54,7 @@ export function createRotatePasscode(
     const value = generatePasscode({ prefix: issuer.prefix })
     const previousHashEndsAt = overlapMinutes === 0 ? null : now + overlapMinutes * MINUTE_MS
     // The replaced value's end is what a rotation changes that a record may show.
-    const audit = auditEntry(who, account, now, 'passcode.rotated', passcodeTarget(current), {
+    const audit = auditEntry(context.auditSigner, who, account, now, 'passcode.rotated', passcodeTarget(current), {
       previousValueEndsAt: { before: current.previousHashEndsAt, after: previousHashEndsAt },
     })
     const rotated = await storeCall(() =>

@@ -32,7 +32,7 @@ export function createSetDisabled(
     if ((current.disabledAt != null) === disabled) return passcodeView(context, current)
 
     const now = context.now()
-    const audit = auditEntry(who, account, now, disabled ? 'passcode.disabled' : 'passcode.enabled', passcodeTarget(current), {
+    const audit = auditEntry(context.auditSigner, who, account, now, disabled ? 'passcode.disabled' : 'passcode.enabled', passcodeTarget(current), {
       disabled: { before: !disabled, after: disabled },
     })
     const result = await storeCall(() => store.updateAccountPasscode(account, id, { disabledAt: disabled ? now : null, updatedAt: now }, audit))

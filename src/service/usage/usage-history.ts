@@ -17,6 +17,9 @@ const FIELD = {
   revoked: 'revoked',
   wrong_partner: 'wrongPartner',
   rotated_out: 'rotatedOut',
+  // SPEC §5.48, §5.49
+  missing_scope: 'missingScope',
+  address: 'address',
   rate_limited: 'rateLimited',
   credits_exhausted: 'creditsExhausted',
 } as const
@@ -35,6 +38,8 @@ export function usageDays(rows: readonly StoredUsageCount[]): UsageDay[] {
         revoked: 0,
         wrongPartner: 0,
         rotatedOut: 0,
+        missingScope: 0,
+        address: 0,
         rateLimited: 0,
         creditsExhausted: 0,
         partners: [],

@@ -1,4 +1,5 @@
 import { ConfigurationError, PasscodeAuthError } from '../../core/errors'
+import { decodeBase64url } from '../base64url'
 import { ENCRYPTION_KEY_BYTES, type EncryptionKey } from './options'
 
 /** Encrypts and decrypts user passcode values at rest (SPEC §5.6). */
@@ -15,14 +16,6 @@ const decoder = new TextDecoder()
 // (about 40 ms of CPU, a tenth of what `passcode-auth serve` adds to opening PGlite).
 let jose: Promise<typeof import('jose')> | undefined
 const loadJose = () => (jose ??= import('jose'))
-
-/** base64url text to bytes, as jose's `base64url.decode` does it (which would load jose). */
-function decodeBase64url(text: string): Uint8Array {
-  const native = Uint8Array as { fromBase64?: (text: string, options: { alphabet: 'base64url' }) => Uint8Array }
-  if (native.fromBase64 !== undefined) return native.fromBase64(text, { alphabet: 'base64url' })
-  if (text.includes('+') || text.includes('/')) throw new TypeError('Invalid base64url')
-  return Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (char) => char.charCodeAt(0))
-}
 
 function toKeyBytes(key: EncryptionKey): Uint8Array {
   let bytes: Uint8Array

@@ -3,7 +3,10 @@ import { AlreadyGrantedError, ForbiddenError, NotFoundError } from '../../core/e
 import { generatePasscode, passcodeHint } from '../../core/passcode-format'
 import { canManageUserPasscodes, userPasscodeExpiresAt } from '../../core/rules'
 import type { LeakMark } from '../../ports/passcode-store'
-import type { ManagementContext, PasscodeIssuer } from '../context'
+import type { ManagementContext, PasscodeIssuer, RestrictionsContext } from '../context'
+import { assertUserPasscodePolicy } from '../policy-checks'
+import { userRestrictionFields } from '../../core/audit-fields'
+import type { AccountPolicy } from '../../core/policy'
 import { storeCall } from '../deadline'
 import { parseInput, type GrantUserPasscodeInput } from '../input'
 import { IssuedPasscode } from '../issued-passcode'
@@ -43,7 +46,7 @@ export interface UserPasscodesApi {
 }
 
 /** What `auth.userPasscodes` receives from the service. */
-export interface UserPasscodesContext extends ManagementContext {
+export interface UserPasscodesContext extends ManagementContext, RestrictionsContext {
   readonly issuer: PasscodeIssuer
   readonly expiringSoonDays: number
   /** Encrypts values at rest; `undefined` without `encryptionKeys`. */
@@ -59,8 +62,15 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
   const { store, emit, issuer } = context
   const soonDays = context.expiringSoonDays
   /** `leak` is the user's open leak mark; a view without one passes none (a grant or a reset closes it). `balance`: its credits (SPEC §5.50). */
-  const userView = (record: UserPasscodeRecord, now: number, leak?: LeakMark, balance?: number) =>
-    toUserPasscodeView(record, now, soonDays, { pending: context.pendingUse?.(record.accountId, record.userId), leak, balance })
+  const userView = (record: UserPasscodeRecord, now: number, policy: AccountPolicy, leak?: LeakMark, balance?: number) =>
+    toUserPasscodeView(record, now, soonDays, {
+      pending: context.pendingUse?.(record.accountId, record.userId),
+      leak,
+      balance,
+      declaredScopes: context.scopes.names,
+      policy,
+    })
+  const policyOf = (accountId: string) => storeCall(() => context.policyOf(accountId))
   /** The store's credit balances (SPEC §5.50) of the account's user passcodes, by user id: one read, none when no record has credits. */
   const creditBalances = async (accountId: string, records: readonly UserPasscodeRecord[], now: number): Promise<Map<string, number>> => {
     const byUser = new Map<string, number>()
@@ -82,8 +92,8 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
   }
 
   /** The view with the store's live balance (a reset or revoke keeps the credits' epoch). */
-  const liveView = async (record: UserPasscodeRecord, now: number) =>
-    userView(record, now, undefined, (await creditBalances(record.accountId, [record], now)).get(record.userId))
+  const liveView = async (record: UserPasscodeRecord, now: number, policy: AccountPolicy) =>
+    userView(record, now, policy, undefined, (await creditBalances(record.accountId, [record], now)).get(record.userId))
 
   const adminOnly = (actor: unknown): Actor => {
     const checked = parseInput('actor', 'actor', actor)
@@ -113,14 +123,19 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
     async grant(actor, accountId, userId, input) {
       const who = adminOnly(actor)
       const owner = ids(accountId, userId)
-      const { validity, ...asked } = parseInput('grant', '', input)
+      const { validity, scopes = null, allowedAddresses = [], ...asked } = parseInput('grant', '', input)
+      context.scopes.assertDeclared(scopes, 'scopes')
       encryption()
       const now = context.now()
+      const policy = await policyOf(owner.accountId)
+      assertUserPasscodePolicy(policy, validity, now)
       const expiresAt = userPasscodeExpiresAt(now, validity)
       const { rateLimit = null, credits = null } = storedLimits(asked, now, store)
-      const audit = auditEntry(who, owner.accountId, now, 'user_passcode.granted', userTarget(owner.userId), {
+      const restrictions = { scopes, allowedAddresses }
+      const audit = auditEntry(context.auditSigner, who, owner.accountId, now, 'user_passcode.granted', userTarget(owner.userId), {
         validity: { before: null, after: validity.type === 'finite' ? `${validity.days} days` : 'infinite' },
         expiresAt: { before: null, after: expiresAt },
+        ...Object.fromEntries(Object.entries(userRestrictionFields(restrictions)).map(([field, after]) => [field, { before: null, after }])),
         ...changedFields(null, limitFields({ rateLimit, credits })),
       })
       const result = await storeCall(async () =>
@@ -134,6 +149,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
             revokedAt: null,
             lastUsedAt: null,
             lastUsedPartner: null,
+            ...restrictions,
             rateLimit,
             credits,
           },
@@ -144,7 +160,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       if (!result.ok) throw new AlreadyGrantedError()
       context.invalidate({ type: 'user_passcode', ...owner })
       emit?.({ type: 'user_passcode.granted', ...owner, actorUserId: who.userId })
-      return userView(result.record, now)
+      return userView(result.record, now, policy)
     },
 
     async reset(actor, accountId, userId) {
@@ -154,30 +170,33 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       const now = context.now()
       const current = await storeCall(() => store.getUserPasscode(owner.accountId, owner.userId))
       if (current?.revokedAt !== null) throw notFound()
+      // SPEC §5.52: the validity a reset keeps restarts now, so it meets the policy now.
+      const policy = await policyOf(owner.accountId)
+      assertUserPasscodePolicy(policy, current.validity, now, true)
       const fresh = await freshValue(owner)
       const expiresAt = userPasscodeExpiresAt(now, current.validity)
-      const audit = auditEntry(who, owner.accountId, now, 'user_passcode.reset', userTarget(owner.userId), {
+      const audit = auditEntry(context.auditSigner, who, owner.accountId, now, 'user_passcode.reset', userTarget(owner.userId), {
         expiresAt: { before: current.expiresAt, after: expiresAt },
       })
       const record = await storeCall(() => store.resetUserPasscode(owner.accountId, owner.userId, { ...fresh, grantedAt: now, expiresAt }, audit))
       if (record === null) throw notFound()
       context.invalidate({ type: 'user_passcode', ...owner })
       emit?.({ type: 'user_passcode.reset', ...owner, actorUserId: who.userId })
-      return liveView(record, now)
+      return liveView(record, now, policy)
     },
 
     async revoke(actor, accountId, userId) {
       const who = adminOnly(actor)
       const owner = ids(accountId, userId)
       const now = context.now()
-      const audit = auditEntry(who, owner.accountId, now, 'user_passcode.revoked', userTarget(owner.userId), {
+      const audit = auditEntry(context.auditSigner, who, owner.accountId, now, 'user_passcode.revoked', userTarget(owner.userId), {
         revokedAt: { before: null, after: now },
       })
       const record = await storeCall(() => store.revokeUserPasscode(owner.accountId, owner.userId, now, audit))
       if (record === null) throw notFound()
       context.invalidate({ type: 'user_passcode', ...owner })
       emit?.({ type: 'user_passcode.revoked', ...owner, actorUserId: who.userId })
-      return liveView(record, now)
+      return liveView(record, now, await policyOf(owner.accountId))
     },
 
     async reveal(actor, accountId) {
@@ -191,9 +210,11 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       // Recorded before the value is handed out: a reveal the trail cannot hold does not happen.
       const log = store.audit
       if (log !== undefined)
-        await storeCall(() => log.append(auditEntry(who, owner.accountId, context.now(), 'user_passcode.revealed', userTarget(owner.userId))))
+        await storeCall(() =>
+          log.append(auditEntry(context.auditSigner, who, owner.accountId, context.now(), 'user_passcode.revealed', userTarget(owner.userId))),
+        )
       emit?.({ type: 'user_passcode.revealed', ...owner, actorUserId: who.userId })
-      return new IssuedPasscode(await liveView(record, context.now()), value)
+      return new IssuedPasscode(await liveView(record, context.now(), await policyOf(owner.accountId)), value)
     },
 
     async get(actor, accountId, userId) {
@@ -203,7 +224,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       if (record === null) return null
       const leak = record.revokedAt === null ? undefined : (await openLeaks(owner.accountId)).get(owner.userId)
       const now = context.now()
-      return userView(record, now, leak, (await creditBalances(owner.accountId, [record], now)).get(owner.userId))
+      return userView(record, now, await policyOf(owner.accountId), leak, (await creditBalances(owner.accountId, [record], now)).get(owner.userId))
     },
 
     async list(actor, accountId) {
@@ -212,8 +233,9 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       const records = await storeCall(() => store.listUserPasscodes(account))
       const leaks = records.some((record) => record.revokedAt !== null) ? await openLeaks(account) : new Map<string, LeakMark>()
       const now = context.now()
+      const policy = await policyOf(account)
       const balances = await creditBalances(account, records, now)
-      return records.map((record) => userView(record, now, leaks.get(record.userId), balances.get(record.userId)))
+      return records.map((record) => userView(record, now, policy, leaks.get(record.userId), balances.get(record.userId)))
     },
 
     async usage(actor, accountId, userId) {

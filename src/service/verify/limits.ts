@@ -5,7 +5,7 @@ import type { Budget } from '../deadline'
 import type { RecordUse } from './record-use'
 
 /**
- * Step 7 of the verification pipeline (see pipeline.ts): the passcode's own rate limit
+ * Step 8 of the verification pipeline (see pipeline.ts): the passcode's own rate limit
  * and credits (SPEC §5.50), after the rules (and the route's restrictions), so a request
  * refused for any other reason spends nothing. The gate (limits/limits-gate.ts) answers
  * at once while this instance holds a lease; a 429 is counted for usage over time and
@@ -37,7 +37,9 @@ export interface LimitsStep {
  * ```
  */
 export function limitsStep(gate: LimitsGate | undefined, record: RecordUse): LimitsStep {
-  const limited = (principal: Principal, refusal: AuthRefusal, now: number): AuthOutcome => record.limited(principal, refusal, now)
+  // A 429 is counted against the credential for usage over time (SPEC §5.41), as every refusal that matched it.
+  const limited = (principal: Principal, refusal: AuthRefusal, now: number): AuthOutcome =>
+    record.refusal(refusal, principal.accountId, principal, now)
   return {
     hit(principal, now) {
       if (gate === undefined) return record.hit(principal, now)

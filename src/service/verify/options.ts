@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { bytesOption, noOptions } from '../option-checks'
 import { MIN_PEPPER_BYTES, pepperId } from '../../core/hashing'
+import { MAX_DECLARED_SCOPES, MAX_SCOPE_DESCRIPTION_LENGTH, SCOPE_NAME_PATTERN } from '../../core/restrictions'
 
 /**
  * The options the verification path owns: the `cache` option (verification cache and
@@ -74,3 +75,25 @@ export const pepperSchema = z.union([
       message: 'must not hold the same pepper twice (current, next and previous together)',
     }),
 ])
+
+/**
+ * The `scopes` option (SPEC §5.48): the scopes the host's routes may need, name →
+ * description; at most {@link MAX_DECLARED_SCOPES}, each name of the form
+ * `^[a-z][a-z0-9_.:-]{0,63}$`, each description 1 to 200 characters.
+ */
+export const scopesSchema = z
+  .record(
+    z.string().regex(SCOPE_NAME_PATTERN, 'must map scope names (a lower-case letter, then up to 63 of a-z 0-9 _ . : -) to descriptions'),
+    z
+      .string({ error: 'must be a description (text) of the scope' })
+      .trim()
+      .min(1, 'must be a description of the scope, not blank')
+      .max(MAX_SCOPE_DESCRIPTION_LENGTH, `must be a description of at most ${MAX_SCOPE_DESCRIPTION_LENGTH} characters`),
+    {
+      error: (issue) =>
+        issue.code === 'invalid_key'
+          ? 'is not a scope name: a lower-case letter, then up to 63 of a-z 0-9 _ . : -'
+          : "must be an object of scope name → description, like { 'events:read': 'Read events' }",
+    },
+  )
+  .refine((scopes) => Object.keys(scopes).length <= MAX_DECLARED_SCOPES, { message: `must declare at most ${MAX_DECLARED_SCOPES} scopes` })

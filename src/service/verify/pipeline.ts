@@ -15,7 +15,8 @@ import { rehashIfOlder, type CredentialRead, type Peppers } from './peppers'
 import { headerRecordOf, parsedCredentials, sentHeader, type CredentialReader } from './read-headers'
 import { limitsStep } from './limits'
 import { recordUse, type UseRecorder } from './record-use'
-import { ownerRefusalOf, principalOf, verifiedUntil } from './rules'
+import { missingScopeRefusal, restrictionRefusal, type Principals, type RestrictionRefusal, type ScopeRequirement } from './restrictions'
+import { ownerRefusalOf, verifiedUntil } from './rules'
 import { readCredential } from './store-read'
 
 /**
@@ -30,9 +31,11 @@ import { readCredential } from './store-read'
  *   5. the single-flight store read          store-read.ts
  *   6. the rules: accepted kind, status,     rules.ts
  *      expiry (partner binding: connect)
- *   7. the passcode's limits and credits     limits.ts (a {@link LimitsGate}, given;
+ *   7. the restrictions: address allowlist,  restrictions.ts
+ *      the route's scopes
+ *   8. the passcode's limits and credits     limits.ts (a {@link LimitsGate}, given;
  *      (connect: after its partner check)    connect runs it itself)
- *   8. record the use (or the refusal)       record-use.ts
+ *   9. record the use (or the refusal)       record-use.ts
  *
  * Synchronous first, as hono's `compose` is: while every step answers at once, the
  * answer is the principal itself, with no promise, no closure and no object (the warm
@@ -83,7 +86,19 @@ export interface VerifyDeps {
   readonly limits?: LimitsGate | undefined
   /** The telemetry of the pipeline; `undefined` without the `telemetry` option. */
   readonly telemetry?: VerifyTelemetry | undefined
+  /** Makes each credential's principal, with what a restricted one allows (SPEC §5.48, §5.49). */
+  readonly principals: Principals
 }
+
+/**
+ * The scopes the route of a request needs, on the input a request hands to the full
+ * path (`verifyRequest`'s third argument): a mark no caller of `authenticate` can set.
+ */
+const REQUIRED: unique symbol = Symbol('passcode-auth.requiredScopes')
+
+type Marked = CredentialsInput & { readonly [REQUIRED]?: ScopeRequirement | undefined }
+
+const addressOf = (address: string | undefined): string | undefined => address
 
 /** A verification past the synchronous path, as the pipeline runs it and its trace wrapper calls it. */
 export type FullVerification = (
@@ -102,8 +117,8 @@ export interface VerifyTelemetry {
 
 /** One service's pipeline. */
 export interface Verifier {
-  /** `auth.verifyRequest`: the principal at once on a warm cache, else the outcome's promise. */
-  request<Source>(this: void, request: Source, reader: CredentialReader<Source>): Principal | Promise<AuthOutcome>
+  /** `auth.verifyRequest`: the principal at once on a warm cache, else the outcome's promise; `required` the route's scopes. */
+  request<Source>(this: void, request: Source, reader: CredentialReader<Source>, required?: ScopeRequirement): Principal | Promise<AuthOutcome>
   /** `auth.authenticate`, and `auth.connect`'s first step with the request's deadline. */
   authenticate(this: void, input: CredentialsInput, budget?: Budget): Promise<AuthOutcome>
 }
@@ -127,20 +142,40 @@ const isCountedFailure = (outcome: AuthOutcome): boolean => !outcome.ok && (outc
  * ```
  */
 export function createVerifier(deps: VerifyDeps): Verifier {
-  const { store, peppers, caches, limiter, now, timeoutMs, sunsetWithinMs, emit, telemetry } = deps
+  const { store, peppers, caches, limiter, now, timeoutMs, sunsetWithinMs, emit, telemetry, principals } = deps
   const { accepted, refused, reads } = caches
   const readsAddress = limiter?.readsAddress === true
   const { usage } = deps
   const record = recordUse({ emit, usage, cacheHit: telemetry === undefined ? undefined : (principal) => telemetry.cacheHit(principal) })
   const limits = limitsStep(deps.limits, record)
 
-  /** Steps 3 to 7, for parsed credentials the limiter let through. */
+  // SPEC §5.49: an adapter that cannot see the client address is told of once.
+  let toldNoAddress = false
+  /** 7. A restricted passcode refused here: counted against it (SPEC §5.41), never a use. */
+  function restricted(refusal: RestrictionRefusal, principal: Principal, accountId: string, at: number): AuthOutcome {
+    const credential = usage === undefined ? undefined : principal
+    if (typeof refusal === 'object') return record.refusal(missingScopeRefusal(refusal.missingScope), accountId, credential, at)
+    if (refusal === 'address_unknown' && !toldNoAddress) {
+      toldNoAddress = true
+      emit?.({
+        type: 'allowlist.no_client_address',
+        accountId,
+        message:
+          "A passcode with an address allowlist was refused because the request came without a client address: pass the caller's address (the adapter's clientAddress option, or clientAddress to authenticate; behind a proxy, its trusted forwarded address). Such passcodes are refused until then (SPEC §5.49).",
+      })
+    }
+    return record.refusal('address_not_allowed', accountId, credential, at)
+  }
+
+  /** Steps 3 to 9, for parsed credentials the limiter let through. */
   async function check(
     accountId: string,
     passcode: string,
     budget: Budget | undefined,
     observation: AuthObservation | undefined,
     count: boolean,
+    clientAddress: string | undefined,
+    required: ScopeRequirement | undefined,
   ): Promise<AuthOutcome> {
     const at = now()
     // 3. The refusal cache: only well-formed values are remembered, so a remembered one needs no checksum.
@@ -153,9 +188,14 @@ export function createVerifier(deps: VerifyDeps): Verifier {
     if (accepted !== undefined) {
       const hit = accepted.lookup(passcode, accountId, at)
       if (observation !== undefined) observation.cache = hit === undefined ? 'miss' : 'hit'
-      // 7. The limits (8. record the use).
-      if (hit instanceof Expiring) return limits.success(hit.principal, at, at >= hit.warnFrom ? hit.headers : undefined, count, budget)
-      if (hit !== undefined) return limits.success(hit, at, undefined, count, budget)
+      if (hit !== undefined) {
+        const principal = hit instanceof Expiring ? hit.principal : hit
+        // 7. The restrictions, on the cached principal: no store read.
+        const refusal = restrictionRefusal(principal, required, addressOf, clientAddress)
+        if (refusal !== undefined) return restricted(refusal, principal, accountId, at)
+        // 8. The limits (9. record the use).
+        return limits.success(principal, at, hit instanceof Expiring && at >= hit.warnFrom ? hit.headers : undefined, count, budget)
+      }
     }
     if (!isWellFormedPasscode(passcode)) return record.refusal('checksum_mismatch', accountId)
 
@@ -172,7 +212,7 @@ export function createVerifier(deps: VerifyDeps): Verifier {
     const { match, hash } = read
     const validUntil = match === null ? undefined : verifiedUntil(match, hash, at)
     // The credential a refusal matched, kept and counted only for usage over time (SPEC §5.41).
-    const matched = match === null || usage === undefined ? undefined : principalOf(match)
+    const matched = match === null || usage === undefined ? undefined : principals.of(match)
     if (match === null || validUntil === undefined) {
       // A match whose value no longer verifies is a value a rotation replaced, after its overlap.
       refused?.set(passcode, undefined, undefined, at, generations.refused, matched)
@@ -184,13 +224,16 @@ export function createVerifier(deps: VerifyDeps): Verifier {
     if (owner !== accountId) return record.refusal('wrong_account', accountId)
     if (ownerRefusal !== undefined) return record.refusal(ownerRefusal, accountId, matched, at)
 
-    // The acceptance cache (with the credential's limits, SPEC §5.50) and the hash under the current pepper.
-    const principal = withLimits(principalOf(match), match)
+    // The acceptance cache holds the principal with what it allows and its limits (SPEC §5.50): a request it refuses next costs no read.
+    const principal = withLimits(principals.of(match), match)
     accepted?.set(passcode, principal, validUntil, at, generations.accepted)
     rehashIfOlder(store, peppers, match, read, passcode)
+    // 7. The restrictions (SPEC §5.48, §5.49).
+    const refusal = restrictionRefusal(principal, required, addressOf, clientAddress)
+    if (refusal !== undefined) return restricted(refusal, principal, accountId, at)
     // Until when the value sent works: its expiry, or the end of a rotation's overlap.
     const warn = sunsetWithinMs !== undefined && validUntil !== null && validUntil - at <= sunsetWithinMs
-    // 7. The limits; 8. record the use: the last use and the event.
+    // 8. The limits; 9. record the use: the last use and the event.
     return limits.success(principal, at, warn ? sunsetHeaders(validUntil) : undefined, count, budget)
   }
 
@@ -201,12 +244,13 @@ export function createVerifier(deps: VerifyDeps): Verifier {
     const accountId = input?.accountId
     const passcode = input?.passcode
     const account = typeof accountId === 'string' && isVisibleAscii(accountId) ? accountId : undefined
-    // 2. The per-address limiter: a flooding address is shed before any hashing or store read.
-    const clientAddress = readsAddress ? input?.clientAddress : undefined
+    // The caller's address: for the per-address limiter, and for an address allowlist (step 7).
+    const clientAddress = input?.clientAddress
     /* eslint-enable @typescript-eslint/no-unnecessary-condition */
+    // 2. The per-address limiter: a flooding address is shed before any hashing or store read.
     if (limiter !== undefined) {
       // A limiter store that answers at once (the memory store's) costs no promise hop.
-      const admission = admitted ?? limiter.admit(clientAddress, now())
+      const admission = admitted ?? limiter.admit(readsAddress ? clientAddress : undefined, now())
       const wait = typeof admission === 'number' ? admission : await admission
       if (wait > 0) {
         if (observation !== undefined) observation.limitedBy = 'address'
@@ -217,11 +261,11 @@ export function createVerifier(deps: VerifyDeps): Verifier {
     const outcome =
       account === undefined || typeof passcode !== 'string' || !isVisibleAscii(passcode)
         ? record.refusal('malformed_credentials', account ?? '')
-        : await check(account, passcode, budget, observation, !isCountedByConnect(input))
+        : await check(account, passcode, budget, observation, !isCountedByConnect(input), clientAddress, (input as Marked)[REQUIRED])
     if (limiter === undefined || !isCountedFailure(outcome)) return outcome
     // The account's count is read only now, for a failing attempt (SPEC §5.21): nobody
     // can lock an account's partners out by failing against its ID, which is no secret.
-    const accountWait = await limiter.failed(account, clientAddress, now())
+    const accountWait = await limiter.failed(account, readsAddress ? clientAddress : undefined, now())
     if (accountWait <= 0) return outcome
     if (observation !== undefined) observation.limitedBy = 'account'
     return rateLimited(accountWait)
@@ -229,7 +273,7 @@ export function createVerifier(deps: VerifyDeps): Verifier {
   const traced = telemetry === undefined ? full : telemetry.trace(full)
 
   return {
-    request(request, reader) {
+    request(request, reader, required) {
       // 1. Read the headers: a hit needs the two values as sent, single strings.
       const headers = headerRecordOf(request, reader)
       const passcode = sentHeader(request, reader, headers, PASSCODE_HEADER)
@@ -241,12 +285,26 @@ export function createVerifier(deps: VerifyDeps): Verifier {
       // 4. The acceptance cache, synchronously: the principal itself, or nothing due yet.
       if (admitted === 0 && accepted !== undefined && typeof passcode === 'string' && typeof accountId === 'string') {
         const principal = accepted.get(passcode, accountId, at)
-        // 7. The limits, at once while this instance holds a lease; 8. record the use.
-        if (principal !== undefined) return limits.hit(principal, at)
+        if (principal !== undefined) {
+          // 7. The restrictions: one property read for a passcode without any; the address read only for one with ranges.
+          const refusal = restrictionRefusal(principal, required, reader.clientAddress, request)
+          // 8. The limits, at once while this instance holds a lease; 9. record the use.
+          if (refusal === undefined) return limits.hit(principal, at)
+          return Promise.resolve(restricted(refusal, principal, accountId, at))
+        }
       }
       // Every other case: the steps in full, from the parsed headers, once the limiter has answered.
-      const credentials = parsedCredentials(request, reader)
-      return traced(clientAddress === undefined ? credentials : { ...credentials, clientAddress }, undefined, undefined, admitted)
+      const credentials: Marked = parsedCredentials(request, reader)
+      // The address also for an allowlist (step 7), read within this call as the limiter's;
+      // only for a value that could match a passcode (a malformed one is refused unread).
+      const address = readsAddress
+        ? clientAddress
+        : typeof passcode === 'string' && isWellFormedPasscode(passcode)
+          ? reader.clientAddress(request)
+          : undefined
+      const input: Marked =
+        address === undefined && required === undefined ? credentials : { ...credentials, clientAddress: address, [REQUIRED]: required }
+      return traced(input, undefined, undefined, admitted)
     },
     authenticate(input, budget) {
       return traced(input, budget, undefined, undefined)

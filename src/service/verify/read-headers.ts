@@ -30,7 +30,9 @@ export interface CredentialReader<Source> {
   readonly headerRecord?: ((request: Source) => Readonly<Record<string, HeaderValue>>) | undefined
   /**
    * The caller's address as the framework sees it (its trust-proxy settings applied).
-   * Called only when the service limits failures per address (`rateLimit`).
+   * Called when the service limits failures per address (`rateLimit`), and for a
+   * passcode that may be used only from some addresses (SPEC §5.49): on a cache miss for
+   * any well-formed value, on a hit only for such a passcode.
    */
   clientAddress(this: void, request: Source): string | undefined
 }

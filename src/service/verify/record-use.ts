@@ -1,11 +1,11 @@
 import type { Principal } from '../../core/entities'
-import type { FailureReason } from '../../protocol/outcomes'
+import type { FixedFailureReason } from '../../protocol/outcomes'
 import { refuse, type AuthOutcome, type AuthRefusal } from '../auth-outcome'
 import { countedOutcome, type CountedRefusal } from '../count-hook'
 import type { EventInput } from '../events'
 
 /**
- * Step 7 of the verification pipeline (see pipeline.ts): what every answer leaves
+ * Step 9 of the verification pipeline (see pipeline.ts): what every answer leaves
  * behind. A success records the last use (the `usage` option) and counts it for usage
  * over time (SPEC §5.41), unless `connect` records it (only once its partner is
  * allowed: a connect refused for its partner is no use, SPEC §5.46), and emits
@@ -37,12 +37,11 @@ export interface RecordUse {
   /** A success past the synchronous path, with the `Sunset` header when due; `count` `false` when `connect` records it. */
   success(principal: Principal, now: number, headers: Readonly<Record<string, string>> | undefined, count: boolean): AuthOutcome
   /**
-   * A refusal, with the account ID as sent (or `''` when it was not well formed);
-   * `credential` the one the value matched, if any, for usage over time.
+   * A refusal (a reason of the one table, or an answer made for it: a missing scope's),
+   * with the account ID as sent (or `''` when it was not well formed); `credential` the
+   * one the value matched, if any, for usage over time.
    */
-  refusal(reason: Exclude<FailureReason, 'partner_not_whitelisted'>, accountId: string, credential?: Principal, now?: number): AuthOutcome
-  /** A refusal by the credential's own limits (SPEC §5.50): a 429, counted for usage over time, or a store failure while leasing. */
-  limited(principal: Principal, refusal: AuthRefusal, now: number): AuthOutcome
+  refusal(reason: FixedFailureReason | AuthRefusal, accountId: string, credential?: Principal, now?: number): AuthOutcome
 }
 
 /**
@@ -67,21 +66,16 @@ export function recordUse({ emit, usage, cacheHit }: RecordUseDeps): RecordUse {
       emit?.({ type: 'auth.succeeded', accountId: principal.accountId, principal })
       return headers === undefined ? { ok: true, principal } : { ok: true, principal, headers }
     },
-    refusal(reason, accountId, credential, now) {
+    refusal(refusal, accountId, credential, now) {
+      const outcome = typeof refusal === 'string' ? refuse(refusal) : refusal
+      const { reason } = outcome
       if (usage !== undefined && credential !== undefined && now !== undefined) {
         // Usage over time (SPEC §5.41): a refusal that matched a credential of this very account.
         const counted = countedOutcome(reason, credential, accountId)
         if (counted !== undefined) usage.refused(credential, counted, now)
       }
-      const outcome = refuse(reason)
       emit?.({ type: 'auth.failed', accountId, reason, statusCode: outcome.statusCode })
       return outcome
-    },
-    limited(principal, refusal, now) {
-      const counted = usage === undefined ? undefined : countedOutcome(refusal.reason, principal, principal.accountId)
-      if (counted !== undefined) usage!.refused(principal, counted, now)
-      emit?.({ type: 'auth.failed', accountId: principal.accountId, reason: refusal.reason, statusCode: refusal.statusCode })
-      return refusal
     },
   }
 }

@@ -5,7 +5,8 @@ import type { CredentialMatch } from '../../ports/passcode-store'
 
 /**
  * Step 6 of the verification pipeline (see pipeline.ts): the rules a credential the
- * store found must pass. Pure functions of what was read and the time.
+ * store found must pass. Pure functions of what was read and the time. (The principal
+ * a credential makes, and what a restricted one allows, are in restrictions.ts.)
  */
 
 /** Why a credential's own account is refused with it; none of these changes by time passing alone, save into `expired`. */
@@ -45,16 +46,6 @@ export function verifiedUntil(match: CredentialMatch, hash: string, now: number)
     return undefined
   }
   return expiresAt === null ? previousHashEndsAt : Math.min(expiresAt, previousHashEndsAt)
-}
-
-/** Who called, as the principal handed to the host. */
-export function principalOf(match: CredentialMatch): Principal {
-  if (match.kind === 'user') return { accountId: match.record.accountId, kind: 'user', userId: match.record.userId }
-  const { accountId, id, name, partners } = match.record
-  // An unbound passcode's principal is exactly what it was before bindings existed.
-  return partners === null
-    ? { accountId, kind: 'account', passcodeId: id, passcodeName: name }
-    : { accountId, kind: 'account', passcodeId: id, passcodeName: name, partners }
 }
 
 /**

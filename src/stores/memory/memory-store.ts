@@ -10,7 +10,6 @@ import type {
   LeakNoticeClaim,
   NotificationClaim,
   NotificationKind,
-  PasscodeStore,
   UpdateResult,
   Rehash,
   StoredUsageCount,
@@ -28,6 +27,8 @@ import {
 import { dueNotification } from '../../core/notifications'
 import { memoryAuditLog } from './memory-audit-log'
 import { memoryLimits } from './memory-limits'
+import { memoryWebhooks } from './memory-webhooks'
+import type { PasscodeStoreWithWebhooks } from '../../ports/passcode-store'
 
 interface NotificationState {
   sentAt: number | null
@@ -48,7 +49,7 @@ const userKey = (accountId: string, userId: string): string => `${accountId}\u00
 const notificationKey = (passcodeId: string, kind: NotificationKind, expiresAt: number): string => `${passcodeId}\u0000${kind}\u0000${expiresAt}`
 
 /**
- * The in-memory store: a complete reference implementation of {@link PasscodeStore}
+ * The in-memory store: a complete reference implementation of `PasscodeStore`
  * for tests, demos and single-process hosts. Every operation runs to completion
  * without yielding, so the cap, name uniqueness and notification claims are atomic.
  * Records are copied in and out, so callers cannot change stored state by mutation.
@@ -63,7 +64,7 @@ const notificationKey = (passcodeId: string, kind: NotificationKind, expiresAt: 
  * const auth = createPasscodeAuth({ store: memoryStore(), partners: ['acme'] })
  * ```
  */
-export function memoryStore(): PasscodeStore {
+export function memoryStore(): PasscodeStoreWithWebhooks {
   const passcodes = new Map<string, AccountPasscodeRecord>()
   const byHash = new Map<string, { kind: 'account'; id: string } | { kind: 'user'; key: string }>()
   const byAccount = new Map<string, Set<string>>()
@@ -71,7 +72,19 @@ export function memoryStore(): PasscodeStore {
   const accepted = new Map<string, AcceptedPasscodes>()
   const notifications = new Map<string, NotificationState>()
   const listeners = new Set<(invalidation: Invalidation) => void>()
-  const audit = memoryAuditLog()
+  // SPEC §5.53: each audit record's events are stored in the step that stores the record.
+  const webhooks = memoryWebhooks({
+    prepare: (entry) => audit.prepare(entry),
+    subject: (accountId, target) => {
+      if (target.type === 'passcode') {
+        const record = passcodes.get(target.id)
+        return record?.accountId === accountId ? { hint: record.hint, expiresAt: record.expiresAt } : undefined
+      }
+      const record = target.type === 'user' ? users.get(userKey(accountId, target.id)) : undefined
+      return record === undefined ? undefined : { hint: record.hint, expiresAt: null }
+    },
+  })
+  const audit = memoryAuditLog((entry) => webhooks.observe(entry))
   /** Daily usage counts (SPEC §5.41) by kind, account and key, then by `day|partner|outcome`. */
   const usageDays = new Map<string, Map<string, StoredUsageCount>>()
   /** Leak marks (SPEC §5.42) by id, in insertion (report) order. */
@@ -191,18 +204,22 @@ export function memoryStore(): PasscodeStore {
         ...(patch.partners !== undefined && { partners: patch.partners === null ? null : Object.freeze([...patch.partners]) }),
         ...(patch.description !== undefined && { description: patch.description }),
         ...(patch.disabledAt !== undefined && { disabledAt: patch.disabledAt }),
+        ...(patch.scopes !== undefined && { scopes: patch.scopes === null ? null : Object.freeze([...patch.scopes]) }),
+        ...(patch.allowedAddresses !== undefined && { allowedAddresses: Object.freeze([...patch.allowedAddresses]) }),
+        ...(patch.metadata !== undefined && { metadata: patch.metadata }),
+        ...(patch.tags !== undefined && { tags: Object.freeze([...patch.tags]) }),
         ...(patch.rateLimit !== undefined && { rateLimit: patch.rateLimit }),
         ...(patch.credits !== undefined && { credits: patch.credits }),
         updatedAt: patch.updatedAt,
       }
-      const recorded = audit.prepare(entry && editedPasscodeEntry(entry, current, next))
+      const recorded = audit.prepare(entry, (given) => editedPasscodeEntry(given, current, next))
       passcodes.set(passcodeId, next)
       if (patch.disabledAt === null) closeLeak(accountId, 'account', passcodeId)
       recorded()
-      const verified = [patch.expiresAt, patch.name, patch.partners, patch.disabledAt, patch.rateLimit, patch.credits]
-      if (verified.some((field) => field !== undefined)) {
+      // What a verification reads (the principal's scopes and metadata, the address ranges included); not a description or tags.
+      const { description: _description, tags: _tags, updatedAt: _updatedAt, ...read } = patch
+      if (Object.values(read as Record<string, unknown>).some((value) => value !== undefined))
         publish({ type: 'account_passcode', accountId, passcodeId })
-      }
       return { ok: true, record: { ...next } }
     },
 
@@ -223,7 +240,7 @@ export function memoryStore(): PasscodeStore {
         previousHashEndsAt: keepsCurrent ? rotation.previousHashEndsAt : null,
         updatedAt: rotation.updatedAt,
       }
-      const recorded = audit.prepare(entry && rotatedPasscodeEntry(entry, current, next))
+      const recorded = audit.prepare(entry, (given) => rotatedPasscodeEntry(given, current, next))
       // Only one previous value: a rotation during an overlap ends the older one.
       if (current.previousHash !== null) byHash.delete(current.previousHash)
       if (!keepsCurrent) byHash.delete(current.hash)
@@ -238,7 +255,7 @@ export function memoryStore(): PasscodeStore {
     async deleteAccountPasscode(accountId, passcodeId, entry) {
       const current = ownPasscode(accountId, passcodeId)
       if (current === undefined) return null
-      const recorded = audit.prepare(entry && deletedPasscodeEntry(entry, current))
+      const recorded = audit.prepare(entry, (given) => deletedPasscodeEntry(given, current))
       passcodes.delete(passcodeId)
       byHash.delete(current.hash)
       if (current.previousHash !== null) byHash.delete(current.previousHash)
@@ -374,7 +391,7 @@ export function memoryStore(): PasscodeStore {
       const current = users.get(key)
       if (current?.revokedAt !== null) return null
       const next: UserPasscodeRecord = { ...current, ...fields }
-      const recorded = audit.prepare(entry && resetUserPasscodeEntry(entry, current, next))
+      const recorded = audit.prepare(entry, (given) => resetUserPasscodeEntry(given, current, next))
       byHash.delete(current.hash)
       users.set(key, next)
       byHash.set(next.hash, { kind: 'user', key })
@@ -412,7 +429,7 @@ export function memoryStore(): PasscodeStore {
     },
 
     async setAcceptedPasscodes(accountId, value, entry) {
-      const recorded = audit.prepare(entry && acceptedPasscodesEntry(entry, accepted.get(accountId) ?? 'account', value))
+      const recorded = audit.prepare(entry, (given) => acceptedPasscodesEntry(given, accepted.get(accountId) ?? 'account', value))
       accepted.set(accountId, value)
       recorded()
       publish({ type: 'account', accountId })
@@ -471,7 +488,7 @@ export function memoryStore(): PasscodeStore {
         if (current === undefined || (current.hash !== report.hash && current.previousHash !== report.hash)) return null
         ;({ name, hint } = current)
         const disabledNow = report.action === 'disable' && current.disabledAt == null
-        const recorded = audit.prepare(entry && leakReportedEntry(entry, name, disabledNow))
+        const recorded = audit.prepare(entry, (given) => leakReportedEntry(given, name, disabledNow))
         if (report.action === 'delete') {
           passcodes.delete(key)
           byHash.delete(current.hash)
@@ -492,7 +509,7 @@ export function memoryStore(): PasscodeStore {
         const userKeyed = userKey(accountId, key)
         const current = users.get(userKeyed)
         if (current?.revokedAt !== null || current.hash !== report.hash) return null
-        const recorded = audit.prepare(entry && leakReportedEntry(entry, null, false))
+        const recorded = audit.prepare(entry, (given) => leakReportedEntry(given, null, false))
         users.set(userKeyed, { ...current, revokedAt: at })
         action = 'revoked'
         recorded()
@@ -553,6 +570,7 @@ export function memoryStore(): PasscodeStore {
     },
 
     audit: audit.log,
+    webhooks: webhooks.store,
 
     subscribe(listener) {
       listeners.add(listener)

@@ -1,4 +1,5 @@
 import type { Database } from './database-interface'
+import { webhookSchema } from './webhook-schema'
 
 /**
  * One versioned schema change: statements run in order, in one transaction. A change to
@@ -15,6 +16,34 @@ export interface Migration {
   readonly statements: (s: string) => readonly string[]
   /** Work on populated tables without a long lock (see above); `s` is the schema. */
   readonly online?: (database: Database, s: string) => Promise<void>
+  /**
+   * Set only on a planned contract step (docs/upgrading.md): a migration that removes,
+   * renames or narrows something of the schema the versions before it left. Without it
+   * a migration may only expand (SPEC §5.54), which test/stores/migrations-expand.test.ts
+   * checks on the catalog each migration leaves.
+   */
+  readonly contract?: ContractStep
+}
+
+/**
+ * What a planned contract step removes or narrows, and why a fleet can take it. The
+ * version of the package that ships it must come at least one minor after the version
+ * from which no code reads or writes what it removes, so that the fleet of the minor
+ * before (the one still running during a rolling upgrade) never needs it.
+ */
+export interface ContractStep {
+  /**
+   * Each change as the expand check names it, word for word (the check fails on a
+   * change not listed here, and on a listed one the migration does not make):
+   * `table <t>`, `column <t>.<c>`, `index <i>`, `constraint <t>.<c>`, `function <f>(<args>)`,
+   * `type <t>`, `sequence <s>` for a removal or rename; `column type <t>.<c>`,
+   * `not null <t>.<c>`, `default <t>.<c>`, `new constraint <t>.<c>`, `new unique index <i>`,
+   * `changed index <i>`, `changed constraint <t>.<c>`, `function result <f>(<args>)`,
+   * `enum value <t>.<label>`, `domain <t>` for a narrowing.
+   */
+  readonly changes: readonly string[]
+  /** Why the versions a fleet may still run beside it do not need what it removes. */
+  readonly reason: string
 }
 
 /** Rows per statement of an online migration's batched fill. */
@@ -263,9 +292,16 @@ export const MIGRATIONS: readonly Migration[] = [
       // The notifications not sent yet: the live leases a claim passes over (few at any
       // time), read without the rows of every email ever sent.
       await createIndexOnline(database, s, 'notifications_unsent', 'notifications', '(passcode_id, kind, expires_at) WHERE sent_at IS NULL')
-      // Read by the claim before version 7 only.
+      // Read by the claim before version 7 only (see `contract` below).
       const concurrently = await concurrentlyOn(database, `${s}.account_passcodes`)
       await database.query(`DROP INDEX ${concurrently}IF EXISTS ${s}.account_passcodes_expires`)
+    },
+    // Made before any version of the package was released: no fleet ever ran a version
+    // whose claim reads this index beside one without it (and one that did would only
+    // claim more slowly, never wrongly: the index served no constraint).
+    contract: {
+      changes: ['index account_passcodes_expires'],
+      reason: 'read only by the notifier claim of schema versions before 7, none of them released',
     },
   },
   {
@@ -329,61 +365,25 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 10,
     name: 'the verification lookup as a function',
-    statements: (s) => {
-      // One account passcode probe, by its current or its previous hash.
-      const accountProbe = (column: 'hash' | 'previous_hash'): string => `SELECT row_to_json(r)::text INTO answer FROM (
-          SELECT 'account' AS kind, p.account_id, p.id, NULL::text AS user_id, p.name, p.name_key, p.hash, p.hint,
-                 p.expiry_days, p.created_at, p.updated_at, p.expires_at, p.partners, p.previous_hash, p.previous_hash_ends_at,
-                 p.last_used_at, p.last_used_partner, NULL::text AS ciphertext,
-                 NULL::text AS validity_type, NULL::integer AS validity_days, NULL::bigint AS granted_at, NULL::bigint AS revoked_at,
-                 p.pepper_id, p.disabled_at, p.description, coalesce(a.accepted_passcodes, 'account') AS accepted_passcodes
-          FROM ${s}.account_passcodes p LEFT JOIN ${s}.accounts a ON a.account_id = p.account_id
-          WHERE p.${column} = $1
-        ) AS r;`
-      return [
-        // The verification lookup (statements.ts, findCredentialByHash, as of this version)
-        // for connections that cannot keep a named prepared statement (a transaction
-        // pooler): PL/pgSQL keeps the plans of its queries per server session, so the call
-        // `SELECT s.find_credential_by_hash($1::text)` is all the server plans per lookup.
-        // It returns the statement's one row (or NULL) as the text of row_to_json, with
-        // the statement's column names. The statement's three probes (an account
-        // passcode's current hash, its previous hash, a user passcode's hash; the first
-        // that matches wins, as the statement's UNION ALL ... LIMIT 1) run one after the
-        // other here, each a plain index probe joined to its account: a match on the
-        // current hash, the usual case, runs one small plan instead of starting all
-        // three. Every name is schema-qualified, with no `SET search_path` (which the
-        // server saves and restores on every call). Both choices measured with
-        // `npx tsx bench/pgbouncer-lookup.ts` (figures in docs/benchmarks.md). SECURITY
-        // INVOKER: the caller's own rights on the tables. Creating it locks no table. A
-        // later change to the lookup replaces it in a new version;
-        // test/stores/sql-store-cases.ts checks that both return the same row.
-        `CREATE OR REPLACE FUNCTION ${s}.find_credential_by_hash(text) RETURNS text
-        LANGUAGE plpgsql STABLE SECURITY INVOKER AS $lookup$
-      DECLARE
-        answer text;
-      BEGIN
-        ${accountProbe('hash')}
-        IF answer IS NOT NULL THEN
-          RETURN answer;
-        END IF;
-        ${accountProbe('previous_hash')}
-        IF answer IS NOT NULL THEN
-          RETURN answer;
-        END IF;
-        SELECT row_to_json(r)::text INTO answer FROM (
-          SELECT 'user' AS kind, u.account_id, NULL::text AS id, u.user_id, NULL::text AS name, NULL::text AS name_key, u.hash, u.hint,
-                 NULL::integer AS expiry_days, NULL::bigint AS created_at, NULL::bigint AS updated_at, u.expires_at, NULL::text[] AS partners,
-                 NULL::text AS previous_hash, NULL::bigint AS previous_hash_ends_at, u.last_used_at, u.last_used_partner, u.ciphertext,
-                 u.validity_type, u.validity_days, u.granted_at, u.revoked_at, u.pepper_id, NULL::bigint AS disabled_at,
-                 NULL::text AS description, coalesce(a.accepted_passcodes, 'account') AS accepted_passcodes
-          FROM ${s}.user_passcodes u LEFT JOIN ${s}.accounts a ON a.account_id = u.account_id
-          WHERE u.hash = $1
-        ) AS r;
-        RETURN answer;
-      END
-      $lookup$`,
-      ]
-    },
+    statements: (s) => [
+      // The verification lookup (statements.ts, findCredentialByHash, as of this version)
+      // for connections that cannot keep a named prepared statement (a transaction
+      // pooler): PL/pgSQL keeps the plans of its queries per server session, so the call
+      // `SELECT s.find_credential_by_hash($1::text)` is all the server plans per lookup.
+      // It returns the statement's one row (or NULL) as the text of row_to_json, with
+      // the statement's column names. The statement's three probes (an account
+      // passcode's current hash, its previous hash, a user passcode's hash; the first
+      // that matches wins, as the statement's UNION ALL ... LIMIT 1) run one after the
+      // other here, each a plain index probe joined to its account: a match on the
+      // current hash, the usual case, runs one small plan instead of starting all
+      // three. Every name is schema-qualified, with no `SET search_path` (which the
+      // server saves and restores on every call). Both choices measured with
+      // `npx tsx bench/pgbouncer-lookup.ts` (figures in docs/benchmarks.md). SECURITY
+      // INVOKER: the caller's own rights on the tables. Creating it locks no table. A
+      // later change to the lookup replaces it in a new version (14);
+      // test/stores/sql-store-cases.ts checks that both return the same row.
+      findCredentialFunction(s),
+    ],
   },
   {
     version: 11,
@@ -416,6 +416,34 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 12,
+    name: 'keyed audit records',
+    statements: (s) => [
+      // SPEC §5.44: every record says which encoding its hash covers (core/audit.ts,
+      // auditRecordInput). The records already written are version 1 (the encoding of
+      // before: verifiable as they are); the default is dropped at once, so every later
+      // insert names its version: an instance of an earlier release, whose append
+      // statements do not, fails its audited writes (nothing committed) instead of
+      // chaining a plain record after keyed ones. Both steps change the catalog only.
+      `ALTER TABLE ${s}.audit_records ADD COLUMN version smallint NOT NULL DEFAULT 1`,
+      `ALTER TABLE ${s}.audit_records ALTER COLUMN version DROP DEFAULT`,
+      // The id of the audit key whose HMAC the record's hash is; NULL for a plain SHA-256.
+      `ALTER TABLE ${s}.audit_records ADD COLUMN key_id text`,
+    ],
+    // The newest prune record of an account in one probe: a list checks the chain's start
+    // against it. Built without blocking appends to a trail of any size.
+    online: (database, s) =>
+      createIndexOnline(database, s, 'audit_records_pruned', 'audit_records', "(account_id, sequence) WHERE action = 'audit.pruned'"),
+    // The one narrowing is on purpose (SPEC §5.44 over §5.54's mixed fleet): a version
+    // without keys must not append a plain record after keyed ones. Made before any
+    // version of the package was released, so no released version writes unversioned
+    // records; from the first release on, every version names its records' version.
+    contract: {
+      changes: ['not null audit_records.version'],
+      reason: 'a record of unstated encoding would be a plain hash after keyed ones; no released version writes records without a version',
+    },
+  },
+  {
     version: 13,
     name: 'the pepper of a rotation previous value',
     statements: (s) => [
@@ -428,4 +456,82 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE ${s}.account_passcodes ADD COLUMN previous_pepper_id text`,
     ],
   },
+  {
+    version: 14,
+    name: 'restricted passcodes',
+    statements: (s) => [
+      // SPEC §5.48, §5.49, §5.51: what a passcode grants (NULL: every scope the host
+      // declares), the CIDR ranges it may be used from (NULL or empty: any address), the
+      // host's metadata (its JSON text, kept as written so that an audit record shows the
+      // same text on every store; NULL: none) and its tags (NULL or empty: none). Expand
+      // only: nullable columns without a default, which no instance of the version before
+      // reads or writes (a passcode it makes grants every scope from any address); adding
+      // them rewrites no row.
+      `ALTER TABLE ${s}.account_passcodes ADD COLUMN scopes text[], ADD COLUMN allowed_addresses text[], ADD COLUMN metadata text, ADD COLUMN tags text[]`,
+      `ALTER TABLE ${s}.user_passcodes ADD COLUMN scopes text[], ADD COLUMN allowed_addresses text[]`,
+      // Usage over time counts the two new matched refusals (SPEC §5.41): the check widens
+      // (NOT VALID: the rows it holds are within the narrower one, so none is re-read).
+      `ALTER TABLE ${s}.usage_days DROP CONSTRAINT usage_days_outcome_check`,
+      `ALTER TABLE ${s}.usage_days ADD CONSTRAINT usage_days_outcome_check
+        CHECK (outcome IN ('succeeded', 'expired', 'disabled', 'revoked', 'wrong_partner', 'rotated_out', 'missing_scope', 'address')) NOT VALID`,
+      // The verification lookup (version 10) returns the new columns, as the statement
+      // does (statements.ts); an instance of the version before ignores the extra fields.
+      findCredentialFunction(s, {
+        account: 'p.scopes, p.allowed_addresses, p.metadata, p.tags',
+        user: 'u.scopes, u.allowed_addresses, NULL::text AS metadata, NULL::text[] AS tags',
+      }),
+    ],
+  },
+  // 14 and 15 are taken by changes in flight on other branches; migrate() applies whatever
+  // versions are missing, in order, whatever their numbers (a database at 16 gets them later).
+  {
+    version: 16,
+    name: 'webhooks: endpoints, the event outbox and its trigger on the audit records',
+    statements: webhookSchema,
+  },
 ]
+
+/**
+ * The verification lookup as a PL/pgSQL function (version 10; version 14 replaces it with
+ * the columns of restricted passcodes, `extra`): the statement findCredentialByHash
+ * (statements.ts) as three probes, one after the other.
+ */
+function findCredentialFunction(s: string, extra?: { readonly account: string; readonly user: string }): string {
+  const accountExtra = extra === undefined ? '' : `, ${extra.account}`
+  const userExtra = extra === undefined ? '' : `, ${extra.user}`
+  // One account passcode probe, by its current or its previous hash.
+  const accountProbe = (column: 'hash' | 'previous_hash'): string => `SELECT row_to_json(r)::text INTO answer FROM (
+          SELECT 'account' AS kind, p.account_id, p.id, NULL::text AS user_id, p.name, p.name_key, p.hash, p.hint,
+                 p.expiry_days, p.created_at, p.updated_at, p.expires_at, p.partners, p.previous_hash, p.previous_hash_ends_at,
+                 p.last_used_at, p.last_used_partner, NULL::text AS ciphertext,
+                 NULL::text AS validity_type, NULL::integer AS validity_days, NULL::bigint AS granted_at, NULL::bigint AS revoked_at,
+                 p.pepper_id, p.disabled_at, p.description, coalesce(a.accepted_passcodes, 'account') AS accepted_passcodes${accountExtra}
+          FROM ${s}.account_passcodes p LEFT JOIN ${s}.accounts a ON a.account_id = p.account_id
+          WHERE p.${column} = $1
+        ) AS r;`
+  return `CREATE OR REPLACE FUNCTION ${s}.find_credential_by_hash(text) RETURNS text
+        LANGUAGE plpgsql STABLE SECURITY INVOKER AS $lookup$
+      DECLARE
+        answer text;
+      BEGIN
+        ${accountProbe('hash')}
+        IF answer IS NOT NULL THEN
+          RETURN answer;
+        END IF;
+        ${accountProbe('previous_hash')}
+        IF answer IS NOT NULL THEN
+          RETURN answer;
+        END IF;
+        SELECT row_to_json(r)::text INTO answer FROM (
+          SELECT 'user' AS kind, u.account_id, NULL::text AS id, u.user_id, NULL::text AS name, NULL::text AS name_key, u.hash, u.hint,
+                 NULL::integer AS expiry_days, NULL::bigint AS created_at, NULL::bigint AS updated_at, u.expires_at, NULL::text[] AS partners,
+                 NULL::text AS previous_hash, NULL::bigint AS previous_hash_ends_at, u.last_used_at, u.last_used_partner, u.ciphertext,
+                 u.validity_type, u.validity_days, u.granted_at, u.revoked_at, u.pepper_id, NULL::bigint AS disabled_at,
+                 NULL::text AS description, coalesce(a.accepted_passcodes, 'account') AS accepted_passcodes${userExtra}
+          FROM ${s}.user_passcodes u LEFT JOIN ${s}.accounts a ON a.account_id = u.account_id
+          WHERE u.hash = $1
+        ) AS r;
+        RETURN answer;
+      END
+      $lookup$`
+}

@@ -1,7 +1,6 @@
 import type { NotificationClaim, PasscodeStore } from '../../ports/passcode-store'
-import type { AuditStatements } from './audit-statements'
 import type { Database } from './database-interface'
-import { appendParams } from './postgres-audit-log'
+import type { PostgresAuditLog } from './postgres-audit-log'
 import { toKind } from './rows'
 import type { Statements } from './statements'
 
@@ -21,11 +20,13 @@ const claimKey = (claim: NotificationClaim): unknown[] => [claim.passcodeId, cla
 
 /**
  * The expiry notifier's claims. Each call is one statement (a completion with its audit
- * record too: `completeNotificationAndAppend`, audit-statements.ts), so a runner that
- * dies mid-call leaves nothing half done; one that dies after claiming leaves a lease
- * that lapses after `leaseMs`, when the next pass takes the notification over.
+ * record too, placed after the head read just before; or, when another append moved the
+ * head meanwhile, one transaction: audit-statements.ts), so a runner that dies mid-call
+ * leaves nothing half done;
+ * one that dies after claiming leaves a lease that lapses after `leaseMs`, when the next
+ * pass takes the notification over.
  */
-export function notificationClaims(database: Database, sql: Statements, audit: AuditStatements): ClaimMethods {
+export function notificationClaims(database: Database, sql: Statements, audit: PostgresAuditLog): ClaimMethods {
   return {
     async claimNotifications(request) {
       const claims: NotificationClaim[] = []
@@ -52,13 +53,16 @@ export function notificationClaims(database: Database, sql: Statements, audit: A
 
     async completeNotification(claim, sentAt, entry) {
       if (entry === undefined) return (await database.query(sql.completeNotification, [...claimKey(claim), sentAt])).length > 0
-      // With its audit record: both in one statement, the record only when the claim held.
-      const rows = await (database.prepared ?? database.query)(audit.completeNotificationAndAppend, [
-        ...claimKey(claim),
-        sentAt,
-        ...appendParams(entry),
-      ])
-      return rows.length > 0
+      // With its audit record, only when the claim held: in one statement after the head read
+      // just before, or the completion locking the chain head after it.
+      const placed = await audit.appendWith(audit.sql.completeNotificationAppending, [...claimKey(claim), sentAt], entry)
+      if (placed !== undefined) return placed.rows.length > 0
+      return database.transaction(async (tx) => {
+        const [row] = await (tx.prepared ?? tx.query)(audit.sql.completeNotificationAndLock, [...claimKey(claim), sentAt, entry.entry.accountId])
+        if (row === undefined) return false
+        await audit.appendLocked(tx, row, entry.entry, entry.signer)
+        return true
+      })
     },
 
     async releaseNotification(claim) {

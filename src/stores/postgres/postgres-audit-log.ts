@@ -1,14 +1,8 @@
-import {
-  auditHashInputAround,
-  auditHashInputParts,
-  canonicalJson,
-  GENESIS_HASH,
-  type AuditAction,
-  type AuditActor,
-  type AuditEntry,
-  type AuditRecord,
-} from '../../core/audit'
-import type { AuditLog } from '../../ports/audit-log'
+import { canonicalJson, type AuditAction, type AuditActor, type AuditEntry, type AuditRecord, type AuditSigner } from '../../core/audit'
+import type { AuditChainEnds, AuditChainPoint } from '../../core/audit-chain'
+import { prunedEntry } from '../../core/audit-fields'
+import type { AuditListing } from '../../core/audit-page'
+import type { AuditAppend, AuditLog } from '../../ports/audit-log'
 import type { Database, Queryable, Row } from './database-interface'
 import { auditStatements, type AuditStatements } from './audit-statements'
 
@@ -28,15 +22,18 @@ const parsed = (value: unknown): unknown => {
 const actorTexts = (userId: string): string[] =>
   (['admin', 'member'] as const).map((role) => canonicalJson({ type: 'user', userId, role } satisfies AuditActor))
 
-/** A row of `audit_records` as a record; the JSON columns are parsed back as they were hashed. */
+/** A row of `audit_records` as a record, every column as stored; the JSON columns are parsed back as they were hashed. */
 function toAuditRecord(row: Row): AuditRecord {
   return {
     accountId: String(row.account_id),
     sequence: Number(row.sequence),
+    version: Number(row.version),
+    keyId: optionalText(row.key_id),
     at: Number(row.at),
     actor: parsed(row.actor) as AuditRecord['actor'],
     action: String(row.action) as AuditAction,
     target: parsed(row.target) as AuditRecord['target'],
+    targetId: optionalText(row.target_id),
     changes: parsed(row.changes) as AuditRecord['changes'],
     requestId: optionalText(row.request_id),
     clientAddress: optionalText(row.client_address),
@@ -45,97 +42,149 @@ function toAuditRecord(row: Row): AuditRecord {
   }
 }
 
-/**
- * The parameters of a change's audit record in a statement that makes it from the row
- * the change found and left (`edit`, `rotateAndNotify`, audit-statements.ts), numbered
- * after the change's own: the entry, less what the statement reads from the row (the
- * changes of the fields in `replaced` and the passcode target's name). Throws for an
- * entry that cannot be encoded, those fields included.
- */
-export function rowRecordParams(entry: AuditEntry, replaced: readonly string[]): unknown[] {
-  // Refused whole, as every store refuses an entry it cannot encode (core/audit-fields.ts).
-  canonicalJson(entry.changes)
-  const fields = new Set(replaced)
-  const kept = Object.entries(entry.changes).filter(([field]) => !fields.has(field))
+/** A row's sequence and hash (`sequence`, `hash` or the `audit_head_*` a change's statement returns). */
+const point = (sequence: unknown, hash: unknown): AuditChainPoint => ({ sequence: Number(sequence), hash: String(hash) })
+
+/** The parameters of the append statement for a placed and signed record. */
+function recordParams(record: AuditRecord): unknown[] {
   return [
-    entry.at,
-    canonicalJson(entry.actor),
-    entry.action,
-    entry.target.type === 'passcode' ? null : canonicalJson(entry.target),
-    'id' in entry.target ? entry.target.id : null,
-    kept.map(([field]) => field),
-    kept.map(([, change]) => canonicalJson(change)),
-    entry.requestId,
-    entry.clientAddress,
-    GENESIS_HASH,
-    ...auditHashInputParts(entry, ['changes', 'target']),
+    record.accountId,
+    record.sequence,
+    record.at,
+    canonicalJson(record.actor),
+    record.action,
+    canonicalJson(record.target),
+    record.targetId,
+    canonicalJson(record.changes),
+    record.requestId,
+    record.clientAddress,
+    record.previousHash,
+    record.hash,
+    record.version,
+    record.keyId,
   ]
 }
 
-/**
- * The parameters of an append (`append`, and after the change's own in `appendAfter`'s
- * statements, audit-statements.ts): the entry, encoded, and the two parts of its hash
- * input around the previous hash. Throws for an entry that cannot be encoded.
- */
-export function appendParams(entry: AuditEntry): unknown[] {
-  const [before, after] = auditHashInputAround(entry)
-  return [
-    entry.accountId,
-    entry.at,
-    canonicalJson(entry.actor),
-    entry.action,
-    canonicalJson(entry.target),
-    'id' in entry.target ? entry.target.id : null,
-    canonicalJson(entry.changes),
-    entry.requestId,
-    entry.clientAddress,
-    GENESIS_HASH,
-    before,
-    after,
-  ]
+/** A change's `NOTIFY`, sent in the record's statement. */
+export interface Notify {
+  readonly channel: string
+  readonly payload: string
 }
 
-/** The SQL store's audit trail, and the append its write methods run inside their transactions. */
+/** The SQL store's audit trail, and the appends its write methods run inside their transactions. */
 export interface PostgresAuditLog {
   readonly log: AuditLog
-  /** Its statements, for the writes that append their record in their own statement (audit-statements.ts). */
+  /** Its statements, for the writes that lock the chain head in their own statement (`…AndLock`, audit-statements.ts). */
   readonly sql: AuditStatements
   /**
-   * Appends the entry to its account's chain inside `tx`, the change's transaction,
-   * and sends the change's `NOTIFY` in the same statement when `notify` is given.
+   * Appends the entry after the head a change's `…AndLock` statement locked (its row's
+   * `audit_head_sequence` and `audit_head_hash`; none: the account's first record),
+   * inside `tx`, the change's transaction, with the change's `NOTIFY` when given.
    */
-  appendIn(tx: Queryable, entry: AuditEntry, notify?: { readonly channel: string; readonly payload: string }): Promise<AuditRecord>
+  appendLocked(tx: Queryable, locked: Row, entry: AuditEntry, signer: AuditSigner, notify?: Notify): Promise<AuditRecord>
+  /** Locks the account's chain head and appends the entry inside `tx`. */
+  appendIn(tx: Queryable, append: AuditAppend, notify?: Notify): Promise<AuditRecord>
+  /**
+   * Runs a change whose record the service made whole and that record in one statement
+   * (`…Appending`, audit-statements.ts: `params` are the change's), placed after the head
+   * read just before, with the change's `NOTIFY` when given. Resolves the statement's
+   * rows and the record (none when the change changed nothing), or `undefined` when the
+   * account has no head row yet or other appends moved its head twice in between: the
+   * caller then takes the transactional way, which waits for the head's lock.
+   */
+  appendWith(
+    statement: string,
+    params: readonly unknown[],
+    append: AuditAppend,
+    notify?: Notify,
+  ): Promise<{ readonly rows: Row[]; readonly record: AuditRecord | undefined } | undefined>
+}
+
+/** How many times {@link PostgresAuditLog.appendWith} places a record after a head read before it gives way to the head's lock. */
+const APPEND_ATTEMPTS = 2
+
+/** The error of an `…Appending` statement whose head moved after it was read: the record's sequence was NULL. */
+function isStaleHead(error: unknown): boolean {
+  const { code, column, message } = (error ?? {}) as { code?: unknown; column?: unknown; message?: unknown }
+  return code === '23502' && (column === 'sequence' || (typeof message === 'string' && message.includes('"sequence"')))
 }
 
 /**
- * The audit trail over PostgreSQL or PGlite (SPEC §5.40). An append locks the account's
- * head row, places the record after it, inserts it and moves the head, all in the
- * caller's transaction, in one statement (most writes' statements make the change too:
- * `edit`, `rotateAndNotify`, `deleteAndNotify`, the `…AndAppend` ones); appends to one
- * account from any number of processes take turns on that row lock, so each account
- * keeps one chain.
+ * The audit trail over PostgreSQL or PGlite (SPEC §5.40, §5.44). An append locks the
+ * account's head row, places the record after it, signs it in the process (the key is
+ * never sent to the database: not as a parameter, nor in a setting), inserts it and
+ * moves the head, all in the caller's transaction; appends to one account from any
+ * number of processes take turns on that row lock, so each account keeps one chain.
  */
 export function postgresAuditLog(database: Database, schema: string): PostgresAuditLog {
   const sql = auditStatements(schema)
+  const run = (tx: Queryable) => tx.prepared ?? tx.query
 
-  const appendIn = async (
-    tx: Queryable,
-    entry: AuditEntry,
-    notify?: { readonly channel: string; readonly payload: string },
-  ): Promise<AuditRecord> => {
-    // Named and prepared where the driver can (planned once per connection, not on every call).
-    const [row] = await (tx.prepared ?? tx.query)(notify === undefined ? sql.append : sql.appendAndNotify, [
-      ...appendParams(entry),
-      ...(notify === undefined ? [] : [notify.channel, notify.payload]),
-    ])
-    return { ...entry, sequence: Number(row!.sequence), previousHash: String(row!.previous_hash), hash: String(row!.hash) }
+  /** The account's head, locked; created at the genesis for an account's first record. */
+  const lockHead = async (tx: Queryable, accountId: string): Promise<AuditChainPoint> => {
+    let [row] = await run(tx)(sql.lockHead, [accountId])
+    if (row === undefined) {
+      await run(tx)(sql.createHead, [accountId])
+      ;[row] = await run(tx)(sql.lockHead, [accountId])
+    }
+    return point(row!.sequence, row!.hash)
   }
 
-  const log: AuditLog = {
-    append: (entry) => database.transaction((tx) => appendIn(tx, entry)),
+  const place = async (tx: Queryable, head: AuditChainPoint, entry: AuditEntry, signer: AuditSigner, notify?: Notify): Promise<AuditRecord> => {
+    const record = signer.chain(entry, head)
+    const params = recordParams(record)
+    const [row] = await run(tx)(
+      notify === undefined ? sql.append : sql.appendAndNotify,
+      notify === undefined ? params : [...params, notify.channel, notify.payload],
+    )
+    // Under the head's lock the head is where it was read: anything else is a bug, and the change must not commit.
+    if (Number(row?.moved) !== 1) throw new Error(`The audit chain head of an account moved during an append (at ${record.sequence})`)
+    return record
+  }
 
-    async list(accountId, query) {
-      const rows = await database.query(query.order === 'newest' ? sql.newest : sql.oldest, [
+  const appendLocked: PostgresAuditLog['appendLocked'] = async (tx, locked, entry, signer, notify) => {
+    const head =
+      locked.audit_head_sequence === null || locked.audit_head_sequence === undefined
+        ? await lockHead(tx, entry.accountId)
+        : point(locked.audit_head_sequence, locked.audit_head_hash)
+    return place(tx, head, entry, signer, notify)
+  }
+
+  const appendIn: PostgresAuditLog['appendIn'] = async (tx, { entry, signer }, notify) =>
+    place(tx, await lockHead(tx, entry.accountId), entry, signer, notify)
+
+  const appendWith: PostgresAuditLog['appendWith'] = async (statement, params, { entry, signer }, notify) => {
+    for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
+      const [head] = await run(database)(sql.ends, [entry.accountId])
+      if (head === undefined) return undefined
+      const record = signer.chain(entry, point(head.sequence, head.hash))
+      try {
+        const rows = await run(database)(statement, [
+          ...params,
+          ...recordParams(record),
+          ...(notify === undefined ? [] : [notify.channel, notify.payload]),
+        ])
+        return { rows, record: rows.length > 0 ? record : undefined }
+      } catch (error) {
+        if (!isStaleHead(error)) throw error
+      }
+    }
+    return undefined
+  }
+
+  const toEnds = (row: Row | undefined): AuditChainEnds | null =>
+    row === undefined || row.head_sequence === null
+      ? null
+      : { start: point(row.start_sequence, row.start_hash), head: point(row.head_sequence, row.head_hash) }
+
+  const log: AuditLog = {
+    async append(append) {
+      const placed = await appendWith(sql.appendAt, [], append)
+      return placed?.record ?? database.transaction((tx) => appendIn(tx, append))
+    },
+
+    async list(accountId, query): Promise<AuditListing> {
+      const rows = await database.query(sql.list, [
         accountId,
         query.after ?? null,
         query.limit,
@@ -145,30 +194,50 @@ export function postgresAuditLog(database: Database, schema: string): PostgresAu
         query.to ?? null,
         query.actorUserId === undefined ? null : actorTexts(query.actorUserId),
       ])
-      return rows.map(toAuditRecord)
+      const part = (name: string) => rows.filter((row) => row.part === name).map(toAuditRecord)
+      const ends = rows.find((row) => row.part === 'ends')
+      const [head, first, pruned] = [part('head'), part('first'), part('pruned')]
+      const repeated = [head, first].find((records) => records.length > 1)?.[0]?.sequence
+      const stray = ends?.stray === null || ends?.stray === undefined ? (repeated ?? null) : Number(ends.stray)
+      return {
+        ends: toEnds(ends),
+        records: part('page').sort((a, b) => b.sequence - a.sequence),
+        stray,
+        head: head[0] ?? null,
+        first: first[0] ?? null,
+        pruned: pruned[0] ?? null,
+      }
+    },
+
+    async records(accountId, { from, limit }) {
+      return (await database.query(sql.records, [accountId, from ?? null, limit])).map(toAuditRecord)
     },
 
     async ends(accountId) {
       const [row] = await database.query(sql.ends, [accountId])
-      if (row === undefined) return { start: { sequence: 0, hash: GENESIS_HASH }, head: { sequence: 0, hash: GENESIS_HASH } }
-      return {
-        start: { sequence: Number(row.start_sequence), hash: String(row.start_hash) },
-        head: { sequence: Number(row.sequence), hash: String(row.hash) },
-      }
+      return row === undefined ? null : { start: point(row.start_sequence, row.start_hash), head: point(row.sequence, row.hash) }
     },
 
-    async prune(before) {
+    async prune(before, { at, signer }) {
       let removed = 0
       for (const candidate of await database.query(sql.pruneCandidates, [before])) {
         const accountId = String(candidate.account_id)
         removed += await database.transaction(async (tx) => {
-          await tx.query(sql.lockHeadForPrune, [accountId])
-          const [row] = await tx.query(sql.pruneThrough, [accountId, Number(candidate.through)])
-          return Number(row?.removed ?? 0)
+          const [locked] = await tx.query(sql.lockHead, [accountId])
+          // No head row: nothing this store wrote (verification names the rows).
+          if (locked === undefined) return 0
+          const head = point(locked.sequence, locked.hash)
+          const through = Math.min(Number(candidate.through), head.sequence)
+          const [row] = await tx.query(sql.pruneThrough, [accountId, through])
+          const count = Number(row?.removed ?? 0)
+          if (count === 0) return 0
+          const entry = prunedEntry(accountId, at, count, point(row!.start_sequence, row!.start_hash), point(row!.through, row!.through_hash))
+          await place(tx, head, entry, signer)
+          return count
         })
       }
       return removed
     },
   }
-  return { log, sql, appendIn }
+  return { log, sql, appendLocked, appendIn, appendWith }
 }

@@ -1,11 +1,20 @@
 import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../core/entities'
-import type { CreateResult, CredentialMatch, GrantResult, Invalidation, PasscodeStore, UpdateResult } from '../../ports/passcode-store'
+import type { CreateResult, CredentialMatch, GrantResult, Invalidation, PasscodeStoreWithWebhooks, UpdateResult } from '../../ports/passcode-store'
 import { toDatabase } from './database'
 import type { PostgresDatabase, Queryable, Row } from './database-interface'
 import { invalidationHub } from './invalidations'
-import { appendParams, postgresAuditLog, rowRecordParams } from './postgres-audit-log'
+import { EDITED_COLUMNS } from './audit-statements'
+import { postgresAuditLog } from './postgres-audit-log'
 import type { AuditEntry } from '../../core/audit'
-import { EDITED_FIELDS, leakReportedEntry, ROTATED_FIELDS, SHOWN_FIELDS } from '../../core/audit-fields'
+import {
+  acceptedPasscodesEntry,
+  deletedPasscodeEntry,
+  editedPasscodeEntry,
+  leakReportedEntry,
+  resetUserPasscodeEntry,
+  rotatedPasscodeEntry,
+} from '../../core/audit-fields'
+import type { AuditAppend } from '../../ports/audit-log'
 import { notificationClaims } from './notification-claims'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
 import {
@@ -20,6 +29,7 @@ import {
   userPasscodeParams,
 } from './rows'
 import { NAME_INDEX, statements } from './statements'
+import { postgresWebhooks } from './webhook-store'
 
 /**
  * A `PasscodeStore` over PostgreSQL or PGlite, as {@link postgresStore} returns it.
@@ -33,7 +43,7 @@ import { NAME_INDEX, statements } from './statements'
  * await store.close()
  * ```
  */
-export interface PostgresStore extends PasscodeStore {
+export interface PostgresStore extends PasscodeStoreWithWebhooks {
   subscribe(listener: (invalidation: Invalidation) => void): () => void
   /** Stops listening for invalidations. The `pg` pool, client or PGlite instance stays open: it is the host's. */
   close(): Promise<void>
@@ -51,6 +61,11 @@ function toCredentialMatch(row: Row): CredentialMatch {
   return row.kind === 'account'
     ? { kind: 'account', record: toAccountPasscode(row), acceptedPasscodes }
     : { kind: 'user', record: toUserPasscode(row), acceptedPasscodes }
+}
+
+/** The passcode as an edit found it: its row with the `prior_*` columns the edit read under its lock (audit-statements.ts, editAndLock). */
+function priorPasscode(row: Row): AccountPasscodeRecord {
+  return toAccountPasscode({ ...row, ...Object.fromEntries(EDITED_COLUMNS.map((column) => [column, row[`prior_${column}`]])) })
 }
 
 function isNameConflict(error: unknown): boolean {
@@ -95,30 +110,34 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
   // delivers the NOTIFY on commit only, and the record commits with the change or not
   // at all. `changed` says whether there was a change to record; `record` makes the
   // record from the entry and the row the change found and left (core/audit-fields.ts),
-  // inside the transaction, where no concurrent write can have outdated them;
-  // `recorded` says that the change's own statement appended the record and sent the
-  // NOTIFY (audit-statements.ts, appendAfter).
+  // inside the transaction, where no concurrent write can have outdated them; `locked`
+  // is the row of a change's statement that locked the account's chain head after it
+  // (audit-statements.ts, `…AndLock`): the record goes after that head, else the head is
+  // locked now (audit-statements.ts). With a record, the NOTIFY rides in its statement.
   interface Outcome<T> {
     result: T
     invalidation?: Invalidation | undefined
     changed?: boolean
     record?: (entry: AuditEntry) => AuditEntry
-    recorded?: boolean
+    locked?: Row
   }
-  const write = async <T>(fn: (tx: Queryable) => Promise<Outcome<T>>, entry?: AuditEntry): Promise<T> => {
+  const write = async <T>(fn: (tx: Queryable) => Promise<Outcome<T>>, append?: AuditAppend): Promise<T> => {
     const { result, invalidation } = await database.transaction(async (tx) => {
       const outcome = await fn(tx)
-      if (outcome.recorded === true) return outcome
       const notify = outcome.invalidation === undefined ? undefined : { channel, payload: JSON.stringify(outcome.invalidation) }
-      // With a record to append, the NOTIFY rides in the same statement: no extra round trip.
-      if (entry !== undefined && outcome.changed !== false) await audit.appendIn(tx, outcome.record?.(entry) ?? entry, notify)
-      else if (notify !== undefined) await tx.query(sql.notify, [notify.channel, notify.payload])
+      if (append !== undefined && outcome.changed !== false) {
+        const entry = outcome.record?.(append.entry) ?? append.entry
+        if (outcome.locked === undefined) await audit.appendIn(tx, { entry, signer: append.signer }, notify)
+        else await audit.appendLocked(tx, outcome.locked, entry, append.signer, notify)
+      } else if (notify !== undefined) await tx.query(sql.notify, [notify.channel, notify.payload])
       return outcome
     })
     if (invalidation !== undefined) hub.committed(invalidation)
     return result
   }
   const one = <T>(rows: readonly T[]): T | null => rows[0] ?? null
+  // The store's own statements, named and prepared in a transaction where the driver can.
+  const run = (tx: Queryable) => tx.prepared ?? tx.query
 
   return {
     async createAccountPasscode(record, maxPerAccount, entry): Promise<CreateResult> {
@@ -129,11 +148,13 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
           const [counts] = await tx.query(sql.countAccountPasscodes, [record.accountId, record.nameKey])
           if (Number(counts?.same_name) > 0) return { ok: false, reason: 'duplicate_name' } as const
           if (Number(counts?.total) >= maxPerAccount) return { ok: false, reason: 'cap_reached' } as const
-          // With its record: the insert and the append in one statement (appendAfter).
-          const [row] =
-            entry === undefined
-              ? await tx.query(sql.insertAccountPasscode, accountPasscodeParams(record))
-              : await (tx.prepared ?? tx.query)(audit.sql.insertAccountPasscodeAndAppend, [...accountPasscodeParams(record), ...appendParams(entry)])
+          if (entry === undefined) {
+            const [row] = await tx.query(sql.insertAccountPasscode, accountPasscodeParams(record))
+            return { ok: true, record: toAccountPasscode(row!) } as const
+          }
+          // With its record: the insert locks the chain head after it, and the record follows.
+          const [row] = await run(tx)(audit.sql.insertAccountPasscodeAndLock, [...accountPasscodeParams(record), record.accountId])
+          await audit.appendLocked(tx, row!, entry.entry, entry.signer)
           return { ok: true, record: toAccountPasscode(row!) } as const
         })
       } catch (error) {
@@ -144,7 +165,15 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     },
 
     async updateAccountPasscode(accountId, passcodeId, patch, entry): Promise<UpdateResult> {
-      const changes = patch.name !== undefined || patch.expiresAt !== undefined || patch.partners !== undefined || patch.disabledAt !== undefined
+      // What a verification reads changes (the principal's scopes and metadata, the address ranges included); not a description or tags.
+      const changes =
+        patch.name !== undefined ||
+        patch.expiresAt !== undefined ||
+        patch.partners !== undefined ||
+        patch.disabledAt !== undefined ||
+        patch.scopes !== undefined ||
+        patch.allowedAddresses !== undefined ||
+        patch.metadata !== undefined
       const invalidation: Invalidation | undefined = changes ? { type: 'account_passcode', accountId, passcodeId } : undefined
       const params = [
         accountId,
@@ -161,24 +190,32 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
         patch.description ?? null,
         patch.disabledAt !== undefined,
         patch.disabledAt ?? null,
+        // SPEC §5.48, §5.49, §5.51 (version 14)
+        patch.scopes !== undefined,
+        patch.scopes == null ? null : [...patch.scopes],
+        patch.allowedAddresses !== undefined,
+        patch.allowedAddresses === undefined ? null : [...patch.allowedAddresses],
+        patch.metadata !== undefined,
+        patch.metadata == null ? null : JSON.stringify(patch.metadata),
+        patch.tags !== undefined,
+        patch.tags === undefined ? null : [...patch.tags],
       ]
       try {
-        if (entry !== undefined) {
-          // With its record: one statement, which reads the fields the record shows from
-          // the row it locks and changes (audit-statements.ts, editStatement).
-          const notify = invalidation === undefined ? [] : [channel, JSON.stringify(invalidation)]
-          const statement = invalidation === undefined ? audit.sql.edit : audit.sql.editAndNotify
-          const run = database.prepared ?? database.query
-          const row = one(await run(statement, [...params, ...rowRecordParams(entry, EDITED_FIELDS), ...notify]))
-          if (row === null) return { ok: false, reason: 'not_found' }
-          if (invalidation !== undefined) hub.committed(invalidation)
-          return { ok: true, record: toAccountPasscode(row) }
-        }
         return await write<UpdateResult>(async (tx) => {
-          const row = one(await tx.query(sql.updateAccountPasscode, params))
+          // With its record: the edit reads the fields the record shows from the row it
+          // locks and changes, then locks the chain head (audit-statements.ts, editAndLock).
+          const row = one(
+            await (entry === undefined ? tx.query(sql.updateAccountPasscode, params) : run(tx)(audit.sql.editAndLock, [...params, accountId])),
+          )
           if (row === null) return { result: { ok: false, reason: 'not_found' } as const, changed: false }
-          return { result: { ok: true, record: toAccountPasscode(row) } as const, invalidation }
-        })
+          const after = toAccountPasscode(row)
+          return {
+            result: { ok: true, record: after } as const,
+            invalidation,
+            locked: row,
+            record: (given) => editedPasscodeEntry(given, priorPasscode(row), after),
+          }
+        }, entry)
       } catch (error) {
         if (isNameConflict(error)) return { ok: false, reason: 'duplicate_name' }
         throw error
@@ -188,40 +225,31 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     async rotateAccountPasscode(accountId, passcodeId, rotation, entry) {
       const invalidation: Invalidation = { type: 'account_passcode', accountId, passcodeId }
       const params = [accountId, passcodeId, rotation.hash, rotation.hint, rotation.previousHashEndsAt, rotation.updatedAt, rotation.pepperId ?? null]
-      if (entry !== undefined) {
-        // With its record: one statement, which reads the replaced overlap end and the
-        // name from the row it locks and rotates (audit-statements.ts, rotateStatement).
-        const run = database.prepared ?? database.query
-        const notify = [channel, JSON.stringify(invalidation)]
-        const row = one(await run(audit.sql.rotateAndNotify, [...params, ...rowRecordParams(entry, ROTATED_FIELDS), ...notify]))
-        if (row === null) return null
-        hub.committed(invalidation)
-        return toAccountPasscode(row)
-      }
       return write(async (tx) => {
-        const row = one(await tx.query(sql.rotateAccountPasscode, params))
+        // With its record: the rotation reads the overlap end it replaces and the name from
+        // the row it locks and rotates, then locks the chain head (rotateAndLock).
+        const row = one(
+          await (entry === undefined ? tx.query(sql.rotateAccountPasscode, params) : run(tx)(audit.sql.rotateAndLock, [...params, accountId])),
+        )
         if (row === null) return { result: null, changed: false }
-        return { result: toAccountPasscode(row), invalidation }
-      })
+        const after = toAccountPasscode(row)
+        const before = { previousHashEndsAt: row.prior_ends === null ? null : Number(row.prior_ends) }
+        return { result: after, invalidation, locked: row, record: (given) => rotatedPasscodeEntry(given, before, after) }
+      }, entry)
     },
 
     async deleteAccountPasscode(accountId, passcodeId, entry) {
       const invalidation: Invalidation = { type: 'account_passcode', accountId, passcodeId }
-      if (entry !== undefined) {
-        // With its record: one statement, which reads the fields the record shows and the
-        // name from the row it deletes (audit-statements.ts, deleteStatement).
-        const run = database.prepared ?? database.query
-        const notify = [channel, JSON.stringify(invalidation)]
-        const row = one(await run(audit.sql.deleteAndNotify, [accountId, passcodeId, ...rowRecordParams(entry, SHOWN_FIELDS), ...notify]))
-        if (row === null) return null
-        hub.committed(invalidation)
-        return toAccountPasscode(row)
-      }
       return write(async (tx) => {
-        const row = one(await tx.query(sql.deleteAccountPasscode, [accountId, passcodeId]))
+        // With its record: the fields the record shows come from the row it deletes (deleteAndLock).
+        const params = [accountId, passcodeId]
+        const row = one(
+          await (entry === undefined ? tx.query(sql.deleteAccountPasscode, params) : run(tx)(audit.sql.deleteAndLock, [...params, accountId])),
+        )
         if (row === null) return { result: null, changed: false }
-        return { result: toAccountPasscode(row), invalidation }
-      })
+        const deleted = toAccountPasscode(row)
+        return { result: deleted, invalidation, locked: row, record: (given) => deletedPasscodeEntry(given, deleted) }
+      }, entry)
     },
 
     async getAccountPasscode(accountId, passcodeId) {
@@ -300,53 +328,58 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
         if (entry === undefined) {
           row = one(await tx.query(current === null ? sql.insertUserPasscode : sql.replaceUserPasscode, userPasscodeParams(record)))
         } else {
-          // With its record: the grant, the append and a replaced passcode's NOTIFY in one statement (appendAfter).
-          const statement = current === null ? audit.sql.insertUserPasscodeAndAppend : audit.sql.replaceUserPasscodeAndAppend
-          const notify = invalidation === undefined ? [] : [channel, JSON.stringify(invalidation)]
-          row = one(await (tx.prepared ?? tx.query)(statement, [...userPasscodeParams(record), ...appendParams(entry), ...notify]))
+          // With its record: the grant locks the chain head after it (…AndLock).
+          const statement = current === null ? audit.sql.insertUserPasscodeAndLock : audit.sql.replaceUserPasscodeAndLock
+          row = one(await run(tx)(statement, [...userPasscodeParams(record), record.accountId]))
         }
         // No row: a concurrent grant inserted first, and its passcode is live.
         if (row === null) return { result: { ok: false, reason: 'already_granted' } as const, changed: false }
-        return { result: { ok: true, record: toUserPasscode(row) } as const, invalidation, recorded: entry !== undefined }
-      })
+        return { result: { ok: true, record: toUserPasscode(row) } as const, invalidation, locked: row }
+      }, entry)
     },
 
     async resetUserPasscode(accountId, userId, fields, entry) {
       const params = [accountId, userId, fields.hash, fields.ciphertext, fields.hint, fields.grantedAt, fields.expiresAt, fields.pepperId ?? null]
-      if (entry !== undefined) {
-        // With its record: one statement, which reads the expiry before and after from the
-        // row it locks and resets (audit-statements.ts, changeStatement).
-        const invalidation: Invalidation = { type: 'user_passcode', accountId, userId }
-        const run = database.prepared ?? database.query
-        const notify = [channel, JSON.stringify(invalidation)]
-        const row = one(await run(audit.sql.resetAndNotify, [...params, ...rowRecordParams(entry, ['expiresAt']), ...notify]))
-        if (row === null) return null
-        hub.committed(invalidation)
-        return toUserPasscode(row)
-      }
       return write(async (tx) => {
-        const row = one(await tx.query(sql.resetUserPasscode, params))
+        // With its record: the expiry before comes from the row it locks and resets (resetAndLock).
+        const row = one(
+          await (entry === undefined ? tx.query(sql.resetUserPasscode, params) : run(tx)(audit.sql.resetAndLock, [...params, accountId])),
+        )
         if (row === null) return { result: null, changed: false }
-        return { result: toUserPasscode(row), invalidation: { type: 'user_passcode', accountId, userId } }
-      })
+        const after = toUserPasscode(row)
+        return {
+          result: after,
+          invalidation: { type: 'user_passcode', accountId, userId },
+          locked: row,
+          record: (given) => resetUserPasscodeEntry(given, { expiresAt: Number(row.prior_expires_at) }, after),
+        }
+      }, entry)
     },
 
     async revokeUserPasscode(accountId, userId, revokedAt, entry) {
       const invalidation: Invalidation = { type: 'user_passcode', accountId, userId }
       const params = [accountId, userId, revokedAt]
       if (entry !== undefined) {
-        // With its record: the revoke, the append and the NOTIFY in one statement (appendAfter).
-        const run = database.prepared ?? database.query
-        const row = one(await run(audit.sql.revokeUserPasscodeAndAppend, [...params, ...appendParams(entry), channel, JSON.stringify(invalidation)]))
-        if (row === null) return null
-        hub.committed(invalidation)
-        return toUserPasscode(row)
+        // With its record: the revoke, the record after the head read just before and the NOTIFY in one statement.
+        const placed = await audit.appendWith(audit.sql.revokeUserPasscodeAppending, params, entry, {
+          channel,
+          payload: JSON.stringify(invalidation),
+        })
+        if (placed !== undefined) {
+          const row = one(placed.rows)
+          if (row !== null) hub.committed(invalidation)
+          return row === null ? null : toUserPasscode(row)
+        }
       }
       return write(async (tx) => {
-        const row = one(await tx.query(sql.revokeUserPasscode, params))
+        const row = one(
+          await (entry === undefined
+            ? tx.query(sql.revokeUserPasscode, params)
+            : run(tx)(audit.sql.revokeUserPasscodeAndLock, [...params, accountId])),
+        )
         if (row === null) return { result: null, changed: false }
-        return { result: toUserPasscode(row), invalidation }
-      })
+        return { result: toUserPasscode(row), invalidation, locked: row }
+      }, entry)
     },
 
     async getUserPasscode(accountId, userId) {
@@ -371,26 +404,20 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
           await tx.query(sql.setAcceptedPasscodes, [accountId, accepted])
           return { result: undefined, invalidation }
         }
-        // With its record: the change, its record (the setting before and after from the
-        // row it locks and sets) and the NOTIFY in one statement (audit-statements.ts, changeStatement).
-        const notify = [channel, JSON.stringify(invalidation)]
-        await (tx.prepared ?? tx.query)(audit.sql.setAcceptedAndNotify, [
-          accountId,
-          accepted,
-          ...rowRecordParams(entry, ['acceptedPasscodes']),
-          ...notify,
-        ])
-        return { result: undefined, invalidation, recorded: true }
-      })
+        // With its record: the setting before comes from the row it locks and sets (setAcceptedAndLock).
+        const [row] = await run(tx)(audit.sql.setAcceptedAndLock, [accountId, accepted, accountId])
+        const [before, after] = [toAccepted(row!.prior_accepted), toAccepted(row!.accepted_passcodes)]
+        return { result: undefined, invalidation, locked: row!, record: (given) => acceptedPasscodesEntry(given, before, after) }
+      }, entry)
     },
 
     async reportLeak(report, entry) {
-      const statement =
+      const [statement, withRecord] =
         report.kind === 'user'
-          ? sql.leakRevokeUserPasscode
+          ? [sql.leakRevokeUserPasscode, audit.sql.leakRevokeAndLock]
           : report.action === 'delete'
-            ? sql.leakDeleteAccountPasscode
-            : sql.leakDisableAccountPasscode
+            ? [sql.leakDeleteAccountPasscode, audit.sql.leakDeleteAndLock]
+            : [sql.leakDisableAccountPasscode, audit.sql.leakDisableAndLock]
       const { accountId, key } = report
       // A replay (the credential's mark is open) costs one indexed read, not a write transaction.
       if (report.kind === 'account' && report.action === 'disable') {
@@ -398,13 +425,14 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       }
       return write(async (tx) => {
         const params = [accountId, key, report.hash, report.id, report.at, report.url, report.source, report.token, report.claimedUntil]
-        const row = one(await tx.query(statement, params))
+        // With its record: the response locks the chain head after it (…AndLock).
+        const row = one(await (entry === undefined ? tx.query(statement, params) : run(tx)(withRecord, [...params, accountId])))
         if (row === null) return { result: null, changed: false }
         const invalidation: Invalidation =
           report.kind === 'user' ? { type: 'user_passcode', accountId, userId: key } : { type: 'account_passcode', accountId, passcodeId: key }
         const mark = toLeakMark(row)
         // The mark holds the name of the row the statement acted on; `disabled_now` says the disable changed it.
-        return { result: mark, invalidation, record: (given) => leakReportedEntry(given, mark.name, row.disabled_now === true) }
+        return { result: mark, invalidation, locked: row, record: (given) => leakReportedEntry(given, mark.name, row.disabled_now === true) }
       }, entry)
     },
 
@@ -420,18 +448,25 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     async completeLeakNotice(claim, sentAt, entry) {
       const params = [claim.id, claim.token, sentAt]
       if (entry === undefined) return (await database.query(sql.completeLeakNotice, params)).length > 0
-      // With its audit record: both in one statement, the record only when the claim held.
-      const run = database.prepared ?? database.query
-      return (await run(audit.sql.completeLeakNoticeAndAppend, [...params, ...appendParams(entry)])).length > 0
+      // With its audit record, only when the claim held: in one statement after the head read
+      // just before, or the completion locking the chain head after it.
+      const placed = await audit.appendWith(audit.sql.completeLeakNoticeAppending, params, entry)
+      if (placed !== undefined) return placed.rows.length > 0
+      return write(async (tx) => {
+        const row = one(await run(tx)(audit.sql.completeLeakNoticeAndLock, [...params, entry.entry.accountId]))
+        return row === null ? { result: false, changed: false } : { result: true, locked: row }
+      }, entry)
     },
 
     async releaseLeakNotice(claim) {
       await database.query(sql.releaseLeakNotice, [claim.id, claim.token])
     },
 
-    ...notificationClaims(database, sql, audit.sql),
+    ...notificationClaims(database, sql, audit),
 
     audit: audit.log,
+    // SPEC §5.53: the outbox, filled in each change's transaction by migration 16's trigger.
+    webhooks: postgresWebhooks(database, schema, audit),
 
     subscribe: hub.subscribe,
     ready: hub.ready,

@@ -1,4 +1,4 @@
-import type { AcceptedPasscodes, AccountPasscodeRecord, UserPasscodeRecord } from '../../core/entities'
+import type { AcceptedPasscodes, AccountPasscodeRecord, PasscodeMetadata, UserPasscodeRecord } from '../../core/entities'
 import type { NotificationKind } from '../../core/notifications'
 import type { LeakMark, StoredUsageCount, UsageCount, UsageEntry, UsageOutcome } from '../../ports/passcode-store'
 import type { Row } from './database-interface'
@@ -35,8 +35,26 @@ export function toAccountPasscode(row: Row): AccountPasscodeRecord {
     ...previousPepperOf(row),
     disabledAt: optionalMs(row.disabled_at),
     description: row.description === null || row.description === undefined ? '' : text(row.description),
+    ...accountRestrictionsOf(row),
   }
 }
+
+// Restricted passcodes (SPEC §5.48, §5.49, §5.51; version 14): a row without them (NULL)
+// grants every scope from any address, with no metadata and no tags.
+const restrictionsOf = (row: Row): { scopes: string[] | null; allowedAddresses: string[] } => ({
+  scopes: textList(row.scopes),
+  allowedAddresses: textList(row.allowed_addresses) ?? [],
+})
+const accountRestrictionsOf = (row: Row): Pick<AccountPasscodeRecord, 'scopes' | 'allowedAddresses' | 'metadata' | 'tags'> => ({
+  ...restrictionsOf(row),
+  metadata: typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as PasscodeMetadata) : null,
+  tags: textList(row.tags) ?? [],
+})
+/** The parameters of the restriction columns (version 14), in their order: every scope is NULL, no metadata NULL. */
+const restrictionParams = (record: { readonly scopes?: readonly string[] | null; readonly allowedAddresses?: readonly string[] }): unknown[] => [
+  record.scopes == null ? null : [...record.scopes],
+  [...(record.allowedAddresses ?? [])],
+]
 
 // Only when known, so that records written before schema version 3 read as they were.
 const pepperOf = (row: Row): { pepperId?: string } => (row.pepper_id === null || row.pepper_id === undefined ? {} : { pepperId: text(row.pepper_id) })
@@ -59,6 +77,7 @@ export function toUserPasscode(row: Row): UserPasscodeRecord {
     lastUsedAt: optionalMs(row.last_used_at),
     lastUsedPartner: optionalText(row.last_used_partner),
     ...pepperOf(row),
+    ...restrictionsOf(row),
   }
 }
 
@@ -81,6 +100,9 @@ export function accountPasscodeParams(record: AccountPasscodeRecord): unknown[] 
     // A record from a host's code written before SPEC §5.39 may lack the field: the column's default, not undefined.
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
     record.description ?? '',
+    ...restrictionParams(record),
+    record.metadata == null ? null : JSON.stringify(record.metadata),
+    [...(record.tags ?? [])],
   ]
 }
 
@@ -98,6 +120,7 @@ export function userPasscodeParams(record: UserPasscodeRecord): unknown[] {
     record.expiresAt,
     record.revokedAt,
     record.pepperId ?? null,
+    ...restrictionParams(record),
   ]
 }
 

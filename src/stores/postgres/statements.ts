@@ -1,15 +1,17 @@
-const ACCOUNT_INSERT_COLUMNS =
-  'id, account_id, name, name_key, hash, hint, expiry_days, created_at, updated_at, expires_at, partners, pepper_id, disabled_at, description'
+// Restricted passcodes (SPEC §5.48, §5.49, §5.51; version 14): in one place, after the others.
+const ACCOUNT_RESTRICTION_COLUMNS = 'scopes, allowed_addresses, metadata, tags'
+const USER_RESTRICTION_COLUMNS = 'scopes, allowed_addresses'
+const ACCOUNT_INSERT_COLUMNS = `id, account_id, name, name_key, hash, hint, expiry_days, created_at, updated_at, expires_at, partners, pepper_id, disabled_at, description, ${ACCOUNT_RESTRICTION_COLUMNS}`
 /** The columns of an account passcode's row that `toAccountPasscode` reads. */
 export const ACCOUNT_COLUMNS = `${ACCOUNT_INSERT_COLUMNS}, previous_hash, previous_hash_ends_at, previous_pepper_id, last_used_at, last_used_partner`
-const USER_INSERT_COLUMNS = 'account_id, user_id, hash, ciphertext, hint, validity_type, validity_days, granted_at, expires_at, revoked_at, pepper_id'
+const USER_INSERT_COLUMNS = `account_id, user_id, hash, ciphertext, hint, validity_type, validity_days, granted_at, expires_at, revoked_at, pepper_id, ${USER_RESTRICTION_COLUMNS}`
 export const USER_COLUMNS = `${USER_INSERT_COLUMNS}, last_used_at, last_used_partner`
 
 const LEAK_COLUMNS = 'id, account_id, kind, key, reported_at, url, source, action, name, hint, notified_at'
 
 /**
  * An account passcode's patch, the SET of `UPDATE account_passcodes AS p` ($1 account,
- * $2 passcode, $3–$14 as `updateAccountPasscode`'s parameters): an edit with or without
+ * $2 passcode, $3–$22 as `updateAccountPasscode`'s parameters): an edit with or without
  * its audit record. A new field adds its line here and counts in {@link ACCOUNT_PATCH_PARAMS}.
  */
 export const ACCOUNT_PATCH = `
@@ -20,10 +22,14 @@ export const ACCOUNT_PATCH = `
         partners = CASE WHEN $10::boolean THEN $11::text[] ELSE p.partners END,
         description = coalesce($12::text, p.description),
         disabled_at = CASE WHEN $13::boolean THEN $14::bigint ELSE p.disabled_at END,
+        scopes = CASE WHEN $15::boolean THEN $16::text[] ELSE p.scopes END,
+        allowed_addresses = CASE WHEN $17::boolean THEN $18::text[] ELSE p.allowed_addresses END,
+        metadata = CASE WHEN $19::boolean THEN $20::text ELSE p.metadata END,
+        tags = CASE WHEN $21::boolean THEN $22::text[] ELSE p.tags END,
         updated_at = $9::bigint`
 
 /** How many parameters an account passcode's edit takes before its audit record's. */
-export const ACCOUNT_PATCH_PARAMS = 14
+export const ACCOUNT_PATCH_PARAMS = 22
 
 /**
  * The CTE that closes an account passcode's open leak mark (SPEC §5.42) when the edit
@@ -98,11 +104,11 @@ export const deleteAccountPasscodeChange = (s: string): string => `changed AS (
 /** The parameters of {@link deleteAccountPasscodeChange}. */
 export const DELETE_ACCOUNT_PASSCODE_PARAMS = 2
 
-/** An account passcode's insert ($1–$14: `accountPasscodeParams`, rows.ts), returning the row. */
+/** An account passcode's insert ($1–$18: `accountPasscodeParams`, rows.ts), returning the row. */
 const insertAccountPasscode = (s: string): string => `
       INSERT INTO ${s}.account_passcodes (${ACCOUNT_INSERT_COLUMNS})
       VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text[], $12::text,
-              $13::bigint, $14::text)
+              $13::bigint, $14::text, $15::text[], $16::text[], $17::text, $18::text[])
       RETURNING ${ACCOUNT_COLUMNS}`
 
 /** {@link insertAccountPasscode} as a CTE `changed`, for a statement that appends its record too (audit-statements.ts). */
@@ -110,16 +116,17 @@ export const insertAccountPasscodeChange = (s: string): string => `changed AS ($
       )`
 
 /** The parameters of {@link insertAccountPasscode}. */
-export const INSERT_ACCOUNT_PASSCODE_PARAMS = 14
+export const INSERT_ACCOUNT_PASSCODE_PARAMS = 18
 
 /**
- * A user passcode's first grant ($1–$11: `userPasscodeParams`, rows.ts) as CTEs: `changed`
+ * A user passcode's first grant ($1–$13: `userPasscodeParams`, rows.ts) as CTEs: `changed`
  * inserts it (no row when a concurrent grant inserted first), `closed` closes the user's
  * open leak mark (SPEC §5.42).
  */
 export const insertUserPasscodeChange = (s: string): string => `changed AS (
       INSERT INTO ${s}.user_passcodes (${USER_INSERT_COLUMNS})
-      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text)
+      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text,
+              $12::text[], $13::text[])
       ON CONFLICT (account_id, user_id) DO NOTHING
       RETURNING ${USER_COLUMNS}
       ), ${closeUserLeak(s)}`
@@ -129,13 +136,14 @@ export const replaceUserPasscodeChange = (s: string): string => `changed AS (
       UPDATE ${s}.user_passcodes SET
         hash = $3::text, ciphertext = $4::text, hint = $5::text, validity_type = $6::text, validity_days = $7::integer,
         granted_at = $8::bigint, expires_at = $9::bigint, revoked_at = $10::bigint, pepper_id = $11::text,
+        scopes = $12::text[], allowed_addresses = $13::text[],
         last_used_at = NULL, last_used_partner = NULL
       WHERE account_id = $1::text AND user_id = $2::text
       RETURNING ${USER_COLUMNS}
       ), ${closeUserLeak(s)}`
 
 /** The parameters of a grant's statements ({@link insertUserPasscodeChange}, {@link replaceUserPasscodeChange}). */
-export const GRANT_USER_PASSCODE_PARAMS = 11
+export const GRANT_USER_PASSCODE_PARAMS = 13
 
 /** A user passcode's revoke ($1 account, $2 user, $3 when), returning the row; none when it was revoked already. */
 const revokeUserPasscode = (s: string): string => `
@@ -224,11 +232,74 @@ export const completeLeakNoticeChange = (s: string): string => `sent AS (
 /** The parameters of {@link completeLeakNoticeChange}. */
 export const COMPLETE_LEAK_NOTICE_PARAMS = 3
 
+/**
+ * The three responses to a leak report (SPEC §5.42) as CTEs, each ending in `changed`
+ * (its mark; no row: nothing acted), with or without its audit record ($1 account, $2
+ * key, $3 hash, $4 mark id, $5 at, $6 url, $7 source, $8 token, $9 claimed until). Each
+ * acts only while the credential holds the hash that matched; the account passcode's
+ * row is locked first, so concurrent reports take turns, and the open-mark index
+ * decides: the second finds the first's mark and inserts none, and then changes nothing
+ * (the disable is conditional on the mark it inserted). A delete leaves nothing to mark:
+ * its mark is closed at once and its email still goes. A revoke is conditional itself
+ * (revoked_at IS NULL): of concurrent reports one changes the row.
+ */
+export const leakChanges = (s: string) => ({
+  disable: `target AS (
+        SELECT id, name, hint FROM ${s}.account_passcodes
+        WHERE account_id = $1::text AND id = $2::text AND (hash = $3::text OR previous_hash = $3::text)
+        FOR NO KEY UPDATE
+      ), changed AS (
+        INSERT INTO ${s}.leak_marks (id, account_id, kind, key, reported_at, url, source, action, name, hint, open, token, claimed_until)
+        SELECT $4::text, $1::text, 'account', t.id, $5::bigint, $6::text, $7::text, 'disabled', t.name, t.hint, true, $8::text, $9::bigint
+        FROM target t
+        ON CONFLICT (account_id, kind, key) WHERE open DO NOTHING
+        RETURNING ${LEAK_COLUMNS}
+      ), disabled AS (
+        UPDATE ${s}.account_passcodes p SET disabled_at = $5::bigint, updated_at = $5::bigint
+        FROM changed m WHERE p.account_id = $1::text AND p.id = m.key AND p.disabled_at IS NULL
+        RETURNING 1
+      )`,
+  delete: `gone AS (
+        DELETE FROM ${s}.account_passcodes p
+        WHERE account_id = $1::text AND id = $2::text AND (hash = $3::text OR previous_hash = $3::text)
+          AND NOT EXISTS (SELECT 1 FROM ${s}.leak_marks m WHERE m.account_id = $1::text AND m.kind = 'account' AND m.key = $2::text AND m.open)
+        RETURNING id, name, hint
+      ), changed AS (
+        INSERT INTO ${s}.leak_marks (id, account_id, kind, key, reported_at, url, source, action, name, hint, open, token, claimed_until)
+        SELECT $4::text, $1::text, 'account', g.id, $5::bigint, $6::text, $7::text, 'deleted', g.name, g.hint, false, $8::text, $9::bigint
+        FROM gone g
+        RETURNING ${LEAK_COLUMNS}
+      )`,
+  revoke: `revoked AS (
+        UPDATE ${s}.user_passcodes SET revoked_at = $5::bigint
+        WHERE account_id = $1::text AND user_id = $2::text AND hash = $3::text AND revoked_at IS NULL
+        RETURNING user_id
+      ), changed AS (
+        INSERT INTO ${s}.leak_marks (id, account_id, kind, key, reported_at, url, source, action, name, hint, open, token, claimed_until)
+        SELECT $4::text, $1::text, 'user', r.user_id, $5::bigint, $6::text, $7::text, 'revoked', NULL, NULL, true, $8::text, $9::bigint
+        FROM revoked r
+        ON CONFLICT (account_id, kind, key) WHERE open DO UPDATE SET
+          reported_at = excluded.reported_at, url = excluded.url, source = excluded.source, action = excluded.action,
+          notified_at = NULL, token = excluded.token, claimed_until = excluded.claimed_until
+        RETURNING ${LEAK_COLUMNS}
+      )`,
+})
+
+/** What each of {@link leakChanges} answers, from `changed`: the mark, and whether a disable changed the passcode (`disabled_now`). */
+export const LEAK_RESULTS = {
+  disable: `${LEAK_COLUMNS}, EXISTS (SELECT FROM disabled) AS disabled_now`,
+  delete: LEAK_COLUMNS,
+  revoke: LEAK_COLUMNS,
+} as const
+
+/** The parameters of {@link leakChanges}. */
+export const LEAK_PARAMS = 9
+
 const ACCOUNT_BRANCH = `p.account_id, p.id, NULL::text AS user_id, p.name, p.name_key, p.hash, p.hint,
                p.expiry_days, p.created_at, p.updated_at, p.expires_at, p.partners, p.previous_hash, p.previous_hash_ends_at,
                p.last_used_at, p.last_used_partner, NULL::text AS ciphertext,
                NULL::text AS validity_type, NULL::integer AS validity_days, NULL::bigint AS granted_at, NULL::bigint AS revoked_at,
-               p.pepper_id, p.disabled_at, p.description`
+               p.pepper_id, p.disabled_at, p.description, p.scopes, p.allowed_addresses, p.metadata, p.tags`
 
 /** The verification lookup of the key `key` (a parameter or a column), one row or none: see `findCredentialByHash` below. */
 const credentialLookup = (s: string, key: string): string => `
@@ -242,7 +313,8 @@ const credentialLookup = (s: string, key: string): string => `
         UNION ALL
         SELECT 'user', u.account_id, NULL, u.user_id, NULL, NULL, u.hash, u.hint,
                NULL, NULL, NULL, u.expires_at, NULL, NULL, NULL, u.last_used_at, u.last_used_partner, u.ciphertext,
-               u.validity_type, u.validity_days, u.granted_at, u.revoked_at, u.pepper_id, NULL, NULL
+               u.validity_type, u.validity_days, u.granted_at, u.revoked_at, u.pepper_id, NULL, NULL,
+               u.scopes, u.allowed_addresses, NULL, NULL
         FROM ${s}.user_passcodes u WHERE u.hash = ${key}
       ) AS c
       LEFT JOIN ${s}.accounts a ON a.account_id = c.account_id
@@ -466,54 +538,16 @@ export function statements(s: string) {
       DELETE FROM ${s}.notifications
       WHERE passcode_id = $1::text AND kind = $2::text AND expires_at = $3::bigint AND token = $4::text AND sent_at IS NULL`,
 
-    // SPEC §5.42. Each acts only while the credential holds the hash that matched; the
-    // account passcode's row is locked first, so concurrent reports take turns, and the
-    // open-mark index decides: the second finds the first's mark and inserts none, and
-    // then changes nothing (the disable is conditional on the mark it inserted).
-    // $1 account, $2 key, $3 hash, $4 mark id, $5 at, $6 url, $7 source, $8 token, $9 claimed until.
+    // SPEC §5.42 (see leakChanges): $1 account, $2 key, $3 hash, $4 mark id, $5 at, $6 url, $7 source, $8 token, $9 claimed until.
     leakDisableAccountPasscode: `
-      WITH target AS (
-        SELECT id, name, hint FROM ${s}.account_passcodes
-        WHERE account_id = $1::text AND id = $2::text AND (hash = $3::text OR previous_hash = $3::text)
-        FOR NO KEY UPDATE
-      ), mark AS (
-        INSERT INTO ${s}.leak_marks (id, account_id, kind, key, reported_at, url, source, action, name, hint, open, token, claimed_until)
-        SELECT $4::text, $1::text, 'account', t.id, $5::bigint, $6::text, $7::text, 'disabled', t.name, t.hint, true, $8::text, $9::bigint
-        FROM target t
-        ON CONFLICT (account_id, kind, key) WHERE open DO NOTHING
-        RETURNING ${LEAK_COLUMNS}
-      ), disabled AS (
-        UPDATE ${s}.account_passcodes p SET disabled_at = $5::bigint, updated_at = $5::bigint
-        FROM mark m WHERE p.account_id = $1::text AND p.id = m.key AND p.disabled_at IS NULL
-        RETURNING 1
-      )
-      SELECT ${LEAK_COLUMNS}, EXISTS (SELECT FROM disabled) AS disabled_now FROM mark`,
-    // Deleted, so nothing is left to mark: the mark is closed at once and its email still goes.
+      WITH ${leakChanges(s).disable}
+      SELECT ${LEAK_RESULTS.disable} FROM changed`,
     leakDeleteAccountPasscode: `
-      WITH gone AS (
-        DELETE FROM ${s}.account_passcodes p
-        WHERE account_id = $1::text AND id = $2::text AND (hash = $3::text OR previous_hash = $3::text)
-          AND NOT EXISTS (SELECT 1 FROM ${s}.leak_marks m WHERE m.account_id = $1::text AND m.kind = 'account' AND m.key = $2::text AND m.open)
-        RETURNING id, name, hint
-      )
-      INSERT INTO ${s}.leak_marks (id, account_id, kind, key, reported_at, url, source, action, name, hint, open, token, claimed_until)
-      SELECT $4::text, $1::text, 'account', g.id, $5::bigint, $6::text, $7::text, 'deleted', g.name, g.hint, false, $8::text, $9::bigint
-      FROM gone g
-      RETURNING ${LEAK_COLUMNS}`,
-    // The revoke is conditional itself (revoked_at IS NULL): of concurrent reports one changes the row.
+      WITH ${leakChanges(s).delete}
+      SELECT ${LEAK_RESULTS.delete} FROM changed`,
     leakRevokeUserPasscode: `
-      WITH revoked AS (
-        UPDATE ${s}.user_passcodes SET revoked_at = $5::bigint
-        WHERE account_id = $1::text AND user_id = $2::text AND hash = $3::text AND revoked_at IS NULL
-        RETURNING user_id
-      )
-      INSERT INTO ${s}.leak_marks (id, account_id, kind, key, reported_at, url, source, action, name, hint, open, token, claimed_until)
-      SELECT $4::text, $1::text, 'user', r.user_id, $5::bigint, $6::text, $7::text, 'revoked', NULL, NULL, true, $8::text, $9::bigint
-      FROM revoked r
-      ON CONFLICT (account_id, kind, key) WHERE open DO UPDATE SET
-        reported_at = excluded.reported_at, url = excluded.url, source = excluded.source, action = excluded.action,
-        notified_at = NULL, token = excluded.token, claimed_until = excluded.claimed_until
-      RETURNING ${LEAK_COLUMNS}`,
+      WITH ${leakChanges(s).revoke}
+      SELECT ${LEAK_RESULTS.revoke} FROM changed`,
     openLeakMark: `SELECT 1 AS open FROM ${s}.leak_marks WHERE account_id = $1::text AND kind = $2::text AND key = $3::text AND open`,
     listLeakMarks: `
       SELECT ${LEAK_COLUMNS} FROM ${s}.leak_marks WHERE account_id = $1::text AND open ORDER BY reported_at, id COLLATE "C"`,

@@ -1,28 +1,33 @@
 import { describe, expect, it } from 'vitest'
 import type { AuditAction, AuditEntry, AuditRecord } from '../../../src/core/audit'
 import { verifyAuditChain } from '../../../src/core/audit-chain'
+import { vouchAuditPage } from '../../../src/core/audit-page'
+import type { AuditAppend } from '../../../src/ports/audit-log'
 import type { PasscodeStore } from '../../../src/ports/passcode-store'
-import { NOW, WINDOW_MS, accountPasscode, fakeHash, userPasscode, type StoreFixture } from './fixtures'
+import { AUDIT_KEYS, NOW, WINDOW_MS, accountPasscode, fakeHash, signed, userPasscode, type StoreFixture } from './fixtures'
 
-const entry = (action: AuditAction, overrides: Partial<AuditEntry> = {}): AuditEntry => ({
-  accountId: 'acc_1',
-  at: NOW,
-  actor: { type: 'user', userId: 'u_admin', role: 'admin' },
-  action,
-  target: { type: 'account' },
-  changes: {},
-  requestId: null,
-  clientAddress: null,
-  ...overrides,
-})
+/** An entry of `action`, signed as the service hands it to a store. */
+const entry = (action: AuditAction, overrides: Partial<AuditEntry> = {}): AuditAppend =>
+  signed({
+    accountId: 'acc_1',
+    at: NOW,
+    actor: { type: 'user', userId: 'u_admin', role: 'admin' },
+    action,
+    target: { type: 'account' },
+    changes: {},
+    requestId: null,
+    clientAddress: null,
+    ...overrides,
+  })
 
 const log = (store: PasscodeStore) => {
   if (store.audit === undefined) throw new Error('the store keeps no audit trail')
   return store.audit
 }
 
+/** Every row of the account, oldest first. */
 async function chain(store: PasscodeStore, accountId = 'acc_1'): Promise<AuditRecord[]> {
-  return log(store).list(accountId, { order: 'oldest', limit: 10_000 })
+  return log(store).records(accountId, { limit: 10_000 })
 }
 
 async function verify(store: PasscodeStore, accountId = 'acc_1') {
@@ -32,8 +37,15 @@ async function verify(store: PasscodeStore, accountId = 'acc_1') {
     (async function* () {
       yield* records
     })(),
-    ends,
+    { ends, keys: AUDIT_KEYS },
   )
+}
+
+/** The sequences of a page of `list`, newest first, once it is vouched for. */
+async function page(store: PasscodeStore, accountId: string, query: Parameters<NonNullable<PasscodeStore['audit']>['list']>[1]) {
+  const listing = await log(store).list(accountId, query)
+  expect(vouchAuditPage(listing, AUDIT_KEYS)).toBeUndefined()
+  return listing.records.map((record) => record.sequence)
 }
 
 /** The audit trail (SPEC §5.40): records with their change only, one chain per account, pages, pruning. */
@@ -99,6 +111,32 @@ export function auditCases(fixture: () => StoreFixture): void {
       ])
       expect(records.map((r) => r.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9])
       expect(await verify(store)).toMatchObject({ ok: true, records: 9, head: { sequence: 9, hash: records[8]!.hash } })
+    })
+
+    it("records an edit of a passcode's restrictions (SPEC 5.48-5.51) from the row, as every store shows them", async () => {
+      const { store } = fixture()
+      const record = accountPasscode({ name: 'One' })
+      await store.createAccountPasscode(record, 100)
+      const target = { type: 'passcode' as const, id: record.id, name: 'One' }
+      const metadata = { plan: 'gold', note: 'é "q"', nested: { seats: [1, 2] } }
+      const restrict = { scopes: ['events:read'], allowedAddresses: ['192.0.2.0/24'], metadata, tags: ['prod'], updatedAt: NOW + 1 }
+      expect((await store.updateAccountPasscode('acc_1', record.id, restrict, entry('passcode.updated', { target }))).ok).toBe(true)
+      const clear = { scopes: null, allowedAddresses: [], metadata: null, tags: [], updatedAt: NOW + 2 }
+      expect((await store.updateAccountPasscode('acc_1', record.id, clear, entry('passcode.updated', { target }))).ok).toBe(true)
+      const [restricted, cleared] = await chain(store)
+      expect(restricted!.changes).toEqual({
+        scopes: { before: null, after: ['events:read'] },
+        allowedAddresses: { before: null, after: ['192.0.2.0/24'] },
+        metadata: { before: null, after: JSON.stringify(metadata) },
+        tags: { before: null, after: ['prod'] },
+      })
+      expect(cleared!.changes).toEqual({
+        scopes: { before: ['events:read'], after: null },
+        allowedAddresses: { before: ['192.0.2.0/24'], after: null },
+        metadata: { before: JSON.stringify(metadata), after: null },
+        tags: { before: ['prod'], after: null },
+      })
+      expect(await verify(store)).toMatchObject({ ok: true, records: 2 })
     })
 
     it("records an edit's changed fields and target name from the row it changed, not from the entry's earlier read", async () => {
@@ -209,7 +247,7 @@ export function auditCases(fixture: () => StoreFixture): void {
       await store.setAcceptedPasscodes('acc_1', 'both')
       const stale = entry('account.accepted_passcodes_changed', { changes: { acceptedPasscodes: { before: 'account', after: 'user' } } })
       await store.setAcceptedPasscodes('acc_1', 'user', stale)
-      await store.setAcceptedPasscodes('acc_2', 'both', { ...stale, accountId: 'acc_2' })
+      await store.setAcceptedPasscodes('acc_2', 'both', signed({ ...stale.entry, accountId: 'acc_2' }))
       expect((await chain(store)).map((record) => record.changes)).toEqual([{ acceptedPasscodes: { before: 'both', after: 'user' } }])
       expect((await chain(store, 'acc_2')).map((record) => record.changes)).toEqual([{ acceptedPasscodes: { before: 'account', after: 'both' } }])
       expect(await store.getAcceptedPasscodes('acc_1')).toBe('user')
@@ -268,7 +306,7 @@ export function auditCases(fixture: () => StoreFixture): void {
       }
     })
 
-    it('reads pages in either order from a bound, filtered by action, target and time', async () => {
+    it('reads pages newest first below a bound, filtered by action, target and time, with what vouches for them', async () => {
       const { store } = fixture()
       for (let i = 0; i < 6; i++) {
         await log(store).append(
@@ -279,15 +317,37 @@ export function auditCases(fixture: () => StoreFixture): void {
         )
       }
       await log(store).append(entry('passcode.created', { accountId: 'acc_2' }))
-      const sequences = (records: AuditRecord[]) => records.map((r) => r.sequence)
-      expect(sequences(await log(store).list('acc_1', { order: 'newest', limit: 4 }))).toEqual([6, 5, 4, 3])
-      expect(sequences(await log(store).list('acc_1', { order: 'newest', limit: 4, after: 3 }))).toEqual([2, 1])
-      expect(sequences(await log(store).list('acc_1', { order: 'oldest', limit: 2, after: 2 }))).toEqual([3, 4])
-      expect(sequences(await log(store).list('acc_1', { order: 'newest', limit: 10, actions: ['passcode.rotated'] }))).toEqual([6, 4, 2])
-      expect(sequences(await log(store).list('acc_1', { order: 'newest', limit: 10, targetId: 'pc_1' }))).toEqual([5, 2])
-      expect(sequences(await log(store).list('acc_1', { order: 'oldest', limit: 10, from: NOW + 1000, to: NOW + 3000 }))).toEqual([2, 3])
-      expect(sequences(await log(store).list('acc_2', { order: 'newest', limit: 10 }))).toEqual([1])
-      expect(await log(store).list('acc_none', { order: 'newest', limit: 10 })).toEqual([])
+      expect(await page(store, 'acc_1', { limit: 4 })).toEqual([6, 5, 4, 3])
+      expect(await page(store, 'acc_1', { limit: 4, after: 3 })).toEqual([2, 1])
+      expect(await page(store, 'acc_1', { limit: 10, actions: ['passcode.rotated'] })).toEqual([6, 4, 2])
+      expect(await page(store, 'acc_1', { limit: 10, targetId: 'pc_1' })).toEqual([5, 2])
+      expect(await page(store, 'acc_1', { limit: 10, from: NOW + 1000, to: NOW + 3000 })).toEqual([3, 2])
+      expect(await page(store, 'acc_2', { limit: 10 })).toEqual([1])
+      const listing = await log(store).list('acc_1', { limit: 2, actions: ['passcode.created'] })
+      const rows = await chain(store)
+      expect(listing).toMatchObject({ stray: null, head: rows[5], first: rows[0], pruned: null })
+      expect(listing.ends).toEqual({ start: { sequence: 0, hash: '0'.repeat(64) }, head: { sequence: 6, hash: rows[5]!.hash } })
+      expect(await log(store).list('acc_none', { limit: 10 })).toEqual({
+        ends: null,
+        records: [],
+        stray: null,
+        head: null,
+        first: null,
+        pruned: null,
+      })
+      // Every row from a sequence on, inclusive.
+      expect((await log(store).records('acc_1', { from: 3, limit: 2 })).map((record) => record.sequence)).toEqual([3, 4])
+      expect(await log(store).ends('acc_none')).toBeNull()
+    })
+
+    it('stores each record whole: encoding version 2, the key id, the target id, signed under the key', async () => {
+      const { store } = fixture()
+      await log(store).append(entry('user_passcode.revealed', { target: { type: 'user', id: 'u_7' } }))
+      await log(store).append(entry('account.accepted_passcodes_changed'))
+      const [user, account] = await chain(store)
+      expect(user).toMatchObject({ sequence: 1, version: 2, keyId: 'conformance', targetId: 'u_7', previousHash: '0'.repeat(64) })
+      expect(account).toMatchObject({ sequence: 2, targetId: null, previousHash: user!.hash })
+      for (const record of [user!, account!]) expect(AUDIT_KEYS.expectedHash(record)).toBe(record.hash)
     })
 
     it('filters by the user who acted, in either role, never the system', async () => {
@@ -299,30 +359,50 @@ export function auditCases(fixture: () => StoreFixture): void {
       // A user ID that JSON must escape is matched as it was written.
       await log(store).append(entry('passcode.created', { actor: { type: 'user', userId: 'u_"quoted"\\', role: 'admin' } }))
       await log(store).append(entry('passcode.created', { accountId: 'acc_2', actor: { type: 'user', userId: 'u_ana', role: 'admin' } }))
-      const sequences = (records: AuditRecord[]) => records.map((r) => r.sequence)
-      expect(sequences(await log(store).list('acc_1', { order: 'newest', limit: 10, actorUserId: 'u_ana' }))).toEqual([3, 1])
-      expect(sequences(await log(store).list('acc_1', { order: 'oldest', limit: 10, actorUserId: 'u_"quoted"\\' }))).toEqual([5])
-      expect(sequences(await log(store).list('acc_1', { order: 'newest', limit: 10, actorUserId: 'u_ana', actions: ['passcode.created'] }))).toEqual([
-        1,
-      ])
-      expect(await log(store).list('acc_1', { order: 'newest', limit: 10, actorUserId: 'system' })).toEqual([])
+      expect(await page(store, 'acc_1', { limit: 10, actorUserId: 'u_ana' })).toEqual([3, 1])
+      expect(await page(store, 'acc_1', { limit: 10, actorUserId: 'u_"quoted"\\' })).toEqual([5])
+      expect(await page(store, 'acc_1', { limit: 10, actorUserId: 'u_ana', actions: ['passcode.created'] })).toEqual([1])
+      expect(await page(store, 'acc_1', { limit: 10, actorUserId: 'system' })).toEqual([])
     })
 
-    it('prunes the records older than the cut-off and moves the chain start past them', async () => {
+    it('prunes the records older than the cut-off, moves the chain start past them and appends a record that says so', async () => {
       const { store } = fixture()
       // Text outside ASCII, quotes and a line separator hash the same in every store.
       const target = { type: 'passcode', id: 'pc_1', name: 'Zürich 🚀 "sync"\u2028\\' } as const
       for (let i = 0; i < 5; i++) await log(store).append(entry('user_passcode.revealed', { at: NOW + i, target }))
       await log(store).append(entry('user_passcode.revealed', { accountId: 'acc_2', at: NOW + 10 }))
       const before = await chain(store)
-      expect(await log(store).prune(NOW + 2)).toBe(2)
-      expect(await log(store).ends('acc_1')).toEqual({ start: { sequence: 2, hash: before[1]!.hash }, head: { sequence: 5, hash: before[4]!.hash } })
-      expect((await chain(store)).map((r) => r.sequence)).toEqual([3, 4, 5])
-      expect(await verify(store)).toMatchObject({ ok: true, records: 3 })
-      expect(await log(store).prune(NOW + 2)).toBe(0)
+      const prune = (cutOff: number, at: number) => log(store).prune(cutOff, { at, signer: AUDIT_KEYS.signer })
+      expect(await prune(NOW + 2, NOW + 100)).toBe(2)
+      const kept = await chain(store)
+      expect(kept.map((r) => r.sequence)).toEqual([3, 4, 5, 6])
+      expect(kept[3]).toMatchObject({
+        sequence: 6,
+        at: NOW + 100,
+        action: 'audit.pruned',
+        actor: { type: 'system' },
+        target: { type: 'account' },
+        changes: {
+          removed: { before: null, after: 2 },
+          through: { before: 0, after: 2 },
+          lastHash: { before: '0'.repeat(64), after: before[1]!.hash },
+        },
+        previousHash: before[4]!.hash,
+      })
+      expect(await log(store).ends('acc_1')).toEqual({ start: { sequence: 2, hash: before[1]!.hash }, head: { sequence: 6, hash: kept[3]!.hash } })
+      expect(await verify(store)).toMatchObject({ ok: true, records: 4, unkeyed: 0 })
+      const listing = await log(store).list('acc_1', { limit: 10 })
+      expect(listing).toMatchObject({ first: kept[0], head: kept[3], pruned: kept[3], stray: null })
+      expect(vouchAuditPage(listing, AUDIT_KEYS)).toBeUndefined()
+      expect(await prune(NOW + 2, NOW + 200)).toBe(0)
       await log(store).append(entry('user_passcode.revealed', { at: NOW + 20 }))
-      expect(await verify(store)).toMatchObject({ ok: true, records: 4, head: { sequence: 6 } })
+      expect(await verify(store)).toMatchObject({ ok: true, records: 5, head: { sequence: 7 } })
       expect(await verify(store, 'acc_2')).toMatchObject({ ok: true, records: 1 })
+      // Everything old goes (acc_2's record too), the prune record of before included: the new one accounts for the start.
+      expect(await prune(NOW + 150, NOW + 300)).toBe(6)
+      expect((await chain(store)).map((r) => [r.sequence, r.action])).toEqual([[8, 'audit.pruned']])
+      expect(await verify(store)).toMatchObject({ ok: true, records: 1, head: { sequence: 8 } })
+      expect(await verify(store, 'acc_2')).toMatchObject({ ok: true, records: 1, head: { sequence: 2 } })
     })
   })
 }

@@ -1,6 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { expect } from 'vitest'
+import type { AuditEntry } from '../../../src/core/audit'
+import { auditKeyring } from '../../../src/core/audit-keys'
 import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../../src/core/entities'
+import type { AuditAppend } from '../../../src/ports/audit-log'
 import { DAY_MS } from '../../../src/core/time'
 import type { ClaimRequest, Invalidation, PasscodeStore } from '../../../src/ports/passcode-store'
 
@@ -29,6 +32,12 @@ export interface StoreConformanceOptions {
 
 /** A fixed "now": instants in tests are relative to it. */
 export const NOW = Date.UTC(2030, 0, 1)
+
+/** The audit keys of the store cases: records are signed under `conformance` (an HMAC, SPEC §5.44). */
+export const AUDIT_KEYS = auditKeyring([{ id: 'conformance', key: new Uint8Array(32).fill(7) }])
+
+/** An entry as a write hands it to a store: with the cases' signer. */
+export const signed = (entry: AuditEntry): AuditAppend => ({ entry, signer: AUDIT_KEYS.signer })
 export const WINDOW_MS = 30 * DAY_MS
 
 let counter = 0
@@ -59,6 +68,11 @@ export function accountPasscode(overrides: Partial<AccountPasscodeRecord> = {}):
     lastUsedPartner: null,
     disabledAt: null,
     description: '',
+    // Unrestricted (SPEC §5.48–5.51), as every store reads a passcode without restrictions back.
+    scopes: null,
+    allowedAddresses: [],
+    metadata: null,
+    tags: [],
     ...overrides,
   }
 }
@@ -78,6 +92,8 @@ export function userPasscode(overrides: Partial<UserPasscodeRecord> = {}): UserP
     revokedAt: null,
     lastUsedAt: null,
     lastUsedPartner: null,
+    scopes: null,
+    allowedAddresses: [],
     ...overrides,
   }
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import type { AuditEntry } from '../../../src/core/audit'
 import type { LeakReport, PasscodeStore } from '../../../src/ports/passcode-store'
-import { NOW, accountPasscode, eventually, fakeHash, subscribeReady, userPasscode, type StoreFixture } from './fixtures'
+import { NOW, accountPasscode, eventually, fakeHash, signed, subscribeReady, userPasscode, type StoreFixture } from './fixtures'
 
 const LEASE_MS = 60_000
 
@@ -44,7 +44,7 @@ function leaks(store: PasscodeStore) {
   }
 }
 
-const records = async (store: PasscodeStore) => (await store.audit?.list('acc_1', { order: 'oldest', limit: 100 })) ?? []
+const records = async (store: PasscodeStore) => (await store.audit?.records('acc_1', { limit: 100 })) ?? []
 
 /** Three account passcodes created in acc_1, each reported leaked (one open mark each), a moment apart. */
 async function threeReported(store: PasscodeStore) {
@@ -65,7 +65,7 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
       const record = accountPasscode()
       await store.createAccountPasscode(record, 100)
       const first = report({ key: record.id, hash: record.hash })
-      const mark = await api.report(first, leakEntry({ type: 'passcode', id: record.id, name: record.name }))
+      const mark = await api.report(first, signed(leakEntry({ type: 'passcode', id: record.id, name: record.name })))
       expect(mark).toEqual({
         id: first.id,
         kind: 'account',
@@ -84,7 +84,7 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
       expect(await api.list('acc_2')).toEqual([])
 
       const after = await store.getAccountPasscode('acc_1', record.id)
-      expect(await api.report(report({ key: record.id, hash: record.hash, at: NOW + 5 }), leakEntry({ type: 'account' }))).toBeNull()
+      expect(await api.report(report({ key: record.id, hash: record.hash, at: NOW + 5 }), signed(leakEntry({ type: 'account' })))).toBeNull()
       expect(await store.getAccountPasscode('acc_1', record.id)).toEqual(after)
       expect((await records(store)).map((entry) => entry.action)).toEqual(['passcode.leak_reported'])
     })
@@ -135,10 +135,11 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
       await store.updateAccountPasscode('acc_1', renamed.id, { name: 'After', nameKey: 'after', disabledAt: NOW, updatedAt: NOW })
       await store.updateAccountPasscode('acc_1', gone.id, { name: 'Gone later', nameKey: 'gone later', updatedAt: NOW })
       const disabled = { disabled: { before: false, after: true } }
-      const stale = (record: typeof renamed, changes = {}) => ({
-        ...leakEntry({ type: 'passcode', id: record.id, name: record.name }),
-        changes: { ...leakEntry({ type: 'account' }).changes, ...changes },
-      })
+      const stale = (record: typeof renamed, changes = {}) =>
+        signed({
+          ...leakEntry({ type: 'passcode', id: record.id, name: record.name }),
+          changes: { ...leakEntry({ type: 'account' }).changes, ...changes },
+        })
       expect(await api.report(report({ key: renamed.id, hash: renamed.hash }), stale(renamed, disabled))).not.toBeNull()
       expect(await api.report(report({ key: enabled.id, hash: enabled.hash }), stale(enabled))).not.toBeNull()
       expect(await api.report(report({ key: gone.id, hash: gone.hash, action: 'delete' }), stale(gone, disabled))).not.toBeNull()
@@ -155,12 +156,13 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
       const { store } = fixture()
       const api = leaks(store)
       const [a, b, c] = await threeReported(store)
-      const edit = (action: AuditEntry['action'], record: typeof a): AuditEntry => ({
-        ...leakEntry({ type: 'passcode', id: record.id, name: record.name }),
-        actor: { type: 'user', userId: 'u_admin', role: 'admin' },
-        action,
-        changes: {},
-      })
+      const edit = (action: AuditEntry['action'], record: typeof a) =>
+        signed({
+          ...leakEntry({ type: 'passcode', id: record.id, name: record.name }),
+          actor: { type: 'user', userId: 'u_admin', role: 'admin' },
+          action,
+          changes: {},
+        })
       await store.updateAccountPasscode('acc_1', a.id, { description: 'kept open', updatedAt: NOW + 1 }, edit('passcode.updated', a))
       expect(await api.list('acc_1')).toHaveLength(3)
       await store.updateAccountPasscode('acc_1', a.id, { disabledAt: null, updatedAt: NOW + 2 }, edit('passcode.enabled', a))
@@ -198,7 +200,7 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
       await store.grantUserPasscode(granted, NOW)
       const mark = await api.report(
         report({ kind: 'user', action: 'revoke', key: 'u_1', hash: granted.hash }),
-        leakEntry({ type: 'user', id: 'u_1' }),
+        signed(leakEntry({ type: 'user', id: 'u_1' })),
       )
       expect(mark).toMatchObject({ kind: 'user', key: 'u_1', action: 'revoked', name: null, hint: null })
       expect(await store.getUserPasscode('acc_1', 'u_1')).toMatchObject({ revokedAt: NOW })
@@ -239,7 +241,7 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
             i % 2 === 0
               ? report({ key: record.id, hash: record.hash, at: NOW + i })
               : report({ kind: 'user', action: 'revoke', key: 'u_1', hash: user.hash, at: NOW + i }),
-            leakEntry({ type: 'account' }),
+            signed(leakEntry({ type: 'account' })),
           ),
         ),
       )
@@ -265,8 +267,8 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
       await api.release(claim)
       const [again] = await other.claim(NOW + LEASE_MS)
       expect(again).toMatchObject({ id: mark!.id, notifiedAt: null })
-      expect(await api.complete(claim, NOW + LEASE_MS, leakEntry({ type: 'account' }))).toBe(false)
-      const sent = { ...leakEntry({ type: 'account' }), action: 'notification.sent' as const }
+      expect(await api.complete(claim, NOW + LEASE_MS, signed(leakEntry({ type: 'account' })))).toBe(false)
+      const sent = signed({ ...leakEntry({ type: 'account' }), action: 'notification.sent' as const })
       expect(await other.complete(again!, NOW + LEASE_MS + 1, sent)).toBe(true)
       expect(await other.complete(again!, NOW + LEASE_MS + 2)).toBe(false)
       expect(await api.claim(NOW + 10 * LEASE_MS)).toEqual([])

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import type { AuditEntry } from '../../../src/core/audit'
-import { NOW, accountPasscode, fakeHash, type StoreFixture } from './fixtures'
+import { NOW, accountPasscode, fakeHash, signed, type StoreFixture } from './fixtures'
 
 const MINUTE_MS = 60_000
 
@@ -46,7 +46,7 @@ export function leakedRotationCases(fixture: () => StoreFixture): void {
         expect(mark).not.toBeNull()
 
         const rotation = () => ({ hash: fakeHash(), hint: 'psc_…New1', previousHashEndsAt: NOW + 60 * MINUTE_MS, updatedAt: NOW + 1 })
-        const rotate = (id: string) => store.rotateAccountPasscode('acc_1', id, rotation(), audited ? rotatedEntry(id) : undefined)
+        const rotate = (id: string) => store.rotateAccountPasscode('acc_1', id, rotation(), audited ? signed(rotatedEntry(id)) : undefined)
         const rotated = await rotate(leaked.id)
         expect(rotated).toMatchObject({ previousHash: null, previousHashEndsAt: null })
         expect(await store.findCredentialByHash(leaked.hash)).toBeNull()
@@ -54,7 +54,7 @@ export function leakedRotationCases(fixture: () => StoreFixture): void {
         // A passcode without a mark keeps its previous value as asked.
         expect(await rotate(clean.id)).toMatchObject({ previousHash: clean.hash, previousHashEndsAt: NOW + 60 * MINUTE_MS })
         if (audited) {
-          const records = (await store.audit?.list('acc_1', { order: 'oldest', limit: 10 })) ?? []
+          const records = (await store.audit?.records('acc_1', { limit: 10 })) ?? []
           // The record shows the overlap as stored: none for the leaked one.
           expect(records.map((record) => ['id' in record.target ? record.target.id : null, record.changes.previousValueEndsAt?.after])).toEqual([
             [leaked.id, null],

@@ -68,6 +68,15 @@ export interface components {
             /** @constant */
             code: 403;
         };
+        /** @description The passcode may not be used from this address */
+        AddressNotAllowed: {
+            /** @constant */
+            status: "fail";
+            /** @constant */
+            error: "Address not allowed";
+            /** @constant */
+            code: 403;
+        };
         /** @description Too many failed attempts from this address or for this account; or the passcode is over its own rate limit, or out of credits (SPEC §5.50) */
         RateLimited: {
             /** @constant */
@@ -208,7 +217,7 @@ export interface operations {
                     "application/json": components["schemas"]["PasscodeExpired"];
                 };
             };
-            /** @description Valid credentials, but the partner is not whitelisted. The text echoes the partner name (control characters removed, at most 128 characters). */
+            /** @description Valid credentials, but the partner is not whitelisted (the text echoes the partner name, control characters removed, at most 128 characters), or the passcode has an address allowlist (SPEC §5.49) that the caller's address is outside of: "Address not allowed". */
             403: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -218,7 +227,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PartnerNotWhitelisted"];
+                    "application/json": components["schemas"]["PartnerNotWhitelisted"] | components["schemas"]["AddressNotAllowed"];
                 };
             };
             /** @description Only when the service enables its brute-force limiter: too many failed attempts (400 and 401 answers) from this client address or for this account ID within the window. Answered before any credential check, so valid credentials get it too; wait as long as `Retry-After` says. */
@@ -343,7 +352,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description As for GET, without a body: Valid credentials, but the partner is not whitelisted. The text echoes the partner name (control characters removed, at most 128 characters). */
+            /** @description As for GET, without a body: Valid credentials, but the partner is not whitelisted (the text echoes the partner name, control characters removed, at most 128 characters), or the passcode has an address allowlist (SPEC §5.49) that the caller's address is outside of: "Address not allowed". */
             403: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];

@@ -35,7 +35,7 @@ export interface paths {
         delete: operations["deletePasscode"];
         options?: never;
         head?: never;
-        /** Edit the name, expiry (counted from now) or partner binding */
+        /** Edit the name, expiry (counted from now), partner binding, description, scopes, address ranges, metadata or tags */
         patch: operations["updatePasscode"];
         trace?: never;
     };
@@ -267,6 +267,122 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's webhook endpoints, oldest first (admins; never a secret) */
+        get: operations["listWebhooks"];
+        put?: never;
+        /** Register a webhook endpoint (admins); its signing secret is in this answer only */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint ID. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete an endpoint and its deliveries (admins); pending ones are never sent */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /** Edit the URL, event types, description or enabled state of an endpoint (admins; enabling clears `failing`) */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/webhooks/{endpointId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint ID. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Issue a new signing secret (admins); the old one keeps signing for 24 h, so attempts carry both signatures */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{endpointId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint ID. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a `webhook.test` event to an endpoint (admins), whatever types it receives */
+        post: operations["sendTestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of the account's webhook deliveries, newest first (admins): status, last code and time */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-deliveries/{deliveryId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The delivery ID: its `webhook-id`. */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a delivery once more, now, with its `webhook-id` (admins) */
+        post: operations["replayWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/partners": {
         parameters: {
             query?: never;
@@ -339,6 +455,22 @@ export interface components {
                 /** @description Who found it: github, a scanner, a support ticket. */
                 source: string;
             } | null;
+            /** @description The scopes it was given (SPEC §5.48); null: every scope the host declares. */
+            scopes: string[] | null;
+            /** @description Those of `scopes` the host no longer declares: they grant nothing. */
+            unknownScopes: string[];
+            /** @description The CIDR ranges it may be used from (SPEC §5.49); empty: any address. */
+            allowedAddresses: string[];
+            /** @description The rules of the account's policy it breaks (SPEC §5.52): made before the policy, it keeps working. */
+            policyViolations: ("maxLifetimeDays" | "requireExpiry" | "requireDescription")[];
+            /** @description Whether it breaks the account's policy (`policyViolations` is not empty). */
+            violatesPolicy: boolean;
+            /** @description The host's own data about it (SPEC §5.51), at most 1 KiB as JSON, returned on the principal; null when none. */
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Its tags (SPEC §5.51), lower case; empty when none. */
+            tags: string[];
             /** @description Its rate limit; null for none. */
             rateLimit: {
                 /** @description Requests admitted per window, across every instance. */
@@ -407,6 +539,16 @@ export interface components {
                 /** @description Who found it: github, a scanner, a support ticket. */
                 source: string;
             } | null;
+            /** @description The scopes it was given (SPEC §5.48); null: every scope the host declares. */
+            scopes: string[] | null;
+            /** @description Those of `scopes` the host no longer declares: they grant nothing. */
+            unknownScopes: string[];
+            /** @description The CIDR ranges it may be used from (SPEC §5.49); empty: any address. */
+            allowedAddresses: string[];
+            /** @description The rules of the account's policy it breaks (SPEC §5.52): made before the policy, it keeps working. */
+            policyViolations: ("maxLifetimeDays" | "requireExpiry" | "requireDescription")[];
+            /** @description Whether it breaks the account's policy (`policyViolations` is not empty). */
+            violatesPolicy: boolean;
             /** @description Its rate limit; null for none. */
             rateLimit: {
                 /** @description Requests admitted per window, across every instance. */
@@ -509,6 +651,10 @@ export interface components {
                     wrongPartner: number;
                     /** @description Refused: a value a rotation replaced, after its overlap ended. */
                     rotatedOut: number;
+                    /** @description Refused with 403: a route needed a scope the passcode lacks (SPEC §5.48). */
+                    missingScope: number;
+                    /** @description Refused with 403: from an address outside its ranges (SPEC §5.49). */
+                    address: number;
                     /** @description Refused with 429: over its rate limit (SPEC §5.50). */
                     rateLimited: number;
                     /** @description Refused with 429: its credits were exhausted (SPEC §5.50). */
@@ -522,7 +668,7 @@ export interface components {
                 }[];
             };
         };
-        /** @description An audit record (SPEC §5.40). */
+        /** @description An audit record (SPEC §5.40, §5.44). */
         AuditRecord: {
             /** @description Its place in the account's chain, 1 for the first record. */
             sequence: number;
@@ -544,8 +690,8 @@ export interface components {
                 type: "system";
             };
             /** @enum {string} */
-            action: "passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed";
-            /** @description To what: an account passcode, a user passcode, or the account setting. */
+            action: "passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "account.policy_changed" | "notification.sent" | "notification.failed" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled" | "audit.pruned";
+            /** @description To what: an account passcode, a user passcode, the account setting, or a webhook endpoint. */
             target: {
                 /** @constant */
                 type: "passcode";
@@ -560,6 +706,11 @@ export interface components {
             } | {
                 /** @constant */
                 type: "account";
+            } | {
+                /** @constant */
+                type: "webhook";
+                /** @description The webhook endpoint (SPEC §5.53). */
+                id: string;
             };
             /** @description The fields it changed, before and after (instants as epoch milliseconds); empty when none did. */
             changes: {
@@ -571,9 +722,15 @@ export interface components {
             /** @description The request's `X-Request-Id` when it came over HTTP with one. */
             requestId: string | null;
             clientAddress: string | null;
+            /** @description The target's id as stored beside it for the per-target filter (null for the account). */
+            targetId: string | null;
+            /** @description The encoding its hash covers: 2 since audit keys exist (every field), 1 for records written before. */
+            version: number;
+            /** @description The id of the audit key whose HMAC `hash` is; null for a plain SHA-256. */
+            keyId: string | null;
             /** @description The hash of the record before it (the chain, not a passcode hash). */
             previousHash: string;
-            /** @description SHA-256 of its canonical encoding: what `auth.audit.verify` checks. */
+            /** @description HMAC-SHA256 of its canonical encoding under the audit key `keyId` (SHA-256 without one): what `auth.audit.verify` checks. */
             hash: string;
         };
         AuditPage: {
@@ -601,8 +758,8 @@ export interface components {
                 type: "system";
             };
             /** @enum {string} */
-            action: "passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed";
-            /** @description To what: an account passcode, a user passcode, or the account setting. */
+            action: "passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "account.policy_changed" | "notification.sent" | "notification.failed" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled" | "audit.pruned";
+            /** @description To what: an account passcode, a user passcode, the account setting, or a webhook endpoint. */
             target: {
                 /** @constant */
                 type: "passcode";
@@ -617,6 +774,11 @@ export interface components {
             } | {
                 /** @constant */
                 type: "account";
+            } | {
+                /** @constant */
+                type: "webhook";
+                /** @description The webhook endpoint (SPEC §5.53). */
+                id: string;
             };
             /** @description The fields it changed, before and after (instants as epoch milliseconds); empty when none did. */
             changes: {
@@ -628,15 +790,91 @@ export interface components {
             /** @description The request's `X-Request-Id` when it came over HTTP with one. */
             requestId: string | null;
             clientAddress: string | null;
+            /** @description The target's id as stored beside it for the per-target filter (null for the account). */
+            targetId: string | null;
+            /** @description The encoding its hash covers: 2 since audit keys exist (every field), 1 for records written before. */
+            version: number;
+            /** @description The id of the audit key whose HMAC `hash` is; null for a plain SHA-256. */
+            keyId: string | null;
             /** @description The hash of the record before it (the chain, not a passcode hash). */
             previousHash: string;
-            /** @description SHA-256 of its canonical encoding: what `auth.audit.verify` checks. */
+            /** @description HMAC-SHA256 of its canonical encoding under the audit key `keyId` (SHA-256 without one): what `auth.audit.verify` checks. */
             hash: string;
             /**
              * Format: date-time
              * @description The same instant in ISO 8601 (UTC).
              */
             time: string;
+        };
+        /** @description A webhook endpoint (SPEC §5.53), never its secret. */
+        WebhookEndpoint: {
+            id: string;
+            accountId: string;
+            /** @description Where deliveries go. */
+            url: string;
+            /** @description The event types it receives, or "all". */
+            events: "all" | ("passcode.created" | "passcode.updated" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.expiring_soon" | "passcode.expired" | "passcode.leaked" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.leaked" | "credits.low" | "credits.exhausted")[];
+            description: string;
+            /** @description Whether events reach it. */
+            enabled: boolean;
+            /** @description `failing`: disabled because every attempt failed for 5 days. */
+            disabledReason: "failing" | null;
+            /** @description Since when every attempt to it failed; null while healthy. */
+            failingSince: string | null;
+            /** @description Until when the secret a rotation replaced still signs; null when none does. */
+            previousSecretEndsAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A webhook delivery (SPEC §5.53). */
+        WebhookDelivery: {
+            /** @description The `webhook-id` every attempt sends. */
+            id: string;
+            endpointId: string;
+            /** @enum {string} */
+            eventType: "passcode.created" | "passcode.updated" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.expiring_soon" | "passcode.expired" | "passcode.leaked" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.leaked" | "credits.low" | "credits.exhausted" | "webhook.test";
+            /**
+             * Format: date-time
+             * @description When the event's change happened.
+             */
+            eventAt: string;
+            /**
+             * @description `failed`: every attempt of the schedule failed.
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            attempts: number;
+            /** @description When the next attempt is due; null unless pending. */
+            nextAttemptAt: string | null;
+            /** @description When the last attempt ended; null before the first. */
+            lastAttemptAt: string | null;
+            /** @description The HTTP status of the last attempt; null when none came. */
+            lastStatusCode: number | null;
+            /** @description Why the last attempt failed; null after a success. */
+            lastError: string | null;
+        };
+        WebhookList: {
+            endpoints: components["schemas"]["WebhookEndpoint"][];
+        };
+        WebhookAnswer: {
+            endpoint: components["schemas"]["WebhookEndpoint"];
+        };
+        /** @description A webhook endpoint and its signing secret (`Cache-Control: no-store`). */
+        IssuedWebhook: {
+            endpoint: components["schemas"]["WebhookEndpoint"];
+            /** @description The signing secret (`whsec_…`), in this answer only: give it to the receiver. */
+            secret: string;
+        };
+        WebhookDeliveryPage: {
+            /** @description Newest first. */
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass it as `cursor` for the next (older) page; null on the last one. */
+            nextCursor: string | null;
+        };
+        WebhookDeliveryAnswer: {
+            delivery: components["schemas"]["WebhookDelivery"];
         };
         CreatePasscode: {
             /** @description 1 to 64 characters, counted once trimmed and in NFC (send it trimmed: `maxLength` counts what is sent), no control or invisible character (zero-width, bidi controls, unpaired surrogates); unique in the account, case-insensitively (a rule of the account's state, not of this schema). */
@@ -646,6 +884,16 @@ export interface components {
             partners?: string[] | null;
             /** @description What the passcode is for: 0 to 500 characters, counted once trimmed and in NFC (send it trimmed: `maxLength` counts what is sent); newlines allowed (\r\n is stored as \n), no other control character, no unpaired surrogate; null or '' clears it. */
             description?: string | null;
+            /** @description The scopes it grants (SPEC §5.48): null (or absent at create) for every scope the host declares; a list for only those, each declared by the host (a rule of its configuration, not of this schema); [] for none. */
+            scopes?: string[] | null;
+            /** @description The addresses it may be used from (SPEC §5.49): at most 50 CIDR ranges; an IPv4-mapped or NAT64 caller matches its IPv4 range; [] for any address. */
+            allowedAddresses?: string[];
+            /** @description The host's own data about the passcode (SPEC §5.51), returned on the principal: a JSON object of at most 1024 bytes as JSON; null removes it. */
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Up to 20 tags (SPEC §5.51), to find and filter passcodes by; [] removes them. */
+            tags?: string[];
             /** @description At most `max` requests per fixed window of `windowSeconds` (UTC-aligned), across every instance; null: none. */
             rateLimit?: {
                 max: number;
@@ -661,7 +909,7 @@ export interface components {
                 } | null;
             } | null;
         };
-        /** @description At least one of `name`, `expiry`, `partners`, `description`, `rateLimit`, `credits`; `partners: null` unbinds, `description: null` or `''` clears, `rateLimit: null` and `credits: null` remove them. */
+        /** @description At least one of `name`, `expiry`, `partners`, `description`, `scopes`, `allowedAddresses`, `metadata`, `tags`, `rateLimit`, `credits`; `partners: null` unbinds, `description: null` or `''` clears, `scopes: null` grants every scope, `metadata: null` removes it, `rateLimit: null` and `credits: null` remove them. */
         UpdatePasscode: {
             /** @description 1 to 64 characters, counted once trimmed and in NFC (send it trimmed: `maxLength` counts what is sent), no control or invisible character (zero-width, bidi controls, unpaired surrogates); unique in the account, case-insensitively (a rule of the account's state, not of this schema). */
             name?: string;
@@ -670,6 +918,16 @@ export interface components {
             partners?: string[] | null;
             /** @description What the passcode is for: 0 to 500 characters, counted once trimmed and in NFC (send it trimmed: `maxLength` counts what is sent); newlines allowed (\r\n is stored as \n), no other control character, no unpaired surrogate; null or '' clears it. */
             description?: string | null;
+            /** @description The scopes it grants (SPEC §5.48): null (or absent at create) for every scope the host declares; a list for only those, each declared by the host (a rule of its configuration, not of this schema); [] for none. */
+            scopes?: string[] | null;
+            /** @description The addresses it may be used from (SPEC §5.49): at most 50 CIDR ranges; an IPv4-mapped or NAT64 caller matches its IPv4 range; [] for any address. */
+            allowedAddresses?: string[];
+            /** @description The host's own data about the passcode (SPEC §5.51), returned on the principal: a JSON object of at most 1024 bytes as JSON; null removes it. */
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Up to 20 tags (SPEC §5.51), to find and filter passcodes by; [] removes them. */
+            tags?: string[];
             /** @description At most `max` requests per fixed window of `windowSeconds` (UTC-aligned), across every instance; null: none. */
             rateLimit?: {
                 max: number;
@@ -698,6 +956,10 @@ export interface components {
                 /** @constant */
                 type: "infinite";
             };
+            /** @description The scopes it grants (SPEC §5.48): null (or absent at create) for every scope the host declares; a list for only those, each declared by the host (a rule of its configuration, not of this schema); [] for none. */
+            scopes?: string[] | null;
+            /** @description The addresses it may be used from (SPEC §5.49): at most 50 CIDR ranges; an IPv4-mapped or NAT64 caller matches its IPv4 range; [] for any address. */
+            allowedAddresses?: string[];
             /** @description At most `max` requests per fixed window of `windowSeconds` (UTC-aligned), across every instance; null: none. */
             rateLimit?: {
                 max: number;
@@ -719,6 +981,24 @@ export interface components {
              * @enum {string}
              */
             acceptedPasscodes: "account" | "user" | "both";
+        };
+        CreateWebhook: {
+            /** @description Where deliveries go: an absolute http or https URL, at most 2048 characters, no credentials, no fragment. */
+            url: string;
+            /** @description The event types it receives, or "all". */
+            events: "all" | ("passcode.created" | "passcode.updated" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.expiring_soon" | "passcode.expired" | "passcode.leaked" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.leaked" | "credits.low" | "credits.exhausted")[];
+            /** @description What the endpoint is for: 0 to 500 characters; null or '' clears it. */
+            description?: string | null;
+        };
+        UpdateWebhook: {
+            /** @description Where deliveries go: an absolute http or https URL, at most 2048 characters, no credentials, no fragment. */
+            url?: string;
+            /** @description The event types it receives, or "all". */
+            events?: "all" | ("passcode.created" | "passcode.updated" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.expiring_soon" | "passcode.expired" | "passcode.leaked" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.leaked" | "credits.low" | "credits.exhausted")[];
+            /** @description What the endpoint is for: 0 to 500 characters; null or '' clears it. */
+            description?: string | null;
+            /** @description false stops deliveries; true starts them again. */
+            enabled?: boolean;
         };
         /** @description A failure with the status 400. */
         Error400: {
@@ -813,7 +1093,7 @@ export interface components {
                  * @description Machine-readable.
                  * @enum {string}
                  */
-                code: "ERR_CONFIGURATION" | "ERR_INVALID_OPTIONS" | "ERR_INTERNAL" | "ERR_MAILER_FAILED" | "ERR_NO_RECIPIENTS" | "ERR_PASSCODE_REFUSED";
+                code: "ERR_CONFIGURATION" | "ERR_INVALID_OPTIONS" | "ERR_INTERNAL" | "ERR_MAILER_FAILED" | "ERR_NO_RECIPIENTS" | "ERR_PASSCODE_REFUSED" | "ERR_AUDIT_BROKEN";
                 /** @description For people; never a passcode value, key or stack. */
                 message: string;
             };
@@ -893,7 +1173,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -972,7 +1252,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuedPasscode"];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `partners`: each name must be on the operator's whitelist (`GET /partners`), which is the server's state. `name`, `description`: their lengths count the text in Unicode NFC, which a JSON Schema cannot compute; text that NFC lengthens past the limit (rare: some scripts' letters with marks) is refused. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `partners`: each name must be on the operator's whitelist (`GET /partners`), which is the server's state. `name`, `description`: their lengths count the text in Unicode NFC, which a JSON Schema cannot compute; text that NFC lengthens past the limit (rare: some scripts' letters with marks) is refused. `scopes`: each name must be a scope the host declares (its `scopes` option, SPEC §5.48), which is the server's configuration. `allowedAddresses`: each must be an IPv4 or IPv6 CIDR range with no host bits set (SPEC §5.49), which a JSON Schema cannot check. `metadata`: at most 1024 bytes as UTF-8 JSON and 8 levels deep (SPEC §5.51), which a JSON Schema cannot measure. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1081,7 +1361,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1157,7 +1437,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1212,7 +1492,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such passcode or user in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
+            /** @description No such passcode, user, webhook endpoint or delivery in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
             404: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1230,7 +1510,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1312,7 +1592,7 @@ export interface operations {
                     "application/json": components["schemas"]["PasscodeAnswer"];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `partners`: each name must be on the operator's whitelist (`GET /partners`), which is the server's state. `name`, `description`: their lengths count the text in Unicode NFC, which a JSON Schema cannot compute; text that NFC lengthens past the limit (rare: some scripts' letters with marks) is refused. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `partners`: each name must be on the operator's whitelist (`GET /partners`), which is the server's state. `name`, `description`: their lengths count the text in Unicode NFC, which a JSON Schema cannot compute; text that NFC lengthens past the limit (rare: some scripts' letters with marks) is refused. `scopes`: each name must be a scope the host declares (its `scopes` option, SPEC §5.48), which is the server's configuration. `allowedAddresses`: each must be an IPv4 or IPv6 CIDR range with no host bits set (SPEC §5.49), which a JSON Schema cannot check. `metadata`: at most 1024 bytes as UTF-8 JSON and 8 levels deep (SPEC §5.51), which a JSON Schema cannot measure. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1367,7 +1647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such passcode or user in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
+            /** @description No such passcode, user, webhook endpoint or delivery in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
             404: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1439,7 +1719,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1521,7 +1801,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuedPasscode"];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `overlapMinutes`: required, except for a passcode found in public (its `leak` is not null), where it may be left out and only 0 is taken (SPEC §5.45): which one applies is the passcode's state. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `overlapMinutes`: required, except for a passcode found in public (its `leak` is not null), where it may be left out and only 0 is taken (SPEC §5.45): which one applies is the passcode's state. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1576,7 +1856,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such passcode or user in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
+            /** @description No such passcode, user, webhook endpoint or delivery in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
             404: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1648,7 +1928,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1726,7 +2006,7 @@ export interface operations {
                     "application/json": components["schemas"]["UsageAnswer"];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1763,7 +2043,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description No such passcode or user in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
+            /** @description No such passcode, user, webhook endpoint or delivery in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
             404: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1781,7 +2061,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1859,7 +2139,7 @@ export interface operations {
                     "application/json": components["schemas"]["PasscodeAnswer"];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1914,7 +2194,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such passcode or user in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
+            /** @description No such passcode, user, webhook endpoint or delivery in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
             404: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1932,7 +2212,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2010,7 +2290,7 @@ export interface operations {
                     "application/json": components["schemas"]["PasscodeAnswer"];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2065,7 +2345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such passcode or user in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
+            /** @description No such passcode, user, webhook endpoint or delivery in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
             404: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2083,7 +2363,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2176,7 +2456,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2254,7 +2534,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserPasscodeAnswer"];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2291,7 +2571,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description No such passcode or user in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
+            /** @description No such passcode, user, webhook endpoint or delivery in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
             404: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2309,7 +2589,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2391,7 +2671,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserPasscodeAnswer"];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `scopes`: each name must be a scope the host declares (its `scopes` option, SPEC §5.48), which is the server's configuration. `allowedAddresses`: each must be an IPv4 or IPv6 CIDR range with no host bits set (SPEC §5.49), which a JSON Schema cannot check. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2446,7 +2726,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such passcode or user in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
+            /** @description No such passcode, user, webhook endpoint or delivery in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
             404: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2518,7 +2798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2594,7 +2874,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2649,7 +2929,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such passcode or user in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
+            /** @description No such passcode, user, webhook endpoint or delivery in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
             404: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2667,7 +2947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2745,7 +3025,7 @@ export interface operations {
                     "application/json": components["schemas"]["UsageAnswer"];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2782,7 +3062,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description No such passcode or user in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
+            /** @description No such passcode, user, webhook endpoint or delivery in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
             404: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2800,7 +3080,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2878,7 +3158,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserPasscodeAnswer"];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2933,7 +3213,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such passcode or user in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
+            /** @description No such passcode, user, webhook endpoint or delivery in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
             404: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2951,7 +3231,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3044,7 +3324,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description No such passcode or user in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
+            /** @description No such passcode, user, webhook endpoint or delivery in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
             404: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3062,7 +3342,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3155,7 +3435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3234,7 +3514,7 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3325,7 +3605,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3385,7 +3665,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these actions; repeat the parameter for more than one. */
-                action?: ("passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed")[];
+                action?: ("passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "account.policy_changed" | "notification.sent" | "notification.failed" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled" | "audit.pruned")[];
                 /** @description Only records about this passcode ID or user ID. */
                 target?: string;
                 /** @description Only what this user did (their user ID, in whichever role). */
@@ -3415,7 +3695,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuditPage"];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `cursor`: only a `nextCursor` of this list; its form is the server's own. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `cursor`: only a `nextCursor` of this list; its form is the server's own. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3470,7 +3750,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3530,7 +3810,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these actions; repeat the parameter for more than one. */
-                action?: ("passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "notification.sent" | "notification.failed")[];
+                action?: ("passcode.created" | "passcode.updated" | "passcode.partners_changed" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.leak_reported" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.revealed" | "account.accepted_passcodes_changed" | "account.policy_changed" | "notification.sent" | "notification.failed" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled" | "audit.pruned")[];
                 /** @description Only records about this passcode ID or user ID. */
                 target?: string;
                 /** @description Only what this user did (their user ID, in whichever role). */
@@ -3557,7 +3837,7 @@ export interface operations {
                     "application/x-ndjson": components["schemas"]["AuditExportLine"][];
                 };
             };
-            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3612,7 +3892,1218 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INTERNAL",
+                     *         "message": "Internal error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The passcode store is unavailable. Codes: ERR_STORAGE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_UNAVAILABLE",
+                     *         "message": "The passcode store is unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+            /** @description The passcode store reported that it did not answer in time (a store that bounds its own calls throws `StorageTimeoutError`). The management API sets no deadline of its own: the `timeoutMs` option bounds verification and `/v1/connect` only, so a store that never answers holds the request. Codes: ERR_STORAGE_TIMEOUT. */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_TIMEOUT",
+                     *         "message": "The passcode store did not answer within 2000 ms"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error504"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every endpoint. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description No session: the host resolver returned nothing. Codes: ERR_UNAUTHENTICATED. */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_UNAUTHENTICATED",
+                     *         "message": "Sign in first"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The signed-in user may not do this, or the request came from another site (CSRF). Codes: ERR_FORBIDDEN, ERR_CROSS_SITE. */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_FORBIDDEN",
+                     *         "message": "Only admins grant, reset or revoke user passcodes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INTERNAL",
+                     *         "message": "Internal error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The passcode store is unavailable. Codes: ERR_STORAGE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_UNAVAILABLE",
+                     *         "message": "The passcode store is unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+            /** @description The passcode store reported that it did not answer in time (a store that bounds its own calls throws `StorageTimeoutError`). The management API sets no deadline of its own: the `timeoutMs` option bounds verification and `/v1/connect` only, so a store that never answers holds the request. Codes: ERR_STORAGE_TIMEOUT. */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_TIMEOUT",
+                     *         "message": "The passcode store did not answer within 2000 ms"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error504"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhook"];
+            };
+        };
+        responses: {
+            /** @description Registered; the only answer with its secret (`whsec_…`). */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedWebhook"];
+                };
+            };
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `url`: its host must not resolve to a loopback, private, link-local, shared, unique-local, multicast, reserved or metadata address (unless the host allows them), which needs the server's resolver. `name`, `description`: their lengths count the text in Unicode NFC, which a JSON Schema cannot compute; text that NFC lengthens past the limit (rare: some scripts' letters with marks) is refused. Codes: ERR_INVALID_INPUT. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INVALID_INPUT",
+                     *         "message": "Invalid expiry: must be at least 1 day",
+                     *         "field": "expiry"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No session: the host resolver returned nothing. Codes: ERR_UNAUTHENTICATED. */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_UNAUTHENTICATED",
+                     *         "message": "Sign in first"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The signed-in user may not do this, or the request came from another site (CSRF). Codes: ERR_FORBIDDEN, ERR_CROSS_SITE. */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_FORBIDDEN",
+                     *         "message": "Only admins grant, reset or revoke user passcodes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description The body is larger than 16 KiB. Codes: ERR_PAYLOAD_TOO_LARGE. */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *         "message": "The body is larger than 16384 bytes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description The body is not `application/json`. Codes: ERR_UNSUPPORTED_MEDIA_TYPE. */
+            415: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Send the body as application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INTERNAL",
+                     *         "message": "Internal error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The passcode store is unavailable. Codes: ERR_STORAGE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_UNAVAILABLE",
+                     *         "message": "The passcode store is unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+            /** @description The passcode store reported that it did not answer in time (a store that bounds its own calls throws `StorageTimeoutError`). The management API sets no deadline of its own: the `timeoutMs` option bounds verification and `/v1/connect` only, so a store that never answers holds the request. Codes: ERR_STORAGE_TIMEOUT. */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_TIMEOUT",
+                     *         "message": "The passcode store did not answer within 2000 ms"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error504"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint ID. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INVALID_INPUT",
+                     *         "message": "Invalid expiry: must be at least 1 day",
+                     *         "field": "expiry"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No session: the host resolver returned nothing. Codes: ERR_UNAUTHENTICATED. */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_UNAUTHENTICATED",
+                     *         "message": "Sign in first"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The signed-in user may not do this, or the request came from another site (CSRF). Codes: ERR_FORBIDDEN, ERR_CROSS_SITE. */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_FORBIDDEN",
+                     *         "message": "Only admins grant, reset or revoke user passcodes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description No such passcode, user, webhook endpoint or delivery in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_NOT_FOUND",
+                     *         "message": "No such passcode in this account"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INTERNAL",
+                     *         "message": "Internal error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The passcode store is unavailable. Codes: ERR_STORAGE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_UNAVAILABLE",
+                     *         "message": "The passcode store is unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+            /** @description The passcode store reported that it did not answer in time (a store that bounds its own calls throws `StorageTimeoutError`). The management API sets no deadline of its own: the `timeoutMs` option bounds verification and `/v1/connect` only, so a store that never answers holds the request. Codes: ERR_STORAGE_TIMEOUT. */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_TIMEOUT",
+                     *         "message": "The passcode store did not answer within 2000 ms"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error504"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint ID. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhook"];
+            };
+        };
+        responses: {
+            /** @description The new view. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookAnswer"];
+                };
+            };
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `url`: its host must not resolve to a loopback, private, link-local, shared, unique-local, multicast, reserved or metadata address (unless the host allows them), which needs the server's resolver. `name`, `description`: their lengths count the text in Unicode NFC, which a JSON Schema cannot compute; text that NFC lengthens past the limit (rare: some scripts' letters with marks) is refused. Codes: ERR_INVALID_INPUT. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INVALID_INPUT",
+                     *         "message": "Invalid expiry: must be at least 1 day",
+                     *         "field": "expiry"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No session: the host resolver returned nothing. Codes: ERR_UNAUTHENTICATED. */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_UNAUTHENTICATED",
+                     *         "message": "Sign in first"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The signed-in user may not do this, or the request came from another site (CSRF). Codes: ERR_FORBIDDEN, ERR_CROSS_SITE. */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_FORBIDDEN",
+                     *         "message": "Only admins grant, reset or revoke user passcodes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description No such passcode, user, webhook endpoint or delivery in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_NOT_FOUND",
+                     *         "message": "No such passcode in this account"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The body is larger than 16 KiB. Codes: ERR_PAYLOAD_TOO_LARGE. */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *         "message": "The body is larger than 16384 bytes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description The body is not `application/json`. Codes: ERR_UNSUPPORTED_MEDIA_TYPE. */
+            415: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Send the body as application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INTERNAL",
+                     *         "message": "Internal error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The passcode store is unavailable. Codes: ERR_STORAGE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_UNAVAILABLE",
+                     *         "message": "The passcode store is unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+            /** @description The passcode store reported that it did not answer in time (a store that bounds its own calls throws `StorageTimeoutError`). The management API sets no deadline of its own: the `timeoutMs` option bounds verification and `/v1/connect` only, so a store that never answers holds the request. Codes: ERR_STORAGE_TIMEOUT. */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_TIMEOUT",
+                     *         "message": "The passcode store did not answer within 2000 ms"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error504"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint ID. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Rotated; the only answer with the new secret. */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedWebhook"];
+                };
+            };
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INVALID_INPUT",
+                     *         "message": "Invalid expiry: must be at least 1 day",
+                     *         "field": "expiry"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No session: the host resolver returned nothing. Codes: ERR_UNAUTHENTICATED. */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_UNAUTHENTICATED",
+                     *         "message": "Sign in first"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The signed-in user may not do this, or the request came from another site (CSRF). Codes: ERR_FORBIDDEN, ERR_CROSS_SITE. */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_FORBIDDEN",
+                     *         "message": "Only admins grant, reset or revoke user passcodes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description No such passcode, user, webhook endpoint or delivery in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_NOT_FOUND",
+                     *         "message": "No such passcode in this account"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INTERNAL",
+                     *         "message": "Internal error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The passcode store is unavailable. Codes: ERR_STORAGE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_UNAVAILABLE",
+                     *         "message": "The passcode store is unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+            /** @description The passcode store reported that it did not answer in time (a store that bounds its own calls throws `StorageTimeoutError`). The management API sets no deadline of its own: the `timeoutMs` option bounds verification and `/v1/connect` only, so a store that never answers holds the request. Codes: ERR_STORAGE_TIMEOUT. */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_TIMEOUT",
+                     *         "message": "The passcode store did not answer within 2000 ms"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error504"];
+                };
+            };
+        };
+    };
+    sendTestWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint ID. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery queued. */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryAnswer"];
+                };
+            };
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INVALID_INPUT",
+                     *         "message": "Invalid expiry: must be at least 1 day",
+                     *         "field": "expiry"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No session: the host resolver returned nothing. Codes: ERR_UNAUTHENTICATED. */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_UNAUTHENTICATED",
+                     *         "message": "Sign in first"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The signed-in user may not do this, or the request came from another site (CSRF). Codes: ERR_FORBIDDEN, ERR_CROSS_SITE. */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_FORBIDDEN",
+                     *         "message": "Only admins grant, reset or revoke user passcodes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description No such passcode, user, webhook endpoint or delivery in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_NOT_FOUND",
+                     *         "message": "No such passcode in this account"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INTERNAL",
+                     *         "message": "Internal error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The passcode store is unavailable. Codes: ERR_STORAGE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_UNAVAILABLE",
+                     *         "message": "The passcode store is unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+            /** @description The passcode store reported that it did not answer in time (a store that bounds its own calls throws `StorageTimeoutError`). The management API sets no deadline of its own: the `timeoutMs` option bounds verification and `/v1/connect` only, so a store that never answers holds the request. Codes: ERR_STORAGE_TIMEOUT. */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_TIMEOUT",
+                     *         "message": "The passcode store did not answer within 2000 ms"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error504"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only the deliveries to this endpoint. */
+                endpointId?: string;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Deliveries per page, 1 to 100; 25 when absent. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries and the cursor of the next page. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas, except those refused on these rules, which the schemas cannot state: `cursor`: only a `nextCursor` of this list; its form is the server's own. Codes: ERR_INVALID_INPUT. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INVALID_INPUT",
+                     *         "message": "Invalid expiry: must be at least 1 day",
+                     *         "field": "expiry"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No session: the host resolver returned nothing. Codes: ERR_UNAUTHENTICATED. */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_UNAUTHENTICATED",
+                     *         "message": "Sign in first"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The signed-in user may not do this, or the request came from another site (CSRF). Codes: ERR_FORBIDDEN, ERR_CROSS_SITE. */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_FORBIDDEN",
+                     *         "message": "Only admins grant, reset or revoke user passcodes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INTERNAL",
+                     *         "message": "Internal error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The passcode store is unavailable. Codes: ERR_STORAGE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_UNAVAILABLE",
+                     *         "message": "The passcode store is unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+            /** @description The passcode store reported that it did not answer in time (a store that bounds its own calls throws `StorageTimeoutError`). The management API sets no deadline of its own: the `timeoutMs` option bounds verification and `/v1/connect` only, so a store that never answers holds the request. Codes: ERR_STORAGE_TIMEOUT. */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_STORAGE_TIMEOUT",
+                     *         "message": "The passcode store did not answer within 2000 ms"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error504"];
+                };
+            };
+        };
+    };
+    replayWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The delivery ID: its `webhook-id`. */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, pending. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryAnswer"];
+                };
+            };
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INVALID_INPUT",
+                     *         "message": "Invalid expiry: must be at least 1 day",
+                     *         "field": "expiry"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No session: the host resolver returned nothing. Codes: ERR_UNAUTHENTICATED. */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_UNAUTHENTICATED",
+                     *         "message": "Sign in first"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The signed-in user may not do this, or the request came from another site (CSRF). Codes: ERR_FORBIDDEN, ERR_CROSS_SITE. */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_FORBIDDEN",
+                     *         "message": "Only admins grant, reset or revoke user passcodes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description No such passcode, user, webhook endpoint or delivery in this account (also for ids of other accounts). Codes: ERR_NOT_FOUND. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_NOT_FOUND",
+                     *         "message": "No such passcode in this account"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3705,7 +5196,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description A configuration error of the host (its code says which), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED. */
+            /** @description A configuration error of the host (its code says which), a stored audit trail that does not verify (`ERR_AUDIT_BROKEN`, from the audit trail operations: the message names the first record at fault, SPEC §5.44), or an internal error (no detail). Codes: ERR_CONFIGURATION, ERR_INVALID_OPTIONS, ERR_INTERNAL, ERR_MAILER_FAILED, ERR_NO_RECIPIENTS, ERR_PASSCODE_REFUSED, ERR_AUDIT_BROKEN. */
             500: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];

@@ -15,7 +15,7 @@ async function fixture(options: Parameters<typeof setup>[0] = {}) {
 }
 
 /** The account's audit trail, oldest first. */
-const trail = async (store: PasscodeStore) => store.audit!.list('acc', { order: 'oldest', limit: 100 })
+const trail = async (store: PasscodeStore) => store.audit!.records('acc', { limit: 100 })
 const auditActions = async (store: PasscodeStore) => (await trail(store)).map((record) => record.action)
 
 describe('SPEC 5.42 the leak mark, its audit record and its email', () => {

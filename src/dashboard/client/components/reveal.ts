@@ -1,15 +1,16 @@
-// A passcode value, shown once (create, rotate, "Show my passcode"), with a copy button;
+// A passcode value or a webhook's signing secret, shown once (create, rotate, "Show my passcode"), with a copy button;
 // Done takes it off the page.
 import { h } from '../dom'
 
 /**
  * Shows `value` in the page's reveal slot under `title`, focused and selected; Done
- * removes it and calls `onDone` (which puts the focus back where the work was).
+ * removes it and calls `onDone` (which puts the focus back where the work was). `label`
+ * names the value for a screen reader.
  */
-export function revealValue(title: string, value: string, warning: string, onDone: () => void): void {
+export function revealValue(title: string, value: string, warning: string, onDone: () => void, label = 'Passcode value'): void {
   const slot = document.getElementById('reveal-slot')!
   slot.replaceChildren()
-  const input = h('input', { class: 'value', readonly: true, value, 'aria-label': 'Passcode value', spellcheck: 'false', autocomplete: 'off' })
+  const input = h('input', { class: 'value', readonly: true, value, 'aria-label': label, spellcheck: 'false', autocomplete: 'off' })
   const copied = h('span', { role: 'status', class: 'muted' })
   const copy = async () => {
     try {

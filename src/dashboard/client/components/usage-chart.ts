@@ -18,6 +18,8 @@ const REFUSALS = [
   ['revoked', 'revoked'],
   ['wrongPartner', 'wrong partner'],
   ['rotatedOut', 'rotated out'],
+  ['missingScope', 'missing scope'],
+  ['address', 'address not allowed'],
 ] as const
 const DAY_LABEL = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' })
 

@@ -23,8 +23,15 @@ export const ACTIONS: Readonly<Record<string, string>> = {
   'user_passcode.revoked': 'User passcode revoked',
   'user_passcode.revealed': 'User passcode viewed',
   'account.accepted_passcodes_changed': 'Accepted passcodes changed',
+  'account.policy_changed': 'Passcode policy changed',
   'notification.sent': 'Notification sent',
   'notification.failed': 'Notification failed',
+  'webhook.endpoint_created': 'Webhook endpoint added',
+  'webhook.endpoint_updated': 'Webhook endpoint edited',
+  'webhook.endpoint_deleted': 'Webhook endpoint deleted',
+  'webhook.secret_rotated': 'Webhook secret rotated',
+  'webhook.endpoint_disabled': 'Webhook endpoint disabled',
+  'audit.pruned': 'Old records pruned',
 }
 const NOTICES: Readonly<Record<string, string>> = { expiring_soon: 'expires soon', expired: 'has expired' }
 
@@ -51,7 +58,9 @@ export function sentence(record: AuditRecord, names: ReadonlyMap<string, string>
       ? [link('actor', actor.userId, person(actor.userId)), ` (${actor.role})`]
       : record.action === 'passcode.leak_reported'
         ? 'The leak report'
-        : 'The expiry notifier'
+        : record.action === 'webhook.endpoint_disabled'
+          ? 'Webhook delivery'
+          : 'The expiry notifier'
   const passcode: Child = target.type === 'passcode' ? ['passcode ', link('target', target.id, quoted(target.name))] : 'the account'
   const holder = target.type === 'user' ? link('target', target.id, person(target.id)) : ''
   const after = (field: string) => changes[field]?.after ?? null
@@ -130,10 +139,36 @@ export function sentence(record: AuditRecord, names: ReadonlyMap<string, string>
         ? [who, ' kept which passcodes the API accepts: ', valueText('acceptedPasscodes', now)]
         : [who, ' changed which passcodes the API accepts: ', valueText('acceptedPasscodes', before), ' → ', valueText('acceptedPasscodes', now)]
     }
+    case 'account.policy_changed':
+      // SPEC §5.52: the rules before and after are in the record's changes.
+      return [who, " changed the account's passcode policy"]
     case 'notification.sent':
       return ['Notification sent: ', passcode, ` ${NOTICES[String(after('notification'))] ?? 'expires'}`]
     case 'notification.failed':
       return ['Notification about ', passcode, ' could not be sent', after('reason') ? ` (${String(after('reason'))})` : '']
+    case 'webhook.endpoint_created':
+    case 'webhook.endpoint_updated':
+    case 'webhook.endpoint_deleted':
+    case 'webhook.secret_rotated':
+    case 'webhook.endpoint_disabled': {
+      // The URL is shown as the service shows it (no query string, no credentials).
+      const url = changes.url?.after ?? changes.url?.before ?? null
+      const endpoint = `webhook endpoint ${url === null ? (target.type === 'webhook' ? target.id : '') : quoted(String(url))}`
+      const verb = {
+        'webhook.endpoint_created': ' added ',
+        'webhook.endpoint_updated': ' edited ',
+        'webhook.endpoint_deleted': ' deleted ',
+        'webhook.secret_rotated': ' rotated the signing secret of ',
+        'webhook.endpoint_disabled': ' disabled ',
+      }[record.action]
+      return [who, verb, endpoint, record.action === 'webhook.endpoint_disabled' ? ' after 5 days of failed deliveries' : '']
+    }
+    case 'audit.pruned': {
+      // SPEC §5.44: the prune's own record, in the chain it shortened.
+      const removed = after('removed')
+      const through = after('through')
+      return [`Pruning removed ${String(removed)} older record${removed === 1 ? '' : 's'}`, typeof through === 'number' ? ` (up to #${through})` : '']
+    }
     default:
       return [who, ` did ${String(record.action)} on `, target.type === 'user' ? holder : passcode]
   }

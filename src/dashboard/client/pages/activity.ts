@@ -3,7 +3,7 @@
 // the filters (activity-filters.ts) and how far Older went are kept in the URL
 // (`?older=2`: the first page and two older ones), so that a reload or a link shows the
 // same records. Every string from the server goes in as text.
-import { api } from '../api'
+import { api, ApiError } from '../api'
 import { context } from '../context'
 import { $, h } from '../dom'
 import { run } from '../feedback'
@@ -92,12 +92,20 @@ export async function activityPage(): Promise<void> {
   async function load(fresh: boolean, pages: number): Promise<HTMLTableRowElement[]> {
     const current = filters.read()
     const added: HTMLTableRowElement[] = []
-    for (let wanted = pages * PAGE, first = fresh; wanted > 0 && (first || cursor !== null); first = false) {
-      const page = await api<AuditPage>('GET', `/audit?${apiQuery(current, first ? null : cursor, Math.min(wanted, MOST))}`)
-      added.push(...page.records.map(row))
-      wanted -= page.records.length
-      cursor = page.nextCursor
-      if (page.records.length === 0) break
+    try {
+      for (let wanted = pages * PAGE, first = fresh; wanted > 0 && (first || cursor !== null); first = false) {
+        const page = await api<AuditPage>('GET', `/audit?${apiQuery(current, first ? null : cursor, Math.min(wanted, MOST))}`)
+        added.push(...page.records.map(row))
+        wanted -= page.records.length
+        cursor = page.nextCursor
+        if (page.records.length === 0) break
+      }
+    } catch (error) {
+      if (!(error instanceof ApiError && error.code === 'ERR_AUDIT_BROKEN')) throw error
+      unvouched(error.message)
+      filters.update()
+      writeQuery({ ...current, older }, { older: '0' })
+      return []
     }
     count = (fresh ? 0 : count) + added.length
     const filtered = Object.keys(current).length > 0
@@ -108,6 +116,31 @@ export async function activityPage(): Promise<void> {
     shown.textContent = count === 0 ? '' : `Showing ${count} ${count === 1 ? 'event' : 'events'}${cursor === null ? '' : ', newest first'}`
     writeQuery({ ...current, older }, { older: '0' })
     return added
+  }
+
+  /**
+   * The server refused a page it cannot vouch for (SPEC §5.44: the stored trail was changed
+   * outside this service, or is keyed under an audit key this server was not given): the
+   * table says so in place of the records, none of which is shown, with the server's words
+   * (which record, what broke); "Older" goes.
+   */
+  function unvouched(message: string): void {
+    count = 0
+    cursor = null
+    more.hidden = true
+    shown.textContent = ''
+    rows.replaceChildren(
+      h(
+        'tr',
+        {},
+        h(
+          'td',
+          { colspan: 2, class: 'empty unvouched', id: 'activity-unvouched', role: 'alert' },
+          h('strong', {}, 'This activity cannot be shown: the stored trail does not verify. '),
+          message,
+        ),
+      ),
+    )
   }
 
   function apply(): void {

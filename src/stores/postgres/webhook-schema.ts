@@ -1,0 +1,198 @@
+/**
+ * The statements of migration 16 (SPEC §5.53): webhook endpoints, the event outbox and
+ * the trigger that fills it. Every change that has an event already appends an audit
+ * record in its transaction (SPEC §5.40), so the events are made from that record, in
+ * the same transaction, by an `AFTER INSERT` trigger on `audit_records`: no write
+ * statement of the store changes, and no change commits without its events (a failed
+ * outbox insert fails the change). The trigger repeats `webhookEventsOf`
+ * (core/webhook-events.ts) in PL/pgSQL; the store conformance suite checks that both
+ * stores store the same events for the same changes.
+ *
+ * An account without an enabled endpoint costs the trigger one index probe and no write.
+ * A deleted passcode's hint is read from the row as the delete found it: a `BEFORE
+ * DELETE` trigger keeps it in a transaction-local setting, which the audit trigger of the
+ * same transaction reads.
+ */
+export function webhookSchema(s: string): string[] {
+  return [
+    // Secrets are kept as they are: they must sign. Never in a view, a log or an event.
+    `CREATE TABLE ${s}.webhook_endpoints (
+      id text PRIMARY KEY,
+      account_id text NOT NULL,
+      url text NOT NULL,
+      -- NULL: every event type.
+      events text[],
+      description text NOT NULL DEFAULT '',
+      enabled boolean NOT NULL,
+      disabled_reason text CHECK (disabled_reason IN ('failing')),
+      secret text NOT NULL,
+      previous_secret text,
+      previous_secret_ends_at bigint,
+      failing_since bigint,
+      created_at bigint NOT NULL,
+      updated_at bigint NOT NULL,
+      -- The admins' email about an endpoint disabled for failing, claimed like the leak emails.
+      notice_due boolean NOT NULL DEFAULT false,
+      notice_token text,
+      notice_claimed_until bigint NOT NULL DEFAULT 0
+    )`,
+    // The trigger's probe (enabled endpoints of an account) and the list.
+    `CREATE INDEX webhook_endpoints_account ON ${s}.webhook_endpoints (account_id, created_at) WHERE enabled`,
+    `CREATE INDEX webhook_endpoints_all ON ${s}.webhook_endpoints (account_id, created_at)`,
+    `CREATE INDEX webhook_endpoints_notice_due ON ${s}.webhook_endpoints (id) WHERE notice_due`,
+    `CREATE TABLE ${s}.webhook_events (
+      id text PRIMARY KEY,
+      account_id text NOT NULL,
+      type text NOT NULL,
+      at bigint NOT NULL,
+      data jsonb NOT NULL
+    )`,
+    // One row per event and endpoint: its id is the webhook-id of every attempt.
+    `CREATE TABLE ${s}.webhook_deliveries (
+      id text PRIMARY KEY,
+      seq bigint GENERATED ALWAYS AS IDENTITY,
+      account_id text NOT NULL,
+      endpoint_id text NOT NULL REFERENCES ${s}.webhook_endpoints (id) ON DELETE CASCADE,
+      event_id text NOT NULL REFERENCES ${s}.webhook_events (id),
+      state text NOT NULL CHECK (state IN ('pending', 'succeeded', 'failed')),
+      attempts integer NOT NULL DEFAULT 0,
+      next_attempt_at bigint,
+      token text,
+      last_attempt_at bigint,
+      last_status integer,
+      last_error text,
+      created_at bigint NOT NULL
+    )`,
+    // What a claim reads: the pending deliveries only, by when they are due, so its cost
+    // follows what is due, never the deliveries done.
+    `CREATE INDEX webhook_deliveries_due ON ${s}.webhook_deliveries (next_attempt_at, seq) WHERE state = 'pending'`,
+    `CREATE INDEX webhook_deliveries_account ON ${s}.webhook_deliveries (account_id, created_at DESC, id DESC)`,
+    `CREATE INDEX webhook_deliveries_endpoint ON ${s}.webhook_deliveries (endpoint_id)`,
+    `CREATE INDEX webhook_deliveries_event ON ${s}.webhook_deliveries (event_id)`,
+    // An instant as events write it: ISO 8601 in UTC with milliseconds, as JavaScript's toISOString.
+    `CREATE FUNCTION ${s}.webhook_instant(ms bigint) RETURNS text LANGUAGE sql IMMUTABLE AS $instant$
+      SELECT to_char(timestamp '1970-01-01' + ms * interval '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+    $instant$`,
+    // Stores one event for each enabled endpoint of the account that subscribed to its
+    // type, in the caller's transaction; nothing when none did. Also for changes that
+    // have no audit record of their own (the credits of issue 45): call it in their
+    // transaction. Returns how many deliveries it queued.
+    `CREATE FUNCTION ${s}.enqueue_webhook_event(account text, event_type text, event_at bigint, event_data jsonb) RETURNS integer
+    LANGUAGE plpgsql AS $enqueue$
+    DECLARE
+      queued integer;
+    BEGIN
+      WITH targets AS (
+        SELECT e.id FROM ${s}.webhook_endpoints e
+        WHERE e.account_id = account AND e.enabled AND (e.events IS NULL OR event_type = ANY (e.events))
+      ), event AS (
+        INSERT INTO ${s}.webhook_events (id, account_id, type, at, data)
+        SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), account, event_type, event_at, event_data
+        WHERE EXISTS (SELECT FROM targets)
+        RETURNING id
+      ), deliveries AS (
+        INSERT INTO ${s}.webhook_deliveries (id, account_id, endpoint_id, event_id, state, next_attempt_at, created_at)
+        SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), account, t.id, event.id, 'pending', event_at, event_at
+        FROM targets t CROSS JOIN event
+        RETURNING 1
+      )
+      SELECT count(*) INTO queued FROM deliveries;
+      RETURN queued;
+    END
+    $enqueue$`,
+    `CREATE FUNCTION ${s}.webhook_deleted_passcode() RETURNS trigger LANGUAGE plpgsql AS $deleted$
+    BEGIN
+      PERFORM set_config('passcode_auth.deleted_passcode', json_build_object('id', OLD.id, 'hint', OLD.hint, 'expiresAt', OLD.expires_at)::text, true);
+      RETURN OLD;
+    END
+    $deleted$`,
+    `CREATE TRIGGER account_passcodes_webhook_deleted BEFORE DELETE ON ${s}.account_passcodes
+      FOR EACH ROW EXECUTE FUNCTION ${s}.webhook_deleted_passcode()`,
+    // webhookEventsOf (core/webhook-events.ts), record by record.
+    `CREATE FUNCTION ${s}.webhook_events_from_audit() RETURNS trigger LANGUAGE plpgsql AS $events$
+    DECLARE
+      target jsonb;
+      changes jsonb;
+      deleted jsonb;
+      hint text;
+      expires bigint;
+      on_passcode boolean;
+      base jsonb;
+      leak jsonb;
+      kind text;
+    BEGIN
+      IF NEW.action NOT IN ('passcode.created', 'passcode.updated', 'passcode.partners_changed', 'passcode.rotated', 'passcode.disabled',
+          'passcode.enabled', 'passcode.deleted', 'passcode.leak_reported', 'user_passcode.granted', 'user_passcode.reset',
+          'user_passcode.revoked', 'notification.sent') THEN
+        RETURN NULL;
+      END IF;
+      IF NOT EXISTS (SELECT FROM ${s}.webhook_endpoints e WHERE e.account_id = NEW.account_id AND e.enabled) THEN
+        RETURN NULL;
+      END IF;
+      target := NEW.target::jsonb;
+      changes := NEW.changes::jsonb;
+      on_passcode := target->>'type' = 'passcode';
+      IF on_passcode THEN
+        SELECT p.hint, p.expires_at INTO hint, expires FROM ${s}.account_passcodes p
+        WHERE p.id = target->>'id' AND p.account_id = NEW.account_id;
+        IF NOT FOUND THEN
+          deleted := nullif(current_setting('passcode_auth.deleted_passcode', true), '')::jsonb;
+          IF deleted->>'id' = target->>'id' THEN
+            hint := deleted->>'hint';
+            expires := (deleted->>'expiresAt')::bigint;
+          END IF;
+        END IF;
+        base := jsonb_build_object('passcode', jsonb_build_object('id', target->>'id', 'name', target->>'name', 'hint', hint));
+      ELSIF target->>'type' = 'user' THEN
+        SELECT u.hint INTO hint FROM ${s}.user_passcodes u WHERE u.account_id = NEW.account_id AND u.user_id = target->>'id';
+        base := jsonb_build_object('userPasscode', jsonb_build_object('userId', target->>'id', 'hint', hint));
+      ELSE
+        RETURN NULL;
+      END IF;
+      base := base || jsonb_build_object('actor', NEW.actor::jsonb);
+      CASE NEW.action
+        WHEN 'passcode.created', 'passcode.disabled', 'passcode.enabled', 'passcode.deleted' THEN
+          IF on_passcode THEN PERFORM ${s}.enqueue_webhook_event(NEW.account_id, NEW.action, NEW.at, base); END IF;
+        WHEN 'passcode.updated', 'passcode.partners_changed' THEN
+          IF on_passcode THEN
+            PERFORM ${s}.enqueue_webhook_event(NEW.account_id, 'passcode.updated', NEW.at, base || jsonb_build_object('changed',
+              (SELECT coalesce(jsonb_agg(field ORDER BY field COLLATE "C"), '[]'::jsonb) FROM jsonb_object_keys(changes) AS field)));
+          END IF;
+        WHEN 'passcode.rotated' THEN
+          IF on_passcode THEN
+            PERFORM ${s}.enqueue_webhook_event(NEW.account_id, 'passcode.rotated', NEW.at, base || jsonb_build_object('previousValueEndsAt',
+              ${s}.webhook_instant(CASE WHEN jsonb_typeof(changes->'previousValueEndsAt'->'after') = 'number' THEN (changes->'previousValueEndsAt'->>'after')::bigint END)));
+          END IF;
+        WHEN 'user_passcode.granted', 'user_passcode.reset', 'user_passcode.revoked' THEN
+          IF NOT on_passcode THEN PERFORM ${s}.enqueue_webhook_event(NEW.account_id, NEW.action, NEW.at, base); END IF;
+        WHEN 'passcode.leak_reported' THEN
+          leak := jsonb_build_object(
+            'source', CASE WHEN jsonb_typeof(changes->'source'->'after') = 'string' THEN changes->'source'->'after' END,
+            'url', CASE WHEN jsonb_typeof(changes->'url'->'after') = 'string' THEN changes->'url'->'after' END,
+            'action', CASE WHEN jsonb_typeof(changes->'action'->'after') = 'string' THEN changes->'action'->'after' END);
+          IF NOT on_passcode THEN
+            PERFORM ${s}.enqueue_webhook_event(NEW.account_id, 'user_passcode.leaked', NEW.at, base || leak);
+            PERFORM ${s}.enqueue_webhook_event(NEW.account_id, 'user_passcode.revoked', NEW.at, base);
+          ELSE
+            PERFORM ${s}.enqueue_webhook_event(NEW.account_id, 'passcode.leaked', NEW.at, base || leak);
+            IF changes->'action'->>'after' = 'deleted' THEN
+              PERFORM ${s}.enqueue_webhook_event(NEW.account_id, 'passcode.deleted', NEW.at, base);
+            ELSIF changes ? 'disabled' THEN
+              PERFORM ${s}.enqueue_webhook_event(NEW.account_id, 'passcode.disabled', NEW.at, base);
+            END IF;
+          END IF;
+        WHEN 'notification.sent' THEN
+          kind := changes->'notification'->>'after';
+          IF on_passcode AND kind IN ('expiring_soon', 'expired') THEN
+            PERFORM ${s}.enqueue_webhook_event(NEW.account_id, 'passcode.' || kind, NEW.at, base || jsonb_build_object('expiresAt', ${s}.webhook_instant(expires)));
+          END IF;
+        ELSE
+          NULL;
+      END CASE;
+      RETURN NULL;
+    END
+    $events$`,
+    `CREATE TRIGGER audit_records_webhook_events AFTER INSERT ON ${s}.audit_records
+      FOR EACH ROW EXECUTE FUNCTION ${s}.webhook_events_from_audit()`,
+  ]
+}
