@@ -10,6 +10,7 @@ import { interleavedWriteCases } from './store/interleaved-writes'
 import type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
 import { invalidationCases } from './store/invalidations'
 import { lastUseCases } from './store/last-use'
+import { limitCases } from './store/limits'
 import { leakMarkCases } from './store/leak-marks'
 import { leakedRotationCases } from './store/leaked-rotation'
 import { lookupCases } from './store/lookup'
@@ -79,5 +80,6 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     leakMarkCases(fixture)
     leakedRotationCases(fixture)
     webhookCases(fixture)
+    limitCases(fixture)
   })
 }
