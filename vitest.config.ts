@@ -68,6 +68,7 @@ export const slowTests = [
   'test/soak/fleet-smoke.test.ts',
   'test/http/hostile-input-express.test.ts',
   'test/faults/silent-cut.test.ts',
+  'test/faults/limits-fleet.test.ts',
   'test/faults/hung-balancer.test.ts',
   'test/stores/postgres.test.ts',
   'test/dashboard/truth.browser.test.ts',

@@ -40,7 +40,7 @@ import {
   auditPageSchema,
   auditRecordSchema,
 } from '../src/protocol/management-audit'
-import { inputSchemas } from '../src/service/input'
+import { inputSchemas, passcodeListQuerySchema } from '../src/service/input'
 import { webhookDeliveriesQuerySchema, webhookInputSchemas } from '../src/service/webhooks/webhook-input'
 import { JSON_SCHEMA_OPTIONS } from './json-schema-options'
 
@@ -217,8 +217,9 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
   'GET /passcodes': {
     operationId: 'listPasscodes',
     summary: "List the account's passcodes (any member; never a value)",
+    query: passcodeListQuerySchema,
     success: [200, 'Every passcode, expired ones included.', 'PasscodeList'],
-    errors: [],
+    errors: [400],
   },
   'POST /passcodes': {
     operationId: 'createPasscode',

@@ -244,6 +244,23 @@ const policy = z
   }))
   .describe("An account's policy (SPEC §5.52): it replaces the host's default whole; a rule left out is off.")
 
+// How a list of passcodes is ordered: by `auth.passcodes.list` and `GET /passcodes?sortBy=`.
+const listSortBy = z
+  .enum(['createdAt', 'lastUsedAt', 'creditsRemaining'], { error: 'must be "createdAt", "lastUsedAt" or "creditsRemaining"' })
+  .describe(
+    'The order: newest first (`createdAt`, the default), most recently used first, or fewest credits left first (`creditsRemaining`, SPEC §5.50: passcodes without credits last).',
+  )
+
+/**
+ * The query parameters of the management API's `GET /passcodes` (SPEC §5.50: the order).
+ *
+ * @example
+ * ```ts
+ * parseQuery(passcodeListQuerySchema, 'sortBy=creditsRemaining') // { sortBy: 'creditsRemaining' }
+ * ```
+ */
+export const passcodeListQuerySchema = z.strictObject({ sortBy: listSortBy.optional() })
+
 /**
  * The schema of each input of the management operations, by kind. {@link parseInput}
  * checks with them; scripts/management-openapi.ts turns the request bodies among them
@@ -315,9 +332,7 @@ export const inputSchemas = {
   ),
   list: z
     .strictObject({
-      sortBy: z
-        .enum(['createdAt', 'lastUsedAt', 'creditsRemaining'], { error: 'must be "createdAt", "lastUsedAt" or "creditsRemaining"' })
-        .optional(),
+      sortBy: listSortBy.optional(),
       // SPEC §5.51: filters
       tags: z.array(tag, { error: 'must be a list of tags' }).max(MAX_TAGS, `must hold at most ${MAX_TAGS} tags`).optional(),
       search: z.string({ error: 'must be text' }).max(200, 'must be at most 200 characters').optional(),

@@ -87,6 +87,8 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
   listPasscodes: [
     { name: 'an admin lists', status: 200 },
     { name: 'any member lists', status: 200, as: 'member' },
+    { name: 'fewest credits left first (SPEC 5.50)', status: 200, query: () => ({ sortBy: 'creditsRemaining' }) },
+    { name: 'an unknown order', status: 400, rawQuery: 'sortBy=credits' },
   ],
   createPasscode: [
     {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { InvalidInputError, type AuthOutcome } from '../../src/index'
+import { createManagementApi } from '../../src/dashboard/index'
 import { memoryStore } from '../../src/memory'
 import { admin, member, setup } from '../helpers/service'
 import { everyone, scriptedMailer } from './notify-fixtures'
@@ -11,6 +12,35 @@ const CREDITS = { status: 'fail', error: 'Credits exhausted', code: 429 }
 const admitted = (outcomes: readonly AuthOutcome[]) => outcomes.filter((outcome) => outcome.ok).length
 
 describe('SPEC 5.50 limits and credits per passcode', () => {
+  it('lists fewest credits left first, passcodes without credits last, through the management API (GET /passcodes?sortBy=creditsRemaining)', async () => {
+    const { auth } = setup()
+    for (const [name, credits] of [
+      ['Plenty', 500],
+      ['None set', undefined],
+      ['Few', 3],
+      ['Some', 40],
+    ] as const) {
+      await auth.passcodes.create(admin, 'acc', { name, expiry: 90, ...(credits !== undefined && { credits: { remaining: credits } }) })
+    }
+    const api = createManagementApi(auth)
+    const list = (query: string) =>
+      api.handle({ method: 'GET', path: '/passcodes', query, header: () => undefined, body: async () => ({ text: '' }) }, () => ({
+        accountId: 'acc',
+        actor: member,
+      }))
+    const sorted = await list('sortBy=creditsRemaining')
+    expect(sorted.statusCode).toBe(200)
+    const names = (JSON.parse(sorted.body) as { passcodes: { name: string; credits: { remaining: number } | null }[] }).passcodes
+    expect(names.map((view) => [view.name, view.credits?.remaining ?? null])).toEqual([
+      ['Few', 3],
+      ['Some', 40],
+      ['Plenty', 500],
+      ['None set', null],
+    ])
+    expect((await list('sortBy=fewest')).statusCode).toBe(400)
+    await auth.close()
+  })
+
   it('spends one credit per admitted request, then answers 429 "Credits exhausted" with no Retry-After without a refill', async () => {
     const { auth } = setup()
     const { value, passcode } = await auth.passcodes.create(admin, 'acc', { name: 'Acme', expiry: 90, credits: { remaining: 3 } })

@@ -13,7 +13,8 @@ import {
   usageAnswerSchema,
   type AnswerValue,
 } from '../../protocol/management-schemas'
-import { parseInput } from '../../service/input'
+import { parseQuery } from '../../protocol/query-parameters'
+import { parseInput, passcodeListQuerySchema } from '../../service/input'
 import { exportAudit, listAudit } from './audit-routes'
 import { readJsonObject } from './read-json'
 import {
@@ -102,9 +103,11 @@ const notFound = (message: string) => failureAnswer(managementFailure('ERR_NOT_F
  * an id of another account is simply not found in this one (404).
  */
 export const ROUTES: readonly Route[] = [
-  route('GET', '/passcodes', async ({ auth, session }) =>
-    schemaAnswer(200, passcodeListSchema, { passcodes: await auth.passcodes.list(session.actor, session.accountId) }),
-  ),
+  route('GET', '/passcodes', async ({ auth, session, request }) => {
+    const { sortBy } = parseQuery(passcodeListQuerySchema, request.query)
+    const passcodes = await auth.passcodes.list(session.actor, session.accountId, sortBy === undefined ? undefined : { sortBy })
+    return schemaAnswer(200, passcodeListSchema, { passcodes })
+  }),
   route(
     'POST',
     '/passcodes',

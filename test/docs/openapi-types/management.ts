@@ -1138,7 +1138,10 @@ export type $defs = Record<string, never>;
 export interface operations {
     listPasscodes: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The order: newest first (`createdAt`, the default), most recently used first, or fewest credits left first (`creditsRemaining`, SPEC §5.50: passcodes without credits last). */
+                sortBy?: "createdAt" | "lastUsedAt" | "creditsRemaining";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1153,6 +1156,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PasscodeList"];
+                };
+            };
+            /** @description Invalid input: the body, a query parameter, or an ID in the path that is not 1 to 256 visible ASCII characters (an empty one too); `field` names the input at fault (`passcodeId` for `{id}`, `userId` for `{userId}`, `endpointId` and `deliveryId` for theirs, a query parameter by its name). Every such request breaks the request schemas. Codes: ERR_INVALID_INPUT. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_INVALID_INPUT",
+                     *         "message": "Invalid expiry: must be at least 1 day",
+                     *         "field": "expiry"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
             /** @description No session: the host resolver returned nothing. Codes: ERR_UNAUTHENTICATED. */
