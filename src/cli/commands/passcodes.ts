@@ -1,6 +1,7 @@
 import { MAX_ACCOUNT_PASSCODES, passcodeNameKey, type PasscodeView } from '../../index'
 import type { CommandContext, CommandSpec } from '../command'
 import { CliError } from '../exit-codes'
+import { hasLimitFlags, LIMIT_EDIT_OPTIONS, LIMIT_OPTIONS, limitFlags } from '../limit-flags'
 import { statusLabel } from '../../dashboard/index'
 import { formatInstant, table } from '../output'
 
@@ -94,14 +95,19 @@ const create: CommandSpec = {
     expiry: { type: 'string', value: '<days|forever>', description: expiryHelp, required: true },
     partners: { type: 'string', value: '<names>', description: partnersHelp },
     description: { type: 'string', value: '<text>', description: descriptionHelp },
+    ...LIMIT_OPTIONS,
   },
   groups: ['storage', 'actor'],
   examples: [
     'passcode-auth passcodes create --account acc_1 --name "Acme" --expiry 90',
+    'passcode-auth passcodes create --account acc_1 --name "Free plan" --expiry 365 --rate-limit 10/1 --credits 1000 --refill month:1000',
     'passcode-auth passcodes create --account acc_1 --name "Acme only" --expiry 90 --partners acme',
     'passcode-auth passcodes create --account acc_1 --name "Acme export" --expiry 90 --description "Nightly export to Acme"',
   ],
-  check: (flags) => void parseExpiry(String(flags.expiry)),
+  check(flags) {
+    parseExpiry(String(flags.expiry))
+    limitFlags(flags)
+  },
   async run(context) {
     const { flags, actor, output } = context
     const expiry = parseExpiry(String(flags.expiry))
@@ -111,6 +117,7 @@ const create: CommandSpec = {
       expiry,
       ...(flags.partners !== undefined && { partners: parsePartners(String(flags.partners)) }),
       ...(flags.description !== undefined && { description: String(flags.description) }),
+      ...limitFlags(flags),
     })
     output.result(
       { passcode, value },
@@ -179,6 +186,7 @@ const edit: CommandSpec = {
     partners: { type: 'string', value: '<names>', description: 'bind it to these whitelisted partners, separated by commas' },
     unbind: { type: 'boolean', description: 'let it work for any whitelisted partner again' },
     description: { type: 'string', value: '<text>', description: `the new description (${descriptionHelp}); "" removes it` },
+    ...LIMIT_EDIT_OPTIONS,
   },
   groups: ['storage', 'actor'],
   examples: [
@@ -186,6 +194,7 @@ const edit: CommandSpec = {
     'passcode-auth passcodes edit Acme --account acc_1 --name "Acme EU"',
     'passcode-auth passcodes edit Acme --account acc_1 --partners acme,acme-eu',
     'passcode-auth passcodes edit Acme --account acc_1 --description "Nightly export; owner: data team"',
+    'passcode-auth passcodes edit Acme --account acc_1 --credits 5000 --no-rate-limit',
   ],
   check(flags) {
     if (
@@ -193,10 +202,15 @@ const edit: CommandSpec = {
       flags.expiry === undefined &&
       flags.partners === undefined &&
       flags.unbind !== true &&
-      flags.description === undefined
+      flags.description === undefined &&
+      !hasLimitFlags(flags)
     ) {
-      throw new CliError('ERR_USAGE', '"passcodes edit" needs --name, --expiry, --partners or --unbind, or --description')
+      throw new CliError(
+        'ERR_USAGE',
+        '"passcodes edit" needs --name, --expiry, --partners or --unbind, --description, or a limit (--rate-limit, --credits, --no-rate-limit, --no-credits)',
+      )
     }
+    limitFlags(flags)
     if (flags.partners !== undefined && flags.unbind === true) {
       throw new CliError('ERR_USAGE', '"passcodes edit" takes --partners or --unbind, not both')
     }
@@ -214,6 +228,7 @@ const edit: CommandSpec = {
       ...(flags.partners !== undefined && { partners: parsePartners(String(flags.partners)) }),
       ...(flags.unbind === true && { partners: null }),
       ...(flags.description !== undefined && { description: String(flags.description) }),
+      ...limitFlags(flags),
     })
     output.result({ passcode: updated }, `Updated passcode ${describe(updated)}.${descriptionLines(updated)}`)
   },

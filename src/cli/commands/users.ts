@@ -1,6 +1,7 @@
 import type { UserPasscodeValidity, UserPasscodeView } from '../../index'
 import type { CommandSpec } from '../command'
 import { CliError } from '../exit-codes'
+import { LIMIT_OPTIONS, limitFlags } from '../limit-flags'
 import { statusLabel } from '../../dashboard/index'
 import { formatInstant } from '../output'
 import { missingKeyError } from '../encryption-keys'
@@ -37,15 +38,22 @@ const grant: CommandSpec = {
   options: {
     account,
     validity: { type: 'string', value: '<days|infinite>', description: '1 to 365 days, or "infinite" (10 years)', required: true },
+    ...LIMIT_OPTIONS,
   },
   groups: ['storage', 'actor'],
-  examples: ['passcode-auth users grant u_42 --account acc_1 --validity 90'],
-  check: (flags) => void parseValidity(String(flags.validity)),
+  examples: [
+    'passcode-auth users grant u_42 --account acc_1 --validity 90',
+    'passcode-auth users grant u_42 --account acc_1 --validity 90 --credits 500',
+  ],
+  check(flags) {
+    parseValidity(String(flags.validity))
+    limitFlags(flags)
+  },
   async run(context) {
     const { flags, actor, output } = context
     const validity = parseValidity(String(flags.validity))
     const { auth } = await keyedRuntime(context)
-    const view = await auth.userPasscodes.grant(actor, String(flags.account), context.positionals[0]!, { validity })
+    const view = await auth.userPasscodes.grant(actor, String(flags.account), context.positionals[0]!, { validity, ...limitFlags(flags) })
     output.result(
       { userPasscode: view },
       `Granted a user passcode to ${describe(view)}.\nThe user sees its value with: ${commandName()} users reveal --account ${view.accountId} --as ${view.userId}`,
