@@ -96,6 +96,24 @@ describe('SPEC 5.50 limits and credits per passcode', () => {
     await auth.close()
   })
 
+  it('a lease for a new window only (credits still held) does not mark the credits as exhausted', async () => {
+    // Both limits: the window turns while this instance still holds a credit, so the next lease asks for slots only.
+    const { auth, clock } = setup()
+    clock.set(Date.UTC(2026, 0, 1, 12, 0, 0))
+    const { value } = await auth.passcodes.create(admin, 'acc', {
+      name: 'Acme',
+      expiry: 90,
+      rateLimit: { max: 100, windowSeconds: 1 },
+      credits: { remaining: 1_000 },
+    })
+    const call = () => auth.authenticate({ accountId: 'acc', passcode: value })
+    const outcomes: AuthOutcome[] = [await call(), await call()]
+    clock.set(Date.UTC(2026, 0, 1, 12, 0, 1))
+    for (let i = 0; i < 6; i++) outcomes.push(await call())
+    expect(outcomes.filter((outcome) => !outcome.ok)).toEqual([])
+    await auth.close()
+  })
+
   it('counts the 429s in usage over time, per outcome', async () => {
     const { auth } = setup()
     const { value, passcode } = await auth.passcodes.create(admin, 'acc', { name: 'Acme', expiry: 90, credits: { remaining: 1 } })

@@ -171,7 +171,7 @@ export function createLimitsGate(deps: LimitsGateDeps): LimitsGateControl {
         notices: { token: crypto.randomUUID(), claimedUntil: now + deps.noticeLeaseMs },
       }
       const answer = await budget.run(store!.leaseLimits(request))
-      take(state, limits, answer, now)
+      take(state, limits, answer, now, { credits: request.credits > 0, slots: request.slots > 0 })
       if (answer !== null && answer.notices.length > 0) deps.crossed(answer.notices)
       return answer
     })().finally(() => {
@@ -180,8 +180,12 @@ export function createLimitsGate(deps: LimitsGateDeps): LimitsGateControl {
     return state.leasing
   }
 
-  /** Adds a lease's answer at `now` to what `state` holds. */
-  function take(state: Held, limits: CredentialLimits, answer: LimitsLease | null, now: number): void {
+  /**
+   * Adds a lease's answer at `now` to what `state` holds. Only a part the lease asked for
+   * and got none of is out: a lease for slots alone is granted no credits, which says
+   * nothing about the balance.
+   */
+  function take(state: Held, limits: CredentialLimits, answer: LimitsLease | null, now: number, asked: { credits: boolean; slots: boolean }): void {
     // A credential the store no longer has is refused once its invalidation arrives; nothing to count till then.
     const credits = answer === null ? null : answer.credits
     const slots = answer === null ? null : answer.slots
@@ -194,7 +198,8 @@ export function createLimitsGate(deps: LimitsGateDeps): LimitsGateControl {
         if (state.creditsFor !== key || credits.epoch !== state.epoch || credits.period !== state.period) state.credits = 0
         Object.assign(state, { creditsFor: key, epoch: credits.epoch, period: credits.period, balance: credits.balance })
         state.credits += credits.granted
-        state.creditsOutAt = credits.granted === 0 ? now : undefined
+        if (credits.granted > 0) state.creditsOutAt = undefined
+        else if (asked.credits) state.creditsOutAt = now
       }
     }
     if (limits.rateLimit !== null) {
@@ -208,7 +213,8 @@ export function createLimitsGate(deps: LimitsGateDeps): LimitsGateControl {
         if (state.slotsFor !== key || slots.windowStart !== state.returnWindowStart || slots.windowMs !== state.returnWindowMs) state.slots = 0
         Object.assign(state, { slotsFor: key, returnWindowStart: slots.windowStart, returnWindowMs: slots.windowMs })
         state.slots += slots.granted
-        state.slotsOut = slots.granted === 0
+        if (slots.granted > 0) state.slotsOut = false
+        else if (asked.slots) state.slotsOut = true
       }
     }
   }
