@@ -84,6 +84,8 @@ export const slowTests = [
   'test/cli/signals.test.ts',
   'test/dashboard/find.browser.test.ts',
   'test/faults/silent-cut.test.ts',
+  // Three instances on PostgreSQL and PgBouncer spending one passcode's credits (37 s alone).
+  'test/faults/limits-fleet.test.ts',
   'test/http/hostile-input-hono.test.ts',
   'test/dashboard/activity.browser.test.ts',
   'test/readme/blocks.test.ts',

@@ -20,7 +20,6 @@ import {
   issuedWebhookSchema,
   partnerListSchema,
   passcodeAnswerSchema,
-  passcodeListQuerySchema,
   passcodeListSchema,
   passcodeViewSchema,
   setAcceptedPasscodesBodySchema,
@@ -42,7 +41,7 @@ import {
   auditPageSchema,
   auditRecordSchema,
 } from '../src/protocol/management-audit'
-import { inputSchemas } from '../src/service/input'
+import { inputSchemas, passcodeListQuerySchema } from '../src/service/input'
 import { webhookDeliveriesQuerySchema, webhookInputSchemas } from '../src/service/webhooks/webhook-input'
 import { JSON_SCHEMA_OPTIONS } from './json-schema-options'
 
@@ -220,7 +219,7 @@ interface Operation {
 const OPERATIONS: Readonly<Record<string, Operation>> = {
   'GET /passcodes': {
     operationId: 'listPasscodes',
-    summary: "List the account's passcodes (any member; never a value); filters by tags and text in the query string",
+    summary: "List the account's passcodes (any member; never a value); filters by tags and text and orders by the query string",
     query: passcodeListQuerySchema,
     success: [200, 'Every passcode that matches, expired ones included.', 'PasscodeList'],
     errors: [400],

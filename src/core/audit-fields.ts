@@ -1,5 +1,6 @@
 import { canonicalJson, type AuditChanges, type AuditEntry, type AuditValue } from './audit'
 import type { AcceptedPasscodes, AccountPasscodeRecord, UserPasscodeRecord } from './entities'
+import type { CreditsSetting, RateLimitSetting } from './limits'
 import type { AccountPolicy } from './policy'
 import { storedAddresses, storedScopes, storedTags } from './restrictions'
 
@@ -201,6 +202,35 @@ export function policyChangedEntry(entry: AuditEntry, before: AccountPolicy | nu
  */
 export function acceptedPasscodesEntry(entry: AuditEntry, before: AcceptedPasscodes, after: AcceptedPasscodes): AuditEntry {
   return fromRow(entry, undefined, ['acceptedPasscodes'], { acceptedPasscodes: { before, after } })
+}
+
+// Limits and credits (SPEC §5.50).
+
+/** The limits of a passcode or user passcode as a record shows them. */
+interface ShownLimits {
+  readonly rateLimit?: RateLimitSetting | null
+  readonly credits?: CreditsSetting | null
+}
+
+/**
+ * A passcode's (or user passcode's) rate limit and credits as an audit record shows
+ * them, flat: `rateLimit` `'100/60s'`, `credits` the balance as set, `creditsRefill`
+ * `'1000/month'`; a field absent when not set. The service writes them before and after
+ * from its read, as given (the stores replace only the fields of `EDITED_FIELDS` and
+ * `SHOWN_FIELDS` with their row's).
+ *
+ * @example
+ * ```ts
+ * limitFields({ rateLimit: { max: 100, windowSeconds: 60 }, credits: null }) // { rateLimit: '100/60s' }
+ * ```
+ */
+export function limitFields(record: ShownLimits): Record<string, AuditValue> {
+  const { rateLimit, credits } = record
+  return {
+    ...(rateLimit != null && { rateLimit: `${rateLimit.max}/${rateLimit.windowSeconds}s` }),
+    ...(credits != null && { credits: credits.remaining }),
+    ...(credits?.refill != null && { creditsRefill: `${credits.refill.amount}/${credits.refill.interval}` }),
+  }
 }
 
 /**

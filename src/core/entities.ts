@@ -1,3 +1,4 @@
+import type { CreditsSetting, RateLimitSetting, StoredCredits } from './limits'
 import type { PasscodeStatus } from './status'
 
 /**
@@ -88,6 +89,8 @@ export type Principal =
       readonly scopes?: readonly string[]
       /** Its metadata (SPEC §5.51); absent when it has none. */
       readonly metadata?: PasscodeMetadata
+      /** Limits and credits (SPEC §5.50): the credits left after this request, where the passcode has credits. */
+      readonly credits?: PrincipalCredits
     }
   | {
       /** The account the credentials belong to (the `X-Service-Account-Id` value). */
@@ -98,7 +101,24 @@ export type Principal =
       readonly userId: string
       /** The scopes it grants (SPEC §5.48), when the host declares scopes; absent otherwise. */
       readonly scopes?: readonly string[]
+      /** Limits and credits (SPEC §5.50): the credits left after this request, where the passcode has credits. */
+      readonly credits?: PrincipalCredits
     }
+
+/**
+ * A principal's credits (SPEC §5.50): what is left after the request it authenticated,
+ * as the instance that admitted it knows it (the store's balance at its last lease plus
+ * what this instance still holds; other instances' unspent leases count as spent).
+ *
+ * @example
+ * ```ts
+ * if (principal.credits !== undefined && principal.credits.remaining < 10) res.setHeader('x-credits-low', '1')
+ * ```
+ */
+export interface PrincipalCredits {
+  /** Credits left, 0 or more. */
+  readonly remaining: number
+}
 
 /** An account passcode as stored: the hash and the hint, never the value. */
 export interface AccountPasscodeRecord {
@@ -164,6 +184,11 @@ export interface AccountPasscodeRecord {
   readonly metadata?: PasscodeMetadata | null
   /** Its tags (NFC, lower case, no repeats, in the order given); `[]` or absent for none. */
   readonly tags?: readonly string[]
+  // Limits and credits (SPEC §5.50).
+  /** Its rate limit; absent or `null` for none. */
+  readonly rateLimit?: RateLimitSetting | null
+  /** Its credits as last set (the balance is the store's counters'); absent or `null` for none. */
+  readonly credits?: StoredCredits | null
 }
 
 /** A user passcode as stored: the hash and the value encrypted as a JWE. */
@@ -200,6 +225,11 @@ export interface UserPasscodeRecord {
   readonly scopes?: readonly string[] | null
   /** The CIDR ranges it may be used from (canonical text); `[]` or absent for any address. */
   readonly allowedAddresses?: readonly string[]
+  // Limits and credits (SPEC §5.50).
+  /** Its rate limit; absent or `null` for none. */
+  readonly rateLimit?: RateLimitSetting | null
+  /** Its credits as last set (the balance is the store's counters'); absent or `null` for none. */
+  readonly credits?: StoredCredits | null
 }
 
 /** What management operations return for an account passcode. */
@@ -271,6 +301,27 @@ export interface PasscodeView {
   readonly policyViolations: readonly PolicyRule[]
   /** Whether it breaks the account's policy (`policyViolations` is not empty). */
   readonly violatesPolicy: boolean
+  // Limits and credits (SPEC §5.50).
+  /** Its rate limit; `null` for none. */
+  readonly rateLimit: RateLimitSetting | null
+  /** Its credits and their refill; `null` for none. */
+  readonly credits: CreditsView | null
+}
+
+/**
+ * Credits as a view shows them (SPEC §5.50): the balance the store holds now and how it
+ * refills. Instances lease credits in blocks and return what they leave unspent within
+ * seconds of going quiet, so `remaining` is exact for a passcode at rest and, while one
+ * is in use, short by at most what the instances hold.
+ *
+ * @example
+ * ```ts
+ * const low = (await auth.passcodes.list(actor, 'acc_1')).filter((view) => view.credits !== null && view.credits.remaining < 100)
+ * ```
+ */
+export interface CreditsView extends CreditsSetting {
+  /** When the next refill sets the balance to `refill.amount`; `null` without a refill. */
+  readonly nextRefillAt: Date | null
 }
 
 /**
@@ -344,4 +395,9 @@ export interface UserPasscodeView {
   readonly policyViolations: readonly PolicyRule[]
   /** Whether it breaks the account's policy (`policyViolations` is not empty). */
   readonly violatesPolicy: boolean
+  // Limits and credits (SPEC §5.50).
+  /** Its rate limit; `null` for none. */
+  readonly rateLimit: RateLimitSetting | null
+  /** Its credits and their refill; `null` for none. */
+  readonly credits: CreditsView | null
 }

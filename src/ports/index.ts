@@ -25,6 +25,16 @@ export type {
   UsageQuery,
   StoredUsageCount,
 } from './passcode-store'
+export type {
+  CreditBalance,
+  CreditNotice,
+  CreditNoticeClaim,
+  CreditNoticeRequest,
+  LimitsLease,
+  LimitsLeaseRequest,
+  LimitsPart,
+  LimitsReturn,
+} from './limits-part'
 export type { AccountPolicyPart, PolicyNotice, PolicyNoticeClaim, PolicyNoticeRequest } from './account-policy-part'
 export type { NotificationRecipients } from './recipients'
 export type { RateLimitStore } from './rate-limit-store'

@@ -1,6 +1,8 @@
 import type { AcceptedPasscodes, AccountPasscodeExpiry, AccountPasscodeRecord, UserPasscodeRecord } from '../core/entities'
+import type { RateLimitSetting, StoredCredits } from '../core/limits'
 import type { NotificationKind } from '../core/notifications'
 import type { AuditAppend, AuditLog } from './audit-log'
+import type { LimitsPart } from './limits-part'
 import type { WebhookStore } from './webhook-store'
 import type { AccountPolicy } from '../core/policy'
 import type { PolicyNoticeClaim, PolicyNoticeRequest } from './account-policy-part'
@@ -66,6 +68,10 @@ export interface AccountPasscodePatch {
   readonly metadata?: AccountPasscodeRecord['metadata']
   /** New tags, `[]` for none. */
   readonly tags?: readonly string[]
+  /** A new rate limit, or `null` to remove it (SPEC §5.50). */
+  readonly rateLimit?: RateLimitSetting | null
+  /** New credits (a new epoch), or `null` to remove them (SPEC §5.50). */
+  readonly credits?: StoredCredits | null
   /** The time of the edit, UTC milliseconds. */
   readonly updatedAt: number
 }
@@ -162,6 +168,9 @@ export type UsageOutcome =
   // SPEC §5.48, §5.49: a valid credential without a scope its route needs, or from an address outside its ranges.
   | 'missing_scope'
   | 'address'
+  // SPEC §5.50: the passcode's own rate limit and credits refused it (429).
+  | 'rate_limited'
+  | 'credits_exhausted'
 
 /**
  * A number of requests of one credential on one UTC day with one outcome, as an
@@ -460,13 +469,13 @@ export type Invalidation =
  * const store: PasscodeStore = memoryStore()
  * ```
  */
-export interface PasscodeStore {
+export interface PasscodeStore extends Partial<LimitsPart> {
   /** Inserts a passcode unless the account is at `maxPerAccount` or the name key is taken. Atomic. */
   createAccountPasscode(record: AccountPasscodeRecord, maxPerAccount: number, audit?: AuditAppend): Promise<CreateResult>
   /**
    * Applies a patch; keeps name uniqueness atomic. Publishes an invalidation when the
-   * name, expiry, binding, disabled state, scopes, address ranges or metadata change (a
-   * description or tags alone change nothing a verification reads). Its `audit` record shows the edited fields, before
+   * name, expiry, binding, disabled state, scopes, address ranges, metadata, rate limit or
+   * credits change (a description or tags alone change nothing a verification reads). Its `audit` record shows the edited fields, before
    * and after, and a passcode target's name as in the row it changed, not as in the
    * entry, which was made from an earlier read (`editedPasscodeEntry`, core/audit-fields.ts).
    */

@@ -127,15 +127,21 @@ export const addressNotAllowedBodySchema: z.ZodType<FailureBody> = failureBody(z
 )
 
 /**
- * The 429 body of the optional brute-force limiter (the service's `rateLimit` option), sent with `Retry-After`.
+ * The 429 bodies: the optional brute-force limiter's (the service's `rateLimit` option), and
+ * the passcode's own rate limit and credits (SPEC §5.50); all sent with `Retry-After` when
+ * a wait ends the refusal, the last two with the `RateLimit` and `RateLimit-Policy` headers.
  *
  * @example
  * ```ts
  * rateLimitedBodySchema.safeParse({ status: 'fail', error: 'Too Many Requests', code: 429 }).success // true
+ * rateLimitedBodySchema.safeParse({ status: 'fail', error: 'Credits exhausted', code: 429 }).success // true
  * ```
  */
-export const rateLimitedBodySchema: z.ZodType<FailureBody> = failureBody(z.literal('Too Many Requests'), z.literal(429)).describe(
-  'Too many failed attempts from this address or for this account',
+export const rateLimitedBodySchema: z.ZodType<FailureBody> = failureBody(
+  z.enum(['Too Many Requests', 'Rate limit exceeded', 'Credits exhausted']),
+  z.literal(429),
+).describe(
+  'Too many failed attempts from this address or for this account; or the passcode is over its own rate limit, or out of credits (SPEC §5.50)',
 )
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { JsonValue, PasscodeView, UserPasscodeView } from '../core/entities'
 import { POLICY_LIFETIME_DAYS, type PolicyRule } from '../core/policy'
+import { REFILL_INTERVALS } from '../core/limits'
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../core/webhook-events'
 import type { WebhookDeliveryView, WebhookEndpointView } from '../core/webhook-views'
 
@@ -88,6 +89,33 @@ const leak = z
   })
   .nullable()
 
+// Limits and credits (SPEC §5.50): the same two fields on both views.
+const limitFields = {
+  rateLimit: z
+    .object({
+      max: z.int().describe('Requests admitted per window, across every instance.'),
+      windowSeconds: z.int().describe('The fixed window, in seconds, aligned on the epoch (UTC).'),
+    })
+    .nullable()
+    .describe('Its rate limit; null for none.'),
+  credits: z
+    .object({
+      remaining: z
+        .int()
+        .min(0)
+        .describe(
+          'Credits the store holds now: exact at rest; while in use, short by at most what the instances hold (returned within seconds of going quiet).',
+        ),
+      refill: z
+        .object({ amount: z.int().min(0), interval: z.enum(REFILL_INTERVALS) })
+        .nullable()
+        .describe('At the start of each UTC interval the balance is set to `amount`; null: never refilled.'),
+      nextRefillAt: nullableDateTime('When the next refill happens; null without a refill.'),
+    })
+    .nullable()
+    .describe('Its credits: one per admitted request, 429 when none is left; null for none.'),
+}
+
 /**
  * An account passcode as the management API shows it (no value, no hash).
  *
@@ -122,6 +150,7 @@ export const passcodeViewSchema = z
       .nullable()
       .describe("The host's own data about it (SPEC §5.51), at most 1 KiB as JSON, returned on the principal; null when none."),
     tags: z.array(z.string()).describe('Its tags (SPEC §5.51), lower case; empty when none.'),
+    ...limitFields,
   })
   .describe('An account passcode (never its value).')
 
@@ -150,6 +179,7 @@ export const userPasscodeViewSchema = z
       'Where its value was found in public (SPEC §5.42), which revoked it; null once an admin grants the user a new one or resets it, or when it never leaked.',
     ),
     ...restrictions,
+    ...limitFields,
   })
   .describe('A user passcode (never its value).')
 
@@ -199,29 +229,6 @@ export const issuedUserPasscodeSchema = issued(userPasscodeViewSchema).describe(
  */
 export const passcodeListSchema = z.object({ passcodes: z.array(passcodeViewSchema) })
 
-/**
- * `GET /passcodes`'s query string (SPEC §5.51): `tags` (repeated: passcodes with every
- * one) and `search` (name, description or a tag holding the text, any case). A tag's
- * form is the service's rule, checked by `auth.passcodes.list`.
- *
- * @example
- * ```ts
- * parseQuery(passcodeListQuerySchema, 'tags=billing&tags=eu&search=acme', ['tags']) // { tags: ['billing', 'eu'], search: 'acme' }
- * ```
- */
-export const passcodeListQuerySchema = z.strictObject({
-  tags: z
-    .array(z.string().min(1, 'must be 1 to 32 characters').max(32, 'must be 1 to 32 characters'))
-    .max(20, 'must hold at most 20 tags')
-    .optional()
-    .describe('Only passcodes with this tag; repeat the parameter for passcodes with every one given (up to 20, 1 to 32 characters each).'),
-  search: z
-    .string()
-    .max(200, 'must be at most 200 characters')
-    .optional()
-    .describe('Only passcodes whose name, description or a tag holds this text, compared in lower case (up to 200 characters).'),
-})
-
 const count = z.int().min(0)
 const usageDaySchema = z
   .object({
@@ -234,6 +241,8 @@ const usageDaySchema = z
     rotatedOut: count.describe('Refused: a value a rotation replaced, after its overlap ended.'),
     missingScope: count.describe('Refused with 403: a route needed a scope the passcode lacks (SPEC §5.48).'),
     address: count.describe('Refused with 403: from an address outside its ranges (SPEC §5.49).'),
+    rateLimited: count.describe('Refused with 429: over its rate limit (SPEC §5.50).'),
+    creditsExhausted: count.describe('Refused with 429: its credits were exhausted (SPEC §5.50).'),
     partners: z
       .array(z.object({ partner: z.string(), succeeded: count, wrongPartner: count }))
       .describe('`/v1/connect` per whitelisted partner (normalised name), most requests first.'),

@@ -12,7 +12,7 @@ export interface SuccessBody {
 export interface FailureBody {
   /** Always `'fail'`. */
   readonly status: 'fail'
-  /** The SPEC's text: `Invalid Credentials`, `Passcode expired`, `Missing partner`, `Partner not whitelisted <name>`, `Too Many Requests`, `Server Error`… */
+  /** The SPEC's text: `Invalid Credentials`, `Passcode expired`, `Missing partner`, `Partner not whitelisted <name>`, `Too Many Requests`, `Rate limit exceeded`, `Credits exhausted`, `Server Error`… */
   readonly error: string
   /** The HTTP status again. */
   readonly code: number
@@ -35,6 +35,8 @@ export type FailureReason =
   | 'missing_partner'
   | 'partner_not_whitelisted'
   | 'rate_limited'
+  | 'rate_limit_exceeded'
+  | 'credits_exhausted'
   | 'method_not_allowed'
   | 'storage_error'
   | 'storage_timeout'
@@ -76,6 +78,9 @@ export const FAILURES: Readonly<Record<FixedFailureReason, HttpResult<FailureBod
   expired: failure(401, 'Passcode expired'),
   missing_partner: failure(400, 'Missing partner'),
   rate_limited: failure(429, 'Too Many Requests'),
+  // SPEC §5.50: a passcode's own rate limit and credits, after the credential, scopes and address.
+  rate_limit_exceeded: failure(429, 'Rate limit exceeded'),
+  credits_exhausted: failure(429, 'Credits exhausted'),
   // `GET /v1/connect` only: any other method that reaches the connect handler.
   method_not_allowed: Object.freeze({ ...failure(405, 'Method Not Allowed'), headers: Object.freeze({ allow: 'GET, HEAD' }) }),
   storage_error: failure(503, 'Server Error'),

@@ -44,4 +44,4 @@ export const passcodeTarget = (record: Pick<AccountPasscodeRecord, 'id' | 'name'
 export const userTarget = (userId: string): AuditTarget => ({ type: 'user', id: userId })
 
 // The fields a record shows of a passcode: in core, where the stores find them for an edit.
-export { changedFields, passcodeFields } from '../core/audit-fields'
+export { changedFields, limitFields, passcodeFields } from '../core/audit-fields'

@@ -92,3 +92,17 @@ export function rateLimited(waitMs: number): AuthRefusal {
   const seconds = Math.max(1, Math.ceil(waitMs / 1000))
   return Object.freeze({ ok: false, reason: 'rate_limited', statusCode, body, headers: Object.freeze({ 'retry-after': String(seconds) }) })
 }
+
+/**
+ * A 429 of a passcode's own limits (SPEC §5.50): `Rate limit exceeded` or `Credits
+ * exhausted`, with the headers of protocol/rate-limit-headers.ts.
+ *
+ * @example
+ * ```ts
+ * limitRefused('rate_limit_exceeded', limitHeaders({ policy: 'rate', quota: 100, windowSeconds: 60, retryAfterMs: 5_000 }))
+ * ```
+ */
+export function limitRefused(reason: 'rate_limit_exceeded' | 'credits_exhausted', headers: Readonly<Record<string, string>>): AuthRefusal {
+  const { statusCode, body } = FAILURES[reason]
+  return Object.freeze({ ok: false, reason, statusCode, body, headers })
+}

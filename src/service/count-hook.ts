@@ -29,12 +29,15 @@ const COUNTED: Partial<Record<string, CountedRefusal>> = {
   // SPEC §5.48, §5.49: a valid credential refused for its route's scopes or its address.
   missing_scope: 'missing_scope',
   address_not_allowed: 'address',
+  // SPEC §5.50: the day's 429s of the passcode's own limits.
+  rate_limit_exceeded: 'rate_limited',
+  credits_exhausted: 'credits_exhausted',
 }
 
 /**
  * How usage over time counts a refusal of `accountId`'s request (SPEC §5.41): the
  * refusals that matched a credential of that very account (expired, disabled,
- * revoked, a missing scope, an address not allowed; `unknown_passcode` with a `credential` is a value rotated out), else
+ * revoked, a missing scope, an address not allowed, its rate limit or credits; `unknown_passcode` with a `credential` is a value rotated out), else
  * `undefined` (not counted: another account's credential, a credential the account
  * does not accept, no credential at all).
  */

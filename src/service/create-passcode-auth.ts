@@ -20,6 +20,10 @@ import { createLeakNotices } from './leaks/leak-notices'
 import { createLeaksApi, type LeaksApi } from './leaks/report-leaks'
 import { createPasscodesApi, type PasscodesApi } from './passcodes/passcodes'
 import { createLimiter } from './limiter/rate-limit'
+import { createCreditNotices } from './limits/credit-notices'
+import { createLimitsGate } from './limits/limits-gate'
+import { startBudget } from './deadline'
+import type { CreditNoticeClaim } from '../ports/limits-part'
 import { usageReader } from './usage/usage-history'
 import { UsageRecorder } from './usage/usage-recorder'
 import { createUserPasscodeCrypto } from './user-passcodes/user-passcode-crypto'
@@ -213,6 +217,44 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     })
   }
   const unsubscribe = caches.accepted !== undefined ? resolved.store.subscribe?.(invalidate) : undefined
+  // SPEC §5.50: the leases of rate limits and credits, their crossings' events and durable emails.
+  const creditNotices = createCreditNotices({
+    store,
+    now,
+    auditSigner,
+    sendTimeoutMs: resolved.notifier.sendTimeoutMs,
+    recipients: (accountId) => mailRecipients(accountId),
+    deliver: (to, message) => mail(to, message),
+  })
+  const crossed = (notices: readonly CreditNoticeClaim[]): void => {
+    for (const notice of notices) {
+      const subject =
+        notice.kind === 'account'
+          ? { passcodeId: notice.key, ...(notice.name !== null && { name: notice.name }), ...(notice.hint !== null && { hint: notice.hint }) }
+          : { userId: notice.key }
+      emit?.({
+        type: notice.type === 'low' ? 'credits.low' : 'credits.exhausted',
+        accountId: notice.accountId,
+        kind: notice.kind,
+        ...subject,
+        remaining: notice.balance,
+        full: notice.full,
+        nextRefillAt: notice.nextRefillAt === null ? null : new Date(notice.nextRefillAt),
+      })
+      void creditNotices.send(notice, now() + resolved.notifier.leaseMs)
+    }
+  }
+  const limitsGate = createLimitsGate({
+    store:
+      resolved.store.leaseLimits === undefined ? undefined : (store as Required<Pick<typeof store, keyof import('../ports/limits-part').LimitsPart>>),
+    now,
+    lowRatio: resolved.passcodeLimits.lowCreditsRatio,
+    idleReturnMs: resolved.passcodeLimits.idleReturnMs,
+    leaseTargetMs: resolved.passcodeLimits.leaseTargetMs,
+    noticeLeaseMs: resolved.notifier.leaseMs,
+    crossed,
+    startBudget: () => startBudget(resolved.timeoutMs),
+  })
   const verifier = createVerifier({
     store,
     peppers,
@@ -223,6 +265,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     sunsetWithinMs,
     emit,
     usage,
+    limits: limitsGate,
     principals,
     telemetry:
       telemetry === undefined
@@ -236,6 +279,8 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     timeoutMs: resolved.timeoutMs,
     now,
     usage,
+    limits: limitsGate,
+    emit,
   })
 
   let closing: Promise<void> | undefined
@@ -359,6 +404,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
       options: resolved,
       leaks: leakNotices,
       policies: policyNotices,
+      credits: creditNotices,
     }),
     async pepperReport() {
       const report = await pepperReport(resolved.store, peppers, now())
@@ -368,6 +414,8 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
     close() {
       closing ??= (async () => {
         unsubscribe?.()
+        // Leases first: what this instance holds goes back to the store (SPEC §5.50).
+        await limitsGate.close()
         await usage?.close()
       })()
       return closing

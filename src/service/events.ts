@@ -60,7 +60,9 @@ export type AuditEvent =
       /** Its hint (prefix and last 4 characters), never the value. */
       readonly hint: string
       /** Which fields the update changed. */
-      readonly changed: readonly ('name' | 'expiry' | 'partners' | 'description' | 'scopes' | 'allowedAddresses' | 'metadata' | 'tags')[]
+      readonly changed: readonly (
+        'name' | 'expiry' | 'partners' | 'description' | 'scopes' | 'allowedAddresses' | 'metadata' | 'tags' | 'rateLimit' | 'credits'
+      )[]
     })
   | (ManagementEventBase & {
       /** What happened. */
@@ -152,6 +154,31 @@ export type AuditEvent =
       /** What went wrong, without secrets. */
       readonly error: string
     }
+  | (EventBase & {
+      /**
+       * A passcode's credits (SPEC §5.50) fell to the low line (`passcodeLimits.lowCreditsRatio`
+       * of the full amount: `credits.low`) or a request found none left (`credits.exhausted`).
+       * Once per crossing fleet-wide: reported by the instance whose lease crossed, and again
+       * only after a refill or a new setting.
+       */
+      readonly type: 'credits.low' | 'credits.exhausted'
+      /** An account passcode or a user passcode. */
+      readonly kind: 'account' | 'user'
+      /** The account passcode concerned (`kind: 'account'`). */
+      readonly passcodeId?: string
+      /** Its name (`kind: 'account'`). */
+      readonly name?: string
+      /** Its hint, never the value (`kind: 'account'`). */
+      readonly hint?: string
+      /** The user whose passcode it is (`kind: 'user'`). */
+      readonly userId?: string
+      /** Credits the store held after the lease that crossed (leased credits may still be spent). */
+      readonly remaining: number
+      /** The full amount the line is a fraction of: the refill amount, or the credits as set. */
+      readonly full: number
+      /** When the credits refill next; `null` without a refill. */
+      readonly nextRefillAt: Date | null
+    })
   | (EventBase & {
       /** What happened. */
       readonly type: 'auth.succeeded'

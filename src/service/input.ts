@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { AcceptedPasscodes, AccountPasscodeExpiry, Actor, UserPasscodeValidity } from '../core/entities'
+import { MAX_CREDITS, RATE_LIMIT_BOUNDS, REFILL_INTERVALS, type CreditsSetting, type RateLimitSetting } from '../core/limits'
 import { InvalidInputError } from '../core/errors'
 import { ownData, printableName } from '../core/own-data'
 import { acceptedPasscodesSchema, setAcceptedPasscodesBodySchema } from '../protocol/management-schemas'
@@ -122,6 +123,46 @@ const partners = z
   .max(MAX_BOUND_PARTNERS, `must name at most ${MAX_BOUND_PARTNERS} partners`)
   .nullable()
 
+// Limits and credits (SPEC §5.50), on create, update and grant: null (or, on create and
+// grant, absent) for none; on update, absent keeps the current one and null removes it.
+const wholeIn = (bounds: { readonly min: number; readonly max: number }, what: string, range: string) =>
+  z
+    .number({ error: `must be a whole number of ${what} (${range})` })
+    .int(`must be a whole number of ${what} (${range})`)
+    .min(bounds.min, `must be at least ${bounds.min.toLocaleString('en-US')}`)
+    .max(bounds.max, `must be at most ${bounds.max.toLocaleString('en-US')}`)
+const creditCount = wholeIn({ min: 0, max: MAX_CREDITS }, 'credits', '0 to 10^12')
+const rateLimit = z
+  .strictObject(
+    {
+      max: wholeIn(RATE_LIMIT_BOUNDS.max, 'requests', '1 to 1,000,000'),
+      windowSeconds: wholeIn(RATE_LIMIT_BOUNDS.windowSeconds, 'seconds', '1 to 86,400: up to a day'),
+    },
+    { error: 'must be { max, windowSeconds }, or null for none' },
+  )
+  .nullable()
+  .describe('At most `max` requests per fixed window of `windowSeconds` (UTC-aligned), across every instance; null: none.')
+const credits = z
+  .strictObject(
+    {
+      remaining: creditCount,
+      refill: z
+        .strictObject(
+          {
+            amount: creditCount,
+            interval: z.enum(REFILL_INTERVALS, { error: 'must be "day", "week" or "month"' }),
+          },
+          { error: 'must be { amount, interval }, or null for none' },
+        )
+        .nullable()
+        .optional(),
+    },
+    { error: 'must be { remaining, refill? }, or null for none' },
+  )
+  .nullable()
+  .describe(
+    'One credit per admitted request; none left: 429 until the next refill. `refill` sets the balance to `amount` at the start of each UTC day, ISO week or month. null: none.',
+  )
 // Restricted passcodes (SPEC §5.48, §5.49, §5.51, §5.52): their inputs' forms. Whether a
 // scope is declared is a rule of the host's configuration, checked by the service.
 const SCOPE_RULE = 'must be a scope name: a lower-case letter, then up to 63 of a-z 0-9 _ . : -'
@@ -203,6 +244,39 @@ const policy = z
   }))
   .describe("An account's policy (SPEC §5.52): it replaces the host's default whole; a rule left out is off.")
 
+// How a list of passcodes is ordered: by `auth.passcodes.list` and `GET /passcodes?sortBy=`.
+const listSortBy = z
+  .enum(['createdAt', 'lastUsedAt', 'creditsRemaining'], { error: 'must be "createdAt", "lastUsedAt" or "creditsRemaining"' })
+  .describe(
+    'The order: newest first (`createdAt`, the default), most recently used first, or fewest credits left first (`creditsRemaining`, SPEC §5.50: passcodes without credits last).',
+  )
+
+/**
+ * The query parameters of the management API's `GET /passcodes`: the order (SPEC §5.50),
+ * `tags` (repeated: passcodes with every one) and `search` (name, description or a tag
+ * holding the text, any case; SPEC §5.51). A tag's form is the service's rule, checked
+ * by `auth.passcodes.list`.
+ *
+ * @example
+ * ```ts
+ * parseQuery(passcodeListQuerySchema, 'tags=billing&tags=eu&search=acme&sortBy=creditsRemaining', ['tags'])
+ * // { tags: ['billing', 'eu'], search: 'acme', sortBy: 'creditsRemaining' }
+ * ```
+ */
+export const passcodeListQuerySchema = z.strictObject({
+  sortBy: listSortBy.optional(),
+  tags: z
+    .array(z.string().min(1, 'must be 1 to 32 characters').max(32, 'must be 1 to 32 characters'))
+    .max(20, 'must hold at most 20 tags')
+    .optional()
+    .describe('Only passcodes with this tag; repeat the parameter for passcodes with every one given (up to 20, 1 to 32 characters each).'),
+  search: z
+    .string()
+    .max(200, 'must be at most 200 characters')
+    .optional()
+    .describe('Only passcodes whose name, description or a tag holds this text, compared in lower case (up to 200 characters).'),
+})
+
 /**
  * The schema of each input of the management operations, by kind. {@link parseInput}
  * checks with them; scripts/management-openapi.ts turns the request bodies among them
@@ -234,6 +308,8 @@ export const inputSchemas = {
     allowedAddresses: allowedAddresses.optional(),
     metadata: metadata.optional(),
     tags: tags.optional(),
+    rateLimit: rateLimit.optional(),
+    credits: credits.optional(),
   }),
   update: z
     .strictObject({
@@ -246,13 +322,17 @@ export const inputSchemas = {
       allowedAddresses: allowedAddresses.optional(),
       metadata: metadata.optional(),
       tags: tags.optional(),
+      // SPEC §5.50
+      rateLimit: rateLimit.optional(),
+      credits: credits.optional(),
     })
     .refine((patch) => Object.values(patch as Record<string, unknown>).some((value) => value !== undefined), {
-      message: 'must change the name, the expiry, the partners, the description, the scopes, the allowed addresses, the metadata or the tags',
+      message:
+        'must change the name, the expiry, the partners, the description, the scopes, the allowed addresses, the metadata, the tags, the rate limit or the credits',
     })
     .meta({ minProperties: 1 })
     .describe(
-      "At least one of `name`, `expiry`, `partners`, `description`, `scopes`, `allowedAddresses`, `metadata`, `tags`; `partners: null` unbinds, `description: null` or `''` clears, `scopes: null` grants every scope, `metadata: null` removes it.",
+      "At least one of `name`, `expiry`, `partners`, `description`, `scopes`, `allowedAddresses`, `metadata`, `tags`, `rateLimit`, `credits`; `partners: null` unbinds, `description: null` or `''` clears, `scopes: null` grants every scope, `metadata: null` removes it, `rateLimit: null` and `credits: null` remove them.",
     ),
   rotate: z.strictObject(
     {
@@ -268,7 +348,7 @@ export const inputSchemas = {
   ),
   list: z
     .strictObject({
-      sortBy: z.enum(['createdAt', 'lastUsedAt'], { error: 'must be "createdAt" or "lastUsedAt"' }).optional(),
+      sortBy: listSortBy.optional(),
       // SPEC §5.51: filters
       tags: z.array(tag, { error: 'must be a list of tags' }).max(MAX_TAGS, `must hold at most ${MAX_TAGS} tags`).optional(),
       search: z.string({ error: 'must be text' }).max(200, 'must be at most 200 characters').optional(),
@@ -293,6 +373,8 @@ export const inputSchemas = {
     // SPEC §5.48, §5.49
     scopes: scopes.optional(),
     allowedAddresses: allowedAddresses.optional(),
+    rateLimit: rateLimit.optional(),
+    credits: credits.optional(),
   }),
   // SPEC §5.52: `PUT /account/policy` and `auth.accounts.setPolicy`.
   policy,
@@ -378,6 +460,26 @@ export interface CreatePasscodeInput {
    * @default []
    */
   readonly tags?: readonly string[]
+  /** At most `max` requests per window of `windowSeconds`, fleet-wide (SPEC §5.50). @default null (none) */
+  readonly rateLimit?: RateLimitSetting | null
+  /** Credits: one per admitted request, refilled to `refill.amount` each UTC interval (SPEC §5.50). @default null (none) */
+  readonly credits?: CreditsInput | null
+}
+
+/**
+ * Credits as given at create, edit or grant (SPEC §5.50): the balance from now on, 0 to
+ * 10^12, and an optional refill.
+ *
+ * @example
+ * ```ts
+ * const credits: CreditsInput = { remaining: 1_000, refill: { amount: 1_000, interval: 'month' } }
+ * ```
+ */
+export interface CreditsInput {
+  /** The balance from now on, 0 to 10^12. */
+  readonly remaining: number
+  /** Sets the balance to `amount` at the start of each UTC `day`, ISO `week` or `month`. @default null (never) */
+  readonly refill?: CreditsSetting['refill']
 }
 
 /** Input of `passcodes.update`: at least one field. */
@@ -398,6 +500,10 @@ export interface UpdatePasscodeInput {
   readonly metadata?: PasscodeMetadata | null
   /** New tags, as at create (they replace the old ones); `[]` removes them. */
   readonly tags?: readonly string[]
+  /** A new rate limit, or `null` to remove it; a new window length starts a fresh window. */
+  readonly rateLimit?: RateLimitSetting | null
+  /** New credits (the balance from now on, credits leased before are void), or `null` to remove them. */
+  readonly credits?: CreditsInput | null
 }
 
 /** Input of `passcodes.rotate`. */
@@ -417,9 +523,10 @@ export interface ListPasscodesOptions {
   /**
    * `createdAt`: oldest first. `lastUsedAt`: least recently used first, never-used
    * ones at the top (oldest created first among them), so unused passcodes stand out.
+   * `creditsRemaining`: fewest credits left first (SPEC §5.50), passcodes without credits last.
    * @default 'createdAt'
    */
-  readonly sortBy?: 'createdAt' | 'lastUsedAt'
+  readonly sortBy?: 'createdAt' | 'lastUsedAt' | 'creditsRemaining'
   /** Only passcodes carrying every one of these tags (SPEC §5.51), compared as stored (NFC, lower case). @default none */
   readonly tags?: readonly string[]
   /** Only passcodes whose name, description or a tag contains this text, case-insensitively. @default none */
@@ -430,6 +537,10 @@ export interface ListPasscodesOptions {
 export interface GrantUserPasscodeInput {
   /** `{ type: 'finite', days }` (1 to 365) or `{ type: 'infinite' }` (10 years). */
   readonly validity: UserPasscodeValidity
+  /** As for account passcodes (SPEC §5.50). @default null (none) */
+  readonly rateLimit?: RateLimitSetting | null
+  /** As for account passcodes (SPEC §5.50). @default null (none) */
+  readonly credits?: CreditsInput | null
   /** The scopes it grants (SPEC §5.48), as for an account passcode. @default null (every scope) */
   readonly scopes?: readonly string[] | null
   /** The addresses it may be used from (SPEC §5.49), as for an account passcode. @default [] (any address) */

@@ -22,6 +22,7 @@ import type { SameOptions } from './same-options'
 import type { TelemetryOptions } from './telemetry/otel-api'
 import { telemetrySchema } from './telemetry/options'
 import { leaksSchema } from './leaks/options'
+import { passcodeLimitsSchema } from './limits/options'
 import { usageSchema } from './usage/options'
 import { webhooksSchema } from './webhooks/options'
 import { encryptionKeysSchema, type EncryptionKey } from './user-passcodes/options'
@@ -228,6 +229,19 @@ export interface PasscodeAuthOptions {
    * (`config.no_audit_key`). @default none: plain SHA-256
    */
   auditKeys?: readonly AuditKey[]
+  /**
+   * Per-passcode rate limits and credits (SPEC §5.50, docs/limits.md): when the
+   * `credits.low` event and email go out, and how instances lease from the store.
+   * @default { lowCreditsRatio: 0.1, idleReturnMs: 2000, leaseTargetMs: 1000 }
+   */
+  passcodeLimits?: {
+    /** The low-credits line as a fraction (0 to 1) of the full amount (the refill amount, or the credits as set). @default 0.1 */
+    lowCreditsRatio?: number
+    /** A credential unused this long (ms) gives back what this instance holds of it (50 to 600 000). @default 2000 */
+    idleReturnMs?: number
+    /** How long a lease should last at the rate seen, in ms (10 to 60 000): larger, fewer store calls and more held per instance. @default 1000 */
+    leaseTargetMs?: number
+  }
   /** Audit hook; receives no secret values. Errors it throws are swallowed. */
   onEvent?: (event: AuditEvent) => void | Promise<void>
   /**
@@ -298,6 +312,7 @@ export const optionsSchema = z
     scopes: scopesSchema.prefault(noOptions),
     policy: policySchema.prefault(noOptions),
     webhooks: webhooksSchema.prefault(noOptions),
+    passcodeLimits: passcodeLimitsSchema.prefault(noOptions),
     onEvent: functionOption<(event: AuditEvent) => void | Promise<void>>('a function').optional(),
     telemetry: telemetrySchema.optional(),
   })
@@ -328,6 +343,7 @@ const OPTION_GROUPS: OptionGroups = {
   scopes: {},
   policy: {},
   webhooks: {},
+  passcodeLimits: {},
   telemetry: {},
   pepper: {},
 }

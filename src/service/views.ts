@@ -1,4 +1,6 @@
-import type { AccountPasscodeRecord, PasscodeLeak, PasscodeView, UserPasscodeRecord, UserPasscodeView } from '../core/entities'
+import type { AccountPasscodeRecord, CreditsView, PasscodeLeak, PasscodeView, UserPasscodeRecord, UserPasscodeView } from '../core/entities'
+import { currentCredits } from '../core/limit-counters'
+import { nextRefillAt, type StoredCredits } from '../core/limits'
 import { accountPasscodeViolations, NO_POLICY, userPasscodeViolations, type AccountPolicy } from '../core/policy'
 import { storedAddresses, storedScopes, storedTags } from '../core/restrictions'
 import { isUnused } from '../core/rules'
@@ -41,6 +43,10 @@ export interface UsageDay {
   readonly missingScope: number
   /** Refused with 403: from an address outside its ranges (SPEC §5.49). */
   readonly address: number
+  /** Refused with 429: over the passcode's rate limit (SPEC §5.50). */
+  readonly rateLimited: number
+  /** Refused with 429: the passcode's credits were exhausted (SPEC §5.50). */
+  readonly creditsExhausted: number
   /**
    * `/v1/connect` per whitelisted partner (normalised name), most requests first;
    * refusals for a name off the whitelist are under `wrongPartner` only.
@@ -117,7 +123,12 @@ export function toPasscodeView(
   record: AccountPasscodeRecord,
   now: number,
   expiringSoonDays: number,
-  extra: { partnersNotWhitelisted?: readonly string[]; pending?: PendingUse | undefined; leak?: LeakMark | undefined } & RestrictionContext = {},
+  extra: {
+    partnersNotWhitelisted?: readonly string[]
+    pending?: PendingUse | undefined
+    leak?: LeakMark | undefined
+    balance?: number | undefined
+  } & RestrictionContext = {},
 ): PasscodeView {
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a host's store written before descriptions (SPEC §5.39) has none
   const description = record.description ?? ''
@@ -148,7 +159,20 @@ export function toPasscodeView(
     tags: [...storedTags(record)],
     policyViolations: violations,
     violatesPolicy: violations.length > 0,
+    rateLimit: record.rateLimit ?? null,
+    credits: toCreditsView(record.credits, now, extra.balance),
   }
+}
+
+/**
+ * Credits as a view shows them (SPEC §5.50): the store's balance when the caller read
+ * it, else the setting's at `now` (no lease taken yet); `null` without credits.
+ */
+export function toCreditsView(credits: StoredCredits | null | undefined, now: number, balance: number | undefined): CreditsView | null {
+  if (credits == null) return null
+  const remaining = balance ?? currentCredits(credits, null, now, 0).balance
+  const { refill } = credits
+  return { remaining, refill, nextRefillAt: refill === null ? null : new Date(nextRefillAt(refill.interval, now)) }
 }
 
 /** A leak mark as a view shows it (SPEC §5.42): when and where, never the value; `null` without one. */
@@ -164,7 +188,7 @@ export function toUserPasscodeView(
   record: UserPasscodeRecord,
   now: number,
   expiringSoonDays: number,
-  extra: { pending?: PendingUse | undefined; leak?: LeakMark | undefined } & RestrictionContext = {},
+  extra: { pending?: PendingUse | undefined; leak?: LeakMark | undefined; balance?: number | undefined } & RestrictionContext = {},
 ): UserPasscodeView {
   const used = lastUse(record, extra.pending)
   const violations = userPasscodeViolations(extra.policy ?? NO_POLICY, record.validity, record.grantedAt)
@@ -184,5 +208,7 @@ export function toUserPasscodeView(
     ...scopeFields(record, extra.declaredScopes),
     policyViolations: violations,
     violatesPolicy: violations.length > 0,
+    rateLimit: record.rateLimit ?? null,
+    credits: toCreditsView(record.credits, now, extra.balance),
   }
 }

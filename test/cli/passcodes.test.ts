@@ -446,3 +446,50 @@ describe('SPEC 5.48, 5.49, 5.51: passcodes with scopes, address ranges, metadata
     expect(twice.stderr).toContain('entry 2 declares a a second time')
   })
 })
+
+describe('SPEC 5.50 passcodes create, edit and users grant with --rate-limit, --credits and --refill', () => {
+  it('sets them at create, changes and removes them at edit, grants them, and refuses a form that is not one', async () => {
+    const created = await run(
+      'passcodes',
+      'create',
+      '--account',
+      'acc_limits',
+      '--name',
+      'Free plan',
+      '--expiry',
+      '30',
+      '--rate-limit',
+      '10/1',
+      '--credits',
+      '1000',
+      '--refill',
+      'month:1000',
+      '--json',
+    )
+    expect(created.code).toBe(0)
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      passcode: { rateLimit: { max: 10, windowSeconds: 1 }, credits: { remaining: 1000, refill: { amount: 1000, interval: 'month' } } },
+    })
+    const edited = await run('passcodes', 'edit', 'Free plan', '--account', 'acc_limits', '--no-rate-limit', '--credits', '7', '--json')
+    expect(JSON.parse(edited.stdout)).toMatchObject({ passcode: { rateLimit: null, credits: { remaining: 7, refill: null } } })
+    const removed = await run('passcodes', 'edit', 'Free plan', '--account', 'acc_limits', '--no-credits', '--json')
+    expect(JSON.parse(removed.stdout)).toMatchObject({ passcode: { rateLimit: null, credits: null } })
+    for (const flags of [
+      ['--credits', '1.5'],
+      ['--refill', 'month:5'],
+      ['--credits', '5', '--refill', 'year:5'],
+      ['--rate-limit', '100'],
+    ]) {
+      const refused = await run('passcodes', 'edit', 'Free plan', '--account', 'acc_limits', ...flags, '--json')
+      expect(refused.code).toBe(2)
+      expect(JSON.parse(refused.stderr)).toMatchObject({ error: { code: 'ERR_USAGE' } })
+    }
+    // A form that is one, with a number out of range: the service's rule, naming the field.
+    const zero = await run('passcodes', 'edit', 'Free plan', '--account', 'acc_limits', '--rate-limit', '5/0', '--json')
+    expect(zero.code).toBe(3)
+    expect(JSON.parse(zero.stderr)).toMatchObject({ error: { code: 'ERR_INVALID_INPUT', field: 'rateLimit.windowSeconds' } })
+    const granted = await run('users', 'grant', 'u_limits', '--account', 'acc_limits', '--validity', '30', '--credits', '3', '--json')
+    expect(granted.code).toBe(0)
+    expect(JSON.parse(granted.stdout)).toMatchObject({ userPasscode: { credits: { remaining: 3 } } })
+  })
+})

@@ -11,6 +11,7 @@ import { interleavedWriteCases } from './store/interleaved-writes'
 import type { StoreConformanceOptions, StoreFixture } from './store/fixtures'
 import { invalidationCases } from './store/invalidations'
 import { lastUseCases } from './store/last-use'
+import { limitCases } from './store/limits'
 import { leakMarkCases } from './store/leak-marks'
 import { leakedRotationCases } from './store/leaked-rotation'
 import { lookupCases } from './store/lookup'
@@ -81,5 +82,6 @@ export function storeConformance(name: string, options: StoreConformanceOptions 
     leakedRotationCases(fixture)
     accountPolicyCases(fixture)
     webhookCases(fixture)
+    limitCases(fixture)
   })
 }

@@ -15,6 +15,8 @@ const day = (date: string, counts: Partial<UsageDay>): UsageDay => ({
   rotatedOut: 0,
   missingScope: 0,
   address: 0,
+  rateLimited: 0,
+  creditsExhausted: 0,
   partners: [],
   ...counts,
 })

@@ -90,6 +90,8 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
     { name: 'filtered by two tags and a text', status: 200, query: () => ({ tags: ['billing', 'eu'], search: 'acme' }) },
     { name: 'a tag of 33 characters', status: 400, query: () => ({ tags: ['t'.repeat(33)] }) },
     { name: 'search twice', status: 400, rawQuery: 'search=a&search=b' },
+    { name: 'fewest credits left first (SPEC 5.50)', status: 200, query: () => ({ sortBy: 'creditsRemaining' }) },
+    { name: 'an unknown order', status: 400, rawQuery: 'sortBy=credits' },
   ],
   createPasscode: [
     {
@@ -101,6 +103,23 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
       name: 'forever, a name with surrounding spaces',
       status: 201,
       body: { name: '  Padded  ', expiry: 'forever', partners: null, description: null },
+    },
+    {
+      name: 'with a rate limit and monthly credits',
+      status: 201,
+      body: {
+        name: 'Metered',
+        expiry: 30,
+        rateLimit: { max: 10, windowSeconds: 1 },
+        credits: { remaining: 1_000, refill: { amount: 1_000, interval: 'month' } },
+      },
+    },
+    { name: 'fractional credits', status: 400, body: { name: 'Metered 2', expiry: 30, credits: { remaining: 1.5 } } },
+    { name: 'a rate window of 0', status: 400, body: { name: 'Metered 2', expiry: 30, rateLimit: { max: 1, windowSeconds: 0 } } },
+    {
+      name: 'a refill without an amount',
+      status: 400,
+      invalidBody: { name: 'Metered 2', expiry: 30, credits: { remaining: 1, refill: { interval: 'day' } } },
     },
     { name: 'a 65-character name', status: 400, body: { name: NAME_65, expiry: 1 } },
     { name: 'a blank name', status: 400, body: { name: '   ', expiry: 1 } },
@@ -165,6 +184,8 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
   updatePasscode: [
     { name: 'a new name', status: 200, path: id('acme'), body: { name: 'Acme sync 2' } },
     { name: 'a new expiry, unbound, a description', status: 200, path: id('acme'), body: { expiry: 60, partners: null, description: 'Edited' } },
+    { name: 'credits set, the rate limit removed', status: 200, path: id('acme'), body: { credits: { remaining: 5 }, rateLimit: null } },
+    { name: 'credits over 10^12', status: 400, path: id('acme'), body: { credits: { remaining: 10 ** 12 + 1 } } },
     { name: 'nothing to change', status: 400, path: id('acme'), body: {} },
     {
       name: 'restricted to one scope and a range',
@@ -256,6 +277,7 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
       body: { validity: { type: 'infinite' }, allowedAddresses: ['198.51.100.1/24'] },
       serverRule: 'cidrRanges',
     },
+    { name: 'with credits', status: 201, path: userId('u_dee'), body: { validity: { type: 'infinite' }, credits: { remaining: 100 } } },
     { name: '0 days', status: 400, path: userId('u_dee'), body: { validity: { type: 'finite', days: 0 } } },
     { name: '366 days', status: 400, path: userId('u_dee'), body: { validity: { type: 'finite', days: 366 } } },
     { name: 'an unknown type', status: 400, path: userId('u_dee'), invalidBody: { validity: { type: 'forever' } } },

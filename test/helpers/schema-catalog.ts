@@ -169,7 +169,7 @@ export function contractions(before: SchemaCatalog, after: SchemaCatalog): strin
   }
   for (const [key, was] of before.constraints) {
     const now = after.constraints.get(key)
-    if (now !== undefined && now.definition !== was.definition) found.push(`changed ${key}`)
+    if (now !== undefined && now.definition !== was.definition && !widensValues(was.definition, now.definition)) found.push(`changed ${key}`)
   }
   for (const [key, was] of before.functions) {
     const now = after.functions.get(key)
@@ -192,4 +192,18 @@ export function contractions(before: SchemaCatalog, after: SchemaCatalog): strin
     if (!before.indexes.has(key) && now.unique && existed(now.table, now.columns)) found.push(`new unique ${key}`)
   }
   return found.sort()
+}
+
+/**
+ * Whether a CHECK of the form `col = ANY (ARRAY[…])` only allows more values than before
+ * (the same check with a longer list, now or later `NOT VALID`): every value written under
+ * the old check still passes, so an instance of the version before keeps working.
+ */
+function widensValues(before: string, after: string): boolean {
+  const list = /ARRAY\[(.*?)\]/
+  const values = (definition: string) => new Set([...(list.exec(definition)?.[1] ?? '').matchAll(/'((?:[^']|'')*)'/g)].map((match) => match[1]))
+  const shape = (definition: string) => definition.replace(/ NOT VALID$/, '').replace(list, 'ARRAY[]')
+  if (!list.test(before) || shape(before) !== shape(after)) return false
+  const now = values(after)
+  return [...values(before)].every((value) => now.has(value))
 }

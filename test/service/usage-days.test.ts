@@ -5,7 +5,19 @@ import type { PasscodeStore, UsageCount } from '../../src/index'
 import { admin, member, setup } from '../helpers/service'
 
 const headersOf = (accountId: string, value: string) => ({ 'x-service-account-id': accountId, 'x-service-passcode': value })
-const zero = { succeeded: 0, expired: 0, disabled: 0, revoked: 0, wrongPartner: 0, rotatedOut: 0, missingScope: 0, address: 0, partners: [] }
+const zero = {
+  succeeded: 0,
+  expired: 0,
+  disabled: 0,
+  revoked: 0,
+  wrongPartner: 0,
+  rotatedOut: 0,
+  missingScope: 0,
+  address: 0,
+  rateLimited: 0,
+  creditsExhausted: 0,
+  partners: [],
+}
 
 /** A memory store that records every write of daily counts. */
 function countingStore() {

@@ -116,6 +116,7 @@ describe('SPEC 5.13 who sees what', () => {
     expect(Object.keys(view).sort()).toEqual([
       'accountId',
       'allowedAddresses',
+      'credits',
       'expiresAt',
       'grantedAt',
       'hint',
@@ -123,6 +124,7 @@ describe('SPEC 5.13 who sees what', () => {
       'lastUsedPartner',
       'leak',
       'policyViolations',
+      'rateLimit',
       'revokedAt',
       'scopes',
       'status',

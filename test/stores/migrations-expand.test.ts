@@ -193,6 +193,14 @@ describe('SPEC 5.54 migrations only expand unless declared as a contract step', 
       found: ['new constraint account_passcodes.hint_short'],
     },
     {
+      title: 'a list of allowed values shortened',
+      statements: (s) => [
+        `ALTER TABLE ${s}.leak_marks DROP CONSTRAINT leak_marks_action_check`,
+        `ALTER TABLE ${s}.leak_marks ADD CONSTRAINT leak_marks_action_check CHECK (action IN ('disabled', 'deleted')) NOT VALID`,
+      ],
+      found: ['changed constraint leak_marks.leak_marks_action_check'],
+    },
+    {
       title: 'a new unique index on an existing column',
       statements: (s) => [`CREATE UNIQUE INDEX leak_marks_one_per_key ON ${s}.leak_marks (account_id, key)`],
       found: ['new unique index leak_marks_one_per_key'],
@@ -214,7 +222,7 @@ describe('SPEC 5.54 migrations only expand unless declared as a contract step', 
     })
   }
 
-  it('passes an expand: a new table, a nullable column, a column with a default, an index, a widened type', async () => {
+  it('passes an expand: a new table, a nullable column, a column with a default, an index, a widened type, a longer list of allowed values', async () => {
     const { added } = await withExtra({
       statements: (s) => [
         `CREATE TABLE ${s}.partner_notes (id text PRIMARY KEY, url text NOT NULL, CHECK (char_length(url) < 2048))`,
@@ -224,6 +232,9 @@ describe('SPEC 5.54 migrations only expand unless declared as a contract step', 
         `CREATE INDEX partners_added_at ON ${s}.partners (added_at)`,
         `ALTER TABLE ${s}.user_passcodes ALTER COLUMN validity_days TYPE bigint`,
         `CREATE OR REPLACE FUNCTION ${s}.find_credential_by_hash(text) RETURNS text LANGUAGE sql STABLE AS $$ SELECT NULL::text $$`,
+        // A list of allowed values that only grows (as usage_days' outcomes do in versions 14 and 15).
+        `ALTER TABLE ${s}.leak_marks DROP CONSTRAINT leak_marks_action_check`,
+        `ALTER TABLE ${s}.leak_marks ADD CONSTRAINT leak_marks_action_check CHECK (action IN ('disabled', 'deleted', 'revoked', 'quarantined')) NOT VALID`,
       ],
     })
     expect(added).toEqual([{ version: 1001, found: [], declared: [] }])

@@ -2,6 +2,7 @@ import { MAX_ACCOUNT_PASSCODES, passcodeNameKey, type CreatePasscodeInput, type 
 import type { CommandContext, CommandSpec } from '../command'
 import type { Flags } from '../config'
 import { CliError } from '../exit-codes'
+import { hasLimitFlags, LIMIT_EDIT_OPTIONS, LIMIT_OPTIONS, limitFlags } from '../limit-flags'
 import { statusLabel } from '../../dashboard/index'
 import { formatInstant, table } from '../output'
 
@@ -211,18 +212,21 @@ const create: CommandSpec = {
     description: { type: 'string', value: '<text>', description: descriptionHelp },
     ...restrictionOptions,
     ...labelOptions,
+    ...LIMIT_OPTIONS,
   },
   groups: ['storage', 'actor'],
   examples: [
     'passcode-auth passcodes create --account acc_1 --name "Acme" --expiry 90',
     'passcode-auth passcodes create --account acc_1 --name "Acme read" --expiry 90 --scope events:read --allow-address 203.0.113.0/24',
     'passcode-auth passcodes create --account acc_1 --name "Acme" --expiry 90 --metadata \'{"plan":"gold"}\' --tag billing --tag eu',
+    'passcode-auth passcodes create --account acc_1 --name "Free plan" --expiry 365 --rate-limit 10/1 --credits 1000 --refill month:1000',
     'passcode-auth passcodes create --account acc_1 --name "Acme only" --expiry 90 --partners acme',
     'passcode-auth passcodes create --account acc_1 --name "Acme export" --expiry 90 --description "Nightly export to Acme"',
   ],
   check(flags) {
     parseExpiry(String(flags.expiry))
     checkRestrictions(flags, 'passcodes create')
+    limitFlags(flags)
   },
   async run(context) {
     const { flags, actor, output } = context
@@ -234,6 +238,7 @@ const create: CommandSpec = {
       ...(flags.partners !== undefined && { partners: parsePartners(String(flags.partners)) }),
       ...(flags.description !== undefined && { description: String(flags.description) }),
       ...restrictionsInput(flags),
+      ...limitFlags(flags),
     })
     output.result(
       { passcode, value },
@@ -333,6 +338,7 @@ const edit: CommandSpec = {
     metadata: { ...labelOptions.metadata, description: `${labelOptions.metadata.description}; null removes it` },
     tag: { ...labelOptions.tag, description: 'its tags from now on (they replace the old ones); repeat, up to 20' },
     'no-tags': { type: 'boolean', description: 'remove every tag' },
+    ...LIMIT_EDIT_OPTIONS,
   },
   groups: ['storage', 'actor'],
   examples: [
@@ -342,17 +348,19 @@ const edit: CommandSpec = {
     'passcode-auth passcodes edit Acme --account acc_1 --description "Nightly export; owner: data team"',
     'passcode-auth passcodes edit Acme --account acc_1 --scope events:read,events:write --any-address',
     'passcode-auth passcodes edit Acme --account acc_1 --tag billing --metadata null',
+    'passcode-auth passcodes edit Acme --account acc_1 --credits 5000 --no-rate-limit',
   ],
   check(flags) {
     const changes = ['name', 'expiry', 'partners', 'description', 'scope', 'allow-address', 'metadata', 'tag']
     const switches = ['unbind', 'all-scopes', 'any-address', 'no-tags']
-    if (!changes.some((flag) => flags[flag] !== undefined) && !switches.some((flag) => flags[flag] === true)) {
+    if (!changes.some((flag) => flags[flag] !== undefined) && !switches.some((flag) => flags[flag] === true) && !hasLimitFlags(flags)) {
       throw new CliError(
         'ERR_USAGE',
-        '"passcodes edit" needs --name, --expiry, --partners or --unbind, --description, --scope or --all-scopes, --allow-address or --any-address, --metadata, or --tag or --no-tags',
+        '"passcodes edit" needs --name, --expiry, --partners or --unbind, --description, --scope or --all-scopes, --allow-address or --any-address, --metadata, --tag or --no-tags, or a limit (--rate-limit, --credits, --no-rate-limit, --no-credits)',
       )
     }
     checkRestrictions(flags, 'passcodes edit')
+    limitFlags(flags)
     if (flags.partners !== undefined && flags.unbind === true) {
       throw new CliError('ERR_USAGE', '"passcodes edit" takes --partners or --unbind, not both')
     }
@@ -371,6 +379,7 @@ const edit: CommandSpec = {
       ...(flags.unbind === true && { partners: null }),
       ...(flags.description !== undefined && { description: String(flags.description) }),
       ...restrictionsInput(flags),
+      ...limitFlags(flags),
     })
     output.result({ passcode: updated }, `Updated passcode ${describe(updated)}.${descriptionLines(updated)}${restrictionLines(updated)}`)
   },

@@ -1,6 +1,7 @@
 import type { UserPasscodeValidity, UserPasscodeView } from '../../index'
 import type { CommandSpec } from '../command'
 import { CliError } from '../exit-codes'
+import { LIMIT_OPTIONS, limitFlags } from '../limit-flags'
 import { statusLabel } from '../../dashboard/index'
 import { formatInstant } from '../output'
 import { missingKeyError } from '../encryption-keys'
@@ -39,17 +40,20 @@ const grant: CommandSpec = {
     account,
     validity: { type: 'string', value: '<days|infinite>', description: '1 to 365 days, or "infinite" (10 years)', required: true },
     ...restrictionOptions,
+    ...LIMIT_OPTIONS,
   },
   groups: ['storage', 'actor'],
   examples: [
     'passcode-auth users grant u_42 --account acc_1 --validity 90',
     'passcode-auth users grant u_42 --account acc_1 --validity 90 --scope events:read --allow-address 198.51.100.0/24',
+    'passcode-auth users grant u_42 --account acc_1 --validity 90 --credits 500',
   ],
   check(flags) {
     parseValidity(String(flags.validity))
     if (flags.scope !== undefined && flags['all-scopes'] === true)
       throw new CliError('ERR_USAGE', '"users grant" takes --scope or --all-scopes, not both')
     if (flags.scope !== undefined) parseScopes(flags.scope)
+    limitFlags(flags)
   },
   async run(context) {
     const { flags, actor, output } = context
@@ -59,6 +63,7 @@ const grant: CommandSpec = {
       validity,
       ...(flags.scope !== undefined && { scopes: parseScopes(flags.scope) }),
       ...(flags['allow-address'] !== undefined && { allowedAddresses: parseAddresses(flags['allow-address']) }),
+      ...limitFlags(flags),
     })
     output.result(
       { userPasscode: view },

@@ -8,15 +8,14 @@ import {
   issuedUserPasscodeSchema,
   partnerListSchema,
   passcodeAnswerSchema,
-  passcodeListQuerySchema,
   passcodeListSchema,
   userListSchema,
   userPasscodeAnswerSchema,
   usageAnswerSchema,
   type AnswerValue,
 } from '../../protocol/management-schemas'
-import { parseInput } from '../../service/input'
 import { parseQuery } from '../../protocol/query-parameters'
+import { parseInput, passcodeListQuerySchema } from '../../service/input'
 import { exportAudit, listAudit } from './audit-routes'
 import { readJsonObject } from './read-json'
 import {

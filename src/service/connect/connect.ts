@@ -5,7 +5,9 @@ import { CONNECT_SUCCESS, partnerNotWhitelisted, type FailureReason, type HttpRe
 import { readCredentialsFrom, type Credentials, type HeaderSource } from '../../protocol/credentials'
 import type { PartnerRegistry } from '../../ports/partner-registry'
 import { refuse, type AuthOutcome, type CredentialsInput } from '../auth-outcome'
-import { COUNTED_BY_CONNECT, type CountedByConnect } from '../count-hook'
+import { COUNTED_BY_CONNECT, countedOutcome, type CountedByConnect, type CountedRefusal } from '../count-hook'
+import { isRefusal, type LimitsGate } from '../credential-limits'
+import type { EventInput } from '../events'
 import { startBudget, type Budget } from '../deadline'
 
 /**
@@ -51,6 +53,10 @@ export interface ConnectDeps {
   readonly now: () => number
   /** Records a connect as a use of the passcode and counts its outcome per partner (SPEC §5.27, §5.41); `undefined` with `usage: false`. */
   readonly usage: ConnectUsage | undefined
+  /** The passcode's limits and credits (SPEC §5.50), run after the partner check; `undefined` for a store that keeps none. */
+  readonly limits?: LimitsGate | undefined
+  /** Reports a 429 of the passcode's limits; `undefined` without `onEvent`. */
+  readonly emit?: ((event: EventInput) => void) | undefined
 }
 
 /** How `auth.connect` records its outcome: the usage recorder, seen through what connect calls. */
@@ -59,6 +65,8 @@ export interface ConnectUsage {
   seenConnect(principal: Principal, partner: string, now: number): void
   /** A verified connect refused for its partner: `partner` when whitelisted, else `''`. Not a use. */
   refusedConnect(principal: Principal, partner: string, now: number): void
+  /** A verified connect to `partner` refused by the passcode's own limits (SPEC §5.50). Not a use. */
+  refused(principal: Principal, outcome: CountedRefusal, now: number, partner: string): void
 }
 
 /**
@@ -68,7 +76,7 @@ export interface ConnectUsage {
  * single partner and is answered like a missing one.
  */
 export function createConnect(deps: ConnectDeps): (input: ConnectInput) => Promise<ConnectResult> {
-  const { authenticate, partnerAllowed, partners, timeoutMs, now, usage } = deps
+  const { authenticate, partnerAllowed, partners, timeoutMs, now, usage, limits, emit } = deps
   return async function connect(input) {
     // One deadline for the credential lookup and the partner lookup together (SPEC §5.23).
     const budget = startBudget(timeoutMs)
@@ -107,6 +115,16 @@ export function createConnect(deps: ConnectDeps): (input: ConnectInput) => Promi
       // A name off the whitelist is the caller's string: it is not kept.
       usage?.refusedConnect(principal, whitelisted ? normalized : '', now())
       return { ...partnerNotWhitelisted(single), reason: 'partner_not_whitelisted' }
+    }
+    // The passcode's limits come last (SPEC §5.50): a connect refused for its partner spends nothing.
+    if (limits !== undefined) {
+      const admitted = await limits.admit(principal, now(), budget)
+      if (isRefusal(admitted)) {
+        const counted = countedOutcome(admitted.reason, principal, principal.accountId)
+        if (counted !== undefined) usage?.refused(principal, counted, now(), normalized)
+        emit?.({ type: 'auth.failed', accountId: principal.accountId, reason: admitted.reason, statusCode: admitted.statusCode })
+        return asResult(admitted)
+      }
     }
     usage?.seenConnect(principal, normalized, now())
     return outcome.headers === undefined ? CONNECT_SUCCESS : { ...CONNECT_SUCCESS, headers: outcome.headers }

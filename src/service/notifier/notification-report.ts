@@ -1,5 +1,6 @@
 import type { PolicyNoticeResult } from '../policy-notice-result'
 import type { NotificationFailureReason, NotificationKind } from '../../core/notifications'
+import type { CreditNoticeResult } from '../credit-notice-result'
 import type { LeakNoticeResult } from '../leak-notice-result'
 
 export type { NotificationFailureReason }
@@ -75,4 +76,10 @@ export interface NotificationReport {
   readonly leaks?: readonly LeakNoticeResult[]
   /** The policy emails (SPEC §5.52) this pass sent or tried, when there were any. */
   readonly policies?: readonly PolicyNoticeResult[]
+  /**
+   * Credit emails (SPEC §5.50: credits low or exhausted) whose first send, by the
+   * instance whose lease crossed, failed, and that this pass sent or tried again;
+   * absent when there were none.
+   */
+  readonly credits?: readonly CreditNoticeResult[]
 }

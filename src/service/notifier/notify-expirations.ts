@@ -9,6 +9,7 @@ import type { EventInput } from '../events'
 import { auditEntry, passcodeTarget } from '../audit-entry'
 import { DeliveryFailure, render, resolveRecipients, sendWithin } from './notification-delivery'
 import { defaultNotificationTemplates, notificationMessageData } from './notification-messages'
+import type { CreditNoticeResult } from '../credit-notice-result'
 import type { LeakNoticeResult } from '../leak-notice-result'
 import type { PolicyNoticeResult } from '../policy-notice-result'
 import type { mailerSchema, notifierSchema, recipientsSchema, templatesSchema } from './options'
@@ -33,6 +34,8 @@ export interface NotifierContext {
   readonly leaks?: { pass(options: { readonly leaseMs: number; readonly batchSize: number }): Promise<LeakNoticeResult[]> } | undefined
   /** The policy emails (SPEC §5.52) whose first send failed: each pass sends them again. */
   readonly policies?: { pass(options: { readonly leaseMs: number; readonly batchSize: number }): Promise<PolicyNoticeResult[]> } | undefined
+  /** The credit emails (SPEC §5.50) whose first send failed: each pass sends them again. */
+  readonly credits?: { pass(options: { readonly leaseMs: number; readonly batchSize: number }): Promise<CreditNoticeResult[]> } | undefined
   readonly options: {
     readonly limits: { readonly expiringSoonDays: number }
     readonly notifier: z.output<typeof notifierSchema>
@@ -66,6 +69,7 @@ export function createNotifyExpirations(context: NotifierContext): () => Promise
     const recipientsByAccount = new Map<string, Promise<string[]>>()
     let leaks: LeakNoticeResult[] | undefined
     let policies: PolicyNoticeResult[] | undefined
+    let credits: CreditNoticeResult[] | undefined
 
     try {
       const { mailer, recipients } = options
@@ -170,6 +174,7 @@ export function createNotifyExpirations(context: NotifierContext): () => Promise
       }
       leaks = await context.leaks?.pass({ leaseMs, batchSize })
       policies = await context.policies?.pass({ leaseMs, batchSize })
+      credits = await context.credits?.pass({ leaseMs, batchSize })
     } catch (error) {
       const message = error instanceof PasscodeAuthError ? error.message : 'The notifier pass failed'
       emit?.({ type: 'notifier.failed', error: message })
@@ -186,6 +191,7 @@ export function createNotifyExpirations(context: NotifierContext): () => Promise
       skipped,
       ...(leaks !== undefined && leaks.length > 0 && { leaks }),
       ...(policies !== undefined && policies.length > 0 && { policies }),
+      ...(credits !== undefined && credits.length > 0 && { credits }),
     }
   }
 }

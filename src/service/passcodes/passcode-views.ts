@@ -20,6 +20,18 @@ async function openLeaks(context: Pick<ViewsContext, 'store'>, records: readonly
   return byId
 }
 
+/** The store's credit balances (SPEC §5.50) of the records that have credits, by passcode id: one read per account, none without credits. */
+async function creditBalances(context: ViewsContext, records: readonly AccountPasscodeRecord[], now: number): Promise<Map<string, number>> {
+  const { store } = context
+  const byId = new Map<string, number>()
+  if (store.listCreditBalances === undefined) return byId
+  for (const accountId of new Set(records.filter((record) => record.credits != null).map((record) => record.accountId))) {
+    for (const { kind, key, balance } of await storeCall(() => store.listCreditBalances!(accountId, now)))
+      if (kind === 'account') byId.set(key, balance)
+  }
+  return byId
+}
+
 /**
  * The open leak mark (SPEC §5.42) of one account passcode, or `undefined`: whether its
  * current value was found in public and no admin has acted since (SPEC §5.45).
@@ -46,6 +58,7 @@ export async function passcodeViews(
   // The account's policy (SPEC §5.52), read once per account: what `violatesPolicy` is measured against.
   const policies = new Map<string, AccountPolicy>()
   for (const accountId of new Set(records.map((record) => record.accountId))) policies.set(accountId, await context.policyOf(accountId))
+  const balances = await creditBalances(context, records, now)
   return records.map((record) =>
     toPasscodeView(record, now, soonDays, {
       partnersNotWhitelisted: missing.get(record.id) ?? [],
@@ -53,6 +66,7 @@ export async function passcodeViews(
       leak: leaks.get(record.id),
       declaredScopes: context.scopes.names,
       policy: policies.get(record.accountId),
+      balance: balances.get(record.id),
     }),
   )
 }
@@ -68,13 +82,18 @@ export async function passcodeView(
 }
 
 /**
- * Orders views for `list`: by creation (as stored), or least recently used first
- * with never-used ones at the top, so that passcodes nobody uses stand out.
+ * Orders views for `list`: by creation (as stored); least recently used first with
+ * never-used ones at the top, so that passcodes nobody uses stand out; or fewest
+ * credits left first (SPEC §5.50), passcodes without credits last.
  */
-export function sortViews(views: PasscodeView[], sortBy: 'createdAt' | 'lastUsedAt'): PasscodeView[] {
+export function sortViews(views: PasscodeView[], sortBy: 'createdAt' | 'lastUsedAt' | 'creditsRemaining'): PasscodeView[] {
   if (sortBy === 'createdAt') return views
-  const lastUsed = (view: PasscodeView): number => view.lastUsedAt?.getTime() ?? Number.NEGATIVE_INFINITY
   // Array.prototype.sort is stable: ties keep the creation order.
+  if (sortBy === 'creditsRemaining') {
+    const remaining = (view: PasscodeView): number => view.credits?.remaining ?? Number.POSITIVE_INFINITY
+    return views.sort((a, b) => (remaining(a) === remaining(b) ? 0 : remaining(a) < remaining(b) ? -1 : 1))
+  }
+  const lastUsed = (view: PasscodeView): number => view.lastUsedAt?.getTime() ?? Number.NEGATIVE_INFINITY
   return views.sort((a, b) => lastUsed(a) - lastUsed(b))
 }
 

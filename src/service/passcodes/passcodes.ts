@@ -6,7 +6,8 @@ import { isExpired } from '../../core/status'
 import { storeCall } from '../deadline'
 import { parseInput, type CreatePasscodeInput, type ListPasscodesOptions, type RotatePasscodeInput, type UpdatePasscodeInput } from '../input'
 import { IssuedPasscode } from '../issued-passcode'
-import { auditEntry, changedFields, passcodeFields, passcodeTarget } from '../audit-entry'
+import { auditEntry, changedFields, limitFields, passcodeFields, passcodeTarget } from '../audit-entry'
+import { storedLimits } from '../credential-limits'
 import type { PasscodeUsage } from '../views'
 import type { PasscodesContext } from './passcodes-context'
 import { authorizeManager as authorize } from './authorize'
@@ -86,6 +87,7 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
         allowedAddresses = [],
         metadata = null,
         tags = [],
+        ...asked
       } = parseInput('create', '', input)
       context.scopes.assertDeclared(scopes, 'scopes')
       assertAccountPasscodePolicy(await storeCall(() => context.policyOf(account)), { expiry, description })
@@ -94,6 +96,7 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
       const now = context.now()
       const hint = passcodeHint(value)
       const id = crypto.randomUUID()
+      const { rateLimit = null, credits = null } = storedLimits(asked, now, store)
       const restrictions = { scopes, allowedAddresses, metadata, tags }
       const fields = { name, expiry, expiresAt: accountPasscodeExpiresAt(now, expiry), partners: binding, description, ...restrictions }
       const audit = auditEntry(
@@ -103,7 +106,7 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
         now,
         'passcode.created',
         passcodeTarget({ id, name }),
-        changedFields(null, passcodeFields(fields)),
+        changedFields(null, { ...passcodeFields(fields), ...limitFields({ rateLimit, credits }) }),
       )
       const result = await storeCall(() =>
         store.createAccountPasscode(
@@ -127,6 +130,8 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
             disabledAt: null,
             description,
             ...restrictions,
+            rateLimit,
+            credits,
           },
           limits.maxAccountPasscodes,
           audit,
@@ -148,6 +153,7 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
       context.scopes.assertDeclared(changes.scopes, 'scopes')
       const binding = changes.partners === undefined ? undefined : await checkedBinding(context.partners, changes.partners)
       const now = context.now()
+      const newLimits = storedLimits(changes, now, store)
       const current = await storeCall(() => store.getAccountPasscode(account, id))
       if (current === null) throw new NotFoundError('No such passcode in this account')
       if (changes.expiry !== undefined || changes.description !== undefined) {
@@ -171,9 +177,11 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
         ...(changes.allowedAddresses !== undefined && { allowedAddresses: changes.allowedAddresses }),
         ...(changes.metadata !== undefined && { metadata: changes.metadata }),
         ...(changes.tags !== undefined && { tags: changes.tags }),
+        ...newLimits,
         updatedAt: now,
       }
-      const edited = changedFields(passcodeFields(current), passcodeFields({ ...current, ...edit }))
+      const shown = (record: typeof current) => ({ ...passcodeFields(record), ...limitFields(record) })
+      const edited = changedFields(shown(current), shown({ ...current, ...edit }))
       // A change of the binding alone is the "partner change" of SPEC §5.40.
       const { partners: _partners, ...others } = changes
       const bindingOnly = binding !== undefined && Object.values(others as Record<string, unknown>).every((value) => value === undefined)
@@ -195,6 +203,8 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
         ...(changes.allowedAddresses !== undefined ? (['allowedAddresses'] as const) : []),
         ...(changes.metadata !== undefined ? (['metadata'] as const) : []),
         ...(changes.tags !== undefined ? (['tags'] as const) : []),
+        ...(changes.rateLimit !== undefined ? (['rateLimit'] as const) : []),
+        ...(changes.credits !== undefined ? (['credits'] as const) : []),
       ]
       emit?.({
         type: 'passcode.updated',
@@ -226,7 +236,7 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
         context.now(),
         'passcode.deleted',
         passcodeTarget(current),
-        changedFields(passcodeFields(current), null),
+        changedFields({ ...passcodeFields(current), ...limitFields(current) }, null),
       )
       const deleted = await storeCall(() => store.deleteAccountPasscode(account, id, audit))
       if (deleted === null) throw new NotFoundError('No such passcode in this account')

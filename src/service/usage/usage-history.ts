@@ -20,6 +20,8 @@ const FIELD = {
   // SPEC §5.48, §5.49
   missing_scope: 'missingScope',
   address: 'address',
+  rate_limited: 'rateLimited',
+  credits_exhausted: 'creditsExhausted',
 } as const
 
 /** Folds stored rows (day, partner, outcome, n) into days. */
@@ -38,6 +40,8 @@ export function usageDays(rows: readonly StoredUsageCount[]): UsageDay[] {
         rotatedOut: 0,
         missingScope: 0,
         address: 0,
+        rateLimited: 0,
+        creditsExhausted: 0,
         partners: [],
       }
       days.set(day, entry)

@@ -12,7 +12,8 @@ import { parseInput, type GrantUserPasscodeInput } from '../input'
 import { IssuedPasscode } from '../issued-passcode'
 import { missingKeysError, type UserPasscodeCrypto } from './user-passcode-crypto'
 import { toUserPasscodeView, type PasscodeUsage, type PendingUse, type UsageReader } from '../views'
-import { auditEntry, userTarget } from '../audit-entry'
+import { auditEntry, changedFields, limitFields, userTarget } from '../audit-entry'
+import { storedLimits } from '../credential-limits'
 
 /** Management of user passcodes: `auth.userPasscodes`. */
 export interface UserPasscodesApi {
@@ -60,15 +61,24 @@ export interface UserPasscodesContext extends ManagementContext, RestrictionsCon
 export function createUserPasscodesApi(context: UserPasscodesContext): UserPasscodesApi {
   const { store, emit, issuer } = context
   const soonDays = context.expiringSoonDays
-  /** `leak` is the user's open leak mark; a view without one passes none (a grant or a reset closes it). */
-  const userView = (record: UserPasscodeRecord, now: number, policy: AccountPolicy, leak?: LeakMark) =>
+  /** `leak` is the user's open leak mark; a view without one passes none (a grant or a reset closes it). `balance`: its credits (SPEC §5.50). */
+  const userView = (record: UserPasscodeRecord, now: number, policy: AccountPolicy, leak?: LeakMark, balance?: number) =>
     toUserPasscodeView(record, now, soonDays, {
       pending: context.pendingUse?.(record.accountId, record.userId),
       leak,
+      balance,
       declaredScopes: context.scopes.names,
       policy,
     })
   const policyOf = (accountId: string) => storeCall(() => context.policyOf(accountId))
+  /** The store's credit balances (SPEC §5.50) of the account's user passcodes, by user id: one read, none when no record has credits. */
+  const creditBalances = async (accountId: string, records: readonly UserPasscodeRecord[], now: number): Promise<Map<string, number>> => {
+    const byUser = new Map<string, number>()
+    if (store.listCreditBalances === undefined || !records.some((record) => record.credits != null)) return byUser
+    for (const { kind, key, balance } of await storeCall(() => store.listCreditBalances!(accountId, now)))
+      if (kind === 'user') byUser.set(key, balance)
+    return byUser
+  }
   /**
    * The open leak marks (SPEC §5.42) of the account's user passcodes, by user id: one read.
    * Only get and list read them: a leak revokes the passcode, and only a grant or a reset
@@ -80,6 +90,10 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
     for (const mark of await storeCall(() => store.listLeakMarks!(accountId))) if (mark.kind === 'user') byUser.set(mark.key, mark)
     return byUser
   }
+
+  /** The view with the store's live balance (a reset or revoke keeps the credits' epoch). */
+  const liveView = async (record: UserPasscodeRecord, now: number, policy: AccountPolicy) =>
+    userView(record, now, policy, undefined, (await creditBalances(record.accountId, [record], now)).get(record.userId))
 
   const adminOnly = (actor: unknown): Actor => {
     const checked = parseInput('actor', 'actor', actor)
@@ -109,18 +123,20 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
     async grant(actor, accountId, userId, input) {
       const who = adminOnly(actor)
       const owner = ids(accountId, userId)
-      const { validity, scopes = null, allowedAddresses = [] } = parseInput('grant', '', input)
+      const { validity, scopes = null, allowedAddresses = [], ...asked } = parseInput('grant', '', input)
       context.scopes.assertDeclared(scopes, 'scopes')
       encryption()
       const now = context.now()
       const policy = await policyOf(owner.accountId)
       assertUserPasscodePolicy(policy, validity, now)
       const expiresAt = userPasscodeExpiresAt(now, validity)
+      const { rateLimit = null, credits = null } = storedLimits(asked, now, store)
       const restrictions = { scopes, allowedAddresses }
       const audit = auditEntry(context.auditSigner, who, owner.accountId, now, 'user_passcode.granted', userTarget(owner.userId), {
         validity: { before: null, after: validity.type === 'finite' ? `${validity.days} days` : 'infinite' },
         expiresAt: { before: null, after: expiresAt },
         ...Object.fromEntries(Object.entries(userRestrictionFields(restrictions)).map(([field, after]) => [field, { before: null, after }])),
+        ...changedFields(null, limitFields({ rateLimit, credits })),
       })
       const result = await storeCall(async () =>
         store.grantUserPasscode(
@@ -134,6 +150,8 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
             lastUsedAt: null,
             lastUsedPartner: null,
             ...restrictions,
+            rateLimit,
+            credits,
           },
           now,
           audit,
@@ -164,7 +182,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       if (record === null) throw notFound()
       context.invalidate({ type: 'user_passcode', ...owner })
       emit?.({ type: 'user_passcode.reset', ...owner, actorUserId: who.userId })
-      return userView(record, now, policy)
+      return liveView(record, now, policy)
     },
 
     async revoke(actor, accountId, userId) {
@@ -178,7 +196,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       if (record === null) throw notFound()
       context.invalidate({ type: 'user_passcode', ...owner })
       emit?.({ type: 'user_passcode.revoked', ...owner, actorUserId: who.userId })
-      return userView(record, now, await policyOf(owner.accountId))
+      return liveView(record, now, await policyOf(owner.accountId))
     },
 
     async reveal(actor, accountId) {
@@ -196,7 +214,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
           log.append(auditEntry(context.auditSigner, who, owner.accountId, context.now(), 'user_passcode.revealed', userTarget(owner.userId))),
         )
       emit?.({ type: 'user_passcode.revealed', ...owner, actorUserId: who.userId })
-      return new IssuedPasscode(userView(record, context.now(), await policyOf(owner.accountId)), value)
+      return new IssuedPasscode(await liveView(record, context.now(), await policyOf(owner.accountId)), value)
     },
 
     async get(actor, accountId, userId) {
@@ -205,7 +223,8 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       const record = await storeCall(() => store.getUserPasscode(owner.accountId, owner.userId))
       if (record === null) return null
       const leak = record.revokedAt === null ? undefined : (await openLeaks(owner.accountId)).get(owner.userId)
-      return userView(record, context.now(), await policyOf(owner.accountId), leak)
+      const now = context.now()
+      return userView(record, now, await policyOf(owner.accountId), leak, (await creditBalances(owner.accountId, [record], now)).get(owner.userId))
     },
 
     async list(actor, accountId) {
@@ -215,7 +234,8 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
       const leaks = records.some((record) => record.revokedAt !== null) ? await openLeaks(account) : new Map<string, LeakMark>()
       const now = context.now()
       const policy = await policyOf(account)
-      return records.map((record) => userView(record, now, policy, leaks.get(record.userId)))
+      const balances = await creditBalances(account, records, now)
+      return records.map((record) => userView(record, now, policy, leaks.get(record.userId), balances.get(record.userId)))
     },
 
     async usage(actor, accountId, userId) {

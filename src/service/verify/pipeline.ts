@@ -7,11 +7,13 @@ import { ACCOUNT_ID_HEADER, PASSCODE_HEADER } from '../../protocol/credentials'
 import { sunsetHeaders } from '../../protocol/sunset'
 import { rateLimited, type AuthObservation, type AuthOutcome, type CredentialsInput } from '../auth-outcome'
 import { isCountedByConnect } from '../count-hook'
+import { withLimits, type LimitsGate } from '../credential-limits'
 import { startBudget, type Budget } from '../deadline'
 import type { EventInput } from '../events'
 import { Expiring, type VerifyCaches } from './caches'
 import { rehashIfOlder, type CredentialRead, type Peppers } from './peppers'
 import { headerRecordOf, parsedCredentials, sentHeader, type CredentialReader } from './read-headers'
+import { limitsStep } from './limits'
 import { recordUse, type UseRecorder } from './record-use'
 import { missingScopeRefusal, restrictionRefusal, type Principals, type RestrictionRefusal, type ScopeRequirement } from './restrictions'
 import { ownerRefusalOf, verifiedUntil } from './rules'
@@ -31,7 +33,9 @@ import { readCredential } from './store-read'
  *      expiry (partner binding: connect)
  *   7. the restrictions: address allowlist,  restrictions.ts
  *      the route's scopes
- *   8. record the use (or the refusal)       record-use.ts
+ *   8. the passcode's limits and credits     limits.ts (a {@link LimitsGate}, given;
+ *      (connect: after its partner check)    connect runs it itself)
+ *   9. record the use (or the refusal)       record-use.ts
  *
  * Synchronous first, as hono's `compose` is: while every step answers at once, the
  * answer is the principal itself, with no promise, no closure and no object (the warm
@@ -78,6 +82,8 @@ export interface VerifyDeps {
   readonly sunsetWithinMs: number | undefined
   readonly emit: ((event: EventInput) => void) | undefined
   readonly usage: UseRecorder | undefined
+  /** The limits step (SPEC §5.50); `undefined` for a store that keeps no limits. */
+  readonly limits?: LimitsGate | undefined
   /** The telemetry of the pipeline; `undefined` without the `telemetry` option. */
   readonly telemetry?: VerifyTelemetry | undefined
   /** Makes each credential's principal, with what a restricted one allows (SPEC §5.48, §5.49). */
@@ -141,6 +147,7 @@ export function createVerifier(deps: VerifyDeps): Verifier {
   const readsAddress = limiter?.readsAddress === true
   const { usage } = deps
   const record = recordUse({ emit, usage, cacheHit: telemetry === undefined ? undefined : (principal) => telemetry.cacheHit(principal) })
+  const limits = limitsStep(deps.limits, record)
 
   // SPEC §5.49: an adapter that cannot see the client address is told of once.
   let toldNoAddress = false
@@ -160,7 +167,7 @@ export function createVerifier(deps: VerifyDeps): Verifier {
     return record.refusal('address_not_allowed', accountId, credential, at)
   }
 
-  /** Steps 3 to 7, for parsed credentials the limiter let through. */
+  /** Steps 3 to 9, for parsed credentials the limiter let through. */
   async function check(
     accountId: string,
     passcode: string,
@@ -186,7 +193,8 @@ export function createVerifier(deps: VerifyDeps): Verifier {
         // 7. The restrictions, on the cached principal: no store read.
         const refusal = restrictionRefusal(principal, required, addressOf, clientAddress)
         if (refusal !== undefined) return restricted(refusal, principal, accountId, at)
-        return record.success(principal, at, hit instanceof Expiring && at >= hit.warnFrom ? hit.headers : undefined, count)
+        // 8. The limits (9. record the use).
+        return limits.success(principal, at, hit instanceof Expiring && at >= hit.warnFrom ? hit.headers : undefined, count, budget)
       }
     }
     if (!isWellFormedPasscode(passcode)) return record.refusal('checksum_mismatch', accountId)
@@ -216,17 +224,17 @@ export function createVerifier(deps: VerifyDeps): Verifier {
     if (owner !== accountId) return record.refusal('wrong_account', accountId)
     if (ownerRefusal !== undefined) return record.refusal(ownerRefusal, accountId, matched, at)
 
-    // The acceptance cache holds the principal with what it allows: a request it refuses next costs no read.
-    const principal = principals.of(match)
+    // The acceptance cache holds the principal with what it allows and its limits (SPEC §5.50): a request it refuses next costs no read.
+    const principal = withLimits(principals.of(match), match)
     accepted?.set(passcode, principal, validUntil, at, generations.accepted)
     rehashIfOlder(store, peppers, match, read, passcode)
     // 7. The restrictions (SPEC §5.48, §5.49).
     const refusal = restrictionRefusal(principal, required, addressOf, clientAddress)
     if (refusal !== undefined) return restricted(refusal, principal, accountId, at)
-    // 8. Record the use: the last use and the event.
     // Until when the value sent works: its expiry, or the end of a rotation's overlap.
     const warn = sunsetWithinMs !== undefined && validUntil !== null && validUntil - at <= sunsetWithinMs
-    return record.success(principal, at, warn ? sunsetHeaders(validUntil) : undefined, count)
+    // 8. The limits; 9. record the use: the last use and the event.
+    return limits.success(principal, at, warn ? sunsetHeaders(validUntil) : undefined, count, budget)
   }
 
   /** Every step, for a verification the synchronous path could not answer. */
@@ -280,8 +288,8 @@ export function createVerifier(deps: VerifyDeps): Verifier {
         if (principal !== undefined) {
           // 7. The restrictions: one property read for a passcode without any; the address read only for one with ranges.
           const refusal = restrictionRefusal(principal, required, reader.clientAddress, request)
-          // 8. Record the use.
-          if (refusal === undefined) return record.hit(principal, at)
+          // 8. The limits, at once while this instance holds a lease; 9. record the use.
+          if (refusal === undefined) return limits.hit(principal, at)
           return Promise.resolve(restricted(refusal, principal, accountId, at))
         }
       }

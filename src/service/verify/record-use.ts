@@ -5,7 +5,7 @@ import { countedOutcome, type CountedRefusal } from '../count-hook'
 import type { EventInput } from '../events'
 
 /**
- * Step 7 of the verification pipeline (see pipeline.ts): what every answer leaves
+ * Step 9 of the verification pipeline (see pipeline.ts): what every answer leaves
  * behind. A success records the last use (the `usage` option) and counts it for usage
  * over time (SPEC §5.41), unless `connect` records it (only once its partner is
  * allowed: a connect refused for its partner is no use, SPEC §5.46), and emits

@@ -27,6 +27,7 @@ import {
 } from '../../core/audit-fields'
 import { dueNotification } from '../../core/notifications'
 import { memoryAuditLog } from './memory-audit-log'
+import { memoryLimits } from './memory-limits'
 import { memoryWebhooks } from './memory-webhooks'
 import type { PasscodeStoreWithWebhooks } from '../../ports/passcode-store'
 import type { AccountPolicy } from '../../core/policy'
@@ -148,6 +149,30 @@ export function memoryStore(): PasscodeStoreWithWebhooks {
     if (state !== undefined) state.open = false
   }
 
+  // Limits and credits (SPEC §5.50): their counters, beside the records that hold the settings.
+  const limits = memoryLimits({
+    subject(kind, accountId, key) {
+      const record = kind === 'account' ? ownPasscode(accountId, key) : users.get(userKey(accountId, key))
+      if (record === undefined) return undefined
+      const named = kind === 'account' ? (record as AccountPasscodeRecord) : undefined
+      return { rateLimit: record.rateLimit ?? null, credits: record.credits ?? null, name: named?.name ?? null, hint: named?.hint ?? null }
+    },
+    *withCredits(accountId) {
+      for (const id of byAccount.get(accountId) ?? []) {
+        const credits = passcodes.get(id)?.credits
+        if (credits != null) yield { kind: 'account' as const, key: id, credits }
+      }
+      for (const record of users.values()) {
+        if (record.accountId === accountId && record.credits != null) yield { kind: 'user' as const, key: record.userId, credits: record.credits }
+      }
+    },
+    audited(entry, apply) {
+      const recorded = audit.prepare(entry)
+      apply()
+      recorded()
+    },
+  })
+
   /** The credential holding `hash`, as the verification lookup answers it. */
   const credentialOf = (hash: string): CredentialMatch | null => {
     const entry = byHash.get(hash)
@@ -163,6 +188,7 @@ export function memoryStore(): PasscodeStoreWithWebhooks {
   }
 
   return {
+    ...limits,
     async createAccountPasscode(record, maxPerAccount, entry): Promise<CreateResult> {
       const ids = accountIds(record.accountId)
       if (nameTaken(record.accountId, record.nameKey)) return { ok: false, reason: 'duplicate_name' }
@@ -196,6 +222,8 @@ export function memoryStore(): PasscodeStoreWithWebhooks {
         ...(patch.allowedAddresses !== undefined && { allowedAddresses: Object.freeze([...patch.allowedAddresses]) }),
         ...(patch.metadata !== undefined && { metadata: patch.metadata }),
         ...(patch.tags !== undefined && { tags: Object.freeze([...patch.tags]) }),
+        ...(patch.rateLimit !== undefined && { rateLimit: patch.rateLimit }),
+        ...(patch.credits !== undefined && { credits: patch.credits }),
         updatedAt: patch.updatedAt,
       }
       const recorded = audit.prepare(entry, (given) => editedPasscodeEntry(given, current, next))

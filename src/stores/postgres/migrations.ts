@@ -1,4 +1,5 @@
 import type { Database } from './database-interface'
+import { limitFunctions } from './limit-schema'
 import { webhookSchema } from './webhook-schema'
 
 /**
@@ -511,8 +512,65 @@ export const MIGRATIONS: readonly Migration[] = [
         'widened, not narrowed: the new check admits every outcome the old one did, so an instance of the version before writes nothing it refuses',
     },
   },
-  // 14 and 15 are taken by changes in flight on other branches; migrate() applies whatever
-  // versions are missing, in order, whatever their numbers (a database at 16 gets them later).
+  {
+    version: 15,
+    name: 'limits and credits per passcode',
+    statements: (s) => [
+      // SPEC §5.50: each credential's rate limit and credits as set, one jsonb column each
+      // (NULL: none), read with the credential by the lookup. Expand only: nullable columns
+      // without a default, which no instance of the version before reads or writes.
+      `ALTER TABLE ${s}.account_passcodes ADD COLUMN rate_limit jsonb, ADD COLUMN credits jsonb`,
+      `ALTER TABLE ${s}.user_passcodes ADD COLUMN rate_limit jsonb, ADD COLUMN credits jsonb`,
+      // The counters instances lease from (core/limit-counters.ts): the credits the store
+      // still holds for one setting (epoch) and refill interval (period), whether that
+      // balance's notices were made, and the slots leased in the current fixed window.
+      // One row per credential, written by a lease or a return only: never per request.
+      `CREATE TABLE ${s}.limit_counters (
+        account_id text NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('account', 'user')),
+        key text NOT NULL,
+        credit_epoch text,
+        credit_period bigint NOT NULL DEFAULT 0,
+        credit_balance bigint NOT NULL DEFAULT 0,
+        low_sent boolean NOT NULL DEFAULT false,
+        exhausted_sent boolean NOT NULL DEFAULT false,
+        window_start bigint NOT NULL DEFAULT 0,
+        window_ms bigint NOT NULL DEFAULT 0,
+        window_used bigint NOT NULL DEFAULT 0,
+        PRIMARY KEY (account_id, kind, key)
+      )`,
+      // The low and exhausted notices (once per crossing) and their durable email, claimed
+      // as the leak emails are (token, claimed_until) until notified_at is set.
+      `CREATE TABLE ${s}.credit_notices (
+        id text PRIMARY KEY,
+        account_id text NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('account', 'user')),
+        key text NOT NULL,
+        type text NOT NULL CHECK (type IN ('low', 'exhausted')),
+        at bigint NOT NULL,
+        balance bigint NOT NULL,
+        full_amount bigint NOT NULL,
+        next_refill_at bigint,
+        name text,
+        hint text,
+        notified_at bigint,
+        token text,
+        claimed_until bigint NOT NULL DEFAULT 0
+      )`,
+      `CREATE INDEX credit_notices_unsent ON ${s}.credit_notices (at, id) WHERE notified_at IS NULL`,
+      // Usage over time counts the day's 429s (SPEC §5.41, §5.50): the check widens, NOT VALID.
+      `ALTER TABLE ${s}.usage_days DROP CONSTRAINT usage_days_outcome_check`,
+      `ALTER TABLE ${s}.usage_days ADD CONSTRAINT usage_days_outcome_check
+        CHECK (outcome IN ('succeeded', 'expired', 'disabled', 'revoked', 'wrong_partner', 'rotated_out', 'missing_scope', 'address',
+                           'rate_limited', 'credits_exhausted')) NOT VALID`,
+      // The verification lookup returns the limits too (statements.ts does the same).
+      findCredentialFunction(s, {
+        account: 'p.scopes, p.allowed_addresses, p.metadata, p.tags, p.rate_limit, p.credits',
+        user: 'u.scopes, u.allowed_addresses, NULL::text AS metadata, NULL::text[] AS tags, u.rate_limit, u.credits',
+      }),
+      ...limitFunctions(s),
+    ],
+  },
   {
     version: 16,
     name: 'webhooks: endpoints, the event outbox and its trigger on the audit records',

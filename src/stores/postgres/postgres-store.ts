@@ -32,6 +32,7 @@ import {
 import { NAME_INDEX, statements } from './statements'
 import { noticeParams, policyParams, policyStatements, toPolicy, toPolicyNoticeClaim } from './policy-statements'
 import { postgresWebhooks } from './webhook-store'
+import { postgresLimits } from './limit-store'
 
 /**
  * A `PasscodeStore` over PostgreSQL or PGlite, as {@link postgresStore} returns it.
@@ -176,7 +177,9 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
         patch.disabledAt !== undefined ||
         patch.scopes !== undefined ||
         patch.allowedAddresses !== undefined ||
-        patch.metadata !== undefined
+        patch.metadata !== undefined ||
+        patch.rateLimit !== undefined ||
+        patch.credits !== undefined
       const invalidation: Invalidation | undefined = changes ? { type: 'account_passcode', accountId, passcodeId } : undefined
       const params = [
         accountId,
@@ -202,6 +205,11 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
         patch.metadata == null ? null : JSON.stringify(patch.metadata),
         patch.tags !== undefined,
         patch.tags === undefined ? null : [...patch.tags],
+        // SPEC §5.50 (version 15)
+        patch.rateLimit !== undefined,
+        patch.rateLimit == null ? null : JSON.stringify(patch.rateLimit),
+        patch.credits !== undefined,
+        patch.credits == null ? null : JSON.stringify(patch.credits),
       ]
       try {
         return await write<UpdateResult>(async (tx) => {
@@ -506,6 +514,8 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     },
 
     ...notificationClaims(database, sql, audit),
+    // SPEC §5.50: the counters instances lease from, and the credit notices (migration 15).
+    ...postgresLimits(database, schema, audit),
 
     audit: audit.log,
     // SPEC §5.53: the outbox, filled in each change's transaction by migration 16's trigger.

@@ -1,4 +1,5 @@
 import type { AcceptedPasscodes, AccountPasscodeRecord, PasscodeMetadata, UserPasscodeRecord } from '../../core/entities'
+import type { RateLimitSetting, StoredCredits } from '../../core/limits'
 import type { NotificationKind } from '../../core/notifications'
 import type { LeakMark, StoredUsageCount, UsageCount, UsageEntry, UsageOutcome } from '../../ports/passcode-store'
 import type { Row } from './database-interface'
@@ -36,6 +37,7 @@ export function toAccountPasscode(row: Row): AccountPasscodeRecord {
     disabledAt: optionalMs(row.disabled_at),
     description: row.description === null || row.description === undefined ? '' : text(row.description),
     ...accountRestrictionsOf(row),
+    ...limitsOf(row),
   }
 }
 
@@ -50,6 +52,16 @@ const accountRestrictionsOf = (row: Row): Pick<AccountPasscodeRecord, 'scopes' |
   metadata: typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as PasscodeMetadata) : null,
   tags: textList(row.tags) ?? [],
 })
+// Limits and credits (SPEC §5.50; version 15): jsonb, which both drivers parse; absent when NULL.
+const limitsOf = (row: Row): Pick<AccountPasscodeRecord, 'rateLimit' | 'credits'> => ({
+  ...(row.rate_limit != null && { rateLimit: row.rate_limit as RateLimitSetting }),
+  ...(row.credits != null && { credits: row.credits as StoredCredits }),
+})
+/** The parameters of the limit columns (version 15), in their order: NULL for none. */
+const limitParams = (record: { readonly rateLimit?: RateLimitSetting | null; readonly credits?: StoredCredits | null }): unknown[] => [
+  record.rateLimit == null ? null : JSON.stringify(record.rateLimit),
+  record.credits == null ? null : JSON.stringify(record.credits),
+]
 /** The parameters of the restriction columns (version 14), in their order: every scope is NULL, no metadata NULL. */
 const restrictionParams = (record: { readonly scopes?: readonly string[] | null; readonly allowedAddresses?: readonly string[] }): unknown[] => [
   record.scopes == null ? null : [...record.scopes],
@@ -78,6 +90,7 @@ export function toUserPasscode(row: Row): UserPasscodeRecord {
     lastUsedPartner: optionalText(row.last_used_partner),
     ...pepperOf(row),
     ...restrictionsOf(row),
+    ...limitsOf(row),
   }
 }
 
@@ -103,6 +116,7 @@ export function accountPasscodeParams(record: AccountPasscodeRecord): unknown[] 
     ...restrictionParams(record),
     record.metadata == null ? null : JSON.stringify(record.metadata),
     [...(record.tags ?? [])],
+    ...limitParams(record),
   ]
 }
 
@@ -121,6 +135,7 @@ export function userPasscodeParams(record: UserPasscodeRecord): unknown[] {
     record.revokedAt,
     record.pepperId ?? null,
     ...restrictionParams(record),
+    ...limitParams(record),
   ]
 }
 

@@ -1,17 +1,19 @@
 // Restricted passcodes (SPEC §5.48, §5.49, §5.51; version 14): in one place, after the others.
 const ACCOUNT_RESTRICTION_COLUMNS = 'scopes, allowed_addresses, metadata, tags'
 const USER_RESTRICTION_COLUMNS = 'scopes, allowed_addresses'
-const ACCOUNT_INSERT_COLUMNS = `id, account_id, name, name_key, hash, hint, expiry_days, created_at, updated_at, expires_at, partners, pepper_id, disabled_at, description, ${ACCOUNT_RESTRICTION_COLUMNS}`
+// Limits and credits (SPEC §5.50; version 15): each setting one jsonb column, NULL for none.
+const LIMIT_COLUMNS = 'rate_limit, credits'
+const ACCOUNT_INSERT_COLUMNS = `id, account_id, name, name_key, hash, hint, expiry_days, created_at, updated_at, expires_at, partners, pepper_id, disabled_at, description, ${ACCOUNT_RESTRICTION_COLUMNS}, ${LIMIT_COLUMNS}`
 /** The columns of an account passcode's row that `toAccountPasscode` reads. */
 export const ACCOUNT_COLUMNS = `${ACCOUNT_INSERT_COLUMNS}, previous_hash, previous_hash_ends_at, previous_pepper_id, last_used_at, last_used_partner`
-const USER_INSERT_COLUMNS = `account_id, user_id, hash, ciphertext, hint, validity_type, validity_days, granted_at, expires_at, revoked_at, pepper_id, ${USER_RESTRICTION_COLUMNS}`
+const USER_INSERT_COLUMNS = `account_id, user_id, hash, ciphertext, hint, validity_type, validity_days, granted_at, expires_at, revoked_at, pepper_id, ${USER_RESTRICTION_COLUMNS}, ${LIMIT_COLUMNS}`
 export const USER_COLUMNS = `${USER_INSERT_COLUMNS}, last_used_at, last_used_partner`
 
 const LEAK_COLUMNS = 'id, account_id, kind, key, reported_at, url, source, action, name, hint, notified_at'
 
 /**
  * An account passcode's patch, the SET of `UPDATE account_passcodes AS p` ($1 account,
- * $2 passcode, $3–$22 as `updateAccountPasscode`'s parameters): an edit with or without
+ * $2 passcode, $3–$26 as `updateAccountPasscode`'s parameters): an edit with or without
  * its audit record. A new field adds its line here and counts in {@link ACCOUNT_PATCH_PARAMS}.
  */
 export const ACCOUNT_PATCH = `
@@ -26,10 +28,12 @@ export const ACCOUNT_PATCH = `
         allowed_addresses = CASE WHEN $17::boolean THEN $18::text[] ELSE p.allowed_addresses END,
         metadata = CASE WHEN $19::boolean THEN $20::text ELSE p.metadata END,
         tags = CASE WHEN $21::boolean THEN $22::text[] ELSE p.tags END,
+        rate_limit = CASE WHEN $23::boolean THEN $24::jsonb ELSE p.rate_limit END,
+        credits = CASE WHEN $25::boolean THEN $26::jsonb ELSE p.credits END,
         updated_at = $9::bigint`
 
 /** How many parameters an account passcode's edit takes before its audit record's. */
-export const ACCOUNT_PATCH_PARAMS = 22
+export const ACCOUNT_PATCH_PARAMS = 26
 
 /**
  * The CTE that closes an account passcode's open leak mark (SPEC §5.42) when the edit
@@ -108,7 +112,7 @@ export const DELETE_ACCOUNT_PASSCODE_PARAMS = 2
 const insertAccountPasscode = (s: string): string => `
       INSERT INTO ${s}.account_passcodes (${ACCOUNT_INSERT_COLUMNS})
       VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text[], $12::text,
-              $13::bigint, $14::text, $15::text[], $16::text[], $17::text, $18::text[])
+              $13::bigint, $14::text, $15::text[], $16::text[], $17::text, $18::text[], $19::jsonb, $20::jsonb)
       RETURNING ${ACCOUNT_COLUMNS}`
 
 /** {@link insertAccountPasscode} as a CTE `changed`, for a statement that appends its record too (audit-statements.ts). */
@@ -116,17 +120,17 @@ export const insertAccountPasscodeChange = (s: string): string => `changed AS ($
       )`
 
 /** The parameters of {@link insertAccountPasscode}. */
-export const INSERT_ACCOUNT_PASSCODE_PARAMS = 18
+export const INSERT_ACCOUNT_PASSCODE_PARAMS = 20
 
 /**
- * A user passcode's first grant ($1–$13: `userPasscodeParams`, rows.ts) as CTEs: `changed`
+ * A user passcode's first grant ($1–$15: `userPasscodeParams`, rows.ts) as CTEs: `changed`
  * inserts it (no row when a concurrent grant inserted first), `closed` closes the user's
  * open leak mark (SPEC §5.42).
  */
 export const insertUserPasscodeChange = (s: string): string => `changed AS (
       INSERT INTO ${s}.user_passcodes (${USER_INSERT_COLUMNS})
       VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text,
-              $12::text[], $13::text[])
+              $12::text[], $13::text[], $14::jsonb, $15::jsonb)
       ON CONFLICT (account_id, user_id) DO NOTHING
       RETURNING ${USER_COLUMNS}
       ), ${closeUserLeak(s)}`
@@ -136,14 +140,14 @@ export const replaceUserPasscodeChange = (s: string): string => `changed AS (
       UPDATE ${s}.user_passcodes SET
         hash = $3::text, ciphertext = $4::text, hint = $5::text, validity_type = $6::text, validity_days = $7::integer,
         granted_at = $8::bigint, expires_at = $9::bigint, revoked_at = $10::bigint, pepper_id = $11::text,
-        scopes = $12::text[], allowed_addresses = $13::text[],
+        scopes = $12::text[], allowed_addresses = $13::text[], rate_limit = $14::jsonb, credits = $15::jsonb,
         last_used_at = NULL, last_used_partner = NULL
       WHERE account_id = $1::text AND user_id = $2::text
       RETURNING ${USER_COLUMNS}
       ), ${closeUserLeak(s)}`
 
 /** The parameters of a grant's statements ({@link insertUserPasscodeChange}, {@link replaceUserPasscodeChange}). */
-export const GRANT_USER_PASSCODE_PARAMS = 13
+export const GRANT_USER_PASSCODE_PARAMS = 15
 
 /** A user passcode's revoke ($1 account, $2 user, $3 when), returning the row; none when it was revoked already. */
 const revokeUserPasscode = (s: string): string => `
@@ -299,7 +303,7 @@ const ACCOUNT_BRANCH = `p.account_id, p.id, NULL::text AS user_id, p.name, p.nam
                p.expiry_days, p.created_at, p.updated_at, p.expires_at, p.partners, p.previous_hash, p.previous_hash_ends_at,
                p.last_used_at, p.last_used_partner, NULL::text AS ciphertext,
                NULL::text AS validity_type, NULL::integer AS validity_days, NULL::bigint AS granted_at, NULL::bigint AS revoked_at,
-               p.pepper_id, p.disabled_at, p.description, p.scopes, p.allowed_addresses, p.metadata, p.tags`
+               p.pepper_id, p.disabled_at, p.description, p.scopes, p.allowed_addresses, p.metadata, p.tags, p.rate_limit, p.credits`
 
 /** The verification lookup of the key `key` (a parameter or a column), one row or none: see `findCredentialByHash` below. */
 const credentialLookup = (s: string, key: string): string => `
@@ -314,7 +318,7 @@ const credentialLookup = (s: string, key: string): string => `
         SELECT 'user', u.account_id, NULL, u.user_id, NULL, NULL, u.hash, u.hint,
                NULL, NULL, NULL, u.expires_at, NULL, NULL, NULL, u.last_used_at, u.last_used_partner, u.ciphertext,
                u.validity_type, u.validity_days, u.granted_at, u.revoked_at, u.pepper_id, NULL, NULL,
-               u.scopes, u.allowed_addresses, NULL, NULL
+               u.scopes, u.allowed_addresses, NULL, NULL, u.rate_limit, u.credits
         FROM ${s}.user_passcodes u WHERE u.hash = ${key}
       ) AS c
       LEFT JOIN ${s}.accounts a ON a.account_id = c.account_id

@@ -77,12 +77,12 @@ export interface components {
             /** @constant */
             code: 403;
         };
-        /** @description Too many failed attempts from this address or for this account */
+        /** @description Too many failed attempts from this address or for this account; or the passcode is over its own rate limit, or out of credits (SPEC §5.50) */
         RateLimited: {
             /** @constant */
             status: "fail";
-            /** @constant */
-            error: "Too Many Requests";
+            /** @enum {string} */
+            error: "Too Many Requests" | "Rate limit exceeded" | "Credits exhausted";
             /** @constant */
             code: 429;
         };

@@ -7,7 +7,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the account's passcodes (any member; never a value); filters by tags and text in the query string */
+        /** List the account's passcodes (any member; never a value); filters by tags and text and orders by the query string */
         get: operations["listPasscodes"];
         put?: never;
         /** Create a passcode; its value is in this answer only */
@@ -490,6 +490,26 @@ export interface components {
             } | null;
             /** @description Its tags (SPEC §5.51), lower case; empty when none. */
             tags: string[];
+            /** @description Its rate limit; null for none. */
+            rateLimit: {
+                /** @description Requests admitted per window, across every instance. */
+                max: number;
+                /** @description The fixed window, in seconds, aligned on the epoch (UTC). */
+                windowSeconds: number;
+            } | null;
+            /** @description Its credits: one per admitted request, 429 when none is left; null for none. */
+            credits: {
+                /** @description Credits the store holds now: exact at rest; while in use, short by at most what the instances hold (returned within seconds of going quiet). */
+                remaining: number;
+                /** @description At the start of each UTC interval the balance is set to `amount`; null: never refilled. */
+                refill: {
+                    amount: number;
+                    /** @enum {string} */
+                    interval: "day" | "week" | "month";
+                } | null;
+                /** @description When the next refill happens; null without a refill. */
+                nextRefillAt: string | null;
+            } | null;
         };
         /** @description A user passcode (never its value). */
         UserPasscode: {
@@ -548,6 +568,26 @@ export interface components {
             policyViolations: ("maxLifetimeDays" | "requireExpiry" | "requireDescription")[];
             /** @description Whether it breaks the account's policy (`policyViolations` is not empty). */
             violatesPolicy: boolean;
+            /** @description Its rate limit; null for none. */
+            rateLimit: {
+                /** @description Requests admitted per window, across every instance. */
+                max: number;
+                /** @description The fixed window, in seconds, aligned on the epoch (UTC). */
+                windowSeconds: number;
+            } | null;
+            /** @description Its credits: one per admitted request, 429 when none is left; null for none. */
+            credits: {
+                /** @description Credits the store holds now: exact at rest; while in use, short by at most what the instances hold (returned within seconds of going quiet). */
+                remaining: number;
+                /** @description At the start of each UTC interval the balance is set to `amount`; null: never refilled. */
+                refill: {
+                    amount: number;
+                    /** @enum {string} */
+                    interval: "day" | "week" | "month";
+                } | null;
+                /** @description When the next refill happens; null without a refill. */
+                nextRefillAt: string | null;
+            } | null;
         };
         PasscodeList: {
             passcodes: components["schemas"]["Passcode"][];
@@ -650,6 +690,10 @@ export interface components {
                     missingScope: number;
                     /** @description Refused with 403: from an address outside its ranges (SPEC §5.49). */
                     address: number;
+                    /** @description Refused with 429: over its rate limit (SPEC §5.50). */
+                    rateLimited: number;
+                    /** @description Refused with 429: its credits were exhausted (SPEC §5.50). */
+                    creditsExhausted: number;
                     /** @description `/v1/connect` per whitelisted partner (normalised name), most requests first. */
                     partners: {
                         partner: string;
@@ -885,8 +929,22 @@ export interface components {
             } | null;
             /** @description Up to 20 tags (SPEC §5.51), to find and filter passcodes by; [] removes them. */
             tags?: string[];
+            /** @description At most `max` requests per fixed window of `windowSeconds` (UTC-aligned), across every instance; null: none. */
+            rateLimit?: {
+                max: number;
+                windowSeconds: number;
+            } | null;
+            /** @description One credit per admitted request; none left: 429 until the next refill. `refill` sets the balance to `amount` at the start of each UTC day, ISO week or month. null: none. */
+            credits?: {
+                remaining: number;
+                refill?: {
+                    amount: number;
+                    /** @enum {string} */
+                    interval: "day" | "week" | "month";
+                } | null;
+            } | null;
         };
-        /** @description At least one of `name`, `expiry`, `partners`, `description`, `scopes`, `allowedAddresses`, `metadata`, `tags`; `partners: null` unbinds, `description: null` or `''` clears, `scopes: null` grants every scope, `metadata: null` removes it. */
+        /** @description At least one of `name`, `expiry`, `partners`, `description`, `scopes`, `allowedAddresses`, `metadata`, `tags`, `rateLimit`, `credits`; `partners: null` unbinds, `description: null` or `''` clears, `scopes: null` grants every scope, `metadata: null` removes it, `rateLimit: null` and `credits: null` remove them. */
         UpdatePasscode: {
             /** @description 1 to 64 characters, counted once trimmed and in NFC (send it trimmed: `maxLength` counts what is sent), no control or invisible character (zero-width, bidi controls, unpaired surrogates); unique in the account, case-insensitively (a rule of the account's state, not of this schema). */
             name?: string;
@@ -905,6 +963,20 @@ export interface components {
             } | null;
             /** @description Up to 20 tags (SPEC §5.51), to find and filter passcodes by; [] removes them. */
             tags?: string[];
+            /** @description At most `max` requests per fixed window of `windowSeconds` (UTC-aligned), across every instance; null: none. */
+            rateLimit?: {
+                max: number;
+                windowSeconds: number;
+            } | null;
+            /** @description One credit per admitted request; none left: 429 until the next refill. `refill` sets the balance to `amount` at the start of each UTC day, ISO week or month. null: none. */
+            credits?: {
+                remaining: number;
+                refill?: {
+                    amount: number;
+                    /** @enum {string} */
+                    interval: "day" | "week" | "month";
+                } | null;
+            } | null;
         };
         RotatePasscode: {
             /** @description Required, except for a passcode found in public (`leak` not null): there it defaults to 0, the only value taken (SPEC §5.45). */
@@ -923,6 +995,20 @@ export interface components {
             scopes?: string[] | null;
             /** @description The addresses it may be used from (SPEC §5.49): at most 50 CIDR ranges; an IPv4-mapped or NAT64 caller matches its IPv4 range; [] for any address. */
             allowedAddresses?: string[];
+            /** @description At most `max` requests per fixed window of `windowSeconds` (UTC-aligned), across every instance; null: none. */
+            rateLimit?: {
+                max: number;
+                windowSeconds: number;
+            } | null;
+            /** @description One credit per admitted request; none left: 429 until the next refill. `refill` sets the balance to `amount` at the start of each UTC day, ISO week or month. null: none. */
+            credits?: {
+                remaining: number;
+                refill?: {
+                    amount: number;
+                    /** @enum {string} */
+                    interval: "day" | "week" | "month";
+                } | null;
+            } | null;
         };
         SetAcceptedPasscodes: {
             /**
@@ -1097,6 +1183,8 @@ export interface operations {
     listPasscodes: {
         parameters: {
             query?: {
+                /** @description The order: newest first (`createdAt`, the default), most recently used first, or fewest credits left first (`creditsRemaining`, SPEC §5.50: passcodes without credits last). */
+                sortBy?: "createdAt" | "lastUsedAt" | "creditsRemaining";
                 /** @description Only passcodes with this tag; repeat the parameter for passcodes with every one given (up to 20, 1 to 32 characters each). */
                 tags?: string[];
                 /** @description Only passcodes whose name, description or a tag holds this text, compared in lower case (up to 200 characters). */
