@@ -188,3 +188,18 @@ export type { ConnectResponseSchemas, ConnectSuccessBody } from './protocol/conn
  * ```
  */
 export type NodeConnectOptions = NodeConnectHandlerOptions
+export type { CreditsRefill, RateLimitSetting, StoredCredits } from './core/limits'
+export type { CreditsView, JsonValue, PasscodeMetadata, PrincipalCredits } from './core/entities'
+export type { CreditsInput } from './service/input'
+export type { CreditNoticeResult } from './service/credit-notice-result'
+export type { ScopeRequirement } from './service/verify/restrictions'
+export type {
+  CreditBalance,
+  CreditNotice,
+  CreditNoticeClaim,
+  CreditNoticeRequest,
+  LimitsLease,
+  LimitsLeaseRequest,
+  LimitsPart,
+  LimitsReturn,
+} from './ports/limits-part'

@@ -28,7 +28,12 @@ export interface LimitsLeaseRequest {
   /** The low-credits line as a fraction (0 to 1) of the full amount (the service's `passcodeLimits.lowCreditsRatio`). */
   readonly lowRatio: number
   /** The claim a notice this lease makes is taken with, for the instance that crossed to email it at once. */
-  readonly notices: { readonly token: string; readonly claimedUntil: number }
+  readonly notices: {
+    /** The claim's opaque token, taken on a notice this lease makes. */
+    readonly token: string
+    /** Until when, UTC milliseconds, the claim holds it. */
+    readonly claimedUntil: number
+  }
 }
 
 /** What a lease handed out. */
@@ -63,21 +68,29 @@ export interface LimitsLease {
  * their window while it lasts: anything else would let them be spent twice.
  */
 export interface LimitsReturn {
+  /** `account` for an account passcode, `user` for a user passcode. */
   readonly kind: 'account' | 'user'
+  /** The account it belongs to. */
   readonly accountId: string
+  /** The passcode id (`account`) or the user id (`user`). */
   readonly key: string
   /** Credits to give back, with the epoch and period of their lease; 0 for none. */
   readonly credits: number
+  /** The credits setting the lease came from (`LimitsLease.epoch`): a newer setting takes none back. */
   readonly epoch: string
+  /** The refill interval the lease came from (`LimitsLease.period`): a later one takes none back. */
   readonly period: number
   /** Slots to give back, with the window of their lease; 0 for none. */
   readonly slots: number
+  /** The window the slots came from, its start in UTC milliseconds. */
   readonly windowStart: number
+  /** That window's length in milliseconds. */
   readonly windowMs: number
 }
 
 /** A credential's balance as the store holds it now (unleased credits), for lists. */
 export interface CreditBalance {
+  /** `account` for an account passcode, `user` for a user passcode. */
   readonly kind: 'account' | 'user'
   /** The passcode id (`account`) or the user id (`user`). */
   readonly key: string
@@ -93,7 +106,9 @@ export interface CreditBalance {
 export interface CreditNotice {
   /** The notice's id. */
   readonly id: string
+  /** `account` for an account passcode, `user` for a user passcode. */
   readonly kind: 'account' | 'user'
+  /** The account it belongs to. */
   readonly accountId: string
   /** The passcode id (`account`) or the user id (`user`). */
   readonly key: string
@@ -121,9 +136,13 @@ export interface CreditNoticeClaim extends CreditNotice {
 
 /** What {@link LimitsPart.claimCreditNotices} needs to decide what is due. */
 export interface CreditNoticeRequest {
+  /** The time of the claim, UTC milliseconds. */
   readonly now: number
+  /** How long the claim holds the notices it takes, in milliseconds. */
   readonly leaseMs: number
+  /** The most notices to claim. */
   readonly limit: number
+  /** The claim's opaque token, which completing or releasing must present. */
   readonly token: string
 }
 

@@ -2,7 +2,7 @@ import type { AcceptedPasscodes, AccountPasscodeExpiry, AccountPasscodeRecord, U
 import type { RateLimitSetting, StoredCredits } from '../core/limits'
 import type { NotificationKind } from '../core/notifications'
 import type { AuditAppend, AuditLog } from './audit-log'
-import type { LimitsPart } from './limits-part'
+import type { CreditBalance, CreditNoticeClaim, CreditNoticeRequest, LimitsLease, LimitsLeaseRequest, LimitsReturn } from './limits-part'
 import type { WebhookStore } from './webhook-store'
 import type { AccountPolicy } from '../core/policy'
 import type { PolicyNoticeClaim, PolicyNoticeRequest } from './account-policy-part'
@@ -469,7 +469,7 @@ export type Invalidation =
  * const store: PasscodeStore = memoryStore()
  * ```
  */
-export interface PasscodeStore extends Partial<LimitsPart> {
+export interface PasscodeStore {
   /** Inserts a passcode unless the account is at `maxPerAccount` or the name key is taken. Atomic. */
   createAccountPasscode(record: AccountPasscodeRecord, maxPerAccount: number, audit?: AuditAppend): Promise<CreateResult>
   /**
@@ -668,6 +668,20 @@ export interface PasscodeStore extends Partial<LimitsPart> {
   completePolicyNotice?(claim: PolicyNoticeClaim, sentAt: number, audit?: AuditAppend): Promise<boolean>
   /** See `AccountPolicyPart.releasePolicyNotice`. */
   releasePolicyNotice?(claim: PolicyNoticeClaim): Promise<void>
+
+  // Limits and credits (SPEC §5.50): see LimitsPart (limits-part.ts), all or none.
+  /** See `LimitsPart.leaseLimits`. */
+  leaseLimits?(request: LimitsLeaseRequest): Promise<LimitsLease | null>
+  /** See `LimitsPart.returnLimits`. */
+  returnLimits?(returns: readonly LimitsReturn[], now: number): Promise<void>
+  /** See `LimitsPart.listCreditBalances`. */
+  listCreditBalances?(accountId: string, now: number): Promise<CreditBalance[]>
+  /** See `LimitsPart.claimCreditNotices`. */
+  claimCreditNotices?(request: CreditNoticeRequest): Promise<CreditNoticeClaim[]>
+  /** See `LimitsPart.completeCreditNotice`. */
+  completeCreditNotice?(claim: CreditNoticeClaim, sentAt: number, audit?: AuditAppend): Promise<boolean>
+  /** See `LimitsPart.releaseCreditNotice`. */
+  releaseCreditNotice?(claim: CreditNoticeClaim): Promise<void>
 
   /**
    * Subscribes to invalidations published by any instance sharing this storage.

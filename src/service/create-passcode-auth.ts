@@ -102,6 +102,7 @@ export interface PasscodeAuth {
    * ```
    */
   requiredScopes(scopes: readonly string[]): ScopeRequirement
+  /** As above; `undefined` (a route that needs no scope) gives `undefined`. */
   requiredScopes(scopes: readonly string[] | undefined): ScopeRequirement | undefined
   /**
    * Whether a verified principal has every scope of `required` (SPEC §5.48): `undefined`,

@@ -97,9 +97,13 @@ export type AuditEvent =
       readonly type: 'account.policy_changed'
       /** The policy now in force, and whether it is the account's own or the host's default. */
       readonly policy: {
+        /** The longest a passcode may live, in days; `null`: no limit. */
         readonly maxLifetimeDays: number | null
+        /** Whether a passcode must have an expiry. */
         readonly requireExpiry: boolean
+        /** Whether a passcode must have a description. */
         readonly requireDescription: boolean
+        /** `account`: the account's own policy; `default`: the host's `policy` option. */
         readonly source: 'account' | 'default'
       }
       /** How many live passcodes break it (made before it; they keep working). */

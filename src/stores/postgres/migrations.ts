@@ -505,12 +505,6 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
       `CREATE INDEX policy_notices_unsent ON ${s}.policy_notices (set_at, account_id) WHERE notified_at IS NULL`,
     ],
-    // The expand check names every changed CHECK, wider or not: this one only widens.
-    contract: {
-      changes: ['changed constraint usage_days.usage_days_outcome_check'],
-      reason:
-        'widened, not narrowed: the new check admits every outcome the old one did, so an instance of the version before writes nothing it refuses',
-    },
   },
   {
     version: 15,
