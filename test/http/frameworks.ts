@@ -29,9 +29,15 @@ export function expressApp(express: typeof express5, auth: PasscodeAuth, options
   app.get('/1/events.json', expressRequirePasscode(auth), (req, res) => {
     res.json(req.passcodeAuth)
   })
-  app.get(WRITE_ROUTE, expressRequirePasscode(auth, { scopes: WRITE_SCOPES }), (req, res) => {
-    res.json(req.passcodeAuth)
-  })
+  // Each app makes its scoped guard at the first request to the write route: a suite whose auth declares no scopes still serves the rest.
+  let writeGuard: ReturnType<typeof expressRequirePasscode> | undefined
+  app.get(
+    WRITE_ROUTE,
+    (req, res, next) => (writeGuard ??= expressRequirePasscode(auth, { scopes: WRITE_SCOPES }))(req, res, next),
+    (req, res) => {
+      res.json(req.passcodeAuth)
+    },
+  )
   return app
 }
 
@@ -41,11 +47,11 @@ export function koaApp(Koa: typeof Koa3, auth: PasscodeAuth, options?: AdapterOp
   app.silent = true
   const connect = koaConnectHandler(auth, options)
   const guard = koaRequirePasscode(auth)
-  const writeGuard = koaRequirePasscode(auth, { scopes: WRITE_SCOPES })
+  let writeGuard: ReturnType<typeof koaRequirePasscode> | undefined
   app.use((ctx, next) => {
     if (ctx.path === '/v1/connect') return connect(ctx, next)
     if ((ctx.method === 'GET' || ctx.method === 'HEAD') && (ctx.path === '/1/events.json' || ctx.path === WRITE_ROUTE)) {
-      return (ctx.path === WRITE_ROUTE ? writeGuard : guard)(ctx, async () => {
+      return (ctx.path === WRITE_ROUTE ? (writeGuard ??= koaRequirePasscode(auth, { scopes: WRITE_SCOPES })) : guard)(ctx, async () => {
         ctx.body = ctx.state.passcodeAuth
       })
     }
@@ -58,12 +64,12 @@ export function koaApp(Koa: typeof Koa3, auth: PasscodeAuth, options?: AdapterOp
 export function nodeApp(auth: PasscodeAuth, options?: AdapterOptions): (request: IncomingMessage, response: ServerResponse) => Promise<unknown> {
   const connect = nodeConnectHandler(auth, options)
   const guard = nodeRequirePasscode(auth)
-  const writeGuard = nodeRequirePasscode(auth, { scopes: WRITE_SCOPES })
+  let writeGuard: ReturnType<typeof nodeRequirePasscode> | undefined
   return async (request, response) => {
     const path = (request.url ?? '/').split('?', 1)[0]
     if (path === '/v1/connect') return connect(request, response)
     if ((request.method === 'GET' || request.method === 'HEAD') && (path === '/1/events.json' || path === WRITE_ROUTE)) {
-      const answer = (path === WRITE_ROUTE ? writeGuard : guard)(request, response)
+      const answer = (path === WRITE_ROUTE ? (writeGuard ??= nodeRequirePasscode(auth, { scopes: WRITE_SCOPES })) : guard)(request, response)
       const principal = answer instanceof Promise ? await answer : answer
       if (principal === undefined) return
       const body = JSON.stringify(principal)
@@ -86,7 +92,12 @@ export async function fastifyApp(
   const app = fastify()
   await app.register(passcodeAuthPlugin, { auth, ...options })
   app.get('/1/events.json', { onRequest: app.requirePasscode }, async (request) => request.passcodeAuth)
-  app.get(WRITE_ROUTE, { onRequest: app.requirePasscodeWith({ scopes: WRITE_SCOPES }) }, async (request) => request.passcodeAuth)
+  let writeHook: ReturnType<typeof app.requirePasscodeWith> | undefined
+  app.get(
+    WRITE_ROUTE,
+    { onRequest: (request, reply, done) => (writeHook ??= app.requirePasscodeWith({ scopes: WRITE_SCOPES }))(request, reply, done) },
+    async (request) => request.passcodeAuth,
+  )
   configure?.(app)
   await app.ready()
   return app
