@@ -19,6 +19,7 @@ import {
   issuedUserPasscodeSchema,
   issuedWebhookSchema,
   partnerListSchema,
+  scopeListSchema,
   passcodeAnswerSchema,
   passcodeListSchema,
   passcodeViewSchema,
@@ -75,6 +76,7 @@ const COMPONENTS = {
   Account: accountAnswerSchema,
   AccountPolicy: accountPolicyAnswerSchema,
   PartnerList: partnerListSchema,
+  ScopeList: scopeListSchema,
   UsageAnswer: usageAnswerSchema,
   AuditRecord: auditRecordSchema,
   AuditPage: auditPageSchema,
@@ -213,6 +215,8 @@ interface Operation {
   readonly successLines?: readonly [description: string, line: ComponentName]
   /** The 400s on rules its request schemas cannot state (see {@link SERVER_RULES}). */
   readonly serverRules?: readonly ServerRule[]
+  /** It reads no store (the host's own configuration): no 503 or 504. */
+  readonly storeFree?: true
 }
 
 /** Every route of src/http/management/routes.ts, as `METHOD /path` in OpenAPI path syntax. */
@@ -429,6 +433,13 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     success: [200, '`listed` is false when the registry cannot list its names.', 'PartnerList'],
     errors: [],
   },
+  'GET /scopes': {
+    operationId: 'listScopes',
+    summary: 'The scopes the host declares (SPEC §5.48), read-only: what `scopes` of a passcode may list',
+    success: [200, 'Empty when the host declares none.', 'ScopeList'],
+    errors: [],
+    storeFree: true,
+  },
 }
 
 /** The path parameters, each the service's own schema of that ID. */
@@ -455,7 +466,8 @@ function queryParameters(schema: z.ZodObject) {
 }
 
 /** Every status an operation documents a failure for. */
-const failureStatuses = (operation: Operation) => [...new Set([...operation.errors, ...COMMON_ERRORS])].sort((a, b) => a - b)
+const failureStatuses = (operation: Operation) =>
+  [...new Set([...operation.errors, ...COMMON_ERRORS.filter((status) => !(operation.storeFree && status >= 503))])].sort((a, b) => a - b)
 
 /** The statuses of every failure some operation documents, each with its error body. */
 function errorStatuses(): number[] {

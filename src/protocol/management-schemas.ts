@@ -373,6 +373,25 @@ export const partnerListSchema = z.object({
 })
 
 /**
+ * `GET /scopes`: the scopes the host declares (SPEC §5.48), read-only, in its order.
+ *
+ * @example
+ * ```ts
+ * scopeListSchema.encode({ scopes: [{ name: 'events:read', description: 'Read events' }] })
+ * ```
+ */
+export const scopeListSchema = z.object({
+  scopes: z
+    .array(
+      z.object({
+        name: z.string().describe('What `scopes` of a passcode and a route name.'),
+        description: z.string().describe("The host's words for what it lets a passcode do."),
+      }),
+    )
+    .describe('Empty when the host declares none: then every passcode grants everything, and `scopes` can only be null.'),
+})
+
+/**
  * The event types of an endpoint (SPEC §5.53): `'all'`, or a list of them.
  *
  * @example

@@ -37,7 +37,7 @@ import { createVerifier } from './verify/pipeline'
 import type { CredentialReader } from './verify/read-headers'
 import { createPrincipals, scopeRefusal, type ScopeRequirement } from './verify/restrictions'
 import { partnerAllowed } from './verify/rules'
-import { declaredScopes } from './scopes'
+import { createScopesApi, declaredScopes, type ScopesApi } from './scopes'
 import { createPolicyApi, policyReader, type PolicyApi } from './policy/policy-api'
 import { createPolicyNotices } from './policy/policy-notices'
 import type { AuthRefusal } from './auth-outcome'
@@ -54,6 +54,8 @@ export interface PasscodeAuth {
   readonly accounts: AccountsApi & PolicyApi
   /** The operator's partner whitelist, read-only. */
   readonly partners: PartnersApi
+  /** The scopes the host declares (SPEC §5.48), read-only: what the dashboard offers at create, edit and grant. */
+  readonly scopes: ScopesApi
   /**
    * The audit trail (SPEC §5.40): list, export, verify, prune. Records are written by
    * the store in each management action's own transaction, never buffered, so
@@ -389,6 +391,7 @@ export function createPasscodeAuth(options: PasscodeAuthOptions): PasscodeAuth {
       }),
     },
     partners: createPartnersApi(partners),
+    scopes: createScopesApi(scopes),
     audit: createAuditApi({ store, now, keys: auditKeys }),
     // The input only: what a caller passes second is not a budget.
     authenticate: (input) => verifier.authenticate(input),

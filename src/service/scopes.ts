@@ -21,6 +21,43 @@ export interface DeclaredScopes {
   assertDeclared(list: readonly string[] | null | undefined, field: string): void
 }
 
+/** A scope the host declares (SPEC §5.48): its name and what it lets a passcode do. */
+export interface DeclaredScope {
+  /** `^[a-z][a-z0-9_.:-]{0,63}$`, as the `scopes` option gives it. */
+  readonly name: string
+  /** The option's description of it, for people choosing what a passcode may do. */
+  readonly description: string
+}
+
+/** The scopes the host declares, as the dashboard offers them: `auth.scopes`. */
+export interface ScopesApi {
+  /**
+   * Every scope the `scopes` option declares, in its order; empty when it declares none
+   * (then a passcode grants everything, and the dashboard offers no choice). Declaring
+   * scopes is the host's job, so there is nothing here to change them.
+   *
+   * @example
+   * ```ts
+   * const auth = createPasscodeAuth({ store: memoryStore(), scopes: { 'events:read': 'Read events' } })
+   * auth.scopes.list() // [{ name: 'events:read', description: 'Read events' }]
+   * ```
+   */
+  list(): readonly DeclaredScope[]
+}
+
+/**
+ * Builds `auth.scopes` over the declared scopes.
+ *
+ * @example
+ * ```ts
+ * createScopesApi(declaredScopes({ 'events:read': 'Read events' })).list()[0]?.name // 'events:read'
+ * ```
+ */
+export function createScopesApi(scopes: DeclaredScopes): ScopesApi {
+  const list = Object.freeze([...scopes.descriptions].map(([name, description]) => Object.freeze({ name, description })))
+  return { list: () => list }
+}
+
 /**
  * The declared scopes of the `scopes` option (checked by its schema): name → description.
  *

@@ -605,10 +605,13 @@ export function describeManagementConformance(targets: readonly ManagementTarget
         expect(errorOf(bad).message).toMatch(/^Invalid acceptedPasscodes:/)
       })
 
-      it('lists the partner whitelist read-only', async () => {
+      it('lists the partner whitelist and the declared scopes read-only', async () => {
         const sent = await send('GET', '/partners', { session: 'member' })
         expect(sent.json).toEqual({ partners: ['acme', 'globex'], listed: true })
         expect((await send('POST', '/partners', { session: 'admin', body: { name: 'x' } })).status).toBe(405)
+        // This host declares no scopes (SPEC §5.48): the dashboard offers no choice.
+        expect((await send('GET', '/scopes', { session: 'member' })).json).toEqual({ scopes: [] })
+        expect((await send('PUT', '/scopes', { session: 'admin', body: {} })).status).toBe(405)
       })
     })
 

@@ -37,6 +37,10 @@ describe('src/http/dashboard/assets.ts', () => {
     const inputs = scriptInputs()
     expect(inputs.filter((input) => !input.startsWith('src/dashboard/client/'))).toEqual([
       'src/core/labels.ts',
+      // RATE_LIMIT_BOUNDS, MAX_CREDITS, REFILL_INTERVALS: the limit fields' bounds and refill choices.
+      'src/core/limits.ts',
+      // MAX_ALLOWED_ADDRESSES, MAX_METADATA_BYTES, MAX_TAGS: what the restriction fields say.
+      'src/core/restrictions.ts',
       'src/core/rules.ts',
       'src/core/time.ts',
       // WEBHOOK_EVENT_TYPES, the Webhooks page's event checkboxes.

@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createPasscodeAuth } from '../../src/index'
 import { browserAvailability, launchBrowser } from '../helpers/browser'
 import { TEST_KEY } from '../helpers/service'
+import { axeViolations } from './axe-check'
 import { chooseAction, PEOPLE, startBrowserHost, type BrowserHost } from './browser-host'
 
 /**
@@ -16,17 +15,10 @@ import { chooseAction, PEOPLE, startBrowserHost, type BrowserHost } from './brow
 
 const availability = browserAvailability()
 const admin = PEOPLE.admin.actor
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const WIDTHS = [
   { width: 1280, height: 900 },
   { width: 375, height: 740 },
 ] as const
-
-interface Violation {
-  readonly id: string
-  readonly help: string
-  readonly nodes: readonly { readonly target: readonly string[] }[]
-}
 
 describe.skipIf(availability.skip)(availability.title('dashboard accessibility (axe-core) in Chromium'), { timeout: 120_000 }, () => {
   let browser: Browser
@@ -70,16 +62,6 @@ describe.skipIf(availability.skip)(availability.title('dashboard accessibility (
     return tab
   }
 
-  /** axe's violations on the page as it is now: rule, help and where, for a readable failure. */
-  async function violations(page: Page): Promise<string[]> {
-    await page.evaluate(AXE)
-    const found = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Violation[] }> } }).axe
-      return (await axe.run(document, { resultTypes: ['violations'] })).violations
-    })
-    return found.map((violation) => `${violation.id}: ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)
-  }
-
   const states: readonly { readonly name: string; prepare(page: Page): Promise<void> }[] = [
     { name: 'as loaded', prepare: async () => {} },
     {
@@ -97,7 +79,7 @@ describe.skipIf(availability.skip)(availability.title('dashboard accessibility (
   ]
 
   async function check(label: string, page: Page): Promise<void> {
-    expect(await violations(page), label).toEqual([])
+    expect(await axeViolations(page), label).toEqual([])
   }
 
   async function everyPage(stage: string): Promise<void> {

@@ -437,6 +437,10 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
     { name: 'the whitelist', status: 200 },
     { name: 'any member reads it', status: 200, as: 'member' },
   ],
+  listScopes: [
+    { name: 'the declared scopes', status: 200 },
+    { name: 'any member reads them', status: 200, as: 'member' },
+  ],
 }
 
 /** The connect fixture: the credentials the cases send. */

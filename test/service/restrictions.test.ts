@@ -90,6 +90,15 @@ describe('SPEC 5.48 scopes', () => {
     expect(() => auth.requiredScopes(['events:delete'])).toThrow(/"events:delete" is not a declared scope/)
     expect(() => setup({ scopes: { Events: 'x' } })).toThrow(/scopes/)
   })
+
+  it('lists the declared scopes with their descriptions, in the order declared, for the dashboard (GET /scopes); none without the option', () => {
+    expect(setup({ scopes: SCOPES }).auth.scopes.list()).toEqual([
+      { name: 'events:read', description: 'Read events' },
+      { name: 'events:write', description: 'Send events' },
+      { name: 'reports:read', description: 'Read reports' },
+    ])
+    expect(setup().auth.scopes.list()).toEqual([])
+  })
 })
 
 describe('SPEC 5.49 address allowlist', () => {

@@ -65,6 +65,9 @@ function labelledMessage(target: HTMLElement, field: string, message: string): s
 /** Marks the field invalid and shows `message` under it, as its description; moves the focus to it. */
 function showFieldError(target: HTMLElement, message: string): void {
   const id = `field-error-${++fieldErrors}`
+  // A field in a folded part of the form (the restrictions' <details>) is shown first.
+  const folded = target.closest('details')
+  if (folded) folded.open = true
   ;(target.closest('.field, fieldset') ?? target.parentElement)?.append(h('p', { class: 'field-error', id, role: 'alert' }, message))
   target.setAttribute('aria-invalid', 'true')
   // The error first, then what described the field before (a hint), restored when the error goes.
@@ -83,9 +86,18 @@ export function clearFieldErrors(form: HTMLElement): void {
   for (const note of form.querySelectorAll('.field-error')) note.remove()
 }
 
-/** The input of a form that an API field name points at (`validity.days` → `validity`). */
+/**
+ * The input of a form that an API field path points at: the longest part of the path an
+ * input claims (`credits.refill.amount` → its own input; `allowedAddresses.2` → the
+ * ranges' textarea; `validity.days` → `validity`).
+ */
 function fieldTarget(form: HTMLElement, field: string): HTMLElement | null {
-  return form.querySelector(`[data-field="${CSS.escape(field.split('.')[0] ?? field)}"]`)
+  const parts = field.split('.')
+  for (let length = parts.length; length > 0; length--) {
+    const target = form.querySelector<HTMLElement>(`[data-field="${CSS.escape(parts.slice(0, length).join('.'))}"]`)
+    if (target) return target
+  }
+  return null
 }
 
 /**

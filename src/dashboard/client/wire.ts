@@ -10,6 +10,7 @@ import type {
   issuedUserPasscodeSchema,
   partnerListSchema,
   passcodeListSchema,
+  scopeListSchema,
   usageAnswerSchema,
   userListSchema,
   userPasscodeAnswerSchema,
@@ -45,6 +46,13 @@ export type AccountAnswer = AnswerJson<typeof accountAnswerSchema>
 export type Accepted = AccountAnswer['account']['acceptedPasscodes']
 /** `GET /partners`. */
 export type PartnerList = AnswerJson<typeof partnerListSchema>
+/** `GET /scopes`: the scopes the host declares (SPEC §5.48). */
+export type ScopeList = AnswerJson<typeof scopeListSchema>
+/** One declared scope: its name and description. */
+export type DeclaredScope = ScopeList['scopes'][number]
+/** What account and user passcodes carry beyond their kind's own fields (SPEC §5.48 to §5.51): the forms prefill from it. */
+export type Restrictions = Pick<Passcode, 'scopes' | 'unknownScopes' | 'allowedAddresses' | 'rateLimit' | 'credits'> &
+  Partial<Pick<Passcode, 'metadata' | 'tags'>>
 /** `GET …/usage`: `{ usage }`. */
 export type UsageAnswer = AnswerJson<typeof usageAnswerSchema>
 /** A passcode's usage over time. */

@@ -9,6 +9,7 @@ import {
   partnerListSchema,
   passcodeAnswerSchema,
   passcodeListSchema,
+  scopeListSchema,
   userListSchema,
   userPasscodeAnswerSchema,
   usageAnswerSchema,
@@ -232,6 +233,7 @@ export const ROUTES: readonly Route[] = [
     const partners = await auth.partners.list()
     return schemaAnswer(200, partnerListSchema, { partners: partners ?? [], listed: partners !== null })
   }),
+  route('GET', '/scopes', async ({ auth }) => schemaAnswer(200, scopeListSchema, { scopes: auth.scopes.list() })),
 ]
 
 async function accountBody(auth: PasscodeAuth, session: DashboardSession) {

@@ -7,6 +7,7 @@ import { rowFocus } from '../focus'
 import { actionForm, openRowForm } from '../components/action-form'
 import { confirmAction } from '../components/confirm-dialog'
 import { descriptionField, expiryFieldset, partnersFieldset, readExpiry, readPartners } from '../components/fields'
+import { restrictionFields } from '../components/restrictions'
 import { revealValue } from '../components/reveal'
 import { time } from '../components/time'
 import type { IssuedPasscode, Passcode } from '../wire'
@@ -18,6 +19,7 @@ const COPY_NOW = 'Copy this passcode now: you will not see it again.'
 export function createForm(view: PasscodesView, close: () => void): HTMLFormElement {
   // No maxlength: a pasted name is not cut silently; the API's refusal names the field and the limit.
   const name = h('input', { id: 'create-name', name: 'name', required: true, autocomplete: 'off', 'data-field': 'name' })
+  const restrictions = restrictionFields({ id: 'create', declared: view.scopes, metadata: true })
   const form: HTMLFormElement = actionForm(
     { class: 'panel', id: 'create-form', hidden: true, 'aria-labelledby': 'create-title' },
     [
@@ -30,6 +32,7 @@ export function createForm(view: PasscodesView, close: () => void): HTMLFormElem
         partnersFieldset(view.partnerNames),
         descriptionField('create-description', ''),
       ),
+      restrictions.element,
     ],
     {
       submit: 'Create & View',
@@ -40,6 +43,7 @@ export function createForm(view: PasscodesView, close: () => void): HTMLFormElem
         if (bound) input.partners = bound
         const description = $<HTMLTextAreaElement>(form, 'textarea[name="description"]').value
         if (description !== '') input.description = description
+        Object.assign(input, restrictions.read(form))
         const created = await api<IssuedPasscode>('POST', '/passcodes', input)
         form.reset()
         close()
@@ -52,7 +56,7 @@ export function createForm(view: PasscodesView, close: () => void): HTMLFormElem
   return form
 }
 
-/** Edit in place of the row: name, expiry (kept unless changed), partners, description. */
+/** Edit in place of the row: name, expiry (kept unless changed), partners, description, and the restrictions and limits (only what changed is sent). */
 export function editForm(view: PasscodesView, passcode: Passcode, row: HTMLTableRowElement): void {
   const back = rowFocus(row, 'edit')
   const nameId = `edit-name-${passcode.id}`
@@ -61,6 +65,7 @@ export function editForm(view: PasscodesView, passcode: Passcode, row: HTMLTable
   const expiry = expiryFieldset(`edit-${passcode.id}`, passcode.expiry)
   expiry.disabled = true
   keepExpiry.addEventListener('change', () => (expiry.disabled = keepExpiry.checked))
+  const restrictions = restrictionFields({ id: `edit-${passcode.id}`, declared: view.scopes, metadata: true, current: passcode })
   const form = actionForm(
     { class: 'fields' },
     [
@@ -76,6 +81,7 @@ export function editForm(view: PasscodesView, passcode: Passcode, row: HTMLTable
       expiry,
       partnersFieldset(view.partnerNames, passcode.partners),
       descriptionField(`edit-description-${passcode.id}`, passcode.description),
+      restrictions.element,
     ],
     {
       submit: 'Save',
@@ -88,6 +94,7 @@ export function editForm(view: PasscodesView, passcode: Passcode, row: HTMLTable
         if (description !== passcode.description) patch.description = description
         const bound = readPartners(form)
         if (JSON.stringify(bound) !== JSON.stringify(passcode.partners)) patch.partners = bound
+        Object.assign(patch, restrictions.changes(form))
         if (Object.keys(patch).length === 0) {
           view.show(back)
           return

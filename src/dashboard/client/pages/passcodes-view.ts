@@ -1,6 +1,6 @@
 // What the Passcodes page's rows and forms share of the page (a type only).
 import type { RowFocus } from '../focus'
-import type { Accepted } from '../wire'
+import type { Accepted, DeclaredScope } from '../wire'
 
 /** The page as its rows and forms see it. */
 export interface PasscodesView {
@@ -8,6 +8,8 @@ export interface PasscodesView {
   readonly accepted: Accepted
   /** The whitelisted partners, for the binding checkboxes. */
   readonly partnerNames: readonly string[]
+  /** The host's declared scopes (SPEC §5.48), for the forms' Scopes checkboxes; empty when it declares none. */
+  readonly scopes: readonly DeclaredScope[]
   /** The table's column count, for a row form or panel that spans it. */
   readonly columns: number
   /** Loads the list again; then the focus goes to `focus`'s row (or the next one), and `message` is said. */

@@ -9,7 +9,7 @@ import { restoreFocus, type RowFocus } from '../focus'
 import { leakBanner } from '../components/leak-notice'
 import { pager, shownText } from '../components/pager'
 import { emptyRow, listTable } from '../components/table'
-import type { AccountAnswer, Passcode, PasscodeList, PartnerList } from '../wire'
+import type { AccountAnswer, Passcode, PasscodeList, PartnerList, ScopeList } from '../wire'
 import { passcodeFinder } from './passcode-finder'
 import { createForm } from './passcode-forms'
 import { passcodeRow } from './passcode-row'
@@ -52,9 +52,10 @@ function creating(view: PasscodesView, content: HTMLElement): (full: boolean) =>
 export async function passcodesPage(): Promise<void> {
   const { canManagePasscodes } = context()
   const content = $<HTMLElement>(document, '#content')
-  const [{ partners }, { account }] = await Promise.all([
+  const [{ partners }, { account }, { scopes }] = await Promise.all([
     api<PartnerList>('GET', '/partners').catch((): Pick<PartnerList, 'partners'> => ({ partners: [] })),
     api<AccountAnswer>('GET', '/account').catch(() => ({ account: { acceptedPasscodes: 'both' as const } })),
+    api<ScopeList>('GET', '/scopes').catch((): ScopeList => ({ scopes: [] })),
   ])
   const columns = ['Name', 'Status', 'Passcode', 'Expires', 'Partners', 'Last used', ...(canManagePasscodes ? ['Actions'] : [])]
   const rows = h('tbody', {})
@@ -65,6 +66,7 @@ export async function passcodesPage(): Promise<void> {
   const view: PasscodesView = {
     accepted: account.acceptedPasscodes,
     partnerNames: partners,
+    scopes,
     columns: columns.length,
     async reload(focus, message) {
       await load()

@@ -14,12 +14,15 @@ import { cell } from '../components/table'
 import { time } from '../components/time'
 import { unusedFor } from '../components/usage-chart'
 import { underRow, usageButton } from '../components/usage-panel'
-import type { Accepted, UsageAnswer, User } from '../wire'
+import { restrictionFields } from '../components/restrictions'
+import type { Accepted, DeclaredScope, UsageAnswer, User } from '../wire'
 
 /** The Users page as its rows see it. */
 export interface UsersView {
   readonly accepted: () => Accepted
   readonly columns: number
+  /** The host's declared scopes (SPEC §5.48), for the grant forms; empty when it declares none. */
+  readonly scopes: readonly DeclaredScope[]
   /** Loads the list again, then focuses `focus`'s row and says `message`. */
   reload(focus?: RowFocus, message?: string): Promise<void>
 }
@@ -27,11 +30,12 @@ export interface UsersView {
 function grantRow(view: UsersView, user: User, row: HTMLTableRowElement): void {
   const who = user.name || user.id
   const back = rowFocus(row)
-  const form = actionForm({ class: 'fields' }, validityFieldset(`grant-${user.id}`), {
+  const restrictions = restrictionFields({ id: `grant-${user.id}`, declared: view.scopes, metadata: false })
+  const form = actionForm({ class: 'fields' }, [validityFieldset(`grant-${user.id}`), restrictions.element], {
     submit: 'Grant Passcode',
     onCancel: () => view.reload(back),
     action: async () => {
-      await api('PUT', `/users/${segment(user.id)}/passcode`, { validity: readValidity(form) })
+      await api('PUT', `/users/${segment(user.id)}/passcode`, { validity: readValidity(form), ...restrictions.read(form) })
       await view.reload(back, 'Passcode granted.')
     },
   })

@@ -10,7 +10,8 @@ import { actionForm } from '../components/action-form'
 import { readValidity, validityFieldset } from '../components/fields'
 import { userLeakBanner } from '../components/leak-notice'
 import { emptyRow, listTable } from '../components/table'
-import type { Accepted, AccountAnswer, AccountPolicy, User, UserList } from '../wire'
+import { restrictionFields } from '../components/restrictions'
+import type { Accepted, AccountAnswer, AccountPolicy, ScopeList, User, UserList } from '../wire'
 import { acceptedSetting } from './accepted-setting'
 import { policySetting } from './policy-setting'
 import { userRow, type UsersView } from './user-row'
@@ -18,8 +19,9 @@ import { userRow, type UsersView } from './user-row'
 /** The API's own message for a user ID that is not 1 to 256 visible ASCII characters (SPEC §5.4). */
 export const USER_ID_MESSAGE = 'Invalid userId: must be 1 to 256 visible ASCII characters'
 
-/** The grant form above the list: a user ID and a validity. */
+/** The grant form above the list: a user ID, a validity, and the restrictions and limits. */
 function grantForm(view: UsersView): HTMLFormElement {
+  const restrictions = restrictionFields({ id: 'grant', declared: view.scopes, metadata: false })
   const userId = h('input', {
     id: 'grant-user-id',
     name: 'userId',
@@ -34,6 +36,7 @@ function grantForm(view: UsersView): HTMLFormElement {
     [
       h('h3', { id: 'grant-title' }, 'Grant a user passcode'),
       h('div', { class: 'fields' }, h('div', { class: 'field' }, h('label', { for: 'grant-user-id' }, 'User ID'), userId), validityFieldset('grant')),
+      restrictions.element,
     ],
     {
       submit: 'Grant Passcode',
@@ -41,7 +44,7 @@ function grantForm(view: UsersView): HTMLFormElement {
         const id = userId.value.trim()
         // An empty ID would be PUT /users//passcode: refused here, as the service would, before anything is sent.
         if (!isVisibleAscii(id)) throw new FieldError('userId', USER_ID_MESSAGE)
-        await api('PUT', `/users/${segment(id)}/passcode`, { validity: readValidity(form) })
+        await api('PUT', `/users/${segment(id)}/passcode`, { validity: readValidity(form), ...restrictions.read(form) })
         form.reset()
         await view.reload(undefined, `Passcode granted to ${id}.`)
       },
@@ -59,9 +62,12 @@ export async function usersPage(): Promise<void> {
   const setting = h('section', { class: 'panel', 'aria-labelledby': 'account-title' }, h('h3', { id: 'account-title' }, 'Accepted passcodes'))
   let accepted: Accepted = 'both'
   let listed: readonly User[] = []
+  // The declared scopes (SPEC §5.48), before the grant forms that offer them.
+  const { scopes } = canManageUsers ? await api<ScopeList>('GET', '/scopes').catch((): ScopeList => ({ scopes: [] })) : { scopes: [] }
   const view: UsersView = {
     accepted: () => accepted,
     columns: columns.length,
+    scopes,
     async reload(focus, message) {
       await load()
       const lost = focus !== undefined && !restoreFocus(rows, focus)
