@@ -148,17 +148,19 @@ export function managementFailure(code: ManagementErrorCode, message: string, fi
  * keeps its code and message (messages never hold secrets); anything else is a 500
  * `ERR_INTERNAL` with a fixed message, so no stack or internal detail reaches the
  * caller. `rename` maps a service field name to the API's (`accepted` →
- * `acceptedPasscodes`).
+ * `acceptedPasscodes`), with the rest of a dotted path kept; a name mapped to `''` is
+ * dropped, so a service's `options.tags.1` is the query parameter's `tags.1`.
  *
  * @example
  * ```ts
  * managementErrorAnswer(new DuplicateNameError('Acme')).statusCode // 409
  * managementErrorAnswer(new TypeError('x is undefined')).body.error // { code: 'ERR_INTERNAL', message: 'Internal error' }
+ * managementErrorAnswer(new InvalidInputError('options.tags.1', 'must not be blank'), { options: '' }).body.error.field // 'tags.1'
  * ```
  */
 export function managementErrorAnswer(error: unknown, rename: Readonly<Record<string, string>> = {}): ManagementFailure {
   if (error instanceof InvalidInputError) {
-    const field = rename[error.field] ?? error.field
+    const field = apiField(error.field, rename)
     const message = field === error.field ? error.message : error.message.replace(`Invalid ${error.field}:`, `Invalid ${field}:`)
     return managementFailure('ERR_INVALID_INPUT', message, field)
   }
@@ -166,4 +168,13 @@ export function managementErrorAnswer(error: unknown, rename: Readonly<Record<st
     return managementFailure(error.code, error.message)
   }
   return managementFailure('ERR_INTERNAL', 'Internal error')
+}
+
+/** The API's name of a service field path: its first name renamed (or dropped, for `''`), the rest kept. */
+function apiField(field: string, rename: Readonly<Record<string, string>>): string {
+  const dot = field.indexOf('.')
+  const first = dot < 0 ? field : field.slice(0, dot)
+  if (!Object.hasOwn(rename, first)) return field
+  const renamed = [rename[first]!, dot < 0 ? '' : field.slice(dot + 1)].filter((part) => part !== '').join('.')
+  return renamed === '' ? field : renamed
 }

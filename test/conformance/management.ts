@@ -219,6 +219,12 @@ export function describeManagementConformance(targets: readonly ManagementTarget
         const bad = await send('GET', `/passcodes?tags=${'t'.repeat(33)}`, { session: 'member' })
         expect(bad.status).toBe(400)
         expect(errorOf(bad)).toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'tags' })
+        // Tags the query's schema takes and the service's tag rule refuses: named by the query parameter, not the service's `options`.
+        for (const tag of ['a%20b', '-x']) {
+          const refused = await send('GET', `/passcodes?tags=billing&tags=${tag}`, { session: 'member' })
+          expect([refused.status, errorOf(refused)], tag).toEqual([400, expect.objectContaining({ code: 'ERR_INVALID_INPUT', field: 'tags.1' })])
+          expect(errorOf(refused).message, tag).toMatch(/^Invalid tags\.1: /)
+        }
         const twice = await send('GET', '/passcodes?search=a&search=b', { session: 'member' })
         expect([twice.status, errorOf(twice)]).toEqual([400, expect.objectContaining({ code: 'ERR_INVALID_INPUT', field: 'search' })])
       })

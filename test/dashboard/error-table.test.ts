@@ -48,6 +48,17 @@ describe('SPEC 5.29: the one table from management error to HTTP status', () => 
       message: 'Invalid acceptedPasscodes: must be "account", "user" or "both"',
       field: 'acceptedPasscodes',
     })
+    // A renamed first name keeps the rest of the path; one renamed to '' is dropped (a service's options are the query's parameters).
+    expect(managementErrorAnswer(new InvalidInputError('options.tags.1', 'must not be blank'), { options: '' }).body.error).toEqual({
+      code: 'ERR_INVALID_INPUT',
+      message: 'Invalid tags.1: must not be blank',
+      field: 'tags.1',
+    })
+    expect(managementErrorAnswer(new InvalidInputError('accepted.x', 'no'), { accepted: 'acceptedPasscodes' }).body.error.field).toBe(
+      'acceptedPasscodes.x',
+    )
+    expect(managementErrorAnswer(new InvalidInputError('optionsX', 'no'), { options: '' }).body.error.field).toBe('optionsX')
+    expect(managementErrorAnswer(new InvalidInputError('options', 'must be an object'), { options: '' }).body.error.field).toBe('options')
     expect(managementErrorAnswer(new ForbiddenError('no')).body.error).not.toHaveProperty('field')
   })
 

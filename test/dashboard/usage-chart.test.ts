@@ -1,25 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { unusedFor, usageSummary, type UsageDay } from '../../src/dashboard/client/components/usage-chart'
+import { unusedFor, usageSummary } from '../../src/dashboard/client/components/usage-chart'
+import { usageDay as day } from '../helpers/usage-days'
 
 /** The words of the dashboard's usage (SPEC §5.41), which the browser tests read in Chromium too. */
 
 const DAY = 86_400_000
 const now = Date.UTC(2026, 10, 26, 9, 0)
-const day = (date: string, counts: Partial<UsageDay>): UsageDay => ({
-  date,
-  succeeded: 0,
-  expired: 0,
-  disabled: 0,
-  revoked: 0,
-  wrongPartner: 0,
-  rotatedOut: 0,
-  missingScope: 0,
-  address: 0,
-  rateLimited: 0,
-  creditsExhausted: 0,
-  partners: [],
-  ...counts,
-})
 const label = (date: string) => new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(new Date(date))
 
 describe('unusedFor', () => {

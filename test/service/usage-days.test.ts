@@ -3,21 +3,9 @@ import { DAY_MS } from '../../src/core/time'
 import { memoryStore } from '../../src/memory'
 import type { PasscodeStore, UsageCount } from '../../src/index'
 import { admin, member, setup } from '../helpers/service'
+import { usageDay } from '../helpers/usage-days'
 
 const headersOf = (accountId: string, value: string) => ({ 'x-service-account-id': accountId, 'x-service-passcode': value })
-const zero = {
-  succeeded: 0,
-  expired: 0,
-  disabled: 0,
-  revoked: 0,
-  wrongPartner: 0,
-  rotatedOut: 0,
-  missingScope: 0,
-  address: 0,
-  rateLimited: 0,
-  creditsExhausted: 0,
-  partners: [],
-}
 
 /** A memory store that records every write of daily counts. */
 function countingStore() {
@@ -70,22 +58,20 @@ describe('SPEC 5.41 usage over time', () => {
     expect(writes).toHaveLength(1)
 
     expect((await auth.passcodes.usage(member, 'acc', plain.passcode.id)).days).toEqual([
-      { ...zero, date: day1, succeeded: 3 },
-      { ...zero, date: day2, expired: 4 },
+      usageDay(day1, { succeeded: 3 }),
+      usageDay(day2, { expired: 4 }),
     ])
-    expect((await auth.passcodes.usage(member, 'acc', rotated.passcode.id)).days).toEqual([{ ...zero, date: day1, rotatedOut: 3 }])
-    expect((await auth.passcodes.usage(member, 'acc', disabled.passcode.id)).days).toEqual([{ ...zero, date: day1, disabled: 3 }])
+    expect((await auth.passcodes.usage(member, 'acc', rotated.passcode.id)).days).toEqual([usageDay(day1, { rotatedOut: 3 })])
+    expect((await auth.passcodes.usage(member, 'acc', disabled.passcode.id)).days).toEqual([usageDay(day1, { disabled: 3 })])
     expect((await auth.passcodes.usage(member, 'acc', bound.passcode.id)).days).toEqual([
-      {
-        ...zero,
-        date: day1,
+      usageDay(day1, {
         succeeded: 3,
         wrongPartner: 5,
         partners: [
           { partner: 'acme', succeeded: 3, wrongPartner: 0 },
           { partner: 'beta', succeeded: 0, wrongPartner: 3 },
         ],
-      },
+      }),
     ])
     const usage = await auth.passcodes.usage(member, 'acc', plain.passcode.id)
     expect(usage.to).toBe(day2)

@@ -48,7 +48,7 @@ export interface Route {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   readonly pattern: readonly string[]
   readonly handler: Handler
-  /** Field names of the service that the API calls differently. */
+  /** Field names of the service that the API calls differently (`''`: the name is dropped from the path). */
   readonly rename?: Readonly<Record<string, string>>
 }
 
@@ -115,10 +115,15 @@ const notFound = (message: string) => failureAnswer(managementFailure('ERR_NOT_F
  * an id of another account is simply not found in this one (404).
  */
 export const ROUTES: readonly Route[] = [
-  route('GET', '/passcodes', async ({ auth, session, request }) =>
-    schemaAnswer(200, passcodeListSchema, {
-      passcodes: await auth.passcodes.list(session.actor, session.accountId, passcodeFilters(request.query)),
-    }),
+  route(
+    'GET',
+    '/passcodes',
+    async ({ auth, session, request }) =>
+      schemaAnswer(200, passcodeListSchema, {
+        passcodes: await auth.passcodes.list(session.actor, session.accountId, passcodeFilters(request.query)),
+      }),
+    // The service checks the filters as its `options`; here they are the query's parameters.
+    { options: '' },
   ),
   route(
     'POST',
