@@ -386,6 +386,11 @@ describe('SPEC 5.48, 5.49, 5.51: passcodes with scopes, address ranges, metadata
     expect(await names('--search', 'acme')).toEqual(['Acme export', 'Other'])
     expect(await names('--search', 'NIGHT')).toEqual(['Acme export'])
     expect((await run('passcodes', 'list', ...account, '--search', 'nothing like it')).stdout).toBe('No passcodes in account acc_restricted match.\n')
+    // A tag the rule refuses is named as --tag gives it (tags.N), not by the service's options object.
+    const badTag = await run('passcodes', 'list', ...account, '--tag', 'billing', '--tag=-x', '--json')
+    expect(JSON.parse(badTag.stderr)).toMatchObject({
+      error: { code: 'ERR_INVALID_INPUT', field: 'tags.1', message: expect.stringMatching(/^Invalid tags\.1: /) },
+    })
   })
 
   it('refuses bad input naming the field, and writes nothing', async () => {

@@ -1,4 +1,4 @@
-import { MAX_ACCOUNT_PASSCODES, passcodeNameKey, type CreatePasscodeInput, type PasscodeView } from '../../index'
+import { InvalidInputError, MAX_ACCOUNT_PASSCODES, passcodeNameKey, type CreatePasscodeInput, type PasscodeView } from '../../index'
 import type { CommandContext, CommandSpec } from '../command'
 import type { Flags } from '../config'
 import { CliError } from '../exit-codes'
@@ -48,6 +48,17 @@ function parseMetadata(text: string): CreatePasscodeInput['metadata'] {
   throw new CliError('ERR_USAGE', 'Invalid --metadata: must be a JSON object such as \'{"plan":"gold"}\', or null to remove it', {
     setting: '--metadata',
   })
+}
+
+/**
+ * The service names a bad filter inside its `options` object (`options.tags.1`); the
+ * command's user gave it as a flag, so the error names it as the management API does:
+ * `tags.1`.
+ */
+function withoutOptionsPrefix(error: unknown): unknown {
+  if (!(error instanceof InvalidInputError) || !error.field.startsWith('options.')) return error
+  const field = error.field.slice('options.'.length)
+  return new InvalidInputError(field, error.message.slice(`Invalid ${error.field}: `.length))
 }
 
 /** `--tag`, repeated: the tags (their rule is the service's). */
@@ -274,11 +285,15 @@ const list: CommandSpec = {
     const accountId = String(context.flags.account)
     const { auth } = await context.runtime()
     const { tag, search } = context.flags
-    const passcodes = await auth.passcodes.list(context.actor, accountId, {
-      sortBy: parseSort(context.flags.sort),
-      ...(tag !== undefined && { tags: parseTags(tag) }),
-      ...(search !== undefined && { search: String(search) }),
-    })
+    const passcodes = await auth.passcodes
+      .list(context.actor, accountId, {
+        sortBy: parseSort(context.flags.sort),
+        ...(tag !== undefined && { tags: parseTags(tag) }),
+        ...(search !== undefined && { search: String(search) }),
+      })
+      .catch((error: unknown) => {
+        throw withoutOptionsPrefix(error)
+      })
     const filtered = tag !== undefined || search !== undefined
     // The DESCRIPTION, SCOPES and TAGS columns only when one of them has one.
     const described = passcodes.some((p) => p.description !== '')
