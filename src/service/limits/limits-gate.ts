@@ -51,6 +51,8 @@ class Held {
   creditsOff: CredentialLimits | undefined
   slotsOff: CredentialLimits | undefined
   readonly sizer = new LeaseSizer()
+  /** Requests waiting for a lease of this credential: the least the next lease asks for. */
+  waiting = 0
   lastUse = 0
   leasing: Promise<LimitsLease | null> | undefined
 }
@@ -157,7 +159,7 @@ export function createLimitsGate(deps: LimitsGateDeps): LimitsGateControl {
   /** One lease for what `state` lacks; shared by the requests that wait for it. */
   function lease(state: Held, limits: CredentialLimits, now: number, budget: Budget): Promise<LimitsLease | null> {
     state.leasing ??= (async () => {
-      const ask = state.sizer.next(now, leaseTargetMs)
+      const ask = state.sizer.next(now, leaseTargetMs, state.waiting)
       const wantsSlots = limits.rateLimit !== null && state.slotsOff !== limits && state.slots === 0 && !state.slotsOut
       const wantsCredits = limits.credits !== null && state.creditsOff !== limits && state.credits === 0
       const request = {
@@ -221,15 +223,20 @@ export function createLimitsGate(deps: LimitsGateDeps): LimitsGateControl {
 
   async function leaseThen(state: Held, limits: CredentialLimits, principal: Principal, budget: Budget | undefined): Promise<LimitsAdmission> {
     const within = budget ?? deps.startBudget()
-    for (;;) {
-      const now = clock()
-      const decided = decide(state, limits, principal, now)
-      if (decided !== LEASE) return decided
-      try {
-        await (state.leasing ?? lease(state, limits, now, within))
-      } catch (error) {
-        return refuse(error instanceof StorageTimeoutError ? 'storage_timeout' : 'storage_error')
+    state.waiting++
+    try {
+      for (;;) {
+        const now = clock()
+        const decided = decide(state, limits, principal, now)
+        if (decided !== LEASE) return decided
+        try {
+          await (state.leasing ?? lease(state, limits, now, within))
+        } catch (error) {
+          return refuse(error instanceof StorageTimeoutError ? 'storage_timeout' : 'storage_error')
+        }
       }
+    } finally {
+      state.waiting--
     }
   }
 
