@@ -284,6 +284,40 @@ describe('SPEC 5.50 a burst of first requests on a cold passcode', () => {
   })
 })
 
+describe('SPEC 5.50 a lease another request started', () => {
+  it("is waited for within the waiting request's own deadline, and when it fails on its starter's deadline the waiting request leases again in its own time", async () => {
+    // Leases take 900, 300 and 300 ms; the request deadline is 1 s. A and B come at 0, C at
+    // 800. A's lease lands at 900 (one credit, for A); B starts the next at 900 with 100 ms
+    // of its deadline left, and it fails at 1 000. C had 800 ms left: it got 504 with B
+    // before; now it leases again and is admitted at 1 300. Fake timers, as above.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+    try {
+      const store = memoryStore()
+      const leaseLimits = store.leaseLimits!.bind(store)
+      const delays = [900, 300, 300]
+      let leases = 0
+      store.leaseLimits = async (request) => {
+        await new Promise((resolve) => setTimeout(resolve, delays[leases++] ?? 300))
+        return leaseLimits(request)
+      }
+      const { auth } = setup({ store, timeoutMs: 1_000 })
+      const { value } = await auth.passcodes.create(admin, 'acc', { name: 'Acme', expiry: 90, credits: { remaining: 100 } })
+      const call = () => auth.authenticate({ accountId: 'acc', passcode: value })
+      const [a, b] = [call(), call()]
+      await vi.advanceTimersByTimeAsync(800)
+      const c = call()
+      await vi.advanceTimersByTimeAsync(1_500)
+      const statuses = (await Promise.all([a, b, c])).map((outcome) => (outcome.ok ? 200 : outcome.statusCode))
+      expect(statuses).toEqual([200, 504, 200])
+      const closing = auth.close()
+      await vi.advanceTimersByTimeAsync(1_000)
+      await closing
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+})
+
 describe('SPEC 5.50 credits.low and credits.exhausted', () => {
   it('are emitted once per crossing and emailed to the admins, without the value', async () => {
     const mailer = scriptedMailer()

@@ -114,6 +114,7 @@ export interface LimitsGateControl extends LimitsGate {
 
 const keyOf = (limits: CredentialLimits): string => `${limits.kind}\u0000${limits.accountId}\u0000${limits.key}`
 const LEASE = Symbol('lease')
+const noop = (): void => {}
 
 function rateRefusal(rateLimit: RateLimitSetting, windowEnd: number, now: number): AuthRefusal {
   const headers = limitHeaders({ policy: 'rate', quota: rateLimit.max, windowSeconds: rateLimit.windowSeconds, retryAfterMs: windowEnd - now })
@@ -269,11 +270,18 @@ export function createLimitsGate(deps: LimitsGateDeps): LimitsGateControl {
         const now = clock()
         const decided = decide(state, limits, principal, now)
         if (decided !== LEASE) return decided
+        const started = state.leasing === undefined
+        const leasing = state.leasing ?? lease(state, limits, now, within)
+        // Another request's lease is waited for within this request's own deadline.
+        let failed: unknown
+        const settled = started ? leasing : leasing.then(noop, (error: unknown) => void (failed = error))
         try {
-          await (state.leasing ?? lease(state, limits, now, within))
+          await (started ? settled : within.run(settled))
         } catch (error) {
           return refuse(error instanceof StorageTimeoutError ? 'storage_timeout' : 'storage_error')
         }
+        // It ran out of its starter's time, not of this request's: lease again, within this one's.
+        if (failed !== undefined && !(failed instanceof StorageTimeoutError)) return refuse('storage_error')
       }
     } finally {
       state.waiting--
