@@ -274,7 +274,7 @@ export function createLimitsGate(deps: LimitsGateDeps): LimitsGateControl {
         const leasing = state.leasing ?? lease(state, limits, now, within)
         // Another request's lease is waited for within this request's own deadline.
         let failed: unknown
-        const settled = started ? leasing : leasing.then(noop, (error: unknown) => void (failed = error))
+        const settled: Promise<unknown> = started ? leasing : leasing.then(noop, (error: unknown) => void (failed = error))
         try {
           await (started ? settled : within.run(settled))
         } catch (error) {
