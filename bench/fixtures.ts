@@ -5,7 +5,7 @@
  */
 import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
-import { createPasscodeAuth, type PasscodeAuth, type PasscodeAuthOptions, type PasscodeStore } from '../src/index'
+import { createPasscodeAuth, type CreatePasscodeInput, type PasscodeAuth, type PasscodeAuthOptions, type PasscodeStore } from '../src/index'
 import { memoryStore } from '../src/memory'
 import { migrate, postgresPartners, postgresStore } from '../src/stores/postgres/index'
 import type { PartnerRegistry } from '../src/ports/partner-registry'
@@ -55,6 +55,8 @@ export interface BenchServiceOptions {
   readonly scopes?: PasscodeAuthOptions['scopes']
   /** What each passcode is restricted to (SPEC §5.48, §5.49). @default every scope, any address */
   readonly restrictions?: { readonly scopes?: readonly string[]; readonly allowedAddresses?: readonly string[] }
+  /** Each passcode's rate limit and credits (SPEC §5.50). @default none */
+  readonly limits?: Pick<CreatePasscodeInput, 'rateLimit' | 'credits'>
 }
 
 interface OpenedStore {
@@ -122,7 +124,7 @@ export async function createBenchService(options: BenchServiceOptions): Promise<
   const count = options.count ?? 1
   for (let i = 0; i < count; i++) {
     const accountId = `acc_bench_${Math.floor(i / PER_ACCOUNT)}`
-    const { value } = await auth.passcodes.create(ADMIN, accountId, { name: `Partner ${i}`, expiry: 365, ...options.restrictions })
+    const { value } = await auth.passcodes.create(ADMIN, accountId, { name: `Partner ${i}`, expiry: 365, ...options.restrictions, ...options.limits })
     credentials.push({ accountId, passcode: value })
   }
   return {

@@ -6,6 +6,8 @@
  *   npm run bench -- --quick      # smoke run, about 3 minutes; writes nothing
  *   npm run bench -- --only=http,in-process,cold-path,refusals,scale,memory --frameworks=fastify,koa --write
  *   npm run bench -- --only=hook-cost   # requirePasscode's own cost, with and without telemetry (a minute)
+ *   npm run bench -- --only=http,hook-cost --frameworks=fastify   # …and the ratios to the bare route (restricted, limited passcodes)
+ *   npm run bench -- --only=limit-statements   # store statements per 1 000 requests of a limited passcode on PostgreSQL (half a minute)
  *   npm run bench -- --only=connect     # GET /v1/connect on PGlite's stored whitelist next to a static one, per framework (3 minutes)
  *   npm run bench -- --only=cold-path --pgbouncer   # the cache miss also through PgBouncer in transaction mode (pgbouncer installed)
  *   npm run bench -- --only=cold-path --pgbouncer --pin   # …and again with PostgreSQL and PgBouncer on core 0, the bench on core 1 (taskset)
@@ -23,7 +25,19 @@ import { runChild } from './child'
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url))
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const SECTIONS = ['http', 'connect', 'hook-cost', 'in-process', 'cold-path', 'refusals', 'scale', 'memory', 'startup', 'fleet'] as const
+const SECTIONS = [
+  'http',
+  'connect',
+  'hook-cost',
+  'in-process',
+  'cold-path',
+  'refusals',
+  'scale',
+  'memory',
+  'startup',
+  'fleet',
+  'limit-statements',
+] as const
 type Section = (typeof SECTIONS)[number]
 
 interface Options {
@@ -102,7 +116,9 @@ async function main(): Promise<void> {
   const skipped: string[] = []
   const results: Record<string, unknown> = {}
 
-  const wantsPostgres = ['scale', 'in-process', 'cold-path', 'fleet'].some((section) => options.sections.includes(section as Section))
+  const wantsPostgres = ['scale', 'in-process', 'cold-path', 'fleet', 'limit-statements'].some((section) =>
+    options.sections.includes(section as Section),
+  )
   const availability = postgresAvailability()
   let postgres: Awaited<ReturnType<typeof startTestPostgres>> | undefined
   if (wantsPostgres && !availability.available) {
@@ -130,6 +146,7 @@ async function main(): Promise<void> {
         startup: { rounds: 2 },
         fleet: { instances: 3, passcodes: 300, ratePerInstance: 60, seconds: 8, ttlMs: 4_000, revocations: 3 },
         scale: { sizes: [1_000, 20_000], rounds: 2, calls: 300 },
+        limitStatements: { rate: 1_000, requests: 5_000, warmUp: 1_000 },
       }
     : {
         http: { rounds: 10, seconds: 2, warmupSeconds: 2, connections: 50 },
@@ -139,6 +156,7 @@ async function main(): Promise<void> {
         startup: { rounds: 7 },
         fleet: { instances: 8, passcodes: 1_000, ratePerInstance: 150, seconds: 40, ttlMs: 10_000, revocations: 10 },
         scale: { sizes: [1_000, 1_000_000], rounds: 6, calls: 3_000 },
+        limitStatements: { rate: 1_000, requests: 20_000, warmUp: 2_000 },
       }
 
   try {
@@ -211,6 +229,15 @@ async function main(): Promise<void> {
       const { instances, seconds } = settings.fleet
       log(`Fleet: ${instances} instance processes on one PostgreSQL, ${seconds} s of load, then revocations`)
       results.fleet = await runChild('fleet.ts', { args: [JSON.stringify({ ...settings.fleet, connectionString: postgres.connectionString })] })
+    }
+    if (options.sections.includes('limit-statements') && postgres !== undefined) {
+      const { rate, requests } = settings.limitStatements
+      log(
+        `Limits: store statements of one passcode with a rate limit and credits, ${requests.toLocaleString('en')} requests at ${rate}/s on PostgreSQL`,
+      )
+      results.limitStatements = await runChild('limit-statements.ts', {
+        args: [JSON.stringify({ ...settings.limitStatements, connectionString: postgres.connectionString })],
+      })
     }
     if (options.sections.includes('memory')) {
       log('Verification cache memory at 100,000 entries')

@@ -106,12 +106,18 @@ interface ManageRequest {
   readonly expiry?: string
   readonly url?: string
   readonly value?: string
+  /** Credits of a created passcode (SPEC §5.50), in decimal. @default none */
+  readonly credits?: string
 }
 
 async function manage(body: ManageRequest): Promise<{ id?: string; value?: string; secret?: string; label?: string }> {
   switch (body.op) {
     case 'create': {
-      const { passcode, value } = await auth.passcodes.create(admin, body.accountId, { name: body.name!, expiry: Number(body.expiry ?? 90) })
+      const { passcode, value } = await auth.passcodes.create(admin, body.accountId, {
+        name: body.name!,
+        expiry: Number(body.expiry ?? 90),
+        ...(body.credits !== undefined && { credits: { remaining: Number(body.credits) } }),
+      })
       return { id: passcode.id, value }
     }
     case 'webhook': {

@@ -72,6 +72,31 @@ export function fleetRefusalMarkdown(error: InstanceRefusedError, context: { com
 
 const seconds = (ms: number): string => `${(ms / 1_000).toFixed(1)} s`
 
+/** The credits count (SPEC §5.50): one passcode's credits spent across the fleet, through the faults. */
+function creditsMarkdown(result: FleetSoakResult): string[] {
+  const c = result.credits
+  const exact = c.faultsWhileSpending === 0 && c.unanswered === 0
+  return [
+    '### Credits across the fleet (SPEC §5.50)',
+    '',
+    `One passcode with ${c.credits} credits, verified on all three instances (one loop each, paced to spend them over about half the run),`,
+    'through the faults; after the traffic every instance stops (giving back what it holds) and the runner reads the',
+    "store's balance. Admitted must never pass the credits. With no fault while credits were spent and every request",
+    'answered, admitted + balance must be exactly the credits; otherwise what is missing must stay within the bound of',
+    '[limits](limits.md#bounds): one lease per instance killed (or lease answer lost in a fault), at most half of what the store held,',
+    'plus the requests that got no answer (each may have spent one).',
+    '',
+    '| Credits | Admitted (per instance) | 429 Credits exhausted | Unanswered | Balance at the end | Missing | Faults while spending (kills) | Bound | Over-spent |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    `| ${c.credits} | ${c.admitted} (${Object.entries(c.admittedBy)
+      .map(([n, count]) => `${n}: ${count}`)
+      .join(
+        ', ',
+      )}) | ${c.exhausted} | ${c.unanswered} | ${c.balanceAtEnd ?? 'unread'} | ${c.missing ?? 'unknown'} | ${c.faultsWhileSpending} (${c.kills}) | ${exact ? '0 (exact)' : c.bound} | ${c.overSpent ? '**yes**' : 'no'} |`,
+    '',
+  ]
+}
+
 /** The fleet soak's summary in Markdown: the three counts first, then the faults and the traffic. */
 export function fleetMarkdown(result: FleetSoakResult, context: { command: string; loadAtStart: number; loadAtEnd: number }): string {
   const { counts } = result
@@ -130,6 +155,7 @@ export function fleetMarkdown(result: FleetSoakResult, context: { command: strin
           .join(', ')} |`,
     ),
     '',
+    ...creditsMarkdown(result),
   ]
   if (result.delivery !== undefined) {
     const { counts, totals } = result.delivery

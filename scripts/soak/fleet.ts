@@ -49,6 +49,13 @@ import { startTcpProxy, type TcpProxy } from '../../test/helpers/tcp-proxy'
  * traffic it waits (at most {@link DRAIN_MS}) for everything due to be delivered and
  * mailed, and judges: no event lost, duplicates only with the same `webhook-id`, no
  * email lost or doubled, no audit record lost.
+ * Credits (SPEC §5.50): one passcode with `credits` N is verified on every instance,
+ * paced to spend N over about half the run, through the faults. After the traffic the
+ * instances stop (each gives back what it holds) and the store's balance is read: the
+ * admitted count must never pass N; with no fault touching an instance and every request
+ * answered, admitted + balance must be exactly N; otherwise what went missing must stay
+ * within the bound of docs/limits.md (one lease per instance killed, at most half of
+ * what the store held, plus requests that got no answer, which may have spent one).
  */
 
 const HERE = fileURLToPath(new URL('.', import.meta.url))
@@ -117,6 +124,8 @@ export interface FleetSoakOptions {
   readonly seed?: number
   /** The chaos mode for delivery: webhooks, expiry and leak emails, and their faults. @default false */
   readonly delivery?: boolean
+  /** Credits of the metered passcode, spent across the fleet. @default 3 per second of the run, at least 30 */
+  readonly credits?: number
 }
 
 /** The defaults of `npm run soak -- --fleet`: ten minutes. */
@@ -170,9 +179,34 @@ export interface FleetSoakResult {
   readonly seed: number | undefined
   /** How long a silent cut or a hung balancer lasted, drawn in [min, max] ms. */
   readonly cutMs: readonly [number, number]
+  /** The metered passcode: credits set, admitted, refused 429, unanswered, the store's balance after the instances stopped. */
+  readonly credits: CreditsCount
   /** The chaos mode for delivery's judgement, and how long the drain after the traffic took (ms). */
   readonly delivery?: DeliveryJudgement & { readonly drainMs: number; readonly drained: boolean }
   readonly passed: boolean
+}
+
+/** What the fleet spent of one passcode's credits (SPEC §5.50). */
+export interface CreditsCount {
+  readonly credits: number
+  /** Answered 200, per instance and in all. */
+  readonly admitted: number
+  readonly admittedBy: Record<number, number>
+  /** Answered 429 `Credits exhausted`. */
+  readonly exhausted: number
+  /** No answer, a 5xx or another answer: may have spent a credit or not. */
+  readonly unanswered: number
+  /** The store's balance once every instance had stopped and given back what it held. */
+  readonly balanceAtEnd: number | undefined
+  /** credits − admitted − balance: leases lost with a killed instance or an unanswered lease, and requests admitted unanswered. */
+  readonly missing: number | undefined
+  /** Instances killed (`kill -9`) while credits were being spent. */
+  readonly kills: number
+  /** The bound `missing` must stay within: 0 with no fault while spending and every request answered. */
+  readonly bound: number
+  /** Faults of any kind while credits were being spent. */
+  readonly faultsWhileSpending: number
+  readonly overSpent: boolean
 }
 
 interface Passcode {
@@ -452,6 +486,16 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
     }
     for (const accountId of accounts) await Promise.all(Array.from({ length: SEED_PER_ACCOUNT }, () => create(accountId)))
 
+    // The metered passcode: its own account, never in the live set (its 429s are its point).
+    const credits = options.credits ?? Math.max(30, Math.round((options.durationMs / 1_000) * 3))
+    let metered: Record<string, string> | undefined
+    for (let tries = 0; metered === undefined && tries < 20; tries++) {
+      metered = await manage({ op: 'create', accountId: 'acc_soak_credits', name: 'Soak credits', credits: String(credits) })
+    }
+    if (metered === undefined) throw new Error('could not create the metered passcode')
+    const meter = { id: metered.id!, value: metered.value! }
+    const spent = { admittedBy: {} as Record<number, number>, exhausted: 0, unanswered: 0, lastAdmittedAt: 0 }
+
     const live = (accountId?: string): Passcode[] =>
       passcodes.filter(
         (passcode) => passcode.retiredAt === undefined && !passcode.disabled && (accountId === undefined || passcode.accountId === accountId),
@@ -494,6 +538,26 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
           // Failed (a fault): the change may or may not have happened; neither value is checked again.
         }
         await sleep(options.manageEveryMs)
+      }
+    }
+
+    /** Verifications of the metered passcode on one instance, paced to spend its credits over about 40 % of the run (longer: each request takes its time). */
+    const creditsLoop = async (instance: Instance): Promise<void> => {
+      const everyMs = (0.4 * options.durationMs * instances.length) / credits
+      while (now() < until) {
+        if (instance.port === undefined || instance.down) {
+          await sleep(50)
+          continue
+        }
+        const answer = await call(instance, '/verify', {
+          headers: { 'x-service-account-id': 'acc_soak_credits', 'x-service-passcode': meter.value },
+        })
+        if (answer?.status === 200) {
+          spent.admittedBy[instance.number] = (spent.admittedBy[instance.number] ?? 0) + 1
+          spent.lastAdmittedAt = now()
+        } else if (answer?.status === 429 && (answer.body as { error?: string } | undefined)?.error === 'Credits exhausted') spent.exhausted++
+        else spent.unanswered++
+        await sleep(everyMs)
       }
     }
 
@@ -687,6 +751,7 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
       managementLoop(),
       faultLoop(),
       ...instances.flatMap((instance) => Array.from({ length: options.verifiersPerInstance }, () => verifyLoop(instance))),
+      ...instances.map(creditsLoop),
     ])
     const elapsedMs = now()
     // Recoveries still being timed finish within a bound past the end.
@@ -738,9 +803,54 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
         await reader.end()
       }
     }
+    // Credits: every instance stops (and gives back what it holds), then the store's balance.
+    await stopAll()
+    let balanceAtEnd: number | undefined
+    const reader = new pg.Pool({ connectionString: postgres.connectionString, max: 1 })
+    reader.on('error', () => {})
+    try {
+      const { rows } = await reader.query<{ credit_balance: string }>(
+        `SELECT credit_balance FROM passcode_auth.limit_counters WHERE account_id = 'acc_soak_credits' AND kind = 'account' AND key = $1`,
+        [meter.id],
+      )
+      balanceAtEnd = rows[0] === undefined ? credits : Number(rows[0].credit_balance)
+    } catch (error) {
+      log(`credits: the balance could not be read: ${String(error)}`)
+    } finally {
+      await reader.end()
+    }
+    const admitted = Object.values(spent.admittedBy).reduce((sum, n) => sum + n, 0)
+    // While credits were spent: up to the last admission (or the whole run if some are left).
+    const spendingUntil = balanceAtEnd !== undefined && balanceAtEnd > 0 ? elapsedMs : spent.lastAdmittedAt
+    const whileSpending = faults.filter((record) => record.startedAt <= spendingUntil)
+    const kills = whileSpending.filter((record) => record.kind === 'kill' || record.kind === 'kill-delivering').length
+    const missing = balanceAtEnd === undefined ? undefined : credits - admitted - balanceAtEnd
+    // docs/limits.md: a lease lost is at most half of what the store held (ceil), one per instance
+    // killed or lease answer lost in a fault; an unanswered request may have spent one.
+    const bound = whileSpending.length === 0 && spent.unanswered === 0 ? 0 : whileSpending.length * Math.ceil(credits / 2) + spent.unanswered
+    const creditsCount: CreditsCount = {
+      credits,
+      admitted,
+      admittedBy: spent.admittedBy,
+      exhausted: spent.exhausted,
+      unanswered: spent.unanswered,
+      balanceAtEnd,
+      missing,
+      kills,
+      bound,
+      faultsWhileSpending: whileSpending.length,
+      overSpent: admitted > credits,
+    }
+    if (creditsCount.overSpent) violation({ instance: 0, at: elapsedMs, what: `credits: ${admitted} admitted of ${credits}` })
+    if (missing === undefined) violation({ instance: 0, at: elapsedMs, what: 'credits: the balance at the end could not be read' })
+    else if (missing < 0 || missing > bound) {
+      violation({ instance: 0, at: elapsedMs, what: `credits: ${missing} missing of ${credits} (bound ${bound})` })
+    }
+    const creditsPassed = !creditsCount.overSpent && missing !== undefined && missing >= 0 && missing <= bound
     return {
       elapsedMs,
       faults,
+      credits: creditsCount,
       counts,
       violations,
       verifications,
@@ -756,6 +866,7 @@ export async function runFleetSoak(options: FleetSoakOptions, log: (line: string
       cutMs: options.cutMs,
       ...(delivery !== undefined && { delivery }),
       passed:
+        creditsPassed &&
         (delivery === undefined || deliveryPassed(delivery.counts)) &&
         counts.deletedAcceptedPastBound === 0 &&
         counts.liveRefused === 0 &&

@@ -29,7 +29,8 @@ import { MIX } from './traffic'
  * connection timeout); `postgresStore` refuses it, and the run reports the refusal (exit
  * 0: nothing ran, nothing broke). `--seed` repeats the faults' draws; `--faults` runs
  * these first, in order (then draws); `--cut` sets how long a silent cut or a hung
- * balancer lasts, in seconds (default 3-15). `--delivery` adds the chaos mode for delivery
+ * balancer lasts, in seconds (default 3-15); `--credits` the metered passcode's credits
+ * (default 3 per second of the run, at least 30). `--delivery` adds the chaos mode for delivery
  * (scripts/soak/fleet-delivery.ts): webhooks to receivers that fail, expiry and leak
  * emails through an SMTP server that goes down, and the faults `kill-delivering` and
  * `smtp-down`; it exits 1 when an event or email is lost or doubled, or an audit record lost.
@@ -47,6 +48,7 @@ const { values } = parseArgs({
     faults: { type: 'string' },
     cut: { type: 'string' },
     delivery: { type: 'boolean', default: false },
+    credits: { type: 'string' },
   },
 })
 
@@ -56,17 +58,19 @@ const pool = values.pool as PoolSettings
 const seed = values.seed === undefined ? undefined : Number(values.seed)
 const faults = values.faults === undefined ? undefined : (values.faults.split(',') as FaultKind[])
 const cut = values.cut === undefined ? undefined : values.cut.split('-').map((part) => Number(part) * 1_000)
+const credits = values.credits === undefined ? undefined : Number(values.credits)
 if (
   !(seconds > 0) ||
   !Number.isInteger(concurrency) ||
   concurrency < 1 ||
   !POOL_SETTINGS.includes(pool) ||
   (seed !== undefined && !Number.isSafeInteger(seed)) ||
+  (credits !== undefined && !(Number.isSafeInteger(credits) && credits > 0)) ||
   (faults !== undefined && !faults.every((kind) => [...FAULT_KINDS, ...(values.delivery ? DELIVERY_FAULT_KINDS : [])].includes(kind))) ||
   (cut !== undefined && (cut.length !== 2 || !(cut[0]! > 0) || !(cut[1]! >= cut[0]!)))
 ) {
   console.error(
-    'usage: npm run soak -- [--fleet [--delivery] [--pool=documented|pg-defaults] [--seed=<n>] [--faults=<kind>,…] [--cut=<min>-<max>]] [--duration=<seconds>] [--concurrency=<n>] [--short] [--report=<file>]',
+    'usage: npm run soak -- [--fleet [--delivery] [--pool=documented|pg-defaults] [--seed=<n>] [--faults=<kind>,…] [--cut=<min>-<max>] [--credits=<n>]] [--duration=<seconds>] [--concurrency=<n>] [--short] [--report=<file>]',
   )
   console.error(`fault kinds: ${FAULT_KINDS.join(', ')}; with --delivery also ${DELIVERY_FAULT_KINDS.join(', ')}`)
   process.exit(2)
@@ -89,6 +93,7 @@ if (values.fleet) {
         delivery: values.delivery,
         ...(faults === undefined ? {} : { faults }),
         ...(cut === undefined ? {} : { cutMs: [cut[0]!, cut[1]!] as const }),
+        ...(credits === undefined ? {} : { credits }),
       },
       (line) => console.error(line),
     )

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { InvalidInputError, type AuthOutcome } from '../../src/index'
 import { createManagementApi } from '../../src/dashboard/index'
 import { memoryStore } from '../../src/memory'
@@ -235,6 +235,86 @@ describe('SPEC 5.50 exact across instances on one store', () => {
     expect(admitted(outcomes)).toBe(30)
     expect(outcomes.find((outcome) => !outcome.ok)).toMatchObject({ body: RATE })
     for (const { auth } of fleet) await auth.close()
+  })
+})
+
+describe('SPEC 5.50 a burst of first requests on a cold passcode', () => {
+  it('is served by a lease sized for the requests waiting on it, not by a chain of leases that doubles from 1 until the waiters time out (504)', async () => {
+    // Each lease takes 100 ms (a store under load), the request deadline is 1 s, and
+    // 2 000 requests arrive at once. Leases that start at 1 and double need 11 in a row
+    // (1.1 s): the one due after 1 s failed with the deadline of the request that started
+    // it, and every request waiting on it got 504. Fake timers: the machine's speed
+    // changes no figure here.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+    try {
+      const store = memoryStore()
+      const leaseLimits = store.leaseLimits!.bind(store)
+      let leases = 0
+      store.leaseLimits = async (request) => {
+        leases++
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        return leaseLimits(request)
+      }
+      const { auth } = setup({ store, timeoutMs: 1_000 })
+      const { value, passcode } = await auth.passcodes.create(admin, 'acc', {
+        name: 'Acme',
+        expiry: 90,
+        rateLimit: { max: 1_000_000, windowSeconds: 60 },
+        credits: { remaining: 1_000_000 },
+      })
+      const burst = Promise.all(Array.from({ length: 2_000 }, () => auth.authenticate({ accountId: 'acc', passcode: value })))
+      await vi.advanceTimersByTimeAsync(2_000)
+      const outcomes = await burst
+      const statuses: Record<number, number> = {}
+      for (const outcome of outcomes) {
+        const status = outcome.ok ? 200 : outcome.statusCode
+        statuses[status] = (statuses[status] ?? 0) + 1
+      }
+      expect(statuses).toEqual({ 200: 2_000 })
+      // One lease for the first request, one for all that waited on it.
+      expect(leases).toBe(2)
+      const closing = auth.close()
+      await vi.advanceTimersByTimeAsync(1_000)
+      await closing
+      // Nothing spent twice, nothing lost: what was not spent went back.
+      expect((await auth.passcodes.list(admin, 'acc')).find((view) => view.id === passcode.id)?.credits?.remaining).toBe(1_000_000 - 2_000)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+})
+
+describe('SPEC 5.50 a lease another request started', () => {
+  it("is waited for within the waiting request's own deadline, and when it fails on its starter's deadline the waiting request leases again in its own time", async () => {
+    // Leases take 900, 300 and 300 ms; the request deadline is 1 s. A and B come at 0, C at
+    // 800. A's lease lands at 900 (one credit, for A); B starts the next at 900 with 100 ms
+    // of its deadline left, and it fails at 1 000. C had 800 ms left: it got 504 with B
+    // before; now it leases again and is admitted at 1 300. Fake timers, as above.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+    try {
+      const store = memoryStore()
+      const leaseLimits = store.leaseLimits!.bind(store)
+      const delays = [900, 300, 300]
+      let leases = 0
+      store.leaseLimits = async (request) => {
+        await new Promise((resolve) => setTimeout(resolve, delays[leases++] ?? 300))
+        return leaseLimits(request)
+      }
+      const { auth } = setup({ store, timeoutMs: 1_000 })
+      const { value } = await auth.passcodes.create(admin, 'acc', { name: 'Acme', expiry: 90, credits: { remaining: 100 } })
+      const call = () => auth.authenticate({ accountId: 'acc', passcode: value })
+      const [a, b] = [call(), call()]
+      await vi.advanceTimersByTimeAsync(800)
+      const c = call()
+      await vi.advanceTimersByTimeAsync(1_500)
+      const statuses = (await Promise.all([a, b, c])).map((outcome) => (outcome.ok ? 200 : outcome.statusCode))
+      expect(statuses).toEqual([200, 504, 200])
+      const closing = auth.close()
+      await vi.advanceTimersByTimeAsync(1_000)
+      await closing
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })
 

@@ -10,7 +10,7 @@ import { postgresAvailability } from '../helpers/postgres'
  * verification and management traffic, with one fault of each kind (a silent cut of
  * one instance and its heal, a hung balancer in front of one and its heal, `kill -9` of
  * one and its restart, `pg_ctl restart`, a PgBouncer restart). The three counts must be 0 and every instance touched by a fault
- * must serve again within the 10 s bound. The ten-minute run is in docs/soak.md.
+ * must serve again within the 10 s bound, and the metered passcode's credits must never be overspent. The ten-minute run is in docs/soak.md.
  */
 
 const postgres = postgresAvailability()
@@ -43,6 +43,12 @@ describe.skipIf(!runnable)(title, () => {
     for (const tally of Object.values(result.answers)) expect(tally.ok).toBeGreaterThan(0)
     expect(result.revokedChecks).toBeGreaterThan(0)
     expect(Object.keys(result.management).sort()).toEqual(['create', 'delete', 'disable', 'rotate'])
+    // Credits (SPEC §5.50) spent across the fleet through every fault: never more than set, and what
+    // is missing (leases lost with the instance killed or in a fault, unanswered requests) within the bound.
+    expect(result.credits.admitted).toBeGreaterThan(0)
+    expect(result.credits.admitted).toBeLessThanOrEqual(result.credits.credits)
+    expect(result.credits.missing).toBeGreaterThanOrEqual(0)
+    expect(result.credits.missing).toBeLessThanOrEqual(result.credits.bound)
     // The bound on the case is the machine's, not the soak's: about 40 s on a quiet machine
     // (a cluster, PgBouncer and three instances to start), 80 s beside two busy loops.
   }, 240_000)
