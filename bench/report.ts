@@ -94,8 +94,11 @@ export function checkGoals(results: BenchResults): GoalCheck[] {
   ratioGoal('fastify', 0.9)
   ratioGoal('koa', 0.9)
   ratioGoal('express', 0.95)
-  // A restricted passcode (issue 44) and a limited one (issue 45) on the warm path: the bare
-  // route / the bare route plus the hook's own cost and the variant's cost over it.
+  // A restricted passcode (issue 44) and a limited one (issue 45) on the warm path, each from
+  // its own cost: the route with requirePasscode / that route with the variant's cost over
+  // the plain hook as well. requirePasscode's own cost has its goal above (ratioGoal), so
+  // it is on both sides here; the table's last columns also show the whole against the bare
+  // route.
   for (const [label, extraOf, minimum] of [
     ['two scopes and 10 address ranges', (cost: HookCost) => cost.restrictedExtraNs, 0.99],
     ['a rate limit and credits', (cost: HookCost) => cost.limitsExtraNs, 0.95],
@@ -105,9 +108,10 @@ export function checkGoals(results: BenchResults): GoalCheck[] {
       const framework = results.http?.find((f) => f.framework === cost.framework)
       const bareNs = framework === undefined ? undefined : cpuNsPerRequest(framework, 'bare')
       if (extra === undefined) continue
-      const ratio = bareNs === undefined ? undefined : bareNs / (bareNs + Math.max(0, cost.extraNs) + Math.max(0, extra))
+      const guardedNs = bareNs === undefined ? undefined : bareNs + Math.max(0, cost.extraNs)
+      const ratio = guardedNs === undefined ? undefined : guardedNs / (guardedNs + Math.max(0, extra))
       goals.push({
-        goal: `${cost.framework}: requirePasscode with ${label} (warm cache) / bare route, from own cost`,
+        goal: `${cost.framework}: ${label} (warm cache), from its own cost: route with requirePasscode / with ${label} as well`,
         target: `≥ ${minimum.toFixed(2)}`,
         measured: ratio === undefined ? 'not run (needs the http section)' : ratio.toFixed(4),
         met: ratio === undefined ? undefined : ratio >= minimum,
