@@ -14,9 +14,10 @@ import { ts } from '../helpers/typescript'
  * client's README, as a reader uses it: in a project made by `npm init -y`, then set up
  * by the README's "Project setup" lines as written (the package is the packed tarball,
  * the tools are at the repository's versions), with the library's peer dependencies (the
- * frameworks and databases the blocks import) and the partner client's package. One
- * `npx tsc` compiles every block, with the settings `tsc --init` wrote (strict,
- * `exactOptionalPropertyTypes`, `verbatimModuleSyntax`…); then each block not marked
+ * frameworks and databases the blocks import) and the partner client's package, which
+ * the `npm install` of the package installs beside it. One `npx tsc` compiles every
+ * block, with the settings `tsc --init` wrote (strict, `exactOptionalPropertyTypes`,
+ * `verbatimModuleSyntax`…); then each block not marked
  * TYPE_CHECK_ONLY runs as `node app.js` runs it, with none of the library's variables
  * set: it must exit 0 by itself. What the framework quick starts print is checked; the
  * Quick start also runs through `npx tsx`, and as an `.mts` file in a CommonJS folder,
@@ -161,13 +162,25 @@ describe('the documentation blocks, in a new project with the packed package', (
       if (result.code !== 0) throw new Error(`npm ${args.join(' ')} failed:\n${result.stdout}${result.stderr}`)
     }
     const quiet = ['--no-audit', '--no-fund', '--prefer-offline']
+    // What the blocks import beyond the package: its peers (frameworks, databases), with
+    // their types where they have them, and the partner client's own package. The
+    // README says to install them beside it: they go into the same `npm install` as the
+    // package (one install less, each reading the whole tree again: seconds of CPU).
+    const peers = Object.keys(library.manifest.peerDependencies as Record<string, string>)
+    const types = peers.map((name) => `@types/${name.replace(/^@(.*)\//, '$1__')}`).filter((name) => name in repositoryManifest.devDependencies)
+    const imported = [...peers.map(pinned), ...types.map(pinned), client.file]
     // The README's setup, line by line; the package is the tarball, the tools are pinned.
     const setup = codeBlocks(readme).find((block) => block.heading === SETUP_HEADING && block.lang === 'sh')!
-    for (const line of setup.code.split('\n').filter((text) => text.trim() !== '')) {
+    const lines = setup.code.split('\n').filter((text) => text.trim() !== '')
+    if (lines.filter((line) => line.trim().split(/\s+/).includes('passcode-auth')).length !== 1)
+      throw new Error(`the README's "${SETUP_HEADING}" should install passcode-auth on one line:\n${setup.code}`)
+    for (const line of lines) {
       const [command, ...words] = line.trim().split(/\s+/)
       if (command === 'npm' && words[0] === 'install') {
+        const installsPackage = words.includes('passcode-auth')
         await npm([
           ...words.map((word) => (word === 'passcode-auth' ? library.file : word.startsWith('-') || word === 'install' ? word : pinned(word))),
+          ...(installsPackage ? imported : []),
           ...quiet,
         ])
       } else {
@@ -175,11 +188,6 @@ describe('the documentation blocks, in a new project with the packed package', (
         if (result.code !== 0) throw new Error(`${line} failed:\n${result.stdout}${result.stderr}`)
       }
     }
-    // What the blocks import beyond the package: its peers (frameworks, databases), with
-    // their types where they have them, and the partner client's own package.
-    const peers = Object.keys(library.manifest.peerDependencies as Record<string, string>)
-    const types = peers.map((name) => `@types/${name.replace(/^@(.*)\//, '$1__')}`).filter((name) => name in repositoryManifest.devDependencies)
-    await npm(['install', ...peers.map(pinned), ...types.map(pinned), client.file, ...quiet])
 
     const write = (block: DocumentedBlock) => {
       mkdirSync(path.dirname(path.join(project.dir, sourceOf(block))), { recursive: true })
