@@ -86,7 +86,8 @@ export const slowTests = [
   'test/faults/silent-cut.test.ts',
   // Three instances on PostgreSQL and PgBouncer spending one passcode's credits (37 s alone).
   'test/faults/limits-fleet.test.ts',
-  'test/http/hostile-input-hono.test.ts',
+  // The hostile-input corpus: 10 000 cases under CI=true (the framework files run a sample of it).
+  'test/http/hostile-input-node.test.ts',
   'test/dashboard/activity.browser.test.ts',
   'test/readme/blocks.test.ts',
   'test/examples/examples.test.ts',
@@ -116,6 +117,7 @@ export const slowTests = [
   'test/dashboard/webhooks.browser.test.ts',
   'test/docs/openapi-lint.test.ts',
   'test/http/hostile-input-express.test.ts',
+  'test/http/hostile-input-hono.test.ts',
   'test/nestjs/conformance.test.ts',
 ]
 
@@ -171,6 +173,7 @@ export const notUnitTests = [
   'test/http/hostile-input-fetch.test.ts',
   'test/http/hostile-input-hono.test.ts',
   'test/http/hostile-input-koa.test.ts',
+  'test/http/hostile-input-node.test.ts',
   'test/http/kept-alive-client.test.ts',
   'test/http/leak-report-adapters.test.ts',
   'test/http/no-framework-import.test.ts',

@@ -10,7 +10,7 @@ import type { PasscodeAuth } from '../../src/index'
 import { fetchHost, honoHost } from '../fetch/hosts'
 import type { RunningApp } from '../conformance/http'
 import { createHttpFixture, type HttpFixture } from './fixture'
-import { expressApp, fastifyApp, koaApp, listen, listenFastify } from './frameworks'
+import { expressApp, fastifyApp, koaApp, listen, listenFastify, nodeApp } from './frameworks'
 import { expectedAnswer, headersOf, headSize, hostileRequest, refusedByParser, targetOf, type HostileRequest } from './hostile-model'
 import { keptAliveClient, sendRaw, type RawRequest, type RawResponse } from './raw-client'
 
@@ -27,24 +27,34 @@ import { keptAliveClient, sendRaw, type RawRequest, type RawResponse } from './r
  * Node's parser refuses, Node's (or Fastify's) own 400/431. Never a 5xx or a stack
  * trace, no error reaching a framework error handler, no unhandled rejection.
  *
- * `FC_SEED` replays another seed; `HOSTILE_RUNS` sets the cases per framework version
- * (default under CI=true: 10 000 for Express 5, Fastify 5, Koa 3, fetch and Hono, 2 500
- * for the older majors; locally 2 000 and 500 to keep `npm test` quick). The cases are
- * the same for every framework version (one seed); one file per framework lets vitest
- * run them side by side.
+ * The cases are the same everywhere (one seed; `FC_SEED` replays another). The whole
+ * corpus (10 000 cases under CI=true, 2 000 elsewhere) goes through the layer every
+ * adapter translates to: `nodeConnectHandler` and `nodeRequirePasscode` on Node's own
+ * `http` server, no framework (test/http/hostile-input-node.test.ts), which reads the
+ * request as Express, Fastify and Koa do (`nodeRequestReader`) and answers through the
+ * same `createConnectRequest` and verification pipeline as every adapter. Each
+ * framework version then gets a sample of the same sequence, 2 000 cases for the
+ * current majors and 500 for the older ones, CI or not: what an adapter adds is the
+ * translation (reading headers, method and target, routing, writing the answer, its
+ * error handling), and each run asserts that every kind of answer came up in it.
+ * `HOSTILE_RUNS` sets one count for every run. One file per framework lets vitest run
+ * them side by side.
  */
 const SEED = Number(process.env.FC_SEED ?? 20_260_101)
 const CI = process.env.CI === 'true'
-/** Cases per framework version: 10 000 for the current majors in CI, fewer for the older ones and locally. */
-const runsFor = (current: boolean): number => Number(process.env.HOSTILE_RUNS ?? (current ? (CI ? 10_000 : 2_000) : CI ? 2_500 : 500))
+/** Cases for a target: the whole corpus for the shared layer, a sample for each framework version. */
+const runsFor = (target: Target): number =>
+  Number(process.env.HOSTILE_RUNS ?? (target.corpus === true ? (CI ? 10_000 : 2_000) : target.current ? 2_000 : 500))
 
 const STACK_TRACE = /\n\s+at |\(\/[^)]*:\d+:\d+\)|node_modules|\/src\//
 
 /** A framework version the suite runs through: its name and how to serve the suite's app on it. */
 export interface Target {
   readonly name: string
-  /** The current major: run with the full case count. */
+  /** The current major: run with the larger sample. */
   readonly current: boolean
+  /** The layer every adapter shares: run with the whole corpus. */
+  readonly corpus?: true
   start(auth: PasscodeAuth, errors: unknown[]): Promise<RunningApp>
 }
 
@@ -86,6 +96,29 @@ export const fastifyTarget = (name: string, current: boolean, fastify: typeof fa
   current,
   start: async (auth, errors) => listenFastify(await fastifyApp(fastify, auth, recordFastifyErrors(errors))),
 })
+
+/**
+ * The suite's app on Node's own `http` server with no framework (`nodeConnectHandler`,
+ * `nodeRequirePasscode`, test/http/frameworks.ts): the shared layer, which gets the
+ * whole corpus; an error its handlers throw is recorded and answered 500.
+ */
+export const nodeTarget: Target = {
+  name: 'node http (no framework)',
+  current: true,
+  corpus: true,
+  start: (auth, errors) => {
+    const app = nodeApp(auth)
+    return listen(async (request, response) => {
+      try {
+        await app(request, response)
+      } catch (error) {
+        errors.push(error)
+        response.statusCode = 500
+        response.end()
+      }
+    })
+  },
+}
 
 // Without overriding the test process's global Request and Response (see test/fetch/targets.ts).
 const NODE_SERVER = { overrideGlobalObjects: false } as const
@@ -203,7 +236,7 @@ export function describeHostileInput(framework: string, targets: readonly Target
         const app = await target.start(fixture.auth, errors)
         const client = keptAliveClient(app.port)
         const tally = new Map<string, number>()
-        const runs = runsFor(target.current)
+        const runs = runsFor(target)
         const started = performance.now()
         try {
           await fc.assert(

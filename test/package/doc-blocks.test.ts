@@ -14,21 +14,24 @@ import { ts } from '../helpers/typescript'
  * client's README, as a reader uses it: in a project made by `npm init -y`, then set up
  * by the README's "Project setup" lines as written (the package is the packed tarball,
  * the tools are at the repository's versions), with the library's peer dependencies (the
- * frameworks and databases the blocks import) and the partner client's package. One
- * `npx tsc` compiles every block, with the settings `tsc --init` wrote (strict,
- * `exactOptionalPropertyTypes`, `verbatimModuleSyntax`…); then each block not marked
- * TYPE_CHECK_ONLY runs as `node app.js` runs it, with none of the library's variables
- * set: it must exit 0 by itself. What the framework quick starts print is checked; the
+ * frameworks and databases the blocks import) and the partner client's package, which
+ * the `npm install` of the package installs beside it. `npx tsc` compiles every block,
+ * with the settings `tsc --init` wrote (strict, `exactOptionalPropertyTypes`,
+ * `verbatimModuleSyntax`…); then each block not marked TYPE_CHECK_ONLY runs as
+ * `node app.js` runs it, with none of the library's variables set: it must exit 0 by
+ * itself. What the framework quick starts print is checked; the
  * Quick start also runs through `npx tsx`, and as an `.mts` file in a CommonJS folder,
  * as the README says. The NestJS guide's blocks use Nest's decorators, TypeScript's legacy
  * ones: they are compiled as the guide says a Nest project is set up, in a folder whose
  * tsconfig.json extends the project's with `experimentalDecorators` and
- * `emitDecoratorMetadata` (what `nest new` writes), with a second `npx tsc`.
+ * `emitDecoratorMetadata` (what `nest new` writes): a second program, which the same
+ * `npx tsc --build` compiles after the first, reading the files both programs share
+ * (the package's declarations, Node's types, the frameworks') once instead of twice.
  *
  * The blocks are independent programs (none binds a fixed port: the servers listen on
- * port 0, or answer Fastify's and Nest's `inject`), so the two compilations run side by
- * side, and the blocks run {@link BLOCKS_AT_ONCE} at a time as soon as both are done;
- * each case then reads its own block's result.
+ * port 0, or answer Fastify's and Nest's `inject`), so they run {@link BLOCKS_AT_ONCE}
+ * at a time as soon as both programs are compiled; each case then reads its own
+ * block's result.
  */
 
 const run = (file: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, timeout: number) =>
@@ -52,8 +55,8 @@ const repositoryManifest = JSON.parse(readFileSync(path.join(repositoryRoot, 'pa
 const DECORATOR_GUIDES: readonly string[] = ['docs/nestjs.md']
 /**
  * A name with a leading dot: the default `include` of the project's tsconfig.json (every
- * file below it) leaves such folders out, so the project's own `npx tsc` does not take
- * the Nest blocks in with its settings, and both programs can run at the same time.
+ * file below it) leaves such folders out, so the project's own program does not take
+ * the Nest blocks in with its settings.
  */
 const DECORATOR_FOLDER = '.nestjs'
 /** How many blocks run at a time: a few processes, most of them waiting on their own event loop's end. */
@@ -161,13 +164,25 @@ describe('the documentation blocks, in a new project with the packed package', (
       if (result.code !== 0) throw new Error(`npm ${args.join(' ')} failed:\n${result.stdout}${result.stderr}`)
     }
     const quiet = ['--no-audit', '--no-fund', '--prefer-offline']
+    // What the blocks import beyond the package: its peers (frameworks, databases), with
+    // their types where they have them, and the partner client's own package. The
+    // README says to install them beside it: they go into the same `npm install` as the
+    // package (one install less, each reading the whole tree again: seconds of CPU).
+    const peers = Object.keys(library.manifest.peerDependencies as Record<string, string>)
+    const types = peers.map((name) => `@types/${name.replace(/^@(.*)\//, '$1__')}`).filter((name) => name in repositoryManifest.devDependencies)
+    const imported = [...peers.map(pinned), ...types.map(pinned), client.file]
     // The README's setup, line by line; the package is the tarball, the tools are pinned.
     const setup = codeBlocks(readme).find((block) => block.heading === SETUP_HEADING && block.lang === 'sh')!
-    for (const line of setup.code.split('\n').filter((text) => text.trim() !== '')) {
+    const lines = setup.code.split('\n').filter((text) => text.trim() !== '')
+    if (lines.filter((line) => line.trim().split(/\s+/).includes('passcode-auth')).length !== 1)
+      throw new Error(`the README's "${SETUP_HEADING}" should install passcode-auth on one line:\n${setup.code}`)
+    for (const line of lines) {
       const [command, ...words] = line.trim().split(/\s+/)
       if (command === 'npm' && words[0] === 'install') {
+        const installsPackage = words.includes('passcode-auth')
         await npm([
           ...words.map((word) => (word === 'passcode-auth' ? library.file : word.startsWith('-') || word === 'install' ? word : pinned(word))),
+          ...(installsPackage ? imported : []),
           ...quiet,
         ])
       } else {
@@ -175,11 +190,6 @@ describe('the documentation blocks, in a new project with the packed package', (
         if (result.code !== 0) throw new Error(`${line} failed:\n${result.stdout}${result.stderr}`)
       }
     }
-    // What the blocks import beyond the package: its peers (frameworks, databases), with
-    // their types where they have them, and the partner client's own package.
-    const peers = Object.keys(library.manifest.peerDependencies as Record<string, string>)
-    const types = peers.map((name) => `@types/${name.replace(/^@(.*)\//, '$1__')}`).filter((name) => name in repositoryManifest.devDependencies)
-    await npm(['install', ...peers.map(pinned), ...types.map(pinned), client.file, ...quiet])
 
     const write = (block: DocumentedBlock) => {
       mkdirSync(path.dirname(path.join(project.dir, sourceOf(block))), { recursive: true })
@@ -195,12 +205,10 @@ describe('the documentation blocks, in a new project with the packed package', (
     writeFileSync(path.join(project.dir, DECORATOR_FOLDER, 'tsconfig.json'), `${JSON.stringify(decorators, null, 2)}\n`)
 
     // One program for every other block, as `npx tsc` compiles a project (it writes the
-    // .js files too), and beside it the Nest blocks' program.
-    const programs = await Promise.all([
-      run('npx', ['tsc', '--pretty', 'false'], project.dir, npmEnvironment(), 300_000),
-      run('npx', ['tsc', '--pretty', 'false', '--project', DECORATOR_FOLDER], project.dir, npmEnvironment(), 300_000),
-    ])
-    compiled = programs.map((tsc) => tsc.stdout + tsc.stderr).join('')
+    // .js files too, also beside a block with errors), then the Nest blocks' program: one
+    // `tsc --build` of both projects, which prints each one's diagnostics as `tsc` does.
+    const tsc = await run('npx', ['tsc', '--build', 'tsconfig.json', DECORATOR_FOLDER, '--pretty', 'false'], project.dir, npmEnvironment(), 300_000)
+    compiled = tsc.stdout + tsc.stderr
     for (const line of compiled.split('\n')) {
       const match = /^([^(\s]+)\(\d+,\d+\): error /.exec(line)
       if (match !== null) diagnostics.set(match[1]!, [...(diagnostics.get(match[1]!) ?? []), line])

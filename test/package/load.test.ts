@@ -1,25 +1,24 @@
 import { execFileSync } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { build, type Options } from 'tsup'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import tsupConfig, { declarationsFolder, entries } from '../../tsup.config'
+import { declarationsFolder, entries } from '../../tsup.config'
 import { generatePasscode } from '../../src/index'
+import { extractTarball, packedPackages } from '../helpers/packed-tarball'
 
 /**
  * The package as a user gets it, loaded by name: once with `import` (ESM) and once
  * with `require` (CommonJS, which needs Node's require(esm) for the ESM-only jose
  * and @noble/hashes), for every subpath in package.json "exports".
  *
- * The JavaScript is built here from the current src/ with tsup.config.ts (same
- * entries, formats and splitting; declarations skipped, they take most of the
- * build time and `npm run check:packaging` checks them with attw) into
- * node_modules/.cache/…/node_modules/passcode-auth/, beside a copy of package.json.
- * That is an installed copy: Node resolves it through "exports", and its own
- * imports (jose, zod, @noble/hashes, peers) through this repository's node_modules.
- * The repository's dist/ is never touched, so a concurrent `npm run build` can't
- * interfere.
+ * The package is the packed tarball of the working tree (test/helpers/packed-tarball.ts:
+ * `npm pack`, whose `prepack` runs `npm run build` with tsup.config.ts, made once for
+ * every test file that wants it), extracted into
+ * node_modules/.cache/…/node_modules/passcode-auth/. That is an installed copy: Node
+ * resolves it through "exports", and its own imports (jose, zod, @noble/hashes, peers)
+ * through this repository's node_modules. The repository's dist/ is never touched, so
+ * a concurrent `npm run build` can't interfere.
  */
 
 const packageRoot = fileURLToPath(new URL('../..', import.meta.url))
@@ -164,26 +163,18 @@ function run(kind: 'import' | 'require'): LoadReport {
 }
 
 beforeAll(async () => {
+  const { library } = await packedPackages()
   const cache = join(packageRoot, 'node_modules', '.cache')
   mkdirSync(cache, { recursive: true })
   consumer = mkdtempSync(join(cache, 'passcode-auth-consumer-'))
-  const installed = join(consumer, 'node_modules', 'passcode-auth')
+  const modules = join(consumer, 'node_modules')
+  mkdirSync(modules)
+  const installed = join(modules, 'passcode-auth')
+  renameSync(await extractTarball(library, modules), installed)
   installedDist = join(installed, 'dist')
-  mkdirSync(installed, { recursive: true })
-  cpSync(join(packageRoot, 'package.json'), join(installed, 'package.json'))
-  await build({
-    ...(tsupConfig as Options),
-    config: false,
-    dts: false,
-    sourcemap: false,
-    silent: true,
-    entry: Object.fromEntries(Object.entries(entries).map(([name, source]) => [name, join(packageRoot, source)])),
-    tsconfig: join(packageRoot, 'tsconfig.json'),
-    outDir: installedDist,
-  })
   reports.import = run('import')
   reports.require = run('require')
-}, 60_000)
+}, 900_000)
 
 afterAll(() => {
   if (consumer) rmSync(consumer, { recursive: true, force: true })
