@@ -1,5 +1,5 @@
 import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../core/entities'
-import type { CreateResult, CredentialMatch, GrantResult, Invalidation, PasscodeStoreWithWebhooks, UpdateResult } from '../../ports/passcode-store'
+import type { CompletePasscodeStore, CreateResult, CredentialMatch, GrantResult, Invalidation, UpdateResult } from '../../ports/passcode-store'
 import { toDatabase } from './database'
 import type { PostgresDatabase, Queryable, Row } from './database-interface'
 import { invalidationHub } from './invalidations'
@@ -46,7 +46,7 @@ import { postgresLimits } from './limit-store'
  * await store.close()
  * ```
  */
-export interface PostgresStore extends PasscodeStoreWithWebhooks {
+export interface PostgresStore extends CompletePasscodeStore {
   subscribe(listener: (invalidation: Invalidation) => void): () => void
   /** Stops listening for invalidations. The `pg` pool, client or PGlite instance stays open: it is the host's. */
   close(): Promise<void>
