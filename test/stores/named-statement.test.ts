@@ -24,6 +24,11 @@ describe('named statement inputs', () => {
     expect(() => namedStatement({ a: sqlType.text }, ($) => `SELECT ${$.a}, $2::text`)).toThrow(/\$2/)
   })
 
+  it('refuses an input read while the text was made but left out of it (it would be sent untyped)', () => {
+    const pieces = ($: { readonly a: string; readonly b: string }) => ({ first: `SELECT ${$.a}`, second: `SELECT ${$.b}` })
+    expect(() => namedStatement({ a: sqlType.text, b: sqlType.text }, ($) => pieces($).first)).toThrow(/leaves out its input b/)
+  })
+
   it('joins the inputs of two pieces, and refuses one name with two types', () => {
     expect(joinInputs({ a: sqlType.text }, { a: sqlType.text, b: sqlType.bigint })).toEqual({ a: sqlType.text, b: sqlType.bigint })
     expect(() => joinInputs({ a: sqlType.text }, { a: sqlType.bigint })).toThrow(/text and bigint/)

@@ -15,7 +15,7 @@ import {
   GRANT_USER_PASSCODE_PARAMS,
   INSERT_ACCOUNT_PASSCODE_PARAMS,
   insertAccountPasscodeChange,
-  LEAK_PARAMS,
+  LEAK_INPUTS,
   LEAK_RESULTS,
   leakChanges,
   insertUserPasscodeChange,
@@ -153,9 +153,15 @@ export function auditStatements(s: string) {
     }),
     appendAt: appendingAt(s, { change: 'nothing AS (SELECT 1 AS appended)', params: 0, gate: 'nothing', result: 'appended' }),
     // A leak report's three responses, each then locking the head (its record shows the passcode it acted on).
-    leakDisableAndLock: lockingHead(s, { change: leakChanges(s).disable, params: LEAK_PARAMS, gate: 'changed', result: LEAK_RESULTS.disable }),
-    leakDeleteAndLock: lockingHead(s, { change: leakChanges(s).delete, params: LEAK_PARAMS, gate: 'changed', result: LEAK_RESULTS.delete }),
-    leakRevokeAndLock: lockingHead(s, { change: leakChanges(s).revoke, params: LEAK_PARAMS, gate: 'changed', result: LEAK_RESULTS.revoke }),
+    leakDisableAndLock: namedStatement(LEAK_INPUTS, ($) =>
+      lockingHead(s, { change: leakChanges(s).disable($), account: $.accountId, gate: 'changed', result: LEAK_RESULTS.disable }),
+    ),
+    leakDeleteAndLock: namedStatement(LEAK_INPUTS, ($) =>
+      lockingHead(s, { change: leakChanges(s).delete($), account: $.accountId, gate: 'changed', result: LEAK_RESULTS.delete }),
+    ),
+    leakRevokeAndLock: namedStatement(LEAK_INPUTS, ($) =>
+      lockingHead(s, { change: leakChanges(s).revoke($), account: $.accountId, gate: 'changed', result: LEAK_RESULTS.revoke }),
+    ),
     // Each change whose record shows its row before and after (core/audit-fields.ts), then the head lock.
     editAndLock: namedStatement(EDIT_INPUTS, ($) =>
       lockingHead(s, {

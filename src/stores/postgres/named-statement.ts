@@ -58,7 +58,8 @@ export interface NamedStatement<I> {
 
 /**
  * Makes a statement of named inputs: `build` writes the text with `$.name` where each
- * value goes, once, here. A `$n` the builder did not number is refused at once.
+ * value goes, once, here. A `$n` the builder did not number, or an input read but left
+ * out of the text, is refused at once.
  *
  * @param inputs - each input's name and SQL type
  * @param build - the text, from the placeholders
@@ -84,6 +85,10 @@ export function namedStatement<const I extends Inputs>(inputs: I, build: (placeh
   for (const [, n] of text.matchAll(/\$(\d+)/g)) {
     if (Number(n) > order.length) throw new Error(`a statement's text has $${n}, which no named input made`)
   }
+  // An input read while the text was made but left out of it would be sent untyped.
+  order.forEach((name, i) => {
+    if (!new RegExp(`\\$${i + 1}::`).test(text)) throw new Error(`a statement's text leaves out its input ${name}`)
+  })
   const names = order as (keyof InputOf<I>)[]
   return { text, values: (input) => names.map((name) => input[name]) }
 }

@@ -417,9 +417,12 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
         if ((await database.query(sql.openLeakMark, [accountId, report.kind, key])).length > 0) return null
       }
       return write(async (tx) => {
-        const params = [accountId, key, report.hash, report.id, report.at, report.url, report.source, report.token, report.claimedUntil]
+        const { hash, id, at, url, source, token, claimedUntil } = report
+        const input = { accountId, key, hash, id, at, url, source, token, claimedUntil }
         // With its record: the response locks the chain head after it (…AndLock).
-        const row = one(await (entry === undefined ? tx.query(statement, params) : run(tx)(withRecord, [...params, accountId])))
+        const row = one(
+          await (entry === undefined ? tx.query(statement.text, statement.values(input)) : run(tx)(withRecord.text, withRecord.values(input))),
+        )
         if (row === null) return { result: null, changed: false }
         const invalidation: Invalidation =
           report.kind === 'user' ? { type: 'user_passcode', accountId, userId: key } : { type: 'account_passcode', accountId, passcodeId: key }

@@ -325,10 +325,22 @@ export const completeLeakNoticeChange = (s: string): string => `sent AS (
 /** The parameters of {@link completeLeakNoticeChange}. */
 export const COMPLETE_LEAK_NOTICE_PARAMS = 3
 
+/** The inputs of a leak report's response ({@link leakChanges}), as `LeakReport` names them. */
+export const LEAK_INPUTS = {
+  accountId: sqlType.text,
+  key: sqlType.text,
+  hash: sqlType.text,
+  id: sqlType.text,
+  at: sqlType.bigint,
+  url: orNull(sqlType.text),
+  source: sqlType.text,
+  token: sqlType.text,
+  claimedUntil: sqlType.bigint,
+} as const
+
 /**
  * The three responses to a leak report (SPEC §5.42) as CTEs, each ending in `changed`
- * (its mark; no row: nothing acted), with or without its audit record ($1 account, $2
- * key, $3 hash, $4 mark id, $5 at, $6 url, $7 source, $8 token, $9 claimed until). Each
+ * (its mark; no row: nothing acted), with or without its audit record (the placeholders of {@link LEAK_INPUTS}). Each
  * acts only while the credential holds the hash that matched; the account passcode's
  * row is locked first, so concurrent reports take turns, and the open-mark index
  * decides: the second finds the first's mark and inserts none, and then changes nothing
@@ -337,39 +349,39 @@ export const COMPLETE_LEAK_NOTICE_PARAMS = 3
  * (revoked_at IS NULL): of concurrent reports one changes the row.
  */
 export const leakChanges = (s: string) => ({
-  disable: `target AS (
+  disable: ($: Placeholders<typeof LEAK_INPUTS>): string => `target AS (
         SELECT id, name, hint FROM ${s}.account_passcodes
-        WHERE account_id = $1::text AND id = $2::text AND (hash = $3::text OR previous_hash = $3::text)
+        WHERE account_id = ${$.accountId} AND id = ${$.key} AND (hash = ${$.hash} OR previous_hash = ${$.hash})
         FOR NO KEY UPDATE
       ), changed AS (
         INSERT INTO ${s}.leak_marks (id, account_id, kind, key, reported_at, url, source, action, name, hint, open, token, claimed_until)
-        SELECT $4::text, $1::text, 'account', t.id, $5::bigint, $6::text, $7::text, 'disabled', t.name, t.hint, true, $8::text, $9::bigint
+        SELECT ${$.id}, ${$.accountId}, 'account', t.id, ${$.at}, ${$.url}, ${$.source}, 'disabled', t.name, t.hint, true, ${$.token}, ${$.claimedUntil}
         FROM target t
         ON CONFLICT (account_id, kind, key) WHERE open DO NOTHING
         RETURNING ${LEAK_COLUMNS}
       ), disabled AS (
-        UPDATE ${s}.account_passcodes p SET disabled_at = $5::bigint, updated_at = $5::bigint
-        FROM changed m WHERE p.account_id = $1::text AND p.id = m.key AND p.disabled_at IS NULL
+        UPDATE ${s}.account_passcodes p SET disabled_at = ${$.at}, updated_at = ${$.at}
+        FROM changed m WHERE p.account_id = ${$.accountId} AND p.id = m.key AND p.disabled_at IS NULL
         RETURNING 1
       )`,
-  delete: `gone AS (
+  delete: ($: Placeholders<typeof LEAK_INPUTS>): string => `gone AS (
         DELETE FROM ${s}.account_passcodes p
-        WHERE account_id = $1::text AND id = $2::text AND (hash = $3::text OR previous_hash = $3::text)
-          AND NOT EXISTS (SELECT 1 FROM ${s}.leak_marks m WHERE m.account_id = $1::text AND m.kind = 'account' AND m.key = $2::text AND m.open)
+        WHERE account_id = ${$.accountId} AND id = ${$.key} AND (hash = ${$.hash} OR previous_hash = ${$.hash})
+          AND NOT EXISTS (SELECT 1 FROM ${s}.leak_marks m WHERE m.account_id = ${$.accountId} AND m.kind = 'account' AND m.key = ${$.key} AND m.open)
         RETURNING id, name, hint
       ), changed AS (
         INSERT INTO ${s}.leak_marks (id, account_id, kind, key, reported_at, url, source, action, name, hint, open, token, claimed_until)
-        SELECT $4::text, $1::text, 'account', g.id, $5::bigint, $6::text, $7::text, 'deleted', g.name, g.hint, false, $8::text, $9::bigint
+        SELECT ${$.id}, ${$.accountId}, 'account', g.id, ${$.at}, ${$.url}, ${$.source}, 'deleted', g.name, g.hint, false, ${$.token}, ${$.claimedUntil}
         FROM gone g
         RETURNING ${LEAK_COLUMNS}
       )`,
-  revoke: `revoked AS (
-        UPDATE ${s}.user_passcodes SET revoked_at = $5::bigint
-        WHERE account_id = $1::text AND user_id = $2::text AND hash = $3::text AND revoked_at IS NULL
+  revoke: ($: Placeholders<typeof LEAK_INPUTS>): string => `revoked AS (
+        UPDATE ${s}.user_passcodes SET revoked_at = ${$.at}
+        WHERE account_id = ${$.accountId} AND user_id = ${$.key} AND hash = ${$.hash} AND revoked_at IS NULL
         RETURNING user_id
       ), changed AS (
         INSERT INTO ${s}.leak_marks (id, account_id, kind, key, reported_at, url, source, action, name, hint, open, token, claimed_until)
-        SELECT $4::text, $1::text, 'user', r.user_id, $5::bigint, $6::text, $7::text, 'revoked', NULL, NULL, true, $8::text, $9::bigint
+        SELECT ${$.id}, ${$.accountId}, 'user', r.user_id, ${$.at}, ${$.url}, ${$.source}, 'revoked', NULL, NULL, true, ${$.token}, ${$.claimedUntil}
         FROM revoked r
         ON CONFLICT (account_id, kind, key) WHERE open DO UPDATE SET
           reported_at = excluded.reported_at, url = excluded.url, source = excluded.source, action = excluded.action,
@@ -384,9 +396,6 @@ export const LEAK_RESULTS = {
   delete: LEAK_COLUMNS,
   revoke: LEAK_COLUMNS,
 } as const
-
-/** The parameters of {@link leakChanges}. */
-export const LEAK_PARAMS = 9
 
 const ACCOUNT_BRANCH = `p.account_id, p.id, NULL::text AS user_id, p.name, p.name_key, p.hash, p.hint,
                p.expiry_days, p.created_at, p.updated_at, p.expires_at, p.partners, p.previous_hash, p.previous_hash_ends_at,
@@ -642,16 +651,10 @@ export function statements(s: string) {
       DELETE FROM ${s}.notifications
       WHERE passcode_id = $1::text AND kind = $2::text AND expires_at = $3::bigint AND token = $4::text AND sent_at IS NULL`,
 
-    // SPEC §5.42 (see leakChanges): $1 account, $2 key, $3 hash, $4 mark id, $5 at, $6 url, $7 source, $8 token, $9 claimed until.
-    leakDisableAccountPasscode: `
-      WITH ${leakChanges(s).disable}
-      SELECT ${LEAK_RESULTS.disable} FROM changed`,
-    leakDeleteAccountPasscode: `
-      WITH ${leakChanges(s).delete}
-      SELECT ${LEAK_RESULTS.delete} FROM changed`,
-    leakRevokeUserPasscode: `
-      WITH ${leakChanges(s).revoke}
-      SELECT ${LEAK_RESULTS.revoke} FROM changed`,
+    // SPEC §5.42 (see leakChanges).
+    leakDisableAccountPasscode: namedStatement(LEAK_INPUTS, ($) => `WITH ${leakChanges(s).disable($)} SELECT ${LEAK_RESULTS.disable} FROM changed`),
+    leakDeleteAccountPasscode: namedStatement(LEAK_INPUTS, ($) => `WITH ${leakChanges(s).delete($)} SELECT ${LEAK_RESULTS.delete} FROM changed`),
+    leakRevokeUserPasscode: namedStatement(LEAK_INPUTS, ($) => `WITH ${leakChanges(s).revoke($)} SELECT ${LEAK_RESULTS.revoke} FROM changed`),
     openLeakMark: `SELECT 1 AS open FROM ${s}.leak_marks WHERE account_id = $1::text AND kind = $2::text AND key = $3::text AND open`,
     listLeakMarks: `
       SELECT ${LEAK_COLUMNS} FROM ${s}.leak_marks WHERE account_id = $1::text AND open ORDER BY reported_at, id COLLATE "C"`,
