@@ -141,6 +141,7 @@ export const unitTests = [
   'test/docs/*.test.ts',
   'test/secretlint/*.test.ts',
   'test/stores/memory.test.ts',
+  'test/stores/named-statement.test.ts',
   'test/stores/pg-pool-connections.test.ts',
 ]
 

@@ -31,7 +31,8 @@ import { auditKeyring } from '../src/core/audit-keys'
 import type { AuditAppend } from '../src/ports/audit-log'
 import type { AccountPasscodeRecord, UserPasscodeRecord } from '../src/core/entities'
 import { migrate, postgresStore } from '../src/stores/postgres/index'
-import { ACCOUNT_COLUMNS, ACCOUNT_PATCH, rotateChange } from '../src/stores/postgres/statements'
+import { ACCOUNT_COLUMNS, accountPatch, EDIT_INPUTS, editInput, ROTATE_INPUTS, rotateChange } from '../src/stores/postgres/statements'
+import { joinInputs, namedStatement, sqlType } from '../src/stores/postgres/named-statement'
 import { postgresAvailability, startTestPostgres } from '../test/helpers/postgres'
 import { ADMIN } from './fixtures'
 import { median } from './stats'
@@ -224,12 +225,13 @@ async function writeSection(pool: pg.Pool): Promise<void> {
     )
   // The least a rename costs: the UPDATE and its NOTIFY in one named prepared statement,
   // no record (not how the store writes an edit without a record: BEGIN, UPDATE, NOTIFY, COMMIT).
-  const bare = {
-    name: 'bench_bare_rename',
-    text: `WITH edited AS (UPDATE ${schema}.account_passcodes AS p SET ${ACCOUNT_PATCH}
-      WHERE p.account_id = $1::text AND p.id = $2::text RETURNING ${ACCOUNT_COLUMNS})
-      SELECT ${ACCOUNT_COLUMNS}, pg_notify($15::text, $16::text) FROM edited`,
-  }
+  const bareRename = namedStatement(
+    joinInputs(EDIT_INPUTS, { channel: sqlType.text, payload: sqlType.text }),
+    ($) => `WITH edited AS (UPDATE ${schema}.account_passcodes AS p SET ${accountPatch($)}
+      WHERE p.account_id = ${$.accountId} AND p.id = ${$.passcodeId} RETURNING ${ACCOUNT_COLUMNS})
+      SELECT ${ACCOUNT_COLUMNS}, pg_notify(${$.channel}, ${$.payload}) FROM edited`,
+  )
+  const bare = { name: 'bench_bare_rename', text: bareRename.text }
   let n = 0
   const kinds = ['with', 'without', 'bare'] as const
   const rename = async (kind: (typeof kinds)[number]) => {
@@ -238,8 +240,8 @@ async function writeSection(pool: pg.Pool): Promise<void> {
     if (kind === 'with') await store.updateAccountPasscode('acc_bench', passcode.id, patch, signed(entry('acc_bench', Date.now())))
     else if (kind === 'without') await store.updateAccountPasscode('acc_bench', passcode.id, patch)
     else {
-      const values = ['acc_bench', passcode.id, patch.name, patch.nameKey, false, null, false, null, patch.updatedAt, false, null, null, false, null]
-      await pool.query({ ...bare, values: [...values, 'bench_channel', '{}'] })
+      const input = { ...editInput('acc_bench', passcode.id, patch), channel: 'bench_channel', payload: '{}' }
+      await pool.query({ ...bare, values: bareRename.values(input) })
     }
   }
   const renames = await sideBySide(kinds, (kind) =>
@@ -254,10 +256,11 @@ async function writeSection(pool: pg.Pool): Promise<void> {
   // A rotation with its record (one statement, which reads its before under its lock) next
   // to one without (BEGIN, the rotation, NOTIFY, COMMIT), and next to the least a rotation
   // costs: its statement and its NOTIFY as one named prepared statement, no record.
-  const bareRotation = {
-    name: 'bench_bare_rotation',
-    text: `WITH ${rotateChange(schema)} SELECT ${ACCOUNT_COLUMNS}, pg_notify($8::text, $9::text) FROM changed`,
-  }
+  const bareRotationStatement = namedStatement(
+    joinInputs(ROTATE_INPUTS, { channel: sqlType.text, payload: sqlType.text }),
+    ($) => `WITH ${rotateChange(schema, $)} SELECT ${ACCOUNT_COLUMNS}, pg_notify(${$.channel}, ${$.payload}) FROM changed`,
+  )
+  const bareRotation = { name: 'bench_bare_rotation', text: bareRotationStatement.text }
   const rotate = async (kind: (typeof kinds)[number]) => {
     n++
     const rotation = {
@@ -267,8 +270,8 @@ async function writeSection(pool: pg.Pool): Promise<void> {
       updatedAt: Date.now(),
     }
     if (kind === 'bare') {
-      const values = ['acc_bench', passcode.id, rotation.hash, rotation.hint, rotation.previousHashEndsAt, rotation.updatedAt, null]
-      await pool.query({ ...bareRotation, values: [...values, 'bench_channel', '{}'] })
+      const input = { accountId: 'acc_bench', passcodeId: passcode.id, ...rotation, pepperId: null, channel: 'bench_channel', payload: '{}' }
+      await pool.query({ ...bareRotation, values: bareRotationStatement.values(input) })
       return
     }
     const record = kind === 'with' ? signed({ ...entry('acc_bench', Date.now()), action: 'passcode.rotated' as const, changes: {} }) : undefined
@@ -549,7 +552,7 @@ async function writeSection(pool: pg.Pool): Promise<void> {
           token: crypto.randomUUID(),
           claimedUntil: at + 60_000,
         }
-        if (((await store.reportLeak?.(report, audit)) ?? null) === null) throw new Error('the report should disable the passcode')
+        if (((await store.reportLeak(report, audit)) ?? null) === null) throw new Error('the report should disable the passcode')
       }
     })
   })

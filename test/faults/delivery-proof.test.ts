@@ -208,7 +208,7 @@ describe('SPEC 5.32 the service while delivery is unproven', () => {
       },
       subscribe(listener) {
         listeners.add(listener)
-        const off = inner.subscribe!(listener)
+        const off = inner.subscribe(listener)
         return () => {
           listeners.delete(listener)
           off()

@@ -111,7 +111,7 @@ describe.skipIf(skipped !== undefined)(
       let admitted = 0
       let stop = false
       const limits = admin.store
-      const balance = async () => (await limits.listCreditBalances!('acc_fleet', Date.now())).find((entry) => entry.key === passcodeId)!.balance
+      const balance = async () => (await limits.listCreditBalances('acc_fleet', Date.now())).find((entry) => entry.key === passcodeId)!.balance
       const loops = children.map((child) =>
         hammer(
           child,

@@ -15,7 +15,7 @@ describe('SPEC 5.50 the warm path with limits', () => {
   it('answers most hits synchronously and asks the store for a lease a handful of times per thousand requests', async () => {
     const store = memoryStore()
     let leases = 0
-    const lease = store.leaseLimits!.bind(store)
+    const lease = store.leaseLimits.bind(store)
     const counted: PasscodeStore = Object.assign(Object.create(store) as PasscodeStore, {
       leaseLimits: (request: Parameters<typeof lease>[0]) => {
         leases++

@@ -13,9 +13,9 @@ function countingStore() {
   const writes: UsageCount[][] = []
   const store: PasscodeStore = {
     ...inner,
-    async recordUsageCounts(counts) {
+    async recordUsageCounts(counts: readonly UsageCount[]) {
       writes.push([...counts])
-      return inner.recordUsageCounts!(counts)
+      return inner.recordUsageCounts(counts)
     },
   }
   return { store, writes }
@@ -122,9 +122,9 @@ describe('SPEC 5.41 usage over time', () => {
     let failures = 1
     const store: PasscodeStore = {
       ...inner,
-      async recordUsageCounts(counts) {
+      async recordUsageCounts(counts: readonly UsageCount[]) {
         if (failures-- > 0) throw new Error('database went away')
-        return inner.recordUsageCounts!(counts)
+        return inner.recordUsageCounts(counts)
       },
     }
     const { auth } = setup({ store })
@@ -146,7 +146,7 @@ describe('SPEC 5.41 usage over time', () => {
     const created = await auth.passcodes.create(admin, 'acc', { name: 'A', expiry: 30 })
     const old = { kind: 'account', accountId: 'acc', key: created.passcode.id, partner: '', outcome: 'succeeded', n: 1 } as const
     const rows = Array.from({ length: 2500 }, (_, i) => ({ ...old, partner: `p${i}`, day: '2025-12-01' }))
-    await store.recordUsageCounts!([...rows, { ...old, day: new Date(clock.ms - DAY_MS).toISOString().slice(0, 10) }])
+    await store.recordUsageCounts([...rows, { ...old, day: new Date(clock.ms - DAY_MS).toISOString().slice(0, 10) }])
     await auth.authenticate({ accountId: 'acc', passcode: created.value })
     await auth.close()
     const { days } = await auth.passcodes.usage(admin, 'acc', created.passcode.id)
@@ -154,6 +154,6 @@ describe('SPEC 5.41 usage over time', () => {
       [new Date(clock.ms - DAY_MS).toISOString().slice(0, 10), 1],
       [new Date(clock.ms).toISOString().slice(0, 10), 1],
     ])
-    expect(await store.pruneUsageCounts!('2025-12-31', 1000)).toBe(0)
+    expect(await store.pruneUsageCounts('2025-12-31', 1000)).toBe(0)
   })
 })

@@ -119,7 +119,7 @@ describe('SPEC 5.27 usage', () => {
     const inner = memoryStore()
     const unsubscribed = vi.fn()
     const subscribe: PasscodeStore['subscribe'] = (listener) => {
-      const stop = inner.subscribe!(listener)
+      const stop = inner.subscribe(listener)
       return () => {
         unsubscribed()
         stop()

@@ -6,6 +6,6 @@ import { storeConformance } from '../conformance/store'
 storeConformance('memoryStore', {
   open: async () => {
     const store = memoryStore()
-    return { store, peer: async () => store, close: () => store.close!() }
+    return { store, peer: async () => store, close: () => store.close() }
   },
 })

@@ -13,7 +13,7 @@ import type { LeakNotices } from './leak-notices'
 export interface LeaksContext {
   /** The verification read (`verify/peppers.ts` `findUnderPeppers`): what the store holds for a value under every pepper. */
   readonly read: (token: string) => Promise<{ readonly match: CredentialMatch | null; readonly hash: string }>
-  /** Acts on a leak through {@link PasscodeStore.reportLeak}: the change, its mark and its audit record in one transaction. */
+  /** Acts on a leak through {@link LeaksPart.reportLeak}: the change, its mark and its audit record in one transaction. */
   readonly store: PasscodeStore
   /** Signs the leak reports' audit records (SPEC §5.44). */
   readonly auditSigner: AuditSigner
@@ -121,7 +121,7 @@ function isLive(match: CredentialMatch, hash: string, now: number, allowReactiva
 async function revokedByLeak(store: PasscodeStore, match: CredentialMatch, hash: string): Promise<boolean> {
   if (match.kind !== 'user' || match.record.revokedAt === null || match.record.hash !== hash || store.listLeakMarks === undefined) return false
   const { accountId, userId } = match.record
-  const marks = await storeCall(() => store.listLeakMarks!(accountId))
+  const marks = await storeCall(() => store.listLeakMarks(accountId))
   return marks.some((mark) => mark.kind === 'user' && mark.key === userId)
 }
 

@@ -15,7 +15,7 @@ async function openLeaks(context: Pick<ViewsContext, 'store'>, records: readonly
   const byId = new Map<string, LeakMark>()
   if (store.listLeakMarks === undefined) return byId
   for (const accountId of new Set(records.map((record) => record.accountId))) {
-    for (const mark of await storeCall(() => store.listLeakMarks!(accountId))) if (mark.kind === 'account') byId.set(mark.key, mark)
+    for (const mark of await storeCall(() => store.listLeakMarks(accountId))) if (mark.kind === 'account') byId.set(mark.key, mark)
   }
   return byId
 }
@@ -26,7 +26,7 @@ async function creditBalances(context: ViewsContext, records: readonly AccountPa
   const byId = new Map<string, number>()
   if (store.listCreditBalances === undefined) return byId
   for (const accountId of new Set(records.filter((record) => record.credits != null).map((record) => record.accountId))) {
-    for (const { kind, key, balance } of await storeCall(() => store.listCreditBalances!(accountId, now)))
+    for (const { kind, key, balance } of await storeCall(() => store.listCreditBalances(accountId, now)))
       if (kind === 'account') byId.set(key, balance)
   }
   return byId

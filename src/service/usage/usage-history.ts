@@ -78,7 +78,7 @@ export function usageReader(store: PasscodeStore, now: () => number, retentionDa
   return async (kind, accountId, key) => {
     const today = dayOf(now())
     const from = dayText(today - retentionDays + 1)
-    const rows = store.listUsageCounts === undefined ? [] : await storeCall(() => store.listUsageCounts!({ kind, accountId, key, from }))
+    const rows = store.listUsageCounts === undefined ? [] : await storeCall(() => store.listUsageCounts({ kind, accountId, key, from }))
     return { from, to: dayText(today), days: usageDays(rows) }
   }
 }

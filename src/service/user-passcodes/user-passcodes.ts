@@ -75,7 +75,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
   const creditBalances = async (accountId: string, records: readonly UserPasscodeRecord[], now: number): Promise<Map<string, number>> => {
     const byUser = new Map<string, number>()
     if (store.listCreditBalances === undefined || !records.some((record) => record.credits != null)) return byUser
-    for (const { kind, key, balance } of await storeCall(() => store.listCreditBalances!(accountId, now)))
+    for (const { kind, key, balance } of await storeCall(() => store.listCreditBalances(accountId, now)))
       if (kind === 'user') byUser.set(key, balance)
     return byUser
   }
@@ -87,7 +87,7 @@ export function createUserPasscodesApi(context: UserPasscodesContext): UserPassc
   const openLeaks = async (accountId: string): Promise<Map<string, LeakMark>> => {
     const byUser = new Map<string, LeakMark>()
     if (store.listLeakMarks === undefined) return byUser
-    for (const mark of await storeCall(() => store.listLeakMarks!(accountId))) if (mark.kind === 'user') byUser.set(mark.key, mark)
+    for (const mark of await storeCall(() => store.listLeakMarks(accountId))) if (mark.kind === 'user') byUser.set(mark.key, mark)
     return byUser
   }
 

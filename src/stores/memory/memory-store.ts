@@ -29,7 +29,7 @@ import { dueNotification } from '../../core/notifications'
 import { memoryAuditLog } from './memory-audit-log'
 import { memoryLimits } from './memory-limits'
 import { memoryWebhooks } from './memory-webhooks'
-import type { PasscodeStoreWithWebhooks } from '../../ports/passcode-store'
+import type { CompletePasscodeStore } from '../../ports/passcode-store'
 import type { AccountPolicy } from '../../core/policy'
 import type { PolicyNotice } from '../../ports/account-policy-part'
 
@@ -74,7 +74,7 @@ const notificationKey = (passcodeId: string, kind: NotificationKind, expiresAt: 
  * const auth = createPasscodeAuth({ store: memoryStore(), partners: ['acme'] })
  * ```
  */
-export function memoryStore(): PasscodeStoreWithWebhooks {
+export function memoryStore(): CompletePasscodeStore {
   const passcodes = new Map<string, AccountPasscodeRecord>()
   const byHash = new Map<string, { kind: 'account'; id: string } | { kind: 'user'; key: string }>()
   const byAccount = new Map<string, Set<string>>()

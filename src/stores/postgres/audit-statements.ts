@@ -1,30 +1,32 @@
 import { GENESIS_HASH } from '../../core/audit'
+import { namedStatement, type Placeholders } from './named-statement'
 import {
   ACCOUNT_COLUMNS,
-  ACCOUNT_PATCH,
-  ACCOUNT_PATCH_PARAMS,
+  accountPatch,
   closeLeakOnEnable,
   COMPLETE_LEAK_NOTICE_PARAMS,
   COMPLETE_NOTIFICATION_PARAMS,
   completeLeakNoticeChange,
   completeNotificationChange,
-  DELETE_ACCOUNT_PASSCODE_PARAMS,
+  DELETE_INPUTS,
   deleteAccountPasscodeChange,
+  EDIT_INPUTS,
+  type EditInputs,
   GRANT_USER_PASSCODE_PARAMS,
   INSERT_ACCOUNT_PASSCODE_PARAMS,
   insertAccountPasscodeChange,
-  LEAK_PARAMS,
+  LEAK_INPUTS,
   LEAK_RESULTS,
   leakChanges,
   insertUserPasscodeChange,
   replaceUserPasscodeChange,
-  RESET_USER_PASSCODE_PARAMS,
+  RESET_INPUTS,
   resetUserPasscodeChange,
   REVOKE_USER_PASSCODE_PARAMS,
   revokeUserPasscodeChange,
-  ROTATE_PARAMS,
+  ROTATE_INPUTS,
   rotateChange,
-  SET_ACCEPTED_PASSCODES_PARAMS,
+  SET_ACCEPTED_INPUTS,
   setAcceptedPasscodesChange,
   USER_COLUMNS,
 } from './statements'
@@ -151,35 +153,41 @@ export function auditStatements(s: string) {
     }),
     appendAt: appendingAt(s, { change: 'nothing AS (SELECT 1 AS appended)', params: 0, gate: 'nothing', result: 'appended' }),
     // A leak report's three responses, each then locking the head (its record shows the passcode it acted on).
-    leakDisableAndLock: lockingHead(s, { change: leakChanges(s).disable, params: LEAK_PARAMS, gate: 'changed', result: LEAK_RESULTS.disable }),
-    leakDeleteAndLock: lockingHead(s, { change: leakChanges(s).delete, params: LEAK_PARAMS, gate: 'changed', result: LEAK_RESULTS.delete }),
-    leakRevokeAndLock: lockingHead(s, { change: leakChanges(s).revoke, params: LEAK_PARAMS, gate: 'changed', result: LEAK_RESULTS.revoke }),
+    leakDisableAndLock: namedStatement(LEAK_INPUTS, ($) =>
+      lockingHead(s, { change: leakChanges(s).disable($), account: $.accountId, gate: 'changed', result: LEAK_RESULTS.disable }),
+    ),
+    leakDeleteAndLock: namedStatement(LEAK_INPUTS, ($) =>
+      lockingHead(s, { change: leakChanges(s).delete($), account: $.accountId, gate: 'changed', result: LEAK_RESULTS.delete }),
+    ),
+    leakRevokeAndLock: namedStatement(LEAK_INPUTS, ($) =>
+      lockingHead(s, { change: leakChanges(s).revoke($), account: $.accountId, gate: 'changed', result: LEAK_RESULTS.revoke }),
+    ),
     // Each change whose record shows its row before and after (core/audit-fields.ts), then the head lock.
-    editAndLock: lockingHead(s, {
-      change: editChange(s),
-      params: ACCOUNT_PATCH_PARAMS,
-      gate: 'changed',
-      result: `${ACCOUNT_COLUMNS}, ${EDITED_COLUMNS.map((column) => `prior_${column}`).join(', ')}`,
-    }),
-    rotateAndLock: lockingHead(s, { change: rotateChange(s), params: ROTATE_PARAMS, gate: 'changed', result: `${ACCOUNT_COLUMNS}, prior_ends` }),
-    deleteAndLock: lockingHead(s, {
-      change: deleteAccountPasscodeChange(s),
-      params: DELETE_ACCOUNT_PASSCODE_PARAMS,
-      gate: 'changed',
-      result: ACCOUNT_COLUMNS,
-    }),
-    resetAndLock: lockingHead(s, {
-      change: resetUserPasscodeChange(s),
-      params: RESET_USER_PASSCODE_PARAMS,
-      gate: 'changed',
-      result: `${USER_COLUMNS}, prior_expires_at`,
-    }),
-    setAcceptedAndLock: lockingHead(s, {
-      change: setAcceptedPasscodesChange(s),
-      params: SET_ACCEPTED_PASSCODES_PARAMS,
-      gate: 'changed',
-      result: 'prior_accepted, accepted_passcodes',
-    }),
+    editAndLock: namedStatement(EDIT_INPUTS, ($) =>
+      lockingHead(s, {
+        change: editChange(s, $),
+        account: $.accountId,
+        gate: 'changed',
+        result: `${ACCOUNT_COLUMNS}, ${EDITED_COLUMNS.map((column) => `prior_${column}`).join(', ')}`,
+      }),
+    ),
+    rotateAndLock: namedStatement(ROTATE_INPUTS, ($) =>
+      lockingHead(s, { change: rotateChange(s, $), account: $.accountId, gate: 'changed', result: `${ACCOUNT_COLUMNS}, prior_ends` }),
+    ),
+    deleteAndLock: namedStatement(DELETE_INPUTS, ($) =>
+      lockingHead(s, { change: deleteAccountPasscodeChange(s, $), account: $.accountId, gate: 'changed', result: ACCOUNT_COLUMNS }),
+    ),
+    resetAndLock: namedStatement(RESET_INPUTS, ($) =>
+      lockingHead(s, { change: resetUserPasscodeChange(s, $), account: $.accountId, gate: 'changed', result: `${USER_COLUMNS}, prior_expires_at` }),
+    ),
+    setAcceptedAndLock: namedStatement(SET_ACCEPTED_INPUTS, ($) =>
+      lockingHead(s, {
+        change: setAcceptedPasscodesChange(s, $),
+        account: $.accountId,
+        gate: 'changed',
+        result: 'prior_accepted, accepted_passcodes',
+      }),
+    ),
 
     // One page and what vouches for it (core/audit-page.ts, AuditListing), in one
     // statement, so one snapshot: the head row, the page (inside the chain's ends, by the
@@ -307,18 +315,22 @@ function appendingAt(
 }
 
 /**
- * A change's CTEs (`change`, parameters 1 to `params`), then the lock of its account's
- * chain head row (the account: parameter `params + 1`), taken only once the change's CTE
+ * A change's CTEs (`change`), then the lock of its account's chain head row (`account`:
+ * a named statement's placeholder, or else parameter `params + 1`), taken only once the change's CTE
  * `gate` returned a row: after every lock the change takes, so audited writes always
  * lock the head last. Its rows are `result` of `gate` with `audit_head_sequence` and
  * `audit_head_hash` (both `NULL` when the account has no head row yet); no row: no
  * change, nothing locked, nothing to record.
  */
-function lockingHead(s: string, { change, params, gate, result }: { change: string; params: number; gate: string; result: string }): string {
+function lockingHead(
+  s: string,
+  { change, gate, result, ...head }: { change: string; gate: string; result: string } & ({ params: number } | { account: string }),
+): string {
+  const account = 'account' in head ? head.account : `$${head.params + 1}::text`
   return `
       WITH ${change}, audit_head AS (
         SELECT sequence, hash FROM ${s}.audit_heads
-        WHERE account_id = $${params + 1}::text AND EXISTS (SELECT FROM ${gate})
+        WHERE account_id = ${account} AND EXISTS (SELECT FROM ${gate})
         FOR UPDATE
       )
       SELECT ${result}, (SELECT sequence FROM audit_head) AS audit_head_sequence, (SELECT hash FROM audit_head) AS audit_head_hash
@@ -340,24 +352,24 @@ export const EDITED_COLUMNS = [
 ] as const
 
 /**
- * An account passcode's edit as CTEs (parameters as `updateAccountPasscode`'s): `prior`
+ * An account passcode's edit as CTEs (the placeholders of `EDIT_INPUTS`, statements.ts): `prior`
  * locks the row and reads the fields the record shows, so a concurrent edit is waited
  * for and the record's `before` is the value this edit replaced, never one read earlier;
  * `changed` edits it and returns the row with `prior_*`; `leak_closed` closes an open
  * leak mark when the edit enables it (SPEC §5.42).
  */
-function editChange(s: string): string {
+function editChange(s: string, $: Placeholders<EditInputs>): string {
   return `prior AS (
         SELECT ${EDITED_COLUMNS.join(', ')} FROM ${s}.account_passcodes
-        WHERE account_id = $1::text AND id = $2::text
+        WHERE account_id = ${$.accountId} AND id = ${$.passcodeId}
         FOR NO KEY UPDATE
       ), changed AS (
-        UPDATE ${s}.account_passcodes AS p SET ${ACCOUNT_PATCH}
-        FROM prior WHERE p.account_id = $1::text AND p.id = $2::text
+        UPDATE ${s}.account_passcodes AS p SET ${accountPatch($)}
+        FROM prior WHERE p.account_id = ${$.accountId} AND p.id = ${$.passcodeId}
         RETURNING ${ACCOUNT_COLUMNS.split(', ')
           .map((column) => `p.${column}`)
           .join(', ')}, ${EDITED_COLUMNS.map((column) => `prior.${column} AS prior_${column}`).join(', ')}
-      ), ${closeLeakOnEnable(s, 'changed')}`
+      ), ${closeLeakOnEnable(s, 'changed', $)}`
 }
 
 /** The audit statements of one schema. */

@@ -1,5 +1,5 @@
 import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../core/entities'
-import type { CreateResult, CredentialMatch, GrantResult, Invalidation, PasscodeStoreWithWebhooks, UpdateResult } from '../../ports/passcode-store'
+import type { CompletePasscodeStore, CreateResult, CredentialMatch, GrantResult, Invalidation, UpdateResult } from '../../ports/passcode-store'
 import { toDatabase } from './database'
 import type { PostgresDatabase, Queryable, Row } from './database-interface'
 import { invalidationHub } from './invalidations'
@@ -29,7 +29,7 @@ import {
   usageParams,
   userPasscodeParams,
 } from './rows'
-import { NAME_INDEX, statements } from './statements'
+import { editInput, NAME_INDEX, statements } from './statements'
 import { noticeParams, policyParams, policyStatements, toPolicy, toPolicyNoticeClaim } from './policy-statements'
 import { postgresWebhooks } from './webhook-store'
 import { postgresLimits } from './limit-store'
@@ -46,7 +46,7 @@ import { postgresLimits } from './limit-store'
  * await store.close()
  * ```
  */
-export interface PostgresStore extends PasscodeStoreWithWebhooks {
+export interface PostgresStore extends CompletePasscodeStore {
   subscribe(listener: (invalidation: Invalidation) => void): () => void
   /** Stops listening for invalidations. The `pg` pool, client or PGlite instance stays open: it is the host's. */
   close(): Promise<void>
@@ -181,42 +181,15 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
         patch.rateLimit !== undefined ||
         patch.credits !== undefined
       const invalidation: Invalidation | undefined = changes ? { type: 'account_passcode', accountId, passcodeId } : undefined
-      const params = [
-        accountId,
-        passcodeId,
-        patch.name ?? null,
-        patch.nameKey ?? null,
-        patch.expiry !== undefined,
-        patch.expiry === undefined || patch.expiry === 'forever' ? null : patch.expiry,
-        patch.expiresAt !== undefined,
-        patch.expiresAt ?? null,
-        patch.updatedAt,
-        patch.partners !== undefined,
-        patch.partners === undefined || patch.partners === null ? null : [...patch.partners],
-        patch.description ?? null,
-        patch.disabledAt !== undefined,
-        patch.disabledAt ?? null,
-        // SPEC §5.48, §5.49, §5.51 (version 14)
-        patch.scopes !== undefined,
-        patch.scopes == null ? null : [...patch.scopes],
-        patch.allowedAddresses !== undefined,
-        patch.allowedAddresses === undefined ? null : [...patch.allowedAddresses],
-        patch.metadata !== undefined,
-        patch.metadata == null ? null : JSON.stringify(patch.metadata),
-        patch.tags !== undefined,
-        patch.tags === undefined ? null : [...patch.tags],
-        // SPEC §5.50 (version 15)
-        patch.rateLimit !== undefined,
-        patch.rateLimit == null ? null : JSON.stringify(patch.rateLimit),
-        patch.credits !== undefined,
-        patch.credits == null ? null : JSON.stringify(patch.credits),
-      ]
+      const input = editInput(accountId, passcodeId, patch)
       try {
         return await write<UpdateResult>(async (tx) => {
           // With its record: the edit reads the fields the record shows from the row it
           // locks and changes, then locks the chain head (audit-statements.ts, editAndLock).
           const row = one(
-            await (entry === undefined ? tx.query(sql.updateAccountPasscode, params) : run(tx)(audit.sql.editAndLock, [...params, accountId])),
+            await (entry === undefined
+              ? tx.query(sql.updateAccountPasscode.text, sql.updateAccountPasscode.values(input))
+              : run(tx)(audit.sql.editAndLock.text, audit.sql.editAndLock.values(input))),
           )
           if (row === null) return { result: { ok: false, reason: 'not_found' } as const, changed: false }
           const after = toAccountPasscode(row)
@@ -235,12 +208,15 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
 
     async rotateAccountPasscode(accountId, passcodeId, rotation, entry) {
       const invalidation: Invalidation = { type: 'account_passcode', accountId, passcodeId }
-      const params = [accountId, passcodeId, rotation.hash, rotation.hint, rotation.previousHashEndsAt, rotation.updatedAt, rotation.pepperId ?? null]
+      const { hash, hint, previousHashEndsAt, updatedAt } = rotation
+      const input = { accountId, passcodeId, hash, hint, previousHashEndsAt, updatedAt, pepperId: rotation.pepperId ?? null }
       return write(async (tx) => {
         // With its record: the rotation reads the overlap end it replaces and the name from
         // the row it locks and rotates, then locks the chain head (rotateAndLock).
         const row = one(
-          await (entry === undefined ? tx.query(sql.rotateAccountPasscode, params) : run(tx)(audit.sql.rotateAndLock, [...params, accountId])),
+          await (entry === undefined
+            ? tx.query(sql.rotateAccountPasscode.text, sql.rotateAccountPasscode.values(input))
+            : run(tx)(audit.sql.rotateAndLock.text, audit.sql.rotateAndLock.values(input))),
         )
         if (row === null) return { result: null, changed: false }
         const after = toAccountPasscode(row)
@@ -253,9 +229,11 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       const invalidation: Invalidation = { type: 'account_passcode', accountId, passcodeId }
       return write(async (tx) => {
         // With its record: the fields the record shows come from the row it deletes (deleteAndLock).
-        const params = [accountId, passcodeId]
+        const input = { accountId, passcodeId }
         const row = one(
-          await (entry === undefined ? tx.query(sql.deleteAccountPasscode, params) : run(tx)(audit.sql.deleteAndLock, [...params, accountId])),
+          await (entry === undefined
+            ? tx.query(sql.deleteAccountPasscode.text, sql.deleteAccountPasscode.values(input))
+            : run(tx)(audit.sql.deleteAndLock.text, audit.sql.deleteAndLock.values(input))),
         )
         if (row === null) return { result: null, changed: false }
         const deleted = toAccountPasscode(row)
@@ -350,11 +328,14 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     },
 
     async resetUserPasscode(accountId, userId, fields, entry) {
-      const params = [accountId, userId, fields.hash, fields.ciphertext, fields.hint, fields.grantedAt, fields.expiresAt, fields.pepperId ?? null]
+      const { hash, ciphertext, hint, grantedAt, expiresAt } = fields
+      const input = { accountId, userId, hash, ciphertext, hint, grantedAt, expiresAt, pepperId: fields.pepperId ?? null }
       return write(async (tx) => {
         // With its record: the expiry before comes from the row it locks and resets (resetAndLock).
         const row = one(
-          await (entry === undefined ? tx.query(sql.resetUserPasscode, params) : run(tx)(audit.sql.resetAndLock, [...params, accountId])),
+          await (entry === undefined
+            ? tx.query(sql.resetUserPasscode.text, sql.resetUserPasscode.values(input))
+            : run(tx)(audit.sql.resetAndLock.text, audit.sql.resetAndLock.values(input))),
         )
         if (row === null) return { result: null, changed: false }
         const after = toUserPasscode(row)
@@ -411,12 +392,13 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       const invalidation: Invalidation = { type: 'account', accountId }
       return write(async (tx) => {
         await tx.query(sql.ensureAccount, [accountId])
+        const input = { accountId, accepted }
         if (entry === undefined) {
-          await tx.query(sql.setAcceptedPasscodes, [accountId, accepted])
+          await tx.query(sql.setAcceptedPasscodes.text, sql.setAcceptedPasscodes.values(input))
           return { result: undefined, invalidation }
         }
         // With its record: the setting before comes from the row it locks and sets (setAcceptedAndLock).
-        const [row] = await run(tx)(audit.sql.setAcceptedAndLock, [accountId, accepted, accountId])
+        const [row] = await run(tx)(audit.sql.setAcceptedAndLock.text, audit.sql.setAcceptedAndLock.values(input))
         const [before, after] = [toAccepted(row!.prior_accepted), toAccepted(row!.accepted_passcodes)]
         return { result: undefined, invalidation, locked: row!, record: (given) => acceptedPasscodesEntry(given, before, after) }
       }, entry)
@@ -435,9 +417,12 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
         if ((await database.query(sql.openLeakMark, [accountId, report.kind, key])).length > 0) return null
       }
       return write(async (tx) => {
-        const params = [accountId, key, report.hash, report.id, report.at, report.url, report.source, report.token, report.claimedUntil]
+        const { hash, id, at, url, source, token, claimedUntil } = report
+        const input = { accountId, key, hash, id, at, url, source, token, claimedUntil }
         // With its record: the response locks the chain head after it (…AndLock).
-        const row = one(await (entry === undefined ? tx.query(statement, params) : run(tx)(withRecord, [...params, accountId])))
+        const row = one(
+          await (entry === undefined ? tx.query(statement.text, statement.values(input)) : run(tx)(withRecord.text, withRecord.values(input))),
+        )
         if (row === null) return { result: null, changed: false }
         const invalidation: Invalidation =
           report.kind === 'user' ? { type: 'user_passcode', accountId, userId: key } : { type: 'account_passcode', accountId, passcodeId: key }

@@ -1,3 +1,6 @@
+import type { AccountPasscodePatch } from '../../ports/passcode-store'
+import { namedStatement, orNull, sqlType, type InputOf, type Placeholders, type SqlType } from './named-statement'
+
 // Restricted passcodes (SPEC §5.48, §5.49, §5.51; version 14): in one place, after the others.
 const ACCOUNT_RESTRICTION_COLUMNS = 'scopes, allowed_addresses, metadata, tags'
 const USER_RESTRICTION_COLUMNS = 'scopes, allowed_addresses'
@@ -12,37 +15,104 @@ export const USER_COLUMNS = `${USER_INSERT_COLUMNS}, last_used_at, last_used_par
 const LEAK_COLUMNS = 'id, account_id, kind, key, reported_at, url, source, action, name, hint, notified_at'
 
 /**
- * An account passcode's patch, the SET of `UPDATE account_passcodes AS p` ($1 account,
- * $2 passcode, $3–$26 as `updateAccountPasscode`'s parameters): an edit with or without
- * its audit record. A new field adds its line here and counts in {@link ACCOUNT_PATCH_PARAMS}.
+ * How an edit stores one field of an account passcode's patch: the column it sets, the
+ * SQL type of its input, and how the patch's value is stored (arrays copied, JSON as
+ * text), `null` included.
  */
-export const ACCOUNT_PATCH = `
-        name = coalesce($3::text, p.name),
-        name_key = coalesce($4::text, p.name_key),
-        expiry_days = CASE WHEN $5::boolean THEN $6::integer ELSE p.expiry_days END,
-        expires_at = CASE WHEN $7::boolean THEN $8::bigint ELSE p.expires_at END,
-        partners = CASE WHEN $10::boolean THEN $11::text[] ELSE p.partners END,
-        description = coalesce($12::text, p.description),
-        disabled_at = CASE WHEN $13::boolean THEN $14::bigint ELSE p.disabled_at END,
-        scopes = CASE WHEN $15::boolean THEN $16::text[] ELSE p.scopes END,
-        allowed_addresses = CASE WHEN $17::boolean THEN $18::text[] ELSE p.allowed_addresses END,
-        metadata = CASE WHEN $19::boolean THEN $20::text ELSE p.metadata END,
-        tags = CASE WHEN $21::boolean THEN $22::text[] ELSE p.tags END,
-        rate_limit = CASE WHEN $23::boolean THEN $24::jsonb ELSE p.rate_limit END,
-        credits = CASE WHEN $25::boolean THEN $26::jsonb ELSE p.credits END,
-        updated_at = $9::bigint`
+interface PatchColumn<Value> {
+  readonly column: string
+  readonly type: SqlType<unknown>
+  readonly stored?: (value: Value) => unknown
+}
 
-/** How many parameters an account passcode's edit takes before its audit record's. */
-export const ACCOUNT_PATCH_PARAMS = 26
+/** Every field an edit may change but `updatedAt`. */
+type PatchField = Exclude<keyof AccountPasscodePatch, 'updatedAt'>
+
+const copied = (value: readonly string[] | null): readonly string[] | null => (value === null ? null : [...value])
+const asJson = (value: unknown): string | null => (value === null ? null : JSON.stringify(value))
+
+/**
+ * The fields of an account passcode's edit (`AccountPasscodePatch`), each with its
+ * column: the one place an edit learns of a new field. A field of the patch without its
+ * line here does not compile; its SET line, its two inputs (`<field>` and
+ * `<field>Given`) and their values all follow from the line.
+ */
+const PATCH_COLUMNS: { readonly [Field in PatchField]-?: PatchColumn<Exclude<AccountPasscodePatch[Field], undefined>> } = {
+  name: { column: 'name', type: sqlType.text },
+  nameKey: { column: 'name_key', type: sqlType.text },
+  expiry: { column: 'expiry_days', type: sqlType.integer, stored: (expiry) => (expiry === 'forever' ? null : expiry) },
+  expiresAt: { column: 'expires_at', type: sqlType.bigint },
+  partners: { column: 'partners', type: sqlType.textArray, stored: copied },
+  description: { column: 'description', type: sqlType.text },
+  disabledAt: { column: 'disabled_at', type: sqlType.bigint },
+  // Restricted passcodes (SPEC §5.48, §5.49, §5.51; version 14)
+  scopes: { column: 'scopes', type: sqlType.textArray, stored: copied },
+  allowedAddresses: { column: 'allowed_addresses', type: sqlType.textArray, stored: copied },
+  metadata: { column: 'metadata', type: sqlType.text, stored: asJson },
+  tags: { column: 'tags', type: sqlType.textArray, stored: copied },
+  // Limits and credits (SPEC §5.50; version 15)
+  rateLimit: { column: 'rate_limit', type: sqlType.jsonb, stored: asJson },
+  credits: { column: 'credits', type: sqlType.jsonb, stored: asJson },
+}
+
+const patchFields = Object.keys(PATCH_COLUMNS) as PatchField[]
+
+/**
+ * The inputs of an account passcode's edit: the passcode, the edit's time, and for each
+ * field of {@link PATCH_COLUMNS} its value and whether the patch gives it (`…Given`).
+ */
+export type EditInputs = {
+  readonly accountId: SqlType<string>
+  readonly passcodeId: SqlType<string>
+  readonly updatedAt: SqlType<number>
+} & Readonly<Record<PatchField, SqlType<unknown>>> & { readonly [Field in PatchField as `${Field}Given`]: SqlType<boolean> }
+
+/** The inputs of an account passcode's edit (see {@link EditInputs}). */
+export const EDIT_INPUTS = {
+  accountId: sqlType.text,
+  passcodeId: sqlType.text,
+  updatedAt: sqlType.bigint,
+  ...Object.fromEntries(
+    patchFields.flatMap((field) => [
+      [field, orNull(PATCH_COLUMNS[field].type)],
+      [`${field}Given`, sqlType.boolean],
+    ]),
+  ),
+} as EditInputs
+
+/** The input of {@link EDIT_INPUTS}' statements for one edit. */
+export function editInput(accountId: string, passcodeId: string, patch: AccountPasscodePatch): InputOf<EditInputs> {
+  const input: Record<string, unknown> = { accountId, passcodeId, updatedAt: patch.updatedAt }
+  for (const field of patchFields) {
+    const value = patch[field]
+    const stored = PATCH_COLUMNS[field].stored as ((value: unknown) => unknown) | undefined
+    input[field] = value === undefined ? null : stored === undefined ? value : stored(value)
+    input[`${field}Given`] = value !== undefined
+  }
+  return input as InputOf<EditInputs>
+}
+
+/**
+ * An account passcode's patch, the SET of `UPDATE account_passcodes AS p`, from the
+ * placeholders of {@link EDIT_INPUTS}: an edit with or without its audit record.
+ */
+export const accountPatch = ($: Placeholders<EditInputs>): string =>
+  [
+    ...patchFields.map((field) => {
+      const { column } = PATCH_COLUMNS[field]
+      return `${column} = CASE WHEN ${$[`${field}Given`]} THEN ${$[field]} ELSE p.${column} END`
+    }),
+    `updated_at = ${$.updatedAt}`,
+  ].join(',\n        ')
 
 /**
  * The CTE that closes an account passcode's open leak mark (SPEC §5.42) when the edit
- * of the `from` CTE (which returns `account_id` and `id`) enables it ($13, $14 of the
- * patch): an admin acted. Part of the edit's statement, with or without its record.
+ * of the `from` CTE (which returns `account_id` and `id`) enables it: an admin acted.
+ * Part of the edit's statement, with or without its record.
  */
-export const closeLeakOnEnable = (s: string, from: string): string => `leak_closed AS (
+export const closeLeakOnEnable = (s: string, from: string, $: Placeholders<EditInputs>): string => `leak_closed AS (
         UPDATE ${s}.leak_marks m SET open = false FROM ${from} c
-        WHERE m.account_id = c.account_id AND m.kind = 'account' AND m.key = c.id AND m.open AND $13::boolean AND $14::bigint IS NULL
+        WHERE m.account_id = c.account_id AND m.kind = 'account' AND m.key = c.id AND m.open AND ${$.disabledAtGiven} AND ${$.disabledAt} IS NULL
         RETURNING 1
       )`
 
@@ -53,9 +123,20 @@ const closeUserLeak = (s: string): string => `closed AS (
         RETURNING 1
       )`
 
+/** The inputs of an account passcode's rotation ({@link rotateChange}), as `rotateAccountPasscode`'s arguments. */
+export const ROTATE_INPUTS = {
+  accountId: sqlType.text,
+  passcodeId: sqlType.text,
+  hash: sqlType.text,
+  hint: sqlType.text,
+  previousHashEndsAt: orNull(sqlType.bigint),
+  updatedAt: sqlType.bigint,
+  pepperId: orNull(sqlType.text),
+} as const
+
 /**
- * An account passcode's rotation as CTEs ($1 account, $2 passcode, $3–$7 as
- * `rotateAccountPasscode`'s parameters), with or without its audit record: `prior`
+ * An account passcode's rotation as CTEs (the placeholders of {@link ROTATE_INPUTS}),
+ * with or without its audit record: `prior`
  * locks the row and reads the overlap end the rotation replaces, so a concurrent
  * rotation is waited for, never read before it, and whether the passcode has an open
  * leak mark; `changed` rotates it (in SET, `hash` is the value before the update: the
@@ -63,25 +144,25 @@ const closeUserLeak = (s: string): string => `closed AS (
  * overlap, SPEC §5.45) and returns the row with that end (`prior_ends`, for its
  * record); `closed` closes its open leak mark (SPEC §5.42).
  */
-export const rotateChange = (s: string): string => `prior AS (
+export const rotateChange = (s: string, $: Placeholders<typeof ROTATE_INPUTS>): string => `prior AS (
         SELECT previous_hash_ends_at AS prior_ends,
           EXISTS (
-            SELECT 1 FROM ${s}.leak_marks m WHERE m.account_id = $1::text AND m.kind = 'account' AND m.key = $2::text AND m.open
+            SELECT 1 FROM ${s}.leak_marks m WHERE m.account_id = ${$.accountId} AND m.kind = 'account' AND m.key = ${$.passcodeId} AND m.open
           ) AS leaked
         FROM ${s}.account_passcodes
-        WHERE account_id = $1::text AND id = $2::text
+        WHERE account_id = ${$.accountId} AND id = ${$.passcodeId}
         FOR NO KEY UPDATE
       ), changed AS (
         UPDATE ${s}.account_passcodes SET
-          previous_hash = CASE WHEN $5::bigint IS NULL OR prior.leaked THEN NULL ELSE hash END,
-          previous_hash_ends_at = CASE WHEN prior.leaked THEN NULL ELSE $5::bigint END,
-          previous_pepper_id = CASE WHEN $5::bigint IS NULL OR prior.leaked THEN NULL ELSE pepper_id END,
-          hash = $3::text,
-          hint = $4::text,
-          updated_at = $6::bigint,
-          pepper_id = $7::text
+          previous_hash = CASE WHEN ${$.previousHashEndsAt} IS NULL OR prior.leaked THEN NULL ELSE hash END,
+          previous_hash_ends_at = CASE WHEN prior.leaked THEN NULL ELSE ${$.previousHashEndsAt} END,
+          previous_pepper_id = CASE WHEN ${$.previousHashEndsAt} IS NULL OR prior.leaked THEN NULL ELSE pepper_id END,
+          hash = ${$.hash},
+          hint = ${$.hint},
+          updated_at = ${$.updatedAt},
+          pepper_id = ${$.pepperId}
         FROM prior
-        WHERE account_id = $1::text AND id = $2::text
+        WHERE account_id = ${$.accountId} AND id = ${$.passcodeId}
         RETURNING ${ACCOUNT_COLUMNS}, prior.prior_ends
       ), closed AS (
         UPDATE ${s}.leak_marks m SET open = false FROM changed c
@@ -89,24 +170,21 @@ export const rotateChange = (s: string): string => `prior AS (
         RETURNING 1
       )`
 
-/** How many parameters a rotation takes before its audit record's. */
-export const ROTATE_PARAMS = 7
-
 // The account branch of the lookup, in the column order the user branch repeats.
+/** The inputs of an account passcode's delete ({@link deleteAccountPasscodeChange}). */
+export const DELETE_INPUTS = { accountId: sqlType.text, passcodeId: sqlType.text } as const
+
 /**
- * An account passcode's delete ($1 account, $2 passcode) as CTEs: `changed` deletes it
- * and returns the row, `closed` closes its open leak mark (SPEC §5.42).
+ * An account passcode's delete as CTEs (the placeholders of {@link DELETE_INPUTS}):
+ * `changed` deletes it and returns the row, `closed` closes its open leak mark (SPEC §5.42).
  */
-export const deleteAccountPasscodeChange = (s: string): string => `changed AS (
-        DELETE FROM ${s}.account_passcodes WHERE account_id = $1::text AND id = $2::text RETURNING ${ACCOUNT_COLUMNS}
+export const deleteAccountPasscodeChange = (s: string, $: Placeholders<typeof DELETE_INPUTS>): string => `changed AS (
+        DELETE FROM ${s}.account_passcodes WHERE account_id = ${$.accountId} AND id = ${$.passcodeId} RETURNING ${ACCOUNT_COLUMNS}
       ), closed AS (
         UPDATE ${s}.leak_marks m SET open = false FROM changed c
         WHERE m.account_id = c.account_id AND m.kind = 'account' AND m.key = c.id AND m.open
         RETURNING 1
       )`
-
-/** The parameters of {@link deleteAccountPasscodeChange}. */
-export const DELETE_ACCOUNT_PASSCODE_PARAMS = 2
 
 /** An account passcode's insert ($1–$18: `accountPasscodeParams`, rows.ts), returning the row. */
 const insertAccountPasscode = (s: string): string => `
@@ -162,43 +240,54 @@ export const revokeUserPasscodeChange = (s: string): string => `changed AS (${re
 /** The parameters of {@link revokeUserPasscode}. */
 export const REVOKE_USER_PASSCODE_PARAMS = 3
 
+/** The inputs of a user passcode's reset ({@link resetUserPasscodeChange}): the user and the new value's fields. */
+export const RESET_INPUTS = {
+  accountId: sqlType.text,
+  userId: sqlType.text,
+  hash: sqlType.text,
+  ciphertext: sqlType.text,
+  hint: sqlType.text,
+  grantedAt: sqlType.bigint,
+  expiresAt: sqlType.bigint,
+  pepperId: orNull(sqlType.text),
+} as const
+
 /**
- * A user passcode's reset ($1 account, $2 user, $3–$8 the new value's fields) as CTEs:
+ * A user passcode's reset (the placeholders of {@link RESET_INPUTS}) as CTEs:
  * `prior` locks the live row and reads the expiry the reset replaces (for its audit
  * record), `changed` resets it and returns the row with `prior_expires_at`, `closed`
  * closes the user's open leak mark (SPEC §5.42).
  */
-export const resetUserPasscodeChange = (s: string): string => `prior AS (
+export const resetUserPasscodeChange = (s: string, $: Placeholders<typeof RESET_INPUTS>): string => `prior AS (
         SELECT expires_at AS prior_expires_at FROM ${s}.user_passcodes
-        WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
+        WHERE account_id = ${$.accountId} AND user_id = ${$.userId} AND revoked_at IS NULL
         FOR NO KEY UPDATE
       ), changed AS (
       UPDATE ${s}.user_passcodes SET
-        hash = $3::text, ciphertext = $4::text, hint = $5::text, granted_at = $6::bigint, expires_at = $7::bigint, pepper_id = $8::text
+        hash = ${$.hash}, ciphertext = ${$.ciphertext}, hint = ${$.hint}, granted_at = ${$.grantedAt}, expires_at = ${$.expiresAt},
+        pepper_id = ${$.pepperId}
       FROM prior
-      WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
+      WHERE account_id = ${$.accountId} AND user_id = ${$.userId} AND revoked_at IS NULL
       RETURNING ${USER_COLUMNS}, prior.prior_expires_at
       ), ${closeUserLeak(s)}`
 
-/** The parameters of {@link resetUserPasscodeChange}. */
-export const RESET_USER_PASSCODE_PARAMS = 8
+/** The inputs of a change of the account's accepted passcodes ({@link setAcceptedPasscodesChange}). */
+export const SET_ACCEPTED_INPUTS = { accountId: sqlType.text, accepted: sqlType.text } as const
 
 /**
- * A change of the account's accepted passcodes ($1 account, $2 the setting; its row
- * exists: `ensureAccount` first) as CTEs, as `setAcceptedPasscodes` makes it: `prior`
+ * A change of the account's accepted passcodes (the placeholders of
+ * {@link SET_ACCEPTED_INPUTS}; its row exists: `ensureAccount` first) as CTEs, as
+ * `setAcceptedPasscodes` makes it: `prior`
  * locks the row and reads the setting it replaces, `changed` sets it and returns
  * `prior_accepted` and `accepted_passcodes`.
  */
-export const setAcceptedPasscodesChange = (s: string): string => `prior AS (
-        SELECT accepted_passcodes AS prior_accepted FROM ${s}.accounts WHERE account_id = $1::text FOR NO KEY UPDATE
+export const setAcceptedPasscodesChange = (s: string, $: Placeholders<typeof SET_ACCEPTED_INPUTS>): string => `prior AS (
+        SELECT accepted_passcodes AS prior_accepted FROM ${s}.accounts WHERE account_id = ${$.accountId} FOR NO KEY UPDATE
       ), changed AS (
-      UPDATE ${s}.accounts SET accepted_passcodes = $2::text FROM prior
-      WHERE account_id = $1::text
+      UPDATE ${s}.accounts SET accepted_passcodes = ${$.accepted} FROM prior
+      WHERE account_id = ${$.accountId}
       RETURNING prior.prior_accepted, accepted_passcodes
       )`
-
-/** The parameters of {@link setAcceptedPasscodesChange}. */
-export const SET_ACCEPTED_PASSCODES_PARAMS = 2
 
 /**
  * The notifier's completion of a claim as CTEs ($1–$4 the claim's key, $5 when it was
@@ -236,10 +325,22 @@ export const completeLeakNoticeChange = (s: string): string => `sent AS (
 /** The parameters of {@link completeLeakNoticeChange}. */
 export const COMPLETE_LEAK_NOTICE_PARAMS = 3
 
+/** The inputs of a leak report's response ({@link leakChanges}), as `LeakReport` names them. */
+export const LEAK_INPUTS = {
+  accountId: sqlType.text,
+  key: sqlType.text,
+  hash: sqlType.text,
+  id: sqlType.text,
+  at: sqlType.bigint,
+  url: orNull(sqlType.text),
+  source: sqlType.text,
+  token: sqlType.text,
+  claimedUntil: sqlType.bigint,
+} as const
+
 /**
  * The three responses to a leak report (SPEC §5.42) as CTEs, each ending in `changed`
- * (its mark; no row: nothing acted), with or without its audit record ($1 account, $2
- * key, $3 hash, $4 mark id, $5 at, $6 url, $7 source, $8 token, $9 claimed until). Each
+ * (its mark; no row: nothing acted), with or without its audit record (the placeholders of {@link LEAK_INPUTS}). Each
  * acts only while the credential holds the hash that matched; the account passcode's
  * row is locked first, so concurrent reports take turns, and the open-mark index
  * decides: the second finds the first's mark and inserts none, and then changes nothing
@@ -248,39 +349,39 @@ export const COMPLETE_LEAK_NOTICE_PARAMS = 3
  * (revoked_at IS NULL): of concurrent reports one changes the row.
  */
 export const leakChanges = (s: string) => ({
-  disable: `target AS (
+  disable: ($: Placeholders<typeof LEAK_INPUTS>): string => `target AS (
         SELECT id, name, hint FROM ${s}.account_passcodes
-        WHERE account_id = $1::text AND id = $2::text AND (hash = $3::text OR previous_hash = $3::text)
+        WHERE account_id = ${$.accountId} AND id = ${$.key} AND (hash = ${$.hash} OR previous_hash = ${$.hash})
         FOR NO KEY UPDATE
       ), changed AS (
         INSERT INTO ${s}.leak_marks (id, account_id, kind, key, reported_at, url, source, action, name, hint, open, token, claimed_until)
-        SELECT $4::text, $1::text, 'account', t.id, $5::bigint, $6::text, $7::text, 'disabled', t.name, t.hint, true, $8::text, $9::bigint
+        SELECT ${$.id}, ${$.accountId}, 'account', t.id, ${$.at}, ${$.url}, ${$.source}, 'disabled', t.name, t.hint, true, ${$.token}, ${$.claimedUntil}
         FROM target t
         ON CONFLICT (account_id, kind, key) WHERE open DO NOTHING
         RETURNING ${LEAK_COLUMNS}
       ), disabled AS (
-        UPDATE ${s}.account_passcodes p SET disabled_at = $5::bigint, updated_at = $5::bigint
-        FROM changed m WHERE p.account_id = $1::text AND p.id = m.key AND p.disabled_at IS NULL
+        UPDATE ${s}.account_passcodes p SET disabled_at = ${$.at}, updated_at = ${$.at}
+        FROM changed m WHERE p.account_id = ${$.accountId} AND p.id = m.key AND p.disabled_at IS NULL
         RETURNING 1
       )`,
-  delete: `gone AS (
+  delete: ($: Placeholders<typeof LEAK_INPUTS>): string => `gone AS (
         DELETE FROM ${s}.account_passcodes p
-        WHERE account_id = $1::text AND id = $2::text AND (hash = $3::text OR previous_hash = $3::text)
-          AND NOT EXISTS (SELECT 1 FROM ${s}.leak_marks m WHERE m.account_id = $1::text AND m.kind = 'account' AND m.key = $2::text AND m.open)
+        WHERE account_id = ${$.accountId} AND id = ${$.key} AND (hash = ${$.hash} OR previous_hash = ${$.hash})
+          AND NOT EXISTS (SELECT 1 FROM ${s}.leak_marks m WHERE m.account_id = ${$.accountId} AND m.kind = 'account' AND m.key = ${$.key} AND m.open)
         RETURNING id, name, hint
       ), changed AS (
         INSERT INTO ${s}.leak_marks (id, account_id, kind, key, reported_at, url, source, action, name, hint, open, token, claimed_until)
-        SELECT $4::text, $1::text, 'account', g.id, $5::bigint, $6::text, $7::text, 'deleted', g.name, g.hint, false, $8::text, $9::bigint
+        SELECT ${$.id}, ${$.accountId}, 'account', g.id, ${$.at}, ${$.url}, ${$.source}, 'deleted', g.name, g.hint, false, ${$.token}, ${$.claimedUntil}
         FROM gone g
         RETURNING ${LEAK_COLUMNS}
       )`,
-  revoke: `revoked AS (
-        UPDATE ${s}.user_passcodes SET revoked_at = $5::bigint
-        WHERE account_id = $1::text AND user_id = $2::text AND hash = $3::text AND revoked_at IS NULL
+  revoke: ($: Placeholders<typeof LEAK_INPUTS>): string => `revoked AS (
+        UPDATE ${s}.user_passcodes SET revoked_at = ${$.at}
+        WHERE account_id = ${$.accountId} AND user_id = ${$.key} AND hash = ${$.hash} AND revoked_at IS NULL
         RETURNING user_id
       ), changed AS (
         INSERT INTO ${s}.leak_marks (id, account_id, kind, key, reported_at, url, source, action, name, hint, open, token, claimed_until)
-        SELECT $4::text, $1::text, 'user', r.user_id, $5::bigint, $6::text, $7::text, 'revoked', NULL, NULL, true, $8::text, $9::bigint
+        SELECT ${$.id}, ${$.accountId}, 'user', r.user_id, ${$.at}, ${$.url}, ${$.source}, 'revoked', NULL, NULL, true, ${$.token}, ${$.claimedUntil}
         FROM revoked r
         ON CONFLICT (account_id, kind, key) WHERE open DO UPDATE SET
           reported_at = excluded.reported_at, url = excluded.url, source = excluded.source, action = excluded.action,
@@ -295,9 +396,6 @@ export const LEAK_RESULTS = {
   delete: LEAK_COLUMNS,
   revoke: LEAK_COLUMNS,
 } as const
-
-/** The parameters of {@link leakChanges}. */
-export const LEAK_PARAMS = 9
 
 const ACCOUNT_BRANCH = `p.account_id, p.id, NULL::text AS user_id, p.name, p.name_key, p.hash, p.hint,
                p.expiry_days, p.created_at, p.updated_at, p.expires_at, p.partners, p.previous_hash, p.previous_hash_ends_at,
@@ -362,16 +460,22 @@ export function statements(s: string) {
       FROM ${s}.account_passcodes WHERE account_id = $1::text`,
     insertAccountPasscode: insertAccountPasscode(s),
     // An enable closes the passcode's open leak mark (SPEC §5.42), as rotate and delete do.
-    updateAccountPasscode: `
+    updateAccountPasscode: namedStatement(
+      EDIT_INPUTS,
+      ($) => `
       WITH changed AS (
-        UPDATE ${s}.account_passcodes AS p SET ${ACCOUNT_PATCH}
-        WHERE p.account_id = $1::text AND p.id = $2::text
+        UPDATE ${s}.account_passcodes AS p SET ${accountPatch($)}
+        WHERE p.account_id = ${$.accountId} AND p.id = ${$.passcodeId}
         RETURNING ${ACCOUNT_COLUMNS}
-      ), ${closeLeakOnEnable(s, 'changed')}
+      ), ${closeLeakOnEnable(s, 'changed', $)}
       SELECT ${ACCOUNT_COLUMNS} FROM changed`,
-    rotateAccountPasscode: `
-      WITH ${rotateChange(s)}
+    ),
+    rotateAccountPasscode: namedStatement(
+      ROTATE_INPUTS,
+      ($) => `
+      WITH ${rotateChange(s, $)}
       SELECT ${ACCOUNT_COLUMNS} FROM changed`,
+    ),
     // One statement for a whole batch, over both tables; a row is written only when the
     // batch's instant is later than the stored one, and a deleted passcode matches no row.
     recordUsage: `
@@ -409,9 +513,12 @@ export function statements(s: string) {
         RETURNING 1
       )
       SELECT count(*) AS deleted FROM gone`,
-    deleteAccountPasscode: `
-      WITH ${deleteAccountPasscodeChange(s)}
+    deleteAccountPasscode: namedStatement(
+      DELETE_INPUTS,
+      ($) => `
+      WITH ${deleteAccountPasscodeChange(s, $)}
       SELECT ${ACCOUNT_COLUMNS} FROM changed`,
+    ),
     getAccountPasscode: `SELECT ${ACCOUNT_COLUMNS} FROM ${s}.account_passcodes WHERE account_id = $1::text AND id = $2::text`,
     listAccountPasscodes: `
       SELECT ${ACCOUNT_COLUMNS} FROM ${s}.account_passcodes WHERE account_id = $1::text ORDER BY created_at, id COLLATE "C"`,
@@ -426,9 +533,12 @@ export function statements(s: string) {
       WITH ${replaceUserPasscodeChange(s)}
       SELECT ${USER_COLUMNS} FROM changed`,
     // `prior` locks the row and reads the expiry the reset replaces, for its audit record.
-    resetUserPasscode: `
-      WITH ${resetUserPasscodeChange(s)}
+    resetUserPasscode: namedStatement(
+      RESET_INPUTS,
+      ($) => `
+      WITH ${resetUserPasscodeChange(s, $)}
       SELECT ${USER_COLUMNS}, prior_expires_at FROM changed`,
+    ),
     revokeUserPasscode: revokeUserPasscode(s),
     getUserPasscode: `SELECT ${USER_COLUMNS} FROM ${s}.user_passcodes WHERE account_id = $1::text AND user_id = $2::text`,
     listUserPasscodes: `
@@ -455,13 +565,12 @@ export function statements(s: string) {
       ) AS h GROUP BY pepper_id`,
     // After ensureAccount, in its transaction: `prior` locks the row and reads the value
     // the change replaces (for its audit record), a concurrent change waited for.
-    setAcceptedPasscodes: `
-      WITH prior AS (
-        SELECT accepted_passcodes AS prior_accepted FROM ${s}.accounts WHERE account_id = $1::text FOR NO KEY UPDATE
-      )
-      UPDATE ${s}.accounts SET accepted_passcodes = $2::text FROM prior
-      WHERE account_id = $1::text
-      RETURNING prior.prior_accepted`,
+    setAcceptedPasscodes: namedStatement(
+      SET_ACCEPTED_INPUTS,
+      ($) => `
+      WITH ${setAcceptedPasscodesChange(s, $)}
+      SELECT prior_accepted FROM changed`,
+    ),
 
     // Due = dueNotification(): expired once now >= expires_at, else expiring soon inside
     // the window; a disabled passcode gets no email (SPEC §5.38). A passcode's email is
@@ -542,16 +651,10 @@ export function statements(s: string) {
       DELETE FROM ${s}.notifications
       WHERE passcode_id = $1::text AND kind = $2::text AND expires_at = $3::bigint AND token = $4::text AND sent_at IS NULL`,
 
-    // SPEC §5.42 (see leakChanges): $1 account, $2 key, $3 hash, $4 mark id, $5 at, $6 url, $7 source, $8 token, $9 claimed until.
-    leakDisableAccountPasscode: `
-      WITH ${leakChanges(s).disable}
-      SELECT ${LEAK_RESULTS.disable} FROM changed`,
-    leakDeleteAccountPasscode: `
-      WITH ${leakChanges(s).delete}
-      SELECT ${LEAK_RESULTS.delete} FROM changed`,
-    leakRevokeUserPasscode: `
-      WITH ${leakChanges(s).revoke}
-      SELECT ${LEAK_RESULTS.revoke} FROM changed`,
+    // SPEC §5.42 (see leakChanges).
+    leakDisableAccountPasscode: namedStatement(LEAK_INPUTS, ($) => `WITH ${leakChanges(s).disable($)} SELECT ${LEAK_RESULTS.disable} FROM changed`),
+    leakDeleteAccountPasscode: namedStatement(LEAK_INPUTS, ($) => `WITH ${leakChanges(s).delete($)} SELECT ${LEAK_RESULTS.delete} FROM changed`),
+    leakRevokeUserPasscode: namedStatement(LEAK_INPUTS, ($) => `WITH ${leakChanges(s).revoke($)} SELECT ${LEAK_RESULTS.revoke} FROM changed`),
     openLeakMark: `SELECT 1 AS open FROM ${s}.leak_marks WHERE account_id = $1::text AND kind = $2::text AND key = $3::text AND open`,
     listLeakMarks: `
       SELECT ${LEAK_COLUMNS} FROM ${s}.leak_marks WHERE account_id = $1::text AND open ORDER BY reported_at, id COLLATE "C"`,

@@ -15,7 +15,7 @@ const credits = (remaining: number, extra: Partial<StoredCredits> = {}): StoredC
 
 const limitsOf = (store: PasscodeStore): LimitsPart => {
   if (store.leaseLimits === undefined) throw new Error('the store has no limits part')
-  return store as LimitsPart
+  return store
 }
 
 const request = (key: string, ask: Partial<LimitsLeaseRequest> = {}): LimitsLeaseRequest => ({

@@ -48,7 +48,7 @@ describe.skipIf(!availability.available)(
       values.push((await auth.userPasscodes.reveal({ userId: 'u_1', role: 'member' }, 'acc_0')).value)
       const outcome = async () => {
         const records = (await Promise.all(['acc_0', 'acc_1', 'acc_2'].map((account) => store.audit.records(account, { limit: 1_000 })))).flat()
-        const marks = (await Promise.all(['acc_0', 'acc_1', 'acc_2'].map((account) => store.listLeakMarks!(account)))).flat()
+        const marks = (await Promise.all(['acc_0', 'acc_1', 'acc_2'].map((account) => store.listLeakMarks(account)))).flat()
         const views = (await Promise.all(['acc_0', 'acc_1', 'acc_2'].map((account) => auth.passcodes.list(admin, account)))).flat()
         return {
           leakRecords: records.filter((record) => record.action === 'passcode.leak_reported').length,

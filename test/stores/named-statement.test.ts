@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest'
+import { joinInputs, namedStatement, orNull, sqlType } from '../../src/stores/postgres/named-statement'
+import { EDIT_INPUTS, editInput, statements } from '../../src/stores/postgres/statements'
+
+describe('named statement inputs', () => {
+  const revoke = namedStatement({ accountId: sqlType.text, userId: sqlType.text, at: sqlType.bigint, unused: orNull(sqlType.text) }, ($) =>
+    [
+      `UPDATE s.user_passcodes SET revoked_at = ${$.at}`,
+      `WHERE account_id = ${$.accountId} AND user_id = ${$.userId} AND revoked_at IS DISTINCT FROM ${$.at}`,
+    ].join(' '),
+  )
+
+  it('numbers the inputs in the order the text first uses them, with their casts, once each', () => {
+    expect(revoke.text).toBe(
+      'UPDATE s.user_passcodes SET revoked_at = $1::bigint WHERE account_id = $2::text AND user_id = $3::text AND revoked_at IS DISTINCT FROM $1::bigint',
+    )
+  })
+
+  it('puts a call’s named values in placeholder order, and sends no input the text does not use', () => {
+    expect(revoke.values({ userId: 'u_1', at: 5, accountId: 'acc_1', unused: 'x' })).toEqual([5, 'acc_1', 'u_1'])
+  })
+
+  it('refuses a placeholder written by hand that no input made', () => {
+    expect(() => namedStatement({ a: sqlType.text }, ($) => `SELECT ${$.a}, $2::text`)).toThrow(/\$2/)
+  })
+
+  it('refuses an input read while the text was made but left out of it (it would be sent untyped)', () => {
+    const pieces = ($: { readonly a: string; readonly b: string }) => ({ first: `SELECT ${$.a}`, second: `SELECT ${$.b}` })
+    expect(() => namedStatement({ a: sqlType.text, b: sqlType.text }, ($) => pieces($).first)).toThrow(/leaves out its input b/)
+  })
+
+  it('joins the inputs of two pieces, and refuses one name with two types', () => {
+    expect(joinInputs({ a: sqlType.text }, { a: sqlType.text, b: sqlType.bigint })).toEqual({ a: sqlType.text, b: sqlType.bigint })
+    expect(() => joinInputs({ a: sqlType.text }, { a: sqlType.bigint })).toThrow(/text and bigint/)
+  })
+})
+
+describe('an account passcode’s edit, by name', () => {
+  const edit = statements('s').updateAccountPasscode
+
+  it('has a value and a "given" flag for every field of the patch, each in the text', () => {
+    const input = editInput('acc_1', 'pc_1', { updatedAt: 7 })
+    expect(Object.keys(input).sort()).toEqual(Object.keys(EDIT_INPUTS).sort())
+    for (const [name, value] of Object.entries(input)) {
+      if (name.endsWith('Given')) expect(value, name).toBe(false)
+    }
+    // Every input is sent: the text uses each.
+    expect(edit.values(input)).toHaveLength(Object.keys(EDIT_INPUTS).length)
+  })
+
+  it('stores each field as its column takes it: arrays copied, JSON as text, a forever expiry as no days', () => {
+    const partners = ['acme']
+    const input = editInput('acc_1', 'pc_1', {
+      updatedAt: 7,
+      expiry: 'forever',
+      partners,
+      metadata: { team: 'data' },
+      rateLimit: null,
+      disabledAt: null,
+    })
+    expect(input).toMatchObject({
+      expiry: null,
+      expiryGiven: true,
+      partners: ['acme'],
+      metadata: '{"team":"data"}',
+      rateLimit: null,
+      rateLimitGiven: true,
+      disabledAt: null,
+      disabledAtGiven: true,
+      nameGiven: false,
+    })
+    expect(input.partners).not.toBe(partners)
+  })
+})
