@@ -23,6 +23,7 @@ afterEach(() => {
 /** A proof whose notifications come back only while `delivering`. */
 function harness(intervalMs = 1_000) {
   const states: ProofState[] = []
+  const heard: number[] = []
   let renewals = 0
   let delivering = true
   const proof = deliveryProof({
@@ -32,10 +33,13 @@ function harness(intervalMs = 1_000) {
     renew: () => renewals++,
     intervalMs,
     report: (state) => states.push(state),
+    fresh: (until) => heard.push(until),
   })
   return {
     proof,
     states,
+    /** Each `until` the proofs heard back gave. */
+    heard,
     renewals: () => renewals,
     deliver: (on: boolean) => {
       delivering = on
@@ -132,6 +136,23 @@ describe('SPEC 5.32 deliveryProof', () => {
       for (const socket of [listening, database, busyNear, busyFar]) socket.destroy()
       server.close()
     }
+  })
+
+  it('bounds what is trusted by each proof heard back: until 1.8 intervals after it was sent, on the monotonic clock read before the send', async () => {
+    // A process whose proofs run late (a starved event loop) is past that instant before
+    // any timer of its own can say so: its caches then answer nothing (SPEC §5.32, 10 s).
+    vi.useFakeTimers()
+    const h = harness(5_000)
+    const sentAt = performance.now()
+    h.proof.listening()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(h.heard).toEqual([sentAt + 9_000])
+    await vi.advanceTimersByTimeAsync(5_000)
+    expect(h.heard).toEqual([sentAt + 9_000, sentAt + 14_000])
+    h.deliver(false)
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(h.heard).toHaveLength(2) // nothing heard, nothing extended
+    h.proof.stop()
   })
 
   it("recognises every proof payload, its own or another instance's, and no invalidation", () => {
@@ -252,6 +273,39 @@ describe('SPEC 5.32 the service while delivery is unproven', () => {
     const cachedAgain = reads()
     expect(await verify(value)).toMatchObject({ ok: true })
     expect(reads()).toBe(cachedAgain)
+    await auth.close()
+  })
+
+  it('answers from its caches only until the `until` of the last proof heard back: past it, each verification reads the store, whatever its timers did', async () => {
+    // The failure of the fleet soak beside busy loops (a revoked passcode accepted 10 s
+    // after the change): the proof's own timers ran late on a starved instance, so the
+    // loss of delivery was said past the bound while the cache kept answering.
+    const { store, reads, send } = storeWithChannel()
+    const auth = createPasscodeAuth({ store, partners: ['acme'] })
+    const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'One', expiry: 90 })
+    const { value: other } = await auth.passcodes.create(admin, 'acc_2', { name: 'Two', expiry: 90 })
+    const verify = (passcode: string) => auth.authenticate({ accountId: 'acc_1', passcode })
+    send({ type: 'fresh', until: performance.now() + 60_000 })
+    expect(await verify(value)).toMatchObject({ ok: true })
+    expect(await verify(other)).toMatchObject({ ok: false })
+    const warm = reads()
+    expect(await verify(value)).toMatchObject({ ok: true })
+    expect(await verify(other)).toMatchObject({ ok: false })
+    expect(reads()).toBe(warm) // both cached
+
+    send({ type: 'fresh', until: performance.now() - 1 }) // the last proof heard is that old: no timer needed
+    for (let i = 1; i <= 2; i++) {
+      expect(await verify(value)).toMatchObject({ ok: true })
+      expect(await verify(other)).toMatchObject({ ok: false })
+      expect(reads()).toBe(warm + 2 * i)
+    }
+
+    // A proof heard again: what is held (kept up to date by every invalidation meanwhile) answers again.
+    send({ type: 'fresh', until: performance.now() + 60_000 })
+    const now = reads()
+    expect(await verify(value)).toMatchObject({ ok: true })
+    expect(await verify(other)).toMatchObject({ ok: false })
+    expect(reads()).toBe(now)
     await auth.close()
   })
 
