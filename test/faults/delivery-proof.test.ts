@@ -213,6 +213,47 @@ describe('SPEC 5.32 the partner whitelist while delivery is unproven', () => {
     expect(loads).toBe(loadsWhileUnproven + 1)
     await cache.close()
   })
+
+  it('reads the database per lookup once the last proof heard back is 1.8 intervals old, before any timer says so (a starved loop)', async () => {
+    let onPayload: ((payload: string) => void) | undefined
+    const database: Database = {
+      async query(_text, params) {
+        const payload = String(params?.[1])
+        setTimeout(() => onPayload?.(payload), 1)
+        return []
+      },
+      transaction: async (fn) => fn({ query: async () => [] }),
+      listen(_channel, payloads) {
+        onPayload = payloads
+        return { ready: Promise.resolve(), stop: async () => {} }
+      },
+    }
+    let lookups = 0
+    const cache = whitelistCache({
+      database,
+      channel: 'fresh_channel',
+      listen: true,
+      listenOptions: { proofIntervalMs: 100 },
+      loadAll: async () => ['acme'],
+      loadOne: async (name) => {
+        lookups++
+        return name === 'acme'
+      },
+    })
+    await eventually(async () => {
+      await cache.has('acme')
+      expect(cache.has('acme')).toBe(true)
+    }, 2_000)
+    // The loop held for 300 ms: no timer ran, no proof went out or came back.
+    const until = performance.now() + 300
+    while (performance.now() < until) {
+      // busy
+    }
+    const before = lookups
+    expect(await cache.has('acme')).toBe(true)
+    expect(lookups).toBe(before + 1)
+    await cache.close()
+  })
 })
 
 describe('SPEC 5.32 the service while delivery is unproven', () => {
