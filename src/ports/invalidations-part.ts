@@ -8,7 +8,11 @@
  * it says `{ type: 'unproven' }`: subscribers drop everything and trust no cache (each
  * verification reads the store) until `{ type: 'proven' }`, after which they drop
  * everything once more and cache again. A store that cannot miss anything (memory,
- * PGlite) never says either.
+ * PGlite) never says either. Each proof heard back also says `{ type: 'fresh', until }`:
+ * every change committed before that proof was sent has been heard, so subscribers may
+ * answer from what they hold until `until` and not after it without a newer one (a
+ * process so starved that its proofs run late then reads the store, whatever its own
+ * timers did). A store that never says it leaves caches unbounded by it.
  *
  * @example
  * ```ts
@@ -55,6 +59,15 @@ export type Invalidation =
   | {
       /** Delivery is proven again: drop everything (changes may have been missed meanwhile), then cache again. */
       readonly type: 'proven'
+    }
+  | {
+      /** A proof came back: every change committed before it was sent has been heard. Nothing is dropped. */
+      readonly type: 'fresh'
+      /**
+       * Until when what is held may answer without a newer proof: a `performance.now()`
+       * instant of this process (monotonic; a wall clock set back cannot extend it).
+       */
+      readonly until: number
     }
 
 /**

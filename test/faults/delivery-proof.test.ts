@@ -23,6 +23,7 @@ afterEach(() => {
 /** A proof whose notifications come back only while `delivering`. */
 function harness(intervalMs = 1_000) {
   const states: ProofState[] = []
+  const heard: number[] = []
   let renewals = 0
   let delivering = true
   const proof = deliveryProof({
@@ -32,10 +33,13 @@ function harness(intervalMs = 1_000) {
     renew: () => renewals++,
     intervalMs,
     report: (state) => states.push(state),
+    fresh: (until) => heard.push(until),
   })
   return {
     proof,
     states,
+    /** Each `until` the proofs heard back gave. */
+    heard,
     renewals: () => renewals,
     deliver: (on: boolean) => {
       delivering = on
@@ -134,6 +138,23 @@ describe('SPEC 5.32 deliveryProof', () => {
     }
   })
 
+  it('bounds what is trusted by each proof heard back: until 1.8 intervals after it was sent, on the monotonic clock read before the send', async () => {
+    // A process whose proofs run late (a starved event loop) is past that instant before
+    // any timer of its own can say so: its caches then answer nothing (SPEC §5.32, 10 s).
+    vi.useFakeTimers()
+    const h = harness(5_000)
+    const sentAt = performance.now()
+    h.proof.listening()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(h.heard).toEqual([sentAt + 9_000])
+    await vi.advanceTimersByTimeAsync(5_000)
+    expect(h.heard).toEqual([sentAt + 9_000, sentAt + 14_000])
+    h.deliver(false)
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(h.heard).toHaveLength(2) // nothing heard, nothing extended
+    h.proof.stop()
+  })
+
   it("recognises every proof payload, its own or another instance's, and no invalidation", () => {
     const h = harness()
     expect(h.proof.heard('{"type":"proof","id":"someone-else.1"}')).toBe(true)
@@ -190,6 +211,47 @@ describe('SPEC 5.32 the partner whitelist while delivery is unproven', () => {
     delivering = true
     await eventually(async () => expect(await fromMemory()).toBe(true), 2_000)
     expect(loads).toBe(loadsWhileUnproven + 1)
+    await cache.close()
+  })
+
+  it('reads the database per lookup once the last proof heard back is 1.8 intervals old, before any timer says so (a starved loop)', async () => {
+    let onPayload: ((payload: string) => void) | undefined
+    const database: Database = {
+      async query(_text, params) {
+        const payload = String(params?.[1])
+        setTimeout(() => onPayload?.(payload), 1)
+        return []
+      },
+      transaction: async (fn) => fn({ query: async () => [] }),
+      listen(_channel, payloads) {
+        onPayload = payloads
+        return { ready: Promise.resolve(), stop: async () => {} }
+      },
+    }
+    let lookups = 0
+    const cache = whitelistCache({
+      database,
+      channel: 'fresh_channel',
+      listen: true,
+      listenOptions: { proofIntervalMs: 100 },
+      loadAll: async () => ['acme'],
+      loadOne: async (name) => {
+        lookups++
+        return name === 'acme'
+      },
+    })
+    await eventually(async () => {
+      await cache.has('acme')
+      expect(cache.has('acme')).toBe(true)
+    }, 2_000)
+    // The loop held for 300 ms: no timer ran, no proof went out or came back.
+    const until = performance.now() + 300
+    while (performance.now() < until) {
+      // busy
+    }
+    const before = lookups
+    expect(await cache.has('acme')).toBe(true)
+    expect(lookups).toBe(before + 1)
     await cache.close()
   })
 })
@@ -252,6 +314,39 @@ describe('SPEC 5.32 the service while delivery is unproven', () => {
     const cachedAgain = reads()
     expect(await verify(value)).toMatchObject({ ok: true })
     expect(reads()).toBe(cachedAgain)
+    await auth.close()
+  })
+
+  it('answers from its caches only until the `until` of the last proof heard back: past it, each verification reads the store, whatever its timers did', async () => {
+    // The failure of the fleet soak beside busy loops (a revoked passcode accepted 10 s
+    // after the change): the proof's own timers ran late on a starved instance, so the
+    // loss of delivery was said past the bound while the cache kept answering.
+    const { store, reads, send } = storeWithChannel()
+    const auth = createPasscodeAuth({ store, partners: ['acme'] })
+    const { value } = await auth.passcodes.create(admin, 'acc_1', { name: 'One', expiry: 90 })
+    const { value: other } = await auth.passcodes.create(admin, 'acc_2', { name: 'Two', expiry: 90 })
+    const verify = (passcode: string) => auth.authenticate({ accountId: 'acc_1', passcode })
+    send({ type: 'fresh', until: performance.now() + 60_000 })
+    expect(await verify(value)).toMatchObject({ ok: true })
+    expect(await verify(other)).toMatchObject({ ok: false })
+    const warm = reads()
+    expect(await verify(value)).toMatchObject({ ok: true })
+    expect(await verify(other)).toMatchObject({ ok: false })
+    expect(reads()).toBe(warm) // both cached
+
+    send({ type: 'fresh', until: performance.now() - 1 }) // the last proof heard is that old: no timer needed
+    for (let i = 1; i <= 2; i++) {
+      expect(await verify(value)).toMatchObject({ ok: true })
+      expect(await verify(other)).toMatchObject({ ok: false })
+      expect(reads()).toBe(warm + 2 * i)
+    }
+
+    // A proof heard again: what is held (kept up to date by every invalidation meanwhile) answers again.
+    send({ type: 'fresh', until: performance.now() + 60_000 })
+    const now = reads()
+    expect(await verify(value)).toMatchObject({ ok: true })
+    expect(await verify(other)).toMatchObject({ ok: false })
+    expect(reads()).toBe(now)
     await auth.close()
   })
 

@@ -176,6 +176,23 @@ describe.skipIf(!restartable).concurrent(title, { timeout: 60_000 }, () => {
     expect(events.filter((event) => event.type === 'invalidations.unproven')).toHaveLength(1)
   })
 
+  it("direct: a cut too short to hold a proof that drops a delete's notification: B refuses within 10 s of the delete", async () => {
+    // The fleet smoke's short cuts (2 to 2.5 s, the proof every 5 s) often fall between two
+    // proofs. The listening connection that lost a notification is dead, as any TCP
+    // connection with a hole in its stream: the next proof does not come back.
+    const proxy = await proxyTo(shared.connectionString)
+    const { a, b } = await fleet(shared, { via: proxy.url })
+    await sleep(500)
+    const doomed = await cachedOnBoth(a, b, 'Doomed')
+    proxy.silence(true)
+    const deleted = performance.now()
+    await a.auth.passcodes.delete(admin, 'acc_cut', doomed.id)
+    await sleep(300) // its notification reached the proxy and was dropped
+    proxy.silence(false)
+    const waited = performance.now() - deleted
+    expect(waited + (await untilRefused(b, doomed.value))).toBeLessThanOrEqual(BOUND_MS)
+  })
+
   it.skipIf(!bouncing)('PgBouncer (transaction mode) with the direct listening connection: the same bounds, both paths cut', async () => {
     const toBouncer = await proxyTo((await ownBouncer()).connectionString)
     const toPostgres = await proxyTo(shared.connectionString)

@@ -26,8 +26,12 @@ export interface TcpProxy {
   /**
    * While on, every byte either way is dropped, on open connections and on new ones
    * (accepted, then never answered), and every socket stays open: no FIN, no RST.
-   * Off forwards again; what was dropped is lost, so a connection that sent anything
-   * meanwhile stays broken (as after a real cut), and one that did not works again.
+   * Off forwards again, on the connections that lost nothing meanwhile. One that lost
+   * bytes either way stays silent for good, as after a real cut: TCP never delivers a
+   * stream with a hole in it (it sends them again once the route is back, or the
+   * connection dies), so a client could not tell such a hole from a healthy stream; a
+   * listening connection that lost a notification, say, is dead, and only its proof of
+   * delivery can tell (SPEC §5.32).
    */
   silence(on: boolean): void
   /**
@@ -49,6 +53,8 @@ interface Pair {
   readonly client: Socket
   readonly upstream: Socket
   held: Buffer[]
+  /** Bytes were dropped (a cut, a hang): it forwards nothing ever again. */
+  lost: boolean
 }
 
 /** Starts a proxy to `target` (the server's host and port). */
@@ -74,7 +80,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       return
     }
     const upstream = connect(target.port, target.host)
-    const pair: Pair = { client, upstream, held: [] }
+    const pair: Pair = { client, upstream, held: [], lost: false }
     pairs.add(pair)
     const drop = (): void => {
       pairs.delete(pair)
@@ -84,7 +90,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     client.on('error', drop).on('close', drop)
     upstream.on('error', drop).on('close', drop)
     client.on('data', (chunk: Buffer) => {
-      if (silent || hanging) return
+      if (silent || hanging) pair.lost = true
+      if (pair.lost) return
       if (holding) {
         pair.held.push(chunk)
         held += chunk.length
@@ -93,7 +100,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       }
     })
     upstream.on('data', (chunk: Buffer) => {
-      if (!silent && !hanging) client.write(chunk)
+      if (silent || hanging) pair.lost = true
+      if (!pair.lost) client.write(chunk)
     })
   })
   server.listen(0, '127.0.0.1')

@@ -57,6 +57,34 @@ describe('pg pool connections after a failed statement', () => {
   })
 })
 
+describe('a new pg pool connection', () => {
+  it('survives a FATAL read with its ReadyForQuery, before the caller got it (pg_ctl restart as it connected)', async () => {
+    // pg-pool emits 'connect', takes its own error listener off and resolves the
+    // caller's promise; the FATAL in the same socket read is emitted before that
+    // promise's callbacks run. Unheard, it was an uncaught exception: the host crashed.
+    const fatal = serverError('57P01', 'FATAL')
+    const releases: (boolean | Error | undefined)[] = []
+    const client = Object.assign(new EventEmitter(), {
+      query: () => Promise.reject(new Error('Connection terminated unexpectedly')),
+      release: (destroy?: boolean | Error) => void releases.push(destroy),
+    })
+    const events = new EventEmitter()
+    const pool: PgPoolLike = {
+      query: () => Promise.reject(new Error('not used')),
+      connect() {
+        events.emit('connect', client)
+        queueMicrotask(() => client.emit('error', fatal))
+        return Promise.resolve(client)
+      },
+      totalCount: 1,
+      on: (event, listener) => events.on(event, listener),
+    }
+    const database = pgPoolDatabase(pool)
+    await expect(database.query('SELECT 1')).rejects.toThrow('Connection terminated unexpectedly')
+    expect(releases).toEqual([true])
+  })
+})
+
 describe('pg pool connections after a failed transaction', () => {
   function fakeTransactionPool(failWith: unknown) {
     const releases: (boolean | Error | undefined)[] = []

@@ -118,8 +118,12 @@ export class VerificationCache {
     this.#entries.store(passcode, cached)
   }
 
-  /** Drops every entry the invalidation concerns; on `unproven`, everything, and caches nothing until `proven` (SPEC §5.32). */
+  /**
+   * Drops every entry the invalidation concerns; on `unproven`, everything, and caches
+   * nothing until `proven`; on `fresh`, answers nothing past its `until` (SPEC §5.32).
+   */
   invalidate(invalidation: Invalidation): void {
+    if (invalidation.type === 'fresh') return this.#entries.freshUntil(invalidation.until)
     if (invalidation.type === 'unproven' || invalidation.type === 'proven') return this.#entries.trust(invalidation.type === 'proven')
     if (invalidation.type === 'all') return this.clear()
     this.#entries.deleteWhere((cached) => {
@@ -236,9 +240,10 @@ export class RefusalCache<Reason extends string> {
   /**
    * Drops the entries the invalidation concerns: every entry of its account (as owner,
    * or as the credential a value rotated out matched); on `unproven`, everything, and
-   * caches nothing until `proven`.
+   * caches nothing until `proven`; on `fresh`, answers nothing past its `until`.
    */
   invalidate(invalidation: Invalidation): void {
+    if (invalidation.type === 'fresh') return this.#entries.freshUntil(invalidation.until)
     if (invalidation.type === 'unproven' || invalidation.type === 'proven') return this.#entries.trust(invalidation.type === 'proven')
     if (invalidation.type === 'all') return this.clear()
     const { accountId } = invalidation
@@ -378,7 +383,8 @@ export class VerifyCaches {
 
   /** Drops a changed credential from every cache (and the reads in flight) at once; bound, for `store.subscribe`. */
   readonly invalidate = (invalidation: Invalidation): void => {
-    this.reads.invalidate()
+    // A proof heard changes nothing read: reads in flight may still be joined.
+    if (invalidation.type !== 'fresh') this.reads.invalidate()
     this.accepted?.invalidate(invalidation)
     this.refused?.invalidate(invalidation)
   };

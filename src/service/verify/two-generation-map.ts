@@ -9,7 +9,9 @@ export const inspectCustom: unique symbol = Symbol.for('nodejs.util.inspect.cust
  * and a slot of a Map (no record, no timestamp). Past `maxEntries`, the oldest
  * insertion goes first (cheaper than LRU bookkeeping on every hit). A generation
  * counter, moved by every deletion but time's, lets a read that started before an
- * invalidation refuse to store what it read.
+ * invalidation refuse to store what it read. Once told until when what it holds is
+ * fresh ({@link freshUntil}, SPEC §5.32), it answers nothing past that instant of the
+ * monotonic clock, without a timer, until told a later one.
  *
  * The storage of the verification and refusal caches. Values live in this process's
  * memory only: never serialised, logged or inspected (custom `inspect`, `toJSON`).
@@ -27,6 +29,8 @@ export class TwoGenerationMap<Value> {
   #nextCheck = Number.NEGATIVE_INFINITY
   #generation = 0
   #trusted = true
+  /** `performance.now()` past which nothing held is answered; never, until a store says otherwise. */
+  #freshUntil = Number.POSITIVE_INFINITY
   readonly #ttlMs: number
   readonly #maxEntries: number
   readonly #name: string
@@ -56,6 +60,8 @@ export class TwoGenerationMap<Value> {
   /** The value kept for `key` at `now`, if any. */
   get(key: string, now: number): Value | undefined {
     if (now >= this.#nextCheck) this.#age(now)
+    // One clock read per lookup, only where a store bounds freshness (a fleet's PostgreSQL).
+    if (this.#freshUntil !== Number.POSITIVE_INFINITY && performance.now() > this.#freshUntil) return undefined
     const value = this.#newer.get(key)
     return value === undefined ? this.#older.get(key) : value
   }
@@ -110,6 +116,16 @@ export class TwoGenerationMap<Value> {
   trust(trusted: boolean): void {
     this.clear()
     this.#trusted = trusted
+  }
+
+  /**
+   * Answers nothing held after `until` (a `performance.now()` instant), until a later
+   * one: what the store heard vouches for the entries that long (a proof of delivery
+   * came back, SPEC §5.32). Drops nothing: an invalidation heard meanwhile still drops
+   * its entries, so what is held is as fresh as what was heard when the next proof comes.
+   */
+  freshUntil(until: number): void {
+    this.#freshUntil = until
   }
 
   /** Keeps the values out of `util.inspect` and `console.log`. */

@@ -148,6 +148,8 @@ export interface PgPoolLike extends PgConnectionLike {
   connect(): Promise<PgPoolClientLike>
   /** How many connections the pool holds. */
   readonly totalCount: number
+  /** pg-pool's 'connect': a new connection, before its first loan is handed out. */
+  on?(event: 'connect', listener: (client: PgPoolClientLike) => void): unknown
 }
 
 /** What the adapter needs of a `pg` `Client` (one connection). */

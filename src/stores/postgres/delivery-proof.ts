@@ -6,6 +6,14 @@ import { unrefTimer } from '../../core/time'
  */
 export type ProofState = { readonly proven: true } | { readonly proven: false; readonly message: string }
 
+/**
+ * How long, in proof intervals, a proof heard back vouches for what was heard: from
+ * before its send, 1.8 intervals (9 s with the default 5 s, 1 s inside the 10 s bound of
+ * SPEC §5.32), so the next proof, sent an interval later, has 0.8 of one to come back
+ * before caches stop answering.
+ */
+export const FRESH_INTERVALS = 1.8
+
 /** The delivery proof of one listening connection, as {@link deliveryProof} returns it. */
 export interface DeliveryProof {
   /** `true` when `payload` is this proof's own (consumed: not an invalidation). */
@@ -51,19 +59,29 @@ const afterIo = (fn: () => void): void => {
  * no failure reports nothing: until the first proof the instance runs as it always did. So through a
  * pooler in transaction mode, where `LISTEN` never delivers, it says so once, at start.
  *
- * With the default 5 s, delivery lost at some instant is reported within 7.5 s.
+ * With the default 5 s, delivery lost at some instant is reported within 7.5 s, when the
+ * process runs its timers on time. A bound that does not rest on its timers: each proof
+ * heard back calls `fresh` with the instant ({@link FRESH_INTERVALS} after the proof was
+ * sent, `performance.now()` read before the send) until which what was heard vouches
+ * for the caches. Notifications come in commit order, so every change committed before
+ * the proof's own was heard before it; a change after it is at most that old when the
+ * instant passes. A starved process, whose proofs and verdicts run late, is past it
+ * before any timer can say so, and its caches answer nothing until a proof comes back.
  */
 export function deliveryProof(options: {
   readonly send: (payload: string) => Promise<unknown>
   readonly renew: () => void
   readonly intervalMs: number
   readonly report: (state: ProofState) => void
+  /** Each proof heard back: until when (`performance.now()` ms) what is held may answer. */
+  readonly fresh?: ((until: number) => void) | undefined
 }): DeliveryProof {
-  const { send, renew, intervalMs, report } = options
+  const { send, renew, intervalMs, report, fresh } = options
   const waitMs = Math.max(50, Math.floor(intervalMs / 2))
+  const freshMs = intervalMs * FRESH_INTERVALS
   const id = Math.random().toString(36).slice(2, 12)
   let sequence = 0
-  let pending: { readonly payload: string; readonly timer: ReturnType<typeof setTimeout> } | undefined
+  let pending: { readonly payload: string; readonly sentAt: number; readonly timer: ReturnType<typeof setTimeout> } | undefined
   let current: ProofState | undefined
   let everProven = false
   let stopped = false
@@ -98,9 +116,10 @@ export function deliveryProof(options: {
   const prove = (): void => {
     if (stopped || pending !== undefined) return
     const payload = `${PREFIX}${id}.${++sequence}"}`
-    const timer = setTimeout(expired, waitMs, payload, performance.now())
+    const sentAt = performance.now()
+    const timer = setTimeout(expired, waitMs, payload, sentAt)
     unrefTimer(timer)
-    pending = { payload, timer }
+    pending = { payload, sentAt, timer }
     // A send that fails (the database is down) leaves the verdict to the timer.
     new Promise((resolve) => resolve(send(payload))).catch(() => undefined)
   }
@@ -113,6 +132,7 @@ export function deliveryProof(options: {
       if (!payload.startsWith(PREFIX)) return false
       if (payload === pending?.payload) {
         clearTimeout(pending.timer)
+        const until = pending.sentAt + freshMs
         pending = undefined
         everProven = true
         successes++
@@ -121,6 +141,7 @@ export function deliveryProof(options: {
           current = { proven: true }
           report(current)
         } else if (!current.proven) prove() // the second in a row, at once
+        fresh?.(until)
       }
       return true
     },

@@ -34,7 +34,8 @@ export function parseInvalidation(payload: string): Invalidation | undefined {
  * `LISTEN`, started at the first subscription; without it, only this instance's
  * writes reach its subscribers, directly after commit. While listening, the delivery
  * proof's state changes reach the subscribers as `{ type: 'unproven' }` and
- * `{ type: 'proven' }` (SPEC §5.32); one who subscribes while it is unproven hears so at once.
+ * `{ type: 'proven' }` (SPEC §5.32), and each proof heard back as `{ type: 'fresh', until }`;
+ * one who subscribes while it is unproven hears so at once.
  */
 export function invalidationHub(database: Database, channel: string, listen: boolean, listenOptions: SharedListenOptions = {}): InvalidationHub {
   const listeners = new Set<(invalidation: Invalidation) => void>()
@@ -69,6 +70,7 @@ export function invalidationHub(database: Database, channel: string, listen: boo
             unproven = state.proven ? undefined : { type: 'unproven', message: state.message }
             deliver(unproven ?? { type: 'proven' })
           },
+          onFresh: (until) => deliver({ type: 'fresh', until }),
         },
         listenOptions,
       )

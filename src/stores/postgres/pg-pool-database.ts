@@ -170,6 +170,20 @@ function onLoanedError(this: PgPoolClientLike): void {
   if (loan !== undefined) loan.dropped = true
 }
 
+/**
+ * Puts {@link onLoanedError} on a connection once. pg-pool takes its own listener off a
+ * new connection as it hands it out, and the caller gets it a microtask later: a FATAL
+ * in the same socket read as the connection's ReadyForQuery (a server shut down just as
+ * the connection was made, seen under `pg_ctl restart`) was emitted with no listener at
+ * all and crashed the host. Put on at pg-pool's 'connect', before that, and at the
+ * first loan of a pool that has no such event.
+ */
+function guardErrors(connection: PgPoolClientLike): void {
+  if (listening.has(connection)) return
+  listening.add(connection)
+  connection.on?.('error', onLoanedError)
+}
+
 /** The loan holding each connection; connections that carry {@link onLoanedError}. */
 const loans = new WeakMap<PgPoolClientLike, { dropped: boolean }>()
 const listening = new WeakSet<PgPoolClientLike>()
@@ -201,10 +215,7 @@ class Loan<T> implements Deadline {
     if (this.settled) return connection.release()
     this.client = connection
     loans.set(connection, this)
-    if (!listening.has(connection)) {
-      listening.add(connection)
-      connection.on?.('error', onLoanedError)
-    }
+    guardErrors(connection)
     work(connection).then(
       (value) => this.succeeded(value),
       (error: unknown) => this.failed(error, this.destroyAfter(error)),
@@ -271,6 +282,7 @@ function onConnection<T>(
  * {@link STATEMENT_DEADLINE_MS}: past it, its connection is destroyed.
  */
 export function pgPoolDatabase(pool: PgPoolLike): Database {
+  pool.on?.('connect', guardErrors)
   const deadlines = new StatementDeadlines(STATEMENT_DEADLINE_MS)
   const bounded: PgConnectionLike = {
     query: (text, values) => onConnection(pool, (client) => client.query(text, values), deadlines),

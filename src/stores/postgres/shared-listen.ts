@@ -12,6 +12,8 @@ export interface ChannelSubscriber {
   readonly onGap?: (() => void) | undefined
   /** The delivery proof was lost, or regained (SPEC §5.32). */
   readonly onProof?: ((state: ProofState) => void) | undefined
+  /** A proof came back: what was heard vouches for caches until `until` (`performance.now()` ms; see {@link deliveryProof}). */
+  readonly onFresh?: ((until: number) => void) | undefined
 }
 
 /** How the shared `LISTEN` is made and proven; the first subscriber of a channel sets it. */
@@ -78,6 +80,7 @@ export function listenShared(database: Database, channel: string, subscriber: Ch
         renew: () => subscription.renew?.(),
         intervalMs: options.proofIntervalMs ?? DEFAULT_PROOF_INTERVAL_MS,
         report: (state) => each(subscribers, (one) => one.onProof?.(state)),
+        fresh: (until) => each(subscribers, (one) => one.onFresh?.(until)),
       })
       subscription.ready.then(
         () => proof?.listening(),

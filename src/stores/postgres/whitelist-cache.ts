@@ -29,7 +29,9 @@ export interface WhitelistCache {
  * a listening connection that dropped unnoticed cannot keep a removed partner
  * whitelisted for longer. While the store's delivery proof is lost (SPEC §5.32) the
  * list is dropped and each lookup reads the database, as before `LISTEN`; once it is
- * proven again the list is loaded afresh.
+ * proven again the list is loaded afresh. Past the `until` of the last proof heard back
+ * (the delivery proof's `fresh`), each lookup reads the database too, whether or not a timer
+ * has said the proof is lost yet (a starved process).
  */
 export function whitelistCache(options: {
   readonly database: Database
@@ -51,6 +53,8 @@ export function whitelistCache(options: {
   let subscription: Subscription | undefined
   let listening = false
   let proven = true
+  /** `performance.now()` past which the list is not trusted without a newer proof (never, until one came back). */
+  let freshUntil = Number.POSITIVE_INFINITY
   let closed = false
 
   const drop = (): void => {
@@ -69,6 +73,9 @@ export function whitelistCache(options: {
         onProof(state) {
           proven = state.proven
           drop()
+        },
+        onFresh(until) {
+          freshUntil = until
         },
       },
       listenOptions,
@@ -108,9 +115,10 @@ export function whitelistCache(options: {
 
   return {
     has(normalizedName) {
-      if (names !== undefined && now() - loadedAt < WHITELIST_TTL_MS) return names.has(normalizedName)
+      const fresh = freshUntil === Number.POSITIVE_INFINITY || performance.now() <= freshUntil
+      if (names !== undefined && fresh && now() - loadedAt < WHITELIST_TTL_MS) return names.has(normalizedName)
       subscribe()
-      if (!listening || !proven) return loadOne(normalizedName)
+      if (!listening || !proven || !fresh) return loadOne(normalizedName)
       const shared = loading?.generation === generation ? loading.promise : load()
       return shared.then((set) => set.has(normalizedName))
     },
