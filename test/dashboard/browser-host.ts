@@ -37,12 +37,18 @@ export interface BrowserHost {
   close(): Promise<void>
 }
 
+/** What a test file may ask of its host beyond the defaults. */
+export interface BrowserHostOptions {
+  /** The scopes the host declares (SPEC §5.48). @default none */
+  readonly scopes?: Readonly<Record<string, string>>
+}
+
 /**
  * Starts the host on 127.0.0.1. `GET /login?as=<person>` signs in (an opaque cookie,
  * HttpOnly, SameSite=Lax, like a typical host session); the dashboard's session
  * resolver looks the cookie up, and nothing else.
  */
-export async function startBrowserHost(): Promise<BrowserHost> {
+export async function startBrowserHost({ scopes }: BrowserHostOptions = {}): Promise<BrowserHost> {
   const clock = manualClock(Date.UTC(2026, 0, 1))
   const store = memoryStore()
   const partners = new Set(['acme', 'globex'])
@@ -54,6 +60,7 @@ export async function startBrowserHost(): Promise<BrowserHost> {
     cache: false,
     // The Webhooks page's receivers listen on 127.0.0.1 (webhooks.browser.test.ts).
     webhooks: { allowPrivateAddresses: true },
+    ...(scopes ? { scopes } : {}),
   })
   const sessions = new Map<string, DashboardSession>()
   const app = express()
@@ -106,16 +113,17 @@ export interface DashboardBrowser {
  * The browser, host and sign-in that the dashboard's Chromium files share: launched in
  * `beforeAll` (with `seed` run on the host), closed in `afterAll`; after each test the
  * contexts are closed, no page error or console error may have been seen, and the
- * account accepts both kinds of passcodes again. Call it inside the file's `describe`.
+ * account accepts both kinds of passcodes again. `options` go to the host. Call it inside
+ * the file's `describe`.
  */
-export function useDashboardBrowser(seed?: (host: BrowserHost) => Promise<void>): DashboardBrowser {
+export function useDashboardBrowser(seed?: (host: BrowserHost) => Promise<void>, options?: BrowserHostOptions): DashboardBrowser {
   const contexts: BrowserContext[] = []
   const tabs = new Map<string, Page>()
   const problems: string[] = []
   const allowed = new Set<string>()
   const session = {} as DashboardBrowser
   beforeAll(async () => {
-    ;[session.browser, session.host] = await Promise.all([launchBrowser(), startBrowserHost()])
+    ;[session.browser, session.host] = await Promise.all([launchBrowser(), startBrowserHost(options)])
     await seed?.(session.host)
   })
   afterAll(async () => {
