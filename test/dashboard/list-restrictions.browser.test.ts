@@ -69,7 +69,7 @@ describe.skipIf(availability.skip)(availability.title('restricted passcodes in t
     await page.getByText('5 of 100', { exact: true }).waitFor()
     await expect.poll(() => names(page)).toEqual(['Billing export', 'Nightly batch', 'Partner sync', 'Plain', 'Reporting'])
     const billing = rowOf(page, 'Billing export')
-    const access = billing.locator('td[data-label="Access"]')
+    const access = billing.locator('td[data-label="Restrictions"] .access')
     await expect(access.locator('.scopes').textContent()).resolves.toBe('events:read')
     // The ranges: their count, the list on expand and on hover.
     const ranges = access.locator('details.ranges')
@@ -78,39 +78,44 @@ describe.skipIf(availability.skip)(availability.title('restricted passcodes in t
     await expect(ranges.getByText('2001:db8::/32').isVisible()).resolves.toBe(false)
     await ranges.locator('summary').click()
     await expect(ranges.locator('li').allTextContents()).resolves.toEqual(['10.0.0.0/8', '192.168.1.0/24', '2001:db8::/32'])
-    const limits = billing.locator('td[data-label="Limits"]')
+    const limits = billing.locator('td[data-label="Restrictions"] .limits')
     await expect(limits.locator('.rate [aria-hidden="true"]').textContent()).resolves.toBe('100 / 60 s')
     await expect(limits.locator('.rate .visually-hidden').textContent()).resolves.toBe('100 requests per 60 seconds')
     // 2026-01-01 plus a few minutes: the next monthly refill is February's.
     await expect(limits.locator('.credits').textContent()).resolves.toBe('940 credits left' + 'Refilled to 1,000 each month (next in 31 days)')
     await expect(limits.locator('.refill time').getAttribute('title')).resolves.toBe('2026-02-01 00:00 UTC')
+    // Eight columns within 1280 px: nothing to scroll sideways.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0)
     await expect(billing.getByRole('list', { name: 'Tags' }).getByRole('button').allTextContents()).resolves.toEqual([
       'Filter by tag billing',
       'Filter by tag eu',
     ])
 
-    await expect(rowOf(page, 'Partner sync').locator('td[data-label="Access"]').textContent()).resolves.toBe('events:read, events:writeAny address')
-    await expect(rowOf(page, 'Nightly batch').locator('td[data-label="Limits"] .rate [aria-hidden="true"]').textContent()).resolves.toBe('10 / 1 h')
+    await expect(rowOf(page, 'Partner sync').locator('.access').textContent()).resolves.toBe('events:read, events:writeAny address')
+    await expect(rowOf(page, 'Nightly batch').locator('.limits .rate [aria-hidden="true"]').textContent()).resolves.toBe('10 / 1 h')
     await expect(rowOf(page, 'Nightly batch').locator('.credits.out').textContent()).resolves.toBe('No credits left')
     const plain = rowOf(page, 'Plain')
-    await expect(plain.locator('td[data-label="Access"]').textContent()).resolves.toBe('All scopes, any address')
-    await expect(plain.locator('td[data-label="Limits"]').textContent()).resolves.toBe('None')
+    await expect(plain.locator('td[data-label="Restrictions"]').textContent()).resolves.toBe('All scopes, any address')
+    await expect(rowOf(page, 'Reporting').locator('td[data-label="Restrictions"]').textContent()).resolves.toBe(
+      'All scopes, any address' + '50 credits left',
+    )
     await expect(plain.locator('.tags').count()).resolves.toBe(0)
 
     // At 375 px each row is a card: the restrictions it has, no line for those it has not, nothing wider than the screen.
     const phone = await signIn('admin', '/settings/', { viewport: { width: 375, height: 740 } })
     await phone.getByText('5 of 100', { exact: true }).waitFor()
-    await expect(rowOf(phone, 'Plain').locator('td[data-label="Access"]').isVisible()).resolves.toBe(false)
-    await expect(rowOf(phone, 'Plain').locator('td[data-label="Limits"]').isVisible()).resolves.toBe(false)
-    await expect(rowOf(phone, 'Billing export').locator('td[data-label="Limits"]').isVisible()).resolves.toBe(true)
+    await expect(rowOf(phone, 'Plain').locator('td[data-label="Restrictions"]').isVisible()).resolves.toBe(false)
+    await expect(rowOf(phone, 'Billing export').locator('td[data-label="Restrictions"]').isVisible()).resolves.toBe(true)
     expect(await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0)
     const card = await rowOf(phone, 'Billing export').evaluate((row) => row.getBoundingClientRect().height)
     expect(card).toBeLessThan(520)
 
     const users = await signIn('admin', '/settings/users')
     const amy = users.getByRole('row').filter({ hasText: 'Amy Example' })
-    await expect(amy.locator('td[data-label="Access"]').textContent()).resolves.toBe('reports:readAny address')
-    await expect(amy.locator('td[data-label="Limits"] .rate [aria-hidden="true"]').textContent()).resolves.toBe('5 / 1 s')
+    await expect(amy.locator('td[data-label="Passcode"] .access').textContent()).resolves.toBe('reports:readAny address')
+    await expect(amy.locator('td[data-label="Passcode"] .rate [aria-hidden="true"]').textContent()).resolves.toBe('5 / 1 s')
+    await expect(users.getByRole('row').filter({ hasText: 'Mo Member' }).locator('.restricted').count()).resolves.toBe(0)
+    expect(await users.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0)
   })
 
   it('filters by tags (a row’s chip or the picker) and searches through the API; a reload, Back and Forward keep the view', async () => {
@@ -253,6 +258,7 @@ describe.skipIf(availability.skip)(availability.title('restricted passcodes in t
       await rowOf(page, 'Billing export').locator('details.ranges summary').click()
       expect(await violations(page), `filtered, ${viewport.width} px`).toEqual([])
       await signIn('admin', '/settings/', { viewport })
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0)
       await page.getByRole('button', { name: 'Usage of Metered' }).click()
       await page.getByRole('region', { name: 'Usage of Metered' }).locator('.usage-legend').waitFor()
       expect(await violations(page), `chart, ${viewport.width} px`).toEqual([])

@@ -1,6 +1,6 @@
 // What a restricted passcode may do, in its row (SPEC §5.48–5.51): the scopes it grants,
-// the address ranges it may be used from, its rate limit and its credits, and its tags as
-// chips that filter the list. The words are pure functions (test/dashboard/restrictions.test.ts
+// the address ranges it may be used from, its rate limit and its credits (one Restrictions
+// cell), and its tags as chips that filter the list. The words are pure functions (test/dashboard/restrictions.test.ts
 // runs them in Node); the cells are built with the text-only element builder.
 import { h, hidden, type Child } from '../dom'
 import { plural, relativeTime, utcTime } from '../format'
@@ -58,12 +58,12 @@ export function addressesText(ranges: readonly string[]): string {
   return ranges.length === 0 ? 'Any address' : plural(ranges.length, 'address range')
 }
 
-/** Whether the passcode grants every scope from any address: its Access cell shows only that. */
+/** Whether the passcode grants every scope from any address: its access is one muted line. */
 export const unrestricted = (passcode: Restricted): boolean => passcode.scopes === null && passcode.allowedAddresses.length === 0
 
 /**
- * The Access cell's content: the scopes (a scope the host no longer declares marked, as
- * it grants nothing) and the address ranges, their count with the list on expand (and on
+ * What the passcode may do: the scopes (a scope the host no longer declares marked, as it
+ * grants nothing) and the address ranges, their count with the list on expand (and on
  * hover). Unrestricted, one muted line.
  */
 export function accessContent(passcode: Restricted): Child {
@@ -100,10 +100,10 @@ function nextRefill(at: string): HTMLTimeElement {
   return h('time', { datetime: at, title: utcTime(at) }, relativeTime(Date.parse(at)))
 }
 
-/** The Limits cell's content: "100 / 60 s", "940 credits left" and its refill; "None" without either. */
-export function limitsContent(passcode: Restricted): Child {
+/** Its limits: "100 / 60 s", "940 credits left" and its refill; nothing without either. */
+export function limitsContent(passcode: Restricted): HTMLElement | null {
   const { rateLimit, credits } = passcode
-  if (rateLimit === null && credits === null) return h('span', { class: 'muted' }, 'None')
+  if (rateLimit === null && credits === null) return null
   return h(
     'div',
     { class: 'limits' },
@@ -114,7 +114,7 @@ export function limitsContent(passcode: Restricted): Child {
       ? h(
           'span',
           { class: credits.remaining === 0 ? 'credits out' : 'credits' },
-          creditsText(credits),
+          h('span', { class: 'left' }, creditsText(credits)),
           credits.refill
             ? h('span', { class: 'refill' }, refillText(credits), credits.nextRefillAt ? [' (next ', nextRefill(credits.nextRefillAt), ')'] : null)
             : null,
@@ -123,13 +123,26 @@ export function limitsContent(passcode: Restricted): Child {
   )
 }
 
+/** Whether the passcode has no restriction at all: every scope, any address, no limit. */
+const plain = (passcode: Restricted): boolean => unrestricted(passcode) && passcode.rateLimit === null && passcode.credits === null
+
+/** What the passcode may do above its limits, or nothing for one without any restriction (on Users, under the hint). */
+export function restrictions(passcode: Restricted): HTMLElement | null {
+  return plain(passcode) ? null : h('div', { class: 'restricted' }, accessContent(passcode), limitsContent(passcode))
+}
+
 /**
- * A cell of the Access or Limits column; `plain` (every scope from any address, or no
- * limit) shows at desktop width and is left out of a phone's card, which lists only what
- * restricts the passcode.
+ * The Restrictions cell of Passcodes: what the passcode may do above its limits. One
+ * column for both keeps a row within 1280 px. A passcode with none says "All scopes, any
+ * address" at desktop width; a phone's card, which lists only what restricts the
+ * passcode, leaves that line out.
  */
-export function restrictionCell(label: string, plain: boolean, content: Child): HTMLTableCellElement {
-  return h('td', { 'data-label': label, class: plain ? 'plain' : null }, content)
+export function restrictionsCell(passcode: Restricted): HTMLTableCellElement {
+  return h(
+    'td',
+    { 'data-label': 'Restrictions', class: plain(passcode) ? 'plain' : null },
+    restrictions(passcode) ?? h('div', { class: 'restricted' }, accessContent(passcode)),
+  )
 }
 
 /** A passcode's tags as chips: each a button that shows only the passcodes with that tag (pressed while it does). */

@@ -14,7 +14,7 @@ import { confirmThen } from '../components/action-form'
 import { leakMark } from '../components/leak-notice'
 import { menuButton } from '../components/menu'
 import { statusOf } from '../components/status'
-import { accessContent, limitsContent, restrictionCell, tagChips, unrestricted } from '../components/restrictions'
+import { restrictionsCell, tagChips } from '../components/restrictions'
 import { cell } from '../components/table'
 import { time } from '../components/time'
 import { underRow, usageButton } from '../components/usage-panel'
@@ -120,8 +120,7 @@ export function passcodeRow(view: PasscodesView, passcode: Passcode, tags: Pick<
     ),
     cell('Expires', passcode.expiresAt ? time(passcode.expiresAt) : 'Never'),
     cell('Partners', partnersCell(passcode)),
-    restrictionCell('Access', unrestricted(passcode), accessContent(passcode)),
-    restrictionCell('Limits', passcode.rateLimit === null && passcode.credits === null, limitsContent(passcode)),
+    restrictionsCell(passcode),
     cell(
       'Last used',
       h(

@@ -62,7 +62,7 @@ export async function passcodesPage(): Promise<void> {
     api<PartnerList>('GET', '/partners').catch((): Pick<PartnerList, 'partners'> => ({ partners: [] })),
     api<AccountAnswer>('GET', '/account').catch(() => ({ account: { acceptedPasscodes: 'both' as const } })),
   ])
-  const columns = ['Name', 'Status', 'Passcode', 'Expires', 'Partners', 'Access', 'Limits', 'Last used', ...(canManagePasscodes ? ['Actions'] : [])]
+  const columns = ['Name', 'Status', 'Passcode', 'Expires', 'Partners', 'Restrictions', 'Last used', ...(canManagePasscodes ? ['Actions'] : [])]
   const rows = h('tbody', {})
   const count = h('p', { class: 'count', id: 'passcode-count' })
   $(document, '.toolbar h2').after(count)

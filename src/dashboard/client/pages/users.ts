@@ -54,7 +54,7 @@ function grantForm(view: UsersView): HTMLFormElement {
 export async function usersPage(): Promise<void> {
   const { canManageUsers } = context()
   const content = $<HTMLElement>(document, '#content')
-  const columns = ['User', 'Passcode', 'Validity', 'Expires', 'Access', 'Limits', 'Last used', ...(canManageUsers ? ['Actions'] : [])]
+  const columns = ['User', 'Passcode', 'Validity', 'Expires', 'Last used', ...(canManageUsers ? ['Actions'] : [])]
   const rows = h('tbody', {})
   const setting = h('section', { class: 'panel', 'aria-labelledby': 'account-title' }, h('h3', { id: 'account-title' }, 'Accepted passcodes'))
   let accepted: Accepted = 'both'
