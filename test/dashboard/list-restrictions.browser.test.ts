@@ -42,6 +42,7 @@ describe.skipIf(availability.skip)(availability.title('restricted passcodes in t
         scopes: ['reports:read'],
         rateLimit: { max: 5, windowSeconds: 1 },
       })
+      await auth.userPasscodes.grant(admin, 'acc_1', 'u_member', { validity: { type: 'finite', days: 30 } })
     },
     { scopes: SCOPES },
   )
@@ -116,6 +117,13 @@ describe.skipIf(availability.skip)(availability.title('restricted passcodes in t
     await expect(amy.locator('td[data-label="Passcode"] .rate [aria-hidden="true"]').textContent()).resolves.toBe('5 / 1 s')
     await expect(users.getByRole('row').filter({ hasText: 'Mo Member' }).locator('.restricted').count()).resolves.toBe(0)
     expect(await users.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0)
+    // And on Amy's own page, which Mo's (no restriction) leaves out.
+    const own = await signIn('amy', '/settings/me')
+    await expect(own.locator('dd .restricted .access').textContent()).resolves.toBe('reports:readAny address')
+    await expect(own.locator('dd .restricted .rate .visually-hidden').textContent()).resolves.toBe('5 requests per second')
+    const mo = await signIn('member', '/settings/me')
+    await mo.locator('#content dl').waitFor()
+    await expect(mo.locator('#content dt').allTextContents()).resolves.toEqual(['Status', 'Passcode', 'Validity', 'Expires', 'Last used'])
   })
 
   it('filters by tags (a row’s chip or the picker) and searches through the API; a reload, Back and Forward keep the view', async () => {
