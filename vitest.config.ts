@@ -164,6 +164,7 @@ export const notUnitTests = [
   'test/dashboard/webhooks.browser.test.ts',
   'test/dashboard/policy.browser.test.ts',
   'test/dashboard/restrictions.browser.test.ts',
+  'test/dashboard/list-restrictions.browser.test.ts',
   'test/dashboard/management-conformance.test.ts',
   'test/docs/openapi-lint.test.ts',
   'test/fetch/conformance.test.ts',

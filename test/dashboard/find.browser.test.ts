@@ -232,11 +232,11 @@ describe.skipIf(availability.skip)(availability.title('finding a passcode in Chr
     await expect.poll(() => names(page).then((list) => list.length)).toBe(50)
     await expect(shown.textContent()).resolves.toBe('Showing 1–50 of 100')
     expect(Object.fromEntries(new URL(await page.evaluate(() => location.href)).searchParams)).toEqual({ per: '50' })
-    // A search narrows the count; the pages follow it.
+    // A search narrows the count (once the API answered it); the pages follow it.
     await page.getByRole('searchbox', { name: 'Search' }).fill('Service 0')
-    await expect(shown.textContent()).resolves.toBe('Showing 1–50 of 99 matching (100 in all)')
+    await expect.poll(() => shown.textContent()).toBe('Showing 1–50 of 99 matching (100 in all)')
     await page.getByRole('combobox', { name: 'Rows per page' }).selectOption('100')
-    await expect(shown.textContent()).resolves.toBe('Showing 99 of 100')
+    await expect.poll(() => shown.textContent()).toBe('Showing 99 of 100')
     await expect(pages.isHidden()).resolves.toBe(true)
   })
 

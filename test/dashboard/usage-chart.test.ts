@@ -39,4 +39,18 @@ describe('usageSummary', () => {
     expect(usageSummary({ ...usage, days: [day('2026-11-01', { disabled: 3 })] })).toBe('Not used in the last 30 days. 3 refused: 3 disabled.')
     expect(usageSummary({ ...usage, days: [] })).toBe('Not used in the last 30 days.')
   })
+
+  it('counts the 429s apart from the refusals, each kind named (SPEC §5.50)', () => {
+    const usage = {
+      from: '2026-08-28',
+      to: '2026-11-26',
+      days: [day('2026-11-20', { succeeded: 10, rateLimited: 3, address: 1 }), day('2026-11-25', { creditsExhausted: 2, rateLimited: 1 })],
+    }
+    expect(usageSummary(usage)).toBe(
+      `Used 10 times in the last 30 days, most on ${label('2026-11-20')} (10). 1 refused: 1 address not allowed. 6 limited (429): 4 over the rate limit, 2 out of credits.`,
+    )
+    expect(usageSummary({ ...usage, days: [day('2026-11-25', { creditsExhausted: 1 })] })).toBe(
+      'Not used in the last 30 days. 1 limited (429): 1 out of credits.',
+    )
+  })
 })

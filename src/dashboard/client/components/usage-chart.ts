@@ -1,6 +1,7 @@
 // Usage over time in the dashboard (SPEC §5.41): "Unused for N days" in the list, and
-// per passcode a chart of its last 30 days. The chart is an inline SVG whose bars are
-// sized by attributes (the CSP allows no inline style) and coloured by the style sheet;
+// per passcode a chart of its last 30 days, its 429s (SPEC §5.50) a series of their own.
+// The chart is an inline SVG whose bars are sized by attributes (the CSP allows no
+// inline style) and coloured by the style sheet;
 // it is hidden from assistive technology, which reads the summary under it and a
 // visually hidden table of the days instead.
 import { h, svg } from '../dom'
@@ -21,6 +22,11 @@ const REFUSALS = [
   ['missingScope', 'missing scope'],
   ['address', 'address not allowed'],
 ] as const
+/** The 429s (SPEC §5.50): a series of their own, as the rate limit and credits are not the credential's fault. */
+const LIMITED = [
+  ['rateLimited', 'over the rate limit'],
+  ['creditsExhausted', 'out of credits'],
+] as const
 const DAY_LABEL = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' })
 
 /**
@@ -34,63 +40,96 @@ export function unusedFor(lastUsedAt: string | null, now: number = Date.now()): 
   return elapsed >= DAY_MS ? `Unused for ${plural(Math.round(elapsed / DAY_MS), 'day')}` : ''
 }
 
-/** The last {@link CHART_DAYS} days up to `to`, oldest first, each with its successes and refusals (zero when absent). */
-function lastDays(usage: PasscodeUsage): { date: string; succeeded: number; refused: number; day: UsageDay | undefined }[] {
+/** One day of the chart: its successes, its matched refusals (403s and the rest) and its 429s. */
+interface ChartDay {
+  readonly date: string
+  readonly succeeded: number
+  readonly refused: number
+  readonly limited: number
+  readonly day: UsageDay | undefined
+}
+
+/** The last {@link CHART_DAYS} days up to `to`, oldest first, each with its successes, refusals and 429s (zero when absent). */
+function lastDays(usage: PasscodeUsage): ChartDay[] {
   const byDate = new Map(usage.days.map((day) => [day.date, day]))
   const end = Date.parse(`${usage.to}T00:00:00Z`)
   return Array.from({ length: CHART_DAYS }, (_, index) => {
     const date = new Date(end - (CHART_DAYS - 1 - index) * DAY_MS).toISOString().slice(0, 10)
     const day = byDate.get(date)
     const refused = day ? REFUSALS.reduce((sum, [key]) => sum + day[key], 0) : 0
-    return { date, succeeded: day?.succeeded ?? 0, refused, day }
+    const limited = day ? LIMITED.reduce((sum, [key]) => sum + day[key], 0) : 0
+    return { date, succeeded: day?.succeeded ?? 0, refused, limited, day }
   })
 }
 
 const label = (date: string) => DAY_LABEL.format(new Date(`${date}T00:00:00Z`))
 
-/** "Used 132 times in the last 30 days, most on 24 Nov (40). 3 refused: 2 expired, 1 wrong partner." */
+/** "3 refused: 2 expired, 1 wrong partner.": the total of `kinds` over `days`, and each kind that has any. */
+function counts(days: readonly ChartDay[], kinds: typeof REFUSALS | typeof LIMITED, total: number, what: string): string {
+  if (total === 0) return ''
+  const each = kinds
+    .map(([key, name]) => [days.reduce((sum, day) => sum + (day.day?.[key] ?? 0), 0), name] as const)
+    .filter(([count]) => count > 0)
+    .map(([count, name]) => `${count} ${name}`)
+  return ` ${total} ${what}: ${each.join(', ')}.`
+}
+
+/**
+ * "Used 132 times in the last 30 days, most on 24 Nov (40). 3 refused: 2 expired, 1 wrong
+ * partner. 5 limited (429): 3 over the rate limit, 2 out of credits."
+ */
 export function usageSummary(usage: PasscodeUsage): string {
   const days = lastDays(usage)
   const used = days.reduce((sum, day) => sum + day.succeeded, 0)
-  const refused = days.reduce((sum, day) => sum + day.refused, 0)
   let text = `Not used in the last ${CHART_DAYS} days.`
   if (used > 0) {
     const most = days.reduce((best, day) => (day.succeeded > best.succeeded ? day : best))
     text = `Used ${plural(used, 'time')} in the last ${CHART_DAYS} days, most on ${label(most.date)} (${most.succeeded}).`
   }
-  if (refused > 0) {
-    const kinds = REFUSALS.map(([key, name]) => [days.reduce((sum, day) => sum + (day.day?.[key] ?? 0), 0), name] as const)
-      .filter(([count]) => count > 0)
-      .map(([count, name]) => `${count} ${name}`)
-    text += ` ${refused} refused: ${kinds.join(', ')}.`
-  }
+  text += counts(
+    days,
+    REFUSALS,
+    days.reduce((sum, day) => sum + day.refused, 0),
+    'refused',
+  )
+  text += counts(
+    days,
+    LIMITED,
+    days.reduce((sum, day) => sum + day.limited, 0),
+    'limited (429)',
+  )
   return text
 }
 
 /**
  * The chart of one passcode's last 30 days: stacked bars (successes, then matched
- * refusals), the first and last day under them, the summary, and a visually hidden
- * table of the days with requests.
+ * refusals, then 429s), the first and last day under them, a legend, the summary, and a
+ * visually hidden table of the days with requests (a 429 column when there are any).
  */
 export function usageChart(usage: PasscodeUsage): HTMLElement {
   const days = lastDays(usage)
-  const top = Math.max(1, ...days.map((day) => day.succeeded + day.refused))
+  const top = Math.max(1, ...days.map((day) => day.succeeded + day.refused + day.limited))
   const height = 40
   const bars = days.map((day, index) => {
     const x = index * 5
     const used = (day.succeeded / top) * height
     const refused = (day.refused / top) * height
+    const limited = (day.limited / top) * height
     return svg(
       'g',
       {},
-      svg('title', {}, `${label(day.date)}: ${day.succeeded} used, ${day.refused} refused`),
+      svg('title', {}, `${label(day.date)}: ${day.succeeded} used, ${day.refused} refused${day.limited > 0 ? `, ${day.limited} limited (429)` : ''}`),
       // An empty day still shows as a line on the baseline, so the 30 days read as 30.
       svg('rect', { class: 'empty-day', x, y: height - 1, width: 4, height: 1 }),
       day.succeeded > 0 ? svg('rect', { class: 'used', x, y: height - used, width: 4, height: used }) : null,
       day.refused > 0 ? svg('rect', { class: 'refused', x, y: height - used - refused, width: 4, height: refused }) : null,
+      day.limited > 0 ? svg('rect', { class: 'limited', x, y: height - used - refused - limited, width: 4, height: limited }) : null,
     )
   })
-  const counted = days.filter((day) => day.succeeded + day.refused > 0)
+  const counted = days.filter((day) => day.succeeded + day.refused + day.limited > 0)
+  const anyRefused = days.some((day) => day.refused > 0)
+  const anyLimited = days.some((day) => day.limited > 0)
+  const columns = ['Day (UTC)', 'Used', 'Refused', ...(anyLimited ? ['Limited (429)'] : [])]
   return h(
     'div',
     { class: 'usage-chart' },
@@ -100,8 +139,15 @@ export function usageChart(usage: PasscodeUsage): HTMLElement {
       bars,
     ),
     h('div', { class: 'usage-axis' }, h('span', {}, label(days[0]!.date)), h('span', {}, label(days.at(-1)!.date))),
-    days.some((day) => day.refused > 0)
-      ? h('p', { class: 'usage-legend' }, h('span', { class: 'swatch used' }), 'Used ', h('span', { class: 'swatch refused' }), 'Refused')
+    anyRefused || anyLimited
+      ? h(
+          'p',
+          { class: 'usage-legend' },
+          h('span', { class: 'swatch used' }),
+          'Used',
+          anyRefused ? [' ', h('span', { class: 'swatch refused' }), 'Refused'] : null,
+          anyLimited ? [' ', h('span', { class: 'swatch limited' }), 'Limited (429)'] : null,
+        )
       : null,
     h('p', { class: 'usage-summary' }, usageSummary(usage)),
     counted.length > 0
@@ -115,13 +161,19 @@ export function usageChart(usage: PasscodeUsage): HTMLElement {
             h(
               'tr',
               {},
-              ['Day (UTC)', 'Used', 'Refused'].map((text) => h('th', { scope: 'col' }, text)),
+              columns.map((text) => h('th', { scope: 'col' }, text)),
             ),
           ),
           h(
             'tbody',
             {},
-            counted.map((day) => h('tr', {}, h('td', {}, label(day.date)), h('td', {}, String(day.succeeded)), h('td', {}, String(day.refused)))),
+            counted.map((day) =>
+              h(
+                'tr',
+                {},
+                [label(day.date), day.succeeded, day.refused, ...(anyLimited ? [day.limited] : [])].map((text) => h('td', {}, String(text))),
+              ),
+            ),
           ),
         )
       : null,

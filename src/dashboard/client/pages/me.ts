@@ -5,6 +5,7 @@ import { context } from '../context'
 import { $, h } from '../dom'
 import { run } from '../feedback'
 import { ownLeakNotice } from '../components/leak-notice'
+import { restrictions } from '../components/restriction-cells'
 import { revealValue } from '../components/reveal'
 import { statusOf } from '../components/status'
 import { time } from '../components/time'
@@ -53,6 +54,7 @@ export async function mePage(): Promise<void> {
       return
     }
     const unused = unusedFor(passcode.lastUsedAt)
+    const restricted = restrictions(passcode)
     const panel = h('div', { class: 'usage-slot' })
     const usage = async () => (await api<UsageAnswer>('GET', `${path}/usage`)).usage
     content.replaceChildren(
@@ -67,6 +69,8 @@ export async function mePage(): Promise<void> {
         h('dd', {}, passcode.validity.type === 'infinite' ? 'Infinite' : `${passcode.validity.days} days`),
         h('dt', {}, 'Expires'),
         h('dd', {}, time(passcode.expiresAt)),
+        // What it may do and its limits (SPEC §5.48–5.50), when it has any: the holder plans their calls by them.
+        restricted ? [h('dt', {}, 'Restrictions'), h('dd', {}, restricted)] : null,
         h('dt', {}, 'Last used'),
         h(
           'dd',

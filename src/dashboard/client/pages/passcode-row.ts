@@ -1,5 +1,6 @@
-// One account passcode's row on Passcodes: name (and description), what a request with
-// it would meet, its hint (and a rotation's overlap), expiry, partners, last use with
+// One account passcode's row on Passcodes: name (and description, and tags), what a
+// request with it would meet, its hint (and a rotation's overlap), expiry, partners, its
+// scopes and address ranges, its rate limit and credits, last use with
 // its usage chart on demand, and, for those who may change it, Edit and a menu of the
 // rest (Rotate, Disable or Enable, Delete), so that the row stays one line tall.
 import { LEAKED_ENABLE_WARNING } from '../../../core/labels'
@@ -13,12 +14,13 @@ import { confirmThen } from '../components/action-form'
 import { leakMark } from '../components/leak-notice'
 import { menuButton } from '../components/menu'
 import { statusOf } from '../components/status'
+import { restrictionsCell, tagChips } from '../components/restriction-cells'
 import { cell } from '../components/table'
 import { time } from '../components/time'
 import { underRow, usageButton } from '../components/usage-panel'
 import { unusedFor } from '../components/usage-chart'
 import type { Passcode, UsageAnswer } from '../wire'
-import { worksForNoPartner } from './passcode-finder'
+import { worksForNoPartner, type Finder } from './passcode-finder'
 import { editForm, rotateForm } from './passcode-forms'
 import type { PasscodesView } from './passcodes-view'
 
@@ -84,8 +86,8 @@ function actions(view: PasscodesView, passcode: Passcode, row: HTMLTableRowEleme
   )
 }
 
-/** The row of `passcode`. */
-export function passcodeRow(view: PasscodesView, passcode: Passcode): HTMLTableRowElement {
+/** The row of `passcode`; its tag chips filter the list by `tags`. */
+export function passcodeRow(view: PasscodesView, passcode: Passcode, tags: Pick<Finder, 'tags' | 'toggleTag'>): HTMLTableRowElement {
   const { canManagePasscodes } = context()
   const row = h('tr', { 'data-key': passcode.id })
   const usage = async () => (await api<UsageAnswer>('GET', `/passcodes/${segment(passcode.id)}/usage`)).usage
@@ -94,8 +96,16 @@ export function passcodeRow(view: PasscodesView, passcode: Passcode): HTMLTableR
     h(
       'td',
       { class: 'name', 'data-label': 'Name' },
-      // The description under the name, as text (newlines kept by CSS); dir="auto" keeps its direction to itself.
-      passcode.description ? h('div', {}, passcode.name, h('p', { class: 'description', dir: 'auto' }, passcode.description)) : passcode.name,
+      // The description under the name, as text (newlines kept by CSS); dir="auto" keeps its direction to itself; then the tags.
+      passcode.description || passcode.tags.length > 0
+        ? h(
+            'div',
+            {},
+            passcode.name,
+            passcode.description ? h('p', { class: 'description', dir: 'auto' }, passcode.description) : null,
+            tagChips(passcode.tags, tags.tags(), (tag) => tags.toggleTag(tag)),
+          )
+        : passcode.name,
     ),
     cell(
       'Status',
@@ -110,6 +120,7 @@ export function passcodeRow(view: PasscodesView, passcode: Passcode): HTMLTableR
     ),
     cell('Expires', passcode.expiresAt ? time(passcode.expiresAt) : 'Never'),
     cell('Partners', partnersCell(passcode)),
+    restrictionsCell(passcode),
     cell(
       'Last used',
       h(

@@ -1,5 +1,7 @@
 // Settings > Passcodes: the account's passcodes, "N of 100", + Passcode, the finder
-// (passcode-finder.ts), a page of rows (passcode-row.ts) and Previous / Next.
+// (passcode-finder.ts), a page of rows (passcode-row.ts) and Previous / Next. The whole
+// list (at most 100) is loaded for the count, the cap and the leak banner; the tags and
+// the search are the API's (`GET /passcodes?tags=&search=`), asked beside it.
 import { MAX_ACCOUNT_PASSCODES } from '../../../core/rules'
 import { api } from '../api'
 import { context } from '../context'
@@ -9,11 +11,15 @@ import { restoreFocus, type RowFocus } from '../focus'
 import { leakBanner } from '../components/leak-notice'
 import { pager, shownText } from '../components/pager'
 import { emptyRow, listTable } from '../components/table'
+import { byName } from '../format'
 import type { AccountAnswer, Passcode, PasscodeList, PartnerList, ScopeList } from '../wire'
-import { passcodeFinder } from './passcode-finder'
+import { passcodeFinder, type Found } from './passcode-finder'
 import { createForm } from './passcode-forms'
 import { passcodeRow } from './passcode-row'
 import type { PasscodesView } from './passcodes-view'
+
+/** How long a pause in typing a search waits before asking the API: one request per search, not per keystroke. */
+const SEARCH_PAUSE_MS = 250
 
 /** The + Passcode button and its form; at the cap the button is off and says why. */
 function creating(view: PasscodesView, content: HTMLElement): (full: boolean) => void {
@@ -57,11 +63,15 @@ export async function passcodesPage(): Promise<void> {
     api<AccountAnswer>('GET', '/account').catch(() => ({ account: { acceptedPasscodes: 'both' as const } })),
     api<ScopeList>('GET', '/scopes').catch((): ScopeList => ({ scopes: [] })),
   ])
-  const columns = ['Name', 'Status', 'Passcode', 'Expires', 'Partners', 'Last used', ...(canManagePasscodes ? ['Actions'] : [])]
+  const columns = ['Name', 'Status', 'Passcode', 'Expires', 'Partners', 'Restrictions', 'Last used', ...(canManagePasscodes ? ['Actions'] : [])]
   const rows = h('tbody', {})
   const count = h('p', { class: 'count', id: 'passcode-count' })
   $(document, '.toolbar h2').after(count)
+  // The account's passcodes, in the finder's list order; and what the API found for its tags and search.
   let all: readonly Passcode[] = []
+  let found: Found | null = null
+  let loaded = { list: '', find: '' }
+  let asked = 0
 
   const view: PasscodesView = {
     accepted: account.acceptedPasscodes,
@@ -69,7 +79,7 @@ export async function passcodesPage(): Promise<void> {
     scopes,
     columns: columns.length,
     async reload(focus, message) {
-      await load()
+      await load(true)
       view.show(focus, message)
     },
     show(focus?: RowFocus, message?: string) {
@@ -79,7 +89,13 @@ export async function passcodesPage(): Promise<void> {
       else if (lost) $<HTMLElement>(document, '#page-title').focus()
     },
   }
-  const finder = passcodeFinder(() => render())
+  // A search asks the API once the typing pauses; any other change at once.
+  let pause: ReturnType<typeof setTimeout> | undefined
+  const finder = passcodeFinder((typing) => {
+    clearTimeout(pause)
+    if (typing) pause = setTimeout(() => void run(null, () => load()), SEARCH_PAUSE_MS)
+    else void run(null, () => load())
+  })
   const pages = pager('Pages of passcodes', (page) => {
     finder.page = page
     render()
@@ -96,11 +112,11 @@ export async function passcodesPage(): Promise<void> {
   // The leak banner (SPEC §5.42), above everything else of the page while any passcode has an open mark.
   const leakSlot = h('div', { id: 'leak-slot' })
   content.prepend(leakSlot)
-  content.append(finder.form, finder.shown, listTable(columns, rows), pages.element)
+  content.append(finder.form, finder.chosen, finder.shown, listTable(columns, rows), pages.element)
 
   /** Draws the page of rows the finder asks for (the one with `key`'s row when given), and keeps the view in the URL. */
   function render(key?: string): void {
-    const matching = finder.matching(all, view.accepted)
+    const matching = finder.matching(all, found, view.accepted)
     const per = finder.per()
     const at = key === undefined ? -1 : matching.findIndex((passcode) => passcode.id === key)
     const last = Math.max(1, Math.ceil(matching.length / per))
@@ -115,16 +131,36 @@ export async function passcodesPage(): Promise<void> {
         ? [emptyRow(columns.length, 'No passcodes yet.')]
         : shown.length === 0
           ? [emptyRow(columns.length, 'No passcode matches.')]
-          : shown.map((passcode) => passcodeRow(view, passcode))),
+          : shown.map((passcode) => passcodeRow(view, passcode, finder))),
     )
   }
 
-  async function load(): Promise<void> {
-    const { passcodes } = await api<PasscodeList>('GET', '/passcodes')
-    count.textContent = `${passcodes.length} of ${MAX_ACCOUNT_PASSCODES}`
-    showCap(passcodes.length >= MAX_ACCOUNT_PASSCODES)
-    all = passcodes
-    leakSlot.replaceChildren(leakBanner(passcodes, canManagePasscodes) ?? '')
+  /**
+   * Loads what the finder's view needs and draws it: the list (again with `fresh`, or for
+   * another order) and the API's answer to its tags and search (none without them). An
+   * answer overtaken by a later change is dropped.
+   */
+  async function load(fresh = false): Promise<void> {
+    const ticket = ++asked
+    const want = { list: finder.listQuery(), find: finder.findQuery() }
+    const forList = fresh || want.list !== loaded.list || all.length === 0
+    const search = finder.asked()
+    const [list, matches] = await Promise.all([
+      forList ? api<PasscodeList>('GET', `/passcodes${want.list ? `?${want.list}` : ''}`) : null,
+      want.find && (fresh || want.find !== loaded.find) ? api<PasscodeList>('GET', `/passcodes?${want.find}`) : null,
+    ])
+    if (ticket !== asked) return
+    if (list) {
+      const { passcodes } = list
+      count.textContent = `${passcodes.length} of ${MAX_ACCOUNT_PASSCODES}`
+      showCap(passcodes.length >= MAX_ACCOUNT_PASSCODES)
+      all = passcodes
+      leakSlot.replaceChildren(leakBanner(passcodes, canManagePasscodes) ?? '')
+      finder.offer([...new Set(passcodes.flatMap((passcode) => passcode.tags))].sort(byName))
+    }
+    if (!want.find) found = null
+    else if (matches) found = { ids: new Set(matches.passcodes.map((passcode) => passcode.id)), ...search }
+    loaded = want
     render()
   }
   await run(null, load)

@@ -1,5 +1,6 @@
 // One row of Settings > Users: the person, their passcode's status (what a request would
-// meet), validity, expiry, last use with its usage chart on demand, and for admins
+// meet) with its scopes, address ranges, rate limit and credits when it has any,
+// validity, expiry, last use with its usage chart on demand, and for admins
 // Reset Passcode and Revoke Passcode, or Grant Passcode (in place of the row).
 import { api, segment } from '../api'
 import { context } from '../context'
@@ -10,6 +11,7 @@ import { actionForm, confirmThen, openRowForm } from '../components/action-form'
 import { readValidity, validityFieldset } from '../components/fields'
 import { leakMark } from '../components/leak-notice'
 import { badge, statusOf } from '../components/status'
+import { restrictions } from '../components/restriction-cells'
 import { cell } from '../components/table'
 import { time } from '../components/time'
 import { unusedFor } from '../components/usage-chart'
@@ -105,6 +107,8 @@ export function userRow(view: UsersView, user: User): HTMLTableRowElement {
       kept ? [' ', h('code', {}, kept.hint)] : null,
       passcode ? leakMark(passcode.leak, canManageUsers ? 'Grant a new passcode to replace it.' : 'An admin can grant a new one.') : null,
       kept ? policyMark(kept.policyViolations) : null,
+      // Its scopes, ranges and limits under the hint, when it has any: a column of its own would push the row past 1280 px.
+      kept ? restrictions(kept) : null,
     ),
     cell('Validity', kept && (kept.validity.type === 'infinite' ? 'Infinite' : `${kept.validity.days} days`)),
     // Infinite is 10 calendar years (SPEC §3): its end is shown as it is.
