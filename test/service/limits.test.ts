@@ -248,7 +248,7 @@ describe('SPEC 5.50 a burst of first requests on a cold passcode', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
     try {
       const store = memoryStore()
-      const leaseLimits = store.leaseLimits!.bind(store)
+      const leaseLimits = store.leaseLimits.bind(store)
       let leases = 0
       store.leaseLimits = async (request) => {
         leases++
@@ -293,7 +293,7 @@ describe('SPEC 5.50 a lease another request started', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
     try {
       const store = memoryStore()
-      const leaseLimits = store.leaseLimits!.bind(store)
+      const leaseLimits = store.leaseLimits.bind(store)
       const delays = [900, 300, 300]
       let leases = 0
       store.leaseLimits = async (request) => {
