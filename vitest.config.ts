@@ -86,6 +86,8 @@ export const slowTests = [
   'test/faults/silent-cut.test.ts',
   // Three instances on PostgreSQL and PgBouncer spending one passcode's credits (37 s alone).
   'test/faults/limits-fleet.test.ts',
+  // Two PgBouncer restarts, each with 15 s of cache-miss traffic after it (18 s alone).
+  'test/faults/pgbouncer-restart.test.ts',
   // The hostile-input corpus: 10 000 cases under CI=true (the framework files run a sample of it).
   'test/http/hostile-input-node.test.ts',
   'test/dashboard/activity.browser.test.ts',
