@@ -89,11 +89,13 @@ export async function passcodesPage(): Promise<void> {
       else if (lost) $<HTMLElement>(document, '#page-title').focus()
     },
   }
-  // A search asks the API once the typing pauses; any other change at once.
+  // A search asks the API once the typing pauses; any other change at once. A search
+  // emptied (and no tags) asks nothing, so it is drawn at once: a redraw a pause later
+  // would close an edit form opened meanwhile.
   let pause: ReturnType<typeof setTimeout> | undefined
   const finder = passcodeFinder((typing) => {
     clearTimeout(pause)
-    if (typing) pause = setTimeout(() => void run(null, () => load()), SEARCH_PAUSE_MS)
+    if (typing && finder.findQuery() !== '') pause = setTimeout(() => void run(null, () => load()), SEARCH_PAUSE_MS)
     else void run(null, () => load())
   })
   const pages = pager('Pages of passcodes', (page) => {
