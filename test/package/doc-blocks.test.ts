@@ -61,6 +61,16 @@ const DECORATOR_GUIDES: readonly string[] = ['docs/nestjs.md']
 const DECORATOR_FOLDER = '.nestjs'
 /** How many blocks run at a time: a few processes, most of them waiting on their own event loop's end. */
 const BLOCKS_AT_ONCE = 4
+/**
+ * How long one block's process may run: a block that starts a PGlite took 55 s of it on a
+ * machine loaded 25 deep, where it takes 9 CPU-s.
+ */
+const BLOCK_RUN_MS = 120_000
+/**
+ * How long a case may wait for its block: its turn among the runnable blocks, four at a
+ * time, then its own run.
+ */
+const BLOCK_CASE_MS = 300_000
 const needsDecorators = (block: DocumentedBlock) => DECORATOR_GUIDES.includes(block.file)
 
 /** `docs/client.md:10` → `blocks/docs-client-10.ts`; `docs/nestjs.md:37` → `.nestjs/docs-nestjs-37.ts`. */
@@ -150,7 +160,9 @@ describe('the documentation blocks, in a new project with the packed package', (
     let result = runs.get(block.name)
     if (result === undefined) {
       // NODE_FLAGS: the same program, about 2 s less CPU for the block that starts a PGlite.
-      result = slots(() => run(process.execPath, [...NODE_FLAGS, sourceOf(block).replace(/\.ts$/, '.js')], project.dir, readerEnvironment(), 60_000))
+      result = slots(() =>
+        run(process.execPath, [...NODE_FLAGS, sourceOf(block).replace(/\.ts$/, '.js')], project.dir, readerEnvironment(), BLOCK_RUN_MS),
+      )
       runs.set(block.name, result)
     }
     return result
@@ -216,8 +228,8 @@ describe('the documentation blocks, in a new project with the packed package', (
     // Every block starts now, a few at a time, in the background: the cases below await their own.
     for (const block of runnable) void runBlock(block)
     quickStartRuns = {
-      tsx: slots(() => run('npx', ['tsx', sourceOf(quickStart)], project.dir, readerEnvironment(), 60_000)),
-      commonjs: slots(() => run(process.execPath, ['commonjs/quick-start.mjs'], project.dir, readerEnvironment(), 60_000)),
+      tsx: slots(() => run('npx', ['tsx', sourceOf(quickStart)], project.dir, readerEnvironment(), BLOCK_RUN_MS)),
+      commonjs: slots(() => run(process.execPath, ['commonjs/quick-start.mjs'], project.dir, readerEnvironment(), BLOCK_RUN_MS)),
     }
   }, 900_000)
 
@@ -242,30 +254,40 @@ describe('the documentation blocks, in a new project with the packed package', (
       const result = await runBlock(block)
       expect(result.code, `${result.stdout}${result.stderr}`).toBe(0)
     },
-    60_000,
+    BLOCK_CASE_MS,
   )
 
   describe.each(QUICK_STARTS.map(({ heading, framework }) => [framework, heading] as const))('the %s quick start', (_, heading) => {
-    it('answers connect with 200 and shows the protected route who called', async () => {
-      const block = runnable.find((candidate) => candidate.file === 'README.md' && candidate.heading === heading)
-      expect(block, heading).toBeDefined()
-      const [connect, events, ...rest] = (await runBlock(block!)).stdout.trim().split('\n')
-      expect(connect).toBe('200 {"status":"success","message":"Authorised Successfully."}')
-      expect(events).toMatch(/^200 \{"events":\[\],"calledBy":\{"accountId":"acc_1","kind":"account","passcodeId":"[^"]+","passcodeName":"Acme"\}\}$/)
-      expect(rest).toEqual([])
-    }, 60_000)
+    it(
+      'answers connect with 200 and shows the protected route who called',
+      async () => {
+        const block = runnable.find((candidate) => candidate.file === 'README.md' && candidate.heading === heading)
+        expect(block, heading).toBeDefined()
+        const [connect, events, ...rest] = (await runBlock(block!)).stdout.trim().split('\n')
+        expect(connect).toBe('200 {"status":"success","message":"Authorised Successfully."}')
+        expect(events).toMatch(
+          /^200 \{"events":\[\],"calledBy":\{"accountId":"acc_1","kind":"account","passcodeId":"[^"]+","passcodeName":"Acme"\}\}$/,
+        )
+        expect(rest).toEqual([])
+      },
+      BLOCK_CASE_MS,
+    )
   })
 
-  it('runs the Quick start with `npx tsx app.ts`, and as `app.mts` in a CommonJS folder, as the README says', async () => {
-    // What differs from run to run: the passcode's hint and id.
-    const printed = (stdout: string) =>
-      stdout.replace(/psc_…[A-Za-z0-9]+/g, 'psc_…').replace(/'[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}'/g, "'<id>'")
-    const expected = printed((await runBlock(quickStart)).stdout)
-    expect(expected).toContain("200 { status: 'success', message: 'Authorised Successfully.' }")
-    const tsx = await quickStartRuns.tsx
-    expect([tsx.code, printed(tsx.stdout)], tsx.stderr).toEqual([0, expected])
-    expect(diagnostics.get('commonjs/quick-start.mts') ?? []).toEqual([])
-    const mjs = await quickStartRuns.commonjs
-    expect([mjs.code, printed(mjs.stdout)], mjs.stderr).toEqual([0, expected])
-  }, 60_000)
+  it(
+    'runs the Quick start with `npx tsx app.ts`, and as `app.mts` in a CommonJS folder, as the README says',
+    async () => {
+      // What differs from run to run: the passcode's hint and id.
+      const printed = (stdout: string) =>
+        stdout.replace(/psc_…[A-Za-z0-9]+/g, 'psc_…').replace(/'[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}'/g, "'<id>'")
+      const expected = printed((await runBlock(quickStart)).stdout)
+      expect(expected).toContain("200 { status: 'success', message: 'Authorised Successfully.' }")
+      const tsx = await quickStartRuns.tsx
+      expect([tsx.code, printed(tsx.stdout)], tsx.stderr).toEqual([0, expected])
+      expect(diagnostics.get('commonjs/quick-start.mts') ?? []).toEqual([])
+      const mjs = await quickStartRuns.commonjs
+      expect([mjs.code, printed(mjs.stdout)], mjs.stderr).toEqual([0, expected])
+    },
+    BLOCK_CASE_MS,
+  )
 })
