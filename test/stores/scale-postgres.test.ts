@@ -120,7 +120,9 @@ describe.skipIf(!availability.available)(
       expect(claim).toMatch(/account_passcodes_first_email_due/)
       expect(claim).toMatch(/account_passcodes_expired_email_due/)
       const key = [seededPasscodeId(12), 'expired', NOW - DAY_MS, randomUUID()]
-      expectNoTableScan(await plan(sql.completeNotification, [...key, NOW]))
+      const [passcodeId, kind, expiresAt, token] = key as [string, string, number, string]
+      const completion = sql.completeNotification
+      expectNoTableScan(await plan(completion.text, completion.values({ passcodeId, kind, expiresAt, token, sentAt: NOW })))
       expectNoTableScan(await plan(sql.releaseNotification, key))
       expectNoTableScan(await plan(sql.getAccountPasscode, ['acc_0', seededPasscodeId(12)]))
     })

@@ -9,7 +9,7 @@ import type { PostgresDatabase } from '../../src/stores/postgres/database-interf
 import { migrate } from '../../src/stores/postgres/migrate'
 import type { PostgresStoreOptions } from '../../src/stores/postgres/options'
 import { postgresStore, type PostgresStore } from '../../src/stores/postgres/postgres-store'
-import { accountPasscodeParams, userPasscodeParams } from '../../src/stores/postgres/rows'
+import { accountPasscodeInput, userPasscodeInput } from '../../src/stores/postgres/rows'
 import { statements } from '../../src/stores/postgres/statements'
 import type { StoreFixture } from '../conformance/store'
 
@@ -18,6 +18,20 @@ export const uniqueSchema = (): string => `pa_test_${randomUUID().replaceAll('-'
 
 const ACCOUNT_COLUMNS = 'id, account_id, name, name_key, hash, hint, expiry_days, created_at, updated_at, expires_at'
 const USER_COLUMNS = 'account_id, user_id, hash, ciphertext, hint, validity_type, validity_days, granted_at, expires_at, revoked_at'
+// The store's inputs of those columns, in the same order.
+const ACCOUNT_INPUTS = ['id', 'accountId', 'name', 'nameKey', 'hash', 'hint', 'expiryDays', 'createdAt', 'updatedAt', 'expiresAt'] as const
+const USER_INPUTS = [
+  'accountId',
+  'userId',
+  'hash',
+  'ciphertext',
+  'hint',
+  'validityType',
+  'validityDays',
+  'grantedAt',
+  'expiresAt',
+  'revokedAt',
+] as const
 const TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'integer', 'bigint', 'bigint', 'bigint']
 const USER_TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'integer', 'bigint', 'bigint', 'bigint']
 
@@ -39,8 +53,26 @@ export async function seedPasscodes(
   accounts: readonly AccountPasscodeRecord[],
   users: readonly UserPasscodeRecord[],
 ): Promise<void> {
-  await bulkInsert(db, `${schema}.account_passcodes`, ACCOUNT_COLUMNS, TYPES, accounts.map(accountPasscodeParams))
-  await bulkInsert(db, `${schema}.user_passcodes`, USER_COLUMNS, USER_TYPES, users.map(userPasscodeParams))
+  await bulkInsert(
+    db,
+    `${schema}.account_passcodes`,
+    ACCOUNT_COLUMNS,
+    TYPES,
+    accounts.map((record) => {
+      const input = accountPasscodeInput(record)
+      return ACCOUNT_INPUTS.map((name) => input[name])
+    }),
+  )
+  await bulkInsert(
+    db,
+    `${schema}.user_passcodes`,
+    USER_COLUMNS,
+    USER_TYPES,
+    users.map((record) => {
+      const input = userPasscodeInput(record)
+      return USER_INPUTS.map((name) => input[name])
+    }),
+  )
 }
 
 /** The plan of the store's own verification statement for `hash`, or for several (one value under each pepper). */

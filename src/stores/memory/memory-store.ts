@@ -1,62 +1,21 @@
-import type { AcceptedPasscodes, AccountPasscodeRecord, UserPasscodeRecord } from '../../core/entities'
-import type {
-  AccountPasscodePatch,
-  ClaimRequest,
-  CreateResult,
-  CredentialMatch,
-  GrantResult,
-  Invalidation,
-  LeakMark,
-  LeakNoticeClaim,
-  NotificationClaim,
-  NotificationKind,
-  UpdateResult,
-  Rehash,
-  StoredUsageCount,
-  UsageCount,
-  UsageEntry,
-} from '../../ports/passcode-store'
+import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../core/entities'
+import type { AccountPasscodePatch, CreateResult, CredentialMatch, GrantResult, UpdateResult, Rehash } from '../../ports/passcode-store'
 import {
   acceptedPasscodesEntry,
   deletedPasscodeEntry,
   editedPasscodeEntry,
-  leakReportedEntry,
-  policyChangedEntry,
   resetUserPasscodeEntry,
   rotatedPasscodeEntry,
 } from '../../core/audit-fields'
-import { dueNotification } from '../../core/notifications'
 import { memoryAuditLog } from './memory-audit-log'
+import { memoryLeaks } from './memory-leaks'
 import { memoryLimits } from './memory-limits'
+import { memoryNotifications } from './memory-notifications'
+import { memoryPolicies } from './memory-policies'
+import { memoryState, userKey } from './memory-state'
+import { memoryUsage } from './memory-usage'
 import { memoryWebhooks } from './memory-webhooks'
 import type { CompletePasscodeStore } from '../../ports/passcode-store'
-import type { AccountPolicy } from '../../core/policy'
-import type { PolicyNotice } from '../../ports/account-policy-part'
-
-interface NotificationState {
-  sentAt: number | null
-  token: string | null
-  claimedUntil: number
-}
-
-/** A stored leak mark with its state: open until an admin acts, its email's claim. */
-interface LeakMarkState {
-  mark: LeakMark
-  open: boolean
-  token: string | null
-  claimedUntil: number
-}
-
-/** An account's policy email (SPEC §5.52) with its claim. */
-interface PolicyNoticeState {
-  notice: PolicyNotice
-  token: string | null
-  claimedUntil: number
-}
-
-const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
-const userKey = (accountId: string, userId: string): string => `${accountId}\u0000${userId}`
-const notificationKey = (passcodeId: string, kind: NotificationKind, expiresAt: number): string => `${passcodeId}\u0000${kind}\u0000${expiresAt}`
 
 /**
  * The in-memory store: a complete reference implementation of `PasscodeStore`
@@ -75,13 +34,8 @@ const notificationKey = (passcodeId: string, kind: NotificationKind, expiresAt: 
  * ```
  */
 export function memoryStore(): CompletePasscodeStore {
-  const passcodes = new Map<string, AccountPasscodeRecord>()
-  const byHash = new Map<string, { kind: 'account'; id: string } | { kind: 'user'; key: string }>()
-  const byAccount = new Map<string, Set<string>>()
-  const users = new Map<string, UserPasscodeRecord>()
-  const accepted = new Map<string, AcceptedPasscodes>()
-  const notifications = new Map<string, NotificationState>()
-  const listeners = new Set<(invalidation: Invalidation) => void>()
+  const state = memoryState()
+  const { passcodes, byHash, byAccount, users, accepted, notifications, listeners } = state
   // SPEC §5.53: each audit record's events are stored in the step that stores the record.
   const webhooks = memoryWebhooks({
     prepare: (entry) => audit.prepare(entry),
@@ -95,59 +49,7 @@ export function memoryStore(): CompletePasscodeStore {
     },
   })
   const audit = memoryAuditLog((entry) => webhooks.observe(entry))
-  /** Daily usage counts (SPEC §5.41) by kind, account and key, then by `day|partner|outcome`. */
-  const usageDays = new Map<string, Map<string, StoredUsageCount>>()
-  /** Leak marks (SPEC §5.42) by id, in insertion (report) order. */
-  const leaks = new Map<string, LeakMarkState>()
-  /** Accounts' own policies (SPEC §5.52); an account without one has the host's default. */
-  const policies = new Map<string, AccountPolicy>()
-  /** Each account's one policy email, sent or not, by account. */
-  const policyNotices = new Map<string, PolicyNoticeState>()
-
-  const publish = (invalidation: Invalidation): void => {
-    for (const listener of listeners) {
-      try {
-        listener(invalidation)
-      } catch {
-        // A listener's failure must not undo or fail the write that published it.
-      }
-    }
-  }
-
-  const accountIds = (accountId: string): Set<string> => {
-    let ids = byAccount.get(accountId)
-    if (ids === undefined) {
-      ids = new Set()
-      byAccount.set(accountId, ids)
-    }
-    return ids
-  }
-
-  const nameTaken = (accountId: string, nameKey: string, exceptId?: string): boolean => {
-    for (const id of byAccount.get(accountId) ?? []) {
-      if (id !== exceptId && passcodes.get(id)?.nameKey === nameKey) return true
-    }
-    return false
-  }
-
-  const ownPasscode = (accountId: string, passcodeId: string): AccountPasscodeRecord | undefined => {
-    const record = passcodes.get(passcodeId)
-    return record?.accountId === accountId ? record : undefined
-  }
-
-  const isLive = (record: UserPasscodeRecord, now: number): boolean => record.revokedAt === null && record.expiresAt > now
-
-  const openLeak = (accountId: string, kind: LeakMark['kind'], key: string): LeakMarkState | undefined => {
-    for (const state of leaks.values()) {
-      if (state.open && state.mark.accountId === accountId && state.mark.kind === kind && state.mark.key === key) return state
-    }
-    return undefined
-  }
-  /** An admin acted on the credential (SPEC §5.42): its open leak mark, if any, closes. */
-  const closeLeak = (accountId: string, kind: LeakMark['kind'], key: string): void => {
-    const state = openLeak(accountId, kind, key)
-    if (state !== undefined) state.open = false
-  }
+  const { publish, accountIds, nameTaken, ownPasscode, isLive, openLeak, closeLeak } = state
 
   // Limits and credits (SPEC §5.50): their counters, beside the records that hold the settings.
   const limits = memoryLimits({
@@ -333,59 +235,6 @@ export function memoryStore(): CompletePasscodeStore {
       return counts
     },
 
-    async recordUsage(entries: readonly UsageEntry[]) {
-      let written = 0
-      for (const entry of entries) {
-        if (entry.kind === 'account') {
-          const current = ownPasscode(entry.accountId, entry.passcodeId)
-          if (current === undefined || (current.lastUsedAt !== null && current.lastUsedAt >= entry.at)) continue
-          passcodes.set(current.id, { ...current, lastUsedAt: entry.at, lastUsedPartner: entry.partner })
-        } else {
-          const key = userKey(entry.accountId, entry.userId)
-          const current = users.get(key)
-          if (current === undefined || (current.lastUsedAt !== null && current.lastUsedAt >= entry.at)) continue
-          users.set(key, { ...current, lastUsedAt: entry.at, lastUsedPartner: entry.partner })
-        }
-        written++
-      }
-      return written
-    },
-
-    async recordUsageCounts(counts: readonly UsageCount[]) {
-      for (const { kind, accountId, key, day, partner, outcome, n } of counts) {
-        const credential = `${kind}\u0000${accountId}\u0000${key}`
-        let days = usageDays.get(credential)
-        if (days === undefined) {
-          days = new Map()
-          usageDays.set(credential, days)
-        }
-        const row = `${day}\u0000${partner}\u0000${outcome}`
-        days.set(row, { day, partner, outcome, n: (days.get(row)?.n ?? 0) + n })
-      }
-    },
-
-    async listUsageCounts({ kind, accountId, key, from }) {
-      const days = usageDays.get(`${kind}\u0000${accountId}\u0000${key}`)
-      if (days === undefined) return []
-      const rows = [...days.values()].filter((row) => row.day >= from).map((row) => ({ ...row }))
-      return rows.sort((a, b) => compare(a.day, b.day) || compare(a.partner, b.partner) || compare(a.outcome, b.outcome))
-    },
-
-    async pruneUsageCounts(before: string, limit: number) {
-      let deleted = 0
-      for (const [credential, days] of usageDays) {
-        for (const [row, count] of days) {
-          if (deleted >= limit) return deleted
-          if (count.day < before) {
-            days.delete(row)
-            deleted++
-          }
-        }
-        if (days.size === 0) usageDays.delete(credential)
-      }
-      return deleted
-    },
-
     async grantUserPasscode(record, now, entry): Promise<GrantResult> {
       const key = userKey(record.accountId, record.userId)
       const current = users.get(key)
@@ -449,194 +298,10 @@ export function memoryStore(): CompletePasscodeStore {
       publish({ type: 'account', accountId })
     },
 
-    async claimNotifications(request: ClaimRequest): Promise<NotificationClaim[]> {
-      const claims: NotificationClaim[] = []
-      for (const record of passcodes.values()) {
-        if (claims.length >= request.limit) break
-        if (record.disabledAt != null) continue
-        const kind = dueNotification(record.expiresAt, request.now, request.windowMs)
-        if (kind === null) continue
-        const expiresAt = record.expiresAt!
-        const key = notificationKey(record.id, kind, expiresAt)
-        const state = notifications.get(key)
-        if (state !== undefined && (state.sentAt !== null || state.claimedUntil > request.now)) continue
-        notifications.set(key, { sentAt: null, token: request.token, claimedUntil: request.now + request.leaseMs })
-        claims.push({
-          passcodeId: record.id,
-          accountId: record.accountId,
-          name: record.name,
-          hint: record.hint,
-          kind,
-          expiresAt,
-          token: request.token,
-        })
-      }
-      return claims
-    },
-
-    async completeNotification(claim, sentAt, entry) {
-      const state = notifications.get(notificationKey(claim.passcodeId, claim.kind, claim.expiresAt))
-      if (state?.token !== claim.token || state.sentAt !== null) return false
-      const recorded = audit.prepare(entry)
-      state.sentAt = sentAt
-      state.token = null
-      recorded()
-      return true
-    },
-
-    async releaseNotification(claim) {
-      const key = notificationKey(claim.passcodeId, claim.kind, claim.expiresAt)
-      const state = notifications.get(key)
-      if (state?.token === claim.token && state.sentAt === null) notifications.delete(key)
-    },
-
-    async reportLeak(report, entry) {
-      const { accountId, kind, key, at } = report
-      if (openLeak(accountId, kind, key) !== undefined) return null
-      let name: string | null = null
-      let hint: string | null = null
-      let action: LeakMark['action']
-      let open = true
-      if (kind === 'account') {
-        const current = ownPasscode(accountId, key)
-        if (current === undefined || (current.hash !== report.hash && current.previousHash !== report.hash)) return null
-        ;({ name, hint } = current)
-        const disabledNow = report.action === 'disable' && current.disabledAt == null
-        const recorded = audit.prepare(entry, (given) => leakReportedEntry(given, name, disabledNow))
-        if (report.action === 'delete') {
-          passcodes.delete(key)
-          byHash.delete(current.hash)
-          if (current.previousHash !== null) byHash.delete(current.previousHash)
-          byAccount.get(accountId)?.delete(key)
-          for (const notification of notifications.keys()) {
-            if (notification.startsWith(`${key}\u0000`)) notifications.delete(notification)
-          }
-          action = 'deleted'
-          open = false // Nothing is left to mark: the email still goes.
-        } else {
-          if (current.disabledAt == null) passcodes.set(key, { ...current, disabledAt: at, updatedAt: at })
-          action = 'disabled'
-        }
-        recorded()
-        publish({ type: 'account_passcode', accountId, passcodeId: key })
-      } else {
-        const userKeyed = userKey(accountId, key)
-        const current = users.get(userKeyed)
-        if (current?.revokedAt !== null || current.hash !== report.hash) return null
-        const recorded = audit.prepare(entry, (given) => leakReportedEntry(given, null, false))
-        users.set(userKeyed, { ...current, revokedAt: at })
-        action = 'revoked'
-        recorded()
-        publish({ type: 'user_passcode', accountId, userId: key })
-      }
-      const mark: LeakMark = {
-        id: report.id,
-        kind,
-        accountId,
-        key,
-        reportedAt: at,
-        url: report.url,
-        source: report.source,
-        action,
-        name,
-        hint,
-        notifiedAt: null,
-      }
-      leaks.set(mark.id, { mark, open, token: report.token, claimedUntil: report.claimedUntil })
-      return { ...mark }
-    },
-
-    async listLeakMarks(accountId) {
-      const out: LeakMark[] = []
-      for (const state of leaks.values()) if (state.open && state.mark.accountId === accountId) out.push({ ...state.mark })
-      return out.sort((a, b) => a.reportedAt - b.reportedAt || compare(a.id, b.id))
-    },
-
-    async claimLeakNotices({ now, leaseMs, limit, token }) {
-      const claims: LeakNoticeClaim[] = []
-      const oldestFirst = [...leaks.values()].sort((a, b) => a.mark.reportedAt - b.mark.reportedAt || compare(a.mark.id, b.mark.id))
-      for (const state of oldestFirst) {
-        if (claims.length >= limit) break
-        if (state.mark.notifiedAt !== null || state.claimedUntil > now) continue
-        state.token = token
-        state.claimedUntil = now + leaseMs
-        claims.push({ ...state.mark, token })
-      }
-      return claims
-    },
-
-    async completeLeakNotice(claim, sentAt, entry) {
-      const state = leaks.get(claim.id)
-      if (state?.token !== claim.token || state.mark.notifiedAt !== null) return false
-      const recorded = audit.prepare(entry)
-      state.mark = { ...state.mark, notifiedAt: sentAt }
-      state.token = null
-      recorded()
-      return true
-    },
-
-    async releaseLeakNotice(claim) {
-      const state = leaks.get(claim.id)
-      if (state?.token === claim.token && state.mark.notifiedAt === null) {
-        state.token = null
-        state.claimedUntil = 0
-      }
-    },
-
-    async getAccountPolicy(accountId) {
-      const policy = policies.get(accountId)
-      return policy === undefined ? null : { ...policy }
-    },
-
-    async setAccountPolicy(accountId, policy, notice, entry) {
-      const before = policies.get(accountId) ?? null
-      const recorded = audit.prepare(entry, (given) => policyChangedEntry(given, before, policy))
-      if (policy === null) policies.delete(accountId)
-      else policies.set(accountId, Object.freeze({ ...policy }))
-      if (notice === null) {
-        // An email not sent yet counted against a policy no longer set.
-        if (policyNotices.get(accountId)?.notice.notifiedAt === null) policyNotices.delete(accountId)
-      } else {
-        policyNotices.set(accountId, {
-          notice: { accountId, policy: Object.freeze({ ...notice.policy }), count: notice.count, setAt: notice.setAt, notifiedAt: null },
-          token: notice.token,
-          claimedUntil: notice.claimedUntil,
-        })
-      }
-      recorded()
-      return before === null ? null : { ...before }
-    },
-
-    async claimPolicyNotices({ now, leaseMs, limit, token }) {
-      const oldestFirst = [...policyNotices.values()]
-        .filter((state) => state.notice.notifiedAt === null && state.claimedUntil <= now)
-        .sort((a, b) => a.notice.setAt - b.notice.setAt || compare(a.notice.accountId, b.notice.accountId))
-        .slice(0, limit)
-      return oldestFirst.map((state) => {
-        state.token = token
-        state.claimedUntil = now + leaseMs
-        return { ...state.notice, token }
-      })
-    },
-
-    async completePolicyNotice(claim, sentAt, entry) {
-      const state = policyNotices.get(claim.accountId)
-      if (state?.token !== claim.token || state.notice.notifiedAt !== null) return false
-      const recorded = audit.prepare(entry)
-      state.notice = { ...state.notice, notifiedAt: sentAt }
-      state.token = null
-      recorded()
-      return true
-    },
-
-    async releasePolicyNotice(claim) {
-      const state = policyNotices.get(claim.accountId)
-      if (state?.token === claim.token && state.notice.notifiedAt === null) {
-        state.token = null
-        state.claimedUntil = 0
-      }
-    },
-
+    ...memoryUsage(state),
+    ...memoryNotifications(state, audit),
+    ...memoryLeaks(state, audit),
+    ...memoryPolicies(state, audit),
     audit: audit.log,
     webhooks: webhooks.store,
 

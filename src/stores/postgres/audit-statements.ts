@@ -1,28 +1,29 @@
 import { GENESIS_HASH } from '../../core/audit'
-import { namedStatement, type Placeholders } from './named-statement'
+import { joinInputs, namedStatement, orNull, sqlType, type InputOf, type Inputs, type NamedStatement, type Placeholders } from './named-statement'
 import {
   ACCOUNT_COLUMNS,
+  ACCOUNT_INPUT,
   accountPatch,
   closeLeakOnEnable,
-  COMPLETE_LEAK_NOTICE_PARAMS,
-  COMPLETE_NOTIFICATION_PARAMS,
   completeLeakNoticeChange,
   completeNotificationChange,
   DELETE_INPUTS,
   deleteAccountPasscodeChange,
   EDIT_INPUTS,
   type EditInputs,
-  GRANT_USER_PASSCODE_PARAMS,
-  INSERT_ACCOUNT_PASSCODE_PARAMS,
+  GRANT_USER_INPUTS,
+  INSERT_ACCOUNT_INPUTS,
   insertAccountPasscodeChange,
   LEAK_INPUTS,
+  LEAK_NOTICE_SENT_INPUTS,
   LEAK_RESULTS,
   leakChanges,
   insertUserPasscodeChange,
+  NOTIFICATION_SENT_INPUTS,
   replaceUserPasscodeChange,
   RESET_INPUTS,
   resetUserPasscodeChange,
-  REVOKE_USER_PASSCODE_PARAMS,
+  REVOKE_INPUTS,
   revokeUserPasscodeChange,
   ROTATE_INPUTS,
   rotateChange,
@@ -31,30 +32,42 @@ import {
   USER_COLUMNS,
 } from './statements'
 
-/** Every column of `audit_records`, with its type (for the typed NULLs of {@link auditStatements}' list). */
-const RECORD_COLUMNS = [
-  ['account_id', 'text'],
-  ['sequence', 'bigint'],
-  ['at', 'bigint'],
-  ['actor', 'text'],
-  ['action', 'text'],
-  ['target', 'text'],
-  ['target_id', 'text'],
-  ['changes', 'text'],
-  ['request_id', 'text'],
-  ['client_address', 'text'],
-  ['previous_hash', 'text'],
-  ['hash', 'text'],
-  ['version', 'smallint'],
-  ['key_id', 'text'],
-] as const
+/**
+ * Every column of `audit_records`, with the name and SQL type of its input when a record
+ * is appended (`record…`, so that it never meets a change's own input in one statement;
+ * `recordInput`, postgres-audit-log.ts, gives the values). The cast types the NULLs of
+ * {@link auditStatements}' list too.
+ */
+const RECORD_COLUMNS = {
+  recordAccountId: { column: 'account_id', type: sqlType.text },
+  recordSequence: { column: 'sequence', type: sqlType.bigint },
+  recordAt: { column: 'at', type: sqlType.bigint },
+  recordActor: { column: 'actor', type: sqlType.text },
+  recordAction: { column: 'action', type: sqlType.text },
+  recordTarget: { column: 'target', type: sqlType.text },
+  recordTargetId: { column: 'target_id', type: orNull(sqlType.text) },
+  recordChanges: { column: 'changes', type: sqlType.text },
+  recordRequestId: { column: 'request_id', type: orNull(sqlType.text) },
+  recordClientAddress: { column: 'client_address', type: orNull(sqlType.text) },
+  recordPreviousHash: { column: 'previous_hash', type: sqlType.text },
+  recordHash: { column: 'hash', type: sqlType.text },
+  recordVersion: { column: 'version', type: sqlType.smallint },
+  recordKeyId: { column: 'key_id', type: orNull(sqlType.text) },
+} as const
+type RecordInputName = keyof typeof RECORD_COLUMNS
+const RECORD_NAMES = Object.keys(RECORD_COLUMNS) as RecordInputName[]
 
-const AUDIT_COLUMNS = RECORD_COLUMNS.map(([column]) => column).join(', ')
-const recordColumns = (alias: string): string => RECORD_COLUMNS.map(([column]) => `${alias}.${column}`).join(', ')
+/** The inputs of an audit record's insert ({@link RECORD_COLUMNS}). */
+const RECORD_INPUTS = Object.fromEntries(RECORD_NAMES.map((name) => [name, RECORD_COLUMNS[name].type])) as {
+  readonly [Name in RecordInputName]: (typeof RECORD_COLUMNS)[Name]['type']
+}
+
+const AUDIT_COLUMNS = RECORD_NAMES.map((name) => RECORD_COLUMNS[name].column).join(', ')
+const recordColumns = (alias: string): string => RECORD_NAMES.map((name) => `${alias}.${RECORD_COLUMNS[name].column}`).join(', ')
 // Named in the first branch of a UNION, which names the columns of all.
 const NO_HEAD =
   'NULL::bigint AS head_sequence, NULL::text AS head_hash, NULL::bigint AS start_sequence, NULL::text AS start_hash, NULL::bigint AS stray'
-const NO_RECORD = RECORD_COLUMNS.map(([, type]) => `NULL::${type}`).join(', ')
+const NO_RECORD = RECORD_NAMES.map((name) => `NULL::${RECORD_COLUMNS[name].type.cast}`).join(', ')
 
 // Page filters; $1 is the account, $2 the sequence to continue below, $3 the page size.
 // $8 is the actor column's exact texts for one user (canonical JSON, one per role), so
@@ -95,63 +108,43 @@ export function auditStatements(s: string) {
     appendAndNotify: appendStatement(s, true),
 
     // Each change whose record the service made whole, then the head lock.
-    insertAccountPasscodeAndLock: lockingHead(s, {
-      change: insertAccountPasscodeChange(s),
-      params: INSERT_ACCOUNT_PASSCODE_PARAMS,
-      gate: 'changed',
-      result: ACCOUNT_COLUMNS,
-    }),
-    insertUserPasscodeAndLock: lockingHead(s, {
-      change: insertUserPasscodeChange(s),
-      params: GRANT_USER_PASSCODE_PARAMS,
-      gate: 'changed',
-      result: USER_COLUMNS,
-    }),
-    replaceUserPasscodeAndLock: lockingHead(s, {
-      change: replaceUserPasscodeChange(s),
-      params: GRANT_USER_PASSCODE_PARAMS,
-      gate: 'changed',
-      result: USER_COLUMNS,
-    }),
-    revokeUserPasscodeAndLock: lockingHead(s, {
-      change: revokeUserPasscodeChange(s),
-      params: REVOKE_USER_PASSCODE_PARAMS,
-      gate: 'changed',
-      result: USER_COLUMNS,
-    }),
-    completeNotificationAndLock: lockingHead(s, {
-      change: completeNotificationChange(s),
-      params: COMPLETE_NOTIFICATION_PARAMS,
-      gate: 'sent',
-      result: 'passcode_id',
-    }),
-    completeLeakNoticeAndLock: lockingHead(s, {
-      change: completeLeakNoticeChange(s),
-      params: COMPLETE_LEAK_NOTICE_PARAMS,
-      gate: 'sent',
-      result: 'id',
-    }),
+    insertAccountPasscodeAndLock: namedStatement(INSERT_ACCOUNT_INPUTS, ($) =>
+      lockingHead(s, { change: insertAccountPasscodeChange(s, $), account: $.accountId, gate: 'changed', result: ACCOUNT_COLUMNS }),
+    ),
+    insertUserPasscodeAndLock: namedStatement(GRANT_USER_INPUTS, ($) =>
+      lockingHead(s, { change: insertUserPasscodeChange(s, $), account: $.accountId, gate: 'changed', result: USER_COLUMNS }),
+    ),
+    replaceUserPasscodeAndLock: namedStatement(GRANT_USER_INPUTS, ($) =>
+      lockingHead(s, { change: replaceUserPasscodeChange(s, $), account: $.accountId, gate: 'changed', result: USER_COLUMNS }),
+    ),
+    revokeUserPasscodeAndLock: namedStatement(REVOKE_INPUTS, ($) =>
+      lockingHead(s, { change: revokeUserPasscodeChange(s, $), account: $.accountId, gate: 'changed', result: USER_COLUMNS }),
+    ),
+    // The completions name no account: the record's is their `accountId`.
+    completeNotificationAndLock: namedStatement(joinInputs(NOTIFICATION_SENT_INPUTS, ACCOUNT_INPUT), ($) =>
+      lockingHead(s, { change: completeNotificationChange(s, $), account: $.accountId, gate: 'sent', result: 'passcode_id' }),
+    ),
+    completeLeakNoticeAndLock: namedStatement(joinInputs(LEAK_NOTICE_SENT_INPUTS, ACCOUNT_INPUT), ($) =>
+      lockingHead(s, { change: completeLeakNoticeChange(s, $), account: $.accountId, gate: 'sent', result: 'id' }),
+    ),
     // The same four, and an append that changes nothing, with their record in one statement.
-    revokeUserPasscodeAppending: appendingAt(s, {
-      change: revokeUserPasscodeChange(s),
-      params: REVOKE_USER_PASSCODE_PARAMS,
+    revokeUserPasscodeAppending: appendingAt(s, REVOKE_INPUTS, {
+      change: ($) => revokeUserPasscodeChange(s, $),
       gate: 'changed',
       result: USER_COLUMNS,
       notify: true,
     }),
-    completeNotificationAppending: appendingAt(s, {
-      change: completeNotificationChange(s),
-      params: COMPLETE_NOTIFICATION_PARAMS,
+    completeNotificationAppending: appendingAt(s, NOTIFICATION_SENT_INPUTS, {
+      change: ($) => completeNotificationChange(s, $),
       gate: 'sent',
       result: 'passcode_id',
     }),
-    completeLeakNoticeAppending: appendingAt(s, {
-      change: completeLeakNoticeChange(s),
-      params: COMPLETE_LEAK_NOTICE_PARAMS,
+    completeLeakNoticeAppending: appendingAt(s, LEAK_NOTICE_SENT_INPUTS, {
+      change: ($) => completeLeakNoticeChange(s, $),
       gate: 'sent',
       result: 'id',
     }),
-    appendAt: appendingAt(s, { change: 'nothing AS (SELECT 1 AS appended)', params: 0, gate: 'nothing', result: 'appended' }),
+    appendAt: appendingAt(s, {}, { change: () => 'nothing AS (SELECT 1 AS appended)', gate: 'nothing', result: 'appended' }),
     // A leak report's three responses, each then locking the head (its record shows the passcode it acted on).
     leakDisableAndLock: namedStatement(LEAK_INPUTS, ($) =>
       lockingHead(s, { change: leakChanges(s).disable($), account: $.accountId, gate: 'changed', result: LEAK_RESULTS.disable }),
@@ -259,74 +252,84 @@ export function auditStatements(s: string) {
   }
 }
 
+/** The inputs of a change's `NOTIFY`, sent with its record (`null` when a statement sends none). */
+const NOTIFY_INPUTS = { notifyChannel: orNull(sqlType.text), notifyPayload: orNull(sqlType.text) } as const
+
+/** What a statement that appends a record takes besides its change's inputs. */
+export type AppendInput = InputOf<typeof RECORD_INPUTS> & InputOf<typeof NOTIFY_INPUTS>
+
+const APPEND_INPUTS = joinInputs(RECORD_INPUTS, NOTIFY_INPUTS)
+
+/** The record's values in the order of {@link AUDIT_COLUMNS}; its sequence `sequence` when given. */
+const recordValues = ($: Placeholders<typeof RECORD_INPUTS>, sequence?: string): string =>
+  RECORD_NAMES.map((name) => (name === 'recordSequence' && sequence !== undefined ? sequence : $[name])).join(', ')
+
 /**
- * The record's insert and the head row's move, with the change's `NOTIFY` when
- * `notify`: $1 account, $2 sequence, $3–$14 the record's other columns as
- * `recordParams` (postgres-audit-log.ts) lists them, then $15 channel and $16 payload.
- * The head moves only from the record before ($2 − 1, its hash the record's previous
- * hash), which the caller's lock holds: `moved` is 1, or the caller rolls back.
+ * The record's insert and the head row's move (the placeholders of
+ * {@link RECORD_INPUTS}), with the change's `NOTIFY` when `notify`. The head moves only
+ * from the record before (its sequence − 1, its hash the record's previous hash), which
+ * the caller's lock holds: `moved` is 1, or the caller rolls back.
  */
-function appendStatement(s: string, notify: boolean): string {
-  return `
+function appendStatement(s: string, notify: boolean): NamedStatement<AppendInput> {
+  return namedStatement(
+    APPEND_INPUTS,
+    ($) => `
       WITH record AS (
         INSERT INTO ${s}.audit_records (${AUDIT_COLUMNS})
-        VALUES ($1::text, $2::bigint, $3::bigint, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text, $12::text,
-                $13::smallint, $14::text)
+        VALUES (${recordValues($)})
         RETURNING sequence
       ), moved AS (
-        UPDATE ${s}.audit_heads SET sequence = $2::bigint, hash = $12::text, previous_hash = $11::text
-        WHERE account_id = $1::text AND sequence = $2::bigint - 1 AND hash = $11::text
+        UPDATE ${s}.audit_heads SET sequence = ${$.recordSequence}, hash = ${$.recordHash}, previous_hash = ${$.recordPreviousHash}
+        WHERE account_id = ${$.recordAccountId} AND sequence = ${$.recordSequence} - 1 AND hash = ${$.recordPreviousHash}
         RETURNING 1
       )
-      SELECT (SELECT count(*) FROM moved) AS moved, (SELECT count(*) FROM record) AS recorded${notify ? ', pg_notify($15::text, $16::text)' : ''}`
+      SELECT (SELECT count(*) FROM moved) AS moved, (SELECT count(*) FROM record) AS recorded${notify ? `, pg_notify(${$.notifyChannel}, ${$.notifyPayload})` : ''}`,
+  )
 }
 
 /**
  * A change whose record the service made whole, and that record, in one statement:
- * the change's CTEs (`change`, parameters 1 to `params`; its CTE `gate` returns a row
- * when it changed something), then the head's move from the head the caller read before
- * (the record's previous sequence and hash) and the record's insert, with parameters
- * after the change's as {@link appendStatement}'s ($1–$14 there), then with `notify` the
- * change's `NOTIFY` (channel, payload). The head moves only once the change is made
+ * the change's CTEs (`change`, from the placeholders of its `inputs`; its CTE `gate`
+ * returns a row when it changed something), then the head's move from the head the
+ * caller read before (the record's previous sequence and hash) and the record's insert
+ * (the placeholders of {@link RECORD_INPUTS}), then with `notify` the change's `NOTIFY`
+ * ({@link NOTIFY_INPUTS}). The head moves only once the change is made
  * (after every lock the change takes) and only from that head; the record's sequence is
  * the sequence the head moved to, so when another append moved the head in between, the
  * record's sequence is NULL and its insert fails (23502, not-null), which undoes the whole
  * statement and its change: the caller reads the head again (or takes the transactional
  * way). No row in `gate`: no change, no record. Its rows are `result` of `gate`.
  */
-function appendingAt(
+function appendingAt<I extends Inputs>(
   s: string,
-  { change, params, gate, result, notify = false }: { change: string; params: number; gate: string; result: string; notify?: boolean },
-): string {
-  const p = (n: number) => `$${params + n}`
-  return `
-      WITH ${change}, moved AS (
-        UPDATE ${s}.audit_heads SET sequence = ${p(2)}::bigint, hash = ${p(12)}::text, previous_hash = ${p(11)}::text
-        WHERE account_id = ${p(1)}::text AND sequence = ${p(2)}::bigint - 1 AND hash = ${p(11)}::text AND EXISTS (SELECT FROM ${gate})
+  inputs: I,
+  { change, gate, result, notify = false }: { change: ($: Placeholders<I>) => string; gate: string; result: string; notify?: boolean },
+): NamedStatement<InputOf<I> & AppendInput> {
+  return namedStatement(joinInputs(inputs, APPEND_INPUTS), ($) => {
+    return `
+      WITH ${change($)}, moved AS (
+        UPDATE ${s}.audit_heads SET sequence = ${$.recordSequence}, hash = ${$.recordHash}, previous_hash = ${$.recordPreviousHash}
+        WHERE account_id = ${$.recordAccountId} AND sequence = ${$.recordSequence} - 1 AND hash = ${$.recordPreviousHash} AND EXISTS (SELECT FROM ${gate})
         RETURNING sequence
       ), record AS (
         INSERT INTO ${s}.audit_records (${AUDIT_COLUMNS})
-        SELECT ${p(1)}::text, (SELECT sequence FROM moved), ${p(3)}::bigint, ${p(4)}::text, ${p(5)}::text, ${p(6)}::text, ${p(7)}::text,
-          ${p(8)}::text, ${p(9)}::text, ${p(10)}::text, ${p(11)}::text, ${p(12)}::text, ${p(13)}::smallint, ${p(14)}::text
+        SELECT ${recordValues($, '(SELECT sequence FROM moved)')}
         FROM ${gate}
         RETURNING sequence
       )
-      SELECT ${result}${notify ? `, pg_notify(${p(15)}::text, ${p(16)}::text)` : ''} FROM ${gate}`
+      SELECT ${result}${notify ? `, pg_notify(${$.notifyChannel}, ${$.notifyPayload})` : ''} FROM ${gate}`
+  })
 }
 
 /**
  * A change's CTEs (`change`), then the lock of its account's chain head row (`account`:
- * a named statement's placeholder, or else parameter `params + 1`), taken only once the change's CTE
+ * a named statement's placeholder), taken only once the change's CTE
  * `gate` returned a row: after every lock the change takes, so audited writes always
  * lock the head last. Its rows are `result` of `gate` with `audit_head_sequence` and
  * `audit_head_hash` (both `NULL` when the account has no head row yet); no row: no
  * change, nothing locked, nothing to record.
  */
-function lockingHead(
-  s: string,
-  { change, gate, result, ...head }: { change: string; gate: string; result: string } & ({ params: number } | { account: string }),
-): string {
-  const account = 'account' in head ? head.account : `$${head.params + 1}::text`
+function lockingHead(s: string, { change, account, gate, result }: { change: string; account: string; gate: string; result: string }): string {
   return `
       WITH ${change}, audit_head AS (
         SELECT sequence, hash FROM ${s}.audit_heads

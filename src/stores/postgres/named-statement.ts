@@ -30,6 +30,7 @@ export const sqlType = {
   text: sqlTypeOf<string>('text'),
   bigint: sqlTypeOf<number>('bigint'),
   integer: sqlTypeOf<number>('integer'),
+  smallint: sqlTypeOf<number>('smallint'),
   boolean: sqlTypeOf<boolean>('boolean'),
   /** JSON text, stored as `jsonb`. */
   jsonb: sqlTypeOf<string>('jsonb'),

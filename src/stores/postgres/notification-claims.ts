@@ -52,13 +52,15 @@ export function notificationClaims(database: Database, sql: Statements, audit: P
     },
 
     async completeNotification(claim, sentAt, entry) {
-      if (entry === undefined) return (await database.query(sql.completeNotification, [...claimKey(claim), sentAt])).length > 0
+      const input = { passcodeId: claim.passcodeId, kind: claim.kind, expiresAt: claim.expiresAt, token: claim.token, sentAt }
+      if (entry === undefined) return (await database.query(sql.completeNotification.text, sql.completeNotification.values(input))).length > 0
       // With its audit record, only when the claim held: in one statement after the head read
       // just before, or the completion locking the chain head after it.
-      const placed = await audit.appendWith(audit.sql.completeNotificationAppending, [...claimKey(claim), sentAt], entry)
+      const placed = await audit.appendWith(audit.sql.completeNotificationAppending, input, entry)
       if (placed !== undefined) return placed.rows.length > 0
+      const locking = audit.sql.completeNotificationAndLock
       return database.transaction(async (tx) => {
-        const [row] = await (tx.prepared ?? tx.query)(audit.sql.completeNotificationAndLock, [...claimKey(claim), sentAt, entry.entry.accountId])
+        const [row] = await (tx.prepared ?? tx.query)(locking.text, locking.values({ ...input, accountId: entry.entry.accountId }))
         if (row === undefined) return false
         await audit.appendLocked(tx, row, entry.entry, entry.signer)
         return true

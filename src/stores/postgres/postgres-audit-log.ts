@@ -4,7 +4,8 @@ import { prunedEntry } from '../../core/audit-fields'
 import type { AuditListing } from '../../core/audit-page'
 import type { AuditAppend, AuditLog } from '../../ports/audit-log'
 import type { Database, Queryable, Row } from './database-interface'
-import { auditStatements, type AuditStatements } from './audit-statements'
+import { auditStatements, type AppendInput, type AuditStatements } from './audit-statements'
+import type { NamedStatement } from './named-statement'
 
 // Text columns: both drivers return strings.
 const optionalText = (value: unknown): string | null => (typeof value === 'string' ? value : null)
@@ -45,24 +46,26 @@ function toAuditRecord(row: Row): AuditRecord {
 /** A row's sequence and hash (`sequence`, `hash` or the `audit_head_*` a change's statement returns). */
 const point = (sequence: unknown, hash: unknown): AuditChainPoint => ({ sequence: Number(sequence), hash: String(hash) })
 
-/** The parameters of the append statement for a placed and signed record. */
-function recordParams(record: AuditRecord): unknown[] {
-  return [
-    record.accountId,
-    record.sequence,
-    record.at,
-    canonicalJson(record.actor),
-    record.action,
-    canonicalJson(record.target),
-    record.targetId,
-    canonicalJson(record.changes),
-    record.requestId,
-    record.clientAddress,
-    record.previousHash,
-    record.hash,
-    record.version,
-    record.keyId,
-  ]
+/** The inputs of a placed and signed record (`RECORD_INPUTS`, audit-statements.ts), with a change's `NOTIFY` or none. */
+function recordInput(record: AuditRecord, notify: Notify | undefined): AppendInput {
+  return {
+    recordAccountId: record.accountId,
+    recordSequence: record.sequence,
+    recordAt: record.at,
+    recordActor: canonicalJson(record.actor),
+    recordAction: record.action,
+    recordTarget: canonicalJson(record.target),
+    recordTargetId: record.targetId,
+    recordChanges: canonicalJson(record.changes),
+    recordRequestId: record.requestId,
+    recordClientAddress: record.clientAddress,
+    recordPreviousHash: record.previousHash,
+    recordHash: record.hash,
+    recordVersion: record.version,
+    recordKeyId: record.keyId,
+    notifyChannel: notify?.channel ?? null,
+    notifyPayload: notify?.payload ?? null,
+  }
 }
 
 /** A change's `NOTIFY`, sent in the record's statement. */
@@ -86,15 +89,15 @@ export interface PostgresAuditLog {
   appendIn(tx: Queryable, append: AuditAppend, notify?: Notify): Promise<AuditRecord>
   /**
    * Runs a change whose record the service made whole and that record in one statement
-   * (`…Appending`, audit-statements.ts: `params` are the change's), placed after the head
+   * (`…Appending`, audit-statements.ts: `input` is the change's), placed after the head
    * read just before, with the change's `NOTIFY` when given. Resolves the statement's
    * rows and the record (none when the change changed nothing), or `undefined` when the
    * account has no head row yet or other appends moved its head twice in between: the
    * caller then takes the transactional way, which waits for the head's lock.
    */
-  appendWith(
-    statement: string,
-    params: readonly unknown[],
+  appendWith<I extends object>(
+    statement: NamedStatement<I & AppendInput>,
+    input: I,
     append: AuditAppend,
     notify?: Notify,
   ): Promise<{ readonly rows: Row[]; readonly record: AuditRecord | undefined } | undefined>
@@ -132,11 +135,8 @@ export function postgresAuditLog(database: Database, schema: string): PostgresAu
 
   const place = async (tx: Queryable, head: AuditChainPoint, entry: AuditEntry, signer: AuditSigner, notify?: Notify): Promise<AuditRecord> => {
     const record = signer.chain(entry, head)
-    const params = recordParams(record)
-    const [row] = await run(tx)(
-      notify === undefined ? sql.append : sql.appendAndNotify,
-      notify === undefined ? params : [...params, notify.channel, notify.payload],
-    )
+    const statement = notify === undefined ? sql.append : sql.appendAndNotify
+    const [row] = await run(tx)(statement.text, statement.values(recordInput(record, notify)))
     // Under the head's lock the head is where it was read: anything else is a bug, and the change must not commit.
     if (Number(row?.moved) !== 1) throw new Error(`The audit chain head of an account moved during an append (at ${record.sequence})`)
     return record
@@ -153,17 +153,13 @@ export function postgresAuditLog(database: Database, schema: string): PostgresAu
   const appendIn: PostgresAuditLog['appendIn'] = async (tx, { entry, signer }, notify) =>
     place(tx, await lockHead(tx, entry.accountId), entry, signer, notify)
 
-  const appendWith: PostgresAuditLog['appendWith'] = async (statement, params, { entry, signer }, notify) => {
+  const appendWith: PostgresAuditLog['appendWith'] = async (statement, input, { entry, signer }, notify) => {
     for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
       const [head] = await run(database)(sql.ends, [entry.accountId])
       if (head === undefined) return undefined
       const record = signer.chain(entry, point(head.sequence, head.hash))
       try {
-        const rows = await run(database)(statement, [
-          ...params,
-          ...recordParams(record),
-          ...(notify === undefined ? [] : [notify.channel, notify.payload]),
-        ])
+        const rows = await run(database)(statement.text, statement.values({ ...input, ...recordInput(record, notify) }))
         return { rows, record: rows.length > 0 ? record : undefined }
       } catch (error) {
         if (!isStaleHead(error)) throw error
@@ -179,7 +175,7 @@ export function postgresAuditLog(database: Database, schema: string): PostgresAu
 
   const log: AuditLog = {
     async append(append) {
-      const placed = await appendWith(sql.appendAt, [], append)
+      const placed = await appendWith(sql.appendAt, {}, append)
       return placed?.record ?? database.transaction((tx) => appendIn(tx, append))
     },
 

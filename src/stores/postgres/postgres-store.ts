@@ -19,7 +19,7 @@ import type { AuditAppend } from '../../ports/audit-log'
 import { notificationClaims } from './notification-claims'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
 import {
-  accountPasscodeParams,
+  accountPasscodeInput,
   toAccepted,
   toAccountPasscode,
   toLeakMark,
@@ -27,7 +27,7 @@ import {
   toUserPasscode,
   usageCountParams,
   usageParams,
-  userPasscodeParams,
+  userPasscodeInput,
 } from './rows'
 import { editInput, NAME_INDEX, statements } from './statements'
 import { noticeParams, policyParams, policyStatements, toPolicy, toPolicyNoticeClaim } from './policy-statements'
@@ -152,12 +152,13 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
           const [counts] = await tx.query(sql.countAccountPasscodes, [record.accountId, record.nameKey])
           if (Number(counts?.same_name) > 0) return { ok: false, reason: 'duplicate_name' } as const
           if (Number(counts?.total) >= maxPerAccount) return { ok: false, reason: 'cap_reached' } as const
+          const input = accountPasscodeInput(record)
           if (entry === undefined) {
-            const [row] = await tx.query(sql.insertAccountPasscode, accountPasscodeParams(record))
+            const [row] = await tx.query(sql.insertAccountPasscode.text, sql.insertAccountPasscode.values(input))
             return { ok: true, record: toAccountPasscode(row!) } as const
           }
           // With its record: the insert locks the chain head after it, and the record follows.
-          const [row] = await run(tx)(audit.sql.insertAccountPasscodeAndLock, [...accountPasscodeParams(record), record.accountId])
+          const [row] = await run(tx)(audit.sql.insertAccountPasscodeAndLock.text, audit.sql.insertAccountPasscodeAndLock.values(input))
           await audit.appendLocked(tx, row!, entry.entry, entry.signer)
           return { ok: true, record: toAccountPasscode(row!) } as const
         })
@@ -313,14 +314,16 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
           return { result: { ok: false, reason: 'already_granted' } as const, changed: false }
         }
         const invalidation = current === null ? undefined : owner
-        let row: Row | null
-        if (entry === undefined) {
-          row = one(await tx.query(current === null ? sql.insertUserPasscode : sql.replaceUserPasscode, userPasscodeParams(record)))
-        } else {
-          // With its record: the grant locks the chain head after it (…AndLock).
-          const statement = current === null ? audit.sql.insertUserPasscodeAndLock : audit.sql.replaceUserPasscodeAndLock
-          row = one(await run(tx)(statement, [...userPasscodeParams(record), record.accountId]))
-        }
+        // With its record: the grant locks the chain head after it (…AndLock).
+        const statement =
+          entry === undefined
+            ? current === null
+              ? sql.insertUserPasscode
+              : sql.replaceUserPasscode
+            : current === null
+              ? audit.sql.insertUserPasscodeAndLock
+              : audit.sql.replaceUserPasscodeAndLock
+        const row = one(await (entry === undefined ? tx.query : run(tx))(statement.text, statement.values(userPasscodeInput(record))))
         // No row: a concurrent grant inserted first, and its passcode is live.
         if (row === null) return { result: { ok: false, reason: 'already_granted' } as const, changed: false }
         return { result: { ok: true, record: toUserPasscode(row) } as const, invalidation, locked: row }
@@ -350,10 +353,10 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
 
     async revokeUserPasscode(accountId, userId, revokedAt, entry) {
       const invalidation: Invalidation = { type: 'user_passcode', accountId, userId }
-      const params = [accountId, userId, revokedAt]
+      const input = { accountId, userId, revokedAt }
       if (entry !== undefined) {
         // With its record: the revoke, the record after the head read just before and the NOTIFY in one statement.
-        const placed = await audit.appendWith(audit.sql.revokeUserPasscodeAppending, params, entry, {
+        const placed = await audit.appendWith(audit.sql.revokeUserPasscodeAppending, input, entry, {
           channel,
           payload: JSON.stringify(invalidation),
         })
@@ -366,8 +369,8 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       return write(async (tx) => {
         const row = one(
           await (entry === undefined
-            ? tx.query(sql.revokeUserPasscode, params)
-            : run(tx)(audit.sql.revokeUserPasscodeAndLock, [...params, accountId])),
+            ? tx.query(sql.revokeUserPasscode.text, sql.revokeUserPasscode.values(input))
+            : run(tx)(audit.sql.revokeUserPasscodeAndLock.text, audit.sql.revokeUserPasscodeAndLock.values(input))),
         )
         if (row === null) return { result: null, changed: false }
         return { result: toUserPasscode(row), invalidation, locked: row }
@@ -442,14 +445,15 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     },
 
     async completeLeakNotice(claim, sentAt, entry) {
-      const params = [claim.id, claim.token, sentAt]
-      if (entry === undefined) return (await database.query(sql.completeLeakNotice, params)).length > 0
+      const input = { id: claim.id, token: claim.token, sentAt }
+      if (entry === undefined) return (await database.query(sql.completeLeakNotice.text, sql.completeLeakNotice.values(input))).length > 0
       // With its audit record, only when the claim held: in one statement after the head read
       // just before, or the completion locking the chain head after it.
-      const placed = await audit.appendWith(audit.sql.completeLeakNoticeAppending, params, entry)
+      const placed = await audit.appendWith(audit.sql.completeLeakNoticeAppending, input, entry)
       if (placed !== undefined) return placed.rows.length > 0
+      const locking = audit.sql.completeLeakNoticeAndLock
       return write(async (tx) => {
-        const row = one(await run(tx)(audit.sql.completeLeakNoticeAndLock, [...params, entry.entry.accountId]))
+        const row = one(await run(tx)(locking.text, locking.values({ ...input, accountId: entry.entry.accountId })))
         return row === null ? { result: false, changed: false } : { result: true, locked: row }
       }, entry)
     },

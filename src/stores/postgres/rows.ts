@@ -3,6 +3,8 @@ import type { RateLimitSetting, StoredCredits } from '../../core/limits'
 import type { NotificationKind } from '../../core/notifications'
 import type { LeakMark, StoredUsageCount, UsageCount, UsageEntry, UsageOutcome } from '../../ports/passcode-store'
 import type { Row } from './database-interface'
+import type { InputOf } from './named-statement'
+import type { GRANT_USER_INPUTS, INSERT_ACCOUNT_INPUTS } from './statements'
 
 // `pg` returns bigint as a string, PGlite as a number: both convert exactly for
 // epoch milliseconds (well inside Number.MAX_SAFE_INTEGER).
@@ -57,16 +59,16 @@ const limitsOf = (row: Row): Pick<AccountPasscodeRecord, 'rateLimit' | 'credits'
   ...(row.rate_limit != null && { rateLimit: row.rate_limit as RateLimitSetting }),
   ...(row.credits != null && { credits: row.credits as StoredCredits }),
 })
-/** The parameters of the limit columns (version 15), in their order: NULL for none. */
-const limitParams = (record: { readonly rateLimit?: RateLimitSetting | null; readonly credits?: StoredCredits | null }): unknown[] => [
-  record.rateLimit == null ? null : JSON.stringify(record.rateLimit),
-  record.credits == null ? null : JSON.stringify(record.credits),
-]
-/** The parameters of the restriction columns (version 14), in their order: every scope is NULL, no metadata NULL. */
-const restrictionParams = (record: { readonly scopes?: readonly string[] | null; readonly allowedAddresses?: readonly string[] }): unknown[] => [
-  record.scopes == null ? null : [...record.scopes],
-  [...(record.allowedAddresses ?? [])],
-]
+/** The limit columns' values (version 15): NULL for none. */
+const limitInput = (record: { readonly rateLimit?: RateLimitSetting | null; readonly credits?: StoredCredits | null }) => ({
+  rateLimit: record.rateLimit == null ? null : JSON.stringify(record.rateLimit),
+  credits: record.credits == null ? null : JSON.stringify(record.credits),
+})
+/** The restriction columns' values (version 14): every scope is NULL. */
+const restrictionInput = (record: { readonly scopes?: readonly string[] | null; readonly allowedAddresses?: readonly string[] }) => ({
+  scopes: record.scopes == null ? null : [...record.scopes],
+  allowedAddresses: [...(record.allowedAddresses ?? [])],
+})
 
 // Only when known, so that records written before schema version 3 read as they were.
 const pepperOf = (row: Row): { pepperId?: string } => (row.pepper_id === null || row.pepper_id === undefined ? {} : { pepperId: text(row.pepper_id) })
@@ -94,49 +96,49 @@ export function toUserPasscode(row: Row): UserPasscodeRecord {
   }
 }
 
-/** The parameters of `insertAccountPasscode`, in column order (previous hash and usage start empty). */
-export function accountPasscodeParams(record: AccountPasscodeRecord): unknown[] {
-  return [
-    record.id,
-    record.accountId,
-    record.name,
-    record.nameKey,
-    record.hash,
-    record.hint,
-    record.expiry === 'forever' ? null : record.expiry,
-    record.createdAt,
-    record.updatedAt,
-    record.expiresAt,
-    record.partners == null ? null : [...record.partners],
-    record.pepperId ?? null,
-    record.disabledAt ?? null,
+/** The input of an account passcode's insert (`INSERT_ACCOUNT_INPUTS`, statements.ts; previous hash and usage start empty). */
+export function accountPasscodeInput(record: AccountPasscodeRecord): InputOf<typeof INSERT_ACCOUNT_INPUTS> {
+  return {
+    id: record.id,
+    accountId: record.accountId,
+    name: record.name,
+    nameKey: record.nameKey,
+    hash: record.hash,
+    hint: record.hint,
+    expiryDays: record.expiry === 'forever' ? null : record.expiry,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    expiresAt: record.expiresAt,
+    partners: record.partners == null ? null : [...record.partners],
+    pepperId: record.pepperId ?? null,
+    disabledAt: record.disabledAt ?? null,
     // A record from a host's code written before SPEC §5.39 may lack the field: the column's default, not undefined.
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
-    record.description ?? '',
-    ...restrictionParams(record),
-    record.metadata == null ? null : JSON.stringify(record.metadata),
-    [...(record.tags ?? [])],
-    ...limitParams(record),
-  ]
+    description: record.description ?? '',
+    ...restrictionInput(record),
+    metadata: record.metadata == null ? null : JSON.stringify(record.metadata),
+    tags: [...(record.tags ?? [])],
+    ...limitInput(record),
+  }
 }
 
-/** The parameters of `insertUserPasscode` and `replaceUserPasscode`, in column order. */
-export function userPasscodeParams(record: UserPasscodeRecord): unknown[] {
-  return [
-    record.accountId,
-    record.userId,
-    record.hash,
-    record.ciphertext,
-    record.hint,
-    record.validity.type,
-    record.validity.type === 'finite' ? record.validity.days : null,
-    record.grantedAt,
-    record.expiresAt,
-    record.revokedAt,
-    record.pepperId ?? null,
-    ...restrictionParams(record),
-    ...limitParams(record),
-  ]
+/** The input of a user passcode's grant (`GRANT_USER_INPUTS`, statements.ts), first or replacing. */
+export function userPasscodeInput(record: UserPasscodeRecord): InputOf<typeof GRANT_USER_INPUTS> {
+  return {
+    accountId: record.accountId,
+    userId: record.userId,
+    hash: record.hash,
+    ciphertext: record.ciphertext,
+    hint: record.hint,
+    validityType: record.validity.type,
+    validityDays: record.validity.type === 'finite' ? record.validity.days : null,
+    grantedAt: record.grantedAt,
+    expiresAt: record.expiresAt,
+    revokedAt: record.revokedAt,
+    pepperId: record.pepperId ?? null,
+    ...restrictionInput(record),
+    ...limitInput(record),
+  }
 }
 
 /** The stored setting, or the default for an account without a row. */

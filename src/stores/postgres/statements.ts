@@ -1,16 +1,90 @@
 import type { AccountPasscodePatch } from '../../ports/passcode-store'
 import { namedStatement, orNull, sqlType, type InputOf, type Placeholders, type SqlType } from './named-statement'
 
-// Restricted passcodes (SPEC §5.48, §5.49, §5.51; version 14): in one place, after the others.
-const ACCOUNT_RESTRICTION_COLUMNS = 'scopes, allowed_addresses, metadata, tags'
-const USER_RESTRICTION_COLUMNS = 'scopes, allowed_addresses'
-// Limits and credits (SPEC §5.50; version 15): each setting one jsonb column, NULL for none.
-const LIMIT_COLUMNS = 'rate_limit, credits'
-const ACCOUNT_INSERT_COLUMNS = `id, account_id, name, name_key, hash, hint, expiry_days, created_at, updated_at, expires_at, partners, pepper_id, disabled_at, description, ${ACCOUNT_RESTRICTION_COLUMNS}, ${LIMIT_COLUMNS}`
+/** A column an insert sets, and the SQL type of its input. */
+interface InsertColumn {
+  readonly column: string
+  readonly type: SqlType<unknown>
+}
+const column = <T>(name: string, type: SqlType<T>) => ({ column: name, type }) as const
+
+/** The inputs of an insert's table of columns: a SQL type per input name. */
+type InputsOfColumns<T extends Readonly<Record<string, InsertColumn>>> = { readonly [K in keyof T]: T[K]['type'] }
+const inputsOf = <T extends Readonly<Record<string, InsertColumn>>>(columns: T): InputsOfColumns<T> =>
+  Object.fromEntries(Object.entries(columns).map(([name, { type }]) => [name, type])) as InputsOfColumns<T>
+const columnsOf = (columns: Readonly<Record<string, InsertColumn>>): string =>
+  Object.values(columns)
+    .map(({ column }) => column)
+    .join(', ')
+/** The placeholders of an insert's columns, in their order. */
+const valuesOf = <T extends Readonly<Record<string, InsertColumn>>>(columns: T, $: Placeholders<InputsOfColumns<T>>): string =>
+  (Object.keys(columns) as (keyof T)[]).map((name) => $[name]).join(', ')
+
+/**
+ * The columns of an account passcode's insert, each with its input's name and SQL type
+ * (`accountPasscodeInput`, rows.ts, gives the values): the one place the insert learns
+ * of a new column; its column list and VALUES follow from it.
+ */
+const ACCOUNT_INSERT = {
+  id: column('id', sqlType.text),
+  accountId: column('account_id', sqlType.text),
+  name: column('name', sqlType.text),
+  nameKey: column('name_key', sqlType.text),
+  hash: column('hash', sqlType.text),
+  hint: column('hint', sqlType.text),
+  expiryDays: column('expiry_days', orNull(sqlType.integer)),
+  createdAt: column('created_at', sqlType.bigint),
+  updatedAt: column('updated_at', sqlType.bigint),
+  expiresAt: column('expires_at', orNull(sqlType.bigint)),
+  partners: column('partners', orNull(sqlType.textArray)),
+  pepperId: column('pepper_id', orNull(sqlType.text)),
+  disabledAt: column('disabled_at', orNull(sqlType.bigint)),
+  description: column('description', sqlType.text),
+  // Restricted passcodes (SPEC §5.48, §5.49, §5.51; version 14)
+  scopes: column('scopes', orNull(sqlType.textArray)),
+  allowedAddresses: column('allowed_addresses', sqlType.textArray),
+  metadata: column('metadata', orNull(sqlType.text)),
+  tags: column('tags', sqlType.textArray),
+  // Limits and credits (SPEC §5.50; version 15): each setting one jsonb column, NULL for none.
+  rateLimit: column('rate_limit', orNull(sqlType.jsonb)),
+  credits: column('credits', orNull(sqlType.jsonb)),
+} as const
+
+/** The inputs of an account passcode's insert ({@link ACCOUNT_INSERT}), named as the record names its fields. */
+export const INSERT_ACCOUNT_INPUTS = inputsOf(ACCOUNT_INSERT)
+
 /** The columns of an account passcode's row that `toAccountPasscode` reads. */
-export const ACCOUNT_COLUMNS = `${ACCOUNT_INSERT_COLUMNS}, previous_hash, previous_hash_ends_at, previous_pepper_id, last_used_at, last_used_partner`
-const USER_INSERT_COLUMNS = `account_id, user_id, hash, ciphertext, hint, validity_type, validity_days, granted_at, expires_at, revoked_at, pepper_id, ${USER_RESTRICTION_COLUMNS}, ${LIMIT_COLUMNS}`
-export const USER_COLUMNS = `${USER_INSERT_COLUMNS}, last_used_at, last_used_partner`
+export const ACCOUNT_COLUMNS = `${columnsOf(ACCOUNT_INSERT)}, previous_hash, previous_hash_ends_at, previous_pepper_id, last_used_at, last_used_partner`
+
+/**
+ * The columns of a user passcode's grant, as {@link ACCOUNT_INSERT} (`userPasscodeInput`,
+ * rows.ts): the insert sets them all, a grant that replaces a revoked or expired
+ * passcode all but the user's key.
+ */
+const USER_INSERT = {
+  accountId: column('account_id', sqlType.text),
+  userId: column('user_id', sqlType.text),
+  hash: column('hash', sqlType.text),
+  ciphertext: column('ciphertext', sqlType.text),
+  hint: column('hint', sqlType.text),
+  validityType: column('validity_type', sqlType.text),
+  validityDays: column('validity_days', orNull(sqlType.integer)),
+  grantedAt: column('granted_at', sqlType.bigint),
+  expiresAt: column('expires_at', sqlType.bigint),
+  revokedAt: column('revoked_at', orNull(sqlType.bigint)),
+  pepperId: column('pepper_id', orNull(sqlType.text)),
+  // Restricted passcodes (SPEC §5.48, §5.49; version 14)
+  scopes: column('scopes', orNull(sqlType.textArray)),
+  allowedAddresses: column('allowed_addresses', sqlType.textArray),
+  // Limits and credits (SPEC §5.50; version 15)
+  rateLimit: column('rate_limit', orNull(sqlType.jsonb)),
+  credits: column('credits', orNull(sqlType.jsonb)),
+} as const
+
+/** The inputs of a user passcode's grant ({@link USER_INSERT}), named as the record names its fields. */
+export const GRANT_USER_INPUTS = inputsOf(USER_INSERT)
+
+export const USER_COLUMNS = `${columnsOf(USER_INSERT)}, last_used_at, last_used_partner`
 
 const LEAK_COLUMNS = 'id, account_id, kind, key, reported_at, url, source, action, name, hint, notified_at'
 
@@ -186,59 +260,49 @@ export const deleteAccountPasscodeChange = (s: string, $: Placeholders<typeof DE
         RETURNING 1
       )`
 
-/** An account passcode's insert ($1–$18: `accountPasscodeParams`, rows.ts), returning the row. */
-const insertAccountPasscode = (s: string): string => `
-      INSERT INTO ${s}.account_passcodes (${ACCOUNT_INSERT_COLUMNS})
-      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text[], $12::text,
-              $13::bigint, $14::text, $15::text[], $16::text[], $17::text, $18::text[], $19::jsonb, $20::jsonb)
-      RETURNING ${ACCOUNT_COLUMNS}`
-
-/** {@link insertAccountPasscode} as a CTE `changed`, for a statement that appends its record too (audit-statements.ts). */
-export const insertAccountPasscodeChange = (s: string): string => `changed AS (${insertAccountPasscode(s)}
+/**
+ * An account passcode's insert as a CTE `changed` (the placeholders of
+ * {@link INSERT_ACCOUNT_INPUTS}), returning the row.
+ */
+export const insertAccountPasscodeChange = (s: string, $: Placeholders<typeof INSERT_ACCOUNT_INPUTS>): string => `changed AS (
+      INSERT INTO ${s}.account_passcodes (${columnsOf(ACCOUNT_INSERT)})
+      VALUES (${valuesOf(ACCOUNT_INSERT, $)})
+      RETURNING ${ACCOUNT_COLUMNS}
       )`
 
-/** The parameters of {@link insertAccountPasscode}. */
-export const INSERT_ACCOUNT_PASSCODE_PARAMS = 20
-
 /**
- * A user passcode's first grant ($1–$15: `userPasscodeParams`, rows.ts) as CTEs: `changed`
- * inserts it (no row when a concurrent grant inserted first), `closed` closes the user's
- * open leak mark (SPEC §5.42).
+ * A user passcode's first grant (the placeholders of {@link GRANT_USER_INPUTS}) as CTEs:
+ * `changed` inserts it (no row when a concurrent grant inserted first), `closed` closes
+ * the user's open leak mark (SPEC §5.42).
  */
-export const insertUserPasscodeChange = (s: string): string => `changed AS (
-      INSERT INTO ${s}.user_passcodes (${USER_INSERT_COLUMNS})
-      VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint, $10::bigint, $11::text,
-              $12::text[], $13::text[], $14::jsonb, $15::jsonb)
+export const insertUserPasscodeChange = (s: string, $: Placeholders<typeof GRANT_USER_INPUTS>): string => `changed AS (
+      INSERT INTO ${s}.user_passcodes (${columnsOf(USER_INSERT)})
+      VALUES (${valuesOf(USER_INSERT, $)})
       ON CONFLICT (account_id, user_id) DO NOTHING
       RETURNING ${USER_COLUMNS}
       ), ${closeUserLeak(s)}`
 
-/** A grant that replaces a revoked or expired user passcode, as {@link insertUserPasscodeChange} (same parameters). */
-export const replaceUserPasscodeChange = (s: string): string => `changed AS (
+/** A grant that replaces a revoked or expired user passcode, as {@link insertUserPasscodeChange} (the same inputs). */
+export const replaceUserPasscodeChange = (s: string, $: Placeholders<typeof GRANT_USER_INPUTS>): string => `changed AS (
       UPDATE ${s}.user_passcodes SET
-        hash = $3::text, ciphertext = $4::text, hint = $5::text, validity_type = $6::text, validity_days = $7::integer,
-        granted_at = $8::bigint, expires_at = $9::bigint, revoked_at = $10::bigint, pepper_id = $11::text,
-        scopes = $12::text[], allowed_addresses = $13::text[], rate_limit = $14::jsonb, credits = $15::jsonb,
+        ${(Object.keys(USER_INSERT) as (keyof typeof USER_INSERT)[])
+          .filter((name) => name !== 'accountId' && name !== 'userId')
+          .map((name) => `${USER_INSERT[name].column} = ${$[name]}`)
+          .join(', ')},
         last_used_at = NULL, last_used_partner = NULL
-      WHERE account_id = $1::text AND user_id = $2::text
+      WHERE account_id = ${$.accountId} AND user_id = ${$.userId}
       RETURNING ${USER_COLUMNS}
       ), ${closeUserLeak(s)}`
 
-/** The parameters of a grant's statements ({@link insertUserPasscodeChange}, {@link replaceUserPasscodeChange}). */
-export const GRANT_USER_PASSCODE_PARAMS = 15
+/** The inputs of a user passcode's revoke ({@link revokeUserPasscodeChange}). */
+export const REVOKE_INPUTS = { accountId: sqlType.text, userId: sqlType.text, revokedAt: sqlType.bigint } as const
 
-/** A user passcode's revoke ($1 account, $2 user, $3 when), returning the row; none when it was revoked already. */
-const revokeUserPasscode = (s: string): string => `
-      UPDATE ${s}.user_passcodes SET revoked_at = $3::bigint
-      WHERE account_id = $1::text AND user_id = $2::text AND revoked_at IS NULL
-      RETURNING ${USER_COLUMNS}`
-
-/** {@link revokeUserPasscode} as a CTE `changed`. */
-export const revokeUserPasscodeChange = (s: string): string => `changed AS (${revokeUserPasscode(s)}
+/** A user passcode's revoke as a CTE `changed` (the placeholders of {@link REVOKE_INPUTS}), returning the row; none when it was revoked already. */
+export const revokeUserPasscodeChange = (s: string, $: Placeholders<typeof REVOKE_INPUTS>): string => `changed AS (
+      UPDATE ${s}.user_passcodes SET revoked_at = ${$.revokedAt}
+      WHERE account_id = ${$.accountId} AND user_id = ${$.userId} AND revoked_at IS NULL
+      RETURNING ${USER_COLUMNS}
       )`
-
-/** The parameters of {@link revokeUserPasscode}. */
-export const REVOKE_USER_PASSCODE_PARAMS = 3
 
 /** The inputs of a user passcode's reset ({@link resetUserPasscodeChange}): the user and the new value's fields. */
 export const RESET_INPUTS = {
@@ -289,19 +353,28 @@ export const setAcceptedPasscodesChange = (s: string, $: Placeholders<typeof SET
       RETURNING prior.prior_accepted, accepted_passcodes
       )`
 
+/** The inputs of the notifier's completion of a claim ({@link completeNotificationChange}): the claim's key and when it was sent. */
+export const NOTIFICATION_SENT_INPUTS = {
+  passcodeId: sqlType.text,
+  kind: sqlType.text,
+  expiresAt: sqlType.bigint,
+  token: sqlType.text,
+  sentAt: sqlType.bigint,
+} as const
+
 /**
- * The notifier's completion of a claim as CTEs ($1–$4 the claim's key, $5 when it was
- * sent): `passcode` locks the passcode's row, `sent` marks the claim sent (a row when
- * the claim held), `marked` records on the passcode which expiry it was sent for. Its
- * result is `SELECT passcode_id FROM sent`; `completeNotificationAndAppend`
- * (audit-statements.ts) appends the record in the same statement.
+ * The notifier's completion of a claim as CTEs (the placeholders of
+ * {@link NOTIFICATION_SENT_INPUTS}): `passcode` locks the passcode's row, `sent` marks
+ * the claim sent (a row when the claim held), `marked` records on the passcode which
+ * expiry it was sent for. Its result is `SELECT passcode_id FROM sent`; the audited
+ * forms (audit-statements.ts) append the record too.
  */
-export const completeNotificationChange = (s: string): string => `passcode AS (
-        SELECT id FROM ${s}.account_passcodes WHERE id = $1::text FOR NO KEY UPDATE
+export const completeNotificationChange = (s: string, $: Placeholders<typeof NOTIFICATION_SENT_INPUTS>): string => `passcode AS (
+        SELECT id FROM ${s}.account_passcodes WHERE id = ${$.passcodeId} FOR NO KEY UPDATE
       ), sent AS (
-        UPDATE ${s}.notifications SET sent_at = $5::bigint, token = NULL
-        WHERE passcode_id = (SELECT id FROM passcode) AND kind = $2::text AND expires_at = $3::bigint
-          AND token = $4::text AND sent_at IS NULL
+        UPDATE ${s}.notifications SET sent_at = ${$.sentAt}, token = NULL
+        WHERE passcode_id = (SELECT id FROM passcode) AND kind = ${$.kind} AND expires_at = ${$.expiresAt}
+          AND token = ${$.token} AND sent_at IS NULL
         RETURNING passcode_id, kind, expires_at
       ), marked AS (
         UPDATE ${s}.account_passcodes p SET
@@ -312,18 +385,18 @@ export const completeNotificationChange = (s: string): string => `passcode AS (
         RETURNING 1
       )`
 
-/** The parameters of {@link completeNotificationChange}. */
-export const COMPLETE_NOTIFICATION_PARAMS = 5
+/** The inputs of a leak notice marked sent ({@link completeLeakNoticeChange}): the mark, the claim's token, when. */
+export const LEAK_NOTICE_SENT_INPUTS = { id: sqlType.text, token: sqlType.text, sentAt: sqlType.bigint } as const
 
-/** A leak notice marked sent ($1 the mark, $2 the claim's token, $3 when), as a CTE `sent` (a row when the claim held). */
-export const completeLeakNoticeChange = (s: string): string => `sent AS (
-        UPDATE ${s}.leak_marks SET notified_at = $3::bigint, token = NULL
-        WHERE id = $1::text AND token = $2::text AND notified_at IS NULL
+/** A leak notice marked sent (the placeholders of {@link LEAK_NOTICE_SENT_INPUTS}), as a CTE `sent` (a row when the claim held). */
+export const completeLeakNoticeChange = (s: string, $: Placeholders<typeof LEAK_NOTICE_SENT_INPUTS>): string => `sent AS (
+        UPDATE ${s}.leak_marks SET notified_at = ${$.sentAt}, token = NULL
+        WHERE id = ${$.id} AND token = ${$.token} AND notified_at IS NULL
         RETURNING id
       )`
 
-/** The parameters of {@link completeLeakNoticeChange}. */
-export const COMPLETE_LEAK_NOTICE_PARAMS = 3
+/** The account whose audit chain head a change locks when its other inputs do not name it (`…AndLock`, audit-statements.ts). */
+export const ACCOUNT_INPUT = { accountId: sqlType.text } as const
 
 /** The inputs of a leak report's response ({@link leakChanges}), as `LeakReport` names them. */
 export const LEAK_INPUTS = {
@@ -458,7 +531,10 @@ export function statements(s: string) {
     countAccountPasscodes: `
       SELECT count(*) AS total, count(*) FILTER (WHERE name_key = $2::text) AS same_name
       FROM ${s}.account_passcodes WHERE account_id = $1::text`,
-    insertAccountPasscode: insertAccountPasscode(s),
+    insertAccountPasscode: namedStatement(
+      INSERT_ACCOUNT_INPUTS,
+      ($) => `WITH ${insertAccountPasscodeChange(s, $)} SELECT ${ACCOUNT_COLUMNS} FROM changed`,
+    ),
     // An enable closes the passcode's open leak mark (SPEC §5.42), as rotate and delete do.
     updateAccountPasscode: namedStatement(
       EDIT_INPUTS,
@@ -526,12 +602,8 @@ export function statements(s: string) {
     lockUserPasscode: `
       SELECT revoked_at, expires_at FROM ${s}.user_passcodes WHERE account_id = $1::text AND user_id = $2::text FOR UPDATE`,
     // A grant or reset (a new value) closes the user's open leak mark (SPEC §5.42).
-    insertUserPasscode: `
-      WITH ${insertUserPasscodeChange(s)}
-      SELECT ${USER_COLUMNS} FROM changed`,
-    replaceUserPasscode: `
-      WITH ${replaceUserPasscodeChange(s)}
-      SELECT ${USER_COLUMNS} FROM changed`,
+    insertUserPasscode: namedStatement(GRANT_USER_INPUTS, ($) => `WITH ${insertUserPasscodeChange(s, $)} SELECT ${USER_COLUMNS} FROM changed`),
+    replaceUserPasscode: namedStatement(GRANT_USER_INPUTS, ($) => `WITH ${replaceUserPasscodeChange(s, $)} SELECT ${USER_COLUMNS} FROM changed`),
     // `prior` locks the row and reads the expiry the reset replaces, for its audit record.
     resetUserPasscode: namedStatement(
       RESET_INPUTS,
@@ -539,7 +611,7 @@ export function statements(s: string) {
       WITH ${resetUserPasscodeChange(s, $)}
       SELECT ${USER_COLUMNS}, prior_expires_at FROM changed`,
     ),
-    revokeUserPasscode: revokeUserPasscode(s),
+    revokeUserPasscode: namedStatement(REVOKE_INPUTS, ($) => `WITH ${revokeUserPasscodeChange(s, $)} SELECT ${USER_COLUMNS} FROM changed`),
     getUserPasscode: `SELECT ${USER_COLUMNS} FROM ${s}.user_passcodes WHERE account_id = $1::text AND user_id = $2::text`,
     listUserPasscodes: `
       SELECT ${USER_COLUMNS} FROM ${s}.user_passcodes WHERE account_id = $1::text ORDER BY user_id COLLATE "C"`,
@@ -644,9 +716,7 @@ export function statements(s: string) {
       ORDER BY c.expires_at, c.id`,
     // The passcode row is locked first, as a claim locks it, so that the two never wait
     // on each other; the column of the email sent takes the instant it was sent for.
-    completeNotification: `
-      WITH ${completeNotificationChange(s)}
-      SELECT passcode_id FROM sent`,
+    completeNotification: namedStatement(NOTIFICATION_SENT_INPUTS, ($) => `WITH ${completeNotificationChange(s, $)} SELECT passcode_id FROM sent`),
     releaseNotification: `
       DELETE FROM ${s}.notifications
       WHERE passcode_id = $1::text AND kind = $2::text AND expires_at = $3::bigint AND token = $4::text AND sent_at IS NULL`,
@@ -670,9 +740,7 @@ export function statements(s: string) {
       UPDATE ${s}.leak_marks m SET token = $3::text, claimed_until = $1::bigint + $4::bigint
       FROM due WHERE m.id = due.id
       RETURNING ${LEAK_COLUMNS.replace(/(^|, )/g, '$1m.')}`,
-    completeLeakNotice: `
-      WITH ${completeLeakNoticeChange(s)}
-      SELECT id FROM sent`,
+    completeLeakNotice: namedStatement(LEAK_NOTICE_SENT_INPUTS, ($) => `WITH ${completeLeakNoticeChange(s, $)} SELECT id FROM sent`),
     releaseLeakNotice: `
       UPDATE ${s}.leak_marks SET token = NULL, claimed_until = 0
       WHERE id = $1::text AND token = $2::text AND notified_at IS NULL`,
