@@ -36,19 +36,31 @@ export async function sharedTestPostgres(): Promise<TestPostgres> {
   })
   const { connectionString } = JSON.parse(readFileSync(described, 'utf8')) as { connectionString: string }
   const database = `pa_file_${randomBytes(8).toString('hex')}`
-  const admin = async (sql: string) => {
+  const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
     const client = new pg.Client({ connectionString })
     await client.connect()
     try {
-      await client.query(sql)
+      return await work(client)
     } finally {
       await client.end()
     }
   }
-  await admin(`CREATE DATABASE ${database}`)
+  await admin((client) => client.query(`CREATE DATABASE ${database}`))
   return {
     connectionString: connectionString.replace(/\/postgres$/, `/${database}`),
-    stop: () => admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`),
+    // The file's pools have ended, but pg-pool resolves `end()` before its connections'
+    // sessions are gone: FORCE would terminate them, and the FATAL 57P01 it sends an
+    // ending connection is re-emitted by pg-pool on a pool with no listener left (an
+    // uncaught exception of the file). So the drop waits, up to 10 s, for the sessions
+    // to leave by themselves; FORCE only ends what is left after that.
+    stop: () =>
+      admin(async (client) => {
+        const until = Date.now() + 10_000
+        const sessions = async () =>
+          Number((await client.query('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1', [database])).rows[0].n)
+        while ((await sessions()) > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50))
+        await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+      }),
   }
 }
 
