@@ -1,6 +1,7 @@
 import type { Principal } from '../core/entities'
 import type { NotificationFailureReason, NotificationKind } from '../core/notifications'
 import type { FailureReason } from '../protocol/outcomes'
+import type { UpdatePasscodeInput } from './input'
 
 /**
  * What every {@link AuditEvent} but `notifier.failed`, `usage.flush_failed`, `usage.prune_failed`, `config.no_pepper`, `config.no_audit_key`, `limiter.no_client_address` and `invalidations.*` carries.
@@ -60,9 +61,7 @@ export type AuditEvent =
       /** Its hint (prefix and last 4 characters), never the value. */
       readonly hint: string
       /** Which fields the update changed. */
-      readonly changed: readonly (
-        'name' | 'expiry' | 'partners' | 'description' | 'scopes' | 'allowedAddresses' | 'metadata' | 'tags' | 'rateLimit' | 'credits'
-      )[]
+      readonly changed: readonly (keyof UpdatePasscodeInput)[]
     })
   | (ManagementEventBase & {
       /** What happened. */

@@ -17,6 +17,35 @@ import { assertAccountPasscodePolicy } from '../policy-checks'
 import { createRotatePasscode } from './rotate-passcode'
 import { createSetDisabled } from './set-disabled'
 
+/**
+ * The fields of an account passcode that create and edit store as given (after their
+ * checks in `../input`): a new field of this kind is one entry here and one in
+ * {@link COPIED_DEFAULTS}, its value when a create leaves it out.
+ */
+const COPIED_FIELDS = ['description', 'scopes', 'allowedAddresses', 'metadata', 'tags'] as const
+
+/** What a create stores for a copied field it leaves out: no description, every scope, any address, no metadata, no tags. */
+const COPIED_DEFAULTS = { description: '', scopes: null, allowedAddresses: [], metadata: null, tags: [] } satisfies {
+  readonly [field in (typeof COPIED_FIELDS)[number]]-?: Exclude<CreatePasscodeInput[field], undefined>
+}
+
+/** Every field an edit may change, in the order `passcode.updated` names them. */
+const UPDATED_FIELDS = [
+  'name',
+  'expiry',
+  'partners',
+  ...COPIED_FIELDS,
+  'rateLimit',
+  'credits',
+] as const satisfies readonly (keyof UpdatePasscodeInput)[]
+
+/** The `fields` of `input` that it gives (neither absent nor `undefined`). */
+function definedOf<T extends object, K extends keyof T>(input: T, fields: readonly K[]): { [field in K]?: Exclude<T[field], undefined> } {
+  const given: { [field in K]?: Exclude<T[field], undefined> } = {}
+  for (const field of fields) if (input[field] !== undefined) given[field] = input[field] as Exclude<T[K], undefined>
+  return given
+}
+
 /** Management of account passcodes: `auth.passcodes`. */
 export interface PasscodesApi {
   /**
@@ -78,17 +107,9 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
     async create(actor, accountId, input) {
       const who = authorize(actor)
       const account = parseInput('accountId', 'accountId', accountId)
-      const {
-        name,
-        expiry,
-        partners,
-        description = '',
-        scopes = null,
-        allowedAddresses = [],
-        metadata = null,
-        tags = [],
-        ...asked
-      } = parseInput('create', '', input)
+      const { name, expiry, partners, ...asked } = parseInput('create', '', input)
+      const copied = { ...COPIED_DEFAULTS, ...definedOf(asked, COPIED_FIELDS) }
+      const { description, scopes } = copied
       context.scopes.assertDeclared(scopes, 'scopes')
       assertAccountPasscodePolicy(await storeCall(() => context.policyOf(account)), { expiry, description })
       const binding = await checkedBinding(context.partners, partners ?? null)
@@ -97,8 +118,7 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
       const hint = passcodeHint(value)
       const id = crypto.randomUUID()
       const { rateLimit = null, credits = null } = storedLimits(asked, now, store)
-      const restrictions = { scopes, allowedAddresses, metadata, tags }
-      const fields = { name, expiry, expiresAt: accountPasscodeExpiresAt(now, expiry), partners: binding, description, ...restrictions }
+      const fields = { name, expiry, expiresAt: accountPasscodeExpiresAt(now, expiry), partners: binding, ...copied }
       const audit = auditEntry(
         context.auditSigner,
         who,
@@ -128,8 +148,7 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
             lastUsedAt: null,
             lastUsedPartner: null,
             disabledAt: null,
-            description,
-            ...restrictions,
+            ...copied,
             rateLimit,
             credits,
           },
@@ -172,11 +191,7 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
           expiresAt: accountPasscodeExpiresAt(now, changes.expiry),
         }),
         ...(binding !== undefined && { partners: binding }),
-        ...(changes.description !== undefined && { description: changes.description }),
-        ...(changes.scopes !== undefined && { scopes: changes.scopes }),
-        ...(changes.allowedAddresses !== undefined && { allowedAddresses: changes.allowedAddresses }),
-        ...(changes.metadata !== undefined && { metadata: changes.metadata }),
-        ...(changes.tags !== undefined && { tags: changes.tags }),
+        ...definedOf(changes, COPIED_FIELDS),
         ...newLimits,
         updatedAt: now,
       }
@@ -194,18 +209,7 @@ export function createPasscodesApi(context: PasscodesContext): PasscodesApi {
           : new DuplicateNameError(changes.name ?? current.name)
       }
       context.invalidate({ type: 'account_passcode', accountId: account, passcodeId: id })
-      const changed = [
-        ...(changes.name !== undefined ? (['name'] as const) : []),
-        ...(changes.expiry !== undefined ? (['expiry'] as const) : []),
-        ...(binding !== undefined ? (['partners'] as const) : []),
-        ...(changes.description !== undefined ? (['description'] as const) : []),
-        ...(changes.scopes !== undefined ? (['scopes'] as const) : []),
-        ...(changes.allowedAddresses !== undefined ? (['allowedAddresses'] as const) : []),
-        ...(changes.metadata !== undefined ? (['metadata'] as const) : []),
-        ...(changes.tags !== undefined ? (['tags'] as const) : []),
-        ...(changes.rateLimit !== undefined ? (['rateLimit'] as const) : []),
-        ...(changes.credits !== undefined ? (['credits'] as const) : []),
-      ]
+      const changed = UPDATED_FIELDS.filter((field) => changes[field] !== undefined)
       emit?.({
         type: 'passcode.updated',
         accountId: account,
