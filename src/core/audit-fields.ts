@@ -37,9 +37,20 @@ export function passcodeFields(record: ShownPasscode): Record<string, AuditValue
 /**
  * The fields {@link passcodeFields} may show, which a delete's record shows before. The
  * SQL store computes the same values in its delete statement
- * (`src/stores/postgres/audit-statements.ts`).
+ * (`src/stores/postgres/audit-statements.ts`). A field of a passcode a record shows but
+ * this list leaves out does not compile.
  */
-export const SHOWN_FIELDS = ['allowedAddresses', 'description', 'expiresAt', 'expiry', 'metadata', 'name', 'partners', 'scopes', 'tags'] as const
+export const SHOWN_FIELDS = Object.keys({
+  allowedAddresses: true,
+  description: true,
+  expiresAt: true,
+  expiry: true,
+  metadata: true,
+  name: true,
+  partners: true,
+  scopes: true,
+  tags: true,
+} satisfies { readonly [field in keyof ShownPasscode]-?: true }) as readonly (keyof ShownPasscode)[]
 
 /** The fields of a user passcode's restrictions (SPEC §5.48, §5.49) a record shows, as {@link passcodeFields} does. */
 export function userRestrictionFields(record: Pick<UserPasscodeRecord, 'scopes' | 'allowedAddresses'>): Record<string, AuditValue> {
@@ -73,18 +84,7 @@ export function changedFields(before: Record<string, AuditValue> | null, after: 
  * of {@link passcodeFields} and whether it is disabled. The SQL store computes the same
  * values in its edit statement (`src/stores/postgres/audit-statements.ts`).
  */
-export const EDITED_FIELDS = [
-  'allowedAddresses',
-  'description',
-  'disabled',
-  'expiresAt',
-  'expiry',
-  'metadata',
-  'name',
-  'partners',
-  'scopes',
-  'tags',
-] as const
+export const EDITED_FIELDS = [...SHOWN_FIELDS, 'disabled'] as const
 
 const editedFields = (record: ShownPasscode & Pick<AccountPasscodeRecord, 'disabledAt'>): Record<string, AuditValue> => ({
   ...passcodeFields(record),
