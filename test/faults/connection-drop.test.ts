@@ -4,7 +4,8 @@ import { generatePasscode } from '../../src/index'
 import { migrate } from '../../src/stores/postgres/index'
 import type { RunningApp } from '../conformance/http'
 import { eventually } from '../conformance/store/fixtures'
-import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
+import { postgresAvailability, type TestPostgres } from '../helpers/postgres'
+import { sharedTestPostgres } from '../helpers/shared-postgres'
 import { admin } from '../helpers/service'
 import { expressApp, listen } from '../http/frameworks'
 import { sendRaw } from '../http/raw-client'
@@ -36,7 +37,8 @@ describe.skipIf(!availability.available)(title, () => {
   const opened: { close(): Promise<void> }[] = []
 
   beforeAll(async () => {
-    server = await startTestPostgres()
+    // A database of the run's shared server: the cases kill their own backends and cut their own proxies, never the server.
+    server = await sharedTestPostgres()
     main = new pg.Pool({ connectionString: server.connectionString, max: 4, connectionTimeoutMillis: 10_000 })
     main.on('error', () => {})
   })

@@ -3,8 +3,9 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigurationError, generatePasscode, type AuditEvent } from '../../src/index'
 import { migrate, postgresPartners, postgresRateLimitStore, postgresStore } from '../../src/stores/postgres/index'
-import { pgbouncerAvailability, startTestPgBouncer, type TestPgBouncer } from '../helpers/pgbouncer'
-import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
+import { faultServers, type FaultServers } from '../helpers/fault-servers'
+import { pgbouncerAvailability } from '../helpers/pgbouncer'
+import { postgresAvailability, type TestPostgres } from '../helpers/postgres'
 import { admin } from '../helpers/service'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy'
 import { uniqueSchema } from '../stores/sql-fixture'
@@ -23,8 +24,9 @@ import { pgInstance, sleep, type PgInstance } from './pg-instances'
  *   proxy) answers verifications again within 10 s of the heal, never refuses a valid
  *   passcode (4xx), and proves delivery on its listening connection again within the same
  *   10 s. Instance A is direct and never cut.
- * The cases run at the same time and share one PostgreSQL server, which none of them
- * faults; each has its own proxies, schema and PgBouncer.
+ * The cases run at the same time and share the file's database on the run's shared
+ * PostgreSQL server, which none of them faults; each has its own proxies, schema and
+ * PgBouncer.
  */
 
 const availability = postgresAvailability()
@@ -45,18 +47,18 @@ const RECOMMENDED_POOL: pg.PoolConfig = { max: 4, connectionTimeoutMillis: 2_000
 // Each case waits out its cut and its bound (up to 20 s, more on a loaded machine): the
 // vitest timeout is not one of the bounds checked, so it leaves room.
 describe.skipIf(!availability.available).concurrent(title, { timeout: 60_000 }, () => {
+  let servers: FaultServers
   let shared: TestPostgres
-  const closing: { close(): Promise<void> }[] = []
   const proxies: TcpProxy[] = []
 
   beforeAll(async () => {
-    shared = await startTestPostgres()
+    servers = await faultServers()
+    shared = servers.postgres
   })
   afterAll(async () => {
     // The proxies first: a pool ends only once its stranded connection attempts have failed.
     for (const proxy of proxies) await proxy.close()
-    for (const resource of closing.reverse()) await resource.close()
-    await shared?.stop()
+    await servers?.close()
   })
 
   const proxyTo = async (connectionString: string): Promise<TcpProxy & { url: string }> => {
@@ -66,17 +68,11 @@ describe.skipIf(!availability.available).concurrent(title, { timeout: 60_000 }, 
     return Object.assign(proxy, { url: proxy.via(connectionString) })
   }
 
-  const ownBouncer = async (): Promise<TestPgBouncer> => {
-    const bouncer = await startTestPgBouncer(shared.connectionString)
-    closing.push({ close: () => bouncer.stop() })
-    return bouncer
-  }
-
   it("pg's README pool keeps the slots its stranded connection attempts took, past the bound after the heal (why postgresStore refuses it)", async () => {
     const proxy = await proxyTo(shared.connectionString)
     const readme = new pg.Pool({ connectionString: proxy.url, ...PG_README_POOL })
     readme.on('error', () => {})
-    closing.push({ close: () => readme.end() })
+    servers.closeAfter({ close: () => readme.end() })
     await readme.query('SELECT 1')
     proxy.hang(true)
     // Two more than the pool has: its open connection goes silent, three attempts are stranded, two wait.
@@ -107,7 +103,7 @@ describe.skipIf(!availability.available).concurrent(title, { timeout: 60_000 }, 
 
   it("postgresStore, postgresPartners and postgresRateLimitStore refuse pg's README pool at creation, naming connectionTimeoutMillis: 2000", async () => {
     const readme = new pg.Pool({ connectionString: shared.connectionString, ...PG_README_POOL })
-    closing.push({ close: () => readme.end() })
+    servers.closeAfter({ close: () => readme.end() })
     const schema = uniqueSchema()
     // A migration serves no request: it takes the pool.
     await migrate(readme, { schema })
@@ -123,23 +119,16 @@ describe.skipIf(!availability.available).concurrent(title, { timeout: 60_000 }, 
 
   /** A on PostgreSQL directly; B through `via` (and `listenVia`) with the recommended pool; B answers a read and has proven delivery before the case starts. */
   const fleet = async (b: { via: string; listenVia?: string }) => {
-    const schema = uniqueSchema()
-    const main = new pg.Pool({ connectionString: shared.connectionString, max: 1 })
-    main.on('error', () => {})
-    try {
-      await migrate(main, { schema })
-    } finally {
-      await main.end()
-    }
+    const schema = await servers.migratedSchema()
     const events: { at: number; event: AuditEvent }[] = []
     const a = pgInstance(shared.connectionString, schema)
-    closing.push(a)
+    servers.closeAfter(a)
     const bInstance = pgInstance(b.via, schema, {
       pool: RECOMMENDED_POOL,
       ...(b.listenVia === undefined ? {} : { storeOptions: { listenConnectionString: b.listenVia } }),
       onEvent: (event) => void events.push({ at: performance.now(), event }),
     })
-    closing.push(bInstance)
+    servers.closeAfter(bInstance)
     await Promise.all([a.store.ready(), bInstance.store.ready()])
     for (let tries = 0; ; tries++) {
       try {
@@ -210,7 +199,7 @@ describe.skipIf(!availability.available).concurrent(title, { timeout: 60_000 }, 
   })
 
   it.skipIf(!bouncing)('PgBouncer with the direct listening connection, both through hung balancers: the same bounds', async () => {
-    const toBouncer = await proxyTo((await ownBouncer()).connectionString)
+    const toBouncer = await proxyTo((await servers.ownPgBouncer()).connectionString)
     const toPostgres = await proxyTo(shared.connectionString)
     const { a, b, events } = await fleet({ via: toBouncer.url, listenVia: toPostgres.url })
     await hangAndHeal(a, b, events, [toBouncer, toPostgres])

@@ -2,11 +2,10 @@ import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { migrate } from '../../src/stores/postgres/index'
-import { pgbouncerAvailability, startTestPgBouncer, type TestPgBouncer } from '../helpers/pgbouncer'
-import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
+import { faultServers, type FaultServers } from '../helpers/fault-servers'
+import { pgbouncerAvailability, type TestPgBouncer } from '../helpers/pgbouncer'
+import { postgresAvailability, type TestPostgres } from '../helpers/postgres'
 import { pgInstance, sleep, type PgInstance } from './pg-instances'
 
 /*
@@ -37,26 +36,24 @@ interface Child {
 describe.skipIf(skipped !== undefined)(
   `SPEC 5.50 credits across a fleet of processes${skipped === undefined ? '' : ` (skipped: ${skipped})`}`,
   () => {
+    // The file's database on the run's shared PostgreSQL server and a PgBouncer in front of it: the cases kill an instance, never a server.
+    let servers: FaultServers
     let server: TestPostgres
     let pgbouncer: TestPgBouncer
     let admin: PgInstance
-    let schemaCount = 0
 
     beforeAll(async () => {
-      server = await startTestPostgres()
-      pgbouncer = await startTestPgBouncer(server.connectionString)
+      servers = await faultServers()
+      server = servers.postgres
+      pgbouncer = await servers.ownPgBouncer()
     })
     afterAll(async () => {
-      await pgbouncer?.stop()
-      await server?.stop()
+      await servers?.close()
     })
 
     /** A migrated schema with one passcode of N credits, made by an instance of the test's own. */
     async function passcodeWithCredits(): Promise<{ schema: string; accountId: string; value: string; passcodeId: string }> {
-      const schema = `limits_fleet_${++schemaCount}`
-      const pool = new pg.Pool({ connectionString: server.connectionString, max: 2 })
-      await migrate(pool, { schema })
-      await pool.end()
+      const schema = await servers.migratedSchema()
       admin = pgInstance(server.connectionString, schema)
       const { passcode, value } = await admin.auth.passcodes.create({ userId: 'u_admin', role: 'admin' }, 'acc_fleet', {
         name: 'Batch job',

@@ -1,12 +1,10 @@
 import { performance } from 'node:perf_hooks'
-import pg from 'pg'
+import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startExpiryNotifier, startWebhookDispatcher } from '../../src/index'
-import { migrate } from '../../src/stores/postgres/index'
-import { pgbouncerAvailability, startTestPgBouncer, type TestPgBouncer } from '../helpers/pgbouncer'
-import { startTestPostgres, type TestPostgres } from '../helpers/postgres'
+import { faultServers, type FaultServers } from '../helpers/fault-servers'
+import { pgbouncerAvailability, type TestPgBouncer } from '../helpers/pgbouncer'
 import { admin } from '../helpers/service'
-import { uniqueSchema } from '../stores/sql-fixture'
 import { pgInstance, sleep, type PgInstance } from './pg-instances'
 
 /**
@@ -44,39 +42,31 @@ interface Answer {
 }
 
 describe.skipIf(!availability.available).concurrent(title, { timeout: 90_000 }, () => {
-  let server: TestPostgres
-  const closing: { close(): Promise<void> }[] = []
+  // The file's database on the run's shared PostgreSQL server (never stopped here); each case restarts a PgBouncer of its own.
+  let servers: FaultServers
 
   beforeAll(async () => {
-    server = await startTestPostgres()
+    servers = await faultServers()
   })
   afterAll(async () => {
-    for (const resource of closing.reverse()) await resource.close()
-    await server?.stop()
+    await servers?.close()
   })
 
   const instanceBehind = async (bouncer: TestPgBouncer): Promise<PgInstance> => {
-    const schema = uniqueSchema()
-    const main = new pg.Pool({ connectionString: server.connectionString, max: 1, connectionTimeoutMillis: 10_000 })
-    main.on('error', () => {})
-    try {
-      await migrate(main, { schema })
-    } finally {
-      await main.end()
-    }
+    const schema = await servers.migratedSchema()
     const instance = pgInstance(bouncer.connectionString, schema, {
       cache: false,
       mailer: { send: () => Promise.resolve() },
       recipients: (accountId) => [`admin+${accountId}@example.test`],
       pool: RECOMMENDED_POOL,
-      storeOptions: { listenConnectionString: server.connectionString },
+      storeOptions: { listenConnectionString: servers.postgres.connectionString },
     })
-    closing.push(instance)
+    servers.closeAfter(instance)
     await instance.store.ready()
     // As the soak's instances run them: their passes borrow the same pool.
     const dispatcher = startWebhookDispatcher(instance.auth)
     const notifier = startExpiryNotifier(instance.auth, { intervalMs: 2_000 })
-    closing.push({
+    servers.closeAfter({
       close: async () => {
         await Promise.all([dispatcher.stop(), notifier.stop()])
       },
@@ -85,8 +75,7 @@ describe.skipIf(!availability.available).concurrent(title, { timeout: 90_000 }, 
   }
 
   const restartCase = (signal: 'SIGKILL' | 'SIGTERM') => async () => {
-    const bouncer = await startTestPgBouncer(server.connectionString)
-    closing.push({ close: () => bouncer.stop() })
+    const bouncer = await servers.ownPgBouncer()
     const instance = await instanceBehind(bouncer)
     const values: string[] = []
     for (let i = 0; i < 4; i++) values.push((await instance.auth.passcodes.create(admin, 'acc_bounce', { name: `Live ${i}`, expiry: 30 })).value)

@@ -1,13 +1,12 @@
 import { performance } from 'node:perf_hooks'
-import pg from 'pg'
+import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { generatePasscode, type AuditEvent } from '../../src/index'
-import { migrate } from '../../src/stores/postgres/index'
-import { pgbouncerAvailability, startTestPgBouncer, type TestPgBouncer } from '../helpers/pgbouncer'
-import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
+import { faultServers, type FaultServers } from '../helpers/fault-servers'
+import { pgbouncerAvailability } from '../helpers/pgbouncer'
+import { postgresAvailability, type TestPostgres } from '../helpers/postgres'
 import { admin } from '../helpers/service'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy'
-import { uniqueSchema } from '../stores/sql-fixture'
 import { pgInstance, sleep, type PgInstance } from './pg-instances'
 
 /**
@@ -28,8 +27,9 @@ import { pgInstance, sleep, type PgInstance } from './pg-instances'
  *
  * The cases run at the same time (most of each is waiting out a fault and its bound),
  * so each has the servers it faults to itself: every PgBouncer case its own PgBouncer,
- * the `pg_ctl restart` case its own cluster. The cut cases share one PostgreSQL server,
- * which none of them faults: each cuts only its own proxies, in a schema of its own.
+ * the `pg_ctl restart` case its own cluster. The other cases use the file's database on
+ * the run's shared PostgreSQL server, which none of them faults: each cuts only its own
+ * proxies, in a schema of its own.
  */
 
 const availability = postgresAvailability()
@@ -47,48 +47,26 @@ const RECOMMENDED_POOL: pg.PoolConfig = { keepAlive: true, keepAliveInitialDelay
 // Each case takes 10–18 s of waiting for its bounds (more on a loaded machine): the
 // vitest timeout is not one of the bounds checked, so it leaves room.
 describe.skipIf(!restartable).concurrent(title, { timeout: 60_000 }, () => {
+  let servers: FaultServers
   let shared: TestPostgres
-  const closing: { close(): Promise<void> }[] = []
 
   beforeAll(async () => {
-    shared = await startTestPostgres()
+    servers = await faultServers()
+    shared = servers.postgres
   })
   afterAll(async () => {
-    for (const resource of closing.reverse()) await resource.close()
-    await shared?.stop()
+    await servers?.close()
   })
-
-  /** A PostgreSQL cluster of the case's own (stopped after the file), for a case that restarts it. */
-  const ownServer = async (): Promise<TestPostgres> => {
-    const server = await startTestPostgres()
-    closing.push({ close: () => server.stop() })
-    return server
-  }
-
-  /** A PgBouncer of the case's own in front of the shared server, for a case that cuts or restarts it. */
-  const ownBouncer = async (): Promise<TestPgBouncer> => {
-    const bouncer = await startTestPgBouncer(shared.connectionString)
-    closing.push({ close: () => bouncer.stop() })
-    return bouncer
-  }
 
   const proxyTo = async (connectionString: string): Promise<TcpProxy & { url: string }> => {
     const url = new URL(connectionString)
-    const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port) })
-    closing.push(proxy)
+    const proxy = servers.closeAfter(await startTcpProxy({ host: url.hostname, port: Number(url.port) }))
     return Object.assign(proxy, { url: proxy.via(connectionString) })
   }
 
   /** A on PostgreSQL directly; B as given; both listening (B's readiness bounded: through a pooler it may never come). */
   const fleet = async (server: TestPostgres, b: { via: string; listenVia?: string }) => {
-    const schema = uniqueSchema()
-    const main = new pg.Pool({ connectionString: server.connectionString, max: 1, connectionTimeoutMillis: 10_000 })
-    main.on('error', () => {})
-    try {
-      await migrate(main, { schema })
-    } finally {
-      await main.end()
-    }
+    const schema = await servers.migratedSchema(server)
     const events: AuditEvent[] = []
     const a = pgInstance(server.connectionString, schema)
     const bInstance = pgInstance(b.via, schema, {
@@ -96,7 +74,8 @@ describe.skipIf(!restartable).concurrent(title, { timeout: 60_000 }, () => {
       ...(b.listenVia === undefined ? {} : { storeOptions: { listenConnectionString: b.listenVia } }),
       onEvent: (event) => void events.push(event),
     })
-    closing.push(a, bInstance)
+    servers.closeAfter(a)
+    servers.closeAfter(bInstance)
     await Promise.all([a.store.ready(), Promise.race([bInstance.store.ready(), sleep(3_000)])])
     // B answers a read before the case starts (retried: through PgBouncer, a first read may fail).
     for (let tries = 0; ; tries++) {
@@ -194,7 +173,7 @@ describe.skipIf(!restartable).concurrent(title, { timeout: 60_000 }, () => {
   })
 
   it.skipIf(!bouncing)('PgBouncer (transaction mode) with the direct listening connection: the same bounds, both paths cut', async () => {
-    const toBouncer = await proxyTo((await ownBouncer()).connectionString)
+    const toBouncer = await proxyTo((await servers.ownPgBouncer()).connectionString)
     const toPostgres = await proxyTo(shared.connectionString)
     const { a, b, events } = await fleet(shared, { via: toBouncer.url, listenVia: toPostgres.url })
     await sleep(500)
@@ -205,7 +184,7 @@ describe.skipIf(!restartable).concurrent(title, { timeout: 60_000 }, () => {
   it.skipIf(!bouncing)(
     'PgBouncer (transaction mode) without it: reported once at start with the fix, no cache trusted, the same bounds',
     async () => {
-      const toBouncer = await proxyTo((await ownBouncer()).connectionString)
+      const toBouncer = await proxyTo((await servers.ownPgBouncer()).connectionString)
       const { a, b, events } = await fleet(shared, { via: toBouncer.url })
       const started = performance.now()
       while (!events.some((event) => event.type === 'invalidations.unproven')) {
@@ -275,7 +254,7 @@ describe.skipIf(!restartable).concurrent(title, { timeout: 60_000 }, () => {
   }
 
   it('pg_ctl restart under traffic: no valid passcode refused, both serve within 10 s, revocations after it reach B within 10 s', async () => {
-    const server = await ownServer()
+    const server = await servers.ownPostgres()
     const { a, b } = await fleet(server, { via: server.connectionString })
     await restartUnderTraffic(a, b, async () => {
       await server.stopServer!('fast')
@@ -286,7 +265,7 @@ describe.skipIf(!restartable).concurrent(title, { timeout: 60_000 }, () => {
   it.skipIf(!bouncing)(
     'PgBouncer restart under traffic: no valid passcode refused, B serves within 10 s, revocations after it reach B within 10 s',
     async () => {
-      const bouncer = await ownBouncer()
+      const bouncer = await servers.ownPgBouncer()
       const { a, b } = await fleet(shared, { via: bouncer.connectionString, listenVia: shared.connectionString })
       await restartUnderTraffic(a, b, async () => {
         await bouncer.stopServer()

@@ -5,7 +5,8 @@ import { DAY_MS } from '../../src/core/time'
 import { createPasscodeAuth } from '../../src/index'
 import { migrate, postgresStore } from '../../src/stores/postgres/index'
 import { bundleForNode } from '../helpers/node-bundle'
-import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
+import { postgresAvailability, type TestPostgres } from '../helpers/postgres'
+import { sharedTestPostgres } from '../helpers/shared-postgres'
 import { admin } from '../helpers/service'
 import { tally } from './notify-fixtures'
 
@@ -32,7 +33,8 @@ describe.skipIf(!availability.available)(
     const schema = `notify_processes_${process.pid}`
 
     beforeAll(async () => {
-      server = await startTestPostgres()
+      // A database of the run's shared server: nothing here stops it or counts its sessions.
+      server = await sharedTestPostgres()
       pool = new pg.Pool({ connectionString: server.connectionString, max: 2, connectionTimeoutMillis: 10_000 })
       await migrate(pool, { schema })
     })

@@ -655,21 +655,21 @@ const opener = (db: PostgresDatabase) => async (): Promise<Opened> => {
   }
 }
 
-describe('SPEC 5.44 audit trail tampering, on PGlite', () => {
-  // One PGlite for the cases (starting one costs about a CPU-second), each case in a new schema of its own.
-  let db: PGlite
-  beforeAll(async () => {
-    db = await freshPglite()
-  })
-  afterAll(async () => {
-    await db?.close()
-  })
+// One PGlite for the file's PGlite cases (starting one costs about a CPU-second), each case in a new schema of its own.
+let pglite: PGlite
+beforeAll(async () => {
+  pglite = await freshPglite()
+})
+afterAll(async () => {
+  await pglite?.close()
+})
 
+describe('SPEC 5.44 audit trail tampering, on PGlite', () => {
   tamperCases(
-    () => db,
-    () => opener(db)(),
+    () => pglite,
+    () => opener(pglite)(),
   )
-  storeCases(() => opener(db)())
+  storeCases(() => opener(pglite)())
 })
 
 /**
@@ -717,21 +717,13 @@ async function writeLegacyChain(sql: Opened['sql'], schema: string, account: 'ac
 }
 
 describe('SPEC 5.44 migration 12: chains written before audit keys', () => {
-  let db: PGlite
-  beforeAll(async () => {
-    db = await freshPglite()
-  })
-  afterAll(async () => {
-    await db?.close()
-  })
-
   const LEGACY = 'acc_legacy'
 
   it('stay verifiable as they are, are keyed from the first new record, and an earlier release can no longer append', async () => {
     const schema = uniqueSchema()
-    const sql = (text: string, params?: unknown[]) => toDatabase(db).query(text, params)
+    const sql = (text: string, params?: unknown[]) => toDatabase(pglite).query(text, params)
     await applyMigrations(
-      toDatabase(db),
+      toDatabase(pglite),
       schema,
       MIGRATIONS.filter((migration) => migration.version <= 11),
     )
@@ -740,9 +732,9 @@ describe('SPEC 5.44 migration 12: chains written before audit keys', () => {
     await writeLegacyChain(sql, schema, 'acc_pruned')
     await sql(`DELETE FROM ${schema}.audit_records WHERE account_id = 'acc_pruned' AND sequence = 1`)
     await sql(`UPDATE ${schema}.audit_heads SET start_sequence = 1, start_hash = $1 WHERE account_id = 'acc_pruned'`, [LEGACY_HASHES.acc_pruned![0]])
-    expect(await migrate(db, { schema })).toMatchObject({ version: MIGRATIONS.at(-1)!.version })
+    expect(await migrate(pglite, { schema })).toMatchObject({ version: MIGRATIONS.at(-1)!.version })
 
-    const opened: Opened = { db, schema, store: postgresStore(db, { schema, listen: false }), sql }
+    const opened: Opened = { db: pglite, schema, store: postgresStore(pglite, { schema, listen: false }), sql }
     const { auth } = service(opened)
     expect(await auth.audit.verify(LEGACY)).toEqual({ ok: true, records: 3, unkeyed: 3, head: { sequence: 3, hash: LEGACY_HASHES.acc_legacy![2] } })
     expect(await auth.audit.verify('acc_pruned')).toMatchObject({ ok: true, records: 2, unkeyed: 2 })

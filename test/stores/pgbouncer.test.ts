@@ -10,7 +10,8 @@ import { statements } from '../../src/stores/postgres/statements'
 import { storeConformance } from '../conformance/store'
 import { eventually } from '../conformance/store/fixtures'
 import { pgbouncerAvailability, startTestPgBouncer, type TestPgBouncer } from '../helpers/pgbouncer'
-import { startTestPostgres, type TestPostgres } from '../helpers/postgres'
+import type { TestPostgres } from '../helpers/postgres'
+import { sharedTestPostgres } from '../helpers/shared-postgres'
 import { admin, TEST_KEY } from '../helpers/service'
 import { rateLimitStoreCases } from './rate-limit-cases'
 import { openSqlFixture, recordStatements, schemaPool, sharedMissCredentials, twoPepperMisses, uniqueSchema } from './sql-fixture'
@@ -51,7 +52,8 @@ describe.skipIf(!availability.available)(title, () => {
   }
 
   beforeAll(async () => {
-    server = await startTestPostgres()
+    // A database of the run's shared server, which no case here stops; PgBouncer in front of it is the file's own.
+    server = await sharedTestPostgres()
     bouncer = await startTestPgBouncer(server.connectionString)
     main = newPool()
   })

@@ -9,7 +9,8 @@ import { statements } from '../../src/stores/postgres/statements'
 import { storeConformance } from '../conformance/store'
 import { DAY_MS } from '../../src/core/time'
 import { NOW, accountPasscode, claimRequest, eventually, subscribeReady } from '../conformance/store/fixtures'
-import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
+import { postgresAvailability, type TestPostgres } from '../helpers/postgres'
+import { sharedTestPostgres } from '../helpers/shared-postgres'
 import { migrationCases } from './migration-cases'
 import { openSqlFixture, recordStatements, schemaPool, sharedMissCredentials, twoPepperMisses } from './sql-fixture'
 import { rateLimitStoreCases } from './rate-limit-cases'
@@ -76,7 +77,9 @@ describe.skipIf(!availability.available)(title, () => {
   }
 
   beforeAll(async () => {
-    server = await startTestPostgres()
+    // A database of the run's shared server: no case here stops the server, and each
+    // counts only the sessions of its own schema's channel, its own pids or its database's.
+    server = await sharedTestPostgres()
     main = newPool()
   })
 
@@ -345,7 +348,9 @@ describe.skipIf(!availability.available)(title, () => {
         )
         const claim = fixture.store.claimNotifications(claimRequest(NOW, { limit: 1 }))
         await eventually(async () => {
-          const waiting = await main.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%notifications%'`)
+          const waiting = await main.query(
+            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%notifications%'`,
+          )
           expect(waiting.rows).toHaveLength(1)
         }, 5_000)
         await other.query('COMMIT')
