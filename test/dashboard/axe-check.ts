@@ -13,10 +13,12 @@ interface Violation {
 /**
  * axe-core's violations on the page as it is now: rule, help and where, for a readable
  * failure. axe is evaluated through the DevTools protocol, which the page's CSP does
- * not govern, so the page keeps its strict CSP while tested.
+ * not govern, so the page keeps its strict CSP while tested. It is evaluated once per
+ * document: a later check of the same document (a form opened, a dialog shown) runs
+ * the axe already there instead of compiling its half a megabyte again.
  */
 export async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE)
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE)
   const found = await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Violation[] }> } }).axe
     return (await axe.run(document, { resultTypes: ['violations'] })).violations

@@ -15,7 +15,8 @@ import { ts } from '../helpers/typescript'
  * by the README's "Project setup" lines as written (the package is the packed tarball,
  * the tools are at the repository's versions), with the library's peer dependencies (the
  * frameworks and databases the blocks import) and the partner client's package, which
- * the `npm install` of the package installs beside it. `npx tsc` compiles every block,
+ * the `npm install` of the package installs beside it (the setup's last step here: the
+ * other lines need no package and run while it is packed). `npx tsc` compiles every block,
  * with the settings `tsc --init` wrote (strict, `exactOptionalPropertyTypes`,
  * `verbatimModuleSyntax`…); then each block not marked TYPE_CHECK_ONLY runs as
  * `node app.js` runs it, with none of the library's variables set: it must exit 0 by
@@ -30,8 +31,8 @@ import { ts } from '../helpers/typescript'
  *
  * The blocks are independent programs (none binds a fixed port: the servers listen on
  * port 0, or answer Fastify's and Nest's `inject`), so they run {@link BLOCKS_AT_ONCE}
- * at a time as soon as both programs are compiled; each case then reads its own
- * block's result.
+ * at a time as soon as both programs are compiled, the longest first (see
+ * {@link runOrder}); each case then reads its own block's result.
  */
 
 const run = (file: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, timeout: number) =>
@@ -72,6 +73,15 @@ const BLOCK_RUN_MS = 120_000
  */
 const BLOCK_CASE_MS = 300_000
 const needsDecorators = (block: DocumentedBlock) => DECORATOR_GUIDES.includes(block.file)
+
+/**
+ * Where a block's run goes in the queue: the longest first, so that they run beside the
+ * short ones instead of after them, where one would hold the file open alone. A block
+ * that starts a PGlite takes about 9 CPU-s (the WebAssembly PostgreSQL's start and the
+ * migrations), one on Nest about 2, most others under one. In document order otherwise.
+ */
+const runOrder = (block: DocumentedBlock): number =>
+  block.code.includes("from '@electric-sql/pglite'") ? 0 : block.code.includes("from '@nestjs/") ? 1 : 2
 
 /** `docs/client.md:10` → `blocks/docs-client-10.ts`; `docs/nestjs.md:37` → `.nestjs/docs-nestjs-37.ts`. */
 const sourceOf = (block: DocumentedBlock) =>
@@ -169,7 +179,9 @@ describe('the documentation blocks, in a new project with the packed package', (
   }
 
   beforeAll(async () => {
-    const { library, client } = await packedPackages()
+    // Awaited by the package's install only: the setup's other lines run while it is packed (on a fresh clone, by this file).
+    const packing = packedPackages()
+    packing.catch(() => {}) // its failure is thrown by that install, not reported before as an unhandled rejection
     project = temporaryFolder('passcode-auth-doc-blocks-')
     const npm = async (args: readonly string[]) => {
       const result = await run('npm', args, project.dir, npmEnvironment(), 300_000)
@@ -180,26 +192,32 @@ describe('the documentation blocks, in a new project with the packed package', (
     // their types where they have them, and the partner client's own package. The
     // README says to install them beside it: they go into the same `npm install` as the
     // package (one install less, each reading the whole tree again: seconds of CPU).
-    const peers = Object.keys(library.manifest.peerDependencies as Record<string, string>)
-    const types = peers.map((name) => `@types/${name.replace(/^@(.*)\//, '$1__')}`).filter((name) => name in repositoryManifest.devDependencies)
-    const imported = [...peers.map(pinned), ...types.map(pinned), client.file]
+    const withPackage = async () => {
+      const { library, client } = await packing
+      const peers = Object.keys(library.manifest.peerDependencies as Record<string, string>)
+      const types = peers.map((name) => `@types/${name.replace(/^@(.*)\//, '$1__')}`).filter((name) => name in repositoryManifest.devDependencies)
+      return [library.file, ...peers.map(pinned), ...types.map(pinned), client.file]
+    }
     // The README's setup, line by line; the package is the tarball, the tools are pinned.
+    // No other line needs the package (a project, its type, the tools, tsc's settings), so
+    // they run first, in their order, and the package's install last, once it is packed:
+    // the same project, without a fresh clone's pack and the lines after it in a row.
     const setup = codeBlocks(readme).find((block) => block.heading === SETUP_HEADING && block.lang === 'sh')!
-    const lines = setup.code.split('\n').filter((text) => text.trim() !== '')
-    if (lines.filter((line) => line.trim().split(/\s+/).includes('passcode-auth')).length !== 1)
-      throw new Error(`the README's "${SETUP_HEADING}" should install passcode-auth on one line:\n${setup.code}`)
-    for (const line of lines) {
-      const [command, ...words] = line.trim().split(/\s+/)
+    const lines = setup.code
+      .split('\n')
+      .filter((text) => text.trim() !== '')
+      .map((text) => text.trim().split(/\s+/))
+    const installsPackage = (words: readonly string[]) => words[0] === 'npm' && words[1] === 'install' && words.includes('passcode-auth')
+    if (lines.filter(installsPackage).length !== 1 || lines.some((words) => !installsPackage(words) && words.includes('passcode-auth')))
+      throw new Error(`the README's "${SETUP_HEADING}" should install passcode-auth on one line, and name it on no other:\n${setup.code}`)
+    for (const [command, ...words] of [...lines.filter((line) => !installsPackage(line)), ...lines.filter(installsPackage)]) {
       if (command === 'npm' && words[0] === 'install') {
-        const installsPackage = words.includes('passcode-auth')
-        await npm([
-          ...words.map((word) => (word === 'passcode-auth' ? library.file : word.startsWith('-') || word === 'install' ? word : pinned(word))),
-          ...(installsPackage ? imported : []),
-          ...quiet,
-        ])
+        const named = words.filter((word) => word !== 'passcode-auth')
+        const added = named.length < words.length ? await withPackage() : []
+        await npm([...named.map((word) => (word.startsWith('-') || word === 'install' ? word : pinned(word))), ...added, ...quiet])
       } else {
         const result = await run(command!, words, project.dir, npmEnvironment(), 120_000)
-        if (result.code !== 0) throw new Error(`${line} failed:\n${result.stdout}${result.stderr}`)
+        if (result.code !== 0) throw new Error(`${[command, ...words].join(' ')} failed:\n${result.stdout}${result.stderr}`)
       }
     }
 
@@ -225,10 +243,15 @@ describe('the documentation blocks, in a new project with the packed package', (
       const match = /^([^(\s]+)\(\d+,\d+\): error /.exec(line)
       if (match !== null) diagnostics.set(match[1]!, [...(diagnostics.get(match[1]!) ?? []), line])
     }
-    // Every block starts now, a few at a time, in the background: the cases below await their own.
-    for (const block of runnable) void runBlock(block)
+    // Every block starts now, a few at a time, the longest first, in the background: the
+    // cases below await their own. The Quick start through `npx tsx` (npm's start, then
+    // esbuild's) comes after the PGlite and Nest blocks, before the rest.
+    const queued = [...runnable].sort((a, b) => runOrder(a) - runOrder(b))
+    for (const block of queued.filter((candidate) => runOrder(candidate) < 2)) void runBlock(block)
+    const tsx = slots(() => run('npx', ['tsx', sourceOf(quickStart)], project.dir, readerEnvironment(), BLOCK_RUN_MS))
+    for (const block of queued.filter((candidate) => runOrder(candidate) === 2)) void runBlock(block)
     quickStartRuns = {
-      tsx: slots(() => run('npx', ['tsx', sourceOf(quickStart)], project.dir, readerEnvironment(), BLOCK_RUN_MS)),
+      tsx,
       commonjs: slots(() => run(process.execPath, ['commonjs/quick-start.mjs'], project.dir, readerEnvironment(), BLOCK_RUN_MS)),
     }
   }, 900_000)

@@ -1,7 +1,8 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HTTP_CASES } from '../conformance/http'
-import { postgresAvailability, startTestPostgres, type TestPostgres } from '../helpers/postgres'
+import { postgresAvailability, type TestPostgres } from '../helpers/postgres'
+import { sharedTestPostgres } from '../helpers/shared-postgres'
 import { sendRaw, type RawResponse } from '../http/raw-client'
 import { runtimeBinary, type RuntimeName } from './binaries'
 import { bundleHost, startRuntimeHost, type HostSetup, type RuntimeHost } from './runtime-host'
@@ -16,8 +17,9 @@ import { bundleHost, startRuntimeHost, type HostSetup, type RuntimeHost } from '
  *
  * The binaries come from the npm registry (`bash scripts/install-runtimes.sh`, which
  * .ci/run calls). Under CI=true a missing runtime fails; elsewhere its tests are
- * skipped with a line saying why. PostgreSQL hosts need test/helpers/postgres.ts's
- * cluster (or DATABASE_URL) and are skipped, with the reason, without one.
+ * skipped with a line saying why. PostgreSQL hosts take a database of the run's shared
+ * server (test/helpers/shared-postgres.ts; or DATABASE_URL), a schema each, and are
+ * skipped, with the reason, without PostgreSQL.
  */
 const CI = process.env.CI === 'true'
 const postgres = postgresAvailability()
@@ -32,7 +34,7 @@ let bundle: Awaited<ReturnType<typeof bundleHost>> | undefined
 let database: TestPostgres | undefined
 beforeAll(async () => {
   bundle = await bundleHost()
-  if (postgres.available) database = await startTestPostgres()
+  if (postgres.available) database = await sharedTestPostgres()
 })
 afterAll(async () => {
   bundle?.remove()
