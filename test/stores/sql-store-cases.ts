@@ -229,6 +229,55 @@ export function sqlStoreCases(name: string, connections: SqlCaseConnections): vo
     })
   })
 
+  describe(`${name}: the webhook outbox (migration 18)`, () => {
+    it('keeps every delivery with its event without the foreign key: queued in one statement, refused to delete or re-key under its deliveries', async () => {
+      const fixture = await open()
+      const database = toDatabase(connections.main())
+      const s = fixture.schema
+      const auth = createPasscodeAuth({ store: fixture.store, webhooks: { allowPrivateAddresses: true } })
+      const all = await auth.webhooks.create(admin, 'acc_1', { url: 'http://127.0.0.1:9/all', events: 'all' })
+      await auth.webhooks.create(admin, 'acc_1', { url: 'http://127.0.0.1:9/leaks', events: ['passcode.leaked'] })
+      const off = await auth.webhooks.create(admin, 'acc_1', { url: 'http://127.0.0.1:9/off', events: 'all' })
+      await auth.webhooks.update(admin, 'acc_1', off.endpoint.id, { enabled: false })
+      const created = await auth.passcodes.create(admin, 'acc_1', { name: 'Kept', expiry: 30 })
+      await auth.passcodes.update(admin, 'acc_1', created.passcode.id, { name: 'Kept 2' })
+      await auth.leaks.report([{ token: created.value, source: 'content' }], { source: 'github' })
+      await auth.webhooks.sendTest(admin, 'acc_1', all.endpoint.id)
+
+      // Each event went to the enabled endpoints that subscribed to its type, and no delivery lacks its event.
+      const rows = await database.query(
+        `SELECT ev.type, count(d.id)::integer AS deliveries, count(*) FILTER (WHERE d.endpoint_id = $1)::integer AS to_off
+         FROM ${s}.webhook_events ev LEFT JOIN ${s}.webhook_deliveries d ON d.event_id = ev.id
+         GROUP BY ev.id, ev.type ORDER BY min(d.seq)`,
+        [off.endpoint.id],
+      )
+      expect(rows.map((row) => [row.type, row.deliveries, row.to_off])).toEqual([
+        ['passcode.created', 1, 0],
+        ['passcode.updated', 1, 0],
+        ['passcode.leaked', 2, 0],
+        ['passcode.disabled', 1, 0],
+        ['webhook.test', 1, 0],
+      ])
+      const orphans = `SELECT count(*)::integer AS n FROM ${s}.webhook_deliveries d WHERE NOT EXISTS (SELECT FROM ${s}.webhook_events ev WHERE ev.id = d.event_id)`
+      expect((await database.query(orphans))[0]!.n).toBe(0)
+
+      // What the foreign key refused on the events' side is refused as it was (23503), and changes nothing.
+      const [first] = await database.query(`SELECT id FROM ${s}.webhook_events ORDER BY at, id LIMIT 1`)
+      const refusedBy = { code: '23503' }
+      await expect(database.query(`DELETE FROM ${s}.webhook_events WHERE id = $1`, [first!.id])).rejects.toMatchObject(refusedBy)
+      await expect(database.query(`UPDATE ${s}.webhook_events SET id = id || '_x' WHERE id = $1`, [first!.id])).rejects.toMatchObject(refusedBy)
+      await expect(database.query(`TRUNCATE ${s}.webhook_events`)).rejects.toMatchObject(refusedBy)
+      expect((await database.query(`SELECT count(*)::integer AS n FROM ${s}.webhook_events`))[0]!.n).toBe(5)
+      expect((await database.query(orphans))[0]!.n).toBe(0)
+      // A change of anything but the id passes, and once an endpoint's deletion took its deliveries along, its events may go.
+      await database.query(`UPDATE ${s}.webhook_events SET data = data WHERE id = $1`, [first!.id])
+      for (const endpoint of await auth.webhooks.list(admin, 'acc_1')) await auth.webhooks.delete(admin, 'acc_1', endpoint.id)
+      await database.query(`DELETE FROM ${s}.webhook_events WHERE id = $1`, [first!.id])
+      await auth.close()
+      await fixture.close()
+    })
+  })
+
   describe(`${name}: options and failures`, () => {
     it('rejects bad options and a bad db with InvalidOptionsError naming them', () => {
       const db = connections.main()

@@ -1,6 +1,6 @@
 import type { Database } from './database-interface'
 import { limitFunctions } from './limit-schema'
-import { webhookSchema } from './webhook-schema'
+import { leanerWebhookOutbox, webhookSchema } from './webhook-schema'
 
 /**
  * One versioned schema change: statements run in order, in one transaction. A change to
@@ -569,6 +569,18 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 16,
     name: 'webhooks: endpoints, the event outbox and its trigger on the audit records',
     statements: webhookSchema,
+  },
+  {
+    version: 18,
+    name: 'webhooks: a leaner outbox trigger, the event foreign key and its index dropped',
+    // The same events with less work in each change's transaction (issue 46); what keeps a
+    // delivery with its event instead of the foreign key is in webhook-schema.ts.
+    statements: leanerWebhookOutbox,
+    contract: {
+      changes: ['constraint webhook_deliveries.webhook_deliveries_event_id_fkey', 'index webhook_deliveries_event'],
+      reason:
+        'no version reads or needs them: every statement of every version that inserts a delivery inserts its event in the same statement, statement triggers on the events refuse what the foreign key refused on their side (an event deleted or its id changed under its deliveries), and the index served only that foreign key',
+    },
   },
 ]
 
