@@ -32,7 +32,7 @@ const SLICE = 50
 const ROUNDS = 15
 /** Deliveries queued for the throughput section. */
 const DELIVERIES = 5_000
-/** The outbox before its leaner trigger (version 18). */
+/** The outbox before its leaner trigger (version 17). */
 const V16 = MIGRATIONS.filter((migration) => migration.version <= 16)
 
 /**

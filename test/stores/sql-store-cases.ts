@@ -229,7 +229,7 @@ export function sqlStoreCases(name: string, connections: SqlCaseConnections): vo
     })
   })
 
-  describe(`${name}: the webhook outbox (migration 18)`, () => {
+  describe(`${name}: the webhook outbox (migration 17)`, () => {
     it('keeps every delivery with its event without the foreign key: queued in one statement, refused to delete or re-key under its deliveries', async () => {
       const fixture = await open()
       const database = toDatabase(connections.main())

@@ -571,7 +571,7 @@ export const MIGRATIONS: readonly Migration[] = [
     statements: webhookSchema,
   },
   {
-    version: 18,
+    version: 17,
     name: 'webhooks: a leaner outbox trigger, the event foreign key and its index dropped',
     // The same events with less work in each change's transaction (issue 46); what keeps a
     // delivery with its event instead of the foreign key is in webhook-schema.ts.

@@ -124,7 +124,7 @@ export function webhookSchema(s: string): string[] {
 }
 
 /**
- * The statements of migration 18 (issue 46): the same events, made with less work in the
+ * The statements of migration 17 (issue 46): the same events, made with less work in the
  * transaction of each change. Profiled on PostgreSQL (pg_stat_statements with
  * `track = all`), a rename in an account with one endpoint spent its extra time in the
  * trigger's nested statements: a probe of the account's endpoints, the call of
@@ -234,7 +234,7 @@ interface OutboxWrites {
 /**
  * The trigger function on `audit_records`: webhookEventsOf (core/webhook-events.ts) in
  * PL/pgSQL, record by record, with how it stores the events as `outbox` says (version 16
- * calls `enqueue_webhook_event` per event; version 18 stores them itself).
+ * calls `enqueue_webhook_event` per event; version 17 stores them itself).
  */
 function webhookEventsFunction(s: string, outbox: OutboxWrites): string {
   return `${outbox.create} ${s}.webhook_events_from_audit() RETURNS trigger LANGUAGE plpgsql AS $events$
