@@ -24,6 +24,7 @@ import { postgresAvailability, type TestPostgres } from '../helpers/postgres'
 import { sharedTestPostgres } from '../helpers/shared-postgres'
 import { admin, manualClock } from '../helpers/service'
 import { uniqueSchema } from './sql-fixture'
+import { audited } from '../conformance/store/fixtures'
 
 const ACCOUNT = 'acc_tamper'
 const DAY = 86_400_000
@@ -576,7 +577,7 @@ function storeCases(open: () => Promise<Opened>): void {
         lastUsedAt: null,
         lastUsedPartner: null,
       } as const
-      await opened.store.grantUserPasscode(user, T0)
+      await opened.store.grantUserPasscode(user, T0, audited(user, 'user_passcode.granted'))
       expect(await store.revokeUserPasscode(ACCOUNT, 'u_1', T0 + 1, entry('user_passcode.revoked', { type: 'user', id: 'u_1' }))).toMatchObject({
         revokedAt: T0 + 1,
       })
