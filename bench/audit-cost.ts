@@ -2,12 +2,13 @@
  * The audit trail's costs (SPEC §5.40, §5.44: every record an HMAC made in this process
  * under the bench's audit key), side by side in one run:
  * - a management write (a rename) with its audit record next to the same write without
- *   one, on a PostgreSQL server, in interleaved slices, and next to the least a rename
- *   costs (the UPDATE and its NOTIFY as one prepared statement, no record); the same
- *   for a rotation, with its record, without, and bare; and a create, a delete, a user
- *   passcode grant, reset and revoke, a change of the accepted passcodes, the notifier's
- *   completion of a claim and a leak report's disable with their record next to the
- *   same write without one;
+ *   one (the write alone: its change and its NOTIFY in a transaction, as the store wrote
+ *   it before every write had its record, bench/write-alone.ts), on a PostgreSQL server,
+ *   in interleaved slices, and next to the least a rename costs (the UPDATE and its
+ *   NOTIFY as one prepared statement, no record); the same for a rotation, with its
+ *   record, alone, and bare; and a create, a delete, a user passcode grant, reset and
+ *   revoke, a change of the accepted passcodes, the notifier's completion of a claim and
+ *   a leak report's disable with their record next to the same write alone;
  * - `audit.list` of 50 records of one account next to 1k and to 1M records of other
  *   accounts, alternating call by call;
  * - `audit.verify` per record, over a keyed chain of 20 000 records, next to the release
@@ -34,6 +35,7 @@ import { migrate, postgresStore } from '../src/stores/postgres/index'
 import { ACCOUNT_COLUMNS, accountPatch, EDIT_INPUTS, editInput, ROTATE_INPUTS, rotateChange } from '../src/stores/postgres/statements'
 import { joinInputs, namedStatement, sqlType } from '../src/stores/postgres/named-statement'
 import { postgresAvailability, startTestPostgres } from '../test/helpers/postgres'
+import { writesAlone } from './write-alone'
 import { ADMIN } from './fixtures'
 import { median } from './stats'
 
@@ -216,6 +218,7 @@ async function writeSection(pool: pg.Pool): Promise<void> {
   await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
   await migrate(pool, { schema })
   const store = postgresStore(pool, { schema, listen: false })
+  const alone = writesAlone(pool, schema)
   const auth = createPasscodeAuth({ store, partners: ['acme'], auditKeys: [AUDIT_KEY] })
   const { passcode } = await auth.passcodes.create(ADMIN, 'acc_bench', { name: 'Bench 0', expiry: 30 })
   const ms = (value: number) => value.toFixed(3)
@@ -224,7 +227,7 @@ async function writeSection(pool: pg.Pool): Promise<void> {
       `write (${label}) on PostgreSQL: ${ms(result.ms.without!)} ms without a record, ${ms(result.ms.with!)} ms with it; ratio ${result.ratio.without!.toFixed(2)}x (goal <= 1.3x)`,
     )
   // The least a rename costs: the UPDATE and its NOTIFY in one named prepared statement,
-  // no record (not how the store writes an edit without a record: BEGIN, UPDATE, NOTIFY, COMMIT).
+  // no record (not the rename alone, bench/write-alone.ts: BEGIN, UPDATE, NOTIFY, COMMIT).
   const bareRename = namedStatement(
     joinInputs(EDIT_INPUTS, { channel: sqlType.text, payload: sqlType.text }),
     ($) => `WITH edited AS (UPDATE ${schema}.account_passcodes AS p SET ${accountPatch($)}
@@ -238,7 +241,7 @@ async function writeSection(pool: pg.Pool): Promise<void> {
     n++
     const patch = { name: `Bench ${n}`, nameKey: `bench ${n}`, updatedAt: Date.now() }
     if (kind === 'with') await store.updateAccountPasscode('acc_bench', passcode.id, patch, signed(entry('acc_bench', Date.now())))
-    else if (kind === 'without') await store.updateAccountPasscode('acc_bench', passcode.id, patch)
+    else if (kind === 'without') await alone.update('acc_bench', passcode.id, patch)
     else {
       const input = { ...editInput('acc_bench', passcode.id, patch), channel: 'bench_channel', payload: '{}' }
       await pool.query({ ...bare, values: bareRename.values(input) })
@@ -254,7 +257,7 @@ async function writeSection(pool: pg.Pool): Promise<void> {
     `  next to the bare rename (one prepared UPDATE + NOTIFY, no record): ${ms(renames.ms.bare)} ms; with a record / bare ${renames.ratio.bare.toFixed(2)}x`,
   )
   // A rotation with its record (one statement, which reads its before under its lock) next
-  // to one without (BEGIN, the rotation, NOTIFY, COMMIT), and next to the least a rotation
+  // to the rotation alone (BEGIN, the rotation, NOTIFY, COMMIT), and next to the least a rotation
   // costs: its statement and its NOTIFY as one named prepared statement, no record.
   const bareRotationStatement = namedStatement(
     joinInputs(ROTATE_INPUTS, { channel: sqlType.text, payload: sqlType.text }),
@@ -274,8 +277,14 @@ async function writeSection(pool: pg.Pool): Promise<void> {
       await pool.query({ ...bareRotation, values: bareRotationStatement.values(input) })
       return
     }
-    const record = kind === 'with' ? signed({ ...entry('acc_bench', Date.now()), action: 'passcode.rotated' as const, changes: {} }) : undefined
-    await store.rotateAccountPasscode('acc_bench', passcode.id, rotation, record)
+    if (kind === 'without') await alone.rotate('acc_bench', passcode.id, rotation)
+    else
+      await store.rotateAccountPasscode(
+        'acc_bench',
+        passcode.id,
+        rotation,
+        signed({ ...entry('acc_bench', Date.now()), action: 'passcode.rotated' as const, changes: {} }),
+      )
   }
   const rotations = await sideBySide(kinds, (kind) =>
     timed(async () => {
@@ -288,7 +297,7 @@ async function writeSection(pool: pg.Pool): Promise<void> {
   )
 
   // The other audited writes through the store with the service's record next to the same
-  // write without one (the store's own path for each: see docs/benchmarks.md). Each slice
+  // write alone (bench/write-alone.ts: see docs/benchmarks.md). Each slice
   // writes to an account of its own, so every slice of either kind starts from the same
   // empty account and no create meets the cap.
   const audited = ['with', 'without'] as const
@@ -324,6 +333,9 @@ async function writeSection(pool: pg.Pool): Promise<void> {
     expiresAt: record.expiresAt,
     partners: record.partners,
   })
+  // The writes that set a slice up, untimed, have their record as every write does.
+  const setup = (accountId: string) => signed({ ...entry(accountId, Date.now()), action: 'passcode.created' as const, changes: {} })
+  const one = <T>(rows: readonly T[]): T | null => rows[0] ?? null
   const created = (outcome: { ok: boolean }) => {
     if (!outcome.ok) throw new Error('every create of the benchmark should succeed')
   }
@@ -331,7 +343,7 @@ async function writeSection(pool: pg.Pool): Promise<void> {
   const createdPasscodes = async (what: string) => {
     const accountId = freshAccount(what)
     const records = Array.from({ length: SLICE }, (_, i) => newPasscode(accountId, i))
-    for (const record of records) created(await store.createAccountPasscode(record, SLICE))
+    for (const record of records) created(await store.createAccountPasscode(record, SLICE, setup(accountId)))
     return { accountId, records }
   }
   // A create: ensure the account, lock it, count its passcodes, insert (the service's
@@ -341,15 +353,16 @@ async function writeSection(pool: pg.Pool): Promise<void> {
     const records = Array.from({ length: SLICE }, (_, i) => newPasscode(accountId, i))
     return timed(async () => {
       for (const record of records) {
-        const audit =
-          kind === 'with'
-            ? signed({
-                ...entry(accountId, record.createdAt),
-                action: 'passcode.created' as const,
-                target: { type: 'passcode' as const, id: record.id, name: record.name },
-                changes: changedFields(null, shown(record)),
-              })
-            : undefined
+        if (kind === 'without') {
+          created(await alone.create(record, SLICE))
+          continue
+        }
+        const audit = signed({
+          ...entry(accountId, record.createdAt),
+          action: 'passcode.created' as const,
+          target: { type: 'passcode' as const, id: record.id, name: record.name },
+          changes: changedFields(null, shown(record)),
+        })
         created(await store.createAccountPasscode(record, SLICE, audit))
       }
     })
@@ -361,16 +374,15 @@ async function writeSection(pool: pg.Pool): Promise<void> {
     const { accountId, records } = await createdPasscodes('delete')
     return timed(async () => {
       for (const record of records) {
-        const audit =
-          kind === 'with'
-            ? signed({
-                ...entry(accountId, Date.now()),
-                action: 'passcode.deleted' as const,
-                target: { type: 'passcode' as const, id: record.id, name: record.name },
-                changes: changedFields(shown(record), null),
-              })
-            : undefined
-        if ((await store.deleteAccountPasscode(accountId, record.id, audit)) === null) throw new Error('the passcode should exist')
+        const audit = signed({
+          ...entry(accountId, Date.now()),
+          action: 'passcode.deleted' as const,
+          target: { type: 'passcode' as const, id: record.id, name: record.name },
+          changes: changedFields(shown(record), null),
+        })
+        const deleted =
+          kind === 'with' ? await store.deleteAccountPasscode(accountId, record.id, audit) : one(await alone.delete(accountId, record.id))
+        if (deleted === null) throw new Error('the passcode should exist')
       }
     })
   })
@@ -383,15 +395,12 @@ async function writeSection(pool: pg.Pool): Promise<void> {
         n++
         const now = Date.now()
         const expiresAt = now + 30 * 86_400_000
-        const audit =
-          kind === 'with'
-            ? signed({
-                ...entry(accountId, now),
-                action: 'user_passcode.granted' as const,
-                target: { type: 'user' as const, id: `u_bench_${i}` },
-                changes: { validity: { before: null, after: '30 days' }, expiresAt: { before: null, after: expiresAt } },
-              })
-            : undefined
+        const audit = signed({
+          ...entry(accountId, now),
+          action: 'user_passcode.granted' as const,
+          target: { type: 'user' as const, id: `u_bench_${i}` },
+          changes: { validity: { before: null, after: '30 days' }, expiresAt: { before: null, after: expiresAt } },
+        })
         const record: UserPasscodeRecord = {
           accountId,
           userId: `u_bench_${i}`,
@@ -406,7 +415,7 @@ async function writeSection(pool: pg.Pool): Promise<void> {
           lastUsedPartner: null,
           pepperId: null,
         }
-        const outcome = await store.grantUserPasscode(record, now, audit)
+        const outcome = kind === 'with' ? await store.grantUserPasscode(record, now, audit) : await alone.grant(record)
         if (!outcome.ok) throw new Error('every grant of the benchmark should succeed')
       }
     })
@@ -437,7 +446,7 @@ async function writeSection(pool: pg.Pool): Promise<void> {
     const accountId = freshAccount(what)
     const users = Array.from({ length: SLICE }, (_, i) => `u_bench_${i}`)
     for (const userId of users) {
-      if (!(await store.grantUserPasscode(userRecord(accountId, userId), Date.now())).ok)
+      if (!(await store.grantUserPasscode(userRecord(accountId, userId), Date.now(), setup(accountId))).ok)
         throw new Error('every grant of the benchmark should succeed')
     }
     return { accountId, users }
@@ -453,9 +462,11 @@ async function writeSection(pool: pg.Pool): Promise<void> {
     return timed(async () => {
       for (const userId of users) {
         const { hash, ciphertext, hint, grantedAt, expiresAt, pepperId } = userRecord(accountId, userId)
-        const audit = kind === 'with' ? signed(userEntry(accountId, userId, 'user_passcode.reset')) : undefined
+        const audit = signed(userEntry(accountId, userId, 'user_passcode.reset'))
         const fields = { hash, ciphertext, hint, grantedAt, expiresAt, pepperId }
-        if ((await store.resetUserPasscode(accountId, userId, fields, audit)) === null) throw new Error('the user passcode should be live')
+        const reset =
+          kind === 'with' ? await store.resetUserPasscode(accountId, userId, fields, audit) : one(await alone.reset(accountId, userId, fields))
+        if (reset === null) throw new Error('the user passcode should be live')
       }
     })
   })
@@ -464,8 +475,12 @@ async function writeSection(pool: pg.Pool): Promise<void> {
     const { accountId, users } = await grantedUsers('revoke')
     return timed(async () => {
       for (const userId of users) {
-        const audit = kind === 'with' ? signed(userEntry(accountId, userId, 'user_passcode.revoked')) : undefined
-        if ((await store.revokeUserPasscode(accountId, userId, Date.now(), audit)) === null) throw new Error('the user passcode should be live')
+        const audit = signed(userEntry(accountId, userId, 'user_passcode.revoked'))
+        const revoked =
+          kind === 'with'
+            ? await store.revokeUserPasscode(accountId, userId, Date.now(), audit)
+            : one(await alone.revoke(accountId, userId, Date.now()))
+        if (revoked === null) throw new Error('the user passcode should be live')
       }
     })
   })
@@ -477,47 +492,45 @@ async function writeSection(pool: pg.Pool): Promise<void> {
     return timed(async () => {
       for (let i = 0; i < SLICE; i++) {
         const accepted = i % 2 === 0 ? ('account' as const) : ('both' as const)
-        const audit =
-          kind === 'with'
-            ? signed({
-                ...entry(accountId, Date.now()),
-                action: 'account.accepted_passcodes_changed' as const,
-                target: { type: 'account' as const },
-                changes: {},
-              })
-            : undefined
-        await store.setAcceptedPasscodes(accountId, accepted, audit)
+        const audit = signed({
+          ...entry(accountId, Date.now()),
+          action: 'account.accepted_passcodes_changed' as const,
+          target: { type: 'account' as const },
+          changes: {},
+        })
+        if (kind === 'with') await store.setAcceptedPasscodes(accountId, accepted, audit)
+        else await alone.setAccepted(accountId, accepted)
       }
     })
   })
   report('accepted passcodes change', settings)
 
   // The notifier's completion of a claim (notification sent): passcodes that expire
-  // within a day, created and claimed untimed; without a record the completion is one
-  // statement, with one it is the completion and the record in one transaction.
+  // within a day, created and claimed untimed; alone the completion is one statement,
+  // with its record it is the completion and the record in one statement too (or, when
+  // another append moved the head meanwhile, one transaction).
   const DAY = 86_400_000
   const completions = await sideBySide(audited, async (kind) => {
     const accountId = freshAccount('notified')
     const now = Date.now()
     for (let i = 0; i < SLICE; i++) {
       const record = { ...newPasscode(accountId, i), expiry: 1 as const, expiresAt: now + DAY / 2 }
-      created(await store.createAccountPasscode(record, SLICE))
+      created(await store.createAccountPasscode(record, SLICE, setup(accountId)))
     }
     const claims = await store.claimNotifications({ now, windowMs: DAY, leaseMs: 600_000, limit: SLICE, token: crypto.randomUUID() })
     if (claims.length !== SLICE || claims.some((claim) => claim.accountId !== accountId)) throw new Error('each slice should claim its own passcodes')
     return timed(async () => {
       for (const claim of claims) {
-        const audit =
-          kind === 'with'
-            ? signed({
-                ...entry(accountId, Date.now()),
-                actor: { type: 'system' as const },
-                action: 'notification.sent' as const,
-                target: { type: 'passcode' as const, id: claim.passcodeId, name: claim.name },
-                changes: { notification: { before: null, after: claim.kind } },
-              })
-            : undefined
-        if (!(await store.completeNotification(claim, Date.now(), audit))) throw new Error('the claim should hold')
+        const audit = signed({
+          ...entry(accountId, Date.now()),
+          actor: { type: 'system' as const },
+          action: 'notification.sent' as const,
+          target: { type: 'passcode' as const, id: claim.passcodeId, name: claim.name },
+          changes: { notification: { before: null, after: claim.kind } },
+        })
+        const sent =
+          kind === 'with' ? await store.completeNotification(claim, Date.now(), audit) : await alone.completeNotification(claim, Date.now())
+        if (!sent) throw new Error('the claim should hold')
       }
     })
   })
@@ -529,16 +542,13 @@ async function writeSection(pool: pg.Pool): Promise<void> {
     return timed(async () => {
       for (const record of records) {
         const at = Date.now()
-        const audit =
-          kind === 'with'
-            ? signed({
-                ...entry(accountId, at),
-                actor: { type: 'system' as const },
-                action: 'passcode.leak_reported' as const,
-                target: { type: 'passcode' as const, id: record.id, name: record.name },
-                changes: { source: { before: null, after: 'bench' } },
-              })
-            : undefined
+        const audit = signed({
+          ...entry(accountId, at),
+          actor: { type: 'system' as const },
+          action: 'passcode.leak_reported' as const,
+          target: { type: 'passcode' as const, id: record.id, name: record.name },
+          changes: { source: { before: null, after: 'bench' } },
+        })
         const report = {
           id: crypto.randomUUID(),
           kind: 'account' as const,
@@ -552,7 +562,8 @@ async function writeSection(pool: pg.Pool): Promise<void> {
           token: crypto.randomUUID(),
           claimedUntil: at + 60_000,
         }
-        if (((await store.reportLeak(report, audit)) ?? null) === null) throw new Error('the report should disable the passcode')
+        const mark = kind === 'with' ? await store.reportLeak(report, audit) : one(await alone.reportLeak(report))
+        if (mark === null) throw new Error('the report should disable the passcode')
       }
     })
   })

@@ -95,7 +95,7 @@ export type UpdateResult =
  */
 export interface AccountPasscodesPart {
   /** Inserts a passcode unless the account is at `maxPerAccount` or the name key is taken. Atomic. */
-  createAccountPasscode(record: AccountPasscodeRecord, maxPerAccount: number, audit?: AuditAppend): Promise<CreateResult>
+  createAccountPasscode(record: AccountPasscodeRecord, maxPerAccount: number, audit: AuditAppend): Promise<CreateResult>
   /**
    * Applies a patch; keeps name uniqueness atomic. Publishes an invalidation when the
    * name, expiry, binding, disabled state, scopes, address ranges, metadata, rate limit or
@@ -103,7 +103,7 @@ export interface AccountPasscodesPart {
    * and after, and a passcode target's name as in the row it changed, not as in the
    * entry, which was made from an earlier read (`editedPasscodeEntry`, core/audit-fields.ts).
    */
-  updateAccountPasscode(accountId: string, passcodeId: string, patch: AccountPasscodePatch, audit?: AuditAppend): Promise<UpdateResult>
+  updateAccountPasscode(accountId: string, passcodeId: string, patch: AccountPasscodePatch, audit: AuditAppend): Promise<UpdateResult>
   /**
    * Replaces the passcode's hash and hint, keeping the old hash as the previous one
    * for the overlap (see {@link PasscodeRotation}), unless the passcode has an open leak
@@ -112,13 +112,13 @@ export interface AccountPasscodesPart {
    * before and after, and a passcode target's name, as in the row it changed
    * (`rotatedPasscodeEntry`, core/audit-fields.ts).
    */
-  rotateAccountPasscode(accountId: string, passcodeId: string, rotation: PasscodeRotation, audit?: AuditAppend): Promise<AccountPasscodeRecord | null>
+  rotateAccountPasscode(accountId: string, passcodeId: string, rotation: PasscodeRotation, audit: AuditAppend): Promise<AccountPasscodeRecord | null>
   /**
    * Deletes at once (its current and previous value); returns the deleted record, or
    * `null`. Publishes an invalidation. Its `audit` record shows the fields and a passcode
    * target's name of the row it deleted (`deletedPasscodeEntry`, core/audit-fields.ts).
    */
-  deleteAccountPasscode(accountId: string, passcodeId: string, audit?: AuditAppend): Promise<AccountPasscodeRecord | null>
+  deleteAccountPasscode(accountId: string, passcodeId: string, audit: AuditAppend): Promise<AccountPasscodeRecord | null>
   /** One passcode of the account, or `null`. */
   getAccountPasscode(accountId: string, passcodeId: string): Promise<AccountPasscodeRecord | null>
   /** Every non-deleted passcode of the account, oldest first. */

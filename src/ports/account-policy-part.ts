@@ -30,7 +30,8 @@ export interface PolicyNotice {
  *
  * @example
  * ```ts
- * if (claim !== undefined) await store.completePolicyNotice?.(claim, Date.now())
+ * // `record`: the `notification.sent` entry and its signer (AuditAppend)
+ * if (claim !== undefined) await store.completePolicyNotice?.(claim, Date.now(), record)
  * ```
  */
 export interface PolicyNoticeClaim extends PolicyNotice {
@@ -84,7 +85,7 @@ export interface AccountPolicyPart {
     accountId: string,
     policy: AccountPolicy | null,
     notice: PolicyNoticeRequest | null,
-    audit?: AuditAppend,
+    audit: AuditAppend,
   ): Promise<AccountPolicy | null>
   /** Claims policy emails not sent whose claim lapsed, oldest first; two concurrent callers never get the same one. */
   claimPolicyNotices(request: {
@@ -94,7 +95,7 @@ export interface AccountPolicyPart {
     readonly token: string
   }): Promise<PolicyNoticeClaim[]>
   /** Records that the claimed email was sent, with `audit`; `false` when the claim was lost (a newer policy replaced it). */
-  completePolicyNotice(claim: PolicyNoticeClaim, sentAt: number, audit?: AuditAppend): Promise<boolean>
+  completePolicyNotice(claim: PolicyNoticeClaim, sentAt: number, audit: AuditAppend): Promise<boolean>
   /** Gives a claim back after a failed send, so the next pass retries it. */
   releasePolicyNotice(claim: PolicyNoticeClaim): Promise<void>
 }

@@ -18,5 +18,5 @@ export interface AccountsPart {
    * Changes the account's setting. Publishes an invalidation. Its `audit` record shows
    * `acceptedPasscodes` before (as stored when it changed) and after (`acceptedPasscodesEntry`).
    */
-  setAcceptedPasscodes(accountId: string, accepted: AcceptedPasscodes, audit?: AuditAppend): Promise<void>
+  setAcceptedPasscodes(accountId: string, accepted: AcceptedPasscodes, audit: AuditAppend): Promise<void>
 }

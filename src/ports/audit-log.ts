@@ -39,7 +39,7 @@ export interface AuditQuery extends AuditRecordFilter {
 
 /**
  * The audit trail's storage (SPEC §5.40, §5.44). Records of changes are written by the
- * store's write methods themselves, in the change's transaction (their optional
+ * store's write methods themselves, in the change's transaction (their
  * trailing `audit` argument); `append` is for actions that change nothing stored (a
  * reveal, a failed notification). Appends to one account are serialised, so the
  * account's chain never forks, across processes too.

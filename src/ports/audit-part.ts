@@ -13,7 +13,8 @@ export interface AuditPart {
   /**
    * The audit trail (SPEC §5.40): reading, appending what changes nothing, pruning.
    * Optional for stores written before it; without it `auth.audit` throws a
-   * `ConfigurationError` and write methods ignore their `audit` argument.
+   * `ConfigurationError` and write methods ignore their `audit` argument, which the
+   * service gives every write all the same.
    */
   readonly audit: AuditLog
 }

@@ -9,7 +9,8 @@ import type { AuditAppend } from './audit-log'
  * @example
  * ```ts
  * const mark = await store.reportLeak?.({ id: crypto.randomUUID(), kind: 'account', accountId: 'acc_1', key: passcodeId, hash,
- *   action: 'disable', at: Date.now(), url: 'https://github.com/o/r/blob/main/.env', source: 'github', token: crypto.randomUUID(), claimedUntil: Date.now() + 60_000 })
+ *   action: 'disable', at: Date.now(), url: 'https://github.com/o/r/blob/main/.env', source: 'github', token: crypto.randomUUID(), claimedUntil: Date.now() + 60_000 },
+ *   record) // the `passcode.leak_reported` entry and its signer (AuditAppend)
  * ```
  */
 export interface LeakReport {
@@ -80,7 +81,7 @@ export interface LeakMark {
  * @example
  * ```ts
  * const [claim] = (await store.claimLeakNotices?.({ now: Date.now(), leaseMs: 300_000, limit: 1, token: crypto.randomUUID() })) ?? []
- * if (claim !== undefined) await store.completeLeakNotice?.(claim, Date.now()) // after the mailer accepted it
+ * if (claim !== undefined) await store.completeLeakNotice?.(claim, Date.now(), record) // after the mailer accepted it, with its record
  * ```
  */
 export interface LeakNoticeClaim extends LeakMark {
@@ -129,7 +130,7 @@ export interface LeaksPart {
    * Its `audit` record names an account passcode as the row it acted on and shows
    * `disabled` only when this report disabled it (`leakReportedEntry`).
    */
-  reportLeak(report: LeakReport, audit?: AuditAppend): Promise<LeakMark | null>
+  reportLeak(report: LeakReport, audit: AuditAppend): Promise<LeakMark | null>
   /** The open leak marks of the account (see {@link LeakMark}), oldest first. */
   listLeakMarks(accountId: string): Promise<LeakMark[]>
   /**
@@ -138,7 +139,7 @@ export interface LeaksPart {
    */
   claimLeakNotices(request: LeakNoticeRequest): Promise<LeakNoticeClaim[]>
   /** Records that the claimed leak email was sent, with `audit`; `false` when the claim was lost. */
-  completeLeakNotice(claim: LeakNoticeClaim, sentAt: number, audit?: AuditAppend): Promise<boolean>
+  completeLeakNotice(claim: LeakNoticeClaim, sentAt: number, audit: AuditAppend): Promise<boolean>
   /** Gives a leak email's claim back after a failed send, so the next pass retries it. */
   releaseLeakNotice(claim: LeakNoticeClaim): Promise<void>
 }

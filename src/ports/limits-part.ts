@@ -174,7 +174,7 @@ export interface LimitsPart {
   /** Claims notices whose email is not sent and whose claim lapsed, oldest first; two callers never get the same. */
   claimCreditNotices(request: CreditNoticeRequest): Promise<CreditNoticeClaim[]>
   /** Records that the claimed notice's email was sent, with `audit`; `false` when the claim was lost. */
-  completeCreditNotice(claim: CreditNoticeClaim, sentAt: number, audit?: AuditAppend): Promise<boolean>
+  completeCreditNotice(claim: CreditNoticeClaim, sentAt: number, audit: AuditAppend): Promise<boolean>
   /** Gives a claim back after a failed send, so the next pass retries it. */
   releaseCreditNotice(claim: CreditNoticeClaim): Promise<void>
 }

@@ -59,7 +59,7 @@ export interface NotificationsPart {
    */
   claimNotifications(request: ClaimRequest): Promise<NotificationClaim[]>
   /** Records that the claimed notification was sent. `false` when the claim was lost. */
-  completeNotification(claim: NotificationClaim, sentAt: number, audit?: AuditAppend): Promise<boolean>
+  completeNotification(claim: NotificationClaim, sentAt: number, audit: AuditAppend): Promise<boolean>
   /** Gives a claim back after a failed send, so the next pass retries it. */
   releaseNotification(claim: NotificationClaim): Promise<void>
 }

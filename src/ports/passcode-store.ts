@@ -76,12 +76,15 @@ export interface RequiredStoreParts
  * are epoch milliseconds (UTC). Implementations: memory (reference) and
  * PostgreSQL/PGlite; `test/conformance/store.ts` is the contract.
  *
- * Each write method takes an optional trailing `audit` record (SPEC §5.40, §5.44): the
- * store appends its entry to the account's audit chain in the same transaction as the
- * change, signed by its signer in the process (the key never goes to the database), and
- * only when the change happens (a refusal or a `null` result writes none). Where the entry
- * was made from a read before the change, the store takes the values that read gave
- * from the row as it changes it, and an entry it cannot encode fails the write whole.
+ * Each write method takes a trailing `audit` record, always (SPEC §5.40, §5.44): a
+ * store with the {@link AuditPart} appends its entry to the account's audit chain in the
+ * same transaction as the change, signed by its signer in the process (the key never
+ * goes to the database), and only when the change happens (a refusal, a lost claim or a
+ * `null` result writes none). Where the entry was made from a read before the change,
+ * the store takes the values that read gave from the row as it changes it, and an entry
+ * it cannot encode fails the write whole. A store without the audit part ignores the
+ * argument. There is no write without its record: the service hands one to every write
+ * (docs/upgrading.md, "A custom store's writes").
  *
  * @example
  * ```ts

@@ -31,7 +31,7 @@ export interface UserPasscodesPart {
    * Stores a user passcode unless the user holds one that is neither revoked nor
    * expired at `now`; a revoked or expired one is replaced.
    */
-  grantUserPasscode(record: UserPasscodeRecord, now: number, audit?: AuditAppend): Promise<GrantResult>
+  grantUserPasscode(record: UserPasscodeRecord, now: number, audit: AuditAppend): Promise<GrantResult>
   /**
    * Replaces the value of a live user passcode; `null` when none is live. Publishes an
    * invalidation. Its `audit` record shows `expiresAt` before and after as in the row it
@@ -41,10 +41,10 @@ export interface UserPasscodesPart {
     accountId: string,
     userId: string,
     fields: Pick<UserPasscodeRecord, 'hash' | 'ciphertext' | 'hint' | 'grantedAt' | 'expiresAt' | 'pepperId'>,
-    audit?: AuditAppend,
+    audit: AuditAppend,
   ): Promise<UserPasscodeRecord | null>
   /** Marks the user passcode revoked; `null` when there is none or it is revoked already. Publishes an invalidation. */
-  revokeUserPasscode(accountId: string, userId: string, revokedAt: number, audit?: AuditAppend): Promise<UserPasscodeRecord | null>
+  revokeUserPasscode(accountId: string, userId: string, revokedAt: number, audit: AuditAppend): Promise<UserPasscodeRecord | null>
   /** The user's passcode, revoked or not, or `null`. */
   getUserPasscode(accountId: string, userId: string): Promise<UserPasscodeRecord | null>
   /** Every user passcode of the account, revoked and expired ones included, by user ID (code-point order). */

@@ -204,11 +204,11 @@ export interface WebhookNoticeClaim {
  */
 export interface WebhookStore {
   /** Stores a new endpoint unless the account holds `maxPerAccount` already (`null` then). Atomic. */
-  createEndpoint(record: WebhookEndpointRecord, maxPerAccount: number, audit?: AuditAppend): Promise<WebhookEndpointRecord | null>
+  createEndpoint(record: WebhookEndpointRecord, maxPerAccount: number, audit: AuditAppend): Promise<WebhookEndpointRecord | null>
   /** Applies a patch; `null` when the account has no such endpoint. */
-  updateEndpoint(accountId: string, endpointId: string, patch: WebhookEndpointPatch, audit?: AuditAppend): Promise<WebhookEndpointRecord | null>
+  updateEndpoint(accountId: string, endpointId: string, patch: WebhookEndpointPatch, audit: AuditAppend): Promise<WebhookEndpointRecord | null>
   /** Deletes it and its deliveries; the deleted record, or `null`. */
-  deleteEndpoint(accountId: string, endpointId: string, audit?: AuditAppend): Promise<WebhookEndpointRecord | null>
+  deleteEndpoint(accountId: string, endpointId: string, audit: AuditAppend): Promise<WebhookEndpointRecord | null>
   /** One endpoint of the account, or `null`. */
   getEndpoint(accountId: string, endpointId: string): Promise<WebhookEndpointRecord | null>
   /** The account's endpoints, oldest first. */
@@ -245,7 +245,7 @@ export interface WebhookStore {
   /** Claims the emails of endpoints disabled for failing that are not sent and not under a live claim. */
   claimNotices(request: WebhookClaimRequest): Promise<WebhookNoticeClaim[]>
   /** Records that the claimed email was sent, with `audit`; `false` when the claim was lost. */
-  completeNotice(claim: WebhookNoticeClaim, sentAt: number, audit?: AuditAppend): Promise<boolean>
+  completeNotice(claim: WebhookNoticeClaim, sentAt: number, audit: AuditAppend): Promise<boolean>
   /** Gives a claim back after a failed send, so the next pass retries it. */
   releaseNotice(claim: WebhookNoticeClaim): Promise<void>
 }

@@ -218,7 +218,8 @@ describe('SPEC 5.38 disable without delete', () => {
     const inner = memoryStore()
     const store: PasscodeStore = {
       ...inner,
-      updateAccountPasscode: (accountId, passcodeId, { disabledAt: _dropped, ...patch }) => inner.updateAccountPasscode(accountId, passcodeId, patch),
+      updateAccountPasscode: (accountId, passcodeId, { disabledAt: _dropped, ...patch }, audit) =>
+        inner.updateAccountPasscode(accountId, passcodeId, patch, audit),
     }
     const auth = createPasscodeAuth({ store, partners: ['acme'], clock: manualClock() })
     const { passcode } = await auth.passcodes.create(admin, 'acc', { name: 'Acme', expiry: 90 })

@@ -4,6 +4,7 @@ import { AlreadyGrantedError, ConfigurationError, ForbiddenError, InvalidInputEr
 import { DAY_MS } from '../../src/core/time'
 import { memoryStore } from '../../src/memory'
 import { admin, setup, TEST_KEY } from '../helpers/service'
+import { audited } from '../conformance/store/fixtures'
 
 const user = { userId: 'u1', role: 'member' } as const
 
@@ -195,8 +196,8 @@ describe('SPEC 5.6 user passcodes at rest', () => {
     const stolen = (await store.getUserPasscode('acc', 'u1'))!.ciphertext
     await auth.userPasscodes.grant(admin, 'acc', 'u2', { validity: { type: 'infinite' } })
     const target = (await store.getUserPasscode('acc', 'u2'))!
-    await store.revokeUserPasscode('acc', 'u2', 0)
-    await store.grantUserPasscode({ ...target, ciphertext: stolen, revokedAt: null }, 0)
+    await store.revokeUserPasscode('acc', 'u2', 0, audited('acc', 'user_passcode.revoked'))
+    await store.grantUserPasscode({ ...target, ciphertext: stolen, revokedAt: null }, 0, audited(target, 'user_passcode.granted'))
     await expect(auth.userPasscodes.reveal({ userId: 'u2', role: 'member' }, 'acc')).rejects.toThrow(/does not belong/)
   })
 

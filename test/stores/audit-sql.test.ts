@@ -576,18 +576,19 @@ function storeCases(open: () => Promise<Opened>): void {
         lastUsedAt: null,
         lastUsedPartner: null,
       } as const
-      await opened.store.grantUserPasscode(user, T0)
+      await opened.store.grantUserPasscode(user, T0, entry('user_passcode.granted', { type: 'user', id: 'u_1' }))
       expect(await store.revokeUserPasscode(ACCOUNT, 'u_1', T0 + 1, entry('user_passcode.revoked', { type: 'user', id: 'u_1' }))).toMatchObject({
         revokedAt: T0 + 1,
       })
       const rows = await opened.store.audit.records(ACCOUNT, { limit: 10 })
       expect(rows.map((row) => row.action)).toEqual([
         'user_passcode.revealed',
+        'user_passcode.granted',
         ...Array<string>(times).fill('user_passcode.revealed'),
         'user_passcode.revoked',
       ])
       const { auth } = service(opened)
-      expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: times + 2 })
+      expect(await auth.audit.verify(ACCOUNT)).toMatchObject({ ok: true, records: times + 3 })
     }
   })
 

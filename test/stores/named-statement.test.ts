@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { joinInputs, namedStatement, orNull, sqlType } from '../../src/stores/postgres/named-statement'
-import { EDIT_INPUTS, editInput, statements } from '../../src/stores/postgres/statements'
+import { auditStatements } from '../../src/stores/postgres/audit-statements'
+import { EDIT_INPUTS, editInput } from '../../src/stores/postgres/statements'
 
 describe('named statement inputs', () => {
   const revoke = namedStatement({ accountId: sqlType.text, userId: sqlType.text, at: sqlType.bigint, unused: orNull(sqlType.text) }, ($) =>
@@ -36,7 +37,7 @@ describe('named statement inputs', () => {
 })
 
 describe('an account passcode’s edit, by name', () => {
-  const edit = statements('s').updateAccountPasscode
+  const edit = auditStatements('s').editAndLock
 
   it('has a value and a "given" flag for every field of the patch, each in the text', () => {
     const input = editInput('acc_1', 'pc_1', { updatedAt: 7 })

@@ -5,6 +5,7 @@ import { migrate, postgresStore } from '../../src/stores/postgres/index'
 import { preparedLookup } from '../../src/stores/postgres/pglite-lookup'
 import { statements } from '../../src/stores/postgres/statements'
 import { freshPglite } from '../helpers/pglite'
+import { audited } from '../conformance/store/fixtures'
 
 // The prepared, JSON-row verification lookup must answer exactly as the plain query.
 let db: PGlite
@@ -31,6 +32,7 @@ beforeAll(async () => {
       expiresAt: null,
     } as never,
     100,
+    audited('acc_1', 'passcode.created'),
   )
   await store.grantUserPasscode(
     {
@@ -47,6 +49,7 @@ beforeAll(async () => {
       lastUsedPartner: null,
     },
     now,
+    audited('acc_1', 'user_passcode.granted'),
   )
 })
 

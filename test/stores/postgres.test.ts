@@ -8,7 +8,7 @@ import { postgresPartners, postgresStore } from '../../src/stores/postgres/index
 import { statements } from '../../src/stores/postgres/statements'
 import { storeConformance } from '../conformance/store'
 import { DAY_MS } from '../../src/core/time'
-import { NOW, accountPasscode, claimRequest, eventually, subscribeReady } from '../conformance/store/fixtures'
+import { NOW, accountPasscode, claimRequest, eventually, subscribeReady, audited } from '../conformance/store/fixtures'
 import { postgresAvailability, type TestPostgres } from '../helpers/postgres'
 import { sharedTestPostgres } from '../helpers/shared-postgres'
 import { migrationCases } from './migration-cases'
@@ -129,7 +129,7 @@ describe.skipIf(!availability.available)(title, () => {
       expect(before).toBeTypeOf('number')
       await main.query('SELECT pg_terminate_backend($1)', [before])
       await eventually(async () => {
-        await fixture.store.setAcceptedPasscodes('acc_after', 'both')
+        await fixture.store.setAcceptedPasscodes('acc_after', 'both', audited('acc_after', 'account.accepted_passcodes_changed'))
         expect(received).toContainEqual({ type: 'account', accountId: 'acc_after' })
       }, 10_000)
       const after = await listenerPids(channel)
@@ -283,7 +283,7 @@ describe.skipIf(!availability.available)(title, () => {
     ] as const)('%s reads every key in one snapshot: a re-hash committed between two keys is not seen', async (_, form) => {
       const fixture = await openSqlFixture({ main, another: anotherPool })
       const record = accountPasscode()
-      await fixture.store.createAccountPasscode(record, 100)
+      await fixture.store.createAccountPasscode(record, 100, audited(record, 'passcode.created'))
       const moved = createPasscodeHasher()(generatePasscode())
       const text = statements(fixture.schema)[form]
       const json = form === 'findCredentialsByHashes' ? 'row_to_json(x)::text' : 'x.json'
@@ -325,7 +325,7 @@ describe.skipIf(!availability.available)(title, () => {
       await expect(attempt).rejects.toThrow()
       expect((await main.query(`SELECT name FROM ${fixture.schema}.partners`)).rows).toEqual([])
       const store = postgresStore(pool, { schema: fixture.schema })
-      await expect(store.setAcceptedPasscodes('acc_1', 'user')).resolves.toBeUndefined()
+      await expect(store.setAcceptedPasscodes('acc_1', 'user', audited('acc_1', 'account.accepted_passcodes_changed'))).resolves.toBeUndefined()
       expect(await store.getAcceptedPasscodes('acc_1')).toBe('user')
       await endPool(pool)
       await fixture.close()
@@ -338,7 +338,7 @@ describe.skipIf(!availability.available)(title, () => {
     it('a claim that loses a notification to a concurrent runner still fills its batch with the next due one', async () => {
       const fixture = await openSqlFixture({ main, another: anotherPool })
       const [first, second] = [0, 1].map((i) => accountPasscode({ expiresAt: NOW - DAY_MS + i }))
-      for (const record of [first!, second!]) await fixture.store.createAccountPasscode(record, 100)
+      for (const record of [first!, second!]) await fixture.store.createAccountPasscode(record, 100, audited(record, 'passcode.created'))
       const other = await main.connect()
       try {
         await other.query('BEGIN')

@@ -8,6 +8,7 @@ import { applyMigrations, migrate } from '../../src/stores/postgres/migrate'
 import { MIGRATIONS } from '../../src/stores/postgres/migrations'
 import { postgresStore } from '../../src/stores/postgres/postgres-store'
 import { rateLimitStatements } from '../../src/stores/postgres/rate-limit-statements'
+import { auditStatements } from '../../src/stores/postgres/audit-statements'
 import { statements } from '../../src/stores/postgres/statements'
 import { postgresAvailability, type TestPostgres } from '../helpers/postgres'
 import { sharedTestPostgres } from '../helpers/shared-postgres'
@@ -121,8 +122,9 @@ describe.skipIf(!availability.available)(
       expect(claim).toMatch(/account_passcodes_expired_email_due/)
       const key = [seededPasscodeId(12), 'expired', NOW - DAY_MS, randomUUID()]
       const [passcodeId, kind, expiresAt, token] = key as [string, string, number, string]
-      const completion = sql.completeNotification
-      expectNoTableScan(await plan(completion.text, completion.values({ passcodeId, kind, expiresAt, token, sentAt: NOW })))
+      // The completion as the store runs it when it cannot place its record in one statement: locking the account's chain head after it.
+      const completion = auditStatements(schema).completeNotificationAndLock
+      expectNoTableScan(await plan(completion.text, completion.values({ passcodeId, kind, expiresAt, token, sentAt: NOW, accountId: 'acc_0' })))
       expectNoTableScan(await plan(sql.releaseNotification, key))
       expectNoTableScan(await plan(sql.getAccountPasscode, ['acc_0', seededPasscodeId(12)]))
     })

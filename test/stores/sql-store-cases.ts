@@ -13,7 +13,7 @@ import { migrate, postgresPartners, postgresStore } from '../../src/stores/postg
 import { applyMigrations } from '../../src/stores/postgres/migrate'
 import { MIGRATIONS } from '../../src/stores/postgres/migrations'
 import { statements } from '../../src/stores/postgres/statements'
-import { eventually, subscribeReady } from '../conformance/store/fixtures'
+import { eventually, subscribeReady, audited } from '../conformance/store/fixtures'
 import { openSqlFixture, uniqueSchema, type SchemaPool } from './sql-fixture'
 
 const admin: Actor = { userId: 'u_admin', role: 'admin' }
@@ -202,9 +202,10 @@ export function sqlStoreCases(name: string, connections: SqlCaseConnections): vo
           ...UNUSED,
         },
         100,
+        audited('acc_1', 'passcode.created'),
       )
       expect(created.ok).toBe(true)
-      await store.deleteAccountPasscode('acc_1', 'pc_1')
+      await store.deleteAccountPasscode('acc_1', 'pc_1', audited('acc_1', 'passcode.deleted'))
       const expected: Invalidation = { type: 'account_passcode', accountId: 'acc_1', passcodeId: 'pc_1' }
       await eventually(() => expect(payloads.map((payload) => JSON.parse(payload))).toEqual([expected]))
       expect(payloads[0]).not.toContain('a'.repeat(64))
@@ -218,10 +219,10 @@ export function sqlStoreCases(name: string, connections: SqlCaseConnections): vo
       const heard: Invalidation[] = []
       local.subscribe((invalidation) => heard.push(invalidation))
       await local.ready()
-      await local.setAcceptedPasscodes('acc_local', 'both')
+      await local.setAcceptedPasscodes('acc_local', 'both', audited('acc_local', 'account.accepted_passcodes_changed'))
       expect(heard).toEqual([{ type: 'account', accountId: 'acc_local' }])
       const remote = await subscribeReady(fixture.store, fixture.store)
-      await fixture.store.setAcceptedPasscodes('acc_remote', 'user')
+      await fixture.store.setAcceptedPasscodes('acc_remote', 'user', audited('acc_remote', 'account.accepted_passcodes_changed'))
       await eventually(() => expect(remote).toContainEqual({ type: 'account', accountId: 'acc_remote' }))
       expect(heard).toEqual([{ type: 'account', accountId: 'acc_local' }])
       await local.close()

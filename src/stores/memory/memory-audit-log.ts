@@ -19,7 +19,7 @@ export interface MemoryAuditLog {
    * encoded) and the returned function after: the store never yields in between, so
    * the change and its record happen together or not at all.
    */
-  prepare(append: AuditAppend | undefined, fromRow?: (entry: AuditEntry) => AuditEntry): () => AuditRecord | undefined
+  prepare(append: AuditAppend, fromRow?: (entry: AuditEntry) => AuditEntry): () => AuditRecord
 }
 
 const genesis = (): AuditChainPoint => ({ sequence: 0, hash: GENESIS_HASH })
@@ -48,7 +48,6 @@ export function memoryAuditLog(observe?: AuditObserver): MemoryAuditLog {
     return record
   }
   const prepare: MemoryAuditLog['prepare'] = (append, fromRow) => {
-    if (append === undefined) return () => undefined
     const entry = fromRow === undefined ? append.entry : fromRow(append.entry)
     const chain = chainOf(entry.accountId)
     const record = Object.freeze(structuredClone(append.signer.chain(entry, chain.head)))
@@ -64,7 +63,7 @@ export function memoryAuditLog(observe?: AuditObserver): MemoryAuditLog {
 
   const log: AuditLog = {
     async append(append) {
-      return structuredClone(prepare(append)()!)
+      return structuredClone(prepare(append)())
     },
     async list(accountId, query) {
       const chain = chains.get(accountId)

@@ -27,7 +27,7 @@ export interface MemoryLimitsDeps {
   /** Every credential of the account with credits, with its key. */
   readonly withCredits: (accountId: string) => Iterable<{ readonly kind: 'account' | 'user'; readonly key: string; readonly credits: StoredCredits }>
   /** Commits `entry` to the audit chain with the change `apply` makes (after it), or throws before changing anything. */
-  readonly audited: (entry: AuditAppend | undefined, apply: () => void) => void
+  readonly audited: (entry: AuditAppend, apply: () => void) => void
 }
 
 /** A notice with its email's claim. */

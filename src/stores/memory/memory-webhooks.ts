@@ -40,7 +40,7 @@ export interface MemoryWebhooks {
 /** What the webhooks part needs of the rest of the memory store. */
 export interface MemoryWebhooksContext {
   /** The audit trail's prepare: a write's record, stored by calling what it returns. */
-  prepare(append: AuditAppend | undefined): () => unknown
+  prepare(append: AuditAppend): () => unknown
   /** The hint and expiry of an audit target as stored now; `undefined` when it is not stored. */
   subject(accountId: string, target: AuditTarget): WebhookSubject | undefined
 }

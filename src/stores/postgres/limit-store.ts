@@ -179,7 +179,6 @@ export function postgresLimits(database: Database, schema: string, audit: Postgr
 
     async completeCreditNotice(claim, sentAt, append) {
       const params = [claim.id, claim.token, sentAt]
-      if (append === undefined) return (await database.query(sql.complete, params)).length > 0
       // With its audit record, in one transaction: the record only when the claim held.
       return database.transaction(async (tx) => {
         const rows = await tx.query(sql.complete, params)

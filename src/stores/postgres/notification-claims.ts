@@ -53,7 +53,6 @@ export function notificationClaims(database: Database, sql: Statements, audit: P
 
     async completeNotification(claim, sentAt, entry) {
       const input = { passcodeId: claim.passcodeId, kind: claim.kind, expiresAt: claim.expiresAt, token: claim.token, sentAt }
-      if (entry === undefined) return (await database.query(sql.completeNotification.text, sql.completeNotification.values(input))).length > 0
       // With its audit record, only when the claim held: in one statement after the head read
       // just before, or the completion locking the chain head after it.
       const placed = await audit.appendWith(audit.sql.completeNotificationAppending, input, entry)

@@ -110,33 +110,36 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
   const hub = invalidationHub(database, channel, listen, { connectionString: listenConnectionString, proofIntervalMs })
   const audit = postgresAuditLog(database, schema)
 
-  // The NOTIFY and the audit record are part of the write's transaction: PostgreSQL
-  // delivers the NOTIFY on commit only, and the record commits with the change or not
-  // at all. `changed` says whether there was a change to record; `record` makes the
-  // record from the entry and the row the change found and left (core/audit-fields.ts),
-  // inside the transaction, where no concurrent write can have outdated them; `locked`
-  // is the row of a change's statement that locked the account's chain head after it
-  // (audit-statements.ts, `…AndLock`): the record goes after that head, else the head is
-  // locked now (audit-statements.ts). With a record, the NOTIFY rides in its statement.
-  interface Outcome<T> {
-    result: T
-    invalidation?: Invalidation | undefined
-    changed?: boolean
+  // Every write has its audit record (SPEC §5.40), part of the write's transaction with
+  // its NOTIFY: PostgreSQL delivers the NOTIFY on commit only, and the record commits
+  // with the change or not at all. A write that changed nothing answers no `change`, and
+  // gets no record. `record` makes the record from the entry and the row the change
+  // found and left (core/audit-fields.ts), inside the transaction, where no concurrent
+  // write can have outdated them; `locked` is the row of a change's statement that locked
+  // the account's chain head after it (audit-statements.ts, `…AndLock`): the record goes
+  // after that head, else the head is locked now. The NOTIFY rides in the record's statement.
+  interface Change {
+    invalidation?: Invalidation
     record?: (entry: AuditEntry) => AuditEntry
     locked?: Row
   }
-  const write = async <T>(fn: (tx: Queryable) => Promise<Outcome<T>>, append?: AuditAppend): Promise<T> => {
-    const { result, invalidation } = await database.transaction(async (tx) => {
+  interface Outcome<T> {
+    result: T
+    change?: Change
+  }
+  const write = async <T>(append: AuditAppend, fn: (tx: Queryable) => Promise<Outcome<T>>): Promise<T> => {
+    const { result, change } = await database.transaction(async (tx) => {
       const outcome = await fn(tx)
-      const notify = outcome.invalidation === undefined ? undefined : { channel, payload: JSON.stringify(outcome.invalidation) }
-      if (append !== undefined && outcome.changed !== false) {
-        const entry = outcome.record?.(append.entry) ?? append.entry
-        if (outcome.locked === undefined) await audit.appendIn(tx, { entry, signer: append.signer }, notify)
-        else await audit.appendLocked(tx, outcome.locked, entry, append.signer, notify)
-      } else if (notify !== undefined) await tx.query(sql.notify, [notify.channel, notify.payload])
+      const { change } = outcome
+      if (change !== undefined) {
+        const notify = change.invalidation === undefined ? undefined : { channel, payload: JSON.stringify(change.invalidation) }
+        const entry = change.record?.(append.entry) ?? append.entry
+        if (change.locked === undefined) await audit.appendIn(tx, { entry, signer: append.signer }, notify)
+        else await audit.appendLocked(tx, change.locked, entry, append.signer, notify)
+      }
       return outcome
     })
-    if (invalidation !== undefined) hub.committed(invalidation)
+    if (change?.invalidation !== undefined) hub.committed(change.invalidation)
     return result
   }
   const one = <T>(rows: readonly T[]): T | null => rows[0] ?? null
@@ -152,13 +155,9 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
           const [counts] = await tx.query(sql.countAccountPasscodes, [record.accountId, record.nameKey])
           if (Number(counts?.same_name) > 0) return { ok: false, reason: 'duplicate_name' } as const
           if (Number(counts?.total) >= maxPerAccount) return { ok: false, reason: 'cap_reached' } as const
-          const input = accountPasscodeInput(record)
-          if (entry === undefined) {
-            const [row] = await tx.query(sql.insertAccountPasscode.text, sql.insertAccountPasscode.values(input))
-            return { ok: true, record: toAccountPasscode(row!) } as const
-          }
-          // With its record: the insert locks the chain head after it, and the record follows.
-          const [row] = await run(tx)(audit.sql.insertAccountPasscodeAndLock.text, audit.sql.insertAccountPasscodeAndLock.values(input))
+          // The insert locks the chain head after it, and the record follows.
+          const insert = audit.sql.insertAccountPasscodeAndLock
+          const [row] = await run(tx)(insert.text, insert.values(accountPasscodeInput(record)))
           await audit.appendLocked(tx, row!, entry.entry, entry.signer)
           return { ok: true, record: toAccountPasscode(row!) } as const
         })
@@ -184,23 +183,17 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       const invalidation: Invalidation | undefined = changes ? { type: 'account_passcode', accountId, passcodeId } : undefined
       const input = editInput(accountId, passcodeId, patch)
       try {
-        return await write<UpdateResult>(async (tx) => {
-          // With its record: the edit reads the fields the record shows from the row it
-          // locks and changes, then locks the chain head (audit-statements.ts, editAndLock).
-          const row = one(
-            await (entry === undefined
-              ? tx.query(sql.updateAccountPasscode.text, sql.updateAccountPasscode.values(input))
-              : run(tx)(audit.sql.editAndLock.text, audit.sql.editAndLock.values(input))),
-          )
-          if (row === null) return { result: { ok: false, reason: 'not_found' } as const, changed: false }
+        return await write<UpdateResult>(entry, async (tx) => {
+          // The edit reads the fields the record shows from the row it locks and changes,
+          // then locks the chain head (audit-statements.ts, editAndLock).
+          const row = one(await run(tx)(audit.sql.editAndLock.text, audit.sql.editAndLock.values(input)))
+          if (row === null) return { result: { ok: false, reason: 'not_found' } as const }
           const after = toAccountPasscode(row)
           return {
             result: { ok: true, record: after } as const,
-            invalidation,
-            locked: row,
-            record: (given) => editedPasscodeEntry(given, priorPasscode(row), after),
+            change: { invalidation, locked: row, record: (given) => editedPasscodeEntry(given, priorPasscode(row), after) },
           }
-        }, entry)
+        })
       } catch (error) {
         if (isNameConflict(error)) return { ok: false, reason: 'duplicate_name' }
         throw error
@@ -211,35 +204,26 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       const invalidation: Invalidation = { type: 'account_passcode', accountId, passcodeId }
       const { hash, hint, previousHashEndsAt, updatedAt } = rotation
       const input = { accountId, passcodeId, hash, hint, previousHashEndsAt, updatedAt, pepperId: rotation.pepperId ?? null }
-      return write(async (tx) => {
-        // With its record: the rotation reads the overlap end it replaces and the name from
-        // the row it locks and rotates, then locks the chain head (rotateAndLock).
-        const row = one(
-          await (entry === undefined
-            ? tx.query(sql.rotateAccountPasscode.text, sql.rotateAccountPasscode.values(input))
-            : run(tx)(audit.sql.rotateAndLock.text, audit.sql.rotateAndLock.values(input))),
-        )
-        if (row === null) return { result: null, changed: false }
+      return write(entry, async (tx) => {
+        // The rotation reads the overlap end it replaces and the name from the row it locks
+        // and rotates, then locks the chain head (rotateAndLock).
+        const row = one(await run(tx)(audit.sql.rotateAndLock.text, audit.sql.rotateAndLock.values(input)))
+        if (row === null) return { result: null }
         const after = toAccountPasscode(row)
         const before = { previousHashEndsAt: row.prior_ends === null ? null : Number(row.prior_ends) }
-        return { result: after, invalidation, locked: row, record: (given) => rotatedPasscodeEntry(given, before, after) }
-      }, entry)
+        return { result: after, change: { invalidation, locked: row, record: (given) => rotatedPasscodeEntry(given, before, after) } }
+      })
     },
 
     async deleteAccountPasscode(accountId, passcodeId, entry) {
       const invalidation: Invalidation = { type: 'account_passcode', accountId, passcodeId }
-      return write(async (tx) => {
-        // With its record: the fields the record shows come from the row it deletes (deleteAndLock).
-        const input = { accountId, passcodeId }
-        const row = one(
-          await (entry === undefined
-            ? tx.query(sql.deleteAccountPasscode.text, sql.deleteAccountPasscode.values(input))
-            : run(tx)(audit.sql.deleteAndLock.text, audit.sql.deleteAndLock.values(input))),
-        )
-        if (row === null) return { result: null, changed: false }
+      return write(entry, async (tx) => {
+        // The fields the record shows come from the row it deletes (deleteAndLock).
+        const row = one(await run(tx)(audit.sql.deleteAndLock.text, audit.sql.deleteAndLock.values({ accountId, passcodeId })))
+        if (row === null) return { result: null }
         const deleted = toAccountPasscode(row)
-        return { result: deleted, invalidation, locked: row, record: (given) => deletedPasscodeEntry(given, deleted) }
-      }, entry)
+        return { result: deleted, change: { invalidation, locked: row, record: (given) => deletedPasscodeEntry(given, deleted) } }
+      })
     },
 
     async getAccountPasscode(accountId, passcodeId) {
@@ -308,73 +292,58 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
 
     grantUserPasscode(record, now, entry) {
       const owner = { type: 'user_passcode', accountId: record.accountId, userId: record.userId } as const
-      return write<GrantResult>(async (tx) => {
+      return write<GrantResult>(entry, async (tx) => {
         const current = one(await tx.query(sql.lockUserPasscode, [record.accountId, record.userId]))
         if (current !== null && current.revoked_at === null && Number(current.expires_at) > now) {
-          return { result: { ok: false, reason: 'already_granted' } as const, changed: false }
+          return { result: { ok: false, reason: 'already_granted' } as const }
         }
-        const invalidation = current === null ? undefined : owner
-        // With its record: the grant locks the chain head after it (…AndLock).
-        const statement =
-          entry === undefined
-            ? current === null
-              ? sql.insertUserPasscode
-              : sql.replaceUserPasscode
-            : current === null
-              ? audit.sql.insertUserPasscodeAndLock
-              : audit.sql.replaceUserPasscodeAndLock
-        const row = one(await (entry === undefined ? tx.query : run(tx))(statement.text, statement.values(userPasscodeInput(record))))
+        // The grant locks the chain head after it (…AndLock).
+        const statement = current === null ? audit.sql.insertUserPasscodeAndLock : audit.sql.replaceUserPasscodeAndLock
+        const row = one(await run(tx)(statement.text, statement.values(userPasscodeInput(record))))
         // No row: a concurrent grant inserted first, and its passcode is live.
-        if (row === null) return { result: { ok: false, reason: 'already_granted' } as const, changed: false }
-        return { result: { ok: true, record: toUserPasscode(row) } as const, invalidation, locked: row }
-      }, entry)
+        if (row === null) return { result: { ok: false, reason: 'already_granted' } as const }
+        const change = current === null ? { locked: row } : { invalidation: owner, locked: row }
+        return { result: { ok: true, record: toUserPasscode(row) } as const, change }
+      })
     },
 
     async resetUserPasscode(accountId, userId, fields, entry) {
       const { hash, ciphertext, hint, grantedAt, expiresAt } = fields
       const input = { accountId, userId, hash, ciphertext, hint, grantedAt, expiresAt, pepperId: fields.pepperId ?? null }
-      return write(async (tx) => {
-        // With its record: the expiry before comes from the row it locks and resets (resetAndLock).
-        const row = one(
-          await (entry === undefined
-            ? tx.query(sql.resetUserPasscode.text, sql.resetUserPasscode.values(input))
-            : run(tx)(audit.sql.resetAndLock.text, audit.sql.resetAndLock.values(input))),
-        )
-        if (row === null) return { result: null, changed: false }
+      return write(entry, async (tx) => {
+        // The expiry before comes from the row it locks and resets (resetAndLock).
+        const row = one(await run(tx)(audit.sql.resetAndLock.text, audit.sql.resetAndLock.values(input)))
+        if (row === null) return { result: null }
         const after = toUserPasscode(row)
         return {
           result: after,
-          invalidation: { type: 'user_passcode', accountId, userId },
-          locked: row,
-          record: (given) => resetUserPasscodeEntry(given, { expiresAt: Number(row.prior_expires_at) }, after),
+          change: {
+            invalidation: { type: 'user_passcode', accountId, userId },
+            locked: row,
+            record: (given) => resetUserPasscodeEntry(given, { expiresAt: Number(row.prior_expires_at) }, after),
+          },
         }
-      }, entry)
+      })
     },
 
     async revokeUserPasscode(accountId, userId, revokedAt, entry) {
       const invalidation: Invalidation = { type: 'user_passcode', accountId, userId }
       const input = { accountId, userId, revokedAt }
-      if (entry !== undefined) {
-        // With its record: the revoke, the record after the head read just before and the NOTIFY in one statement.
-        const placed = await audit.appendWith(audit.sql.revokeUserPasscodeAppending, input, entry, {
-          channel,
-          payload: JSON.stringify(invalidation),
-        })
-        if (placed !== undefined) {
-          const row = one(placed.rows)
-          if (row !== null) hub.committed(invalidation)
-          return row === null ? null : toUserPasscode(row)
-        }
+      // The revoke, the record after the head read just before and the NOTIFY in one statement.
+      const placed = await audit.appendWith(audit.sql.revokeUserPasscodeAppending, input, entry, {
+        channel,
+        payload: JSON.stringify(invalidation),
+      })
+      if (placed !== undefined) {
+        const row = one(placed.rows)
+        if (row !== null) hub.committed(invalidation)
+        return row === null ? null : toUserPasscode(row)
       }
-      return write(async (tx) => {
-        const row = one(
-          await (entry === undefined
-            ? tx.query(sql.revokeUserPasscode.text, sql.revokeUserPasscode.values(input))
-            : run(tx)(audit.sql.revokeUserPasscodeAndLock.text, audit.sql.revokeUserPasscodeAndLock.values(input))),
-        )
-        if (row === null) return { result: null, changed: false }
-        return { result: toUserPasscode(row), invalidation, locked: row }
-      }, entry)
+      // The head moved meanwhile, or the account has none yet: the revoke locks it after it.
+      return write(entry, async (tx) => {
+        const row = one(await run(tx)(audit.sql.revokeUserPasscodeAndLock.text, audit.sql.revokeUserPasscodeAndLock.values(input)))
+        return row === null ? { result: null } : { result: toUserPasscode(row), change: { invalidation, locked: row } }
+      })
     },
 
     async getUserPasscode(accountId, userId) {
@@ -393,46 +362,35 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
 
     setAcceptedPasscodes(accountId, accepted, entry) {
       const invalidation: Invalidation = { type: 'account', accountId }
-      return write(async (tx) => {
+      return write(entry, async (tx) => {
         await tx.query(sql.ensureAccount, [accountId])
-        const input = { accountId, accepted }
-        if (entry === undefined) {
-          await tx.query(sql.setAcceptedPasscodes.text, sql.setAcceptedPasscodes.values(input))
-          return { result: undefined, invalidation }
-        }
-        // With its record: the setting before comes from the row it locks and sets (setAcceptedAndLock).
-        const [row] = await run(tx)(audit.sql.setAcceptedAndLock.text, audit.sql.setAcceptedAndLock.values(input))
+        // The setting before comes from the row it locks and sets (setAcceptedAndLock).
+        const [row] = await run(tx)(audit.sql.setAcceptedAndLock.text, audit.sql.setAcceptedAndLock.values({ accountId, accepted }))
         const [before, after] = [toAccepted(row!.prior_accepted), toAccepted(row!.accepted_passcodes)]
-        return { result: undefined, invalidation, locked: row!, record: (given) => acceptedPasscodesEntry(given, before, after) }
-      }, entry)
+        return { result: undefined, change: { invalidation, locked: row!, record: (given) => acceptedPasscodesEntry(given, before, after) } }
+      })
     },
 
     async reportLeak(report, entry) {
-      const [statement, withRecord] =
-        report.kind === 'user'
-          ? [sql.leakRevokeUserPasscode, audit.sql.leakRevokeAndLock]
-          : report.action === 'delete'
-            ? [sql.leakDeleteAccountPasscode, audit.sql.leakDeleteAndLock]
-            : [sql.leakDisableAccountPasscode, audit.sql.leakDisableAndLock]
+      // The response locks the chain head after it (…AndLock).
+      const statement =
+        report.kind === 'user' ? audit.sql.leakRevokeAndLock : report.action === 'delete' ? audit.sql.leakDeleteAndLock : audit.sql.leakDisableAndLock
       const { accountId, key } = report
       // A replay (the credential's mark is open) costs one indexed read, not a write transaction.
       if (report.kind === 'account' && report.action === 'disable') {
         if ((await database.query(sql.openLeakMark, [accountId, report.kind, key])).length > 0) return null
       }
-      return write(async (tx) => {
+      return write(entry, async (tx) => {
         const { hash, id, at, url, source, token, claimedUntil } = report
-        const input = { accountId, key, hash, id, at, url, source, token, claimedUntil }
-        // With its record: the response locks the chain head after it (…AndLock).
-        const row = one(
-          await (entry === undefined ? tx.query(statement.text, statement.values(input)) : run(tx)(withRecord.text, withRecord.values(input))),
-        )
-        if (row === null) return { result: null, changed: false }
+        const row = one(await run(tx)(statement.text, statement.values({ accountId, key, hash, id, at, url, source, token, claimedUntil })))
+        if (row === null) return { result: null }
         const invalidation: Invalidation =
           report.kind === 'user' ? { type: 'user_passcode', accountId, userId: key } : { type: 'account_passcode', accountId, passcodeId: key }
         const mark = toLeakMark(row)
         // The mark holds the name of the row the statement acted on; `disabled_now` says the disable changed it.
-        return { result: mark, invalidation, locked: row, record: (given) => leakReportedEntry(given, mark.name, row.disabled_now === true) }
-      }, entry)
+        const record = (given: AuditEntry) => leakReportedEntry(given, mark.name, row.disabled_now === true)
+        return { result: mark, change: { invalidation, locked: row, record } }
+      })
     },
 
     async listLeakMarks(accountId) {
@@ -446,16 +404,15 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
 
     async completeLeakNotice(claim, sentAt, entry) {
       const input = { id: claim.id, token: claim.token, sentAt }
-      if (entry === undefined) return (await database.query(sql.completeLeakNotice.text, sql.completeLeakNotice.values(input))).length > 0
       // With its audit record, only when the claim held: in one statement after the head read
       // just before, or the completion locking the chain head after it.
       const placed = await audit.appendWith(audit.sql.completeLeakNoticeAppending, input, entry)
       if (placed !== undefined) return placed.rows.length > 0
       const locking = audit.sql.completeLeakNoticeAndLock
-      return write(async (tx) => {
+      return write(entry, async (tx) => {
         const row = one(await run(tx)(locking.text, locking.values({ ...input, accountId: entry.entry.accountId })))
-        return row === null ? { result: false, changed: false } : { result: true, locked: row }
-      }, entry)
+        return row === null ? { result: false } : { result: true, change: { locked: row } }
+      })
     },
 
     async releaseLeakNotice(claim) {
@@ -469,7 +426,7 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     },
 
     setAccountPolicy(accountId, policy, notice, entry) {
-      return write(async (tx) => {
+      return write(entry, async (tx) => {
         await tx.query(sql.ensureAccount, [accountId])
         await tx.query(sql.lockAccount, [accountId])
         const prior = one(await tx.query(policySql.priorPolicy, [accountId]))
@@ -478,8 +435,8 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
         else await tx.query(policySql.putPolicy, [accountId, ...policyParams(policy)])
         if (notice === null) await tx.query(policySql.dropUnsentNotice, [accountId])
         else await tx.query(policySql.putNotice, noticeParams(accountId, notice))
-        return { result: before, record: (given) => policyChangedEntry(given, before, policy) }
-      }, entry)
+        return { result: before, change: { record: (given) => policyChangedEntry(given, before, policy) } }
+      })
     },
 
     async claimPolicyNotices({ now, leaseMs, limit, token }) {
@@ -490,12 +447,10 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     },
 
     async completePolicyNotice(claim, sentAt, entry) {
-      const params = [claim.accountId, claim.token, sentAt]
-      if (entry === undefined) return (await database.query(policySql.completeNotice, params)).length > 0
-      return write(async (tx) => {
-        const row = one(await tx.query(policySql.completeNotice, params))
-        return row === null ? { result: false, changed: false } : { result: true }
-      }, entry)
+      return write(entry, async (tx) => {
+        const row = one(await tx.query(policySql.completeNotice, [claim.accountId, claim.token, sentAt]))
+        return row === null ? { result: false } : { result: true, change: {} }
+      })
     },
 
     async releasePolicyNotice(claim) {

@@ -1,5 +1,5 @@
 import type { AccountPasscodePatch } from '../../ports/passcode-store'
-import { namedStatement, orNull, sqlType, type InputOf, type Placeholders, type SqlType } from './named-statement'
+import { orNull, sqlType, type InputOf, type Placeholders, type SqlType } from './named-statement'
 
 /** A column an insert sets, and the SQL type of its input. */
 interface InsertColumn {
@@ -531,27 +531,6 @@ export function statements(s: string) {
     countAccountPasscodes: `
       SELECT count(*) AS total, count(*) FILTER (WHERE name_key = $2::text) AS same_name
       FROM ${s}.account_passcodes WHERE account_id = $1::text`,
-    insertAccountPasscode: namedStatement(
-      INSERT_ACCOUNT_INPUTS,
-      ($) => `WITH ${insertAccountPasscodeChange(s, $)} SELECT ${ACCOUNT_COLUMNS} FROM changed`,
-    ),
-    // An enable closes the passcode's open leak mark (SPEC §5.42), as rotate and delete do.
-    updateAccountPasscode: namedStatement(
-      EDIT_INPUTS,
-      ($) => `
-      WITH changed AS (
-        UPDATE ${s}.account_passcodes AS p SET ${accountPatch($)}
-        WHERE p.account_id = ${$.accountId} AND p.id = ${$.passcodeId}
-        RETURNING ${ACCOUNT_COLUMNS}
-      ), ${closeLeakOnEnable(s, 'changed', $)}
-      SELECT ${ACCOUNT_COLUMNS} FROM changed`,
-    ),
-    rotateAccountPasscode: namedStatement(
-      ROTATE_INPUTS,
-      ($) => `
-      WITH ${rotateChange(s, $)}
-      SELECT ${ACCOUNT_COLUMNS} FROM changed`,
-    ),
     // One statement for a whole batch, over both tables; a row is written only when the
     // batch's instant is later than the stored one, and a deleted passcode matches no row.
     recordUsage: `
@@ -589,29 +568,12 @@ export function statements(s: string) {
         RETURNING 1
       )
       SELECT count(*) AS deleted FROM gone`,
-    deleteAccountPasscode: namedStatement(
-      DELETE_INPUTS,
-      ($) => `
-      WITH ${deleteAccountPasscodeChange(s, $)}
-      SELECT ${ACCOUNT_COLUMNS} FROM changed`,
-    ),
     getAccountPasscode: `SELECT ${ACCOUNT_COLUMNS} FROM ${s}.account_passcodes WHERE account_id = $1::text AND id = $2::text`,
     listAccountPasscodes: `
       SELECT ${ACCOUNT_COLUMNS} FROM ${s}.account_passcodes WHERE account_id = $1::text ORDER BY created_at, id COLLATE "C"`,
 
     lockUserPasscode: `
       SELECT revoked_at, expires_at FROM ${s}.user_passcodes WHERE account_id = $1::text AND user_id = $2::text FOR UPDATE`,
-    // A grant or reset (a new value) closes the user's open leak mark (SPEC §5.42).
-    insertUserPasscode: namedStatement(GRANT_USER_INPUTS, ($) => `WITH ${insertUserPasscodeChange(s, $)} SELECT ${USER_COLUMNS} FROM changed`),
-    replaceUserPasscode: namedStatement(GRANT_USER_INPUTS, ($) => `WITH ${replaceUserPasscodeChange(s, $)} SELECT ${USER_COLUMNS} FROM changed`),
-    // `prior` locks the row and reads the expiry the reset replaces, for its audit record.
-    resetUserPasscode: namedStatement(
-      RESET_INPUTS,
-      ($) => `
-      WITH ${resetUserPasscodeChange(s, $)}
-      SELECT ${USER_COLUMNS}, prior_expires_at FROM changed`,
-    ),
-    revokeUserPasscode: namedStatement(REVOKE_INPUTS, ($) => `WITH ${revokeUserPasscodeChange(s, $)} SELECT ${USER_COLUMNS} FROM changed`),
     getUserPasscode: `SELECT ${USER_COLUMNS} FROM ${s}.user_passcodes WHERE account_id = $1::text AND user_id = $2::text`,
     listUserPasscodes: `
       SELECT ${USER_COLUMNS} FROM ${s}.user_passcodes WHERE account_id = $1::text ORDER BY user_id COLLATE "C"`,
@@ -635,15 +597,6 @@ export function statements(s: string) {
         UNION ALL
         SELECT pepper_id FROM ${s}.user_passcodes
       ) AS h GROUP BY pepper_id`,
-    // After ensureAccount, in its transaction: `prior` locks the row and reads the value
-    // the change replaces (for its audit record), a concurrent change waited for.
-    setAcceptedPasscodes: namedStatement(
-      SET_ACCEPTED_INPUTS,
-      ($) => `
-      WITH ${setAcceptedPasscodesChange(s, $)}
-      SELECT prior_accepted FROM changed`,
-    ),
-
     // Due = dueNotification(): expired once now >= expires_at, else expiring soon inside
     // the window; a disabled passcode gets no email (SPEC §5.38). A passcode's email is
     // due while the instant it was sent for (soon_sent_for, expired_sent_for) differs
@@ -714,17 +667,10 @@ export function statements(s: string) {
       FROM candidates c
       LEFT JOIN claimed ON c.id = claimed.passcode_id AND c.kind = claimed.kind AND c.expires_at = claimed.expires_at
       ORDER BY c.expires_at, c.id`,
-    // The passcode row is locked first, as a claim locks it, so that the two never wait
-    // on each other; the column of the email sent takes the instant it was sent for.
-    completeNotification: namedStatement(NOTIFICATION_SENT_INPUTS, ($) => `WITH ${completeNotificationChange(s, $)} SELECT passcode_id FROM sent`),
     releaseNotification: `
       DELETE FROM ${s}.notifications
       WHERE passcode_id = $1::text AND kind = $2::text AND expires_at = $3::bigint AND token = $4::text AND sent_at IS NULL`,
 
-    // SPEC §5.42 (see leakChanges).
-    leakDisableAccountPasscode: namedStatement(LEAK_INPUTS, ($) => `WITH ${leakChanges(s).disable($)} SELECT ${LEAK_RESULTS.disable} FROM changed`),
-    leakDeleteAccountPasscode: namedStatement(LEAK_INPUTS, ($) => `WITH ${leakChanges(s).delete($)} SELECT ${LEAK_RESULTS.delete} FROM changed`),
-    leakRevokeUserPasscode: namedStatement(LEAK_INPUTS, ($) => `WITH ${leakChanges(s).revoke($)} SELECT ${LEAK_RESULTS.revoke} FROM changed`),
     openLeakMark: `SELECT 1 AS open FROM ${s}.leak_marks WHERE account_id = $1::text AND kind = $2::text AND key = $3::text AND open`,
     listLeakMarks: `
       SELECT ${LEAK_COLUMNS} FROM ${s}.leak_marks WHERE account_id = $1::text AND open ORDER BY reported_at, id COLLATE "C"`,
@@ -740,12 +686,9 @@ export function statements(s: string) {
       UPDATE ${s}.leak_marks m SET token = $3::text, claimed_until = $1::bigint + $4::bigint
       FROM due WHERE m.id = due.id
       RETURNING ${LEAK_COLUMNS.replace(/(^|, )/g, '$1m.')}`,
-    completeLeakNotice: namedStatement(LEAK_NOTICE_SENT_INPUTS, ($) => `WITH ${completeLeakNoticeChange(s, $)} SELECT id FROM sent`),
     releaseLeakNotice: `
       UPDATE ${s}.leak_marks SET token = NULL, claimed_until = 0
       WHERE id = $1::text AND token = $2::text AND notified_at IS NULL`,
-
-    notify: `SELECT pg_notify($1::text, $2::text)`,
   }
 }
 

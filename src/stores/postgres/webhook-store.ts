@@ -92,16 +92,11 @@ export function postgresWebhooks(database: Database, schema: string, audit: Post
   const run = database.prepared ?? database.query
 
   /** A write and its audit record in one transaction; the record only when the write returned a row. */
-  const writeWith = async (
-    statement: string,
-    params: readonly unknown[],
-    entry: AuditAppend | undefined,
-    before?: (tx: Queryable) => Promise<void>,
-  ) =>
+  const writeWith = async (statement: string, params: readonly unknown[], entry: AuditAppend, before?: (tx: Queryable) => Promise<void>) =>
     database.transaction(async (tx) => {
       await before?.(tx)
       const [row] = await (tx.prepared ?? tx.query)(statement, params)
-      if (row !== undefined && entry !== undefined) await audit.appendIn(tx, entry)
+      if (row !== undefined) await audit.appendIn(tx, entry)
       return row === undefined ? null : toEndpoint(row)
     })
 
@@ -207,7 +202,7 @@ export function postgresWebhooks(database: Database, schema: string, audit: Post
     completeNotice: (claim, _sentAt, entry) =>
       database.transaction(async (tx) => {
         const [row] = await tx.query(sql.completeNotice, [claim.endpoint.id, claim.token])
-        if (row !== undefined && entry !== undefined) await audit.appendIn(tx, entry)
+        if (row !== undefined) await audit.appendIn(tx, entry)
         return row !== undefined
       }),
 

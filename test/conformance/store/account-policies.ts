@@ -4,7 +4,7 @@ import type { AuditEntry } from '../../../src/core/audit'
 import type { AccountPolicy } from '../../../src/core/policy'
 import type { PolicyNoticeRequest } from '../../../src/ports/account-policy-part'
 import type { PasscodeStore } from '../../../src/ports/passcode-store'
-import { NOW, signed, type StoreFixture } from './fixtures'
+import { NOW, signed, type StoreFixture, audited } from './fixtures'
 
 const LEASE_MS = 60_000
 const STRICT: AccountPolicy = { maxLifetimeDays: 90, requireExpiry: true, requireDescription: false }
@@ -114,7 +114,7 @@ export function accountPolicyCases(fixture: () => StoreFixture): void {
       expect(more).toEqual([])
       expect(claim).toEqual({ accountId: 'acc_1', policy: STRICT, count: 3, setAt: NOW, notifiedAt: null, token: claim!.token })
       // The setter's claim lapsed: its completion no longer holds.
-      expect(await api.complete({ ...claim!, token: asked.token }, NOW + LEASE_MS)).toBe(false)
+      expect(await api.complete({ ...claim!, token: asked.token }, NOW + LEASE_MS, audited(claim!, 'notification.sent'))).toBe(false)
       expect(await api.claim(NOW + LEASE_MS)).toEqual([])
       expect(await api.complete(claim!, NOW + LEASE_MS + 1, signed(sentEntry('acc_1', NOW + LEASE_MS + 1)))).toBe(true)
       expect(await api.complete(claim!, NOW + LEASE_MS + 2, signed(sentEntry('acc_1', NOW + LEASE_MS + 2)))).toBe(false)
@@ -133,7 +133,7 @@ export function accountPolicyCases(fixture: () => StoreFixture): void {
       expect(again).toMatchObject({ accountId: 'acc_1', count: 1 })
       await api.release({ ...again!, token: randomUUID() }) // not the holder's: nothing happens
       expect(await api.claim(NOW)).toEqual([])
-      expect(await api.complete(again!, NOW + 1)).toBe(true)
+      expect(await api.complete(again!, NOW + 1, audited(again!, 'notification.sent'))).toBe(true)
       expect(await api.claim(NOW + 10 * LEASE_MS)).toEqual([])
     })
 
@@ -145,17 +145,17 @@ export function accountPolicyCases(fixture: () => StoreFixture): void {
       await api.set('acc_1', LOOSE, notice({ policy: LOOSE, count: 5, setAt: NOW + 1, claimedUntil: NOW }), signed(changeEntry('acc_1', NOW + 1)))
       const claims = await api.claim(NOW + 2)
       expect(claims).toMatchObject([{ accountId: 'acc_1', policy: LOOSE, count: 5, setAt: NOW + 1 }])
-      expect(await api.complete({ ...claims[0]!, token: first.token }, NOW + 2)).toBe(false)
+      expect(await api.complete({ ...claims[0]!, token: first.token }, NOW + 2, audited(claims[0]!, 'notification.sent'))).toBe(false)
       await api.release(claims[0]!)
 
       await api.set('acc_1', null, null, signed(changeEntry('acc_1', NOW + 3)))
       expect(await api.claim(NOW + 4)).toEqual([])
-      expect(await api.complete(claims[0]!, NOW + 4)).toBe(false)
+      expect(await api.complete(claims[0]!, NOW + 4, audited(claims[0]!, 'notification.sent'))).toBe(false)
 
       // A sent email stays sent when the policy changes again without one.
       await api.set('acc_2', STRICT, notice({ claimedUntil: NOW }), signed(changeEntry('acc_2')))
       const [sent] = await api.claim(NOW + 5)
-      expect(await api.complete(sent!, NOW + 5)).toBe(true)
+      expect(await api.complete(sent!, NOW + 5, audited(sent!, 'notification.sent'))).toBe(true)
       await api.set('acc_2', LOOSE, null, signed(changeEntry('acc_2', NOW + 6)))
       expect(await api.claim(NOW + 7)).toEqual([])
     })

@@ -4,7 +4,7 @@ import { verifyAuditChain } from '../../../src/core/audit-chain'
 import { vouchAuditPage } from '../../../src/core/audit-page'
 import type { AuditAppend } from '../../../src/ports/audit-log'
 import type { PasscodeStore } from '../../../src/ports/passcode-store'
-import { AUDIT_KEYS, NOW, WINDOW_MS, accountPasscode, fakeHash, signed, userPasscode, type StoreFixture } from './fixtures'
+import { AUDIT_KEYS, NOW, WINDOW_MS, accountPasscode, fakeHash, signed, userPasscode, type StoreFixture, audited, caseRecords } from './fixtures'
 
 /** An entry of `action`, signed as the service hands it to a store. */
 const entry = (action: AuditAction, overrides: Partial<AuditEntry> = {}): AuditAppend =>
@@ -26,12 +26,17 @@ const log = (store: PasscodeStore) => {
 }
 
 /** Every row of the account, oldest first. */
-async function chain(store: PasscodeStore, accountId = 'acc_1'): Promise<AuditRecord[]> {
+async function rows(store: PasscodeStore, accountId = 'acc_1'): Promise<AuditRecord[]> {
   return log(store).records(accountId, { limit: 10_000 })
 }
 
+/** The rows of the account the case's own writes made, oldest first (the setup's left out). */
+async function chain(store: PasscodeStore, accountId = 'acc_1'): Promise<AuditRecord[]> {
+  return caseRecords(await rows(store, accountId))
+}
+
 async function verify(store: PasscodeStore, accountId = 'acc_1') {
-  const records = await chain(store, accountId)
+  const records = await rows(store, accountId)
   const ends = await log(store).ends(accountId)
   return verifyAuditChain(
     (async function* () {
@@ -116,7 +121,7 @@ export function auditCases(fixture: () => StoreFixture): void {
     it("records an edit of a passcode's restrictions (SPEC 5.48-5.51) from the row, as every store shows them", async () => {
       const { store } = fixture()
       const record = accountPasscode({ name: 'One' })
-      await store.createAccountPasscode(record, 100)
+      await store.createAccountPasscode(record, 100, audited(record, 'passcode.created'))
       const target = { type: 'passcode' as const, id: record.id, name: 'One' }
       const metadata = { plan: 'gold', note: 'é "q"', nested: { seats: [1, 2] } }
       const restrict = { scopes: ['events:read'], allowedAddresses: ['192.0.2.0/24'], metadata, tags: ['prod'], updatedAt: NOW + 1 }
@@ -136,15 +141,20 @@ export function auditCases(fixture: () => StoreFixture): void {
         metadata: { before: JSON.stringify(metadata), after: null },
         tags: { before: ['prod'], after: null },
       })
-      expect(await verify(store)).toMatchObject({ ok: true, records: 2 })
+      expect(await verify(store)).toMatchObject({ ok: true, records: 3 }) // the create’s record first
     })
 
     it("records an edit's changed fields and target name from the row it changed, not from the entry's earlier read", async () => {
       const { store } = fixture()
       const record = accountPasscode({ name: 'One', partners: ['acme'] })
-      await store.createAccountPasscode(record, 100)
+      await store.createAccountPasscode(record, 100, audited(record, 'passcode.created'))
       // Changed since the caller read it: the entry's before is stale.
-      await store.updateAccountPasscode('acc_1', record.id, { name: 'Two', nameKey: 'two', description: 'Line 1\nLine 2', updatedAt: NOW })
+      await store.updateAccountPasscode(
+        'acc_1',
+        record.id,
+        { name: 'Two', nameKey: 'two', description: 'Line 1\nLine 2', updatedAt: NOW },
+        audited('acc_1'),
+      )
       // Text outside ASCII, quotes, control characters and a line separator, in every store alike.
       const name = 'Zürich 🚀 "sync"\u2028\\\t\u0001'
       const stale = entry('passcode.updated', {
@@ -168,7 +178,7 @@ export function auditCases(fixture: () => StoreFixture): void {
       expect(Object.keys(disable!.changes)).toEqual(['disabled'])
       // A target that is not the passcode is kept as given.
       expect(cleared).toMatchObject({ target: { type: 'account' }, changes: { description: { before: 'Line 1\nLine 2', after: null } } })
-      expect(await verify(store)).toMatchObject({ ok: true, records: 3 })
+      expect(await verify(store)).toMatchObject({ ok: true, records: 5 }) // after the setup’s create and edit
     })
 
     it("records a rotation's end before and after, even both none, and the row's name in any text, as every store does", async () => {
@@ -176,7 +186,7 @@ export function auditCases(fixture: () => StoreFixture): void {
       // Text outside ASCII, quotes, control characters and a line separator, in every store alike.
       const name = 'Zürich 🚀 "sync"\u2028\\\t\u0001'
       const record = accountPasscode({ name, nameKey: 'zürich' })
-      await store.createAccountPasscode(record, 100)
+      await store.createAccountPasscode(record, 100, audited(record, 'passcode.created'))
       const stale = { type: 'passcode', id: record.id, name: 'Stale' } as const
       const first = { hash: fakeHash(), hint: 'psc_…Ab12', previousHashEndsAt: null, updatedAt: NOW }
       expect(await store.rotateAccountPasscode('acc_1', record.id, first, entry('passcode.rotated', { target: stale }))).not.toBeNull()
@@ -196,15 +206,20 @@ export function auditCases(fixture: () => StoreFixture): void {
         previousValueEndsAt: { before: null, after: NOW + 60_000 },
         reason: { before: null, after: 'kept "as" given' },
       })
-      expect(await verify(store)).toMatchObject({ ok: true, records: 2 })
+      expect(await verify(store)).toMatchObject({ ok: true, records: 3 }) // the create’s record first
     })
 
     it("records a rotation's, a delete's and a reset's before and target name from the row, not from the entry's earlier read", async () => {
       const { store } = fixture()
       const record = accountPasscode({ name: 'One', partners: ['acme'], description: 'Nightly' })
-      await store.createAccountPasscode(record, 100)
-      await store.rotateAccountPasscode('acc_1', record.id, { hash: fakeHash(), hint: 'psc_…Ab12', previousHashEndsAt: NOW + 60_000, updatedAt: NOW })
-      await store.updateAccountPasscode('acc_1', record.id, { name: 'Two', nameKey: 'two', updatedAt: NOW })
+      await store.createAccountPasscode(record, 100, audited(record, 'passcode.created'))
+      await store.rotateAccountPasscode(
+        'acc_1',
+        record.id,
+        { hash: fakeHash(), hint: 'psc_…Ab12', previousHashEndsAt: NOW + 60_000, updatedAt: NOW },
+        audited('acc_1', 'passcode.rotated'),
+      )
+      await store.updateAccountPasscode('acc_1', record.id, { name: 'Two', nameKey: 'two', updatedAt: NOW }, audited('acc_1'))
       // Made before the rotation and the rename: stale.
       const target = { type: 'passcode', id: record.id, name: 'One' } as const
       const rotated = entry('passcode.rotated', {
@@ -215,9 +230,14 @@ export function auditCases(fixture: () => StoreFixture): void {
       expect(await store.rotateAccountPasscode('acc_1', record.id, rotation, rotated)).not.toBeNull()
       const deleted = entry('passcode.deleted', { target, changes: { name: { before: 'One', after: null } } })
       expect(await store.deleteAccountPasscode('acc_1', record.id, deleted)).not.toBeNull()
-      await store.grantUserPasscode(userPasscode({ expiresAt: NOW + 1000 }), NOW)
+      await store.grantUserPasscode(userPasscode({ expiresAt: NOW + 1000 }), NOW, audited('acc_1', 'user_passcode.granted'))
       const { hash, ciphertext, hint, grantedAt } = userPasscode()
-      await store.resetUserPasscode('acc_1', 'u_1', { hash: fakeHash(), ciphertext, hint, grantedAt, expiresAt: NOW + 2000 })
+      await store.resetUserPasscode(
+        'acc_1',
+        'u_1',
+        { hash: fakeHash(), ciphertext, hint, grantedAt, expiresAt: NOW + 2000 },
+        audited('acc_1', 'user_passcode.reset'),
+      )
       const reset = entry('user_passcode.reset', {
         target: { type: 'user', id: 'u_1' },
         changes: { expiresAt: { before: NOW + 1000, after: NOW + 3000 } },
@@ -239,12 +259,12 @@ export function auditCases(fixture: () => StoreFixture): void {
         description: { before: 'Nightly', after: null },
       })
       expect(resetRecord).toMatchObject({ target: { type: 'user', id: 'u_1' }, changes: { expiresAt: { before: NOW + 2000, after: NOW + 3000 } } })
-      expect(await verify(store)).toMatchObject({ ok: true, records: 3 })
+      expect(await verify(store)).toMatchObject({ ok: true, records: 8 }) // after the setup’s create, rotation, rename, grant and reset
     })
 
     it("records an accepted passcodes change's before from the stored setting, not from the entry's earlier read", async () => {
       const { store } = fixture()
-      await store.setAcceptedPasscodes('acc_1', 'both')
+      await store.setAcceptedPasscodes('acc_1', 'both', audited('acc_1', 'account.accepted_passcodes_changed'))
       const stale = entry('account.accepted_passcodes_changed', { changes: { acceptedPasscodes: { before: 'account', after: 'user' } } })
       await store.setAcceptedPasscodes('acc_1', 'user', stale)
       await store.setAcceptedPasscodes('acc_2', 'both', signed({ ...stale.entry, accountId: 'acc_2' }))
@@ -256,7 +276,7 @@ export function auditCases(fixture: () => StoreFixture): void {
     it('refuses an entry that cannot be encoded, even in the fields a store reads from the row, and changes nothing', async () => {
       const { store } = fixture()
       const record = accountPasscode()
-      await store.createAccountPasscode(record, 100)
+      await store.createAccountPasscode(record, 100, audited(record, 'passcode.created'))
       const bad = { before: null, after: 1.5 }
       const rotation = { hash: fakeHash(), hint: 'psc_…Cd34', previousHashEndsAt: null, updatedAt: NOW }
       await expect(
@@ -270,7 +290,7 @@ export function auditCases(fixture: () => StoreFixture): void {
 
     it('records a notification sent with its completion, and none for a lost claim', async () => {
       const { store } = fixture()
-      await store.createAccountPasscode(accountPasscode({ expiresAt: NOW + 1000 }), 100)
+      await store.createAccountPasscode(accountPasscode({ expiresAt: NOW + 1000 }), 100, audited('acc_1', 'passcode.created'))
       const [claim] = await store.claimNotifications({ now: NOW, windowMs: WINDOW_MS, leaseMs: 60_000, limit: 10, token: 'token-a' })
       const sent = entry('notification.sent', { actor: { type: 'system' } })
       expect(await store.completeNotification({ ...claim!, token: 'someone-else' }, NOW, sent)).toBe(false)
@@ -285,7 +305,7 @@ export function auditCases(fixture: () => StoreFixture): void {
       const unencodable = entry('passcode.created', { changes: { expiresAt: { before: null, after: 1.5 } } })
       await expect(store.createAccountPasscode(record, 100, unencodable)).rejects.toThrow()
       expect(await store.getAccountPasscode('acc_1', record.id)).toBeNull()
-      await store.createAccountPasscode(record, 100)
+      await store.createAccountPasscode(record, 100, audited(record, 'passcode.created'))
       await expect(store.deleteAccountPasscode('acc_1', record.id, unencodable)).rejects.toThrow()
       expect(await store.getAccountPasscode('acc_1', record.id)).not.toBeNull()
       expect(await chain(store)).toEqual([])

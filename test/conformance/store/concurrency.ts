@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { CreateResult, PasscodeStore } from '../../../src/ports/passcode-store'
-import { NOW, accountPasscode, userPasscode, type StoreFixture } from './fixtures'
+import { NOW, accountPasscode, userPasscode, type StoreFixture, audited } from './fixtures'
 
 const CAP = 100
 const CREATES = 300
@@ -25,7 +25,9 @@ export function concurrencyCases(fixture: () => StoreFixture): void {
     it(`keeps exactly ${CAP} passcodes under ${CREATES} concurrent creates spread across 3 instances`, async () => {
       const stores = await threeInstances(fixture())
       const results = await Promise.all(
-        Array.from({ length: CREATES }, (_, i) => stores[i % 3]!.createAccountPasscode(accountPasscode({ name: `Concurrent ${i}` }), CAP)),
+        Array.from({ length: CREATES }, (_, i) =>
+          stores[i % 3]!.createAccountPasscode(accountPasscode({ name: `Concurrent ${i}` }), CAP, audited('acc_1', 'passcode.created')),
+        ),
       )
       expect(tally(results)).toEqual({ ok: CAP, cap_reached: CREATES - CAP })
       expect(await stores[1]!.listAccountPasscodes('acc_1')).toHaveLength(CAP)
@@ -36,7 +38,13 @@ export function concurrencyCases(fixture: () => StoreFixture): void {
       const spellings = (i: number) => [`Name ${i}`, `NAME ${i}`, ` name ${i} `, `nAmE ${i}`, `Name ${i}  `, `name ${i}`]
       const attempts = Array.from({ length: 50 }, (_, i) => spellings(i)).flat()
       const results = await Promise.all(
-        attempts.map((name, i) => stores[i % 3]!.createAccountPasscode(accountPasscode({ name, nameKey: name.trim().toLowerCase() }), CAP)),
+        attempts.map((name, i) =>
+          stores[i % 3]!.createAccountPasscode(
+            accountPasscode({ name, nameKey: name.trim().toLowerCase() }),
+            CAP,
+            audited('acc_1', 'passcode.created'),
+          ),
+        ),
       )
       expect(tally(results)).toEqual({ ok: 50, duplicate_name: CREATES - 50 })
       const winners = results.flatMap((result) => (result.ok ? [result.record.nameKey] : []))
@@ -50,7 +58,11 @@ export function concurrencyCases(fixture: () => StoreFixture): void {
       const results = await Promise.all(
         Array.from({ length: CREATES }, (_, i) => {
           const name = i % 2 === 0 ? `Pair ${i >> 1}` : `PAIR ${i >> 1}`
-          return stores[i % 3]!.createAccountPasscode(accountPasscode({ name, nameKey: name.toLowerCase() }), CAP)
+          return stores[i % 3]!.createAccountPasscode(
+            accountPasscode({ name, nameKey: name.toLowerCase() }),
+            CAP,
+            audited('acc_1', 'passcode.created'),
+          )
         }),
       )
       const counts = tally(results)
@@ -64,9 +76,11 @@ export function concurrencyCases(fixture: () => StoreFixture): void {
     it('lets exactly one of concurrent renames to the same name win', async () => {
       const stores = await threeInstances(fixture())
       const records = Array.from({ length: 12 }, () => accountPasscode())
-      for (const record of records) await stores[0]!.createAccountPasscode(record, CAP)
+      for (const record of records) await stores[0]!.createAccountPasscode(record, CAP, audited(record, 'passcode.created'))
       const results = await Promise.all(
-        records.map((record, i) => stores[i % 3]!.updateAccountPasscode('acc_1', record.id, { name: 'Shared', nameKey: 'shared', updatedAt: NOW })),
+        records.map((record, i) =>
+          stores[i % 3]!.updateAccountPasscode('acc_1', record.id, { name: 'Shared', nameKey: 'shared', updatedAt: NOW }, audited('acc_1')),
+        ),
       )
       expect(results.filter((result) => result.ok)).toHaveLength(1)
       expect(results.filter((result) => !result.ok && result.reason === 'duplicate_name')).toHaveLength(11)
@@ -74,7 +88,9 @@ export function concurrencyCases(fixture: () => StoreFixture): void {
 
     it('lets exactly one of concurrent grants to the same user win', async () => {
       const stores = await threeInstances(fixture())
-      const results = await Promise.all(Array.from({ length: 12 }, (_, i) => stores[i % 3]!.grantUserPasscode(userPasscode(), NOW)))
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => stores[i % 3]!.grantUserPasscode(userPasscode(), NOW, audited('acc_1', 'user_passcode.granted'))),
+      )
       const winners = results.flatMap((result) => (result.ok ? [result.record] : []))
       expect(winners).toHaveLength(1)
       expect(await stores[1]!.getUserPasscode('acc_1', 'u_1')).toEqual(winners[0])

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { expect } from 'vitest'
-import type { AuditEntry } from '../../../src/core/audit'
+import type { AuditAction, AuditEntry, AuditRecord } from '../../../src/core/audit'
 import { auditKeyring } from '../../../src/core/audit-keys'
 import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../../src/core/entities'
 import type { AuditAppend } from '../../../src/ports/audit-log'
@@ -38,6 +38,30 @@ export const AUDIT_KEYS = auditKeyring([{ id: 'conformance', key: new Uint8Array
 
 /** An entry as a write hands it to a store: with the cases' signer. */
 export const signed = (entry: AuditEntry): AuditAppend => ({ entry, signer: AUDIT_KEYS.signer })
+
+/** The request ID of the records {@link audited} makes: {@link caseRecords} leaves them out. */
+export const SETUP_REQUEST = 'case-setup'
+
+/**
+ * The audit record a case's write hands its store when the case looks at the change,
+ * not at its record (every write has one, SPEC §5.40): a system entry of `action` for
+ * the write's account, with the cases' signer, under {@link SETUP_REQUEST}. `of` is the
+ * account ID, or the record, claim or report the write takes.
+ */
+export const audited = (of: string | { readonly accountId: string }, action: AuditAction = 'passcode.updated'): AuditAppend =>
+  signed({
+    accountId: typeof of === 'string' ? of : of.accountId,
+    at: NOW,
+    actor: { type: 'system' },
+    action,
+    target: { type: 'account' },
+    changes: {},
+    requestId: SETUP_REQUEST,
+    clientAddress: null,
+  })
+
+/** The records a case looks at: those of its setup's writes ({@link audited}) left out. */
+export const caseRecords = (records: readonly AuditRecord[]): AuditRecord[] => records.filter((record) => record.requestId !== SETUP_REQUEST)
 export const WINDOW_MS = 30 * DAY_MS
 
 let counter = 0
@@ -129,7 +153,7 @@ export async function subscribeReady(store: PasscodeStore, writer: PasscodeStore
   const probe = `probe_${randomUUID()}`
   const deadline = Date.now() + 10_000
   for (;;) {
-    await writer.setAcceptedPasscodes(probe, 'account')
+    await writer.setAcceptedPasscodes(probe, 'account', audited(probe, 'account.accepted_passcodes_changed'))
     try {
       await eventually(() => expect(received).toContainEqual({ type: 'account', accountId: probe }), 250)
       received.length = 0

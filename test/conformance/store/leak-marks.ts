@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import type { AuditEntry } from '../../../src/core/audit'
 import type { LeakReport, PasscodeStore } from '../../../src/ports/passcode-store'
-import { NOW, accountPasscode, eventually, fakeHash, signed, subscribeReady, userPasscode, type StoreFixture } from './fixtures'
+import { NOW, accountPasscode, eventually, fakeHash, signed, subscribeReady, userPasscode, type StoreFixture, audited, caseRecords } from './fixtures'
 
 const LEASE_MS = 60_000
 
@@ -44,14 +44,14 @@ function leaks(store: PasscodeStore) {
   }
 }
 
-const records = async (store: PasscodeStore) => (await store.audit?.records('acc_1', { limit: 100 })) ?? []
+const records = async (store: PasscodeStore) => caseRecords((await store.audit?.records('acc_1', { limit: 100 })) ?? [])
 
 /** Three account passcodes created in acc_1, each reported leaked (one open mark each), a moment apart. */
 async function threeReported(store: PasscodeStore) {
   const created = [accountPasscode(), accountPasscode(), accountPasscode()] as const
   for (const [i, record] of created.entries()) {
-    await store.createAccountPasscode(record, 100)
-    await leaks(store).report(report({ key: record.id, hash: record.hash, at: NOW - 10 + i }))
+    await store.createAccountPasscode(record, 100, audited(record, 'passcode.created'))
+    await leaks(store).report(report({ key: record.id, hash: record.hash, at: NOW - 10 + i }), audited('acc_1', 'passcode.leak_reported'))
   }
   return created
 }
@@ -63,7 +63,7 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
       const { store } = fixture()
       const api = leaks(store)
       const record = accountPasscode()
-      await store.createAccountPasscode(record, 100)
+      await store.createAccountPasscode(record, 100, audited(record, 'passcode.created'))
       const first = report({ key: record.id, hash: record.hash })
       const mark = await api.report(first, signed(leakEntry({ type: 'passcode', id: record.id, name: record.name })))
       expect(mark).toEqual({
@@ -93,17 +93,26 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
       const { store } = fixture()
       const api = leaks(store)
       const disabled = accountPasscode({ disabledAt: NOW - 10 })
-      await store.createAccountPasscode(disabled, 100)
-      expect(await api.report(report({ key: disabled.id, hash: disabled.hash }))).toMatchObject({ action: 'disabled' })
+      await store.createAccountPasscode(disabled, 100, audited(disabled, 'passcode.created'))
+      expect(await api.report(report({ key: disabled.id, hash: disabled.hash }), audited('acc_1', 'passcode.leak_reported'))).toMatchObject({
+        action: 'disabled',
+      })
       expect(await store.getAccountPasscode('acc_1', disabled.id)).toEqual(disabled)
 
       const other = accountPasscode()
-      await store.createAccountPasscode(other, 100)
-      expect(await api.report(report({ key: other.id, hash: fakeHash() }))).toBeNull()
-      expect(await api.report(report({ key: 'no-such-id', hash: other.hash }))).toBeNull()
-      expect(await api.report(report({ key: other.id, hash: other.hash, accountId: 'acc_2' }))).toBeNull()
-      await store.rotateAccountPasscode('acc_1', other.id, { hash: fakeHash(), hint: 'psc_…New1', previousHashEndsAt: NOW + 60_000, updatedAt: NOW })
-      expect(await api.report(report({ key: other.id, hash: other.hash }))).toMatchObject({ action: 'disabled' })
+      await store.createAccountPasscode(other, 100, audited(other, 'passcode.created'))
+      expect(await api.report(report({ key: other.id, hash: fakeHash() }), audited('acc_1', 'passcode.leak_reported'))).toBeNull()
+      expect(await api.report(report({ key: 'no-such-id', hash: other.hash }), audited('acc_1', 'passcode.leak_reported'))).toBeNull()
+      expect(await api.report(report({ key: other.id, hash: other.hash, accountId: 'acc_2' }), audited('acc_2', 'passcode.leak_reported'))).toBeNull()
+      await store.rotateAccountPasscode(
+        'acc_1',
+        other.id,
+        { hash: fakeHash(), hint: 'psc_…New1', previousHashEndsAt: NOW + 60_000, updatedAt: NOW },
+        audited('acc_1', 'passcode.rotated'),
+      )
+      expect(await api.report(report({ key: other.id, hash: other.hash }), audited('acc_1', 'passcode.leak_reported'))).toMatchObject({
+        action: 'disabled',
+      })
       expect((await store.getAccountPasscode('acc_1', other.id))?.disabledAt).toBe(NOW)
     })
 
@@ -111,16 +120,29 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
       const { store } = fixture()
       const api = leaks(store)
       const [a, b, c] = await threeReported(store)
-      await store.updateAccountPasscode('acc_1', a.id, { name: 'Renamed', nameKey: 'renamed', description: 'x', updatedAt: NOW + 1 })
-      await store.updateAccountPasscode('acc_1', a.id, { disabledAt: NOW + 2, updatedAt: NOW + 2 })
+      await store.updateAccountPasscode(
+        'acc_1',
+        a.id,
+        { name: 'Renamed', nameKey: 'renamed', description: 'x', updatedAt: NOW + 1 },
+        audited('acc_1'),
+      )
+      await store.updateAccountPasscode('acc_1', a.id, { disabledAt: NOW + 2, updatedAt: NOW + 2 }, audited('acc_1'))
       expect((await api.list('acc_1')).map((mark) => mark.key)).toEqual([a.id, b.id, c.id])
-      await store.updateAccountPasscode('acc_1', a.id, { disabledAt: null, updatedAt: NOW + 3 })
-      await store.rotateAccountPasscode('acc_1', b.id, { hash: fakeHash(), hint: 'psc_…New1', previousHashEndsAt: null, updatedAt: NOW + 3 })
+      await store.updateAccountPasscode('acc_1', a.id, { disabledAt: null, updatedAt: NOW + 3 }, audited('acc_1'))
+      await store.rotateAccountPasscode(
+        'acc_1',
+        b.id,
+        { hash: fakeHash(), hint: 'psc_…New1', previousHashEndsAt: null, updatedAt: NOW + 3 },
+        audited('acc_1', 'passcode.rotated'),
+      )
       expect((await api.list('acc_1')).map((mark) => mark.key)).toEqual([c.id])
-      await store.deleteAccountPasscode('acc_1', c.id)
+      await store.deleteAccountPasscode('acc_1', c.id, audited('acc_1', 'passcode.deleted'))
       expect(await api.list('acc_1')).toEqual([])
       // Closed, the mark no longer stops a new report: the enabled passcode is disabled and marked again.
-      expect(await api.report(report({ key: a.id, hash: a.hash, at: NOW + 4 }))).toMatchObject({ key: a.id, reportedAt: NOW + 4 })
+      expect(await api.report(report({ key: a.id, hash: a.hash, at: NOW + 4 }), audited('acc_1', 'passcode.leak_reported'))).toMatchObject({
+        key: a.id,
+        reportedAt: NOW + 4,
+      })
       expect((await store.getAccountPasscode('acc_1', a.id))?.disabledAt).toBe(NOW + 4)
     })
 
@@ -130,10 +152,10 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
       const renamed = accountPasscode({ name: 'Before' })
       const enabled = accountPasscode({ name: 'Enabled' })
       const gone = accountPasscode({ name: 'Gone' })
-      for (const record of [renamed, enabled, gone]) await store.createAccountPasscode(record, 100)
+      for (const record of [renamed, enabled, gone]) await store.createAccountPasscode(record, 100, audited(record, 'passcode.created'))
       // After the report's lookup, the passcodes were renamed and one disabled.
-      await store.updateAccountPasscode('acc_1', renamed.id, { name: 'After', nameKey: 'after', disabledAt: NOW, updatedAt: NOW })
-      await store.updateAccountPasscode('acc_1', gone.id, { name: 'Gone later', nameKey: 'gone later', updatedAt: NOW })
+      await store.updateAccountPasscode('acc_1', renamed.id, { name: 'After', nameKey: 'after', disabledAt: NOW, updatedAt: NOW }, audited('acc_1'))
+      await store.updateAccountPasscode('acc_1', gone.id, { name: 'Gone later', nameKey: 'gone later', updatedAt: NOW }, audited('acc_1'))
       const disabled = { disabled: { before: false, after: true } }
       const stale = (record: typeof renamed, changes = {}) =>
         signed({
@@ -183,13 +205,16 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
       const { store } = fixture()
       const api = leaks(store)
       const record = accountPasscode()
-      await store.createAccountPasscode(record, 100)
-      const mark = await api.report(report({ key: record.id, hash: record.hash, action: 'delete', claimedUntil: NOW }))
+      await store.createAccountPasscode(record, 100, audited(record, 'passcode.created'))
+      const mark = await api.report(
+        report({ key: record.id, hash: record.hash, action: 'delete', claimedUntil: NOW }),
+        audited('acc_1', 'passcode.leak_reported'),
+      )
       expect(mark).toMatchObject({ action: 'deleted', name: record.name, hint: record.hint })
       expect(await store.getAccountPasscode('acc_1', record.id)).toBeNull()
       expect(await store.findCredentialByHash(record.hash)).toBeNull()
       expect(await api.list('acc_1')).toEqual([])
-      expect(await api.report(report({ key: record.id, hash: record.hash, action: 'delete' }))).toBeNull()
+      expect(await api.report(report({ key: record.id, hash: record.hash, action: 'delete' }), audited('acc_1', 'passcode.leak_reported'))).toBeNull()
       expect(await api.claim(NOW)).toMatchObject([{ id: mark!.id, action: 'deleted' }])
     })
 
@@ -197,24 +222,32 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
       const { store } = fixture()
       const api = leaks(store)
       const granted = userPasscode()
-      await store.grantUserPasscode(granted, NOW)
+      await store.grantUserPasscode(granted, NOW, audited(granted, 'user_passcode.granted'))
       const mark = await api.report(
         report({ kind: 'user', action: 'revoke', key: 'u_1', hash: granted.hash }),
         signed(leakEntry({ type: 'user', id: 'u_1' })),
       )
       expect(mark).toMatchObject({ kind: 'user', key: 'u_1', action: 'revoked', name: null, hint: null })
       expect(await store.getUserPasscode('acc_1', 'u_1')).toMatchObject({ revokedAt: NOW })
-      expect(await api.report(report({ kind: 'user', action: 'revoke', key: 'u_1', hash: granted.hash }))).toBeNull()
+      expect(
+        await api.report(report({ kind: 'user', action: 'revoke', key: 'u_1', hash: granted.hash }), audited('acc_1', 'passcode.leak_reported')),
+      ).toBeNull()
       expect(await api.list('acc_1')).toEqual([mark])
       const again = userPasscode()
-      await store.grantUserPasscode(again, NOW + 1)
+      await store.grantUserPasscode(again, NOW + 1, audited(again, 'user_passcode.granted'))
       expect(await api.list('acc_1')).toEqual([])
 
-      await api.report(report({ kind: 'user', action: 'revoke', key: 'u_1', hash: again.hash, at: NOW + 2 }))
+      await api.report(
+        report({ kind: 'user', action: 'revoke', key: 'u_1', hash: again.hash, at: NOW + 2 }),
+        audited('acc_1', 'passcode.leak_reported'),
+      )
       expect(await api.list('acc_1')).toHaveLength(1)
       const third = userPasscode()
-      await store.grantUserPasscode(third, NOW + 3)
-      await api.report(report({ kind: 'user', action: 'revoke', key: 'u_1', hash: third.hash, at: NOW + 4 }))
+      await store.grantUserPasscode(third, NOW + 3, audited(third, 'user_passcode.granted'))
+      await api.report(
+        report({ kind: 'user', action: 'revoke', key: 'u_1', hash: third.hash, at: NOW + 4 }),
+        audited('acc_1', 'passcode.leak_reported'),
+      )
       expect((await records(store)).map((entry) => entry.action)).toEqual(['passcode.leak_reported'])
     })
 
@@ -223,8 +256,8 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
       const other = await peer()
       const received = await subscribeReady(other, store)
       const record = accountPasscode()
-      await store.createAccountPasscode(record, 100)
-      await leaks(store).report(report({ key: record.id, hash: record.hash }))
+      await store.createAccountPasscode(record, 100, audited(record, 'passcode.created'))
+      await leaks(store).report(report({ key: record.id, hash: record.hash }), audited('acc_1', 'passcode.leak_reported'))
       await eventually(() => expect(received).toContainEqual({ type: 'account_passcode', accountId: 'acc_1', passcodeId: record.id }), 1_000)
     })
 
@@ -233,8 +266,8 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
       const stores = [store, await peer(), await peer()]
       const record = accountPasscode()
       const user = userPasscode()
-      await store.createAccountPasscode(record, 100)
-      await store.grantUserPasscode(user, NOW)
+      await store.createAccountPasscode(record, 100, audited(record, 'passcode.created'))
+      await store.grantUserPasscode(user, NOW, audited(user, 'user_passcode.granted'))
       const results = await Promise.all(
         Array.from({ length: 24 }, (_, i) =>
           leaks(stores[i % 3]!).report(
@@ -257,8 +290,8 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
       const api = leaks(store)
       const other = leaks(await peer())
       const record = accountPasscode()
-      await store.createAccountPasscode(record, 100)
-      const mark = await api.report(report({ key: record.id, hash: record.hash }))
+      await store.createAccountPasscode(record, 100, audited(record, 'passcode.created'))
+      const mark = await api.report(report({ key: record.id, hash: record.hash }), audited('acc_1', 'passcode.leak_reported'))
       // The reporter holds the claim while it sends.
       expect(await api.claim(NOW + LEASE_MS - 1)).toEqual([])
       const [claims, others] = await Promise.all([api.claim(NOW + LEASE_MS), other.claim(NOW + LEASE_MS)])
@@ -270,7 +303,7 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
       expect(await api.complete(claim, NOW + LEASE_MS, signed(leakEntry({ type: 'account' })))).toBe(false)
       const sent = signed({ ...leakEntry({ type: 'account' }), action: 'notification.sent' as const })
       expect(await other.complete(again!, NOW + LEASE_MS + 1, sent)).toBe(true)
-      expect(await other.complete(again!, NOW + LEASE_MS + 2)).toBe(false)
+      expect(await other.complete(again!, NOW + LEASE_MS + 2, audited(again!, 'notification.sent'))).toBe(false)
       expect(await api.claim(NOW + 10 * LEASE_MS)).toEqual([])
       expect(await api.list('acc_1')).toEqual([{ ...mark, notifiedAt: NOW + LEASE_MS + 1 }])
       expect((await records(store)).map((entry) => entry.action)).toEqual(['notification.sent'])

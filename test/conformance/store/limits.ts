@@ -3,7 +3,7 @@ import { DAY_MS } from '../../../src/core/time'
 import type { StoredCredits } from '../../../src/core/limits'
 import type { LimitsLeaseRequest, LimitsPart } from '../../../src/ports/limits-part'
 import type { PasscodeStore } from '../../../src/ports/passcode-store'
-import { NOW, accountPasscode, signed, userPasscode, type StoreFixture } from './fixtures'
+import { NOW, accountPasscode, signed, userPasscode, type StoreFixture, audited } from './fixtures'
 
 const credits = (remaining: number, extra: Partial<StoredCredits> = {}): StoredCredits => ({
   remaining,
@@ -36,16 +36,16 @@ export function limitCases(fixture: () => StoreFixture): void {
     it('keeps the settings with the record, by id, list and hash, and an edit changes or removes them', async () => {
       const { store } = fixture()
       const record = accountPasscode({ rateLimit: { max: 10, windowSeconds: 60 }, credits: credits(100) })
-      await store.createAccountPasscode(record, 100)
+      await store.createAccountPasscode(record, 100, audited(record, 'passcode.created'))
       expect(await store.getAccountPasscode('acc_1', record.id)).toEqual(record)
       expect((await store.findCredentialByHash(record.hash))?.record).toMatchObject({ rateLimit: record.rateLimit, credits: record.credits })
       const next = credits(5, { refill: { amount: 50, interval: 'month' } })
-      await store.updateAccountPasscode('acc_1', record.id, { rateLimit: null, credits: next, updatedAt: NOW + 1 })
+      await store.updateAccountPasscode('acc_1', record.id, { rateLimit: null, credits: next, updatedAt: NOW + 1 }, audited('acc_1'))
       const after = await store.getAccountPasscode('acc_1', record.id)
       expect(after?.credits).toEqual(next)
       expect(after?.rateLimit ?? null).toBeNull()
       const user = userPasscode({ rateLimit: { max: 3, windowSeconds: 1 }, credits: credits(7) })
-      await store.grantUserPasscode(user, NOW)
+      await store.grantUserPasscode(user, NOW, audited(user, 'user_passcode.granted'))
       expect((await store.findCredentialByHash(user.hash))?.record).toMatchObject({ rateLimit: user.rateLimit, credits: user.credits })
     })
 
@@ -53,7 +53,7 @@ export function limitCases(fixture: () => StoreFixture): void {
       const { store } = fixture()
       const limits = limitsOf(store)
       const record = accountPasscode({ credits: credits(10) })
-      await store.createAccountPasscode(record, 100)
+      await store.createAccountPasscode(record, 100, audited(record, 'passcode.created'))
       const granted: number[] = []
       for (let i = 0; i < 8; i++) granted.push((await limits.leaseLimits(request(record.id, { credits: 100 })))!.credits!.granted)
       expect(granted).toEqual([5, 3, 1, 1, 0, 0, 0, 0])
@@ -64,7 +64,7 @@ export function limitCases(fixture: () => StoreFixture): void {
       const { store } = fixture()
       const limits = limitsOf(store)
       const record = accountPasscode({ credits: credits(20) })
-      await store.createAccountPasscode(record, 100)
+      await store.createAccountPasscode(record, 100, audited(record, 'passcode.created'))
       const first = await limits.leaseLimits(request(record.id, { credits: 18 }))
       expect(first?.credits).toMatchObject({ granted: 10, balance: 10 })
       expect(first?.notices).toEqual([])
@@ -86,8 +86,8 @@ export function limitCases(fixture: () => StoreFixture): void {
       expect(await limits.claimCreditNotices({ now: NOW + 1, leaseMs: 1000, limit: 10, token: 'runner' })).toEqual([])
       const claims = await limits.claimCreditNotices({ now: NOW + 60_000, leaseMs: 1000, limit: 10, token: 'runner' })
       expect(claims.map((claim) => claim.type).sort()).toEqual(['exhausted', 'low'])
-      expect(await limits.completeCreditNotice(claims[0]!, NOW + 60_001)).toBe(true)
-      expect(await limits.completeCreditNotice(claims[0]!, NOW + 60_002)).toBe(false)
+      expect(await limits.completeCreditNotice(claims[0]!, NOW + 60_001, audited(claims[0]!, 'notification.sent'))).toBe(true)
+      expect(await limits.completeCreditNotice(claims[0]!, NOW + 60_002, audited(claims[0]!, 'notification.sent'))).toBe(false)
       await limits.releaseCreditNotice(claims[1]!)
       const again = await limits.claimCreditNotices({ now: NOW + 60_003, leaseMs: 1000, limit: 10, token: 'runner-2' })
       expect(again.map((claim) => claim.id)).toEqual([claims[1]!.id])
@@ -99,7 +99,7 @@ export function limitCases(fixture: () => StoreFixture): void {
       const limits = limitsOf(store)
       const setting = credits(4, { refill: { amount: 6, interval: 'day' } })
       const record = accountPasscode({ credits: setting })
-      await store.createAccountPasscode(record, 100)
+      await store.createAccountPasscode(record, 100, audited(record, 'passcode.created'))
       const lease = await limits.leaseLimits(request(record.id, { credits: 100 }))
       expect(lease?.credits).toMatchObject({ granted: 2, balance: 2, epoch: setting.epoch, period: NOW })
       const tomorrow = NOW + DAY_MS + 5
@@ -111,7 +111,7 @@ export function limitCases(fixture: () => StoreFixture): void {
       await limits.returnLimits([back(record.id, { credits: 1, epoch: setting.epoch, period: NOW + DAY_MS })], tomorrow)
       expect(await limits.listCreditBalances('acc_1', tomorrow)).toEqual([{ kind: 'account', key: record.id, balance: 4 }])
       const fresh = credits(9)
-      await store.updateAccountPasscode('acc_1', record.id, { credits: fresh, updatedAt: tomorrow })
+      await store.updateAccountPasscode('acc_1', record.id, { credits: fresh, updatedAt: tomorrow }, audited('acc_1'))
       expect(await limits.listCreditBalances('acc_1', tomorrow)).toEqual([{ kind: 'account', key: record.id, balance: 9 }])
       await limits.returnLimits([back(record.id, { credits: 3, epoch: setting.epoch, period: NOW + DAY_MS })], tomorrow)
       expect((await limits.leaseLimits(request(record.id, { credits: 1, now: tomorrow })))?.credits).toMatchObject({ granted: 1, balance: 8 })
@@ -121,7 +121,7 @@ export function limitCases(fixture: () => StoreFixture): void {
       const { store } = fixture()
       const limits = limitsOf(store)
       const user = userPasscode({ rateLimit: { max: 10, windowSeconds: 60 } })
-      await store.grantUserPasscode(user, NOW)
+      await store.grantUserPasscode(user, NOW, audited(user, 'user_passcode.granted'))
       const ask = (now: number, slots: number) => limits.leaseLimits(request('u_1', { kind: 'user', now, slots }))
       expect((await ask(NOW, 100))?.slots).toEqual({ granted: 5, windowStart: NOW, windowMs: 60_000 })
       expect((await ask(NOW + 10, 100))?.slots?.granted).toBe(3)
@@ -141,7 +141,7 @@ export function limitCases(fixture: () => StoreFixture): void {
     it('never hands out more than the balance to leases racing from several instances', async () => {
       const { store, peer } = fixture()
       const record = accountPasscode({ credits: credits(1000), rateLimit: { max: 500, windowSeconds: 86_400 } })
-      await store.createAccountPasscode(record, 100)
+      await store.createAccountPasscode(record, 100, audited(record, 'passcode.created'))
       const stores = [limitsOf(store), limitsOf(await peer()), limitsOf(await peer())]
       let credited = 0
       let slotted = 0

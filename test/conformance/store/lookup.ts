@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../../src/core/entities'
-import { NOW, accountPasscode, fakeHash, userPasscode, type StoreFixture } from './fixtures'
+import { NOW, accountPasscode, fakeHash, userPasscode, type StoreFixture, audited } from './fixtures'
 
 const ACCOUNTS = 80
 const PER_ACCOUNT = 100
@@ -15,8 +15,8 @@ async function seedTenThousand(fixture: StoreFixture): Promise<{ accounts: Accou
   if (fixture.seed !== undefined) {
     await fixture.seed(accounts, users)
   } else {
-    for (const record of accounts) await fixture.store.createAccountPasscode(record, PER_ACCOUNT)
-    for (const record of users) await fixture.store.grantUserPasscode(record, NOW)
+    for (const record of accounts) await fixture.store.createAccountPasscode(record, PER_ACCOUNT, audited(record, 'passcode.created'))
+    for (const record of users) await fixture.store.grantUserPasscode(record, NOW, audited(record, 'user_passcode.granted'))
   }
   return { accounts, users }
 }
@@ -42,12 +42,17 @@ export function lookupCases(fixture: () => StoreFixture, queryPlan: boolean): vo
       const { store } = current
       if (store.findCredentialsByHashes === undefined) return
       const rotated = accounts[4321]!
-      await store.rotateAccountPasscode(rotated.accountId, rotated.id, {
-        hash: fakeHash(),
-        hint: 'psc_…Ef56',
-        previousHashEndsAt: NOW + 60_000,
-        updatedAt: NOW,
-      })
+      await store.rotateAccountPasscode(
+        rotated.accountId,
+        rotated.id,
+        {
+          hash: fakeHash(),
+          hint: 'psc_…Ef56',
+          previousHashEndsAt: NOW + 60_000,
+          updatedAt: NOW,
+        },
+        audited(rotated.accountId, 'passcode.rotated'),
+      )
       const hashes = [fakeHash(), accounts[1234]!.hash, users[567]!.hash, rotated.hash, fakeHash(), accounts[1234]!.hash]
       const matches = await store.findCredentialsByHashes(hashes)
       expect(matches).toHaveLength(hashes.length)
