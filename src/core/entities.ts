@@ -116,6 +116,3 @@ export interface PrincipalCredits {
   /** Credits left, 0 or more. */
   readonly remaining: number
 }
-
-export type { AccountPasscodeRecord, UserPasscodeRecord } from './passcode-records'
-export type { CreditsView, PasscodeLeak, PasscodeView, UserPasscodeView } from './passcode-views'

@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import type { JsonValue, PasscodeView, UserPasscodeView } from '../core/entities'
+import type { JsonValue } from '../core/entities'
+import type { PasscodeView, UserPasscodeView } from '../core/passcode-views'
 import { REFILL_INTERVALS } from '../core/limits'
 import type { PolicyRule } from '../core/policy'
 import { dateTime, nullableDateTime, type AnswerValue, type BothWays, type ReadonlyDeep } from './management-answers'
