@@ -30,7 +30,7 @@ import { auditRecordInput, canonicalJson, GENESIS_HASH, type AuditEntry, type Au
 import { changedFields } from '../src/core/audit-fields'
 import { auditKeyring } from '../src/core/audit-keys'
 import type { AuditAppend } from '../src/ports/audit-log'
-import type { AccountPasscodeRecord, UserPasscodeRecord } from '../src/core/entities'
+import type { AccountPasscodeRecord, UserPasscodeRecord } from '../src/core/passcode-records'
 import { migrate, postgresStore } from '../src/stores/postgres/index'
 import { ACCOUNT_COLUMNS, accountPatch, EDIT_INPUTS, editInput, ROTATE_INPUTS, rotateChange } from '../src/stores/postgres/statements'
 import { joinInputs, namedStatement, sqlType } from '../src/stores/postgres/named-statement'

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { generatePasscode, type Principal } from '../src/index'
-import { VerificationCache } from '../src/service/verify/caches'
+import { VerificationCache } from '../src/service/verify/verification-cache'
 import { runAsChild } from './child'
 
 /** What the child reports. */

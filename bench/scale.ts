@@ -214,7 +214,7 @@ async function measureRound(tier: Tier, round: number, connectionString: string)
   started = process.hrtime.bigint()
   let pruned = 0
   for (;;) {
-    const [row] = await database.query(deleteExpired, [NOW - 365 * DAY_MS, 1_000])
+    const [row] = await database.query(deleteExpired.text, deleteExpired.values({ now: NOW - 365 * DAY_MS, limit: 1_000 }))
     pruned += Number(row?.deleted)
     if (Number(row?.deleted) < 1_000) break
   }

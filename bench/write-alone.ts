@@ -6,7 +6,8 @@
  * "the write alone", next to the store's write with its record.
  */
 import type pg from 'pg'
-import type { AcceptedPasscodes, AccountPasscodeRecord, UserPasscodeRecord } from '../src/core/entities'
+import type { AcceptedPasscodes } from '../src/core/entities'
+import type { AccountPasscodeRecord, UserPasscodeRecord } from '../src/core/passcode-records'
 import type { AccountPasscodePatch, LeakReport, NotificationClaim, PasscodeRotation } from '../src/ports/passcode-store'
 import { namedStatement, type NamedStatement } from '../src/stores/postgres/named-statement'
 import { accountPasscodeInput, userPasscodeInput } from '../src/stores/postgres/rows'

@@ -91,18 +91,9 @@ export { EXPIRING_SOON_DAYS, passcodeStatus } from './core/status'
 export type { PasscodeStatus, StatusInput } from './core/status'
 export type { NotificationKind } from './core/notifications'
 export { MAX_ACCOUNT_PASSCODES, MAX_NAME_LENGTH, passcodeNameKey } from './core/rules'
-export type {
-  AcceptedPasscodes,
-  AccountPasscodeExpiry,
-  AccountPasscodeRecord,
-  Actor,
-  PasscodeLeak,
-  PasscodeView,
-  Principal,
-  UserPasscodeRecord,
-  UserPasscodeValidity,
-  UserPasscodeView,
-} from './core/entities'
+export type { AcceptedPasscodes, AccountPasscodeExpiry, Actor, Principal, UserPasscodeValidity } from './core/entities'
+export type { AccountPasscodeRecord, UserPasscodeRecord } from './core/passcode-records'
+export type { PasscodeLeak, PasscodeView, UserPasscodeView } from './core/passcode-views'
 export {
   AlreadyGrantedError,
   CapReachedError,
@@ -207,7 +198,8 @@ export type { ConnectResponseSchemas, ConnectSuccessBody } from './protocol/conn
  */
 export type NodeConnectOptions = NodeConnectHandlerOptions
 export type { CreditsRefill, RateLimitSetting, StoredCredits } from './core/limits'
-export type { CreditsView, JsonValue, PasscodeMetadata, PrincipalCredits } from './core/entities'
+export type { JsonValue, PasscodeMetadata, PrincipalCredits } from './core/entities'
+export type { CreditsView } from './core/passcode-views'
 export type { CreditsInput } from './service/input'
 export type { CreditNoticeResult } from './service/credit-notice-result'
 export type { ScopeRequirement } from './service/verify/restrictions'

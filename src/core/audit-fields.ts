@@ -1,5 +1,6 @@
 import { canonicalJson, type AuditChanges, type AuditEntry, type AuditValue } from './audit'
-import type { AcceptedPasscodes, AccountPasscodeRecord, UserPasscodeRecord } from './entities'
+import type { AcceptedPasscodes } from './entities'
+import type { AccountPasscodeRecord, UserPasscodeRecord } from './passcode-records'
 import type { CreditsSetting, RateLimitSetting } from './limits'
 import type { AccountPolicy } from './policy'
 import { storedAddresses, storedScopes, storedTags } from './restrictions'

@@ -1,4 +1,5 @@
-import type { AccountPasscodeRecord, PasscodeMetadata } from './entities'
+import type { PasscodeMetadata } from './entities'
+import type { AccountPasscodeRecord } from './passcode-records'
 import { characterCount } from './rules'
 
 /*

@@ -1,4 +1,5 @@
-import type { AccountPasscodeExpiry, AccountPasscodeRecord } from '../core/entities'
+import type { AccountPasscodeExpiry } from '../core/entities'
+import type { AccountPasscodeRecord } from '../core/passcode-records'
 import type { RateLimitSetting, StoredCredits } from '../core/limits'
 import type { AuditAppend } from './audit-log'
 

@@ -1,4 +1,5 @@
-import type { AcceptedPasscodes, AccountPasscodeRecord, UserPasscodeRecord } from '../core/entities'
+import type { AcceptedPasscodes } from '../core/entities'
+import type { AccountPasscodeRecord, UserPasscodeRecord } from '../core/passcode-records'
 
 /** A credential found by its hash, with the owning account's setting (one lookup). */
 export type CredentialMatch =

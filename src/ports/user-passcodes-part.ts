@@ -1,4 +1,4 @@
-import type { UserPasscodeRecord } from '../core/entities'
+import type { UserPasscodeRecord } from '../core/passcode-records'
 import type { AuditAppend } from './audit-log'
 
 /** Result of {@link UserPasscodesPart.grantUserPasscode}. */

@@ -1,5 +1,6 @@
 import type { AuditAction, AuditChanges, AuditEntry, AuditSigner, AuditTarget } from '../core/audit'
-import type { AccountPasscodeRecord, Actor } from '../core/entities'
+import type { Actor } from '../core/entities'
+import type { AccountPasscodeRecord } from '../core/passcode-records'
 import type { AuditAppend } from '../ports/audit-log'
 
 /** Who acted, as a record keeps it; `system` for the library's own work (the notifier). */

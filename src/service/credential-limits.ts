@@ -1,4 +1,5 @@
-import type { AccountPasscodeRecord, Principal, UserPasscodeRecord } from '../core/entities'
+import type { Principal } from '../core/entities'
+import type { AccountPasscodeRecord, UserPasscodeRecord } from '../core/passcode-records'
 import { ConfigurationError } from '../core/errors'
 import type { CreditsSetting, RateLimitSetting, StoredCredits } from '../core/limits'
 import type { AuthRefusal } from './auth-outcome'

@@ -1,7 +1,7 @@
 import type { Principal } from '../core/entities'
 import type { NotificationFailureReason, NotificationKind } from '../core/notifications'
 import type { FailureReason } from '../protocol/outcomes'
-import type { UpdatePasscodeInput } from './input'
+import type { UpdatePasscodeInput } from './input-types'
 
 /**
  * What every {@link AuditEvent} but `notifier.failed`, `usage.flush_failed`, `usage.prune_failed`, `config.no_pepper`, `config.no_audit_key`, `limiter.no_client_address` and `invalidations.*` carries.

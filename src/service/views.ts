@@ -1,4 +1,5 @@
-import type { AccountPasscodeRecord, CreditsView, PasscodeLeak, PasscodeView, UserPasscodeRecord, UserPasscodeView } from '../core/entities'
+import type { AccountPasscodeRecord, UserPasscodeRecord } from '../core/passcode-records'
+import type { CreditsView, PasscodeLeak, PasscodeView, UserPasscodeView } from '../core/passcode-views'
 import { currentCredits } from '../core/limit-counters'
 import { nextRefillAt, type StoredCredits } from '../core/limits'
 import { accountPasscodeViolations, NO_POLICY, userPasscodeViolations, type AccountPolicy } from '../core/policy'

@@ -7,12 +7,13 @@ import { ts } from '../helpers/typescript'
 /**
  * Inside src/service/ (docs/architecture.md): each folder is one job and imports no
  * other folder; what jobs share is in the files at the root of src/service/, which
- * import no folder. Only the composition root, `create-passcode-auth.ts` (and
+ * import no folder. Only the composition root, `create-passcode-auth.ts` (with
+ * `passcode-auth.ts`, the type of what it returns, made of each job's API, and
  * `options.ts`, which composes each folder's own options), imports the folders and
  * hands each job what it uses.
  */
 const SERVICE = fileURLToPath(new URL('../../src/service/', import.meta.url))
-const COMPOSITION = new Set(['create-passcode-auth.ts', 'options.ts'])
+const COMPOSITION = new Set(['create-passcode-auth.ts', 'passcode-auth.ts', 'options.ts'])
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {

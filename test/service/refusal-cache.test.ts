@@ -1,7 +1,7 @@
 import { inspect } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { generatePasscode } from '../../src/core/passcode-format'
-import { RefusalCache } from '../../src/service/verify/caches'
+import { RefusalCache } from '../../src/service/verify/refusal-cache'
 
 type Reason = 'expired' | 'revoked' | 'not_accepted'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Principal } from '../../src/index'
-import { VerificationCache } from '../../src/service/verify/caches'
+import { VerificationCache } from '../../src/service/verify/verification-cache'
 
 const principal = (accountId: string, passcodeId: string): Principal => ({ accountId, kind: 'account', passcodeId, passcodeName: passcodeId })
 const A = principal('acc_1', 'pc_a')

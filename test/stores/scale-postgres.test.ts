@@ -142,7 +142,8 @@ describe.skipIf(!availability.available)(
     })
 
     it('limiter pruning reads the rows whose window passed, in bounded batches', async () => {
-      expectNoTableScan(await plan(rateLimitStatements(schema).deleteExpired, [NOW, 1_000]))
+      const { deleteExpired } = rateLimitStatements(schema)
+      expectNoTableScan(await plan(deleteExpired.text, deleteExpired.values({ now: NOW, limit: 1_000 })))
     })
 
     it('the pepper report, which counts every hash, reads each table once and joins nothing', async () => {

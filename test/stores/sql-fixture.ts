@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
-import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../src/core/entities'
+import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../src/core/passcode-records'
 import { generatePasscode } from '../../src/core/passcode-format'
 import type { PasscodeStore } from '../../src/ports/passcode-store'
 import { createPasscodeAuth, type PasscodeAuth } from '../../src/service/create-passcode-auth'

@@ -1,10 +1,11 @@
-import { InvalidInputError, MAX_ACCOUNT_PASSCODES, passcodeNameKey, type CreatePasscodeInput, type PasscodeView } from '../../index'
+import { InvalidInputError, MAX_ACCOUNT_PASSCODES, passcodeNameKey, type PasscodeView } from '../../index'
 import type { CommandContext, CommandSpec } from '../command'
-import type { Flags } from '../config'
 import { CliError } from '../exit-codes'
 import { hasLimitFlags, LIMIT_EDIT_OPTIONS, LIMIT_OPTIONS, limitFlags } from '../limit-flags'
 import { statusLabel } from '../../dashboard/index'
 import { formatInstant, table } from '../output'
+import { describe, descriptionCell, descriptionLines, lastUsedLabel, partnersLabel, scopesCell } from './passcode-labels'
+import { checkRestrictions, labelOptions, parseTags, restrictionLines, restrictionOptions, restrictionsInput } from '../restriction-flags'
 
 /** `--expiry`: whole days or "forever"; the range (1 to 3650) is the service's rule to check. */
 function parseExpiry(text: string): number | 'forever' {
@@ -21,35 +22,6 @@ function parsePartners(text: string): string[] {
     .filter((name) => name !== '')
 }
 
-/** `--scope`, repeated or separated by commas: the names; whether each is declared is the service's rule. */
-export function parseScopes(values: unknown): string[] {
-  const list = (Array.isArray(values) ? (values as string[]) : [String(values)])
-    .flatMap((value) => value.split(','))
-    .map((name) => name.trim())
-    .filter((name) => name !== '')
-  if (list.length === 0) throw new CliError('ERR_USAGE', 'Invalid --scope: must name a scope (or use --all-scopes)', { setting: '--scope' })
-  return list
-}
-
-/** `--allow-address`, repeated: CIDR ranges; each range's form is the service's rule (named with its index). */
-export function parseAddresses(values: unknown): string[] {
-  return (Array.isArray(values) ? (values as string[]) : [String(values)]).map((range) => range.trim())
-}
-
-/** `--metadata`: a JSON object (the 1 KiB bound is the service's rule), or `null` to remove it. */
-function parseMetadata(text: string): CreatePasscodeInput['metadata'] {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    value = undefined
-  }
-  if (value === null || (typeof value === 'object' && !Array.isArray(value))) return value as CreatePasscodeInput['metadata']
-  throw new CliError('ERR_USAGE', 'Invalid --metadata: must be a JSON object such as \'{"plan":"gold"}\', or null to remove it', {
-    setting: '--metadata',
-  })
-}
-
 /**
  * The service names a bad filter inside its `options` object (`options.tags.1`); the
  * command's user gave it as a flag, so the error names it as the management API does:
@@ -59,129 +31,6 @@ function withoutOptionsPrefix(error: unknown): unknown {
   if (!(error instanceof InvalidInputError) || !error.field.startsWith('options.')) return error
   const field = error.field.slice('options.'.length)
   return new InvalidInputError(field, error.message.slice(`Invalid ${error.field}: `.length))
-}
-
-/** `--tag`, repeated: the tags (their rule is the service's). */
-function parseTags(values: unknown): string[] {
-  return Array.isArray(values) ? (values as string[]) : [String(values)]
-}
-
-/** Flags given together that say opposite things: a usage error naming both. */
-function exclusive(flags: Flags, command: string, pairs: readonly (readonly [string, string])[]): void {
-  for (const [one, other] of pairs) {
-    if (flags[one] !== undefined && flags[other] === true) throw new CliError('ERR_USAGE', `"${command}" takes --${one} or --${other}, not both`)
-  }
-}
-
-/** The restrictions of a passcode's result lines: scopes, addresses, tags, metadata; nothing for an unrestricted one. */
-export function restrictionLines(passcode: {
-  readonly scopes: readonly string[] | null
-  readonly unknownScopes?: readonly string[]
-  readonly allowedAddresses: readonly string[]
-  readonly tags?: readonly string[]
-  readonly metadata?: Readonly<Record<string, unknown>> | null
-}): string {
-  const unknown = new Set(passcode.unknownScopes ?? [])
-  const lines = [
-    passcode.scopes === null
-      ? ''
-      : `  Scopes: ${passcode.scopes.map((scope) => (unknown.has(scope) ? `${scope} (unknown)` : scope)).join(', ') || 'none'}`,
-    passcode.allowedAddresses.length === 0 ? '' : `  Allowed addresses: ${passcode.allowedAddresses.join(', ')}`,
-    passcode.tags === undefined || passcode.tags.length === 0 ? '' : `  Tags: ${passcode.tags.join(', ')}`,
-    passcode.metadata === undefined || passcode.metadata === null ? '' : `  Metadata: ${JSON.stringify(passcode.metadata)}`,
-  ].filter((line) => line !== '')
-  return lines.length === 0 ? '' : `\n${lines.join('\n')}`
-}
-
-/** The restriction flags of create and edit, as the service's input: only those given. */
-function restrictionsInput(flags: Flags) {
-  return {
-    ...(flags.scope !== undefined && { scopes: parseScopes(flags.scope) }),
-    ...(flags['all-scopes'] === true && { scopes: null }),
-    ...(flags['allow-address'] !== undefined && { allowedAddresses: parseAddresses(flags['allow-address']) }),
-    ...(flags['any-address'] === true && { allowedAddresses: [] }),
-    ...(flags.metadata !== undefined && { metadata: parseMetadata(String(flags.metadata)) }),
-    ...(flags.tag !== undefined && { tags: parseTags(flags.tag) }),
-    ...(flags['no-tags'] === true && { tags: [] }),
-  }
-}
-
-/** Checks the restriction flags before anything is opened. */
-function checkRestrictions(flags: Flags, command: string): void {
-  exclusive(flags, command, [
-    ['scope', 'all-scopes'],
-    ['allow-address', 'any-address'],
-    ['tag', 'no-tags'],
-  ])
-  if (flags.scope !== undefined) parseScopes(flags.scope)
-  if (flags.metadata !== undefined) parseMetadata(String(flags.metadata))
-}
-
-/** The restriction flags of `passcodes create` and `users grant` (scopes, addresses). */
-export const restrictionOptions = {
-  scope: {
-    type: 'string',
-    value: '<name>',
-    multiple: true,
-    description: 'grant only this declared scope (SPEC 5.48); repeat, or separate by commas (default: every scope)',
-  },
-  'all-scopes': { type: 'boolean', description: 'grant every declared scope (the default at create)' },
-  'allow-address': {
-    type: 'string',
-    value: '<cidr>',
-    multiple: true,
-    description: 'accept calls only from this range, like 203.0.113.0/24 or 2001:db8::/32; repeat, up to 50 (default: any address)',
-  },
-} as const
-
-const labelOptions = {
-  metadata: { type: 'string', value: '<json>', description: 'a JSON object of up to 1 KiB returned on the principal, like \'{"plan":"gold"}\'' },
-  tag: { type: 'string', value: '<tag>', multiple: true, description: 'a tag to find it by; repeat, up to 20 (1 to 32 characters each)' },
-} as const
-
-/** The PARTNERS column and line: who the passcode works for on /v1/connect. */
-function partnersLabel(passcode: PasscodeView): string {
-  if (passcode.partners === null) return 'any'
-  const gone = new Set(passcode.partnersNotWhitelisted)
-  const names = passcode.partners.map((name) => (gone.has(name) ? `${name} (not whitelisted)` : name)).join(', ')
-  return gone.size === passcode.partners.length ? `${names}: works for no partner` : names
-}
-
-/** The LAST USED column: when, by which partner, and whether it counts as unused. */
-function lastUsedLabel(passcode: PasscodeView): string {
-  if (passcode.lastUsedAt === null) return 'never (unused)'
-  const partner = passcode.lastUsedPartner === null ? '' : ` by ${passcode.lastUsedPartner}`
-  return `${formatInstant(passcode.lastUsedAt)}${partner}${passcode.unused ? ' (unused 90+ days)' : ''}`
-}
-
-function describe(passcode: PasscodeView): string {
-  const expires = passcode.expiresAt === null ? 'never expires' : `expires ${formatInstant(passcode.expiresAt)}`
-  const bound = passcode.partners === null ? '' : `, partners ${partnersLabel(passcode)}`
-  return `"${passcode.name}" in account ${passcode.accountId} (id ${passcode.id}, ${passcode.hint}): ${statusLabel(passcode.status)}, ${expires}${bound}`
-}
-
-/** The description under a result line, indented; nothing when there is none. */
-function descriptionLines(passcode: PasscodeView): string {
-  return passcode.description === '' ? '' : `\n${passcode.description.replace(/^/gm, '  ')}`
-}
-
-/** The RESTRICTED TO column: the scopes granted (all when every one) and how many address ranges. */
-function scopesCell(passcode: PasscodeView): string {
-  const scopes = passcode.scopes === null ? 'all scopes' : passcode.scopes.join(', ') || 'no scope'
-  const ranges = passcode.allowedAddresses.length
-  return ranges === 0 ? scopes : `${scopes}; ${ranges} address range${ranges === 1 ? '' : 's'}`
-}
-
-const DESCRIPTION_COLUMN_WIDTH = 40
-
-/** The DESCRIPTION column: its first line, cut to 40 characters, "…" when there is more. */
-function descriptionCell(passcode: PasscodeView): string {
-  // Code points on purpose: the column is cut between characters, never inside a surrogate pair.
-  // eslint-disable-next-line @typescript-eslint/no-misused-spread -- see above
-  const characters = [...passcode.description]
-  const firstLine = characters.indexOf('\n')
-  const end = Math.min(firstLine === -1 ? characters.length : firstLine, DESCRIPTION_COLUMN_WIDTH)
-  return end < characters.length ? `${characters.slice(0, end).join('').trimEnd()}…` : passcode.description
 }
 
 /** `--overlap`: whole minutes; the range (0 to 10080) is the service's rule to check. */

@@ -8,7 +8,7 @@ import { missingKeyError } from '../encryption-keys'
 import { commandName } from '../command-name'
 import type { CommandContext } from '../command'
 import type { Runtime } from '../runtime'
-import { parseAddresses, parseScopes, restrictionLines, restrictionOptions } from './passcodes'
+import { parseAddresses, parseScopes, restrictionLines, restrictionOptions } from '../restriction-flags'
 
 /** The store, for a command that encrypts or decrypts user passcodes: a missing key is a setting to fix (exit 2). */
 async function keyedRuntime(context: CommandContext): Promise<Runtime> {

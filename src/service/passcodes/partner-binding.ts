@@ -1,4 +1,4 @@
-import type { AccountPasscodeRecord } from '../../core/entities'
+import type { AccountPasscodeRecord } from '../../core/passcode-records'
 import { InvalidInputError } from '../../core/errors'
 import { normalizePartnerBinding } from '../../core/rules'
 import type { PartnerRegistry } from '../../ports/partner-registry'

@@ -1,4 +1,5 @@
-import type { AccountPasscodeRecord, PasscodeView } from '../../core/entities'
+import type { AccountPasscodeRecord } from '../../core/passcode-records'
+import type { PasscodeView } from '../../core/passcode-views'
 import type { AccountPolicy } from '../../core/policy'
 import type { LeakMark } from '../../ports/passcode-store'
 import { storeCall } from '../deadline'

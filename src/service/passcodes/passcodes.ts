@@ -1,4 +1,5 @@
-import type { Actor, PasscodeView } from '../../core/entities'
+import type { Actor } from '../../core/entities'
+import type { PasscodeView } from '../../core/passcode-views'
 import { CapReachedError, DuplicateNameError, NotFoundError, ReactivationRefusedError } from '../../core/errors'
 import { generatePasscode, passcodeHint } from '../../core/passcode-format'
 import { accountPasscodeExpiresAt, passcodeNameKey } from '../../core/rules'

@@ -1,4 +1,5 @@
-import type { Actor, PasscodeView } from '../../core/entities'
+import type { Actor } from '../../core/entities'
+import type { PasscodeView } from '../../core/passcode-views'
 import { InvalidInputError, NotFoundError, RotationRefusedError } from '../../core/errors'
 import { generatePasscode, passcodeHint } from '../../core/passcode-format'
 import { ROTATION_OVERLAP_MINUTES } from '../../core/rules'

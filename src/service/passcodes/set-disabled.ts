@@ -1,4 +1,5 @@
-import type { Actor, PasscodeView } from '../../core/entities'
+import type { Actor } from '../../core/entities'
+import type { PasscodeView } from '../../core/passcode-views'
 import { ConfigurationError, NotFoundError } from '../../core/errors'
 import type { PasscodesContext } from './passcodes-context'
 import { auditEntry, passcodeTarget } from '../audit-entry'

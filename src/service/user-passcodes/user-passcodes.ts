@@ -1,4 +1,6 @@
-import type { Actor, UserPasscodeRecord, UserPasscodeView } from '../../core/entities'
+import type { Actor } from '../../core/entities'
+import type { UserPasscodeRecord } from '../../core/passcode-records'
+import type { UserPasscodeView } from '../../core/passcode-views'
 import { AlreadyGrantedError, ForbiddenError, NotFoundError } from '../../core/errors'
 import { generatePasscode, passcodeHint } from '../../core/passcode-format'
 import { canManageUserPasscodes, userPasscodeExpiresAt } from '../../core/rules'

@@ -1,7 +1,7 @@
 import { StorageTimeoutError } from '../../core/errors'
 import type { PasscodeStore } from '../../ports/passcode-store'
 import type { Budget } from '../deadline'
-import type { SharedReads } from './caches'
+import type { SharedReads } from './shared-reads'
 import { findUnderPeppers, type CredentialRead, type Peppers } from './peppers'
 
 /**

@@ -1,4 +1,5 @@
-import type { AcceptedPasscodes, AccountPasscodeRecord, UserPasscodeRecord } from '../../core/entities'
+import type { AcceptedPasscodes } from '../../core/entities'
+import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../core/passcode-records'
 import type { AccountPolicy } from '../../core/policy'
 import type { PolicyNotice } from '../../ports/account-policy-part'
 import type { Invalidation, LeakMark, NotificationKind, StoredUsageCount } from '../../ports/passcode-store'

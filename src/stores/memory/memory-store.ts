@@ -1,4 +1,4 @@
-import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../core/entities'
+import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../core/passcode-records'
 import type { AccountPasscodePatch, CreateResult, CredentialMatch, GrantResult, UpdateResult, Rehash } from '../../ports/passcode-store'
 import {
   acceptedPasscodesEntry,

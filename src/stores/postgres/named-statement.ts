@@ -35,6 +35,8 @@ export const sqlType = {
   /** JSON text, stored as `jsonb`. */
   jsonb: sqlTypeOf<string>('jsonb'),
   textArray: sqlTypeOf<readonly string[]>('text[]'),
+  bigintArray: sqlTypeOf<readonly number[]>('bigint[]'),
+  integerArray: sqlTypeOf<readonly number[]>('integer[]'),
 } as const
 
 /** The same SQL type, taking `null` too. */

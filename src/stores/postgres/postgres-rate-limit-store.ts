@@ -159,7 +159,7 @@ export function postgresRateLimitStore(db: PostgresDatabase, options: PostgresRa
 
   const sharedWait = async (key: string, limit: number, windowMs: number, now: number, wait: number): Promise<number> => {
     try {
-      const [row] = await database.query(sql.limitedUntil, [key, limit, windowMs, now])
+      const [row] = await database.query(sql.limitedUntil.text, sql.limitedUntil.values({ key, limit, windowMs, now }))
       const until = row?.until === null || row?.until === undefined ? 0 : Number(row.until)
       return Math.max(wait, until - now)
     } catch (error) {
@@ -171,7 +171,7 @@ export function postgresRateLimitStore(db: PostgresDatabase, options: PostgresRa
   const cleanup = async (now: number): Promise<void> => {
     lastCleanup = now
     for (;;) {
-      const [row] = await database.query(sql.deleteExpired, [now, CLEANUP_BATCH])
+      const [row] = await database.query(sql.deleteExpired.text, sql.deleteExpired.values({ now, limit: CLEANUP_BATCH }))
       if (Number(row?.deleted ?? 0) < CLEANUP_BATCH) break
     }
   }
@@ -184,14 +184,17 @@ export function postgresRateLimitStore(db: PostgresDatabase, options: PostgresRa
     if (batch.length === 0) return
     const now = Math.max(...batch.map((failure) => failure.at))
     try {
-      const rows = await database.query(sql.recordFailures, [
-        batch.map((failure) => failure.key),
-        batch.map((failure) => failure.at),
-        batch.map((failure) => failure.limit),
-        batch.map((failure) => failure.windowMs),
-        now,
-        channel,
-      ])
+      const rows = await database.query(
+        sql.recordFailures.text,
+        sql.recordFailures.values({
+          keys: batch.map((failure) => failure.key),
+          instants: batch.map((failure) => failure.at),
+          limits: batch.map((failure) => failure.limit),
+          windows: batch.map((failure) => failure.windowMs),
+          now,
+          channel,
+        }),
+      )
       for (const row of rows) if (row.until !== null) announce(String(row.key), Number(row.until))
       if (now - lastCleanup >= CLEANUP_INTERVAL_MS) await cleanup(now)
     } catch (error) {

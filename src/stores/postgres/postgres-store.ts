@@ -1,4 +1,4 @@
-import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../core/entities'
+import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../core/passcode-records'
 import type { CompletePasscodeStore, CreateResult, CredentialMatch, GrantResult, Invalidation, UpdateResult } from '../../ports/passcode-store'
 import { toDatabase } from './database'
 import type { PostgresDatabase, Queryable, Row } from './database-interface'

@@ -1,4 +1,5 @@
-import type { AcceptedPasscodes, AccountPasscodeRecord, PasscodeMetadata, UserPasscodeRecord } from '../../core/entities'
+import type { AcceptedPasscodes, PasscodeMetadata } from '../../core/entities'
+import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../core/passcode-records'
 import type { RateLimitSetting, StoredCredits } from '../../core/limits'
 import type { NotificationKind } from '../../core/notifications'
 import type { LeakMark, StoredUsageCount, UsageCount, UsageEntry, UsageOutcome } from '../../ports/passcode-store'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { AccountPasscodeRecord } from '../../../src/core/entities'
+import type { AccountPasscodeRecord } from '../../../src/core/passcode-records'
 import { DAY_MS } from '../../../src/core/time'
 import { NOW, accountPasscode, type StoreFixture, audited } from './fixtures'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { AccountPasscodeRecord } from '../../../src/core/entities'
+import type { AccountPasscodeRecord } from '../../../src/core/passcode-records'
 import type { CredentialMatch, Invalidation, UsageEntry } from '../../../src/ports/passcode-store'
 import { NOW, accountPasscode, eventually, fakeHash, subscribeReady, userPasscode, type StoreFixture, audited } from './fixtures'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../../src/core/entities'
+import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../../src/core/passcode-records'
 import { NOW, accountPasscode, fakeHash, userPasscode, type StoreFixture, audited } from './fixtures'
 
 const ACCOUNTS = 80
