@@ -9,6 +9,7 @@ import type pg from 'pg'
 import type { AcceptedPasscodes } from '../src/core/entities'
 import type { AccountPasscodeRecord, UserPasscodeRecord } from '../src/core/passcode-records'
 import type { AccountPasscodePatch, LeakReport, NotificationClaim, PasscodeRotation } from '../src/ports/passcode-store'
+import { accountLock } from '../src/stores/postgres/account-lock'
 import { namedStatement, type NamedStatement } from '../src/stores/postgres/named-statement'
 import { accountPasscodeInput, userPasscodeInput } from '../src/stores/postgres/rows'
 import {
@@ -21,8 +22,8 @@ import {
   EDIT_INPUTS,
   editInput,
   GRANT_USER_INPUTS,
-  INSERT_ACCOUNT_INPUTS,
-  insertAccountPasscodeChange,
+  CREATE_ACCOUNT_INPUTS,
+  createAccountPasscodeChange,
   insertUserPasscodeChange,
   LEAK_INPUTS,
   LEAK_RESULTS,
@@ -47,6 +48,7 @@ const CHANNEL = 'bench_channel'
 export function writesAlone(pool: pg.Pool, schema: string) {
   const s = schema
   const sql = statements(s)
+  const holdAccount = accountLock(s)
   // Sent unnamed, as the store sent them: parsed and planned on each call.
   const edit = namedStatement(
     EDIT_INPUTS,
@@ -59,7 +61,7 @@ export function writesAlone(pool: pg.Pool, schema: string) {
       SELECT ${ACCOUNT_COLUMNS} FROM changed`,
   )
   const rotate = namedStatement(ROTATE_INPUTS, ($) => `WITH ${rotateChange(s, $)} SELECT ${ACCOUNT_COLUMNS} FROM changed`)
-  const insert = namedStatement(INSERT_ACCOUNT_INPUTS, ($) => `WITH ${insertAccountPasscodeChange(s, $)} SELECT ${ACCOUNT_COLUMNS} FROM changed`)
+  const insert = namedStatement(CREATE_ACCOUNT_INPUTS, ($) => `WITH ${createAccountPasscodeChange(s, $)} SELECT ${ACCOUNT_COLUMNS} FROM changed`)
   const remove = namedStatement(DELETE_INPUTS, ($) => `WITH ${deleteAccountPasscodeChange(s, $)} SELECT ${ACCOUNT_COLUMNS} FROM changed`)
   const grant = namedStatement(GRANT_USER_INPUTS, ($) => `WITH ${insertUserPasscodeChange(s, $)} SELECT ${USER_COLUMNS} FROM changed`)
   const regrant = namedStatement(GRANT_USER_INPUTS, ($) => `WITH ${replaceUserPasscodeChange(s, $)} SELECT ${USER_COLUMNS} FROM changed`)
@@ -100,11 +102,8 @@ export function writesAlone(pool: pg.Pool, schema: string) {
       ),
     create: (record: AccountPasscodeRecord, maxPerAccount: number) =>
       transaction(async (client) => {
-        await client.query(sql.ensureAccount, [record.accountId])
-        await client.query(sql.lockAccount, [record.accountId])
-        const { rows } = await client.query<{ total: string; same_name: string }>(sql.countAccountPasscodes, [record.accountId, record.nameKey])
-        if (Number(rows[0]?.same_name) > 0 || Number(rows[0]?.total) >= maxPerAccount) return { ok: false }
-        return { ok: (await run(client, insert, accountPasscodeInput(record))).length > 0 }
+        await holdAccount({ query: async (text, values) => (await client.query(text, values as unknown[])).rows }, record.accountId)
+        return { ok: (await run(client, insert, { ...accountPasscodeInput(record), maxPerAccount })).length > 0 }
       }),
     delete: (accountId: string, passcodeId: string) =>
       transaction((client) => run(client, remove, { accountId, passcodeId }), account(accountId, passcodeId)),

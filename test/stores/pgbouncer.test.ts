@@ -270,7 +270,7 @@ describe.skipIf(!availability.available)(title, () => {
         if (remove) await auth.passcodes.delete(admin, 'acc_1', passcode.id)
         else kept.push(passcode.id)
       }
-      const written = [audit.insertAccountPasscodeAndLock.text, audit.insertUserPasscodeAndLock.text, audit.deleteAndLock.text]
+      const written = [audit.createAccountPasscodeAndLock.text, audit.insertUserPasscodeAndLock.text, audit.deleteAndLock.text]
       const writes = (from = 0) => texts.slice(from).filter((text) => written.some((statement) => text.endsWith(statement)))
       // First use: named, on a new connection.
       await round(true)

@@ -1,6 +1,6 @@
 import { leakReportedEntry } from '../../core/audit-fields'
 import type { CompletePasscodeStore, LeakMark, LeakNoticeClaim } from '../../ports/passcode-store'
-import { compare, type MemoryState, userKey } from './memory-state'
+import { compare, emailClaims, type LeakMarkState, type MemoryState, userKey } from './memory-state'
 import type { MemoryAuditLog } from './memory-audit-log'
 
 /** The memory store's leak reports (SPEC §5.42): the response, the marks and their emails. */
@@ -9,6 +9,7 @@ export function memoryLeaks(
   audit: MemoryAuditLog,
 ): Pick<CompletePasscodeStore, 'reportLeak' | 'listLeakMarks' | 'claimLeakNotices' | 'completeLeakNotice' | 'releaseLeakNotice'> {
   const { passcodes, byHash, byAccount, users, notifications, leaks, publish, ownPasscode, openLeak } = state
+  const claimed = emailClaims<LeakMarkState>((state) => state.mark.notifiedAt === null)
   return {
     async reportLeak(report, entry) {
       const { accountId, kind, key, at } = report
@@ -77,30 +78,26 @@ export function memoryLeaks(
       const oldestFirst = [...leaks.values()].sort((a, b) => a.mark.reportedAt - b.mark.reportedAt || compare(a.mark.id, b.mark.id))
       for (const state of oldestFirst) {
         if (claims.length >= limit) break
-        if (state.mark.notifiedAt !== null || state.claimedUntil > now) continue
-        state.token = token
-        state.claimedUntil = now + leaseMs
+        if (!claimed.claimable(state, now)) continue
+        claimed.take(state, token, now, leaseMs)
         claims.push({ ...state.mark, token })
       }
       return claims
     },
 
     async completeLeakNotice(claim, sentAt, entry) {
-      const state = leaks.get(claim.id)
-      if (state?.token !== claim.token || state.mark.notifiedAt !== null) return false
-      const recorded = audit.prepare(entry)
-      state.mark = { ...state.mark, notifiedAt: sentAt }
-      state.token = null
-      recorded()
-      return true
+      return claimed.complete(
+        leaks.get(claim.id),
+        claim.token,
+        () => audit.prepare(entry),
+        (sent) => {
+          sent.mark = { ...sent.mark, notifiedAt: sentAt }
+        },
+      )
     },
 
     async releaseLeakNotice(claim) {
-      const state = leaks.get(claim.id)
-      if (state?.token === claim.token && state.mark.notifiedAt === null) {
-        state.token = null
-        state.claimedUntil = 0
-      }
+      claimed.release(leaks.get(claim.id), claim.token)
     },
   }
 }

@@ -1,6 +1,6 @@
 import { dueNotification } from '../../core/notifications'
 import type { ClaimRequest, CompletePasscodeStore, NotificationClaim } from '../../ports/passcode-store'
-import { notificationKey, type MemoryState } from './memory-state'
+import { emailClaims, notificationKey, type MemoryState, type NotificationState } from './memory-state'
 import type { MemoryAuditLog } from './memory-audit-log'
 
 /** The memory store's expiry emails: their claims, completions and releases. */
@@ -9,6 +9,7 @@ export function memoryNotifications(
   audit: MemoryAuditLog,
 ): Pick<CompletePasscodeStore, 'claimNotifications' | 'completeNotification' | 'releaseNotification'> {
   const { passcodes, notifications } = state
+  const claimed = emailClaims<NotificationState>((state) => state.sentAt === null)
   return {
     async claimNotifications(request: ClaimRequest): Promise<NotificationClaim[]> {
       const claims: NotificationClaim[] = []
@@ -19,9 +20,10 @@ export function memoryNotifications(
         if (kind === null) continue
         const expiresAt = record.expiresAt!
         const key = notificationKey(record.id, kind, expiresAt)
-        const state = notifications.get(key)
-        if (state !== undefined && (state.sentAt !== null || state.claimedUntil > request.now)) continue
-        notifications.set(key, { sentAt: null, token: request.token, claimedUntil: request.now + request.leaseMs })
+        const state = notifications.get(key) ?? { sentAt: null, token: null, claimedUntil: 0 }
+        if (!claimed.claimable(state, request.now)) continue
+        claimed.take(state, request.token, request.now, request.leaseMs)
+        notifications.set(key, state)
         claims.push({
           passcodeId: record.id,
           accountId: record.accountId,
@@ -37,18 +39,18 @@ export function memoryNotifications(
 
     async completeNotification(claim, sentAt, entry) {
       const state = notifications.get(notificationKey(claim.passcodeId, claim.kind, claim.expiresAt))
-      if (state?.token !== claim.token || state.sentAt !== null) return false
-      const recorded = audit.prepare(entry)
-      state.sentAt = sentAt
-      state.token = null
-      recorded()
-      return true
+      return claimed.complete(
+        state,
+        claim.token,
+        () => audit.prepare(entry),
+        (sent) => {
+          sent.sentAt = sentAt
+        },
+      )
     },
 
     async releaseNotification(claim) {
-      const key = notificationKey(claim.passcodeId, claim.kind, claim.expiresAt)
-      const state = notifications.get(key)
-      if (state?.token === claim.token && state.sentAt === null) notifications.delete(key)
+      claimed.release(notifications.get(notificationKey(claim.passcodeId, claim.kind, claim.expiresAt)), claim.token)
     },
   }
 }

@@ -1,6 +1,6 @@
 import { policyChangedEntry } from '../../core/audit-fields'
 import type { CompletePasscodeStore } from '../../ports/passcode-store'
-import { compare, type MemoryState } from './memory-state'
+import { compare, emailClaims, type MemoryState, type PolicyNoticeState } from './memory-state'
 import type { MemoryAuditLog } from './memory-audit-log'
 
 /** The memory store's accounts' policies (SPEC §5.52) and their emails. */
@@ -9,6 +9,7 @@ export function memoryPolicies(
   audit: MemoryAuditLog,
 ): Pick<CompletePasscodeStore, 'getAccountPolicy' | 'setAccountPolicy' | 'claimPolicyNotices' | 'completePolicyNotice' | 'releasePolicyNotice'> {
   const { policies, policyNotices } = state
+  const claimed = emailClaims<PolicyNoticeState>((state) => state.notice.notifiedAt === null)
   return {
     async getAccountPolicy(accountId) {
       const policy = policies.get(accountId)
@@ -36,32 +37,28 @@ export function memoryPolicies(
 
     async claimPolicyNotices({ now, leaseMs, limit, token }) {
       const oldestFirst = [...policyNotices.values()]
-        .filter((state) => state.notice.notifiedAt === null && state.claimedUntil <= now)
+        .filter((state) => claimed.claimable(state, now))
         .sort((a, b) => a.notice.setAt - b.notice.setAt || compare(a.notice.accountId, b.notice.accountId))
         .slice(0, limit)
       return oldestFirst.map((state) => {
-        state.token = token
-        state.claimedUntil = now + leaseMs
+        claimed.take(state, token, now, leaseMs)
         return { ...state.notice, token }
       })
     },
 
     async completePolicyNotice(claim, sentAt, entry) {
-      const state = policyNotices.get(claim.accountId)
-      if (state?.token !== claim.token || state.notice.notifiedAt !== null) return false
-      const recorded = audit.prepare(entry)
-      state.notice = { ...state.notice, notifiedAt: sentAt }
-      state.token = null
-      recorded()
-      return true
+      return claimed.complete(
+        policyNotices.get(claim.accountId),
+        claim.token,
+        () => audit.prepare(entry),
+        (sent) => {
+          sent.notice = { ...sent.notice, notifiedAt: sentAt }
+        },
+      )
     },
 
     async releasePolicyNotice(claim) {
-      const state = policyNotices.get(claim.accountId)
-      if (state?.token === claim.token && state.notice.notifiedAt === null) {
-        state.token = null
-        state.claimedUntil = 0
-      }
+      claimed.release(policyNotices.get(claim.accountId), claim.token)
     },
   }
 }

@@ -4,26 +4,70 @@ import type { AccountPolicy } from '../../core/policy'
 import type { PolicyNotice } from '../../ports/account-policy-part'
 import type { Invalidation, LeakMark, NotificationKind, StoredUsageCount } from '../../ports/passcode-store'
 
-/** A claimed or sent expiry email. */
-export interface NotificationState {
-  sentAt: number | null
+/** An email's claim: the token of the sender that holds it, and until when (0: free). */
+export interface EmailClaim {
   token: string | null
   claimedUntil: number
+}
+
+/** A claimed or sent expiry email. */
+export interface NotificationState extends EmailClaim {
+  sentAt: number | null
 }
 
 /** A stored leak mark with its state: open until an admin acts, its email's claim. */
-export interface LeakMarkState {
+export interface LeakMarkState extends EmailClaim {
   mark: LeakMark
   open: boolean
-  token: string | null
-  claimedUntil: number
 }
 
 /** An account's policy email (SPEC §5.52) with its claim. */
-export interface PolicyNoticeState {
+export interface PolicyNoticeState extends EmailClaim {
   notice: PolicyNotice
-  token: string | null
-  claimedUntil: number
+}
+
+/** What a claim's completion records: `prepare` reads the state before, the function it returns stores the record. */
+type Recording = () => () => void
+
+/**
+ * The claim, completion and release of one kind of email (expiry emails, leak
+ * notices, policy emails, webhook notices), whose state is `S`; `due(state)` says
+ * whether its email is still to be sent. A claim takes a due email whose lease has
+ * passed; only the claim's holder completes it (once: the email is then sent, the
+ * record stored) or releases it (it is free again at once).
+ *
+ * @example
+ * ```ts
+ * const claims = emailClaims<LeakMarkState>((state) => state.mark.notifiedAt === null)
+ * if (claims.claimable(state, now)) claims.take(state, token, now, leaseMs)
+ * claims.complete(state, token, () => audit.prepare(entry), (sent) => { sent.mark = { ...sent.mark, notifiedAt: at } })
+ * ```
+ */
+export function emailClaims<S extends EmailClaim>(due: (state: S) => boolean) {
+  return {
+    /** Due, and no other sender's lease holds it at `now`. */
+    claimable: (state: S, now: number): boolean => due(state) && state.claimedUntil <= now,
+    /** Claims it for `token` until `now + leaseMs`. */
+    take(state: S, token: string, now: number, leaseMs: number): void {
+      state.token = token
+      state.claimedUntil = now + leaseMs
+    },
+    /** Marks it sent (`markSent`) with its record when `token` holds its claim and it is still due; `false` otherwise. */
+    complete(state: S | undefined, token: string, record: Recording, markSent: (state: S) => void): boolean {
+      if (state?.token !== token || !due(state)) return false
+      const recorded = record()
+      markSent(state)
+      state.token = null
+      recorded()
+      return true
+    },
+    /** Frees it when `token` holds its claim and it is still due. */
+    release(state: S | undefined, token: string): void {
+      if (state?.token !== token || !due(state)) return
+      state.token = null
+      state.claimedUntil = 0
+    },
+  }
 }
 
 export const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)

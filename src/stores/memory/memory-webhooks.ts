@@ -1,14 +1,13 @@
 import type { AuditEntry, AuditRecord, AuditTarget } from '../../core/audit'
 import { webhookDisabledEntry, webhookEventsOf, type WebhookEvent, type WebhookSubject } from '../../core/webhook-events'
 import type { AuditAppend } from '../../ports/audit-log'
+import { emailClaims, type EmailClaim } from './memory-state'
 import type { WebhookDeliveryClaim, WebhookDeliveryRecord, WebhookEndpointRecord, WebhookNoticeClaim, WebhookStore } from '../../ports/webhook-store'
 
-/** A stored endpoint with its disabled-email's claim. */
-interface EndpointState {
+/** A stored endpoint with its disabled-email: due or not, and its claim. */
+interface EndpointState extends EmailClaim {
   record: WebhookEndpointRecord
   noticeDue: boolean
-  noticeToken: string | null
-  noticeClaimedUntil: number
 }
 
 /** A stored delivery with its event and its claim. */
@@ -103,6 +102,7 @@ export function memoryWebhooks(context: MemoryWebhooksContext): MemoryWebhooks {
   }
 
   const copy = (state: EndpointState): WebhookEndpointRecord => ({ ...state.record })
+  const notices = emailClaims<EndpointState>((state) => state.noticeDue)
 
   const webhooks: WebhookStore = {
     async createEndpoint(record, maxPerAccount, entry) {
@@ -110,7 +110,7 @@ export function memoryWebhooks(context: MemoryWebhooksContext): MemoryWebhooks {
       for (const state of endpoints.values()) if (state.record.accountId === record.accountId) count++
       if (count >= maxPerAccount) return null
       const recorded = context.prepare(entry)
-      const state: EndpointState = { record: { ...record }, noticeDue: false, noticeToken: null, noticeClaimedUntil: 0 }
+      const state: EndpointState = { record: { ...record }, noticeDue: false, token: null, claimedUntil: 0 }
       endpoints.set(record.id, state)
       recorded()
       return copy(state)
@@ -251,7 +251,7 @@ export function memoryWebhooks(context: MemoryWebhooksContext): MemoryWebhooks {
         const recorded = context.prepare({ entry: webhookDisabledEntry(state.record, lastAt), signer })
         state.record = { ...state.record, enabled: false, disabledReason: 'failing', updatedAt: lastAt }
         state.noticeDue = true
-        state.noticeClaimedUntil = 0
+        state.claimedUntil = 0
         recorded()
         disabled.push(copy(state))
       }
@@ -262,30 +262,26 @@ export function memoryWebhooks(context: MemoryWebhooksContext): MemoryWebhooks {
       const claims: WebhookNoticeClaim[] = []
       for (const state of endpoints.values()) {
         if (claims.length >= limit) break
-        if (!state.noticeDue || state.noticeClaimedUntil > now) continue
-        state.noticeToken = token
-        state.noticeClaimedUntil = now + leaseMs
+        if (!notices.claimable(state, now)) continue
+        notices.take(state, token, now, leaseMs)
         claims.push({ endpoint: copy(state), token })
       }
       return claims
     },
 
     async completeNotice(claim, _sentAt, entry) {
-      const state = endpoints.get(claim.endpoint.id)
-      if (state?.noticeToken !== claim.token || !state.noticeDue) return false
-      const recorded = context.prepare(entry)
-      state.noticeDue = false
-      state.noticeToken = null
-      recorded()
-      return true
+      return notices.complete(
+        endpoints.get(claim.endpoint.id),
+        claim.token,
+        () => context.prepare(entry),
+        (sent) => {
+          sent.noticeDue = false
+        },
+      )
     },
 
     async releaseNotice(claim) {
-      const state = endpoints.get(claim.endpoint.id)
-      if (state?.noticeToken === claim.token && state.noticeDue) {
-        state.noticeToken = null
-        state.noticeClaimedUntil = 0
-      }
+      notices.release(endpoints.get(claim.endpoint.id), claim.token)
     },
   }
 

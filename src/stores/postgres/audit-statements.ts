@@ -12,8 +12,8 @@ import {
   EDIT_INPUTS,
   type EditInputs,
   GRANT_USER_INPUTS,
-  INSERT_ACCOUNT_INPUTS,
-  insertAccountPasscodeChange,
+  CREATE_ACCOUNT_INPUTS,
+  createAccountPasscodeChange,
   LEAK_INPUTS,
   LEAK_NOTICE_SENT_INPUTS,
   LEAK_RESULTS,
@@ -108,8 +108,15 @@ export function auditStatements(s: string) {
     appendAndNotify: appendStatement(s, true),
 
     // Each change whose record the service made whole, then the head lock.
-    insertAccountPasscodeAndLock: namedStatement(INSERT_ACCOUNT_INPUTS, ($) =>
-      lockingHead(s, { change: insertAccountPasscodeChange(s, $), account: $.accountId, gate: 'changed', result: ACCOUNT_COLUMNS }),
+    // A create answers its counts also when it inserted nothing (`same_name`, `total`: why not).
+    createAccountPasscodeAndLock: namedStatement(CREATE_ACCOUNT_INPUTS, ($) =>
+      lockingHead(s, {
+        change: createAccountPasscodeChange(s, $),
+        account: $.accountId,
+        gate: 'changed',
+        result: `counts.total, counts.same_name, ${ACCOUNT_COLUMNS}`,
+        from: 'counts LEFT JOIN changed ON true',
+      }),
     ),
     insertUserPasscodeAndLock: namedStatement(GRANT_USER_INPUTS, ($) =>
       lockingHead(s, { change: insertUserPasscodeChange(s, $), account: $.accountId, gate: 'changed', result: USER_COLUMNS }),
@@ -325,11 +332,15 @@ function appendingAt<I extends Inputs>(
  * A change's CTEs (`change`), then the lock of its account's chain head row (`account`:
  * a named statement's placeholder), taken only once the change's CTE
  * `gate` returned a row: after every lock the change takes, so audited writes always
- * lock the head last. Its rows are `result` of `gate` with `audit_head_sequence` and
- * `audit_head_hash` (both `NULL` when the account has no head row yet); no row: no
- * change, nothing locked, nothing to record.
+ * lock the head last. Its rows are `result` of `gate` (or of `from`, which may join
+ * `gate` to the change's other CTEs) with `audit_head_sequence` and `audit_head_hash`
+ * (both `NULL` when the account has no head row yet or `gate` has no row); no row in
+ * `gate`: no change, nothing locked, nothing to record.
  */
-function lockingHead(s: string, { change, account, gate, result }: { change: string; account: string; gate: string; result: string }): string {
+function lockingHead(
+  s: string,
+  { change, account, gate, result, from = gate }: { change: string; account: string; gate: string; result: string; from?: string },
+): string {
   return `
       WITH ${change}, audit_head AS (
         SELECT sequence, hash FROM ${s}.audit_heads
@@ -337,7 +348,7 @@ function lockingHead(s: string, { change, account, gate, result }: { change: str
         FOR UPDATE
       )
       SELECT ${result}, (SELECT sequence FROM audit_head) AS audit_head_sequence, (SELECT hash FROM audit_head) AS audit_head_hash
-      FROM ${gate}`
+      FROM ${from}`
 }
 
 /** The columns an edit's record reads before it (prior_*), as core/audit-fields.ts's EDITED_FIELDS need them. */

@@ -12,7 +12,7 @@ const NOTICE_COLUMNS = `account_id, ${POLICY_COLUMNS}, count, set_at, notified_a
 export function policyStatements(s: string) {
   return {
     getPolicy: `SELECT ${POLICY_COLUMNS} FROM ${s}.account_policies WHERE account_id = $1::text`,
-    // The policy as the change found it, under the account's row lock (lockAccount).
+    // The policy as the change found it, under the account's row lock (account-lock.ts).
     priorPolicy: `SELECT ${POLICY_COLUMNS} FROM ${s}.account_policies WHERE account_id = $1::text FOR UPDATE`,
     putPolicy: `
       INSERT INTO ${s}.account_policies (account_id, ${POLICY_COLUMNS}) VALUES ($1::text, $2::integer, $3::boolean, $4::boolean)

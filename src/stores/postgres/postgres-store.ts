@@ -1,6 +1,7 @@
 import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../core/passcode-records'
 import type { CompletePasscodeStore, CreateResult, CredentialMatch, GrantResult, Invalidation, UpdateResult } from '../../ports/passcode-store'
 import { toDatabase } from './database'
+import { accountLock } from './account-lock'
 import type { PostgresDatabase, Queryable, Row } from './database-interface'
 import { invalidationHub } from './invalidations'
 import { EDITED_COLUMNS } from './audit-statements'
@@ -109,6 +110,7 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
   const policySql = policyStatements(schema)
   const hub = invalidationHub(database, channel, listen, { connectionString: listenConnectionString, proofIntervalMs })
   const audit = postgresAuditLog(database, schema)
+  const holdAccount = accountLock(schema)
 
   // Every write has its audit record (SPEC §5.40), part of the write's transaction with
   // its NOTIFY: PostgreSQL delivers the NOTIFY on commit only, and the record commits
@@ -150,16 +152,16 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     async createAccountPasscode(record, maxPerAccount, entry): Promise<CreateResult> {
       try {
         return await database.transaction(async (tx) => {
-          await tx.query(sql.ensureAccount, [record.accountId])
-          await tx.query(sql.lockAccount, [record.accountId])
-          const [counts] = await tx.query(sql.countAccountPasscodes, [record.accountId, record.nameKey])
-          if (Number(counts?.same_name) > 0) return { ok: false, reason: 'duplicate_name' } as const
-          if (Number(counts?.total) >= maxPerAccount) return { ok: false, reason: 'cap_reached' } as const
-          // The insert locks the chain head after it, and the record follows.
-          const insert = audit.sql.insertAccountPasscodeAndLock
-          const [row] = await run(tx)(insert.text, insert.values(accountPasscodeInput(record)))
-          await audit.appendLocked(tx, row!, entry.entry, entry.signer)
-          return { ok: true, record: toAccountPasscode(row!) } as const
+          // Creates of one account take turns on its row (account-lock.ts); then one
+          // statement counts, inserts when the name is free and the cap not reached,
+          // and locks the chain head after it; the record follows.
+          await holdAccount(tx, record.accountId)
+          const create = audit.sql.createAccountPasscodeAndLock
+          const [row] = await run(tx)(create.text, create.values({ ...accountPasscodeInput(record), maxPerAccount }))
+          if (Number(row?.same_name) > 0) return { ok: false, reason: 'duplicate_name' } as const
+          if (row?.id === null || row?.id === undefined) return { ok: false, reason: 'cap_reached' } as const
+          await audit.appendLocked(tx, row, entry.entry, entry.signer)
+          return { ok: true, record: toAccountPasscode(row) } as const
         })
       } catch (error) {
         // A concurrent rename took the name after the check: the unique index decides.
@@ -427,8 +429,7 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
 
     setAccountPolicy(accountId, policy, notice, entry) {
       return write(entry, async (tx) => {
-        await tx.query(sql.ensureAccount, [accountId])
-        await tx.query(sql.lockAccount, [accountId])
+        await holdAccount(tx, accountId)
         const prior = one(await tx.query(policySql.priorPolicy, [accountId]))
         const before = prior === null ? null : toPolicy(prior)
         if (policy === null) await tx.query(policySql.deletePolicy, [accountId])

@@ -260,13 +260,25 @@ export const deleteAccountPasscodeChange = (s: string, $: Placeholders<typeof DE
         RETURNING 1
       )`
 
+/** A create's inputs: the passcode's ({@link INSERT_ACCOUNT_INPUTS}) and the account's cap. */
+export const CREATE_ACCOUNT_INPUTS = { ...INSERT_ACCOUNT_INPUTS, maxPerAccount: sqlType.integer } as const
+
 /**
- * An account passcode's insert as a CTE `changed` (the placeholders of
- * {@link INSERT_ACCOUNT_INPUTS}), returning the row.
+ * An account passcode's create as CTEs (the placeholders of {@link CREATE_ACCOUNT_INPUTS}):
+ * `counts` reads the account's passcodes (`total`) and those of the same name key
+ * (`same_name`); `changed` inserts the row only when no passcode has its name and the
+ * account is below its cap, returning the row. Exact only under the account's row lock
+ * taken by an earlier statement (account-lock.ts): a statement's snapshot is taken when
+ * it starts, so a count in the statement that waited for the lock would miss the
+ * creates committed while it waited.
  */
-export const insertAccountPasscodeChange = (s: string, $: Placeholders<typeof INSERT_ACCOUNT_INPUTS>): string => `changed AS (
+export const createAccountPasscodeChange = (s: string, $: Placeholders<typeof CREATE_ACCOUNT_INPUTS>): string => `counts AS (
+      SELECT count(*) AS total, count(*) FILTER (WHERE name_key = ${$.nameKey}) AS same_name
+      FROM ${s}.account_passcodes WHERE account_id = ${$.accountId}
+      ), changed AS (
       INSERT INTO ${s}.account_passcodes (${columnsOf(ACCOUNT_INSERT)})
-      VALUES (${valuesOf(ACCOUNT_INSERT, $)})
+      SELECT ${valuesOf(ACCOUNT_INSERT, $)} FROM counts
+      WHERE counts.same_name = 0 AND counts.total < ${$.maxPerAccount}
       RETURNING ${ACCOUNT_COLUMNS}
       )`
 
@@ -527,10 +539,6 @@ export function statements(s: string) {
     callFindCredentialsByHashes: `SELECT t.n, ${s}.find_credential_by_hash(t.k) AS json FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n)`,
 
     ensureAccount: `INSERT INTO ${s}.accounts (account_id) VALUES ($1::text) ON CONFLICT (account_id) DO NOTHING`,
-    lockAccount: `SELECT account_id FROM ${s}.accounts WHERE account_id = $1::text FOR UPDATE`,
-    countAccountPasscodes: `
-      SELECT count(*) AS total, count(*) FILTER (WHERE name_key = $2::text) AS same_name
-      FROM ${s}.account_passcodes WHERE account_id = $1::text`,
     // One statement for a whole batch, over both tables; a row is written only when the
     // batch's instant is later than the stored one, and a deleted passcode matches no row.
     recordUsage: `

@@ -11,9 +11,7 @@ const DELIVERY_COLUMNS =
 export function webhookStatements(s: string) {
   return {
     endpointColumns: ENDPOINT_COLUMNS,
-    // The account row serialises an account's creates, so the per-account maximum holds under concurrency.
-    ensureAccount: `INSERT INTO ${s}.accounts (account_id) VALUES ($1::text) ON CONFLICT (account_id) DO NOTHING`,
-    lockAccount: `SELECT 1 FROM ${s}.accounts WHERE account_id = $1::text FOR UPDATE`,
+    // Under the account's row lock (account-lock.ts), which serialises an account's creates, so the per-account maximum holds under concurrency.
     createEndpoint: `
       INSERT INTO ${s}.webhook_endpoints (${ENDPOINT_COLUMNS})
       SELECT $1::text, $2::text, $3::text, $4::text[], $5::text, $6::boolean, $7::text, $8::text, $9::text, $10::bigint, $11::bigint, $12::bigint, $13::bigint

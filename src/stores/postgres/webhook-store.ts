@@ -4,6 +4,7 @@ import type { Database, Queryable, Row } from './database-interface'
 import type { AuditAppend } from '../../ports/audit-log'
 import type { PostgresAuditLog } from './postgres-audit-log'
 import { webhookStatements } from './webhook-statements'
+import { accountLock } from './account-lock'
 
 const num = (value: unknown): number => Number(value)
 const optionalNum = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value))
@@ -89,6 +90,7 @@ export async function enqueueWebhookEvent(tx: Queryable, schema: string, account
  */
 export function postgresWebhooks(database: Database, schema: string, audit: PostgresAuditLog): WebhookStore {
   const sql = webhookStatements(schema)
+  const holdAccount = accountLock(schema)
   const run = database.prepared ?? database.query
 
   /** A write and its audit record in one transaction; the record only when the write returned a row. */
@@ -102,10 +104,7 @@ export function postgresWebhooks(database: Database, schema: string, audit: Post
 
   return {
     createEndpoint: (record, maxPerAccount, entry) =>
-      writeWith(sql.createEndpoint, [...endpointParams(record), maxPerAccount], entry, async (tx) => {
-        await tx.query(sql.ensureAccount, [record.accountId])
-        await tx.query(sql.lockAccount, [record.accountId])
-      }),
+      writeWith(sql.createEndpoint, [...endpointParams(record), maxPerAccount], entry, (tx) => holdAccount(tx, record.accountId)),
 
     updateEndpoint: (accountId, endpointId, patch, entry) =>
       writeWith(
