@@ -10,6 +10,34 @@ async function threeInstances(fixture: StoreFixture): Promise<PasscodeStore[]> {
   return [fixture.store, await fixture.peer(), await fixture.peer()]
 }
 
+/**
+ * At most this many calls of one instance in flight: a pg Pool's size (10 connections),
+ * so the database sees the same 30 concurrent transactions as 300 calls at once would
+ * give it, while the calls waiting for a connection wait here rather than in the pool.
+ * A pool's statement deadline (5 s) counts from the ask for a connection, so 300 calls
+ * queued in 3 pools would have to finish within 5 s of the first, which a loaded
+ * machine (40 ms a create at load 10) does not give them.
+ */
+const IN_FLIGHT_PER_INSTANCE = 10
+
+/** `calls` run on three instances (call i on instance i % 3), each instance keeping {@link IN_FLIGHT_PER_INSTANCE} in flight; results in call order. */
+async function onThree<T>(stores: readonly PasscodeStore[], calls: number, call: (store: PasscodeStore, i: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = new Array<T>(calls)
+  const lanes = stores.map(async (store, instance) => {
+    const mine = Array.from({ length: calls }, (_, i) => i).filter((i) => i % stores.length === instance)
+    let next = 0
+    const worker = async () => {
+      while (next < mine.length) {
+        const i = mine[next++]!
+        results[i] = await call(store, i)
+      }
+    }
+    await Promise.all(Array.from({ length: IN_FLIGHT_PER_INSTANCE }, worker))
+  })
+  await Promise.all(lanes)
+  return results
+}
+
 function tally(results: readonly CreateResult[]): Record<string, number> {
   const counts: Record<string, number> = {}
   for (const result of results) {
@@ -24,10 +52,8 @@ export function concurrencyCases(fixture: () => StoreFixture): void {
   describe('concurrency', () => {
     it(`keeps exactly ${CAP} passcodes under ${CREATES} concurrent creates spread across 3 instances`, async () => {
       const stores = await threeInstances(fixture())
-      const results = await Promise.all(
-        Array.from({ length: CREATES }, (_, i) =>
-          stores[i % 3]!.createAccountPasscode(accountPasscode({ name: `Concurrent ${i}` }), CAP, audited('acc_1', 'passcode.created')),
-        ),
+      const results = await onThree(stores, CREATES, (store, i) =>
+        store.createAccountPasscode(accountPasscode({ name: `Concurrent ${i}` }), CAP, audited('acc_1', 'passcode.created')),
       )
       expect(tally(results)).toEqual({ ok: CAP, cap_reached: CREATES - CAP })
       expect(await stores[1]!.listAccountPasscodes('acc_1')).toHaveLength(CAP)
@@ -37,13 +63,11 @@ export function concurrencyCases(fixture: () => StoreFixture): void {
       const stores = await threeInstances(fixture())
       const spellings = (i: number) => [`Name ${i}`, `NAME ${i}`, ` name ${i} `, `nAmE ${i}`, `Name ${i}  `, `name ${i}`]
       const attempts = Array.from({ length: 50 }, (_, i) => spellings(i)).flat()
-      const results = await Promise.all(
-        attempts.map((name, i) =>
-          stores[i % 3]!.createAccountPasscode(
-            accountPasscode({ name, nameKey: name.trim().toLowerCase() }),
-            CAP,
-            audited('acc_1', 'passcode.created'),
-          ),
+      const results = await onThree(stores, attempts.length, (store, i) =>
+        store.createAccountPasscode(
+          accountPasscode({ name: attempts[i]!, nameKey: attempts[i]!.trim().toLowerCase() }),
+          CAP,
+          audited('acc_1', 'passcode.created'),
         ),
       )
       expect(tally(results)).toEqual({ ok: 50, duplicate_name: CREATES - 50 })
@@ -55,16 +79,10 @@ export function concurrencyCases(fixture: () => StoreFixture): void {
 
     it(`holds the cap and the names together: ${CREATES} creates of 150 names, each name twice`, async () => {
       const stores = await threeInstances(fixture())
-      const results = await Promise.all(
-        Array.from({ length: CREATES }, (_, i) => {
-          const name = i % 2 === 0 ? `Pair ${i >> 1}` : `PAIR ${i >> 1}`
-          return stores[i % 3]!.createAccountPasscode(
-            accountPasscode({ name, nameKey: name.toLowerCase() }),
-            CAP,
-            audited('acc_1', 'passcode.created'),
-          )
-        }),
-      )
+      const results = await onThree(stores, CREATES, (store, i) => {
+        const name = i % 2 === 0 ? `Pair ${i >> 1}` : `PAIR ${i >> 1}`
+        return store.createAccountPasscode(accountPasscode({ name, nameKey: name.toLowerCase() }), CAP, audited('acc_1', 'passcode.created'))
+      })
       const counts = tally(results)
       expect(counts.ok).toBe(CAP)
       expect((counts.cap_reached ?? 0) + (counts.duplicate_name ?? 0)).toBe(CREATES - CAP)
