@@ -31,6 +31,7 @@ export const nodeIndependentTests = [
   'test/package/tarball.test.ts',
   'test/package/doc-blocks.test.ts',
   'test/package/connect-client.test.ts',
+  'test/package/published-links.test.ts',
 ]
 
 /**

@@ -9,7 +9,7 @@ import { buildOnce } from './build-once'
 /**
  * The packages as `npm publish` would upload them, made the way a new contributor makes
  * them: the repository's files (tracked, plus new ones not ignored, so uncommitted work
- * is included; the tests and benchmarks left out, see {@link NEITHER_SHIPPED_NOR_BUILT}) are copied into a scratch folder with no `dist/`, beside the
+ * is included; the tests, benchmarks and the tools' own files left out, see {@link NEITHER_SHIPPED_NOR_BUILT}) are copied into a scratch folder with no `dist/`, beside the
  * repository's `node_modules` (the state right after `npm ci`), and `npm pack` runs
  * there, for the library and for the partner client's workspace
  * (packages/connect-client), so each build must come from its `prepack` script. The
@@ -63,20 +63,27 @@ export function cleanNpmEnvironment(extra: Record<string, string> = {}): NodeJS.
 }
 
 /**
- * Folders of the repository that neither package ships (no entry of either "files"
- * names them) and no build reads (`npm run build`, the client's tsup command): the
- * tests and the benchmarks. They are left out of the copy that is packed, and so of
- * its fingerprint: editing a test reuses the tarballs of the same sources instead of
- * building both packages again.
+ * Folders (ending in `/`) and files of the repository that neither package ships (no
+ * entry of either "files" names them) and no build reads (`npm run build`: tsc with
+ * tsconfig.build.json, then tsup with tsup.config.ts; the client's tsup command): the
+ * tests and the benchmarks, the test runner's and the linter's settings, the CI script,
+ * the pending changesets and the API reports. They are left out of the copy that is
+ * packed, and so of its fingerprint: editing a test, a changeset or the suite's settings
+ * reuses the tarballs of the same sources instead of building both packages again
+ * (about 45 CPU-s).
  */
-const NEITHER_SHIPPED_NOR_BUILT = ['test/', 'bench/']
+const NEITHER_SHIPPED_NOR_BUILT = ['test/', 'bench/', '.changeset/', '.ci/', 'api-reports/', 'vitest.config.ts', 'eslint.config.mjs']
+
+/** Whether `file` (a path in the repository, or an entry of "files") is one of {@link NEITHER_SHIPPED_NOR_BUILT} or inside one. */
+const neitherShippedNorBuilt = (file: string): boolean =>
+  NEITHER_SHIPPED_NOR_BUILT.some((entry) => (entry.endsWith('/') ? `${file}/`.startsWith(entry) : file === entry))
 
 /** Files a fresh clone of the working tree would hold (deleted ones left out), but for {@link NEITHER_SHIPPED_NOR_BUILT}. */
 async function workingTreeFiles(): Promise<string[]> {
   const manifests = ['package.json', `${CLIENT_WORKSPACE}/package.json`]
   for (const manifest of manifests) {
     const { files = [] } = JSON.parse(readFileSync(path.join(repositoryRoot, manifest), 'utf8')) as { files?: string[] }
-    const shipped = files.filter((entry) => NEITHER_SHIPPED_NOR_BUILT.some((folder) => `${entry.replace(/^\.\//, '')}/`.startsWith(folder)))
+    const shipped = files.filter((entry) => neitherShippedNorBuilt(entry.replace(/^\.\//, '').replace(/\/$/, '')))
     if (shipped.length > 0) throw new Error(`${manifest} ships ${shipped.join(', ')}: take it out of NEITHER_SHIPPED_NOR_BUILT`)
   }
   const { stdout } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
@@ -85,7 +92,7 @@ async function workingTreeFiles(): Promise<string[]> {
   })
   return stdout
     .split('\0')
-    .filter((file) => file !== '' && !NEITHER_SHIPPED_NOR_BUILT.some((folder) => file.startsWith(folder)))
+    .filter((file) => file !== '' && !neitherShippedNorBuilt(file))
     .filter((file) => existsSync(path.join(repositoryRoot, file)))
     .sort()
 }

@@ -1,26 +1,18 @@
-import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { packedPackages, repositoryRoot } from '../helpers/packed-tarball'
 
 /**
  * What a newcomer reads on npm: the README and the guides it links ship in the
  * tarball, and every relative link of a shipped Markdown file (`[text](target)`,
  * `<img src>`) points at a file the tarball holds, so no link is dead on npm or in an
- * installed package. Read from `npm pack --dry-run` (no build: only the file list).
+ * installed package. Read from the packed tarball's file list (test/helpers/packed-tarball.ts):
+ * the one the package tests share, made once per run, so no `npm pack --dry-run` of its own
+ * (about 3 CPU-s of npm reading the tree again).
  */
 
-const root = path.resolve(import.meta.dirname, '../..')
-
-function packedFiles(): Set<string> {
-  const output = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-    cwd: root,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'ignore'],
-  })
-  const [pack] = JSON.parse(output) as [{ files: { path: string }[] }]
-  return new Set(pack.files.map((file) => file.path))
-}
+const root = repositoryRoot
 
 /** The relative link targets of a Markdown file, without their anchors. */
 function relativeLinks(markdown: string): string[] {
@@ -29,7 +21,12 @@ function relativeLinks(markdown: string): string[] {
 }
 
 describe('the npm package', () => {
-  const files = packedFiles()
+  let files: Set<string>
+
+  beforeAll(async () => {
+    const { library } = await packedPackages()
+    files = new Set(library.entries.map((entry) => entry.path))
+  }, 900_000)
 
   it('ships the guides, their images and the examples the README links', () => {
     for (const file of ['README.md', 'LICENSE', 'docs/cli.md', 'docs/openapi.json', 'docs/images/dashboard-passcodes.png', 'examples/README.md'])

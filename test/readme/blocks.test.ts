@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cleanEnv, cliProcess, migratedDataFolder, root, serve, type RunningServer } from '../helpers/cli-command'
+import { cleanEnv, cli, migratedDataFolder, root, serveInProcess, type ServeUnderTest } from '../cli/cli-process'
 import { codeBlocks, QUICK_STARTS } from '../docs/markdown-blocks'
 
 /**
@@ -64,11 +64,13 @@ describe('README.md code blocks', () => {
 
 describe('README.md "npm run cli" lines, while the server runs', () => {
   let folder: { dir: string; remove(): void }
-  let server: RunningServer
+  let server: ServeUnderTest
 
   beforeAll(async () => {
     folder = await migratedDataFolder()
-    server = await serve(folder.dir, ['--quiet'])
+    // In this process: the lines below reach it through its socket in the data folder, as
+    // from another process (the first line is one: npm and tsx), so no Node process of its own.
+    server = await serveInProcess(folder.dir, ['--quiet'])
   }, 120_000)
 
   afterAll(async () => {
@@ -84,13 +86,15 @@ describe('README.md "npm run cli" lines, while the server runs', () => {
     const result = await shell(first!)
     expect(result.code, `${first}\n${result.output}`).toBe(0)
     // The others, parsed by the same shell (an `npm` function in place of npm prints the
-    // words it gets), run as the command that script runs, bundled (cli-process.ts): npm
-    // and tsx would cost each line over a second of CPU more.
+    // words it gets), run as the command that script runs (src/cli/index.ts), in this
+    // process (test/cli/cli-process.ts): a process per line, or npm and tsx, would cost
+    // each line a second of CPU or more, where the command only hands its words to the
+    // server.
     expect(packageJson.scripts.cli).toBe('node --import tsx src/cli/index.ts')
     for (const line of others) {
       const words = (await shell(`npm() { printf '%s\\0' "$@"; }\n${line}`)).output.split('\0').slice(0, -1)
       expect(words.slice(0, 3), line).toEqual(['run', 'cli', '--'])
-      const run = await cliProcess(words.slice(3), { dataDir: folder.dir })
+      const run = await cli(words.slice(3), { dataDir: folder.dir })
       expect(run.code, `${line}\n${run.stdout}${run.stderr}`).toBe(0)
     }
     expect(server.stdout()).toContain('passcode-auth serve: listening on')
