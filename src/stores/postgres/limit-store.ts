@@ -8,7 +8,7 @@ import { namedStatement, sqlType } from './named-statement'
 const NOTICE_INPUTS = { id: sqlType.text, token: sqlType.text }
 
 /** The statements of limits and credits (SPEC §5.50) for one schema: the functions of limit-schema.ts, and the notices' claims. */
-function limitStatements(s: string) {
+export function limitStatements(s: string) {
   // A credential's balance as of `now` (core/limit-counters.ts, currentCredits): the counter's,
   // unless the setting is newer than it (its balance, or the refill amount once an interval
   // after it began) or a refill interval began since.

@@ -52,7 +52,7 @@ const CHANGE_INPUTS = { ...NAME_INPUT, channel: sqlType.text, payload: sqlType.t
  * The partners' statements for one schema. A change and its NOTIFY are one statement:
  * PostgreSQL delivers the NOTIFY on commit, and only when a row changed.
  */
-function partnerStatements(schema: string) {
+export function partnerStatements(schema: string) {
   const announced = (change: ($: Placeholders<typeof CHANGE_INPUTS>) => string) =>
     namedStatement(CHANGE_INPUTS, ($) => `WITH changed AS (${change($)}) SELECT pg_notify(${$.channel}, ${$.payload}) FROM changed`)
   return {
