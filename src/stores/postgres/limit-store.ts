@@ -1,7 +1,7 @@
 import type { CreditNoticeClaim, LimitsLease, LimitsPart } from '../../ports/limits-part'
 import type { Database, Row } from './database-interface'
 import type { PostgresAuditLog } from './postgres-audit-log'
-import { CLAIM_INPUTS } from './claim-inputs'
+import { claimDue } from './claim-statement'
 import { namedStatement, sqlType } from './named-statement'
 
 /** A credit notice's claim. */
@@ -64,20 +64,13 @@ export function limitStatements(s: string) {
       ) AS x
       LEFT JOIN ${s}.limit_counters c ON c.account_id = ${$.accountId} AND c.kind = x.kind AND c.key = x.key`,
     ),
-    claim: namedStatement(
-      CLAIM_INPUTS,
-      ($) => `
-      WITH due AS (
-        SELECT id FROM ${s}.credit_notices
-        WHERE notified_at IS NULL AND claimed_until <= ${$.now}
-        ORDER BY at, id
-        LIMIT ${$.limit}
-        FOR UPDATE SKIP LOCKED
-      )
-      UPDATE ${s}.credit_notices n SET token = ${$.token}, claimed_until = ${$.now} + ${$.leaseMs}
-      FROM due WHERE n.id = due.id
-      RETURNING n.id, n.account_id, n.kind, n.key, n.type, n.at, n.balance, n.full_amount, n.next_refill_at, n.name, n.hint`,
-    ),
+    claim: claimDue({
+      table: `${s}.credit_notices`,
+      key: 'id',
+      due: 'notified_at IS NULL',
+      orderBy: 'at, id',
+      returning: 'n.id, n.account_id, n.kind, n.key, n.type, n.at, n.balance, n.full_amount, n.next_refill_at, n.name, n.hint',
+    }),
     complete: namedStatement(
       { ...NOTICE_INPUTS, sentAt: sqlType.bigint },
       ($) => `

@@ -1,7 +1,7 @@
 import type { AccountPolicy } from '../../core/policy'
 import type { PolicyNoticeClaim } from '../../ports/account-policy-part'
 import type { Row } from './database-interface'
-import { CLAIM_INPUTS } from './claim-inputs'
+import { claimDue } from './claim-statement'
 import { namedStatement, orNull, sqlType } from './named-statement'
 
 const POLICY_COLUMNS = 'max_lifetime_days, require_expiry, require_description'
@@ -57,20 +57,13 @@ export function policyStatements(s: string) {
       ACCOUNT_INPUT,
       ($) => `DELETE FROM ${s}.policy_notices WHERE account_id = ${$.accountId} AND notified_at IS NULL`,
     ),
-    claimNotices: namedStatement(
-      CLAIM_INPUTS,
-      ($) => `
-      WITH due AS (
-        SELECT account_id FROM ${s}.policy_notices
-        WHERE notified_at IS NULL AND claimed_until <= ${$.now}
-        ORDER BY set_at, account_id
-        LIMIT ${$.limit}
-        FOR UPDATE SKIP LOCKED
-      )
-      UPDATE ${s}.policy_notices n SET token = ${$.token}, claimed_until = ${$.now} + ${$.leaseMs}
-      FROM due WHERE n.account_id = due.account_id
-      RETURNING ${NOTICE_COLUMNS.replace(/(^|, )/g, '$1n.')}`,
-    ),
+    claimNotices: claimDue({
+      table: `${s}.policy_notices`,
+      key: 'account_id',
+      due: 'notified_at IS NULL',
+      orderBy: 'set_at, account_id',
+      returning: NOTICE_COLUMNS.replace(/(^|, )/g, '$1n.'),
+    }),
     completeNotice: namedStatement(
       { ...NOTICE_INPUTS, sentAt: sqlType.bigint },
       ($) => `

@@ -1,4 +1,4 @@
-import { CLAIM_INPUTS } from './claim-inputs'
+import { CLAIM_INPUTS, claimDue } from './claim-statement'
 import { namedStatement, orNull, orNullItems, sqlType } from './named-statement'
 
 const ENDPOINT_COLUMNS =
@@ -216,21 +216,18 @@ export function webhookStatements(s: string) {
       SELECT * FROM changed c
       WHERE c.was_enabled AND NOT c.enabled`,
     ),
-    claimNotices: namedStatement(
-      CLAIM_INPUTS,
-      ($) => `
-      WITH due AS (
-        SELECT id FROM ${s}.webhook_endpoints
-        WHERE notice_due AND notice_claimed_until <= ${$.now}
-        ORDER BY id LIMIT ${$.limit}
-        FOR UPDATE SKIP LOCKED
-      )
-      UPDATE ${s}.webhook_endpoints e SET notice_token = ${$.token}, notice_claimed_until = ${$.now} + ${$.leaseMs}
-      FROM due WHERE e.id = due.id
-      RETURNING ${ENDPOINT_COLUMNS.split(', ')
-        .map((column) => `e.${column}`)
-        .join(', ')}`,
-    ),
+    // A disabled endpoint's email to its admins.
+    claimNotices: claimDue({
+      table: `${s}.webhook_endpoints`,
+      key: 'id',
+      due: 'notice_due',
+      orderBy: 'id',
+      token: 'notice_token',
+      claimedUntil: 'notice_claimed_until',
+      returning: ENDPOINT_COLUMNS.split(', ')
+        .map((column) => `n.${column}`)
+        .join(', '),
+    }),
     completeNotice: namedStatement(
       NOTICE_INPUTS,
       ($) => `
