@@ -29,7 +29,15 @@ export type { ConnectInput, ConnectResult } from './service/connect/connect'
 export type { CredentialReader } from './service/verify/read-headers'
 export type { Credentials, HeaderSource, HeaderValue } from './protocol/credentials'
 export type { AuditEvent, AuditEventType, EventBase, ManagementEventBase } from './service/events'
-export type { CreatePasscodeInput, GrantUserPasscodeInput, ListPasscodesOptions, RotatePasscodeInput, UpdatePasscodeInput } from './service/input'
+export type {
+  AccountPasscodeFieldsInput,
+  CreatePasscodeInput,
+  GrantUserPasscodeInput,
+  ListPasscodesOptions,
+  PasscodeLimitsInput,
+  RotatePasscodeInput,
+  UpdatePasscodeInput,
+} from './service/input'
 export type { PasscodesApi } from './service/passcodes/passcodes'
 export type { PasscodeUsage, UsageDay } from './service/views'
 export type { UserPasscodesApi } from './service/user-passcodes/user-passcodes'
@@ -93,7 +101,7 @@ export type { NotificationKind } from './core/notifications'
 export { MAX_ACCOUNT_PASSCODES, MAX_NAME_LENGTH, passcodeNameKey } from './core/rules'
 export type { AcceptedPasscodes, AccountPasscodeExpiry, Actor, Principal, UserPasscodeValidity } from './core/entities'
 export type { AccountPasscodeRecord, UserPasscodeRecord } from './core/passcode-records'
-export type { PasscodeLeak, PasscodeView, UserPasscodeView } from './core/passcode-views'
+export type { PasscodeLeak, PasscodeLimitsView, PasscodeUseView, PasscodeView, UserPasscodeView } from './core/passcode-views'
 export {
   AlreadyGrantedError,
   CapReachedError,

@@ -4,8 +4,55 @@ import type { PasscodeStatus } from './status'
 
 // The passcodes as management operations return them.
 
+/**
+ * How a passcode, account or user, was last used (SPEC §5.27, §5.46).
+ *
+ * @example
+ * ```ts
+ * const stale = (await auth.passcodes.list(actor, 'acc_1')).filter((view: PasscodeUseView) => view.unused)
+ * ```
+ */
+export interface PasscodeUseView {
+  /**
+   * When the passcode last authenticated successfully (recorded about once a minute);
+   * `null` if never (SPEC §5.27). A refused request, a `/v1/connect` refused for its
+   * partner included, is no use (SPEC §5.46).
+   */
+  readonly lastUsedAt: Date | null
+  /** The partner of that same request, a `/v1/connect` that reached it; `null` when it had none (a protected route) or never used. */
+  readonly lastUsedPartner: string | null
+  /** `true` when never used, or not used for 90 days: a candidate for deletion. */
+  readonly unused: boolean
+}
+
+/**
+ * What a passcode, account or user, may do and how much (SPEC §5.48–§5.50), and the
+ * account's policy rules it breaks (§5.52).
+ *
+ * @example
+ * ```ts
+ * const outdated = (await auth.passcodes.list(actor, 'acc_1')).filter((view: PasscodeLimitsView) => view.unknownScopes.length > 0)
+ * ```
+ */
+export interface PasscodeLimitsView {
+  /** The scopes it was given (SPEC §5.48); `null`: every scope the host declares. */
+  readonly scopes: readonly string[] | null
+  /** Those of `scopes` the host no longer declares: they grant nothing. */
+  readonly unknownScopes: readonly string[]
+  /** The CIDR ranges it may be used from (SPEC §5.49); empty: any address. */
+  readonly allowedAddresses: readonly string[]
+  /** The rules of the account's policy it breaks (SPEC §5.52): made before the policy, it keeps working. Empty when none. */
+  readonly policyViolations: readonly PolicyRule[]
+  /** Whether it breaks the account's policy (`policyViolations` is not empty). */
+  readonly violatesPolicy: boolean
+  /** Its rate limit (SPEC §5.50); `null` for none. */
+  readonly rateLimit: RateLimitSetting | null
+  /** Its credits and their refill (SPEC §5.50); `null` for none. */
+  readonly credits: CreditsView | null
+}
+
 /** What management operations return for an account passcode. */
-export interface PasscodeView {
+export interface PasscodeView extends PasscodeUseView, PasscodeLimitsView {
   /** The passcode's ID, for edit, rotate and delete. */
   readonly id: string
   /** The account it belongs to. */
@@ -44,40 +91,14 @@ export interface PasscodeView {
   /** Until when the value replaced by the last rotation still works; `null` when it no longer does (SPEC §5.26). */
   readonly previousValueEndsAt: Date | null
   /**
-   * When the passcode last authenticated successfully (recorded about once a minute);
-   * `null` if never (SPEC §5.27). A refused request, a `/v1/connect` refused for its
-   * partner included, is no use (SPEC §5.46).
-   */
-  readonly lastUsedAt: Date | null
-  /** The partner of that same request, a `/v1/connect` that reached it; `null` when it had none (a protected route) or never used. */
-  readonly lastUsedPartner: string | null
-  /** `true` when never used, or not used for 90 days: a candidate for deletion. */
-  readonly unused: boolean
-  /**
    * Where its value was found in public (SPEC §5.42): set by a confirmed leak report,
    * `null` once an admin enables, rotates or deletes it (or when it never leaked).
    */
   readonly leak: PasscodeLeak | null
-  // Restricted passcodes (SPEC §5.48, §5.49, §5.51, §5.52).
-  /** The scopes it was given (SPEC §5.48); `null`: every scope the host declares. */
-  readonly scopes: readonly string[] | null
-  /** Those of `scopes` the host no longer declares: they grant nothing. */
-  readonly unknownScopes: readonly string[]
-  /** The CIDR ranges it may be used from (SPEC §5.49); empty: any address. */
-  readonly allowedAddresses: readonly string[]
   /** The host's own data about it (SPEC §5.51), returned on the principal; `null` when none. */
   readonly metadata: PasscodeMetadata | null
   /** Its tags (SPEC §5.51), lower case; empty when none. */
   readonly tags: readonly string[]
-  /** The rules of the account's policy it breaks (SPEC §5.52): made before the policy, it keeps working. Empty when none. */
-  readonly policyViolations: readonly PolicyRule[]
-  /** Whether it breaks the account's policy (`policyViolations` is not empty). */
-  readonly violatesPolicy: boolean
-  // Limits and credits (SPEC §5.50).
-  /** Its rate limit; `null` for none. */
-  readonly rateLimit: RateLimitSetting | null
-  /** Its credits and their refill; `null` for none. */
-  readonly credits: CreditsView | null
 }
 
 /**
@@ -123,7 +144,7 @@ export interface PasscodeLeak {
  * if (view?.leak) console.log(`found in public by ${view.leak.source}: grant user_7 a new passcode`)
  * ```
  */
-export interface UserPasscodeView {
+export interface UserPasscodeView extends PasscodeUseView, PasscodeLimitsView {
   /** The account the user belongs to. */
   readonly accountId: string
   /** The user the passcode was granted to. */
@@ -141,35 +162,9 @@ export interface UserPasscodeView {
   /** `active`, `expiring_soon`, `expired` or `revoked`, at the time of the call. */
   readonly status: PasscodeStatus
   /**
-   * When the passcode last authenticated successfully (recorded about once a minute);
-   * `null` if never (SPEC §5.27). A refused request, a `/v1/connect` refused for its
-   * partner included, is no use (SPEC §5.46).
-   */
-  readonly lastUsedAt: Date | null
-  /** The partner of that same request, a `/v1/connect` that reached it; `null` when it had none (a protected route) or never used. */
-  readonly lastUsedPartner: string | null
-  /** `true` when never used, or not used for 90 days. */
-  readonly unused: boolean
-  /**
    * Where its value was found in public (SPEC §5.42): set by a confirmed leak report,
    * which revokes it; `null` once an admin grants the user a new one or resets it (or
    * when it never leaked).
    */
   readonly leak: PasscodeLeak | null
-  // Restricted passcodes (SPEC §5.48, §5.49, §5.52).
-  /** The scopes it was given (SPEC §5.48); `null`: every scope the host declares. */
-  readonly scopes: readonly string[] | null
-  /** Those of `scopes` the host no longer declares: they grant nothing. */
-  readonly unknownScopes: readonly string[]
-  /** The CIDR ranges it may be used from (SPEC §5.49); empty: any address. */
-  readonly allowedAddresses: readonly string[]
-  /** The rules of the account's policy it breaks (SPEC §5.52); empty when none. */
-  readonly policyViolations: readonly PolicyRule[]
-  /** Whether it breaks the account's policy (`policyViolations` is not empty). */
-  readonly violatesPolicy: boolean
-  // Limits and credits (SPEC §5.50).
-  /** Its rate limit; `null` for none. */
-  readonly rateLimit: RateLimitSetting | null
-  /** Its credits and their refill; `null` for none. */
-  readonly credits: CreditsView | null
 }

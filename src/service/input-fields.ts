@@ -55,8 +55,11 @@ export const name = z
     `1 to ${MAX_NAME_LENGTH} characters, ${COUNTED_ONCE_TRIMMED}, no control or invisible character (zero-width, bidi controls, unpaired surrogates); unique in the account, case-insensitively (a rule of the account's state, not of this schema).`,
   )
 
-// null clears it, as '' does.
-export const description = z
+/**
+ * A description's rule (core/rules.ts, checkPasscodeDescription), for a passcode and a
+ * webhook endpoint alike: `null` clears it, as `''` does. Each use says what it describes.
+ */
+export const descriptionText = z
   .string({ error: `must be text of at most ${MAX_DESCRIPTION_LENGTH} characters, or null` })
   .nullable()
   .transform((value, context) => {
@@ -66,6 +69,8 @@ export const description = z
     context.addIssue({ code: 'custom', message: checked.reason })
     return z.NEVER
   })
+
+export const description = descriptionText
   .meta(trimmedText(MAX_DESCRIPTION_LENGTH, String.raw`\p{Cc}\p{Cs}`, { blank: true, insideAlso: String.raw`\r\n` }))
   .describe(
     `What the passcode is for: 0 to ${MAX_DESCRIPTION_LENGTH} characters, ${COUNTED_ONCE_TRIMMED}; newlines allowed (\\r\\n is stored as \\n), no other control character, no unpaired surrogate; null or '' clears it.`,

@@ -5,24 +5,18 @@ import type { PasscodeMetadata } from '../core/entities'
 // The inputs of the management operations, as the service's callers type them; input.ts
 // checks them with its schemas.
 
-/** Input of `passcodes.create`. */
-export interface CreatePasscodeInput {
-  /** 1 to 64 characters after trimming; unique in the account, case-insensitively. */
-  readonly name: string
-  /** Whole days (1 to 3650) or `'forever'`. */
-  readonly expiry: AccountPasscodeExpiry
-  /**
-   * Whitelisted partners the passcode works for on `/v1/connect` (compared trimmed and
-   * case-insensitively); `null` or absent: every whitelisted partner. Never empty.
-   * @default null
-   */
-  readonly partners?: readonly string[] | null
-  /**
-   * What the passcode is for (SPEC §5.39): up to 500 characters after trimming, in NFC,
-   * newlines allowed (`\r\n` is stored as `\n`), no other control character.
-   * @default '' (none)
-   */
-  readonly description?: string | null
+/**
+ * What a passcode may do and how much (SPEC §5.48–§5.50), the same for account and user
+ * passcodes, at create, grant and edit. On an edit each takes effect at once on every
+ * instance.
+ *
+ * @example
+ * ```ts
+ * const limits: PasscodeLimitsInput = { scopes: ['reports:read'], rateLimit: { max: 100, windowSeconds: 60 } }
+ * await auth.userPasscodes.grant(actor, 'acc_1', 'user_7', { validity: { type: 'infinite' }, ...limits })
+ * ```
+ */
+export interface PasscodeLimitsInput {
   /**
    * The scopes it grants (SPEC §5.48), each declared by the host's `scopes` option;
    * `null` or absent: every scope. `[]`: none (it still authenticates `/v1/connect` and
@@ -37,21 +31,65 @@ export interface CreatePasscodeInput {
    */
   readonly allowedAddresses?: readonly string[]
   /**
+   * At most `max` requests per window of `windowSeconds`, fleet-wide (SPEC §5.50); `null`:
+   * none. On an edit `null` removes it, and a new window length starts a fresh window.
+   * @default null (none)
+   */
+  readonly rateLimit?: RateLimitSetting | null
+  /**
+   * Credits: one per admitted request, refilled to `refill.amount` each UTC interval (SPEC
+   * §5.50); `null`: none. On an edit `null` removes them, and the balance given is the one
+   * from now on: credits leased before are void.
+   * @default null (none)
+   */
+  readonly credits?: CreditsInput | null
+}
+
+/**
+ * An account passcode's fields besides its name and expiry, the same at create and edit
+ * (on an edit, the fields given replace the old ones).
+ *
+ * @example
+ * ```ts
+ * const fields: AccountPasscodeFieldsInput = { description: 'Nightly export', tags: ['export'] }
+ * await auth.passcodes.update(actor, 'acc_1', passcodeId, fields)
+ * ```
+ */
+export interface AccountPasscodeFieldsInput extends PasscodeLimitsInput {
+  /**
+   * Whitelisted partners the passcode works for on `/v1/connect` (compared trimmed and
+   * case-insensitively); `null` or absent: every whitelisted partner. Never empty. On an
+   * edit `null` unbinds it, at once on every instance.
+   * @default null
+   */
+  readonly partners?: readonly string[] | null
+  /**
+   * What the passcode is for (SPEC §5.39): up to 500 characters after trimming, in NFC,
+   * newlines allowed (`\r\n` is stored as `\n`), no other control character; `''` or
+   * `null` removes it.
+   * @default '' (none)
+   */
+  readonly description?: string | null
+  /**
    * The host's own data (SPEC §5.51), returned on the principal: a JSON object of at most
-   * 1 KiB as JSON.
+   * 1 KiB as JSON; `null` removes it.
    * @default null (none)
    */
   readonly metadata?: PasscodeMetadata | null
   /**
    * Up to 20 tags (SPEC §5.51), 1 to 32 characters each (letters and digits, then also
-   * `_ . : / @ + -`), stored in NFC and lower case.
+   * `_ . : / @ + -`), stored in NFC and lower case; on an edit they replace the old ones.
    * @default []
    */
   readonly tags?: readonly string[]
-  /** At most `max` requests per window of `windowSeconds`, fleet-wide (SPEC §5.50). @default null (none) */
-  readonly rateLimit?: RateLimitSetting | null
-  /** Credits: one per admitted request, refilled to `refill.amount` each UTC interval (SPEC §5.50). @default null (none) */
-  readonly credits?: CreditsInput | null
+}
+
+/** Input of `passcodes.create`. */
+export interface CreatePasscodeInput extends AccountPasscodeFieldsInput {
+  /** 1 to 64 characters after trimming; unique in the account, case-insensitively. */
+  readonly name: string
+  /** Whole days (1 to 3650) or `'forever'`. */
+  readonly expiry: AccountPasscodeExpiry
 }
 
 /**
@@ -71,27 +109,11 @@ export interface CreditsInput {
 }
 
 /** Input of `passcodes.update`: at least one field. */
-export interface UpdatePasscodeInput {
+export interface UpdatePasscodeInput extends AccountPasscodeFieldsInput {
   /** A new name, unique in the account. */
   readonly name?: string
   /** A new expiry, counted from the moment of the edit. */
   readonly expiry?: AccountPasscodeExpiry
-  /** A new binding to whitelisted partners, or `null` to unbind. Takes effect at once on every instance. */
-  readonly partners?: readonly string[] | null
-  /** A new description, as at create; `''` or `null` removes it. */
-  readonly description?: string | null
-  /** New scopes, as at create; `null` grants every scope. Takes effect at once on every instance. */
-  readonly scopes?: readonly string[] | null
-  /** New address ranges, as at create; `[]` allows any address. Takes effect at once on every instance. */
-  readonly allowedAddresses?: readonly string[]
-  /** New metadata, as at create; `null` removes it. */
-  readonly metadata?: PasscodeMetadata | null
-  /** New tags, as at create (they replace the old ones); `[]` removes them. */
-  readonly tags?: readonly string[]
-  /** A new rate limit, or `null` to remove it; a new window length starts a fresh window. */
-  readonly rateLimit?: RateLimitSetting | null
-  /** New credits (the balance from now on, credits leased before are void), or `null` to remove them. */
-  readonly credits?: CreditsInput | null
 }
 
 /** Input of `passcodes.rotate`. */
@@ -121,18 +143,10 @@ export interface ListPasscodesOptions {
   readonly search?: string
 }
 
-/** Input of `userPasscodes.grant`. */
-export interface GrantUserPasscodeInput {
+/** Input of `userPasscodes.grant`: the validity, and the scopes, addresses, rate limit and credits as for an account passcode. */
+export interface GrantUserPasscodeInput extends PasscodeLimitsInput {
   /** `{ type: 'finite', days }` (1 to 365) or `{ type: 'infinite' }` (10 years). */
   readonly validity: UserPasscodeValidity
-  /** As for account passcodes (SPEC §5.50). @default null (none) */
-  readonly rateLimit?: RateLimitSetting | null
-  /** As for account passcodes (SPEC §5.50). @default null (none) */
-  readonly credits?: CreditsInput | null
-  /** The scopes it grants (SPEC §5.48), as for an account passcode. @default null (every scope) */
-  readonly scopes?: readonly string[] | null
-  /** The addresses it may be used from (SPEC §5.49), as for an account passcode. @default [] (any address) */
-  readonly allowedAddresses?: readonly string[]
 }
 
 /**

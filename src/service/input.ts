@@ -42,6 +42,26 @@ export const passcodeListQuerySchema = z.strictObject({
     .describe('Only passcodes whose name, description or a tag holds this text, compared in lower case (up to 200 characters).'),
 })
 
+/** What a passcode may do and how much (SPEC §5.48–§5.50), account and user passcodes alike. */
+const limitFields = {
+  scopes: scopes.optional(),
+  allowedAddresses: allowedAddresses.optional(),
+  rateLimit: rateLimit.optional(),
+  credits: credits.optional(),
+}
+
+/** An account passcode's fields besides its name and expiry, the same at create and edit (SPEC §5.39, §5.48–§5.51). */
+const accountPasscodeFields = {
+  partners: partners.optional(),
+  description: description.optional(),
+  scopes: limitFields.scopes,
+  allowedAddresses: limitFields.allowedAddresses,
+  metadata: metadata.optional(),
+  tags: tags.optional(),
+  rateLimit: limitFields.rateLimit,
+  credits: limitFields.credits,
+}
+
 /**
  * The schema of each input of the management operations, by kind. {@link parseInput}
  * checks with them; scripts/management-openapi.ts turns the request bodies among them
@@ -63,34 +83,9 @@ export const inputSchemas = {
   accountId: identifier,
   userId: identifier,
   passcodeId: identifier,
-  create: z.strictObject({
-    name,
-    expiry,
-    partners: partners.optional(),
-    description: description.optional(),
-    // SPEC §5.48, §5.49, §5.51
-    scopes: scopes.optional(),
-    allowedAddresses: allowedAddresses.optional(),
-    metadata: metadata.optional(),
-    tags: tags.optional(),
-    rateLimit: rateLimit.optional(),
-    credits: credits.optional(),
-  }),
+  create: z.strictObject({ name, expiry, ...accountPasscodeFields }),
   update: z
-    .strictObject({
-      name: name.optional(),
-      expiry: expiry.optional(),
-      partners: partners.optional(),
-      description: description.optional(),
-      // SPEC §5.48, §5.49, §5.51
-      scopes: scopes.optional(),
-      allowedAddresses: allowedAddresses.optional(),
-      metadata: metadata.optional(),
-      tags: tags.optional(),
-      // SPEC §5.50
-      rateLimit: rateLimit.optional(),
-      credits: credits.optional(),
-    })
+    .strictObject({ name: name.optional(), expiry: expiry.optional(), ...accountPasscodeFields })
     .refine((patch) => Object.values(patch as Record<string, unknown>).some((value) => value !== undefined), {
       message:
         'must change the name, the expiry, the partners, the description, the scopes, the allowed addresses, the metadata, the tags, the rate limit or the credits',
@@ -135,11 +130,7 @@ export const inputSchemas = {
       ],
       { error: 'must be { type: "finite", days } or { type: "infinite" }' },
     ),
-    // SPEC §5.48, §5.49
-    scopes: scopes.optional(),
-    allowedAddresses: allowedAddresses.optional(),
-    rateLimit: rateLimit.optional(),
-    credits: credits.optional(),
+    ...limitFields,
   }),
   // SPEC §5.52: `PUT /account/policy` and `auth.accounts.setPolicy`.
   policy,
@@ -183,11 +174,13 @@ function issueMessage(issue: z.core.$ZodIssue): string {
 // a getter cannot answer differently to the check and to the use.
 
 export type {
+  AccountPasscodeFieldsInput,
   AccountPolicyInput,
   CreatePasscodeInput,
   CreditsInput,
   GrantUserPasscodeInput,
   ListPasscodesOptions,
+  PasscodeLimitsInput,
   RotatePasscodeInput,
   UpdatePasscodeInput,
 } from './input-types'

@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest'
 import { joinInputs, namedStatement, orNull, sqlType } from '../../src/stores/postgres/named-statement'
 import { auditStatements } from '../../src/stores/postgres/audit-statements'
 import { EDIT_INPUTS, editInput } from '../../src/stores/postgres/statements'
+import { webhookStatements } from '../../src/stores/postgres/webhook-statements'
+import { limitStatements } from '../../src/stores/postgres/limit-store'
+import { policyStatements } from '../../src/stores/postgres/policy-statements'
+import { partnerStatements } from '../../src/stores/postgres/postgres-partners'
 
 describe('named statement inputs', () => {
   const revoke = namedStatement({ accountId: sqlType.text, userId: sqlType.text, at: sqlType.bigint, unused: orNull(sqlType.text) }, ($) =>
@@ -33,6 +37,40 @@ describe('named statement inputs', () => {
   it('joins the inputs of two pieces, and refuses one name with two types', () => {
     expect(joinInputs({ a: sqlType.text }, { a: sqlType.text, b: sqlType.bigint })).toEqual({ a: sqlType.text, b: sqlType.bigint })
     expect(() => joinInputs({ a: sqlType.text }, { a: sqlType.bigint })).toThrow(/text and bigint/)
+  })
+})
+
+describe('the statements of webhooks, limits, policies and partners', () => {
+  const sets = { webhooks: webhookStatements('s'), limits: limitStatements('s'), policies: policyStatements('s'), partners: partnerStatements('s') }
+
+  it.each(Object.entries(sets))('%s: every one takes named inputs, its placeholders all numbered by the builder', (_, set) => {
+    for (const [name, statement] of Object.entries(set)) {
+      expect(statement, name).toEqual({ text: expect.any(String), values: expect.any(Function) })
+      const numbers = [...statement.text.matchAll(/\$(\d+)::/g)].map(([, n]) => Number(n))
+      // Every `$n` carries its cast: none was written by hand without one.
+      expect([...statement.text.matchAll(/\$\d+/g)], name).toHaveLength(numbers.length)
+    }
+  })
+
+  it('binds a call’s fields by name, whatever their order: a claim passes its request as it is', () => {
+    const claim = sets.webhooks.claimDeliveries
+    expect(claim.values({ token: 't', limit: 10, leaseMs: 30_000, now: 5 })).toEqual([5, 10, 't', 30_000])
+    expect(sets.limits.claim.values({ leaseMs: 1, now: 2, token: 'u', limit: 3 })).toEqual([2, 3, 'u', 1])
+  })
+
+  it('sends a batch as one array per column, its items null where the outcome has none', () => {
+    const input = {
+      ids: ['msg_1', 'msg_2'],
+      tokens: ['t', 't'],
+      instants: [1, 2],
+      oks: [true, false],
+      statuses: [200, null],
+      errors: [null, 'timeout'],
+      states: ['delivered', 'pending'],
+      nextAttempts: [null, 60_000],
+      disableAfterMs: 432_000_000,
+    }
+    expect(sets.webhooks.completeDeliveries.values(input)).toEqual(Object.values(input))
   })
 })
 

@@ -1,7 +1,8 @@
 import { z } from 'zod'
-import { checkPasscodeDescription, MAX_DESCRIPTION_LENGTH, MAX_IDENTIFIER_LENGTH } from '../../core/rules'
+import { MAX_DESCRIPTION_LENGTH, MAX_IDENTIFIER_LENGTH } from '../../core/rules'
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../core/webhook-events'
 import { webhookEventsSchema } from '../../protocol/management-schemas'
+import { descriptionText } from '../input-fields'
 
 /** The longest endpoint URL accepted. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048
@@ -44,17 +45,7 @@ const events = webhookEventsSchema.transform((value, context): readonly WebhookE
   return WEBHOOK_EVENT_TYPES.filter((type) => value.includes(type))
 })
 
-const description = z
-  .string({ error: `must be text of at most ${MAX_DESCRIPTION_LENGTH} characters, or null` })
-  .nullable()
-  .transform((value, context) => {
-    if (value === null) return ''
-    const checked = checkPasscodeDescription(value)
-    if (checked.ok) return checked.description
-    context.addIssue({ code: 'custom', message: checked.reason })
-    return z.NEVER
-  })
-  .describe(`What the endpoint is for: 0 to ${MAX_DESCRIPTION_LENGTH} characters; null or '' clears it.`)
+const description = descriptionText.describe(`What the endpoint is for: 0 to ${MAX_DESCRIPTION_LENGTH} characters; null or '' clears it.`)
 
 const IDENTIFIER_RULE = `must be 1 to ${MAX_IDENTIFIER_LENGTH} visible ASCII characters`
 

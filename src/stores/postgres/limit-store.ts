@@ -1,60 +1,89 @@
 import type { CreditNoticeClaim, LimitsLease, LimitsPart } from '../../ports/limits-part'
 import type { Database, Row } from './database-interface'
 import type { PostgresAuditLog } from './postgres-audit-log'
+import { claimDue } from './claim-statement'
+import { namedStatement, sqlType } from './named-statement'
+
+/** A credit notice's claim. */
+const NOTICE_INPUTS = { id: sqlType.text, token: sqlType.text }
 
 /** The statements of limits and credits (SPEC §5.50) for one schema: the functions of limit-schema.ts, and the notices' claims. */
-function limitStatements(s: string) {
-  // A credential's balance as of $2 (core/limit-counters.ts, currentCredits): the counter's,
+export function limitStatements(s: string) {
+  // A credential's balance as of `now` (core/limit-counters.ts, currentCredits): the counter's,
   // unless the setting is newer than it (its balance, or the refill amount once an interval
   // after it began) or a refill interval began since.
   const refill = `CASE WHEN jsonb_typeof(x.credits->'refill') = 'object' THEN x.credits->'refill' END`
   const periodAt = (at: string): string => `${s}.refill_period_start(${refill}->>'interval', ${at}, 0)`
   return {
     // One statement, atomic under the counter's row lock, no session state: PgBouncer's transaction mode takes it as it is.
-    lease: `SELECT ${s}.lease_limits($1::text, $2::text, $3::text, $4::bigint, $5::bigint, $6::bigint, $7::float8, $8::text, $9::bigint, $10::text, $11::text) AS lease`,
+    lease: namedStatement(
+      {
+        kind: sqlType.text,
+        accountId: sqlType.text,
+        key: sqlType.text,
+        now: sqlType.bigint,
+        credits: sqlType.bigint,
+        slots: sqlType.bigint,
+        lowRatio: sqlType.float8,
+        token: sqlType.text,
+        claimedUntil: sqlType.bigint,
+        lowId: sqlType.text,
+        exhaustedId: sqlType.text,
+      },
+      ($) =>
+        `SELECT ${s}.lease_limits(${$.kind}, ${$.accountId}, ${$.key}, ${$.now}, ${$.credits}, ${$.slots}, ${$.lowRatio}, ${$.token}, ${$.claimedUntil}, ${$.lowId}, ${$.exhaustedId}) AS lease`,
+    ),
     // Every return in one statement: credits only into the setting and interval they came
     // from, slots only into their window (a newer setting or a refill the next lease applies
     // replaces the balance whatever it holds).
-    giveBack: `
+    giveBack: namedStatement(
+      { returns: sqlType.jsonb },
+      ($) => `
       UPDATE ${s}.limit_counters c SET
         credit_balance = c.credit_balance + CASE WHEN c.credit_epoch = r.epoch AND c.credit_period = r.period THEN r.credits ELSE 0 END,
         window_used = CASE WHEN c.window_start = r.window_start AND c.window_ms = r.window_ms THEN greatest(0, c.window_used - r.slots) ELSE c.window_used END
-      FROM jsonb_to_recordset($1::jsonb) AS r (kind text, account_id text, key text, credits bigint, epoch text, period bigint,
+      FROM jsonb_to_recordset(${$.returns}) AS r (kind text, account_id text, key text, credits bigint, epoch text, period bigint,
                                                slots bigint, window_start bigint, window_ms bigint)
       WHERE c.account_id = r.account_id AND c.kind = r.kind AND c.key = r.key`,
-    balances: `
+    ),
+    balances: namedStatement(
+      { accountId: sqlType.text, now: sqlType.bigint },
+      ($) => `
       SELECT x.kind, x.key,
              CASE
                WHEN c.credit_epoch IS DISTINCT FROM x.credits->>'epoch' THEN
-                 CASE WHEN ${refill} IS NOT NULL AND ${periodAt('$2::bigint')} > ${periodAt("(x.credits->>'setAt')::bigint")}
+                 CASE WHEN ${refill} IS NOT NULL AND ${periodAt($.now)} > ${periodAt("(x.credits->>'setAt')::bigint")}
                    THEN (${refill}->>'amount')::bigint ELSE (x.credits->>'remaining')::bigint END
-               WHEN ${refill} IS NOT NULL AND ${periodAt('$2::bigint')} > c.credit_period THEN (${refill}->>'amount')::bigint
+               WHEN ${refill} IS NOT NULL AND ${periodAt($.now)} > c.credit_period THEN (${refill}->>'amount')::bigint
                ELSE c.credit_balance
              END AS balance
       FROM (
-        SELECT 'account' AS kind, id AS key, credits FROM ${s}.account_passcodes WHERE account_id = $1::text AND credits IS NOT NULL
+        SELECT 'account' AS kind, id AS key, credits FROM ${s}.account_passcodes WHERE account_id = ${$.accountId} AND credits IS NOT NULL
         UNION ALL
-        SELECT 'user', user_id, credits FROM ${s}.user_passcodes WHERE account_id = $1::text AND credits IS NOT NULL
+        SELECT 'user', user_id, credits FROM ${s}.user_passcodes WHERE account_id = ${$.accountId} AND credits IS NOT NULL
       ) AS x
-      LEFT JOIN ${s}.limit_counters c ON c.account_id = $1::text AND c.kind = x.kind AND c.key = x.key`,
-    claim: `
-      WITH due AS (
-        SELECT id FROM ${s}.credit_notices
-        WHERE notified_at IS NULL AND claimed_until <= $1::bigint
-        ORDER BY at, id
-        LIMIT $2::integer
-        FOR UPDATE SKIP LOCKED
-      )
-      UPDATE ${s}.credit_notices n SET token = $3::text, claimed_until = $1::bigint + $4::bigint
-      FROM due WHERE n.id = due.id
-      RETURNING n.id, n.account_id, n.kind, n.key, n.type, n.at, n.balance, n.full_amount, n.next_refill_at, n.name, n.hint`,
-    complete: `
-      UPDATE ${s}.credit_notices SET notified_at = $3::bigint, token = NULL
-      WHERE id = $1::text AND token = $2::text AND notified_at IS NULL
+      LEFT JOIN ${s}.limit_counters c ON c.account_id = ${$.accountId} AND c.kind = x.kind AND c.key = x.key`,
+    ),
+    claim: claimDue({
+      table: `${s}.credit_notices`,
+      key: 'id',
+      due: 'notified_at IS NULL',
+      orderBy: 'at, id',
+      returning: 'n.id, n.account_id, n.kind, n.key, n.type, n.at, n.balance, n.full_amount, n.next_refill_at, n.name, n.hint',
+    }),
+    complete: namedStatement(
+      { ...NOTICE_INPUTS, sentAt: sqlType.bigint },
+      ($) => `
+      UPDATE ${s}.credit_notices SET notified_at = ${$.sentAt}, token = NULL
+      WHERE id = ${$.id} AND token = ${$.token} AND notified_at IS NULL
       RETURNING id`,
-    release: `
+    ),
+    release: namedStatement(
+      NOTICE_INPUTS,
+      ($) => `
       UPDATE ${s}.credit_notices SET token = NULL, claimed_until = 0
-      WHERE id = $1::text AND token = $2::text AND notified_at IS NULL`,
+      WHERE id = ${$.id} AND token = ${$.token} AND notified_at IS NULL`,
+    ),
   }
 }
 
@@ -108,19 +137,10 @@ export function postgresLimits(database: Database, schema: string, audit: Postgr
   return {
     async leaseLimits(request): Promise<LimitsLease | null> {
       const { kind, accountId, key, now, notices } = request
-      const [row] = await database.query(sql.lease, [
-        kind,
-        accountId,
-        key,
-        now,
-        request.credits,
-        request.slots,
-        request.lowRatio,
-        notices.token,
-        notices.claimedUntil,
-        crypto.randomUUID(),
-        crypto.randomUUID(),
-      ])
+      const [row] = await database.query(
+        sql.lease.text,
+        sql.lease.values({ ...request, ...notices, lowId: crypto.randomUUID(), exhaustedId: crypto.randomUUID() }),
+      )
       // The function's JSON text (its numbers are JSON numbers); none for a credential that does not exist.
       const lease = row?.lease
       if (typeof lease !== 'string') return null
@@ -160,11 +180,11 @@ export function postgresLimits(database: Database, schema: string, audit: Postgr
         window_start: item.windowStart,
         window_ms: item.windowMs,
       }))
-      await database.query(sql.giveBack, [JSON.stringify(rows)])
+      await database.query(sql.giveBack.text, sql.giveBack.values({ returns: JSON.stringify(rows) }))
     },
 
     async listCreditBalances(accountId, now) {
-      const rows = await database.query(sql.balances, [accountId, now])
+      const rows = await database.query(sql.balances.text, sql.balances.values({ accountId, now }))
       return rows.map((row) => ({
         kind: row.kind === 'user' ? ('user' as const) : ('account' as const),
         key: String(row.key),
@@ -172,16 +192,16 @@ export function postgresLimits(database: Database, schema: string, audit: Postgr
       }))
     },
 
-    async claimCreditNotices({ now, leaseMs, limit, token }) {
-      const rows = await database.query(sql.claim, [now, limit, token, leaseMs])
-      return rows.map((row) => toClaim(row, token)).sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1))
+    async claimCreditNotices(request) {
+      const rows = await database.query(sql.claim.text, sql.claim.values(request))
+      return rows.map((row) => toClaim(row, request.token)).sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1))
     },
 
     async completeCreditNotice(claim, sentAt, append) {
-      const params = [claim.id, claim.token, sentAt]
+      const params = sql.complete.values({ id: claim.id, token: claim.token, sentAt })
       // With its audit record, in one transaction: the record only when the claim held.
       return database.transaction(async (tx) => {
-        const rows = await tx.query(sql.complete, params)
+        const rows = await tx.query(sql.complete.text, params)
         if (rows.length === 0) return false
         await audit.appendIn(tx, append)
         return true
@@ -189,7 +209,7 @@ export function postgresLimits(database: Database, schema: string, audit: Postgr
     },
 
     async releaseCreditNotice(claim) {
-      await database.query(sql.release, [claim.id, claim.token])
+      await database.query(sql.release.text, sql.release.values(claim))
     },
   }
 }

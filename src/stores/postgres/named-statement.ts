@@ -30,6 +30,7 @@ export const sqlType = {
   text: sqlTypeOf<string>('text'),
   bigint: sqlTypeOf<number>('bigint'),
   integer: sqlTypeOf<number>('integer'),
+  float8: sqlTypeOf<number>('float8'),
   smallint: sqlTypeOf<number>('smallint'),
   boolean: sqlTypeOf<boolean>('boolean'),
   /** JSON text, stored as `jsonb`. */
@@ -37,10 +38,14 @@ export const sqlType = {
   textArray: sqlTypeOf<readonly string[]>('text[]'),
   bigintArray: sqlTypeOf<readonly number[]>('bigint[]'),
   integerArray: sqlTypeOf<readonly number[]>('integer[]'),
+  booleanArray: sqlTypeOf<readonly boolean[]>('boolean[]'),
 } as const
 
 /** The same SQL type, taking `null` too. */
 export const orNull = <T>(type: SqlType<T>): SqlType<T | null> => type
+
+/** The same SQL array type, its items taking `null` too (a column of a batch passed as arrays). */
+export const orNullItems = <T>(type: SqlType<readonly T[]>): SqlType<readonly (T | null)[]> => type
 
 /** A statement's declared inputs: a SQL type per name. */
 export type Inputs = Readonly<Record<string, SqlType<unknown>>>

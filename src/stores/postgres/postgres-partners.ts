@@ -3,6 +3,7 @@ import { isPartnerNameLookable, MAX_PARTNER_NAME_LENGTH } from '../../core/rules
 import type { PartnerRegistry } from '../../ports/partner-registry'
 import { toDatabase } from './database'
 import type { PostgresDatabase } from './database-interface'
+import { namedStatement, sqlType, type Placeholders } from './named-statement'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
 import { PARTNERS_CHANGED, whitelistCache } from './whitelist-cache'
 
@@ -44,6 +45,28 @@ function normalize(name: unknown): string {
   return normalized
 }
 
+const NAME_INPUT = { name: sqlType.text }
+const CHANGE_INPUTS = { ...NAME_INPUT, channel: sqlType.text, payload: sqlType.text }
+
+/**
+ * The partners' statements for one schema. A change and its NOTIFY are one statement:
+ * PostgreSQL delivers the NOTIFY on commit, and only when a row changed.
+ */
+export function partnerStatements(schema: string) {
+  const announced = (change: ($: Placeholders<typeof CHANGE_INPUTS>) => string) =>
+    namedStatement(CHANGE_INPUTS, ($) => `WITH changed AS (${change($)}) SELECT pg_notify(${$.channel}, ${$.payload}) FROM changed`)
+  return {
+    list: namedStatement({}, () => `SELECT name FROM ${schema}.partners ORDER BY name COLLATE "C"`),
+    has: namedStatement(NAME_INPUT, ($) => `SELECT 1 FROM ${schema}.partners WHERE name = ${$.name}`),
+    add: announced(
+      ($) => `INSERT INTO ${schema}.partners (name, added_at)
+         VALUES (${$.name}, (extract(epoch FROM clock_timestamp()) * 1000)::bigint)
+         ON CONFLICT (name) DO NOTHING RETURNING name`,
+    ),
+    remove: announced(($) => `DELETE FROM ${schema}.partners WHERE name = ${$.name} RETURNING name`),
+  }
+}
+
 /**
  * A {@link PartnerRegistry} stored in the `partners` table of the schema, so that
  * every instance sees the same whitelist and an operator edits it without a
@@ -74,8 +97,9 @@ function normalize(name: unknown): string {
 export function postgresPartners(db: PostgresDatabase, options?: PostgresStoreOptions): PostgresPartners {
   const { schema, channel, listen, listenConnectionString, proofIntervalMs } = resolvePostgresOptions(options)
   const database = toDatabase(db)
+  const sql = partnerStatements(schema)
   const list = async (): Promise<string[]> => {
-    const rows = await database.query(`SELECT name FROM ${schema}.partners ORDER BY name COLLATE "C"`)
+    const rows = await database.query(sql.list.text)
     return rows.map((row) => String(row.name))
   }
   const cache = whitelistCache({
@@ -85,31 +109,21 @@ export function postgresPartners(db: PostgresDatabase, options?: PostgresStoreOp
     listenOptions: { connectionString: listenConnectionString, proofIntervalMs },
     loadAll: list,
     async loadOne(normalizedName) {
-      const rows = await database.query(`SELECT 1 FROM ${schema}.partners WHERE name = $1::text`, [normalizedName])
+      const rows = await database.query(sql.has.text, sql.has.values({ name: normalizedName }))
       return rows.length > 0
     },
   })
-  // The change and its NOTIFY in one statement: PostgreSQL delivers the NOTIFY on commit, and only when a row changed.
-  const change = async (statement: string, name: string): Promise<boolean> => {
-    const rows = await database.query(`WITH changed AS (${statement}) SELECT pg_notify($2::text, $3::text) FROM changed`, [
-      name,
-      channel,
-      PARTNERS_CHANGED,
-    ])
+  const change = async (statement: typeof sql.add, name: string): Promise<boolean> => {
+    const rows = await database.query(statement.text, statement.values({ name, channel, payload: PARTNERS_CHANGED }))
     if (rows.length > 0) cache.drop()
     return rows.length > 0
   }
   return {
     async add(name) {
-      return change(
-        `INSERT INTO ${schema}.partners (name, added_at)
-         VALUES ($1::text, (extract(epoch FROM clock_timestamp()) * 1000)::bigint)
-         ON CONFLICT (name) DO NOTHING RETURNING name`,
-        normalize(name),
-      )
+      return change(sql.add, normalize(name))
     },
     async remove(name) {
-      return change(`DELETE FROM ${schema}.partners WHERE name = $1::text RETURNING name`, normalize(name))
+      return change(sql.remove, normalize(name))
     },
     list,
     isWhitelisted: cache.has,

@@ -31,7 +31,7 @@ import {
   userPasscodeInput,
 } from './rows'
 import { editInput, NAME_INDEX, statements } from './statements'
-import { noticeParams, policyParams, policyStatements, toPolicy, toPolicyNoticeClaim } from './policy-statements'
+import { policyStatements, toPolicy, toPolicyNoticeClaim } from './policy-statements'
 import { postgresWebhooks } from './webhook-store'
 import { postgresLimits } from './limit-store'
 
@@ -423,39 +423,40 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
 
     // SPEC §5.52: an account's policy, changed under the account's row lock with its record and its email.
     async getAccountPolicy(accountId) {
-      const row = one(await database.query(policySql.getPolicy, [accountId]))
+      const row = one(await database.query(policySql.getPolicy.text, policySql.getPolicy.values({ accountId })))
       return row === null ? null : toPolicy(row)
     },
 
     setAccountPolicy(accountId, policy, notice, entry) {
       return write(entry, async (tx) => {
         await holdAccount(tx, accountId)
-        const prior = one(await tx.query(policySql.priorPolicy, [accountId]))
+        const { priorPolicy, deletePolicy, putPolicy, dropUnsentNotice, putNotice } = policySql
+        const prior = one(await tx.query(priorPolicy.text, priorPolicy.values({ accountId })))
         const before = prior === null ? null : toPolicy(prior)
-        if (policy === null) await tx.query(policySql.deletePolicy, [accountId])
-        else await tx.query(policySql.putPolicy, [accountId, ...policyParams(policy)])
-        if (notice === null) await tx.query(policySql.dropUnsentNotice, [accountId])
-        else await tx.query(policySql.putNotice, noticeParams(accountId, notice))
+        if (policy === null) await tx.query(deletePolicy.text, deletePolicy.values({ accountId }))
+        else await tx.query(putPolicy.text, putPolicy.values({ accountId, ...policy }))
+        if (notice === null) await tx.query(dropUnsentNotice.text, dropUnsentNotice.values({ accountId }))
+        else await tx.query(putNotice.text, putNotice.values({ accountId, ...notice, ...notice.policy }))
         return { result: before, change: { record: (given) => policyChangedEntry(given, before, policy) } }
       })
     },
 
-    async claimPolicyNotices({ now, leaseMs, limit, token }) {
-      const rows = await database.query(policySql.claimNotices, [now, limit, token, leaseMs])
+    async claimPolicyNotices(request) {
+      const rows = await database.query(policySql.claimNotices.text, policySql.claimNotices.values(request))
       return rows
-        .map((row) => toPolicyNoticeClaim(row, token))
+        .map((row) => toPolicyNoticeClaim(row, request.token))
         .sort((a, b) => a.setAt - b.setAt || (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0))
     },
 
     async completePolicyNotice(claim, sentAt, entry) {
       return write(entry, async (tx) => {
-        const row = one(await tx.query(policySql.completeNotice, [claim.accountId, claim.token, sentAt]))
+        const row = one(await tx.query(policySql.completeNotice.text, policySql.completeNotice.values({ ...claim, sentAt })))
         return row === null ? { result: false } : { result: true, change: {} }
       })
     },
 
     async releasePolicyNotice(claim) {
-      await database.query(policySql.releaseNotice, [claim.accountId, claim.token])
+      await database.query(policySql.releaseNotice.text, policySql.releaseNotice.values(claim))
     },
 
     ...notificationClaims(database, sql, audit),

@@ -4,6 +4,7 @@ import type { Database, Queryable, Row } from './database-interface'
 import type { AuditAppend } from '../../ports/audit-log'
 import type { PostgresAuditLog } from './postgres-audit-log'
 import { webhookStatements } from './webhook-statements'
+import type { NamedStatement } from './named-statement'
 import { accountLock } from './account-lock'
 
 const num = (value: unknown): number => Number(value)
@@ -48,22 +49,6 @@ function toDelivery(row: Row): WebhookDeliveryRecord {
   }
 }
 
-const endpointParams = (record: WebhookEndpointRecord): unknown[] => [
-  record.id,
-  record.accountId,
-  record.url,
-  record.events === null ? null : [...record.events],
-  record.description,
-  record.enabled,
-  record.disabledReason,
-  record.secret,
-  record.previousSecret,
-  record.previousSecretEndsAt,
-  record.failingSince,
-  record.createdAt,
-  record.updatedAt,
-]
-
 /**
  * Stores an event for the account's enabled endpoints that subscribed to its type, in
  * `tx`, the transaction of the change it reports: for a change that has no audit record
@@ -78,7 +63,11 @@ const endpointParams = (record: WebhookEndpointRecord): unknown[] => [
  * ```
  */
 export async function enqueueWebhookEvent(tx: Queryable, schema: string, accountId: string, event: WebhookEvent): Promise<number> {
-  const [row] = await tx.query(webhookStatements(schema).enqueueEvent, [accountId, event.type, event.at, JSON.stringify(event.data)])
+  const { enqueueEvent } = webhookStatements(schema)
+  const [row] = await tx.query(
+    enqueueEvent.text,
+    enqueueEvent.values({ accountId, type: event.type, at: event.at, data: JSON.stringify(event.data) }),
+  )
   return Number(row?.queued ?? 0)
 }
 
@@ -94,66 +83,79 @@ export function postgresWebhooks(database: Database, schema: string, audit: Post
   const run = database.prepared ?? database.query
 
   /** A write and its audit record in one transaction; the record only when the write returned a row. */
-  const writeWith = async (statement: string, params: readonly unknown[], entry: AuditAppend, before?: (tx: Queryable) => Promise<void>) =>
+  const writeWith = async <I>(statement: NamedStatement<I>, input: I, entry: AuditAppend, before?: (tx: Queryable) => Promise<void>) =>
     database.transaction(async (tx) => {
       await before?.(tx)
-      const [row] = await (tx.prepared ?? tx.query)(statement, params)
+      const [row] = await (tx.prepared ?? tx.query)(statement.text, statement.values(input))
       if (row !== undefined) await audit.appendIn(tx, entry)
       return row === undefined ? null : toEndpoint(row)
     })
 
   return {
     createEndpoint: (record, maxPerAccount, entry) =>
-      writeWith(sql.createEndpoint, [...endpointParams(record), maxPerAccount], entry, (tx) => holdAccount(tx, record.accountId)),
+      writeWith(sql.createEndpoint, { ...record, maxPerAccount }, entry, (tx) => holdAccount(tx, record.accountId)),
 
     updateEndpoint: (accountId, endpointId, patch, entry) =>
       writeWith(
         sql.updateEndpoint,
-        [
+        {
           accountId,
           endpointId,
-          patch.url ?? null,
-          patch.events !== undefined,
-          patch.events === undefined || patch.events === null ? null : [...patch.events],
-          patch.description ?? null,
-          patch.enabled ?? null,
-          patch.secret?.secret ?? null,
-          patch.secret?.previousSecret ?? null,
-          patch.secret?.previousSecretEndsAt ?? null,
-          patch.updatedAt,
-        ],
+          url: patch.url ?? null,
+          eventsGiven: patch.events !== undefined,
+          events: patch.events ?? null,
+          description: patch.description ?? null,
+          enabled: patch.enabled ?? null,
+          secret: patch.secret?.secret ?? null,
+          previousSecret: patch.secret?.previousSecret ?? null,
+          previousSecretEndsAt: patch.secret?.previousSecretEndsAt ?? null,
+          updatedAt: patch.updatedAt,
+        },
         entry,
       ),
 
-    deleteEndpoint: (accountId, endpointId, entry) => writeWith(sql.deleteEndpoint, [accountId, endpointId], entry),
+    deleteEndpoint: (accountId, endpointId, entry) => writeWith(sql.deleteEndpoint, { accountId, endpointId }, entry),
 
     async getEndpoint(accountId, endpointId) {
-      const [row] = await run(sql.getEndpoint, [accountId, endpointId])
+      const [row] = await run(sql.getEndpoint.text, sql.getEndpoint.values({ accountId, endpointId }))
       return row === undefined ? null : toEndpoint(row)
     },
 
     async listEndpoints(accountId) {
-      return (await run(sql.listEndpoints, [accountId])).map(toEndpoint)
+      return (await run(sql.listEndpoints.text, sql.listEndpoints.values({ accountId }))).map(toEndpoint)
     },
 
     async listDeliveries(accountId, { endpointId, after, limit }) {
-      const rows = await run(sql.listDeliveries, [accountId, endpointId ?? null, after?.createdAt ?? null, after?.id ?? null, limit])
+      const input = { accountId, endpointId: endpointId ?? null, afterCreatedAt: after?.createdAt ?? null, afterId: after?.id ?? null, limit }
+      const rows = await run(sql.listDeliveries.text, sql.listDeliveries.values(input))
       return rows.map(toDelivery)
     },
 
     async replayDelivery(accountId, deliveryId, now) {
-      const [row] = await run(sql.replayDelivery, [accountId, deliveryId, now])
+      const [row] = await run(sql.replayDelivery.text, sql.replayDelivery.values({ accountId, deliveryId, now }))
       return row === undefined ? null : toDelivery(row)
     },
 
     async enqueueTest(accountId, endpointId, event) {
       const id = (prefix: string) => `${prefix}_${crypto.randomUUID().replaceAll('-', '')}`
-      const [row] = await run(sql.enqueueTest, [accountId, endpointId, id('evt'), event.type, event.at, JSON.stringify(event.data), id('msg')])
+      const [row] = await run(
+        sql.enqueueTest.text,
+        sql.enqueueTest.values({
+          accountId,
+          endpointId,
+          eventId: id('evt'),
+          type: event.type,
+          at: event.at,
+          data: JSON.stringify(event.data),
+          deliveryId: id('msg'),
+        }),
+      )
       return row === undefined ? null : toDelivery(row)
     },
 
-    async claimDeliveries({ now, leaseMs, limit, token }) {
-      const rows = await run(sql.claimDeliveries, [now, limit, token, leaseMs])
+    async claimDeliveries(claim) {
+      const { token } = claim
+      const rows = await run(sql.claimDeliveries.text, sql.claimDeliveries.values(claim))
       return rows.map((row) => ({
         id: String(row.id),
         token,
@@ -175,17 +177,20 @@ export function postgresWebhooks(database: Database, schema: string, audit: Post
       if (outcomes.length === 0) return []
       const column = <T>(pick: (outcome: (typeof outcomes)[number]) => T): T[] => outcomes.map(pick)
       return database.transaction(async (tx) => {
-        const rows = await (tx.prepared ?? tx.query)(sql.completeDeliveries, [
-          column((o) => o.id),
-          column((o) => o.token),
-          column((o) => o.at),
-          column((o) => o.ok),
-          column((o) => o.statusCode),
-          column((o) => o.error),
-          column((o) => o.state),
-          column((o) => o.nextAttemptAt),
-          disableAfterMs,
-        ])
+        const rows = await (tx.prepared ?? tx.query)(
+          sql.completeDeliveries.text,
+          sql.completeDeliveries.values({
+            ids: column((o) => o.id),
+            tokens: column((o) => o.token),
+            instants: column((o) => o.at),
+            oks: column((o) => o.ok),
+            statuses: column((o) => o.statusCode),
+            errors: column((o) => o.error),
+            states: column((o) => o.state),
+            nextAttempts: column((o) => o.nextAttemptAt),
+            disableAfterMs,
+          }),
+        )
         const disabled = rows.map(toEndpoint)
         for (const [index, endpoint] of disabled.entries())
           await audit.appendIn(tx, { entry: webhookDisabledEntry(endpoint, num(rows[index]!.last_at)), signer })
@@ -193,20 +198,20 @@ export function postgresWebhooks(database: Database, schema: string, audit: Post
       })
     },
 
-    async claimNotices({ now, leaseMs, limit, token }) {
-      const rows = await run(sql.claimNotices, [now, limit, token, leaseMs])
-      return rows.map((row) => ({ endpoint: toEndpoint(row), token }))
+    async claimNotices(claim) {
+      const rows = await run(sql.claimNotices.text, sql.claimNotices.values(claim))
+      return rows.map((row) => ({ endpoint: toEndpoint(row), token: claim.token }))
     },
 
     completeNotice: (claim, _sentAt, entry) =>
       database.transaction(async (tx) => {
-        const [row] = await tx.query(sql.completeNotice, [claim.endpoint.id, claim.token])
+        const [row] = await tx.query(sql.completeNotice.text, sql.completeNotice.values({ endpointId: claim.endpoint.id, token: claim.token }))
         if (row !== undefined) await audit.appendIn(tx, entry)
         return row !== undefined
       }),
 
     async releaseNotice(claim) {
-      await database.query(sql.releaseNotice, [claim.endpoint.id, claim.token])
+      await database.query(sql.releaseNotice.text, sql.releaseNotice.values({ endpointId: claim.endpoint.id, token: claim.token }))
     },
   }
 }
