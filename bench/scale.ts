@@ -25,8 +25,8 @@
  * - limiter pruning of 1 000 rows whose window passed (the store's batched DELETE);
  * - a start on the populated schema: `migrate()` finding it up to date, plus the
  *   first verification through a new pool (what `serve` does to the database);
- * - the pepper report (`countHashesByPepper`), which counts every hash (a call past the
- *   store's statement deadline is counted as such, its time being the deadline's);
+ * - the pepper report (`countHashesByPepper`), which counts every hash (a call past its
+ *   deadline, `OPERATOR_READ_DEADLINE_MS`, is counted as such, its time being the deadline's);
  * - table and index sizes.
  *
  *   npm run bench:scale                                   # 1k, 100k, 1M, 10M; a temporary cluster
@@ -119,7 +119,7 @@ interface Tier {
   /** The instant of the last usage flush: each flush writes a later one. */
   flushedAt: number
   readonly samples: Record<string, number[]>
-  /** Calls that passed the store's statement deadline, by measure. */
+  /** Calls that passed their statement deadline, by measure. */
   readonly failures: Record<string, number>
 }
 
@@ -267,7 +267,7 @@ async function startOnce(tier: Tier, connectionString: string): Promise<void> {
   if (migration.applied.length > 0 || !first.ok) throw new Error('start failed')
 }
 
-/** The pepper report; past the store's statement deadline it is counted as a failure at the deadline's time. */
+/** The pepper report; past its deadline (`OPERATOR_READ_DEADLINE_MS`) it is counted as a failure at the deadline's time. */
 async function peppersOnce(tier: Tier): Promise<void> {
   const started = process.hrtime.bigint()
   try {

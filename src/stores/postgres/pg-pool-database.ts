@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../../core/errors'
 import { unrefTimer } from '../../core/time'
 import {
+  OPERATOR_READ_DEADLINE_MS,
   pgQueryable,
   STATEMENT_DEADLINE_MS,
   subscriptionOf,
@@ -59,10 +60,14 @@ export function requireConnectDeadline(pool: PgPoolLike): void {
   throw new ConfigurationError(`The pg Pool's connectionTimeoutMillis must be a positive number of milliseconds (it is ${found}). ${advice}`)
 }
 
-/** Thrown when a statement on a `pg` Pool passed {@link STATEMENT_DEADLINE_MS}; its connection was destroyed. */
+/**
+ * Thrown when a statement on a `pg` Pool passed its deadline ({@link STATEMENT_DEADLINE_MS},
+ * or {@link OPERATOR_READ_DEADLINE_MS} for an operator's whole-table read); its connection
+ * was destroyed.
+ */
 export class StatementDeadlineError extends Error {
-  constructor() {
-    super(`The database did not answer within ${STATEMENT_DEADLINE_MS} ms; the connection was destroyed`)
+  constructor(ms: number = STATEMENT_DEADLINE_MS) {
+    super(`The database did not answer within ${ms} ms; the connection was destroyed`)
     this.name = 'StatementDeadlineError'
   }
 }
@@ -114,7 +119,7 @@ class StatementDeadlines {
   #timer: ReturnType<typeof setTimeout> | undefined
   #armedFor: Deadline | undefined
 
-  constructor(private readonly ms: number) {}
+  constructor(readonly ms: number) {}
 
   add(deadline: Deadline): void {
     deadline.at = performance.now() + this.ms
@@ -208,7 +213,7 @@ class Loan<T> implements Deadline {
   expire(): void {
     this.settled = true
     this.giveBack(true)
-    this.reject(new StatementDeadlineError())
+    this.reject(new StatementDeadlineError(this.deadlines?.ms))
   }
 
   start(connection: PgPoolClientLike, work: (client: PgPoolClientLike) => Promise<T>): void {
@@ -279,11 +284,18 @@ function onConnection<T>(
  * listening uses a dedicated connection outside the pool (opened like the pool's own,
  * or with `listenConnectionString`, with TCP keepalive, reconnected when it drops or
  * fails its proof). Every statement and every transaction but a migration's has
- * {@link STATEMENT_DEADLINE_MS}: past it, its connection is destroyed.
+ * {@link STATEMENT_DEADLINE_MS}, an operator's whole-table read
+ * {@link OPERATOR_READ_DEADLINE_MS} (`operatorReadMs`: shorter in tests only): past its
+ * deadline, a statement's connection is destroyed.
  */
-export function pgPoolDatabase(pool: PgPoolLike): Database {
+export function pgPoolDatabase(
+  pool: PgPoolLike,
+  { operatorReadMs = OPERATOR_READ_DEADLINE_MS }: { readonly operatorReadMs?: number } = {},
+): Database {
   pool.on?.('connect', guardErrors)
   const deadlines = new StatementDeadlines(STATEMENT_DEADLINE_MS)
+  // A second queue: a queue's deadlines must all have the same length (see StatementDeadlines).
+  const operatorReadDeadlines = new StatementDeadlines(operatorReadMs)
   const bounded: PgConnectionLike = {
     query: (text, values) => onConnection(pool, (client) => client.query(text, values), deadlines),
   }
@@ -294,11 +306,13 @@ export function pgPoolDatabase(pool: PgPoolLike): Database {
       onConnection(pool, (client) => (client.query as (config: unknown, values?: unknown[]) => Promise<PgResultLike>)(config, values), deadlines),
   }
   const unbounded = pgQueryable({ query: (text, values) => onConnection(pool, (client) => client.query(text, values), undefined) })
+  const operatorRead = pgQueryable({ query: (text, values) => onConnection(pool, (client) => client.query(text, values), operatorReadDeadlines) })
   // Whether named statements work on this pool's connections (not through a transaction pooler).
   const namedStatements: NamedStatements = { usable: true }
   return {
     query: queryable.query,
     queryUnbounded: unbounded.query,
+    queryOperatorRead: operatorRead.query,
 
     lookup: pgPreparedLookup(named, namedStatements),
     prepared: pgPrepared(named, namedStatements),

@@ -267,7 +267,8 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     },
 
     async countHashesByPepper(now) {
-      const rows = await database.query(sql.countHashesByPepper, [now])
+      // Reads both passcode tables whole, for an operator: its own, longer deadline.
+      const rows = await (database.queryOperatorRead ?? database.query)(sql.countHashesByPepper, [now])
       // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a text column of the driver's row
       return new Map(rows.map((row) => [row.pepper_id === null ? null : String(row.pepper_id), Number(row.hashes)]))
     },
