@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { joinInputs, namedStatement, orNull, sqlType } from '../../src/stores/postgres/named-statement'
 import { auditStatements } from '../../src/stores/postgres/audit-statements'
-import { EDIT_INPUTS, editInput } from '../../src/stores/postgres/statements'
+import { EDIT_INPUTS, editInput } from '../../src/stores/postgres/statement-columns'
 
 describe('named statement inputs', () => {
   const revoke = namedStatement({ accountId: sqlType.text, userId: sqlType.text, at: sqlType.bigint, unused: orNull(sqlType.text) }, ($) =>

@@ -1,36 +1,27 @@
 import { GENESIS_HASH } from '../../core/audit'
 import { joinInputs, namedStatement, orNull, sqlType, type InputOf, type Inputs, type NamedStatement, type Placeholders } from './named-statement'
 import {
-  ACCOUNT_COLUMNS,
-  ACCOUNT_INPUT,
-  accountPatch,
   closeLeakOnEnable,
-  completeLeakNoticeChange,
-  completeNotificationChange,
+  accountPatch,
   DELETE_INPUTS,
   deleteAccountPasscodeChange,
-  EDIT_INPUTS,
-  type EditInputs,
-  GRANT_USER_INPUTS,
   CREATE_ACCOUNT_INPUTS,
   createAccountPasscodeChange,
-  LEAK_INPUTS,
-  LEAK_NOTICE_SENT_INPUTS,
-  LEAK_RESULTS,
-  leakChanges,
+  ROTATE_INPUTS,
+  rotateChange,
+} from './account-passcode-statements'
+import { ACCOUNT_INPUT, SET_ACCEPTED_INPUTS, setAcceptedPasscodesChange } from './account-statements'
+import { completeLeakNoticeChange, LEAK_INPUTS, LEAK_NOTICE_SENT_INPUTS, LEAK_RESULTS, leakChanges } from './leak-statements'
+import { completeNotificationChange, NOTIFICATION_SENT_INPUTS } from './notification-statements'
+import { ACCOUNT_COLUMNS, EDIT_INPUTS, type EditInputs, GRANT_USER_INPUTS, USER_COLUMNS } from './statement-columns'
+import {
   insertUserPasscodeChange,
-  NOTIFICATION_SENT_INPUTS,
   replaceUserPasscodeChange,
   RESET_INPUTS,
   resetUserPasscodeChange,
   REVOKE_INPUTS,
   revokeUserPasscodeChange,
-  ROTATE_INPUTS,
-  rotateChange,
-  SET_ACCEPTED_INPUTS,
-  setAcceptedPasscodesChange,
-  USER_COLUMNS,
-} from './statements'
+} from './user-passcode-statements'
 
 /**
  * Every column of `audit_records`, with the name and SQL type of its input when a record

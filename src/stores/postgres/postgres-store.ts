@@ -30,7 +30,8 @@ import {
   usageParams,
   userPasscodeInput,
 } from './rows'
-import { editInput, NAME_INDEX, statements } from './statements'
+import { editInput } from './statement-columns'
+import { NAME_INDEX, statements } from './statements'
 import { noticeParams, policyParams, policyStatements, toPolicy, toPolicyNoticeClaim } from './policy-statements'
 import { postgresWebhooks } from './webhook-store'
 import { postgresLimits } from './limit-store'

@@ -5,7 +5,7 @@ import type { NotificationKind } from '../../core/notifications'
 import type { LeakMark, StoredUsageCount, UsageCount, UsageEntry, UsageOutcome } from '../../ports/passcode-store'
 import type { Row } from './database-interface'
 import type { InputOf } from './named-statement'
-import type { GRANT_USER_INPUTS, INSERT_ACCOUNT_INPUTS } from './statements'
+import type { GRANT_USER_INPUTS, INSERT_ACCOUNT_INPUTS } from './statement-columns'
 
 // `pg` returns bigint as a string, PGlite as a number: both convert exactly for
 // epoch milliseconds (well inside Number.MAX_SAFE_INTEGER).
