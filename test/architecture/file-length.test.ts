@@ -16,7 +16,7 @@ const EXEMPT = new Set(['src/stores/postgres/migrations.ts'])
  * Files still over the bound, each being split on a branch of its own; remove a line when
  * its split lands (the last test fails while a file listed here fits).
  */
-const BEING_SPLIT = new Set(['src/stores/postgres/pg-prepared-lookup.ts'])
+const BEING_SPLIT = new Set<string>([])
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
