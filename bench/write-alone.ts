@@ -103,7 +103,10 @@ export function writesAlone(pool: pg.Pool, schema: string) {
       transaction((client) => run(client, remove, { accountId, passcodeId }), account(accountId, passcodeId)),
     grant: (record: UserPasscodeRecord) =>
       transaction(async (client) => {
-        const { rows } = await client.query(sql.lockUserPasscode, [record.accountId, record.userId])
+        const { rows } = await client.query(
+          sql.lockUserPasscode.text,
+          sql.lockUserPasscode.values({ accountId: record.accountId, userId: record.userId }),
+        )
         return { ok: (await run(client, rows.length === 0 ? grant : regrant, userPasscodeInput(record))).length > 0 }
       }),
     reset: (accountId: string, userId: string, fields: Pick<UserPasscodeRecord, 'hash' | 'ciphertext' | 'hint' | 'grantedAt' | 'expiresAt'>) =>
@@ -113,7 +116,7 @@ export function writesAlone(pool: pg.Pool, schema: string) {
     setAccepted: (accountId: string, value: AcceptedPasscodes) =>
       transaction(
         async (client) => {
-          await client.query(sql.ensureAccount, [accountId])
+          await client.query(sql.ensureAccount.text, sql.ensureAccount.values({ accountId }))
           return run(client, accepted, { accountId, accepted: value })
         },
         { type: 'account', accountId },

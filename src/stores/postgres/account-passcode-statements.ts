@@ -1,5 +1,5 @@
 /** The statements of account passcodes: the changes the audited writes compose (audit-statements.ts) and the reads. */
-import { orNull, sqlType, type Placeholders } from './named-statement'
+import { namedStatement, orNull, sqlType, type Placeholders } from './named-statement'
 import {
   ACCOUNT_COLUMNS,
   ACCOUNT_INSERT,
@@ -119,14 +119,36 @@ export const createAccountPasscodeChange = (s: string, $: Placeholders<typeof CR
       RETURNING ${ACCOUNT_COLUMNS}
       )`
 
+/**
+ * The inputs of a re-hash of a passcode, account's or user's (`id`: the passcode's or
+ * the user's), as `rehashCredential` names them: it writes `toHash` under `pepperId`
+ * only while the row still holds `fromHash`.
+ */
+export const REHASH_INPUTS = {
+  accountId: sqlType.text,
+  id: sqlType.text,
+  fromHash: sqlType.text,
+  toHash: sqlType.text,
+  pepperId: sqlType.text,
+} as const
+
 /** The account passcodes' reads and rehash, for one schema (see `statements`). */
 export const accountPasscodeStatements = (s: string) => ({
-  getAccountPasscode: `SELECT ${ACCOUNT_COLUMNS} FROM ${s}.account_passcodes WHERE account_id = $1::text AND id = $2::text`,
-  listAccountPasscodes: `
-      SELECT ${ACCOUNT_COLUMNS} FROM ${s}.account_passcodes WHERE account_id = $1::text ORDER BY created_at, id COLLATE "C"`,
+  getAccountPasscode: namedStatement(
+    DELETE_INPUTS,
+    ($) => `SELECT ${ACCOUNT_COLUMNS} FROM ${s}.account_passcodes WHERE account_id = ${$.accountId} AND id = ${$.passcodeId}`,
+  ),
+  listAccountPasscodes: namedStatement(
+    { accountId: sqlType.text },
+    ($) => `
+      SELECT ${ACCOUNT_COLUMNS} FROM ${s}.account_passcodes WHERE account_id = ${$.accountId} ORDER BY created_at, id COLLATE "C"`,
+  ),
 
   // SPEC §5.28: only while the hash is still the one that matched.
-  rehashAccountPasscode: `
-      UPDATE ${s}.account_passcodes SET hash = $4::text, pepper_id = $5::text
-      WHERE account_id = $1::text AND id = $2::text AND hash = $3::text`,
+  rehashAccountPasscode: namedStatement(
+    REHASH_INPUTS,
+    ($) => `
+      UPDATE ${s}.account_passcodes SET hash = ${$.toHash}, pepper_id = ${$.pepperId}
+      WHERE account_id = ${$.accountId} AND id = ${$.id} AND hash = ${$.fromHash} RETURNING 1 AS written`,
+  ),
 })

@@ -1,5 +1,5 @@
 /** The statements of accounts: their row, the accepted passcodes setting, the hashes per pepper. */
-import { sqlType, type Placeholders } from './named-statement'
+import { namedStatement, sqlType, type Placeholders } from './named-statement'
 
 /** The inputs of a change of the account's accepted passcodes ({@link setAcceptedPasscodesChange}). */
 export const SET_ACCEPTED_INPUTS = { accountId: sqlType.text, accepted: sqlType.text } as const
@@ -24,17 +24,23 @@ export const ACCOUNT_INPUT = { accountId: sqlType.text } as const
 
 /** The accounts' row and setting, and the count of hashes per pepper, for one schema (see `statements`). */
 export const accountStatements = (s: string) => ({
-  ensureAccount: `INSERT INTO ${s}.accounts (account_id) VALUES ($1::text) ON CONFLICT (account_id) DO NOTHING`,
-  getAcceptedPasscodes: `SELECT accepted_passcodes FROM ${s}.accounts WHERE account_id = $1::text`,
+  ensureAccount: namedStatement(
+    ACCOUNT_INPUT,
+    ($) => `INSERT INTO ${s}.accounts (account_id) VALUES (${$.accountId}) ON CONFLICT (account_id) DO NOTHING`,
+  ),
+  getAcceptedPasscodes: namedStatement(ACCOUNT_INPUT, ($) => `SELECT accepted_passcodes FROM ${s}.accounts WHERE account_id = ${$.accountId}`),
 
-  // $1 now: a rotation's previous hash counts under its own pepper while its overlap
-  // lasts (SPEC §5.47), found through the previous hash's index (few rows have one).
-  countHashesByPepper: `
+  // A rotation's previous hash counts under its own pepper while its overlap lasts
+  // (`now` is before its end, SPEC §5.47), found through the previous hash's index (few rows have one).
+  countHashesByPepper: namedStatement(
+    { now: sqlType.bigint },
+    ($) => `
       SELECT pepper_id, count(*)::integer AS hashes FROM (
         SELECT pepper_id FROM ${s}.account_passcodes
         UNION ALL
-        SELECT previous_pepper_id FROM ${s}.account_passcodes WHERE previous_hash IS NOT NULL AND previous_hash_ends_at > $1::bigint
+        SELECT previous_pepper_id FROM ${s}.account_passcodes WHERE previous_hash IS NOT NULL AND previous_hash_ends_at > ${$.now}
         UNION ALL
         SELECT pepper_id FROM ${s}.user_passcodes
       ) AS h GROUP BY pepper_id`,
+  ),
 })

@@ -1,5 +1,5 @@
 /** The statements of leak marks: the responses to a report, the marks' reads and their notices (SPEC §5.42). */
-import { orNull, sqlType, type Placeholders } from './named-statement'
+import { namedStatement, orNull, sqlType, type Placeholders } from './named-statement'
 import { LEAK_COLUMNS } from './statement-columns'
 
 /** The inputs of a leak notice marked sent ({@link completeLeakNoticeChange}): the mark, the claim's token, when. */
@@ -86,22 +86,34 @@ export const LEAK_RESULTS = {
 
 /** The leak marks' reads and their notices' claim and release, for one schema (see `statements`). */
 export const leakStatements = (s: string) => ({
-  openLeakMark: `SELECT 1 AS open FROM ${s}.leak_marks WHERE account_id = $1::text AND kind = $2::text AND key = $3::text AND open`,
-  listLeakMarks: `
-      SELECT ${LEAK_COLUMNS} FROM ${s}.leak_marks WHERE account_id = $1::text AND open ORDER BY reported_at, id COLLATE "C"`,
+  openLeakMark: namedStatement(
+    { accountId: sqlType.text, kind: sqlType.text, key: sqlType.text },
+    ($) => `SELECT 1 AS open FROM ${s}.leak_marks WHERE account_id = ${$.accountId} AND kind = ${$.kind} AND key = ${$.key} AND open`,
+  ),
+  listLeakMarks: namedStatement(
+    { accountId: sqlType.text },
+    ($) => `
+      SELECT ${LEAK_COLUMNS} FROM ${s}.leak_marks WHERE account_id = ${$.accountId} AND open ORDER BY reported_at, id COLLATE "C"`,
+  ),
   // Oldest unsent first, through the partial index; SKIP LOCKED splits them between runners.
-  claimLeakNotices: `
+  claimLeakNotices: namedStatement(
+    { now: sqlType.bigint, limit: sqlType.integer, token: sqlType.text, leaseMs: sqlType.bigint },
+    ($) => `
       WITH due AS (
         SELECT id FROM ${s}.leak_marks
-        WHERE notified_at IS NULL AND claimed_until <= $1::bigint
+        WHERE notified_at IS NULL AND claimed_until <= ${$.now}
         ORDER BY reported_at, id
-        LIMIT $2::integer
+        LIMIT ${$.limit}
         FOR UPDATE SKIP LOCKED
       )
-      UPDATE ${s}.leak_marks m SET token = $3::text, claimed_until = $1::bigint + $4::bigint
+      UPDATE ${s}.leak_marks m SET token = ${$.token}, claimed_until = ${$.now} + ${$.leaseMs}
       FROM due WHERE m.id = due.id
       RETURNING ${LEAK_COLUMNS.replace(/(^|, )/g, '$1m.')}`,
-  releaseLeakNotice: `
+  ),
+  releaseLeakNotice: namedStatement(
+    { id: sqlType.text, token: sqlType.text },
+    ($) => `
       UPDATE ${s}.leak_marks SET token = NULL, claimed_until = 0
-      WHERE id = $1::text AND token = $2::text AND notified_at IS NULL`,
+      WHERE id = ${$.id} AND token = ${$.token} AND notified_at IS NULL`,
+  ),
 })

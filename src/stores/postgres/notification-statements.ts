@@ -1,5 +1,5 @@
 /** The statements of the expiry notifications: their claims, release and completion (SPEC §5.38). */
-import { sqlType, type Placeholders } from './named-statement'
+import { namedStatement, sqlType, type Placeholders } from './named-statement'
 
 /** The inputs of the notifier's completion of a claim ({@link completeNotificationChange}): the claim's key and when it was sent. */
 export const NOTIFICATION_SENT_INPUTS = {
@@ -33,6 +33,18 @@ export const completeNotificationChange = (s: string, $: Placeholders<typeof NOT
         RETURNING 1
       )`
 
+/** The inputs of a claim of due notifications, as `claimNotifications` names them. */
+const CLAIM_INPUTS = {
+  now: sqlType.bigint,
+  windowMs: sqlType.bigint,
+  limit: sqlType.integer,
+  token: sqlType.text,
+  leaseMs: sqlType.bigint,
+} as const
+
+/** The inputs of a claim's release: the claim's key and token, as `NotificationClaim` names them. */
+export const RELEASE_INPUTS = { passcodeId: sqlType.text, kind: sqlType.text, expiresAt: sqlType.bigint, token: sqlType.text } as const
+
 /** The notifications' claim and release, for one schema (see `statements`). */
 export const notificationStatements = (s: string) => ({
   // Due = dueNotification(): expired once now >= expires_at, else expiring soon inside
@@ -49,34 +61,36 @@ export const notificationStatements = (s: string) => ({
   // Every candidate comes back, `claimed` or not: one not claimed was settled, or taken
   // by a runner that committed after this statement's snapshot (the upsert saw its
   // claim, the snapshot did not), and the caller runs the statement again for the rest.
-  claimNotifications: `
+  claimNotifications: namedStatement(
+    CLAIM_INPUTS,
+    ($) => `
       WITH first_email AS (
         SELECT p.id, p.account_id, p.name, p.hint, p.expires_at, 'expiring_soon'::text AS kind
         FROM ${s}.account_passcodes p
         WHERE p.soon_sent_for IS DISTINCT FROM p.expires_at AND p.expired_sent_for IS DISTINCT FROM p.expires_at
           AND p.disabled_at IS NULL
-          AND p.expires_at > $1::bigint AND p.expires_at <= $1::bigint + $2::bigint
+          AND p.expires_at > ${$.now} AND p.expires_at <= ${$.now} + ${$.windowMs}
           AND NOT EXISTS (
             SELECT 1 FROM ${s}.notifications n
             WHERE n.passcode_id = p.id AND n.kind = 'expiring_soon' AND n.expires_at = p.expires_at
-              AND n.sent_at IS NULL AND n.claimed_until > $1::bigint
+              AND n.sent_at IS NULL AND n.claimed_until > ${$.now}
           )
         ORDER BY p.expires_at, p.id
-        LIMIT $3::integer
+        LIMIT ${$.limit}
         FOR NO KEY UPDATE OF p SKIP LOCKED
       ), expired_email AS (
         SELECT p.id, p.account_id, p.name, p.hint, p.expires_at, 'expired'::text AS kind
         FROM ${s}.account_passcodes p
         WHERE p.expired_sent_for IS DISTINCT FROM p.expires_at
           AND p.disabled_at IS NULL
-          AND p.expires_at <= $1::bigint
+          AND p.expires_at <= ${$.now}
           AND NOT EXISTS (
             SELECT 1 FROM ${s}.notifications n
             WHERE n.passcode_id = p.id AND n.kind = 'expired' AND n.expires_at = p.expires_at
-              AND n.sent_at IS NULL AND n.claimed_until > $1::bigint
+              AND n.sent_at IS NULL AND n.claimed_until > ${$.now}
           )
         ORDER BY p.expires_at, p.id
-        LIMIT $3::integer
+        LIMIT ${$.limit}
         FOR NO KEY UPDATE OF p SKIP LOCKED
       ), candidates AS (
         SELECT c.*, EXISTS (
@@ -85,7 +99,7 @@ export const notificationStatements = (s: string) => ({
         ) AS sent
         FROM (SELECT * FROM expired_email UNION ALL SELECT * FROM first_email) AS c
         ORDER BY c.expires_at, c.id
-        LIMIT $3::integer
+        LIMIT ${$.limit}
       ), settled AS (
         UPDATE ${s}.account_passcodes p SET
           soon_sent_for = CASE WHEN c.kind = 'expiring_soon' THEN c.expires_at ELSE p.soon_sent_for END,
@@ -95,17 +109,21 @@ export const notificationStatements = (s: string) => ({
         RETURNING 1
       ), claimed AS (
         INSERT INTO ${s}.notifications AS n (passcode_id, kind, expires_at, token, claimed_until, sent_at)
-        SELECT id, kind, expires_at, $4::text, $1::bigint + $5::bigint, NULL FROM candidates WHERE NOT sent
+        SELECT id, kind, expires_at, ${$.token}, ${$.now} + ${$.leaseMs}, NULL FROM candidates WHERE NOT sent
         ON CONFLICT (passcode_id, kind, expires_at) DO UPDATE
           SET token = excluded.token, claimed_until = excluded.claimed_until
-          WHERE n.sent_at IS NULL AND n.claimed_until <= $1::bigint
+          WHERE n.sent_at IS NULL AND n.claimed_until <= ${$.now}
         RETURNING n.passcode_id, n.kind, n.expires_at
       )
       SELECT c.id AS passcode_id, c.account_id, c.name, c.hint, c.kind, c.expires_at, claimed.passcode_id IS NOT NULL AS claimed
       FROM candidates c
       LEFT JOIN claimed ON c.id = claimed.passcode_id AND c.kind = claimed.kind AND c.expires_at = claimed.expires_at
       ORDER BY c.expires_at, c.id`,
-  releaseNotification: `
+  ),
+  releaseNotification: namedStatement(
+    RELEASE_INPUTS,
+    ($) => `
       DELETE FROM ${s}.notifications
-      WHERE passcode_id = $1::text AND kind = $2::text AND expires_at = $3::bigint AND token = $4::text AND sent_at IS NULL`,
+      WHERE passcode_id = ${$.passcodeId} AND kind = ${$.kind} AND expires_at = ${$.expiresAt} AND token = ${$.token} AND sent_at IS NULL`,
+  ),
 })

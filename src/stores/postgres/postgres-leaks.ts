@@ -15,7 +15,7 @@ export function postgresLeaks(context: StoreContext): LeaksPart {
       const { accountId, key } = report
       // A replay (the credential's mark is open) costs one indexed read, not a write transaction.
       if (report.kind === 'account' && report.action === 'disable') {
-        if ((await database.query(sql.openLeakMark, [accountId, report.kind, key])).length > 0) return null
+        if ((await database.query(sql.openLeakMark.text, sql.openLeakMark.values({ accountId, kind: report.kind, key }))).length > 0) return null
       }
       return write(entry, async (tx) => {
         const { hash, id, at, url, source, token, claimedUntil } = report
@@ -31,11 +31,11 @@ export function postgresLeaks(context: StoreContext): LeaksPart {
     },
 
     async listLeakMarks(accountId) {
-      return (await database.query(sql.listLeakMarks, [accountId])).map(toLeakMark)
+      return (await database.query(sql.listLeakMarks.text, sql.listLeakMarks.values({ accountId }))).map(toLeakMark)
     },
 
     async claimLeakNotices({ now, leaseMs, limit, token }) {
-      const rows = await database.query(sql.claimLeakNotices, [now, limit, token, leaseMs])
+      const rows = await database.query(sql.claimLeakNotices.text, sql.claimLeakNotices.values({ now, limit, token, leaseMs }))
       return rows.map((row) => ({ ...toLeakMark(row), token })).sort((a, b) => a.reportedAt - b.reportedAt || (a.id < b.id ? -1 : 1))
     },
 
@@ -53,7 +53,7 @@ export function postgresLeaks(context: StoreContext): LeaksPart {
     },
 
     async releaseLeakNotice(claim) {
-      await database.query(sql.releaseLeakNotice, [claim.id, claim.token])
+      await database.query(sql.releaseLeakNotice.text, sql.releaseLeakNotice.values({ id: claim.id, token: claim.token }))
     },
   }
 }

@@ -9,7 +9,7 @@ import { postgresAuditLog } from './postgres-audit-log'
 import { acceptedPasscodesEntry, deletedPasscodeEntry, editedPasscodeEntry, rotatedPasscodeEntry } from '../../core/audit-fields'
 import { notificationClaims } from './notification-claims'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
-import { accountPasscodeInput, toAccepted, toAccountPasscode, toStoredUsageCount, toUserPasscode, usageCountParams, usageParams } from './rows'
+import { accountPasscodeInput, toAccepted, toAccountPasscode, toStoredUsageCount, toUserPasscode, usageCountInput, usageInput } from './rows'
 import { editInput } from './statement-columns'
 import { NAME_INDEX, statements } from './statements'
 import { postgresAccountPolicy } from './postgres-account-policy'
@@ -179,19 +179,19 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     },
 
     async getAccountPasscode(accountId, passcodeId) {
-      const row = one(await database.query(sql.getAccountPasscode, [accountId, passcodeId]))
+      const row = one(await database.query(sql.getAccountPasscode.text, sql.getAccountPasscode.values({ accountId, passcodeId })))
       return row === null ? null : toAccountPasscode(row)
     },
 
     async listAccountPasscodes(accountId): Promise<AccountPasscodeRecord[]> {
-      return (await database.query(sql.listAccountPasscodes, [accountId])).map(toAccountPasscode)
+      return (await database.query(sql.listAccountPasscodes.text, sql.listAccountPasscodes.values({ accountId }))).map(toAccountPasscode)
     },
 
     async findCredentialByHash(hash) {
       const rows =
         database.lookup !== undefined
-          ? database.lookup(sql.findCredentialByHash, hash, sql.callFindCredentialByHash, sql.callFindCredentialsByHashes)
-          : database.query(sql.findCredentialByHash, [hash])
+          ? database.lookup(sql.findCredentialByHash.text, hash, sql.callFindCredentialByHash.text, sql.callFindCredentialsByHashes.text)
+          : database.query(sql.findCredentialByHash.text, sql.findCredentialByHash.values({ hash }))
       const row = one(await rows)
       return row === null ? null : toCredentialMatch(row)
     },
@@ -200,8 +200,8 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     async findCredentialsByHashes(hashes) {
       const rows =
         database.lookup !== undefined
-          ? database.lookup(sql.findCredentialsByHashes, hashes, sql.callFindCredentialByHash, sql.callFindCredentialsByHashes)
-          : database.query(sql.findCredentialsByHashes, [hashes])
+          ? database.lookup(sql.findCredentialsByHashes.text, hashes, sql.callFindCredentialByHash.text, sql.callFindCredentialsByHashes.text)
+          : database.query(sql.findCredentialsByHashes.text, sql.findCredentialsByHashes.values({ hashes }))
       const matches: (CredentialMatch | null)[] = hashes.map(() => null)
       for (const row of await rows) {
         const at = Number(row.n) - 1
@@ -212,47 +212,47 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
 
     async rehashCredential({ kind, accountId, id, fromHash, toHash, pepperId }) {
       const statement = kind === 'account' ? sql.rehashAccountPasscode : sql.rehashUserPasscode
-      const rows = await database.query(`${statement} RETURNING 1 AS written`, [accountId, id, fromHash, toHash, pepperId])
+      const rows = await database.query(statement.text, statement.values({ accountId, id, fromHash, toHash, pepperId }))
       return rows.length > 0
     },
 
     async countHashesByPepper(now) {
-      const rows = await database.query(sql.countHashesByPepper, [now])
+      const rows = await database.query(sql.countHashesByPepper.text, sql.countHashesByPepper.values({ now }))
       // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a text column of the driver's row
       return new Map(rows.map((row) => [row.pepper_id === null ? null : String(row.pepper_id), Number(row.hashes)]))
     },
 
     async recordUsage(entries) {
       if (entries.length === 0) return 0
-      const [row] = await database.query(sql.recordUsage, usageParams(entries))
+      const [row] = await database.query(sql.recordUsage.text, sql.recordUsage.values(usageInput(entries)))
       return Number(row?.written ?? 0)
     },
 
     async recordUsageCounts(counts) {
-      if (counts.length > 0) await database.query(sql.recordUsageCounts, usageCountParams(counts))
+      if (counts.length > 0) await database.query(sql.recordUsageCounts.text, sql.recordUsageCounts.values(usageCountInput(counts)))
     },
 
     async listUsageCounts({ kind, accountId, key, from }) {
-      const rows = await database.query(sql.listUsageCounts, [accountId, kind, key, from])
+      const rows = await database.query(sql.listUsageCounts.text, sql.listUsageCounts.values({ accountId, kind, key, from }))
       return rows.map(toStoredUsageCount)
     },
 
     async pruneUsageCounts(before, limit) {
-      const [row] = await database.query(sql.pruneUsageCounts, [before, limit])
+      const [row] = await database.query(sql.pruneUsageCounts.text, sql.pruneUsageCounts.values({ before, limit }))
       return Number(row?.deleted ?? 0)
     },
 
     ...postgresUserPasscodes(context),
 
     async getAcceptedPasscodes(accountId) {
-      const row = one(await database.query(sql.getAcceptedPasscodes, [accountId]))
+      const row = one(await database.query(sql.getAcceptedPasscodes.text, sql.getAcceptedPasscodes.values({ accountId })))
       return toAccepted(row?.accepted_passcodes)
     },
 
     setAcceptedPasscodes(accountId, accepted, entry) {
       const invalidation: Invalidation = { type: 'account', accountId }
       return write(entry, async (tx) => {
-        await tx.query(sql.ensureAccount, [accountId])
+        await tx.query(sql.ensureAccount.text, sql.ensureAccount.values({ accountId }))
         // The setting before comes from the row it locks and sets (setAcceptedAndLock).
         const [row] = await run(tx)(audit.sql.setAcceptedAndLock.text, audit.sql.setAcceptedAndLock.values({ accountId, accepted }))
         const [before, after] = [toAccepted(row!.prior_accepted), toAccepted(row!.accepted_passcodes)]

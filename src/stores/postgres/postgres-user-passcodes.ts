@@ -11,7 +11,9 @@ export function postgresUserPasscodes(context: StoreContext): UserPasscodesPart 
     grantUserPasscode(record, now, entry) {
       const owner = { type: 'user_passcode', accountId: record.accountId, userId: record.userId } as const
       return write<GrantResult>(entry, async (tx) => {
-        const current = one(await tx.query(sql.lockUserPasscode, [record.accountId, record.userId]))
+        const current = one(
+          await tx.query(sql.lockUserPasscode.text, sql.lockUserPasscode.values({ accountId: record.accountId, userId: record.userId })),
+        )
         if (current !== null && current.revoked_at === null && Number(current.expires_at) > now) {
           return { result: { ok: false, reason: 'already_granted' } as const }
         }
@@ -65,12 +67,12 @@ export function postgresUserPasscodes(context: StoreContext): UserPasscodesPart 
     },
 
     async getUserPasscode(accountId, userId) {
-      const row = one(await database.query(sql.getUserPasscode, [accountId, userId]))
+      const row = one(await database.query(sql.getUserPasscode.text, sql.getUserPasscode.values({ accountId, userId })))
       return row === null ? null : toUserPasscode(row)
     },
 
     async listUserPasscodes(accountId): Promise<UserPasscodeRecord[]> {
-      return (await database.query(sql.listUserPasscodes, [accountId])).map(toUserPasscode)
+      return (await database.query(sql.listUserPasscodes.text, sql.listUserPasscodes.values({ accountId }))).map(toUserPasscode)
     },
   }
 }

@@ -1,12 +1,35 @@
 /** The statements of usage: the last use of each passcode and the counts per day (SPEC §5.41). */
+import { namedStatement, sqlType } from './named-statement'
+
+/** The inputs of `recordUsage`: one array per column, an entry per position (`keys`: the passcode's id or the user's). */
+export const RECORD_USAGE_INPUTS = {
+  kinds: sqlType.textArray,
+  accountIds: sqlType.textArray,
+  keys: sqlType.textArray,
+  ats: sqlType.bigintArray,
+  partners: sqlType.textOrNullArray,
+} as const
+
+/** The inputs of `recordUsageCounts`: one array per column of `usage_days`, a count per position. */
+export const RECORD_USAGE_COUNTS_INPUTS = {
+  accountIds: sqlType.textArray,
+  kinds: sqlType.textArray,
+  keys: sqlType.textArray,
+  days: sqlType.dateArray,
+  partners: sqlType.textArray,
+  outcomes: sqlType.textArray,
+  counts: sqlType.bigintArray,
+} as const
 
 /** The usage statements, for one schema (see `statements`). */
 export const usageStatements = (s: string) => ({
   // One statement for a whole batch, over both tables; a row is written only when the
   // batch's instant is later than the stored one, and a deleted passcode matches no row.
-  recordUsage: `
+  recordUsage: namedStatement(
+    RECORD_USAGE_INPUTS,
+    ($) => `
       WITH entries AS (
-        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[]) AS e(kind, account_id, key, at, partner)
+        SELECT * FROM unnest(${$.kinds}, ${$.accountIds}, ${$.keys}, ${$.ats}, ${$.partners}) AS e(kind, account_id, key, at, partner)
       ), accounts AS (
         UPDATE ${s}.account_passcodes p SET last_used_at = e.at, last_used_partner = e.partner
         FROM entries e
@@ -21,22 +44,32 @@ export const usageStatements = (s: string) => ({
         RETURNING 1
       )
       SELECT (SELECT count(*) FROM accounts) + (SELECT count(*) FROM users) AS written`,
+  ),
   // Usage over time (SPEC §5.41), apart from recordUsage: one statement adds a whole
   // batch to the stored counts, so the counts of many instances add up. Rows come
   // sorted by key, so two instances' flushes lock shared rows in the same order.
-  recordUsageCounts: `
+  recordUsageCounts: namedStatement(
+    RECORD_USAGE_COUNTS_INPUTS,
+    ($) => `
       INSERT INTO ${s}.usage_days AS u (account_id, kind, key, day, partner, outcome, n)
-      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::date[], $5::text[], $6::text[], $7::bigint[])
+      SELECT * FROM unnest(${$.accountIds}, ${$.kinds}, ${$.keys}, ${$.days}, ${$.partners}, ${$.outcomes}, ${$.counts})
       ON CONFLICT (account_id, kind, key, day, partner, outcome) DO UPDATE SET n = u.n + excluded.n`,
-  listUsageCounts: `
+  ),
+  listUsageCounts: namedStatement(
+    { accountId: sqlType.text, kind: sqlType.text, key: sqlType.text, from: sqlType.date },
+    ($) => `
       SELECT to_char(day, 'YYYY-MM-DD') AS day, partner, outcome, n FROM ${s}.usage_days
-      WHERE account_id = $1::text AND kind = $2::text AND key = $3::text AND day >= $4::date
+      WHERE account_id = ${$.accountId} AND kind = ${$.kind} AND key = ${$.key} AND day >= ${$.from}
       ORDER BY day, partner COLLATE "C", outcome COLLATE "C"`,
-  // Bounded: at most $2 rows per statement, found by the day index.
-  pruneUsageCounts: `
+  ),
+  // Bounded: at most `limit` rows per statement, found by the day index.
+  pruneUsageCounts: namedStatement(
+    { before: sqlType.date, limit: sqlType.integer },
+    ($) => `
       WITH gone AS (
-        DELETE FROM ${s}.usage_days WHERE ctid IN (SELECT ctid FROM ${s}.usage_days WHERE day < $1::date LIMIT $2::integer)
+        DELETE FROM ${s}.usage_days WHERE ctid IN (SELECT ctid FROM ${s}.usage_days WHERE day < ${$.before} LIMIT ${$.limit})
         RETURNING 1
       )
       SELECT count(*) AS deleted FROM gone`,
+  ),
 })

@@ -1,5 +1,6 @@
 /** The statements of user passcodes: the changes the audited writes compose (audit-statements.ts) and the reads. */
-import { orNull, sqlType, type Placeholders } from './named-statement'
+import { REHASH_INPUTS } from './account-passcode-statements'
+import { namedStatement, orNull, sqlType, type Placeholders } from './named-statement'
 import { columnsOf, type GRANT_USER_INPUTS, USER_COLUMNS, USER_INSERT, valuesOf } from './statement-columns'
 
 /** A CTE that closes the open leak mark of the user passcode `changed` granted anew or reset (SPEC §5.42). */
@@ -74,15 +75,31 @@ export const resetUserPasscodeChange = (s: string, $: Placeholders<typeof RESET_
       RETURNING ${USER_COLUMNS}, prior.prior_expires_at
       ), ${closeUserLeak(s)}`
 
+/** A user of an account: the input of a user passcode's reads and lock. */
+const USER_INPUTS = { accountId: sqlType.text, userId: sqlType.text } as const
+
 /** The user passcodes' reads, lock and rehash, for one schema (see `statements`). */
 export const userPasscodeStatements = (s: string) => ({
-  lockUserPasscode: `
-      SELECT revoked_at, expires_at FROM ${s}.user_passcodes WHERE account_id = $1::text AND user_id = $2::text FOR UPDATE`,
-  getUserPasscode: `SELECT ${USER_COLUMNS} FROM ${s}.user_passcodes WHERE account_id = $1::text AND user_id = $2::text`,
-  listUserPasscodes: `
-      SELECT ${USER_COLUMNS} FROM ${s}.user_passcodes WHERE account_id = $1::text ORDER BY user_id COLLATE "C"`,
+  lockUserPasscode: namedStatement(
+    USER_INPUTS,
+    ($) => `
+      SELECT revoked_at, expires_at FROM ${s}.user_passcodes WHERE account_id = ${$.accountId} AND user_id = ${$.userId} FOR UPDATE`,
+  ),
+  getUserPasscode: namedStatement(
+    USER_INPUTS,
+    ($) => `SELECT ${USER_COLUMNS} FROM ${s}.user_passcodes WHERE account_id = ${$.accountId} AND user_id = ${$.userId}`,
+  ),
+  listUserPasscodes: namedStatement(
+    { accountId: sqlType.text },
+    ($) => `
+      SELECT ${USER_COLUMNS} FROM ${s}.user_passcodes WHERE account_id = ${$.accountId} ORDER BY user_id COLLATE "C"`,
+  ),
 
-  rehashUserPasscode: `
-      UPDATE ${s}.user_passcodes SET hash = $4::text, pepper_id = $5::text
-      WHERE account_id = $1::text AND user_id = $2::text AND hash = $3::text`,
+  // As rehashAccountPasscode (`id` is the user's).
+  rehashUserPasscode: namedStatement(
+    REHASH_INPUTS,
+    ($) => `
+      UPDATE ${s}.user_passcodes SET hash = ${$.toHash}, pepper_id = ${$.pepperId}
+      WHERE account_id = ${$.accountId} AND user_id = ${$.id} AND hash = ${$.fromHash} RETURNING 1 AS written`,
+  ),
 })
