@@ -26,6 +26,24 @@ export const valuesOf = <T extends Readonly<Record<string, InsertColumn>>>(colum
   (Object.keys(columns) as (keyof T)[]).map((name) => $[name]).join(', ')
 
 /**
+ * The restriction columns an account passcode and a user passcode share (SPEC §5.48,
+ * §5.49; version 14), in both inserts: a restriction both take joins here once.
+ */
+const RESTRICTION_COLUMNS = {
+  scopes: column('scopes', orNull(sqlType.textArray)),
+  allowedAddresses: column('allowed_addresses', sqlType.textArray),
+} as const
+
+/**
+ * The limit and credit columns an account passcode and a user passcode share (SPEC
+ * §5.50; version 15), in both inserts: each setting one jsonb column, NULL for none.
+ */
+const LIMIT_COLUMNS = {
+  rateLimit: column('rate_limit', orNull(sqlType.jsonb)),
+  credits: column('credits', orNull(sqlType.jsonb)),
+} as const
+
+/**
  * The columns of an account passcode's insert, each with its input's name and SQL type
  * (`accountPasscodeInput`, rows.ts, gives the values): the one place the insert learns
  * of a new column; its column list and VALUES follow from it.
@@ -45,14 +63,11 @@ export const ACCOUNT_INSERT = {
   pepperId: column('pepper_id', orNull(sqlType.text)),
   disabledAt: column('disabled_at', orNull(sqlType.bigint)),
   description: column('description', sqlType.text),
-  // Restricted passcodes (SPEC §5.48, §5.49, §5.51; version 14)
-  scopes: column('scopes', orNull(sqlType.textArray)),
-  allowedAddresses: column('allowed_addresses', sqlType.textArray),
+  ...RESTRICTION_COLUMNS,
+  // An account passcode's own (SPEC §5.51; version 14)
   metadata: column('metadata', orNull(sqlType.text)),
   tags: column('tags', sqlType.textArray),
-  // Limits and credits (SPEC §5.50; version 15): each setting one jsonb column, NULL for none.
-  rateLimit: column('rate_limit', orNull(sqlType.jsonb)),
-  credits: column('credits', orNull(sqlType.jsonb)),
+  ...LIMIT_COLUMNS,
 } as const
 
 /** The inputs of an account passcode's insert ({@link ACCOUNT_INSERT}), named as the record names its fields. */
@@ -78,12 +93,8 @@ export const USER_INSERT = {
   expiresAt: column('expires_at', sqlType.bigint),
   revokedAt: column('revoked_at', orNull(sqlType.bigint)),
   pepperId: column('pepper_id', orNull(sqlType.text)),
-  // Restricted passcodes (SPEC §5.48, §5.49; version 14)
-  scopes: column('scopes', orNull(sqlType.textArray)),
-  allowedAddresses: column('allowed_addresses', sqlType.textArray),
-  // Limits and credits (SPEC §5.50; version 15)
-  rateLimit: column('rate_limit', orNull(sqlType.jsonb)),
-  credits: column('credits', orNull(sqlType.jsonb)),
+  ...RESTRICTION_COLUMNS,
+  ...LIMIT_COLUMNS,
 } as const
 
 /** The inputs of a user passcode's grant ({@link USER_INSERT}), named as the record names its fields. */
