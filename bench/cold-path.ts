@@ -350,9 +350,9 @@ async function onPostgres(connectionString: string, settings: Required<Pick<Cold
     // Open every connection of the pool before measuring.
     await Promise.all(Array.from({ length: POOL_SIZE }, () => pool.query('SELECT 1')))
     const bareText = `SELECT account_id FROM ${schema}.account_passcodes WHERE hash = $1`
-    const storeText = statements(schema).findCredentialByHash
+    const storeText = statements(schema).findCredentialByHash.text
     const storeJson = `SELECT row_to_json(r)::text AS json FROM (${storeText}) AS r`
-    const callText = statements(schema).callFindCredentialByHash
+    const callText = statements(schema).callFindCredentialByHash.text
     const scenarios: Scenario[] = [
       {
         name: 'authenticate(), cache off',
@@ -447,8 +447,8 @@ async function onPgBouncer(
     const peppers = await seedTwoPeppers(store)
     await Promise.all(Array.from({ length: POOL_SIZE }, () => through.query('SELECT 1')))
     const bareText = `SELECT account_id FROM ${schema}.account_passcodes WHERE hash = $1`
-    const storeText = statements(schema).findCredentialByHash
-    const callText = statements(schema).callFindCredentialByHash
+    const storeText = statements(schema).findCredentialByHash.text
+    const callText = statements(schema).callFindCredentialByHash.text
     const scenarios: Scenario[] = [
       {
         name: 'authenticate(), cache off, through PgBouncer',
@@ -523,7 +523,7 @@ async function onPGlite(settings: Required<Pick<ColdPathSettings, 'rounds' | 'sl
     const { auth, credentials, hashes } = await seed(store)
     const peppers = await seedTwoPeppers(store)
     const bareText = 'SELECT account_id FROM passcode_auth.account_passcodes WHERE hash = $1'
-    const storeText = statements('passcode_auth').findCredentialByHash
+    const storeText = statements('passcode_auth').findCredentialByHash.text
     const scenarios: Scenario[] = [
       {
         name: 'authenticate(), cache off',

@@ -86,7 +86,7 @@ try {
   await direct.query(`CREATE FUNCTION ${SCHEMA}.find_credential_union(text) RETURNS text LANGUAGE plpgsql STABLE AS $union$
     DECLARE answer text;
     BEGIN
-      SELECT row_to_json(r)::text INTO answer FROM (${statements(SCHEMA).findCredentialByHash}) AS r;
+      SELECT row_to_json(r)::text INTO answer FROM (${statements(SCHEMA).findCredentialByHash.text}) AS r;
       RETURN answer;
     END $union$`)
   // The same three probes returning a JSON array of only each kind's own columns
@@ -128,13 +128,13 @@ try {
   // The function over an array of keys, as concurrent misses share it (pgPreparedLookup): one statement, n rows.
   const shared = (n: number) => async (i: number) => {
     const keys = Array.from({ length: n }, (_, k) => hashes[(i * n + k) % PASSCODES]!)
-    const { rows } = await pool.query<{ json: string | null }>(sql.callFindCredentialsByHashes, [keys])
+    const { rows } = await pool.query<{ json: string | null }>(sql.callFindCredentialsByHashes.text, [keys])
     return rows.length === n && rows.every((row) => typeof row.json === 'string')
   }
   const scenarios: readonly { name: string; call: (i: number) => Promise<boolean> }[] = [
     { name: 'one-column indexed read (the bare read)', call: read(`SELECT account_id FROM ${SCHEMA}.account_passcodes WHERE hash = $1`) },
-    { name: "the store's lookup statement", call: read(sql.findCredentialByHash) },
-    { name: 'the lookup function (migration 10)', call: called(sql.callFindCredentialByHash) },
+    { name: "the store's lookup statement", call: read(sql.findCredentialByHash.text) },
+    { name: 'the lookup function (migration 10)', call: called(sql.callFindCredentialByHash.text) },
     { name: "a function with the statement's UNION ALL", call: called(`SELECT ${SCHEMA}.find_credential_union($1::text) AS json`) },
     { name: 'the lookup function, SET search_path', call: called(`SELECT ${SCHEMA}.find_credential_pinned($1::text) AS json`) },
     { name: 'the lookup function, a JSON array', call: called(`SELECT ${SCHEMA}.find_credential_array($1::text) AS json`) },

@@ -68,7 +68,7 @@ async function main(): Promise<void> {
       hashes.push(createHash('sha256').update(value).digest('hex'))
     }
     await auth.close()
-    const text = statements('passcode_auth').findCredentialByHash
+    const text = statements('passcode_auth').findCredentialByHash.text
     const lookups: [string, Lookup][] = [
       ['query (public, parametrised)', async (sql, key) => (await db.query(sql, [key])).rows],
       ['PREPARE once, then exec(EXECUTE) (public, simple protocol)', await executeLookup(db, text)],

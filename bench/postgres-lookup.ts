@@ -165,7 +165,7 @@ export async function runScale(settings: ScaleSettings = {}): Promise<ScaleRepor
     for (let round = 0; round < rounds; round++) await turn(true, calls)
     const largest = sizes.at(-1)!
     const explained = await pool.query(
-      `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${statements(`bench_scale_${largest}`).findCredentialByHash}`,
+      `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${statements(`bench_scale_${largest}`).findCredentialByHash.text}`,
       [hashOf('bench-a-12345')],
     )
     const plan = explained.rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n')

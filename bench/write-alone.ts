@@ -13,34 +13,28 @@ import { accountLock } from '../src/stores/postgres/account-lock'
 import { namedStatement, type NamedStatement } from '../src/stores/postgres/named-statement'
 import { accountPasscodeInput, userPasscodeInput } from '../src/stores/postgres/rows'
 import {
-  ACCOUNT_COLUMNS,
   accountPatch,
   closeLeakOnEnable,
-  completeNotificationChange,
   DELETE_INPUTS,
   deleteAccountPasscodeChange,
-  EDIT_INPUTS,
-  editInput,
-  GRANT_USER_INPUTS,
   CREATE_ACCOUNT_INPUTS,
   createAccountPasscodeChange,
+  ROTATE_INPUTS,
+  rotateChange,
+} from '../src/stores/postgres/account-passcode-statements'
+import { SET_ACCEPTED_INPUTS, setAcceptedPasscodesChange } from '../src/stores/postgres/account-statements'
+import { LEAK_INPUTS, LEAK_RESULTS, leakChanges } from '../src/stores/postgres/leak-statements'
+import { completeNotificationChange, NOTIFICATION_SENT_INPUTS } from '../src/stores/postgres/notification-statements'
+import { ACCOUNT_COLUMNS, EDIT_INPUTS, editInput, GRANT_USER_INPUTS, USER_COLUMNS } from '../src/stores/postgres/statement-columns'
+import { statements } from '../src/stores/postgres/statements'
+import {
   insertUserPasscodeChange,
-  LEAK_INPUTS,
-  LEAK_RESULTS,
-  leakChanges,
-  NOTIFICATION_SENT_INPUTS,
   replaceUserPasscodeChange,
   RESET_INPUTS,
   resetUserPasscodeChange,
   REVOKE_INPUTS,
   revokeUserPasscodeChange,
-  ROTATE_INPUTS,
-  rotateChange,
-  SET_ACCEPTED_INPUTS,
-  setAcceptedPasscodesChange,
-  statements,
-  USER_COLUMNS,
-} from '../src/stores/postgres/statements'
+} from '../src/stores/postgres/user-passcode-statements'
 
 const CHANNEL = 'bench_channel'
 
@@ -109,7 +103,10 @@ export function writesAlone(pool: pg.Pool, schema: string) {
       transaction((client) => run(client, remove, { accountId, passcodeId }), account(accountId, passcodeId)),
     grant: (record: UserPasscodeRecord) =>
       transaction(async (client) => {
-        const { rows } = await client.query(sql.lockUserPasscode, [record.accountId, record.userId])
+        const { rows } = await client.query(
+          sql.lockUserPasscode.text,
+          sql.lockUserPasscode.values({ accountId: record.accountId, userId: record.userId }),
+        )
         return { ok: (await run(client, rows.length === 0 ? grant : regrant, userPasscodeInput(record))).length > 0 }
       }),
     reset: (accountId: string, userId: string, fields: Pick<UserPasscodeRecord, 'hash' | 'ciphertext' | 'hint' | 'grantedAt' | 'expiresAt'>) =>
@@ -119,7 +116,7 @@ export function writesAlone(pool: pg.Pool, schema: string) {
     setAccepted: (accountId: string, value: AcceptedPasscodes) =>
       transaction(
         async (client) => {
-          await client.query(sql.ensureAccount, [accountId])
+          await client.query(sql.ensureAccount.text, sql.ensureAccount.values({ accountId }))
           return run(client, accepted, { accountId, accepted: value })
         },
         { type: 'account', accountId },

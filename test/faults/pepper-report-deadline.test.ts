@@ -110,7 +110,8 @@ describe.skipIf(!availability.available)(title, () => {
     const database = pgPoolDatabase(single, { operatorReadMs: 300 })
     const lock = await lockPasscodes()
     try {
-      const read = database.queryOperatorRead!(statements(schema).countHashesByPepper, [Date.now()])
+      const { countHashesByPepper } = statements(schema)
+      const read = database.queryOperatorRead!(countHashesByPepper.text, countHashesByPepper.values({ now: Date.now() }))
       await expect(read).rejects.toMatchObject({
         name: 'StatementDeadlineError',
         message: expect.stringContaining('within 300 ms'),

@@ -107,7 +107,7 @@ export function migrationCases(name: string, connections: MigrationConnections):
       const later = MIGRATIONS.map((migration) => migration.version).filter((version) => version > 1)
       expect(report).toEqual({ applied: later, version: Math.max(...later) })
       // Version 10: the lookup function (the path through a transaction pooler) finds the old rows.
-      const call = statements(schema).callFindCredentialByHash
+      const call = statements(schema).callFindCredentialByHash.text
       const found = async (value: string) => {
         const rows = await toDatabase(after.db).query(call, [hash(value)])
         return rows.map((row) => (typeof row.json === 'string' ? (JSON.parse(row.json) as Record<string, unknown>) : row.json))

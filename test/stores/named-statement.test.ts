@@ -1,7 +1,10 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { joinInputs, namedStatement, orNull, sqlType } from '../../src/stores/postgres/named-statement'
 import { auditStatements } from '../../src/stores/postgres/audit-statements'
-import { EDIT_INPUTS, editInput } from '../../src/stores/postgres/statements'
+import { EDIT_INPUTS, editInput } from '../../src/stores/postgres/statement-columns'
 import { webhookStatements } from '../../src/stores/postgres/webhook-statements'
 import { limitStatements } from '../../src/stores/postgres/limit-store'
 import { policyStatements } from '../../src/stores/postgres/policy-statements'
@@ -109,5 +112,32 @@ describe('an account passcode’s edit, by name', () => {
       nameGiven: false,
     })
     expect(input.partners).not.toBe(partners)
+  })
+})
+
+describe('the PostgreSQL store writes no placeholder by hand', () => {
+  const folder = fileURLToPath(new URL('../../src/stores/postgres/', import.meta.url))
+  /**
+   * The migrations keep their SQL as written: the function bodies and DDL of
+   * migrations.ts, and the runner's statements (migrate.ts) on a schema it may be
+   * creating, before any statement of the store runs.
+   */
+  const MIGRATIONS = new Set(['migrations.ts', 'migrate.ts'])
+  /** The code without its comments, which may name a statement's placeholders. */
+  const code = (source: string): string => source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|\s)\/\/.*$/gm, '$1')
+  /** `$1`, `$2::text`, … (not a replacement pattern such as `'$1m.'`). */
+  const handWritten = (source: string): string[] => code(source).match(/\$\d+(?!\w)(::[\w[\]]+)?/g) ?? []
+  const files = readdirSync(folder)
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => ({ name, placeholders: handWritten(readFileSync(join(folder, name), 'utf8')) }))
+
+  it('every module but the migrations takes named inputs (namedStatement)', () => {
+    const written = files.filter(({ name, placeholders }) => placeholders.length > 0 && !MIGRATIONS.has(name))
+    expect(written).toEqual([])
+  })
+
+  it('finds a placeholder where one is written, and none in a comment or a replacement pattern', () => {
+    expect(files.find(({ name }) => name === 'migrate.ts')?.placeholders.length).toBeGreaterThan(0)
+    expect(handWritten("x = `SELECT $1::text[]`; y = '$1m.'; // $2::text\n/* $3 */")).toEqual(['$1::text[]'])
   })
 })

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { STATEMENT_DEADLINE_MS, type PgConnectionLike, type PgPoolClientLike, type PgPoolLike } from '../../src/stores/postgres/database-interface'
 import { pgPoolDatabase } from '../../src/stores/postgres/pg-pool-database'
-import { FUNCTION_RETRY_MS, pgPreparedLookup, SHARED_CALL_AFTER, SHARED_CALL_MAX } from '../../src/stores/postgres/pg-prepared-lookup'
+import { FUNCTION_RETRY_MS, pgPreparedLookup } from '../../src/stores/postgres/pg-prepared-lookup'
+import { SHARED_CALL_AFTER, SHARED_CALL_MAX } from '../../src/stores/postgres/shared-calls'
 
 /**
  * Which way `pgPreparedLookup` sends the lookup, on a connection that answers as a

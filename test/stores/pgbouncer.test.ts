@@ -129,7 +129,7 @@ describe.skipIf(!availability.available)(title, () => {
       const auth = createPasscodeAuth({ store: fixture.store, cache: false })
       const { value, passcode } = await auth.passcodes.create(admin, 'acc_1', { name: 'One', expiry: 30 })
       const credential = { accountId: 'acc_1', passcode: value }
-      await untilUnnamed(auth, texts, sql.callFindCredentialByHash)
+      await untilUnnamed(auth, texts, sql.callFindCredentialByHash.text)
 
       const from = texts.length
       for (let i = 0; i < 20; i++) expect(await auth.authenticate(credential)).toMatchObject({ ok: true })
@@ -139,7 +139,7 @@ describe.skipIf(!availability.available)(title, () => {
       const lookups = texts
         .slice(from)
         .filter((text) => text.includes('find_credential_by_hash') || text.includes('account_passcodes p WHERE p.hash'))
-      expect(lookups).toEqual(Array.from({ length: 22 }, () => sql.callFindCredentialByHash))
+      expect(lookups).toEqual(Array.from({ length: 22 }, () => sql.callFindCredentialByHash.text))
       await auth.close()
       await fixture.close()
     })
@@ -150,7 +150,7 @@ describe.skipIf(!availability.available)(title, () => {
       const sql = statements(fixture.schema)
       const auth = createPasscodeAuth({ store: fixture.store, cache: false })
       await auth.passcodes.create(admin, 'acc_1', { name: 'One', expiry: 30 })
-      await untilUnnamed(auth, texts, sql.callFindCredentialByHash)
+      await untilUnnamed(auth, texts, sql.callFindCredentialByHash.text)
       const { valid, refused } = await sharedMissCredentials(auth)
 
       let shared = 0
@@ -161,15 +161,15 @@ describe.skipIf(!availability.available)(title, () => {
         for (const result of results.slice(valid.length)) expect(result).toMatchObject({ ok: false, statusCode: 400 })
         const lookups = lookupsIn(texts.slice(from))
         // Only the function, alone or shared: never the lookup statement.
-        expect(lookups.every((text) => text === sql.callFindCredentialByHash || text === sql.callFindCredentialsByHashes)).toBe(true)
+        expect(lookups.every((text) => text === sql.callFindCredentialByHash.text || text === sql.callFindCredentialsByHashes.text)).toBe(true)
         expect(lookups.length).toBeLessThan(valid.length + refused.length)
-        shared += lookups.filter((text) => text === sql.callFindCredentialsByHashes).length
+        shared += lookups.filter((text) => text === sql.callFindCredentialsByHashes.text).length
       }
       expect(shared).toBeGreaterThan(0)
       // One at a time, as before: one call per miss.
       const from = texts.length
       for (const credential of valid.slice(0, 3)) expect(await auth.authenticate(credential)).toMatchObject({ ok: true })
-      expect(lookupsIn(texts.slice(from))).toEqual(Array.from({ length: 3 }, () => sql.callFindCredentialByHash))
+      expect(lookupsIn(texts.slice(from))).toEqual(Array.from({ length: 3 }, () => sql.callFindCredentialByHash.text))
       await auth.close()
       await fixture.close()
     })
@@ -180,19 +180,19 @@ describe.skipIf(!availability.available)(title, () => {
       const sql = statements(fixture.schema)
       const auth = createPasscodeAuth({ store: fixture.store, cache: false })
       await auth.passcodes.create(admin, 'acc_1', { name: 'One', expiry: 30 })
-      await untilUnnamed(auth, texts, sql.callFindCredentialByHash)
+      await untilUnnamed(auth, texts, sql.callFindCredentialByHash.text)
       const { behind, valid, unknown, close } = await twoPepperMisses(fixture.store)
 
       let from = texts.length
       for (const credential of valid.slice(0, 4)) expect(await behind.authenticate(credential)).toMatchObject({ ok: true })
       expect(await behind.authenticate(unknown[0]!)).toMatchObject({ ok: false, reason: 'unknown_passcode' })
-      expect(lookupsIn(texts.slice(from))).toEqual(Array.from({ length: 5 }, () => sql.callFindCredentialsByHashes))
+      expect(lookupsIn(texts.slice(from))).toEqual(Array.from({ length: 5 }, () => sql.callFindCredentialsByHashes.text))
 
       from = texts.length
       const results = await Promise.all([...valid, ...unknown].map((credential) => behind.authenticate(credential)))
       expect(results.map((result) => result.ok)).toEqual([...valid.map(() => true), ...unknown.map(() => false)])
       const lookups = lookupsIn(texts.slice(from))
-      expect(lookups.every((text) => text === sql.callFindCredentialsByHashes)).toBe(true)
+      expect(lookups.every((text) => text === sql.callFindCredentialsByHashes.text)).toBe(true)
       expect(lookups.length).toBeLessThan(valid.length + unknown.length)
       await close()
       await auth.close()
@@ -208,7 +208,7 @@ describe.skipIf(!availability.available)(title, () => {
       const { pool, texts } = watchedPool()
       const sql = statements(schema)
       // What the store sends unnamed while the function is missing: the lookup, its row as JSON.
-      const unnamedLookup = `SELECT row_to_json(r)::text AS json FROM (${sql.findCredentialByHash}) AS r`
+      const unnamedLookup = `SELECT row_to_json(r)::text AS json FROM (${sql.findCredentialByHash.text}) AS r`
       const store = postgresStore(pool, { schema, listen: false })
       const auth = createPasscodeAuth({ store, cache: false })
       try {
@@ -227,7 +227,7 @@ describe.skipIf(!availability.available)(title, () => {
         for (const statement of LOOKUP_FUNCTION.statements(schema)) await direct.query(statement)
         const afterMigration = texts.length
         expect(await auth.authenticate({ accountId: 'acc_1', passcode: other.value })).toMatchObject({ ok: true })
-        expect(texts.slice(afterMigration)).not.toContain(sql.callFindCredentialByHash)
+        expect(texts.slice(afterMigration)).not.toContain(sql.callFindCredentialByHash.text)
 
         vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + FUNCTION_RETRY_MS })
         const later = texts.length
@@ -236,7 +236,7 @@ describe.skipIf(!availability.available)(title, () => {
         const lookups = texts
           .slice(later)
           .filter((text) => text.includes('find_credential_by_hash') || text.includes('account_passcodes p WHERE p.hash'))
-        expect(lookups).toEqual(Array.from({ length: 4 }, () => sql.callFindCredentialByHash))
+        expect(lookups).toEqual(Array.from({ length: 4 }, () => sql.callFindCredentialByHash.text))
       } finally {
         vi.useRealTimers()
         await auth.close()

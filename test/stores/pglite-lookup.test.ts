@@ -10,7 +10,7 @@ import { audited } from '../conformance/store/fixtures'
 // The prepared, JSON-row verification lookup must answer exactly as the plain query.
 let db: PGlite
 const schema = 'lookup_test'
-const sql = statements(schema).findCredentialByHash
+const sql = statements(schema).findCredentialByHash.text
 const hash = createPasscodeHasher()
 
 beforeAll(async () => {
@@ -101,7 +101,10 @@ describe('preparedLookup (PGlite)', () => {
   })
 
   it("looks several keys up as one statement over the protocol path, through the function's array form: each key's row with its position, as the statement of keys gives them", async () => {
-    const { findCredentialsByHashes: many, callFindCredentialsByHashes: callMany } = statements(schema)
+    const {
+      findCredentialsByHashes: { text: many },
+      callFindCredentialsByHashes: { text: callMany },
+    } = statements(schema)
     const lookup = preparedLookup(db)!
     const keys = [hash('psc_unknown'), hash('psc_value-two'), hash('psc_value-one')]
     const plain = (await db.query<Record<string, unknown>>(many, [keys])).rows
@@ -134,7 +137,10 @@ describe('preparedLookup (PGlite)', () => {
   })
 
   it("on a schema without the function's array form, answers several keys through the statement of keys, and does not prepare the function again at once", async () => {
-    const { findCredentialsByHashes: many, callFindCredentialsByHashes: callMany } = statements(schema)
+    const {
+      findCredentialsByHashes: { text: many },
+      callFindCredentialsByHashes: { text: callMany },
+    } = statements(schema)
     const missing = callMany.replace('find_credential_by_hash', 'no_such_function')
     const lookup = preparedLookup(db)!
     const keys = [hash('psc_value-one'), hash('psc_unknown')]

@@ -201,8 +201,8 @@ describe.skipIf(!availability.available)(title, () => {
       const sql = statements(fixture.schema)
       const auth = createPasscodeAuth({ store: fixture.store, cache: false })
       const { valid, refused } = await sharedMissCredentials(auth)
-      const named = `named: SELECT row_to_json(r)::text AS json FROM (${sql.findCredentialByHash}) AS r`
-      const namedMany = `named: ${sql.callFindCredentialsByHashes}`
+      const named = `named: SELECT row_to_json(r)::text AS json FROM (${sql.findCredentialByHash.text}) AS r`
+      const namedMany = `named: ${sql.callFindCredentialsByHashes.text}`
       const lookupsIn = (sent: readonly string[]) =>
         sent.filter((text) => text.includes('find_credential_by_hash') || text.includes('account_passcodes p WHERE p.hash'))
       /** The 27 misses at once: right answers; the lookup statements they sent. */
@@ -238,7 +238,9 @@ describe.skipIf(!availability.available)(title, () => {
       const after = lookupsIn(texts.slice(from))
       const unnamedFrom = after.findIndex((text) => !text.startsWith('named: '))
       expect(unnamedFrom).toBeGreaterThan(-1)
-      expect(after.slice(unnamedFrom).every((text) => text === sql.callFindCredentialByHash || text === sql.callFindCredentialsByHashes)).toBe(true)
+      expect(
+        after.slice(unnamedFrom).every((text) => text === sql.callFindCredentialByHash.text || text === sql.callFindCredentialsByHashes.text),
+      ).toBe(true)
       for (const credential of valid.slice(0, 3)) expect(await auth.authenticate(credential)).toMatchObject({ ok: true })
       await auth.close()
       await fixture.close()
@@ -255,7 +257,7 @@ describe.skipIf(!availability.available)(title, () => {
       const { behind, valid, unknown, close } = await twoPepperMisses(fixture.store)
       const lookupsIn = (sent: readonly string[]) =>
         sent.filter((text) => text.includes('find_credential_by_hash') || text.includes('account_passcodes p WHERE p.hash'))
-      const namedMany = `named: ${sql.callFindCredentialsByHashes}`
+      const namedMany = `named: ${sql.callFindCredentialsByHashes.text}`
 
       let from = texts.length
       for (const credential of valid.slice(0, 4)) expect(await behind.authenticate(credential)).toMatchObject({ ok: true })
@@ -285,7 +287,7 @@ describe.skipIf(!availability.available)(title, () => {
       const record = accountPasscode()
       await fixture.store.createAccountPasscode(record, 100, audited(record, 'passcode.created'))
       const moved = createPasscodeHasher()(generatePasscode())
-      const text = statements(fixture.schema)[form]
+      const { text } = statements(fixture.schema)[form]
       const json = form === 'findCredentialsByHashes' ? 'row_to_json(x)::text' : 'x.json'
       const held = `SELECT x.n, ${json} AS json, CASE WHEN x.n = 1 THEN pg_advisory_lock(4949)::text END AS waited FROM (${text}) AS x`
       const [holder, reader] = [await main.connect(), await main.connect()]

@@ -115,30 +115,32 @@ describe.skipIf(!availability.available)(
 
     it('the notifier claim, completion and release read the due end of an index', async () => {
       const sql = statements(schema)
-      const request = [NOW + 25 * DAY_MS, 30 * DAY_MS, 100, randomUUID(), 60_000]
-      const claim = await plan(sql.claimNotifications, request)
+      const request = { now: NOW + 25 * DAY_MS, windowMs: 30 * DAY_MS, limit: 100, token: randomUUID(), leaseMs: 60_000 }
+      const claim = await plan(sql.claimNotifications.text, sql.claimNotifications.values(request))
       expectNoTableScan(claim)
       expect(claim).toMatch(/account_passcodes_first_email_due/)
       expect(claim).toMatch(/account_passcodes_expired_email_due/)
-      const key = [seededPasscodeId(12), 'expired', NOW - DAY_MS, randomUUID()]
-      const [passcodeId, kind, expiresAt, token] = key as [string, string, number, string]
+      const key = { passcodeId: seededPasscodeId(12), kind: 'expired', expiresAt: NOW - DAY_MS, token: randomUUID() }
       // The completion as the store runs it when it cannot place its record in one statement: locking the account's chain head after it.
       const completion = auditStatements(schema).completeNotificationAndLock
-      expectNoTableScan(await plan(completion.text, completion.values({ passcodeId, kind, expiresAt, token, sentAt: NOW, accountId: 'acc_0' })))
-      expectNoTableScan(await plan(sql.releaseNotification, key))
-      expectNoTableScan(await plan(sql.getAccountPasscode, ['acc_0', seededPasscodeId(12)]))
+      expectNoTableScan(await plan(completion.text, completion.values({ ...key, sentAt: NOW, accountId: 'acc_0' })))
+      expectNoTableScan(await plan(sql.releaseNotification.text, sql.releaseNotification.values(key)))
+      expectNoTableScan(
+        await plan(sql.getAccountPasscode.text, sql.getAccountPasscode.values({ accountId: 'acc_0', passcodeId: seededPasscodeId(12) })),
+      )
     })
 
     it('the usage flush of 1 000 used passcodes reads each row by its key', async () => {
       const entries = Array.from({ length: 1_000 }, (_, i) => i * 97)
-      const params = [
-        entries.map((i) => (i % 10 === 0 ? 'user' : 'account')),
-        entries.map((i) => `acc_${Math.floor(i / 100)}`),
-        entries.map((i) => (i % 10 === 0 ? `u_${i}` : seededPasscodeId(i))),
-        entries.map(() => NOW),
-        entries.map(() => null),
-      ]
-      expectNoTableScan(await plan(statements(schema).recordUsage, params))
+      const input = {
+        kinds: entries.map((i) => (i % 10 === 0 ? 'user' : 'account')),
+        accountIds: entries.map((i) => `acc_${Math.floor(i / 100)}`),
+        keys: entries.map((i) => (i % 10 === 0 ? `u_${i}` : seededPasscodeId(i))),
+        ats: entries.map(() => NOW),
+        partners: entries.map(() => null),
+      }
+      const { recordUsage } = statements(schema)
+      expectNoTableScan(await plan(recordUsage.text, recordUsage.values(input)))
     })
 
     it('limiter pruning reads the rows whose window passed, in bounded batches', async () => {
@@ -150,7 +152,8 @@ describe.skipIf(!availability.available)(
       // Inherently proportional to the tables (docs/benchmarks.md has its cost at scale):
       // an index on pepper_id would be read whole just the same, and cost every write.
       // The previous hashes in their overlap (SPEC §5.47) come through their own index.
-      const explained = await plan(statements(schema).countHashesByPepper, [NOW])
+      const { countHashesByPepper } = statements(schema)
+      const explained = await plan(countHashesByPepper.text, countHashesByPepper.values({ now: NOW }))
       expect(explained).not.toMatch(/Join|Nested Loop|SubPlan/)
       expect(explained.match(/Seq Scan on (account|user)_passcodes\b/g)).toHaveLength(2)
       expect(explained).toMatch(/Index Scan (using|on) account_passcodes_previous_hash_key/)

@@ -78,7 +78,9 @@ export async function seedPasscodes(
 /** The plan of the store's own verification statement for `hash`, or for several (one value under each pepper). */
 export async function explainLookup(db: PostgresDatabase, schema: string, hash: string | readonly string[]): Promise<string> {
   const sql = statements(schema)
-  const rows = await toDatabase(db).query(`EXPLAIN ${typeof hash === 'string' ? sql.findCredentialByHash : sql.findCredentialsByHashes}`, [hash])
+  const rows = await toDatabase(db).query(`EXPLAIN ${typeof hash === 'string' ? sql.findCredentialByHash.text : sql.findCredentialsByHashes.text}`, [
+    hash,
+  ])
   return rows.map((row) => String(row['QUERY PLAN'])).join('\n')
 }
 

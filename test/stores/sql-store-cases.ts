@@ -127,8 +127,8 @@ export function sqlStoreCases(name: string, connections: SqlCaseConnections): vo
       const sql = statements(fixture.schema)
       const kinds: unknown[] = []
       for (const key of hashes) {
-        const [statement] = await database.query(`SELECT row_to_json(r)::text AS json FROM (${sql.findCredentialByHash}) AS r`, [key])
-        const called = await database.query(sql.callFindCredentialByHash, [key])
+        const [statement] = await database.query(`SELECT row_to_json(r)::text AS json FROM (${sql.findCredentialByHash.text}) AS r`, [key])
+        const called = await database.query(sql.callFindCredentialByHash.text, [key])
         expect(called).toHaveLength(1)
         const expected = statement === undefined ? null : (JSON.parse(String(statement.json)) as Record<string, unknown>)
         const json = called[0]!.json
@@ -140,20 +140,20 @@ export function sqlStoreCases(name: string, connections: SqlCaseConnections): vo
       // The same function over an array of keys (concurrent misses sharing one statement):
       // a row per key, at its position, duplicates and no-match included.
       const keys = [...hashes, hashes[0]!]
-      const shared = await database.query(sql.callFindCredentialsByHashes, [keys])
+      const shared = await database.query(sql.callFindCredentialsByHashes.text, [keys])
       expect(shared).toHaveLength(keys.length)
       const byPosition = new Map(shared.map((row) => [Number(row.n), row.json]))
       for (const [i, key] of keys.entries()) {
-        const [single] = await database.query(sql.callFindCredentialByHash, [key])
+        const [single] = await database.query(sql.callFindCredentialByHash.text, [key])
         const json = byPosition.get(i + 1)
         expect(typeof json === 'string' ? JSON.parse(json) : json).toEqual(typeof single!.json === 'string' ? JSON.parse(single!.json) : single!.json)
       }
       // The statement of keys (one value under several peppers, where the function cannot
       // be used): the lookup statement's row for each key that matched, with its position.
-      const ofKeys = await database.query(`SELECT row_to_json(r)::text AS json FROM (${sql.findCredentialsByHashes}) AS r`, [keys])
+      const ofKeys = await database.query(`SELECT row_to_json(r)::text AS json FROM (${sql.findCredentialsByHashes.text}) AS r`, [keys])
       const expected = []
       for (const [i, key] of keys.entries()) {
-        const [single] = await database.query(`SELECT row_to_json(r)::text AS json FROM (${sql.findCredentialByHash}) AS r`, [key])
+        const [single] = await database.query(`SELECT row_to_json(r)::text AS json FROM (${sql.findCredentialByHash.text}) AS r`, [key])
         if (single !== undefined) expected.push({ n: i + 1, ...(JSON.parse(String(single.json)) as Record<string, unknown>) })
       }
       const rows = ofKeys.map((row) => JSON.parse(String(row.json)) as { n: number })

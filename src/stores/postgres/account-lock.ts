@@ -1,4 +1,8 @@
 import type { Queryable } from './database-interface'
+import { namedStatement, sqlType } from './named-statement'
+
+/** The account whose row a write locks. */
+const ACCOUNT = { accountId: sqlType.text } as const
 
 /**
  * The row lock on an account that a write takes before it counts the account's rows
@@ -27,16 +31,20 @@ import type { Queryable } from './database-interface'
  * ```
  */
 export function accountLock(s: string): (tx: Queryable, accountId: string) => Promise<void> {
-  const ensureAndLock = `
+  const ensureAndLock = namedStatement(
+    ACCOUNT,
+    ($) => `
       WITH made AS (
-        INSERT INTO ${s}.accounts (account_id) VALUES ($1::text) ON CONFLICT (account_id) DO NOTHING RETURNING account_id
+        INSERT INTO ${s}.accounts (account_id) VALUES (${$.accountId}) ON CONFLICT (account_id) DO NOTHING RETURNING account_id
       ), locked AS (
-        SELECT account_id FROM ${s}.accounts WHERE account_id = $1::text FOR UPDATE
+        SELECT account_id FROM ${s}.accounts WHERE account_id = ${$.accountId} FOR UPDATE
       )
-      SELECT (SELECT count(*) FROM made) + (SELECT count(*) FROM locked) AS held`
-  const lock = `SELECT account_id FROM ${s}.accounts WHERE account_id = $1::text FOR UPDATE`
+      SELECT (SELECT count(*) FROM made) + (SELECT count(*) FROM locked) AS held`,
+  )
+  const lock = namedStatement(ACCOUNT, ($) => `SELECT account_id FROM ${s}.accounts WHERE account_id = ${$.accountId} FOR UPDATE`)
   return async (tx, accountId) => {
-    const [row] = await (tx.prepared ?? tx.query)(ensureAndLock, [accountId])
-    if (Number(row?.held) === 0) await (tx.prepared ?? tx.query)(lock, [accountId])
+    const run = tx.prepared ?? tx.query
+    const [row] = await run(ensureAndLock.text, ensureAndLock.values({ accountId }))
+    if (Number(row?.held) === 0) await run(lock.text, lock.values({ accountId }))
   }
 }

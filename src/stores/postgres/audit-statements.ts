@@ -1,83 +1,28 @@
-import { GENESIS_HASH } from '../../core/audit'
+import { auditReadStatements } from './audit-read-statements'
+import { AUDIT_COLUMNS, RECORD_INPUTS, RECORD_NAMES } from './audit-record-columns'
 import { joinInputs, namedStatement, orNull, sqlType, type InputOf, type Inputs, type NamedStatement, type Placeholders } from './named-statement'
 import {
-  ACCOUNT_COLUMNS,
-  ACCOUNT_INPUT,
-  accountPatch,
   closeLeakOnEnable,
-  completeLeakNoticeChange,
-  completeNotificationChange,
+  accountPatch,
   DELETE_INPUTS,
   deleteAccountPasscodeChange,
-  EDIT_INPUTS,
-  type EditInputs,
-  GRANT_USER_INPUTS,
   CREATE_ACCOUNT_INPUTS,
   createAccountPasscodeChange,
-  LEAK_INPUTS,
-  LEAK_NOTICE_SENT_INPUTS,
-  LEAK_RESULTS,
-  leakChanges,
+  ROTATE_INPUTS,
+  rotateChange,
+} from './account-passcode-statements'
+import { ACCOUNT_INPUT, SET_ACCEPTED_INPUTS, setAcceptedPasscodesChange } from './account-statements'
+import { completeLeakNoticeChange, LEAK_INPUTS, LEAK_NOTICE_SENT_INPUTS, LEAK_RESULTS, leakChanges } from './leak-statements'
+import { completeNotificationChange, NOTIFICATION_SENT_INPUTS } from './notification-statements'
+import { ACCOUNT_COLUMNS, EDIT_INPUTS, type EditInputs, GRANT_USER_INPUTS, USER_COLUMNS } from './statement-columns'
+import {
   insertUserPasscodeChange,
-  NOTIFICATION_SENT_INPUTS,
   replaceUserPasscodeChange,
   RESET_INPUTS,
   resetUserPasscodeChange,
   REVOKE_INPUTS,
   revokeUserPasscodeChange,
-  ROTATE_INPUTS,
-  rotateChange,
-  SET_ACCEPTED_INPUTS,
-  setAcceptedPasscodesChange,
-  USER_COLUMNS,
-} from './statements'
-
-/**
- * Every column of `audit_records`, with the name and SQL type of its input when a record
- * is appended (`record…`, so that it never meets a change's own input in one statement;
- * `recordInput`, postgres-audit-log.ts, gives the values). The cast types the NULLs of
- * {@link auditStatements}' list too.
- */
-const RECORD_COLUMNS = {
-  recordAccountId: { column: 'account_id', type: sqlType.text },
-  recordSequence: { column: 'sequence', type: sqlType.bigint },
-  recordAt: { column: 'at', type: sqlType.bigint },
-  recordActor: { column: 'actor', type: sqlType.text },
-  recordAction: { column: 'action', type: sqlType.text },
-  recordTarget: { column: 'target', type: sqlType.text },
-  recordTargetId: { column: 'target_id', type: orNull(sqlType.text) },
-  recordChanges: { column: 'changes', type: sqlType.text },
-  recordRequestId: { column: 'request_id', type: orNull(sqlType.text) },
-  recordClientAddress: { column: 'client_address', type: orNull(sqlType.text) },
-  recordPreviousHash: { column: 'previous_hash', type: sqlType.text },
-  recordHash: { column: 'hash', type: sqlType.text },
-  recordVersion: { column: 'version', type: sqlType.smallint },
-  recordKeyId: { column: 'key_id', type: orNull(sqlType.text) },
-} as const
-type RecordInputName = keyof typeof RECORD_COLUMNS
-const RECORD_NAMES = Object.keys(RECORD_COLUMNS) as RecordInputName[]
-
-/** The inputs of an audit record's insert ({@link RECORD_COLUMNS}). */
-const RECORD_INPUTS = Object.fromEntries(RECORD_NAMES.map((name) => [name, RECORD_COLUMNS[name].type])) as {
-  readonly [Name in RecordInputName]: (typeof RECORD_COLUMNS)[Name]['type']
-}
-
-const AUDIT_COLUMNS = RECORD_NAMES.map((name) => RECORD_COLUMNS[name].column).join(', ')
-const recordColumns = (alias: string): string => RECORD_NAMES.map((name) => `${alias}.${RECORD_COLUMNS[name].column}`).join(', ')
-// Named in the first branch of a UNION, which names the columns of all.
-const NO_HEAD =
-  'NULL::bigint AS head_sequence, NULL::text AS head_hash, NULL::bigint AS start_sequence, NULL::text AS start_hash, NULL::bigint AS stray'
-const NO_RECORD = RECORD_NAMES.map((name) => `NULL::${RECORD_COLUMNS[name].type.cast}`).join(', ')
-
-// Page filters; $1 is the account, $2 the sequence to continue below, $3 the page size.
-// $8 is the actor column's exact texts for one user (canonical JSON, one per role), so
-// the filter needs no column of its own and never parses a row that was edited into
-// something that is not JSON.
-const FILTERS = `($4::text[] IS NULL OR r.action = ANY($4::text[]))
-        AND ($5::text IS NULL OR r.target_id = $5::text)
-        AND ($6::bigint IS NULL OR r.at >= $6::bigint)
-        AND ($7::bigint IS NULL OR r.at < $7::bigint)
-        AND ($8::text[] IS NULL OR r.actor = ANY($8::text[]))`
+} from './user-passcode-statements'
 
 /**
  * The audit trail's statements for one schema (SPEC §5.40, §5.44), the same for `pg`
@@ -98,12 +43,7 @@ const FILTERS = `($4::text[] IS NULL OR r.action = ANY($4::text[]))
  */
 export function auditStatements(s: string) {
   return {
-    lockHead: `SELECT sequence, hash FROM ${s}.audit_heads WHERE account_id = $1::text FOR UPDATE`,
-    // An account's first record: its head row at the genesis, then locked with lockHead.
-    createHead: `
-      INSERT INTO ${s}.audit_heads (account_id, sequence, hash, previous_hash, start_sequence, start_hash)
-      VALUES ($1::text, 0, '${GENESIS_HASH}', '${GENESIS_HASH}', 0, '${GENESIS_HASH}')
-      ON CONFLICT (account_id) DO NOTHING`,
+    ...auditReadStatements(s),
     append: appendStatement(s, false),
     appendAndNotify: appendStatement(s, true),
 
@@ -188,74 +128,6 @@ export function auditStatements(s: string) {
         result: 'prior_accepted, accepted_passcodes',
       }),
     ),
-
-    // One page and what vouches for it (core/audit-page.ts, AuditListing), in one
-    // statement, so one snapshot: the head row, the page (inside the chain's ends, by the
-    // primary key from a bound, so its cost grows neither with other accounts' records nor
-    // with the page's depth), the record at the head and the one after the start (one
-    // probe each), the newest prune record (one probe of its partial index) and the first
-    // row outside the ends (two probes). Rows come tagged by `part`.
-    list: `
-      WITH h AS (
-        SELECT sequence, hash, start_sequence, start_hash FROM ${s}.audit_heads WHERE account_id = $1::text
-      ), page AS (
-        SELECT ${recordColumns('r')} FROM ${s}.audit_records r, h
-        WHERE r.account_id = $1::text AND r.sequence > h.start_sequence AND r.sequence <= h.sequence
-          AND r.sequence < coalesce($2::bigint, 9223372036854775807)
-          AND ${FILTERS}
-        ORDER BY r.sequence DESC LIMIT $3::integer
-      )
-      SELECT 'page' AS part, ${AUDIT_COLUMNS}, ${NO_HEAD} FROM page
-      UNION ALL
-      SELECT 'head', ${recordColumns('r')}, ${NO_HEAD} FROM ${s}.audit_records r, h WHERE r.account_id = $1::text AND r.sequence = h.sequence
-      UNION ALL
-      SELECT 'first', ${recordColumns('r')}, ${NO_HEAD} FROM ${s}.audit_records r, h
-      WHERE r.account_id = $1::text AND r.sequence = h.start_sequence + 1
-      UNION ALL (
-        SELECT 'pruned', ${recordColumns('r')}, ${NO_HEAD} FROM ${s}.audit_records r, h
-        WHERE r.account_id = $1::text AND r.action = 'audit.pruned' AND r.sequence > h.start_sequence AND r.sequence <= h.sequence
-          AND (h.start_sequence <> 0 OR h.start_hash <> '${GENESIS_HASH}')
-        ORDER BY r.sequence DESC LIMIT 1
-      )
-      UNION ALL
-      SELECT 'ends', ${NO_RECORD}, h.sequence, h.hash, h.start_sequence, h.start_hash,
-        CASE WHEN h.sequence IS NULL THEN (SELECT min(sequence) FROM ${s}.audit_records WHERE account_id = $1::text)
-        ELSE coalesce(
-          (SELECT min(sequence) FROM ${s}.audit_records WHERE account_id = $1::text AND sequence <= h.start_sequence),
-          (SELECT min(sequence) FROM ${s}.audit_records WHERE account_id = $1::text AND sequence > h.sequence)
-        ) END
-      FROM (SELECT 1) AS one LEFT JOIN h ON true`,
-    // Every row of an account from a sequence on (inclusive): what verification walks.
-    // `ctid` orders rows that repeat a sequence (only possible once the primary key was
-    // dropped) the same on every page.
-    records: `
-      SELECT ${AUDIT_COLUMNS} FROM ${s}.audit_records
-      WHERE account_id = $1::text AND sequence >= coalesce($2::bigint, -9223372036854775808)
-      ORDER BY sequence, ctid LIMIT $3::integer`,
-    ends: `SELECT sequence, hash, start_sequence, start_hash FROM ${s}.audit_heads WHERE account_id = $1::text`,
-    // Per account: the newest record older than the cut-off; everything kept up to it goes.
-    pruneCandidates: `
-      SELECT account_id, max(sequence) AS through FROM ${s}.audit_records WHERE at < $1::bigint GROUP BY account_id`,
-    // Under the head's lock (lockHead): deletes the kept records up to $2 (never the rows
-    // at or below the start: a stray stays for verification to see) and moves the start to
-    // the last one deleted; answers how many went, that record, and the start before.
-    pruneThrough: `
-      WITH prior AS (
-        SELECT start_sequence, start_hash FROM ${s}.audit_heads WHERE account_id = $1::text
-      ), gone AS (
-        DELETE FROM ${s}.audit_records r USING prior
-        WHERE r.account_id = $1::text AND r.sequence > prior.start_sequence AND r.sequence <= $2::bigint
-        RETURNING r.sequence, r.hash
-      ), last AS (
-        SELECT sequence, hash FROM gone ORDER BY sequence DESC LIMIT 1
-      ), moved AS (
-        UPDATE ${s}.audit_heads h SET start_sequence = last.sequence, start_hash = last.hash
-        FROM last WHERE h.account_id = $1::text
-        RETURNING 1
-      )
-      SELECT (SELECT count(*) FROM gone) AS removed, last.sequence AS through, last.hash AS through_hash,
-        prior.start_sequence, prior.start_hash, (SELECT count(*) FROM moved) AS moved
-      FROM prior LEFT JOIN last ON true`,
   }
 }
 

@@ -36,6 +36,11 @@ export const sqlType = {
   /** JSON text, stored as `jsonb`. */
   jsonb: sqlTypeOf<string>('jsonb'),
   textArray: sqlTypeOf<readonly string[]>('text[]'),
+  /** A text array whose elements may be `NULL`. */
+  textOrNullArray: sqlTypeOf<readonly (string | null)[]>('text[]'),
+  /** A day, `YYYY-MM-DD`. */
+  date: sqlTypeOf<string>('date'),
+  dateArray: sqlTypeOf<readonly string[]>('date[]'),
   bigintArray: sqlTypeOf<readonly number[]>('bigint[]'),
   integerArray: sqlTypeOf<readonly number[]>('integer[]'),
   booleanArray: sqlTypeOf<readonly boolean[]>('boolean[]'),

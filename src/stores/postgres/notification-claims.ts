@@ -16,8 +16,6 @@ type ClaimMethods = Pick<PasscodeStore, 'claimNotifications' | 'completeNotifica
  */
 const CLAIM_ATTEMPTS = 8
 
-const claimKey = (claim: NotificationClaim): unknown[] => [claim.passcodeId, claim.kind, claim.expiresAt, claim.token]
-
 /**
  * The expiry notifier's claims. Each call is one statement (a completion with its audit
  * record too, placed after the head read just before; or, when another append moved the
@@ -32,7 +30,10 @@ export function notificationClaims(database: Database, sql: Statements, audit: P
       const claims: NotificationClaim[] = []
       for (let attempt = 0; attempt < CLAIM_ATTEMPTS && claims.length < request.limit; attempt++) {
         const limit = request.limit - claims.length
-        const rows = await database.query(sql.claimNotifications, [request.now, request.windowMs, limit, request.token, request.leaseMs])
+        const rows = await database.query(
+          sql.claimNotifications.text,
+          sql.claimNotifications.values({ now: request.now, windowMs: request.windowMs, limit, token: request.token, leaseMs: request.leaseMs }),
+        )
         for (const row of rows) {
           if (row.claimed !== true) continue
           claims.push({
@@ -67,7 +68,10 @@ export function notificationClaims(database: Database, sql: Statements, audit: P
     },
 
     async releaseNotification(claim) {
-      await database.query(sql.releaseNotification, claimKey(claim))
+      await database.query(
+        sql.releaseNotification.text,
+        sql.releaseNotification.values({ passcodeId: claim.passcodeId, kind: claim.kind, expiresAt: claim.expiresAt, token: claim.token }),
+      )
     },
   }
 }

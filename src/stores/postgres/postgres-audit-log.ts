@@ -125,10 +125,11 @@ export function postgresAuditLog(database: Database, schema: string): PostgresAu
 
   /** The account's head, locked; created at the genesis for an account's first record. */
   const lockHead = async (tx: Queryable, accountId: string): Promise<AuditChainPoint> => {
-    let [row] = await run(tx)(sql.lockHead, [accountId])
+    const account = { accountId }
+    let [row] = await run(tx)(sql.lockHead.text, sql.lockHead.values(account))
     if (row === undefined) {
-      await run(tx)(sql.createHead, [accountId])
-      ;[row] = await run(tx)(sql.lockHead, [accountId])
+      await run(tx)(sql.createHead.text, sql.createHead.values(account))
+      ;[row] = await run(tx)(sql.lockHead.text, sql.lockHead.values(account))
     }
     return point(row!.sequence, row!.hash)
   }
@@ -155,7 +156,7 @@ export function postgresAuditLog(database: Database, schema: string): PostgresAu
 
   const appendWith: PostgresAuditLog['appendWith'] = async (statement, input, { entry, signer }, notify) => {
     for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
-      const [head] = await run(database)(sql.ends, [entry.accountId])
+      const [head] = await run(database)(sql.ends.text, sql.ends.values({ accountId: entry.accountId }))
       if (head === undefined) return undefined
       const record = signer.chain(entry, point(head.sequence, head.hash))
       try {
@@ -180,16 +181,19 @@ export function postgresAuditLog(database: Database, schema: string): PostgresAu
     },
 
     async list(accountId, query): Promise<AuditListing> {
-      const rows = await database.query(sql.list, [
-        accountId,
-        query.after ?? null,
-        query.limit,
-        query.actions === undefined ? null : [...query.actions],
-        query.targetId ?? null,
-        query.from ?? null,
-        query.to ?? null,
-        query.actorUserId === undefined ? null : actorTexts(query.actorUserId),
-      ])
+      const rows = await database.query(
+        sql.list.text,
+        sql.list.values({
+          accountId,
+          after: query.after ?? null,
+          limit: query.limit,
+          actions: query.actions === undefined ? null : [...query.actions],
+          targetId: query.targetId ?? null,
+          from: query.from ?? null,
+          to: query.to ?? null,
+          actors: query.actorUserId === undefined ? null : actorTexts(query.actorUserId),
+        }),
+      )
       const part = (name: string) => rows.filter((row) => row.part === name).map(toAuditRecord)
       const ends = rows.find((row) => row.part === 'ends')
       const [head, first, pruned] = [part('head'), part('first'), part('pruned')]
@@ -206,25 +210,25 @@ export function postgresAuditLog(database: Database, schema: string): PostgresAu
     },
 
     async records(accountId, { from, limit }) {
-      return (await database.query(sql.records, [accountId, from ?? null, limit])).map(toAuditRecord)
+      return (await database.query(sql.records.text, sql.records.values({ accountId, from: from ?? null, limit }))).map(toAuditRecord)
     },
 
     async ends(accountId) {
-      const [row] = await database.query(sql.ends, [accountId])
+      const [row] = await database.query(sql.ends.text, sql.ends.values({ accountId }))
       return row === undefined ? null : { start: point(row.start_sequence, row.start_hash), head: point(row.sequence, row.hash) }
     },
 
     async prune(before, { at, signer }) {
       let removed = 0
-      for (const candidate of await database.query(sql.pruneCandidates, [before])) {
+      for (const candidate of await database.query(sql.pruneCandidates.text, sql.pruneCandidates.values({ before }))) {
         const accountId = String(candidate.account_id)
         removed += await database.transaction(async (tx) => {
-          const [locked] = await tx.query(sql.lockHead, [accountId])
+          const [locked] = await tx.query(sql.lockHead.text, sql.lockHead.values({ accountId }))
           // No head row: nothing this store wrote (verification names the rows).
           if (locked === undefined) return 0
           const head = point(locked.sequence, locked.hash)
           const through = Math.min(Number(candidate.through), head.sequence)
-          const [row] = await tx.query(sql.pruneThrough, [accountId, through])
+          const [row] = await tx.query(sql.pruneThrough.text, sql.pruneThrough.values({ accountId, through }))
           const count = Number(row?.removed ?? 0)
           if (count === 0) return 0
           const entry = prunedEntry(accountId, at, count, point(row!.start_sequence, row!.start_hash), point(row!.through, row!.through_hash))

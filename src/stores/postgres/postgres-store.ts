@@ -1,37 +1,21 @@
-import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../core/passcode-records'
-import type { CompletePasscodeStore, CreateResult, CredentialMatch, GrantResult, Invalidation, UpdateResult } from '../../ports/passcode-store'
+import type { AccountPasscodeRecord } from '../../core/passcode-records'
+import type { CompletePasscodeStore, CreateResult, CredentialMatch, Invalidation, UpdateResult } from '../../ports/passcode-store'
 import { toDatabase } from './database'
 import { accountLock } from './account-lock'
-import type { PostgresDatabase, Queryable, Row } from './database-interface'
+import type { PostgresDatabase, Row } from './database-interface'
 import { invalidationHub } from './invalidations'
 import { EDITED_COLUMNS } from './audit-statements'
 import { postgresAuditLog } from './postgres-audit-log'
-import type { AuditEntry } from '../../core/audit'
-import {
-  acceptedPasscodesEntry,
-  deletedPasscodeEntry,
-  editedPasscodeEntry,
-  leakReportedEntry,
-  policyChangedEntry,
-  resetUserPasscodeEntry,
-  rotatedPasscodeEntry,
-} from '../../core/audit-fields'
-import type { AuditAppend } from '../../ports/audit-log'
+import { acceptedPasscodesEntry, deletedPasscodeEntry, editedPasscodeEntry, rotatedPasscodeEntry } from '../../core/audit-fields'
 import { notificationClaims } from './notification-claims'
 import { resolvePostgresOptions, type PostgresStoreOptions } from './options'
-import {
-  accountPasscodeInput,
-  toAccepted,
-  toAccountPasscode,
-  toLeakMark,
-  toStoredUsageCount,
-  toUserPasscode,
-  usageCountParams,
-  usageParams,
-  userPasscodeInput,
-} from './rows'
-import { editInput, NAME_INDEX, statements } from './statements'
-import { policyStatements, toPolicy, toPolicyNoticeClaim } from './policy-statements'
+import { accountPasscodeInput, toAccepted, toAccountPasscode, toStoredUsageCount, toUserPasscode, usageCountInput, usageInput } from './rows'
+import { editInput } from './statement-columns'
+import { NAME_INDEX, statements } from './statements'
+import { postgresAccountPolicy } from './postgres-account-policy'
+import { postgresLeaks } from './postgres-leaks'
+import { postgresUserPasscodes } from './postgres-user-passcodes'
+import { one, run, storeContext } from './store-context'
 import { postgresWebhooks } from './webhook-store'
 import { postgresLimits } from './limit-store'
 
@@ -107,46 +91,12 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
   const { schema, channel, listen, listenConnectionString, proofIntervalMs } = resolvePostgresOptions(options)
   const database = toDatabase(db)
   const sql = statements(schema)
-  const policySql = policyStatements(schema)
   const hub = invalidationHub(database, channel, listen, { connectionString: listenConnectionString, proofIntervalMs })
   const audit = postgresAuditLog(database, schema)
   const holdAccount = accountLock(schema)
 
-  // Every write has its audit record (SPEC §5.40), part of the write's transaction with
-  // its NOTIFY: PostgreSQL delivers the NOTIFY on commit only, and the record commits
-  // with the change or not at all. A write that changed nothing answers no `change`, and
-  // gets no record. `record` makes the record from the entry and the row the change
-  // found and left (core/audit-fields.ts), inside the transaction, where no concurrent
-  // write can have outdated them; `locked` is the row of a change's statement that locked
-  // the account's chain head after it (audit-statements.ts, `…AndLock`): the record goes
-  // after that head, else the head is locked now. The NOTIFY rides in the record's statement.
-  interface Change {
-    invalidation?: Invalidation
-    record?: (entry: AuditEntry) => AuditEntry
-    locked?: Row
-  }
-  interface Outcome<T> {
-    result: T
-    change?: Change
-  }
-  const write = async <T>(append: AuditAppend, fn: (tx: Queryable) => Promise<Outcome<T>>): Promise<T> => {
-    const { result, change } = await database.transaction(async (tx) => {
-      const outcome = await fn(tx)
-      const { change } = outcome
-      if (change !== undefined) {
-        const notify = change.invalidation === undefined ? undefined : { channel, payload: JSON.stringify(change.invalidation) }
-        const entry = change.record?.(append.entry) ?? append.entry
-        if (change.locked === undefined) await audit.appendIn(tx, { entry, signer: append.signer }, notify)
-        else await audit.appendLocked(tx, change.locked, entry, append.signer, notify)
-      }
-      return outcome
-    })
-    if (change?.invalidation !== undefined) hub.committed(change.invalidation)
-    return result
-  }
-  const one = <T>(rows: readonly T[]): T | null => rows[0] ?? null
-  // The store's own statements, named and prepared in a transaction where the driver can.
-  const run = (tx: Queryable) => tx.prepared ?? tx.query
+  const context = storeContext(database, schema, sql, audit, channel, hub)
+  const { write } = context
 
   return {
     async createAccountPasscode(record, maxPerAccount, entry): Promise<CreateResult> {
@@ -229,19 +179,19 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     },
 
     async getAccountPasscode(accountId, passcodeId) {
-      const row = one(await database.query(sql.getAccountPasscode, [accountId, passcodeId]))
+      const row = one(await database.query(sql.getAccountPasscode.text, sql.getAccountPasscode.values({ accountId, passcodeId })))
       return row === null ? null : toAccountPasscode(row)
     },
 
     async listAccountPasscodes(accountId): Promise<AccountPasscodeRecord[]> {
-      return (await database.query(sql.listAccountPasscodes, [accountId])).map(toAccountPasscode)
+      return (await database.query(sql.listAccountPasscodes.text, sql.listAccountPasscodes.values({ accountId }))).map(toAccountPasscode)
     },
 
     async findCredentialByHash(hash) {
       const rows =
         database.lookup !== undefined
-          ? database.lookup(sql.findCredentialByHash, hash, sql.callFindCredentialByHash, sql.callFindCredentialsByHashes)
-          : database.query(sql.findCredentialByHash, [hash])
+          ? database.lookup(sql.findCredentialByHash.text, hash, sql.callFindCredentialByHash.text, sql.callFindCredentialsByHashes.text)
+          : database.query(sql.findCredentialByHash.text, sql.findCredentialByHash.values({ hash }))
       const row = one(await rows)
       return row === null ? null : toCredentialMatch(row)
     },
@@ -250,8 +200,8 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
     async findCredentialsByHashes(hashes) {
       const rows =
         database.lookup !== undefined
-          ? database.lookup(sql.findCredentialsByHashes, hashes, sql.callFindCredentialByHash, sql.callFindCredentialsByHashes)
-          : database.query(sql.findCredentialsByHashes, [hashes])
+          ? database.lookup(sql.findCredentialsByHashes.text, hashes, sql.callFindCredentialByHash.text, sql.callFindCredentialsByHashes.text)
+          : database.query(sql.findCredentialsByHashes.text, sql.findCredentialsByHashes.values({ hashes }))
       const matches: (CredentialMatch | null)[] = hashes.map(() => null)
       for (const row of await rows) {
         const at = Number(row.n) - 1
@@ -262,111 +212,48 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
 
     async rehashCredential({ kind, accountId, id, fromHash, toHash, pepperId }) {
       const statement = kind === 'account' ? sql.rehashAccountPasscode : sql.rehashUserPasscode
-      const rows = await database.query(`${statement} RETURNING 1 AS written`, [accountId, id, fromHash, toHash, pepperId])
+      const rows = await database.query(statement.text, statement.values({ accountId, id, fromHash, toHash, pepperId }))
       return rows.length > 0
     },
 
     async countHashesByPepper(now) {
       // Reads both passcode tables whole, for an operator: its own, longer deadline.
-      const rows = await (database.queryOperatorRead ?? database.query)(sql.countHashesByPepper, [now])
+      const rows = await (database.queryOperatorRead ?? database.query)(sql.countHashesByPepper.text, sql.countHashesByPepper.values({ now }))
       // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a text column of the driver's row
       return new Map(rows.map((row) => [row.pepper_id === null ? null : String(row.pepper_id), Number(row.hashes)]))
     },
 
     async recordUsage(entries) {
       if (entries.length === 0) return 0
-      const [row] = await database.query(sql.recordUsage, usageParams(entries))
+      const [row] = await database.query(sql.recordUsage.text, sql.recordUsage.values(usageInput(entries)))
       return Number(row?.written ?? 0)
     },
 
     async recordUsageCounts(counts) {
-      if (counts.length > 0) await database.query(sql.recordUsageCounts, usageCountParams(counts))
+      if (counts.length > 0) await database.query(sql.recordUsageCounts.text, sql.recordUsageCounts.values(usageCountInput(counts)))
     },
 
     async listUsageCounts({ kind, accountId, key, from }) {
-      const rows = await database.query(sql.listUsageCounts, [accountId, kind, key, from])
+      const rows = await database.query(sql.listUsageCounts.text, sql.listUsageCounts.values({ accountId, kind, key, from }))
       return rows.map(toStoredUsageCount)
     },
 
     async pruneUsageCounts(before, limit) {
-      const [row] = await database.query(sql.pruneUsageCounts, [before, limit])
+      const [row] = await database.query(sql.pruneUsageCounts.text, sql.pruneUsageCounts.values({ before, limit }))
       return Number(row?.deleted ?? 0)
     },
 
-    grantUserPasscode(record, now, entry) {
-      const owner = { type: 'user_passcode', accountId: record.accountId, userId: record.userId } as const
-      return write<GrantResult>(entry, async (tx) => {
-        const current = one(await tx.query(sql.lockUserPasscode, [record.accountId, record.userId]))
-        if (current !== null && current.revoked_at === null && Number(current.expires_at) > now) {
-          return { result: { ok: false, reason: 'already_granted' } as const }
-        }
-        // The grant locks the chain head after it (…AndLock).
-        const statement = current === null ? audit.sql.insertUserPasscodeAndLock : audit.sql.replaceUserPasscodeAndLock
-        const row = one(await run(tx)(statement.text, statement.values(userPasscodeInput(record))))
-        // No row: a concurrent grant inserted first, and its passcode is live.
-        if (row === null) return { result: { ok: false, reason: 'already_granted' } as const }
-        const change = current === null ? { locked: row } : { invalidation: owner, locked: row }
-        return { result: { ok: true, record: toUserPasscode(row) } as const, change }
-      })
-    },
-
-    async resetUserPasscode(accountId, userId, fields, entry) {
-      const { hash, ciphertext, hint, grantedAt, expiresAt } = fields
-      const input = { accountId, userId, hash, ciphertext, hint, grantedAt, expiresAt, pepperId: fields.pepperId ?? null }
-      return write(entry, async (tx) => {
-        // The expiry before comes from the row it locks and resets (resetAndLock).
-        const row = one(await run(tx)(audit.sql.resetAndLock.text, audit.sql.resetAndLock.values(input)))
-        if (row === null) return { result: null }
-        const after = toUserPasscode(row)
-        return {
-          result: after,
-          change: {
-            invalidation: { type: 'user_passcode', accountId, userId },
-            locked: row,
-            record: (given) => resetUserPasscodeEntry(given, { expiresAt: Number(row.prior_expires_at) }, after),
-          },
-        }
-      })
-    },
-
-    async revokeUserPasscode(accountId, userId, revokedAt, entry) {
-      const invalidation: Invalidation = { type: 'user_passcode', accountId, userId }
-      const input = { accountId, userId, revokedAt }
-      // The revoke, the record after the head read just before and the NOTIFY in one statement.
-      const placed = await audit.appendWith(audit.sql.revokeUserPasscodeAppending, input, entry, {
-        channel,
-        payload: JSON.stringify(invalidation),
-      })
-      if (placed !== undefined) {
-        const row = one(placed.rows)
-        if (row !== null) hub.committed(invalidation)
-        return row === null ? null : toUserPasscode(row)
-      }
-      // The head moved meanwhile, or the account has none yet: the revoke locks it after it.
-      return write(entry, async (tx) => {
-        const row = one(await run(tx)(audit.sql.revokeUserPasscodeAndLock.text, audit.sql.revokeUserPasscodeAndLock.values(input)))
-        return row === null ? { result: null } : { result: toUserPasscode(row), change: { invalidation, locked: row } }
-      })
-    },
-
-    async getUserPasscode(accountId, userId) {
-      const row = one(await database.query(sql.getUserPasscode, [accountId, userId]))
-      return row === null ? null : toUserPasscode(row)
-    },
-
-    async listUserPasscodes(accountId): Promise<UserPasscodeRecord[]> {
-      return (await database.query(sql.listUserPasscodes, [accountId])).map(toUserPasscode)
-    },
+    ...postgresUserPasscodes(context),
 
     async getAcceptedPasscodes(accountId) {
-      const row = one(await database.query(sql.getAcceptedPasscodes, [accountId]))
+      const row = one(await database.query(sql.getAcceptedPasscodes.text, sql.getAcceptedPasscodes.values({ accountId })))
       return toAccepted(row?.accepted_passcodes)
     },
 
     setAcceptedPasscodes(accountId, accepted, entry) {
       const invalidation: Invalidation = { type: 'account', accountId }
       return write(entry, async (tx) => {
-        await tx.query(sql.ensureAccount, [accountId])
+        await tx.query(sql.ensureAccount.text, sql.ensureAccount.values({ accountId }))
         // The setting before comes from the row it locks and sets (setAcceptedAndLock).
         const [row] = await run(tx)(audit.sql.setAcceptedAndLock.text, audit.sql.setAcceptedAndLock.values({ accountId, accepted }))
         const [before, after] = [toAccepted(row!.prior_accepted), toAccepted(row!.accepted_passcodes)]
@@ -374,91 +261,8 @@ export function postgresStore(db: PostgresDatabase, options?: PostgresStoreOptio
       })
     },
 
-    async reportLeak(report, entry) {
-      // The response locks the chain head after it (…AndLock).
-      const statement =
-        report.kind === 'user' ? audit.sql.leakRevokeAndLock : report.action === 'delete' ? audit.sql.leakDeleteAndLock : audit.sql.leakDisableAndLock
-      const { accountId, key } = report
-      // A replay (the credential's mark is open) costs one indexed read, not a write transaction.
-      if (report.kind === 'account' && report.action === 'disable') {
-        if ((await database.query(sql.openLeakMark, [accountId, report.kind, key])).length > 0) return null
-      }
-      return write(entry, async (tx) => {
-        const { hash, id, at, url, source, token, claimedUntil } = report
-        const row = one(await run(tx)(statement.text, statement.values({ accountId, key, hash, id, at, url, source, token, claimedUntil })))
-        if (row === null) return { result: null }
-        const invalidation: Invalidation =
-          report.kind === 'user' ? { type: 'user_passcode', accountId, userId: key } : { type: 'account_passcode', accountId, passcodeId: key }
-        const mark = toLeakMark(row)
-        // The mark holds the name of the row the statement acted on; `disabled_now` says the disable changed it.
-        const record = (given: AuditEntry) => leakReportedEntry(given, mark.name, row.disabled_now === true)
-        return { result: mark, change: { invalidation, locked: row, record } }
-      })
-    },
-
-    async listLeakMarks(accountId) {
-      return (await database.query(sql.listLeakMarks, [accountId])).map(toLeakMark)
-    },
-
-    async claimLeakNotices({ now, leaseMs, limit, token }) {
-      const rows = await database.query(sql.claimLeakNotices, [now, limit, token, leaseMs])
-      return rows.map((row) => ({ ...toLeakMark(row), token })).sort((a, b) => a.reportedAt - b.reportedAt || (a.id < b.id ? -1 : 1))
-    },
-
-    async completeLeakNotice(claim, sentAt, entry) {
-      const input = { id: claim.id, token: claim.token, sentAt }
-      // With its audit record, only when the claim held: in one statement after the head read
-      // just before, or the completion locking the chain head after it.
-      const placed = await audit.appendWith(audit.sql.completeLeakNoticeAppending, input, entry)
-      if (placed !== undefined) return placed.rows.length > 0
-      const locking = audit.sql.completeLeakNoticeAndLock
-      return write(entry, async (tx) => {
-        const row = one(await run(tx)(locking.text, locking.values({ ...input, accountId: entry.entry.accountId })))
-        return row === null ? { result: false } : { result: true, change: { locked: row } }
-      })
-    },
-
-    async releaseLeakNotice(claim) {
-      await database.query(sql.releaseLeakNotice, [claim.id, claim.token])
-    },
-
-    // SPEC §5.52: an account's policy, changed under the account's row lock with its record and its email.
-    async getAccountPolicy(accountId) {
-      const row = one(await database.query(policySql.getPolicy.text, policySql.getPolicy.values({ accountId })))
-      return row === null ? null : toPolicy(row)
-    },
-
-    setAccountPolicy(accountId, policy, notice, entry) {
-      return write(entry, async (tx) => {
-        await holdAccount(tx, accountId)
-        const { priorPolicy, deletePolicy, putPolicy, dropUnsentNotice, putNotice } = policySql
-        const prior = one(await tx.query(priorPolicy.text, priorPolicy.values({ accountId })))
-        const before = prior === null ? null : toPolicy(prior)
-        if (policy === null) await tx.query(deletePolicy.text, deletePolicy.values({ accountId }))
-        else await tx.query(putPolicy.text, putPolicy.values({ accountId, ...policy }))
-        if (notice === null) await tx.query(dropUnsentNotice.text, dropUnsentNotice.values({ accountId }))
-        else await tx.query(putNotice.text, putNotice.values({ accountId, ...notice, ...notice.policy }))
-        return { result: before, change: { record: (given) => policyChangedEntry(given, before, policy) } }
-      })
-    },
-
-    async claimPolicyNotices(request) {
-      const rows = await database.query(policySql.claimNotices.text, policySql.claimNotices.values(request))
-      return rows
-        .map((row) => toPolicyNoticeClaim(row, request.token))
-        .sort((a, b) => a.setAt - b.setAt || (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0))
-    },
-
-    async completePolicyNotice(claim, sentAt, entry) {
-      return write(entry, async (tx) => {
-        const row = one(await tx.query(policySql.completeNotice.text, policySql.completeNotice.values({ ...claim, sentAt })))
-        return row === null ? { result: false } : { result: true, change: {} }
-      })
-    },
-
-    async releasePolicyNotice(claim) {
-      await database.query(policySql.releaseNotice.text, policySql.releaseNotice.values(claim))
-    },
+    ...postgresLeaks(context),
+    ...postgresAccountPolicy(context),
 
     ...notificationClaims(database, sql, audit),
     // SPEC §5.50: the counters instances lease from, and the credit notices (migration 15).

@@ -5,7 +5,8 @@ import type { NotificationKind } from '../../core/notifications'
 import type { LeakMark, StoredUsageCount, UsageCount, UsageEntry, UsageOutcome } from '../../ports/passcode-store'
 import type { Row } from './database-interface'
 import type { InputOf } from './named-statement'
-import type { GRANT_USER_INPUTS, INSERT_ACCOUNT_INPUTS } from './statements'
+import type { GRANT_USER_INPUTS, INSERT_ACCOUNT_INPUTS } from './statement-columns'
+import type { RECORD_USAGE_COUNTS_INPUTS, RECORD_USAGE_INPUTS } from './usage-statements'
 
 // `pg` returns bigint as a string, PGlite as a number: both convert exactly for
 // epoch milliseconds (well inside Number.MAX_SAFE_INTEGER).
@@ -152,8 +153,8 @@ export function toKind(value: unknown): NotificationKind {
   return value === 'expired' ? 'expired' : 'expiring_soon'
 }
 
-/** The parameters of `recordUsageCounts`: one array per column, rows sorted by their key. */
-export function usageCountParams(counts: readonly UsageCount[]): unknown[] {
+/** The input of `recordUsageCounts`: one array per column, rows sorted by their key. */
+export function usageCountInput(counts: readonly UsageCount[]): InputOf<typeof RECORD_USAGE_COUNTS_INPUTS> {
   const sorted = [...counts].sort(
     (a, b) =>
       compare(a.accountId, b.accountId) ||
@@ -163,15 +164,15 @@ export function usageCountParams(counts: readonly UsageCount[]): unknown[] {
       compare(a.partner, b.partner) ||
       compare(a.outcome, b.outcome),
   )
-  return [
-    sorted.map((c) => c.accountId),
-    sorted.map((c) => c.kind),
-    sorted.map((c) => c.key),
-    sorted.map((c) => c.day),
-    sorted.map((c) => c.partner),
-    sorted.map((c) => c.outcome),
-    sorted.map((c) => c.n),
-  ]
+  return {
+    accountIds: sorted.map((c) => c.accountId),
+    kinds: sorted.map((c) => c.kind),
+    keys: sorted.map((c) => c.key),
+    days: sorted.map((c) => c.day),
+    partners: sorted.map((c) => c.partner),
+    outcomes: sorted.map((c) => c.outcome),
+    counts: sorted.map((c) => c.n),
+  }
 }
 
 /** A stored daily count as the store answers it. */
@@ -181,8 +182,8 @@ export function toStoredUsageCount(row: Row): StoredUsageCount {
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
-/** The parameters of `recordUsage`: one array per column. */
-export function usageParams(entries: readonly UsageEntry[]): unknown[] {
+/** The input of `recordUsage`: one array per column. */
+export function usageInput(entries: readonly UsageEntry[]): InputOf<typeof RECORD_USAGE_INPUTS> {
   const kinds: string[] = []
   const accounts: string[] = []
   const keys: string[] = []
@@ -195,7 +196,7 @@ export function usageParams(entries: readonly UsageEntry[]): unknown[] {
     instants.push(entry.at)
     partners.push(entry.partner)
   }
-  return [kinds, accounts, keys, instants, partners]
+  return { kinds, accountIds: accounts, keys, ats: instants, partners }
 }
 
 /** A row of `leak_marks` as a mark. */

@@ -1,6 +1,10 @@
 import type { Database, Subscription } from './database-interface'
 import { deliveryProof, type ProofState } from './delivery-proof'
+import { namedStatement, sqlType } from './named-statement'
 import { DEFAULT_PROOF_INTERVAL_MS } from './options'
+
+/** A notification on a channel, sent as a statement (the delivery proof's). */
+const NOTIFY = namedStatement({ channel: sqlType.text, payload: sqlType.text }, ($) => `SELECT pg_notify(${$.channel}, ${$.payload})`)
 
 export type { ProofState }
 
@@ -76,7 +80,7 @@ export function listenShared(database: Database, channel: string, subscriber: Ch
     )
     if (database.local !== true) {
       proof = deliveryProof({
-        send: (payload) => database.query('SELECT pg_notify($1::text, $2::text)', [channel, payload]),
+        send: (payload) => database.query(NOTIFY.text, NOTIFY.values({ channel, payload })),
         renew: () => subscription.renew?.(),
         intervalMs: options.proofIntervalMs ?? DEFAULT_PROOF_INTERVAL_MS,
         report: (state) => each(subscribers, (one) => one.onProof?.(state)),
