@@ -2,8 +2,9 @@ import type { AuditEntry } from './audit'
 
 /**
  * Every event type a webhook endpoint can subscribe to (SPEC §5.53). Where each comes
- * from is in docs/webhooks.md ("Where each event comes from"): all but the two
- * `credits.*` ones are made from the audit record of their change, in its transaction.
+ * from is in docs/webhooks.md: all but the two `credits.*` ones are made from the audit
+ * record of their change, in its transaction; the `credits.*` ones from the notice of the
+ * lease that crossed the line (SPEC §5.50), in that lease's transaction.
  *
  * @example
  * ```ts
@@ -155,6 +156,65 @@ export function webhookEventsOf(entry: AuditEntry, subject: WebhookSubject): Web
     }
     default:
       return []
+  }
+}
+
+/**
+ * What a credit crossing's event is made of: the notice the lease that crossed stored
+ * (SPEC §5.50), and the hint of a user passcode (a notice carries only an account
+ * passcode's name and hint).
+ */
+export interface CreditCrossing {
+  /** `account` for an account passcode, `user` for a user passcode. */
+  readonly kind: 'account' | 'user'
+  /** The passcode id (`account`) or the user id (`user`). */
+  readonly key: string
+  /** `low` (the balance fell to the low line) or `exhausted` (a request found none left). */
+  readonly type: 'low' | 'exhausted'
+  /** When the lease crossed, epoch milliseconds. */
+  readonly at: number
+  /** The balance after the lease that crossed. */
+  readonly balance: number
+  /** The full amount (the refill amount, or the credits as set). */
+  readonly full: number
+  /** When the balance refills next (epoch ms); `null` without a refill. */
+  readonly nextRefillAt: number | null
+  /** The account passcode's name; `null` for a user passcode. */
+  readonly name: string | null
+  /** The passcode's or user passcode's hint; `null` when the row is not known. */
+  readonly hint: string | null
+}
+
+/**
+ * The event of a credit crossing (SPEC §5.50, §5.53): `credits.low` or
+ * `credits.exhausted`, naming the passcode (id, name, hint) or the user passcode (user ID,
+ * hint) as the other events do, with the system as actor, the balance left (`remaining`),
+ * the full amount and the next refill. The memory store stores it in the lease's step;
+ * PostgreSQL's trigger `webhook_events_from_credit_notice` (migration 18) repeats it in SQL
+ * on the notice's insert, in the lease's statement.
+ *
+ * @param crossing - the notice of the lease that crossed, with the hint
+ * @example
+ * ```ts
+ * const event = creditWebhookEvent({ kind: 'account', key: 'pc_1', type: 'low', at: Date.now(), balance: 90, full: 1000, nextRefillAt: null, name: 'Acme', hint: 'psc_…x9Qz' })
+ * event.type // 'credits.low'
+ * ```
+ */
+export function creditWebhookEvent(crossing: CreditCrossing): WebhookEvent {
+  const subject: Record<string, WebhookJson> =
+    crossing.kind === 'account'
+      ? { passcode: { id: crossing.key, name: crossing.name, hint: crossing.hint } }
+      : { userPasscode: { userId: crossing.key, hint: crossing.hint } }
+  return {
+    type: crossing.type === 'low' ? 'credits.low' : 'credits.exhausted',
+    at: crossing.at,
+    data: {
+      ...subject,
+      actor: { type: 'system' },
+      remaining: crossing.balance,
+      full: crossing.full,
+      nextRefillAt: webhookInstant(crossing.nextRefillAt),
+    },
   }
 }
 

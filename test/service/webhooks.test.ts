@@ -50,6 +50,28 @@ describe('SPEC 5.53 webhooks on the memory store', () => {
     expect(delivery).toMatchObject({ id: sent[0]!.headers['webhook-id'], status: 'succeeded', attempts: 1, lastStatusCode: 204 })
   })
 
+  it("delivers credits.low and credits.exhausted when requests spend a passcode's credits, beside the emails (SPEC 5.50)", async () => {
+    const { auth, sent, mailer } = fixture()
+    const { secret } = await auth.webhooks.create(admin, 'acc', { url: 'https://hooks.example.com/in', events: ['credits.low', 'credits.exhausted'] })
+    const { value, passcode } = await auth.passcodes.create(admin, 'acc', { name: 'Metered', expiry: 90, credits: { remaining: 20 } })
+    const outcomes: string[] = []
+    for (let i = 0; i < 25; i++) outcomes.push((await auth.authenticate({ accountId: 'acc', passcode: value })).ok ? 'ok' : 'refused')
+    expect(outcomes.filter((outcome) => outcome === 'ok')).toHaveLength(20)
+    await auth.webhooks.dispatch()
+    const events = sent.map((request) => verifiedBy(secret, request))
+    expect(events.map((event) => event.type)).toEqual(['credits.low', 'credits.exhausted'])
+    for (const event of events) {
+      expect(event.data).toMatchObject({ passcode: { id: passcode.id, name: 'Metered', hint: passcode.hint }, actor: { type: 'system' }, full: 20 })
+    }
+    expect(events[1]!.data).toMatchObject({ remaining: 0, nextRefillAt: null })
+    expect(JSON.stringify(sent)).not.toContain(value)
+    // The emails go out as before (durable, through the notifier's pass), with the balance the event has.
+    const remaining = String(events[0]!.data.remaining)
+    await expect
+      .poll(() => mailer.messages.map((message) => message.subject).sort(), { timeout: 5_000 })
+      .toEqual(['Passcode "Metered" has run out of credits', `Passcode "Metered" is low on credits: ${remaining} of 20 left`])
+  })
+
   it('makes one event per change of every kind, in order, and none for a change refused', async () => {
     const { auth, sent, store } = fixture()
     await auth.webhooks.create(admin, 'acc', { url: 'https://hooks.example.com/in', events: 'all' })

@@ -28,6 +28,8 @@ export interface MemoryLimitsDeps {
   readonly withCredits: (accountId: string) => Iterable<{ readonly kind: 'account' | 'user'; readonly key: string; readonly credits: StoredCredits }>
   /** Commits `entry` to the audit chain with the change `apply` makes (after it), or throws before changing anything. */
   readonly audited: (entry: AuditAppend, apply: () => void) => void
+  /** Told of each notice a lease makes, in the lease's step: the webhooks' outbox stores its event there (SPEC §5.53). */
+  readonly crossed: (notice: CreditNotice) => void
 }
 
 /** A notice with its email's claim. */
@@ -47,7 +49,7 @@ const keyOf = (kind: string, accountId: string, key: string): string => `${kind}
  *
  * @example
  * ```ts
- * const limits = memoryLimits({ subject, withCredits, audited })
+ * const limits = memoryLimits({ subject, withCredits, audited, crossed })
  * const lease = await limits.leaseLimits(request)
  * ```
  */
@@ -86,6 +88,7 @@ export function memoryLimits(deps: MemoryLimitsDeps): LimitsPart {
             hint: subject.hint,
           }
           notices.set(notice.id, { notice, notifiedAt: null, token: request.notices.token, claimedUntil: request.notices.claimedUntil })
+          deps.crossed(notice)
           made.push({ ...notice, token: request.notices.token })
         }
       }

@@ -1,4 +1,5 @@
 import type { AccountPasscodeRecord, UserPasscodeRecord } from '../../core/passcode-records'
+import { creditWebhookEvent } from '../../core/webhook-events'
 import type { AccountPasscodePatch, CreateResult, CredentialMatch, GrantResult, UpdateResult, Rehash } from '../../ports/passcode-store'
 import {
   acceptedPasscodesEntry,
@@ -72,6 +73,11 @@ export function memoryStore(): CompletePasscodeStore {
       const recorded = audit.prepare(entry)
       apply()
       recorded()
+    },
+    // SPEC §5.53: a crossing's event is stored in the step of the lease that crossed.
+    crossed(notice) {
+      const hint = notice.kind === 'account' ? notice.hint : (users.get(userKey(notice.accountId, notice.key))?.hint ?? null)
+      webhooks.enqueue(notice.accountId, creditWebhookEvent({ ...notice, hint }))
     },
   })
 

@@ -1,6 +1,6 @@
 import type { Database } from './database-interface'
 import { limitFunctions } from './limit-schema'
-import { leanerWebhookOutbox, webhookSchema } from './webhook-schema'
+import { creditWebhookEvents, leanerWebhookOutbox, webhookSchema } from './webhook-schema'
 
 /**
  * One versioned schema change: statements run in order, in one transaction. A change to
@@ -581,6 +581,11 @@ export const MIGRATIONS: readonly Migration[] = [
       reason:
         'no version reads or needs them: every statement of every version that inserts a delivery inserts its event in the same statement, statement triggers on the events refuse what the foreign key refused on their side (an event deleted or its id changed under its deliveries), and the index served only that foreign key',
     },
+  },
+  {
+    version: 18,
+    name: 'webhooks: the credits.low and credits.exhausted events, stored by a trigger on the credit notices',
+    statements: creditWebhookEvents,
   },
 ]
 

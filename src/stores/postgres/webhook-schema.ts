@@ -74,9 +74,9 @@ export function webhookSchema(s: string): string[] {
       SELECT to_char(timestamp '1970-01-01' + ms * interval '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
     $instant$`,
     // Stores one event for each enabled endpoint of the account that subscribed to its
-    // type, in the caller's transaction; nothing when none did. Also for changes that
-    // have no audit record of their own (the credits of issue 45): call it in their
-    // transaction. Returns how many deliveries it queued.
+    // type, in the caller's transaction; nothing when none did. Also for a host's own
+    // changes that have no audit record (enqueueWebhookEvent, webhook-store.ts): call it in
+    // their transaction. Returns how many deliveries it queued.
     `CREATE FUNCTION ${s}.enqueue_webhook_event(account text, event_type text, event_at bigint, event_data jsonb) RETURNS integer
     LANGUAGE plpgsql AS $enqueue$
     DECLARE
@@ -139,8 +139,8 @@ export function webhookSchema(s: string): string[] {
  * - The foreign key from a delivery to its event and the index `webhook_deliveries_event`
  *   are dropped. A delivery still never exists without its event: the only statements that
  *   insert deliveries (this trigger, `enqueue_webhook_event`, the test event of
- *   webhook-statements.ts, and those of version 16 that an instance of the version before
- *   runs) insert its event in the same statement; and what the foreign key refused on the
+ *   webhook-statements.ts, the credit notices' trigger of version 18, and those of version
+ *   16 that an instance of the version before runs) insert its event in the same statement; and what the foreign key refused on the
  *   event's side (deleting an event that still has deliveries, changing its id, emptying
  *   the table under them) statement triggers on `webhook_events` still refuse, with the
  *   same error code (23503), checking once per statement what it removed. No version of
@@ -324,4 +324,55 @@ ${outbox.probe}
       RETURN NULL;
     END
     $events$`
+}
+
+/**
+ * The statements of migration 18 (SPEC §5.50, §5.53): the `credits.low` and
+ * `credits.exhausted` events. A lease that crosses a line inserts its notice in
+ * `credit_notices` within its one statement (`lease_limits`, limit-schema.ts); an
+ * `AFTER INSERT` trigger on that table stores the notice's event for the account's
+ * enabled endpoints that subscribed to its type, in the same transaction, as
+ * `creditWebhookEvent` (core/webhook-events.ts) makes it: no crossing commits without its
+ * event, whichever version of the package leased. A user passcode's hint is read from its
+ * row (a notice carries only an account passcode's name and hint). An account without an
+ * enabled endpoint costs one index probe, once per crossing (not per request).
+ */
+export function creditWebhookEvents(s: string): string[] {
+  return [
+    `CREATE FUNCTION ${s}.webhook_events_from_credit_notice() RETURNS trigger LANGUAGE plpgsql AS $credit$
+    DECLARE
+      endpoints jsonb;
+      event_type text := 'credits.' || NEW.type;
+      subject jsonb;
+    BEGIN
+      SELECT jsonb_object_agg(e.id, e.events) INTO endpoints FROM ${s}.webhook_endpoints e
+      WHERE e.account_id = NEW.account_id AND e.enabled;
+      IF endpoints IS NULL THEN
+        RETURN NULL;
+      END IF;
+      IF NEW.kind = 'account' THEN
+        subject := jsonb_build_object('passcode', jsonb_build_object('id', NEW.key, 'name', NEW.name, 'hint', NEW.hint));
+      ELSE
+        subject := jsonb_build_object('userPasscode', jsonb_build_object('userId', NEW.key, 'hint',
+          (SELECT u.hint FROM ${s}.user_passcodes u WHERE u.account_id = NEW.account_id AND u.user_id = NEW.key)));
+      END IF;
+      WITH targets AS (
+        SELECT t.key AS id FROM jsonb_each(endpoints) AS t WHERE t.value = 'null'::jsonb OR t.value ? event_type
+      ), event AS (
+        INSERT INTO ${s}.webhook_events (id, account_id, type, at, data)
+        SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), NEW.account_id, event_type, NEW.at,
+               subject || jsonb_build_object('actor', jsonb_build_object('type', 'system'), 'remaining', NEW.balance,
+                 'full', NEW.full_amount, 'nextRefillAt', ${s}.webhook_instant(NEW.next_refill_at))
+        WHERE EXISTS (SELECT FROM targets)
+        RETURNING id
+      )
+      INSERT INTO ${s}.webhook_deliveries (id, account_id, endpoint_id, event_id, state, next_attempt_at, created_at)
+      SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), NEW.account_id, t.id, event.id, 'pending', NEW.at, NEW.at
+      FROM targets t CROSS JOIN event;
+      RETURN NULL;
+    END
+    $credit$`,
+    `CREATE TRIGGER credit_notices_webhook_events AFTER INSERT ON ${s}.credit_notices
+      FOR EACH ROW EXECUTE FUNCTION ${s}.webhook_events_from_credit_notice()`,
+  ]
 }

@@ -51,8 +51,9 @@ function toDelivery(row: Row): WebhookDeliveryRecord {
 
 /**
  * Stores an event for the account's enabled endpoints that subscribed to its type, in
- * `tx`, the transaction of the change it reports: for a change that has no audit record
- * of its own (the credits of issue 45). Resolves how many deliveries it queued.
+ * `tx`, the transaction of the change it reports: for a host's own change that has no
+ * audit record (the library's changes, credit crossings included, store theirs
+ * themselves). Resolves how many deliveries it queued.
  *
  * @example
  * ```ts

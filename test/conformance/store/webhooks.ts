@@ -85,6 +85,49 @@ export function webhookCases(fixture: () => StoreFixture): void {
     for (const value of [created.value, rotated.value, leaked.value]) expect(JSON.stringify(sent)).not.toContain(value)
   })
 
+  it('webhooks: a credit crossing stores credits.low and credits.exhausted with the lease that crossed (SPEC 5.50, 5.53)', async () => {
+    const { store } = fixture()
+    const { auth, sent, clock } = service(store)
+    if (store.leaseLimits === undefined) throw new Error('the store has no limits part')
+    await auth.webhooks.create(admin, 'acc_1', { url: 'https://hooks.example.com/credits', events: ['credits.low', 'credits.exhausted'] })
+    await auth.webhooks.create(admin, 'acc_1', { url: 'https://hooks.example.com/other', events: ['passcode.created'] })
+    const metered = await auth.passcodes.create(admin, 'acc_1', { name: 'Metered', expiry: 90, credits: { remaining: 20 } })
+    const granted = await auth.userPasscodes.grant(admin, 'acc_1', 'u_1', {
+      validity: { type: 'finite', days: 30 },
+      credits: { remaining: 4, refill: { amount: 4, interval: 'day' } },
+    })
+    const lease = (kind: 'account' | 'user', key: string, credits: number) =>
+      store.leaseLimits({
+        kind,
+        accountId: 'acc_1',
+        key,
+        now: clock.ms,
+        credits,
+        slots: 0,
+        lowRatio: 0.1,
+        notices: { token: 't', claimedUntil: clock.ms + 60_000 },
+      })
+    // 20 credits, the low line at 2: balances 10, 5, 2 (low), then 1, 0, and a lease that gets none (exhausted).
+    for (const ask of [18, 9, 3, 2, 2, 2, 2]) await lease('account', metered.passcode.id, ask)
+    // 4 credits refilled daily, the line at 0: balances 2, 1, 0 (low), then none (exhausted).
+    for (let i = 0; i < 5; i++) await lease('user', 'u_1', 4)
+    await auth.webhooks.dispatch()
+    const iso = new Date(clock.ms).toISOString()
+    const nextDay = new Date(Math.floor(clock.ms / 86_400_000 + 1) * 86_400_000).toISOString()
+    const passcode = { id: metered.passcode.id, name: 'Metered', hint: metered.passcode.hint }
+    const userPasscode = { userId: 'u_1', hint: granted.hint }
+    const system = { type: 'system' }
+    const toCredits = sent.filter((request) => request.url.endsWith('/credits'))
+    expect(bodies(toCredits)).toEqual([
+      { type: 'credits.low', timestamp: iso, data: { passcode, actor: system, remaining: 2, full: 20, nextRefillAt: null } },
+      { type: 'credits.exhausted', timestamp: iso, data: { passcode, actor: system, remaining: 0, full: 20, nextRefillAt: null } },
+      { type: 'credits.low', timestamp: iso, data: { userPasscode, actor: system, remaining: 0, full: 4, nextRefillAt: nextDay } },
+      { type: 'credits.exhausted', timestamp: iso, data: { userPasscode, actor: system, remaining: 0, full: 4, nextRefillAt: nextDay } },
+    ])
+    // The other endpoint subscribed to creates only.
+    expect(bodies(sent.filter((request) => request.url.endsWith('/other'))).map((body) => body.type)).toEqual(['passcode.created'])
+  })
+
   it('webhooks: a deleted leak and a user passcode leak name what they acted on', async () => {
     const { auth, sent } = service(fixture().store)
     await auth.webhooks.create(admin, 'acc_1', {
