@@ -42,7 +42,9 @@ export interface AuditChainEnds {
  *   head, or before the caller's anchor);
  * - `outside`: a row outside the chain: at or below its start, past its head, or a
  *   sequence repeated;
- * - `head_missing`: the account has records but its head row is gone;
+ * - `head_missing`: the account's head row is gone while it has records, or while it has
+ *   neither records nor a head row but keeps data only an audited write makes (a
+ *   passcode, a setting, a policy, a webhook endpoint): its whole chain was lost;
  * - `start_moved`: the chain's start moved with no `audit.pruned` record that says so
  *   (or past a caller's anchor without one);
  * - `unkeyed`: a record with a plain hash after a keyed one (or in the encoding of
@@ -116,6 +118,12 @@ export interface AuditChainOptions {
   readonly anchor?: AuditChainPoint | undefined
   /** Reads the ends again (records past the head read first were appended meanwhile, or are strays). */
   readonly reread?: () => Promise<AuditChainEnds | null>
+  /**
+   * Whether the account keeps data that only an audited write makes (every write appends
+   * a record, so such an account has a chain). Asked only when there is neither a head
+   * row nor a row: `true` makes that a lost chain (`head_missing`), never an empty "ok".
+   */
+  readonly written?: () => Promise<boolean>
 }
 
 /**
@@ -218,8 +226,10 @@ export function auditChainCheck(options: AuditChainOptions): {
     async finish() {
       if (failure !== undefined) return failure
       if (ends === null || last === undefined) {
-        // No head row and no row: an account without records, unless an anchor says it had some.
+        // No head row and no row: an account without records, unless an anchor says it had
+        // some, or its data says a write made them (SPEC §5.44: a lost head row is a break).
         if (anchor !== undefined && anchor.sequence > 0) return fail(1, 'tail_removed')
+        if ((await options.written?.()) === true) return fail(1, 'head_missing')
         return { ok: true, records: 0, unkeyed: 0, head: { sequence: 0, hash: GENESIS_HASH } }
       }
       if (ends.head.sequence > last.sequence) return fail(last.sequence + 1, 'tail_removed')

@@ -118,6 +118,29 @@ describe('passcode-auth audit', () => {
     CASE_BOUND_MS,
   )
 
+  it(
+    'exits 6 when every row and the head row of an account that keeps a passcode were deleted with SQL (SPEC 5.44), 0 for an account never written',
+    async () => {
+      expect((await run('passcodes', 'create', '--account', 'acc_lost', '--name', 'Kept', '--expiry', '90')).code).toBe(0)
+      expect((await run('audit', 'verify', '--account', 'acc_lost')).code).toBe(0)
+      const db = await PGlite.create(path.join(folder.dir, 'pgdata'))
+      await db.query(`DELETE FROM passcode_auth.audit_records WHERE account_id = 'acc_lost'`)
+      await db.query(`DELETE FROM passcode_auth.audit_heads WHERE account_id = 'acc_lost'`)
+      await db.close()
+      const lost = await run('audit', 'verify', '--account', 'acc_lost')
+      expect(lost.code).toBe(6)
+      expect(lost.stdout).toBe(
+        "The audit trail of acc_lost does NOT verify: the chain's head row is missing, though the account has records (from #1) or data its writes left (head_missing).\n",
+      )
+      const json = await run('audit', 'verify', '--account', 'acc_lost', '--json')
+      expect([json.code, JSON.parse(json.stdout)]).toEqual([6, { ok: false, at: 1, reason: 'head_missing' }])
+      const never = await run('audit', 'verify', '--account', 'acc_never')
+      expect(never.code).toBe(0)
+      expect(never.stdout).toMatch(/^The audit trail of acc_never verifies: 0 records, newest #0\.$/m)
+    },
+    CASE_BOUND_MS,
+  )
+
   it('prints a key line for PASSCODE_AUTH_AUDIT_KEYS', async () => {
     const result = await cli(['keys', 'generate', '--audit', '--id', 'a2'])
     expect(result.code).toBe(0)

@@ -284,7 +284,8 @@ const TAMPER_CASES: readonly TamperCase[] = [
       await t.sql(`DELETE FROM ${t.schema}.audit_records WHERE account_id = $1`, [ACCOUNT])
       await t.sql(`DELETE FROM ${t.schema}.audit_heads WHERE account_id = $1`, [ACCOUNT])
     },
-    verify: 'ok',
+    // The account still has its passcode, which only an audited write makes: its chain was lost.
+    verify: at(1, 'head_missing'),
     anchored: at(1, 'tail_removed'),
   },
   // The start (issue 41, item 2).
@@ -427,10 +428,14 @@ async function exported(auth: PasscodeAuth): Promise<{ records: AuditRecord[]; r
   }
 }
 
+/** The tables of an account's data that only an audited write makes (service/audit/audit-api.ts, `keepsWrites`). */
+const WRITTEN_TABLES = ['accounts', 'account_passcodes', 'user_passcodes', 'account_policies', 'webhook_endpoints']
+
 /**
  * The six records written once (a migrated schema and the service's writes), then for
- * each case a schema of its own holding a copy of the audit tables: what the cases
- * read and tamper with, at a fraction of a migration's cost.
+ * each case a schema of its own holding a copy of the audit tables and of
+ * `WRITTEN_TABLES`: what the cases read and tamper with, at a fraction of a migration's
+ * cost.
  */
 function auditCopies(db: () => PostgresDatabase) {
   let template: Promise<{ schema: string; passcodeId: string }> | undefined
@@ -445,7 +450,9 @@ function auditCopies(db: () => PostgresDatabase) {
     const schema = uniqueSchema()
     const sql = (text: string, params?: unknown[]) => toDatabase(db()).query(text, params)
     await sql(`CREATE SCHEMA ${schema}`)
-    for (const table of ['audit_heads', 'audit_records']) {
+    // The audit tables, and those of the data only an audited write makes (what
+    // verification asks about an account without a head row or a row).
+    for (const table of ['audit_heads', 'audit_records', ...WRITTEN_TABLES]) {
       await sql(`CREATE TABLE ${schema}.${table} (LIKE ${from}.${table} INCLUDING ALL)`)
       await sql(`INSERT INTO ${schema}.${table} SELECT * FROM ${from}.${table}`)
     }

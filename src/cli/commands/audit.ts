@@ -119,7 +119,7 @@ const BREAKS: Readonly<Record<AuditBreak, (at: number) => string>> = {
   removed: (at) => `record #${at} is missing`,
   tail_removed: (at) => `the records from #${at} on are missing`,
   outside: (at) => `row #${at} lies outside the chain (at or below its start, past its head, or a sequence repeated)`,
-  head_missing: (at) => `the chain's head row is missing, though record #${at} is there`,
+  head_missing: (at) => `the chain's head row is missing, though the account has records (from #${at}) or data its writes left`,
   start_moved: (at) => `the chain's start (#${at}) moved without a prune record that says so`,
   unkeyed: (at) => `record #${at} carries a plain hash after keyed records`,
   unknown_key: (at) => `record #${at} is keyed with an audit key this configuration does not have (PASSCODE_AUTH_AUDIT_KEYS)`,

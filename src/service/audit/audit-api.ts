@@ -7,6 +7,7 @@ import { AuditChainBrokenError, ConfigurationError, ForbiddenError, InvalidInput
 import { canManageUserPasscodes } from '../../core/rules'
 import { DAY_MS } from '../../core/time'
 import type { AuditLog } from '../../ports/audit-log'
+import type { PasscodeStore } from '../../ports/passcode-store'
 import type { ManagementContext } from '../context'
 import { storeCall } from '../deadline'
 import { parseInput } from '../input'
@@ -150,6 +151,25 @@ async function* everyRow(log: AuditLog, accountId: string): AsyncGenerator<Audit
   }
 }
 
+/**
+ * Whether the store keeps anything of the account that only an audited write makes (SPEC
+ * §5.44): an account passcode, a user passcode (revoked ones stay), an accepted-passcodes
+ * setting other than the default, a policy, a webhook endpoint. Every write appends a
+ * record, so such an account has a chain: without a head row or a row, it was lost. One
+ * read of each, together, through the store's own reads; asked only for an account with
+ * neither.
+ */
+async function keepsWrites(store: PasscodeStore, accountId: string): Promise<boolean> {
+  const [passcodes, users, accepted, policy, endpoints] = await Promise.all([
+    store.listAccountPasscodes(accountId),
+    store.listUserPasscodes(accountId),
+    store.getAcceptedPasscodes(accountId),
+    store.getAccountPolicy?.(accountId) ?? null,
+    store.webhooks?.listEndpoints(accountId) ?? [],
+  ])
+  return passcodes.length > 0 || users.length > 0 || accepted !== 'account' || policy !== null || endpoints.length > 0
+}
+
 /** What `auth.audit` receives from the service: the store (its `audit` log), the clock and the audit keys. */
 export type AuditContext = Pick<ManagementContext, 'store' | 'now'> & {
   /** The `auditKeys` option: the first signs prune records, every one verifies. */
@@ -170,6 +190,7 @@ export function createAuditApi(context: AuditContext): AuditApi {
   const chainOptions = (log: AuditLog, accountId: string) => ({
     keys,
     reread: () => storeCall(() => log.ends(accountId)),
+    written: () => storeCall(() => keepsWrites(context.store, accountId)),
   })
 
   return {

@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import type { AuditAction, AuditEntry, AuditRecord } from '../../../src/core/audit'
+import { GENESIS_HASH } from '../../../src/core/audit'
 import { verifyAuditChain } from '../../../src/core/audit-chain'
 import { vouchAuditPage } from '../../../src/core/audit-page'
 import type { AuditAppend } from '../../../src/ports/audit-log'
 import type { PasscodeStore } from '../../../src/ports/passcode-store'
+import { createPasscodeAuth } from '../../../src/service/create-passcode-auth'
+import { manualClock, TEST_KEY } from '../../helpers/service'
+import { recordingSender } from '../../service/webhook-fixtures'
 import { AUDIT_KEYS, NOW, WINDOW_MS, accountPasscode, fakeHash, signed, userPasscode, type StoreFixture, audited, caseRecords } from './fixtures'
 
 /** An entry of `action`, signed as the service hands it to a store. */
@@ -423,6 +427,43 @@ export function auditCases(fixture: () => StoreFixture): void {
       expect((await chain(store)).map((r) => [r.sequence, r.action])).toEqual([[8, 'audit.pruned']])
       expect(await verify(store)).toMatchObject({ ok: true, records: 1, head: { sequence: 8 } })
       expect(await verify(store, 'acc_2')).toMatchObject({ ok: true, records: 1, head: { sequence: 2 } })
+    })
+
+    it('SPEC 5.44: a chain lost whole (no head row, no row) is a break while the account keeps what a write made, and an empty chain otherwise', async () => {
+      const { store } = fixture()
+      const clock = manualClock(NOW)
+      const admin = { userId: 'u_admin', role: 'admin' } as const
+      const options = { clock, encryptionKeys: [{ id: 'k1', key: TEST_KEY }], webhooks: { sender: recordingSender(() => clock.ms).sender } }
+      const auth = createPasscodeAuth({ store, ...options })
+      // One account per kind of data only an audited write makes; the user passcode revoked (its row stays).
+      await auth.passcodes.create(admin, 'acc_passcode', { name: 'One', expiry: 30 })
+      await auth.userPasscodes.grant(admin, 'acc_user', 'u_1', { validity: { type: 'finite', days: 30 } })
+      await auth.userPasscodes.revoke(admin, 'acc_user', 'u_1')
+      await auth.accounts.setAcceptedPasscodes(admin, 'acc_setting', 'both')
+      await auth.accounts.setPolicy(admin, 'acc_policy', { maxLifetimeDays: 90, requireExpiry: true, requireDescription: false })
+      await auth.webhooks.create(admin, 'acc_webhook', { url: 'https://hooks.example.com/in', events: 'all' })
+      const accounts = ['acc_passcode', 'acc_user', 'acc_setting', 'acc_policy', 'acc_webhook']
+      for (const account of accounts) expect(await auth.audit.verify(account)).toMatchObject({ ok: true })
+
+      // The same store, its audit log read as after every row and the head row of each account were deleted.
+      const audit = log(store)
+      const lost = createPasscodeAuth({ store: { ...store, audit: { ...audit, ends: async () => null, records: async () => [] } }, ...options })
+      for (const account of accounts) {
+        expect(await lost.audit.verify(account)).toEqual({ ok: false, at: 1, reason: 'head_missing' })
+        await expect(async () => {
+          for await (const _line of lost.audit.export(admin, account)) throw new Error('a line of a lost chain')
+        }).rejects.toMatchObject({ code: 'ERR_AUDIT_BROKEN' })
+      }
+      // An account no write ever touched has an empty chain; an anchor past it still says the tail went.
+      const empty = { ok: true, records: 0, unkeyed: 0, head: { sequence: 0, hash: GENESIS_HASH } }
+      expect(await lost.audit.verify('acc_never')).toEqual(empty)
+      expect(await auth.audit.verify('acc_never')).toEqual(empty)
+      expect(await lost.audit.verify('acc_never', { anchor: { sequence: 3, hash: 'a'.repeat(64) } })).toEqual({
+        ok: false,
+        at: 1,
+        reason: 'tail_removed',
+      })
+      await Promise.all([auth.close(), lost.close()])
     })
   })
 }
