@@ -26,7 +26,14 @@ export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES]
 
 /** Codes of the CLI's own failures, next to the library's `PasscodeAuthErrorCode`s. */
 export type CliErrorCode =
-  'ERR_USAGE' | 'ERR_SETTING' | 'ERR_DATA_FOLDER' | 'ERR_DATABASE' | 'ERR_MISSING_PACKAGE' | 'ERR_NOT_FOUND' | 'ERR_DUPLICATE_PARTNER'
+  | 'ERR_USAGE'
+  | 'ERR_SETTING'
+  | 'ERR_DATA_FOLDER'
+  | 'ERR_DATABASE'
+  | 'ERR_MISSING_PACKAGE'
+  | 'ERR_NOT_FOUND'
+  | 'ERR_DUPLICATE_PARTNER'
+  | 'ERR_NOT_CONFIRMED'
 
 const EXIT_BY_CLI_CODE: Readonly<Record<CliErrorCode, ExitCode>> = {
   ERR_USAGE: EXIT_CODES.usage,
@@ -36,6 +43,8 @@ const EXIT_BY_CLI_CODE: Readonly<Record<CliErrorCode, ExitCode>> = {
   ERR_MISSING_PACKAGE: EXIT_CODES.unavailable,
   ERR_NOT_FOUND: EXIT_CODES.notFound,
   ERR_DUPLICATE_PARTNER: EXIT_CODES.refused,
+  // A person answered no to a confirmation (cli/confirm.ts): nothing changed.
+  ERR_NOT_CONFIRMED: EXIT_CODES.refused,
 }
 
 const EXIT_BY_LIBRARY_CODE: Readonly<Record<PasscodeAuthErrorCode, ExitCode>> = {

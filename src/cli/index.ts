@@ -21,6 +21,7 @@ void runCli(process.argv.slice(2), {
   stderr: (text) => void process.stderr.write(text),
   env: process.env,
   cwd: process.cwd(),
+  stdinIsTTY: isTerminal(process.stdin),
   stdoutIsTTY: isTerminal(process.stdout),
   stderrIsTTY: isTerminal(process.stderr),
 }).then(async (code) => {

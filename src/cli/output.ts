@@ -20,7 +20,9 @@ export interface CliIo {
    * `serve` in its own process stops it this way. @default the process's first SIGINT or SIGTERM
    */
   readonly stopped?: Promise<NodeJS.Signals>
-  /** What `leaks report` reads its values from. @default process.stdin */
+  /** stdin is a terminal: only then is a person asked to confirm (cli/confirm.ts). @default false */
+  readonly stdinIsTTY?: boolean
+  /** What `leaks report` reads its values from, and a confirmation its answer. @default process.stdin */
   readonly stdin?: AsyncIterable<string | Uint8Array>
 }
 

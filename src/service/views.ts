@@ -85,12 +85,15 @@ export interface PasscodeUsage {
 /** Reads one credential's usage over time: an account passcode by its id, a user passcode by its user id. */
 export type UsageReader = (kind: 'account' | 'user', accountId: string, key: string) => Promise<PasscodeUsage>
 
-/** The latest of the stored use and this instance's pending one. */
+/**
+ * The latest of the stored use and this instance's pending one, each a whole pair: a newer
+ * pending use with no partner (a protected route) shows none, never an older one's (SPEC §5.46).
+ */
 function lastUse(record: { lastUsedAt: number | null; lastUsedPartner: string | null }, pending: PendingUse | undefined) {
   if (pending === undefined || (record.lastUsedAt !== null && record.lastUsedAt >= pending.at)) {
     return { at: record.lastUsedAt, partner: record.lastUsedPartner }
   }
-  return { at: pending.at, partner: pending.partner ?? record.lastUsedPartner }
+  return { at: pending.at, partner: pending.partner }
 }
 
 /**

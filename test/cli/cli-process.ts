@@ -46,7 +46,10 @@ export function currentUmask(): string {
  * modules and PGlite's WebAssembly in it) costs about a second of CPU per command;
  * use {@link cliProcess} where the process boundary itself is under test.
  */
-export async function cli(args: readonly string[], options: CliOptions & { stdin?: string; stderrIsTTY?: boolean } = {}): Promise<CliRun> {
+export async function cli(
+  args: readonly string[],
+  options: CliOptions & { stdin?: string; stdinIsTTY?: boolean; stderrIsTTY?: boolean } = {},
+): Promise<CliRun> {
   const runCli = await inProcessCommand()
   let stdout = ''
   let stderr = ''
@@ -56,6 +59,7 @@ export async function cli(args: readonly string[], options: CliOptions & { stdin
       stderr: (text) => void (stderr += text),
       env: cliEnv(options),
       cwd: root,
+      ...(options.stdinIsTTY !== undefined && { stdinIsTTY: options.stdinIsTTY }),
       ...(options.stderrIsTTY !== undefined && { stderrIsTTY: options.stderrIsTTY }),
       ...(options.stdin !== undefined && {
         stdin: (async function* () {

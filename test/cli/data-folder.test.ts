@@ -81,6 +81,30 @@ describe('the data folder', () => {
     expect(human.stdout + human.stderr).not.toContain(next)
   })
 
+  it('SPEC 5.47: `peppers` says an old pepper can go only at 0 under it and 0 under a pepper not known, as docs/security.md does', async () => {
+    const created = await run(['passcodes', 'create', '--account', 'acc_peppers', '--name', 'Keyed by the folder', '--expiry', '30'])
+    expect(created.code).toBe(0)
+    // Neither pepper is the folder's: its hashes are under a pepper not known, none under the previous one.
+    const rotated = { PASSCODE_AUTH_PEPPER: 'c'.repeat(32), PASSCODE_AUTH_PREVIOUS_PEPPERS: 'p'.repeat(32) }
+    const report = JSON.parse((await run(['peppers', '--json'], rotated)).stdout) as { current: number; older: number[]; unknown: number }
+    expect(report).toMatchObject({ current: 0, older: [0] })
+    expect(report.unknown).toBeGreaterThanOrEqual(1)
+    const human = await run(['peppers'], rotated)
+    expect(human.code).toBe(0)
+    expect(human.stdout).toContain(
+      '0 under PASSCODE_AUTH_PREVIOUS_PEPPERS entry 1: keep it until the count under a pepper not known (below) is 0 too (it may have keyed those)',
+    )
+    expect(human.stdout).toContain(`${report.unknown} under a pepper not known`)
+    expect(human.stdout).not.toContain('it can be removed')
+    expect(human.stdout + human.stderr).not.toContain(rotated.PASSCODE_AUTH_PEPPER)
+    // With the folder's pepper listed as previous, nothing is unknown: 0 under an old pepper and 0 unknown is when it can go.
+    const { pepper } = JSON.parse(readFileSync(path.join(folder.dir, 'secrets.json'), 'utf8')) as { pepper: string }
+    const empty = await run(['peppers'], { PASSCODE_AUTH_PEPPER: 'c'.repeat(32), PASSCODE_AUTH_PREVIOUS_PEPPERS: `${'p'.repeat(32)},${pepper}` })
+    expect(empty.stdout).toContain('0 under PASSCODE_AUTH_PREVIOUS_PEPPERS entry 1: it can be removed\n')
+    expect(empty.stdout).toContain('0 under a pepper not known')
+    expect(empty.stdout + empty.stderr).not.toContain(pepper)
+  })
+
   it('refuses a database whose pepper is lost, and opens it again with PASSCODE_AUTH_PEPPER', async () => {
     const file = path.join(folder.dir, 'secrets.json')
     const { pepper } = JSON.parse(readFileSync(file, 'utf8')) as { pepper: string }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { LEAKED_ENABLE_WARNING } from '../../src/dashboard/index'
 import { cli, migratedDataFolder } from './cli-process'
 
 /** `leaks report`: values from stdin, never from arguments. */
@@ -55,6 +56,46 @@ describe('leaks report', () => {
     const missing = await run(['passcodes', 'rotate', 'Public', '--account', 'acc_2'])
     expect(missing.code).toBe(2)
     expect(missing.stderr).toContain('--overlap')
+  })
+
+  it('SPEC 5.45: `passcodes enable` of a leaked passcode asks first, saying its value is public; without a terminal it needs --yes', async () => {
+    const created = await run(['passcodes', 'create', '--account', 'acc_3', '--name', 'Found', '--expiry', '30', '--json'])
+    const { value } = JSON.parse(created.stdout) as { value: string }
+    expect((await run(['leaks', 'report', '--source', 'chat'], `${value}\n`)).code).toBe(0)
+    const status = async () =>
+      (JSON.parse((await run(['passcodes', 'list', '--account', 'acc_3', '--json'])).stdout) as { passcodes: { status: string }[] }).passcodes[0]!
+        .status
+    const enable = ['passcodes', 'enable', 'Found', '--account', 'acc_3']
+    const question = `Enable "Found" with its public value? ${LEAKED_ENABLE_WARNING}`
+
+    // A script (no terminal): refused as a usage error, saying why and to pass --yes; nothing changed.
+    const refused = await run(enable)
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain(`error: ${question} Pass --yes to confirm it.`)
+    expect(await status()).toBe('disabled')
+
+    // A person on a terminal is asked; anything but yes changes nothing (exit 3).
+    const terminal = { dataDir: folder.dir, stdinIsTTY: true, stderrIsTTY: true }
+    const declined = await cli(enable, { ...terminal, stdin: 'n\n' })
+    expect(declined.code).toBe(3)
+    expect(declined.stderr).toContain(`${question} [y/N] `)
+    expect(declined.stderr).toContain('Not confirmed; nothing changed.')
+    expect(await status()).toBe('disabled')
+    const confirmed = await cli(enable, { ...terminal, stdin: 'yes\n' })
+    expect(confirmed.code).toBe(0)
+    expect(confirmed.stdout).toContain('Its public value works again.')
+    expect(await status()).not.toBe('disabled')
+    expect(confirmed.stdout + confirmed.stderr).not.toContain(value)
+
+    // --yes confirms without asking; a passcode that was not found in public is enabled as before.
+    const again = await run(['passcodes', 'create', '--account', 'acc_3', '--name', 'Found again', '--expiry', '30', '--json'])
+    expect((await run(['leaks', 'report', '--source', 'chat'], `${(JSON.parse(again.stdout) as { value: string }).value}\n`)).code).toBe(0)
+    const flagged = await run(['passcodes', 'enable', 'Found again', '--account', 'acc_3', '--yes'])
+    expect(flagged.code).toBe(0)
+    expect(flagged.stderr).not.toContain('[y/N]')
+    expect((await run(['passcodes', 'create', '--account', 'acc_3', '--name', 'Plain', '--expiry', '30'])).code).toBe(0)
+    expect((await run(['passcodes', 'disable', 'Plain', '--account', 'acc_3'])).code).toBe(0)
+    expect(await run(['passcodes', 'enable', 'Plain', '--account', 'acc_3'])).toMatchObject({ code: 0, stderr: '' })
   })
 
   it('refuses an empty stdin and a missing --source', async () => {

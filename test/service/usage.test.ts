@@ -325,6 +325,39 @@ describe('SPEC 5.46 last use is true', () => {
     expect(await stored()).toEqual({ lastUsedAt: clock.ms, lastUsedPartner: 'acme' })
   })
 
+  it('a protected route after a flushed connect shows no partner in the view before its own flush, and after it', async () => {
+    const { auth, clock, value, view, stored } = await usedByAcme()
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(await stored()).toMatchObject({ lastUsedPartner: 'acme' })
+    clock.advance(1_000)
+    expect((await auth.authenticate({ accountId: 'acc', passcode: value })).ok).toBe(true)
+    // The pending use is newer than the stored one: its time and its lack of partner, not the stored connect's partner.
+    expect(await view()).toMatchObject({ lastUsedAt: new Date(clock.ms), lastUsedPartner: null })
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(await stored()).toEqual({ lastUsedAt: clock.ms, lastUsedPartner: null })
+    expect(await view()).toMatchObject({ lastUsedAt: new Date(clock.ms), lastUsedPartner: null })
+    await auth.close()
+  })
+
+  it('a user passcode: a protected route after a flushed connect shows no partner in get and list before its own flush', async () => {
+    const { auth, clock } = setup({ partners: ['Acme'] })
+    await auth.accounts.setAcceptedPasscodes(admin, 'acc', 'both')
+    await auth.userPasscodes.grant(admin, 'acc', 'u_1', { validity: { type: 'infinite' } })
+    const { value } = await auth.userPasscodes.reveal({ userId: 'u_1', role: 'member' }, 'acc')
+    clock.advance(1_000)
+    expect((await auth.connect({ headers: headersOf('acc', value), partner: 'acme' })).statusCode).toBe(200)
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(await auth.userPasscodes.get(admin, 'acc', 'u_1')).toMatchObject({ lastUsedAt: new Date(clock.ms), lastUsedPartner: 'acme' })
+    clock.advance(1_000)
+    expect((await auth.authenticate({ accountId: 'acc', passcode: value })).ok).toBe(true)
+    const used = { lastUsedAt: new Date(clock.ms), lastUsedPartner: null }
+    expect(await auth.userPasscodes.get(admin, 'acc', 'u_1')).toMatchObject(used)
+    expect(await auth.userPasscodes.list(admin, 'acc')).toEqual([expect.objectContaining(used)])
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(await auth.userPasscodes.get(admin, 'acc', 'u_1')).toMatchObject(used)
+    await auth.close()
+  })
+
   it('a failed flush put back under a newer use keeps the newer one whole: its time and its lack of partner', async () => {
     const { auth, clock, value, view, stored, failNext } = await usedByAcme()
     failNext(1)

@@ -2,7 +2,8 @@ import { InvalidInputError, MAX_ACCOUNT_PASSCODES, passcodeNameKey, type Passcod
 import type { CommandContext, CommandSpec } from '../command'
 import { CliError } from '../exit-codes'
 import { hasLimitFlags, LIMIT_EDIT_OPTIONS, LIMIT_OPTIONS, limitFlags } from '../limit-flags'
-import { statusLabel } from '../../dashboard/index'
+import { LEAKED_ENABLE_WARNING, statusLabel } from '../../dashboard/index'
+import { confirmOrRefuse } from '../confirm'
 import { formatInstant, table } from '../output'
 import { describe, descriptionCell, descriptionLines, lastUsedLabel, partnersLabel, scopesCell } from './passcode-labels'
 import { checkRestrictions, labelOptions, parseTags, restrictionLines, restrictionOptions, restrictionsInput } from '../restriction-flags'
@@ -321,20 +322,31 @@ const disable: CommandSpec = {
 
 const enable: CommandSpec = {
   path: ['passcodes', 'enable'],
-  summary: 'enable a disabled passcode: calls with it work again at once',
+  summary: 'enable a disabled passcode: calls with it work again at once (one found in public only once confirmed)',
   positionals: [{ name: 'passcode', description: "the passcode's id or name" }],
-  options: { account },
+  options: {
+    account,
+    yes: {
+      type: 'boolean',
+      description: 'enable a passcode whose value was found in public without asking: its public value works again (rotate it instead)',
+    },
+  },
   groups: ['storage', 'actor'],
   examples: ['passcode-auth passcodes enable Acme --account acc_1'],
   async run(context) {
     const accountId = String(context.flags.account)
     const target = await findPasscode(context, accountId, context.positionals[0]!)
+    // SPEC §5.45: only an explicit enable, confirmed by one told the value is public, brings a leaked value back.
+    const leaked = target.leak !== null
+    if (leaked) await confirmOrRefuse(context, `Enable "${target.name}" with its public value? ${LEAKED_ENABLE_WARNING}`)
     const { auth } = await context.runtime()
     const passcode = await auth.passcodes.enable(context.actor, accountId, target.id)
     const changed = target.status === 'disabled'
     context.output.result(
       { passcode, changed },
-      changed ? `Enabled passcode ${describe(passcode)}.` : `Passcode ${describe(passcode)} was not disabled; nothing changed.`,
+      changed
+        ? `Enabled passcode ${describe(passcode)}.${leaked ? ' Its public value works again.' : ''}`
+        : `Passcode ${describe(passcode)} was not disabled; nothing changed.`,
     )
   },
 }
