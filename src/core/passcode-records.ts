@@ -55,6 +55,13 @@ export interface AccountPasscodeRecord {
    * passcode keeps everything else and authenticates nowhere.
    */
   readonly disabledAt: number | null
+  /**
+   * Its current value was reported leaked (SPEC §5.45): set by a leak report that matched
+   * it, kept through an enable and edits, cleared only by a rotation (a new value). A
+   * rotation of a leaked value keeps no previous value. Absent or `false` when not, or in
+   * a record of a store written before schema version 19.
+   */
+  readonly valueLeaked?: boolean
   /** What it is for (SPEC §5.39): NFC, 0 to 500 characters, newlines allowed; `''` when none. */
   readonly description: string
   // Restricted passcodes (SPEC §5.48, §5.49, §5.51). Absent in a record of a store

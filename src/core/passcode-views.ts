@@ -95,6 +95,18 @@ export interface PasscodeView extends PasscodeUseView, PasscodeLimitsView {
    * `null` once an admin enables, rotates or deletes it (or when it never leaked).
    */
   readonly leak: PasscodeLeak | null
+  /**
+   * Its current value was reported leaked (SPEC §5.45), and stays so through an enable
+   * (which clears `leak`) until a rotation replaces it. While this or `leak` is set, a
+   * rotation gives the value no overlap: `overlapMinutes` other than 0 is refused.
+   *
+   * @example
+   * ```ts
+   * const overlapMinutes = view.valueLeaked || view.leak !== null ? 0 : 60
+   * await auth.passcodes.rotate(actor, 'acc_1', view.id, { overlapMinutes })
+   * ```
+   */
+  readonly valueLeaked: boolean
   /** The host's own data about it (SPEC §5.51), returned on the principal; `null` when none. */
   readonly metadata: PasscodeMetadata | null
   /** Its tags (SPEC §5.51), lower case; empty when none. */

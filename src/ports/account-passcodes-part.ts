@@ -108,8 +108,9 @@ export interface AccountPasscodesPart {
   /**
    * Replaces the passcode's hash and hint, keeping the old hash as the previous one
    * for the overlap (see {@link PasscodeRotation}), unless the passcode has an open leak
-   * mark: a leaked value gets no overlap, whatever `previousHashEndsAt` asks (SPEC
-   * §5.45); the mark is closed. `null` when there is no such passcode. Publishes an invalidation. Its `audit` record shows `previousValueEndsAt`
+   * mark or `valueLeaked`: a leaked value gets no overlap, whatever `previousHashEndsAt`
+   * asks (SPEC §5.45); the mark is closed and `valueLeaked` cleared (the new value is not
+   * leaked). `null` when there is no such passcode. Publishes an invalidation. Its `audit` record shows `previousValueEndsAt`
    * before and after, and a passcode target's name, as in the row it changed
    * (`rotatedPasscodeEntry`, core/audit-fields.ts).
    */

@@ -128,7 +128,9 @@ export interface LeaksPart {
    * of one credential exactly one changes it. Resolves the mark, or `null` when nothing
    * changed. Optional: without it `auth.leaks.report` labels tokens but cannot act.
    * Its `audit` record names an account passcode as the row it acted on and shows
-   * `disabled` only when this report disabled it (`leakReportedEntry`).
+   * `disabled` only when this report disabled it (`leakReportedEntry`). A disable whose
+   * `report.hash` is the passcode's current hash (not its previous one) sets its
+   * `valueLeaked`, disabled before or not (SPEC §5.45), which an enable or an edit keeps.
    */
   reportLeak(report: LeakReport, audit: AuditAppend): Promise<LeakMark | null>
   /** The open leak marks of the account (see {@link LeakMark}), oldest first. */

@@ -103,6 +103,11 @@ export const passcodeViewSchema = z
     leak: leak.describe(
       'Where its value was found in public (SPEC §5.42); null once an admin enables, rotates or deletes it, or when it never leaked.',
     ),
+    valueLeaked: z
+      .boolean()
+      .describe(
+        'Its current value was reported leaked (SPEC §5.45): true through an enable, until a rotation replaces it. While this or leak is set, a rotation gives the value no overlap (overlapMinutes other than 0 is refused).',
+      ),
     ...restrictions,
     metadata: z
       .record(z.string(), jsonValue)

@@ -158,6 +158,7 @@ export function toPasscodeView(
     lastUsedPartner: used.partner,
     unused: isUnused(used.at, now),
     leak: toPasscodeLeak(extra.leak),
+    valueLeaked: record.valueLeaked === true,
     ...scopeFields(record, extra.declaredScopes),
     metadata: record.metadata ?? null,
     tags: [...storedTags(record)],

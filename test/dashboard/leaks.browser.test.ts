@@ -139,6 +139,18 @@ describe.skipIf(availability.skip)(availability.title('dashboard leak banner and
     await page.locator('tbody tr', { hasText: 'Globex sync' }).waitFor()
     await expect(page.locator('#leak-banner').count()).resolves.toBe(0)
     await expect(page.getByText('Found in public').count()).resolves.toBe(0)
+
+    // Enabled, its value is still the public one: a rotation offers it no overlap either.
+    await chooseAction(page, 'Globex sync', 'Rotate')
+    const again = page.getByRole('form', { name: 'Rotate “Globex sync”' })
+    await expect(again.textContent()).resolves.toContain(
+      'Its value was found in public, so the rotation ends it at once: the public value gets no overlap.',
+    )
+    await expect(again.getByRole('spinbutton').count()).resolves.toBe(0)
+    await again.getByRole('button', { name: 'Rotate & View' }).click()
+    await page.getByRole('dialog', { name: 'Rotate “Globex sync”?' }).getByRole('button', { name: 'Rotate now' }).click()
+    await expect.poll(() => bodies.length).toBe(2)
+    expect(bodies).toEqual([{ overlapMinutes: 0 }, { overlapMinutes: 0 }])
   })
 
   it("marks a leaked user passcode's row on Users in words, with where, when and what to do, under a banner of its own", async () => {

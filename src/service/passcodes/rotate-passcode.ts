@@ -29,10 +29,11 @@ const OVERLAP_REQUIRED = `must be a whole number of minutes (${ROTATION_OVERLAP_
  * passcode may be rotated and stays disabled, new value included, until enabled.
  *
  * Leaked means gone (SPEC §5.45): a passcode whose value was found in public (an open
- * leak mark) gets no overlap: without `overlapMinutes` it is 0, and any other number is
- * refused with a validation error that says why. The store keeps no previous value for
- * a passcode with an open mark either, so a leak reported while this rotation runs
- * still leaves the leaked value no overlap. The rotation closes the mark.
+ * leak mark, or `valueLeaked`: an admin enabled the reported value since) gets no
+ * overlap: without `overlapMinutes` it is 0, and any other number is refused with a
+ * validation error that says why. The store keeps no previous value for such a passcode
+ * either, so a leak reported while this rotation runs still leaves the leaked value no
+ * overlap. The rotation closes the mark, and the new value is not leaked.
  */
 export function createRotatePasscode(
   context: PasscodesContext,
@@ -47,7 +48,8 @@ export function createRotatePasscode(
     const current = await storeCall(() => store.getAccountPasscode(account, id))
     if (current === null) throw new NotFoundError('No such passcode in this account')
     if (isExpired(current, now)) throw new RotationRefusedError()
-    const leaked = (await openLeakOf(context, current)) !== undefined
+    // Reported leaked: an open mark, or a value enabled since, still the one reported.
+    const leaked = (await openLeakOf(context, current)) !== undefined || current.valueLeaked === true
     if (leaked && asked !== undefined && asked !== 0) throw new InvalidInputError('overlapMinutes', LEAKED_OVERLAP_REFUSAL)
     if (!leaked && asked === undefined) throw new InvalidInputError('overlapMinutes', OVERLAP_REQUIRED)
     const overlapMinutes = asked ?? 0

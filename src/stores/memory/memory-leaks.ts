@@ -35,7 +35,9 @@ export function memoryLeaks(
           action = 'deleted'
           open = false // Nothing is left to mark: the email still goes.
         } else {
-          if (current.disabledAt == null) passcodes.set(key, { ...current, disabledAt: at, updatedAt: at })
+          // SPEC §5.45: the current value, if it is the one reported, stays leaked through an enable.
+          const valueLeaked = current.valueLeaked === true || current.hash === report.hash
+          passcodes.set(key, { ...current, ...(valueLeaked && { valueLeaked }), ...(disabledNow && { disabledAt: at, updatedAt: at }) })
           action = 'disabled'
         }
         recorded()

@@ -148,10 +148,12 @@ export function memoryStore(): CompletePasscodeStore {
     async rotateAccountPasscode(accountId, passcodeId, rotation, entry) {
       const current = ownPasscode(accountId, passcodeId)
       if (current === undefined) return null
-      // SPEC §5.45: a leaked value (an open mark) gets no overlap, whatever was asked.
-      const keepsCurrent = rotation.previousHashEndsAt !== null && openLeak(accountId, 'account', passcodeId) === undefined
+      // SPEC §5.45: a leaked value (an open mark, or reported and enabled since) gets no overlap, whatever was asked.
+      const leaked = openLeak(accountId, 'account', passcodeId) !== undefined || current.valueLeaked === true
+      const keepsCurrent = rotation.previousHashEndsAt !== null && !leaked
       // The replaced hash's pepper says nothing about the new one; it is the previous hash's now (SPEC §5.47).
-      const { pepperId: replaced, previousPepperId: _older, ...unchanged } = current
+      // The new value is not leaked.
+      const { pepperId: replaced, previousPepperId: _older, valueLeaked: _leaked, ...unchanged } = current
       const next: AccountPasscodeRecord = {
         ...unchanged,
         ...(rotation.pepperId != null && { pepperId: rotation.pepperId }),

@@ -50,17 +50,18 @@ export const ROTATE_INPUTS = {
  * An account passcode's rotation as CTEs (the placeholders of {@link ROTATE_INPUTS}),
  * with or without its audit record: `prior`
  * locks the row and reads the overlap end the rotation replaces, so a concurrent
- * rotation is waited for, never read before it, and whether the passcode has an open
- * leak mark; `changed` rotates it (in SET, `hash` is the value before the update: the
- * current hash becomes the previous one, unless it leaked: a leaked value gets no
- * overlap, SPEC §5.45) and returns the row with that end (`prior_ends`, for its
- * record); `closed` closes its open leak mark (SPEC §5.42).
+ * rotation is waited for, never read before it, and whether its value leaked (an open
+ * leak mark, or `value_leaked`: reported, then enabled); `changed` rotates it (in SET,
+ * `hash` is the value before the update: the current hash becomes the previous one,
+ * unless it leaked: a leaked value gets no overlap, SPEC §5.45; the new value is not
+ * leaked) and returns the row with that end (`prior_ends`, for its record); `closed`
+ * closes its open leak mark (SPEC §5.42).
  */
 export const rotateChange = (s: string, $: Placeholders<typeof ROTATE_INPUTS>): string => `prior AS (
         SELECT previous_hash_ends_at AS prior_ends,
           EXISTS (
             SELECT 1 FROM ${s}.leak_marks m WHERE m.account_id = ${$.accountId} AND m.kind = 'account' AND m.key = ${$.passcodeId} AND m.open
-          ) AS leaked
+          ) OR value_leaked AS leaked
         FROM ${s}.account_passcodes
         WHERE account_id = ${$.accountId} AND id = ${$.passcodeId}
         FOR NO KEY UPDATE
@@ -72,7 +73,8 @@ export const rotateChange = (s: string, $: Placeholders<typeof ROTATE_INPUTS>): 
           hash = ${$.hash},
           hint = ${$.hint},
           updated_at = ${$.updatedAt},
-          pepper_id = ${$.pepperId}
+          pepper_id = ${$.pepperId},
+          value_leaked = false
         FROM prior
         WHERE account_id = ${$.accountId} AND id = ${$.passcodeId}
         RETURNING ${ACCOUNT_COLUMNS}, prior.prior_ends

@@ -31,13 +31,16 @@ export const LEAK_INPUTS = {
  * acts only while the credential holds the hash that matched; the account passcode's
  * row is locked first, so concurrent reports take turns, and the open-mark index
  * decides: the second finds the first's mark and inserts none, and then changes nothing
- * (the disable is conditional on the mark it inserted). A delete leaves nothing to mark:
+ * (the disable is conditional on the mark it inserted). The disable's `disabled` runs on
+ * a passcode disabled already too: it keeps when and its edit time, and marks the current
+ * value leaked (`value_leaked`, SPEC §5.45) when the report matched it (`target.is_current`),
+ * not the previous value. A delete leaves nothing to mark:
  * its mark is closed at once and its email still goes. A revoke is conditional itself
  * (revoked_at IS NULL): of concurrent reports one changes the row.
  */
 export const leakChanges = (s: string) => ({
   disable: ($: Placeholders<typeof LEAK_INPUTS>): string => `target AS (
-        SELECT id, name, hint FROM ${s}.account_passcodes
+        SELECT id, name, hint, disabled_at IS NULL AS enabled, hash = ${$.hash} AS is_current FROM ${s}.account_passcodes
         WHERE account_id = ${$.accountId} AND id = ${$.key} AND (hash = ${$.hash} OR previous_hash = ${$.hash})
         FOR NO KEY UPDATE
       ), changed AS (
@@ -47,8 +50,11 @@ export const leakChanges = (s: string) => ({
         ON CONFLICT (account_id, kind, key) WHERE open DO NOTHING
         RETURNING ${LEAK_COLUMNS}
       ), disabled AS (
-        UPDATE ${s}.account_passcodes p SET disabled_at = ${$.at}, updated_at = ${$.at}
-        FROM changed m WHERE p.account_id = ${$.accountId} AND p.id = m.key AND p.disabled_at IS NULL
+        UPDATE ${s}.account_passcodes p SET
+          disabled_at = CASE WHEN t.enabled THEN ${$.at} ELSE p.disabled_at END,
+          updated_at = CASE WHEN t.enabled THEN ${$.at} ELSE p.updated_at END,
+          value_leaked = p.value_leaked OR t.is_current
+        FROM changed m, target t WHERE p.account_id = ${$.accountId} AND p.id = m.key AND (t.enabled OR t.is_current)
         RETURNING 1
       )`,
   delete: ($: Placeholders<typeof LEAK_INPUTS>): string => `gone AS (
@@ -77,9 +83,9 @@ export const leakChanges = (s: string) => ({
       )`,
 })
 
-/** What each of {@link leakChanges} answers, from `changed`: the mark, and whether a disable changed the passcode (`disabled_now`). */
+/** What each of {@link leakChanges} answers, from `changed`: the mark, and whether a disable disabled the passcode (`disabled_now`: it was enabled). */
 export const LEAK_RESULTS = {
-  disable: `${LEAK_COLUMNS}, EXISTS (SELECT FROM disabled) AS disabled_now`,
+  disable: `${LEAK_COLUMNS}, (SELECT enabled FROM target) AS disabled_now`,
   delete: LEAK_COLUMNS,
   revoke: LEAK_COLUMNS,
 } as const

@@ -587,6 +587,18 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'webhooks: the credits.low and credits.exhausted events, stored by a trigger on the credit notices',
     statements: creditWebhookEvents,
   },
+  {
+    version: 19,
+    name: 'account passcodes: whether the current value was reported leaked',
+    statements: (s) => [
+      // SPEC §5.45: a leak report that matched the current value sets it, a rotation clears
+      // it, and a rotation of a leaked value keeps no previous value, though an enable
+      // closed the leak mark. Expand only: a column with a default, which the version
+      // before neither reads nor writes (its rows read as not leaked: a passcode enabled
+      // after a leak before this version cannot be told apart).
+      `ALTER TABLE ${s}.account_passcodes ADD COLUMN value_leaked boolean NOT NULL DEFAULT false`,
+    ],
+  },
 ]
 
 /**

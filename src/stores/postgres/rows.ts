@@ -39,6 +39,8 @@ export function toAccountPasscode(row: Row): AccountPasscodeRecord {
     ...pepperOf(row),
     ...previousPepperOf(row),
     disabledAt: optionalMs(row.disabled_at),
+    // Only when set (SPEC §5.45; version 19), so that other records read as they were.
+    ...(row.value_leaked === true && { valueLeaked: true }),
     description: row.description === null || row.description === undefined ? '' : text(row.description),
     ...accountRestrictionsOf(row),
     ...limitsOf(row),

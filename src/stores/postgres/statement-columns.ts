@@ -74,7 +74,7 @@ export const ACCOUNT_INSERT = {
 export const INSERT_ACCOUNT_INPUTS = inputsOf(ACCOUNT_INSERT)
 
 /** The columns of an account passcode's row that `toAccountPasscode` reads. */
-export const ACCOUNT_COLUMNS = `${columnsOf(ACCOUNT_INSERT)}, previous_hash, previous_hash_ends_at, previous_pepper_id, last_used_at, last_used_partner`
+export const ACCOUNT_COLUMNS = `${columnsOf(ACCOUNT_INSERT)}, previous_hash, previous_hash_ends_at, previous_pepper_id, last_used_at, last_used_partner, value_leaked`
 
 /**
  * The columns of a user passcode's grant, as {@link ACCOUNT_INSERT} (`userPasscodeInput`,

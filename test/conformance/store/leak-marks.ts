@@ -79,7 +79,7 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
         hint: record.hint,
         notifiedAt: null,
       })
-      expect(await store.getAccountPasscode('acc_1', record.id)).toEqual({ ...record, disabledAt: NOW, updatedAt: NOW })
+      expect(await store.getAccountPasscode('acc_1', record.id)).toEqual({ ...record, disabledAt: NOW, updatedAt: NOW, valueLeaked: true })
       expect(await api.list('acc_1')).toEqual([mark])
       expect(await api.list('acc_2')).toEqual([])
 
@@ -97,7 +97,7 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
       expect(await api.report(report({ key: disabled.id, hash: disabled.hash }), audited('acc_1', 'passcode.leak_reported'))).toMatchObject({
         action: 'disabled',
       })
-      expect(await store.getAccountPasscode('acc_1', disabled.id)).toEqual(disabled)
+      expect(await store.getAccountPasscode('acc_1', disabled.id)).toEqual({ ...disabled, valueLeaked: true })
 
       const other = accountPasscode()
       await store.createAccountPasscode(other, 100, audited(other, 'passcode.created'))
@@ -113,7 +113,9 @@ export function leakMarkCases(fixture: () => StoreFixture): void {
       expect(await api.report(report({ key: other.id, hash: other.hash }), audited('acc_1', 'passcode.leak_reported'))).toMatchObject({
         action: 'disabled',
       })
-      expect((await store.getAccountPasscode('acc_1', other.id))?.disabledAt).toBe(NOW)
+      // Its previous value leaked, not its current one (SPEC §5.45).
+      expect(await store.getAccountPasscode('acc_1', other.id)).toMatchObject({ disabledAt: NOW })
+      expect((await store.getAccountPasscode('acc_1', other.id))?.valueLeaked ?? false).toBe(false)
     })
 
     it('closes the mark when an admin enables, rotates or deletes the passcode, and not on another edit', async () => {

@@ -491,6 +491,8 @@ export interface components {
                 /** @description Who found it: github, a scanner, a support ticket. */
                 source: string;
             } | null;
+            /** @description Its current value was reported leaked (SPEC §5.45): true through an enable, until a rotation replaces it. While this or leak is set, a rotation gives the value no overlap (overlapMinutes other than 0 is refused). */
+            valueLeaked: boolean;
             /** @description The scopes it was given (SPEC §5.48); null: every scope the host declares. */
             scopes: string[] | null;
             /** @description Those of `scopes` the host no longer declares: they grant nothing. */

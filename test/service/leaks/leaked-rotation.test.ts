@@ -35,6 +35,31 @@ describe('SPEC 5.45 leaked means gone', () => {
     expect((await auth.passcodes.list(admin, 'acc'))[0]!.leak).not.toBeNull()
   })
 
+  it('an enable does not make the value less public: a rotation after it refuses an overlap the same way, and the leaked value stops at the rotation', async () => {
+    const { auth, id, leakedValue, works, clock, events } = await leaked()
+    const enabled = await auth.passcodes.enable(admin, 'acc', id)
+    // The enable closes the mark; the value it brought back is still the one reported.
+    expect(enabled).toMatchObject({ leak: null, valueLeaked: true, status: 'active' })
+    expect(await works(leakedValue)).toBe(true)
+    const refused = await auth.passcodes.rotate(admin, 'acc', id, { overlapMinutes: 60 }).catch((error: unknown) => error)
+    expect(refused).toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'overlapMinutes' })
+    expect((refused as Error).message).toBe(
+      'Invalid overlapMinutes: must be 0: this passcode was found in public, and a leaked value gets no overlap (it never works again once rotated)',
+    )
+    expect(await works(leakedValue)).toBe(true)
+
+    const rotated = await auth.passcodes.rotate(admin, 'acc', id, {})
+    expect(rotated.passcode).toMatchObject({ previousValueEndsAt: null, leak: null, valueLeaked: false, status: 'active' })
+    expect(events.filter((event) => event.type === 'passcode.rotated').at(-1)).toMatchObject({ overlapMinutes: 0, previousValueEndsAt: null })
+    clock.advance(MINUTE)
+    expect(await works(leakedValue)).toBe(false)
+    expect(await works(rotated.value)).toBe(true)
+    // The new value did not leak: the next rotation keeps it for the overlap asked.
+    const next = await auth.passcodes.rotate(admin, 'acc', id, { overlapMinutes: 60 })
+    expect(next.passcode.previousValueEndsAt).toEqual(new Date(clock.ms + 60 * MINUTE))
+    expect(await works(rotated.value)).toBe(true)
+  })
+
   it('the issue: rotate (no overlap given: 0), then enable; the leaked value is refused at once and after, the new one works', async () => {
     const { auth, id, leakedValue, works, events } = await leaked()
     const rotated = await auth.passcodes.rotate(admin, 'acc', id, {})

@@ -109,12 +109,12 @@ export function editForm(view: PasscodesView, passcode: Passcode, row: HTMLTable
 
 /**
  * Rotate in place of the row: how long the current value keeps working, and a warning
- * when a previous value is still in its overlap. A value found in public (SPEC §5.45)
- * gets no overlap: the form offers none and says why.
+ * when a previous value is still in its overlap. A value found in public (SPEC §5.45),
+ * with its mark open or enabled since, gets no overlap: the form offers none and says why.
  */
 export function rotateForm(view: PasscodesView, passcode: Passcode, row: HTMLTableRowElement): void {
   const back = rowFocus(row, 'menu')
-  const leaked = passcode.leak !== null
+  const leaked = passcode.leak !== null || passcode.valueLeaked
   const id = `overlap-${passcode.id}`
   const minutes = h('input', {
     type: 'number',
