@@ -377,6 +377,8 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
       status: 201,
       body: { url: `${HOOK_URL}?tenant=7`, events: ['passcode.leaked', 'credits.low'], description: 'On-call pager' },
     },
+    { name: 'disabled from the start', status: 201, body: { url: `${HOOK_URL}?paused`, events: 'all', enabled: false } },
+    { name: 'enabled as text', status: 400, invalidBody: { url: HOOK_URL, events: 'all', enabled: 'yes' } },
     { name: 'an ftp URL', status: 400, body: { url: 'ftp://93.184.215.14/hooks', events: 'all' } },
     { name: 'a URL with a password', status: 400, body: { url: 'https://user:pw@93.184.215.14/hooks', events: 'all' } },
     { name: 'a relative URL', status: 400, body: { url: '/hooks', events: 'all' } },

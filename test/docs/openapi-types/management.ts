@@ -1059,6 +1059,8 @@ export interface components {
             events: "all" | ("passcode.created" | "passcode.updated" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.expiring_soon" | "passcode.expired" | "passcode.leaked" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.leaked" | "credits.low" | "credits.exhausted")[];
             /** @description What the endpoint is for: 0 to 500 characters; null or '' clears it. */
             description?: string | null;
+            /** @description false registers it disabled: it receives nothing until enabled. true when absent. */
+            enabled?: boolean;
         };
         UpdateWebhook: {
             /** @description Where deliveries go: an absolute http or https URL, at most 2048 characters, no credentials, no fragment. */
