@@ -67,6 +67,8 @@ export interface ManagementCase<Operation> {
    * keyed under an audit key the host was not given.
    */
   readonly unvouchedTrail?: true
+  /** Sent to a host whose account already has the maximum of webhook endpoints (20). */
+  readonly webhooksFull?: true
 }
 
 const id = (pick: 'acme' | 'doomed' | 'expired') => (fixture: ManagementFixture) => ({ id: fixture[pick] })
@@ -389,6 +391,7 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
     { name: 'a loopback address', status: 400, body: { url: 'http://127.0.0.1:8080/hooks', events: 'all' }, serverRule: 'webhookAddress' },
     { name: 'a cloud metadata address', status: 400, body: { url: 'http://169.254.169.254/latest', events: 'all' }, serverRule: 'webhookAddress' },
     { name: 'a member may not', status: 403, as: 'member', body: { url: HOOK_URL, events: 'all' } },
+    { name: 'the 21st endpoint', status: 409, code: 'ERR_CAP_REACHED', body: { url: HOOK_URL, events: 'all' }, webhooksFull: true },
   ],
   updateWebhook: [
     { name: 'a description', status: 200, path: endpointId('endpoint'), body: { description: 'Edited' } },

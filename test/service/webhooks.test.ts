@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createPasscodeAuth } from '../../src/index'
+import { CapReachedError, createPasscodeAuth } from '../../src/index'
 import { memoryMailer, memoryStore } from '../../src/memory'
 import { WEBHOOK_RETRY_DELAYS_MS } from '../../src/core/webhook-schedule'
 import { admin, manualClock, member, TEST_KEY } from '../helpers/service'
@@ -273,6 +273,22 @@ describe('SPEC 5.53 webhooks on the memory store', () => {
     expect(records[0]).toMatchObject({ target: { type: 'webhook', id: endpoint.id }, changes: { url: { after: 'https://a.example.com/' } } })
     const text = JSON.stringify(records)
     for (const hidden of [secret, rotated.secret, 'key=k']) expect(text).not.toContain(hidden)
+  })
+
+  it('refuses the 21st endpoint of an account with the cap error (409), naming webhook endpoints, and writes nothing', async () => {
+    const { auth, store } = fixture()
+    for (let i = 0; i < 20; i++) await auth.webhooks.create(admin, 'acc', { url: `https://a.example.com/${i}`, events: 'all' })
+    const refused = auth.webhooks.create(admin, 'acc', { url: 'https://a.example.com/20', events: 'all' })
+    await expect(refused).rejects.toBeInstanceOf(CapReachedError)
+    await expect(refused).rejects.toMatchObject({
+      code: 'ERR_CAP_REACHED',
+      limit: 20,
+      message: 'The account already has the maximum of 20 webhook endpoints; delete one first',
+    })
+    expect(await auth.webhooks.list(admin, 'acc')).toHaveLength(20)
+    expect((await store.audit.records('acc', { limit: 100 })).filter((record) => record.action === 'webhook.endpoint_created')).toHaveLength(20)
+    // Another account has its own 20.
+    await expect(auth.webhooks.create(admin, 'other', { url: 'https://a.example.com/20', events: 'all' })).resolves.toBeDefined()
   })
 
   it('sends each attempt once when two services share the store and dispatch at the same time', async () => {

@@ -4609,6 +4609,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
+            /** @description Conflicts with the current state: duplicate name, cap reached, already granted, reactivation or rotation refused. Codes: ERR_DUPLICATE_NAME, ERR_CAP_REACHED, ERR_ALREADY_GRANTED, ERR_REACTIVATION_REFUSED, ERR_ROTATION_REFUSED. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_DUPLICATE_NAME",
+                     *         "message": "A passcode named \"Acme\" already exists in this account"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
             /** @description The body is larger than 16 KiB. Codes: ERR_PAYLOAD_TOO_LARGE. */
             413: {
                 headers: {
