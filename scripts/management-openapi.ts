@@ -384,7 +384,7 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     summary: 'Register a webhook endpoint (admins); its signing secret is in this answer only',
     body: 'CreateWebhook',
     success: [201, 'Registered; the only answer with its secret (`whsec_…`).', 'IssuedWebhook'],
-    errors: WRITE_ERRORS,
+    errors: [...WRITE_ERRORS, 409],
     serverRules: ['webhookAddress', 'normalisedLength'],
   },
   'PATCH /webhooks/{endpointId}': {

@@ -40,12 +40,15 @@ export class NotFoundError extends PasscodeAuthError {
 }
 
 /**
- * The account already holds the maximum number of passcodes (SPEC §5.9).
+ * The account already holds the maximum number of something: passcodes (SPEC §5.9), or
+ * webhook endpoints (SPEC §5.53, 20). A 409 in the HTTP APIs (SPEC §5.29).
  *
  * @example
  * ```ts
  * // the 101st create on one account
  * error.code === 'ERR_CAP_REACHED' && error.limit === 100
+ * new CapReachedError(20, 'webhook endpoints').message
+ * // 'The account already has the maximum of 20 webhook endpoints; delete one first'
  * ```
  */
 export class CapReachedError extends PasscodeAuthError {
@@ -56,8 +59,12 @@ export class CapReachedError extends PasscodeAuthError {
   /** The cap that was reached. */
   readonly limit: number
 
-  constructor(limit: number) {
-    super('ERR_CAP_REACHED', `The account already has the maximum of ${limit} passcodes; delete one first`)
+  /**
+   * @param limit - The cap that was reached.
+   * @param what - What was capped, plural, as the message names it. @default 'passcodes'
+   */
+  constructor(limit: number, what = 'passcodes') {
+    super('ERR_CAP_REACHED', `The account already has the maximum of ${limit} ${what}; delete one first`)
     this.limit = limit
   }
 }

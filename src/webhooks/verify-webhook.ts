@@ -34,7 +34,18 @@ export class WebhookVerificationError extends Error {
   }
 }
 
-/** The headers of a request: a web `Headers`, or an object of them (Node's `IncomingHttpHeaders`, lower-case names). */
+/**
+ * The headers of a request: a web `Headers`, or an object of them (Node's
+ * `IncomingHttpHeaders`, or any object). An object's names are read in any case (HTTP
+ * header names are case-insensitive; of two names that differ only in case the last
+ * counts, as in the `standardwebhooks` package); an array value (a header given more
+ * than once) is read as its values joined with `, `, as `Headers` joins them.
+ *
+ * @example
+ * ```ts
+ * const headers: WebhookHeaders = { 'Webhook-Id': 'msg_1', 'Webhook-Timestamp': '1767603600', 'Webhook-Signature': 'v1,…' }
+ * ```
+ */
 export type WebhookHeaders =
   | {
       /** A header's value by name, as a fetch `Headers` gives it; `null` when absent. */
@@ -62,10 +73,13 @@ export interface VerifiedWebhook {
   readonly data: WebhookEvent['data']
 }
 
+/** The value of the header `name` (lower case), or `undefined` when it is absent or empty. */
 const header = (headers: WebhookHeaders, name: string): string | undefined => {
-  if (typeof (headers as { get?: unknown }).get === 'function') return (headers as { get(name: string): string | null }).get(name) ?? undefined
-  const value = (headers as Readonly<Record<string, string | readonly string[] | undefined>>)[name]
-  return typeof value === 'string' ? value : undefined
+  let value: unknown
+  if (typeof (headers as { get?: unknown }).get === 'function') value = (headers as { get(name: string): string | null }).get(name)
+  else for (const key of Object.keys(headers)) if (key.toLowerCase() === name) value = (headers as Readonly<Record<string, unknown>>)[key]
+  const text = typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : undefined
+  return text === '' ? undefined : text
 }
 
 const encoder = new TextEncoder()

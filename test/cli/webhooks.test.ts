@@ -77,6 +77,21 @@ describe('SPEC 5.53 passcode-auth webhooks', () => {
   )
 
   it(
+    'registers a disabled endpoint with --disabled, which a later edit enables',
+    async () => {
+      const created = await run('webhooks', 'create', '--account', 'acc_2', '--url', URL, '--events', 'all', '--disabled', '--json')
+      expect(created.code).toBe(0)
+      const { endpoint } = JSON.parse(created.stdout) as { endpoint: { id: string; enabled: boolean; disabledReason: string | null } }
+      expect(endpoint).toMatchObject({ enabled: false, disabledReason: null })
+      const listed = await run('webhooks', 'list', '--account', 'acc_2')
+      expect(listed.stdout).toMatch(new RegExp(`${endpoint.id} +${URL.replaceAll('.', '\\.')} +all +disabled`))
+      const enabled = await run('webhooks', 'edit', endpoint.id, '--account', 'acc_2', '--enable', '--json')
+      expect(JSON.parse(enabled.stdout)).toMatchObject({ endpoint: { id: endpoint.id, enabled: true } })
+    },
+    CASE_BOUND_MS,
+  )
+
+  it(
     'refuses a loopback or metadata address, an unknown event type, members and a bad --limit',
     async () => {
       for (const url of ['http://127.0.0.1:8080/hooks', 'http://169.254.169.254/latest']) {

@@ -67,6 +67,8 @@ export interface ManagementCase<Operation> {
    * keyed under an audit key the host was not given.
    */
   readonly unvouchedTrail?: true
+  /** Sent to a host whose account already has the maximum of webhook endpoints (20). */
+  readonly webhooksFull?: true
 }
 
 const id = (pick: 'acme' | 'doomed' | 'expired') => (fixture: ManagementFixture) => ({ id: fixture[pick] })
@@ -377,6 +379,8 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
       status: 201,
       body: { url: `${HOOK_URL}?tenant=7`, events: ['passcode.leaked', 'credits.low'], description: 'On-call pager' },
     },
+    { name: 'disabled from the start', status: 201, body: { url: `${HOOK_URL}?paused`, events: 'all', enabled: false } },
+    { name: 'enabled as text', status: 400, invalidBody: { url: HOOK_URL, events: 'all', enabled: 'yes' } },
     { name: 'an ftp URL', status: 400, body: { url: 'ftp://93.184.215.14/hooks', events: 'all' } },
     { name: 'a URL with a password', status: 400, body: { url: 'https://user:pw@93.184.215.14/hooks', events: 'all' } },
     { name: 'a relative URL', status: 400, body: { url: '/hooks', events: 'all' } },
@@ -387,6 +391,7 @@ export const MANAGEMENT_CASES: { readonly [Id in keyof ManagementOperations]: re
     { name: 'a loopback address', status: 400, body: { url: 'http://127.0.0.1:8080/hooks', events: 'all' }, serverRule: 'webhookAddress' },
     { name: 'a cloud metadata address', status: 400, body: { url: 'http://169.254.169.254/latest', events: 'all' }, serverRule: 'webhookAddress' },
     { name: 'a member may not', status: 403, as: 'member', body: { url: HOOK_URL, events: 'all' } },
+    { name: 'the 21st endpoint', status: 409, code: 'ERR_CAP_REACHED', body: { url: HOOK_URL, events: 'all' }, webhooksFull: true },
   ],
   updateWebhook: [
     { name: 'a description', status: 200, path: endpointId('endpoint'), body: { description: 'Edited' } },

@@ -8,6 +8,7 @@ import { StorageTimeoutError, type PartnerRegistry, type PasscodeAuthOptions, ty
 import { memoryStore } from '../../src/memory'
 import { connectHandler, dashboard } from '../../src/fetch/index'
 import type { DashboardSession } from '../../src/dashboard/index'
+import { MAX_WEBHOOK_ENDPOINTS } from '../../src/service/webhooks/webhook-input'
 import { setup } from '../helpers/service'
 import {
   CONNECT_CASES,
@@ -187,6 +188,19 @@ async function unvouchedTrailHost(): Promise<ReturnType<typeof managementHost>> 
   return managementHost({ store: keyed.store })
 }
 
+/** A host whose account already has the maximum of webhook endpoints. */
+async function webhooksFullHost(): Promise<ReturnType<typeof managementHost>> {
+  const full = managementHost()
+  for (let i = 0; i < MAX_WEBHOOK_ENDPOINTS; i++) {
+    const { response } = await full.client.POST('/webhooks', {
+      headers: cookie('admin'),
+      body: { url: `https://93.184.215.14/hooks/${i}`, events: 'all' },
+    })
+    if (response.status !== 201) throw new Error(`fixture: endpoint ${i}: ${response.status}`)
+  }
+  return full
+}
+
 /** The generated client's `request`, for the cases of any operation (their values are typed in the table). */
 type AnyRequest = (method: string, path: string, init: Record<string, unknown>) => Promise<unknown>
 
@@ -253,6 +267,8 @@ interface ManagementRequest {
   readonly code?: string
   /** Sent to {@link unvouchedTrailHost}'s host. */
   readonly unvouchedTrail?: true
+  /** Sent to {@link webhooksFullHost}'s host. */
+  readonly webhooksFull?: true
 }
 
 /** The request of a case, as the generated client's options. */
@@ -277,6 +293,7 @@ function managementRequest(
     ...(one.serverRule && { serverRule: one.serverRule }),
     ...(one.code && { code: one.code }),
     ...(one.unvouchedTrail && { unvouchedTrail: one.unvouchedTrail }),
+    ...(one.webhooksFull && { webhooksFull: one.webhooksFull }),
   }
 }
 
@@ -285,7 +302,7 @@ function managementRequest(
  * needs: sent whether or not the operation documents them, so a status it leaves out is found.
  */
 function commonFailures(request: ManagementRequest, operation: Json): ManagementRequest[] {
-  const { serverRule: _none, code: _code, unvouchedTrail: _trail, ...success } = request
+  const { serverRule: _none, code: _code, unvouchedTrail: _trail, webhooksFull: _full, ...success } = request
   const failure = (status: number, name: string, init: Record<string, unknown>): ManagementRequest => ({
     ...success,
     name,
@@ -341,6 +358,7 @@ describe('docs/management-openapi.json, through a client generated from it', () 
     // The management API has no deadline of its own (the document says so): its 504 is a store's own timeout.
     const timingOut = managementHost(broken('timeout'))
     const unvouched = await unvouchedTrailHost()
+    const webhooksFull = await webhooksFullHost()
     const exchanges: Exchange[] = []
 
     for (const { operationId, method, path, operation } of documentedOperations(document)) {
@@ -357,7 +375,8 @@ describe('docs/management-openapi.json, through a client generated from it', () 
         exchanges.push(await sendManagement(failing, { ...first, name: 'the store fails', status: 503 }))
         exchanges.push(await sendManagement(timingOut, { ...first, name: 'the store reports a timeout', status: 504 }))
       }
-      for (const request of requests) exchanges.push(await sendManagement(request.unvouchedTrail ? unvouched : host, request))
+      for (const request of requests)
+        exchanges.push(await sendManagement(request.unvouchedTrail ? unvouched : request.webhooksFull ? webhooksFull : host, request))
     }
 
     const problems = exchanges.flatMap((exchange) => findings(document, checker, exchange, SERVER_RULES))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createPasscodeAuth } from '../../src/index'
+import { CapReachedError, createPasscodeAuth } from '../../src/index'
 import { memoryMailer, memoryStore } from '../../src/memory'
 import { WEBHOOK_RETRY_DELAYS_MS } from '../../src/core/webhook-schedule'
 import { admin, manualClock, member, TEST_KEY } from '../helpers/service'
@@ -232,6 +232,38 @@ describe('SPEC 5.53 webhooks on the memory store', () => {
     ])
   })
 
+  it('registers a disabled endpoint with enabled: false (it receives nothing until enabled) and an enabled one by default', async () => {
+    const { auth, sent, store } = fixture()
+    const on = await auth.webhooks.create(admin, 'acc', { url: 'https://a.example.com/', events: 'all', enabled: true })
+    const off = await auth.webhooks.create(admin, 'acc', { url: 'https://b.example.com/', events: 'all', enabled: false })
+    expect(on.endpoint).toMatchObject({ enabled: true, disabledReason: null })
+    expect(off.endpoint).toMatchObject({ enabled: false, disabledReason: null, failingSince: null })
+    // Both were made at the same instant: list order between them is not the point here.
+    expect((await auth.webhooks.list(admin, 'acc')).map((view) => [view.url, view.enabled]).sort()).toEqual([
+      ['https://a.example.com/', true],
+      ['https://b.example.com/', false],
+    ])
+    await expect(auth.webhooks.create(admin, 'acc', { url: 'https://c.example.com/', events: 'all', enabled: 'no' as never })).rejects.toMatchObject({
+      code: 'ERR_INVALID_INPUT',
+      field: 'enabled',
+    })
+    await auth.passcodes.create(admin, 'acc', { name: 'A', expiry: 90 })
+    await auth.webhooks.dispatch()
+    expect(sent.map((request) => request.url)).toEqual(['https://a.example.com/'])
+    await auth.webhooks.update(admin, 'acc', off.endpoint.id, { enabled: true })
+    await auth.passcodes.create(admin, 'acc', { name: 'B', expiry: 90 })
+    await auth.webhooks.dispatch()
+    expect(
+      sent
+        .slice(1)
+        .map((request) => request.url)
+        .sort(),
+    ).toEqual(['https://a.example.com/', 'https://b.example.com/'])
+    // The record of the create says `enabled` when it is false, as it says a description when there is one.
+    const created = (await store.audit.records('acc', { limit: 10 })).filter((record) => record.action === 'webhook.endpoint_created')
+    expect(created.map((record) => record.changes.enabled)).toEqual([undefined, { before: null, after: false }])
+  })
+
   it('lets only admins manage webhooks, checks the input, and audits every change without the secret', async () => {
     const { auth, store } = fixture()
     await expect(auth.webhooks.create(member, 'acc', { url: 'https://a.example.com/', events: 'all' })).rejects.toMatchObject({
@@ -263,6 +295,22 @@ describe('SPEC 5.53 webhooks on the memory store', () => {
     expect(records[0]).toMatchObject({ target: { type: 'webhook', id: endpoint.id }, changes: { url: { after: 'https://a.example.com/' } } })
     const text = JSON.stringify(records)
     for (const hidden of [secret, rotated.secret, 'key=k']) expect(text).not.toContain(hidden)
+  })
+
+  it('refuses the 21st endpoint of an account with the cap error (409), naming webhook endpoints, and writes nothing', async () => {
+    const { auth, store } = fixture()
+    for (let i = 0; i < 20; i++) await auth.webhooks.create(admin, 'acc', { url: `https://a.example.com/${i}`, events: 'all' })
+    const refused = auth.webhooks.create(admin, 'acc', { url: 'https://a.example.com/20', events: 'all' })
+    await expect(refused).rejects.toBeInstanceOf(CapReachedError)
+    await expect(refused).rejects.toMatchObject({
+      code: 'ERR_CAP_REACHED',
+      limit: 20,
+      message: 'The account already has the maximum of 20 webhook endpoints; delete one first',
+    })
+    expect(await auth.webhooks.list(admin, 'acc')).toHaveLength(20)
+    expect((await store.audit.records('acc', { limit: 100 })).filter((record) => record.action === 'webhook.endpoint_created')).toHaveLength(20)
+    // Another account has its own 20.
+    await expect(auth.webhooks.create(admin, 'other', { url: 'https://a.example.com/20', events: 'all' })).resolves.toBeDefined()
   })
 
   it('sends each attempt once when two services share the store and dispatch at the same time', async () => {

@@ -19,6 +19,37 @@ describe('SPEC 5.53 passcode-auth/webhooks: verifyWebhook against the standardwe
     await expect(verifyWebhook(secret, new Headers(headers), new TextEncoder().encode(body))).resolves.toMatchObject({ id: 'msg_1' })
   })
 
+  it('reads the names of a plain header object in any case, as the standardwebhooks package does (SPEC §5.4)', async () => {
+    const secret = generateWebhookSecret()
+    const id = 'msg_case'
+    const timestamp = String(nowSeconds())
+    const signed = new Webhook(secret).sign(id, new Date(Number(timestamp) * 1000), body)
+    const packageVerify = (headers: Record<string, string | string[]>) => new Webhook(secret).verify(body, headers as Record<string, string>)
+    const spellings: Record<string, string | string[]>[] = [
+      { 'Webhook-Id': id, 'Webhook-Timestamp': timestamp, 'Webhook-Signature': signed },
+      { 'WEBHOOK-ID': id, 'webhook-Timestamp': timestamp, 'wEbHoOk-SiGnAtUrE': signed },
+      // One value given as a one-element array (a header list): the package reads it too.
+      { 'Webhook-Id': [id], 'Webhook-Timestamp': [timestamp], 'Webhook-Signature': signed },
+    ]
+    for (const headers of spellings) {
+      expect(packageVerify(headers)).toEqual(JSON.parse(body))
+      await expect(verifyWebhook(secret, headers, body)).resolves.toMatchObject({ id, type: 'passcode.rotated' })
+    }
+    // Keys that differ only in case: the last one counts, as in the package.
+    const twice = { 'webhook-id': 'msg_other', 'Webhook-Id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signed }
+    expect(packageVerify(twice)).toEqual(JSON.parse(body))
+    await expect(verifyWebhook(secret, twice, body)).resolves.toMatchObject({ id })
+    // An array value for the signature too (the package throws a TypeError there, not a verdict).
+    await expect(
+      verifyWebhook(secret, { 'Webhook-Id': id, 'Webhook-Timestamp': timestamp, 'Webhook-Signature': [signed] }, body),
+    ).resolves.toMatchObject({ id })
+    // A header given empty is missing, for both.
+    const empty = { 'Webhook-Id': '', 'Webhook-Timestamp': timestamp, 'Webhook-Signature': signed }
+    expect(() => packageVerify(empty)).toThrow('Missing required headers')
+    await expect(verifyWebhook(secret, empty, body)).rejects.toMatchObject({ reason: 'missing_headers' })
+    await expect(verifyWebhook(secret, { ...empty, 'Webhook-Id': [] }, body)).rejects.toMatchObject({ reason: 'missing_headers' })
+  })
+
   it('signs what the standardwebhooks package verifies, with both signatures of a rotation', () => {
     const [old, next] = [generateWebhookSecret(), generateWebhookSecret()]
     const headers = webhookHeaders('msg_2', [next, old], nowSeconds(), body)

@@ -84,10 +84,12 @@ const create: CommandSpec = {
     },
     events: { type: 'string', value: '<all|types>', description: eventsHelp, required: true },
     description: { type: 'string', value: '<text>', description: 'what it is for: up to 500 characters' },
+    disabled: { type: 'boolean', description: 'register it disabled: it receives nothing until `webhooks edit --enable`' },
   },
   groups: ['storage', 'actor'],
   examples: [
     'passcode-auth webhooks create --account acc_1 --url https://hooks.example.com/passcodes --events all',
+    'passcode-auth webhooks create --account acc_1 --url https://hooks.example.com/later --events all --disabled',
     'passcode-auth webhooks create --account acc_1 --url https://pager.example.com/in --events passcode.leaked,user_passcode.leaked --description "On-call"',
   ],
   async run(context) {
@@ -97,6 +99,7 @@ const create: CommandSpec = {
       url: String(flags.url),
       events: parseEvents(String(flags.events)),
       ...(flags.description !== undefined && { description: String(flags.description) }),
+      ...(flags.disabled === true && { enabled: false }),
     })
     context.output.result({ endpoint, secret }, secretLines(endpoint, secret, 'Registered webhook endpoint'))
   },

@@ -47,6 +47,9 @@ const events = webhookEventsSchema.transform((value, context): readonly WebhookE
 
 const description = descriptionText.describe(`What the endpoint is for: 0 to ${MAX_DESCRIPTION_LENGTH} characters; null or '' clears it.`)
 
+/** Whether deliveries go to the endpoint; the descriptions of create and update say when. */
+const enabled = z.boolean({ error: 'must be true or false' })
+
 const IDENTIFIER_RULE = `must be 1 to ${MAX_IDENTIFIER_LENGTH} visible ASCII characters`
 
 const LIMIT_RULE = 'must be a whole number from 1 to 100'
@@ -91,13 +94,18 @@ export const webhookInputSchemas = {
     .min(1, IDENTIFIER_RULE)
     .max(MAX_IDENTIFIER_LENGTH, IDENTIFIER_RULE)
     .regex(/^[\x21-\x7E]*$/, IDENTIFIER_RULE),
-  create: z.strictObject({ url, events, description: description.optional() }),
+  create: z.strictObject({
+    url,
+    events,
+    description: description.optional(),
+    enabled: enabled.optional().describe('false registers it disabled: it receives nothing until enabled. true when absent.'),
+  }),
   update: z
     .strictObject({
       url: url.optional(),
       events: events.optional(),
       description: description.optional(),
-      enabled: z.boolean({ error: 'must be true or false' }).optional().describe('false stops deliveries; true starts them again.'),
+      enabled: enabled.optional().describe('false stops deliveries; true starts them again.'),
     })
     .refine((patch) => Object.keys(patch).length > 0, { message: 'must change at least one field' })
     .meta({ minProperties: 1 }),
@@ -110,6 +118,7 @@ export const webhookInputSchemas = {
  * @example
  * ```ts
  * const input: CreateWebhookInput = { url: 'https://hooks.example.com/passcodes', events: ['passcode.leaked'] }
+ * const paused: CreateWebhookInput = { url: 'https://hooks.example.com/later', events: 'all', enabled: false }
  * ```
  */
 export interface CreateWebhookInput {
@@ -119,6 +128,11 @@ export interface CreateWebhookInput {
   readonly events: 'all' | readonly WebhookEventType[]
   /** What it is for. @default '' */
   readonly description?: string | null
+  /**
+   * `false` registers it disabled (`disabledReason` null, as a disable by an admin leaves
+   * it): it receives nothing until `update` enables it. @default true
+   */
+  readonly enabled?: boolean
 }
 
 /**

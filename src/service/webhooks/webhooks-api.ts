@@ -1,6 +1,6 @@
 import type { AuditChanges, AuditSigner } from '../../core/audit'
 import type { Actor } from '../../core/entities'
-import { ConfigurationError, ForbiddenError, InvalidInputError, NotFoundError } from '../../core/errors'
+import { CapReachedError, ConfigurationError, ForbiddenError, InvalidInputError, NotFoundError } from '../../core/errors'
 import { WEBHOOK_TEST_EVENT } from '../../core/webhook-events'
 import { WEBHOOK_SECRET_OVERLAP_MS } from '../../core/webhook-schedule'
 import { generateWebhookSecret } from '../../core/webhook-secret'
@@ -63,7 +63,8 @@ export interface WebhooksApi {
    * Registers an endpoint and returns it with its signing secret, shown once. The URL
    * must not resolve to a loopback, private, link-local, shared, multicast, reserved or
    * metadata address unless the host allows it (`webhooks.allowPrivateAddresses`). At
-   * most 20 endpoints per account.
+   * most 20 endpoints per account: the 21st is a `CapReachedError` (409 over HTTP). `enabled: false` registers it disabled: it receives
+   * nothing until `update` enables it.
    */
   create(actor: Actor, accountId: string, input: CreateWebhookInput): Promise<IssuedWebhookSecret>
   /** Every endpoint of the account, oldest first. */
@@ -148,7 +149,7 @@ export function createWebhooksApi(context: WebhooksContext): WebhooksApi {
   return {
     async create(actor, accountId, input) {
       const { who, account } = ids(actor, accountId)
-      const { url, events, description = '' } = parseWith(webhookInputSchemas.create, '', input)
+      const { url, events, description = '', enabled = true } = parseWith(webhookInputSchemas.create, '', input)
       await checkUrl(url)
       const at = now()
       const secret = generateWebhookSecret()
@@ -158,7 +159,7 @@ export function createWebhooksApi(context: WebhooksContext): WebhooksApi {
         url,
         events,
         description,
-        enabled: true,
+        enabled,
         disabledReason: null,
         secret,
         previousSecret: null,
@@ -171,11 +172,11 @@ export function createWebhooksApi(context: WebhooksContext): WebhooksApi {
         url: { before: null, after: shownUrl(url) },
         events: { before: null, after: events ?? 'all' },
         ...(description !== '' && { description: { before: null, after: description } }),
+        ...(!enabled && { enabled: { before: null, after: false } }),
       }
       const audit = auditEntry(context.auditSigner, who, account, at, 'webhook.endpoint_created', target(record.id), changes)
       const stored = await storeCall(() => hooks().createEndpoint(record, MAX_WEBHOOK_ENDPOINTS, audit))
-      if (stored === null)
-        throw new InvalidInputError('url', `the account has the maximum of ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first`)
+      if (stored === null) throw new CapReachedError(MAX_WEBHOOK_ENDPOINTS, 'webhook endpoints')
       emit?.({ type: 'webhook.endpoint_created', accountId: account, actorUserId: who.userId, endpointId: stored.id, url: shownUrl(url) })
       return { endpoint: toWebhookEndpointView(stored, at), secret }
     },

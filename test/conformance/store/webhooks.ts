@@ -177,6 +177,26 @@ export function webhookCases(fixture: () => StoreFixture): void {
     ])
   })
 
+  it('webhooks: an endpoint registered disabled gets no event until enabled; the 21st endpoint is the cap error', async () => {
+    const { auth, sent } = service(fixture().store)
+    const off = await auth.webhooks.create(admin, 'acc_1', { url: 'https://hooks.example.com/off', events: 'all', enabled: false })
+    expect(off.endpoint).toMatchObject({ enabled: false, disabledReason: null })
+    await auth.passcodes.create(admin, 'acc_1', { name: 'Before', expiry: 90 })
+    await auth.webhooks.dispatch()
+    expect(sent).toHaveLength(0)
+    expect((await auth.webhooks.list(admin, 'acc_1')).map((view) => view.enabled)).toEqual([false])
+    await auth.webhooks.update(admin, 'acc_1', off.endpoint.id, { enabled: true })
+    await auth.passcodes.create(admin, 'acc_1', { name: 'After', expiry: 90 })
+    await auth.webhooks.dispatch()
+    expect(bodies(sent).map((body) => body.type)).toEqual(['passcode.created'])
+    for (let i = 1; i < 20; i++) await auth.webhooks.create(admin, 'acc_1', { url: `https://hooks.example.com/${i}`, events: 'all' })
+    await expect(auth.webhooks.create(admin, 'acc_1', { url: 'https://hooks.example.com/20', events: 'all' })).rejects.toMatchObject({
+      code: 'ERR_CAP_REACHED',
+      limit: 20,
+    })
+    expect(await auth.webhooks.list(admin, 'acc_1')).toHaveLength(20)
+  })
+
   it('webhooks: claims are exclusive across instances, leased, and completed only by their holder', async () => {
     const { auth, clock } = service(fixture().store)
     await auth.webhooks.create(admin, 'acc_1', { url: 'https://hooks.example.com/in', events: ['passcode.created'] })

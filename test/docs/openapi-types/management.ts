@@ -1061,6 +1061,8 @@ export interface components {
             events: "all" | ("passcode.created" | "passcode.updated" | "passcode.rotated" | "passcode.disabled" | "passcode.enabled" | "passcode.deleted" | "passcode.expiring_soon" | "passcode.expired" | "passcode.leaked" | "user_passcode.granted" | "user_passcode.reset" | "user_passcode.revoked" | "user_passcode.leaked" | "credits.low" | "credits.exhausted")[];
             /** @description What the endpoint is for: 0 to 500 characters; null or '' clears it. */
             description?: string | null;
+            /** @description false registers it disabled: it receives nothing until enabled. true when absent. */
+            enabled?: boolean;
         };
         UpdateWebhook: {
             /** @description Where deliveries go: an absolute http or https URL, at most 2048 characters, no credentials, no fragment. */
@@ -4607,6 +4609,24 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Conflicts with the current state: duplicate name, cap reached, already granted, reactivation or rotation refused. Codes: ERR_DUPLICATE_NAME, ERR_CAP_REACHED, ERR_ALREADY_GRANTED, ERR_REACTIVATION_REFUSED, ERR_ROTATION_REFUSED. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ERR_DUPLICATE_NAME",
+                     *         "message": "A passcode named \"Acme\" already exists in this account"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error409"];
                 };
             };
             /** @description The body is larger than 16 KiB. Codes: ERR_PAYLOAD_TOO_LARGE. */
