@@ -138,3 +138,58 @@ describe('SPEC 5.49 address allowlist', () => {
     expect((await create(Array.from({ length: 50 }, (_, i) => `10.0.${i}.0/24`))).passcode.allowedAddresses).toHaveLength(50)
   })
 })
+
+describe('SPEC 5.48-5.51 bounds: the last value accepted and the first refused', () => {
+  const refusedOn = (field: RegExp) => expect.objectContaining({ name: 'InvalidInputError', field: expect.stringMatching(field) })
+
+  it('declares up to 100 scopes of up to 64 characters (SPEC 5.48)', () => {
+    const declare = (count: number, name = (i: number) => `scope.${i}`) =>
+      setup({ scopes: Object.fromEntries(Array.from({ length: count }, (_, i) => [name(i), `Scope ${i}`])) })
+    expect(declare(100).auth.scopes.list()).toHaveLength(100)
+    expect(() => declare(101)).toThrow(InvalidOptionsError)
+    const long = (length: number) => (i: number) => `s${String(i)}`.padEnd(length, 'x')
+    expect(
+      declare(2, long(64))
+        .auth.scopes.list()
+        .map((scope) => scope.name.length),
+    ).toEqual([64, 64])
+    expect(() => declare(2, long(65))).toThrow(InvalidOptionsError)
+  })
+
+  it('takes a rate limit of 1 to 1 000 000 requests per 1 to 86 400 s, and 0 to 10^12 credits (SPEC 5.50)', async () => {
+    const { auth } = setup()
+    let n = 0
+    const create = (fields: object) => auth.passcodes.create(admin, 'acc', { name: `Bounds ${++n}`, expiry: 90, ...fields })
+    await expect(create({ rateLimit: { max: 1_000_000, windowSeconds: 86_400 } })).resolves.toMatchObject({
+      passcode: { rateLimit: { max: 1_000_000, windowSeconds: 86_400 } },
+    })
+    await expect(create({ rateLimit: { max: 1, windowSeconds: 1 } })).resolves.toBeDefined()
+    await expect(create({ rateLimit: { max: 1_000_001, windowSeconds: 60 } })).rejects.toEqual(refusedOn(/^rateLimit/))
+    await expect(create({ rateLimit: { max: 0, windowSeconds: 60 } })).rejects.toEqual(refusedOn(/^rateLimit/))
+    await expect(create({ rateLimit: { max: 10, windowSeconds: 86_401 } })).rejects.toEqual(refusedOn(/^rateLimit/))
+    await expect(create({ rateLimit: { max: 10, windowSeconds: 0 } })).rejects.toEqual(refusedOn(/^rateLimit/))
+    await expect(create({ credits: { remaining: 1_000_000_000_000 } })).resolves.toMatchObject({
+      passcode: { credits: { remaining: 1_000_000_000_000 } },
+    })
+    await expect(create({ credits: { remaining: 0 } })).resolves.toBeDefined()
+    await expect(create({ credits: { remaining: 1_000_000_000_001 } })).rejects.toEqual(refusedOn(/^credits/))
+    await expect(create({ credits: { remaining: -1 } })).rejects.toEqual(refusedOn(/^credits/))
+  })
+
+  it('takes up to 20 tags of 1 to 32 characters, and metadata of up to 1 KiB as JSON (SPEC 5.51)', async () => {
+    const { auth } = setup()
+    let n = 0
+    const create = (fields: object) => auth.passcodes.create(admin, 'acc', { name: `Tags ${++n}`, expiry: 90, ...fields })
+    const tags = (count: number) => Array.from({ length: count }, (_, i) => `tag${i}`)
+    await expect(create({ tags: tags(20) })).resolves.toMatchObject({ passcode: { tags: expect.arrayContaining(tags(20)) } })
+    await expect(create({ tags: tags(21) })).rejects.toEqual(refusedOn(/^tags/))
+    await expect(create({ tags: ['t'.repeat(32), 'u'] })).resolves.toBeDefined()
+    await expect(create({ tags: ['t'.repeat(33)] })).rejects.toEqual(refusedOn(/^tags/))
+    await expect(create({ tags: [''] })).rejects.toEqual(refusedOn(/^tags/))
+    // {"note":"…"} is 11 bytes of JSON around the text.
+    const metadata = (bytes: number) => ({ note: 'x'.repeat(bytes - 11) })
+    expect(new TextEncoder().encode(JSON.stringify(metadata(1024))).length).toBe(1024)
+    await expect(create({ metadata: metadata(1024) })).resolves.toMatchObject({ passcode: { metadata: metadata(1024) } })
+    await expect(create({ metadata: metadata(1025) })).rejects.toEqual(refusedOn(/^metadata/))
+  })
+})
