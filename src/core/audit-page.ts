@@ -31,23 +31,37 @@ export interface AuditListing {
 }
 
 /**
+ * Where an unfiltered page of the chain lies, so that a record missing inside it shows:
+ * the page read below `after` (none: from the head), at most `limit` records.
+ */
+export interface AuditPageSpan {
+  /** The cursor the page was read below; `undefined`: the first page, from the head. */
+  readonly after: number | undefined
+  /** How many records the page was read with at most. */
+  readonly limit: number
+}
+
+/**
  * Whether a page may be shown (SPEC §5.44: list never shows a record that verification
  * would not vouch for): the account has its head row and no row outside its chain; the
  * head row's record and the record after the start are there and link to the ends; the
  * start is accounted for by the newest prune record (or is one from before audit keys);
  * and every record of the page matches its hash under a configured key, links to its
- * neighbour on the page, and comes after no keyed record while plain itself. Answers
- * the first failure found, or `undefined`. Reads nothing: a page costs what its records
- * cost, whatever the length of the chain; what only the whole chain shows (a record
- * changed or removed elsewhere) is `verify`'s to find.
+ * neighbour on the page, and comes after no keyed record while plain itself. A page read
+ * without a filter (`span`) holds every sequence from its first to its last, and reaches
+ * the record after the start when it is short: a record missing there is `removed`
+ * (verification stops before the records after it). Answers the first failure found, or
+ * `undefined`. Reads nothing: a page costs what its records cost, whatever the length of
+ * the chain; what only the whole chain shows (a record changed or removed outside the
+ * page) is `verify`'s to find.
  *
  * @example
  * ```ts
- * const failure = vouchAuditPage(listing, keys)
+ * const failure = vouchAuditPage(listing, keys, { after: undefined, limit: 51 })
  * if (failure !== undefined) throw new AuditChainBrokenError(failure.at, failure.reason)
  * ```
  */
-export function vouchAuditPage(listing: AuditListing, keys: AuditKeyring): AuditFailure | undefined {
+export function vouchAuditPage(listing: AuditListing, keys: AuditKeyring, span?: AuditPageSpan): AuditFailure | undefined {
   const fail = (at: number, reason: AuditBreak): AuditFailure => ({ ok: false, at, reason })
   const { ends, head, first, pruned } = listing
   if (ends === null) return listing.stray === null ? undefined : fail(listing.stray, 'head_missing')
@@ -73,7 +87,10 @@ export function vouchAuditPage(listing: AuditListing, keys: AuditKeyring): Audit
     const [newer, older] = [page[i - 1]!, page[i]!]
     if (newer.sequence === older.sequence) return fail(older.sequence, 'outside')
     if (newer.sequence === older.sequence + 1 && newer.previousHash !== older.hash) return fail(older.sequence, 'changed')
+    if (span !== undefined && newer.sequence !== older.sequence + 1) return fail(older.sequence + 1, 'removed')
   }
+  const gap = span === undefined ? undefined : pageGap(page, ends, span)
+  if (gap !== undefined) return fail(gap, 'removed')
   // A plain record after a keyed one (or of the old encoding after a newer one) is a downgrade.
   const firstKeyed = Math.min(...shown.filter((record) => record.keyId !== null).map((record) => record.sequence))
   const firstNewer = Math.min(...shown.filter((record) => record.version !== 1).map((record) => record.sequence))
@@ -82,5 +99,19 @@ export function vouchAuditPage(listing: AuditListing, keys: AuditKeyring): Audit
       return fail(record.sequence, 'unkeyed')
     }
   }
+  return undefined
+}
+
+/**
+ * The first sequence an unfiltered page should hold and does not, at its ends: its newest
+ * record is the head (or the one right below the cursor), and a short page ends at the
+ * record after the start. Records inside the page are checked by their neighbours.
+ */
+function pageGap(page: readonly AuditRecord[], ends: AuditChainEnds, span: AuditPageSpan): number | undefined {
+  const top = Math.min(ends.head.sequence, span.after === undefined ? ends.head.sequence : span.after - 1)
+  if (top <= ends.start.sequence) return undefined
+  if (page[0]?.sequence !== top) return top
+  const oldest = page[page.length - 1]!
+  if (page.length < span.limit && oldest.sequence !== ends.start.sequence + 1) return oldest.sequence - 1
   return undefined
 }

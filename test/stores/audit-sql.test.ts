@@ -161,6 +161,8 @@ interface TamperCase {
   readonly anchored?: Expected
   /** The keys of the service that verifies (the wrong key cases). */
   readonly verifier?: readonly { id: string; key: Uint8Array }[]
+  /** What an unfiltered `list` must do, when the case settles it (else: shows only vouched records, or refuses). */
+  readonly listed?: 'refused'
 }
 
 const at = (sequence: number, reason: AuditBreak): Expected => ({ at: sequence, reason })
@@ -262,6 +264,8 @@ const TAMPER_CASES: readonly TamperCase[] = [
     name: 'a record in the middle deleted',
     tamper: (t) => t.sql(`DELETE FROM ${t.schema}.audit_records WHERE account_id = $1 AND sequence = 3`, [ACCOUNT]),
     verify: at(3, 'removed'),
+    // The records after the gap are ones verification stops before: an unfiltered page refuses.
+    listed: 'refused',
   },
   {
     name: 'the newest record deleted',
@@ -490,6 +494,7 @@ function tamperCases(db: () => PostgresDatabase, open: () => Promise<Opened>): v
     // it vouches for as they are.
     const vouched = tamperCase.verify === 'ok' ? await opened.store.audit.records(ACCOUNT, { limit: 100 }) : rows
     const original = new Map(vouched.map((record) => [record.sequence, record]))
+    if (tamperCase.listed === 'refused') expect(await listed(verifier)).toBe('refused')
     for (const page of [await listed(verifier), await listed(verifier, { target: passcodeId })]) {
       if (page === 'refused') continue
       for (const record of page) expect(record).toEqual(original.get(record.sequence))

@@ -201,8 +201,11 @@ export function createAuditApi(context: AuditContext): AuditApi {
       const log = auditLog()
       const after = cursor === undefined ? undefined : decodeCursor(cursor)
       // One more than asked tells whether there is a next page.
-      const listing = await storeCall(() => log.list(account, { ...query(filters), limit: limit + 1, ...(after !== undefined && { after }) }))
-      const failure = vouchAuditPage(listing, keys)
+      const filter = query(filters)
+      const listing = await storeCall(() => log.list(account, { ...filter, limit: limit + 1, ...(after !== undefined && { after }) }))
+      // A page read without a filter holds every sequence it spans: a gap in it is a removal.
+      const unfiltered = Object.keys(filter).length === 0
+      const failure = vouchAuditPage(listing, keys, unfiltered ? { after, limit: limit + 1 } : undefined)
       if (failure !== undefined) throw new AuditChainBrokenError(failure)
       const page = listing.records.slice(0, limit)
       return { records: page, cursor: listing.records.length > limit ? encodeCursor(page[page.length - 1]!.sequence) : null }
