@@ -73,7 +73,7 @@ export type { WebhookDispatchReport } from './service/webhooks/dispatch'
 export type { IssuedWebhookSecret, WebhookDeliveryPage, WebhooksApi } from './service/webhooks/webhooks-api'
 export type { CreateWebhookInput, UpdateWebhookInput, WebhookDeliveriesOptions } from './service/webhooks/webhook-input'
 export type { WebhookDeliveryView, WebhookEndpointView } from './core/webhook-views'
-export type { WebhookEvent, WebhookEventType, WebhookJson } from './core/webhook-events'
+export type { CreditCrossing, WebhookEvent, WebhookEventType, WebhookJson } from './core/webhook-events'
 export type { ExpiryNotifier, ExpiryNotifierOptions } from './service/notifier/expiry-notifier'
 export { defaultNotificationTemplates } from './service/notifier/notification-messages'
 export type {

@@ -160,9 +160,15 @@ export function webhookEventsOf(entry: AuditEntry, subject: WebhookSubject): Web
 }
 
 /**
- * What a credit crossing's event is made of: the notice the lease that crossed stored
- * (SPEC §5.50), and the hint of a user passcode (a notice carries only an account
- * passcode's name and hint).
+ * A credit crossing (SPEC §5.50): what the lease that crossed the low line, or found no
+ * credits left, knows of it. A store's `CreditNotice` carries these fields (with
+ * the hint of an account passcode only); its webhook event is made of them, with the
+ * hint of a user passcode too.
+ *
+ * @example
+ * ```ts
+ * const crossing: CreditCrossing = { kind: 'user', key: 'u_1', type: 'exhausted', at: Date.now(), balance: 0, full: 100, nextRefillAt: null, name: null, hint: 'psc_…Cd34' }
+ * ```
  */
 export interface CreditCrossing {
   /** `account` for an account passcode, `user` for a user passcode. */

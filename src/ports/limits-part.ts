@@ -1,3 +1,4 @@
+import type { CreditCrossing } from '../core/webhook-events'
 import type { AuditAppend } from './audit-log'
 
 /**
@@ -101,29 +102,14 @@ export interface CreditBalance {
 /**
  * A low-credits or credits-exhausted notice (SPEC §5.50): made by the one lease that
  * crossed the line, fleet-wide, and emailed to the account's admins (durable, like the
- * leak emails: retried by the notifier's pass until sent).
+ * leak emails: retried by the notifier's pass until sent). Its crossing's fields are
+ * {@link CreditCrossing}'s, which also make its webhook event.
  */
-export interface CreditNotice {
+export interface CreditNotice extends CreditCrossing {
   /** The notice's id. */
   readonly id: string
-  /** `account` for an account passcode, `user` for a user passcode. */
-  readonly kind: 'account' | 'user'
   /** The account it belongs to. */
   readonly accountId: string
-  /** The passcode id (`account`) or the user id (`user`). */
-  readonly key: string
-  /** `low` (the balance fell to the low line) or `exhausted` (a request found none). */
-  readonly type: 'low' | 'exhausted'
-  /** When, UTC milliseconds. */
-  readonly at: number
-  /** The store's balance after the lease that crossed. */
-  readonly balance: number
-  /** The full amount the line is a fraction of (the refill amount, or the credits as set). */
-  readonly full: number
-  /** When the balance refills next, UTC milliseconds; `null` without a refill. */
-  readonly nextRefillAt: number | null
-  /** The account passcode's name; `null` for a user passcode. */
-  readonly name: string | null
   /** The account passcode's hint; `null` for a user passcode. */
   readonly hint: string | null
 }
